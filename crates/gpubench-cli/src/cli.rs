@@ -1,0 +1,98 @@
+//! Command-line structure.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// A cross-vendor GPU compute benchmark: transfer, memory bandwidth, compute throughput and
+/// launch overhead through wgpu, every kernel verified, every number with its interval.
+#[derive(Debug, Parser)]
+#[command(name = "gpubench", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every adapter wgpu finds, on every backend.
+    List(ListArgs),
+    /// Run benchmark suites and record the results.
+    Run(Box<RunArgs>),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Which adapter to use. Flags win over WGPU_ADAPTER_NAME / WGPU_BACKEND / WGPU_POWER_PREF.
+#[derive(Debug, Args, Clone)]
+pub struct AdapterArgs {
+    /// Adapter index (from `gpubench list`) or a case-insensitive substring of its name.
+    #[arg(long)]
+    pub adapter: Option<String>,
+    /// Backend: vulkan, metal, dx12 or gl (comma list allowed).
+    #[arg(long)]
+    pub backend: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub adapter: AdapterArgs,
+    /// Suites to run (comma list or repeated). Default: every default suite.
+    #[arg(long = "suite", value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(gpubench_kernels::SUITES))]
+    pub suites: Vec<String>,
+    /// Sizes and sample counts: quick (CI, smoke), default, full.
+    #[arg(long, default_value = "default", value_parser = ["quick", "default", "full"])]
+    pub profile: String,
+    /// Where to write the results JSON (default: results/<time>-<adapter>.json).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, default_value = "table", value_parser = clap::builder::PossibleValuesParser::new(gpubench_report::FORMATS))]
+    pub format: String,
+    /// Bytes per stream array, e.g. 64MiB (binary units).
+    #[arg(long, value_parser = parse_size)]
+    pub stream_size: Option<u64>,
+    /// Minimum timed samples per benchmark (overrides the profile).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    pub samples: Option<u32>,
+    /// Target length of one sample in milliseconds (overrides the profile).
+    #[arg(long, value_parser = parse_positive_ms)]
+    pub sample_ms: Option<f64>,
+    /// Time cap for sampling one benchmark, in seconds (overrides the profile).
+    #[arg(long, value_parser = parse_positive_seconds)]
+    pub max_time: Option<f64>,
+    /// Seed for input data.
+    #[arg(long, default_value_t = 0x5eed)]
+    pub seed: u64,
+    /// Do not show progress bars.
+    #[arg(long)]
+    pub no_progress: bool,
+    /// Add a deliberately faulty benchmark (for testing the harness): wrong-output.
+    #[arg(long, hide = true)]
+    pub inject_fault: Vec<String>,
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    gpubench_harness::units::parse_size(text)
+}
+
+fn parse_positive_ms(text: &str) -> Result<f64, String> {
+    parse_positive(text, "milliseconds")
+}
+
+fn parse_positive_seconds(text: &str) -> Result<f64, String> {
+    parse_positive(text, "seconds")
+}
+
+fn parse_positive(text: &str, unit: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("'{text}' is not a positive number of {unit}")),
+    }
+}

@@ -1,0 +1,26 @@
+//! `gpubench`: a cross-vendor GPU compute benchmark. This file only wires the subcommands
+//! together and turns errors into exit codes.
+
+mod cli;
+mod cmd;
+mod exit;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let outcome = match args.command {
+        cli::Command::List(list) => cmd::list::run(&list),
+        cli::Command::Run(run) => cmd::run::run(&run),
+    };
+    match outcome {
+        Ok(code) => code.into(),
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            exit::code_for(&error)
+        }
+    }
+}

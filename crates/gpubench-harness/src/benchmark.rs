@@ -1,0 +1,207 @@
+//! The one interface every benchmark implements. The runner is the only code that times: a
+//! benchmark sets itself up, records and submits its work through a [`SampleClock`], and checks
+//! its own output against a CPU reference.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::GpuContext;
+use crate::error::BenchError;
+use crate::timing::SampleClock;
+
+/// What a result's number measures, which decides its unit and its direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetricKind {
+    /// Bytes read plus bytes written per second, in GB/s (10^9 B/s).
+    Bandwidth,
+    /// Floating-point operations per second, in GFLOP/s (10^9 FLOP/s; an FMA counts as two).
+    Throughput,
+    /// Time per operation in microseconds (lower is better).
+    TimePerOp,
+}
+
+impl MetricKind {
+    /// The unit the metric is reported in.
+    pub fn unit(self) -> &'static str {
+        match self {
+            MetricKind::Bandwidth => "GB/s",
+            MetricKind::Throughput => "GFLOP/s",
+            MetricKind::TimePerOp => "us",
+        }
+    }
+
+    /// Whether a larger value is better.
+    pub fn higher_is_better(self) -> bool {
+        !matches!(self, MetricKind::TimePerOp)
+    }
+
+    /// The metric's value for one iteration's `work` done in `seconds`.
+    pub fn value(self, work: &Work, seconds: f64) -> f64 {
+        match self {
+            MetricKind::Bandwidth => work.bytes() as f64 / seconds / 1e9,
+            MetricKind::Throughput => work.flops as f64 / seconds / 1e9,
+            MetricKind::TimePerOp => seconds * 1e6 / work.ops.max(1) as f64,
+        }
+    }
+}
+
+/// The work one iteration does. GB/s and GFLOP/s come from this declaration and the measured
+/// time, the same way for every benchmark.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Work {
+    /// Bytes read from memory per iteration.
+    pub bytes_read: u64,
+    /// Bytes written to memory per iteration.
+    pub bytes_written: u64,
+    /// Floating-point operations per iteration (an FMA counts as two).
+    pub flops: u64,
+    /// Operations (dispatches, submits, transfers) per iteration, for time-per-operation metrics.
+    pub ops: u64,
+}
+
+impl Work {
+    /// Bytes read plus bytes written: the convention of STREAM and BabelStream.
+    pub fn bytes(&self) -> u64 {
+        self.bytes_read + self.bytes_written
+    }
+}
+
+/// Which clock is the headline for a benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimingPreference {
+    /// GPU timestamps where the adapter has them, else the host clock.
+    GpuWhenAvailable,
+    /// The host clock from start to completion is the headline (end-to-end costs such as a
+    /// transfer the application waits for); GPU time is still recorded when available.
+    Host,
+}
+
+/// How many iterations go in one sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IterationPolicy {
+    /// The runner calibrates the count so a sample lasts about the target time.
+    Calibrate,
+    /// Always this many (e.g. 1 for a round-trip latency).
+    Fixed(u32),
+}
+
+/// Everything the runner and the result need to know about a benchmark before it runs.
+#[derive(Debug, Clone)]
+pub struct BenchmarkInfo {
+    /// Stable id, e.g. `stream/triad/vec4-f32/256MiB`: results are paired by it.
+    pub id: String,
+    /// Suite name, e.g. `stream`.
+    pub suite: String,
+    /// Parameters worth recording (size, precision, variant, ...).
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// What the number measures.
+    pub metric: MetricKind,
+    /// One line saying what the metric counts, e.g. "bytes read + written per second".
+    pub counts: String,
+    /// Which clock is the headline.
+    pub timing: TimingPreference,
+    /// How many iterations go in one sample.
+    pub iterations: IterationPolicy,
+    /// At least this many samples, whatever the profile says (latency distributions need
+    /// hundreds); `None` follows the profile.
+    pub min_samples: Option<usize>,
+}
+
+impl BenchmarkInfo {
+    /// Info with the common defaults: GPU time when available, calibrated iterations.
+    pub fn new(id: impl Into<String>, suite: &str, metric: MetricKind, counts: &str) -> Self {
+        Self {
+            id: id.into(),
+            suite: suite.to_string(),
+            params: BTreeMap::new(),
+            metric,
+            counts: counts.to_string(),
+            timing: TimingPreference::GpuWhenAvailable,
+            iterations: IterationPolicy::Calibrate,
+            min_samples: None,
+        }
+    }
+
+    /// Adds a parameter.
+    pub fn param(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.params.insert(key.to_string(), value.into());
+        self
+    }
+}
+
+/// The outcome of checking a benchmark's output against its CPU reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    /// How many values were compared.
+    pub checked: u64,
+    /// How many were outside the tolerance.
+    pub mismatches: u64,
+    /// The first few differences, described for a human.
+    pub first_mismatches: Vec<String>,
+}
+
+impl Verification {
+    /// Whether every compared value was within tolerance (and something was compared).
+    pub fn passed(&self) -> bool {
+        self.mismatches == 0 && self.checked > 0
+    }
+
+    /// A one-line reason for a failed verification.
+    pub fn failure_reason(&self) -> String {
+        if self.checked == 0 {
+            return "verification compared nothing".to_string();
+        }
+        format!(
+            "verification failed: {} of {} values outside tolerance; first: {}",
+            self.mismatches,
+            self.checked,
+            self.first_mismatches.join("; ")
+        )
+    }
+}
+
+/// One benchmark. Implementations hold their own buffers and pipelines.
+///
+/// The runner calls, in order: [`Benchmark::check_support`], [`Benchmark::setup`], then
+/// [`Benchmark::run`] once followed by [`Benchmark::verify`], then `run` repeatedly for
+/// calibration, warm-up and samples, then [`Benchmark::teardown`]. `run` must be idempotent:
+/// running it any number of times leaves output that `verify` accepts.
+pub trait Benchmark {
+    /// Id, suite, parameters, metric and timing policy.
+    fn info(&self) -> &BenchmarkInfo;
+
+    /// Device features this benchmark needs; missing ones make it "skipped".
+    fn required_features(&self) -> wgpu::Features {
+        wgpu::Features::empty()
+    }
+
+    /// Checks limits and anything else the adapter must offer. `Err` carries the skip reason.
+    fn check_support(&self, _ctx: &GpuContext) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Creates buffers and pipelines and fills inputs. Not timed.
+    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError>;
+
+    /// The work one iteration does.
+    fn work(&self) -> Work;
+
+    /// Records and submits `iterations` iterations through `clock`. This is the timed region:
+    /// do no set-up here.
+    fn run(
+        &mut self,
+        ctx: &GpuContext,
+        iterations: u32,
+        clock: &mut SampleClock<'_>,
+    ) -> Result<(), BenchError>;
+
+    /// Reads the output back and compares it with the CPU reference.
+    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError>;
+
+    /// Frees GPU memory. Called once after the last sample, whatever happened.
+    fn teardown(&mut self) {}
+}

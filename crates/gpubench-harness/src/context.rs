@@ -1,0 +1,224 @@
+//! The GPU context handed to every benchmark: adapter, device, queue, and what was learned about
+//! them. Tests build one on lavapipe and hand it in, as the CLI does for a real adapter.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use wgpu::util::DeviceExt;
+
+use crate::device::{self, AdapterSummary, Selection};
+use crate::error::{BenchError, HarnessError};
+
+/// Errors the device reported outside any error scope, and whether it was lost. Filled by wgpu's
+/// callbacks; the runner drains it after each phase and fails the benchmark that caused it.
+#[derive(Debug, Default)]
+pub struct FaultLog {
+    lost: AtomicBool,
+    messages: Mutex<Vec<String>>,
+}
+
+impl FaultLog {
+    /// Whether the device has been lost.
+    pub fn device_lost(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
+    }
+
+    /// Takes the messages recorded since the last call.
+    pub fn drain(&self) -> Vec<String> {
+        match self.messages.lock() {
+            Ok(mut guard) => std::mem::take(&mut *guard),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        }
+    }
+
+    fn push(&self, message: String) {
+        match self.messages.lock() {
+            Ok(mut guard) => guard.push(message),
+            Err(poisoned) => poisoned.into_inner().push(message),
+        }
+    }
+}
+
+/// Adapter, device and queue, plus the facts the runner and results need.
+pub struct GpuContext {
+    /// The instance the adapter came from (kept alive with it).
+    pub instance: wgpu::Instance,
+    /// The adapter.
+    pub adapter: wgpu::Adapter,
+    /// The device, created with the adapter's own limits.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// What `gpubench list` says about the adapter.
+    pub summary: AdapterSummary,
+    /// Features enabled on the device.
+    pub features: wgpu::Features,
+    /// Limits of the device (the adapter's own).
+    pub limits: wgpu::Limits,
+    /// Nanoseconds per timestamp tick, when the device can write timestamps.
+    pub timestamp_period_ns: Option<f64>,
+    /// Instance flags in force (validation, debug), recorded in results.
+    pub instance_flags: wgpu::InstanceFlags,
+    /// Uncaptured errors and device loss.
+    pub faults: Arc<FaultLog>,
+}
+
+impl GpuContext {
+    /// Selects an adapter as `selection` asks and creates a device on it.
+    pub fn new(selection: &Selection) -> Result<Self, HarnessError> {
+        let (instance, adapter, summary) = device::select_adapter(selection)?;
+        Self::from_adapter(instance, adapter, summary)
+    }
+
+    /// Creates a device on `adapter` with its own limits and every wanted feature it offers.
+    pub fn from_adapter(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        summary: AdapterSummary,
+    ) -> Result<Self, HarnessError> {
+        let features = adapter.features() & device::WANTED_FEATURES;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gpubench"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|source| HarnessError::RequestDevice {
+            adapter: summary.name.clone(),
+            source,
+        })?;
+
+        let faults = Arc::new(FaultLog::default());
+        let on_error = Arc::clone(&faults);
+        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+            on_error.push(crate::error::one_line(&error.to_string()));
+        }));
+        let on_lost = Arc::clone(&faults);
+        device.set_device_lost_callback(move |reason, message| {
+            on_lost.lost.store(true, Ordering::SeqCst);
+            on_lost.push(format!(
+                "device lost ({reason:?}): {}",
+                crate::error::one_line(&message)
+            ));
+        });
+
+        let timestamp_period_ns = features
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| f64::from(queue.get_timestamp_period()))
+            .filter(|p| *p > 0.0);
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+            summary,
+            features,
+            limits,
+            timestamp_period_ns,
+            instance_flags: device::instance_flags(),
+            faults,
+        })
+    }
+
+    /// Whether this is a software adapter (lavapipe, SwiftShader, WARP).
+    pub fn is_software(&self) -> bool {
+        self.summary.software
+    }
+
+    /// Whether compute passes can carry timestamps.
+    pub fn has_pass_timestamps(&self) -> bool {
+        self.timestamp_period_ns.is_some()
+    }
+
+    /// Whether timestamps can be written between commands of an encoder.
+    pub fn has_encoder_timestamps(&self) -> bool {
+        self.has_pass_timestamps()
+            && self
+                .features
+                .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    }
+
+    /// Blocks until all submitted work is done.
+    pub fn wait_idle(&self) -> Result<(), BenchError> {
+        self.device.poll(wgpu::PollType::wait_indefinitely())?;
+        Ok(())
+    }
+
+    /// A buffer initialised with `contents`.
+    pub fn buffer_with_data(
+        &self,
+        label: &str,
+        contents: &[u8],
+        usage: wgpu::BufferUsages,
+    ) -> wgpu::Buffer {
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents,
+                usage,
+            })
+    }
+
+    /// An uninitialised buffer of `size` bytes.
+    pub fn buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size,
+            usage,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Copies `size` bytes from the start of `source` (which needs COPY_SRC) back to the host.
+    pub fn read_buffer(&self, source: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, BenchError> {
+        let staging = self.buffer(
+            "gpubench readback",
+            size,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(source, 0, &staging, 0, size);
+        self.queue.submit([encoder.finish()]);
+        self.map_and_read(&staging)
+    }
+
+    /// Maps a MAP_READ buffer, waits, and copies its whole contents out.
+    pub fn map_and_read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BenchError> {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        buffer.map_async(wgpu::MapMode::Read, .., move |result| {
+            // The receiver outlives the poll below; a send error cannot happen while we wait.
+            let _ = sender.send(result);
+        });
+        self.device.poll(wgpu::PollType::wait_indefinitely())?;
+        receiver
+            .recv()
+            .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
+        let bytes = buffer.get_mapped_range(..)?.to_vec();
+        buffer.unmap();
+        Ok(bytes)
+    }
+
+    /// Runs `f` inside out-of-memory and validation error scopes. Out of memory becomes
+    /// [`BenchError::Unsupported`] (the benchmark is skipped), a validation error
+    /// [`BenchError::Gpu`] (it failed).
+    pub fn scoped<T>(&self, f: impl FnOnce() -> Result<T, BenchError>) -> Result<T, BenchError> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = f();
+        let validation_error = pollster::block_on(validation.pop());
+        let oom_error = pollster::block_on(oom.pop());
+        if let Some(error) = oom_error {
+            return Err(BenchError::Unsupported(format!(
+                "out of memory: {}",
+                crate::error::one_line(&error.to_string())
+            )));
+        }
+        if let Some(error) = validation_error {
+            return Err(BenchError::Gpu(crate::error::one_line(&error.to_string())));
+        }
+        value
+    }
+}

@@ -1,0 +1,378 @@
+//! Finding adapters on every backend and choosing one.
+//!
+//! Selection follows what wgpu users already know: `--adapter` / `WGPU_ADAPTER_NAME` (an index
+//! into `gpubench list`, or a case-insensitive name substring), `--backend` / `WGPU_BACKEND`
+//! (comma list), and `WGPU_POWER_PREF` (low or high). Flags win over the environment.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::HarnessError;
+
+/// Device features gpubench uses when the adapter offers them.
+pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
+    .union(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+    .union(wgpu::Features::SHADER_F16)
+    .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::PIPELINE_CACHE)
+    .union(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+
+/// What `gpubench list` and the result's `machine.adapter` say about an adapter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdapterSummary {
+    /// Position in `gpubench list` (stable for a given machine and driver set).
+    pub index: usize,
+    /// Adapter name as the driver reports it.
+    pub name: String,
+    /// PCI vendor id (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel, 0x106b Apple, 0x10005 Mesa).
+    pub vendor_id: u32,
+    /// PCI device id (0 for many software adapters).
+    pub device_id: u32,
+    /// discrete, integrated, virtual, cpu or other.
+    pub device_type: String,
+    /// Driver name.
+    pub driver: String,
+    /// Driver version and build details.
+    pub driver_info: String,
+    /// vulkan, metal, dx12 or gl.
+    pub backend: String,
+    /// True for software adapters (lavapipe/llvmpipe, SwiftShader, WARP).
+    pub software: bool,
+    /// The limits that matter to gpubench, by wgpu's field name.
+    pub limits: BTreeMap<String, u64>,
+    /// Features of interest that the adapter offers, by wgpu's name.
+    pub features: Vec<String>,
+}
+
+impl AdapterSummary {
+    /// Builds the summary of an adapter at position `index`.
+    pub fn of(index: usize, adapter: &wgpu::Adapter) -> Self {
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let software = is_software(&info);
+        let features = adapter.features() & interesting_features();
+        Self {
+            index,
+            name: info.name.clone(),
+            vendor_id: info.vendor,
+            device_id: info.device,
+            device_type: device_type_name(info.device_type).to_string(),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+            backend: info.backend.to_str().to_string(),
+            software,
+            limits: key_limits(&limits, &info),
+            features: feature_names(features),
+        }
+    }
+
+    /// One line for listings: `[0] llvmpipe (...) (vulkan, cpu, driver llvmpipe)`.
+    pub fn one_line(&self) -> String {
+        format!(
+            "[{}] {} ({}, {}, driver {})",
+            self.index, self.name, self.backend, self.device_type, self.driver
+        )
+    }
+}
+
+/// Features worth showing in listings and results.
+pub fn interesting_features() -> wgpu::Features {
+    WANTED_FEATURES | wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64
+}
+
+/// Names of the flags set in `features`, e.g. `TIMESTAMP_QUERY`.
+pub fn feature_names(features: wgpu::Features) -> Vec<String> {
+    features
+        .iter_names()
+        .map(|(name, _)| name.to_string())
+        .collect()
+}
+
+/// The limits gpubench depends on, keyed by wgpu's field names.
+pub fn key_limits(limits: &wgpu::Limits, info: &wgpu::AdapterInfo) -> BTreeMap<String, u64> {
+    [
+        ("max_buffer_size", limits.max_buffer_size),
+        (
+            "max_storage_buffer_binding_size",
+            limits.max_storage_buffer_binding_size,
+        ),
+        (
+            "max_storage_buffers_per_shader_stage",
+            u64::from(limits.max_storage_buffers_per_shader_stage),
+        ),
+        (
+            "max_compute_workgroup_storage_size",
+            u64::from(limits.max_compute_workgroup_storage_size),
+        ),
+        (
+            "max_compute_invocations_per_workgroup",
+            u64::from(limits.max_compute_invocations_per_workgroup),
+        ),
+        (
+            "max_compute_workgroup_size_x",
+            u64::from(limits.max_compute_workgroup_size_x),
+        ),
+        (
+            "max_compute_workgroups_per_dimension",
+            u64::from(limits.max_compute_workgroups_per_dimension),
+        ),
+        ("max_immediate_size", u64::from(limits.max_immediate_size)),
+        ("subgroup_min_size", u64::from(info.subgroup_min_size)),
+        ("subgroup_max_size", u64::from(info.subgroup_max_size)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+/// Short name of a device type.
+pub fn device_type_name(device_type: wgpu::DeviceType) -> &'static str {
+    match device_type {
+        wgpu::DeviceType::DiscreteGpu => "discrete",
+        wgpu::DeviceType::IntegratedGpu => "integrated",
+        wgpu::DeviceType::VirtualGpu => "virtual",
+        wgpu::DeviceType::Cpu => "cpu",
+        wgpu::DeviceType::Other => "other",
+    }
+}
+
+/// Software adapters: device type CPU, or a name every software rasteriser is known by.
+pub fn is_software(info: &wgpu::AdapterInfo) -> bool {
+    let name = info.name.to_ascii_lowercase();
+    info.device_type == wgpu::DeviceType::Cpu
+        || [
+            "llvmpipe",
+            "lavapipe",
+            "swiftshader",
+            "microsoft basic render",
+        ]
+        .iter()
+        .any(|needle| name.contains(needle))
+}
+
+/// Parses a backend list such as `vulkan` or `vulkan,gl`.
+pub fn parse_backends(text: &str) -> Result<wgpu::Backends, HarnessError> {
+    let mut backends = wgpu::Backends::empty();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        backends |= match part.to_ascii_lowercase().as_str() {
+            "vulkan" | "vk" => wgpu::Backends::VULKAN,
+            "metal" | "mtl" => wgpu::Backends::METAL,
+            "dx12" | "d3d12" => wgpu::Backends::DX12,
+            "gl" | "gles" | "opengl" => wgpu::Backends::GL,
+            _ => return Err(HarnessError::UnknownBackend(part.to_string())),
+        };
+    }
+    if backends.is_empty() {
+        return Err(HarnessError::UnknownBackend(text.to_string()));
+    }
+    Ok(backends)
+}
+
+/// Every native backend gpubench knows.
+pub fn all_backends() -> wgpu::Backends {
+    wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12 | wgpu::Backends::GL
+}
+
+/// How the user asked for an adapter. Build it with [`Selection::resolve`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Index or name substring.
+    pub adapter: Option<String>,
+    /// Backend list as given.
+    pub backend: Option<String>,
+    /// `low` or `high`.
+    pub power: Option<String>,
+}
+
+impl Selection {
+    /// Combines flags with the environment: a flag wins over its variable.
+    pub fn resolve(adapter_flag: Option<String>, backend_flag: Option<String>) -> Self {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self {
+            adapter: adapter_flag.or_else(|| env("WGPU_ADAPTER_NAME")),
+            backend: backend_flag.or_else(|| env("WGPU_BACKEND")),
+            power: env("WGPU_POWER_PREF"),
+        }
+    }
+
+    /// Backends to search.
+    pub fn backends(&self) -> Result<wgpu::Backends, HarnessError> {
+        match &self.backend {
+            Some(text) => parse_backends(text),
+            None => Ok(all_backends()),
+        }
+    }
+
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(a) = &self.adapter {
+            parts.push(format!("adapter '{a}'"));
+        }
+        if let Some(b) = &self.backend {
+            parts.push(format!("backend '{b}'"));
+        }
+        if parts.is_empty() {
+            "the default selection".to_string()
+        } else {
+            parts.join(" and ")
+        }
+    }
+}
+
+/// The instance flags gpubench uses: wgpu's build-configuration defaults (validation in debug
+/// builds, none in release) adjusted by `WGPU_VALIDATION` / `WGPU_DEBUG`. Recorded in results.
+pub fn instance_flags() -> wgpu::InstanceFlags {
+    wgpu::InstanceFlags::from_build_config().with_env()
+}
+
+/// A wgpu instance over `backends`.
+pub fn create_instance(backends: wgpu::Backends) -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    desc.flags = instance_flags();
+    wgpu::Instance::new(desc)
+}
+
+/// Every adapter on `backends`, in a stable order (Vulkan, Metal, DX12, GL; driver order within).
+pub fn enumerate(instance: &wgpu::Instance, backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    adapters.sort_by_key(|a| backend_rank(a.get_info().backend));
+    adapters
+}
+
+fn backend_rank(backend: wgpu::Backend) -> u8 {
+    match backend {
+        wgpu::Backend::Vulkan => 0,
+        wgpu::Backend::Metal => 1,
+        wgpu::Backend::Dx12 => 2,
+        wgpu::Backend::Gl => 3,
+        _ => 4,
+    }
+}
+
+fn type_rank(device_type: wgpu::DeviceType, low_power: bool) -> u8 {
+    use wgpu::DeviceType::*;
+    match (device_type, low_power) {
+        (DiscreteGpu, false) | (IntegratedGpu, true) => 0,
+        (IntegratedGpu, false) | (DiscreteGpu, true) => 1,
+        (VirtualGpu, _) => 2,
+        (Other, _) => 3,
+        (Cpu, _) => 4,
+    }
+}
+
+/// Summaries of every adapter on every backend gpubench knows (for `gpubench list`).
+pub fn list_adapters() -> Vec<AdapterSummary> {
+    let instance = create_instance(all_backends());
+    enumerate(&instance, all_backends())
+        .iter()
+        .enumerate()
+        .map(|(i, a)| AdapterSummary::of(i, a))
+        .collect()
+}
+
+/// Chooses the adapter `selection` asks for. Indices refer to the full listing (all backends),
+/// so `--adapter 2` means the same adapter as `[2]` in `gpubench list`.
+pub fn select_adapter(
+    selection: &Selection,
+) -> Result<(wgpu::Instance, wgpu::Adapter, AdapterSummary), HarnessError> {
+    let backends = selection.backends()?;
+    let low_power = match selection
+        .power
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None | Some("high") | Some("high-performance") => false,
+        Some("low") | Some("low-power") => true,
+        Some(other) => return Err(HarnessError::UnknownPowerPreference(other.to_string())),
+    };
+    let instance = create_instance(all_backends());
+    let adapters = enumerate(&instance, all_backends());
+    if adapters.is_empty() {
+        return Err(HarnessError::NoAdapters {
+            searched: " (searched vulkan, metal, dx12, gl)".to_string(),
+        });
+    }
+    let summaries: Vec<AdapterSummary> = adapters
+        .iter()
+        .enumerate()
+        .map(|(i, a)| AdapterSummary::of(i, a))
+        .collect();
+
+    let mut candidates: Vec<usize> = (0..adapters.len())
+        .filter(|&i| backends.contains(wgpu::Backends::from(adapters[i].get_info().backend)))
+        .collect();
+    if let Some(wanted) = selection.adapter.as_deref().map(str::trim) {
+        candidates.retain(|&i| match wanted.parse::<usize>() {
+            Ok(index) => index == i,
+            Err(_) => summaries[i]
+                .name
+                .to_ascii_lowercase()
+                .contains(&wanted.to_ascii_lowercase()),
+        });
+    }
+    // Best first: by device type for the power preference, then native backends before GL.
+    candidates.sort_by_key(|&i| {
+        let info = adapters[i].get_info();
+        (
+            type_rank(info.device_type, low_power),
+            backend_rank(info.backend),
+            i,
+        )
+    });
+    let Some(&chosen) = candidates.first() else {
+        let found = summaries
+            .iter()
+            .map(|s| format!("  {}", s.one_line()))
+            .collect::<Vec<_>>();
+        return Err(HarnessError::NoMatch {
+            selection: selection.describe(),
+            found: found.join("\n"),
+        });
+    };
+    let summary = summaries[chosen].clone();
+    let adapter = adapters
+        .into_iter()
+        .nth(chosen)
+        .ok_or_else(|| HarnessError::NoAdapters {
+            searched: String::new(),
+        })?;
+    Ok((instance, adapter, summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backends_parse_from_names_and_lists() {
+        assert_eq!(parse_backends("vulkan").ok(), Some(wgpu::Backends::VULKAN));
+        assert_eq!(
+            parse_backends("Vulkan, gl").ok(),
+            Some(wgpu::Backends::VULKAN | wgpu::Backends::GL)
+        );
+        assert!(
+            matches!(parse_backends("cuda"), Err(HarnessError::UnknownBackend(b)) if b == "cuda")
+        );
+        assert!(parse_backends(" , ").is_err());
+    }
+
+    #[test]
+    fn flags_win_over_environment() {
+        // Only the flag path is checked here: tests must not depend on the caller's environment.
+        let s = Selection::resolve(Some("llvmpipe".into()), Some("vulkan".into()));
+        assert_eq!(s.adapter.as_deref(), Some("llvmpipe"));
+        assert_eq!(s.backend.as_deref(), Some("vulkan"));
+    }
+
+    #[test]
+    fn discrete_first_unless_low_power() {
+        use wgpu::DeviceType::*;
+        assert!(type_rank(DiscreteGpu, false) < type_rank(IntegratedGpu, false));
+        assert!(type_rank(IntegratedGpu, true) < type_rank(DiscreteGpu, true));
+        assert!(type_rank(IntegratedGpu, false) < type_rank(Cpu, false));
+    }
+}

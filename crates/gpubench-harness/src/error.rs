@@ -1,0 +1,106 @@
+//! Typed errors of the harness. Each message says what to do about it.
+
+use std::path::PathBuf;
+
+/// Errors from device discovery, context creation and result files.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// No adapter was found on any backend.
+    #[error(
+        "no GPU adapter found on any backend{searched}. Install a Vulkan driver; for a software adapter on Debian/Ubuntu run `apt-get install mesa-vulkan-drivers` (or `cargo xtask setup`)"
+    )]
+    NoAdapters {
+        /// Which backends were searched, for the message.
+        searched: String,
+    },
+    /// Adapters exist, but none matches the selection.
+    #[error(
+        "no adapter matches {selection}. Adapters found:\n{found}\nChoose one with --adapter <index|name> or --backend <vulkan|metal|dx12|gl>"
+    )]
+    NoMatch {
+        /// The selection as the user gave it.
+        selection: String,
+        /// One line per adapter that was found.
+        found: String,
+    },
+    /// A backend name that wgpu does not know.
+    #[error("unknown backend '{0}': use one of vulkan, metal, dx12, gl")]
+    UnknownBackend(String),
+    /// A power preference that is not low or high.
+    #[error("unknown power preference '{0}' in WGPU_POWER_PREF: use low or high")]
+    UnknownPowerPreference(String),
+    /// The adapter refused to create a device.
+    #[error("could not create a device on '{adapter}': {source}")]
+    RequestDevice {
+        /// Adapter name.
+        adapter: String,
+        /// wgpu's error.
+        #[source]
+        source: wgpu::RequestDeviceError,
+    },
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file concerned.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A results file could not be read as a gpubench document.
+    #[error("{path}: {reason}")]
+    BadDocument {
+        /// The file concerned.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A result document could not be serialised.
+    #[error("could not serialise results: {0}")]
+    Serialize(#[from] serde_json::Error),
+}
+
+/// Why a benchmark did not produce a number. The runner turns these into result statuses.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BenchError {
+    /// The adapter cannot run this benchmark (feature missing, limit too small, out of memory).
+    #[error("{0}")]
+    Unsupported(String),
+    /// The GPU reported an error while setting up or running the benchmark.
+    #[error("GPU error: {0}")]
+    Gpu(String),
+    /// The device was lost.
+    #[error("device lost: {0}")]
+    DeviceLost(String),
+    /// Mapping a buffer or waiting for the queue failed.
+    #[error("{0}")]
+    Readback(String),
+}
+
+impl From<wgpu::PollError> for BenchError {
+    fn from(err: wgpu::PollError) -> Self {
+        BenchError::Readback(format!("waiting for the GPU failed: {err}"))
+    }
+}
+
+impl From<wgpu::BufferAsyncError> for BenchError {
+    fn from(err: wgpu::BufferAsyncError) -> Self {
+        BenchError::Readback(format!("mapping a buffer failed: {err}"))
+    }
+}
+
+impl From<wgpu::MapRangeError> for BenchError {
+    fn from(err: wgpu::MapRangeError) -> Self {
+        BenchError::Readback(format!("reading a mapped buffer failed: {err}"))
+    }
+}
+
+/// Folds a multi-line driver or wgpu message ("Validation Error\n\nCaused by:\n  ...") into
+/// one line, so reasons fit a table cell and a log line.
+pub fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

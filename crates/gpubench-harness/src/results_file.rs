@@ -1,0 +1,146 @@
+//! Reading and writing result documents. Writes are atomic (a temporary file in the same
+//! directory, flushed to disk, then renamed over the target), so a reader or a crash never sees a
+//! half-written file. Reads check size, JSON, type and schema version, and every error names the
+//! file.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::HarnessError;
+use crate::schema::{OLDEST_READABLE_SCHEMA, RunDocument, SCHEMA_VERSION};
+
+/// Files larger than this are refused before parsing.
+pub const MAX_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Writes `bytes` to `path` atomically: temp file beside it, fsync, rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
+    let io_err = |source| HarnessError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut temp = tempfile::Builder::new()
+        .prefix(".gpubench-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(io_err)?;
+    temp.write_all(bytes).map_err(io_err)?;
+    temp.as_file().sync_all().map_err(io_err)?;
+    temp.persist(path).map_err(|e| io_err(e.error))?;
+    // Make the rename itself durable where the platform allows opening directories.
+    if let Ok(dir_handle) = std::fs::File::open(dir) {
+        let _ = dir_handle.sync_all();
+    }
+    Ok(())
+}
+
+/// Serialises `doc` as pretty JSON and writes it atomically.
+pub fn save_document(path: &Path, doc: &RunDocument) -> Result<(), HarnessError> {
+    let mut bytes = serde_json::to_vec_pretty(doc)?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// Reads a result document, refusing what is not one with an error that names the file.
+pub fn load_document(path: &Path) -> Result<RunDocument, HarnessError> {
+    let bad = |reason: String| HarnessError::BadDocument {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let io_err = |source| HarnessError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let size = std::fs::metadata(path).map_err(io_err)?.len();
+    if size > MAX_DOCUMENT_BYTES {
+        return Err(bad(format!(
+            "file is {size} bytes, over the {MAX_DOCUMENT_BYTES}-byte limit for a result file"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(io_err)?;
+    parse_document(&bytes).map_err(bad)
+}
+
+/// Parses a document from bytes; the error is a one-line reason.
+pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err("file is empty, not a gpubench result".to_string());
+    }
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON ({e})"))?;
+    let Some(object) = value.as_object() else {
+        return Err("not a gpubench result (top level is not a JSON object)".to_string());
+    };
+    let Some(version) = object.get("schema_version") else {
+        return Err("not a gpubench result (no schema_version field)".to_string());
+    };
+    let Some(version) = version.as_u64() else {
+        return Err("schema_version is not a whole number".to_string());
+    };
+    if version > u64::from(SCHEMA_VERSION) {
+        return Err(format!(
+            "schema_version {version} is newer than this gpubench reads ({SCHEMA_VERSION}): upgrade gpubench"
+        ));
+    }
+    if version < u64::from(OLDEST_READABLE_SCHEMA) {
+        return Err(format!(
+            "schema_version {version} is older than any this gpubench reads"
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| format!("not a valid gpubench result: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_rejects_non_results_with_reasons() {
+        assert!(parse_document(b"").unwrap_err().contains("empty"));
+        assert!(
+            parse_document(b"{\"schema_version\": 1")
+                .unwrap_err()
+                .contains("JSON")
+        );
+        assert!(
+            parse_document(b"[1,2]")
+                .unwrap_err()
+                .contains("not a gpubench result")
+        );
+        assert!(
+            parse_document(b"{\"a\": 1}")
+                .unwrap_err()
+                .contains("schema_version")
+        );
+        assert!(
+            parse_document(b"{\"schema_version\": 99}")
+                .unwrap_err()
+                .contains("newer")
+        );
+        assert!(
+            parse_document(b"{\"schema_version\": 1}")
+                .unwrap_err()
+                .contains("valid gpubench")
+        );
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("r.json");
+        write_atomic(&path, b"first").expect("write");
+        write_atomic(&path, b"second").expect("write");
+        assert_eq!(std::fs::read(&path).expect("read"), b"second");
+        let leftovers = std::fs::read_dir(dir.path()).expect("list").count();
+        assert_eq!(leftovers, 1, "no temporary files left behind");
+    }
+
+    #[test]
+    fn atomic_write_into_missing_directory_fails_and_names_path() {
+        let err = write_atomic(Path::new("/nonexistent-dir-gpubench/r.json"), b"x").unwrap_err();
+        assert!(err.to_string().contains("/nonexistent-dir-gpubench/r.json"));
+    }
+}

@@ -1,0 +1,401 @@
+//! The runner: the only code in gpubench that times anything.
+//!
+//! For each benchmark: check support, set up (inside error scopes), run once and verify against
+//! the CPU reference, calibrate the iterations per sample, warm up, sample until the count and
+//! the coefficient of variation are met or the time cap is reached, then summarise and warn.
+//! The observer is called only between samples, never inside a timed region.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::benchmark::{
+    Benchmark, BenchmarkInfo, IterationPolicy, MetricKind, TimingPreference, Work,
+};
+use crate::context::GpuContext;
+use crate::error::BenchError;
+use crate::profile::RunSettings;
+use crate::schema::{BenchResult, Status, TimingSource};
+use crate::stats;
+use crate::timing::{SampleClock, SampleTiming, TimestampQueries};
+use crate::warnings::Warning;
+
+/// What the runner is doing, for progress displays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Creating buffers and pipelines.
+    Setup,
+    /// First run and comparison with the CPU reference.
+    Verify,
+    /// Choosing iterations per sample.
+    Calibrate,
+    /// Running untimed samples.
+    WarmUp,
+    /// Taking timed samples.
+    Sample,
+}
+
+/// Receives progress. Every method has a no-op default.
+pub trait RunObserver {
+    /// A benchmark is about to start.
+    fn started(&mut self, _index: usize, _total: usize, _info: &BenchmarkInfo) {}
+    /// The runner entered a phase.
+    fn phase(&mut self, _phase: Phase) {}
+    /// A timed sample was recorded (`taken` of at most `max`).
+    fn sampled(&mut self, _taken: usize, _max: usize) {}
+    /// A benchmark finished with this result.
+    fn finished(&mut self, _result: &BenchResult) {}
+}
+
+/// An observer that ignores everything.
+pub struct Silent;
+
+impl RunObserver for Silent {}
+
+/// Runs benchmarks on one context with one set of settings.
+pub struct Runner<'a> {
+    ctx: &'a GpuContext,
+    settings: RunSettings,
+    queries: Option<TimestampQueries>,
+    stop: Arc<AtomicBool>,
+}
+
+/// Why a benchmark stopped early.
+enum Stop {
+    Skip(String),
+    Fail(String),
+}
+
+impl From<BenchError> for Stop {
+    fn from(err: BenchError) -> Self {
+        match err {
+            BenchError::Unsupported(reason) => Stop::Skip(reason),
+            other => Stop::Fail(other.to_string()),
+        }
+    }
+}
+
+/// Per-sample times, per iteration, in seconds.
+#[derive(Default)]
+struct Samples {
+    host: Vec<f64>,
+    gpu: Vec<Option<f64>>,
+    rejected: usize,
+}
+
+impl<'a> Runner<'a> {
+    /// A runner on `ctx`.
+    pub fn new(ctx: &'a GpuContext, settings: RunSettings) -> Self {
+        Self {
+            queries: TimestampQueries::new(ctx),
+            ctx,
+            settings,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Uses `flag` to stop between samples (set it from a signal handler).
+    pub fn with_stop_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.stop = flag;
+        self
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &RunSettings {
+        &self.settings
+    }
+
+    /// Whether a stop was requested.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Runs one benchmark to a result. Never panics on GPU errors: they become statuses.
+    pub fn run(&self, bench: &mut dyn Benchmark, observer: &mut dyn RunObserver) -> BenchResult {
+        let info = bench.info().clone();
+        let result = match self.measure(bench, &info, observer) {
+            Ok(result) => result,
+            Err(Stop::Skip(reason)) => BenchResult::empty(&info, Status::Skipped, Some(reason)),
+            Err(Stop::Fail(reason)) => {
+                let mut result = BenchResult::empty(&info, Status::Failed, Some(reason));
+                result.work = bench.work();
+                result
+            }
+        };
+        bench.teardown();
+        // Let freed memory actually go before the next benchmark allocates.
+        let _ = self.ctx.device.poll(wgpu::PollType::wait_indefinitely());
+        observer.finished(&result);
+        result
+    }
+
+    fn check_faults(&self) -> Result<(), Stop> {
+        let messages = self.ctx.faults.drain();
+        if self.ctx.faults.device_lost() {
+            return Err(Stop::Fail(format!("device lost: {}", messages.join("; "))));
+        }
+        if !messages.is_empty() {
+            return Err(Stop::Fail(format!("GPU error: {}", messages.join("; "))));
+        }
+        Ok(())
+    }
+
+    fn check_stop(&self) -> Result<(), Stop> {
+        if self.stop_requested() {
+            return Err(Stop::Fail("interrupted".to_string()));
+        }
+        Ok(())
+    }
+
+    fn measure(
+        &self,
+        bench: &mut dyn Benchmark,
+        info: &BenchmarkInfo,
+        observer: &mut dyn RunObserver,
+    ) -> Result<BenchResult, Stop> {
+        let missing = bench.required_features() - self.ctx.features;
+        if !missing.is_empty() {
+            let names = crate::device::feature_names(missing).join(", ");
+            return Err(Stop::Skip(format!("adapter lacks {names}")));
+        }
+        bench.check_support(self.ctx).map_err(Stop::Skip)?;
+        if self.ctx.faults.device_lost() {
+            return Err(Stop::Fail(
+                "device lost before this benchmark started".to_string(),
+            ));
+        }
+        self.ctx.faults.drain();
+
+        observer.phase(Phase::Setup);
+        self.ctx.scoped(|| bench.setup(self.ctx))?;
+        self.check_faults()?;
+
+        observer.phase(Phase::Verify);
+        let first = self.ctx.scoped(|| self.sample(bench, 1))?;
+        let verification = self.ctx.scoped(|| bench.verify(self.ctx))?;
+        self.check_faults()?;
+        if !verification.passed() {
+            return Err(Stop::Fail(verification.failure_reason()));
+        }
+        let work = bench.work();
+        let prefer_gpu = info.timing == TimingPreference::GpuWhenAvailable;
+
+        observer.phase(Phase::Calibrate);
+        let iterations = match info.iterations {
+            IterationPolicy::Fixed(n) => n.max(1),
+            IterationPolicy::Calibrate => self.calibrate(bench, prefer_gpu)?,
+        };
+
+        observer.phase(Phase::WarmUp);
+        let warmup_start = Instant::now();
+        let mut warmups = 0;
+        while warmups < self.settings.min_warmup_samples
+            || warmup_start.elapsed() < self.settings.warmup
+        {
+            self.check_stop()?;
+            self.sample(bench, iterations)?;
+            warmups += 1;
+            if warmup_start.elapsed() > self.settings.max_time {
+                break;
+            }
+        }
+
+        observer.phase(Phase::Sample);
+        let min_samples = self
+            .settings
+            .min_samples
+            .max(info.min_samples.unwrap_or(0))
+            .max(2);
+        let max_samples = self.settings.max_samples.max(min_samples);
+        let mut samples = Samples::default();
+        let start = Instant::now();
+        let mut capped = false;
+        loop {
+            self.check_stop()?;
+            let timing = self.sample(bench, iterations)?;
+            samples.push(timing, iterations);
+            observer.sampled(samples.host.len(), max_samples);
+            let n = samples.host.len();
+            let elapsed = start.elapsed();
+            if n >= max_samples {
+                break;
+            }
+            if n >= min_samples {
+                let (values, _) = samples.headline(prefer_gpu);
+                let cv = stats::summarize(&values).map_or(f64::INFINITY, |s| s.cv);
+                if cv <= self.settings.target_cv || elapsed >= self.settings.max_time {
+                    break;
+                }
+            } else if elapsed >= self.settings.max_time * 2 && n >= 2 {
+                capped = true;
+                break;
+            }
+        }
+        self.check_faults()?;
+
+        Ok(self.summarise(info, work, iterations, &samples, prefer_gpu, first, capped))
+    }
+
+    /// Runs one sample of `iterations` and returns its timing.
+    fn sample(
+        &self,
+        bench: &mut dyn Benchmark,
+        iterations: u32,
+    ) -> Result<SampleTiming, BenchError> {
+        let mut clock = SampleClock::new(self.ctx, self.queries.as_ref());
+        bench.run(self.ctx, iterations, &mut clock)?;
+        clock.finish()
+    }
+
+    /// Doubles (or jumps) the iteration count until a sample lasts about the target time,
+    /// keeping one submit under the watchdog-safe maximum.
+    fn calibrate(&self, bench: &mut dyn Benchmark, prefer_gpu: bool) -> Result<u32, Stop> {
+        const MAX_ITERATIONS: u32 = 1 << 20;
+        let target = self.settings.target_sample.as_secs_f64();
+        let ceiling = self.settings.max_sample.as_secs_f64();
+        let mut iterations: u32 = 1;
+        for _ in 0..12 {
+            self.check_stop()?;
+            let timing = self.sample(bench, iterations)?;
+            let seconds = headline_seconds(&timing, prefer_gpu).max(1e-7);
+            if seconds >= target || iterations >= MAX_ITERATIONS {
+                break;
+            }
+            let per_iteration = seconds / f64::from(iterations);
+            let wanted = (target / per_iteration).ceil();
+            let safe = (ceiling / per_iteration).floor().max(1.0);
+            let next = wanted
+                .min(safe)
+                .min(f64::from(iterations) * 16.0)
+                .min(f64::from(MAX_ITERATIONS));
+            let next = (next as u32).max(iterations + 1);
+            if next as f64 * per_iteration > ceiling {
+                break;
+            }
+            iterations = next;
+        }
+        Ok(iterations)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn summarise(
+        &self,
+        info: &BenchmarkInfo,
+        work: Work,
+        iterations: u32,
+        samples: &Samples,
+        prefer_gpu: bool,
+        first: SampleTiming,
+        capped: bool,
+    ) -> BenchResult {
+        let (seconds, source) = samples.headline(prefer_gpu);
+        let value = |s: f64| info.metric.value(&work, s);
+        let values: Vec<f64> = seconds.iter().map(|&s| value(s)).collect();
+        let host_values: Vec<f64> = samples.host.iter().map(|&s| value(s)).collect();
+        let summary = stats::summarize(&values);
+
+        let mut result = BenchResult::empty(info, Status::Ok, None);
+        result.verified = true;
+        result.timing = Some(source);
+        result.work = work;
+        result.iterations_per_sample = iterations;
+        result.samples = values;
+        if source == TimingSource::GpuTimestamp {
+            result.host_summary = stats::summarize(&host_values);
+            result.host_samples = host_values;
+        }
+        if info.metric == MetricKind::TimePerOp && info.iterations == IterationPolicy::Fixed(1) {
+            let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();
+            result.latency = stats::latency_summary(&ns);
+        }
+
+        let mut warnings = Vec::new();
+        let median_seconds = stats::median(&seconds);
+        let sample_seconds = median_seconds * f64::from(iterations);
+        let short = match source {
+            TimingSource::GpuTimestamp => 50e-6,
+            TimingSource::Host => 1e-3,
+        };
+        if info.iterations == IterationPolicy::Calibrate && sample_seconds < short {
+            warnings.push(Warning::ShortSamples {
+                median_us: sample_seconds * 1e6,
+            });
+        }
+        if let Some(summary) = &summary {
+            if summary.cv > self.settings.target_cv * 2.0 {
+                warnings.push(Warning::HighVariation {
+                    cv: summary.cv,
+                    target: self.settings.target_cv,
+                });
+            }
+            if summary.outliers > 0 {
+                warnings.push(Warning::Outliers {
+                    count: summary.outliers,
+                    of: summary.n,
+                });
+            }
+        }
+        let first_seconds = headline_seconds(&first, prefer_gpu);
+        let median_host = stats::median(&samples.host);
+        if median_host > 0.0
+            && first.host.as_secs_f64() > 10.0 * median_host
+            && first_seconds > 1e-3
+        {
+            warnings.push(Warning::SlowFirstRun {
+                factor: first.host.as_secs_f64() / median_host,
+            });
+        }
+        if capped {
+            warnings.push(Warning::TimeCapped {
+                samples: seconds.len(),
+            });
+        }
+        if samples.rejected > 0 {
+            warnings.push(Warning::TimestampsRejected {
+                count: samples.rejected,
+            });
+        }
+        result.warnings = warnings.iter().map(ToString::to_string).collect();
+        result.summary = summary;
+        result
+    }
+}
+
+impl Samples {
+    fn push(&mut self, timing: SampleTiming, iterations: u32) {
+        let per = |d: Duration| d.as_secs_f64() / f64::from(iterations);
+        self.host.push(per(timing.host));
+        self.gpu.push(timing.gpu.map(per));
+        self.rejected += usize::from(timing.gpu_rejected);
+    }
+
+    /// Per-iteration seconds by the headline clock: GPU time when preferred and available for
+    /// most samples (samples without a valid pair are dropped), else host time.
+    fn headline(&self, prefer_gpu: bool) -> (Vec<f64>, TimingSource) {
+        let gpu: Vec<f64> = self.gpu.iter().flatten().copied().collect();
+        if prefer_gpu && !gpu.is_empty() && gpu.len() * 2 >= self.gpu.len() {
+            (gpu, TimingSource::GpuTimestamp)
+        } else {
+            (self.host.clone(), TimingSource::Host)
+        }
+    }
+}
+
+fn headline_seconds(timing: &SampleTiming, prefer_gpu: bool) -> f64 {
+    match (prefer_gpu, timing.gpu) {
+        (true, Some(gpu)) => gpu.as_secs_f64(),
+        _ => timing.host.as_secs_f64(),
+    }
+}
+
+/// Whether the run should warn that results are software-adapter numbers or host-timed.
+pub fn run_warnings(ctx: &GpuContext) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if ctx.is_software() {
+        warnings.push(Warning::SoftwareAdapter.to_string());
+    }
+    if !ctx.has_pass_timestamps() {
+        warnings.push(Warning::NoTimestamps.to_string());
+    }
+    warnings
+}

@@ -1,0 +1,362 @@
+//! The result document: one versioned JSON file per run (DESIGN.md, "Results").
+//!
+//! Readers accept older schema versions they know, reject newer ones, and ignore unknown fields
+//! (serde's default), so a newer tool's extra fields never break an older reader.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::benchmark::Work;
+use crate::device::AdapterSummary;
+use crate::profile::RunSettings;
+use crate::stats::{LatencySummary, Summary};
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: u32 = 1;
+/// The oldest schema version this build reads.
+pub const OLDEST_READABLE_SCHEMA: u32 = 1;
+
+/// One run of gpubench.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunDocument {
+    /// Version of this schema.
+    pub schema_version: u32,
+    /// The tool that wrote the file.
+    pub tool: ToolInfo,
+    /// The machine and adapter measured.
+    pub machine: MachineInfo,
+    /// How the run was configured.
+    pub config: RunConfig,
+    /// When the run started, UTC, RFC 3339.
+    pub started_at: String,
+    /// When the run finished, UTC, RFC 3339; absent while running or when interrupted.
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    /// False while the run is in progress or when it was interrupted.
+    #[serde(default)]
+    pub complete: bool,
+    /// Warnings about the whole run (software adapter, no timestamps).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// One entry per benchmark, in the order they ran.
+    #[serde(default)]
+    pub results: Vec<BenchResult>,
+}
+
+impl RunDocument {
+    /// Whether any result failed verification (such a run never becomes a baseline).
+    pub fn has_failures(&self) -> bool {
+        self.results.iter().any(|r| r.status == Status::Failed)
+    }
+}
+
+/// Name, version and commit of the tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// Always "gpubench".
+    pub name: String,
+    /// Crate version.
+    pub version: String,
+    /// Git commit the binary was built from, when known.
+    #[serde(default)]
+    pub git_commit: Option<String>,
+}
+
+/// The machine: adapter facts (detected), host facts, and how timing was done.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineInfo {
+    /// The adapter as detected (name, ids, type, driver, backend, limits, features).
+    pub adapter: AdapterSummary,
+    /// True for software adapters.
+    pub software_adapter: bool,
+    /// Features enabled on the device.
+    pub features_enabled: Vec<String>,
+    /// Operating system (family and version when known).
+    pub os: String,
+    /// Host CPU model.
+    pub cpu_model: String,
+    /// Logical CPUs on the host.
+    pub cpu_count: usize,
+    /// wgpu version the binary was built with.
+    pub wgpu_version: String,
+    /// "release" or "debug".
+    pub build_profile: String,
+    /// wgpu instance flags in force (validation, debug).
+    pub instance_flags: String,
+    /// "gpu-timestamp" when the adapter has timestamp queries, else "host".
+    pub timing_source: TimingSource,
+    /// Nanoseconds per GPU timestamp tick, when available.
+    #[serde(default)]
+    pub timestamp_period_ns: Option<f64>,
+    /// Stable key of the adapter for baselines: backend, vendor, device and name.
+    pub fingerprint: String,
+}
+
+/// The stable baseline key of an adapter: backend, vendor id, device id and a slug of its name.
+/// The driver is metadata, not key: a driver update must compare against the same baseline.
+pub fn fingerprint(adapter: &AdapterSummary) -> String {
+    format!(
+        "{}-{:04x}-{:04x}-{}",
+        adapter.backend,
+        adapter.vendor_id,
+        adapter.device_id,
+        slug(&adapter.name)
+    )
+}
+
+/// Lower-case letters and digits, runs of anything else folded to one dash, at most 48 chars.
+pub fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let trimmed: String = out.trim_matches('-').chars().take(48).collect();
+    let trimmed = trimmed.trim_end_matches('-').to_string();
+    if trimmed.is_empty() {
+        "unnamed".to_string()
+    } else {
+        trimmed
+    }
+}
+
+/// How the run was configured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// Profile name.
+    pub profile: String,
+    /// Suites run, in order.
+    pub suites: Vec<String>,
+    /// Sample settings.
+    pub settings: RunSettings,
+    /// Extra options (sizes, shapes, variants) as given.
+    #[serde(default)]
+    pub options: BTreeMap<String, serde_json::Value>,
+}
+
+/// Outcome of one benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Measured and verified.
+    Ok,
+    /// Not run on this adapter; `reason` says why.
+    Skipped,
+    /// Ran but failed (wrong answer, GPU error, device lost); `reason` says why.
+    Failed,
+}
+
+impl Status {
+    /// The status as written in files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Skipped => "skipped",
+            Status::Failed => "failed",
+        }
+    }
+}
+
+/// Which clock produced a result's headline numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimingSource {
+    /// GPU timestamp queries around the work.
+    GpuTimestamp,
+    /// Host clock from the start of the work to its completion.
+    Host,
+}
+
+impl TimingSource {
+    /// The source as written in files and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimingSource::GpuTimestamp => "gpu-timestamp",
+            TimingSource::Host => "host",
+        }
+    }
+}
+
+/// One benchmark's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchResult {
+    /// Stable id, e.g. `stream/triad/vec4-f32/256MiB`.
+    pub id: String,
+    /// Suite name.
+    pub suite: String,
+    /// Parameters (size, precision, variant, ...).
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// Metric name: bandwidth, throughput or time-per-op.
+    pub metric: String,
+    /// Unit of every number in `summary` and `samples`.
+    pub unit: String,
+    /// Whether larger is better.
+    pub higher_is_better: bool,
+    /// What the metric counts, in words.
+    #[serde(default)]
+    pub counts: String,
+    /// ok, skipped or failed.
+    pub status: Status,
+    /// Why it was skipped or failed.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Whether the output matched the CPU reference.
+    pub verified: bool,
+    /// Clock of the headline numbers; absent when nothing was timed.
+    #[serde(default)]
+    pub timing: Option<TimingSource>,
+    /// Work per iteration.
+    pub work: Work,
+    /// Iterations in each sample (after calibration).
+    #[serde(default)]
+    pub iterations_per_sample: u32,
+    /// Summary of `samples`; absent unless status is ok.
+    #[serde(default)]
+    pub summary: Option<Summary>,
+    /// Raw per-sample values in `unit`, by the headline clock.
+    #[serde(default)]
+    pub samples: Vec<f64>,
+    /// The same samples by the host clock (submit to completion), when the headline is GPU time:
+    /// the difference is the overhead an application pays on top of device time.
+    #[serde(default)]
+    pub host_summary: Option<Summary>,
+    /// Raw per-sample values by the host clock.
+    #[serde(default)]
+    pub host_samples: Vec<f64>,
+    /// Latency percentiles for latency benchmarks.
+    #[serde(default)]
+    pub latency: Option<LatencySummary>,
+    /// Extra derived values (fitted models, ratios), by name.
+    #[serde(default)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+    /// Warnings about this measurement.
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+impl BenchResult {
+    /// A result with no numbers yet, for `status` with `reason`.
+    pub fn empty(
+        info: &crate::benchmark::BenchmarkInfo,
+        status: Status,
+        reason: Option<String>,
+    ) -> Self {
+        Self {
+            id: info.id.clone(),
+            suite: info.suite.clone(),
+            params: info.params.clone(),
+            metric: metric_name(info.metric).to_string(),
+            unit: info.metric.unit().to_string(),
+            higher_is_better: info.metric.higher_is_better(),
+            counts: info.counts.clone(),
+            status,
+            reason,
+            verified: false,
+            timing: None,
+            work: Work::default(),
+            iterations_per_sample: 0,
+            summary: None,
+            samples: Vec::new(),
+            host_summary: None,
+            host_samples: Vec::new(),
+            latency: None,
+            extra: BTreeMap::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The headline value: the median, when the result is ok.
+    pub fn median(&self) -> Option<f64> {
+        (self.status == Status::Ok).then_some(self.summary.as_ref()?.median)
+    }
+}
+
+/// The metric's name as written in files.
+pub fn metric_name(kind: crate::benchmark::MetricKind) -> &'static str {
+    match kind {
+        crate::benchmark::MetricKind::Bandwidth => "bandwidth",
+        crate::benchmark::MetricKind::Throughput => "throughput",
+        crate::benchmark::MetricKind::TimePerOp => "time-per-op",
+    }
+}
+
+/// The wgpu version this build links, from the workspace lock file.
+pub const WGPU_VERSION: &str = env!("GPUBENCH_WGPU_VERSION");
+
+impl MachineInfo {
+    /// Everything detected about the adapter and host behind `ctx`.
+    pub fn from_context(ctx: &crate::GpuContext) -> Self {
+        Self {
+            adapter: ctx.summary.clone(),
+            software_adapter: ctx.is_software(),
+            features_enabled: crate::device::feature_names(ctx.features),
+            os: crate::hostinfo::os_description(),
+            cpu_model: crate::hostinfo::cpu_model(),
+            cpu_count: crate::hostinfo::cpu_count(),
+            wgpu_version: WGPU_VERSION.to_string(),
+            build_profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            }
+            .to_string(),
+            instance_flags: format!("{:?}", ctx.instance_flags),
+            timing_source: if ctx.has_pass_timestamps() {
+                TimingSource::GpuTimestamp
+            } else {
+                TimingSource::Host
+            },
+            timestamp_period_ns: ctx.timestamp_period_ns,
+            fingerprint: fingerprint(&ctx.summary),
+        }
+    }
+}
+
+impl RunDocument {
+    /// A new, incomplete document for a run starting now.
+    pub fn start(
+        tool: ToolInfo,
+        machine: MachineInfo,
+        config: RunConfig,
+        warnings: Vec<String>,
+    ) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            tool,
+            machine,
+            config,
+            started_at: crate::hostinfo::now_rfc3339(),
+            finished_at: None,
+            complete: false,
+            warnings,
+            results: Vec::new(),
+        }
+    }
+
+    /// Marks the run finished now.
+    pub fn finish(&mut self) {
+        self.finished_at = Some(crate::hostinfo::now_rfc3339());
+        self.complete = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_stable_and_safe() {
+        assert_eq!(
+            slug("llvmpipe (LLVM 15.0.6, 256 bits)"),
+            "llvmpipe-llvm-15-0-6-256-bits"
+        );
+        assert_eq!(slug("NVIDIA H200"), "nvidia-h200");
+        assert_eq!(slug("///"), "unnamed");
+        assert!(slug(&"x".repeat(100)).len() <= 48);
+    }
+}

@@ -1,0 +1,293 @@
+//! Statistics as pure functions over samples: the summary every result carries, a bootstrap
+//! confidence interval of the median, Tukey outlier fences, and HDR-histogram latency percentiles.
+//!
+//! Samples are plain `&[f64]`. Every function documents what it does with an empty slice;
+//! non-finite values are the caller's bug and are filtered out by [`summarize`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::rng::SplitMix64;
+
+/// Number of bootstrap resamples for confidence intervals.
+pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+/// Seed of the bootstrap, fixed so that the same samples always give the same interval.
+pub const BOOTSTRAP_SEED: u64 = 0x6770_7562_656e_6368; // "gpubench"
+
+/// The summary of one result's samples. All values are in the result's unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Median: the headline value.
+    pub median: f64,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Sample standard deviation (n - 1 in the denominator; 0 for one sample).
+    pub stddev: f64,
+    /// Coefficient of variation: stddev / mean.
+    pub cv: f64,
+    /// 5th percentile (linear interpolation between order statistics).
+    pub p5: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// Lower end of the bootstrap 95% confidence interval of the median.
+    pub ci_low: f64,
+    /// Upper end of the bootstrap 95% confidence interval of the median.
+    pub ci_high: f64,
+    /// Number of samples.
+    pub n: usize,
+    /// Samples outside Tukey's fences (1.5 x IQR beyond the quartiles).
+    #[serde(default)]
+    pub outliers: usize,
+}
+
+/// Summarises `samples`, ignoring non-finite values. `None` when no finite sample is left.
+pub fn summarize(samples: &[f64]) -> Option<Summary> {
+    let mut sorted: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let mean = sorted.iter().sum::<f64>() / n as f64;
+    let stddev = if n > 1 {
+        (sorted.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    let (ci_low, ci_high) = bootstrap_median_ci(&sorted, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
+    Some(Summary {
+        median: percentile_sorted(&sorted, 50.0),
+        mean,
+        min: sorted[0],
+        max: sorted[n - 1],
+        stddev,
+        cv: if mean != 0.0 {
+            stddev / mean.abs()
+        } else {
+            0.0
+        },
+        p5: percentile_sorted(&sorted, 5.0),
+        p95: percentile_sorted(&sorted, 95.0),
+        ci_low,
+        ci_high,
+        n,
+        outliers: tukey_outliers(&sorted).len(),
+    })
+}
+
+/// The `p`-th percentile (0..=100) of already sorted values, interpolating linearly between
+/// order statistics (Hyndman and Fan type 7, as numpy's default). NaN for an empty slice.
+pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let rank = (p.clamp(0.0, 100.0) / 100.0) * (n - 1) as f64;
+            let lower = rank.floor() as usize;
+            let upper = rank.ceil() as usize;
+            let weight = rank - lower as f64;
+            sorted[lower] + (sorted[upper] - sorted[lower]) * weight
+        }
+    }
+}
+
+/// The median of unsorted values. NaN for an empty slice.
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    percentile_sorted(&sorted, 50.0)
+}
+
+/// Percentile bootstrap 95% interval of the median: resample with replacement `resamples`
+/// times from a generator seeded with `seed`, take the 2.5th and 97.5th percentiles of the
+/// resampled medians. One sample gives a zero-width interval; an empty slice gives NaNs.
+pub fn bootstrap_median_ci(samples: &[f64], resamples: usize, seed: u64) -> (f64, f64) {
+    bootstrap_ci(samples.len(), resamples, seed, |rng, scratch| {
+        scratch.clear();
+        scratch.extend((0..samples.len()).map(|_| samples[rng.next_below(samples.len())]));
+        median(scratch)
+    })
+}
+
+/// Percentile bootstrap 95% interval of any statistic. `statistic` draws one resample with the
+/// generator (using `scratch` as it likes) and returns its value.
+pub fn bootstrap_ci(
+    n: usize,
+    resamples: usize,
+    seed: u64,
+    mut statistic: impl FnMut(&mut SplitMix64, &mut Vec<f64>) -> f64,
+) -> (f64, f64) {
+    if n == 0 || resamples == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut scratch = Vec::with_capacity(n);
+    let mut stats: Vec<f64> = (0..resamples)
+        .map(|_| statistic(&mut rng, &mut scratch))
+        .filter(|v| v.is_finite())
+        .collect();
+    if stats.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    stats.sort_by(f64::total_cmp);
+    (
+        percentile_sorted(&stats, 2.5),
+        percentile_sorted(&stats, 97.5),
+    )
+}
+
+/// Indices (into `sorted`) of the values beyond Tukey's fences: below Q1 - 1.5 IQR or above
+/// Q3 + 1.5 IQR. Fewer than four samples never have outliers.
+pub fn tukey_outliers(sorted: &[f64]) -> Vec<usize> {
+    if sorted.len() < 4 {
+        return Vec::new();
+    }
+    let q1 = percentile_sorted(sorted, 25.0);
+    let q3 = percentile_sorted(sorted, 75.0);
+    let iqr = q3 - q1;
+    let (low, high) = (q1 - 1.5 * iqr, q3 + 1.5 * iqr);
+    sorted
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v < low || **v > high)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Tail latency from an HDR histogram (3 significant digits), in microseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    /// Median latency, us.
+    pub p50_us: f64,
+    /// 95th percentile, us.
+    pub p95_us: f64,
+    /// 99th percentile, us.
+    pub p99_us: f64,
+    /// Largest recorded latency, us.
+    pub max_us: f64,
+    /// Number of recorded latencies.
+    pub n: u64,
+}
+
+/// Records latencies given in nanoseconds into an HDR histogram (1 ns to 1 hour, 3 significant
+/// digits) and reads p50/p95/p99/max. `None` for no samples; values beyond an hour are clamped.
+pub fn latency_summary(latencies_ns: &[u64]) -> Option<LatencySummary> {
+    const HOUR_NS: u64 = 3_600_000_000_000;
+    let mut histogram = hdrhistogram::Histogram::<u64>::new_with_bounds(1, HOUR_NS, 3).ok()?;
+    for &ns in latencies_ns {
+        histogram.saturating_record(ns.clamp(1, HOUR_NS));
+    }
+    if histogram.is_empty() {
+        return None;
+    }
+    let us = |ns: u64| ns as f64 / 1_000.0;
+    Some(LatencySummary {
+        p50_us: us(histogram.value_at_quantile(0.50)),
+        p95_us: us(histogram.value_at_quantile(0.95)),
+        p99_us: us(histogram.value_at_quantile(0.99)),
+        max_us: us(histogram.max()),
+        n: histogram.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn summary_of_fixed_vector() {
+        let s = summarize(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).expect("summary");
+        assert_eq!(s.n, 8);
+        assert_eq!(s.median, 4.5);
+        assert_eq!(s.mean, 5.0);
+        assert_eq!(s.min, 2.0);
+        assert_eq!(s.max, 9.0);
+        // Sample stddev of this classic vector: sqrt(32 / 7).
+        assert!((s.stddev - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        assert!((s.cv - s.stddev / 5.0).abs() < 1e-12);
+        // Type-7 percentiles: rank 0.35 -> 2 + 0.35 * 2; rank 6.65 -> 7 + 0.65 * 2.
+        assert!((s.p5 - 2.7).abs() < 1e-12);
+        assert!((s.p95 - 8.3).abs() < 1e-12);
+        assert!(s.ci_low <= s.median && s.median <= s.ci_high);
+        assert_eq!(s.outliers, 0);
+    }
+
+    #[test]
+    fn summary_skips_non_finite_and_handles_tiny_inputs() {
+        assert!(summarize(&[]).is_none());
+        assert!(summarize(&[f64::NAN]).is_none());
+        let one = summarize(&[3.0, f64::INFINITY]).expect("one finite value");
+        assert_eq!(
+            (one.n, one.median, one.stddev, one.ci_low, one.ci_high),
+            (1, 3.0, 0.0, 3.0, 3.0)
+        );
+    }
+
+    #[test]
+    fn outlier_fences_flag_far_values_only() {
+        let mut values = vec![10.0, 10.1, 9.9, 10.2, 9.8, 10.0, 10.1, 50.0];
+        values.sort_by(f64::total_cmp);
+        let flagged = tukey_outliers(&values);
+        assert_eq!(flagged.len(), 1);
+        assert_eq!(values[flagged[0]], 50.0);
+    }
+
+    #[test]
+    fn bootstrap_repeats_for_the_same_seed() {
+        let samples: Vec<f64> = (0..30).map(|i| 100.0 + f64::from(i % 7)).collect();
+        let a = bootstrap_median_ci(&samples, 500, 42);
+        let b = bootstrap_median_ci(&samples, 500, 42);
+        assert_eq!(a, b);
+        assert!(a.0 < a.1);
+    }
+
+    #[test]
+    fn latency_percentiles_from_known_distribution() {
+        // 1..=1000 us: p50 ~ 500 us, p95 ~ 950 us, p99 ~ 990 us, max 1000 us (3 digits).
+        let ns: Vec<u64> = (1..=1000u64).map(|us| us * 1000).collect();
+        let l = latency_summary(&ns).expect("latency");
+        assert_eq!(l.n, 1000);
+        assert!((l.p50_us - 500.0).abs() <= 1.0, "p50 {}", l.p50_us);
+        assert!((l.p95_us - 950.0).abs() <= 1.0, "p95 {}", l.p95_us);
+        assert!((l.p99_us - 990.0).abs() <= 1.0, "p99 {}", l.p99_us);
+        assert!((l.max_us - 1000.0).abs() <= 1.0, "max {}", l.max_us);
+        assert!(latency_summary(&[]).is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn summary_orders_its_statistics(values in prop::collection::vec(0.001f64..1e6, 1..60)) {
+            let s = summarize(&values).expect("finite input");
+            prop_assert!(s.min <= s.p5 && s.p5 <= s.median && s.median <= s.p95 && s.p95 <= s.max);
+            prop_assert!(s.min <= s.mean && s.mean <= s.max);
+            prop_assert!(s.ci_low <= s.median + 1e-9 && s.median <= s.ci_high + 1e-9);
+            prop_assert!(s.min <= s.ci_low && s.ci_high <= s.max);
+            prop_assert!(s.stddev >= 0.0 && s.cv >= 0.0);
+            prop_assert_eq!(s.n, values.len());
+        }
+
+        #[test]
+        fn scaling_samples_scales_location_but_not_cv(
+            values in prop::collection::vec(1.0f64..1000.0, 2..40),
+            factor in 0.01f64..100.0,
+        ) {
+            let a = summarize(&values).expect("summary");
+            let scaled: Vec<f64> = values.iter().map(|v| v * factor).collect();
+            let b = summarize(&scaled).expect("summary");
+            prop_assert!((b.median - a.median * factor).abs() <= 1e-9 * b.median.abs().max(1.0));
+            prop_assert!((b.ci_low - a.ci_low * factor).abs() <= 1e-9 * b.ci_low.abs().max(1.0));
+            prop_assert!((b.cv - a.cv).abs() <= 1e-9);
+        }
+
+        #[test]
+        fn percentile_is_monotonic(mut values in prop::collection::vec(-1e6f64..1e6, 1..50), p in 0.0f64..100.0, q in 0.0f64..100.0) {
+            values.sort_by(f64::total_cmp);
+            let (lo, hi) = if p <= q { (p, q) } else { (q, p) };
+            prop_assert!(percentile_sorted(&values, lo) <= percentile_sorted(&values, hi));
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The one place that brings in `shaders/*.wgsl`. Every file is listed in [`ALL`], which the
+//! CPU-only naga test walks, so a shader error shows up without an adapter.
+
+/// Device-memory bandwidth kernels (copy, scale, add, triad, read, fill).
+pub const STREAM: &str = include_str!("../../../shaders/stream.wgsl");
+/// Deliberately wrong kernels for fault-injection tests.
+pub const SELFTEST: &str = include_str!("../../../shaders/selftest.wgsl");
+
+/// Every shader, by file name.
+pub const ALL: &[(&str, &str)] = &[("stream.wgsl", STREAM), ("selftest.wgsl", SELFTEST)];

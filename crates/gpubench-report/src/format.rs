@@ -1,0 +1,51 @@
+//! Number formatting shared by the text formats.
+
+/// A value with three significant digits, never in exponent form for ordinary magnitudes:
+/// `1234`, `123`, `12.3`, `1.23`, `0.123`, `0.0123`.
+pub fn sig3(value: f64) -> String {
+    if !value.is_finite() {
+        return "n/a".to_string();
+    }
+    let magnitude = value.abs();
+    if magnitude >= 100.0 || magnitude == 0.0 {
+        format!("{value:.0}")
+    } else if magnitude >= 10.0 {
+        format!("{value:.1}")
+    } else if magnitude >= 1.0 {
+        format!("{value:.2}")
+    } else {
+        let decimals = (2.0 - magnitude.log10().floor()) as usize;
+        format!("{value:.decimals$}", decimals = decimals.min(12))
+    }
+}
+
+/// Half-width of the confidence interval as a percentage of the median: `±1.2%`.
+pub fn ci_percent(median: f64, low: f64, high: f64) -> String {
+    if median == 0.0 || !median.is_finite() {
+        return "n/a".to_string();
+    }
+    let half = (high - low).abs() / 2.0;
+    format!("±{:.1}%", half / median.abs() * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_significant_digits() {
+        assert_eq!(sig3(1234.5), "1235");
+        assert_eq!(sig3(123.45), "123");
+        assert_eq!(sig3(12.345), "12.3");
+        assert_eq!(sig3(1.2345), "1.23");
+        assert_eq!(sig3(0.12345), "0.123");
+        assert_eq!(sig3(0.0012345), "0.00123");
+        assert_eq!(sig3(f64::NAN), "n/a");
+    }
+
+    #[test]
+    fn ci_as_percent_of_median() {
+        assert_eq!(ci_percent(100.0, 98.0, 102.0), "±2.0%");
+        assert_eq!(ci_percent(0.0, 0.0, 0.0), "n/a");
+    }
+}

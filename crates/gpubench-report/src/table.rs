@@ -1,0 +1,123 @@
+//! The terminal table: one row per result with value, unit, interval, variation, clock and
+//! status; failed and skipped rows show their reason instead of a number; warnings follow.
+
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use gpubench_harness::{BenchResult, RunDocument, Status};
+
+use crate::format::{ci_percent, sig3};
+use crate::{Exporter, ReportError};
+
+/// The human-readable table.
+#[derive(Default)]
+pub struct TableExporter;
+
+impl Exporter for TableExporter {
+    fn render(&self, doc: &RunDocument) -> Result<String, ReportError> {
+        let mut out = String::new();
+        let m = &doc.machine;
+        out.push_str(&format!(
+            "{} ({}, {}, driver {} {}){}\n",
+            m.adapter.name,
+            m.adapter.backend,
+            m.adapter.device_type,
+            m.adapter.driver,
+            m.adapter.driver_info,
+            if m.software_adapter {
+                " [software adapter]"
+            } else {
+                ""
+            }
+        ));
+        out.push_str(&format!(
+            "profile {}, timing {}, wgpu {}, {} build\n",
+            doc.config.profile,
+            m.timing_source.as_str(),
+            m.wgpu_version,
+            m.build_profile
+        ));
+        let mut suites: Vec<&str> = doc.results.iter().map(|r| r.suite.as_str()).collect();
+        suites.dedup();
+        for suite in suites {
+            let rows: Vec<&BenchResult> = doc.results.iter().filter(|r| r.suite == suite).collect();
+            out.push('\n');
+            out.push_str(&suite_table(suite, &rows).to_string());
+            out.push('\n');
+        }
+        let mut notes = Vec::new();
+        for warning in &doc.warnings {
+            notes.push(format!("warning: {warning}"));
+        }
+        for result in &doc.results {
+            for warning in &result.warnings {
+                notes.push(format!("warning: {}: {warning}", result.id));
+            }
+        }
+        if !notes.is_empty() {
+            out.push('\n');
+            out.push_str(&notes.join("\n"));
+            out.push('\n');
+        }
+        out.push_str(
+            "\nvalue: median of the samples; ±: half-width of the bootstrap 95% interval of the median; \
+             host: the same work timed submit-to-completion on the host.\nGB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.\n",
+        );
+        Ok(out)
+    }
+}
+
+fn suite_table(suite: &str, rows: &[&BenchResult]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            suite, "value", "unit", "±95% CI", "cv", "host", "timing", "status",
+        ]);
+    for r in rows {
+        let mut cells = vec![Cell::new(short_id(r))];
+        match (&r.status, &r.summary) {
+            (Status::Ok, Some(s)) => {
+                cells.push(Cell::new(sig3(s.median)).set_alignment(CellAlignment::Right));
+                cells.push(Cell::new(&r.unit));
+                cells.push(Cell::new(ci_percent(s.median, s.ci_low, s.ci_high)));
+                cells.push(Cell::new(format!("{:.1}%", s.cv * 100.0)));
+                let host = r
+                    .host_summary
+                    .as_ref()
+                    .map_or("-".to_string(), |h| sig3(h.median));
+                cells.push(Cell::new(host).set_alignment(CellAlignment::Right));
+                cells.push(Cell::new(r.timing.map_or("-", |t| t.as_str())));
+                cells.push(Cell::new("ok"));
+            }
+            _ => {
+                for _ in 0..6 {
+                    cells.push(Cell::new("-"));
+                }
+                let reason = r.reason.as_deref().unwrap_or("no reason recorded");
+                cells.push(Cell::new(format!(
+                    "{}: {}",
+                    r.status.as_str(),
+                    truncate(reason, 90)
+                )));
+            }
+        }
+        table.add_row(cells);
+    }
+    table
+}
+
+/// The id without its suite prefix (the table is already per suite).
+fn short_id(r: &BenchResult) -> String {
+    r.id.strip_prefix(&format!("{}/", r.suite))
+        .unwrap_or(&r.id)
+        .to_string()
+}
+
+fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let cut: String = text.chars().take(max).collect();
+        format!("{cut}...")
+    }
+}

@@ -1,0 +1,27 @@
+// Deliberately wrong kernels. They exist so that tests (and `--inject-fault wrong-output`) can
+// prove that a wrong answer is reported as a failure, never as a throughput. Same bindings as
+// stream.wgsl.
+
+struct Params {
+    n: u32,
+    scalar: f32,
+    threads: u32,
+    _pad: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> c: array<vec4<f32>>;
+
+// A copy with an off-by-one bound: the last element is never written, and every 1000th element
+// is perturbed, the kind of bug a bounds or indexing mistake makes.
+@compute @workgroup_size(256)
+fn broken_copy(@builtin(global_invocation_id) gid: vec3<u32>) {
+    for (var i = gid.x; i + 1u < params.n; i += params.threads) {
+        var v = a[i];
+        if (i % 1000u == 7u) {
+            v.x = v.x * 1.5;
+        }
+        c[i] = v;
+    }
+}
