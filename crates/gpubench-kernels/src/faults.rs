@@ -1,10 +1,10 @@
 //! Fault injection: benchmarks that go wrong on purpose, so tests (and `--inject-fault`) can
 //! prove the harness reports them as failures and carries on.
 
-use gpubench_harness::Benchmark;
+use gpubench_harness::{Benchmark, GpuContext};
 
-use crate::shaders;
 use crate::stream::{StreamBenchmark, StreamKernel};
+use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
 
 /// A fault the CLI can inject into a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,4 +40,23 @@ pub fn broken_copy(bytes: u64, seed: u64) -> StreamBenchmark {
         "broken_copy",
         "selftest",
     )
+}
+
+/// The suite injected faults run under: it builds nothing itself (the CLI hands it the faulty
+/// benchmarks) and derives nothing.
+pub struct SelfTestSuite;
+
+impl Suite for SelfTestSuite {
+    fn name(&self) -> &'static str {
+        "selftest"
+    }
+
+    fn benchmarks(
+        &self,
+        _ctx: &GpuContext,
+        _options: &SuiteOptions,
+        _tuner: &mut dyn Tuner,
+    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+        Ok(Vec::new())
+    }
 }

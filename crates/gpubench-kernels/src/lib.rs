@@ -8,8 +8,7 @@ pub mod shaders;
 pub mod stream;
 pub mod verify;
 
-use gpubench_harness::units::{MIB, format_size};
-use gpubench_harness::{Benchmark, GpuContext, Profile};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
 
 /// Errors in choosing or configuring suites.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +34,10 @@ pub struct SuiteOptions {
     pub profile: Profile,
     /// Bytes per stream array, instead of the profile's choice.
     pub stream_size: Option<u64>,
+    /// Extra matmul shapes (M, N, K) from `--matmul-shape`.
+    pub matmul_shapes: Vec<(u32, u32, u32)>,
+    /// A matmul variant forced by `--matmul-variant` (no autotuning).
+    pub matmul_variant: Option<String>,
     /// Seed for random inputs.
     pub seed: u64,
 }
@@ -45,62 +48,45 @@ impl SuiteOptions {
         Self {
             profile,
             stream_size: None,
+            matmul_shapes: Vec::new(),
+            matmul_variant: None,
             seed: 0x5eed,
         }
     }
 }
 
-/// Builds the benchmarks of suite `name` for the adapter in `ctx`.
-pub fn build_suite(
-    name: &str,
-    options: &SuiteOptions,
-    ctx: &GpuContext,
-) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
-    match name {
-        "stream" => {
-            let bytes = stream_array_bytes(ctx, options)?;
-            let mut benches: Vec<Box<dyn Benchmark>> = stream::StreamKernel::ALL
-                .iter()
-                .map(|&k| {
-                    Box::new(stream::StreamBenchmark::new(k, bytes, options.seed))
-                        as Box<dyn Benchmark>
-                })
-                .collect();
-            benches.push(Box::new(stream::CopyBufferBenchmark::new(
-                bytes,
-                options.seed,
-            )));
-            benches.push(Box::new(stream::HostMemcpyBenchmark::new(
-                bytes,
-                options.seed,
-            )));
-            Ok(benches)
-        }
-        other => Err(KernelError::UnknownSuite(other.to_string())),
+/// Measures a candidate benchmark briefly (for autotuning). The CLI implements it with a
+/// short-settings runner, so even tuning is timed by the harness only.
+pub trait Tuner {
+    /// Runs `bench` (verify, then a few samples) and returns its result.
+    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult;
+}
+
+/// A suite: the benchmarks it runs, and the results it derives from them.
+pub trait Suite {
+    /// Name as given to `--suite`.
+    fn name(&self) -> &'static str;
+
+    /// The benchmarks to run, in order. A suite may measure candidates with `tuner` first
+    /// (e.g. to pick the fastest verified kernel variant).
+    fn benchmarks(
+        &self,
+        ctx: &GpuContext,
+        options: &SuiteOptions,
+        tuner: &mut dyn Tuner,
+    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError>;
+
+    /// Results computed from this suite's measured `results` (fitted models, ceilings, ratios),
+    /// given everything measured so far in the run (`earlier`, other suites included).
+    fn derive(&self, _results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
+        Vec::new()
     }
 }
 
-/// Bytes per stream array: the option when given, else the profile's size (quick: 16 MiB;
-/// otherwise 512 MiB on a GPU, at least 4x the last-level cache of current cards, and 128 MiB on
-/// a software adapter, 4x a typical server L3), capped by the adapter's binding and buffer
-/// limits and rounded down to a power of two.
-pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u64, KernelError> {
-    if let Some(bytes) = options.stream_size {
-        if bytes < 4096 || bytes % stream::VEC4_BYTES != 0 {
-            return Err(KernelError::BadOption(format!(
-                "--stream-size {} must be at least 4KiB and a multiple of 16 bytes",
-                format_size(bytes)
-            )));
-        }
-        return Ok(bytes);
+/// The suite called `name`.
+pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
+    match name {
+        "stream" => Ok(Box::new(stream::StreamSuite)),
+        other => Err(KernelError::UnknownSuite(other.to_string())),
     }
-    let wanted = match (options.profile, ctx.is_software()) {
-        (Profile::Quick, _) => 16 * MIB,
-        (_, true) => 128 * MIB,
-        (_, false) => 512 * MIB,
-    };
-    let cap = wanted
-        .min(ctx.limits.max_storage_buffer_binding_size)
-        .min(ctx.limits.max_buffer_size);
-    Ok(1u64 << (63 - cap.max(4096).leading_zeros()))
 }

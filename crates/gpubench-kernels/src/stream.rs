@@ -8,15 +8,15 @@
 
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::timing::Boundary;
-use gpubench_harness::units::format_size;
+use gpubench_harness::units::{MIB, format_size};
 use gpubench_harness::{
     BenchError, Benchmark, BenchmarkInfo, GpuContext, MetricKind, SampleClock, TimingPreference,
     Verification, Work,
 };
 
 use crate::gpu::{bind_buffers, bytes_to_f32, compute_pipeline, f32_bytes, grid_workgroups};
-use crate::shaders;
 use crate::verify::{Checker, Tolerance, compare_f32};
+use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
 
 /// Bytes in one `vec4<f32>`.
 pub const VEC4_BYTES: u64 = 16;
@@ -592,4 +592,55 @@ impl Benchmark for HostMemcpyBenchmark {
     fn teardown(&mut self) {
         self.buffers = None;
     }
+}
+
+/// The stream suite: the six kernels, the copy engine and the host memcpy reference, all on
+/// arrays of the same size.
+pub struct StreamSuite;
+
+impl Suite for StreamSuite {
+    fn name(&self) -> &'static str {
+        "stream"
+    }
+
+    fn benchmarks(
+        &self,
+        ctx: &GpuContext,
+        options: &SuiteOptions,
+        _tuner: &mut dyn Tuner,
+    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+        let bytes = stream_array_bytes(ctx, options)?;
+        let mut benches: Vec<Box<dyn Benchmark>> = StreamKernel::ALL
+            .iter()
+            .map(|&k| Box::new(StreamBenchmark::new(k, bytes, options.seed)) as Box<dyn Benchmark>)
+            .collect();
+        benches.push(Box::new(CopyBufferBenchmark::new(bytes, options.seed)));
+        benches.push(Box::new(HostMemcpyBenchmark::new(bytes, options.seed)));
+        Ok(benches)
+    }
+}
+
+/// Bytes per stream array: the option when given, else the profile's size (quick: 16 MiB;
+/// otherwise 512 MiB on a GPU, at least 4x the last-level cache of current cards, and 128 MiB on
+/// a software adapter, 4x a typical server L3), capped by the adapter's binding and buffer
+/// limits and rounded down to a power of two.
+pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u64, KernelError> {
+    if let Some(bytes) = options.stream_size {
+        if bytes < 4096 || bytes % VEC4_BYTES != 0 {
+            return Err(KernelError::BadOption(format!(
+                "--stream-size {} must be at least 4KiB and a multiple of 16 bytes",
+                format_size(bytes)
+            )));
+        }
+        return Ok(bytes);
+    }
+    let wanted = match (options.profile, ctx.is_software()) {
+        (gpubench_harness::Profile::Quick, _) => 16 * MIB,
+        (_, true) => 128 * MIB,
+        (_, false) => 512 * MIB,
+    };
+    let cap = wanted
+        .min(ctx.limits.max_storage_buffer_binding_size)
+        .min(ctx.limits.max_buffer_size);
+    Ok(1u64 << (63 - cap.max(4096).leading_zeros()))
 }

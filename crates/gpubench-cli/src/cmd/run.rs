@@ -13,7 +13,7 @@ use gpubench_harness::runner::{RunObserver, run_warnings};
 use gpubench_harness::schema::{MachineInfo, RunConfig, ToolInfo, slug};
 use gpubench_harness::{Benchmark, GpuContext, Profile, RunDocument, RunSettings, Runner};
 use gpubench_kernels::faults::Fault;
-use gpubench_kernels::{KernelError, SuiteOptions};
+use gpubench_kernels::{KernelError, Suite, SuiteOptions, Tuner};
 
 use crate::cli::RunArgs;
 use crate::exit::{Exit, UsageError};
@@ -41,8 +41,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let mut options = SuiteOptions::new(profile);
     options.stream_size = args.stream_size;
     options.seed = args.seed;
-    let mut benches = build_benchmarks(&suites, &options, &ctx)?;
-    benches.extend(faults.iter().map(|f| f.benchmark(args.seed)));
+    let suite_impls = suites
+        .iter()
+        .map(|name| gpubench_kernels::suite(name))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| UsageError(e.to_string()))?;
 
     let out_path = match &args.out {
         Some(path) => path.clone(),
@@ -76,23 +79,42 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let _ = ctrlc::set_handler(move || handler_flag.store(true, Ordering::SeqCst));
     let runner = Runner::new(&ctx, settings).with_stop_flag(Arc::clone(&stop));
 
-    let total = benches.len();
+    let mut tuner = ShortRunTuner::new(&ctx, profile, Arc::clone(&stop));
+    let mut plan: Vec<(Box<dyn Suite>, Vec<Box<dyn Benchmark>>)> = Vec::new();
+    for suite in suite_impls {
+        let benches = suite
+            .benchmarks(&ctx, &options, &mut tuner)
+            .map_err(kernel_error)?;
+        plan.push((suite, benches));
+    }
+    if !faults.is_empty() {
+        let injected = faults.iter().map(|f| f.benchmark(args.seed)).collect();
+        plan.push((Box::new(gpubench_kernels::faults::SelfTestSuite), injected));
+    }
+
+    let total: usize = plan.iter().map(|(_, b)| b.len()).sum();
     let mut progress = Progress::new(total, !args.no_progress);
-    for (index, bench) in benches.iter_mut().enumerate() {
-        if runner.stop_requested() {
-            break;
+    let mut index = 0;
+    'suites: for (suite, mut benches) in plan {
+        let first_of_suite = doc.results.len();
+        for bench in benches.iter_mut() {
+            if runner.stop_requested() || ctx.faults.device_lost() {
+                break 'suites;
+            }
+            progress.started(index, total, bench.info());
+            index += 1;
+            let result = runner.run(bench.as_mut(), &mut progress);
+            if runner.stop_requested() {
+                // The benchmark in flight was cut short: keep only what finished.
+                break 'suites;
+            }
+            doc.results.push(result);
+            save_document(&out_path, &doc)?;
         }
-        progress.started(index, total, bench.info());
-        let result = runner.run(bench.as_mut(), &mut progress);
-        if runner.stop_requested() {
-            // The benchmark in flight was cut short: keep only what finished.
-            break;
-        }
-        doc.results.push(result);
+        let (earlier, measured) = doc.results.split_at(first_of_suite);
+        let derived = suite.derive(measured, earlier);
+        doc.results.extend(derived);
         save_document(&out_path, &doc)?;
-        if ctx.faults.device_lost() {
-            break;
-        }
     }
     progress.finish();
 
@@ -134,21 +156,42 @@ fn parse_faults(names: &[String]) -> anyhow::Result<Vec<Fault>> {
         .collect()
 }
 
-fn build_benchmarks(
-    suites: &[String],
-    options: &SuiteOptions,
-    ctx: &GpuContext,
-) -> anyhow::Result<Vec<Box<dyn Benchmark>>> {
-    let mut benches = Vec::new();
-    for suite in suites {
-        match gpubench_kernels::build_suite(suite, options, ctx) {
-            Ok(mut built) => benches.append(&mut built),
-            Err(error @ (KernelError::BadOption(_) | KernelError::UnknownSuite(_))) => {
-                return Err(UsageError(error.to_string()).into());
-            }
+/// Option mistakes are usage errors (exit 2).
+fn kernel_error(error: KernelError) -> anyhow::Error {
+    match error {
+        KernelError::BadOption(_) | KernelError::UnknownSuite(_) => {
+            UsageError(error.to_string()).into()
         }
     }
-    Ok(benches)
+}
+
+/// Measures autotuning candidates with the quick profile's settings, capped short.
+struct ShortRunTuner<'a> {
+    runner: Runner<'a>,
+}
+
+impl<'a> ShortRunTuner<'a> {
+    fn new(ctx: &'a GpuContext, profile: Profile, stop: Arc<AtomicBool>) -> Self {
+        let mut settings = Profile::Quick.settings(ctx.is_software());
+        settings.min_samples = 3;
+        settings.max_samples = 5;
+        settings.max_time = if profile == Profile::Quick {
+            Duration::from_millis(200)
+        } else {
+            Duration::from_millis(500)
+        };
+        settings.warmup = Duration::from_millis(10);
+        Self {
+            runner: Runner::new(ctx, settings).with_stop_flag(stop),
+        }
+    }
+}
+
+impl Tuner for ShortRunTuner<'_> {
+    fn measure(&mut self, bench: &mut dyn Benchmark) -> gpubench_harness::BenchResult {
+        self.runner
+            .run(bench, &mut gpubench_harness::runner::Silent)
+    }
 }
 
 fn apply_overrides(mut settings: RunSettings, args: &RunArgs) -> RunSettings {
