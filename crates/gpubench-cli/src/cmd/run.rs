@@ -19,6 +19,9 @@ use crate::cli::RunArgs;
 use crate::exit::{Exit, UsageError};
 use crate::progress::Progress;
 
+/// A suite and the benchmarks it built, in run order.
+type SuitePlan = (Box<dyn Suite>, Vec<Box<dyn Benchmark>>);
+
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let profile: Profile = args.profile.parse().map_err(UsageError)?;
     let faults = parse_faults(&args.inject_fault)?;
@@ -80,7 +83,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let runner = Runner::new(&ctx, settings).with_stop_flag(Arc::clone(&stop));
 
     let mut tuner = ShortRunTuner::new(&ctx, profile, Arc::clone(&stop));
-    let mut plan: Vec<(Box<dyn Suite>, Vec<Box<dyn Benchmark>>)> = Vec::new();
+    let mut plan: Vec<SuitePlan> = Vec::new();
     for suite in suite_impls {
         let benches = suite
             .benchmarks(&ctx, &options, &mut tuner)
