@@ -170,6 +170,21 @@ pub fn parse_backends(text: &str) -> Result<wgpu::Backends, HarnessError> {
     Ok(backends)
 }
 
+/// Names of the backends in a set, e.g. `vulkan, gl`.
+pub fn backend_names(backends: wgpu::Backends) -> String {
+    [
+        (wgpu::Backends::VULKAN, "vulkan"),
+        (wgpu::Backends::METAL, "metal"),
+        (wgpu::Backends::DX12, "dx12"),
+        (wgpu::Backends::GL, "gl"),
+    ]
+    .iter()
+    .filter(|(flag, _)| backends.contains(*flag))
+    .map(|(_, name)| *name)
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
 /// Every native backend gpubench knows.
 pub fn all_backends() -> wgpu::Backends {
     wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12 | wgpu::Backends::GL
@@ -289,11 +304,18 @@ pub fn select_adapter(
         Some("low") | Some("low-power") => true,
         Some(other) => return Err(HarnessError::UnknownPowerPreference(other.to_string())),
     };
-    let instance = create_instance(all_backends());
-    let adapters = enumerate(&instance, all_backends());
+    // An index refers to the full listing, so enumerate everything; otherwise only the backends
+    // asked for (probing GL without a display is slow and noisy on headless machines).
+    let by_index = selection
+        .adapter
+        .as_deref()
+        .is_some_and(|a| a.trim().parse::<usize>().is_ok());
+    let searched = if by_index { all_backends() } else { backends };
+    let instance = create_instance(searched);
+    let adapters = enumerate(&instance, searched);
     if adapters.is_empty() {
         return Err(HarnessError::NoAdapters {
-            searched: " (searched vulkan, metal, dx12, gl)".to_string(),
+            searched: format!(" (searched {})", backend_names(searched)),
         });
     }
     let summaries: Vec<AdapterSummary> = adapters

@@ -1,0 +1,212 @@
+//! The gpubench binary as a user runs it: listing, selecting, running, failing.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn gpubench() -> Command {
+    let mut cmd = Command::cargo_bin("gpubench").expect("binary built");
+    for var in ["WGPU_BACKEND", "WGPU_ADAPTER_NAME", "WGPU_POWER_PREF"] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn adapters() -> Vec<Value> {
+    let out = gpubench().args(["list", "--json"]).output().expect("runs");
+    assert!(out.status.success());
+    let list: Value = serde_json::from_slice(&out.stdout).expect("list --json is JSON");
+    list.as_array().cloned().expect("an array")
+}
+
+fn has_vulkan() -> bool {
+    let found = adapters().iter().any(|a| a["backend"] == "vulkan");
+    if !found {
+        eprintln!("no Vulkan adapter: GPU CLI test not run");
+    }
+    found
+}
+
+#[test]
+fn list_json_describes_each_adapter() {
+    for adapter in adapters() {
+        for key in [
+            "index",
+            "name",
+            "vendor_id",
+            "device_id",
+            "device_type",
+            "driver",
+            "backend",
+            "limits",
+            "features",
+        ] {
+            assert!(
+                adapter.get(key).is_some(),
+                "adapter entry lacks {key}: {adapter}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unknown_adapter_exits_1_lists_what_was_found_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let output = gpubench()
+        .args(["run", "--adapter", "no-such-gpu", "--out"])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no adapter matches adapter 'no-such-gpu'")
+            || stderr.contains("no GPU adapter found"),
+        "{stderr}"
+    );
+    if !adapters().is_empty() {
+        assert!(stderr.contains("Adapters found"), "{stderr}");
+    }
+    assert!(!out.exists(), "no results file for a failed selection");
+    assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 0);
+}
+
+#[test]
+fn usage_errors_exit_2_and_name_the_argument() {
+    let output = gpubench()
+        .args(["run", "--suite", "nonsense"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--suite"));
+
+    let output = gpubench()
+        .args(["run", "--out", "/nonexistent-gpubench-dir/r.json"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--out"));
+
+    let output = gpubench()
+        .args(["run", "--stream-size", "0"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--stream-size"));
+}
+
+#[test]
+fn quick_stream_run_writes_verified_gpu_timed_results() {
+    if !has_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    gpubench()
+        .args([
+            "run",
+            "--suite",
+            "stream",
+            "--profile",
+            "quick",
+            "--backend",
+            "vulkan",
+            "--stream-size",
+            "1MiB",
+            "--no-progress",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("results file")).expect("JSON");
+    assert_eq!(doc["schema_version"], 1);
+    assert_eq!(doc["complete"], true);
+    assert!(
+        doc["machine"]["fingerprint"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("vulkan-"))
+    );
+    let results = doc["results"].as_array().expect("results");
+    assert_eq!(
+        results.len(),
+        8,
+        "six kernels, the copy engine and host memcpy"
+    );
+    for r in results {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["verified"], true);
+        let expected = if r["id"]
+            .as_str()
+            .is_some_and(|id| id.contains("host-memcpy"))
+        {
+            "host"
+        } else {
+            "gpu-timestamp"
+        };
+        assert_eq!(r["timing"], expected, "{}", r["id"]);
+        let summary = &r["summary"];
+        assert!(summary["median"].as_f64().is_some_and(|m| m > 0.0));
+        assert!(summary["ci_low"].as_f64().is_some() && summary["ci_high"].as_f64().is_some());
+        assert!(r["samples"].as_array().is_some_and(|s| s.len() >= 2));
+        assert_eq!(r["unit"], "GB/s");
+    }
+}
+
+#[test]
+fn a_wrong_answer_fails_the_run_with_exit_4_and_no_number() {
+    if !has_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let output = gpubench()
+        .args([
+            "run",
+            "--suite",
+            "stream",
+            "--profile",
+            "quick",
+            "--backend",
+            "vulkan",
+            "--stream-size",
+            "64KiB",
+            "--no-progress",
+            "--inject-fault",
+            "wrong-output",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(4));
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("results file")).expect("JSON");
+    let broken = doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| {
+            r["id"]
+                .as_str()
+                .is_some_and(|id| id.contains("broken_copy"))
+        })
+        .expect("the broken kernel has a result")
+        .clone();
+    assert_eq!(broken["status"], "failed");
+    assert_eq!(broken["verified"], false);
+    assert!(broken["summary"].is_null());
+    assert!(
+        broken["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("verification failed"))
+    );
+    // The table shows the failure, never a number for it.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let row = stdout
+        .lines()
+        .find(|l| l.contains("broken_copy"))
+        .expect("row for the broken kernel");
+    assert!(row.contains("failed") && !row.contains("GB/s"), "{row}");
+}

@@ -1,0 +1,89 @@
+//! `cargo xtask <task>`: the two commands that set up a fresh machine and run gpubench on it.
+//!
+//! - `setup`: make sure a GPU adapter exists. On Linux that means a Vulkan loader and driver;
+//!   on Debian/Ubuntu as root with none installed, install the software adapter
+//!   (`mesa-vulkan-drivers`, lavapipe); elsewhere print exactly what to install and fail.
+//! - `run [ARGS...]`: setup, then the default suite in a release build (ARGS go to
+//!   `gpubench run`).
+//! - `test`: setup, then formatting, clippy, every test on the adapter, and a quick CLI run whose
+//!   JSON is checked. CI calls exactly this.
+
+mod checks;
+mod setup;
+
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let task = args.next().unwrap_or_default();
+    let rest: Vec<String> = args.collect();
+    let outcome = match task.as_str() {
+        "setup" => setup::ensure_adapter(),
+        "run" => setup::ensure_adapter().and_then(|()| run(&rest)),
+        "test" => setup::ensure_adapter().and_then(|()| test()),
+        _ => {
+            eprintln!("usage: cargo xtask <setup | run [gpubench run args...] | test>");
+            return ExitCode::from(2);
+        }
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask {task}: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs a command in the workspace root, echoing it first.
+pub fn cargo(args: &[&str]) -> Result<(), String> {
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("could not start cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
+}
+
+/// The repository root (the parent of xtask/).
+pub fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(
+            || std::path::PathBuf::from("."),
+            std::path::Path::to_path_buf,
+        )
+}
+
+fn run(extra: &[String]) -> Result<(), String> {
+    let mut args = vec![
+        "run",
+        "--release",
+        "--quiet",
+        "-p",
+        "gpubench-cli",
+        "--",
+        "run",
+    ];
+    args.extend(extra.iter().map(String::as_str));
+    cargo(&args)
+}
+
+fn test() -> Result<(), String> {
+    cargo(&["fmt", "--all", "--", "--check"])?;
+    cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    cargo(&["test", "--workspace"])?;
+    checks::quick_run()
+}

@@ -1,0 +1,100 @@
+//! Making sure an adapter exists before anything runs.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Where Vulkan loaders look for installable client drivers (ICDs) on Linux.
+const ICD_DIRS: &[&str] = &[
+    "/usr/share/vulkan/icd.d",
+    "/etc/vulkan/icd.d",
+    "/usr/local/share/vulkan/icd.d",
+];
+
+/// Succeeds when an adapter can exist; on Debian/Ubuntu as root, installs lavapipe if needed.
+pub fn ensure_adapter() -> Result<(), String> {
+    if !cfg!(target_os = "linux") {
+        // Metal (macOS) and DX12 (Windows) ship with the OS; `gpubench list` shows what is there.
+        return Ok(());
+    }
+    if vulkan_driver_present() {
+        return Ok(());
+    }
+    let debian = Path::new("/etc/debian_version").exists();
+    let apt = Command::new("apt-get")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if debian && apt && is_root() {
+        eprintln!(
+            "no Vulkan driver found: installing the software adapter (mesa-vulkan-drivers, lavapipe)"
+        );
+        run_apt(&["update"])?;
+        run_apt(&[
+            "install",
+            "-y",
+            "--no-install-recommends",
+            "mesa-vulkan-drivers",
+            "libvulkan1",
+        ])?;
+        if vulkan_driver_present() {
+            return Ok(());
+        }
+        return Err(
+            "mesa-vulkan-drivers was installed but no Vulkan driver is visible".to_string(),
+        );
+    }
+    Err(
+        "no Vulkan driver found. Install your GPU vendor's Vulkan driver, or a software adapter: \
+         on Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers libvulkan1`; on Fedora \
+         `sudo dnf install mesa-vulkan-drivers vulkan-loader`; on Arch `sudo pacman -S vulkan-swrast \
+         vulkan-icd-loader`. Then run `cargo xtask setup` again."
+            .to_string(),
+    )
+}
+
+fn vulkan_driver_present() -> bool {
+    let icd = ICD_DIRS.iter().any(|dir| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
+    });
+    icd && loader_present()
+}
+
+fn loader_present() -> bool {
+    [
+        "/usr/lib/x86_64-linux-gnu/libvulkan.so.1",
+        "/usr/lib/aarch64-linux-gnu/libvulkan.so.1",
+        "/usr/lib64/libvulkan.so.1",
+        "/usr/lib/libvulkan.so.1",
+    ]
+    .iter()
+    .any(|p| Path::new(p).exists())
+        || Command::new("ldconfig")
+            .arg("-p")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("libvulkan.so.1"))
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+fn run_apt(args: &[&str]) -> Result<(), String> {
+    eprintln!("$ apt-get {}", args.join(" "));
+    let status = Command::new("apt-get")
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .status()
+        .map_err(|e| format!("could not start apt-get: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`apt-get {}` failed ({status})", args.join(" ")))
+    }
+}
