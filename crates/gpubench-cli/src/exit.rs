@@ -12,8 +12,8 @@ pub enum Exit {
     Regression,
     /// A benchmark failed: wrong output or GPU error.
     BenchmarkFailed,
-    /// Stopped by a signal.
-    Interrupted,
+    /// Stopped by a signal: 130 for SIGINT, 143 for SIGTERM.
+    Interrupted(u8),
 }
 
 impl From<Exit> for ExitCode {
@@ -22,7 +22,7 @@ impl From<Exit> for ExitCode {
             Exit::Success => 0,
             Exit::Regression => 3,
             Exit::BenchmarkFailed => 4,
-            Exit::Interrupted => 130,
+            Exit::Interrupted(code) => code,
         })
     }
 }

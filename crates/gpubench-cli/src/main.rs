@@ -5,6 +5,7 @@ mod cli;
 mod cmd;
 mod exit;
 mod progress;
+mod signals;
 
 use std::process::ExitCode;
 

@@ -172,6 +172,34 @@ impl GpuContext {
         })
     }
 
+    /// A buffer of `size` bytes, or [`BenchError::Unsupported`] (the benchmark is skipped) when
+    /// it exceeds `max_buffer_size` or the device is out of memory. Use it for every allocation
+    /// whose size comes from the user or the profile.
+    pub fn try_buffer(
+        &self,
+        label: &str,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, BenchError> {
+        if size > self.limits.max_buffer_size {
+            return Err(BenchError::Unsupported(format!(
+                "{label}: {} exceeds the adapter's max_buffer_size of {}",
+                crate::units::format_size(size),
+                crate::units::format_size(self.limits.max_buffer_size)
+            )));
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buffer = self.buffer(label, size, usage);
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BenchError::Unsupported(format!(
+                "{label}: out of memory allocating {}: {}",
+                crate::units::format_size(size),
+                crate::error::one_line(&error.to_string())
+            )));
+        }
+        Ok(buffer)
+    }
+
     /// Copies `size` bytes from the start of `source` (which needs COPY_SRC) back to the host.
     pub fn read_buffer(&self, source: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, BenchError> {
         let staging = self.buffer(

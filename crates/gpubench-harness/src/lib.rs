@@ -27,4 +27,4 @@ pub use error::{BenchError, HarnessError};
 pub use profile::{Profile, RunSettings};
 pub use runner::{RunObserver, Runner};
 pub use schema::{BenchResult, RunDocument, Status, TimingSource};
-pub use timing::SampleClock;
+pub use timing::{SampleClock, SampleTiming};

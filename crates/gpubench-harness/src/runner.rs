@@ -113,7 +113,17 @@ impl<'a> Runner<'a> {
     /// Runs one benchmark to a result. Never panics on GPU errors: they become statuses.
     pub fn run(&self, bench: &mut dyn Benchmark, observer: &mut dyn RunObserver) -> BenchResult {
         let info = bench.info().clone();
-        let result = match self.measure(bench, &info, observer) {
+        // A panicking benchmark must not take the run (and the results so far) down with it.
+        let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.measure(bench, &info, observer)
+        }))
+        .unwrap_or_else(|payload| {
+            Err(Stop::Fail(format!(
+                "benchmark panicked: {}",
+                panic_message(&*payload)
+            )))
+        });
+        let result = match measured {
             Ok(result) => result,
             Err(Stop::Skip(reason)) => BenchResult::empty(&info, Status::Skipped, Some(reason)),
             Err(Stop::Fail(reason)) => {
@@ -123,8 +133,10 @@ impl<'a> Runner<'a> {
             }
         };
         bench.teardown();
-        // Let freed memory actually go before the next benchmark allocates.
-        let _ = self.ctx.device.poll(wgpu::PollType::wait_indefinitely());
+        if !self.ctx.faults.device_lost() {
+            // Let freed memory actually go before the next benchmark allocates.
+            let _ = self.ctx.device.poll(wgpu::PollType::wait_indefinitely());
+        }
         observer.finished(&result);
         result
     }
@@ -172,6 +184,7 @@ impl<'a> Runner<'a> {
 
         observer.phase(Phase::Verify);
         let first = self.ctx.scoped(|| self.sample(bench, 1))?;
+        self.check_faults()?;
         let verification = self.ctx.scoped(|| bench.verify(self.ctx))?;
         self.check_faults()?;
         if !verification.passed() {
@@ -244,7 +257,26 @@ impl<'a> Runner<'a> {
     ) -> Result<SampleTiming, BenchError> {
         let mut clock = SampleClock::new(self.ctx, self.queries.as_ref());
         bench.run(self.ctx, iterations, &mut clock)?;
-        clock.finish()
+        let timing = clock.finish();
+        // Errors the device reported explain a failed wait better than the wait's own error.
+        if self.ctx.faults.device_lost() {
+            return Err(BenchError::DeviceLost(self.ctx.faults.drain().join("; ")));
+        }
+        let messages = self.ctx.faults.drain();
+        if !messages.is_empty() {
+            return Err(BenchError::Gpu(messages.join("; ")));
+        }
+        timing
+    }
+
+    /// Times one sample of `iterations` outside the full protocol, for tools that drive their
+    /// own loop (criterion benches). Call after [`Benchmark::setup`].
+    pub fn time_sample(
+        &self,
+        bench: &mut dyn Benchmark,
+        iterations: u32,
+    ) -> Result<SampleTiming, BenchError> {
+        self.sample(bench, iterations)
     }
 
     /// Doubles (or jumps) the iteration count until a sample lasts about the target time,
@@ -379,6 +411,15 @@ impl Samples {
             (self.host.clone(), TimingSource::Host)
         }
     }
+}
+
+/// The text of a panic payload (`&str` or `String`), or a placeholder.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string())
 }
 
 fn headline_seconds(timing: &SampleTiming, prefer_gpu: bool) -> f64 {

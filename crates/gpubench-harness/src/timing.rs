@@ -178,10 +178,17 @@ impl<'a> SampleClock<'a> {
     pub(crate) fn finish(self) -> Result<SampleTiming, BenchError> {
         let start = self.host_start.unwrap_or_else(Instant::now);
         if let Some(index) = self.last_submission {
-            self.ctx.device.poll(wgpu::PollType::Wait {
+            let waited = self.ctx.device.poll(wgpu::PollType::Wait {
                 submission_index: Some(index),
                 timeout: None,
-            })?;
+            });
+            if let Err(error) = waited {
+                // A failed submit (e.g. on a destroyed device) makes the wait fail. One more
+                // non-blocking poll lets wgpu run its maintenance, which reports device loss to
+                // the callback, so the runner can say "device lost" instead of "wait failed".
+                let _ = self.ctx.device.poll(wgpu::PollType::Poll);
+                return Err(error.into());
+            }
         }
         let host = start.elapsed();
         let (gpu, gpu_rejected) = match self.queries {

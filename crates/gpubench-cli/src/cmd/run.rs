@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -11,13 +11,16 @@ use gpubench_harness::device::Selection;
 use gpubench_harness::results_file::save_document;
 use gpubench_harness::runner::{RunObserver, run_warnings};
 use gpubench_harness::schema::{MachineInfo, RunConfig, ToolInfo, slug};
-use gpubench_harness::{Benchmark, GpuContext, Profile, RunDocument, RunSettings, Runner};
+use gpubench_harness::{
+    BenchResult, Benchmark, GpuContext, Profile, RunDocument, RunSettings, Runner, Status,
+};
 use gpubench_kernels::faults::Fault;
 use gpubench_kernels::{KernelError, Suite, SuiteOptions, Tuner};
 
 use crate::cli::RunArgs;
 use crate::exit::{Exit, UsageError};
 use crate::progress::Progress;
+use crate::signals::StopSignal;
 
 /// A suite and the benchmarks it built, in run order.
 type SuitePlan = (Box<dyn Suite>, Vec<Box<dyn Benchmark>>);
@@ -76,13 +79,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     );
     save_document(&out_path, &doc)?;
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let handler_flag = Arc::clone(&stop);
-    // A second handler cannot be installed (tests call run once per process); ignore that case.
-    let _ = ctrlc::set_handler(move || handler_flag.store(true, Ordering::SeqCst));
-    let runner = Runner::new(&ctx, settings).with_stop_flag(Arc::clone(&stop));
+    let signals = StopSignal::install();
+    let runner = Runner::new(&ctx, settings).with_stop_flag(signals.flag());
 
-    let mut tuner = ShortRunTuner::new(&ctx, profile, Arc::clone(&stop));
+    let mut tuner = ShortRunTuner::new(&ctx, profile, signals.flag());
     let mut plan: Vec<SuitePlan> = Vec::new();
     for suite in suite_impls {
         let benches = suite
@@ -101,8 +101,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     'suites: for (suite, mut benches) in plan {
         let first_of_suite = doc.results.len();
         for bench in benches.iter_mut() {
-            if runner.stop_requested() || ctx.faults.device_lost() {
+            if runner.stop_requested() {
                 break 'suites;
+            }
+            if ctx.faults.device_lost() {
+                // Stop cleanly: record what was not run and why, keep everything measured.
+                let reason = "not run: the device was lost earlier in this run".to_string();
+                doc.results.push(BenchResult::empty(
+                    bench.info(),
+                    Status::Skipped,
+                    Some(reason),
+                ));
+                continue;
             }
             progress.started(index, total, bench.info());
             index += 1;
@@ -121,14 +131,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     }
     progress.finish();
 
-    if stop.load(Ordering::SeqCst) {
+    if let Some(code) = signals.received() {
         save_document(&out_path, &doc)?;
         eprintln!(
             "interrupted: {} finished results kept in {} (marked incomplete)",
             doc.results.len(),
             out_path.display()
         );
-        return Ok(Exit::Interrupted);
+        return Ok(Exit::Interrupted(code));
     }
     doc.finish();
     save_document(&out_path, &doc)?;

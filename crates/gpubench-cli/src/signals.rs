@@ -1,0 +1,45 @@
+//! SIGINT and SIGTERM stop a run between samples. The handler only sets flags (nothing else is
+//! safe in a signal handler); the run loop sees them, keeps every finished result, marks the file
+//! incomplete and exits 130 (SIGINT) or 143 (SIGTERM), as shells do.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Flags set by the signal handlers.
+pub struct StopSignal {
+    flag: Arc<AtomicBool>,
+    exit_code: Arc<AtomicUsize>,
+}
+
+impl StopSignal {
+    /// Installs handlers for SIGINT and SIGTERM. If installing fails, the run goes on without
+    /// them (a signal then ends the process the default way).
+    pub fn install() -> Self {
+        let flag = Arc::new(AtomicBool::new(false));
+        let exit_code = Arc::new(AtomicUsize::new(0));
+        for (signal, code) in [
+            (signal_hook::consts::SIGINT, 130),
+            (signal_hook::consts::SIGTERM, 143),
+        ] {
+            let _ = signal_hook::flag::register_usize(signal, Arc::clone(&exit_code), code);
+            let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
+        }
+        Self { flag, exit_code }
+    }
+
+    /// The flag the runner polls between samples.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.flag)
+    }
+
+    /// The exit code for the signal received, if any.
+    pub fn received(&self) -> Option<u8> {
+        if !self.flag.load(Ordering::SeqCst) {
+            return None;
+        }
+        match self.exit_code.load(Ordering::SeqCst) {
+            143 => Some(143),
+            _ => Some(130),
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Faults injected on a real adapter: each becomes a clean status with a reason, never a panic
+//! of the process, and the runner goes on.
+
+use std::time::Duration;
+
+use gpubench_harness::device::Selection;
+use gpubench_harness::runner::Silent;
+use gpubench_harness::{GpuContext, Profile, RunSettings, Runner, Status};
+use gpubench_kernels::faults::Fault;
+use gpubench_kernels::stream::{StreamBenchmark, StreamKernel};
+
+fn context() -> Option<GpuContext> {
+    let selection = Selection {
+        backend: Some("vulkan".into()),
+        ..Default::default()
+    };
+    GpuContext::new(&selection)
+        .map_err(|e| eprintln!("no Vulkan adapter, GPU test not run: {e}"))
+        .ok()
+}
+
+fn short_settings() -> RunSettings {
+    let mut settings = Profile::Quick.settings(true);
+    settings.target_sample = Duration::from_millis(1);
+    settings.min_samples = 3;
+    settings.max_samples = 4;
+    settings.max_time = Duration::from_millis(100);
+    settings.warmup = Duration::from_millis(1);
+    settings
+}
+
+fn run_fault(ctx: &GpuContext, fault: Fault) -> gpubench_harness::BenchResult {
+    let runner = Runner::new(ctx, short_settings());
+    let mut bench = fault.benchmark(1);
+    runner.run(bench.as_mut(), &mut Silent)
+}
+
+fn assert_healthy_afterwards(ctx: &GpuContext) {
+    let runner = Runner::new(ctx, short_settings());
+    let mut next = StreamBenchmark::new(StreamKernel::Copy, 64 * 1024, 1);
+    let result = runner.run(&mut next, &mut Silent);
+    assert_eq!(
+        result.status,
+        Status::Ok,
+        "the next benchmark still runs: {:?}",
+        result.reason
+    );
+}
+
+#[test]
+fn over_the_limit_is_skipped_with_the_reason() {
+    let Some(ctx) = context() else { return };
+    let result = run_fault(&ctx, Fault::OverLimit);
+    assert_eq!(result.status, Status::Skipped);
+    assert!(
+        result
+            .reason
+            .expect("reason")
+            .contains("exceeds the adapter's max_buffer_size")
+    );
+    assert_healthy_afterwards(&ctx);
+}
+
+#[test]
+fn an_uncaptured_gpu_error_fails_that_benchmark_only() {
+    let Some(ctx) = context() else { return };
+    let result = run_fault(&ctx, Fault::GpuError);
+    assert_eq!(result.status, Status::Failed);
+    let reason = result.reason.expect("reason");
+    assert!(reason.starts_with("GPU error"), "{reason}");
+    assert!(!reason.contains('\n'), "reasons are one line: {reason}");
+    assert_healthy_afterwards(&ctx);
+}
+
+#[test]
+fn a_panicking_benchmark_fails_without_taking_the_process_down() {
+    let Some(ctx) = context() else { return };
+    let result = run_fault(&ctx, Fault::Panic);
+    assert_eq!(result.status, Status::Failed);
+    assert!(result.reason.expect("reason").contains("injected panic"));
+    assert_healthy_afterwards(&ctx);
+}
+
+#[test]
+fn device_loss_fails_the_benchmark_and_later_ones_say_why() {
+    let Some(ctx) = context() else { return };
+    let result = run_fault(&ctx, Fault::DeviceLost);
+    assert_eq!(result.status, Status::Failed);
+    let reason = result.reason.expect("reason");
+    assert!(reason.contains("device lost"), "{reason}");
+    assert!(ctx.faults.device_lost());
+    let runner = Runner::new(&ctx, short_settings());
+    let mut next = StreamBenchmark::new(StreamKernel::Copy, 64 * 1024, 1);
+    let after = runner.run(&mut next, &mut Silent);
+    assert_eq!(after.status, Status::Failed);
+    assert!(after.reason.expect("reason").contains("device lost"));
+}
