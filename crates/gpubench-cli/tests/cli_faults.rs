@@ -157,7 +157,7 @@ fn interrupt_with(signal: &str, expected_code: i32) {
     // Many samples and a 1 s cap: each benchmark samples for about 2 s, so the signal lands
     // while sampling the second one.
     args.extend(["--samples", "100000", "--max-time", "1"].map(String::from));
-    let mut child = std::process::Command::new(gpubench_path())
+    let child = std::process::Command::new(gpubench_path())
         .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
