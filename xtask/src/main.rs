@@ -5,8 +5,9 @@
 //!   (`mesa-vulkan-drivers`, lavapipe); elsewhere print exactly what to install and fail.
 //! - `run [ARGS...]`: setup, then the default suite in a release build (ARGS go to
 //!   `gpubench run`).
-//! - `test`: setup, then formatting, clippy, every test on the adapter, and a quick CLI run whose
-//!   JSON is checked. CI calls exactly this.
+//! - `test`: setup, then formatting, clippy, every test on the adapter, the criterion benches
+//!   once in test mode, and a quick CLI run whose JSON is checked. CI calls exactly this.
+//! - `bench [FILTER]`: the criterion benches, in GPU time.
 
 mod checks;
 mod setup;
@@ -21,8 +22,11 @@ fn main() -> ExitCode {
         "setup" => setup::ensure_adapter(),
         "run" => setup::ensure_adapter().and_then(|()| run(&rest)),
         "test" => setup::ensure_adapter().and_then(|()| test()),
+        "bench" => setup::ensure_adapter().and_then(|()| bench(&rest)),
         _ => {
-            eprintln!("usage: cargo xtask <setup | run [gpubench run args...] | test>");
+            eprintln!(
+                "usage: cargo xtask <setup | run [gpubench run args...] | test | bench [filter]>"
+            );
             return ExitCode::from(2);
         }
     };
@@ -35,11 +39,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs a command in the workspace root, echoing it first.
+/// Runs cargo in the workspace root, echoing the command first.
 pub fn cargo(args: &[&str]) -> Result<(), String> {
-    eprintln!("$ cargo {}", args.join(" "));
+    cargo_with_env(args, &[])
+}
+
+/// Runs cargo with extra environment variables.
+pub fn cargo_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
+    let shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+    eprintln!("$ {}cargo {}", shown.concat(), args.join(" "));
     let status = Command::new(env!("CARGO"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(workspace_root())
         .status()
         .map_err(|e| format!("could not start cargo: {e}"))?;
@@ -74,6 +85,12 @@ fn run(extra: &[String]) -> Result<(), String> {
     cargo(&args)
 }
 
+fn bench(extra: &[String]) -> Result<(), String> {
+    let mut args = vec!["bench", "-p", "gpubench-benches", "--"];
+    args.extend(extra.iter().map(String::as_str));
+    cargo(&args)
+}
+
 fn test() -> Result<(), String> {
     cargo(&["fmt", "--all", "--", "--check"])?;
     cargo(&[
@@ -85,5 +102,10 @@ fn test() -> Result<(), String> {
         "warnings",
     ])?;
     cargo(&["test", "--workspace"])?;
+    // Each criterion bench once, in test mode, with CI-sized inputs: they must keep working.
+    cargo_with_env(
+        &["test", "-p", "gpubench-benches", "--benches"],
+        &[("CI", "1"), ("WGPU_BACKEND", "vulkan")],
+    )?;
     checks::quick_run()
 }

@@ -1,0 +1,48 @@
+//! `cargo bench -p gpubench-benches [-- FILTER]`: the kernels under criterion, in GPU time.
+//! Under CI (env `CI` set) sizes shrink; `cargo test -p gpubench-benches --benches` runs each
+//! bench once in criterion's test mode so they keep compiling and running.
+
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput};
+use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
+use gpubench_harness::Benchmark;
+use gpubench_harness::units::{MIB, format_size};
+use gpubench_kernels::stream::{StreamBenchmark, StreamKernel};
+
+fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
+    let bytes = if in_ci() { MIB } else { 64 * MIB };
+    let runner = runner(ctx);
+    let mut group = c.benchmark_group("stream");
+    for kernel in [StreamKernel::Copy, StreamKernel::Triad, StreamKernel::Read] {
+        let mut bench = StreamBenchmark::new(kernel, bytes, 1);
+        if let Err(reason) = prepare(ctx, &runner, &mut bench) {
+            eprintln!("skipping {reason}");
+            continue;
+        }
+        group.throughput(Throughput::BytesDecimal(bench.work().bytes()));
+        group.bench_function(format!("{}/{}", kernel.name(), format_size(bytes)), |b| {
+            iter_gpu(b, &runner, &mut bench)
+        });
+        bench.teardown();
+    }
+    group.finish();
+}
+
+fn main() {
+    let ctx = match context() {
+        Ok(ctx) => ctx,
+        Err(error) => {
+            eprintln!("no adapter, benches not run: {error}");
+            return;
+        }
+    };
+    let mut criterion = Criterion::default()
+        .with_measurement(GpuTime::for_context(&ctx))
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    stream(&mut criterion, &ctx);
+    criterion.final_summary();
+}
