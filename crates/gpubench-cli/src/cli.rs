@@ -58,6 +58,9 @@ pub struct RunArgs {
     /// Bytes per stream array, e.g. 64MiB (binary units).
     #[arg(long, value_parser = parse_size)]
     pub stream_size: Option<u64>,
+    /// Upper bound of the capacity suite's total-allocation probe, e.g. 8GiB.
+    #[arg(long, value_parser = parse_size)]
+    pub capacity_cap: Option<u64>,
     /// Minimum timed samples per benchmark (overrides the profile).
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub samples: Option<u32>,

@@ -20,6 +20,8 @@ pub enum MetricKind {
     Throughput,
     /// Time per operation in microseconds (lower is better).
     TimePerOp,
+    /// An amount of memory in GiB (2^30 bytes), e.g. the largest buffer that could be allocated.
+    Capacity,
 }
 
 impl MetricKind {
@@ -29,6 +31,7 @@ impl MetricKind {
             MetricKind::Bandwidth => "GB/s",
             MetricKind::Throughput => "GFLOP/s",
             MetricKind::TimePerOp => "us",
+            MetricKind::Capacity => "GiB",
         }
     }
 
@@ -43,6 +46,7 @@ impl MetricKind {
             MetricKind::Bandwidth => work.bytes() as f64 / seconds / 1e9,
             MetricKind::Throughput => work.flops as f64 / seconds / 1e9,
             MetricKind::TimePerOp => seconds * 1e6 / work.ops.max(1) as f64,
+            MetricKind::Capacity => work.bytes() as f64 / (1u64 << 30) as f64,
         }
     }
 }

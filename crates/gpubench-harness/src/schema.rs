@@ -282,6 +282,7 @@ pub fn metric_name(kind: crate::benchmark::MetricKind) -> &'static str {
         crate::benchmark::MetricKind::Bandwidth => "bandwidth",
         crate::benchmark::MetricKind::Throughput => "throughput",
         crate::benchmark::MetricKind::TimePerOp => "time-per-op",
+        crate::benchmark::MetricKind::Capacity => "capacity",
     }
 }
 

@@ -2,6 +2,7 @@
 //! [`Benchmark`] trait: pipelines, random inputs, CPU references, verification and declared work.
 //! Nothing here times or prints: the harness's runner does the one and the CLI the other.
 
+pub mod capacity;
 pub mod faults;
 pub mod gpu;
 pub mod shaders;
@@ -22,7 +23,7 @@ pub enum KernelError {
 }
 
 /// Every suite, in the order a full run takes them.
-pub const SUITES: &[&str] = &["stream"];
+pub const SUITES: &[&str] = &["stream", "capacity"];
 
 /// Suites a run takes when none are named.
 pub const DEFAULT_SUITES: &[&str] = &["stream"];
@@ -38,6 +39,8 @@ pub struct SuiteOptions {
     pub matmul_shapes: Vec<(u32, u32, u32)>,
     /// A matmul variant forced by `--matmul-variant` (no autotuning).
     pub matmul_variant: Option<String>,
+    /// Upper bound of the total-allocation probe, from `--capacity-cap`.
+    pub capacity_cap: Option<u64>,
     /// Seed for random inputs.
     pub seed: u64,
 }
@@ -50,6 +53,7 @@ impl SuiteOptions {
             stream_size: None,
             matmul_shapes: Vec::new(),
             matmul_variant: None,
+            capacity_cap: None,
             seed: 0x5eed,
         }
     }
@@ -76,6 +80,12 @@ pub trait Suite {
         tuner: &mut dyn Tuner,
     ) -> Result<Vec<Box<dyn Benchmark>>, KernelError>;
 
+    /// Results that are probed rather than timed (capacity), produced before the suite's
+    /// benchmarks run. Every resource they use is freed before they return.
+    fn probes(&self, _ctx: &GpuContext, _options: &SuiteOptions) -> Vec<BenchResult> {
+        Vec::new()
+    }
+
     /// Results computed from this suite's measured `results` (fitted models, ceilings, ratios),
     /// given everything measured so far in the run (`earlier`, other suites included).
     fn derive(&self, _results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
@@ -87,6 +97,7 @@ pub trait Suite {
 pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
     match name {
         "stream" => Ok(Box::new(stream::StreamSuite)),
+        "capacity" => Ok(Box::new(capacity::CapacitySuite)),
         other => Err(KernelError::UnknownSuite(other.to_string())),
     }
 }

@@ -79,8 +79,18 @@ fn suite_table(suite: &str, rows: &[&BenchResult]) -> Table {
             (Status::Ok, Some(s)) => {
                 cells.push(Cell::new(sig3(s.median)).set_alignment(CellAlignment::Right));
                 cells.push(Cell::new(&r.unit));
-                cells.push(Cell::new(ci_percent(s.median, s.ci_low, s.ci_high)));
-                cells.push(Cell::new(format!("{:.1}%", s.cv * 100.0)));
+                // One value (a probe, a fitted model) has no spread to show.
+                let spread = s.n > 1;
+                cells.push(Cell::new(if spread {
+                    ci_percent(s.median, s.ci_low, s.ci_high)
+                } else {
+                    "-".into()
+                }));
+                cells.push(Cell::new(if spread {
+                    format!("{:.1}%", s.cv * 100.0)
+                } else {
+                    "-".into()
+                }));
                 let host = r
                     .host_summary
                     .as_ref()

@@ -46,6 +46,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     };
     let mut options = SuiteOptions::new(profile);
     options.stream_size = args.stream_size;
+    options.capacity_cap = args.capacity_cap;
     options.seed = args.seed;
     let suite_impls = suites
         .iter()
@@ -100,6 +101,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let mut index = 0;
     'suites: for (suite, mut benches) in plan {
         let first_of_suite = doc.results.len();
+        if runner.stop_requested() {
+            break;
+        }
+        if !ctx.faults.device_lost() {
+            doc.results.extend(suite.probes(&ctx, &options));
+            save_document(&out_path, &doc)?;
+        }
         for bench in benches.iter_mut() {
             if runner.stop_requested() {
                 break 'suites;

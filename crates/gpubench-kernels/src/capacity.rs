@@ -1,0 +1,260 @@
+//! The capacity probe: how much memory the adapter really gives, next to what it reports.
+//!
+//! - Largest single buffer: start at the reported `max_buffer_size` and halve until a buffer
+//!   can be allocated *and written* (a clear over its whole size, then a read-back of its last
+//!   bytes): allocation alone proves little where memory is committed lazily.
+//! - Total: allocate and write chunks until the device refuses one or the cap is reached
+//!   (`--capacity-cap`; the default stays well under the machine's memory, since on a software
+//!   adapter "device memory" is host RAM).
+//!
+//! Every allocation goes through error scopes (out of memory and validation), so a refusal is a
+//! measurement, never a crash, and every buffer is freed before the next suite starts.
+
+use gpubench_harness::units::{GIB, MIB, format_size};
+use gpubench_harness::{
+    BenchError, Benchmark, BenchmarkInfo, GpuContext, MetricKind, Status, Work, stats,
+};
+
+use crate::{KernelError, Suite, SuiteOptions, Tuner};
+
+/// The smallest single buffer the probe tries before giving up.
+const MIN_PROBE: u64 = MIB;
+
+/// The capacity suite. Its results are probed, not timed.
+pub struct CapacitySuite;
+
+impl Suite for CapacitySuite {
+    fn name(&self) -> &'static str {
+        "capacity"
+    }
+
+    fn benchmarks(
+        &self,
+        _ctx: &GpuContext,
+        _options: &SuiteOptions,
+        _tuner: &mut dyn Tuner,
+    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+        Ok(Vec::new())
+    }
+
+    fn probes(
+        &self,
+        ctx: &GpuContext,
+        options: &SuiteOptions,
+    ) -> Vec<gpubench_harness::BenchResult> {
+        let cap = options.capacity_cap.unwrap_or_else(|| default_cap(ctx));
+        let single = probe_single(ctx);
+        let chunk = single
+            .as_ref()
+            .map_or(0, |s| s.bytes)
+            .min(256 * MIB)
+            .max(MIB);
+        let total = probe_total(ctx, cap, chunk);
+        vec![single_result(ctx, single), total_result(total, cap, chunk)]
+    }
+}
+
+/// The default cap on the total probe: 4 GiB (and at most a quarter of host RAM) on a software
+/// adapter, 16 GiB on a GPU.
+pub fn default_cap(ctx: &GpuContext) -> u64 {
+    if ctx.is_software() {
+        let quarter_ram = host_memory_bytes().map_or(4 * GIB, |m| m / 4);
+        (4 * GIB).min(quarter_ram)
+    } else {
+        16 * GIB
+    }
+}
+
+fn host_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// A buffer that was allocated, written over its whole size and read back.
+struct Probe {
+    bytes: u64,
+    attempts: Vec<String>,
+}
+
+/// Allocates `bytes`, clears all of it, reads back its last bytes; drops it again.
+fn allocate_and_touch(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer, BenchError> {
+    ctx.scoped(|| {
+        let buffer = ctx.try_buffer(
+            "capacity probe",
+            bytes,
+            wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        )?;
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&buffer, 0, None);
+        ctx.queue.submit([encoder.finish()]);
+        ctx.wait_idle()?;
+        Ok(buffer)
+    })
+    .and_then(|buffer| {
+        let tail = 4096.min(bytes);
+        let staging = ctx.buffer(
+            "capacity readback",
+            tail,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&buffer, bytes - tail, &staging, 0, tail);
+        ctx.queue.submit([encoder.finish()]);
+        let read = ctx.map_and_read(&staging)?;
+        if read.iter().all(|b| *b == 0) {
+            Ok(buffer)
+        } else {
+            Err(BenchError::Gpu(
+                "a cleared buffer did not read back as zeros".to_string(),
+            ))
+        }
+    })
+}
+
+fn release(ctx: &GpuContext, buffers: Vec<wgpu::Buffer>) {
+    for buffer in buffers {
+        buffer.destroy();
+    }
+    let _ = ctx.wait_idle();
+}
+
+fn probe_single(ctx: &GpuContext) -> Result<Probe, String> {
+    let mut bytes = ctx.limits.max_buffer_size / 4 * 4;
+    let mut attempts = Vec::new();
+    while bytes >= MIN_PROBE {
+        match allocate_and_touch(ctx, bytes) {
+            Ok(buffer) => {
+                release(ctx, vec![buffer]);
+                attempts.push(format!("{}: ok", format_size(bytes)));
+                return Ok(Probe { bytes, attempts });
+            }
+            Err(error) => {
+                attempts.push(format!("{}: {error}", format_size(bytes)));
+                if ctx.faults.device_lost() {
+                    return Err(format!(
+                        "device lost while probing: {}",
+                        attempts.join("; ")
+                    ));
+                }
+                bytes /= 2;
+            }
+        }
+    }
+    Err(format!(
+        "no buffer of at least {} could be allocated: {}",
+        format_size(MIN_PROBE),
+        attempts.join("; ")
+    ))
+}
+
+/// How the total probe ended.
+struct Total {
+    bytes: u64,
+    chunks: usize,
+    stopped_by: String,
+}
+
+fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
+    let mut held = Vec::new();
+    let mut bytes = 0;
+    let stopped_by = loop {
+        if bytes + chunk > cap {
+            break format!(
+                "the cap of {} (raise it with --capacity-cap)",
+                format_size(cap)
+            );
+        }
+        match allocate_and_touch(ctx, chunk) {
+            Ok(buffer) => {
+                bytes += chunk;
+                held.push(buffer);
+            }
+            Err(error) => break format!("the device refusing another chunk: {error}"),
+        }
+    };
+    let chunks = held.len();
+    release(ctx, held);
+    Total {
+        bytes,
+        chunks,
+        stopped_by,
+    }
+}
+
+fn result(id: &str, counts: &str) -> gpubench_harness::BenchResult {
+    let info = BenchmarkInfo::new(id, "capacity", MetricKind::Capacity, counts);
+    gpubench_harness::BenchResult::empty(&info, Status::Ok, None)
+}
+
+fn set_value(result: &mut gpubench_harness::BenchResult, bytes: u64) {
+    let work = Work {
+        bytes_written: bytes,
+        ..Work::default()
+    };
+    let gib = MetricKind::Capacity.value(&work, 1.0);
+    result.work = work;
+    result.samples = vec![gib];
+    result.summary = stats::summarize(&result.samples);
+    result.verified = true;
+}
+
+fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> gpubench_harness::BenchResult {
+    let mut r = result(
+        "capacity/max-single-buffer",
+        "largest single buffer allocated, written in full and read back (GiB = 2^30 bytes)",
+    );
+    r.extra.insert(
+        "reported_max_buffer_size".into(),
+        ctx.limits.max_buffer_size.into(),
+    );
+    r.extra.insert(
+        "reported_max_storage_buffer_binding_size".into(),
+        ctx.limits.max_storage_buffer_binding_size.into(),
+    );
+    match probe {
+        Ok(probe) => {
+            set_value(&mut r, probe.bytes);
+            r.params
+                .insert("size".into(), format_size(probe.bytes).into());
+            r.extra.insert("attempts".into(), probe.attempts.into());
+            if probe.bytes < ctx.limits.max_buffer_size / 4 * 4 {
+                r.warnings.push(format!(
+                    "the adapter reports max_buffer_size {} but only {} could be allocated",
+                    format_size(ctx.limits.max_buffer_size),
+                    format_size(probe.bytes)
+                ));
+            }
+        }
+        Err(reason) => {
+            r.status = Status::Failed;
+            r.reason = Some(reason);
+        }
+    }
+    r
+}
+
+fn total_result(total: Total, cap: u64, chunk: u64) -> gpubench_harness::BenchResult {
+    let mut r = result(
+        "capacity/total-allocation",
+        "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)",
+    );
+    r.params.insert("cap".into(), format_size(cap).into());
+    r.params.insert("chunk".into(), format_size(chunk).into());
+    r.extra.insert("chunks".into(), total.chunks.into());
+    r.extra
+        .insert("stopped_by".into(), total.stopped_by.clone().into());
+    if total.bytes == 0 {
+        r.status = Status::Failed;
+        r.reason = Some(format!(
+            "no chunk of {} could be allocated: stopped by {}",
+            format_size(chunk),
+            total.stopped_by
+        ));
+    } else {
+        set_value(&mut r, total.bytes);
+        r.warnings.push(format!("stopped by {}", total.stopped_by));
+    }
+    r
+}
