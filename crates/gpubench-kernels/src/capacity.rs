@@ -44,11 +44,7 @@ impl Suite for CapacitySuite {
     ) -> Vec<gpubench_harness::BenchResult> {
         let cap = options.capacity_cap.unwrap_or_else(|| default_cap(ctx));
         let single = probe_single(ctx);
-        let chunk = single
-            .as_ref()
-            .map_or(0, |s| s.bytes)
-            .min(256 * MIB)
-            .max(MIB);
+        let chunk = single.as_ref().map_or(0, |s| s.bytes).clamp(MIB, 256 * MIB);
         let total = probe_total(ctx, cap, chunk);
         vec![single_result(ctx, single), total_result(total, cap, chunk)]
     }
