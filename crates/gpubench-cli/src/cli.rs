@@ -19,6 +19,18 @@ pub enum Command {
     List(ListArgs),
     /// Run benchmark suites and record the results.
     Run(Box<RunArgs>),
+    /// Write an HTML page with charts for one or more result files.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Result files (the first is the reference for cross-card ratios).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Where to write the page.
+    #[arg(long)]
+    pub html: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -52,6 +64,9 @@ pub struct RunArgs {
     /// Where to write the results JSON (default: results/<time>-<adapter>.json).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write an HTML report with charts for this run.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Output format on stdout.
     #[arg(long, default_value = "table", value_parser = clap::builder::PossibleValuesParser::new(gpubench_report::FORMATS))]
     pub format: String,

@@ -16,6 +16,7 @@ fn main() -> ExitCode {
     let outcome = match args.command {
         cli::Command::List(list) => cmd::list::run(&list),
         cli::Command::Run(run) => cmd::run::run(&run),
+        cli::Command::Report(report) => cmd::report::run(&report),
     };
     match outcome {
         Ok(code) => code.into(),

@@ -28,6 +28,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
         .tempfile_in(dir)
         .map_err(io_err)?;
     temp.write_all(bytes).map_err(io_err)?;
+    // Temporary files are private (0600 on Unix); a results file is not. Keep the target's
+    // permissions when replacing it, else make it readable like any file the user writes.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let permissions = std::fs::metadata(path)
+            .map(|m| m.permissions())
+            .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+        temp.as_file()
+            .set_permissions(permissions)
+            .map_err(io_err)?;
+    }
     temp.as_file().sync_all().map_err(io_err)?;
     temp.persist(path).map_err(|e| io_err(e.error))?;
     // Make the rename itself durable where the platform allows opening directories.

@@ -19,6 +19,14 @@ pub fn sig3(value: f64) -> String {
     }
 }
 
+/// A byte count on a log axis in binary units: `4KiB`, `1MiB`, `1.5GiB`.
+pub fn bytes_label(bytes: f64) -> String {
+    if !bytes.is_finite() || bytes < 1.0 {
+        return String::new();
+    }
+    gpubench_harness::units::format_size(bytes.round() as u64)
+}
+
 /// Half-width of the confidence interval as a percentage of the median: `±1.2%`.
 pub fn ci_percent(median: f64, low: f64, high: f64) -> String {
     if median == 0.0 || !median.is_finite() {

@@ -2,6 +2,7 @@
 //! it goes.
 
 pub mod format;
+pub mod html;
 pub mod json;
 pub mod table;
 
@@ -13,6 +14,9 @@ pub enum ReportError {
     /// Serialising to JSON failed.
     #[error("could not serialise the report: {0}")]
     Json(#[from] serde_json::Error),
+    /// Drawing a chart failed.
+    #[error("could not draw a chart: {0}")]
+    Chart(String),
 }
 
 /// Renders a run document in one format.

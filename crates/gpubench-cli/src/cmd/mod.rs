@@ -1,4 +1,5 @@
 //! One module per subcommand.
 
 pub mod list;
+pub mod report;
 pub mod run;

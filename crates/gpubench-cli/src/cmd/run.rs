@@ -28,8 +28,10 @@ type SuitePlan = (Box<dyn Suite>, Vec<Box<dyn Benchmark>>);
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let profile: Profile = args.profile.parse().map_err(UsageError)?;
     let faults = parse_faults(&args.inject_fault)?;
-    if let Some(out) = &args.out {
-        check_output_path(out)?;
+    for (flag, path) in [("--out", &args.out), ("--html", &args.html)] {
+        if let Some(path) = path {
+            check_output_path(flag, path)?;
+        }
     }
 
     let selection = Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
@@ -155,6 +157,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
     print!("{}", exporter.render(&doc)?);
     eprintln!("results written to {}", out_path.display());
+    if let Some(html) = &args.html {
+        let labelled = [(crate::cmd::report::label(&out_path), doc.clone())];
+        crate::cmd::report::write_html(html, &labelled)?;
+        eprintln!("report written to {}", html.display());
+    }
     if doc.has_failures() {
         return Ok(Exit::BenchmarkFailed);
     }
@@ -231,22 +238,23 @@ fn apply_overrides(mut settings: RunSettings, args: &RunArgs) -> RunSettings {
     settings
 }
 
-/// Refuses an --out whose directory does not exist or is not writable, before anything runs.
-fn check_output_path(path: &Path) -> anyhow::Result<()> {
+/// Refuses an output path whose directory does not exist or is not writable, before anything
+/// runs.
+fn check_output_path(flag: &str, path: &Path) -> anyhow::Result<()> {
     let dir = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
     if path.is_dir() {
         return Err(UsageError(format!(
-            "--out {}: is a directory; give a file name",
+            "{flag} {}: is a directory; give a file name",
             path.display()
         ))
         .into());
     }
     if !dir.is_dir() {
         return Err(UsageError(format!(
-            "--out {}: directory {} does not exist",
+            "{flag} {}: directory {} does not exist",
             path.display(),
             dir.display()
         ))
@@ -255,7 +263,7 @@ fn check_output_path(path: &Path) -> anyhow::Result<()> {
     let probe = tempfile_probe(dir);
     if let Err(error) = probe {
         return Err(UsageError(format!(
-            "--out {}: directory {} is not writable ({error})",
+            "{flag} {}: directory {} is not writable ({error})",
             path.display(),
             dir.display()
         ))

@@ -1,0 +1,37 @@
+//! `gpubench report FILES... --html out.html`: one self-contained page for one or more runs.
+
+use std::path::Path;
+
+use anyhow::Context;
+use gpubench_harness::RunDocument;
+use gpubench_harness::results_file::{load_document, write_atomic};
+
+use crate::cli::ReportArgs;
+use crate::exit::Exit;
+
+pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
+    let docs = args
+        .files
+        .iter()
+        .map(|path| Ok((label(path), load_document(path)?)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    write_html(&args.html, &docs)?;
+    eprintln!("report written to {}", args.html.display());
+    Ok(Exit::Success)
+}
+
+/// A file's label in the report: its name without the extension.
+pub fn label(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().to_string(),
+    )
+}
+
+/// Renders `docs` and writes the page atomically to `path`.
+pub fn write_html(path: &Path, docs: &[(String, RunDocument)]) -> anyhow::Result<()> {
+    let page = gpubench_report::html::render(docs)?;
+    write_atomic(path, page.as_bytes())
+        .with_context(|| format!("writing --html {}", path.display()))?;
+    Ok(())
+}

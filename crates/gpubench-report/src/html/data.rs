@@ -1,0 +1,300 @@
+//! What the charts draw, extracted from result documents by suite and parameter conventions:
+//! stream kernels, compute peaks, matmul shapes and roofline points (placed by FLOP per byte of
+//! their declared work), transfer paths by size with their fitted models, latency samples and
+//! the sustained series.
+
+use gpubench_harness::{BenchResult, RunDocument, Status};
+
+/// A named line or point set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// (x, y) points.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One bar: the value and its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bar {
+    /// Height.
+    pub value: f64,
+    /// Lower whisker.
+    pub low: f64,
+    /// Upper whisker.
+    pub high: f64,
+}
+
+/// The measured ceilings of the roofline, with where each came from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ceilings {
+    /// Best measured device bandwidth, GB/s.
+    pub bandwidth_gbs: Option<f64>,
+    /// Which result gave it.
+    pub bandwidth_from: String,
+    /// Best measured f32 compute, GFLOP/s.
+    pub compute_gflops: Option<f64>,
+    /// Which result gave it.
+    pub compute_from: String,
+}
+
+impl Ceilings {
+    /// The ridge point (FLOP/byte) where the two ceilings meet.
+    pub fn ridge(&self) -> Option<f64> {
+        Some(self.compute_gflops? / self.bandwidth_gbs?)
+    }
+
+    /// Legend text naming both ceilings.
+    pub fn label(&self) -> String {
+        let bw = self
+            .bandwidth_gbs
+            .map_or("no bandwidth ceiling".to_string(), |b| {
+                format!("{} GB/s ({})", crate::format::sig3(b), self.bandwidth_from)
+            });
+        let fl = self
+            .compute_gflops
+            .map_or("no compute ceiling".to_string(), |c| {
+                format!("{} GFLOP/s ({})", crate::format::sig3(c), self.compute_from)
+            });
+        match self.ridge() {
+            Some(r) => format!("roof: {bw}, {fl}; ridge {} FLOP/B", crate::format::sig3(r)),
+            None => format!("roof: {bw}, {fl}"),
+        }
+    }
+}
+
+fn ok(r: &BenchResult) -> Option<f64> {
+    r.median().filter(|m| m.is_finite())
+}
+
+fn param_str<'a>(r: &'a BenchResult, key: &str) -> Option<&'a str> {
+    r.params.get(key).and_then(|v| v.as_str())
+}
+
+fn param_f64(r: &BenchResult, key: &str) -> Option<f64> {
+    r.params.get(key).and_then(serde_json::Value::as_f64)
+}
+
+/// The id without its suite prefix.
+pub fn short_id(r: &BenchResult) -> String {
+    r.id.strip_prefix(&format!("{}/", r.suite))
+        .unwrap_or(&r.id)
+        .to_string()
+}
+
+/// FLOP per byte of declared work, when the result declares both.
+pub fn intensity(r: &BenchResult) -> Option<f64> {
+    param_f64(r, "intensity").or_else(|| {
+        (r.work.flops > 0 && r.work.bytes() > 0)
+            .then(|| r.work.flops as f64 / r.work.bytes() as f64)
+    })
+}
+
+/// Bandwidth ceiling from the best GPU stream kernel, compute ceiling from the best f32 peak.
+pub fn ceilings(doc: &RunDocument) -> Ceilings {
+    let best = |pick: &dyn Fn(&BenchResult) -> bool| {
+        doc.results
+            .iter()
+            .filter(|r| pick(r))
+            .filter_map(|r| ok(r).map(|m| (m, short_id(r))))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    };
+    let bandwidth =
+        best(&|r| r.suite == "stream" && r.unit == "GB/s" && !r.id.contains("host-memcpy"));
+    let compute = best(&|r| {
+        r.suite == "compute" && r.unit == "GFLOP/s" && param_str(r, "precision") != Some("f16")
+    });
+    let compute = compute.or_else(|| best(&|r| r.suite == "roofline" && r.unit == "GFLOP/s"));
+    Ceilings {
+        bandwidth_gbs: bandwidth.as_ref().map(|b| b.0),
+        bandwidth_from: bandwidth.map(|b| b.1).unwrap_or_default(),
+        compute_gflops: compute.as_ref().map(|c| c.0),
+        compute_from: compute.map(|c| c.1).unwrap_or_default(),
+    }
+}
+
+/// Roofline sweep points and matmul points by precision, x = FLOP/byte, y = GFLOP/s.
+pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
+    let mut series: Vec<Series> = Vec::new();
+    for r in doc.results.iter().filter(|r| r.unit == "GFLOP/s") {
+        let name = match r.suite.as_str() {
+            "roofline" => "roofline sweep".to_string(),
+            "matmul" => format!("matmul {}", param_str(r, "precision").unwrap_or("")),
+            _ => continue,
+        };
+        let (Some(x), Some(y)) = (intensity(r), ok(r)) else {
+            continue;
+        };
+        match series.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.points.push((x, y)),
+            None => series.push(Series {
+                name,
+                points: vec![(x, y)],
+            }),
+        }
+    }
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    series
+}
+
+/// Bandwidth against size per transfer path, and each path's fitted model
+/// (path, fixed cost in us, asymptotic GB/s).
+pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
+    let mut series: Vec<Series> = Vec::new();
+    let mut models = Vec::new();
+    for r in doc.results.iter().filter(|r| r.suite == "transfer") {
+        let Some(path) = param_str(r, "path") else {
+            continue;
+        };
+        if r.params.contains_key("fit") {
+            let fixed = r.extra.get("fixed_us").and_then(serde_json::Value::as_f64);
+            let gbs = r
+                .extra
+                .get("bandwidth_gbs")
+                .and_then(serde_json::Value::as_f64);
+            if let (Some(fixed), Some(gbs), Status::Ok) = (fixed, gbs, r.status) {
+                if !models
+                    .iter()
+                    .any(|(p, _, _): &(String, f64, f64)| p == path)
+                {
+                    models.push((path.to_string(), fixed, gbs));
+                }
+            }
+            continue;
+        }
+        let (Some(bytes), Some(y), "GB/s") = (param_f64(r, "bytes"), ok(r), r.unit.as_str()) else {
+            continue;
+        };
+        match series.iter_mut().find(|s| s.name == path) {
+            Some(s) => s.points.push((bytes, y)),
+            None => series.push(Series {
+                name: path.to_string(),
+                points: vec![(bytes, y)],
+            }),
+        }
+    }
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    (series, models)
+}
+
+/// A latency distribution: (id, samples in us, p50/p95/p99 in us).
+pub type Latency = (String, Vec<f64>, Vec<(&'static str, f64)>);
+
+/// Results with a latency distribution.
+pub fn latencies(doc: &RunDocument) -> Vec<Latency> {
+    doc.results
+        .iter()
+        .filter(|r| r.status == Status::Ok && r.unit == "us")
+        .filter_map(|r| {
+            let l = r.latency.as_ref()?;
+            Some((
+                r.id.clone(),
+                r.samples.clone(),
+                vec![("p50", l.p50_us), ("p95", l.p95_us), ("p99", l.p99_us)],
+            ))
+        })
+        .collect()
+}
+
+/// The bar of a result: its median and 95% interval.
+pub fn bar(r: &BenchResult) -> Option<Bar> {
+    let s = r.summary.as_ref().filter(|_| r.status == Status::Ok)?;
+    Some(Bar {
+        value: s.median,
+        low: s.ci_low,
+        high: s.ci_high,
+    })
+}
+
+/// Stream results as (kernel label, bar).
+pub fn stream_bars(doc: &RunDocument) -> Vec<(String, Bar)> {
+    doc.results
+        .iter()
+        .filter(|r| r.suite == "stream")
+        .filter_map(|r| {
+            Some((
+                param_str(r, "kernel").map_or_else(|| short_id(r), str::to_string),
+                bar(r)?,
+            ))
+        })
+        .collect()
+}
+
+/// Ids measured ok in every document, in the first document's order (at most `limit`), for the
+/// cross-card chart; values are ratios to the first document, oriented so that > 1 is better.
+pub fn cross_card(docs: &[RunDocument], limit: usize) -> (Vec<String>, Vec<Vec<Option<Bar>>>) {
+    let Some(first) = docs.first() else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut ids = Vec::new();
+    let mut rows = Vec::new();
+    for base in first
+        .results
+        .iter()
+        .filter(|r| ok(r).is_some() && r.summary.as_ref().is_some_and(|s| s.n > 1))
+    {
+        let Some(base_median) = ok(base).filter(|m| *m > 0.0) else {
+            continue;
+        };
+        let row: Vec<Option<Bar>> = docs
+            .iter()
+            .map(|doc| {
+                let r = doc.results.iter().find(|r| r.id == base.id)?;
+                let b = bar(r)?;
+                Some(if base.higher_is_better {
+                    Bar {
+                        value: b.value / base_median,
+                        low: b.low / base_median,
+                        high: b.high / base_median,
+                    }
+                } else {
+                    Bar {
+                        value: base_median / b.value,
+                        low: base_median / b.high,
+                        high: base_median / b.low,
+                    }
+                })
+            })
+            .collect();
+        if row.iter().all(Option::is_some) {
+            ids.push(base.id.clone());
+            rows.push(row);
+        }
+        if ids.len() >= limit {
+            break;
+        }
+    }
+    (ids, rows)
+}
+
+/// The sustained run's windows as (seconds since start, value), one series per result.
+pub fn sustained(doc: &RunDocument) -> (Vec<Series>, String) {
+    let mut unit = String::new();
+    let series = doc
+        .results
+        .iter()
+        .filter(|r| r.suite == "sustained" && r.status == Status::Ok)
+        .map(|r| {
+            unit = r.unit.clone();
+            let window = r
+                .extra
+                .get("window_s")
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(1.0);
+            Series {
+                name: short_id(r),
+                points: r
+                    .samples
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| ((i + 1) as f64 * window, *v))
+                    .collect(),
+            }
+        })
+        .collect();
+    (series, unit)
+}

@@ -1,0 +1,113 @@
+//! The HTML report as a user sees it: rendered from a recorded lavapipe run, every chart is
+//! well-formed SVG carrying the series it promises, failures are listed with reasons, and the
+//! page needs nothing from the network.
+
+use gpubench_harness::RunDocument;
+use gpubench_harness::results_file::load_document;
+
+fn recorded() -> RunDocument {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lavapipe-quick.json");
+    load_document(&path).expect("the recorded run loads")
+}
+
+/// Every `<svg>...</svg>` element of the page, each parsed as XML.
+fn svgs(page: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = page;
+    while let Some(start) = rest.find("<svg") {
+        let end =
+            rest[start..].find("</svg>").expect("every svg is closed") + start + "</svg>".len();
+        let svg = &rest[start..end];
+        roxmltree::Document::parse(svg)
+            .unwrap_or_else(|e| panic!("chart is not well-formed SVG: {e}"));
+        found.push(svg.to_string());
+        rest = &rest[end..];
+    }
+    found
+}
+
+fn texts(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("parsed");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn one_run_renders_machine_charts_and_failures() {
+    let doc = recorded();
+    let page = gpubench_report::html::render(&[("lavapipe-quick".to_string(), doc.clone())])
+        .expect("renders");
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(!page.contains("<script"), "no scripts required");
+    assert!(
+        !page.contains("src=\"http") && !page.contains("href=\"http"),
+        "nothing from the network"
+    );
+    assert!(!page.contains("NaN"), "no NaN anywhere");
+    assert!(page.contains(&doc.machine.adapter.name));
+    assert!(page.contains("software adapter"));
+
+    let charts = svgs(&page);
+    assert!(!charts.is_empty());
+    let stream = charts
+        .iter()
+        .find(|svg| {
+            texts(svg)
+                .iter()
+                .any(|t| t.contains("Device memory bandwidth"))
+        })
+        .expect("a stream chart");
+    let labels = texts(stream);
+    for kernel in ["copy", "scale", "add", "triad", "read", "fill"] {
+        assert!(
+            labels.iter().any(|t| t == kernel),
+            "stream chart labels {kernel}: {labels:?}"
+        );
+    }
+    assert!(
+        labels.iter().any(|t| t.contains("GB/s")),
+        "the value axis names its unit"
+    );
+    // One bar per ok stream result, drawn as a rect with the series colour.
+    let ok_stream = doc
+        .results
+        .iter()
+        .filter(|r| r.suite == "stream" && r.median().is_some())
+        .count();
+    assert!(stream.matches("<rect").count() >= ok_stream);
+
+    for failed in doc.results.iter().filter(|r| r.median().is_none()) {
+        assert!(page.contains(&failed.id), "{} is listed", failed.id);
+    }
+}
+
+#[test]
+fn several_runs_add_a_cross_card_chart_with_one_series_per_file() {
+    let doc = recorded();
+    let mut slower = doc.clone();
+    for r in &mut slower.results {
+        for v in &mut r.samples {
+            *v *= 0.8;
+        }
+        if let Some(s) = &mut r.summary {
+            s.median *= 0.8;
+            s.ci_low *= 0.8;
+            s.ci_high *= 0.8;
+        }
+    }
+    let page = gpubench_report::html::render(&[("base".into(), doc), ("slower".into(), slower)])
+        .expect("renders");
+    let charts = svgs(&page);
+    let cross = charts
+        .iter()
+        .find(|svg| texts(svg).iter().any(|t| t.contains("Cross-card")))
+        .expect("a cross-card chart");
+    let labels = texts(cross);
+    assert!(
+        labels.iter().any(|t| t == "base") && labels.iter().any(|t| t == "slower"),
+        "{labels:?}"
+    );
+}
