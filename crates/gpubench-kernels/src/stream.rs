@@ -616,6 +616,18 @@ impl Suite for StreamSuite {
             .collect();
         benches.push(Box::new(CopyBufferBenchmark::new(bytes, options.seed)));
         benches.push(Box::new(HostMemcpyBenchmark::new(bytes, options.seed)));
+        if options.profile == gpubench_harness::Profile::Full {
+            // Cache versus DRAM: triad over arrays from 256 KiB up to the main size.
+            let mut size = 256 * 1024;
+            while size < bytes {
+                benches.push(Box::new(StreamBenchmark::new(
+                    StreamKernel::Triad,
+                    size,
+                    options.seed,
+                )));
+                size *= 4;
+            }
+        }
         Ok(benches)
     }
 }

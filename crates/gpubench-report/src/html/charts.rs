@@ -139,9 +139,11 @@ pub fn roofline(ceilings: &Ceilings, points: &[Series]) -> Result<Option<String>
     .map(Some)
 }
 
-/// Transfer bandwidth against size, one line per path, log axes, with each path's fitted model
-/// (`t = fixed + bytes / bandwidth`) dashed when present.
-pub fn transfer(
+/// Bandwidth against size, one line per series, log axes, with each series' fitted model
+/// (`t = fixed + bytes / bandwidth`, as (name, fixed us, GB/s)) dashed when present.
+pub fn size_sweep(
+    title: &str,
+    x_desc: &str,
     series: &[Series],
     models: &[(String, f64, f64)],
 ) -> Result<Option<String>, ReportError> {
@@ -159,10 +161,7 @@ pub fn transfer(
     };
     svg(|root| {
         let mut chart = ChartBuilder::on(root)
-            .caption(
-                "Host-device transfer: bandwidth against size",
-                ("sans-serif", 20),
-            )
+            .caption(title, ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
@@ -170,7 +169,7 @@ pub fn transfer(
             .map_err(err)?;
         chart
             .configure_mesh()
-            .x_desc("transfer size (bytes)")
+            .x_desc(x_desc)
             .y_desc("GB/s (10^9 bytes/s)")
             .x_label_formatter(&|v| crate::format::bytes_label(*v))
             .draw()

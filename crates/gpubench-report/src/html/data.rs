@@ -210,18 +210,49 @@ pub fn bar(r: &BenchResult) -> Option<Bar> {
     })
 }
 
-/// Stream results as (kernel label, bar).
-pub fn stream_bars(doc: &RunDocument) -> Vec<(String, Bar)> {
-    doc.results
+/// Stream kernels measured at more than one array size (the full profile's sweep), as
+/// GB/s against array bytes, one series per kernel.
+pub fn stream_sweep(doc: &RunDocument) -> Vec<Series> {
+    let mut series: Vec<Series> = Vec::new();
+    for r in doc
+        .results
         .iter()
-        .filter(|r| r.suite == "stream")
-        .filter_map(|r| {
-            Some((
-                param_str(r, "kernel").map_or_else(|| short_id(r), str::to_string),
-                bar(r)?,
-            ))
-        })
-        .collect()
+        .filter(|r| r.suite == "stream" && !r.id.contains("host-memcpy"))
+    {
+        let (Some(kernel), Some(bytes), Some(y)) =
+            (param_str(r, "kernel"), param_f64(r, "array_bytes"), ok(r))
+        else {
+            continue;
+        };
+        match series.iter_mut().find(|s| s.name == kernel) {
+            Some(s) => s.points.push((bytes, y)),
+            None => series.push(Series {
+                name: kernel.to_string(),
+                points: vec![(bytes, y)],
+            }),
+        }
+    }
+    series.retain(|s| s.points.len() > 1);
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    series
+}
+
+/// Stream results as (kernel label, bar), one per kernel at its largest size.
+pub fn stream_bars(doc: &RunDocument) -> Vec<(String, Bar)> {
+    let largest = |r: &BenchResult| param_f64(r, "array_bytes").unwrap_or(0.0);
+    let mut bars: Vec<(String, Bar, f64)> = Vec::new();
+    for r in doc.results.iter().filter(|r| r.suite == "stream") {
+        let Some(b) = bar(r) else { continue };
+        let label = param_str(r, "kernel").map_or_else(|| short_id(r), str::to_string);
+        match bars.iter_mut().find(|(l, _, _)| *l == label) {
+            Some(entry) if largest(r) > entry.2 => *entry = (label, b, largest(r)),
+            Some(_) => {}
+            None => bars.push((label, b, largest(r))),
+        }
+    }
+    bars.into_iter().map(|(l, b, _)| (l, b)).collect()
 }
 
 /// Ids measured ok in every document, in the first document's order (at most `limit`), for the

@@ -56,7 +56,12 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
             );
         }
         let (transfer, models) = data::transfer(doc);
-        if let Some(svg) = charts::transfer(&transfer, &models)? {
+        if let Some(svg) = charts::size_sweep(
+            "Host-device transfer: bandwidth against size",
+            "transfer size (bytes)",
+            &transfer,
+            &models,
+        )? {
             section(
                 &mut body,
                 &format!("Host-device transfer{title}"),
@@ -94,6 +99,19 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
                     "Median with its bootstrap 95% interval; bytes read plus bytes written per second.",
                 );
             }
+        }
+        if let Some(svg) = charts::size_sweep(
+            "Stream bandwidth against array size",
+            "array size (bytes)",
+            &data::stream_sweep(doc),
+            &[],
+        )? {
+            section(
+                &mut body,
+                &format!("Cache versus memory{title}"),
+                &svg,
+                "The same kernel over growing arrays: the fall marks where the arrays leave the caches.",
+            );
         }
         let (sustained, unit) = data::sustained(doc);
         if let Some(svg) = charts::timeline(&sustained, &unit)? {
