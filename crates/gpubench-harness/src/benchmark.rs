@@ -113,6 +113,12 @@ pub struct BenchmarkInfo {
     /// At least this many samples, whatever the profile says (latency distributions need
     /// hundreds); `None` follows the profile.
     pub min_samples: Option<usize>,
+    /// Sample for exactly this long, every sample a window of a time series (a sustained run):
+    /// no early stop on variation, no sample-count or time cap. `None` follows the profile.
+    pub duration: Option<std::time::Duration>,
+    /// Target length of one sample instead of the profile's (still capped by its watchdog-safe
+    /// maximum), e.g. longer windows for a sustained run.
+    pub target_sample: Option<std::time::Duration>,
 }
 
 impl BenchmarkInfo {
@@ -127,6 +133,8 @@ impl BenchmarkInfo {
             timing: TimingPreference::GpuWhenAvailable,
             iterations: IterationPolicy::Calibrate,
             min_samples: None,
+            duration: None,
+            target_sample: None,
         }
     }
 

@@ -196,7 +196,10 @@ impl<'a> Runner<'a> {
         observer.phase(Phase::Calibrate);
         let iterations = match info.iterations {
             IterationPolicy::Fixed(n) => n.max(1),
-            IterationPolicy::Calibrate => self.calibrate(bench, prefer_gpu)?,
+            IterationPolicy::Calibrate => {
+                let target = info.target_sample.unwrap_or(self.settings.target_sample);
+                self.calibrate(bench, prefer_gpu, target.min(self.settings.max_sample))?
+            }
         };
 
         observer.phase(Phase::WarmUp);
@@ -219,7 +222,10 @@ impl<'a> Runner<'a> {
             .min_samples
             .max(info.min_samples.unwrap_or(0))
             .max(2);
-        let max_samples = self.settings.max_samples.max(min_samples);
+        let max_samples = match info.duration {
+            Some(_) => usize::MAX,
+            None => self.settings.max_samples.max(min_samples),
+        };
         let mut samples = Samples::default();
         let start = Instant::now();
         let mut capped = false;
@@ -230,6 +236,12 @@ impl<'a> Runner<'a> {
             observer.sampled(samples.host.len(), max_samples);
             let n = samples.host.len();
             let elapsed = start.elapsed();
+            if let Some(duration) = info.duration {
+                if elapsed >= duration && n >= 2 {
+                    break;
+                }
+                continue;
+            }
             if n >= max_samples {
                 break;
             }
@@ -281,9 +293,14 @@ impl<'a> Runner<'a> {
 
     /// Doubles (or jumps) the iteration count until a sample lasts about the target time,
     /// keeping one submit under the watchdog-safe maximum.
-    fn calibrate(&self, bench: &mut dyn Benchmark, prefer_gpu: bool) -> Result<u32, Stop> {
+    fn calibrate(
+        &self,
+        bench: &mut dyn Benchmark,
+        prefer_gpu: bool,
+        target: Duration,
+    ) -> Result<u32, Stop> {
         const MAX_ITERATIONS: u32 = 1 << 20;
-        let target = self.settings.target_sample.as_secs_f64();
+        let target = target.as_secs_f64();
         let ceiling = self.settings.max_sample.as_secs_f64();
         let mut iterations: u32 = 1;
         for _ in 0..12 {

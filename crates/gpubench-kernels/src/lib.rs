@@ -86,6 +86,10 @@ pub trait Suite {
         Vec::new()
     }
 
+    /// Adds suite-specific analysis to one of its measured results (flags, series metadata),
+    /// right after it was measured.
+    fn annotate(&self, _result: &mut BenchResult) {}
+
     /// Results computed from this suite's measured `results` (fitted models, ceilings, ratios),
     /// given everything measured so far in the run (`earlier`, other suites included).
     fn derive(&self, _results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {

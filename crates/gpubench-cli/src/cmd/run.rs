@@ -126,11 +126,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
             }
             progress.started(index, total, bench.info());
             index += 1;
-            let result = runner.run(bench.as_mut(), &mut progress);
+            let mut result = runner.run(bench.as_mut(), &mut progress);
             if runner.stop_requested() {
                 // The benchmark in flight was cut short: keep only what finished.
                 break 'suites;
             }
+            suite.annotate(&mut result);
             doc.results.push(result);
             save_document(&out_path, &doc)?;
         }
