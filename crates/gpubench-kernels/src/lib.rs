@@ -3,9 +3,12 @@
 //! Nothing here times or prints: the harness's runner does the one and the CLI the other.
 
 pub mod faults;
+pub mod fit;
 pub mod gpu;
+pub mod launch;
 pub mod shaders;
 pub mod stream;
+pub mod transfer;
 pub mod verify;
 
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
@@ -22,10 +25,10 @@ pub enum KernelError {
 }
 
 /// Every suite, in the order a full run takes them.
-pub const SUITES: &[&str] = &["stream"];
+pub const SUITES: &[&str] = &["transfer", "stream", "launch"];
 
 /// Suites a run takes when none are named.
-pub const DEFAULT_SUITES: &[&str] = &["stream"];
+pub const DEFAULT_SUITES: &[&str] = &["transfer", "stream", "launch"];
 
 /// Options that shape the benchmarks a suite builds.
 #[derive(Debug, Clone)]
@@ -86,7 +89,9 @@ pub trait Suite {
 /// The suite called `name`.
 pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
     match name {
+        "transfer" => Ok(Box::new(transfer::TransferSuite)),
         "stream" => Ok(Box::new(stream::StreamSuite)),
+        "launch" => Ok(Box::new(launch::LaunchSuite)),
         other => Err(KernelError::UnknownSuite(other.to_string())),
     }
 }
