@@ -95,7 +95,13 @@ fn suite_table(suite: &str, rows: &[&BenchResult]) -> Table {
                 cells.push(Cell::new(sig3(s.median)).set_alignment(CellAlignment::Right));
                 cells.push(Cell::new(&r.unit));
                 cells.push(Cell::new(ci_percent(s.median, s.ci_low, s.ci_high)));
-                cells.push(Cell::new(format!("{:.1}%", s.cv * 100.0)));
+                // A derived value (a fitted model) is one number: it has no variation to show.
+                let cv = if s.n > 1 {
+                    format!("{:.1}%", s.cv * 100.0)
+                } else {
+                    "-".to_string()
+                };
+                cells.push(Cell::new(cv));
                 let host = r
                     .host_summary
                     .as_ref()

@@ -71,7 +71,8 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult]) -> Option<String> {
     ))
 }
 
-/// p50/p95/p99/max of every result with a latency summary. `None` when there is none.
+/// p50/p95/p99/max of every result with a latency summary, and the median device time of the
+/// same work where GPU timestamps recorded it. `None` when there is none.
 pub fn latency_table(suite: &str, rows: &[&BenchResult]) -> Option<Table> {
     let with_latency: Vec<&BenchResult> = rows
         .iter()
@@ -92,6 +93,7 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult]) -> Option<Table> {
             "p99 us".to_string(),
             "max us".to_string(),
             "n".to_string(),
+            "gpu median us".to_string(),
         ]);
     for r in with_latency {
         let Some(l) = &r.latency else { continue };
@@ -104,6 +106,12 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult]) -> Option<Table> {
             right(l.p99_us),
             right(l.max_us),
             Cell::new(l.n).set_alignment(CellAlignment::Right),
+            // Device time of the same work, when timestamps bracketed it: the rest of the round
+            // trip is submit, scheduling and wake-up on the host.
+            match &r.gpu_summary {
+                Some(gpu) if r.unit == "us" => right(gpu.median),
+                _ => Cell::new("-"),
+            },
         ]);
     }
     Some(table)
@@ -165,10 +173,12 @@ mod tests {
         let mut r = BenchResult::empty(&info, Status::Ok, None);
         let ns: Vec<u64> = (1..=100u64).map(|us| us * 1000).collect();
         r.latency = latency_summary(&ns);
+        r.gpu_summary = summarize(&[12.5]);
         let text = latency_table("launch", &[&r]).expect("table").to_string();
         assert!(text.contains("round-trip/one-dispatch"));
         assert!(text.contains("p99 us"));
         assert!(text.contains("50.0"), "{text}");
+        assert!(text.contains("12.5"), "{text}");
         let none = BenchResult::empty(&info, Status::Ok, None);
         assert!(latency_table("launch", &[&none]).is_none());
         assert!(sweep_table("launch", &[&none]).is_none());
