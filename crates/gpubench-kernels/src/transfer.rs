@@ -402,16 +402,34 @@ impl Suite for TransferSuite {
             .collect())
     }
 
-    fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
+    fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
+        let memcpy = host_memcpy_reference(earlier);
         TransferPath::ALL
             .iter()
-            .flat_map(|&path| derive_path(path, results))
+            .flat_map(|&path| derive_path(path, results, memcpy))
             .collect()
     }
 }
 
+/// The host's own copy rate in bytes moved once per second (GB/s), from the stream suite's
+/// largest verified host-memcpy row when it ran earlier: the ceiling of any path that copies
+/// through host memory. Stream counts read plus written, so its number is halved here.
+fn host_memcpy_reference(earlier: &[BenchResult]) -> Option<f64> {
+    earlier
+        .iter()
+        .filter(|r| r.suite == "stream" && r.id.starts_with("stream/host-memcpy/"))
+        .filter(|r| r.status == Status::Ok && r.verified)
+        .max_by_key(|r| r.work.bytes())
+        .and_then(BenchResult::median)
+        .map(|read_plus_written| read_plus_written / 2.0)
+}
+
 /// The three fitted results of one path: fixed cost, asymptotic bandwidth, half-bandwidth size.
-fn derive_path(path: TransferPath, results: &[BenchResult]) -> Vec<BenchResult> {
+fn derive_path(
+    path: TransferPath,
+    results: &[BenchResult],
+    host_memcpy_gbs: Option<f64>,
+) -> Vec<BenchResult> {
     let mine: Vec<&BenchResult> = results
         .iter()
         .filter(|r| r.params.get("path").and_then(|p| p.as_str()) == Some(path.name()))
@@ -485,6 +503,13 @@ fn derive_path(path: TransferPath, results: &[BenchResult]) -> Vec<BenchResult> 
         extra.insert(
             "gpu_copy_bandwidth_gbs".into(),
             gpu_model.bandwidth_gbs().into(),
+        );
+    }
+    if let Some(memcpy) = host_memcpy_gbs {
+        extra.insert("host_memcpy_gbs".into(), memcpy.into());
+        extra.insert(
+            "fraction_of_host_memcpy".into(),
+            (model.bandwidth_gbs() / memcpy).into(),
         );
     }
 
@@ -681,6 +706,23 @@ mod tests {
         assert_eq!(fixed.unit, "us");
         assert_eq!(half.unit, "KiB");
         assert!(bandwidth.higher_is_better && !fixed.higher_is_better);
+        assert!(!bandwidth.extra.contains_key("host_memcpy_gbs"));
+        // With stream's host memcpy measured earlier (20 GB/s read + written = 10 GB/s moved
+        // once), the fit says what fraction of the host's own copy rate the path reaches.
+        let memcpy_info = BenchmarkInfo::new(
+            "stream/host-memcpy/bytes/16MiB",
+            "stream",
+            MetricKind::Bandwidth,
+            "memcpy",
+        );
+        let mut memcpy = BenchResult::empty(&memcpy_info, Status::Ok, None);
+        memcpy.verified = true;
+        memcpy.summary = stats::summarize(&[20.0]);
+        let with_reference = TransferSuite.derive(&results, &[memcpy]);
+        let extra = &with_reference[1].extra;
+        assert_eq!(extra["host_memcpy_gbs"], 10.0);
+        let fraction = extra["fraction_of_host_memcpy"].as_f64().expect("fraction");
+        assert!((fraction - 0.2).abs() < 0.01, "{fraction}");
         let model = fitted_model(TransferPath::MappedStaging, &results).expect("model");
         assert!((model.bandwidth_gbs() - 2.0).abs() < 0.02);
     }
