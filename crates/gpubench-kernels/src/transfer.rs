@@ -51,6 +51,8 @@ pub const DEFAULT_CAP: u64 = 256 * MIB;
 pub const SAMPLES_PER_SIZE: usize = 20;
 /// Resamples of the bootstrap of the fit.
 const FIT_RESAMPLES: usize = 1000;
+/// A fit whose worst point is further than this (relative) from the line gets a warning.
+const POOR_FIT: f64 = 0.25;
 /// Seed of that bootstrap, fixed so intervals repeat.
 const FIT_SEED: u64 = 0x7472_616e_7366_6572; // "transfer"
 
@@ -464,6 +466,7 @@ fn derive_path(
         }
     };
     let intervals = fit::bootstrap(&host, FIT_RESAMPLES, FIT_SEED);
+    let residual = model.max_relative_residual(&points);
     let mut extra = BTreeMap::new();
     extra.insert("model".into(), "t = fixed + bytes / bandwidth".into());
     extra.insert(
@@ -480,10 +483,7 @@ fn derive_path(
         "constrained_through_origin".into(),
         model.constrained.into(),
     );
-    extra.insert(
-        "max_relative_residual".into(),
-        model.max_relative_residual(&points).into(),
-    );
+    extra.insert("max_relative_residual".into(), residual.into());
     extra.insert("sizes".into(), points.len().into());
     extra.insert(
         "points".into(),
@@ -547,6 +547,12 @@ fn derive_path(
                 r.warnings.push(
                     "the free fit gave a negative fixed cost; refitted through the origin".into(),
                 );
+            }
+            if residual > POOR_FIT {
+                r.warnings.push(format!(
+                    "a line fits this sweep poorly (a size is {:.0}% off the model): bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); read the per-size rows",
+                    residual * 100.0
+                ));
             }
             r
         })
@@ -706,6 +712,7 @@ mod tests {
         assert_eq!(fixed.unit, "us");
         assert_eq!(half.unit, "KiB");
         assert!(bandwidth.higher_is_better && !fixed.higher_is_better);
+        assert!(fixed.warnings.is_empty(), "{:?}", fixed.warnings);
         assert!(!bandwidth.extra.contains_key("host_memcpy_gbs"));
         // With stream's host memcpy measured earlier (20 GB/s read + written = 10 GB/s moved
         // once), the fit says what fraction of the host's own copy rate the path reaches.
@@ -725,6 +732,29 @@ mod tests {
         assert!((fraction - 0.2).abs() < 0.01, "{fraction}");
         let model = fitted_model(TransferPath::MappedStaging, &results).expect("model");
         assert!((model.bandwidth_gbs() - 2.0).abs() < 0.02);
+    }
+
+    #[test]
+    fn derive_warns_when_a_line_does_not_describe_the_sweep() {
+        // Fast while the data fits a cache, four times slower beyond: no single line fits.
+        let results: Vec<BenchResult> = sizes_up_to(256 * MIB)
+            .into_iter()
+            .map(|bytes| {
+                let gbs = if bytes <= 4 * MIB { 16e9 } else { 2e9 };
+                let t = 30e-6 + bytes as f64 / gbs;
+                measured(TransferPath::WriteBuffer, bytes, &[t, t, t])
+            })
+            .collect();
+        let derived = TransferSuite.derive(&results, &[]);
+        assert!(derived.iter().all(|r| r.status == Status::Ok));
+        assert!(
+            derived.iter().all(|r| r
+                .warnings
+                .iter()
+                .any(|w| w.contains("fits this sweep poorly"))),
+            "{:?}",
+            derived[0].warnings
+        );
     }
 
     #[test]
