@@ -17,6 +17,10 @@
 //! submit and wait, amortised over N). The round trip is timed by the host clock from submit to
 //! completion, which is what "latency" means to an application.
 //!
+//! Every dispatch here writes a read-write storage buffer, and wgpu on Vulkan orders only
+//! read-only uses without a barrier, so each dispatch is preceded by a pipeline barrier: the
+//! per-dispatch cost includes it, as it would for any real kernel that writes memory.
+//!
 //! Verified: the counter starts at a random value and must equal that plus every dispatch made
 //! since set-up (wrapping), so a dropped or doubled dispatch fails.
 
