@@ -352,6 +352,11 @@ impl<'a> Runner<'a> {
         if source == TimingSource::GpuTimestamp {
             result.host_summary = stats::summarize(&host_values);
             result.host_samples = host_values;
+        } else {
+            // Host is the headline (end-to-end timing): keep what the timestamps saw as well.
+            let gpu_values: Vec<f64> = samples.gpu.iter().flatten().map(|&s| value(s)).collect();
+            result.gpu_summary = stats::summarize(&gpu_values);
+            result.gpu_samples = gpu_values;
         }
         if info.metric == MetricKind::TimePerOp && info.iterations == IterationPolicy::Fixed(1) {
             let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();

@@ -228,6 +228,14 @@ pub struct BenchResult {
     /// Raw per-sample values by the host clock.
     #[serde(default)]
     pub host_samples: Vec<f64>,
+    /// The same samples by GPU timestamps, when the headline is the host clock (an end-to-end
+    /// transfer or round trip) and the benchmark bracketed its device work with timestamps: the
+    /// difference is what the host side (staging, mapping, submit, wait) adds to device time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_summary: Option<Summary>,
+    /// Raw per-sample values by GPU timestamps (only samples with a valid pair).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_samples: Vec<f64>,
     /// Latency percentiles for latency benchmarks.
     #[serde(default)]
     pub latency: Option<LatencySummary>,
@@ -264,6 +272,8 @@ impl BenchResult {
             samples: Vec::new(),
             host_summary: None,
             host_samples: Vec::new(),
+            gpu_summary: None,
+            gpu_samples: Vec::new(),
             latency: None,
             extra: BTreeMap::new(),
             warnings: Vec::new(),

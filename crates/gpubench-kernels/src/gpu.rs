@@ -1,6 +1,6 @@
 //! Small helpers shared by the suites: pipelines, bind groups, dispatch geometry.
 
-use gpubench_harness::GpuContext;
+use gpubench_harness::{BenchError, GpuContext};
 
 /// Creates a compute pipeline for `entry` in `source`, with the layout derived from the shader.
 pub fn compute_pipeline(
@@ -65,4 +65,23 @@ pub fn bytes_to_f32(bytes: &[u8]) -> Vec<f32> {
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
+}
+
+/// Maps all of `buffer` for `mode` and blocks until the mapping is ready (or failed). Used
+/// inside timed regions by the transfer paths, where waiting for the map is part of the cost.
+pub fn map_and_wait(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    mode: wgpu::MapMode,
+) -> Result<(), BenchError> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    buffer.map_async(mode, .., move |result| {
+        // The receiver is alive until the poll below has answered; nothing to do if not.
+        let _ = sender.send(result);
+    });
+    ctx.device.poll(wgpu::PollType::wait_indefinitely())?;
+    receiver
+        .recv()
+        .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
+    Ok(())
 }

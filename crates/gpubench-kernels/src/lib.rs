@@ -4,9 +4,12 @@
 
 pub mod capacity;
 pub mod faults;
+pub mod fit;
 pub mod gpu;
+pub mod launch;
 pub mod shaders;
 pub mod stream;
+pub mod transfer;
 pub mod verify;
 
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
@@ -22,11 +25,12 @@ pub enum KernelError {
     BadOption(String),
 }
 
-/// Every suite, in the order a full run takes them.
-pub const SUITES: &[&str] = &["stream", "capacity"];
+/// Every suite, in the order a full run takes them. Stream goes before transfer so that its host
+/// memcpy row is there as the reference for the transfer paths' fitted bandwidth.
+pub const SUITES: &[&str] = &["stream", "transfer", "launch", "capacity"];
 
 /// Suites a run takes when none are named.
-pub const DEFAULT_SUITES: &[&str] = &["stream"];
+pub const DEFAULT_SUITES: &[&str] = &["stream", "transfer", "launch"];
 
 /// Options that shape the benchmarks a suite builds.
 #[derive(Debug, Clone)]
@@ -100,7 +104,9 @@ pub trait Suite {
 /// The suite called `name`.
 pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
     match name {
+        "transfer" => Ok(Box::new(transfer::TransferSuite)),
         "stream" => Ok(Box::new(stream::StreamSuite)),
+        "launch" => Ok(Box::new(launch::LaunchSuite)),
         "capacity" => Ok(Box::new(capacity::CapacitySuite)),
         other => Err(KernelError::UnknownSuite(other.to_string())),
     }

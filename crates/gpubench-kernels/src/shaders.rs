@@ -3,8 +3,14 @@
 
 /// Device-memory bandwidth kernels (copy, scale, add, triad, read, fill).
 pub const STREAM: &str = include_str!("../../../shaders/stream.wgsl");
+/// The launch-overhead kernel: one invocation bumping a counter.
+pub const LAUNCH: &str = include_str!("../../../shaders/launch.wgsl");
 /// Deliberately wrong kernels for fault-injection tests.
 pub const SELFTEST: &str = include_str!("../../../shaders/selftest.wgsl");
 
 /// Every shader, by file name.
-pub const ALL: &[(&str, &str)] = &[("stream.wgsl", STREAM), ("selftest.wgsl", SELFTEST)];
+pub const ALL: &[(&str, &str)] = &[
+    ("stream.wgsl", STREAM),
+    ("launch.wgsl", LAUNCH),
+    ("selftest.wgsl", SELFTEST),
+];

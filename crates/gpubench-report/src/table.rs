@@ -5,6 +5,8 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use gpubench_harness::{BenchResult, RunDocument, Status};
 
 use crate::format::{ci_percent, sig3};
+
+mod blocks;
 use crate::{Exporter, ReportError};
 
 /// The human-readable table.
@@ -42,6 +44,13 @@ impl Exporter for TableExporter {
             out.push('\n');
             out.push_str(&suite_table(suite, &rows).to_string());
             out.push('\n');
+            if let Some(sweep) = blocks::sweep_table(suite, &rows) {
+                out.push_str(&sweep);
+            }
+            if let Some(latency) = blocks::latency_table(suite, &rows) {
+                out.push_str(&latency.to_string());
+                out.push('\n');
+            }
         }
         let mut notes = Vec::new();
         for warning in &doc.warnings {
@@ -61,6 +70,12 @@ impl Exporter for TableExporter {
             "\nvalue: median of the samples; ±: half-width of the bootstrap 95% interval of the median; \
              host: the same work timed submit-to-completion on the host.\nGB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.\n",
         );
+        if doc.results.iter().any(|r| r.suite == "launch") {
+            out.push_str(
+                "launch: value is device time per op (GPU timestamps); host is what the application pays per op \
+                 (recording, wgpu and driver work, submit and wait, amortised); the gap is CPU-side overhead.\n",
+            );
+        }
         Ok(out)
     }
 }
@@ -79,14 +94,14 @@ fn suite_table(suite: &str, rows: &[&BenchResult]) -> Table {
             (Status::Ok, Some(s)) => {
                 cells.push(Cell::new(sig3(s.median)).set_alignment(CellAlignment::Right));
                 cells.push(Cell::new(&r.unit));
-                // One value (a probe, a fitted model) has no spread to show.
-                let spread = s.n > 1;
-                cells.push(Cell::new(if spread {
+                // A probe has no spread; a fitted model has a bootstrap interval but no cv.
+                let interval = s.n > 1 || s.ci_low < s.ci_high;
+                cells.push(Cell::new(if interval {
                     ci_percent(s.median, s.ci_low, s.ci_high)
                 } else {
                     "-".into()
                 }));
-                cells.push(Cell::new(if spread {
+                cells.push(Cell::new(if s.n > 1 {
                     format!("{:.1}%", s.cv * 100.0)
                 } else {
                     "-".into()

@@ -1,0 +1,371 @@
+//! The transfer suite's derived results: per path, the fit of `t = fixed + bytes / bandwidth`
+//! over the verified sizes (see [`crate::fit`]), reported as three results (fixed cost,
+//! asymptotic bandwidth, half-bandwidth size) with bootstrap intervals, the GPU-side fit of the
+//! copy alone where timestamps bracketed it, and the host memcpy it is bounded by.
+
+use std::collections::BTreeMap;
+
+use gpubench_harness::schema::metric_name;
+use gpubench_harness::stats::{self, Summary};
+use gpubench_harness::units::KIB;
+use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Status, TimingSource};
+
+use super::{FIT_RESAMPLES, FIT_SEED, POOR_FIT, TransferPath};
+use crate::fit::{self, SizeSamples, TransferModel};
+
+/// Every path's fitted results from the suite's `results`; `earlier` may hold stream's host
+/// memcpy row, the reference for the fitted bandwidth.
+pub fn derive(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
+    let memcpy = host_memcpy_reference(earlier);
+    TransferPath::ALL
+        .iter()
+        .flat_map(|&path| derive_path(path, results, memcpy))
+        .collect()
+}
+
+/// The host's own copy rate in bytes moved once per second (GB/s), from the stream suite's
+/// largest verified host-memcpy row when it ran earlier: the ceiling of any path that copies
+/// through host memory. Stream counts read plus written, so its number is halved here.
+fn host_memcpy_reference(earlier: &[BenchResult]) -> Option<f64> {
+    earlier
+        .iter()
+        .filter(|r| r.suite == "stream" && r.id.starts_with("stream/host-memcpy/"))
+        .filter(|r| r.status == Status::Ok && r.verified)
+        .max_by_key(|r| r.work.bytes())
+        .and_then(BenchResult::median)
+        .map(|read_plus_written| read_plus_written / 2.0)
+}
+
+/// The three fitted results of one path: fixed cost, asymptotic bandwidth, half-bandwidth size.
+fn derive_path(
+    path: TransferPath,
+    results: &[BenchResult],
+    host_memcpy_gbs: Option<f64>,
+) -> Vec<BenchResult> {
+    let mine: Vec<&BenchResult> = results
+        .iter()
+        .filter(|r| r.params.get("path").and_then(|p| p.as_str()) == Some(path.name()))
+        .collect();
+    if mine.is_empty() {
+        return Vec::new();
+    }
+    let usable: Vec<&BenchResult> = mine
+        .iter()
+        .copied()
+        .filter(|r| r.status == Status::Ok && r.verified && r.summary.is_some())
+        .collect();
+    let verified = usable.len() == mine.len();
+    let host = size_samples(&usable, |r| &r.samples);
+    let gpu = size_samples(&usable, |r| &r.gpu_samples);
+    let points = fit::median_points(&host);
+    let infos = fitted_infos(path);
+    let model = match fit::fit(&points) {
+        Ok(model) => model,
+        Err(error) => {
+            return infos
+                .iter()
+                .map(|(info, metric, unit)| {
+                    let mut r = fitted_shell(info, metric, unit, Status::Skipped);
+                    r.reason = Some(format!(
+                        "no fit over {} verified sizes: {error}",
+                        usable.len()
+                    ));
+                    r
+                })
+                .collect();
+        }
+    };
+    let intervals = fit::bootstrap(&host, FIT_RESAMPLES, FIT_SEED);
+    let residual = model.max_relative_residual(&points);
+    let mut extra = BTreeMap::new();
+    extra.insert("model".into(), "t = fixed + bytes / bandwidth".into());
+    extra.insert(
+        "fit".into(),
+        "least squares weighted by 1/t^2 over the median time per size".into(),
+    );
+    extra.insert("fixed_us".into(), model.fixed_us().into());
+    extra.insert("bandwidth_gbs".into(), model.bandwidth_gbs().into());
+    extra.insert(
+        "half_bandwidth_bytes".into(),
+        model.half_bandwidth_bytes().into(),
+    );
+    extra.insert(
+        "constrained_through_origin".into(),
+        model.constrained.into(),
+    );
+    extra.insert("max_relative_residual".into(), residual.into());
+    extra.insert("sizes".into(), points.len().into());
+    extra.insert(
+        "points".into(),
+        points
+            .iter()
+            .map(|p| serde_json::json!({ "bytes": p.bytes, "median_us": p.seconds * 1e6 }))
+            .collect::<Vec<_>>()
+            .into(),
+    );
+    // The copy alone by GPU timestamps, where the path has them: host minus GPU is staging,
+    // mapping, submit and wait.
+    let gpu_model = (gpu.len() == host.len())
+        .then(|| fit::fit(&fit::median_points(&gpu)).ok())
+        .flatten();
+    if let Some(gpu_model) = gpu_model {
+        extra.insert("gpu_copy_fixed_us".into(), gpu_model.fixed_us().into());
+        extra.insert(
+            "gpu_copy_bandwidth_gbs".into(),
+            gpu_model.bandwidth_gbs().into(),
+        );
+    }
+    if let Some(memcpy) = host_memcpy_gbs {
+        extra.insert("host_memcpy_gbs".into(), memcpy.into());
+        extra.insert(
+            "fraction_of_host_memcpy".into(),
+            (model.bandwidth_gbs() / memcpy).into(),
+        );
+    }
+
+    let values = [
+        (model.fixed_us(), intervals.map(|i| i.fixed_us)),
+        (model.bandwidth_gbs(), intervals.map(|i| i.bandwidth_gbs)),
+        (
+            model.half_bandwidth_bytes() / KIB as f64,
+            intervals.map(|i| {
+                (
+                    i.half_bandwidth_bytes.0 / KIB as f64,
+                    i.half_bandwidth_bytes.1 / KIB as f64,
+                )
+            }),
+        ),
+    ];
+    infos
+        .iter()
+        .zip(values)
+        .map(|((info, metric, unit), (value, interval))| {
+            let mut r = fitted_shell(info, metric, unit, Status::Ok);
+            r.verified = verified;
+            r.timing = Some(TimingSource::Host);
+            r.summary = fitted_summary(value, interval);
+            r.samples = vec![value];
+            r.extra = extra.clone();
+            if !verified {
+                r.warnings.push(format!(
+                    "fitted over {} of {} sizes: the others were not verified",
+                    usable.len(),
+                    mine.len()
+                ));
+            }
+            if model.constrained {
+                r.warnings.push(
+                    "the free fit gave a negative fixed cost; refitted through the origin".into(),
+                );
+            }
+            if residual > POOR_FIT {
+                r.warnings.push(format!(
+                    "a line fits this sweep poorly (a size is {:.0}% off the model): bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); read the per-size rows",
+                    residual * 100.0
+                ));
+            }
+            r
+        })
+        .collect()
+}
+
+/// Id, metric name and unit of the three fitted results of `path`.
+fn fitted_infos(path: TransferPath) -> [(BenchmarkInfo, &'static str, &'static str); 3] {
+    let id = |what: &str| format!("transfer/{}/fit/{what}", path.name());
+    let info = |what: &str, metric: MetricKind, counts: &str| {
+        BenchmarkInfo::new(id(what), "transfer", metric, counts)
+            .param("path", path.name())
+            .param("direction", path.direction())
+            .param("fit", what)
+    };
+    [
+        (
+            info(
+                "fixed-cost",
+                MetricKind::TimePerOp,
+                "fitted fixed cost per transfer (intercept of t = fixed + bytes / bandwidth), us",
+            ),
+            metric_name(MetricKind::TimePerOp),
+            MetricKind::TimePerOp.unit(),
+        ),
+        (
+            info(
+                "asymptotic-bandwidth",
+                MetricKind::Bandwidth,
+                "fitted asymptotic bandwidth (1 / slope of t = fixed + bytes / bandwidth), bytes moved once",
+            ),
+            metric_name(MetricKind::Bandwidth),
+            MetricKind::Bandwidth.unit(),
+        ),
+        (
+            info(
+                "half-bandwidth-size",
+                MetricKind::TimePerOp,
+                "transfer size reaching half the asymptotic bandwidth (fixed x bandwidth)",
+            ),
+            "size",
+            "KiB",
+        ),
+    ]
+}
+
+fn fitted_shell(info: &BenchmarkInfo, metric: &str, unit: &str, status: Status) -> BenchResult {
+    let mut r = BenchResult::empty(info, status, None);
+    r.metric = metric.to_string();
+    r.unit = unit.to_string();
+    r.higher_is_better = metric == metric_name(MetricKind::Bandwidth);
+    r
+}
+
+/// A one-value summary whose interval is the bootstrap's, when there is one.
+fn fitted_summary(value: f64, interval: Option<(f64, f64)>) -> Option<Summary> {
+    let mut summary = stats::summarize(&[value])?;
+    if let Some((low, high)) = interval.filter(|(l, h)| l.is_finite() && h.is_finite()) {
+        summary.ci_low = low.min(value);
+        summary.ci_high = high.max(value);
+    }
+    Some(summary)
+}
+
+/// Seconds per transfer of every sample of each result, from its bandwidth samples
+/// (`bytes / (GB/s x 10^9)`). Results without samples of that kind are left out.
+fn size_samples(
+    results: &[&BenchResult],
+    samples: impl Fn(&BenchResult) -> &Vec<f64>,
+) -> Vec<SizeSamples> {
+    results
+        .iter()
+        .filter_map(|r| {
+            let bytes = r.work.bytes() as f64;
+            let seconds: Vec<f64> = samples(r)
+                .iter()
+                .filter(|v| v.is_finite() && **v > 0.0)
+                .map(|gbs| bytes / (gbs * 1e9))
+                .collect();
+            (bytes > 0.0 && !seconds.is_empty()).then_some(SizeSamples { bytes, seconds })
+        })
+        .collect()
+}
+
+/// The model of a path, re-fitted from its results (for reports and tests).
+pub fn fitted_model(path: TransferPath, results: &[BenchResult]) -> Option<TransferModel> {
+    let usable: Vec<&BenchResult> = results
+        .iter()
+        .filter(|r| r.params.get("path").and_then(|p| p.as_str()) == Some(path.name()))
+        .filter(|r| r.status == Status::Ok && r.verified)
+        .collect();
+    fit::fit(&fit::median_points(&size_samples(&usable, |r| &r.samples))).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Suite;
+    use crate::transfer::{TransferBenchmark, TransferSuite, sizes_up_to};
+    use gpubench_harness::Benchmark;
+    use gpubench_harness::units::MIB;
+
+    fn measured(path: TransferPath, bytes: u64, seconds: &[f64]) -> BenchResult {
+        let bench = TransferBenchmark::new(path, bytes, 1);
+        let mut r = BenchResult::empty(bench.info(), Status::Ok, None);
+        r.verified = true;
+        r.work = bench.work();
+        r.samples = seconds.iter().map(|s| bytes as f64 / s / 1e9).collect();
+        r.summary = stats::summarize(&r.samples);
+        r
+    }
+
+    #[test]
+    fn derive_fits_each_path_from_its_samples() {
+        // 40 us fixed, 2 GB/s, with a little spread around each size.
+        let results: Vec<BenchResult> = sizes_up_to(4 * MIB)
+            .into_iter()
+            .map(|bytes| {
+                let t = 40e-6 + bytes as f64 / 2e9;
+                measured(
+                    TransferPath::MappedStaging,
+                    bytes,
+                    &[t * 0.99, t, t * 1.01, t],
+                )
+            })
+            .collect();
+        let derived = TransferSuite.derive(&results, &[]);
+        assert_eq!(derived.len(), 3, "one result per quantity for the one path");
+        let by_id = |suffix: &str| {
+            derived
+                .iter()
+                .find(|r| r.id.ends_with(suffix))
+                .unwrap_or_else(|| panic!("{suffix} missing"))
+        };
+        let fixed = by_id("fit/fixed-cost");
+        let bandwidth = by_id("fit/asymptotic-bandwidth");
+        let half = by_id("fit/half-bandwidth-size");
+        assert_eq!(fixed.id, "transfer/h2d-mapped-staging/fit/fixed-cost");
+        for r in [fixed, bandwidth, half] {
+            assert_eq!(r.status, Status::Ok);
+            assert!(r.verified);
+            let s = r.summary.as_ref().expect("summary");
+            assert!(s.ci_low <= s.median && s.median <= s.ci_high);
+        }
+        let median = |r: &BenchResult| r.median().expect("median");
+        assert!((median(fixed) - 40.0).abs() < 0.5, "{}", median(fixed));
+        assert!((median(bandwidth) - 2.0).abs() < 0.02);
+        // n_1/2 = 40e-6 * 2e9 = 80 kB = 78.1 KiB.
+        assert!((median(half) - 80_000.0 / 1024.0).abs() < 1.5);
+        assert_eq!(fixed.unit, "us");
+        assert_eq!(half.unit, "KiB");
+        assert!(bandwidth.higher_is_better && !fixed.higher_is_better);
+        assert!(fixed.warnings.is_empty(), "{:?}", fixed.warnings);
+        assert!(!bandwidth.extra.contains_key("host_memcpy_gbs"));
+        // With stream's host memcpy measured earlier (20 GB/s read + written = 10 GB/s moved
+        // once), the fit says what fraction of the host's own copy rate the path reaches.
+        let memcpy_info = BenchmarkInfo::new(
+            "stream/host-memcpy/bytes/16MiB",
+            "stream",
+            MetricKind::Bandwidth,
+            "memcpy",
+        );
+        let mut memcpy = BenchResult::empty(&memcpy_info, Status::Ok, None);
+        memcpy.verified = true;
+        memcpy.summary = stats::summarize(&[20.0]);
+        let with_reference = TransferSuite.derive(&results, &[memcpy]);
+        let extra = &with_reference[1].extra;
+        assert_eq!(extra["host_memcpy_gbs"], 10.0);
+        let fraction = extra["fraction_of_host_memcpy"].as_f64().expect("fraction");
+        assert!((fraction - 0.2).abs() < 0.01, "{fraction}");
+        let model = fitted_model(TransferPath::MappedStaging, &results).expect("model");
+        assert!((model.bandwidth_gbs() - 2.0).abs() < 0.02);
+    }
+
+    #[test]
+    fn derive_warns_when_a_line_does_not_describe_the_sweep() {
+        // Fast while the data fits a cache, four times slower beyond: no single line fits.
+        let results: Vec<BenchResult> = sizes_up_to(256 * MIB)
+            .into_iter()
+            .map(|bytes| {
+                let gbs = if bytes <= 4 * MIB { 16e9 } else { 2e9 };
+                let t = 30e-6 + bytes as f64 / gbs;
+                measured(TransferPath::WriteBuffer, bytes, &[t, t, t])
+            })
+            .collect();
+        let derived = TransferSuite.derive(&results, &[]);
+        assert!(derived.iter().all(|r| r.status == Status::Ok));
+        assert!(
+            derived.iter().all(|r| r
+                .warnings
+                .iter()
+                .any(|w| w.contains("fits this sweep poorly"))),
+            "{:?}",
+            derived[0].warnings
+        );
+    }
+
+    #[test]
+    fn derive_skips_a_path_without_enough_sizes() {
+        let results = vec![measured(TransferPath::MapRead, 4096, &[1e-5, 1e-5])];
+        let derived = TransferSuite.derive(&results, &[]);
+        assert_eq!(derived.len(), 3);
+        assert!(derived.iter().all(|r| r.status == Status::Skipped));
+        assert!(TransferSuite.derive(&[], &[]).is_empty());
+    }
+}

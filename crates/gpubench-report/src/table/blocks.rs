@@ -1,0 +1,186 @@
+//! Extra blocks under a suite's table, for results a flat list reads badly:
+//!
+//! - a size sweep (results with `path` and `bytes` parameters, such as the transfer suite) as a
+//!   pivot, one row per size and one column per path, so bandwidth against size reads down a
+//!   column and paths compare across a row;
+//! - latency percentiles (p50/p95/p99/max) for results that carry an HDR latency summary.
+
+use std::collections::BTreeMap;
+
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use gpubench_harness::units::format_size;
+use gpubench_harness::{BenchResult, Status};
+
+use crate::format::sig3;
+
+/// The pivot of a size sweep: per size, per path, the median bandwidth, the latency it implies
+/// (bytes / bandwidth) and, where timestamps bracketed the copy, the GPU-side bandwidth.
+/// Rendered with a line explaining the cells; `None` when the suite has no swept results.
+pub fn sweep_table(suite: &str, rows: &[&BenchResult]) -> Option<String> {
+    let mut paths: Vec<&str> = Vec::new();
+    let mut cells: BTreeMap<(u64, &str), String> = BTreeMap::new();
+    for r in rows {
+        let (Some(path), Some(bytes)) = (
+            r.params.get("path").and_then(|p| p.as_str()),
+            r.params.get("bytes").and_then(|b| b.as_u64()),
+        ) else {
+            continue;
+        };
+        if r.unit != "GB/s" {
+            continue;
+        }
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+        let text = match (r.status, &r.summary) {
+            (Status::Ok, Some(s)) if s.median > 0.0 => {
+                let us = r.work.bytes() as f64 / (s.median * 1e9) * 1e6;
+                let mut text = format!("{} GB/s  {} us", sig3(s.median), sig3(us));
+                if let Some(gpu) = &r.gpu_summary {
+                    text.push_str(&format!("  (copy {})", sig3(gpu.median)));
+                }
+                text
+            }
+            (status, _) => status.as_str().to_string(),
+        };
+        cells.insert((bytes, path), text);
+    }
+    if cells.is_empty() {
+        return None;
+    }
+    let mut table = Table::new();
+    let mut header = vec![format!("{suite} by size")];
+    header.extend(paths.iter().map(|p| p.to_string()));
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
+    let mut sizes: Vec<u64> = cells.keys().map(|(bytes, _)| *bytes).collect();
+    sizes.dedup();
+    for bytes in sizes {
+        let mut row = vec![Cell::new(format_size(bytes))];
+        for path in &paths {
+            let text = cells.get(&(bytes, *path)).map_or("-", String::as_str);
+            row.push(Cell::new(text).set_alignment(CellAlignment::Right));
+        }
+        table.add_row(row);
+    }
+    Some(format!(
+        "{table}\nper cell: median GB/s by the host clock end to end, us per transfer (bytes / bandwidth), \
+         and (copy GB/s) by GPU timestamps around the copy alone where the path has one\n"
+    ))
+}
+
+/// p50/p95/p99/max of every result with a latency summary, and the median device time of the
+/// same work where GPU timestamps recorded it. `None` when there is none.
+pub fn latency_table(suite: &str, rows: &[&BenchResult]) -> Option<Table> {
+    let with_latency: Vec<&BenchResult> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.status == Status::Ok && r.latency.is_some())
+        .collect();
+    if with_latency.is_empty() {
+        return None;
+    }
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            format!("{suite} latency"),
+            "p50 us".to_string(),
+            "p95 us".to_string(),
+            "p99 us".to_string(),
+            "max us".to_string(),
+            "n".to_string(),
+            "gpu median us".to_string(),
+        ]);
+    for r in with_latency {
+        let Some(l) = &r.latency else { continue };
+        let id = r.id.strip_prefix(&format!("{}/", r.suite)).unwrap_or(&r.id);
+        let right = |v: f64| Cell::new(sig3(v)).set_alignment(CellAlignment::Right);
+        table.add_row(vec![
+            Cell::new(id),
+            right(l.p50_us),
+            right(l.p95_us),
+            right(l.p99_us),
+            right(l.max_us),
+            Cell::new(l.n).set_alignment(CellAlignment::Right),
+            // Device time of the same work, when timestamps bracketed it: the rest of the round
+            // trip is submit, scheduling and wake-up on the host.
+            match &r.gpu_summary {
+                Some(gpu) if r.unit == "us" => right(gpu.median),
+                _ => Cell::new("-"),
+            },
+        ]);
+    }
+    Some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_harness::stats::{latency_summary, summarize};
+    use gpubench_harness::{BenchmarkInfo, MetricKind, Work};
+
+    fn transfer(path: &str, bytes: u64, gbs: f64) -> BenchResult {
+        let info = BenchmarkInfo::new(
+            format!("transfer/{path}/bytes/{}", format_size(bytes)),
+            "transfer",
+            MetricKind::Bandwidth,
+            "bytes moved once",
+        )
+        .param("path", path)
+        .param("bytes", bytes);
+        let mut r = BenchResult::empty(&info, Status::Ok, None);
+        r.work = Work {
+            bytes_written: bytes,
+            ops: 1,
+            ..Work::default()
+        };
+        r.summary = summarize(&[gbs]);
+        r
+    }
+
+    #[test]
+    fn sweep_pivots_sizes_against_paths() {
+        let mut d2h = transfer("d2h", 4096, 0.4096);
+        d2h.gpu_summary = summarize(&[2.0]);
+        let rows = [
+            transfer("h2d", 4096, 0.4096),
+            transfer("h2d", 16384, 1.0),
+            d2h,
+        ];
+        let refs: Vec<&BenchResult> = rows.iter().collect();
+        let text = sweep_table("transfer", &refs).expect("table");
+        assert!(text.contains("transfer by size"));
+        // 4096 B at 0.4096 GB/s is 10 us.
+        assert!(text.contains("0.410 GB/s  10.0 us"), "{text}");
+        assert!(text.contains("(copy 2.00)"), "{text}");
+        assert!(text.contains("16KiB"));
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("KiB")).collect();
+        assert_eq!(lines.len(), 2, "one row per size:\n{text}");
+    }
+
+    #[test]
+    fn latency_block_lists_percentiles() {
+        let info = BenchmarkInfo::new(
+            "launch/round-trip/one-dispatch",
+            "launch",
+            MetricKind::TimePerOp,
+            "us",
+        );
+        let mut r = BenchResult::empty(&info, Status::Ok, None);
+        let ns: Vec<u64> = (1..=100u64).map(|us| us * 1000).collect();
+        r.latency = latency_summary(&ns);
+        r.gpu_summary = summarize(&[12.5]);
+        let text = latency_table("launch", &[&r]).expect("table").to_string();
+        assert!(text.contains("round-trip/one-dispatch"));
+        assert!(text.contains("p99 us"));
+        assert!(text.contains("50.0"), "{text}");
+        assert!(text.contains("12.5"), "{text}");
+        let none = BenchResult::empty(&info, Status::Ok, None);
+        assert!(latency_table("launch", &[&none]).is_none());
+        assert!(sweep_table("launch", &[&none]).is_none());
+    }
+}
