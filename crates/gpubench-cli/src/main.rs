@@ -15,6 +15,7 @@ fn main() -> ExitCode {
     let outcome = match args.command {
         cli::Command::List(list) => cmd::list::run(&list),
         cli::Command::Run(run) => cmd::run::run(&run),
+        cli::Command::Compare(compare) => cmd::compare::run(&compare),
     };
     match outcome {
         Ok(code) => code.into(),

@@ -16,6 +16,7 @@ use gpubench_kernels::faults::Fault;
 use gpubench_kernels::{KernelError, Suite, SuiteOptions, Tuner};
 
 use crate::cli::RunArgs;
+use crate::cmd::verdicts;
 use crate::exit::{Exit, UsageError};
 use crate::progress::Progress;
 
@@ -28,6 +29,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     if let Some(out) = &args.out {
         check_output_path(out)?;
     }
+    let explicit_baseline = verdicts::load_explicit_baseline(&args.baseline)?;
 
     let selection = Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
     let ctx = GpuContext::new(&selection)?;
@@ -128,6 +130,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
             doc.results.len(),
             out_path.display()
         );
+        verdicts::refuse_interrupted(&args.baseline);
         return Ok(Exit::Interrupted);
     }
     doc.finish();
@@ -137,10 +140,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
     print!("{}", exporter.render(&doc)?);
     eprintln!("results written to {}", out_path.display());
+    let verdict_exit = verdicts::after_run(&args.baseline, &doc, &args.format, explicit_baseline)?;
     if doc.has_failures() {
         return Ok(Exit::BenchmarkFailed);
     }
-    Ok(Exit::Success)
+    Ok(verdict_exit)
 }
 
 fn parse_faults(names: &[String]) -> anyhow::Result<Vec<Fault>> {
