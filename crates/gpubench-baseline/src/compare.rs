@@ -301,13 +301,14 @@ fn judge_pair(
     mode: Mode,
     band: BandOptions,
 ) -> PairComparison {
-    let band_value = band_for(&new.metric, band.software, band.noise);
+    // The base run defines what the number means; the new run is judged against it.
+    let band_value = band_for(&base.metric, band.software, band.noise);
     let mut pair = PairComparison {
-        id: new.id.clone(),
-        suite: new.suite.clone(),
-        metric: new.metric.clone(),
-        unit: new.unit.clone(),
-        higher_is_better: new.higher_is_better,
+        id: base.id.clone(),
+        suite: base.suite.clone(),
+        metric: base.metric.clone(),
+        unit: base.unit.clone(),
+        higher_is_better: base.higher_is_better,
         base: Some(Side::of(base)),
         new: Some(Side::of(new)),
         ratio: None,

@@ -50,7 +50,11 @@ fn github_action_benchmark_splits_by_direction() {
 fn comparison_in_every_format() {
     let base = fixture();
     let mut new = scaled(&base, 1.3);
-    new.results[1] = not_ok_result("launch/dispatch/1", Status::Failed, "device lost");
+    let lost = &mut new.results[1];
+    lost.status = Status::Failed;
+    lost.reason = Some("device lost".to_string());
+    lost.summary = None;
+    lost.samples.clear();
     new.machine.adapter.driver_info = "2.0".to_string();
     let cmp = compare("base.json", &base, "new.json", &new, &CompareOptions::default());
     for format in FORMATS {
