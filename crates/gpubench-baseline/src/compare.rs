@@ -408,8 +408,14 @@ mod tests {
         assert_eq!(verdict_for(&interval(0.70, 0.80), 0.05), Verdict::Regressed);
         assert_eq!(verdict_for(&interval(1.10, 1.20), 0.05), Verdict::Improved);
         assert_eq!(verdict_for(&interval(0.98, 1.02), 0.05), Verdict::Unchanged);
-        assert_eq!(verdict_for(&interval(0.90, 0.99), 0.05), Verdict::Inconclusive);
-        assert_eq!(verdict_for(&interval(0.80, 1.20), 0.05), Verdict::Inconclusive);
+        assert_eq!(
+            verdict_for(&interval(0.90, 0.99), 0.05),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            verdict_for(&interval(0.80, 1.20), 0.05),
+            Verdict::Inconclusive
+        );
     }
 
     #[test]
@@ -418,11 +424,17 @@ mod tests {
         let slow = scaled(&base, 1.3);
         let cmp = compare("base", &base, "slow", &slow, &CompareOptions::default());
         assert_eq!(cmp.mode, Mode::SameMachine);
-        assert!(cmp.pairs.iter().all(|p| p.verdict == Verdict::Regressed), "{cmp:#?}");
+        assert!(
+            cmp.pairs.iter().all(|p| p.verdict == Verdict::Regressed),
+            "{cmp:#?}"
+        );
         assert!(cmp.fails_gate());
         let same = scaled(&base, 1.01);
         let cmp = compare("base", &base, "same", &same, &CompareOptions::default());
-        assert!(cmp.pairs.iter().all(|p| p.verdict == Verdict::Unchanged), "{cmp:#?}");
+        assert!(
+            cmp.pairs.iter().all(|p| p.verdict == Verdict::Unchanged),
+            "{cmp:#?}"
+        );
         assert!(!cmp.fails_gate());
     }
 

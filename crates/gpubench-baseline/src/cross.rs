@@ -77,21 +77,23 @@ pub fn cross_table(runs: &[(&str, &RunDocument)]) -> CrossTable {
                 .and_then(|r| r.median());
             let cells = runs
                 .iter()
-                .map(|(_, doc)| match doc.results.iter().find(|r| r.id == result.id) {
-                    None => CrossCell::Absent,
-                    Some(r) => match r.median() {
-                        Some(median) => CrossCell::Value {
-                            median,
-                            ratio: reference
-                                .map(|base| oriented(base, median, result.higher_is_better))
-                                .filter(|v| v.is_finite()),
-                        },
-                        None => CrossCell::NotMeasured {
-                            status: r.status,
-                            reason: r.reason.clone(),
+                .map(
+                    |(_, doc)| match doc.results.iter().find(|r| r.id == result.id) {
+                        None => CrossCell::Absent,
+                        Some(r) => match r.median() {
+                            Some(median) => CrossCell::Value {
+                                median,
+                                ratio: reference
+                                    .map(|base| oriented(base, median, result.higher_is_better))
+                                    .filter(|v| v.is_finite()),
+                            },
+                            None => CrossCell::NotMeasured {
+                                status: r.status,
+                                reason: r.reason.clone(),
+                            },
                         },
                     },
-                })
+                )
                 .collect();
             rows.push(CrossRow {
                 id: result.id.clone(),
@@ -133,7 +135,10 @@ mod tests {
             CrossCell::Value { ratio: Some(r), .. } => assert!((r - 0.5).abs() < 0.01),
             other => panic!("unexpected {other:?}"),
         }
-        assert!(matches!(table.rows[0].cells[2], CrossCell::NotMeasured { .. }));
+        assert!(matches!(
+            table.rows[0].cells[2],
+            CrossCell::NotMeasured { .. }
+        ));
         assert_eq!(table.rows[1].cells[2], CrossCell::Absent);
     }
 }

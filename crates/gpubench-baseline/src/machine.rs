@@ -30,7 +30,10 @@ pub fn machine_differences(base: &RunDocument, new: &RunDocument) -> Vec<Differe
             ("device id", format!("0x{:04x}", a.device_id)),
             ("backend", a.backend.clone()),
             ("device type", a.device_type.clone()),
-            ("driver", format!("{} {}", a.driver, a.driver_info).trim().to_string()),
+            (
+                "driver",
+                format!("{} {}", a.driver, a.driver_info).trim().to_string(),
+            ),
             ("os", m.os.clone()),
             ("cpu", m.cpu_model.clone()),
             ("wgpu", m.wgpu_version.clone()),

@@ -6,7 +6,9 @@
 //! the interval is widened to contain it when resampling alone would not (rare, with few
 //! samples), so `ci_low <= ratio <= ci_high` always holds.
 
-use gpubench_harness::stats::{BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci, percentile_sorted};
+use gpubench_harness::stats::{
+    BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci, percentile_sorted,
+};
 use serde::{Deserialize, Serialize};
 
 /// A ratio of medians and its interval.
@@ -54,7 +56,10 @@ pub fn ratio_ci_with(
             base_median / new_median
         }
     };
-    let ratio = orient(median_in_place(&mut base.clone()), median_in_place(&mut new.clone()));
+    let ratio = orient(
+        median_in_place(&mut base.clone()),
+        median_in_place(&mut new.clone()),
+    );
     if !ratio.is_finite() || ratio <= 0.0 {
         return None;
     }
@@ -145,8 +150,8 @@ mod tests {
 
     #[test]
     fn intervals_fallback_is_conservative() {
-        let r = ratio_from_intervals((100.0, 95.0, 105.0), (110.0, 105.0, 115.0), true)
-            .expect("ratio");
+        let r =
+            ratio_from_intervals((100.0, 95.0, 105.0), (110.0, 105.0, 115.0), true).expect("ratio");
         assert!((r.ratio - 1.1).abs() < 1e-12);
         // 105 / 105 and 115 / 95: the extremes of both intervals.
         assert!((r.ci_low - 1.0).abs() < 1e-12 && r.ci_high > 1.2);

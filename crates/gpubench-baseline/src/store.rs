@@ -126,7 +126,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = BaselineStore::new(dir.path().join("nested"));
         let doc = doc_with("NVIDIA Test", false);
-        assert!(store.load(&doc.machine.fingerprint).expect("load").is_none());
+        assert!(
+            store
+                .load(&doc.machine.fingerprint)
+                .expect("load")
+                .is_none()
+        );
         let path = store.save(&doc).expect("save");
         assert_eq!(
             path,
@@ -164,7 +169,9 @@ mod tests {
 
         let mut interrupted = good.clone();
         interrupted.complete = false;
-        let err = store.save(&interrupted).expect_err("interrupted run refused");
+        let err = store
+            .save(&interrupted)
+            .expect_err("interrupted run refused");
         assert!(err.to_string().contains("did not complete"), "{err}");
 
         assert_eq!(std::fs::read(&path).expect("read"), before);
@@ -175,8 +182,11 @@ mod tests {
     #[test]
     fn skipped_results_may_be_recorded() {
         let mut doc = doc_with("NVIDIA Test", false);
-        doc.results
-            .push(not_ok_result("stream/f16", Status::Skipped, "no SHADER_F16"));
+        doc.results.push(not_ok_result(
+            "stream/f16",
+            Status::Skipped,
+            "no SHADER_F16",
+        ));
         assert!(check_recordable(&doc).is_ok());
     }
 

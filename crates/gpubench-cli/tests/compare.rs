@@ -42,13 +42,20 @@ fn thirty_percent_slower_fails_and_one_percent_passes() {
 
     let out = run(&["compare", s(&base), s(&slow)]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("regressed"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("regressed"),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(text(&out.stderr).contains("regression"));
 
     let out = run(&["compare", s(&base), s(&same)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("unchanged") && !stdout.contains("regressed"), "{stdout}");
+    assert!(
+        stdout.contains("unchanged") && !stdout.contains("regressed"),
+        "{stdout}"
+    );
 
     let out = run(&["compare", s(&base), s(&slow), "--no-fail"]);
     assert_eq!(out.status.code(), Some(0));
@@ -95,19 +102,31 @@ fn software_adapters_report_only_unless_strict() {
 fn different_adapters_and_many_files_give_ratios() {
     let dir = tempfile::tempdir().expect("temp dir");
     let a = write(dir.path(), "a.json", &doc_with("NVIDIA Test", false));
-    let b = write(dir.path(), "b.json", &scaled(&doc_with("AMD Test", false), 2.0));
+    let b = write(
+        dir.path(),
+        "b.json",
+        &scaled(&doc_with("AMD Test", false), 2.0),
+    );
     let c = write(dir.path(), "c.json", &doc_with("Intel Test", false));
 
     let out = run(&["compare", s(&a), s(&b)]);
     assert_eq!(out.status.code(), Some(0), "cross-machine never gates");
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("cross-machine") && stdout.contains("adapter: NVIDIA Test -> AMD Test"));
-    assert!(stdout.contains("ratio-only") && stdout.contains("0.50x"), "{stdout}");
+    assert!(
+        stdout.contains("cross-machine") && stdout.contains("adapter: NVIDIA Test -> AMD Test")
+    );
+    assert!(
+        stdout.contains("ratio-only") && stdout.contains("0.50x"),
+        "{stdout}"
+    );
 
     let out = run(&["compare", s(&a), s(&b), s(&c), "--format", "csv"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.starts_with("id,metric,unit,higher_is_better,[1]"), "{stdout}");
+    assert!(
+        stdout.starts_with("id,metric,unit,higher_is_better,[1]"),
+        "{stdout}"
+    );
 
     let out = run(&["compare", s(&a), s(&b), s(&c), "--format", "bmf"]);
     assert_eq!(out.status.code(), Some(2));
@@ -161,7 +180,11 @@ fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
     let cases: Vec<(&str, Option<Vec<u8>>, &str)> = vec![
         ("missing.json", None, "No such file"),
         ("empty.json", Some(Vec::new()), "empty"),
-        ("truncated.json", Some(full[..full.len() / 2].to_vec()), "not valid JSON"),
+        (
+            "truncated.json",
+            Some(full[..full.len() / 2].to_vec()),
+            "not valid JSON",
+        ),
         (
             "types.json",
             Some(serde_json::to_vec(&wrong_types).expect("bytes")),
@@ -177,7 +200,11 @@ fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
             Some(br#"{"name": "some other tool", "values": [1, 2]}"#.to_vec()),
             "not a gpubench result",
         ),
-        ("array.json", Some(b"[1, 2, 3]".to_vec()), "not a gpubench result"),
+        (
+            "array.json",
+            Some(b"[1, 2, 3]".to_vec()),
+            "not a gpubench result",
+        ),
     ];
     for (name, contents, expected) in cases {
         let path = dir.path().join(name);
@@ -186,22 +213,46 @@ fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
         }
         let export = dir.path().join(format!("export-{name}"));
         for args in [
-            vec!["compare", s(&baseline), s(&path), "--export-gab", s(&export)],
+            vec![
+                "compare",
+                s(&baseline),
+                s(&path),
+                "--export-gab",
+                s(&export),
+            ],
             vec!["compare", s(&path), s(&baseline)],
             vec!["compare", s(&baseline), s(&baseline), s(&path)],
             // `run` reads --baseline before it looks for a GPU, so this needs none.
-            vec!["run", "--baseline", s(&path), "--save-baseline", "--baseline-dir", s(dir.path())],
+            vec![
+                "run",
+                "--baseline",
+                s(&path),
+                "--save-baseline",
+                "--baseline-dir",
+                s(dir.path()),
+            ],
         ] {
             let out = run(&args);
             let stderr = text(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
-            assert_eq!(stderr.trim_end().lines().count(), 1, "{name}: one line: {stderr}");
+            assert_eq!(
+                stderr.trim_end().lines().count(),
+                1,
+                "{name}: one line: {stderr}"
+            );
             assert!(stderr.contains(name), "{name}: names the file: {stderr}");
-            assert!(stderr.contains(expected), "{name}: says why ({expected}): {stderr}");
+            assert!(
+                stderr.contains(expected),
+                "{name}: says why ({expected}): {stderr}"
+            );
             assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
             assert!(!export.exists(), "{name}: nothing exported");
         }
-        assert_eq!(std::fs::read(&baseline).expect("read"), before, "{name}: baseline untouched");
+        assert_eq!(
+            std::fs::read(&baseline).expect("read"),
+            before,
+            "{name}: baseline untouched"
+        );
     }
     let names: Vec<String> = std::fs::read_dir(dir.path())
         .expect("list")

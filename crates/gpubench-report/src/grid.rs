@@ -99,9 +99,8 @@ pub fn markdown_cell(text: &str) -> String {
 
 /// A CSV field, quoted when it holds a comma, quote, line break or edge space.
 pub fn csv_cell(text: &str) -> String {
-    let needs_quotes = text.contains([',', '"', '\n', '\r'])
-        || text.starts_with(' ')
-        || text.ends_with(' ');
+    let needs_quotes =
+        text.contains([',', '"', '\n', '\r']) || text.starts_with(' ') || text.ends_with(' ');
     if needs_quotes {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {

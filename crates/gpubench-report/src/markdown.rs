@@ -84,11 +84,17 @@ impl Exporter for MarkdownExporter {
 
 impl ComparisonExporter for MarkdownExporter {
     fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError> {
-        Ok(render_text("gpubench comparison", &comparison_text(comparison)))
+        Ok(render_text(
+            "gpubench comparison",
+            &comparison_text(comparison),
+        ))
     }
 
     fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
-        Ok(render_text("gpubench cross-card comparison", &cross_text(table)))
+        Ok(render_text(
+            "gpubench cross-card comparison",
+            &cross_text(table),
+        ))
     }
 }
 

@@ -117,7 +117,6 @@ fn short_id(r: &BenchResult) -> String {
         .to_string()
 }
 
-
 impl ComparisonExporter for TableExporter {
     fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError> {
         Ok(render_text(&comparison_text(comparison)))

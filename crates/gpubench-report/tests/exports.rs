@@ -20,7 +20,8 @@ fn fixture() -> RunDocument {
         Status::Failed,
         "verification failed: 3 of 1024 values outside tolerance, first: [7] 1.5 != 2.5",
     ));
-    doc.warnings.push("timestamps unavailable, | pipes, \"quotes\"".to_string());
+    doc.warnings
+        .push("timestamps unavailable, | pipes, \"quotes\"".to_string());
     doc
 }
 
@@ -56,7 +57,13 @@ fn comparison_in_every_format() {
     lost.summary = None;
     lost.samples.clear();
     new.machine.adapter.driver_info = "2.0".to_string();
-    let cmp = compare("base.json", &base, "new.json", &new, &CompareOptions::default());
+    let cmp = compare(
+        "base.json",
+        &base,
+        "new.json",
+        &new,
+        &CompareOptions::default(),
+    );
     for format in FORMATS {
         let text = comparison_exporter(format)
             .expect("every listed format compares")

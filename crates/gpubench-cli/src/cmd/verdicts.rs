@@ -56,13 +56,18 @@ pub fn write_gab(path: &Path, doc: &RunDocument) -> anyhow::Result<()> {
             companion.display()
         );
     } else {
-        eprintln!("github-action-benchmark export written to {}", path.display());
+        eprintln!(
+            "github-action-benchmark export written to {}",
+            path.display()
+        );
     }
     Ok(())
 }
 
 /// The `--baseline FILE` of `run`, loaded before anything runs so a bad file fails fast.
-pub fn load_explicit_baseline(args: &BaselineArgs) -> anyhow::Result<Option<(String, RunDocument)>> {
+pub fn load_explicit_baseline(
+    args: &BaselineArgs,
+) -> anyhow::Result<Option<(String, RunDocument)>> {
     match &args.baseline {
         None => Ok(None),
         Some(path) => Ok(Some((path.display().to_string(), load(path)?))),
