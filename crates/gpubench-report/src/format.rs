@@ -69,7 +69,6 @@ mod tests {
 
     #[test]
     fn three_significant_digits() {
-        // Rust formats ties to even (1234.5 -> "1234"), so test away from a tie.
         assert_eq!(sig3(1234.6), "1235");
         assert_eq!(sig3(123.45), "123");
         assert_eq!(sig3(12.345), "12.3");
