@@ -4,7 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use gpubench_baseline::{BaselineStore, CompareOptions, Comparison, compare};
 use gpubench_harness::RunDocument;
 use gpubench_harness::results_file::{load_document, write_atomic};
@@ -87,11 +86,7 @@ pub fn after_run(
     let stored_path = store.path_for(&doc.machine.fingerprint)?;
     let baseline = match explicit {
         Some(found) => Some(found),
-        None if stored_path.exists() => Some((
-            stored_path.display().to_string(),
-            load(&stored_path).context("reading the stored baseline (move it away or record a new one with --save-baseline)")?,
-        )),
-        None => None,
+        None => stored_baseline(&stored_path, args.save_baseline)?,
     };
     let mut exit = Exit::Success;
     match &baseline {
@@ -115,6 +110,26 @@ pub fn after_run(
         write_gab(path, doc)?;
     }
     Ok(exit)
+}
+
+/// The adapter's stored baseline, `None` when there is none. An unreadable one is an error,
+/// unless this run is about to replace it (--save-baseline): then it is reported and skipped.
+fn stored_baseline(path: &Path, replacing: bool) -> anyhow::Result<Option<(String, RunDocument)>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    match load(path) {
+        Ok(doc) => Ok(Some((path.display().to_string(), doc))),
+        Err(error) if replacing => {
+            eprintln!(
+                "warning: not comparing with the stored baseline, it will be replaced: {error}"
+            );
+            Ok(None)
+        }
+        Err(error) => Err(error.context(
+            "reading the stored baseline (move it away, or replace it with --save-baseline)",
+        )),
+    }
 }
 
 /// Says why an interrupted run is not recorded, when --save-baseline asked for it.
