@@ -344,7 +344,7 @@ fn judge_pair(
         (Mode::CrossMachine, _) => Verdict::RatioOnly,
         (Mode::SameMachine, Some(ratio)) => verdict_for(&ratio, band_value),
         (Mode::SameMachine, None) => {
-            pair.note = Some("no samples to compare".to_string());
+            pair.note = Some("no ratio: samples missing, zero or not finite".to_string());
             Verdict::Inconclusive
         }
     };

@@ -81,11 +81,13 @@ pub fn comparison_text(cmp: &Comparison) -> ComparisonText {
                 .to_string(),
         );
     }
-    notes.push(
-        "ratio: new against base, oriented so that > 1 is faster; 95% CI: bootstrap interval of the ratio; \
-         a verdict needs the whole interval beyond (or inside) the noise band"
-            .to_string(),
-    );
+    let legend = "ratio: new against base, oriented so that > 1 is faster; 95% CI: bootstrap interval of the ratio";
+    notes.push(match cmp.mode {
+        Mode::SameMachine => format!(
+            "{legend}; a verdict needs the whole interval beyond (or inside) the noise band"
+        ),
+        Mode::CrossMachine => format!("{legend}; different adapters get ratios, not verdicts"),
+    });
     ComparisonText {
         heading,
         grid,
@@ -101,10 +103,15 @@ fn pair_row(pair: &PairComparison, report_only: bool) -> Vec<String> {
         ),
         None => ("-".to_string(), "-".to_string()),
     };
-    let band = if pair.verdict == Verdict::RatioOnly {
-        "-".to_string()
-    } else {
+    // The band only matters where a timing verdict was given.
+    let timed = matches!(
+        pair.verdict,
+        Verdict::Regressed | Verdict::Improved | Verdict::Unchanged | Verdict::Inconclusive
+    );
+    let band = if timed {
         format!("±{:.0}%", pair.band * 100.0)
+    } else {
+        "-".to_string()
     };
     vec![
         pair.id.clone(),

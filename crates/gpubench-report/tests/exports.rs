@@ -91,3 +91,42 @@ fn cross_card_table_in_every_format_but_bmf() {
         }
     }
 }
+
+#[test]
+fn comparison_modes_say_what_they_are() {
+    // Across adapters: ratios, no verdicts, and what differs.
+    let base = fixture();
+    let mut other = scaled(&doc_with("AMD Test", false), 0.5);
+    other.machine.fingerprint = "vulkan-1002-73bf-amd-test".to_string();
+    other.machine.adapter.vendor_id = 0x1002;
+    other.machine.adapter.device_id = 0x73bf;
+    let cmp = compare(
+        "nvidia.json",
+        &base,
+        "amd.json",
+        &other,
+        &CompareOptions::default(),
+    );
+    let table = comparison_exporter("table").expect("table");
+    insta::assert_snapshot!(
+        "compare_cross_machine_table",
+        table.render_comparison(&cmp).expect("render")
+    );
+
+    // A software adapter: a clear slowdown is reported, marked report-only.
+    let soft = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
+    let cmp = compare(
+        "base.json",
+        &soft,
+        "slow.json",
+        &scaled(&soft, 1.6),
+        &CompareOptions::default(),
+    );
+    insta::assert_snapshot!(
+        "compare_report_only_md",
+        comparison_exporter("md")
+            .expect("md")
+            .render_comparison(&cmp)
+            .expect("render")
+    );
+}

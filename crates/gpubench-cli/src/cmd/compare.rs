@@ -8,6 +8,7 @@ use crate::cli::CompareArgs;
 use crate::cmd::verdicts::{check_export_target, gate_exit, load, options, write_gab};
 use crate::exit::{Exit, UsageError};
 
+/// Compares the files; exit 3 when two runs of one adapter show a regression (see `GateArgs`).
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     let exporter = gpubench_report::comparison_exporter(&args.format)
         .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;

@@ -140,7 +140,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
     print!("{}", exporter.render(&doc)?);
     eprintln!("results written to {}", out_path.display());
-    let verdict_exit = verdicts::after_run(&args.baseline, &doc, &args.format, explicit_baseline)?;
+    let verdict_exit = verdicts::after_run(
+        &args.baseline,
+        &doc,
+        &out_path,
+        &args.format,
+        explicit_baseline,
+    )?;
     if doc.has_failures() {
         return Ok(Exit::BenchmarkFailed);
     }

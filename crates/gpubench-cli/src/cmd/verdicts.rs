@@ -79,6 +79,7 @@ pub fn load_explicit_baseline(
 pub fn after_run(
     args: &BaselineArgs,
     doc: &RunDocument,
+    doc_path: &Path,
     format: &str,
     explicit: Option<(String, RunDocument)>,
 ) -> anyhow::Result<Exit> {
@@ -91,7 +92,8 @@ pub fn after_run(
     let mut exit = Exit::Success;
     match &baseline {
         Some((label, base)) => {
-            let cmp = compare(label, base, "this run", doc, &options(&args.gate));
+            let new_label = format!("this run ({})", doc_path.display());
+            let cmp = compare(label, base, &new_label, doc, &options(&args.gate));
             print_comparison(&cmp, format)?;
             if args.gate.strict {
                 exit = gate_exit(&cmp, &args.gate);
