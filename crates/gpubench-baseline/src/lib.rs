@@ -2,7 +2,7 @@
 //! against it (DESIGN.md, "Baselines and comparison").
 //!
 //! The store ([`store`]) only ever replaces a baseline atomically and refuses runs that must not
-//! become one. The comparison ([`compare`], [`cross`]) is a pure function of two (or more)
+//! become one. The comparison ([`mod@compare`], [`cross`]) is a pure function of two (or more)
 //! documents: ratios of medians oriented so that > 1 means faster, bootstrap intervals from the
 //! raw samples with a fixed seed ([`ratio`]), and verdicts ([`verdict`]) against a noise band
 //! chosen per metric kind ([`noise`]). Nothing here prints; the CLI and the report crate render

@@ -1,4 +1,4 @@
-//! Bencher Metric Format (https://bencher.dev/docs/reference/bencher-metric-format/):
+//! Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>):
 //! `{ "<benchmark>": { "<measure>": { "value", "lower_value", "upper_value" } } }`.
 //!
 //! The value is the median and the bounds are its bootstrap 95% interval, so Bencher's
