@@ -1,2 +1,29 @@
 //! Baselines: the stored reference run per adapter fingerprint, and the comparison of a run
-//! against it. (The store and verdicts arrive with the baseline work; this crate is the place.)
+//! against it (DESIGN.md, "Baselines and comparison").
+//!
+//! The store ([`store`]) only ever replaces a baseline atomically and refuses runs that must not
+//! become one. The comparison ([`mod@compare`], [`cross`]) is a pure function of two (or more)
+//! documents: ratios of medians oriented so that > 1 means faster, bootstrap intervals from the
+//! raw samples with a fixed seed ([`ratio`]), and verdicts ([`verdict`]) against a noise band
+//! chosen per metric kind ([`noise`]). Nothing here prints; the CLI and the report crate render
+//! the values.
+
+pub mod compare;
+pub mod cross;
+pub mod error;
+pub mod machine;
+pub mod noise;
+pub mod ratio;
+pub mod store;
+#[cfg(any(test, feature = "testing"))]
+#[doc(hidden)]
+pub mod testing;
+pub mod verdict;
+
+pub use compare::{CompareOptions, Comparison, Mode, PairComparison, Side, compare};
+pub use cross::{CrossCell, CrossColumn, CrossRow, CrossTable, cross_table};
+pub use error::BaselineError;
+pub use machine::{Difference, machine_differences};
+pub use ratio::{RatioEstimate, ratio_ci};
+pub use store::{BaselineStore, check_recordable};
+pub use verdict::{Verdict, verdict_for};

@@ -21,6 +21,8 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Write an HTML page with charts for one or more result files.
     Report(ReportArgs),
+    /// Compare result files: BASE NEW gives verdicts; three or more give the cross-card table.
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -94,6 +96,71 @@ pub struct RunArgs {
     /// Add a deliberately faulty benchmark (for testing the harness): wrong-output.
     #[arg(long, hide = true)]
     pub inject_fault: Vec<String>,
+    #[command(flatten)]
+    pub baseline: BaselineArgs,
+}
+
+/// Baseline handling of `run`.
+#[derive(Debug, Args, Clone)]
+pub struct BaselineArgs {
+    /// Directory of baselines, one `<fingerprint>.json` per adapter.
+    #[arg(long, env = "GPUBENCH_BASELINE_DIR", default_value = "baselines")]
+    pub baseline_dir: PathBuf,
+    /// Compare against this result file instead of the adapter's stored baseline.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record this run as the adapter's baseline (refused when a result failed or the run was
+    /// interrupted).
+    #[arg(long)]
+    pub save_baseline: bool,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// Also write the github-action-benchmark custom JSON here (smaller-is-better results go to
+    /// `<stem>-smaller.json` beside it).
+    #[arg(long, value_name = "FILE")]
+    pub export_gab: Option<PathBuf>,
+}
+
+/// How verdicts are reached and whether they fail the command.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct GateArgs {
+    /// Noise band in percent for every metric (default: 5 for rates, 10 for time per
+    /// operation, 25 on software adapters).
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+    /// Give software adapters' verdicts full weight (they only report otherwise); for `run`,
+    /// also exit 3 when a regression is found.
+    #[arg(long)]
+    pub strict: bool,
+    /// Report regressions without failing (exit 0 instead of 3).
+    #[arg(long)]
+    pub no_fail: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Result files: the base first, then the runs to compare with it.
+    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Output format on stdout.
+    #[arg(long, default_value = "table", value_parser = clap::builder::PossibleValuesParser::new(gpubench_report::FORMATS))]
+    pub format: String,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// Also write the last file's results as github-action-benchmark custom JSON.
+    #[arg(long, value_name = "FILE")]
+    pub export_gab: Option<PathBuf>,
+}
+
+/// A noise band in percent (`5` or `5%`), returned as a fraction.
+fn parse_noise(text: &str) -> Result<f64, String> {
+    let number = text.trim().trim_end_matches('%');
+    match number.parse::<f64>() {
+        Ok(v) if v > 0.0 && v < 100.0 => Ok(v / 100.0),
+        _ => Err(format!(
+            "'{text}' is not a noise band: give a percentage above 0 and below 100, e.g. 5"
+        )),
+    }
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {

@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         cli::Command::List(list) => cmd::list::run(&list),
         cli::Command::Run(run) => cmd::run::run(&run),
         cli::Command::Report(report) => cmd::report::run(&report),
+        cli::Command::Compare(compare) => cmd::compare::run(&compare),
     };
     match outcome {
         Ok(code) => code.into(),

@@ -36,6 +36,41 @@ pub fn ci_percent(median: f64, low: f64, high: f64) -> String {
     format!("±{:.1}%", half / median.abs() * 100.0)
 }
 
+/// A value at full precision (the shortest text that reads back to the same f64), for the
+/// machine-readable formats; empty for a missing or non-finite value.
+pub fn raw(value: Option<f64>) -> String {
+    match value {
+        Some(v) if v.is_finite() => format!("{v}"),
+        _ => String::new(),
+    }
+}
+
+/// An oriented ratio as `1.23x`.
+pub fn ratio(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:.2}x")
+    } else {
+        "n/a".to_string()
+    }
+}
+
+/// A status with its reason, for cells where a skipped or failed result would have its number:
+/// `failed: verification failed ...`, shortened to `max` characters.
+pub fn status_cell(status: gpubench_harness::Status, reason: Option<&str>, max: usize) -> String {
+    let reason = reason.unwrap_or("no reason recorded");
+    format!("{}: {}", status.as_str(), truncate(reason, max))
+}
+
+/// `text` cut to `max` characters, with `...` when cut.
+pub fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let cut: String = text.chars().take(max).collect();
+        format!("{cut}...")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +90,14 @@ mod tests {
     fn ci_as_percent_of_median() {
         assert_eq!(ci_percent(100.0, 98.0, 102.0), "±2.0%");
         assert_eq!(ci_percent(0.0, 0.0, 0.0), "n/a");
+    }
+
+    #[test]
+    fn raw_and_ratio() {
+        assert_eq!(raw(Some(0.1)), "0.1");
+        assert_eq!(raw(None), "");
+        assert_eq!(raw(Some(f64::NAN)), "");
+        assert_eq!(ratio(0.7692), "0.77x");
+        assert_eq!(truncate("abcdef", 3), "abc...");
     }
 }

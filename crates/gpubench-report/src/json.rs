@@ -1,8 +1,10 @@
-//! The result document as pretty JSON (the same bytes `--out` writes).
+//! JSON: the result document as written by `--out`, and comparisons as their full structure
+//! (every ratio, interval, band and verdict) for scripts.
 
+use gpubench_baseline::{Comparison, CrossTable};
 use gpubench_harness::RunDocument;
 
-use crate::{Exporter, ReportError};
+use crate::{ComparisonExporter, Exporter, ReportError};
 
 /// Pretty-printed JSON of the whole document.
 pub struct JsonExporter;
@@ -10,5 +12,15 @@ pub struct JsonExporter;
 impl Exporter for JsonExporter {
     fn render(&self, doc: &RunDocument) -> Result<String, ReportError> {
         Ok(serde_json::to_string_pretty(doc)? + "\n")
+    }
+}
+
+impl ComparisonExporter for JsonExporter {
+    fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError> {
+        Ok(serde_json::to_string_pretty(comparison)? + "\n")
+    }
+
+    fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
+        Ok(serde_json::to_string_pretty(table)? + "\n")
     }
 }

@@ -1,13 +1,16 @@
 //! The terminal table: one row per result with value, unit, interval, variation, clock and
 //! status; failed and skipped rows show their reason instead of a number; warnings follow.
+//! Comparisons draw the shared comparison cells with the same table style.
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use gpubench_harness::{BenchResult, RunDocument, Status};
 
-use crate::format::{ci_percent, sig3};
+use crate::format::{ci_percent, sig3, truncate};
+use gpubench_baseline::{Comparison, CrossTable};
 
 mod blocks;
-use crate::{Exporter, ReportError};
+use crate::comparison::{ComparisonText, comparison_text, cross_text};
+use crate::{ComparisonExporter, Exporter, ReportError};
 
 /// The human-readable table.
 #[derive(Default)]
@@ -138,11 +141,22 @@ fn short_id(r: &BenchResult) -> String {
         .to_string()
 }
 
-fn truncate(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        let cut: String = text.chars().take(max).collect();
-        format!("{cut}...")
+impl ComparisonExporter for TableExporter {
+    fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError> {
+        Ok(render_text(&comparison_text(comparison)))
     }
+
+    fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
+        Ok(render_text(&cross_text(table)))
+    }
+}
+
+fn render_text(text: &ComparisonText) -> String {
+    let mut out = text.heading.join("\n");
+    out.push_str("\n\n");
+    out.push_str(&text.grid.to_table());
+    out.push_str("\n\n");
+    out.push_str(&text.notes.join("\n"));
+    out.push('\n');
+    out
 }

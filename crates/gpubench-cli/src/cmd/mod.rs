@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+pub mod compare;
 pub mod list;
 pub mod report;
 pub mod run;
+pub mod verdicts;

@@ -18,6 +18,7 @@ use gpubench_kernels::faults::Fault;
 use gpubench_kernels::{KernelError, Suite, SuiteOptions, Tuner};
 
 use crate::cli::RunArgs;
+use crate::cmd::verdicts;
 use crate::exit::{Exit, UsageError};
 use crate::progress::Progress;
 use crate::signals::StopSignal;
@@ -33,6 +34,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
             check_output_path(flag, path)?;
         }
     }
+    let explicit_baseline = verdicts::load_explicit_baseline(&args.baseline)?;
 
     let selection = Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
     let ctx = GpuContext::new(&selection)?;
@@ -149,6 +151,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
             doc.results.len(),
             out_path.display()
         );
+        verdicts::refuse_interrupted(&args.baseline);
         return Ok(Exit::Interrupted(code));
     }
     doc.finish();
@@ -163,10 +166,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         crate::cmd::report::write_html(html, &labelled)?;
         eprintln!("report written to {}", html.display());
     }
+    let verdict_exit = verdicts::after_run(
+        &args.baseline,
+        &doc,
+        &out_path,
+        &args.format,
+        explicit_baseline,
+    )?;
     if doc.has_failures() {
         return Ok(Exit::BenchmarkFailed);
     }
-    Ok(Exit::Success)
+    Ok(verdict_exit)
 }
 
 fn parse_faults(names: &[String]) -> anyhow::Result<Vec<Fault>> {

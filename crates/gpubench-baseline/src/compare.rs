@@ -1,0 +1,432 @@
+//! Comparing two runs: pair results by id, estimate the oriented ratio of medians with its
+//! bootstrap interval, and give each pair a verdict (DESIGN.md, "Baselines and comparison").
+//!
+//! As criterion does for change detection, a change counts only when the whole 95% interval lies
+//! beyond the noise band: **regressed** when it lies entirely below `1 - band` (slower),
+//! **improved** when entirely above `1 + band`, **unchanged** when it lies inside the band, and
+//! **inconclusive** otherwise (it straddles an edge or is wider than the band). Status changes
+//! are verdicts of their own; a result that was ok and now fails or is skipped is a regression
+//! whatever the timing noise, so report-only mode never hides it.
+//!
+//! Runs of different adapters (fingerprints) are compared across machines: ratios only, no
+//! verdicts, labelled with what differs.
+
+use std::collections::BTreeMap;
+
+use gpubench_harness::{BenchResult, RunDocument, Status};
+use serde::{Deserialize, Serialize};
+
+use crate::machine::{Difference, machine_differences};
+use crate::noise::band_for;
+use crate::ratio::{RatioEstimate, ratio_ci, ratio_from_intervals};
+pub use crate::verdict::Verdict;
+use crate::verdict::{status_got_worse, verdict_for};
+
+/// How to compare.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CompareOptions {
+    /// Noise band for every metric (a fraction: 0.05 = 5%), overriding the per-metric defaults.
+    pub noise: Option<f64>,
+    /// Give software adapters' verdicts full weight instead of reporting only.
+    pub strict: bool,
+}
+
+/// Whether the two runs come from the same adapter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Same fingerprint: verdicts against the noise band.
+    SameMachine,
+    /// Different fingerprints: ratios only, no verdicts.
+    CrossMachine,
+}
+
+/// One run's side of a pair.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// ok, skipped or failed.
+    pub status: Status,
+    /// Why it was skipped or failed.
+    pub reason: Option<String>,
+    /// The median, only when the status is ok.
+    pub median: Option<f64>,
+    /// Lower end of the median's own 95% interval, when the status is ok.
+    pub ci_low: Option<f64>,
+    /// Upper end of the median's own 95% interval, when the status is ok.
+    pub ci_high: Option<f64>,
+    /// Number of raw samples.
+    pub samples: usize,
+}
+
+impl Side {
+    fn of(result: &BenchResult) -> Self {
+        let ok_summary = result
+            .summary
+            .as_ref()
+            .filter(|_| result.status == Status::Ok);
+        Self {
+            status: result.status,
+            reason: result.reason.clone(),
+            median: result.median(),
+            ci_low: ok_summary.map(|s| s.ci_low),
+            ci_high: ok_summary.map(|s| s.ci_high),
+            samples: result.samples.len(),
+        }
+    }
+}
+
+/// The comparison of one benchmark id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairComparison {
+    /// The result id both runs share.
+    pub id: String,
+    /// Suite name.
+    pub suite: String,
+    /// Metric name (bandwidth, throughput, time-per-op).
+    pub metric: String,
+    /// Unit of the medians.
+    pub unit: String,
+    /// Whether larger values are better.
+    pub higher_is_better: bool,
+    /// The base run's result; absent when the id is new.
+    pub base: Option<Side>,
+    /// The new run's result; absent when the id is missing.
+    pub new: Option<Side>,
+    /// Oriented ratio (> 1 faster) and its interval, when both sides have numbers.
+    pub ratio: Option<RatioEstimate>,
+    /// The noise band applied (a fraction).
+    pub band: f64,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Whether this pair counts as a regression (before report-only and --no-fail apply).
+    pub regression: bool,
+    /// Extra explanation (e.g. the status change, or a changed unit).
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// A run as named in a comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunLabel {
+    /// The label the caller gave (usually the file path).
+    pub label: String,
+    /// Adapter name.
+    pub adapter: String,
+    /// Adapter fingerprint.
+    pub fingerprint: String,
+    /// When the run started.
+    pub started_at: String,
+    /// Whether the adapter is a software adapter.
+    pub software_adapter: bool,
+}
+
+impl RunLabel {
+    /// The label of `doc`, called `label`.
+    pub fn of(label: &str, doc: &RunDocument) -> Self {
+        Self {
+            label: label.to_string(),
+            adapter: doc.machine.adapter.name.clone(),
+            fingerprint: doc.machine.fingerprint.clone(),
+            started_at: doc.started_at.clone(),
+            software_adapter: doc.machine.software_adapter,
+        }
+    }
+}
+
+/// The comparison of a new run against a base run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// The reference run.
+    pub base: RunLabel,
+    /// The run being judged.
+    pub new: RunLabel,
+    /// Same machine (verdicts) or across machines (ratios only).
+    pub mode: Mode,
+    /// What differs between the two runs' machines and set-ups.
+    pub differences: Vec<Difference>,
+    /// Timing verdicts are reported but never fail (software adapter without `--strict`).
+    pub report_only: bool,
+    /// The `--noise` override in force, as a fraction.
+    pub noise_override: Option<f64>,
+    /// One entry per id, in the base run's order, then ids only in the new run.
+    pub pairs: Vec<PairComparison>,
+}
+
+impl Comparison {
+    /// Pairs that count as regressions, before report-only applies.
+    pub fn regressions(&self) -> impl Iterator<Item = &PairComparison> {
+        self.pairs.iter().filter(|p| p.regression)
+    }
+
+    /// Whether the comparison should fail a gate (exit 3): a status change to worse always does;
+    /// a timing regression does unless the comparison is report-only.
+    pub fn fails_gate(&self) -> bool {
+        self.regressions()
+            .any(|p| p.verdict == Verdict::StatusChanged || !self.report_only)
+    }
+
+    /// How many pairs have each verdict, in a stable order.
+    pub fn counts(&self) -> BTreeMap<&'static str, usize> {
+        let mut counts = BTreeMap::new();
+        for pair in &self.pairs {
+            *counts.entry(pair.verdict.as_str()).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// Compares `new` against `base`. Pure: the same documents and options always give the same
+/// comparison (the bootstrap seed is fixed).
+pub fn compare(
+    base_label: &str,
+    base: &RunDocument,
+    new_label: &str,
+    new: &RunDocument,
+    options: &CompareOptions,
+) -> Comparison {
+    let mode = if base.machine.fingerprint == new.machine.fingerprint {
+        Mode::SameMachine
+    } else {
+        Mode::CrossMachine
+    };
+    let software = base.machine.software_adapter || new.machine.software_adapter;
+    let report_only = mode == Mode::SameMachine && software && !options.strict;
+    let band_options = BandOptions {
+        software,
+        noise: options.noise,
+    };
+
+    let new_by_id: BTreeMap<&str, &BenchResult> =
+        new.results.iter().map(|r| (r.id.as_str(), r)).collect();
+    let base_ids: std::collections::BTreeSet<&str> =
+        base.results.iter().map(|r| r.id.as_str()).collect();
+    let mut pairs: Vec<PairComparison> = base
+        .results
+        .iter()
+        .map(|b| match new_by_id.get(b.id.as_str()) {
+            Some(n) => judge_pair(b, n, mode, band_options),
+            None => one_sided(b, None, band_options),
+        })
+        .collect();
+    pairs.extend(
+        new.results
+            .iter()
+            .filter(|n| !base_ids.contains(n.id.as_str()))
+            .map(|n| one_sided(n, Some(n), band_options)),
+    );
+
+    Comparison {
+        base: RunLabel::of(base_label, base),
+        new: RunLabel::of(new_label, new),
+        mode,
+        differences: machine_differences(base, new),
+        report_only,
+        noise_override: options.noise,
+        pairs,
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct BandOptions {
+    software: bool,
+    noise: Option<f64>,
+}
+
+/// A result present in one run only: `new` is `Some` when it is the new run's.
+fn one_sided(result: &BenchResult, new: Option<&BenchResult>, band: BandOptions) -> PairComparison {
+    let side = Some(Side::of(result));
+    let (base_side, new_side, verdict) = match new {
+        Some(_) => (None, side, Verdict::New),
+        None => (side, None, Verdict::Missing),
+    };
+    PairComparison {
+        id: result.id.clone(),
+        suite: result.suite.clone(),
+        metric: result.metric.clone(),
+        unit: result.unit.clone(),
+        higher_is_better: result.higher_is_better,
+        base: base_side,
+        new: new_side,
+        ratio: None,
+        band: band_for(&result.metric, band.software, band.noise),
+        verdict,
+        regression: false,
+        note: None,
+    }
+}
+
+/// The verdict on a result present in both runs.
+fn judge_pair(
+    base: &BenchResult,
+    new: &BenchResult,
+    mode: Mode,
+    band: BandOptions,
+) -> PairComparison {
+    // The base run defines what the number means; the new run is judged against it.
+    let band_value = band_for(&base.metric, band.software, band.noise);
+    let mut pair = PairComparison {
+        id: base.id.clone(),
+        suite: base.suite.clone(),
+        metric: base.metric.clone(),
+        unit: base.unit.clone(),
+        higher_is_better: base.higher_is_better,
+        base: Some(Side::of(base)),
+        new: Some(Side::of(new)),
+        ratio: None,
+        band: band_value,
+        verdict: Verdict::Inconclusive,
+        regression: false,
+        note: None,
+    };
+    if base.status != new.status {
+        pair.verdict = Verdict::StatusChanged;
+        pair.note = Some(format!(
+            "{} -> {}",
+            base.status.as_str(),
+            new.status.as_str()
+        ));
+        // Across machines a status difference is a fact about the adapters, not a regression.
+        pair.regression = mode == Mode::SameMachine && status_got_worse(base.status, new.status);
+        return pair;
+    }
+    if base.status != Status::Ok {
+        pair.verdict = Verdict::NotMeasured;
+        return pair;
+    }
+    if base.unit != new.unit || base.higher_is_better != new.higher_is_better {
+        pair.note = Some(format!(
+            "metric changed ({} -> {}): not comparable",
+            base.unit, new.unit
+        ));
+        return pair;
+    }
+    pair.ratio = estimate(base, new);
+    pair.verdict = match (mode, pair.ratio) {
+        (Mode::CrossMachine, _) => Verdict::RatioOnly,
+        (Mode::SameMachine, Some(ratio)) => verdict_for(&ratio, band_value),
+        (Mode::SameMachine, None) => {
+            pair.note = Some("no ratio: samples missing, zero or not finite".to_string());
+            Verdict::Inconclusive
+        }
+    };
+    pair.regression = pair.verdict == Verdict::Regressed;
+    pair
+}
+
+/// The ratio from raw samples, or from the summaries' intervals when samples were not kept.
+fn estimate(base: &BenchResult, new: &BenchResult) -> Option<RatioEstimate> {
+    if base.samples.len() >= 2 && new.samples.len() >= 2 {
+        return ratio_ci(&base.samples, &new.samples, new.higher_is_better);
+    }
+    let (b, n) = (base.summary.as_ref()?, new.summary.as_ref()?);
+    ratio_from_intervals(
+        (b.median, b.ci_low, b.ci_high),
+        (n.median, n.ci_low, n.ci_high),
+        new.higher_is_better,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{doc_with, scaled};
+    use proptest::prelude::*;
+
+    #[test]
+    fn thirty_percent_slower_regresses_and_one_percent_does_not() {
+        let base = doc_with("gpu", false);
+        let slow = scaled(&base, 1.3);
+        let cmp = compare("base", &base, "slow", &slow, &CompareOptions::default());
+        assert_eq!(cmp.mode, Mode::SameMachine);
+        assert!(
+            cmp.pairs.iter().all(|p| p.verdict == Verdict::Regressed),
+            "{cmp:#?}"
+        );
+        assert!(cmp.fails_gate());
+        let same = scaled(&base, 1.01);
+        let cmp = compare("base", &base, "same", &same, &CompareOptions::default());
+        assert!(
+            cmp.pairs.iter().all(|p| p.verdict == Verdict::Unchanged),
+            "{cmp:#?}"
+        );
+        assert!(!cmp.fails_gate());
+    }
+
+    #[test]
+    fn software_adapters_report_only_unless_strict() {
+        let base = doc_with("lavapipe", true);
+        let slow = scaled(&base, 1.5);
+        let cmp = compare("b", &base, "n", &slow, &CompareOptions::default());
+        assert!(cmp.report_only);
+        assert!(cmp.regressions().count() > 0);
+        assert!(!cmp.fails_gate());
+        let strict = CompareOptions {
+            strict: true,
+            ..CompareOptions::default()
+        };
+        assert!(compare("b", &base, "n", &slow, &strict).fails_gate());
+    }
+
+    #[test]
+    fn status_changes_new_and_missing() {
+        let base = doc_with("gpu", false);
+        let mut new = base.clone();
+        new.results[0].status = Status::Failed;
+        new.results[0].reason = Some("verification failed".to_string());
+        new.results[0].summary = None;
+        let gone = new.results.remove(1);
+        let mut extra = gone.clone();
+        extra.id = "stream/extra".to_string();
+        new.results.push(extra);
+        let mut soft = new.clone();
+        soft.machine.software_adapter = true;
+        let cmp = compare("b", &base, "n", &new, &CompareOptions::default());
+        let verdict = |id: &str| cmp.pairs.iter().find(|p| p.id == id).map(|p| p.verdict);
+        assert_eq!(verdict(&base.results[0].id), Some(Verdict::StatusChanged));
+        assert_eq!(verdict(&gone.id), Some(Verdict::Missing));
+        assert_eq!(verdict("stream/extra"), Some(Verdict::New));
+        assert!(cmp.fails_gate());
+        // Report-only never hides a benchmark that started failing.
+        let mut soft_base = base.clone();
+        soft_base.machine.software_adapter = true;
+        let cmp = compare("b", &soft_base, "n", &soft, &CompareOptions::default());
+        assert!(cmp.report_only && cmp.fails_gate());
+    }
+
+    #[test]
+    fn different_fingerprints_give_ratios_and_name_differences() {
+        let base = doc_with("gpu", false);
+        let mut other = scaled(&base, 0.5);
+        other.machine.fingerprint = "vulkan-1002-73bf-amd-test".to_string();
+        other.machine.adapter.name = "AMD Test".to_string();
+        other.results[0].status = Status::Skipped;
+        let cmp = compare("a", &base, "b", &other, &CompareOptions::default());
+        assert_eq!(cmp.mode, Mode::CrossMachine);
+        assert!(cmp.differences.iter().any(|d| d.field == "adapter"));
+        assert!(
+            cmp.pairs
+                .iter()
+                .skip(1)
+                .all(|p| p.verdict == Verdict::RatioOnly && p.ratio.is_some())
+        );
+        assert!(!cmp.fails_gate());
+    }
+
+    proptest! {
+        #[test]
+        fn comparison_is_deterministic(factor in 0.5f64..2.0) {
+            let base = doc_with("gpu", false);
+            let new = scaled(&base, factor);
+            let a = compare("b", &base, "n", &new, &CompareOptions::default());
+            let b = compare("b", &base, "n", &new, &CompareOptions::default());
+            prop_assert_eq!(a, b);
+        }
+
+        #[test]
+        fn clear_slowdowns_always_regress(factor in 1.2f64..5.0) {
+            let base = doc_with("gpu", false);
+            let cmp = compare("b", &base, "n", &scaled(&base, factor), &CompareOptions::default());
+            prop_assert!(cmp.pairs.iter().all(|p| p.verdict == Verdict::Regressed));
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The cross-card table: several runs side by side, one column per run, each value with its
+//! ratio against the first run (oriented so that > 1 is faster). No verdicts: different machines
+//! are different, not better or worse within noise.
+
+use std::collections::BTreeSet;
+
+use gpubench_harness::{RunDocument, Status};
+use serde::{Deserialize, Serialize};
+
+use crate::compare::RunLabel;
+
+/// One run's column.
+pub type CrossColumn = RunLabel;
+
+/// One cell: what a run has for a benchmark id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum CrossCell {
+    /// A number, and its ratio against the first run when the first run has one too.
+    Value {
+        /// The median.
+        median: f64,
+        /// Oriented ratio against the first column (> 1 faster).
+        ratio: Option<f64>,
+    },
+    /// Skipped or failed, with the reason.
+    NotMeasured {
+        /// skipped or failed.
+        status: Status,
+        /// Why.
+        reason: Option<String>,
+    },
+    /// The run has no result with this id.
+    Absent,
+}
+
+/// One benchmark id across the runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrossRow {
+    /// Result id.
+    pub id: String,
+    /// Metric name.
+    pub metric: String,
+    /// Unit of the medians.
+    pub unit: String,
+    /// Whether larger values are better.
+    pub higher_is_better: bool,
+    /// One cell per column, in column order.
+    pub cells: Vec<CrossCell>,
+}
+
+/// Several runs side by side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrossTable {
+    /// One per run, in the order given; ratios are against the first.
+    pub columns: Vec<CrossColumn>,
+    /// One per id, in order of first appearance.
+    pub rows: Vec<CrossRow>,
+}
+
+/// The cross-card table of `runs` (label, document), ratios against the first.
+pub fn cross_table(runs: &[(&str, &RunDocument)]) -> CrossTable {
+    let columns = runs
+        .iter()
+        .map(|(label, doc)| RunLabel::of(label, doc))
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut rows = Vec::new();
+    for (_, doc) in runs {
+        for result in &doc.results {
+            if !seen.insert(result.id.clone()) {
+                continue;
+            }
+            let reference = runs
+                .first()
+                .and_then(|(_, first)| first.results.iter().find(|r| r.id == result.id))
+                .and_then(|r| r.median());
+            let cells = runs
+                .iter()
+                .map(
+                    |(_, doc)| match doc.results.iter().find(|r| r.id == result.id) {
+                        None => CrossCell::Absent,
+                        Some(r) => match r.median() {
+                            Some(median) => CrossCell::Value {
+                                median,
+                                ratio: reference
+                                    .map(|base| oriented(base, median, result.higher_is_better))
+                                    .filter(|v| v.is_finite()),
+                            },
+                            None => CrossCell::NotMeasured {
+                                status: r.status,
+                                reason: r.reason.clone(),
+                            },
+                        },
+                    },
+                )
+                .collect();
+            rows.push(CrossRow {
+                id: result.id.clone(),
+                metric: result.metric.clone(),
+                unit: result.unit.clone(),
+                higher_is_better: result.higher_is_better,
+                cells,
+            });
+        }
+    }
+    CrossTable { columns, rows }
+}
+
+fn oriented(base: f64, new: f64, higher_is_better: bool) -> f64 {
+    if higher_is_better {
+        new / base
+    } else {
+        base / new
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{doc_with, scaled};
+
+    #[test]
+    fn columns_ratios_and_status_cells() {
+        let a = doc_with("A", false);
+        let b = scaled(&doc_with("B", false), 2.0);
+        let mut c = doc_with("C", false);
+        c.results[0].status = Status::Skipped;
+        c.results[0].reason = Some("limit too small".to_string());
+        c.results.pop();
+        let table = cross_table(&[("a", &a), ("b", &b), ("c", &c)]);
+        assert_eq!(table.columns.len(), 3);
+        assert_eq!(table.rows.len(), 2);
+        match &table.rows[0].cells[1] {
+            CrossCell::Value { ratio: Some(r), .. } => assert!((r - 0.5).abs() < 0.01),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(matches!(
+            table.rows[0].cells[2],
+            CrossCell::NotMeasured { .. }
+        ));
+        assert_eq!(table.rows[1].cells[2], CrossCell::Absent);
+    }
+}

@@ -1,0 +1,42 @@
+//! Typed errors of the baseline store. Each message says why and what to do.
+
+use std::path::PathBuf;
+
+use gpubench_harness::HarnessError;
+
+/// Why a baseline could not be read or recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    /// The run has failed results; a wrong answer must never become the reference.
+    #[error(
+        "not recording a baseline: {count} result(s) failed ({ids}); fix the failures and run again, a run with failed results never becomes a baseline"
+    )]
+    FailedResults {
+        /// How many results failed.
+        count: usize,
+        /// The first few failed ids, comma-separated.
+        ids: String,
+    },
+    /// The run was interrupted (or is still running), so it is missing results.
+    #[error(
+        "not recording a baseline: the run did not complete (interrupted); run it again to the end"
+    )]
+    Incomplete,
+    /// The fingerprint cannot name a file safely (it came from a file someone could edit).
+    #[error(
+        "fingerprint '{0}' cannot name a baseline file (only letters, digits, '-', '_' and '.' are allowed)"
+    )]
+    BadFingerprint(String),
+    /// Creating the baseline directory failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The directory concerned.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading or writing the document failed (the message names the file).
+    #[error(transparent)]
+    Harness(#[from] HarnessError),
+}

@@ -1,0 +1,56 @@
+//! What differs between the machines (and set-ups) of two runs.
+//!
+//! With different fingerprints the comparison is across machines and these differences are the
+//! label that says why no verdict is given. With the same fingerprint they are context: a driver
+//! update, another OS or tool version, a different profile, the things a reader checks first
+//! when a number moves.
+
+use gpubench_harness::RunDocument;
+use serde::{Deserialize, Serialize};
+
+/// One field that differs between two runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Difference {
+    /// What differs, e.g. `adapter`, `driver`, `backend`.
+    pub field: String,
+    /// The value in the base run.
+    pub base: String,
+    /// The value in the new run.
+    pub new: String,
+}
+
+/// Every compared field whose value differs between `base` and `new`, key fields first.
+pub fn machine_differences(base: &RunDocument, new: &RunDocument) -> Vec<Difference> {
+    let facts = |doc: &RunDocument| -> Vec<(&'static str, String)> {
+        let m = &doc.machine;
+        let a = &m.adapter;
+        vec![
+            ("adapter", a.name.clone()),
+            ("vendor id", format!("0x{:04x}", a.vendor_id)),
+            ("device id", format!("0x{:04x}", a.device_id)),
+            ("backend", a.backend.clone()),
+            ("device type", a.device_type.clone()),
+            (
+                "driver",
+                format!("{} {}", a.driver, a.driver_info).trim().to_string(),
+            ),
+            ("os", m.os.clone()),
+            ("cpu", m.cpu_model.clone()),
+            ("wgpu", m.wgpu_version.clone()),
+            ("gpubench", doc.tool.version.clone()),
+            ("build", m.build_profile.clone()),
+            ("timing", m.timing_source.as_str().to_string()),
+            ("profile", doc.config.profile.clone()),
+        ]
+    };
+    facts(base)
+        .into_iter()
+        .zip(facts(new))
+        .filter(|((_, b), (_, n))| b != n)
+        .map(|((field, b), (_, n))| Difference {
+            field: field.to_string(),
+            base: b,
+            new: n,
+        })
+        .collect()
+}

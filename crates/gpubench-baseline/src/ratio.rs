@@ -1,0 +1,202 @@
+//! The ratio of two runs' medians with a bootstrap 95% interval, oriented so that > 1 is faster.
+//!
+//! Both sides are resampled independently (they are independent runs) from their raw samples,
+//! with the harness's generator and a fixed seed, so the same inputs always give the same
+//! interval and hence the same verdict. The point estimate is the ratio of the observed medians;
+//! the interval is widened to contain it when resampling alone would not (rare, with few
+//! samples), so `ci_low <= ratio <= ci_high` always holds.
+
+use gpubench_harness::stats::{
+    BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci, percentile_sorted,
+};
+use serde::{Deserialize, Serialize};
+
+/// A ratio of medians and its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RatioEstimate {
+    /// New median over base median for higher-is-better metrics, the inverse otherwise:
+    /// above 1 the new run is faster.
+    pub ratio: f64,
+    /// Lower end of the 95% interval of the ratio.
+    pub ci_low: f64,
+    /// Upper end of the 95% interval of the ratio.
+    pub ci_high: f64,
+}
+
+/// The oriented ratio of the medians of `new` and `base` with a percentile-bootstrap 95%
+/// interval (`BOOTSTRAP_RESAMPLES` resamples, `BOOTSTRAP_SEED`). `None` when either side has no
+/// finite positive-median sample (a ratio of nothing, or a division by zero, means nothing).
+pub fn ratio_ci(base: &[f64], new: &[f64], higher_is_better: bool) -> Option<RatioEstimate> {
+    ratio_ci_with(
+        base,
+        new,
+        higher_is_better,
+        BOOTSTRAP_RESAMPLES,
+        BOOTSTRAP_SEED,
+    )
+}
+
+/// [`ratio_ci`] with the number of resamples and the seed given.
+pub fn ratio_ci_with(
+    base: &[f64],
+    new: &[f64],
+    higher_is_better: bool,
+    resamples: usize,
+    seed: u64,
+) -> Option<RatioEstimate> {
+    let base: Vec<f64> = base.iter().copied().filter(|v| v.is_finite()).collect();
+    let new: Vec<f64> = new.iter().copied().filter(|v| v.is_finite()).collect();
+    if base.is_empty() || new.is_empty() {
+        return None;
+    }
+    let orient = |base_median: f64, new_median: f64| {
+        if higher_is_better {
+            new_median / base_median
+        } else {
+            base_median / new_median
+        }
+    };
+    let ratio = orient(
+        median_in_place(&mut base.clone()),
+        median_in_place(&mut new.clone()),
+    );
+    if !ratio.is_finite() || ratio <= 0.0 {
+        return None;
+    }
+    let mut other = Vec::with_capacity(new.len());
+    let (low, high) = bootstrap_ci(base.len(), resamples, seed, |rng, scratch| {
+        scratch.clear();
+        scratch.extend((0..base.len()).map(|_| base[rng.next_below(base.len())]));
+        other.clear();
+        other.extend((0..new.len()).map(|_| new[rng.next_below(new.len())]));
+        orient(median_in_place(scratch), median_in_place(&mut other))
+    });
+    let (low, high) = if low.is_finite() && high.is_finite() {
+        (low.min(ratio), high.max(ratio))
+    } else {
+        (ratio, ratio)
+    };
+    Some(RatioEstimate {
+        ratio,
+        ci_low: low,
+        ci_high: high,
+    })
+}
+
+/// The oriented ratio of two summaries when raw samples are missing (derived results): the
+/// interval combines the two medians' own intervals at their extremes, which is conservative.
+pub fn ratio_from_intervals(
+    base: (f64, f64, f64),
+    new: (f64, f64, f64),
+    higher_is_better: bool,
+) -> Option<RatioEstimate> {
+    let (b_med, b_low, b_high) = base;
+    let (n_med, n_low, n_high) = new;
+    let estimate = if higher_is_better {
+        RatioEstimate {
+            ratio: n_med / b_med,
+            ci_low: n_low / b_high,
+            ci_high: n_high / b_low,
+        }
+    } else {
+        RatioEstimate {
+            ratio: b_med / n_med,
+            ci_low: b_low / n_high,
+            ci_high: b_high / n_low,
+        }
+    };
+    let finite = [estimate.ratio, estimate.ci_low, estimate.ci_high]
+        .iter()
+        .all(|v| v.is_finite() && *v > 0.0);
+    finite.then_some(RatioEstimate {
+        ci_low: estimate.ci_low.min(estimate.ratio),
+        ci_high: estimate.ci_high.max(estimate.ratio),
+        ..estimate
+    })
+}
+
+/// The median (type-7, as the harness's summaries) of `values`, sorting them in place.
+fn median_in_place(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    percentile_sorted(values, 50.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn noisy(center: f64, n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|i| center * (1.0 + 0.01 * (((i * 7) % 11) as f64 - 5.0) / 5.0))
+            .collect()
+    }
+
+    #[test]
+    fn orientation_makes_faster_above_one() {
+        let base = noisy(100.0, 20);
+        let faster: Vec<f64> = base.iter().map(|v| v * 1.2).collect();
+        assert!(ratio_ci(&base, &faster, true).expect("ratio").ratio > 1.19);
+        // For times, a larger value is slower.
+        assert!(ratio_ci(&base, &faster, false).expect("ratio").ratio < 0.84);
+    }
+
+    #[test]
+    fn nothing_to_compare_gives_none() {
+        assert!(ratio_ci(&[], &[1.0], true).is_none());
+        assert!(ratio_ci(&[1.0], &[f64::NAN], true).is_none());
+        assert!(ratio_ci(&[0.0], &[1.0], true).is_none());
+    }
+
+    #[test]
+    fn intervals_fallback_is_conservative() {
+        let r =
+            ratio_from_intervals((100.0, 95.0, 105.0), (110.0, 105.0, 115.0), true).expect("ratio");
+        assert!((r.ratio - 1.1).abs() < 1e-12);
+        // 105 / 105 and 115 / 95: the extremes of both intervals.
+        assert!((r.ci_low - 1.0).abs() < 1e-12 && r.ci_high > 1.2);
+    }
+
+    proptest! {
+        #[test]
+        fn same_inputs_same_interval(
+            base in prop::collection::vec(1.0f64..1000.0, 1..40),
+            new in prop::collection::vec(1.0f64..1000.0, 1..40),
+            higher in any::<bool>(),
+        ) {
+            let a = ratio_ci(&base, &new, higher);
+            let b = ratio_ci(&base, &new, higher);
+            prop_assert_eq!(a, b);
+        }
+
+        #[test]
+        fn interval_contains_the_ratio(
+            base in prop::collection::vec(1.0f64..1000.0, 1..40),
+            new in prop::collection::vec(1.0f64..1000.0, 1..40),
+            higher in any::<bool>(),
+        ) {
+            let r = ratio_ci(&base, &new, higher).expect("positive samples");
+            prop_assert!(r.ci_low > 0.0);
+            prop_assert!(r.ci_low <= r.ratio && r.ratio <= r.ci_high);
+        }
+
+        #[test]
+        fn scaling_new_scales_the_ratio(
+            base in prop::collection::vec(1.0f64..1000.0, 2..30),
+            factor in 0.1f64..10.0,
+        ) {
+            let new: Vec<f64> = base.iter().map(|v| v * factor).collect();
+            let up = ratio_ci(&base, &new, true).expect("ratio");
+            prop_assert!((up.ratio - factor).abs() <= 1e-9 * factor);
+            let down = ratio_ci(&base, &new, false).expect("ratio");
+            prop_assert!((down.ratio - 1.0 / factor).abs() <= 1e-9 / factor);
+        }
+
+        #[test]
+        fn identical_runs_straddle_one(base in prop::collection::vec(1.0f64..1000.0, 1..40)) {
+            let r = ratio_ci(&base, &base, true).expect("ratio");
+            prop_assert!((r.ratio - 1.0).abs() < 1e-12);
+            prop_assert!(r.ci_low <= 1.0 && 1.0 <= r.ci_high);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Small fixed result documents for tests (this crate's and, through the `testing` feature, the
+//! report's and the CLI's). Not part of the stable API.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use gpubench_harness::device::AdapterSummary;
+use gpubench_harness::schema::{MachineInfo, RunConfig, SCHEMA_VERSION, ToolInfo, fingerprint};
+use gpubench_harness::stats::summarize;
+use gpubench_harness::{BenchResult, RunDocument, RunSettings, Status, TimingSource, Work};
+
+/// Twenty samples around `center`, spread about ±1% in a fixed pattern.
+pub fn samples_around(center: f64) -> Vec<f64> {
+    (0..20)
+        .map(|i| center * (1.0 + 0.01 * (((i * 7) % 11) as f64 - 5.0) / 5.0))
+        .collect()
+}
+
+/// An ok result with samples around `center`.
+pub fn ok_result(id: &str, metric: &str, unit: &str, center: f64) -> BenchResult {
+    let samples = samples_around(center);
+    let suite = id.split('/').next().unwrap_or("stream").to_string();
+    BenchResult {
+        id: id.to_string(),
+        suite,
+        params: BTreeMap::new(),
+        metric: metric.to_string(),
+        unit: unit.to_string(),
+        higher_is_better: metric != "time-per-op",
+        counts: String::new(),
+        status: Status::Ok,
+        reason: None,
+        verified: true,
+        timing: Some(TimingSource::GpuTimestamp),
+        work: Work {
+            bytes_read: 1 << 20,
+            bytes_written: 1 << 20,
+            flops: 0,
+            ops: 1,
+        },
+        iterations_per_sample: 10,
+        summary: summarize(&samples),
+        samples,
+        host_summary: None,
+        host_samples: Vec::new(),
+        gpu_summary: None,
+        gpu_samples: Vec::new(),
+        latency: None,
+        extra: BTreeMap::new(),
+        warnings: Vec::new(),
+    }
+}
+
+/// A result that did not produce a number.
+pub fn not_ok_result(id: &str, status: Status, reason: &str) -> BenchResult {
+    let mut result = ok_result(id, "bandwidth", "GB/s", 1.0);
+    result.status = status;
+    result.reason = Some(reason.to_string());
+    result.verified = false;
+    result.timing = None;
+    result.summary = None;
+    result.samples.clear();
+    result
+}
+
+/// A complete document on a made-up adapter (`name`), software or not, with two ok results:
+/// a bandwidth (higher is better) and a time per operation (lower is better).
+pub fn doc_with(name: &str, software: bool) -> RunDocument {
+    let adapter = AdapterSummary {
+        index: 0,
+        name: name.to_string(),
+        vendor_id: if software { 0x10005 } else { 0x10de },
+        device_id: if software { 0 } else { 0x2335 },
+        device_type: if software { "cpu" } else { "discrete" }.to_string(),
+        driver: "test-driver".to_string(),
+        driver_info: "1.0".to_string(),
+        backend: "vulkan".to_string(),
+        software,
+        limits: BTreeMap::new(),
+        features: Vec::new(),
+    };
+    let machine = MachineInfo {
+        fingerprint: fingerprint(&adapter),
+        adapter,
+        software_adapter: software,
+        features_enabled: Vec::new(),
+        os: "Linux".to_string(),
+        cpu_model: "Test CPU".to_string(),
+        cpu_count: 8,
+        wgpu_version: "30.0.2".to_string(),
+        build_profile: "release".to_string(),
+        instance_flags: "InstanceFlags(0x0)".to_string(),
+        timing_source: TimingSource::GpuTimestamp,
+        timestamp_period_ns: Some(1.0),
+    };
+    RunDocument {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo {
+            name: "gpubench".to_string(),
+            version: "0.1.0".to_string(),
+            git_commit: None,
+        },
+        machine,
+        config: RunConfig {
+            profile: "quick".to_string(),
+            suites: vec!["stream".to_string()],
+            settings: RunSettings {
+                target_sample: Duration::from_millis(5),
+                max_sample: Duration::from_millis(50),
+                warmup: Duration::from_millis(100),
+                min_warmup_samples: 3,
+                min_samples: 20,
+                max_samples: 20,
+                target_cv: 0.01,
+                max_time: Duration::from_secs(1),
+                seed: 1,
+            },
+            options: BTreeMap::new(),
+        },
+        started_at: "2026-01-01T00:00:00Z".to_string(),
+        finished_at: Some("2026-01-01T00:01:00Z".to_string()),
+        complete: true,
+        warnings: Vec::new(),
+        results: vec![
+            ok_result("stream/triad/vec4-f32/64MiB", "bandwidth", "GB/s", 800.0),
+            ok_result("launch/dispatch/1", "time-per-op", "us", 4.0),
+        ],
+    }
+}
+
+/// `doc` with every ok result made `slowdown` times slower: times multiplied, rates divided.
+pub fn scaled(doc: &RunDocument, slowdown: f64) -> RunDocument {
+    let mut out = doc.clone();
+    for result in &mut out.results {
+        let factor = if result.higher_is_better {
+            1.0 / slowdown
+        } else {
+            slowdown
+        };
+        for sample in &mut result.samples {
+            *sample *= factor;
+        }
+        if result.status == Status::Ok {
+            result.summary = summarize(&result.samples);
+        }
+    }
+    out
+}

@@ -1,0 +1,112 @@
+//! The verdict rules, apart from the pairing: how an interval of the oriented ratio compares
+//! with the noise band, and which status changes lose something the base run had.
+//!
+//! As criterion does for change detection, a change counts only when the whole 95% interval
+//! lies beyond the noise band; an interval that straddles an edge, or is wider than the band,
+//! is inconclusive rather than a guess.
+
+use gpubench_harness::Status;
+use serde::{Deserialize, Serialize};
+
+use crate::ratio::RatioEstimate;
+
+/// The verdict on one pair of results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The whole interval lies beyond the band on the slow side.
+    Regressed,
+    /// The whole interval lies beyond the band on the fast side.
+    Improved,
+    /// The whole interval lies inside the band.
+    Unchanged,
+    /// The interval straddles a band edge or is wider than the band.
+    Inconclusive,
+    /// Only in the new run.
+    New,
+    /// Only in the base run.
+    Missing,
+    /// The status differs (e.g. ok -> failed).
+    StatusChanged,
+    /// Neither run has a number (skipped or failed in both, with the same status).
+    NotMeasured,
+    /// Across machines: a ratio, no verdict.
+    RatioOnly,
+}
+
+impl Verdict {
+    /// The verdict as written in tables and files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Regressed => "regressed",
+            Verdict::Improved => "improved",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::New => "new",
+            Verdict::Missing => "missing",
+            Verdict::StatusChanged => "status-changed",
+            Verdict::NotMeasured => "not-measured",
+            Verdict::RatioOnly => "ratio-only",
+        }
+    }
+}
+
+/// The verdict of an oriented ratio interval against a noise band (a fraction).
+pub fn verdict_for(ratio: &RatioEstimate, band: f64) -> Verdict {
+    let (slow_edge, fast_edge) = (1.0 - band, 1.0 + band);
+    if ratio.ci_high < slow_edge {
+        Verdict::Regressed
+    } else if ratio.ci_low > fast_edge {
+        Verdict::Improved
+    } else if ratio.ci_low >= slow_edge && ratio.ci_high <= fast_edge {
+        Verdict::Unchanged
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// ok -> failed, ok -> skipped and skipped -> failed lose something the base run had.
+pub fn status_got_worse(base: Status, new: Status) -> bool {
+    let rank = |s: Status| match s {
+        Status::Ok => 2,
+        Status::Skipped => 1,
+        Status::Failed => 0,
+    };
+    rank(new) < rank(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn interval(low: f64, high: f64) -> RatioEstimate {
+        RatioEstimate {
+            ratio: (low + high) / 2.0,
+            ci_low: low,
+            ci_high: high,
+        }
+    }
+
+    #[test]
+    fn verdicts_follow_the_whole_interval() {
+        assert_eq!(verdict_for(&interval(0.70, 0.80), 0.05), Verdict::Regressed);
+        assert_eq!(verdict_for(&interval(1.10, 1.20), 0.05), Verdict::Improved);
+        assert_eq!(verdict_for(&interval(0.98, 1.02), 0.05), Verdict::Unchanged);
+        assert_eq!(
+            verdict_for(&interval(0.90, 0.99), 0.05),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            verdict_for(&interval(0.80, 1.20), 0.05),
+            Verdict::Inconclusive
+        );
+    }
+
+    #[test]
+    fn losing_a_number_is_worse() {
+        assert!(status_got_worse(Status::Ok, Status::Failed));
+        assert!(status_got_worse(Status::Ok, Status::Skipped));
+        assert!(!status_got_worse(Status::Failed, Status::Ok));
+        assert!(!status_got_worse(Status::Skipped, Status::Skipped));
+    }
+}

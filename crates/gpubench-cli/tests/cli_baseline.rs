@@ -1,0 +1,94 @@
+//! The baseline workflow on a real adapter (lavapipe in CI): a run with no baseline says how to
+//! record one, `--save-baseline` records it, the next run prints verdicts against it, and a run
+//! with a failed benchmark never replaces it. Skipped (with a note) where no Vulkan adapter is.
+
+use std::path::Path;
+use std::process::Output;
+
+fn gpubench(args: &[&str]) -> Output {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("gpubench"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn has_vulkan() -> bool {
+    let out = gpubench(&["list", "--json"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let found = list
+        .as_array()
+        .is_some_and(|a| a.iter().any(|x| x["backend"] == "vulkan"));
+    if !found {
+        eprintln!("no Vulkan adapter: baseline CLI test not run");
+    }
+    found
+}
+
+fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        "--suite",
+        "stream",
+        "--profile",
+        "quick",
+        "--backend",
+        "vulkan",
+        "--stream-size",
+        "64KiB",
+        "--no-progress",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+        "--baseline-dir",
+        baselines.to_str().expect("utf-8 path"),
+    ];
+    args.extend_from_slice(extra);
+    gpubench(&args)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn save_then_compare_and_never_record_a_failed_run() {
+    if !has_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let baselines = dir.path().join("baselines");
+
+    let out = quick_run(&dir.path().join("first.json"), &baselines, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("no baseline for this adapter"));
+
+    let out = quick_run(
+        &dir.path().join("second.json"),
+        &baselines,
+        &["--save-baseline"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("baseline recorded"));
+    let recorded: Vec<_> = std::fs::read_dir(&baselines)
+        .expect("baseline dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    let before = std::fs::read(&recorded[0]).expect("read baseline");
+
+    let out = quick_run(&dir.path().join("third.json"), &baselines, &["--no-fail"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("same adapter") && stdout.contains("verdict"),
+        "{stdout}"
+    );
+
+    let out = quick_run(
+        &dir.path().join("broken.json"),
+        &baselines,
+        &["--inject-fault", "wrong-output", "--save-baseline"],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("not recording a baseline"));
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
+}

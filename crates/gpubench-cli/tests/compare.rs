@@ -1,0 +1,263 @@
+//! `gpubench compare` end to end on result files written to a temporary directory (no GPU):
+//! the regression gate, report-only software adapters, the cross-card table, and every kind of
+//! bad input failing with one line that names the file, exit 1, and nothing written.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
+use gpubench_harness::results_file::save_document;
+use gpubench_harness::{RunDocument, Status};
+
+fn gpubench() -> Command {
+    Command::cargo_bin("gpubench").expect("binary built")
+}
+
+fn write(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
+    let path = dir.join(name);
+    save_document(&path, doc).expect("write fixture");
+    path
+}
+
+fn run(args: &[&str]) -> Output {
+    gpubench().args(args).output().expect("run gpubench")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("utf-8 temp path")
+}
+
+#[test]
+fn thirty_percent_slower_fails_and_one_percent_passes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base_doc = doc_with("NVIDIA Test", false);
+    let base = write(dir.path(), "base.json", &base_doc);
+    let slow = write(dir.path(), "slow.json", &scaled(&base_doc, 1.3));
+    let same = write(dir.path(), "same.json", &scaled(&base_doc, 1.01));
+
+    let out = run(&["compare", s(&base), s(&slow)]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("regressed"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert!(text(&out.stderr).contains("regression"));
+
+    let out = run(&["compare", s(&base), s(&same)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("unchanged") && !stdout.contains("regressed"),
+        "{stdout}"
+    );
+
+    let out = run(&["compare", s(&base), s(&slow), "--no-fail"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("regressed"));
+
+    // A band wider than the slowdown turns the verdict into "unchanged".
+    let out = run(&["compare", s(&base), s(&slow), "--noise", "40"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}
+
+#[test]
+fn failing_benchmark_is_a_regression() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base_doc = doc_with("NVIDIA Test", false);
+    let mut broken = base_doc.clone();
+    broken.results[0] = not_ok_result(
+        &base_doc.results[0].id,
+        Status::Failed,
+        "verification failed",
+    );
+    let base = write(dir.path(), "base.json", &base_doc);
+    let new = write(dir.path(), "new.json", &broken);
+    let out = run(&["compare", s(&base), s(&new)]);
+    assert_eq!(out.status.code(), Some(3));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("status-changed (ok -> failed)"), "{stdout}");
+    assert!(stdout.contains("failed: verification failed"), "{stdout}");
+}
+
+#[test]
+fn software_adapters_report_only_unless_strict() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base_doc = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
+    let base = write(dir.path(), "base.json", &base_doc);
+    let slow = write(dir.path(), "slow.json", &scaled(&base_doc, 1.5));
+    let out = run(&["compare", s(&base), s(&slow)]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("report-only"));
+    let out = run(&["compare", s(&base), s(&slow), "--strict"]);
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn different_adapters_and_many_files_give_ratios() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = write(dir.path(), "a.json", &doc_with("NVIDIA Test", false));
+    let b = write(
+        dir.path(),
+        "b.json",
+        &scaled(&doc_with("AMD Test", false), 2.0),
+    );
+    let c = write(dir.path(), "c.json", &doc_with("Intel Test", false));
+
+    let out = run(&["compare", s(&a), s(&b)]);
+    assert_eq!(out.status.code(), Some(0), "cross-machine never gates");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("cross-machine") && stdout.contains("adapter: NVIDIA Test -> AMD Test")
+    );
+    assert!(
+        stdout.contains("ratio-only") && stdout.contains("0.50x"),
+        "{stdout}"
+    );
+
+    let out = run(&["compare", s(&a), s(&b), s(&c), "--format", "csv"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("id,metric,unit,higher_is_better,[1]"),
+        "{stdout}"
+    );
+
+    let out = run(&["compare", s(&a), s(&b), s(&c), "--format", "bmf"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn formats_and_exports() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base_doc = doc_with("NVIDIA Test", false);
+    let base = write(dir.path(), "base.json", &base_doc);
+    let new = write(dir.path(), "new.json", &scaled(&base_doc, 1.01));
+    let gab = dir.path().join("gab.json");
+    let out = run(&[
+        "compare",
+        s(&base),
+        s(&new),
+        "--format",
+        "json",
+        "--export-gab",
+        s(&gab),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let parsed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json on stdout");
+    assert_eq!(parsed["pairs"][0]["verdict"], "unchanged");
+    let bigger: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&gab).expect("export")).expect("json");
+    assert_eq!(bigger[0]["name"], "stream/triad/vec4-f32/64MiB");
+    assert!(dir.path().join("gab-smaller.json").exists());
+
+    for format in ["table", "csv", "md", "bmf"] {
+        let out = run(&["compare", s(&base), s(&new), "--format", format]);
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        assert!(!out.stdout.is_empty(), "{format}");
+    }
+    let out = run(&["compare", s(&base), s(&new), "--noise", "0"]);
+    assert_eq!(out.status.code(), Some(2), "bad --noise is a usage error");
+}
+
+#[test]
+fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = doc_with("NVIDIA Test", false);
+    let baseline = write(dir.path(), "baseline.json", &good);
+    let before = std::fs::read(&baseline).expect("read");
+
+    let mut wrong_types = serde_json::to_value(&good).expect("value");
+    wrong_types["results"][0]["samples"] = serde_json::json!("many");
+    let mut newer = serde_json::to_value(&good).expect("value");
+    newer["schema_version"] = serde_json::json!(99);
+    let full = serde_json::to_vec_pretty(&good).expect("bytes");
+    let cases: Vec<(&str, Option<Vec<u8>>, &str)> = vec![
+        ("missing.json", None, "No such file"),
+        ("empty.json", Some(Vec::new()), "empty"),
+        (
+            "truncated.json",
+            Some(full[..full.len() / 2].to_vec()),
+            "not valid JSON",
+        ),
+        (
+            "types.json",
+            Some(serde_json::to_vec(&wrong_types).expect("bytes")),
+            "not a valid gpubench result",
+        ),
+        (
+            "newer.json",
+            Some(serde_json::to_vec(&newer).expect("bytes")),
+            "newer",
+        ),
+        (
+            "other.json",
+            Some(br#"{"name": "some other tool", "values": [1, 2]}"#.to_vec()),
+            "not a gpubench result",
+        ),
+        (
+            "array.json",
+            Some(b"[1, 2, 3]".to_vec()),
+            "not a gpubench result",
+        ),
+    ];
+    for (name, contents, expected) in cases {
+        let path = dir.path().join(name);
+        if let Some(bytes) = &contents {
+            std::fs::write(&path, bytes).expect("write bad file");
+        }
+        let export = dir.path().join(format!("export-{name}"));
+        for args in [
+            vec![
+                "compare",
+                s(&baseline),
+                s(&path),
+                "--export-gab",
+                s(&export),
+            ],
+            vec!["compare", s(&path), s(&baseline)],
+            vec!["compare", s(&baseline), s(&baseline), s(&path)],
+            // `run` reads --baseline before it looks for a GPU, so this needs none.
+            vec![
+                "run",
+                "--baseline",
+                s(&path),
+                "--save-baseline",
+                "--baseline-dir",
+                s(dir.path()),
+            ],
+        ] {
+            let out = run(&args);
+            let stderr = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
+            assert_eq!(
+                stderr.trim_end().lines().count(),
+                1,
+                "{name}: one line: {stderr}"
+            );
+            assert!(stderr.contains(name), "{name}: names the file: {stderr}");
+            assert!(
+                stderr.contains(expected),
+                "{name}: says why ({expected}): {stderr}"
+            );
+            assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
+            assert!(!export.exists(), "{name}: nothing exported");
+        }
+        assert_eq!(
+            std::fs::read(&baseline).expect("read"),
+            before,
+            "{name}: baseline untouched"
+        );
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("export-") || n.starts_with(".gpubench-"))
+        .collect();
+    assert!(names.is_empty(), "nothing written: {names:?}");
+}

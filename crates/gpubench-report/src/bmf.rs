@@ -1,0 +1,100 @@
+//! Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>):
+//! `{ "<benchmark>": { "<measure>": { "value", "lower_value", "upper_value" } } }`.
+//!
+//! The value is the median and the bounds are its bootstrap 95% interval, so Bencher's
+//! thresholds see the uncertainty gpubench measured. Skipped and failed results are left out:
+//! BMF has no status, and a number that was not measured must never be reported as one.
+
+use gpubench_baseline::{Comparison, CrossTable};
+use gpubench_harness::{RunDocument, Status};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::{ComparisonExporter, Exporter, ReportError};
+
+/// Bencher Metric Format JSON.
+pub struct BmfExporter;
+
+/// One measure of one benchmark.
+#[derive(Debug, Serialize)]
+struct Metric {
+    /// The median.
+    value: f64,
+    /// Lower end of the 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lower_value: Option<f64>,
+    /// Upper end of the 95% interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upper_value: Option<f64>,
+}
+
+fn insert(
+    out: &mut Map<String, Value>,
+    id: &str,
+    measure: &str,
+    metric: Metric,
+) -> Result<(), ReportError> {
+    let entry = out
+        .entry(id.to_string())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(measures) = entry {
+        measures.insert(measure.to_string(), serde_json::to_value(metric)?);
+    }
+    Ok(())
+}
+
+fn finish(out: Map<String, Value>) -> Result<String, ReportError> {
+    Ok(serde_json::to_string_pretty(&Value::Object(out))? + "\n")
+}
+
+impl Exporter for BmfExporter {
+    fn render(&self, doc: &RunDocument) -> Result<String, ReportError> {
+        let mut out = Map::new();
+        for r in &doc.results {
+            let Some(s) = r.summary.as_ref().filter(|_| r.status == Status::Ok) else {
+                continue;
+            };
+            let metric = Metric {
+                value: s.median,
+                lower_value: Some(s.ci_low),
+                upper_value: Some(s.ci_high),
+            };
+            insert(&mut out, &r.id, &r.metric, metric)?;
+        }
+        finish(out)
+    }
+}
+
+impl ComparisonExporter for BmfExporter {
+    /// The new run's medians (with their intervals) under their metric, and the oriented ratio
+    /// against the base (with its interval) under the measure `ratio`.
+    fn render_comparison(&self, cmp: &Comparison) -> Result<String, ReportError> {
+        let mut out = Map::new();
+        for p in &cmp.pairs {
+            let Some(new) = p.new.as_ref() else { continue };
+            let Some(median) = new.median else { continue };
+            let metric = Metric {
+                value: median,
+                lower_value: new.ci_low,
+                upper_value: new.ci_high,
+            };
+            insert(&mut out, &p.id, &p.metric, metric)?;
+            if let Some(r) = p.ratio {
+                let ratio = Metric {
+                    value: r.ratio,
+                    lower_value: Some(r.ci_low),
+                    upper_value: Some(r.ci_high),
+                };
+                insert(&mut out, &p.id, "ratio", ratio)?;
+            }
+        }
+        finish(out)
+    }
+
+    fn render_cross(&self, _table: &CrossTable) -> Result<String, ReportError> {
+        Err(ReportError::Unsupported(
+            "bmf holds one run's values; a cross-card table holds several: use --format json, csv, md or table"
+                .to_string(),
+        ))
+    }
+}

@@ -1,0 +1,193 @@
+//! The human-readable cells of comparisons, shared by the terminal table and Markdown: a heading
+//! that says what was compared with what (and, across machines, what differs), one row per
+//! benchmark, and notes that explain the verdicts.
+
+use gpubench_baseline::compare::RunLabel;
+use gpubench_baseline::{Comparison, CrossCell, CrossTable, Mode, PairComparison, Side, Verdict};
+
+use crate::format::{ratio, sig3, status_cell};
+use crate::grid::Grid;
+
+/// Longest reason shown in a cell.
+const REASON_CHARS: usize = 60;
+
+/// A comparison as heading lines, a grid and notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComparisonText {
+    /// What was compared with what.
+    pub heading: Vec<String>,
+    /// One row per benchmark.
+    pub grid: Grid,
+    /// Verdict counts and the legend.
+    pub notes: Vec<String>,
+}
+
+fn run_name(run: &RunLabel) -> String {
+    format!("{} ({}, {})", run.label, run.adapter, run.started_at)
+}
+
+/// The text of a two-run comparison.
+pub fn comparison_text(cmp: &Comparison) -> ComparisonText {
+    let mut heading = vec![
+        format!("base: {}", run_name(&cmp.base)),
+        format!("new:  {}", run_name(&cmp.new)),
+    ];
+    let differs: Vec<String> = cmp
+        .differences
+        .iter()
+        .map(|d| format!("{}: {} -> {}", d.field, d.base, d.new))
+        .collect();
+    match cmp.mode {
+        Mode::SameMachine => {
+            heading.push(format!("same adapter ({})", cmp.new.fingerprint));
+            if !differs.is_empty() {
+                heading.push(format!("changed: {}", differs.join("; ")));
+            }
+        }
+        Mode::CrossMachine => {
+            heading.push(
+                "cross-machine comparison (different adapters): ratios only, no verdicts"
+                    .to_string(),
+            );
+            heading.push(format!("differs: {}", differs.join("; ")));
+        }
+    }
+
+    let mut grid = Grid::new(&[
+        "benchmark",
+        "base",
+        "new",
+        "unit",
+        "ratio",
+        "95% CI",
+        "band",
+        "verdict",
+    ])
+    .numeric(&[1, 2, 4]);
+    for pair in &cmp.pairs {
+        grid.push(pair_row(pair, cmp.report_only));
+    }
+
+    let mut notes = Vec::new();
+    let counts: Vec<String> = cmp
+        .counts()
+        .iter()
+        .map(|(verdict, n)| format!("{n} {verdict}"))
+        .collect();
+    notes.push(counts.join(", "));
+    if cmp.report_only {
+        notes.push(
+            "software adapter: timing verdicts are report-only (they never fail the run); use --strict to gate on them"
+                .to_string(),
+        );
+    }
+    let legend = "ratio: new against base, oriented so that > 1 is faster; 95% CI: bootstrap interval of the ratio";
+    notes.push(match cmp.mode {
+        Mode::SameMachine => format!(
+            "{legend}; a verdict needs the whole interval beyond (or inside) the noise band"
+        ),
+        Mode::CrossMachine => format!("{legend}; different adapters get ratios, not verdicts"),
+    });
+    ComparisonText {
+        heading,
+        grid,
+        notes,
+    }
+}
+
+fn pair_row(pair: &PairComparison, report_only: bool) -> Vec<String> {
+    let (ratio_cell, ci_cell) = match &pair.ratio {
+        Some(r) => (
+            ratio(r.ratio),
+            format!("[{:.3}, {:.3}]", r.ci_low, r.ci_high),
+        ),
+        None => ("-".to_string(), "-".to_string()),
+    };
+    // The band only matters where a timing verdict was given.
+    let timed = matches!(
+        pair.verdict,
+        Verdict::Regressed | Verdict::Improved | Verdict::Unchanged | Verdict::Inconclusive
+    );
+    let band = if timed {
+        format!("±{:.0}%", pair.band * 100.0)
+    } else {
+        "-".to_string()
+    };
+    vec![
+        pair.id.clone(),
+        side_cell(pair.base.as_ref()),
+        side_cell(pair.new.as_ref()),
+        pair.unit.clone(),
+        ratio_cell,
+        ci_cell,
+        band,
+        verdict_cell(pair, report_only),
+    ]
+}
+
+fn side_cell(side: Option<&Side>) -> String {
+    match side {
+        None => "-".to_string(),
+        Some(side) => match side.median {
+            Some(median) => sig3(median),
+            None => status_cell(side.status, side.reason.as_deref(), REASON_CHARS),
+        },
+    }
+}
+
+/// The verdict as shown: status changes say what changed; report-only regressions say so.
+pub fn verdict_cell(pair: &PairComparison, report_only: bool) -> String {
+    let mut text = pair.verdict.as_str().to_string();
+    if let Some(note) = &pair.note {
+        text.push_str(&format!(" ({note})"));
+    }
+    if pair.verdict == Verdict::Regressed && report_only {
+        text.push_str(" [report-only]");
+    }
+    text
+}
+
+/// The text of a cross-card table.
+pub fn cross_text(table: &CrossTable) -> ComparisonText {
+    let heading = table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("[{}] {} ({})", i + 1, run_name(c), c.fingerprint))
+        .collect();
+    let mut header = vec!["benchmark".to_string(), "unit".to_string()];
+    header.extend(
+        table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("[{}] {}", i + 1, c.adapter)),
+    );
+    let mut grid = Grid {
+        header,
+        rows: Vec::new(),
+        numeric: (2..2 + table.columns.len()).collect(),
+    };
+    for row in &table.rows {
+        let mut cells = vec![row.id.clone(), row.unit.clone()];
+        cells.extend(row.cells.iter().enumerate().map(|(i, cell)| match cell {
+            CrossCell::Value { median, ratio: r } => match (i, r) {
+                (0, _) | (_, None) => sig3(*median),
+                (_, Some(r)) => format!("{} ({})", sig3(*median), ratio(*r)),
+            },
+            CrossCell::NotMeasured { status, reason } => {
+                status_cell(*status, reason.as_deref(), REASON_CHARS)
+            }
+            CrossCell::Absent => "-".to_string(),
+        }));
+        grid.push(cells);
+    }
+    ComparisonText {
+        heading,
+        grid,
+        notes: vec![
+            "values: medians; (1.23x): ratio against [1], oriented so that > 1 is faster; different machines get ratios, not verdicts"
+                .to_string(),
+        ],
+    }
+}
