@@ -128,8 +128,8 @@ pub struct GateArgs {
     /// operation, 25 on software adapters).
     #[arg(long, value_name = "PCT", value_parser = parse_noise)]
     pub noise: Option<f64>,
-    /// Give software adapters' verdicts full weight (they only report otherwise); for `run`,
-    /// also exit 3 when a regression is found.
+    /// Give software adapters' timing verdicts full weight: a regression then exits 3 there too
+    /// (otherwise only a status change does).
     #[arg(long)]
     pub strict: bool,
     /// Report regressions without failing (exit 0 instead of 3).

@@ -95,9 +95,9 @@ pub fn after_run(
             let new_label = format!("this run ({})", doc_path.display());
             let cmp = compare(label, base, &new_label, doc, &options(&args.gate));
             print_comparison(&cmp, format)?;
-            if args.gate.strict {
-                exit = gate_exit(&cmp, &args.gate);
-            }
+            // The same gate as `compare`: regressions fail (exit 3) unless --no-fail; on a
+            // software adapter only status changes do, unless --strict.
+            exit = gate_exit(&cmp, &args.gate);
         }
         None if !args.save_baseline => eprintln!(
             "no baseline for this adapter yet ({}); record this kind of run as one with --save-baseline",
