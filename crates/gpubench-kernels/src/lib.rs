@@ -2,8 +2,11 @@
 //! [`Benchmark`] trait: pipelines, random inputs, CPU references, verification and declared work.
 //! Nothing here times or prints: the harness's runner does the one and the CLI the other.
 
+pub mod compute;
+pub mod derived;
 pub mod faults;
 pub mod gpu;
+pub mod matmul;
 pub mod shaders;
 pub mod stream;
 pub mod verify;
@@ -22,10 +25,10 @@ pub enum KernelError {
 }
 
 /// Every suite, in the order a full run takes them.
-pub const SUITES: &[&str] = &["stream"];
+pub const SUITES: &[&str] = &["stream", "compute", "matmul"];
 
 /// Suites a run takes when none are named.
-pub const DEFAULT_SUITES: &[&str] = &["stream"];
+pub const DEFAULT_SUITES: &[&str] = &["stream", "compute", "matmul"];
 
 /// Options that shape the benchmarks a suite builds.
 #[derive(Debug, Clone)]
@@ -87,6 +90,8 @@ pub trait Suite {
 pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
     match name {
         "stream" => Ok(Box::new(stream::StreamSuite)),
+        "compute" => Ok(Box::new(compute::ComputeSuite)),
+        "matmul" => Ok(Box::new(matmul::MatmulSuite)),
         other => Err(KernelError::UnknownSuite(other.to_string())),
     }
 }

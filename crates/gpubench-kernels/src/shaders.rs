@@ -6,5 +6,19 @@ pub const STREAM: &str = include_str!("../../../shaders/stream.wgsl");
 /// Deliberately wrong kernels for fault-injection tests.
 pub const SELFTEST: &str = include_str!("../../../shaders/selftest.wgsl");
 
+/// Peak FMA throughput: scalar and vec4 chains (f32 as written; f16 by specialisation).
+pub const COMPUTE_PEAK: &str = include_str!("../../../shaders/compute_peak.wgsl");
+
+/// Workgroup-tiled matmul (shared-memory tiles, one output per invocation).
+pub const MATMUL_TILED: &str = include_str!("../../../shaders/matmul_tiled.wgsl");
+/// Register-blocked vec4 matmul without workgroup memory.
+pub const MATMUL_REG: &str = include_str!("../../../shaders/matmul_reg.wgsl");
+
 /// Every shader, by file name.
-pub const ALL: &[(&str, &str)] = &[("stream.wgsl", STREAM), ("selftest.wgsl", SELFTEST)];
+pub const ALL: &[(&str, &str)] = &[
+    ("stream.wgsl", STREAM),
+    ("selftest.wgsl", SELFTEST),
+    ("compute_peak.wgsl", COMPUTE_PEAK),
+    ("matmul_tiled.wgsl", MATMUL_TILED),
+    ("matmul_reg.wgsl", MATMUL_REG),
+];
