@@ -16,6 +16,9 @@
 // - matmul_reg_rows: a 1-D workgroup whose lanes take neighbouring row blocks while the column
 //   block comes from the workgroup id, so every B load is uniform across the workgroup (one
 //   broadcast load instead of a gather on SIMD-per-workgroup implementations such as lavapipe).
+// - matmul_reg_cols: the transpose of that: lanes take neighbouring vec4 column blocks (B loads
+//   contiguous across lanes) and the row block comes from the workgroup id, so every A load is
+//   uniform. Each gathered B value then feeds TM multiply-adds per lane.
 //
 // The f16 form is made by rewriting the aliases (see gpu::specialise); VA is the accumulator.
 
@@ -111,6 +114,19 @@ fn matmul_reg_rows(
 ) {
     let row0 = gid.x * TM;
     let col0 = wid.y * TN;
+    if (row0 >= params.m || col0 >= params.ldb / 4u) {
+        return;
+    }
+    block(row0, col0);
+}
+
+@compute @workgroup_size(WX * WY)
+fn matmul_reg_cols(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let row0 = wid.y * TM;
+    let col0 = gid.x * TN;
     if (row0 >= params.m || col0 >= params.ldb / 4u) {
         return;
     }

@@ -91,7 +91,8 @@ fn parse_size(text: &str) -> Result<u64, String> {
 /// Parses `MxNxK` (each a positive integer; `x` or `X` between them).
 pub fn parse_matmul_shape(text: &str) -> Result<(u32, u32, u32), String> {
     let parts: Vec<&str> = text.split(['x', 'X']).collect();
-    let bad = || format!("'{text}' is not a matmul shape MxNxK of positive integers, e.g. 127x255x63");
+    let bad =
+        || format!("'{text}' is not a matmul shape MxNxK of positive integers, e.g. 127x255x63");
     if parts.len() != 3 {
         return Err(bad());
     }

@@ -12,8 +12,8 @@
 //! (The multiplier being one costs the hardware nothing less: the compiler cannot know it.)
 
 use gpubench_harness::{
-    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, MetricKind, SampleClock,
-    Status, Verification, Work,
+    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, MetricKind, SampleClock, Status,
+    Verification, Work,
 };
 
 use crate::gpu::{Precision, bind_buffers, bytes_to_f32, compute_pipeline, specialise};
@@ -196,9 +196,7 @@ impl Benchmark for PeakBenchmark {
     }
 
     fn work(&self) -> Work {
-        let fmas = u64::from(self.invocations())
-            * u64::from(self.form.lanes())
-            * u64::from(STEPS);
+        let fmas = u64::from(self.invocations()) * u64::from(self.form.lanes()) * u64::from(STEPS);
         Work {
             bytes_read: 0,
             bytes_written: u64::from(self.invocations()) * 4,
@@ -241,8 +239,13 @@ impl Benchmark for PeakBenchmark {
         let got = bytes_to_f32(&ctx.read_buffer(&state.output, state.output.size())?);
         let mut checker = Checker::new();
         for (id, &g) in got.iter().enumerate() {
-            let want =
-                expected_output(id as u32, self.form.lanes(), STEPS, f64::from(A), f64::from(B));
+            let want = expected_output(
+                id as u32,
+                self.form.lanes(),
+                STEPS,
+                f64::from(A),
+                f64::from(B),
+            );
             // Every value on the way is exactly representable: no tolerance at all.
             checker.check(f64::from(g), want, want, Tolerance::EXACT, || {
                 format!("invocation {id}")

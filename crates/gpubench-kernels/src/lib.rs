@@ -7,6 +7,7 @@ pub mod derived;
 pub mod faults;
 pub mod gpu;
 pub mod matmul;
+pub mod roofline;
 pub mod shaders;
 pub mod stream;
 pub mod verify;
@@ -25,7 +26,7 @@ pub enum KernelError {
 }
 
 /// Every suite, in the order a full run takes them.
-pub const SUITES: &[&str] = &["stream", "compute", "matmul"];
+pub const SUITES: &[&str] = &["stream", "compute", "matmul", "roofline"];
 
 /// Suites a run takes when none are named.
 pub const DEFAULT_SUITES: &[&str] = &["stream", "compute", "matmul"];
@@ -92,6 +93,7 @@ pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
         "stream" => Ok(Box::new(stream::StreamSuite)),
         "compute" => Ok(Box::new(compute::ComputeSuite)),
         "matmul" => Ok(Box::new(matmul::MatmulSuite)),
+        "roofline" => Ok(Box::new(roofline::RooflineSuite)),
         other => Err(KernelError::UnknownSuite(other.to_string())),
     }
 }

@@ -14,6 +14,9 @@ pub const MATMUL_TILED: &str = include_str!("../../../shaders/matmul_tiled.wgsl"
 /// Register-blocked vec4 matmul without workgroup memory.
 pub const MATMUL_REG: &str = include_str!("../../../shaders/matmul_reg.wgsl");
 
+/// The roofline kernel: FMAS multiply-adds per vec4 read.
+pub const ROOFLINE: &str = include_str!("../../../shaders/roofline.wgsl");
+
 /// Every shader, by file name.
 pub const ALL: &[(&str, &str)] = &[
     ("stream.wgsl", STREAM),
@@ -21,4 +24,5 @@ pub const ALL: &[(&str, &str)] = &[
     ("compute_peak.wgsl", COMPUTE_PEAK),
     ("matmul_tiled.wgsl", MATMUL_TILED),
     ("matmul_reg.wgsl", MATMUL_REG),
+    ("roofline.wgsl", ROOFLINE),
 ];

@@ -245,7 +245,10 @@ mod dot_tests {
             .zip(&exact)
             .filter(|(l, w)| (*l - *w).abs() > tol.bound(**w, 0.0, rms))
             .count();
-        assert!(caught > 100, "a lost block of K must mostly be caught ({caught}/200)");
+        assert!(
+            caught > 100,
+            "a lost block of K must mostly be caught ({caught}/200)"
+        );
     }
 
     #[test]

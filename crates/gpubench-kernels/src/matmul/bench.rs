@@ -95,7 +95,13 @@ pub struct MatmulBenchmark {
 
 impl MatmulBenchmark {
     /// A benchmark with id `id`; `info` parameters name the shape, precision and variant.
-    pub fn new(id: String, shape: Shape, precision: Precision, variant: Variant, seed: u64) -> Self {
+    pub fn new(
+        id: String,
+        shape: Shape,
+        precision: Precision,
+        variant: Variant,
+        seed: u64,
+    ) -> Self {
         let info = BenchmarkInfo::new(
             id,
             "matmul",
@@ -111,7 +117,10 @@ impl MatmulBenchmark {
         .param("accumulation", variant.accumulation(precision).name())
         .param("variant", variant.name)
         .param("variant_description", variant.describe())
-        .param("layout", "row-major; rows padded to a multiple of 4 elements");
+        .param(
+            "layout",
+            "row-major; rows padded to a multiple of 4 elements",
+        );
         Self {
             info,
             shape,
@@ -136,7 +145,13 @@ impl MatmulBenchmark {
 
 /// `len` zero-mean random values in [-1, 1), rounded to `precision` (held as f32, exactly),
 /// with the padding columns (index within a row >= `used`) zero.
-fn random_matrix(rng: &mut SplitMix64, rows: u32, ld: u32, cols: u32, precision: Precision) -> Vec<f32> {
+fn random_matrix(
+    rng: &mut SplitMix64,
+    rows: u32,
+    ld: u32,
+    cols: u32,
+    precision: Precision,
+) -> Vec<f32> {
     let mut out = vec![0.0f32; rows as usize * ld as usize];
     for r in 0..rows as usize {
         for c in 0..cols as usize {
@@ -183,13 +198,17 @@ impl Benchmark for MatmulBenchmark {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        if let Some(reason) = self
-            .variant
-            .unsupported(ctx, self.precision, self.shape.m, self.shape.n)
+        if let Some(reason) =
+            self.variant
+                .unsupported(ctx, self.precision, self.shape.m, self.shape.n)
         {
             return Err(reason);
         }
-        let largest = self.shape.a_len().max(self.shape.b_len()).max(self.shape.c_len())
+        let largest = self
+            .shape
+            .a_len()
+            .max(self.shape.b_len())
+            .max(self.shape.c_len())
             * self.precision.bytes();
         let limit = ctx
             .limits
@@ -211,7 +230,10 @@ impl Benchmark for MatmulBenchmark {
         // B has lda rows: the rows past K are the zero padding the vec4 kernels read.
         let mut b_padded = b_host.clone();
         b_padded.resize(s.b_len() as usize, 0.0);
-        let (source, entry) = self.variant.source(self.precision).map_err(BenchError::Gpu)?;
+        let (source, entry) = self
+            .variant
+            .source(self.precision)
+            .map_err(BenchError::Gpu)?;
         let pipeline = compute_pipeline(ctx, &self.info.id, &source, entry);
         let params = Params {
             m: s.m,
@@ -345,7 +367,11 @@ pub fn check_product(
     let ldc = s.ldb() as usize;
     let mut checker = Checker::new();
     if got.len() < s.m as usize * ldc {
-        checker.fail(format!("C has {} elements, expected {}", got.len(), s.m as usize * ldc));
+        checker.fail(format!(
+            "C has {} elements, expected {}",
+            got.len(),
+            s.m as usize * ldc
+        ));
         return checker.finish();
     }
     for (&(i, j), &(want, sum_abs)) in picks.iter().zip(&wants) {

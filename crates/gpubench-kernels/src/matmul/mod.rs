@@ -186,7 +186,10 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
         };
         let mut params = BTreeMap::new();
         params.insert("of".to_string(), result.id.clone().into());
-        params.insert("variant".to_string(), result.params.get("variant").cloned().unwrap_or_default());
+        params.insert(
+            "variant".to_string(),
+            result.params.get("variant").cloned().unwrap_or_default(),
+        );
         params.insert("gflops".to_string(), median.into());
         params.insert("peak_id".to_string(), peak_id.into());
         params.insert("peak_gflops".to_string(), peak.into());

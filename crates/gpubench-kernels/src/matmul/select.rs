@@ -81,8 +81,18 @@ mod tests {
             &results,
         );
         assert_eq!(table["reg"], Value::from(5.0));
-        assert!(table["broken"].as_str().expect("text").starts_with("failed: "));
-        assert!(table["skipped"].as_str().expect("text").starts_with("skipped: "));
+        assert!(
+            table["broken"]
+                .as_str()
+                .expect("text")
+                .starts_with("failed: ")
+        );
+        assert!(
+            table["skipped"]
+                .as_str()
+                .expect("text")
+                .starts_with("skipped: ")
+        );
     }
 
     #[test]

@@ -30,6 +30,13 @@ pub enum Kind {
         /// vec4 columns of C per invocation.
         tn: u32,
     },
+    /// As `Reg`, but 64 lanes along N share one row block: uniform (broadcast) A loads.
+    RegCols {
+        /// Rows of C per invocation.
+        tm: u32,
+        /// vec4 columns of C per invocation.
+        tn: u32,
+    },
 }
 
 /// One kernel variant.
@@ -54,11 +61,6 @@ pub const VARIANTS: &[Variant] = &[
         f32_accumulate: false,
     },
     Variant {
-        name: "reg4x4",
-        kind: Kind::Reg { tm: 4, tn: 1 },
-        f32_accumulate: false,
-    },
-    Variant {
         name: "reg4x8",
         kind: Kind::Reg { tm: 4, tn: 2 },
         f32_accumulate: false,
@@ -69,14 +71,19 @@ pub const VARIANTS: &[Variant] = &[
         f32_accumulate: false,
     },
     Variant {
-        name: "rows4x8",
-        kind: Kind::RegRows { tm: 4, tn: 2 },
-        f32_accumulate: false,
-    },
-    Variant {
         name: "rows8x8",
         kind: Kind::RegRows { tm: 8, tn: 2 },
         f32_accumulate: false,
+    },
+    Variant {
+        name: "cols8x8",
+        kind: Kind::RegCols { tm: 8, tn: 2 },
+        f32_accumulate: false,
+    },
+    Variant {
+        name: "reg8x8-acc32",
+        kind: Kind::Reg { tm: 8, tn: 2 },
+        f32_accumulate: true,
     },
     Variant {
         name: "rows8x8-acc32",
@@ -140,6 +147,15 @@ impl Variant {
                 )?,
                 "matmul_reg_rows",
             )),
+            Kind::RegCols { tm, tn } => Ok((
+                specialise(
+                    shaders::MATMUL_REG,
+                    precision,
+                    keep,
+                    &[("TM", tm), ("TN", tn)],
+                )?,
+                "matmul_reg_cols",
+            )),
         }
     }
 
@@ -148,7 +164,7 @@ impl Variant {
         match self.kind {
             Kind::Tiled { tile } => (tile, tile, 2 * u64::from(tile * tile) * precision.bytes()),
             Kind::Reg { .. } => (REG_WG, REG_WG, 0),
-            Kind::RegRows { .. } => (REG_WG * REG_WG, 1, 0),
+            Kind::RegRows { .. } | Kind::RegCols { .. } => (REG_WG * REG_WG, 1, 0),
         }
     }
 
@@ -162,6 +178,7 @@ impl Variant {
                 m.div_ceil(tm).div_ceil(REG_WG),
             ),
             Kind::RegRows { tm, tn } => (m.div_ceil(tm).div_ceil(REG_WG * REG_WG), n4.div_ceil(tn)),
+            Kind::RegCols { tm, tn } => (n4.div_ceil(tn).div_ceil(REG_WG * REG_WG), m.div_ceil(tm)),
         }
     }
 
@@ -179,11 +196,21 @@ impl Variant {
                 "register-blocked vec4, {tm}x{} outputs per invocation, 64 lanes along M sharing B loads, no workgroup memory",
                 4 * tn
             ),
+            Kind::RegCols { tm, tn } => format!(
+                "register-blocked vec4, {tm}x{} outputs per invocation, 64 lanes along N sharing A loads, no workgroup memory",
+                4 * tn
+            ),
         }
     }
 
     /// Why this variant cannot run on `ctx` for an `m` x `n` result, if it cannot.
-    pub fn unsupported(&self, ctx: &GpuContext, precision: Precision, m: u32, n: u32) -> Option<String> {
+    pub fn unsupported(
+        &self,
+        ctx: &GpuContext,
+        precision: Precision,
+        m: u32,
+        n: u32,
+    ) -> Option<String> {
         let limits = &ctx.limits;
         let (x, y, shared) = self.workgroup(precision);
         if x * y > limits.max_compute_invocations_per_workgroup
@@ -193,12 +220,16 @@ impl Variant {
             return Some(format!("workgroup {x}x{y} exceeds the adapter's limits"));
         }
         if shared > u64::from(limits.max_compute_workgroup_storage_size) {
-            return Some(format!("{shared} bytes of workgroup memory exceed the adapter's limit"));
+            return Some(format!(
+                "{shared} bytes of workgroup memory exceed the adapter's limit"
+            ));
         }
         let (gx, gy) = self.grid(m, n);
         let max = limits.max_compute_workgroups_per_dimension;
         if gx > max || gy > max {
-            return Some(format!("grid {gx}x{gy} exceeds max_compute_workgroups_per_dimension {max}"));
+            return Some(format!(
+                "grid {gx}x{gy} exceeds max_compute_workgroups_per_dimension {max}"
+            ));
         }
         None
     }
@@ -219,7 +250,11 @@ mod tests {
                 }
                 let (source, entry) = variant.source(precision).expect("specialises");
                 let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| {
-                    panic!("{} {precision:?}: {}", variant.name, e.emit_to_string(&source))
+                    panic!(
+                        "{} {precision:?}: {}",
+                        variant.name,
+                        e.emit_to_string(&source)
+                    )
                 });
                 naga::valid::Validator::new(
                     naga::valid::ValidationFlags::all(),
@@ -227,7 +262,11 @@ mod tests {
                 )
                 .validate(&module)
                 .unwrap_or_else(|e| {
-                    panic!("{} {precision:?}: {}", variant.name, e.emit_to_string(&source))
+                    panic!(
+                        "{} {precision:?}: {}",
+                        variant.name,
+                        e.emit_to_string(&source)
+                    )
                 });
                 assert!(module.entry_points.iter().any(|e| e.name == entry));
             }
@@ -244,6 +283,9 @@ mod tests {
         let tiled = find_variant("tiled16").expect("exists");
         assert_eq!(tiled.grid(17, 33), (3, 2));
         assert!(find_variant("nope").is_none());
-        assert_eq!(VARIANTS[0].name, "tiled16", "the simplest variant comes first");
+        assert_eq!(
+            VARIANTS[0].name, "tiled16",
+            "the simplest variant comes first"
+        );
     }
 }
