@@ -213,7 +213,8 @@ mod tests {
         assert!((s.p5 - 2.7).abs() < 1e-12);
         assert!((s.p95 - 8.3).abs() < 1e-12);
         assert!(s.ci_low <= s.median && s.median <= s.ci_high);
-        assert_eq!(s.outliers, 0);
+        // Type-7 quartiles 4 and 5.5: the upper fence is 5.5 + 1.5 * 1.5 = 7.75, so 9 is out.
+        assert_eq!(s.outliers, 1);
     }
 
     #[test]

@@ -279,13 +279,13 @@ impl Suite for RooflineSuite {
     }
 }
 
-/// The best bandwidth among `earlier` stream results (kernels on the device, not the host's
-/// memcpy), with its id.
+/// The best bandwidth among `earlier` stream results of shader kernels (not the copy engine or
+/// the host's memcpy, which no kernel can use), with its id.
 fn stream_best(earlier: &[BenchResult]) -> Option<(f64, String)> {
     earlier
         .iter()
         .filter(|r| r.suite == "stream" && r.metric == "bandwidth" && r.status == Status::Ok)
-        .filter(|r| !r.id.contains("host-memcpy"))
+        .filter(|r| !r.id.contains("host-memcpy") && !r.id.contains("copy-buffer"))
         .filter_map(|r| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }

@@ -12,8 +12,9 @@
 //! adapter is a defect someone must see in the report and in the exit status, not a footnote
 //! in a tuning table.
 //!
-//! Derived results give each product's throughput as a fraction of the measured FMA peak of its
-//! precision, when the compute suite ran earlier in the same run.
+//! Derived results give each product's throughput as a fraction of the measured FMA peak of the
+//! precision its arithmetic runs in (the accumulation precision), when the compute suite ran
+//! earlier in the same run.
 
 mod bench;
 mod reference;
@@ -168,15 +169,17 @@ fn plan_product(
     benches
 }
 
-/// Each ok product's median as a percentage of the measured FMA peak of its precision (from
-/// the compute suite's results in `earlier`), as derived results.
+/// Each ok product's median as a percentage of the measured FMA peak of its accumulation
+/// precision (from the compute suite's results in `earlier`), as derived results.
 pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
     let mut derived = Vec::new();
     for result in results {
         let Some(median) = result.median() else {
             continue;
         };
-        let precision = match param_str(result, "precision") {
+        // The arithmetic runs in the accumulation precision (f16 data accumulated in f32 is
+        // f32 arithmetic), so that is the peak it is measured against.
+        let precision = match param_str(result, "accumulation") {
             Some("f32") => Precision::F32,
             Some("f16") => Precision::F16,
             _ => continue,
@@ -191,6 +194,7 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
             result.params.get("variant").cloned().unwrap_or_default(),
         );
         params.insert("gflops".to_string(), median.into());
+        params.insert("peak_precision".to_string(), precision.name().into());
         params.insert("peak_id".to_string(), peak_id.into());
         params.insert("peak_gflops".to_string(), peak.into());
         derived.push(derived_result(
@@ -198,10 +202,74 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
             "matmul",
             "fraction-of-peak",
             "%",
-            "matmul GFLOP/s as a percentage of the measured FMA peak of the same precision",
+            "matmul GFLOP/s as a percentage of the measured FMA peak of its accumulation precision",
             100.0 * median / peak,
             params,
         ));
     }
     derived
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_harness::stats::summarize;
+    use gpubench_harness::{BenchmarkInfo, MetricKind};
+
+    fn ok(id: &str, suite: &str, params: &[(&str, &str)], value: f64) -> BenchResult {
+        let mut info = BenchmarkInfo::new(id, suite, MetricKind::Throughput, "flops");
+        for (k, v) in params {
+            info = info.param(k, *v);
+        }
+        let mut r = BenchResult::empty(&info, Status::Ok, None);
+        r.verified = true;
+        r.summary = summarize(&[value, value]);
+        r
+    }
+
+    #[test]
+    fn fractions_use_the_peak_of_the_accumulation_precision() {
+        let earlier = vec![
+            ok(
+                "compute/a",
+                "compute",
+                &[("kernel", "fma-peak"), ("precision", "f32")],
+                40.0,
+            ),
+            ok(
+                "compute/b",
+                "compute",
+                &[("kernel", "fma-peak"), ("precision", "f32")],
+                20.0,
+            ),
+            ok(
+                "compute/c",
+                "compute",
+                &[("kernel", "fma-peak"), ("precision", "f16")],
+                5.0,
+            ),
+        ];
+        let results = vec![
+            ok("matmul/f32/x", "matmul", &[("accumulation", "f32")], 10.0),
+            ok("matmul/f16/x", "matmul", &[("accumulation", "f32")], 4.0),
+            ok("matmul/f16/y", "matmul", &[("accumulation", "f16")], 4.0),
+        ];
+        let derived = fraction_of_peak(&results, &earlier);
+        let values: Vec<f64> = derived.iter().filter_map(|r| r.median()).collect();
+        assert_eq!(values, vec![25.0, 10.0, 80.0]);
+        assert!(
+            fraction_of_peak(&results, &[]).is_empty(),
+            "no compute run, no fraction"
+        );
+    }
+
+    #[test]
+    fn quick_shapes_are_small_and_include_batch_shapes() {
+        let shapes = profile_shapes(Profile::Quick, true);
+        assert!(shapes.contains(&Shape::new(1, 256, 256)));
+        assert!(shapes.iter().all(|s| s.flops() <= 2 * 256 * 256 * 256));
+        let gpu = profile_shapes(Profile::Default, false);
+        assert!(gpu.contains(&Shape::new(4096, 4096, 4096)));
+        assert!(gpu.contains(&Shape::new(512, 4096, 4096)));
+    }
 }

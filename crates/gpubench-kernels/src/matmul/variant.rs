@@ -30,6 +30,8 @@ pub enum Kind {
         /// vec4 columns of C per invocation.
         tn: u32,
     },
+    /// `Reg` with 8 x 8 outputs, written out by hand in its own shader.
+    Unrolled8x8,
     /// As `Reg`, but 64 lanes along N share one row block: uniform (broadcast) A loads.
     RegCols {
         /// Rows of C per invocation.
@@ -68,6 +70,11 @@ pub const VARIANTS: &[Variant] = &[
     Variant {
         name: "reg8x8",
         kind: Kind::Reg { tm: 8, tn: 2 },
+        f32_accumulate: false,
+    },
+    Variant {
+        name: "unrolled8x8",
+        kind: Kind::Unrolled8x8,
         f32_accumulate: false,
     },
     Variant {
@@ -156,6 +163,10 @@ impl Variant {
                 )?,
                 "matmul_reg_cols",
             )),
+            Kind::Unrolled8x8 => Ok((
+                specialise(shaders::MATMUL_REG8X8_UNROLLED, precision, keep, &[])?,
+                "matmul_reg8x8_unrolled",
+            )),
         }
     }
 
@@ -163,7 +174,7 @@ impl Variant {
     pub fn workgroup(&self, precision: Precision) -> (u32, u32, u64) {
         match self.kind {
             Kind::Tiled { tile } => (tile, tile, 2 * u64::from(tile * tile) * precision.bytes()),
-            Kind::Reg { .. } => (REG_WG, REG_WG, 0),
+            Kind::Reg { .. } | Kind::Unrolled8x8 => (REG_WG, REG_WG, 0),
             Kind::RegRows { .. } | Kind::RegCols { .. } => (REG_WG * REG_WG, 1, 0),
         }
     }
@@ -179,6 +190,10 @@ impl Variant {
             ),
             Kind::RegRows { tm, tn } => (m.div_ceil(tm).div_ceil(REG_WG * REG_WG), n4.div_ceil(tn)),
             Kind::RegCols { tm, tn } => (n4.div_ceil(tn).div_ceil(REG_WG * REG_WG), m.div_ceil(tm)),
+            Kind::Unrolled8x8 => (
+                n4.div_ceil(2).div_ceil(REG_WG),
+                m.div_ceil(8).div_ceil(REG_WG),
+            ),
         }
     }
 
@@ -196,6 +211,7 @@ impl Variant {
                 "register-blocked vec4, {tm}x{} outputs per invocation, 64 lanes along M sharing B loads, no workgroup memory",
                 4 * tn
             ),
+            Kind::Unrolled8x8 => "register-blocked vec4, 8x8 outputs per invocation written out by hand (no arrays or inner loops), 8x8 workgroup, no workgroup memory".to_string(),
             Kind::RegCols { tm, tn } => format!(
                 "register-blocked vec4, {tm}x{} outputs per invocation, 64 lanes along N sharing A loads, no workgroup memory",
                 4 * tn
