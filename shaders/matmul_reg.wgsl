@@ -13,12 +13,9 @@
 // Two mappings of invocations onto C:
 // - matmul_reg: a WX x WY workgroup over a 2-D grid of blocks (neighbouring lanes take
 //   neighbouring columns: coalesced B loads on GPUs).
-// - matmul_reg_rows: a 1-D workgroup whose lanes take neighbouring row blocks while the column
-//   block comes from the workgroup id, so every B load is uniform across the workgroup (one
-//   broadcast load instead of a gather on SIMD-per-workgroup implementations such as lavapipe).
-// - matmul_reg_cols: the transpose of that: lanes take neighbouring vec4 column blocks (B loads
-//   contiguous across lanes) and the row block comes from the workgroup id, so every A load is
-//   uniform. Each gathered B value then feeds TM multiply-adds per lane.
+// - matmul_reg_cols: a 1-D workgroup whose lanes take neighbouring vec4 column blocks (B loads
+//   contiguous across lanes) while the row block comes from the workgroup id, so every A load
+//   is uniform across the workgroup (a broadcast on GPUs).
 //
 // The f16 form is made by rewriting the aliases (see gpu::specialise); VA is the accumulator.
 
@@ -30,7 +27,7 @@ alias VA = vec4<f32>;
 const TM: u32 = 4u;
 // vec4 columns of C per invocation.
 const TN: u32 = 2u;
-// Workgroup shape (matmul_reg_rows uses WX * WY lanes in one dimension).
+// Workgroup shape (matmul_reg_cols uses WX * WY lanes in one dimension).
 const WX: u32 = 8u;
 const WY: u32 = 8u;
 
@@ -107,18 +104,6 @@ fn matmul_reg(@builtin(global_invocation_id) gid: vec3<u32>) {
     block(row0, col0);
 }
 
-@compute @workgroup_size(WX * WY)
-fn matmul_reg_rows(
-    @builtin(global_invocation_id) gid: vec3<u32>,
-    @builtin(workgroup_id) wid: vec3<u32>,
-) {
-    let row0 = gid.x * TM;
-    let col0 = wid.y * TN;
-    if (row0 >= params.m || col0 >= params.ldb / 4u) {
-        return;
-    }
-    block(row0, col0);
-}
 
 @compute @workgroup_size(WX * WY)
 fn matmul_reg_cols(

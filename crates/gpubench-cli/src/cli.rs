@@ -61,7 +61,7 @@ pub struct RunArgs {
     /// An extra matmul shape MxNxK, e.g. 127x255x63 (repeatable; run after the profile's shapes).
     #[arg(long = "matmul-shape", value_parser = parse_matmul_shape)]
     pub matmul_shapes: Vec<(u32, u32, u32)>,
-    /// Run this matmul kernel variant instead of autotuning (e.g. tiled16, reg8x8, rows8x8).
+    /// Run this matmul kernel variant instead of autotuning (e.g. tiled16, reg8x8, unrolled32x32).
     #[arg(long)]
     pub matmul_variant: Option<String>,
     /// Minimum timed samples per benchmark (overrides the profile).

@@ -328,6 +328,29 @@ mod tests {
         }
     }
 
+    /// The f16 form exists only after specialisation, so the shaders/ naga test never sees it.
+    #[test]
+    fn f16_specialisation_validates() {
+        let source = specialise(
+            shaders::COMPUTE_PEAK,
+            Precision::F16,
+            &[],
+            &[("STEPS", STEPS)],
+        )
+        .expect("ok");
+        let module = naga::front::wgsl::parse_str(&source)
+            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+        naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::all(),
+        )
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
+        for form in PeakForm::ALL {
+            assert!(module.entry_points.iter().any(|e| e.name == form.entry()));
+        }
+    }
+
     #[test]
     fn closed_form_handles_a_general_multiplier() {
         let (a, b, x0) = (0.5f64, 0.25f64, chain_start(3, 0));

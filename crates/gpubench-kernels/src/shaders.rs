@@ -17,9 +17,8 @@ pub const MATMUL_REG: &str = include_str!("../../../shaders/matmul_reg.wgsl");
 /// The roofline kernel: FMAS multiply-adds per vec4 read.
 pub const ROOFLINE: &str = include_str!("../../../shaders/roofline.wgsl");
 
-/// The 8 x 8-output register-blocked matmul written out by hand (no arrays, no inner loops).
-pub const MATMUL_REG8X8_UNROLLED: &str =
-    include_str!("../../../shaders/matmul_reg8x8_unrolled.wgsl");
+/// Register-blocked matmul written out for fixed block sizes (no arrays, no inner loops).
+pub const MATMUL_UNROLLED: &str = include_str!("../../../shaders/matmul_unrolled.wgsl");
 
 /// Every shader, by file name.
 pub const ALL: &[(&str, &str)] = &[
@@ -28,6 +27,6 @@ pub const ALL: &[(&str, &str)] = &[
     ("compute_peak.wgsl", COMPUTE_PEAK),
     ("matmul_tiled.wgsl", MATMUL_TILED),
     ("matmul_reg.wgsl", MATMUL_REG),
-    ("matmul_reg8x8_unrolled.wgsl", MATMUL_REG8X8_UNROLLED),
+    ("matmul_unrolled.wgsl", MATMUL_UNROLLED),
     ("roofline.wgsl", ROOFLINE),
 ];

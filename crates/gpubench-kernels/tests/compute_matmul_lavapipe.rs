@@ -54,9 +54,16 @@ fn ragged_matmul_and_compute_peak_verify_on_the_adapter() {
         return;
     };
     let runner = Runner::new(&ctx, short_settings());
-    // 63 x 65 x 31: no dimension is a multiple of any tile or of 4.
+    // 63 x 65 x 31: no dimension is a multiple of any tile or of 4; the 32 x 32 blocks overhang
+    // both edges.
     let shape = Shape::new(63, 65, 31);
-    for name in ["tiled16", "reg8x8", "cols8x8", "rows8x8"] {
+    for name in [
+        "tiled16",
+        "reg8x8",
+        "cols8x8",
+        "unrolled8x8",
+        "unrolled32x32",
+    ] {
         let variant = find_variant(name).expect("variant exists");
         let mut bench = MatmulBenchmark::new(
             format!("test/f32/{name}"),
@@ -68,7 +75,7 @@ fn ragged_matmul_and_compute_peak_verify_on_the_adapter() {
         assert_ok(&runner, &mut bench);
     }
     if ctx.features.contains(wgpu::Features::SHADER_F16) {
-        for name in ["tiled16", "reg8x8-acc32"] {
+        for name in ["tiled16", "unrolled16x16-acc32"] {
             let variant = find_variant(name).expect("variant exists");
             let mut bench = MatmulBenchmark::new(
                 format!("test/f16/{name}"),

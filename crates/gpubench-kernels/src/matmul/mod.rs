@@ -12,6 +12,15 @@
 //! adapter is a defect someone must see in the report and in the exit status, not a footnote
 //! in a tuning table.
 //!
+//! Why these variants: on GPUs, register blocking with vec4 loads and coalesced or broadcast
+//! operands is the classic recipe; on lavapipe (Mesa 22.x) every storage or workgroup-memory
+//! load becomes a loop over the SIMD lanes with a bounds check per component, and a barrier is
+//! a coroutine switch, so shared-memory tiling is the slowest choice there and the winner is
+//! whichever kernel gets the most multiply-adds per loaded vec4 without spilling its
+//! accumulators. Which of these wins depends on the adapter and the shape, hence measuring.
+//! f16 data may accumulate in f16 (fast on GPUs with native f16, and the result says so) or in
+//! f32 (`-acc32` variants: more accurate, and faster on software adapters, which emulate f16).
+//!
 //! Derived results give each product's throughput as a fraction of the measured FMA peak of the
 //! precision its arithmetic runs in (the accumulation precision), when the compute suite ran
 //! earlier in the same run.

@@ -23,15 +23,13 @@ pub enum Kind {
         /// vec4 columns of C per invocation.
         tn: u32,
     },
-    /// As `Reg`, but 64 lanes along M share one column block: uniform (broadcast) B loads.
-    RegRows {
+    /// `Reg` written out for a fixed block (matmul_unrolled.wgsl has 8x8, 16x16, 32x16, 32x32).
+    Unrolled {
         /// Rows of C per invocation.
         tm: u32,
         /// vec4 columns of C per invocation.
         tn: u32,
     },
-    /// `Reg` with 8 x 8 outputs, written out by hand in its own shader.
-    Unrolled8x8,
     /// As `Reg`, but 64 lanes along N share one row block: uniform (broadcast) A loads.
     RegCols {
         /// Rows of C per invocation.
@@ -74,28 +72,38 @@ pub const VARIANTS: &[Variant] = &[
     },
     Variant {
         name: "unrolled8x8",
-        kind: Kind::Unrolled8x8,
+        kind: Kind::Unrolled { tm: 8, tn: 2 },
         f32_accumulate: false,
     },
     Variant {
-        name: "rows8x8",
-        kind: Kind::RegRows { tm: 8, tn: 2 },
+        name: "unrolled16x16",
+        kind: Kind::Unrolled { tm: 16, tn: 4 },
         f32_accumulate: false,
+    },
+    Variant {
+        name: "unrolled32x16",
+        kind: Kind::Unrolled { tm: 32, tn: 4 },
+        f32_accumulate: false,
+    },
+    Variant {
+        name: "unrolled32x32",
+        kind: Kind::Unrolled { tm: 32, tn: 8 },
+        f32_accumulate: false,
+    },
+    Variant {
+        name: "unrolled16x16-acc32",
+        kind: Kind::Unrolled { tm: 16, tn: 4 },
+        f32_accumulate: true,
+    },
+    Variant {
+        name: "unrolled32x32-acc32",
+        kind: Kind::Unrolled { tm: 32, tn: 8 },
+        f32_accumulate: true,
     },
     Variant {
         name: "cols8x8",
         kind: Kind::RegCols { tm: 8, tn: 2 },
         f32_accumulate: false,
-    },
-    Variant {
-        name: "reg8x8-acc32",
-        kind: Kind::Reg { tm: 8, tn: 2 },
-        f32_accumulate: true,
-    },
-    Variant {
-        name: "rows8x8-acc32",
-        kind: Kind::RegRows { tm: 8, tn: 2 },
-        f32_accumulate: true,
     },
 ];
 
@@ -145,15 +153,6 @@ impl Variant {
                 )?,
                 "matmul_reg",
             )),
-            Kind::RegRows { tm, tn } => Ok((
-                specialise(
-                    shaders::MATMUL_REG,
-                    precision,
-                    keep,
-                    &[("TM", tm), ("TN", tn)],
-                )?,
-                "matmul_reg_rows",
-            )),
             Kind::RegCols { tm, tn } => Ok((
                 specialise(
                     shaders::MATMUL_REG,
@@ -163,10 +162,19 @@ impl Variant {
                 )?,
                 "matmul_reg_cols",
             )),
-            Kind::Unrolled8x8 => Ok((
-                specialise(shaders::MATMUL_REG8X8_UNROLLED, precision, keep, &[])?,
-                "matmul_reg8x8_unrolled",
-            )),
+            Kind::Unrolled { tm, tn } => {
+                let entry = match (tm, tn) {
+                    (8, 2) => "matmul_unrolled_8x8",
+                    (16, 4) => "matmul_unrolled_16x16",
+                    (32, 4) => "matmul_unrolled_32x16",
+                    (32, 8) => "matmul_unrolled_32x32",
+                    _ => return Err(format!("no unrolled kernel for {tm}x{}", 4 * tn)),
+                };
+                Ok((
+                    specialise(shaders::MATMUL_UNROLLED, precision, keep, &[])?,
+                    entry,
+                ))
+            }
         }
     }
 
@@ -174,8 +182,8 @@ impl Variant {
     pub fn workgroup(&self, precision: Precision) -> (u32, u32, u64) {
         match self.kind {
             Kind::Tiled { tile } => (tile, tile, 2 * u64::from(tile * tile) * precision.bytes()),
-            Kind::Reg { .. } | Kind::Unrolled8x8 => (REG_WG, REG_WG, 0),
-            Kind::RegRows { .. } | Kind::RegCols { .. } => (REG_WG * REG_WG, 1, 0),
+            Kind::Reg { .. } | Kind::Unrolled { .. } => (REG_WG, REG_WG, 0),
+            Kind::RegCols { .. } => (REG_WG * REG_WG, 1, 0),
         }
     }
 
@@ -184,15 +192,10 @@ impl Variant {
         let n4 = n.div_ceil(4);
         match self.kind {
             Kind::Tiled { tile } => (n.div_ceil(tile), m.div_ceil(tile)),
-            Kind::Reg { tm, tn } => (
+            Kind::RegCols { tm, tn } => (n4.div_ceil(tn).div_ceil(REG_WG * REG_WG), m.div_ceil(tm)),
+            Kind::Reg { tm, tn } | Kind::Unrolled { tm, tn } => (
                 n4.div_ceil(tn).div_ceil(REG_WG),
                 m.div_ceil(tm).div_ceil(REG_WG),
-            ),
-            Kind::RegRows { tm, tn } => (m.div_ceil(tm).div_ceil(REG_WG * REG_WG), n4.div_ceil(tn)),
-            Kind::RegCols { tm, tn } => (n4.div_ceil(tn).div_ceil(REG_WG * REG_WG), m.div_ceil(tm)),
-            Kind::Unrolled8x8 => (
-                n4.div_ceil(2).div_ceil(REG_WG),
-                m.div_ceil(8).div_ceil(REG_WG),
             ),
         }
     }
@@ -207,11 +210,10 @@ impl Variant {
                 "register-blocked vec4, {tm}x{} outputs per invocation, 8x8 workgroup, no workgroup memory",
                 4 * tn
             ),
-            Kind::RegRows { tm, tn } => format!(
-                "register-blocked vec4, {tm}x{} outputs per invocation, 64 lanes along M sharing B loads, no workgroup memory",
+            Kind::Unrolled { tm, tn } => format!(
+                "register-blocked vec4, {tm}x{} outputs per invocation written out (no arrays or inner loops), 8x8 workgroup, no workgroup memory",
                 4 * tn
             ),
-            Kind::Unrolled8x8 => "register-blocked vec4, 8x8 outputs per invocation written out by hand (no arrays or inner loops), 8x8 workgroup, no workgroup memory".to_string(),
             Kind::RegCols { tm, tn } => format!(
                 "register-blocked vec4, {tm}x{} outputs per invocation, 64 lanes along N sharing A loads, no workgroup memory",
                 4 * tn
@@ -294,8 +296,11 @@ mod tests {
         let reg = find_variant("reg4x8").expect("exists");
         // 127 rows / 4 = 32 blocks -> 4 workgroups; 255 cols -> 64 vec4 -> 32 blocks -> 4.
         assert_eq!(reg.grid(127, 255), (4, 4));
-        let rows = find_variant("rows8x8").expect("exists");
-        assert_eq!(rows.grid(1, 256), (1, 32));
+        let cols = find_variant("cols8x8").expect("exists");
+        // 256 columns = 64 vec4 = 32 blocks of 2 -> 1 workgroup of 64 lanes; 1 row.
+        assert_eq!(cols.grid(1, 256), (1, 1));
+        let big = find_variant("unrolled32x32").expect("exists");
+        assert_eq!(big.grid(1000, 1000), (4, 4));
         let tiled = find_variant("tiled16").expect("exists");
         assert_eq!(tiled.grid(17, 33), (3, 2));
         assert!(find_variant("nope").is_none());
