@@ -29,6 +29,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         check_output_path(out)?;
     }
 
+    // Option mistakes are reported before any adapter is opened.
+    let unknown_variant = args
+        .matmul_variant
+        .as_ref()
+        .filter(|name| gpubench_kernels::matmul::find_variant(name).is_none());
+    if let Some(name) = unknown_variant {
+        return Err(UsageError(format!(
+            "--matmul-variant {name}: unknown variant (known: {})",
+            gpubench_kernels::matmul::variant_names().join(", ")
+        ))
+        .into());
+    }
     let selection = Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
     let ctx = GpuContext::new(&selection)?;
     let settings = apply_overrides(profile.settings(ctx.is_software()), args);
@@ -41,17 +53,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     } else {
         args.suites.clone()
     };
-    let unknown_variant = args
-        .matmul_variant
-        .as_ref()
-        .filter(|name| gpubench_kernels::matmul::find_variant(name).is_none());
-    if let Some(name) = unknown_variant {
-        return Err(UsageError(format!(
-            "--matmul-variant {name}: unknown variant (known: {})",
-            gpubench_kernels::matmul::variant_names().join(", ")
-        ))
-        .into());
-    }
     let mut options = SuiteOptions::new(profile);
     options.stream_size = args.stream_size;
     options.matmul_shapes = args.matmul_shapes.clone();
