@@ -4,9 +4,9 @@
 // waits on a barrier, which is what software adapters (lavapipe: barriers are coroutine
 // switches) and many GPUs reward.
 //
-// Layout: rows of A hold lda elements (K rounded up to 4, zero-padded), A's padding rows beyond
-// M are never read; B has lda rows (zero rows past K) of ldb elements (N rounded up to 4, zero
-// columns past N); C rows hold ldc = ldb elements. Rows and vec4 columns past the edge are
+// Layout: A has M rows of lda elements (K rounded up to 4, zero-padded); B has lda rows (zero
+// rows past K) of ldb elements (N rounded up to 4, zero columns past N); C has M rows of
+// ldc = ldb elements. Rows and vec4 columns past the edge are
 // clamped on load (the duplicates are computed and never stored), so the inner loop has no
 // branches and any M, N, K works.
 //
