@@ -78,6 +78,12 @@ pub struct RunArgs {
     /// Upper bound of the capacity suite's total-allocation probe, e.g. 8GiB.
     #[arg(long, value_parser = parse_size)]
     pub capacity_cap: Option<u64>,
+    /// An extra matmul shape MxNxK, e.g. 127x255x63 (repeatable; run after the profile's shapes).
+    #[arg(long = "matmul-shape", value_parser = parse_matmul_shape)]
+    pub matmul_shapes: Vec<(u32, u32, u32)>,
+    /// Run this matmul kernel variant instead of autotuning (e.g. tiled16, reg8x8, unrolled32x32).
+    #[arg(long)]
+    pub matmul_variant: Option<String>,
     /// Minimum timed samples per benchmark (overrides the profile).
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub samples: Option<u32>,
@@ -167,6 +173,24 @@ fn parse_size(text: &str) -> Result<u64, String> {
     gpubench_harness::units::parse_size(text)
 }
 
+/// Parses `MxNxK` (each a positive integer; `x` or `X` between them).
+pub fn parse_matmul_shape(text: &str) -> Result<(u32, u32, u32), String> {
+    let parts: Vec<&str> = text.split(['x', 'X']).collect();
+    let bad =
+        || format!("'{text}' is not a matmul shape MxNxK of positive integers, e.g. 127x255x63");
+    if parts.len() != 3 {
+        return Err(bad());
+    }
+    let mut dims = [0u32; 3];
+    for (dim, part) in dims.iter_mut().zip(&parts) {
+        *dim = part.trim().parse().map_err(|_| bad())?;
+        if *dim == 0 {
+            return Err(bad());
+        }
+    }
+    Ok((dims[0], dims[1], dims[2]))
+}
+
 fn parse_positive_ms(text: &str) -> Result<f64, String> {
     parse_positive(text, "milliseconds")
 }
@@ -179,5 +203,19 @@ fn parse_positive(text: &str, unit: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
         _ => Err(format!("'{text}' is not a positive number of {unit}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matmul_shapes_parse_and_reject_nonsense() {
+        assert_eq!(parse_matmul_shape("127x255x63"), Ok((127, 255, 63)));
+        assert_eq!(parse_matmul_shape("1X2x3"), Ok((1, 2, 3)));
+        for bad in ["0x1x1", "1x2", "1x2x3x4", "ax2x3", "-1x2x3", ""] {
+            assert!(parse_matmul_shape(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -213,7 +213,7 @@ mod tests {
         assert!((s.p5 - 2.7).abs() < 1e-12);
         assert!((s.p95 - 8.3).abs() < 1e-12);
         assert!(s.ci_low <= s.median && s.median <= s.ci_high);
-        // Q1 = 4, Q3 = 5.5, IQR 1.5: the upper fence is 7.75, so 9 is the one outlier.
+        // Type-7 quartiles 4 and 5.5: the upper fence is 5.5 + 1.5 * 1.5 = 7.75, so 9 is out.
         assert_eq!(s.outliers, 1);
     }
 

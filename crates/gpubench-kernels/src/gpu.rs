@@ -85,3 +85,110 @@ pub fn map_and_wait(
         .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
     Ok(())
 }
+
+/// Element type of a kernel's arithmetic and data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// 32-bit IEEE floats.
+    F32,
+    /// 16-bit IEEE floats (needs SHADER_F16).
+    F16,
+}
+
+impl Precision {
+    /// Name as used in ids and params.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F16 => "f16",
+        }
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> u64 {
+        match self {
+            Precision::F32 => 4,
+            Precision::F16 => 2,
+        }
+    }
+
+    /// Device features this precision needs.
+    pub fn features(self) -> wgpu::Features {
+        match self {
+            Precision::F32 => wgpu::Features::empty(),
+            Precision::F16 => wgpu::Features::SHADER_F16,
+        }
+    }
+
+    /// Unit roundoff (half the machine epsilon).
+    pub fn unit_roundoff(self) -> f64 {
+        match self {
+            Precision::F32 => f64::from(f32::EPSILON) / 2.0,
+            Precision::F16 => 2f64.powi(-11),
+        }
+    }
+}
+
+/// Specialises a shader written for f32 with type aliases and `const NAME: u32 = ...;` lines.
+///
+/// Shader files stay valid WGSL on their own (the naga test validates them as written, in their
+/// f32 form); a variant is made by rewriting whole declaration lines, never by pasting fragments:
+/// every `alias NAME = f32;` or `alias NAME = vec4<f32>;` line names its type `f16` when
+/// `precision` is [`Precision::F16`] (and `enable f16;` is prepended), except aliases listed in
+/// `keep_f32` (e.g. an f32 accumulator); every constant in `consts` replaces its declaration.
+/// A constant that the source does not declare is an error, so a typo cannot go unnoticed.
+pub fn specialise(
+    source: &str,
+    precision: Precision,
+    keep_f32: &[&str],
+    consts: &[(&str, u32)],
+) -> Result<String, String> {
+    let mut found = vec![false; consts.len()];
+    let mut out = String::with_capacity(source.len() + 16);
+    if precision == Precision::F16 {
+        out.push_str("enable f16;\n");
+    }
+    for line in source.lines() {
+        let trimmed = line.trim_start();
+        if let Some(rest) = trimmed.strip_prefix("alias ") {
+            let name = rest.split('=').next().unwrap_or("").trim();
+            if precision == Precision::F16 && !keep_f32.contains(&name) {
+                out.push_str(&line.replace("f32", "f16"));
+                out.push('\n');
+                continue;
+            }
+        }
+        if let Some(rest) = trimmed.strip_prefix("const ") {
+            let name = rest.split(':').next().unwrap_or("").trim();
+            if let Some(i) = consts.iter().position(|(n, _)| *n == name) {
+                found[i] = true;
+                out.push_str(&format!("const {name}: u32 = {}u;\n", consts[i].1));
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    if let Some(i) = found.iter().position(|f| !f) {
+        return Err(format!("shader declares no constant {}", consts[i].0));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specialise_rewrites_aliases_and_constants() {
+        let src = "alias T = f32;\nalias ACC = f32;\nconst TM: u32 = 4u;\nfn f() {}\n";
+        let out = specialise(src, Precision::F16, &["ACC"], &[("TM", 8)]).expect("ok");
+        assert!(out.starts_with("enable f16;\n"));
+        assert!(out.contains("alias T = f16;"));
+        assert!(out.contains("alias ACC = f32;"));
+        assert!(out.contains("const TM: u32 = 8u;"));
+        let same = specialise(src, Precision::F32, &[], &[]).expect("ok");
+        assert_eq!(same, src);
+        assert!(specialise(src, Precision::F32, &[], &[("TN", 2)]).is_err());
+    }
+}

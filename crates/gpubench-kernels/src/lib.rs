@@ -3,10 +3,14 @@
 //! Nothing here times or prints: the harness's runner does the one and the CLI the other.
 
 pub mod capacity;
+pub mod compute;
+pub mod derived;
 pub mod faults;
 pub mod fit;
 pub mod gpu;
 pub mod launch;
+pub mod matmul;
+pub mod roofline;
 pub mod shaders;
 pub mod stream;
 pub mod transfer;
@@ -26,11 +30,16 @@ pub enum KernelError {
 }
 
 /// Every suite, in the order a full run takes them. Stream goes before transfer so that its host
-/// memcpy row is there as the reference for the transfer paths' fitted bandwidth.
-pub const SUITES: &[&str] = &["stream", "transfer", "launch", "capacity"];
+/// memcpy row is there as the reference for the transfer paths' fitted bandwidth, and before
+/// compute, matmul and roofline so that the roofline has its bandwidth ceiling.
+pub const SUITES: &[&str] = &[
+    "stream", "transfer", "launch", "compute", "matmul", "roofline", "capacity",
+];
 
 /// Suites a run takes when none are named.
-pub const DEFAULT_SUITES: &[&str] = &["stream", "transfer", "launch"];
+pub const DEFAULT_SUITES: &[&str] = &[
+    "stream", "transfer", "launch", "compute", "matmul", "roofline",
+];
 
 /// Options that shape the benchmarks a suite builds.
 #[derive(Debug, Clone)]
@@ -108,6 +117,9 @@ pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
         "stream" => Ok(Box::new(stream::StreamSuite)),
         "launch" => Ok(Box::new(launch::LaunchSuite)),
         "capacity" => Ok(Box::new(capacity::CapacitySuite)),
+        "compute" => Ok(Box::new(compute::ComputeSuite)),
+        "matmul" => Ok(Box::new(matmul::MatmulSuite)),
+        "roofline" => Ok(Box::new(roofline::RooflineSuite)),
         other => Err(KernelError::UnknownSuite(other.to_string())),
     }
 }

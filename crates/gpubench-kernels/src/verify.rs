@@ -157,3 +157,114 @@ mod tests {
         assert!(compare_f32(&[1.0, 2.0], &[1.0, 2.0], Tolerance::EXACT).passed());
     }
 }
+
+/// How far a computed dot product of length `k` may stray from the exact (f64) value, given the
+/// precision it accumulated in and the precision of the stored result.
+///
+/// - f32 accumulation: the deterministic bound `k * eps * sum|a_i b_i|` (Higham's gamma_k),
+///   which holds for any summation order, fused or not, so a reordering GPU never fails it.
+/// - f16 accumulation: the deterministic bound is useless (k * eps16 exceeds 1 at k = 1024), so
+///   the bound is statistical: rounding errors of a running sum of zero-mean terms grow like a
+///   random walk, about `u * sqrt(k / 6) * rms(C)`; the bound allows `4 * sqrt(k) * u * rms(C)`,
+///   about ten standard deviations, while a wrong index or a lost block of K stays far outside.
+///   Valid for zero-mean random inputs, which is what the matmul suite generates.
+/// - The stored result is rounded once more: `2 * u_out * |want|`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DotTolerance {
+    /// Terms in each dot product.
+    pub k: u64,
+    /// Precision of the running sum.
+    pub accumulate: crate::gpu::Precision,
+    /// Precision of the stored result.
+    pub output: crate::gpu::Precision,
+}
+
+impl DotTolerance {
+    /// The largest acceptable |got - want| for a result `want` whose terms have magnitudes
+    /// summing to `sum_abs`, in a product whose reference values have root-mean-square `rms`.
+    pub fn bound(&self, want: f64, sum_abs: f64, rms: f64) -> f64 {
+        use crate::gpu::Precision;
+        let k = self.k.max(1) as f64;
+        let accumulation = match self.accumulate {
+            Precision::F32 => k * F32_EPS * sum_abs,
+            Precision::F16 => 4.0 * k.sqrt() * Precision::F16.unit_roundoff() * rms,
+        };
+        accumulation + 2.0 * self.output.unit_roundoff() * want.abs()
+    }
+}
+
+#[cfg(test)]
+mod dot_tests {
+    use super::*;
+    use crate::gpu::Precision;
+    use gpubench_harness::rng::SplitMix64;
+
+    /// Dot products of zero-mean random f16 values, summed in f16 (through half::f16), stay
+    /// inside the bound; dropping one block of 64 terms mostly does not.
+    #[test]
+    fn f16_accumulation_bound_holds_and_catches_a_lost_block() {
+        use half::f16;
+        let k = 1024usize;
+        let mut rng = SplitMix64::new(42);
+        let tol = DotTolerance {
+            k: k as u64,
+            accumulate: Precision::F16,
+            output: Precision::F16,
+        };
+        let mut exact = Vec::new();
+        let mut got = Vec::new();
+        let mut lost = Vec::new();
+        for _ in 0..200 {
+            let a: Vec<f16> = (0..k)
+                .map(|_| f16::from_f32(rng.next_unit_f32() * 2.0 - 1.0))
+                .collect();
+            let b: Vec<f16> = (0..k)
+                .map(|_| f16::from_f32(rng.next_unit_f32() * 2.0 - 1.0))
+                .collect();
+            let mut acc = f16::ZERO;
+            let mut want = 0.0f64;
+            let mut block = 0.0f64;
+            for i in 0..k {
+                acc = f16::from_f32(a[i].to_f32().mul_add(b[i].to_f32(), acc.to_f32()));
+                let term = a[i].to_f64() * b[i].to_f64();
+                want += term;
+                if i < 64 {
+                    block += term;
+                }
+            }
+            exact.push(want);
+            got.push(acc.to_f64());
+            lost.push(want - block);
+        }
+        let rms = (exact.iter().map(|v| v * v).sum::<f64>() / exact.len() as f64).sqrt();
+        for (g, w) in got.iter().zip(&exact) {
+            assert!((g - w).abs() <= tol.bound(*w, 0.0, rms), "{g} vs {w}");
+        }
+        let caught = lost
+            .iter()
+            .zip(&exact)
+            .filter(|(l, w)| (*l - *w).abs() > tol.bound(**w, 0.0, rms))
+            .count();
+        assert!(
+            caught > 100,
+            "a lost block of K must mostly be caught ({caught}/200)"
+        );
+    }
+
+    #[test]
+    fn f32_accumulation_bound_is_the_classic_one() {
+        let tol = DotTolerance {
+            k: 100,
+            accumulate: Precision::F32,
+            output: Precision::F32,
+        };
+        let b = tol.bound(1.0, 50.0, 1.0);
+        assert!((b - (100.0 * F32_EPS * 50.0 + F32_EPS)).abs() < 1e-15);
+        // f16 output adds f16 rounding of the result.
+        let tol16 = DotTolerance {
+            output: Precision::F16,
+            ..tol
+        };
+        assert!(tol16.bound(1.0, 50.0, 1.0) > b + 9e-4);
+    }
+}

@@ -77,6 +77,7 @@ mod tests {
 
     #[test]
     fn three_significant_digits() {
+        // Not 1234.5: Rust formats exact ties to even ("1234").
         assert_eq!(sig3(1234.6), "1235");
         assert_eq!(sig3(123.45), "123");
         assert_eq!(sig3(12.345), "12.3");

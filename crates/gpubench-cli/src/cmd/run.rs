@@ -36,6 +36,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     }
     let explicit_baseline = verdicts::load_explicit_baseline(&args.baseline)?;
 
+    // Option mistakes are reported before any adapter is opened.
+    let unknown_variant = args
+        .matmul_variant
+        .as_ref()
+        .filter(|name| gpubench_kernels::matmul::find_variant(name).is_none());
+    if let Some(name) = unknown_variant {
+        return Err(UsageError(format!(
+            "--matmul-variant {name}: unknown variant (known: {})",
+            gpubench_kernels::matmul::variant_names().join(", ")
+        ))
+        .into());
+    }
     let selection = Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
     let ctx = GpuContext::new(&selection)?;
     let settings = apply_overrides(profile.settings(ctx.is_software()), args);
@@ -51,6 +63,8 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let mut options = SuiteOptions::new(profile);
     options.stream_size = args.stream_size;
     options.capacity_cap = args.capacity_cap;
+    options.matmul_shapes = args.matmul_shapes.clone();
+    options.matmul_variant = args.matmul_variant.clone();
     options.seed = args.seed;
     let suite_impls = suites
         .iter()
@@ -72,6 +86,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
                 serde_json::json!(args.stream_size),
             ),
             ("seed".to_string(), serde_json::json!(args.seed)),
+            (
+                "matmul_shapes".to_string(),
+                serde_json::json!(
+                    args.matmul_shapes
+                        .iter()
+                        .map(|(m, n, k)| format!("{m}x{n}x{k}"))
+                        .collect::<Vec<_>>()
+                ),
+            ),
+            (
+                "matmul_variant".to_string(),
+                serde_json::json!(args.matmul_variant),
+            ),
         ]
         .into_iter()
         .collect(),

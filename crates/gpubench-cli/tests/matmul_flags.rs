@@ -1,0 +1,32 @@
+//! The matmul flags are checked before any adapter is opened: mistakes exit 2 with a message
+//! that names the flag (and, for a variant, the known ones). No GPU needed.
+
+use assert_cmd::Command;
+
+fn gpubench() -> Command {
+    Command::cargo_bin("gpubench").expect("binary built")
+}
+
+#[test]
+fn unknown_variant_is_a_usage_error_listing_the_known_ones() {
+    let out = gpubench()
+        .args(["run", "--suite", "matmul", "--matmul-variant", "bogus"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--matmul-variant bogus"), "{stderr}");
+    assert!(stderr.contains("tiled16"), "{stderr}");
+}
+
+#[test]
+fn malformed_or_zero_shapes_are_usage_errors() {
+    for shape in ["3x4", "0x4x4", "ax4x4"] {
+        let out = gpubench()
+            .args(["run", "--suite", "matmul", "--matmul-shape", shape])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{shape}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--matmul-shape"));
+    }
+}

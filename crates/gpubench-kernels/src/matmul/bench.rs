@@ -1,0 +1,388 @@
+//! One matmul benchmark: a shape, a precision and a kernel variant.
+
+use gpubench_harness::rng::SplitMix64;
+use gpubench_harness::{
+    BenchError, Benchmark, BenchmarkInfo, GpuContext, MetricKind, SampleClock, Verification, Work,
+};
+use half::f16;
+
+use super::reference::{MatrixRef, elements_to_check, reference_element};
+use super::variant::Variant;
+use crate::gpu::{Precision, bind_buffers, compute_pipeline};
+use crate::verify::{Checker, DotTolerance, Tolerance};
+
+/// A matmul shape: C (M x N) = A (M x K) x B (K x N).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of B and C.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+}
+
+impl Shape {
+    /// M x N x K.
+    pub fn new(m: u32, n: u32, k: u32) -> Self {
+        Self { m, n, k }
+    }
+
+    /// `MxNxK`, as in ids and on the command line.
+    pub fn label(&self) -> String {
+        format!("{}x{}x{}", self.m, self.n, self.k)
+    }
+
+    /// Floating-point operations of one product: 2 M N K.
+    pub fn flops(&self) -> u64 {
+        2 * u64::from(self.m) * u64::from(self.n) * u64::from(self.k)
+    }
+
+    /// Leading dimension of A (K rounded up to 4): also the number of rows of B.
+    pub fn lda(&self) -> u32 {
+        self.k.div_ceil(4) * 4
+    }
+
+    /// Leading dimension of B and C (N rounded up to 4).
+    pub fn ldb(&self) -> u32 {
+        self.n.div_ceil(4) * 4
+    }
+
+    fn a_len(&self) -> u64 {
+        u64::from(self.m) * u64::from(self.lda())
+    }
+
+    fn b_len(&self) -> u64 {
+        u64::from(self.lda()) * u64::from(self.ldb())
+    }
+
+    fn c_len(&self) -> u64 {
+        u64::from(self.m) * u64::from(self.ldb())
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    ldc: u32,
+    _pad: [u32; 2],
+}
+
+struct MatmulState {
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    c: wgpu::Buffer,
+    grid: (u32, u32),
+    a_host: Vec<f32>,
+    b_host: Vec<f32>,
+    _buffers: Vec<wgpu::Buffer>,
+}
+
+/// C = A x B for one shape, precision and variant.
+pub struct MatmulBenchmark {
+    info: BenchmarkInfo,
+    shape: Shape,
+    precision: Precision,
+    variant: Variant,
+    seed: u64,
+    state: Option<MatmulState>,
+}
+
+impl MatmulBenchmark {
+    /// A benchmark with id `id`; `info` parameters name the shape, precision and variant.
+    pub fn new(
+        id: String,
+        shape: Shape,
+        precision: Precision,
+        variant: Variant,
+        seed: u64,
+    ) -> Self {
+        let info = BenchmarkInfo::new(
+            id,
+            "matmul",
+            MetricKind::Throughput,
+            "floating-point operations per second (2 M N K per product)",
+        )
+        .param("m", shape.m)
+        .param("n", shape.n)
+        .param("k", shape.k)
+        .param("shape", shape.label())
+        .param("precision", precision.name())
+        .param("inputs_outputs", precision.name())
+        .param("accumulation", variant.accumulation(precision).name())
+        .param("variant", variant.name)
+        .param("variant_description", variant.describe())
+        .param(
+            "layout",
+            "row-major; rows padded to a multiple of 4 elements",
+        );
+        Self {
+            info,
+            shape,
+            precision,
+            variant,
+            seed,
+            state: None,
+        }
+    }
+
+    /// Adds a parameter (e.g. the tuning table) to the result.
+    pub fn with_param(mut self, key: &str, value: serde_json::Value) -> Self {
+        self.info.params.insert(key.to_string(), value);
+        self
+    }
+
+    /// The variant this benchmark runs.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+}
+
+/// `len` zero-mean random values in [-1, 1), rounded to `precision` (held as f32, exactly),
+/// with the padding columns (index within a row >= `used`) zero.
+fn random_matrix(
+    rng: &mut SplitMix64,
+    rows: u32,
+    ld: u32,
+    cols: u32,
+    precision: Precision,
+) -> Vec<f32> {
+    let mut out = vec![0.0f32; rows as usize * ld as usize];
+    for r in 0..rows as usize {
+        for c in 0..cols as usize {
+            let v = rng.next_unit_f32() * 2.0 - 1.0;
+            out[r * ld as usize + c] = match precision {
+                Precision::F32 => v,
+                Precision::F16 => f16::from_f32(v).to_f32(),
+            };
+        }
+    }
+    out
+}
+
+fn to_bytes(values: &[f32], precision: Precision) -> Vec<u8> {
+    match precision {
+        Precision::F32 => bytemuck::cast_slice(values).to_vec(),
+        Precision::F16 => {
+            let halves: Vec<f16> = values.iter().map(|&v| f16::from_f32(v)).collect();
+            bytemuck::cast_slice(&halves).to_vec()
+        }
+    }
+}
+
+fn from_bytes(bytes: &[u8], precision: Precision) -> Vec<f64> {
+    match precision {
+        Precision::F32 => bytes
+            .chunks_exact(4)
+            .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .collect(),
+        Precision::F16 => bytes
+            .chunks_exact(2)
+            .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f64())
+            .collect(),
+    }
+}
+
+impl Benchmark for MatmulBenchmark {
+    fn info(&self) -> &BenchmarkInfo {
+        &self.info
+    }
+
+    fn required_features(&self) -> wgpu::Features {
+        self.precision.features()
+    }
+
+    fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        if let Some(reason) =
+            self.variant
+                .unsupported(ctx, self.precision, self.shape.m, self.shape.n)
+        {
+            return Err(reason);
+        }
+        let largest = self
+            .shape
+            .a_len()
+            .max(self.shape.b_len())
+            .max(self.shape.c_len())
+            * self.precision.bytes();
+        let limit = ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(ctx.limits.max_buffer_size);
+        if largest > limit {
+            return Err(format!(
+                "a {largest}-byte matrix exceeds the adapter's storage binding limit of {limit} bytes"
+            ));
+        }
+        Ok(())
+    }
+
+    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
+        let s = self.shape;
+        let mut rng = SplitMix64::new(self.seed);
+        let a_host = random_matrix(&mut rng, s.m, s.lda(), s.k, self.precision);
+        let b_host = random_matrix(&mut rng, s.k, s.ldb(), s.n, self.precision);
+        // B has lda rows: the rows past K are the zero padding the vec4 kernels read.
+        let mut b_padded = b_host.clone();
+        b_padded.resize(s.b_len() as usize, 0.0);
+        let (source, entry) = self
+            .variant
+            .source(self.precision)
+            .map_err(BenchError::Gpu)?;
+        let pipeline = compute_pipeline(ctx, &self.info.id, &source, entry);
+        let params = Params {
+            m: s.m,
+            n: s.n,
+            k: s.k,
+            lda: s.lda(),
+            ldb: s.ldb(),
+            ldc: s.ldb(),
+            _pad: [0; 2],
+        };
+        let storage = wgpu::BufferUsages::STORAGE;
+        let params = ctx.buffer_with_data(
+            "matmul params",
+            bytemuck::bytes_of(&params),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let a = ctx.buffer_with_data("matmul a", &to_bytes(&a_host, self.precision), storage);
+        let b = ctx.buffer_with_data("matmul b", &to_bytes(&b_padded, self.precision), storage);
+        // C starts as NaN so an element no invocation wrote cannot pass.
+        let c_init = vec![f32::NAN; s.c_len() as usize];
+        let c = ctx.buffer_with_data(
+            "matmul c",
+            &to_bytes(&c_init, self.precision),
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        let bind_group = bind_buffers(ctx, &pipeline, &[(0, &params), (1, &a), (2, &b), (3, &c)]);
+        self.state = Some(MatmulState {
+            pipeline,
+            bind_group,
+            c,
+            grid: self.variant.grid(s.m, s.n),
+            a_host,
+            b_host,
+            _buffers: vec![params, a, b],
+        });
+        Ok(())
+    }
+
+    fn work(&self) -> Work {
+        let s = self.shape;
+        let bytes = self.precision.bytes();
+        Work {
+            bytes_read: (u64::from(s.m) * u64::from(s.k) + u64::from(s.k) * u64::from(s.n)) * bytes,
+            bytes_written: u64::from(s.m) * u64::from(s.n) * bytes,
+            flops: s.flops(),
+            ops: 1,
+        }
+    }
+
+    fn run(
+        &mut self,
+        ctx: &GpuContext,
+        iterations: u32,
+        clock: &mut SampleClock<'_>,
+    ) -> Result<(), BenchError> {
+        let state = self
+            .state
+            .as_ref()
+            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("matmul"),
+                timestamp_writes: clock.pass_timestamps(true, true),
+            });
+            pass.set_pipeline(&state.pipeline);
+            pass.set_bind_group(0, &state.bind_group, &[]);
+            for _ in 0..iterations {
+                pass.dispatch_workgroups(state.grid.0, state.grid.1, 1);
+            }
+        }
+        clock.submit([encoder.finish()]);
+        Ok(())
+    }
+
+    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
+        let state = self
+            .state
+            .as_ref()
+            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let s = self.shape;
+        let bytes = ctx.read_buffer(&state.c, state.c.size())?;
+        let got = from_bytes(&bytes, self.precision);
+        Ok(check_product(
+            &got,
+            &state.a_host,
+            &state.b_host,
+            s,
+            DotTolerance {
+                k: u64::from(s.k),
+                accumulate: self.variant.accumulation(self.precision),
+                output: self.precision,
+            },
+            self.seed,
+        ))
+    }
+
+    fn teardown(&mut self) {
+        self.state = None;
+    }
+}
+
+/// Compares the GPU's C (row stride `ldb`) with the f64 reference on the elements
+/// [`elements_to_check`] picks.
+pub fn check_product(
+    got: &[f64],
+    a: &[f32],
+    b: &[f32],
+    s: Shape,
+    tol: DotTolerance,
+    seed: u64,
+) -> Verification {
+    let a = MatrixRef {
+        data: a,
+        rows: s.m as usize,
+        cols: s.k as usize,
+        ld: s.lda() as usize,
+    };
+    let b = MatrixRef {
+        data: b,
+        rows: s.k as usize,
+        cols: s.n as usize,
+        ld: s.ldb() as usize,
+    };
+    let picks = elements_to_check(s.m as usize, s.n as usize, seed);
+    let wants: Vec<(f64, f64)> = picks
+        .iter()
+        .map(|&(i, j)| reference_element(a, b, i, j))
+        .collect();
+    let rms = (wants.iter().map(|(w, _)| w * w).sum::<f64>() / wants.len().max(1) as f64).sqrt();
+    let ldc = s.ldb() as usize;
+    let mut checker = Checker::new();
+    if got.len() < s.m as usize * ldc {
+        checker.fail(format!(
+            "C has {} elements, expected {}",
+            got.len(),
+            s.m as usize * ldc
+        ));
+        return checker.finish();
+    }
+    for (&(i, j), &(want, sum_abs)) in picks.iter().zip(&wants) {
+        let bound = tol.bound(want, sum_abs, rms);
+        let exact = Tolerance {
+            abs: bound,
+            rel: 0.0,
+        };
+        checker.check(got[i * ldc + j], want, want, exact, || {
+            format!("C[{i}][{j}] (bound {bound:.3e})")
+        });
+    }
+    checker.finish()
+}

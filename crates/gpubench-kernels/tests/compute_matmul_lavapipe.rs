@@ -1,0 +1,94 @@
+//! Runs real kernels on the Vulkan adapter (lavapipe in CI) through the harness's runner with
+//! very short settings: a ragged matmul with both f32 register-blocked and tiled variants, an
+//! f16 product, and the compute peak. Asserts status ok and verified, never speed.
+
+use std::time::Duration;
+
+use gpubench_harness::device::Selection;
+use gpubench_harness::runner::Silent;
+use gpubench_harness::{Benchmark, GpuContext, Profile, RunSettings, Runner, Status};
+use gpubench_kernels::compute::{PeakBenchmark, PeakForm};
+use gpubench_kernels::gpu::Precision;
+use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
+
+fn context() -> Option<GpuContext> {
+    match GpuContext::new(&Selection {
+        backend: Some("vulkan".into()),
+        ..Default::default()
+    }) {
+        Ok(ctx) => Some(ctx),
+        Err(e) => {
+            eprintln!("no Vulkan adapter, skipping: {e}");
+            None
+        }
+    }
+}
+
+fn short_settings() -> RunSettings {
+    let mut settings = Profile::Quick.settings(true);
+    settings.target_sample = Duration::from_millis(2);
+    settings.warmup = Duration::from_millis(1);
+    settings.min_warmup_samples = 1;
+    settings.min_samples = 2;
+    settings.max_samples = 3;
+    settings.max_time = Duration::from_millis(100);
+    settings
+}
+
+fn assert_ok(runner: &Runner<'_>, bench: &mut dyn Benchmark) {
+    let result = runner.run(bench, &mut Silent);
+    assert_eq!(
+        result.status,
+        Status::Ok,
+        "{}: {:?}",
+        result.id,
+        result.reason
+    );
+    assert!(result.verified, "{} not verified", result.id);
+    assert!(result.median().is_some_and(|m| m > 0.0));
+}
+
+#[test]
+fn ragged_matmul_and_compute_peak_verify_on_the_adapter() {
+    let Some(ctx) = context() else {
+        return;
+    };
+    let runner = Runner::new(&ctx, short_settings());
+    // 63 x 65 x 31: no dimension is a multiple of any tile or of 4; the 32 x 32 blocks overhang
+    // both edges.
+    let shape = Shape::new(63, 65, 31);
+    for name in [
+        "tiled16",
+        "reg8x8",
+        "cols8x8",
+        "unrolled8x8",
+        "unrolled32x32",
+    ] {
+        let variant = find_variant(name).expect("variant exists");
+        let mut bench = MatmulBenchmark::new(
+            format!("test/f32/{name}"),
+            shape,
+            Precision::F32,
+            variant,
+            7,
+        );
+        assert_ok(&runner, &mut bench);
+    }
+    if ctx.features.contains(wgpu::Features::SHADER_F16) {
+        for name in ["tiled16", "unrolled16x16-acc32"] {
+            let variant = find_variant(name).expect("variant exists");
+            let mut bench = MatmulBenchmark::new(
+                format!("test/f16/{name}"),
+                shape,
+                Precision::F16,
+                variant,
+                7,
+            );
+            assert_ok(&runner, &mut bench);
+        }
+    }
+    for form in PeakForm::ALL {
+        let mut bench = PeakBenchmark::new(Precision::F32, form, 4);
+        assert_ok(&runner, &mut bench);
+    }
+}

@@ -1,0 +1,67 @@
+// C = A x B, row-major, the classic workgroup-tiled kernel: a TILE x TILE workgroup stages one
+// TILE x TILE block of A and of B in workgroup memory per step along K, then every invocation
+// computes one element of C from the staged blocks. The simplest kernel that reuses data
+// through shared memory; the reference every tuned choice must beat.
+//
+// Rows of A, B and C are `lda`, `ldb`, `ldc` elements apart (the host pads them to a multiple
+// of 4 so the vectorised kernels can share the layout). Loads past M, N or K read zero and
+// stores past M or N are dropped, so any shape works.
+//
+// The f16 form is made by rewriting the aliases (see gpu::specialise); ACC is the accumulator.
+
+alias T = f32;
+alias ACC = f32;
+
+const TILE: u32 = 16u;
+
+struct Params {
+    m: u32,
+    n: u32,
+    k: u32,
+    lda: u32,
+    ldb: u32,
+    ldc: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> a: array<T>;
+@group(0) @binding(2) var<storage, read> b: array<T>;
+@group(0) @binding(3) var<storage, read_write> c: array<T>;
+
+var<workgroup> tile_a: array<array<T, TILE>, TILE>;
+var<workgroup> tile_b: array<array<T, TILE>, TILE>;
+
+@compute @workgroup_size(TILE, TILE)
+fn matmul_tiled(
+    @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let row = wid.y * TILE + lid.y;
+    let col = wid.x * TILE + lid.x;
+    var acc = ACC(0.0);
+    let steps = (params.k + TILE - 1u) / TILE;
+    for (var t = 0u; t < steps; t++) {
+        let ka = t * TILE + lid.x;
+        var va = T(0.0);
+        if (row < params.m && ka < params.k) {
+            va = a[row * params.lda + ka];
+        }
+        tile_a[lid.y][lid.x] = va;
+        let kb = t * TILE + lid.y;
+        var vb = T(0.0);
+        if (kb < params.k && col < params.n) {
+            vb = b[kb * params.ldb + col];
+        }
+        tile_b[lid.y][lid.x] = vb;
+        workgroupBarrier();
+        for (var i = 0u; i < TILE; i++) {
+            acc = fma(ACC(tile_a[lid.y][i]), ACC(tile_b[i][lid.x]), acc);
+        }
+        workgroupBarrier();
+    }
+    if (row < params.m && col < params.n) {
+        c[row * params.ldc + col] = T(acc);
+    }
+}
