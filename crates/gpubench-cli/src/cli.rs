@@ -75,6 +75,9 @@ pub struct RunArgs {
     /// Bytes per stream array, e.g. 64MiB (binary units).
     #[arg(long, value_parser = parse_size)]
     pub stream_size: Option<u64>,
+    /// Length of the sustained run in seconds (default: 30 in the full profile, 10 otherwise).
+    #[arg(long, value_parser = parse_positive_seconds)]
+    pub duration: Option<f64>,
     /// Upper bound of the capacity suite's total-allocation probe, e.g. 8GiB.
     #[arg(long, value_parser = parse_size)]
     pub capacity_cap: Option<u64>,

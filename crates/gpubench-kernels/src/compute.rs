@@ -135,6 +135,12 @@ impl PeakBenchmark {
         }
     }
 
+    /// The benchmark's description, for suites that run the same kernel under another name
+    /// and sampling policy (the sustained run).
+    pub fn info_mut(&mut self) -> &mut BenchmarkInfo {
+        &mut self.info
+    }
+
     fn invocations(&self) -> u32 {
         self.workgroups * WORKGROUP
     }

@@ -13,6 +13,7 @@ pub mod matmul;
 pub mod roofline;
 pub mod shaders;
 pub mod stream;
+pub mod sustained;
 pub mod transfer;
 pub mod verify;
 
@@ -33,8 +34,27 @@ pub enum KernelError {
 /// memcpy row is there as the reference for the transfer paths' fitted bandwidth, and before
 /// compute, matmul and roofline so that the roofline has its bandwidth ceiling.
 pub const SUITES: &[&str] = &[
-    "stream", "transfer", "launch", "compute", "matmul", "roofline", "capacity",
+    "stream",
+    "transfer",
+    "launch",
+    "compute",
+    "matmul",
+    "roofline",
+    "capacity",
+    "sustained",
 ];
+
+/// Suites the full profile adds to the defaults.
+pub const FULL_EXTRA_SUITES: &[&str] = &["capacity", "sustained"];
+
+/// Suites a run of `profile` takes when none are named.
+pub fn default_suites(profile: Profile) -> Vec<&'static str> {
+    let mut suites = DEFAULT_SUITES.to_vec();
+    if profile == Profile::Full {
+        suites.extend_from_slice(FULL_EXTRA_SUITES);
+    }
+    suites
+}
 
 /// Suites a run takes when none are named.
 pub const DEFAULT_SUITES: &[&str] = &[
@@ -54,6 +74,8 @@ pub struct SuiteOptions {
     pub matmul_variant: Option<String>,
     /// Upper bound of the total-allocation probe, from `--capacity-cap`.
     pub capacity_cap: Option<u64>,
+    /// Length of the sustained run in seconds, from `--duration`.
+    pub duration: Option<f64>,
     /// Seed for random inputs.
     pub seed: u64,
 }
@@ -67,6 +89,7 @@ impl SuiteOptions {
             matmul_shapes: Vec::new(),
             matmul_variant: None,
             capacity_cap: None,
+            duration: None,
             seed: 0x5eed,
         }
     }
@@ -117,6 +140,7 @@ pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
         "stream" => Ok(Box::new(stream::StreamSuite)),
         "launch" => Ok(Box::new(launch::LaunchSuite)),
         "capacity" => Ok(Box::new(capacity::CapacitySuite)),
+        "sustained" => Ok(Box::new(sustained::SustainedSuite)),
         "compute" => Ok(Box::new(compute::ComputeSuite)),
         "matmul" => Ok(Box::new(matmul::MatmulSuite)),
         "roofline" => Ok(Box::new(roofline::RooflineSuite)),

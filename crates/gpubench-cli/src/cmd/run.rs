@@ -53,7 +53,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let settings = apply_overrides(profile.settings(ctx.is_software()), args);
 
     let suites: Vec<String> = if args.suites.is_empty() {
-        gpubench_kernels::DEFAULT_SUITES
+        gpubench_kernels::default_suites(profile)
             .iter()
             .map(ToString::to_string)
             .collect()
@@ -63,6 +63,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let mut options = SuiteOptions::new(profile);
     options.stream_size = args.stream_size;
     options.capacity_cap = args.capacity_cap;
+    options.duration = args.duration;
     options.matmul_shapes = args.matmul_shapes.clone();
     options.matmul_variant = args.matmul_variant.clone();
     options.seed = args.seed;

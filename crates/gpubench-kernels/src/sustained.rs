@@ -1,0 +1,158 @@
+//! The sustained run: the f32 vec4 FMA peak kernel kept busy for a set time, one sample per
+//! window, so clock ramps and thermal or power throttling show as a falling series.
+//!
+//! Throttling is flagged when the median of the last third of the windows falls under 90% of
+//! the best window; the coefficient of variation over all windows says how steady the device
+//! was. Both go into the result (`extra`, and a warning when throttled).
+
+use std::time::Duration;
+
+use gpubench_harness::stats::median;
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile, Status};
+
+use crate::compute::{PeakBenchmark, PeakForm, peak_workgroups};
+use crate::gpu::Precision;
+use crate::{KernelError, Suite, SuiteOptions, Tuner};
+
+/// The last third of the windows must reach this fraction of the best window.
+pub const THROTTLE_THRESHOLD: f64 = 0.9;
+/// Length of one window (one sample).
+pub const WINDOW: Duration = Duration::from_millis(100);
+
+/// The sustained suite.
+pub struct SustainedSuite;
+
+/// The run's length: `--duration`, else 30 s in the full profile and 10 s otherwise.
+pub fn duration(options: &SuiteOptions) -> Duration {
+    match (options.duration, options.profile) {
+        (Some(seconds), _) => Duration::from_secs_f64(seconds),
+        (None, Profile::Full) => Duration::from_secs(30),
+        (None, _) => Duration::from_secs(10),
+    }
+}
+
+impl Suite for SustainedSuite {
+    fn name(&self) -> &'static str {
+        "sustained"
+    }
+
+    fn benchmarks(
+        &self,
+        ctx: &GpuContext,
+        options: &SuiteOptions,
+        _tuner: &mut dyn Tuner,
+    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+        let length = duration(options);
+        let mut bench = PeakBenchmark::new(Precision::F32, PeakForm::Vec4, peak_workgroups(ctx));
+        let info = bench.info_mut();
+        info.id = "sustained/fma-peak/vec4-f32".to_string();
+        info.suite = "sustained".to_string();
+        info.params
+            .insert("duration_s".into(), length.as_secs_f64().into());
+        info.params
+            .insert("window_ms".into(), (WINDOW.as_secs_f64() * 1e3).into());
+        info.duration = Some(length);
+        info.target_sample = Some(WINDOW);
+        Ok(vec![Box::new(bench)])
+    }
+
+    fn annotate(&self, result: &mut BenchResult) {
+        if result.status != Status::Ok {
+            return;
+        }
+        let Some(analysis) = analyse(&result.samples) else {
+            return;
+        };
+        let window_s = window_seconds(result);
+        let extra = &mut result.extra;
+        extra.insert("window_s".into(), window_s.into());
+        extra.insert("windows".into(), result.samples.len().into());
+        extra.insert("best_window".into(), analysis.best.into());
+        extra.insert("last_third_median".into(), analysis.last_third.into());
+        extra.insert("last_third_vs_best".into(), analysis.ratio.into());
+        extra.insert("windows_cv".into(), analysis.cv.into());
+        extra.insert("throttled".into(), analysis.throttled.into());
+        if analysis.throttled {
+            result.warnings.push(format!(
+                "throttling: the last third of the run reached {:.0}% of the best window (threshold {:.0}%)",
+                analysis.ratio * 100.0,
+                THROTTLE_THRESHOLD * 100.0
+            ));
+        }
+    }
+}
+
+/// What the window series says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    /// Best window.
+    pub best: f64,
+    /// Median of the last third of the windows.
+    pub last_third: f64,
+    /// `last_third / best`.
+    pub ratio: f64,
+    /// Coefficient of variation over all windows.
+    pub cv: f64,
+    /// Whether the last third fell under the threshold.
+    pub throttled: bool,
+}
+
+/// Analyses a series of window throughputs (higher is better). `None` for fewer than 3 windows.
+pub fn analyse(windows: &[f64]) -> Option<Analysis> {
+    if windows.len() < 3 {
+        return None;
+    }
+    let best = windows.iter().copied().fold(f64::MIN, f64::max);
+    let tail = &windows[windows.len() - windows.len() / 3..];
+    let last_third = median(tail);
+    let summary = gpubench_harness::stats::summarize(windows)?;
+    let ratio = if best > 0.0 { last_third / best } else { 0.0 };
+    Some(Analysis {
+        best,
+        last_third,
+        ratio,
+        cv: summary.cv,
+        throttled: ratio < THROTTLE_THRESHOLD,
+    })
+}
+
+/// Seconds per window: the work of one sample at the median rate.
+fn window_seconds(result: &BenchResult) -> f64 {
+    let per_sample_flops = result.work.flops as f64 * f64::from(result.iterations_per_sample);
+    match result.summary.as_ref().map(|s| s.median) {
+        Some(gflops) if gflops > 0.0 => per_sample_flops / (gflops * 1e9),
+        _ => WINDOW.as_secs_f64(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_steady_series_is_not_throttled() {
+        let windows: Vec<f64> = (0..30).map(|i| 100.0 + f64::from(i % 3)).collect();
+        let a = analyse(&windows).expect("enough windows");
+        assert!(!a.throttled);
+        assert!(a.ratio > 0.97 && a.cv < 0.02);
+    }
+
+    #[test]
+    fn a_falling_tail_is_throttled() {
+        let mut windows = vec![100.0; 20];
+        windows.extend(vec![80.0; 10]);
+        let a = analyse(&windows).expect("enough windows");
+        assert!(a.throttled);
+        assert!((a.ratio - 0.8).abs() < 1e-12);
+        assert_eq!(a.best, 100.0);
+    }
+
+    #[test]
+    fn a_slow_start_is_not_throttling() {
+        // Clocks ramping up at the start: the end is at the best, so no flag.
+        let mut windows = vec![50.0; 5];
+        windows.extend(vec![100.0; 25]);
+        assert!(!analyse(&windows).expect("enough windows").throttled);
+        assert!(analyse(&[1.0, 2.0]).is_none());
+    }
+}
