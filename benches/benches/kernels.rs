@@ -8,6 +8,9 @@ use criterion::{Criterion, Throughput};
 use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
 use gpubench_harness::Benchmark;
 use gpubench_harness::units::{MIB, format_size};
+use gpubench_kernels::gpu::Precision;
+use gpubench_kernels::launch::{LaunchBenchmark, LaunchMode};
+use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
 use gpubench_kernels::stream::{StreamBenchmark, StreamKernel};
 
 fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
@@ -29,6 +32,52 @@ fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
     group.finish();
 }
 
+/// The register-blocked matmul variants that win on most adapters, and the simplest tiled one
+/// as the reference point, at one square size.
+fn matmul(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
+    let size = if in_ci() { 64 } else { 512 };
+    let shape = Shape::new(size, size, size);
+    let runner = runner(ctx);
+    let mut group = c.benchmark_group("matmul");
+    for name in ["tiled16", "unrolled32x32"] {
+        let Some(variant) = find_variant(name) else {
+            continue;
+        };
+        let id = format!("matmul/{name}/f32/{size}");
+        let mut bench = MatmulBenchmark::new(id, shape, Precision::F32, variant, 1);
+        if let Err(reason) = prepare(ctx, &runner, &mut bench) {
+            eprintln!("skipping {reason}");
+            continue;
+        }
+        group.throughput(Throughput::Elements(bench.work().flops));
+        group.bench_function(format!("{name}/f32/{size}"), |b| {
+            iter_gpu(b, &runner, &mut bench)
+        });
+        bench.teardown();
+    }
+    group.finish();
+}
+
+/// Launch overhead: one iteration is one dispatch, pass or submit.
+fn launch(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
+    let runner = runner(ctx);
+    let mut group = c.benchmark_group("launch");
+    for mode in [
+        LaunchMode::DispatchInPass,
+        LaunchMode::PassInEncoder,
+        LaunchMode::Submit,
+    ] {
+        let mut bench = LaunchBenchmark::new(mode, 1, 1);
+        if let Err(reason) = prepare(ctx, &runner, &mut bench) {
+            eprintln!("skipping {reason}");
+            continue;
+        }
+        group.bench_function(mode.name(), |b| iter_gpu(b, &runner, &mut bench));
+        bench.teardown();
+    }
+    group.finish();
+}
+
 fn main() {
     let ctx = match context() {
         Ok(ctx) => ctx,
@@ -44,5 +93,7 @@ fn main() {
         .measurement_time(Duration::from_secs(3))
         .configure_from_args();
     stream(&mut criterion, &ctx);
+    matmul(&mut criterion, &ctx);
+    launch(&mut criterion, &ctx);
     criterion.final_summary();
 }

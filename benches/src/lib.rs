@@ -115,7 +115,7 @@ impl ValueFormatter for TimeFormatter {
             Throughput::Bytes(b) | Throughput::BytesDecimal(b) => (*b as f64, "GB/s"),
             Throughput::Bits(b) => (*b as f64, "Gbit/s"),
             Throughput::Elements(e) | Throughput::ElementsAndBytes { elements: e, .. } => {
-                (*e as f64, "Gelem/s")
+                (*e as f64, "Gelem/s (FLOP/s for matmul)")
             }
         };
         // Values are nanoseconds per iteration: units per ns equals 10^9 units per second.
