@@ -213,10 +213,14 @@ impl GpuContext {
         self.map_and_read(&staging)
     }
 
-    /// Maps a MAP_READ buffer, waits, and copies its whole contents out.
-    pub fn map_and_read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BenchError> {
+    /// Maps all of `buffer` for `mode` and blocks until the mapping is ready (or failed).
+    pub fn map_and_wait(
+        &self,
+        buffer: &wgpu::Buffer,
+        mode: wgpu::MapMode,
+    ) -> Result<(), BenchError> {
         let (sender, receiver) = std::sync::mpsc::channel();
-        buffer.map_async(wgpu::MapMode::Read, .., move |result| {
+        buffer.map_async(mode, .., move |result| {
             // The receiver outlives the poll below; a send error cannot happen while we wait.
             let _ = sender.send(result);
         });
@@ -224,6 +228,12 @@ impl GpuContext {
         receiver
             .recv()
             .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
+        Ok(())
+    }
+
+    /// Maps a MAP_READ buffer, waits, and copies its whole contents out.
+    pub fn map_and_read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BenchError> {
+        self.map_and_wait(buffer, wgpu::MapMode::Read)?;
         let bytes = buffer.get_mapped_range(..)?.to_vec();
         buffer.unmap();
         Ok(bytes)

@@ -16,7 +16,9 @@ use gpubench_harness::{
     Verification, Work,
 };
 
-use crate::gpu::{Precision, bind_buffers, bytes_to_f32, compute_pipeline, specialise};
+use crate::gpu::{
+    Precision, bind_buffers, bytes_to_f32, compute_pipeline, ready, specialise, submit_dispatches,
+};
 use crate::verify::{Checker, Tolerance};
 use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
 
@@ -217,31 +219,21 @@ impl Benchmark for PeakBenchmark {
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("fma peak"),
-                timestamp_writes: clock.pass_timestamps(true, true),
-            });
-            pass.set_pipeline(&state.pipeline);
-            pass.set_bind_group(0, &state.bind_group, &[]);
-            for _ in 0..iterations {
-                pass.dispatch_workgroups(self.workgroups, 1, 1);
-            }
-        }
-        clock.submit([encoder.finish()]);
+        let state = ready(&self.state, "run")?;
+        submit_dispatches(
+            ctx,
+            clock,
+            "fma peak",
+            &state.pipeline,
+            &state.bind_group,
+            (self.workgroups, 1),
+            iterations,
+        );
         Ok(())
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let state = ready(&self.state, "verify")?;
         let got = bytes_to_f32(&ctx.read_buffer(&state.output, state.output.size())?);
         let mut checker = Checker::new();
         for (id, &g) in got.iter().enumerate() {

@@ -6,6 +6,7 @@ use gpubench_harness::{
     BenchError, Benchmark, BenchmarkInfo, GpuContext, MetricKind, SampleClock, Verification, Work,
 };
 
+use crate::gpu::ready;
 use crate::stream::{StreamBenchmark, StreamKernel};
 use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
 
@@ -128,10 +129,7 @@ impl Benchmark for FaultyBenchmark {
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let buffer = self
-            .buffer
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
+        let buffer = ready(&self.buffer, "run")?;
         self.runs += 1;
         let strike = self.runs > 1;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -155,10 +153,7 @@ impl Benchmark for FaultyBenchmark {
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let buffer = self
-            .buffer
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let buffer = ready(&self.buffer, "verify")?;
         let bytes = ctx.read_buffer(buffer, CLEAR_BYTES)?;
         let zeros = bytes.iter().filter(|b| **b == 0).count() as u64;
         Ok(Verification {

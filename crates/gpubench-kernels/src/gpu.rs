@@ -1,6 +1,6 @@
 //! Small helpers shared by the suites: pipelines, bind groups, dispatch geometry.
 
-use gpubench_harness::{BenchError, GpuContext};
+use gpubench_harness::{BenchError, GpuContext, SampleClock};
 
 /// Creates a compute pipeline for `entry` in `source`, with the layout derived from the shader.
 pub fn compute_pipeline(
@@ -46,6 +46,39 @@ pub fn bind_buffers(
     })
 }
 
+/// The timed region of a single-kernel benchmark: `iterations` dispatches of `grid` workgroups
+/// in one compute pass bracketed by the clock's timestamps, then one submit.
+pub fn submit_dispatches(
+    ctx: &GpuContext,
+    clock: &mut SampleClock<'_>,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    grid: (u32, u32),
+    iterations: u32,
+) {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: clock.pass_timestamps(true, true),
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        for _ in 0..iterations {
+            pass.dispatch_workgroups(grid.0, grid.1, 1);
+        }
+    }
+    clock.submit([encoder.finish()]);
+}
+
+/// The state `setup` created, or an error naming the step that came too early.
+pub fn ready<'a, T>(state: &'a Option<T>, step: &str) -> Result<&'a T, BenchError> {
+    state
+        .as_ref()
+        .ok_or_else(|| BenchError::Gpu(format!("{step} before setup")))
+}
+
 /// Workgroups for a grid-stride kernel over `items` with `workgroup` invocations each: enough
 /// to give every invocation about `per_invocation` items, capped by the adapter's limit.
 pub fn grid_workgroups(ctx: &GpuContext, items: u64, workgroup: u32, per_invocation: u64) -> u32 {
@@ -65,25 +98,6 @@ pub fn bytes_to_f32(bytes: &[u8]) -> Vec<f32> {
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect()
-}
-
-/// Maps all of `buffer` for `mode` and blocks until the mapping is ready (or failed). Used
-/// inside timed regions by the transfer paths, where waiting for the map is part of the cost.
-pub fn map_and_wait(
-    ctx: &GpuContext,
-    buffer: &wgpu::Buffer,
-    mode: wgpu::MapMode,
-) -> Result<(), BenchError> {
-    let (sender, receiver) = std::sync::mpsc::channel();
-    buffer.map_async(mode, .., move |result| {
-        // The receiver is alive until the poll below has answered; nothing to do if not.
-        let _ = sender.send(result);
-    });
-    ctx.device.poll(wgpu::PollType::wait_indefinitely())?;
-    receiver
-        .recv()
-        .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
-    Ok(())
 }
 
 /// Element type of a kernel's arithmetic and data.

@@ -30,6 +30,7 @@ use gpubench_harness::{
     SampleClock, TimingPreference, Verification, Work,
 };
 
+use crate::gpu::ready;
 use crate::gpu::{bind_buffers, compute_pipeline};
 use crate::verify::{Checker, Tolerance};
 use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
@@ -207,10 +208,7 @@ impl Benchmark for LaunchBenchmark {
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
+        let state = ready(&self.state, "run")?;
         let n = iterations.max(1);
         let last = n - 1;
         let pass_descriptor = |label, timestamp_writes| wgpu::ComputePassDescriptor {
@@ -291,10 +289,7 @@ impl Benchmark for LaunchBenchmark {
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let state = ready(&self.state, "verify")?;
         let bytes = ctx.read_buffer(&state.counter, 4)?;
         let mut checker = Checker::new();
         let got = bytes

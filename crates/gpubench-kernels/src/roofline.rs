@@ -20,7 +20,8 @@ use gpubench_harness::{
 use crate::compute::measured_peak;
 use crate::derived::derived_result;
 use crate::gpu::{
-    Precision, bind_buffers, bytes_to_f32, compute_pipeline, grid_workgroups, specialise,
+    Precision, bind_buffers, bytes_to_f32, compute_pipeline, grid_workgroups, ready, specialise,
+    submit_dispatches,
 };
 use crate::verify::{Checker, Tolerance};
 use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
@@ -178,31 +179,21 @@ impl Benchmark for RooflinePoint {
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("roofline"),
-                timestamp_writes: clock.pass_timestamps(true, true),
-            });
-            pass.set_pipeline(&state.pipeline);
-            pass.set_bind_group(0, &state.bind_group, &[]);
-            for _ in 0..iterations {
-                pass.dispatch_workgroups(state.workgroups, 1, 1);
-            }
-        }
-        clock.submit([encoder.finish()]);
+        let state = ready(&self.state, "run")?;
+        submit_dispatches(
+            ctx,
+            clock,
+            "roofline",
+            &state.pipeline,
+            &state.bind_group,
+            (state.workgroups, 1),
+            iterations,
+        );
         Ok(())
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let state = ready(&self.state, "verify")?;
         let got = bytes_to_f32(&ctx.read_buffer(&state.out, state.out.size())?);
         let threads = state.workgroups as usize * WORKGROUP as usize;
         let want = expected_sums(&state.input, threads, self.fmas);

@@ -14,7 +14,10 @@ use gpubench_harness::{
     Verification, Work,
 };
 
-use crate::gpu::{bind_buffers, bytes_to_f32, compute_pipeline, f32_bytes, grid_workgroups};
+use crate::gpu::{
+    bind_buffers, bytes_to_f32, compute_pipeline, f32_bytes, grid_workgroups, ready,
+    submit_dispatches,
+};
 use crate::verify::{Checker, Tolerance, compare_f32};
 use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
 
@@ -297,31 +300,21 @@ impl Benchmark for StreamBenchmark {
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(self.entry),
-                timestamp_writes: clock.pass_timestamps(true, true),
-            });
-            pass.set_pipeline(&state.pipeline);
-            pass.set_bind_group(0, &state.bind_group, &[]);
-            for _ in 0..iterations {
-                pass.dispatch_workgroups(state.workgroups, 1, 1);
-            }
-        }
-        clock.submit([encoder.finish()]);
+        let state = ready(&self.state, "run")?;
+        submit_dispatches(
+            ctx,
+            clock,
+            self.entry,
+            &state.pipeline,
+            &state.bind_group,
+            (state.workgroups, 1),
+            iterations,
+        );
         Ok(())
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let state = ready(&self.state, "verify")?;
         let got = bytes_to_f32(&ctx.read_buffer(&state.output, state.output.size())?);
         if self.kernel == StreamKernel::Read {
             return Ok(verify_partial_sums(&got, &state.a, state.threads as usize));
@@ -455,10 +448,7 @@ impl Benchmark for CopyBufferBenchmark {
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let (src, dst, _) = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
+        let (src, dst, _) = ready(&self.state, "run")?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         clock.write_timestamp(&mut encoder, Boundary::Begin);
         for _ in 0..iterations {
@@ -470,10 +460,7 @@ impl Benchmark for CopyBufferBenchmark {
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let (_, dst, data) = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let (_, dst, data) = ready(&self.state, "verify")?;
         let got = ctx.read_buffer(dst, self.bytes)?;
         Ok(compare_bytes(&got, data))
     }
@@ -582,10 +569,7 @@ impl Benchmark for HostMemcpyBenchmark {
     }
 
     fn verify(&mut self, _ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let (src, dst) = self
-            .buffers
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let (src, dst) = ready(&self.buffers, "verify")?;
         Ok(compare_bytes(dst, src))
     }
 

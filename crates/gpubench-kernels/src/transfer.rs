@@ -30,7 +30,7 @@ use gpubench_harness::{
     Profile, SampleClock, TimingPreference, Verification, Work,
 };
 
-use crate::gpu::map_and_wait;
+use crate::gpu::ready;
 use crate::stream::compare_bytes;
 use crate::{KernelError, Suite, SuiteOptions, Tuner};
 
@@ -277,7 +277,7 @@ impl Benchmark for TransferBenchmark {
             TransferState::MappedStaging { data, staging, dst } => {
                 clock.start_host();
                 for i in 0..=last {
-                    map_and_wait(ctx, staging, wgpu::MapMode::Write)?;
+                    ctx.map_and_wait(staging, wgpu::MapMode::Write)?;
                     staging.get_mapped_range_mut(..)?.copy_from_slice(data);
                     staging.unmap();
                     let mut encoder = ctx.device.create_command_encoder(&Default::default());
@@ -325,7 +325,7 @@ impl Benchmark for TransferBenchmark {
                         clock.write_timestamp(&mut encoder, Boundary::End);
                     }
                     clock.submit([encoder.finish()]);
-                    map_and_wait(ctx, staging, wgpu::MapMode::Read)?;
+                    ctx.map_and_wait(staging, wgpu::MapMode::Read)?;
                     out.copy_from_slice(&staging.get_mapped_range(..)?);
                     staging.unmap();
                 }
@@ -335,10 +335,7 @@ impl Benchmark for TransferBenchmark {
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let state = ready(&self.state, "verify")?;
         let (got, want) = match state {
             TransferState::WriteBuffer { data, dst }
             | TransferState::MappedStaging { data, dst, .. } => {

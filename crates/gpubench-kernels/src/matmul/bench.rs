@@ -8,7 +8,7 @@ use half::f16;
 
 use super::reference::{MatrixRef, elements_to_check, reference_element};
 use super::variant::Variant;
-use crate::gpu::{Precision, bind_buffers, compute_pipeline};
+use crate::gpu::{Precision, bind_buffers, compute_pipeline, ready, submit_dispatches};
 use crate::verify::{Checker, DotTolerance, Tolerance};
 
 /// A matmul shape: C (M x N) = A (M x K) x B (K x N).
@@ -289,31 +289,21 @@ impl Benchmark for MatmulBenchmark {
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("matmul"),
-                timestamp_writes: clock.pass_timestamps(true, true),
-            });
-            pass.set_pipeline(&state.pipeline);
-            pass.set_bind_group(0, &state.bind_group, &[]);
-            for _ in 0..iterations {
-                pass.dispatch_workgroups(state.grid.0, state.grid.1, 1);
-            }
-        }
-        clock.submit([encoder.finish()]);
+        let state = ready(&self.state, "run")?;
+        submit_dispatches(
+            ctx,
+            clock,
+            "matmul",
+            &state.pipeline,
+            &state.bind_group,
+            (state.grid.0, state.grid.1),
+            iterations,
+        );
         Ok(())
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = self
-            .state
-            .as_ref()
-            .ok_or_else(|| BenchError::Gpu("verify before setup".into()))?;
+        let state = ready(&self.state, "verify")?;
         let s = self.shape;
         let bytes = ctx.read_buffer(&state.c, state.c.size())?;
         let got = from_bytes(&bytes, self.precision);
