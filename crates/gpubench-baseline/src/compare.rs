@@ -300,6 +300,27 @@ fn judge_pair(
         ));
         return pair;
     }
+    if base.timing.is_none() || new.timing.is_none() {
+        // Derived or probed values (fitted models, ceilings, ridge point, fractions of peak,
+        // capacity) are computed from measured results that carry their own verdicts; judging
+        // them too would count one change twice, with intervals that understate the noise and,
+        // for ratios such as the ridge point, no meaningful "faster" direction.
+        pair.ratio = estimate(base, new);
+        pair.verdict = Verdict::RatioOnly;
+        pair.note = Some("derived value: ratio only, its inputs carry the verdicts".to_string());
+        return pair;
+    }
+    if base.timing != new.timing {
+        // GPU time and host time (submit to completion) measure different things.
+        pair.ratio = estimate(base, new);
+        pair.verdict = Verdict::Inconclusive;
+        pair.note = Some(format!(
+            "timed by {} then by {}: not comparable",
+            base.timing.map_or("-", |t| t.as_str()),
+            new.timing.map_or("-", |t| t.as_str())
+        ));
+        return pair;
+    }
     pair.ratio = estimate(base, new);
     pair.verdict = match (mode, pair.ratio) {
         (Mode::CrossMachine, _) => Verdict::RatioOnly,
@@ -331,6 +352,33 @@ mod tests {
     use super::*;
     use crate::testing::{doc_with, scaled};
     use proptest::prelude::*;
+
+    #[test]
+    fn derived_values_get_ratios_and_mixed_clocks_no_verdict() {
+        let mut base = doc_with("gpu", false);
+        base.results[0].timing = None; // a derived value (fit, ceiling, fraction of peak)
+        base.results[1].timing = Some(gpubench_harness::TimingSource::Host);
+        let mut slow = scaled(&base, 1.3);
+        slow.results[1].timing = Some(gpubench_harness::TimingSource::GpuTimestamp);
+        let cmp = compare("base", &base, "slow", &slow, &CompareOptions::default());
+        let derived = &cmp.pairs[0];
+        assert_eq!(derived.verdict, Verdict::RatioOnly);
+        assert!(derived.ratio.is_some() && !derived.regression);
+        let mixed = &cmp.pairs[1];
+        assert_eq!(mixed.verdict, Verdict::Inconclusive);
+        assert!(
+            mixed
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains("not comparable"))
+        );
+        // The remaining results were measured by the same clock and regressed as usual.
+        assert!(
+            cmp.pairs[2..]
+                .iter()
+                .all(|p| p.verdict == Verdict::Regressed)
+        );
+    }
 
     #[test]
     fn thirty_percent_slower_regresses_and_one_percent_does_not() {

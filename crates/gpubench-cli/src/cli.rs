@@ -177,6 +177,10 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 /// Parses `MxNxK` (each a positive integer; `x` or `X` between them).
+/// Largest matmul dimension accepted: a 2^20 x 4 f16 matrix already needs 8 MiB, and every
+/// product of two dimensions stays far inside u64 and every padded stride inside u32.
+pub const MAX_MATMUL_DIM: u32 = 1 << 20;
+
 pub fn parse_matmul_shape(text: &str) -> Result<(u32, u32, u32), String> {
     let parts: Vec<&str> = text.split(['x', 'X']).collect();
     let bad =
@@ -190,6 +194,11 @@ pub fn parse_matmul_shape(text: &str) -> Result<(u32, u32, u32), String> {
         if *dim == 0 {
             return Err(bad());
         }
+        if *dim > MAX_MATMUL_DIM {
+            return Err(format!(
+                "'{text}': each dimension must be at most {MAX_MATMUL_DIM} (a matrix must fit one storage binding)"
+            ));
+        }
     }
     Ok((dims[0], dims[1], dims[2]))
 }
@@ -202,9 +211,14 @@ fn parse_positive_seconds(text: &str) -> Result<f64, String> {
     parse_positive(text, "seconds")
 }
 
+/// Longest time any timing flag accepts: a week, in seconds.
+const MAX_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
+
 fn parse_positive(text: &str, unit: &str) -> Result<f64, String> {
+    let seconds_per_unit = if unit == "milliseconds" { 1e-3 } else { 1.0 };
     match text.parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        Ok(v) if v > 0.0 && v.is_finite() && v * seconds_per_unit <= MAX_SECONDS => Ok(v),
+        Ok(v) if v.is_finite() && v > 0.0 => Err(format!("'{text}' {unit} is longer than a week")),
         _ => Err(format!("'{text}' is not a positive number of {unit}")),
     }
 }

@@ -248,7 +248,12 @@ impl<'a> Runner<'a> {
             if n >= min_samples {
                 let (values, _) = samples.headline(prefer_gpu);
                 let cv = stats::summarize(&values).map_or(f64::INFINITY, |s| s.cv);
-                if cv <= self.settings.target_cv || elapsed >= self.settings.max_time {
+                if cv <= self.settings.target_cv {
+                    break;
+                }
+                if elapsed >= self.settings.max_time {
+                    // Stopped by time with the variation still above target: say so.
+                    capped = true;
                     break;
                 }
             } else if elapsed >= self.settings.max_time * 2 && n >= 2 {

@@ -87,7 +87,8 @@ pub fn ticks_to_duration(begin: u64, end: u64, period_ns: f64) -> Option<Duratio
         return None;
     }
     let nanos = (end - begin) as f64 * period_ns;
-    (nanos.is_finite() && nanos > 0.0).then(|| Duration::from_nanos(nanos.round() as u64))
+    // At least 1 ns: a pair one tick apart on a sub-nanosecond clock is a real, short interval.
+    (nanos.is_finite() && nanos > 0.0).then(|| Duration::from_nanos((nanos.round() as u64).max(1)))
 }
 
 /// What one sample measured.

@@ -30,7 +30,7 @@ pub enum Warning {
         /// How many times slower than the median iteration.
         factor: f64,
     },
-    /// The time cap stopped sampling before the minimum count.
+    /// The time cap stopped sampling before the minimum count or the variation target was met.
     TimeCapped {
         /// Samples taken.
         samples: usize,
@@ -69,11 +69,11 @@ impl fmt::Display for Warning {
             ),
             Warning::TimeCapped { samples } => write!(
                 f,
-                "time cap reached after {samples} samples: raise --max-time for a tighter interval"
+                "time cap reached after {samples} samples before the variation target: raise --max-time for a tighter interval"
             ),
             Warning::TimestampsRejected { count } => write!(
                 f,
-                "{count} GPU timestamp pairs rejected (end not after start); host time used for those samples"
+                "{count} GPU timestamp pairs rejected (end not after start); those samples are left out of the GPU-timed values (host time keeps them)"
             ),
             Warning::SoftwareAdapter => write!(
                 f,

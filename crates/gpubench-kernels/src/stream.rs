@@ -618,9 +618,9 @@ impl Suite for StreamSuite {
     }
 }
 
-/// Bytes per stream array: the option when given, else the profile's size (quick: 16 MiB;
-/// otherwise 512 MiB on a GPU, at least 4x the last-level cache of current cards, and 128 MiB on
-/// a software adapter, 4x a typical server L3), capped by the adapter's binding and buffer
+/// Bytes per stream array: the option when given, else the profile's size (quick: 256 MiB on a
+/// GPU, 16 MiB on a software adapter; otherwise 512 MiB on a GPU, at least 4x the last-level
+/// cache of current cards, and 128 MiB on a software adapter, 4x a typical server L3), capped by the adapter's binding and buffer
 /// limits and rounded down to a power of two.
 pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u64, KernelError> {
     if let Some(bytes) = options.stream_size {
@@ -633,7 +633,10 @@ pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u6
         return Ok(bytes);
     }
     let wanted = match (options.profile, ctx.is_software()) {
-        (gpubench_harness::Profile::Quick, _) => 16 * MIB,
+        // Quick stays small on a software adapter (a CPU runs it); on a GPU even a smoke test
+        // needs arrays beyond the last-level cache (50-96 MiB on current large cards).
+        (gpubench_harness::Profile::Quick, true) => 16 * MIB,
+        (gpubench_harness::Profile::Quick, false) => 256 * MIB,
         (_, true) => 128 * MIB,
         (_, false) => 512 * MIB,
     };

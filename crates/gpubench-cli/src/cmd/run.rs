@@ -50,6 +50,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     }
     let selection = Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
     let ctx = GpuContext::new(&selection)?;
+    check_matmul_shapes(&ctx, &args.matmul_shapes)?;
     let settings = apply_overrides(profile.settings(ctx.is_software()), args);
 
     let suites: Vec<String> = if args.suites.is_empty() {
@@ -205,6 +206,28 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::BenchmarkFailed);
     }
     Ok(verdict_exit)
+}
+
+/// Refuses, before anything runs, a `--matmul-shape` whose matrices cannot be bound on this
+/// adapter even in f16 (a shape that fits in f16 only is run in f16 and skipped in f32).
+fn check_matmul_shapes(ctx: &GpuContext, shapes: &[(u32, u32, u32)]) -> anyhow::Result<()> {
+    let limit = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size);
+    for &(m, n, k) in shapes {
+        let (m64, n64, k64) = (u64::from(m), u64::from(n), u64::from(k));
+        let largest = (m64 * k64).max(k64 * n64).max(m64 * n64) * 2;
+        if largest > limit {
+            return Err(UsageError(format!(
+                "--matmul-shape {m}x{n}x{k}: its largest matrix needs {} even in f16, over the adapter's storage binding limit of {}",
+                gpubench_harness::units::format_size(largest),
+                gpubench_harness::units::format_size(limit)
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 fn parse_faults(names: &[String]) -> anyhow::Result<Vec<Fault>> {

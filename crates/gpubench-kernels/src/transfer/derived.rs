@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use gpubench_harness::schema::metric_name;
 use gpubench_harness::stats::{self, Summary};
 use gpubench_harness::units::KIB;
-use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Status, TimingSource};
+use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Status};
 
 use super::{FIT_RESAMPLES, FIT_SEED, POOR_FIT, TransferPath};
 use crate::fit::{self, SizeSamples, TransferModel};
@@ -80,6 +80,10 @@ fn derive_path(
     let mut extra = BTreeMap::new();
     extra.insert("model".into(), "t = fixed + bytes / bandwidth".into());
     extra.insert(
+        "fitted_from".into(),
+        "host time, start of the transfer to completion".into(),
+    );
+    extra.insert(
         "fit".into(),
         "least squares weighted by 1/t^2 over the median time per size".into(),
     );
@@ -142,7 +146,8 @@ fn derive_path(
         .map(|((info, metric, unit), (value, interval))| {
             let mut r = fitted_shell(info, metric, unit, Status::Ok);
             r.verified = verified;
-            r.timing = Some(TimingSource::Host);
+                        // No timing source of its own: a fit is derived from host-timed results (said in
+            // `extra`), and comparisons give derived values a ratio, not a verdict.
             r.summary = fitted_summary(value, interval);
             r.samples = vec![value];
             r.extra = extra.clone();
