@@ -29,6 +29,18 @@ impl Progress {
         }
     }
 
+    /// Says which suite is preparing (building, autotuning) its benchmarks.
+    pub fn preparing(&self, suite: &str) {
+        self.bar.set_message(format!(
+            "{suite}: preparing (autotuning where the suite does)"
+        ));
+    }
+
+    /// Grows the bar by a suite's benchmarks once it has built them.
+    pub fn add_benchmarks(&self, count: usize) {
+        self.bar.inc_length(count as u64);
+    }
+
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();

@@ -23,8 +23,8 @@ use crate::exit::{Exit, UsageError};
 use crate::progress::Progress;
 use crate::signals::StopSignal;
 
-/// A suite and the benchmarks it built, in run order.
-type SuitePlan = (Box<dyn Suite>, Vec<Box<dyn Benchmark>>);
+/// A suite and, for injected faults, the benchmarks it runs (others build theirs in turn).
+type SuitePlan = (Box<dyn Suite>, Option<Vec<Box<dyn Benchmark>>>);
 
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let profile: Profile = args.profile.parse().map_err(UsageError)?;
@@ -117,26 +117,35 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let runner = Runner::new(&ctx, settings).with_stop_flag(signals.flag());
 
     let mut tuner = ShortRunTuner::new(&ctx, profile, signals.flag());
-    let mut plan: Vec<SuitePlan> = Vec::new();
-    for suite in suite_impls {
-        let benches = suite
-            .benchmarks(&ctx, &options, &mut tuner)
-            .map_err(kernel_error)?;
-        plan.push((suite, benches));
-    }
+    // Suites build their benchmarks when their turn comes (matmul autotunes then), so the
+    // results of earlier suites are on disk first and a signal during tuning stops the run.
+    let mut plan: Vec<SuitePlan> = suite_impls.into_iter().map(|s| (s, None)).collect();
     if !faults.is_empty() {
         let injected = faults.iter().map(|f| f.benchmark(args.seed)).collect();
-        plan.push((Box::new(gpubench_kernels::faults::SelfTestSuite), injected));
+        plan.push((
+            Box::new(gpubench_kernels::faults::SelfTestSuite),
+            Some(injected),
+        ));
     }
 
-    let total: usize = plan.iter().map(|(_, b)| b.len()).sum();
-    let mut progress = Progress::new(total, !args.no_progress);
+    let mut progress = Progress::new(0, !args.no_progress);
     let mut index = 0;
-    'suites: for (suite, mut benches) in plan {
+    'suites: for (suite, prebuilt) in plan {
         let first_of_suite = doc.results.len();
         if runner.stop_requested() {
             break;
         }
+        let mut benches = match prebuilt {
+            Some(benches) => benches,
+            None => {
+                progress.preparing(suite.name());
+                suite
+                    .benchmarks(&ctx, &options, &mut tuner)
+                    .map_err(kernel_error)?
+            }
+        };
+        progress.add_benchmarks(benches.len());
+        let total = index + benches.len();
         if !ctx.faults.device_lost() {
             doc.results.extend(suite.probes(&ctx, &options));
             save_document(&out_path, &doc)?;
