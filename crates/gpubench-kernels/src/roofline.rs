@@ -32,8 +32,10 @@ const VEC4: u64 = 16;
 /// The chain multiplier and addend (see roofline.wgsl: every value stays exact).
 const A: f32 = 1.0;
 const B: f32 = 1.0 / 1024.0;
-/// Each invocation handles about this many groups of four elements.
-const GROUPS_PER_INVOCATION: u64 = 16;
+/// Each invocation handles about this many groups of four elements. Few per invocation means
+/// many invocations: on lavapipe 16 groups read at a fifth of the stream kernels' bandwidth, 2
+/// groups (8 elements, as the stream read kernel) reach it.
+const GROUPS_PER_INVOCATION: u64 = 2;
 
 /// Multiply-adds per loaded vec4 for each point of the sweep.
 pub const FMAS_SWEEP: [u32; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];

@@ -93,7 +93,12 @@ pub fn after_run(
     match &baseline {
         Some((label, base)) => {
             let new_label = format!("this run ({})", doc_path.display());
-            let cmp = compare(label, base, &new_label, doc, &options(&args.gate));
+            // A run of some suites is compared with those suites of the baseline only: the
+            // others were not run, they did not go missing.
+            let mut base = base.clone();
+            base.results
+                .retain(|r| doc.config.suites.contains(&r.suite));
+            let cmp = compare(label, &base, &new_label, doc, &options(&args.gate));
             print_comparison(&cmp, format)?;
             // The same gate as `compare`: regressions fail (exit 3) unless --no-fail; on a
             // software adapter only status changes do, unless --strict.
