@@ -37,7 +37,24 @@ fn texts(svg: &str) -> Vec<String> {
 
 #[test]
 fn one_run_renders_machine_charts_and_failures() {
-    let doc = recorded();
+    let mut doc = recorded();
+    // One result failed verification and one was skipped: both must be listed with reasons.
+    let failed = doc
+        .results
+        .iter_mut()
+        .find(|r| r.id.starts_with("stream/scale"))
+        .expect("scale ran");
+    failed.status = gpubench_harness::Status::Failed;
+    failed.reason = Some("verification failed: 3 of 4096 values outside tolerance".into());
+    failed.summary = None;
+    let skipped = doc
+        .results
+        .iter_mut()
+        .find(|r| r.id.starts_with("compute/fma-peak/vec4-f16"))
+        .expect("f16 ran");
+    skipped.status = gpubench_harness::Status::Skipped;
+    skipped.reason = Some("adapter lacks SHADER_F16".into());
+    skipped.summary = None;
     let page = gpubench_report::html::render(&[("lavapipe-quick".to_string(), doc.clone())])
         .expect("renders");
     assert!(page.starts_with("<!DOCTYPE html>"));
@@ -61,7 +78,7 @@ fn one_run_renders_machine_charts_and_failures() {
         })
         .expect("a stream chart");
     let labels = texts(stream);
-    for kernel in ["copy", "scale", "add", "triad", "read", "fill"] {
+    for kernel in ["copy", "add", "triad", "read", "fill"] {
         assert!(
             labels.iter().any(|t| t == kernel),
             "stream chart labels {kernel}: {labels:?}"
@@ -79,9 +96,70 @@ fn one_run_renders_machine_charts_and_failures() {
         .count();
     assert!(stream.matches("<rect").count() >= ok_stream);
 
-    for failed in doc.results.iter().filter(|r| r.median().is_none()) {
-        assert!(page.contains(&failed.id), "{} is listed", failed.id);
+    // The roofline carries its measured roof and the sweep; the transfer chart one line per
+    // path with size labels in binary units; the latency chart its percentiles.
+    let roofline = charts
+        .iter()
+        .find(|svg| texts(svg).iter().any(|t| t == "Roofline"))
+        .expect("a roofline");
+    let labels = texts(roofline);
+    assert!(
+        labels
+            .iter()
+            .any(|t| t.starts_with("roof: ") && t.contains("GB/s") && t.contains("GFLOP/s")),
+        "{labels:?}"
+    );
+    assert!(
+        labels.iter().any(|t| t == "roofline sweep") && labels.iter().any(|t| t == "matmul f32")
+    );
+    assert!(labels.iter().any(|t| t.contains("FLOP per byte")));
+    let transfer = charts
+        .iter()
+        .find(|svg| {
+            texts(svg)
+                .iter()
+                .any(|t| t.contains("Host-device transfer"))
+        })
+        .expect("a transfer chart");
+    let labels = texts(transfer);
+    for path in [
+        "h2d-write-buffer",
+        "h2d-mapped-staging",
+        "h2d-mapped-at-creation",
+        "d2h-map-read",
+    ] {
+        assert!(
+            labels.iter().any(|t| t == path),
+            "transfer chart has {path}: {labels:?}"
+        );
     }
+    assert!(
+        labels.iter().any(|t| t == "4KiB") && labels.iter().any(|t| t == "1MiB"),
+        "{labels:?}"
+    );
+    let latency = charts
+        .iter()
+        .find(|svg| {
+            texts(svg)
+                .iter()
+                .any(|t| t.starts_with("Launch round trip"))
+        })
+        .expect("a latency chart");
+    let labels = texts(latency);
+    for p in ["p50", "p95", "p99"] {
+        assert!(
+            labels.iter().any(|t| t.starts_with(p)),
+            "latency chart marks {p}: {labels:?}"
+        );
+    }
+
+    for reason in [
+        "verification failed: 3 of 4096 values outside tolerance",
+        "adapter lacks SHADER_F16",
+    ] {
+        assert!(page.contains(reason), "the reason '{reason}' is listed");
+    }
+    assert!(page.contains("Failed and skipped"));
 }
 
 #[test]

@@ -165,7 +165,7 @@ pub fn size_sweep(
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
-            .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+            .build_cartesian_2d((x0..x1).log_scale().base(4.0), (y0..y1).log_scale())
             .map_err(err)?;
         chart
             .configure_mesh()

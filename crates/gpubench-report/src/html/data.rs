@@ -90,8 +90,22 @@ pub fn intensity(r: &BenchResult) -> Option<f64> {
     })
 }
 
-/// Bandwidth ceiling from the best GPU stream kernel, compute ceiling from the best f32 peak.
+/// The roofline suite's own ceilings when it ran; otherwise the bandwidth ceiling from the best
+/// stream kernel (not the copy engine, not the host) and the compute ceiling from the best f32
+/// peak.
 pub fn ceilings(doc: &RunDocument) -> Ceilings {
+    let derived = |id: &str| doc.results.iter().find(|r| r.id == id).and_then(ok);
+    if let (Some(bw), Some(fl)) = (
+        derived("roofline/ceiling/bandwidth"),
+        derived("roofline/ceiling/compute"),
+    ) {
+        return Ceilings {
+            bandwidth_gbs: Some(bw),
+            bandwidth_from: "roofline/ceiling/bandwidth".to_string(),
+            compute_gflops: Some(fl),
+            compute_from: "roofline/ceiling/compute".to_string(),
+        };
+    }
     let best = |pick: &dyn Fn(&BenchResult) -> bool| {
         doc.results
             .iter()
@@ -99,8 +113,12 @@ pub fn ceilings(doc: &RunDocument) -> Ceilings {
             .filter_map(|r| ok(r).map(|m| (m, short_id(r))))
             .max_by(|a, b| a.0.total_cmp(&b.0))
     };
-    let bandwidth =
-        best(&|r| r.suite == "stream" && r.unit == "GB/s" && !r.id.contains("host-memcpy"));
+    let bandwidth = best(&|r| {
+        r.suite == "stream"
+            && r.unit == "GB/s"
+            && !r.id.contains("host-memcpy")
+            && !r.id.contains("copy-buffer")
+    });
     let compute = best(&|r| {
         r.suite == "compute" && r.unit == "GFLOP/s" && param_str(r, "precision") != Some("f16")
     });
