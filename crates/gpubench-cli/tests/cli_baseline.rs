@@ -5,23 +5,11 @@
 use std::path::Path;
 use std::process::Output;
 
-fn gpubench(args: &[&str]) -> Output {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("gpubench"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+mod common;
+use common::{gpubench_command, has_vulkan};
 
-fn has_vulkan() -> bool {
-    let out = gpubench(&["list", "--json"]);
-    let list: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let found = list
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x["backend"] == "vulkan"));
-    if !found {
-        eprintln!("no Vulkan adapter: baseline CLI test not run");
-    }
-    found
+fn gpubench(args: &[&str]) -> Output {
+    gpubench_command().args(args).output().expect("runs")
 }
 
 fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {

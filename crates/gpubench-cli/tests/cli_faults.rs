@@ -8,29 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn gpubench_path() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("gpubench")
-}
-
-fn has_vulkan() -> bool {
-    let out = std::process::Command::new(gpubench_path())
-        .args(["list", "--json"])
-        .output()
-        .expect("runs");
-    let list: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let found = list
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x["backend"] == "vulkan"));
-    if !found {
-        eprintln!("no Vulkan adapter: GPU CLI test not run");
-    }
-    found
-}
-
-fn read_doc(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).expect("results file exists");
-    serde_json::from_str(&text).expect("results file is valid JSON")
-}
+mod common;
+use common::{gpubench_path, has_vulkan, read_doc};
 
 fn base_args(out: &Path) -> Vec<String> {
     [

@@ -3,27 +3,15 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+use common::{adapters, has_vulkan};
+
 fn gpubench() -> Command {
     let mut cmd = Command::cargo_bin("gpubench").expect("binary built");
     for var in ["WGPU_BACKEND", "WGPU_ADAPTER_NAME", "WGPU_POWER_PREF"] {
         cmd.env_remove(var);
     }
     cmd
-}
-
-fn adapters() -> Vec<Value> {
-    let out = gpubench().args(["list", "--json"]).output().expect("runs");
-    assert!(out.status.success());
-    let list: Value = serde_json::from_slice(&out.stdout).expect("list --json is JSON");
-    list.as_array().cloned().expect("an array")
-}
-
-fn has_vulkan() -> bool {
-    let found = adapters().iter().any(|a| a["backend"] == "vulkan");
-    if !found {
-        eprintln!("no Vulkan adapter: GPU CLI test not run");
-    }
-    found
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! Text is laid out by plotters' built-in estimate and rendered by the browser, so no font
 //! library is needed at build or run time.
 
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 
 use super::data::{Bar, Ceilings, Series};
@@ -33,6 +33,20 @@ fn chart_error(error: impl std::fmt::Display) -> ReportError {
 
 fn err(error: impl std::fmt::Display) -> String {
     error.to_string()
+}
+
+/// Draws the series labels in a framed box at `position`.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
 }
 
 /// A colour per series, stable across charts.
@@ -128,13 +142,7 @@ pub fn roofline(ceilings: &Ceilings, points: &[Series]) -> Result<Option<String>
                 .label(series.name.clone())
                 .legend(move |(x, y)| Circle::new((x + 9, y), 4, c.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
     })
     .map(Some)
 }
@@ -198,13 +206,7 @@ pub fn size_sweep(
                     .map_err(err)?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)
     })
     .map(Some)
 }
@@ -271,13 +273,7 @@ pub fn latency(
                     PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
     })
     .map(Some)
 }
@@ -366,13 +362,7 @@ pub fn bars(
                 .map_err(err)?;
         }
         if members.len() > 1 {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()
-                .map_err(err)?;
+            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     })
@@ -414,13 +404,7 @@ pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportE
                     PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()
-            .map_err(err)
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
     })
     .map(Some)
 }

@@ -1,0 +1,49 @@
+//! Helpers shared by the CLI tests: the binary with a clean adapter environment, whether a
+//! Vulkan adapter exists (GPU tests return early, with a note, where none does), and reading a
+//! results file.
+
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The gpubench binary built for these tests.
+pub fn gpubench_path() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("gpubench")
+}
+
+/// A command for the binary, without the caller's WGPU_* selection variables.
+pub fn gpubench_command() -> std::process::Command {
+    let mut cmd = std::process::Command::new(gpubench_path());
+    for var in ["WGPU_BACKEND", "WGPU_ADAPTER_NAME", "WGPU_POWER_PREF"] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// Every adapter `gpubench list --json` reports.
+pub fn adapters() -> Vec<Value> {
+    let out = gpubench_command()
+        .args(["list", "--json"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "list --json succeeds");
+    let list: Value = serde_json::from_slice(&out.stdout).expect("list --json is JSON");
+    list.as_array().cloned().expect("an array")
+}
+
+/// Whether a Vulkan adapter exists; says so on stderr when not.
+pub fn has_vulkan() -> bool {
+    let found = adapters().iter().any(|a| a["backend"] == "vulkan");
+    if !found {
+        eprintln!("no Vulkan adapter: this GPU test was not run");
+    }
+    found
+}
+
+/// A results file, parsed.
+pub fn read_doc(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("results file exists");
+    serde_json::from_str(&text).expect("results file is valid JSON")
+}
