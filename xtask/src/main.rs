@@ -17,7 +17,8 @@ use std::process::{Command, ExitCode};
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let task = args.next().unwrap_or_default();
-    let rest: Vec<String> = args.collect();
+    // `cargo xtask run -- ARGS` hands xtask a literal `--` before ARGS: drop it.
+    let rest: Vec<String> = args.skip_while(|a| a == "--").collect();
     let outcome = match task.as_str() {
         "setup" => setup::ensure_adapter(),
         "run" => setup::ensure_adapter().and_then(|()| run(&rest)),
