@@ -6,31 +6,16 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{gpubench_command, has_vulkan};
-
-fn gpubench(args: &[&str]) -> Output {
-    gpubench_command().args(args).output().expect("runs")
-}
+use common::{has_vulkan, quick_stream_args, run_gpubench};
 
 fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
-    let mut args = vec![
-        "run",
-        "--suite",
-        "stream",
-        "--profile",
-        "quick",
-        "--backend",
-        "vulkan",
-        "--stream-size",
-        "64KiB",
-        "--no-progress",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-        "--baseline-dir",
-        baselines.to_str().expect("utf-8 path"),
-    ];
-    args.extend_from_slice(extra);
-    gpubench(&args)
+    let mut args = quick_stream_args(out, "64KiB");
+    args.extend([
+        "--baseline-dir".to_string(),
+        baselines.to_string_lossy().to_string(),
+    ]);
+    args.extend(extra.iter().map(ToString::to_string));
+    run_gpubench(&args)
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -9,26 +9,15 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::{gpubench_path, has_vulkan, read_doc};
+use common::{gpubench_path, has_vulkan, quick_stream_args, read_doc, run_gpubench};
 
-fn base_args(out: &Path) -> Vec<String> {
-    [
-        "run",
-        "--suite",
-        "stream",
-        "--profile",
-        "quick",
-        "--backend",
-        "vulkan",
-        "--stream-size",
-        "64KiB",
-        "--no-progress",
-        "--out",
-    ]
-    .iter()
-    .map(ToString::to_string)
-    .chain([out.to_string_lossy().to_string()])
-    .collect()
+/// A quick stream run on 64 KiB arrays with the named faults injected after the suites.
+fn run_with_faults(out: &Path, faults: &[&str]) -> std::process::Output {
+    let mut args = quick_stream_args(out, "64KiB");
+    for fault in faults {
+        args.extend(["--inject-fault".to_string(), fault.to_string()]);
+    }
+    run_gpubench(&args)
 }
 
 #[test]
@@ -38,21 +27,8 @@ fn device_lost_mid_run_keeps_results_and_exits_4() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("r.json");
-    let mut args = base_args(&out);
     // Faults run after the suites: lose the device, then one more fault that cannot run.
-    args.extend(
-        [
-            "--inject-fault",
-            "device-lost",
-            "--inject-fault",
-            "wrong-output",
-        ]
-        .map(String::from),
-    );
-    let output = std::process::Command::new(gpubench_path())
-        .args(&args)
-        .output()
-        .expect("runs");
+    let output = run_with_faults(&out, &["device-lost", "wrong-output"]);
     assert_eq!(
         output.status.code(),
         Some(4),
@@ -92,20 +68,7 @@ fn a_benchmark_over_the_limit_is_skipped_and_the_run_goes_on() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("r.json");
-    let mut args = base_args(&out);
-    args.extend(
-        [
-            "--inject-fault",
-            "over-limit",
-            "--inject-fault",
-            "gpu-error",
-        ]
-        .map(String::from),
-    );
-    let output = std::process::Command::new(gpubench_path())
-        .args(&args)
-        .output()
-        .expect("runs");
+    let output = run_with_faults(&out, &["over-limit", "gpu-error"]);
     // The GPU error fails its benchmark (exit 4); the over-limit one is only skipped.
     assert_eq!(output.status.code(), Some(4));
     let doc = read_doc(&out);
@@ -132,7 +95,7 @@ fn a_benchmark_over_the_limit_is_skipped_and_the_run_goes_on() {
 fn interrupt_with(signal: &str, expected_code: i32) {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("r.json");
-    let mut args = base_args(&out);
+    let mut args = quick_stream_args(&out, "64KiB");
     // Many samples and a 1 s cap: each benchmark samples for about 2 s, so the signal lands
     // while sampling the second one.
     args.extend(["--samples", "100000", "--max-time", "1"].map(String::from));

@@ -1,10 +1,9 @@
 //! The gpubench binary as a user runs it: listing, selecting, running, failing.
 
 use assert_cmd::Command;
-use serde_json::Value;
 
 mod common;
-use common::{adapters, has_vulkan};
+use common::{adapters, has_vulkan, quick_stream_args, read_doc};
 
 fn gpubench() -> Command {
     let mut cmd = Command::cargo_bin("gpubench").expect("binary built");
@@ -91,24 +90,10 @@ fn quick_stream_run_writes_verified_gpu_timed_results() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("r.json");
     gpubench()
-        .args([
-            "run",
-            "--suite",
-            "stream",
-            "--profile",
-            "quick",
-            "--backend",
-            "vulkan",
-            "--stream-size",
-            "1MiB",
-            "--no-progress",
-            "--out",
-        ])
-        .arg(&out)
+        .args(quick_stream_args(&out, "1MiB"))
         .assert()
         .success();
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).expect("results file")).expect("JSON");
+    let doc = read_doc(&out);
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["complete"], true);
     assert!(
@@ -149,28 +134,11 @@ fn a_wrong_answer_fails_the_run_with_exit_4_and_no_number() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("r.json");
-    let output = gpubench()
-        .args([
-            "run",
-            "--suite",
-            "stream",
-            "--profile",
-            "quick",
-            "--backend",
-            "vulkan",
-            "--stream-size",
-            "64KiB",
-            "--no-progress",
-            "--inject-fault",
-            "wrong-output",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .expect("runs");
+    let mut args = quick_stream_args(&out, "64KiB");
+    args.extend(["--inject-fault".to_string(), "wrong-output".to_string()]);
+    let output = gpubench().args(&args).output().expect("runs");
     assert_eq!(output.status.code(), Some(4));
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).expect("results file")).expect("JSON");
+    let doc = read_doc(&out);
     let broken = doc["results"]
         .as_array()
         .expect("results")

@@ -47,3 +47,32 @@ pub fn read_doc(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("results file exists");
     serde_json::from_str(&text).expect("results file is valid JSON")
 }
+
+/// Arguments of a quick stream run on Vulkan with arrays of `stream_size`, writing to `out`;
+/// tests append what they exercise.
+pub fn quick_stream_args(out: &Path, stream_size: &str) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "run",
+        "--suite",
+        "stream",
+        "--profile",
+        "quick",
+        "--backend",
+        "vulkan",
+        "--no-progress",
+    ]
+    .iter()
+    .map(ToString::to_string)
+    .collect();
+    args.extend(["--stream-size".to_string(), stream_size.to_string()]);
+    args.extend(["--out".to_string(), out.to_string_lossy().to_string()]);
+    args
+}
+
+/// Runs the binary with `args` and waits for it.
+pub fn run_gpubench(args: &[String]) -> std::process::Output {
+    gpubench_command()
+        .args(args)
+        .output()
+        .expect("gpubench runs")
+}
