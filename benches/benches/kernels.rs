@@ -6,24 +6,24 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
 use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
-use gpubench_harness::Benchmark;
+use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_harness::units::{MIB, format_size};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::launch::{LaunchBenchmark, LaunchMode};
 use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
-use gpubench_kernels::stream::{StreamBenchmark, StreamKernel};
+use gpubench_kernels::stream::{Stream, StreamKernel};
 
 fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
     let bytes = if in_ci() { MIB } else { 64 * MIB };
     let runner = runner(ctx);
     let mut group = c.benchmark_group("stream");
     for kernel in [StreamKernel::Copy, StreamKernel::Triad, StreamKernel::Read] {
-        let mut bench = StreamBenchmark::new(kernel, bytes, 1);
+        let mut bench = KernelBench::new(Stream::new(kernel, bytes, 1));
         if let Err(reason) = prepare(ctx, &runner, &mut bench) {
             eprintln!("skipping {reason}");
             continue;
         }
-        group.throughput(Throughput::BytesDecimal(bench.work().bytes()));
+        group.throughput(Throughput::BytesDecimal(bench.work().total_bytes()));
         group.bench_function(format!("{}/{}", kernel.name(), format_size(bytes)), |b| {
             iter_gpu(b, &runner, &mut bench)
         });

@@ -82,8 +82,8 @@ pub struct PairComparison {
     pub id: String,
     /// Suite name.
     pub suite: String,
-    /// Metric name (bandwidth, throughput, time-per-op).
-    pub metric: String,
+    /// What the numbers measure.
+    pub metric: gpubench_harness::MetricKind,
     /// Unit of the medians.
     pub unit: String,
     /// Whether larger values are better.
@@ -242,13 +242,13 @@ fn one_sided(result: &BenchResult, new: Option<&BenchResult>, band: BandOptions)
     PairComparison {
         id: result.id.clone(),
         suite: result.suite.clone(),
-        metric: result.metric.clone(),
+        metric: result.metric,
         unit: result.unit.clone(),
         higher_is_better: result.higher_is_better,
         base: base_side,
         new: new_side,
         ratio: None,
-        band: band_for(&result.metric, band.software, band.noise),
+        band: band_for(result.metric, band.software, band.noise),
         verdict,
         regression: false,
         note: None,
@@ -263,11 +263,11 @@ fn judge_pair(
     band: BandOptions,
 ) -> PairComparison {
     // The base run defines what the number means; the new run is judged against it.
-    let band_value = band_for(&base.metric, band.software, band.noise);
+    let band_value = band_for(base.metric, band.software, band.noise);
     let mut pair = PairComparison {
         id: base.id.clone(),
         suite: base.suite.clone(),
-        metric: base.metric.clone(),
+        metric: base.metric,
         unit: base.unit.clone(),
         higher_is_better: base.higher_is_better,
         base: Some(Side::of(base)),

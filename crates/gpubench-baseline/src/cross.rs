@@ -39,8 +39,8 @@ pub enum CrossCell {
 pub struct CrossRow {
     /// Result id.
     pub id: String,
-    /// Metric name.
-    pub metric: String,
+    /// What the numbers measure.
+    pub metric: gpubench_harness::MetricKind,
     /// Unit of the medians.
     pub unit: String,
     /// Whether larger values are better.
@@ -97,7 +97,7 @@ pub fn cross_table(runs: &[(&str, &RunDocument)]) -> CrossTable {
                 .collect();
             rows.push(CrossRow {
                 id: result.id.clone(),
-                metric: result.metric.clone(),
+                metric: result.metric,
                 unit: result.unit.clone(),
                 higher_is_better: result.higher_is_better,
                 cells,

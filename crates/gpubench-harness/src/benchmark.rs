@@ -11,7 +11,7 @@ use crate::error::BenchError;
 use crate::timing::SampleClock;
 
 /// What a result's number measures, which decides its unit and its direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MetricKind {
     /// Bytes read plus bytes written per second, in GB/s (10^9 B/s).
@@ -22,6 +22,13 @@ pub enum MetricKind {
     TimePerOp,
     /// An amount of memory in GiB (2^30 bytes), e.g. the largest buffer that could be allocated.
     Capacity,
+    /// A size in KiB (2^10 bytes) derived from a model, e.g. the transfer size reaching half the
+    /// asymptotic bandwidth (smaller is better: the path is efficient sooner).
+    Size,
+    /// Arithmetic intensity in FLOP per byte (a roofline's ridge point).
+    ArithmeticIntensity,
+    /// A percentage of a measured ceiling (matmul as a fraction of the FMA peak).
+    FractionOfPeak,
 }
 
 impl MetricKind {
@@ -32,22 +39,75 @@ impl MetricKind {
             MetricKind::Throughput => "GFLOP/s",
             MetricKind::TimePerOp => "us",
             MetricKind::Capacity => "GiB",
+            MetricKind::Size => "KiB",
+            MetricKind::ArithmeticIntensity => "FLOP/B",
+            MetricKind::FractionOfPeak => "%",
         }
+    }
+
+    /// The metric's name as written in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            MetricKind::Bandwidth => "bandwidth",
+            MetricKind::Throughput => "throughput",
+            MetricKind::TimePerOp => "time-per-op",
+            MetricKind::Capacity => "capacity",
+            MetricKind::Size => "size",
+            MetricKind::ArithmeticIntensity => "arithmetic-intensity",
+            MetricKind::FractionOfPeak => "fraction-of-peak",
+        }
+    }
+
+    /// Whether the metric is a rate that repeats within a few percent on a quiet machine
+    /// (bandwidth, throughput), as opposed to a time or a derived quantity.
+    pub fn is_rate(self) -> bool {
+        matches!(self, MetricKind::Bandwidth | MetricKind::Throughput)
     }
 
     /// Whether a larger value is better.
     pub fn higher_is_better(self) -> bool {
-        !matches!(self, MetricKind::TimePerOp)
+        !matches!(self, MetricKind::TimePerOp | MetricKind::Size)
     }
 
     /// The metric's value for one iteration's `work` done in `seconds`.
     pub fn value(self, work: &Work, seconds: f64) -> f64 {
         match self {
-            MetricKind::Bandwidth => work.bytes() as f64 / seconds / 1e9,
+            MetricKind::Bandwidth => work.total_bytes() as f64 / seconds / 1e9,
             MetricKind::Throughput => work.flops as f64 / seconds / 1e9,
             MetricKind::TimePerOp => seconds * 1e6 / work.ops.max(1) as f64,
-            MetricKind::Capacity => work.bytes() as f64 / (1u64 << 30) as f64,
+            MetricKind::Capacity => work.total_bytes() as f64 / (1u64 << 30) as f64,
+            MetricKind::Size => work.total_bytes() as f64 / 1024.0,
+            MetricKind::ArithmeticIntensity => work.flops as f64 / work.total_bytes().max(1) as f64,
+            // A fraction is derived from two results, never timed: seconds do not enter it.
+            MetricKind::FractionOfPeak => f64::NAN,
         }
+    }
+}
+
+/// What part a result plays, so that code which looks rows up (charts, derived results,
+/// fractions of peak) finds them by role instead of by matching ids.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// A GPU kernel or transfer measured in its own right (the default).
+    #[default]
+    Kernel,
+    /// The host's own memcpy: a reference row for the host side, not a GPU figure.
+    HostReference,
+    /// `copy_buffer_to_buffer`: the copy engine (or whatever the driver copies buffers with).
+    CopyEngine,
+    /// The measured device-memory bandwidth ceiling of a roofline.
+    BandwidthCeiling,
+    /// The measured compute ceiling of a roofline.
+    ComputeCeiling,
+    /// Computed from other results (a fitted model, a ridge point, a fraction of peak).
+    Derived,
+}
+
+impl Role {
+    /// Whether this is the default role (not written to files, so older files read the same).
+    pub fn is_kernel(&self) -> bool {
+        *self == Role::Kernel
     }
 }
 
@@ -66,9 +126,84 @@ pub struct Work {
 }
 
 impl Work {
+    /// One operation moving `read` and `written` bytes, with no floating-point work.
+    pub const fn bytes(read: u64, written: u64) -> Self {
+        Self {
+            bytes_read: read,
+            bytes_written: written,
+            flops: 0,
+            ops: 1,
+        }
+    }
+
+    /// One operation of `flops` floating-point operations, with no memory traffic declared.
+    pub const fn flops(flops: u64) -> Self {
+        Self {
+            bytes_read: 0,
+            bytes_written: 0,
+            flops,
+            ops: 1,
+        }
+    }
+
+    /// `ops` operations (dispatches, submits, transfers) that move nothing worth counting.
+    pub const fn ops(ops: u64) -> Self {
+        Self {
+            bytes_read: 0,
+            bytes_written: 0,
+            flops: 0,
+            ops,
+        }
+    }
+
+    /// The same work, with the bytes it also moves.
+    pub const fn with_bytes(mut self, read: u64, written: u64) -> Self {
+        self.bytes_read = read;
+        self.bytes_written = written;
+        self
+    }
+
+    /// The same work, with the floating-point operations it also does.
+    pub const fn with_flops(mut self, flops: u64) -> Self {
+        self.flops = flops;
+        self
+    }
+
+    /// The same work, counted as `ops` operations.
+    pub const fn with_ops(mut self, ops: u64) -> Self {
+        self.ops = ops;
+        self
+    }
+
     /// Bytes read plus bytes written: the convention of STREAM and BabelStream.
-    pub fn bytes(&self) -> u64 {
+    pub fn total_bytes(&self) -> u64 {
         self.bytes_read + self.bytes_written
+    }
+}
+
+impl std::str::FromStr for MetricKind {
+    type Err = String;
+
+    /// Parses a metric's file name (`bandwidth`, `time-per-op`, ...).
+    fn from_str(name: &str) -> Result<Self, String> {
+        const ALL: [MetricKind; 7] = [
+            MetricKind::Bandwidth,
+            MetricKind::Throughput,
+            MetricKind::TimePerOp,
+            MetricKind::Capacity,
+            MetricKind::Size,
+            MetricKind::ArithmeticIntensity,
+            MetricKind::FractionOfPeak,
+        ];
+        ALL.into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| format!("unknown metric '{name}'"))
+    }
+}
+
+impl std::fmt::Display for MetricKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -104,6 +239,8 @@ pub struct BenchmarkInfo {
     pub params: BTreeMap<String, serde_json::Value>,
     /// What the number measures.
     pub metric: MetricKind,
+    /// What part the result plays for code that looks rows up.
+    pub role: Role,
     /// One line saying what the metric counts, e.g. "bytes read + written per second".
     pub counts: String,
     /// Which clock is the headline.
@@ -129,6 +266,7 @@ impl BenchmarkInfo {
             suite: suite.to_string(),
             params: BTreeMap::new(),
             metric,
+            role: Role::Kernel,
             counts: counts.to_string(),
             timing: TimingPreference::GpuWhenAvailable,
             iterations: IterationPolicy::Calibrate,
@@ -136,6 +274,12 @@ impl BenchmarkInfo {
             duration: None,
             target_sample: None,
         }
+    }
+
+    /// Sets the role.
+    pub fn role(mut self, role: Role) -> Self {
+        self.role = role;
+        self
     }
 
     /// Adds a parameter.

@@ -75,6 +75,19 @@ pub enum BenchError {
     /// Mapping a buffer or waiting for the queue failed.
     #[error("{0}")]
     Readback(String),
+    /// A benchmark was run or verified before its set-up: a bug in the caller's order of steps.
+    #[error(
+        "{id}: {step} was called before set-up; drive benchmarks through the runner (or call setup first)"
+    )]
+    NotSetUp {
+        /// The benchmark's id.
+        id: String,
+        /// The step that came too early.
+        step: &'static str,
+    },
+    /// A kernel's own set-up could not be built (a shader specialisation that does not apply).
+    #[error("{0}")]
+    Setup(String),
 }
 
 impl From<wgpu::PollError> for BenchError {

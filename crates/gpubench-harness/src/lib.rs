@@ -9,21 +9,25 @@ pub mod context;
 pub mod device;
 pub mod error;
 pub mod hostinfo;
+pub mod kernel;
 pub mod profile;
 pub mod results_file;
 pub mod rng;
 pub mod runner;
 pub mod schema;
 pub mod stats;
+pub mod testing;
 pub mod timing;
 pub mod units;
 pub mod warnings;
 
 pub use benchmark::{
-    Benchmark, BenchmarkInfo, IterationPolicy, MetricKind, TimingPreference, Verification, Work,
+    Benchmark, BenchmarkInfo, IterationPolicy, MetricKind, Role, TimingPreference, Verification,
+    Work,
 };
 pub use context::GpuContext;
 pub use error::{BenchError, HarnessError};
+pub use kernel::{Kernel, KernelBench};
 pub use profile::{Profile, RunSettings};
 pub use runner::{RunObserver, Runner};
 pub use schema::{BenchResult, RunDocument, Status, TimingSource};

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::benchmark::Work;
+use crate::benchmark::{MetricKind, Role, Work};
 use crate::device::AdapterSummary;
 use crate::profile::RunSettings;
 use crate::stats::{LatencySummary, Summary};
@@ -191,12 +191,15 @@ pub struct BenchResult {
     /// Parameters (size, precision, variant, ...).
     #[serde(default)]
     pub params: BTreeMap<String, serde_json::Value>,
-    /// Metric name: bandwidth, throughput or time-per-op.
-    pub metric: String,
+    /// What the number measures (written as its name: bandwidth, throughput, time-per-op, ...).
+    pub metric: MetricKind,
     /// Unit of every number in `summary` and `samples`.
     pub unit: String,
     /// Whether larger is better.
     pub higher_is_better: bool,
+    /// What part the result plays (absent in files means a kernel's own measurement).
+    #[serde(default, skip_serializing_if = "Role::is_kernel")]
+    pub role: Role,
     /// What the metric counts, in words.
     #[serde(default)]
     pub counts: String,
@@ -258,9 +261,10 @@ impl BenchResult {
             id: info.id.clone(),
             suite: info.suite.clone(),
             params: info.params.clone(),
-            metric: metric_name(info.metric).to_string(),
+            metric: info.metric,
             unit: info.metric.unit().to_string(),
             higher_is_better: info.metric.higher_is_better(),
+            role: info.role,
             counts: info.counts.clone(),
             status,
             reason,
@@ -283,16 +287,6 @@ impl BenchResult {
     /// The headline value: the median, when the result is ok.
     pub fn median(&self) -> Option<f64> {
         (self.status == Status::Ok).then_some(self.summary.as_ref()?.median)
-    }
-}
-
-/// The metric's name as written in files.
-pub fn metric_name(kind: crate::benchmark::MetricKind) -> &'static str {
-    match kind {
-        crate::benchmark::MetricKind::Bandwidth => "bandwidth",
-        crate::benchmark::MetricKind::Throughput => "throughput",
-        crate::benchmark::MetricKind::TimePerOp => "time-per-op",
-        crate::benchmark::MetricKind::Capacity => "capacity",
     }
 }
 

@@ -7,14 +7,14 @@
 use std::collections::BTreeMap;
 
 use gpubench_harness::stats::summarize;
-use gpubench_harness::{BenchResult, Status, Work};
+use gpubench_harness::{BenchResult, MetricKind, Role, Status, Work};
 
-/// A derived value as a result: `metric` and `unit` name what it is, `params` where it came from.
+/// A derived value as a result: `metric` says what it is (and its unit), `params` where it came
+/// from.
 pub fn derived_result(
     id: String,
     suite: &str,
-    metric: &str,
-    unit: &str,
+    metric: MetricKind,
     counts: &str,
     value: f64,
     params: BTreeMap<String, serde_json::Value>,
@@ -23,9 +23,10 @@ pub fn derived_result(
         id,
         suite: suite.to_string(),
         params,
-        metric: metric.to_string(),
-        unit: unit.to_string(),
-        higher_is_better: true,
+        metric,
+        unit: metric.unit().to_string(),
+        higher_is_better: metric.higher_is_better(),
+        role: Role::Derived,
         counts: counts.to_string(),
         status: Status::Ok,
         reason: None,

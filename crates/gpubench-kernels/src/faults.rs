@@ -3,11 +3,11 @@
 
 use gpubench_harness::units::format_size;
 use gpubench_harness::{
-    BenchError, Benchmark, BenchmarkInfo, GpuContext, MetricKind, SampleClock, Verification, Work,
+    BenchError, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, SampleClock,
+    Verification, Work,
 };
 
-use crate::gpu::ready;
-use crate::stream::{StreamBenchmark, StreamKernel};
+use crate::stream::{Stream, StreamKernel};
 use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
 
 /// A fault the CLI can inject into a run.
@@ -44,63 +44,65 @@ impl Fault {
     pub fn benchmark(self, seed: u64) -> Box<dyn Benchmark> {
         match self {
             Fault::WrongOutput => Box::new(broken_copy(64 * 1024, seed)),
-            other => Box::new(FaultyBenchmark::new(other)),
+            other => KernelBench::boxed(FaultyKernel::new(other)),
         }
     }
 }
 
 /// A copy of `bytes` through the deliberately broken kernel of `selftest.wgsl`.
-pub fn broken_copy(bytes: u64, seed: u64) -> StreamBenchmark {
-    StreamBenchmark::with_shader(
+pub fn broken_copy(bytes: u64, seed: u64) -> KernelBench<Stream> {
+    KernelBench::new(Stream::with_shader(
         StreamKernel::Copy,
         bytes,
         seed,
         shaders::SELFTEST,
         "broken_copy",
         "selftest",
-    )
+    ))
 }
 
-/// A benchmark that behaves until its fault strikes: it verifies, and then the fault happens on
-/// the first timed sample (device loss, invalid work, panic) or at set-up (over the limit).
-pub struct FaultyBenchmark {
-    info: BenchmarkInfo,
+/// A kernel that behaves until its fault strikes: it verifies, and then the fault happens on the
+/// first timed sample (device loss, invalid work, panic) or at set-up (over the limit).
+pub struct FaultyKernel {
     fault: Fault,
-    runs: u32,
-    buffer: Option<wgpu::Buffer>,
 }
 
-impl FaultyBenchmark {
-    /// A benchmark that produces `fault`.
+/// The buffer the kernel clears, and how many times it has run (the fault strikes on the second).
+pub struct FaultyState {
+    buffer: wgpu::Buffer,
+    runs: u32,
+}
+
+impl FaultyKernel {
+    /// A kernel that produces `fault`.
     pub fn new(fault: Fault) -> Self {
-        let name = Fault::ALL
+        Self { fault }
+    }
+
+    fn name(&self) -> &'static str {
+        Fault::ALL
             .iter()
-            .find(|(_, f)| *f == fault)
-            .map_or("fault", |(n, _)| *n);
-        let info = BenchmarkInfo::new(
-            format!("selftest/{name}"),
-            "selftest",
-            MetricKind::Bandwidth,
-            "bytes cleared per second (fault injection)",
-        )
-        .param("fault", name);
-        Self {
-            info,
-            fault,
-            runs: 0,
-            buffer: None,
-        }
+            .find(|(_, f)| *f == self.fault)
+            .map_or("fault", |(n, _)| *n)
     }
 }
 
 const CLEAR_BYTES: u64 = 64 * 1024;
 
-impl Benchmark for FaultyBenchmark {
-    fn info(&self) -> &BenchmarkInfo {
-        &self.info
+impl Kernel for FaultyKernel {
+    type State = FaultyState;
+
+    fn info(&self) -> BenchmarkInfo {
+        BenchmarkInfo::new(
+            format!("selftest/{}", self.name()),
+            "selftest",
+            MetricKind::Bandwidth,
+            "bytes cleared per second (fault injection)",
+        )
+        .param("fault", self.name())
     }
 
-    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Result<FaultyState, BenchError> {
         let size = if self.fault == Fault::OverLimit {
             ctx.limits.max_buffer_size.saturating_add(4)
         } else {
@@ -111,32 +113,27 @@ impl Benchmark for FaultyBenchmark {
             size,
             wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
         )?;
-        self.buffer = Some(buffer);
-        Ok(())
+        Ok(FaultyState { buffer, runs: 0 })
     }
 
-    fn work(&self) -> Work {
-        Work {
-            bytes_written: CLEAR_BYTES,
-            ops: 1,
-            ..Work::default()
-        }
+    fn work(&self, _state: &FaultyState) -> Work {
+        Work::bytes(0, CLEAR_BYTES)
     }
 
     fn run(
-        &mut self,
+        &self,
+        state: &mut FaultyState,
         ctx: &GpuContext,
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let buffer = ready(&self.buffer, "run")?;
-        self.runs += 1;
-        let strike = self.runs > 1;
+        state.runs += 1;
+        let buffer = &state.buffer;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         for _ in 0..iterations {
             encoder.clear_buffer(buffer, 0, None);
         }
-        if strike {
+        if state.runs > 1 {
             match self.fault {
                 Fault::DeviceLost => ctx.device.destroy(),
                 Fault::GpuError => {
@@ -152,27 +149,25 @@ impl Benchmark for FaultyBenchmark {
         Ok(())
     }
 
-    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let buffer = ready(&self.buffer, "verify")?;
-        let bytes = ctx.read_buffer(buffer, CLEAR_BYTES)?;
-        let zeros = bytes.iter().filter(|b| **b == 0).count() as u64;
+    fn verify(
+        &self,
+        state: &mut FaultyState,
+        ctx: &GpuContext,
+    ) -> Result<Verification, BenchError> {
+        let bytes = ctx.read_buffer(&state.buffer, CLEAR_BYTES)?;
+        let wrong = bytes.iter().filter(|b| **b != 0).count() as u64;
         Ok(Verification {
             checked: bytes.len() as u64,
-            mismatches: bytes.len() as u64 - zeros,
-            first_mismatches: if zeros == bytes.len() as u64 {
+            mismatches: wrong,
+            first_mismatches: if wrong == 0 {
                 Vec::new()
             } else {
                 vec![format!(
-                    "{} of {} bytes not cleared",
-                    bytes.len() as u64 - zeros,
+                    "{wrong} of {} bytes not cleared",
                     format_size(CLEAR_BYTES)
                 )]
             },
         })
-    }
-
-    fn teardown(&mut self) {
-        self.buffer = None;
     }
 }
 

@@ -1,5 +1,7 @@
-//! Small helpers shared by the suites: pipelines, bind groups, dispatch geometry.
+//! Small helpers shared by the suites: pipelines, bind groups, the single-dispatch timed region,
+//! dispatch geometry, limit checks and shader specialisation.
 
+use gpubench_harness::units::format_size;
 use gpubench_harness::{BenchError, GpuContext, SampleClock};
 
 /// Creates a compute pipeline for `entry` in `source`, with the layout derived from the shader.
@@ -46,37 +48,92 @@ pub fn bind_buffers(
     })
 }
 
-/// The timed region of a single-kernel benchmark: `iterations` dispatches of `grid` workgroups
-/// in one compute pass bracketed by the clock's timestamps, then one submit.
-pub fn submit_dispatches(
-    ctx: &GpuContext,
-    clock: &mut SampleClock<'_>,
-    label: &str,
-    pipeline: &wgpu::ComputePipeline,
-    bind_group: &wgpu::BindGroup,
-    grid: (u32, u32),
-    iterations: u32,
-) {
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(label),
-            timestamp_writes: clock.pass_timestamps(true, true),
-        });
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
-        for _ in 0..iterations {
-            pass.dispatch_workgroups(grid.0, grid.1, 1);
-        }
-    }
-    clock.submit([encoder.finish()]);
+/// One compute pipeline bound to its buffers and dispatched over a fixed grid: the common case
+/// of a single-kernel benchmark's timed region.
+pub struct DispatchKernel {
+    /// The pipeline to run.
+    pub pipeline: wgpu::ComputePipeline,
+    /// Its group 0 bindings.
+    pub bind_group: wgpu::BindGroup,
+    /// Workgroups in x and y.
+    pub grid: (u32, u32),
+    /// Label of the compute pass (shows in GPU captures).
+    pub label: String,
 }
 
-/// The state `setup` created, or an error naming the step that came too early.
-pub fn ready<'a, T>(state: &'a Option<T>, step: &str) -> Result<&'a T, BenchError> {
-    state
-        .as_ref()
-        .ok_or_else(|| BenchError::Gpu(format!("{step} before setup")))
+impl DispatchKernel {
+    /// `pipeline` bound to `buffers` as `(binding, buffer)` pairs of group 0, over `grid`.
+    pub fn new(
+        ctx: &GpuContext,
+        label: impl Into<String>,
+        pipeline: wgpu::ComputePipeline,
+        buffers: &[(u32, &wgpu::Buffer)],
+        grid: (u32, u32),
+    ) -> Self {
+        let bind_group = bind_buffers(ctx, &pipeline, buffers);
+        Self {
+            pipeline,
+            bind_group,
+            grid,
+            label: label.into(),
+        }
+    }
+
+    /// Records `iterations` dispatches into `pass` (pipeline and bind group set once).
+    pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>, iterations: u32) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        for _ in 0..iterations {
+            pass.dispatch_workgroups(self.grid.0, self.grid.1, 1);
+        }
+    }
+
+    /// The timed region: `iterations` dispatches in one compute pass bracketed by the clock's
+    /// timestamps, then one submit.
+    pub fn submit(&self, ctx: &GpuContext, clock: &mut SampleClock<'_>, iterations: u32) {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&self.label),
+                timestamp_writes: clock.pass_timestamps(true, true),
+            });
+            self.encode(&mut pass, iterations);
+        }
+        clock.submit([encoder.finish()]);
+    }
+}
+
+/// Reads all of `buffer` (which needs COPY_SRC) back as f32 values.
+pub fn read_f32(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<f32>, BenchError> {
+    Ok(bytes_to_f32(&ctx.read_buffer(buffer, buffer.size())?))
+}
+
+/// Skips arrays larger than one storage binding or one buffer may be; `flag` names the option
+/// that sets the size.
+pub fn check_binding_fits(ctx: &GpuContext, bytes: u64, flag: &str) -> Result<(), String> {
+    let binding = ctx.limits.max_storage_buffer_binding_size;
+    let buffer = ctx.limits.max_buffer_size;
+    if bytes > binding || bytes > buffer {
+        return Err(format!(
+            "array of {} exceeds the adapter's limit (storage binding {}, buffer {}); pass a smaller {flag}",
+            format_size(bytes),
+            format_size(binding),
+            format_size(buffer)
+        ));
+    }
+    Ok(())
+}
+
+/// Skips a buffer larger than the adapter's `max_buffer_size`.
+pub fn check_buffer_fits(ctx: &GpuContext, bytes: u64) -> Result<(), String> {
+    if bytes > ctx.limits.max_buffer_size {
+        return Err(format!(
+            "buffer of {} exceeds max_buffer_size ({})",
+            format_size(bytes),
+            format_size(ctx.limits.max_buffer_size)
+        ));
+    }
+    Ok(())
 }
 
 /// Workgroups for a grid-stride kernel over `items` with `workgroup` invocations each: enough
@@ -205,4 +262,38 @@ mod tests {
         assert_eq!(same, src);
         assert!(specialise(src, Precision::F32, &[], &[("TN", 2)]).is_err());
     }
+}
+
+// TRANSITION: removed once every suite is a `Kernel`.
+/// The timed region of a single-kernel benchmark (old form).
+pub fn submit_dispatches(
+    ctx: &GpuContext,
+    clock: &mut SampleClock<'_>,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    grid: (u32, u32),
+    iterations: u32,
+) {
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: clock.pass_timestamps(true, true),
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        for _ in 0..iterations {
+            pass.dispatch_workgroups(grid.0, grid.1, 1);
+        }
+    }
+    clock.submit([encoder.finish()]);
+}
+
+// TRANSITION: removed once every suite is a `Kernel`.
+/// The state `setup` created (old form).
+pub fn ready<'a, T>(state: &'a Option<T>, step: &str) -> Result<&'a T, BenchError> {
+    state
+        .as_ref()
+        .ok_or_else(|| BenchError::Gpu(format!("{step} before setup")))
 }

@@ -106,7 +106,7 @@ impl Benchmark for RooflinePoint {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        crate::stream::check_array_fits(ctx, self.bytes)
+        crate::gpu::check_binding_fits(ctx, self.bytes, "--stream-size")
     }
 
     fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
@@ -277,7 +277,9 @@ impl Suite for RooflineSuite {
 fn stream_best(earlier: &[BenchResult]) -> Option<(f64, String)> {
     earlier
         .iter()
-        .filter(|r| r.suite == "stream" && r.metric == "bandwidth" && r.status == Status::Ok)
+        .filter(|r| {
+            r.suite == "stream" && r.metric == MetricKind::Bandwidth && r.status == Status::Ok
+        })
         .filter(|r| !r.id.contains("host-memcpy") && !r.id.contains("copy-buffer"))
         .filter_map(|r| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -323,8 +325,7 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
         derived_result(
             "roofline/ceiling/bandwidth".to_string(),
             "roofline",
-            "bandwidth",
-            "GB/s",
+            MetricKind::Bandwidth,
             "best measured bytes read + written per second (the roofline's slanted ceiling)",
             bandwidth.0,
             from(&bandwidth.1),
@@ -332,8 +333,7 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
         derived_result(
             "roofline/ceiling/compute".to_string(),
             "roofline",
-            "throughput",
-            "GFLOP/s",
+            MetricKind::Throughput,
             "best measured f32 FLOP per second (the roofline's flat ceiling)",
             compute.0,
             from(&compute.1),
@@ -341,8 +341,7 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
         derived_result(
             "roofline/ridge-point".to_string(),
             "roofline",
-            "arithmetic-intensity",
-            "FLOP/B",
+            MetricKind::ArithmeticIntensity,
             "intensity where the ceilings meet: compute ceiling / bandwidth ceiling",
             compute.0 / bandwidth.0,
             ridge_params,

@@ -31,7 +31,7 @@ use gpubench_harness::{
 };
 
 use crate::gpu::ready;
-use crate::stream::compare_bytes;
+use crate::verify::compare_bytes;
 use crate::{KernelError, Suite, SuiteOptions, Tuner};
 
 mod derived;

@@ -117,6 +117,33 @@ pub fn compare_f32(got: &[f32], want: &[f64], tol: Tolerance) -> Verification {
     checker.finish()
 }
 
+/// Compares bytes exactly, reporting the first differing offsets.
+pub fn compare_bytes(got: &[u8], want: &[u8]) -> Verification {
+    let mut checker = Checker::new();
+    if got.len() != want.len() {
+        checker.fail(format!(
+            "{} bytes arrived, {} were sent",
+            got.len(),
+            want.len()
+        ));
+        return checker.finish();
+    }
+    // Compare in 4 KiB blocks so a long correct run costs one comparison per block.
+    for (block, (g, w)) in got.chunks(4096).zip(want.chunks(4096)).enumerate() {
+        if g == w {
+            checker.check(0.0, 0.0, 0.0, Tolerance::EXACT, String::new);
+            continue;
+        }
+        for (i, (x, y)) in g.iter().zip(w).enumerate() {
+            let offset = block * 4096 + i;
+            checker.check(f64::from(*x), f64::from(*y), 0.0, Tolerance::EXACT, || {
+                format!("byte {offset}")
+            });
+        }
+    }
+    checker.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,20 +3,13 @@
 
 use std::time::Duration;
 
-use gpubench_harness::device::Selection;
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{GpuContext, Profile, RunSettings, Runner, Status};
+use gpubench_harness::{GpuContext, KernelBench, Profile, RunSettings, Runner, Status};
 use gpubench_kernels::faults::Fault;
-use gpubench_kernels::stream::{StreamBenchmark, StreamKernel};
+use gpubench_kernels::stream::{Stream, StreamKernel};
 
 fn context() -> Option<GpuContext> {
-    let selection = Selection {
-        backend: Some("vulkan".into()),
-        ..Default::default()
-    };
-    GpuContext::new(&selection)
-        .map_err(|e| eprintln!("no Vulkan adapter, GPU test not run: {e}"))
-        .ok()
+    gpubench_harness::testing::require_vulkan()
 }
 
 fn short_settings() -> RunSettings {
@@ -37,7 +30,7 @@ fn run_fault(ctx: &GpuContext, fault: Fault) -> gpubench_harness::BenchResult {
 
 fn assert_healthy_afterwards(ctx: &GpuContext) {
     let runner = Runner::new(ctx, short_settings());
-    let mut next = StreamBenchmark::new(StreamKernel::Copy, 64 * 1024, 1);
+    let mut next = KernelBench::new(Stream::new(StreamKernel::Copy, 64 * 1024, 1));
     let result = runner.run(&mut next, &mut Silent);
     assert_eq!(
         result.status,
@@ -90,7 +83,7 @@ fn device_loss_fails_the_benchmark_and_later_ones_say_why() {
     assert!(reason.contains("device lost"), "{reason}");
     assert!(ctx.faults.device_lost());
     let runner = Runner::new(&ctx, short_settings());
-    let mut next = StreamBenchmark::new(StreamKernel::Copy, 64 * 1024, 1);
+    let mut next = KernelBench::new(Stream::new(StreamKernel::Copy, 64 * 1024, 1));
     let after = runner.run(&mut next, &mut Silent);
     assert_eq!(after.status, Status::Failed);
     assert!(after.reason.expect("reason").contains("device lost"));

@@ -3,26 +3,15 @@
 
 use std::time::Duration;
 
-use gpubench_harness::device::Selection;
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{Benchmark, GpuContext, Profile, RunSettings, Runner, Status, TimingSource};
-use gpubench_kernels::faults::broken_copy;
-use gpubench_kernels::stream::{
-    CopyBufferBenchmark, HostMemcpyBenchmark, StreamBenchmark, StreamKernel,
+use gpubench_harness::{
+    Benchmark, GpuContext, KernelBench, Profile, RunSettings, Runner, Status, TimingSource,
 };
+use gpubench_kernels::faults::broken_copy;
+use gpubench_kernels::stream::{CopyEngine, HostMemcpy, Stream, StreamKernel};
 
 fn context() -> Option<GpuContext> {
-    let selection = Selection {
-        backend: Some("vulkan".into()),
-        ..Default::default()
-    };
-    match GpuContext::new(&selection) {
-        Ok(ctx) => Some(ctx),
-        Err(error) => {
-            eprintln!("no Vulkan adapter, GPU test not run: {error}");
-            None
-        }
-    }
+    gpubench_harness::testing::require_vulkan()
 }
 
 fn short_settings() -> RunSettings {
@@ -42,10 +31,10 @@ fn every_stream_kernel_verifies_and_is_gpu_timed() {
     let bytes = 256 * 1024;
     let mut benches: Vec<Box<dyn Benchmark>> = StreamKernel::ALL
         .iter()
-        .map(|&k| Box::new(StreamBenchmark::new(k, bytes, 1)) as Box<dyn Benchmark>)
+        .map(|&k| KernelBench::boxed(Stream::new(k, bytes, 1)))
         .collect();
-    benches.push(Box::new(CopyBufferBenchmark::new(bytes, 1)));
-    benches.push(Box::new(HostMemcpyBenchmark::new(bytes, 1)));
+    benches.push(KernelBench::boxed(CopyEngine::new(bytes, 1)));
+    benches.push(KernelBench::boxed(HostMemcpy::new(bytes, 1)));
     for bench in &mut benches {
         let result = runner.run(bench.as_mut(), &mut Silent);
         assert_eq!(
@@ -85,13 +74,13 @@ fn every_stream_kernel_verifies_and_is_gpu_timed() {
 fn declared_work_counts_bytes_read_plus_written() {
     let Some(ctx) = context() else { return };
     let bytes = 64 * 1024;
-    let mut triad = StreamBenchmark::new(StreamKernel::Triad, bytes, 3);
+    let mut triad = KernelBench::new(Stream::new(StreamKernel::Triad, bytes, 3));
     triad.setup(&ctx).expect("setup");
     let work = triad.work();
     assert_eq!((work.bytes_read, work.bytes_written), (2 * bytes, bytes));
-    let mut fill = StreamBenchmark::new(StreamKernel::Fill, bytes, 3);
+    let mut fill = KernelBench::new(Stream::new(StreamKernel::Fill, bytes, 3));
     fill.setup(&ctx).expect("setup");
-    assert_eq!(fill.work().bytes(), bytes);
+    assert_eq!(fill.work().total_bytes(), bytes);
 }
 
 #[test]
@@ -112,7 +101,7 @@ fn an_array_over_the_binding_limit_is_skipped_with_the_reason() {
     let Some(ctx) = context() else { return };
     let runner = Runner::new(&ctx, short_settings());
     let too_big = ctx.limits.max_storage_buffer_binding_size.saturating_mul(2);
-    let mut bench = StreamBenchmark::new(StreamKernel::Copy, too_big, 1);
+    let mut bench = KernelBench::new(Stream::new(StreamKernel::Copy, too_big, 1));
     let result = runner.run(&mut bench, &mut Silent);
     assert_eq!(result.status, Status::Skipped);
     assert!(

@@ -59,7 +59,7 @@ impl Exporter for BmfExporter {
                 lower_value: Some(s.ci_low),
                 upper_value: Some(s.ci_high),
             };
-            insert(&mut out, &r.id, &r.metric, metric)?;
+            insert(&mut out, &r.id, r.metric.name(), metric)?;
         }
         finish(out)
     }
@@ -78,7 +78,7 @@ impl ComparisonExporter for BmfExporter {
                 lower_value: new.ci_low,
                 upper_value: new.ci_high,
             };
-            insert(&mut out, &p.id, &p.metric, metric)?;
+            insert(&mut out, &p.id, p.metric.name(), metric)?;
             if let Some(r) = p.ratio {
                 let ratio = Metric {
                     value: r.ratio,

@@ -40,7 +40,7 @@ impl Exporter for CsvExporter {
             grid.push(vec![
                 r.id.clone(),
                 r.suite.clone(),
-                r.metric.clone(),
+                r.metric.to_string(),
                 r.unit.clone(),
                 r.higher_is_better.to_string(),
                 r.status.as_str().to_string(),
@@ -87,7 +87,7 @@ impl ComparisonExporter for CsvExporter {
             let median = |side: Option<&gpubench_baseline::Side>| raw(side.and_then(|s| s.median));
             grid.push(vec![
                 p.id.clone(),
-                p.metric.clone(),
+                p.metric.to_string(),
                 p.unit.clone(),
                 p.higher_is_better.to_string(),
                 status(p.base.as_ref()),
@@ -124,7 +124,7 @@ impl ComparisonExporter for CsvExporter {
         for row in &table.rows {
             let mut cells = vec![
                 row.id.clone(),
-                row.metric.clone(),
+                row.metric.to_string(),
                 row.unit.clone(),
                 row.higher_is_better.to_string(),
             ];

@@ -32,7 +32,7 @@ mod variant;
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile, Status};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, MetricKind, Profile, Status};
 
 pub use bench::{MatmulBenchmark, Shape, check_product};
 pub use reference::{MatrixRef, elements_to_check, reference_element};
@@ -209,8 +209,7 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
         derived.push(derived_result(
             format!("{}/fraction-of-peak", result.id),
             "matmul",
-            "fraction-of-peak",
-            "%",
+            MetricKind::FractionOfPeak,
             "matmul GFLOP/s as a percentage of the measured FMA peak of its accumulation precision",
             100.0 * median / peak,
             params,

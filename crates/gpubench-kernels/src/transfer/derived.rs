@@ -5,10 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::schema::metric_name;
 use gpubench_harness::stats::{self, Summary};
 use gpubench_harness::units::KIB;
-use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Status};
+use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
 
 use super::{FIT_RESAMPLES, FIT_SEED, POOR_FIT, TransferPath};
 use crate::fit::{self, SizeSamples, TransferModel};
@@ -31,7 +30,7 @@ fn host_memcpy_reference(earlier: &[BenchResult]) -> Option<f64> {
         .iter()
         .filter(|r| r.suite == "stream" && r.id.starts_with("stream/host-memcpy/"))
         .filter(|r| r.status == Status::Ok && r.verified)
-        .max_by_key(|r| r.work.bytes())
+        .max_by_key(|r| r.work.total_bytes())
         .and_then(BenchResult::median)
         .map(|read_plus_written| read_plus_written / 2.0)
 }
@@ -64,8 +63,8 @@ fn derive_path(
         Err(error) => {
             return infos
                 .iter()
-                .map(|(info, metric, unit)| {
-                    let mut r = fitted_shell(info, metric, unit, Status::Skipped);
+                .map(|info| {
+                    let mut r = fitted_shell(info, Status::Skipped);
                     r.reason = Some(format!(
                         "no fit over {} verified sizes: {error}",
                         usable.len()
@@ -143,8 +142,8 @@ fn derive_path(
     infos
         .iter()
         .zip(values)
-        .map(|((info, metric, unit), (value, interval))| {
-            let mut r = fitted_shell(info, metric, unit, Status::Ok);
+        .map(|(info, (value, interval))| {
+            let mut r = fitted_shell(info, Status::Ok);
             r.verified = verified;
                         // No timing source of its own: a fit is derived from host-timed results (said in
             // `extra`), and comparisons give derived values a ratio, not a verdict.
@@ -174,8 +173,8 @@ fn derive_path(
         .collect()
 }
 
-/// Id, metric name and unit of the three fitted results of `path`.
-fn fitted_infos(path: TransferPath) -> [(BenchmarkInfo, &'static str, &'static str); 3] {
+/// Id, metric and description of the three fitted results of `path`.
+fn fitted_infos(path: TransferPath) -> [BenchmarkInfo; 3] {
     let id = |what: &str| format!("transfer/{}/fit/{what}", path.name());
     let info = |what: &str, metric: MetricKind, counts: &str| {
         BenchmarkInfo::new(id(what), "transfer", metric, counts)
@@ -184,41 +183,27 @@ fn fitted_infos(path: TransferPath) -> [(BenchmarkInfo, &'static str, &'static s
             .param("fit", what)
     };
     [
-        (
-            info(
-                "fixed-cost",
-                MetricKind::TimePerOp,
-                "fitted fixed cost per transfer (intercept of t = fixed + bytes / bandwidth), us",
-            ),
-            metric_name(MetricKind::TimePerOp),
-            MetricKind::TimePerOp.unit(),
+        info(
+            "fixed-cost",
+            MetricKind::TimePerOp,
+            "fitted fixed cost per transfer (intercept of t = fixed + bytes / bandwidth), us",
         ),
-        (
-            info(
-                "asymptotic-bandwidth",
-                MetricKind::Bandwidth,
-                "fitted asymptotic bandwidth (1 / slope of t = fixed + bytes / bandwidth), bytes moved once",
-            ),
-            metric_name(MetricKind::Bandwidth),
-            MetricKind::Bandwidth.unit(),
+        info(
+            "asymptotic-bandwidth",
+            MetricKind::Bandwidth,
+            "fitted asymptotic bandwidth (1 / slope of t = fixed + bytes / bandwidth), bytes moved once",
         ),
-        (
-            info(
-                "half-bandwidth-size",
-                MetricKind::TimePerOp,
-                "transfer size reaching half the asymptotic bandwidth (fixed x bandwidth)",
-            ),
-            "size",
-            "KiB",
+        info(
+            "half-bandwidth-size",
+            MetricKind::Size,
+            "transfer size reaching half the asymptotic bandwidth (fixed x bandwidth)",
         ),
     ]
 }
 
-fn fitted_shell(info: &BenchmarkInfo, metric: &str, unit: &str, status: Status) -> BenchResult {
+fn fitted_shell(info: &BenchmarkInfo, status: Status) -> BenchResult {
     let mut r = BenchResult::empty(info, status, None);
-    r.metric = metric.to_string();
-    r.unit = unit.to_string();
-    r.higher_is_better = metric == metric_name(MetricKind::Bandwidth);
+    r.role = Role::Derived;
     r
 }
 
@@ -241,7 +226,7 @@ fn size_samples(
     results
         .iter()
         .filter_map(|r| {
-            let bytes = r.work.bytes() as f64;
+            let bytes = r.work.total_bytes() as f64;
             let seconds: Vec<f64> = samples(r)
                 .iter()
                 .filter(|v| v.is_finite() && **v > 0.0)

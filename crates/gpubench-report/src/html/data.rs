@@ -85,8 +85,8 @@ pub fn short_id(r: &BenchResult) -> String {
 /// FLOP per byte of declared work, when the result declares both.
 pub fn intensity(r: &BenchResult) -> Option<f64> {
     param_f64(r, "intensity").or_else(|| {
-        (r.work.flops > 0 && r.work.bytes() > 0)
-            .then(|| r.work.flops as f64 / r.work.bytes() as f64)
+        (r.work.flops > 0 && r.work.total_bytes() > 0)
+            .then(|| r.work.flops as f64 / r.work.total_bytes() as f64)
     })
 }
 

@@ -34,7 +34,7 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult]) -> Option<String> {
         }
         let text = match (r.status, &r.summary) {
             (Status::Ok, Some(s)) if s.median > 0.0 => {
-                let us = r.work.bytes() as f64 / (s.median * 1e9) * 1e6;
+                let us = r.work.total_bytes() as f64 / (s.median * 1e9) * 1e6;
                 let mut text = format!("{} GB/s  {} us", sig3(s.median), sig3(us));
                 if let Some(gpu) = &r.gpu_summary {
                     text.push_str(&format!("  (copy {})", sig3(gpu.median)));

@@ -1,0 +1,167 @@
+//! Kernels with typed set-up state, and the one adapter that runs them as [`Benchmark`]s.
+//!
+//! A [`Kernel`] describes itself ([`Kernel::info`]) and builds its state in
+//! [`Kernel::setup`]: buffers, pipelines, the host copy of its inputs. The runner's
+//! [`Benchmark`] interface needs somewhere to keep that state between set-up, the timed runs,
+//! verification and teardown; [`KernelBench`] is that place, for every kernel. A kernel therefore
+//! never checks "was I set up?" by hand: `run` and `verify` receive the state, and cannot be called
+//! without it (the adapter reports [`BenchError::NotSetUp`] if the runner's order is broken).
+//!
+//! This is the shape of cubecl's `prepare -> input` split, applied to gpubench's protocol.
+
+use crate::benchmark::{Benchmark, BenchmarkInfo, Verification, Work};
+use crate::context::GpuContext;
+use crate::error::BenchError;
+use crate::timing::SampleClock;
+
+/// One measurable piece of GPU (or host) work with typed set-up state.
+///
+/// The runner's order, through [`KernelBench`]: [`Kernel::check_support`], [`Kernel::setup`],
+/// [`Kernel::run`] once and [`Kernel::verify`], then `run` for calibration, warm-up and samples;
+/// the state is dropped afterwards (which frees its buffers). `run` must be idempotent: any
+/// number of runs leaves output that `verify` accepts.
+pub trait Kernel {
+    /// Everything `setup` creates and the later steps use.
+    type State;
+
+    /// Id, suite, parameters, metric and timing policy. Called once, when the kernel is wrapped.
+    fn info(&self) -> BenchmarkInfo;
+
+    /// Device features this kernel needs; missing ones make it "skipped".
+    fn required_features(&self) -> wgpu::Features {
+        wgpu::Features::empty()
+    }
+
+    /// Checks limits and anything else the adapter must offer. `Err` carries the skip reason.
+    fn check_support(&self, _ctx: &GpuContext) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Creates buffers and pipelines and fills inputs. Not timed.
+    fn setup(&self, ctx: &GpuContext) -> Result<Self::State, BenchError>;
+
+    /// The work one iteration does (it may depend on what set-up chose, e.g. the grid).
+    fn work(&self, state: &Self::State) -> Work;
+
+    /// Records and submits `iterations` iterations through `clock`: the timed region.
+    fn run(
+        &self,
+        state: &mut Self::State,
+        ctx: &GpuContext,
+        iterations: u32,
+        clock: &mut SampleClock<'_>,
+    ) -> Result<(), BenchError>;
+
+    /// Reads the output back and compares it with the CPU reference.
+    fn verify(&self, state: &mut Self::State, ctx: &GpuContext)
+    -> Result<Verification, BenchError>;
+}
+
+/// Runs any [`Kernel`] as a [`Benchmark`]: owns its description and its set-up state.
+pub struct KernelBench<K: Kernel> {
+    info: BenchmarkInfo,
+    kernel: K,
+    state: Option<K::State>,
+}
+
+impl<K: Kernel> KernelBench<K> {
+    /// Wraps `kernel`, taking its description once.
+    pub fn new(kernel: K) -> Self {
+        Self {
+            info: kernel.info(),
+            kernel,
+            state: None,
+        }
+    }
+
+    /// Wraps `kernel`, boxed for a suite's list of benchmarks.
+    pub fn boxed(kernel: K) -> Box<dyn Benchmark>
+    where
+        K: 'static,
+    {
+        Box::new(Self::new(kernel))
+    }
+
+    /// The description, for suites that run a kernel under another id or sampling policy (the
+    /// sustained run reuses the FMA peak kernel).
+    pub fn info_mut(&mut self) -> &mut BenchmarkInfo {
+        &mut self.info
+    }
+
+    /// The wrapped kernel.
+    pub fn kernel(&self) -> &K {
+        &self.kernel
+    }
+
+    /// The state set-up created, while the benchmark is set up (for tests that look inside).
+    pub fn state(&self) -> Option<&K::State> {
+        self.state.as_ref()
+    }
+}
+
+/// The state of the benchmark `info` describes, or the error naming the step that came first.
+fn set_up<'a, S>(
+    state: &'a mut Option<S>,
+    info: &BenchmarkInfo,
+    step: &'static str,
+) -> Result<&'a mut S, BenchError> {
+    state.as_mut().ok_or_else(|| BenchError::NotSetUp {
+        id: info.id.clone(),
+        step,
+    })
+}
+
+impl<K: Kernel> Benchmark for KernelBench<K> {
+    fn info(&self) -> &BenchmarkInfo {
+        &self.info
+    }
+
+    fn required_features(&self) -> wgpu::Features {
+        self.kernel.required_features()
+    }
+
+    fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        self.kernel.check_support(ctx)
+    }
+
+    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
+        // A second set-up starts from nothing: the old state's buffers go first.
+        self.state = None;
+        self.state = Some(self.kernel.setup(ctx)?);
+        Ok(())
+    }
+
+    /// The declared work; before set-up (or after a failed one) nothing was done, so zero.
+    fn work(&self) -> Work {
+        self.state
+            .as_ref()
+            .map_or_else(Work::default, |state| self.kernel.work(state))
+    }
+
+    fn run(
+        &mut self,
+        ctx: &GpuContext,
+        iterations: u32,
+        clock: &mut SampleClock<'_>,
+    ) -> Result<(), BenchError> {
+        let Self {
+            kernel,
+            state,
+            info,
+        } = self;
+        kernel.run(set_up(state, info, "run")?, ctx, iterations, clock)
+    }
+
+    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
+        let Self {
+            kernel,
+            state,
+            info,
+        } = self;
+        kernel.verify(set_up(state, info, "verify")?, ctx)
+    }
+
+    fn teardown(&mut self) {
+        self.state = None;
+    }
+}

@@ -1,0 +1,94 @@
+//! `copy_buffer_to_buffer`: the copy engine, or whatever the driver copies buffers with.
+
+use gpubench_harness::rng::SplitMix64;
+use gpubench_harness::timing::Boundary;
+use gpubench_harness::units::format_size;
+use gpubench_harness::{
+    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Role, SampleClock, Verification,
+    Work,
+};
+
+use crate::gpu::check_buffer_fits;
+use crate::verify::compare_bytes;
+
+/// Copies of `bytes` between two device buffers, timed between encoder timestamps.
+pub struct CopyEngine {
+    bytes: u64,
+    seed: u64,
+}
+
+/// The source, the destination and what the source holds.
+pub struct CopyEngineState {
+    src: wgpu::Buffer,
+    dst: wgpu::Buffer,
+    data: Vec<u8>,
+}
+
+impl CopyEngine {
+    /// Copies of `bytes` (a multiple of 4).
+    pub fn new(bytes: u64, seed: u64) -> Self {
+        Self { bytes, seed }
+    }
+}
+
+impl Kernel for CopyEngine {
+    type State = CopyEngineState;
+
+    fn info(&self) -> BenchmarkInfo {
+        BenchmarkInfo::new(
+            format!("stream/copy-buffer/bytes/{}", format_size(self.bytes)),
+            "stream",
+            MetricKind::Bandwidth,
+            "bytes read + written per second by copy_buffer_to_buffer",
+        )
+        .role(Role::CopyEngine)
+        .param("kernel", "copy_buffer_to_buffer")
+        .param("array_bytes", self.bytes)
+        .param("array_size", format_size(self.bytes))
+    }
+
+    fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        check_buffer_fits(ctx, self.bytes)
+    }
+
+    fn setup(&self, ctx: &GpuContext) -> Result<CopyEngineState, BenchError> {
+        let data = SplitMix64::new(self.seed).bytes(self.bytes as usize);
+        let src = ctx.buffer_with_data("copy src", &data, wgpu::BufferUsages::COPY_SRC);
+        let dst = ctx.buffer(
+            "copy dst",
+            self.bytes,
+            wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+        );
+        Ok(CopyEngineState { src, dst, data })
+    }
+
+    fn work(&self, _state: &CopyEngineState) -> Work {
+        Work::bytes(self.bytes, self.bytes)
+    }
+
+    fn run(
+        &self,
+        state: &mut CopyEngineState,
+        ctx: &GpuContext,
+        iterations: u32,
+        clock: &mut SampleClock<'_>,
+    ) -> Result<(), BenchError> {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        clock.write_timestamp(&mut encoder, Boundary::Begin);
+        for _ in 0..iterations {
+            encoder.copy_buffer_to_buffer(&state.src, 0, &state.dst, 0, self.bytes);
+        }
+        clock.write_timestamp(&mut encoder, Boundary::End);
+        clock.submit([encoder.finish()]);
+        Ok(())
+    }
+
+    fn verify(
+        &self,
+        state: &mut CopyEngineState,
+        ctx: &GpuContext,
+    ) -> Result<Verification, BenchError> {
+        let got = ctx.read_buffer(&state.dst, self.bytes)?;
+        Ok(compare_bytes(&got, &state.data))
+    }
+}
