@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
 use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
-use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_harness::units::{MIB, format_size};
+use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::launch::{LaunchBenchmark, LaunchMode};
 use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
@@ -19,7 +19,7 @@ fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
     let mut group = c.benchmark_group("stream");
     for kernel in [StreamKernel::Copy, StreamKernel::Triad, StreamKernel::Read] {
         let mut bench = KernelBench::new(Stream::new(kernel, bytes, 1));
-        if let Err(reason) = prepare(ctx, &runner, &mut bench) {
+        if let Err(reason) = prepare(&runner, &mut bench) {
             eprintln!("skipping {reason}");
             continue;
         }
@@ -45,7 +45,7 @@ fn matmul(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
         };
         let id = format!("matmul/{name}/f32/{size}");
         let mut bench = MatmulBenchmark::new(id, shape, Precision::F32, variant, 1);
-        if let Err(reason) = prepare(ctx, &runner, &mut bench) {
+        if let Err(reason) = prepare(&runner, &mut bench) {
             eprintln!("skipping {reason}");
             continue;
         }
@@ -68,7 +68,7 @@ fn launch(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
         LaunchMode::Submit,
     ] {
         let mut bench = LaunchBenchmark::new(mode, 1, 1);
-        if let Err(reason) = prepare(ctx, &runner, &mut bench) {
+        if let Err(reason) = prepare(&runner, &mut bench) {
             eprintln!("skipping {reason}");
             continue;
         }
@@ -79,12 +79,8 @@ fn launch(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
 }
 
 fn main() {
-    let ctx = match context() {
-        Ok(ctx) => ctx,
-        Err(error) => {
-            eprintln!("no adapter, benches not run: {error}");
-            return;
-        }
+    let Some(ctx) = context() else {
+        return;
     };
     let mut criterion = Criterion::default()
         .with_measurement(GpuTime::for_context(&ctx))

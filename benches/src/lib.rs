@@ -128,9 +128,11 @@ impl ValueFormatter for TimeFormatter {
     }
 }
 
-/// The adapter the benches run on: `WGPU_BACKEND` / `WGPU_ADAPTER_NAME` as for the CLI.
-pub fn context() -> Result<GpuContext, String> {
-    GpuContext::new(&Selection::resolve(None, None)).map_err(|e| e.to_string())
+/// The adapter the benches run on: `WGPU_BACKEND` / `WGPU_ADAPTER_NAME` as for the CLI. No
+/// adapter is a panic (benches that pass without running hide a broken set-up) unless
+/// `GPUBENCH_SKIP_GPU_TESTS=1` asks to skip; then `None`.
+pub fn context() -> Option<GpuContext> {
+    gpubench_harness::testing::require_adapter(&Selection::resolve(None, None))
 }
 
 /// Whether the benches run under CI (env `CI` set): sizes shrink to keep them short.
@@ -163,23 +165,12 @@ pub fn iter_gpu(
     });
 }
 
-/// Sets `bench` up, runs it once and verifies its output: a kernel that computes the wrong
-/// answer is never benchmarked.
-pub fn prepare(
-    ctx: &GpuContext,
-    runner: &Runner<'_>,
-    bench: &mut dyn Benchmark,
-) -> Result<(), String> {
-    let id = bench.info().id.clone();
-    bench
-        .setup(ctx)
-        .map_err(|e| format!("{id}: set-up failed: {e}"))?;
+/// Sets `bench` up, runs it once and verifies its output through the runner's own preparation
+/// (support check, error scopes, fault log): a kernel that computes the wrong answer, or that
+/// the adapter cannot run, is never benchmarked.
+pub fn prepare(runner: &Runner<'_>, bench: &mut dyn Benchmark) -> Result<(), String> {
     runner
-        .time_sample(bench, 1)
-        .map_err(|e| format!("{id}: first run failed: {e}"))?;
-    let verification = bench.verify(ctx).map_err(|e| format!("{id}: {e}"))?;
-    if !verification.passed() {
-        return Err(format!("{id}: {}", verification.failure_reason()));
-    }
-    Ok(())
+        .prepare(bench)
+        .map(|_first| ())
+        .map_err(|error| format!("{}: {error}", bench.info().id))
 }

@@ -104,13 +104,6 @@ pub enum Role {
     Derived,
 }
 
-impl Role {
-    /// Whether this is the default role (not written to files, so older files read the same).
-    pub fn is_kernel(&self) -> bool {
-        *self == Role::Kernel
-    }
-}
-
 /// The work one iteration does. GB/s and GFLOP/s come from this declaration and the measured
 /// time, the same way for every benchmark.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

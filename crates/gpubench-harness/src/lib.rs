@@ -16,6 +16,7 @@ pub mod rng;
 pub mod runner;
 pub mod schema;
 pub mod stats;
+pub mod suite_names;
 pub mod testing;
 pub mod timing;
 pub mod units;

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::error::HarnessError;
-use crate::schema::{OLDEST_READABLE_SCHEMA, RunDocument, SCHEMA_VERSION};
+use crate::schema::{OLDEST_READABLE_SCHEMA, RunDocument, SCHEMA_VERSION, legacy_role};
 
 /// Files larger than this are refused before parsing.
 pub const MAX_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
@@ -102,7 +102,33 @@ pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
             "schema_version {version} is older than any this gpubench reads"
         ));
     }
+    let mut value = value;
+    fill_legacy_roles(&mut value);
     serde_json::from_value(value).map_err(|e| format!("not a valid gpubench result: {e}"))
+}
+
+/// Gives every result of a file written before results carried a `role` the role its id had
+/// then ([`legacy_role`]), so charts and derived results read old files as they read new ones.
+fn fill_legacy_roles(document: &mut serde_json::Value) {
+    let Some(results) = document
+        .get_mut("results")
+        .and_then(serde_json::Value::as_array_mut)
+    else {
+        return;
+    };
+    for result in results
+        .iter_mut()
+        .filter_map(serde_json::Value::as_object_mut)
+    {
+        if result.contains_key("role") {
+            continue;
+        }
+        let Some(id) = result.get("id").and_then(serde_json::Value::as_str) else {
+            continue;
+        };
+        let role = serde_json::to_value(legacy_role(id)).unwrap_or(serde_json::Value::Null);
+        result.insert("role".to_string(), role);
+    }
 }
 
 #[cfg(test)]

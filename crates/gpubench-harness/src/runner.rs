@@ -60,6 +60,17 @@ pub struct Runner<'a> {
     stop: Arc<AtomicBool>,
 }
 
+/// Why [`Runner::prepare`] gave no benchmark ready to time.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PrepareError {
+    /// The adapter cannot run it (feature, limit, out of memory).
+    #[error("skipped: {0}")]
+    Skipped(String),
+    /// Set-up, the first run or verification failed.
+    #[error("failed: {0}")]
+    Failed(String),
+}
+
 /// Why a benchmark stopped early.
 enum Stop {
     Skip(String),
@@ -165,6 +176,50 @@ impl<'a> Runner<'a> {
         info: &BenchmarkInfo,
         observer: &mut dyn RunObserver,
     ) -> Result<BenchResult, Stop> {
+        let first = self.prepare_observed(bench, observer)?;
+        let work = bench.work();
+        let prefer_gpu = info.timing == TimingPreference::GpuWhenAvailable;
+
+        observer.phase(Phase::Calibrate);
+        let iterations = match info.iterations {
+            IterationPolicy::Fixed(n) => n.max(1),
+            IterationPolicy::Calibrate => {
+                let target = info.target_sample.unwrap_or(self.settings.target_sample);
+                self.calibrate(bench, prefer_gpu, target.min(self.settings.max_sample))?
+            }
+        };
+        observer.phase(Phase::WarmUp);
+        self.warm_up(bench, iterations)?;
+        observer.phase(Phase::Sample);
+        let (samples, capped) = self.take_samples(bench, info, iterations, prefer_gpu, observer)?;
+        self.check_faults()?;
+        let run = Measured {
+            work,
+            iterations,
+            prefer_gpu,
+            first,
+            capped,
+        };
+        Ok(self.summarise(info, &samples, &run))
+    }
+
+    /// Sets `bench` up, runs it once and verifies the output: everything before timing. A
+    /// benchmark that fails here gets no number. Returns the first run's timing (compared with
+    /// the samples to warn about a slow first run). Tools that drive their own timing loop
+    /// (criterion benches) call this and then [`Runner::time_sample`].
+    pub fn prepare(&self, bench: &mut dyn Benchmark) -> Result<SampleTiming, PrepareError> {
+        self.prepare_observed(bench, &mut Silent)
+            .map_err(|stop| match stop {
+                Stop::Skip(reason) => PrepareError::Skipped(reason),
+                Stop::Fail(reason) => PrepareError::Failed(reason),
+            })
+    }
+
+    fn prepare_observed(
+        &self,
+        bench: &mut dyn Benchmark,
+        observer: &mut dyn RunObserver,
+    ) -> Result<SampleTiming, Stop> {
         let missing = bench.required_features() - self.ctx.features;
         if !missing.is_empty() {
             let names = crate::device::feature_names(missing).join(", ");
@@ -190,33 +245,35 @@ impl<'a> Runner<'a> {
         if !verification.passed() {
             return Err(Stop::Fail(verification.failure_reason()));
         }
-        let work = bench.work();
-        let prefer_gpu = info.timing == TimingPreference::GpuWhenAvailable;
+        Ok(first)
+    }
 
-        observer.phase(Phase::Calibrate);
-        let iterations = match info.iterations {
-            IterationPolicy::Fixed(n) => n.max(1),
-            IterationPolicy::Calibrate => {
-                let target = info.target_sample.unwrap_or(self.settings.target_sample);
-                self.calibrate(bench, prefer_gpu, target.min(self.settings.max_sample))?
-            }
-        };
-
-        observer.phase(Phase::WarmUp);
-        let warmup_start = Instant::now();
+    /// Untimed samples for the warm-up budget, at least the minimum count.
+    fn warm_up(&self, bench: &mut dyn Benchmark, iterations: u32) -> Result<(), Stop> {
+        let start = Instant::now();
         let mut warmups = 0;
-        while warmups < self.settings.min_warmup_samples
-            || warmup_start.elapsed() < self.settings.warmup
-        {
+        while warmups < self.settings.min_warmup_samples || start.elapsed() < self.settings.warmup {
             self.check_stop()?;
             self.sample(bench, iterations)?;
             warmups += 1;
-            if warmup_start.elapsed() > self.settings.max_time {
+            if start.elapsed() > self.settings.max_time {
                 break;
             }
         }
+        Ok(())
+    }
 
-        observer.phase(Phase::Sample);
+    /// Timed samples until the count and the variation target are met or a time cap is reached
+    /// (or, for a fixed-duration benchmark, until its duration has passed). Returns the samples
+    /// and whether the time cap stopped them with the variation still above target.
+    fn take_samples(
+        &self,
+        bench: &mut dyn Benchmark,
+        info: &BenchmarkInfo,
+        iterations: u32,
+        prefer_gpu: bool,
+        observer: &mut dyn RunObserver,
+    ) -> Result<(Samples, bool), Stop> {
         let min_samples = self
             .settings
             .min_samples
@@ -228,7 +285,6 @@ impl<'a> Runner<'a> {
         };
         let mut samples = Samples::default();
         let start = Instant::now();
-        let mut capped = false;
         loop {
             self.check_stop()?;
             let timing = self.sample(bench, iterations)?;
@@ -238,32 +294,27 @@ impl<'a> Runner<'a> {
             let elapsed = start.elapsed();
             if let Some(duration) = info.duration {
                 if elapsed >= duration && n >= 2 {
-                    break;
+                    return Ok((samples, false));
                 }
                 continue;
             }
             if n >= max_samples {
-                break;
+                return Ok((samples, false));
             }
             if n >= min_samples {
                 let (values, _) = samples.headline(prefer_gpu);
                 let cv = stats::summarize(&values).map_or(f64::INFINITY, |s| s.cv);
                 if cv <= self.settings.target_cv {
-                    break;
+                    return Ok((samples, false));
                 }
                 if elapsed >= self.settings.max_time {
                     // Stopped by time with the variation still above target: say so.
-                    capped = true;
-                    break;
+                    return Ok((samples, true));
                 }
             } else if elapsed >= self.settings.max_time * 2 && n >= 2 {
-                capped = true;
-                break;
+                return Ok((samples, true));
             }
         }
-        self.check_faults()?;
-
-        Ok(self.summarise(info, work, iterations, &samples, prefer_gpu, first, capped))
     }
 
     /// Runs one sample of `iterations` and returns its timing.
@@ -331,19 +382,11 @@ impl<'a> Runner<'a> {
         Ok(iterations)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn summarise(
-        &self,
-        info: &BenchmarkInfo,
-        work: Work,
-        iterations: u32,
-        samples: &Samples,
-        prefer_gpu: bool,
-        first: SampleTiming,
-        capped: bool,
-    ) -> BenchResult {
-        let (seconds, source) = samples.headline(prefer_gpu);
-        let value = |s: f64| info.metric.value(&work, s);
+    /// The result of a measured benchmark: headline samples, host or GPU samples beside them,
+    /// latency percentiles for round trips, the summary and the warnings.
+    fn summarise(&self, info: &BenchmarkInfo, samples: &Samples, run: &Measured) -> BenchResult {
+        let (seconds, source) = samples.headline(run.prefer_gpu);
+        let value = |s: f64| info.metric.value(&run.work, s);
         let values: Vec<f64> = seconds.iter().map(|&s| value(s)).collect();
         let host_values: Vec<f64> = samples.host.iter().map(|&s| value(s)).collect();
         let summary = stats::summarize(&values);
@@ -351,8 +394,8 @@ impl<'a> Runner<'a> {
         let mut result = BenchResult::empty(info, Status::Ok, None);
         result.verified = true;
         result.timing = Some(source);
-        result.work = work;
-        result.iterations_per_sample = iterations;
+        result.work = run.work;
+        result.iterations_per_sample = run.iterations;
         result.samples = values;
         if source == TimingSource::GpuTimestamp {
             result.host_summary = stats::summarize(&host_values);
@@ -367,10 +410,24 @@ impl<'a> Runner<'a> {
             let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();
             result.latency = stats::latency_summary(&ns);
         }
+        let warnings = self.warnings(info, samples, run, &seconds, source, summary.as_ref());
+        result.warnings = warnings.iter().map(ToString::to_string).collect();
+        result.summary = summary;
+        result
+    }
 
+    /// What a careful engineer would say about this measurement.
+    fn warnings(
+        &self,
+        info: &BenchmarkInfo,
+        samples: &Samples,
+        run: &Measured,
+        seconds: &[f64],
+        source: TimingSource,
+        summary: Option<&stats::Summary>,
+    ) -> Vec<Warning> {
         let mut warnings = Vec::new();
-        let median_seconds = stats::median(&seconds);
-        let sample_seconds = median_seconds * f64::from(iterations);
+        let sample_seconds = stats::median(seconds) * f64::from(run.iterations);
         let short = match source {
             TimingSource::GpuTimestamp => 50e-6,
             TimingSource::Host => 1e-3,
@@ -380,7 +437,7 @@ impl<'a> Runner<'a> {
                 median_us: sample_seconds * 1e6,
             });
         }
-        if let Some(summary) = &summary {
+        if let Some(summary) = summary {
             if summary.cv > self.settings.target_cv * 2.0 {
                 warnings.push(Warning::HighVariation {
                     cv: summary.cv,
@@ -394,17 +451,15 @@ impl<'a> Runner<'a> {
                 });
             }
         }
-        let first_seconds = headline_seconds(&first, prefer_gpu);
+        let first_seconds = headline_seconds(&run.first, run.prefer_gpu);
         let median_host = stats::median(&samples.host);
-        if median_host > 0.0
-            && first.host.as_secs_f64() > 10.0 * median_host
-            && first_seconds > 1e-3
-        {
+        let first_host = run.first.host.as_secs_f64();
+        if median_host > 0.0 && first_host > 10.0 * median_host && first_seconds > 1e-3 {
             warnings.push(Warning::SlowFirstRun {
-                factor: first.host.as_secs_f64() / median_host,
+                factor: first_host / median_host,
             });
         }
-        if capped {
+        if run.capped {
             warnings.push(Warning::TimeCapped {
                 samples: seconds.len(),
             });
@@ -414,10 +469,17 @@ impl<'a> Runner<'a> {
                 count: samples.rejected,
             });
         }
-        result.warnings = warnings.iter().map(ToString::to_string).collect();
-        result.summary = summary;
-        result
+        warnings
     }
+}
+
+/// What the protocol settled before sampling, carried to the summary.
+struct Measured {
+    work: Work,
+    iterations: u32,
+    prefer_gpu: bool,
+    first: SampleTiming,
+    capped: bool,
 }
 
 impl Samples {

@@ -197,8 +197,9 @@ pub struct BenchResult {
     pub unit: String,
     /// Whether larger is better.
     pub higher_is_better: bool,
-    /// What part the result plays (absent in files means a kernel's own measurement).
-    #[serde(default, skip_serializing_if = "Role::is_kernel")]
+    /// What part the result plays (files written before roles existed get theirs from
+    /// [`legacy_role`] when read).
+    #[serde(default)]
     pub role: Role,
     /// What the metric counts, in words.
     #[serde(default)]
@@ -287,6 +288,28 @@ impl BenchResult {
     /// The headline value: the median, when the result is ok.
     pub fn median(&self) -> Option<f64> {
         (self.status == Status::Ok).then_some(self.summary.as_ref()?.median)
+    }
+}
+
+/// The role of a result read from a file written before results carried roles, known from the
+/// ids those versions gave such rows. Used only when reading such files: new results say their
+/// role themselves.
+pub fn legacy_role(id: &str) -> Role {
+    if id.starts_with("stream/host-memcpy/") {
+        Role::HostReference
+    } else if id.starts_with("stream/copy-buffer/") {
+        Role::CopyEngine
+    } else if id == "roofline/ceiling/bandwidth" {
+        Role::BandwidthCeiling
+    } else if id == "roofline/ceiling/compute" {
+        Role::ComputeCeiling
+    } else if id == "roofline/ridge-point"
+        || id.ends_with("/fraction-of-peak")
+        || (id.starts_with("transfer/") && id.contains("/fit/"))
+    {
+        Role::Derived
+    } else {
+        Role::Kernel
     }
 }
 

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use gpubench_harness::Role;
 use gpubench_harness::results_file::{
     MAX_DOCUMENT_BYTES, load_document, parse_document, write_atomic,
 };
@@ -42,6 +43,27 @@ const VALID: &str = r#"{
 fn the_valid_fixture_parses() {
     let doc = parse_document(VALID.as_bytes()).expect("valid");
     assert_eq!(doc.results.len(), 1);
+}
+
+#[test]
+fn results_written_before_roles_get_the_role_their_id_had() {
+    let doc = parse_document(VALID.as_bytes()).expect("valid");
+    assert_eq!(doc.results[0].role, Role::Kernel);
+    let memcpy = VALID.replacen(
+        "stream/copy/vec4-f32/16MiB",
+        "stream/host-memcpy/bytes/16MiB",
+        1,
+    );
+    let doc = parse_document(memcpy.as_bytes()).expect("valid");
+    assert_eq!(doc.results[0].role, Role::HostReference);
+    // A role the file states is kept, whatever the id says.
+    let stated = memcpy.replacen(
+        "\"suite\": \"stream\",",
+        "\"suite\": \"stream\", \"role\": \"kernel\",",
+        1,
+    );
+    let doc = parse_document(stated.as_bytes()).expect("valid");
+    assert_eq!(doc.results[0].role, Role::Kernel);
 }
 
 #[test]

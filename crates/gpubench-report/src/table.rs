@@ -73,7 +73,11 @@ impl Exporter for TableExporter {
             "\nvalue: median of the samples; ±: half-width of the bootstrap 95% interval of the median; \
              host: the same work timed submit-to-completion on the host.\nGB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.\n",
         );
-        if doc.results.iter().any(|r| r.suite == "launch") {
+        if doc
+            .results
+            .iter()
+            .any(|r| r.suite == gpubench_harness::suite_names::LAUNCH)
+        {
             out.push_str(
                 "launch: value is device time per op (GPU timestamps); host is what the application pays per op \
                  (recording, wgpu and driver work, submit and wait, amortised); the gap is CPU-side overhead.\n",

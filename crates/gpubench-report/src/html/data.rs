@@ -3,7 +3,8 @@
 //! their declared work), transfer paths by size with their fitted models, latency samples and
 //! the sustained series.
 
-use gpubench_harness::{BenchResult, RunDocument, Status};
+use gpubench_harness::suite_names::{COMPUTE, MATMUL, ROOFLINE, STREAM, SUSTAINED, TRANSFER};
+use gpubench_harness::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 /// A named line or point set.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,16 +95,19 @@ pub fn intensity(r: &BenchResult) -> Option<f64> {
 /// stream kernel (not the copy engine, not the host) and the compute ceiling from the best f32
 /// peak.
 pub fn ceilings(doc: &RunDocument) -> Ceilings {
-    let derived = |id: &str| doc.results.iter().find(|r| r.id == id).and_then(ok);
-    if let (Some(bw), Some(fl)) = (
-        derived("roofline/ceiling/bandwidth"),
-        derived("roofline/ceiling/compute"),
+    let derived = |role: Role| {
+        let r = doc.results.iter().find(|r| r.role == role)?;
+        Some((ok(r)?, r.id.clone()))
+    };
+    if let (Some((bw, bw_id)), Some((fl, fl_id))) = (
+        derived(Role::BandwidthCeiling),
+        derived(Role::ComputeCeiling),
     ) {
         return Ceilings {
             bandwidth_gbs: Some(bw),
-            bandwidth_from: "roofline/ceiling/bandwidth".to_string(),
+            bandwidth_from: bw_id,
             compute_gflops: Some(fl),
-            compute_from: "roofline/ceiling/compute".to_string(),
+            compute_from: fl_id,
         };
     }
     let best = |pick: &dyn Fn(&BenchResult) -> bool| {
@@ -113,16 +117,18 @@ pub fn ceilings(doc: &RunDocument) -> Ceilings {
             .filter_map(|r| ok(r).map(|m| (m, short_id(r))))
             .max_by(|a, b| a.0.total_cmp(&b.0))
     };
-    let bandwidth = best(&|r| {
-        r.suite == "stream"
-            && r.unit == "GB/s"
-            && !r.id.contains("host-memcpy")
-            && !r.id.contains("copy-buffer")
-    });
+    let bandwidth =
+        best(&|r| r.suite == STREAM && r.metric == MetricKind::Bandwidth && r.role == Role::Kernel);
     let compute = best(&|r| {
-        r.suite == "compute" && r.unit == "GFLOP/s" && param_str(r, "precision") != Some("f16")
+        r.suite == COMPUTE
+            && r.metric == MetricKind::Throughput
+            && param_str(r, "precision") != Some("f16")
     });
-    let compute = compute.or_else(|| best(&|r| r.suite == "roofline" && r.unit == "GFLOP/s"));
+    let compute = compute.or_else(|| {
+        best(&|r| {
+            r.suite == ROOFLINE && r.metric == MetricKind::Throughput && r.role == Role::Kernel
+        })
+    });
     Ceilings {
         bandwidth_gbs: bandwidth.as_ref().map(|b| b.0),
         bandwidth_from: bandwidth.map(|b| b.1).unwrap_or_default(),
@@ -134,10 +140,14 @@ pub fn ceilings(doc: &RunDocument) -> Ceilings {
 /// Roofline sweep points and matmul points by precision, x = FLOP/byte, y = GFLOP/s.
 pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
     let mut series: Vec<Series> = Vec::new();
-    for r in doc.results.iter().filter(|r| r.unit == "GFLOP/s") {
+    for r in doc
+        .results
+        .iter()
+        .filter(|r| r.metric == MetricKind::Throughput && r.role == Role::Kernel)
+    {
         let name = match r.suite.as_str() {
-            "roofline" => "roofline sweep".to_string(),
-            "matmul" => format!("matmul {}", param_str(r, "precision").unwrap_or("")),
+            ROOFLINE => "roofline sweep".to_string(),
+            MATMUL => format!("matmul {}", param_str(r, "precision").unwrap_or("")),
             _ => continue,
         };
         let (Some(x), Some(y)) = (intensity(r), ok(r)) else {
@@ -162,7 +172,7 @@ pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
 pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
     let mut series: Vec<Series> = Vec::new();
     let mut models = Vec::new();
-    for r in doc.results.iter().filter(|r| r.suite == "transfer") {
+    for r in doc.results.iter().filter(|r| r.suite == TRANSFER) {
         let Some(path) = param_str(r, "path") else {
             continue;
         };
@@ -182,7 +192,9 @@ pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
             }
             continue;
         }
-        let (Some(bytes), Some(y), "GB/s") = (param_f64(r, "bytes"), ok(r), r.unit.as_str()) else {
+        let (Some(bytes), Some(y), MetricKind::Bandwidth) =
+            (param_f64(r, "bytes"), ok(r), r.metric)
+        else {
             continue;
         };
         match series.iter_mut().find(|s| s.name == path) {
@@ -206,7 +218,7 @@ pub type Latency = (String, Vec<f64>, Vec<(&'static str, f64)>);
 pub fn latencies(doc: &RunDocument) -> Vec<Latency> {
     doc.results
         .iter()
-        .filter(|r| r.status == Status::Ok && r.unit == "us")
+        .filter(|r| r.status == Status::Ok && r.metric == MetricKind::TimePerOp)
         .filter_map(|r| {
             let l = r.latency.as_ref()?;
             Some((
@@ -235,7 +247,7 @@ pub fn stream_sweep(doc: &RunDocument) -> Vec<Series> {
     for r in doc
         .results
         .iter()
-        .filter(|r| r.suite == "stream" && !r.id.contains("host-memcpy"))
+        .filter(|r| r.suite == STREAM && r.role != Role::HostReference)
     {
         let (Some(kernel), Some(bytes), Some(y)) =
             (param_str(r, "kernel"), param_f64(r, "array_bytes"), ok(r))
@@ -261,7 +273,7 @@ pub fn stream_sweep(doc: &RunDocument) -> Vec<Series> {
 pub fn stream_bars(doc: &RunDocument) -> Vec<(String, Bar)> {
     let largest = |r: &BenchResult| param_f64(r, "array_bytes").unwrap_or(0.0);
     let mut bars: Vec<(String, Bar, f64)> = Vec::new();
-    for r in doc.results.iter().filter(|r| r.suite == "stream") {
+    for r in doc.results.iter().filter(|r| r.suite == STREAM) {
         let Some(b) = bar(r) else { continue };
         let label = param_str(r, "kernel").map_or_else(|| short_id(r), str::to_string);
         match bars.iter_mut().find(|(l, _, _)| *l == label) {
@@ -326,7 +338,7 @@ pub fn sustained(doc: &RunDocument) -> (Vec<Series>, String) {
     let series = doc
         .results
         .iter()
-        .filter(|r| r.suite == "sustained" && r.status == Status::Ok)
+        .filter(|r| r.suite == SUSTAINED && r.status == Status::Ok)
         .map(|r| {
             unit = r.unit.clone();
             let window = r

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use gpubench_harness::units::format_size;
-use gpubench_harness::{BenchResult, Status};
+use gpubench_harness::{BenchResult, MetricKind, Status};
 
 use crate::format::sig3;
 
@@ -26,7 +26,7 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult]) -> Option<String> {
         ) else {
             continue;
         };
-        if r.unit != "GB/s" {
+        if r.metric != MetricKind::Bandwidth {
             continue;
         }
         if !paths.contains(&path) {
@@ -109,7 +109,7 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult]) -> Option<Table> {
             // Device time of the same work, when timestamps bracketed it: the rest of the round
             // trip is submit, scheduling and wake-up on the host.
             match &r.gpu_summary {
-                Some(gpu) if r.unit == "us" => right(gpu.median),
+                Some(gpu) if r.metric == MetricKind::TimePerOp => right(gpu.median),
                 _ => Cell::new("-"),
             },
         ]);
