@@ -1,4 +1,4 @@
-//! The result document: one versioned JSON file per run (DESIGN.md, "Results").
+//! The result document: one versioned JSON file per run (docs/ARCHITECTURE.md, "The measuring path").
 //!
 //! Readers accept older schema versions they know, reject newer ones, and ignore unknown fields
 //! (serde's default), so a newer tool's extra fields never break an older reader.

@@ -246,24 +246,6 @@ pub fn specialise(
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn specialise_rewrites_aliases_and_constants() {
-        let src = "alias T = f32;\nalias ACC = f32;\nconst TM: u32 = 4u;\nfn f() {}\n";
-        let out = specialise(src, Precision::F16, &["ACC"], &[("TM", 8)]).expect("ok");
-        assert!(out.starts_with("enable f16;\n"));
-        assert!(out.contains("alias T = f16;"));
-        assert!(out.contains("alias ACC = f32;"));
-        assert!(out.contains("const TM: u32 = 8u;"));
-        let same = specialise(src, Precision::F32, &[], &[]).expect("ok");
-        assert_eq!(same, src);
-        assert!(specialise(src, Precision::F32, &[], &[("TN", 2)]).is_err());
-    }
-}
-
 // TRANSITION: removed once every suite is a `Kernel`.
 /// The timed region of a single-kernel benchmark (old form).
 pub fn submit_dispatches(
@@ -296,4 +278,22 @@ pub fn ready<'a, T>(state: &'a Option<T>, step: &str) -> Result<&'a T, BenchErro
     state
         .as_ref()
         .ok_or_else(|| BenchError::Gpu(format!("{step} before setup")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specialise_rewrites_aliases_and_constants() {
+        let src = "alias T = f32;\nalias ACC = f32;\nconst TM: u32 = 4u;\nfn f() {}\n";
+        let out = specialise(src, Precision::F16, &["ACC"], &[("TM", 8)]).expect("ok");
+        assert!(out.starts_with("enable f16;\n"));
+        assert!(out.contains("alias T = f16;"));
+        assert!(out.contains("alias ACC = f32;"));
+        assert!(out.contains("const TM: u32 = 8u;"));
+        let same = specialise(src, Precision::F32, &[], &[]).expect("ok");
+        assert_eq!(same, src);
+        assert!(specialise(src, Precision::F32, &[], &[("TN", 2)]).is_err());
+    }
 }
