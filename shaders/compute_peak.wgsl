@@ -9,12 +9,13 @@
 // pass. Each invocation writes the f32 sum of its chains (exact too: all terms are multiples
 // of 2^-10 with small magnitude).
 //
-// The f16 form is made by rewriting the alias below (see gpu::specialise).
+// The f16 form is made by rewriting the alias below (see gpu::specialise); STEPS is a pipeline
+// constant, set by the host when it creates the pipeline.
 
 alias T = f32;
 
 // Steps per chain. STEPS * b must keep chains inside [-1.5, 0.5).
-const STEPS: u32 = 1024u;
+override STEPS: u32 = 1024u;
 
 struct Params {
     a: f32,

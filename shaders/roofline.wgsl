@@ -7,9 +7,10 @@
 // With a = 1 and b = 2^-10 (from the uniform buffer) and inputs that are multiples of 2^-10 in
 // [-1, 1), every value stays a small multiple of 2^-10: each chain ends exactly at
 // x + FMAS / 1024, and each invocation's sum of its elements is exact, so the CPU checks it bit
-// for bit. FMAS is specialised per point (see gpu::specialise), so the chain is unrolled.
+// for bit. FMAS is a pipeline constant set per point, so the driver sees a fixed trip count
+// and can unroll the chain.
 
-const FMAS: u32 = 1u;
+override FMAS: u32 = 1u;
 
 struct Params {
     // Number of vec4 groups of four (the array holds 4 * groups vec4 elements).

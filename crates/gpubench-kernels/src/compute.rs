@@ -10,19 +10,21 @@
 //! intermediate value is exactly representable in f32 and in f16. The CPU predicts each
 //! invocation's output bit for bit; a step skipped, a loop folded or a wrong FMA cannot pass.
 //! (The multiplier being one costs the hardware nothing less: the compiler cannot know it.)
+//!
+//! The roofline kernel has the same shape (a uniform block, an output that starts as NaN, an
+//! exact CPU prediction), so both are built on [`FmaDispatch`].
 
 use gpubench_harness::{
-    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, MetricKind, SampleClock, Status,
-    Verification, Work,
+    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind,
+    SampleClock, Status, Verification, Work,
 };
 
-use crate::gpu::{
-    Precision, bind_buffers, bytes_to_f32, compute_pipeline, ready, specialise, submit_dispatches,
-};
+use crate::derived::param_str;
+use crate::gpu::{DispatchKernel, Precision, SpecialisedShader, f32_bytes, read_f32, specialise};
 use crate::verify::{Checker, Tolerance};
 use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
 
-/// Steps per chain; must equal `STEPS` in compute_peak.wgsl (the shader is specialised with it).
+/// Steps per chain, passed to compute_peak.wgsl as its `STEPS` pipeline constant.
 pub const STEPS: u32 = 1024;
 /// The multiplier of every chain.
 pub const A: f32 = 1.0;
@@ -96,61 +98,133 @@ struct Params {
     _pad: [u32; 2],
 }
 
-struct PeakState {
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
+/// What an FMA kernel's set-up made: its dispatch, bound to a uniform block, any storage inputs
+/// and an output of f32 values that starts as NaN (a value these kernels never write, so an
+/// invocation that did nothing shows). The peak and the roofline kernels share it.
+pub struct FmaDispatch {
+    dispatch: DispatchKernel,
     output: wgpu::Buffer,
-    _params: wgpu::Buffer,
+    // Held so the bind group's buffers outlive every dispatch.
+    _inputs: Vec<wgpu::Buffer>,
 }
 
-/// Peak FMA throughput of one precision and form.
-pub struct PeakBenchmark {
-    info: BenchmarkInfo,
-    precision: Precision,
-    form: PeakForm,
-    workgroups: u32,
-    state: Option<PeakState>,
-}
-
-impl PeakBenchmark {
-    /// `form` chains in `precision`, over `workgroups` workgroups of 64 invocations.
-    pub fn new(precision: Precision, form: PeakForm, workgroups: u32) -> Self {
-        let workgroups = workgroups.max(1);
-        let info = BenchmarkInfo::new(
-            format!("compute/fma-peak/{}-{}", form.name(), precision.name()),
-            "compute",
-            MetricKind::Throughput,
-            "floating-point operations per second (an FMA counts as 2)",
-        )
-        .param("kernel", "fma-peak")
-        .param("precision", precision.name())
-        .param("form", form.name())
-        .param("chains_lanes_per_invocation", form.lanes())
-        .param("steps_per_chain", STEPS)
-        .param("invocations", workgroups * WORKGROUP);
+impl FmaDispatch {
+    /// `shader` bound to `params` (binding 0), one storage buffer per slice of `inputs`
+    /// (bindings 1, 2, ...) and an output of `output_floats` values (the next binding), over
+    /// `grid`. `label` names the pipeline, the pass and the buffers.
+    pub(crate) fn new(
+        ctx: &GpuContext,
+        label: &str,
+        shader: &SpecialisedShader,
+        params: &[u8],
+        inputs: &[&[f32]],
+        output_floats: usize,
+        grid: (u32, u32),
+    ) -> Self {
+        let pipeline = shader.pipeline(ctx, label);
+        let params_label = format!("{label} params");
+        let mut buffers =
+            vec![ctx.buffer_with_data(&params_label, params, wgpu::BufferUsages::UNIFORM)];
+        for data in inputs {
+            let usage = wgpu::BufferUsages::STORAGE;
+            buffers.push(ctx.buffer_with_data(&format!("{label} input"), f32_bytes(data), usage));
+        }
+        let init = vec![f32::NAN; output_floats];
+        let output = ctx.buffer_with_data(
+            &format!("{label} out"),
+            f32_bytes(&init),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let mut bindings: Vec<(u32, &wgpu::Buffer)> = (0u32..).zip(&buffers).collect();
+        bindings.push((bindings.len() as u32, &output));
+        let dispatch = DispatchKernel::new(ctx, label, pipeline, &bindings, grid);
         Self {
-            info,
-            precision,
-            form,
-            workgroups,
-            state: None,
+            dispatch,
+            output,
+            _inputs: buffers,
         }
     }
 
-    /// The benchmark's description, for suites that run the same kernel under another name
-    /// and sampling policy (the sustained run).
-    pub fn info_mut(&mut self) -> &mut BenchmarkInfo {
-        &mut self.info
+    /// The timed region: `iterations` dispatches.
+    pub(crate) fn submit(&self, ctx: &GpuContext, clock: &mut SampleClock<'_>, iterations: u32) {
+        self.dispatch.submit(ctx, clock, iterations);
+    }
+
+    /// Reads the output back and compares it bit for bit with `want` (every value on the way is
+    /// exactly representable: no tolerance at all); `what` names value `i` in the report.
+    pub(crate) fn verify_exact(
+        &self,
+        ctx: &GpuContext,
+        want: &[f64],
+        what: impl Fn(usize) -> String,
+    ) -> Result<Verification, BenchError> {
+        let got = read_f32(ctx, &self.output)?;
+        let mut checker = Checker::new();
+        for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+            checker.check(f64::from(g), w, w, Tolerance::EXACT, || what(i));
+        }
+        Ok(checker.finish())
+    }
+}
+
+/// Peak FMA throughput of one precision and form.
+pub struct FmaPeak {
+    precision: Precision,
+    form: PeakForm,
+    workgroups: u32,
+}
+
+impl FmaPeak {
+    /// `form` chains in `precision`, over `workgroups` workgroups of 64 invocations.
+    pub fn new(precision: Precision, form: PeakForm, workgroups: u32) -> Self {
+        Self {
+            precision,
+            form,
+            workgroups: workgroups.max(1),
+        }
     }
 
     fn invocations(&self) -> u32 {
         self.workgroups * WORKGROUP
     }
+
+    fn id(&self) -> String {
+        format!(
+            "compute/fma-peak/{}-{}",
+            self.form.name(),
+            self.precision.name()
+        )
+    }
+
+    /// The shader its pipeline compiles: the precision by alias rewriting, [`STEPS`] as the
+    /// `STEPS` pipeline constant.
+    pub fn shader(&self) -> Result<SpecialisedShader, BenchError> {
+        let source = specialise(shaders::COMPUTE_PEAK, self.precision, &[], &[])
+            .map_err(BenchError::Setup)?;
+        Ok(SpecialisedShader {
+            source,
+            entry: self.form.entry(),
+            constants: vec![("STEPS", f64::from(STEPS))],
+        })
+    }
 }
 
-impl Benchmark for PeakBenchmark {
-    fn info(&self) -> &BenchmarkInfo {
-        &self.info
+impl Kernel for FmaPeak {
+    type State = FmaDispatch;
+
+    fn info(&self) -> BenchmarkInfo {
+        BenchmarkInfo::new(
+            self.id(),
+            "compute",
+            MetricKind::Throughput,
+            "floating-point operations per second (an FMA counts as 2)",
+        )
+        .param("kernel", "fma-peak")
+        .param("precision", self.precision.name())
+        .param("form", self.form.name())
+        .param("chains_lanes_per_invocation", self.form.lanes())
+        .param("steps_per_chain", STEPS)
+        .param("invocations", self.invocations())
     }
 
     fn required_features(&self) -> wgpu::Features {
@@ -167,93 +241,50 @@ impl Benchmark for PeakBenchmark {
         Ok(())
     }
 
-    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
-        let source = specialise(
-            shaders::COMPUTE_PEAK,
-            self.precision,
-            &[],
-            &[("STEPS", STEPS)],
-        )
-        .map_err(BenchError::Gpu)?;
-        let pipeline = compute_pipeline(ctx, &self.info.id, &source, self.form.entry());
+    fn setup(&self, ctx: &GpuContext) -> Result<FmaDispatch, BenchError> {
         let params = Params {
             a: A,
             b: B,
             _pad: [0; 2],
         };
-        let params = ctx.buffer_with_data(
-            "peak params",
+        Ok(FmaDispatch::new(
+            ctx,
+            &self.id(),
+            &self.shader()?,
             bytemuck::bytes_of(&params),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        // Start from a value the kernel never writes, so an invocation that did nothing shows.
-        let init = vec![f32::NAN; self.invocations() as usize];
-        let output = ctx.buffer_with_data(
-            "peak out",
-            bytemuck::cast_slice(&init),
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
-        let bind_group = bind_buffers(ctx, &pipeline, &[(0, &params), (1, &output)]);
-        self.state = Some(PeakState {
-            pipeline,
-            bind_group,
-            output,
-            _params: params,
-        });
-        Ok(())
+            &[],
+            self.invocations() as usize,
+            (self.workgroups, 1),
+        ))
     }
 
-    fn work(&self) -> Work {
-        let fmas = u64::from(self.invocations()) * u64::from(self.form.lanes()) * u64::from(STEPS);
-        Work {
-            bytes_read: 0,
-            bytes_written: u64::from(self.invocations()) * 4,
-            flops: 2 * fmas,
-            ops: 1,
-        }
+    fn work(&self, _state: &FmaDispatch) -> Work {
+        let invocations = u64::from(self.invocations());
+        let fmas = invocations * u64::from(self.form.lanes()) * u64::from(STEPS);
+        Work::flops(2 * fmas).with_bytes(0, invocations * 4)
     }
 
     fn run(
-        &mut self,
+        &self,
+        state: &mut FmaDispatch,
         ctx: &GpuContext,
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let state = ready(&self.state, "run")?;
-        submit_dispatches(
-            ctx,
-            clock,
-            "fma peak",
-            &state.pipeline,
-            &state.bind_group,
-            (self.workgroups, 1),
-            iterations,
-        );
+        state.submit(ctx, clock, iterations);
         Ok(())
     }
 
-    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = ready(&self.state, "verify")?;
-        let got = bytes_to_f32(&ctx.read_buffer(&state.output, state.output.size())?);
-        let mut checker = Checker::new();
-        for (id, &g) in got.iter().enumerate() {
-            let want = expected_output(
-                id as u32,
-                self.form.lanes(),
-                STEPS,
-                f64::from(A),
-                f64::from(B),
-            );
-            // Every value on the way is exactly representable: no tolerance at all.
-            checker.check(f64::from(g), want, want, Tolerance::EXACT, || {
-                format!("invocation {id}")
-            });
-        }
-        Ok(checker.finish())
-    }
-
-    fn teardown(&mut self) {
-        self.state = None;
+    fn verify(
+        &self,
+        state: &mut FmaDispatch,
+        ctx: &GpuContext,
+    ) -> Result<Verification, BenchError> {
+        let (lanes, a, b) = (self.form.lanes(), f64::from(A), f64::from(B));
+        let want: Vec<f64> = (0..self.invocations())
+            .map(|id| expected_output(id, lanes, STEPS, a, b))
+            .collect();
+        state.verify_exact(ctx, &want, |id| format!("invocation {id}"))
     }
 }
 
@@ -281,7 +312,9 @@ impl Suite for ComputeSuite {
         let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
         for precision in [Precision::F32, Precision::F16] {
             for form in PeakForm::ALL {
-                benches.push(Box::new(PeakBenchmark::new(precision, form, workgroups)));
+                benches.push(KernelBench::boxed(FmaPeak::new(
+                    precision, form, workgroups,
+                )));
             }
         }
         Ok(benches)
@@ -294,8 +327,8 @@ pub fn measured_peak(results: &[BenchResult], precision: Precision) -> Option<(f
     results
         .iter()
         .filter(|r| r.suite == "compute" && r.status == Status::Ok)
-        .filter(|r| r.params.get("kernel").and_then(|v| v.as_str()) == Some("fma-peak"))
-        .filter(|r| r.params.get("precision").and_then(|v| v.as_str()) == Some(precision.name()))
+        .filter(|r| param_str(r, "kernel") == Some("fma-peak"))
+        .filter(|r| param_str(r, "precision") == Some(precision.name()))
         .filter_map(|r| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }
@@ -323,29 +356,6 @@ mod tests {
             }
             let want = expected_output(id, form.lanes(), STEPS, f64::from(A), f64::from(B));
             assert_eq!(f64::from(sum), want);
-        }
-    }
-
-    /// The f16 form exists only after specialisation, so the shaders/ naga test never sees it.
-    #[test]
-    fn f16_specialisation_validates() {
-        let source = specialise(
-            shaders::COMPUTE_PEAK,
-            Precision::F16,
-            &[],
-            &[("STEPS", STEPS)],
-        )
-        .expect("ok");
-        let module = naga::front::wgsl::parse_str(&source)
-            .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .unwrap_or_else(|e| panic!("{}", e.emit_to_string(&source)));
-        for form in PeakForm::ALL {
-            assert!(module.entry_points.iter().any(|e| e.name == form.entry()));
         }
     }
 

@@ -28,6 +28,48 @@ pub fn compute_pipeline(
         })
 }
 
+/// A shader as one pipeline uses it: the WGSL source (after any alias rewriting by
+/// [`specialise`]), the entry point, and the values of the shader's `override` constants.
+///
+/// Constants travel as pipeline constants, so the shader file itself is what runs: no text is
+/// pasted into it, and naga checks that every name given is an `override` the shader declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecialisedShader {
+    /// WGSL source.
+    pub source: String,
+    /// The entry point to compile.
+    pub entry: &'static str,
+    /// `(name, value)` for each `override` the pipeline sets.
+    pub constants: Vec<(&'static str, f64)>,
+}
+
+impl SpecialisedShader {
+    /// The compute pipeline for this entry point with these constants, its layout derived
+    /// from the shader.
+    pub fn pipeline(&self, ctx: &GpuContext, label: &str) -> wgpu::ComputePipeline {
+        let source = wgpu::ShaderSource::Wgsl(self.source.as_str().into());
+        let module = ctx
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(label),
+                source,
+            });
+        let compilation_options = wgpu::PipelineCompilationOptions {
+            constants: &self.constants,
+            ..Default::default()
+        };
+        let descriptor = wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some(self.entry),
+            compilation_options,
+            cache: None,
+        };
+        ctx.device.create_compute_pipeline(&descriptor)
+    }
+}
+
 /// A bind group for group 0 of `pipeline` with `(binding, buffer)` pairs.
 pub fn bind_buffers(
     ctx: &GpuContext,

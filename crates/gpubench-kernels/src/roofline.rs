@@ -13,25 +13,20 @@ use std::collections::BTreeMap;
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::units::{MIB, format_size};
 use gpubench_harness::{
-    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, MetricKind, Profile,
-    SampleClock, Status, Verification, Work,
+    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind,
+    Profile, Role, SampleClock, Status, Verification, Work,
 };
 
-use crate::compute::measured_peak;
+// The chains are the compute peak's: multiplier 1 and addend 2^-10, so every value stays exact
+// (see roofline.wgsl).
+use crate::compute::{A, B, FmaDispatch, measured_peak};
 use crate::derived::derived_result;
-use crate::gpu::{
-    Precision, bind_buffers, bytes_to_f32, compute_pipeline, grid_workgroups, ready, specialise,
-    submit_dispatches,
-};
-use crate::verify::{Checker, Tolerance};
+use crate::gpu::{Precision, SpecialisedShader, check_binding_fits, grid_workgroups};
 use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
 
 const WORKGROUP: u32 = 256;
 /// Bytes per element.
 const VEC4: u64 = 16;
-/// The chain multiplier and addend (see roofline.wgsl: every value stays exact).
-const A: f32 = 1.0;
-const B: f32 = 1.0 / 1024.0;
 /// Each invocation handles about this many groups of four elements. Few per invocation means
 /// many invocations: on lavapipe 16 groups read at a fifth of the stream kernels' bandwidth, 2
 /// groups (8 elements, as the stream read kernel) reach it.
@@ -54,62 +49,77 @@ struct Params {
     b: f32,
 }
 
-struct RooflineState {
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
-    out: wgpu::Buffer,
+/// What set-up made: the dispatch, its grid and the host copy of the input.
+pub struct RooflineState {
+    fma: FmaDispatch,
     workgroups: u32,
     input: Vec<f32>,
-    _buffers: Vec<wgpu::Buffer>,
+}
+
+impl RooflineState {
+    fn threads(&self) -> u64 {
+        u64::from(self.workgroups) * u64::from(WORKGROUP)
+    }
 }
 
 /// One point of the sweep: `fmas` multiply-adds per vec4 over an array of `bytes`.
 pub struct RooflinePoint {
-    info: BenchmarkInfo,
     fmas: u32,
     bytes: u64,
     seed: u64,
-    state: Option<RooflineState>,
 }
 
 impl RooflinePoint {
     /// A point over `bytes` (a multiple of 64) with `fmas` multiply-adds per element.
     pub fn new(fmas: u32, bytes: u64, seed: u64) -> Self {
-        let info = BenchmarkInfo::new(
-            format!("roofline/fma{fmas}/vec4-f32/{}", format_size(bytes)),
-            "roofline",
-            MetricKind::Throughput,
-            "floating-point operations per second (an FMA counts as 2) at a fixed FLOP per byte",
-        )
-        .param("fmas_per_vec4", fmas)
-        .param("intensity_flop_per_byte", intensity(fmas))
-        .param("precision", Precision::F32.name())
-        .param("array_bytes", bytes)
-        .param("array_size", format_size(bytes));
-        Self {
-            info,
-            fmas,
-            bytes,
-            seed,
-            state: None,
-        }
+        Self { fmas, bytes, seed }
     }
 
     fn groups(&self) -> u64 {
         self.bytes / VEC4 / 4
     }
+
+    fn id(&self) -> String {
+        format!(
+            "roofline/fma{}/vec4-f32/{}",
+            self.fmas,
+            format_size(self.bytes)
+        )
+    }
+
+    /// The shader its pipeline compiles: roofline.wgsl as written, with the point's multiply-adds
+    /// per vec4 as the `FMAS` pipeline constant.
+    pub fn shader(&self) -> SpecialisedShader {
+        SpecialisedShader {
+            source: shaders::ROOFLINE.to_string(),
+            entry: "roofline",
+            constants: vec![("FMAS", f64::from(self.fmas))],
+        }
+    }
 }
 
-impl Benchmark for RooflinePoint {
-    fn info(&self) -> &BenchmarkInfo {
-        &self.info
+impl Kernel for RooflinePoint {
+    type State = RooflineState;
+
+    fn info(&self) -> BenchmarkInfo {
+        BenchmarkInfo::new(
+            self.id(),
+            "roofline",
+            MetricKind::Throughput,
+            "floating-point operations per second (an FMA counts as 2) at a fixed FLOP per byte",
+        )
+        .param("fmas_per_vec4", self.fmas)
+        .param("intensity_flop_per_byte", intensity(self.fmas))
+        .param("precision", Precision::F32.name())
+        .param("array_bytes", self.bytes)
+        .param("array_size", format_size(self.bytes))
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        crate::gpu::check_binding_fits(ctx, self.bytes, "--stream-size")
+        check_binding_fits(ctx, self.bytes, "--stream-size")
     }
 
-    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Result<RooflineState, BenchError> {
         let groups = u32::try_from(self.groups())
             .map_err(|_| BenchError::Unsupported("array too long for u32 indexing".into()))?;
         let workgroups = grid_workgroups(ctx, u64::from(groups), WORKGROUP, GROUPS_PER_INVOCATION);
@@ -119,97 +129,54 @@ impl Benchmark for RooflinePoint {
         let input: Vec<f32> = (0..self.bytes / 4)
             .map(|_| (rng.next_below(2048) as f32 - 1024.0) / 1024.0)
             .collect();
-        let source = specialise(
-            shaders::ROOFLINE,
-            Precision::F32,
-            &[],
-            &[("FMAS", self.fmas)],
-        )
-        .map_err(BenchError::Gpu)?;
-        let pipeline = compute_pipeline(ctx, &self.info.id, &source, "roofline");
         let params = Params {
             groups,
             threads,
             a: A,
             b: B,
         };
-        let params = ctx.buffer_with_data(
-            "roofline params",
+        let fma = FmaDispatch::new(
+            ctx,
+            &self.id(),
+            &self.shader(),
             bytemuck::bytes_of(&params),
-            wgpu::BufferUsages::UNIFORM,
+            &[&input],
+            threads as usize * 4,
+            (workgroups, 1),
         );
-        let data = ctx.buffer_with_data(
-            "roofline input",
-            bytemuck::cast_slice(&input),
-            wgpu::BufferUsages::STORAGE,
-        );
-        let init = vec![f32::NAN; threads as usize * 4];
-        let out = ctx.buffer_with_data(
-            "roofline out",
-            bytemuck::cast_slice(&init),
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
-        let bind_group = bind_buffers(ctx, &pipeline, &[(0, &params), (1, &data), (2, &out)]);
-        self.state = Some(RooflineState {
-            pipeline,
-            bind_group,
-            out,
+        Ok(RooflineState {
+            fma,
             workgroups,
             input,
-            _buffers: vec![params, data],
-        });
-        Ok(())
+        })
     }
 
-    fn work(&self) -> Work {
-        let threads = self
-            .state
-            .as_ref()
-            .map_or(0, |s| u64::from(s.workgroups) * u64::from(WORKGROUP));
+    fn work(&self, state: &RooflineState) -> Work {
         let elements = self.bytes / VEC4;
-        Work {
-            bytes_read: self.bytes,
-            bytes_written: threads * VEC4,
-            flops: elements * 4 * 2 * u64::from(self.fmas),
-            ops: 1,
-        }
+        Work::flops(elements * 4 * 2 * u64::from(self.fmas))
+            .with_bytes(self.bytes, state.threads() * VEC4)
     }
 
     fn run(
-        &mut self,
+        &self,
+        state: &mut RooflineState,
         ctx: &GpuContext,
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let state = ready(&self.state, "run")?;
-        submit_dispatches(
-            ctx,
-            clock,
-            "roofline",
-            &state.pipeline,
-            &state.bind_group,
-            (state.workgroups, 1),
-            iterations,
-        );
+        state.fma.submit(ctx, clock, iterations);
         Ok(())
     }
 
-    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = ready(&self.state, "verify")?;
-        let got = bytes_to_f32(&ctx.read_buffer(&state.out, state.out.size())?);
-        let threads = state.workgroups as usize * WORKGROUP as usize;
-        let want = expected_sums(&state.input, threads, self.fmas);
-        let mut checker = Checker::new();
-        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            checker.check(f64::from(g), w, w, Tolerance::EXACT, || {
-                format!("invocation {}, component {}", i / 4, i % 4)
-            });
-        }
-        Ok(checker.finish())
-    }
-
-    fn teardown(&mut self) {
-        self.state = None;
+    fn verify(
+        &self,
+        state: &mut RooflineState,
+        ctx: &GpuContext,
+    ) -> Result<Verification, BenchError> {
+        let want = expected_sums(&state.input, state.threads() as usize, self.fmas);
+        state.fma.verify_exact(ctx, &want, |i| {
+            format!("invocation {}, component {}", i / 4, i % 4)
+        })
     }
 }
 
@@ -263,7 +230,7 @@ impl Suite for RooflineSuite {
         let bytes = roofline_bytes(ctx, options.profile);
         Ok(FMAS_SWEEP
             .iter()
-            .map(|&f| Box::new(RooflinePoint::new(f, bytes, options.seed)) as Box<dyn Benchmark>)
+            .map(|&f| KernelBench::boxed(RooflinePoint::new(f, bytes, options.seed)))
             .collect())
     }
 
@@ -272,30 +239,56 @@ impl Suite for RooflineSuite {
     }
 }
 
-/// The best bandwidth among `earlier` stream results of shader kernels (not the copy engine or
-/// the host's memcpy, which no kernel can use), with its id.
+/// The best bandwidth among `earlier` stream results of shader kernels, with its id. Rows of
+/// other roles (the copy engine, the host's memcpy) are figures no kernel can use.
 fn stream_best(earlier: &[BenchResult]) -> Option<(f64, String)> {
     earlier
         .iter()
-        .filter(|r| {
-            r.suite == "stream" && r.metric == MetricKind::Bandwidth && r.status == Status::Ok
-        })
-        .filter(|r| !r.id.contains("host-memcpy") && !r.id.contains("copy-buffer"))
+        .filter(|r| r.suite == "stream" && r.role == Role::Kernel)
+        .filter(|r| r.metric == MetricKind::Bandwidth && r.status == Status::Ok)
         .filter_map(|r| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }
 
-/// Bandwidth ceiling, compute ceiling and ridge point from the sweep's `results` (and the
-/// stream and compute suites' results in `earlier` when they ran).
-pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
-    let points: Vec<(f64, f64, &str)> = results
+/// `ours`, unless `other` (from another suite) is strictly higher.
+fn higher(ours: (f64, String), other: Option<(f64, String)>) -> (f64, String) {
+    match other {
+        Some(other) if other.0 > ours.0 => other,
+        _ => ours,
+    }
+}
+
+/// A ceiling of the roofline: `value`, measured by the result named in `from`.
+fn ceiling(
+    id: &str,
+    metric: MetricKind,
+    role: Role,
+    counts: &str,
+    (value, from): &(f64, String),
+) -> BenchResult {
+    let mut params = BTreeMap::new();
+    params.insert("from".to_string(), serde_json::Value::from(from.as_str()));
+    let mut result = derived_result(id.to_string(), "roofline", metric, counts, *value, params);
+    result.role = role;
+    result
+}
+
+/// The sweep's points as (intensity in FLOP per byte, GFLOP/s, id).
+fn sweep_points(results: &[BenchResult]) -> Vec<(f64, f64, &str)> {
+    results
         .iter()
         .filter_map(|r| {
             let gflops = r.median()?;
             let fi = r.params.get("intensity_flop_per_byte")?.as_f64()?;
             Some((fi, gflops, r.id.as_str()))
         })
-        .collect();
+        .collect()
+}
+
+/// Bandwidth ceiling, compute ceiling and ridge point from the sweep's `results` (and the
+/// stream and compute suites' results in `earlier` when they ran).
+pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
+    let points = sweep_points(results);
     let Some(&(bw_fi, bw_gflops, bw_id)) = points
         .iter()
         .max_by(|a, b| (a.1 / a.0).total_cmp(&(b.1 / b.0)))
@@ -305,38 +298,28 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
     let Some(&(_, top_gflops, top_id)) = points.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
         return Vec::new();
     };
-    let mut bandwidth = (bw_gflops / bw_fi, bw_id.to_string());
-    if let Some(stream) = stream_best(earlier).filter(|s| s.0 > bandwidth.0) {
-        bandwidth = stream;
-    }
-    let mut compute = (top_gflops, top_id.to_string());
-    if let Some(peak) = measured_peak(earlier, Precision::F32).filter(|p| p.0 > compute.0) {
-        compute = peak;
-    }
-    let from = |id: &str| {
-        let mut params = BTreeMap::new();
-        params.insert("from".to_string(), serde_json::Value::from(id));
-        params
-    };
+    let bandwidth = higher((bw_gflops / bw_fi, bw_id.to_string()), stream_best(earlier));
+    let compute = higher(
+        (top_gflops, top_id.to_string()),
+        measured_peak(earlier, Precision::F32),
+    );
     let mut ridge_params = BTreeMap::new();
     ridge_params.insert("bandwidth_gbs".to_string(), bandwidth.0.into());
     ridge_params.insert("compute_gflops".to_string(), compute.0.into());
     vec![
-        derived_result(
-            "roofline/ceiling/bandwidth".to_string(),
-            "roofline",
+        ceiling(
+            "roofline/ceiling/bandwidth",
             MetricKind::Bandwidth,
+            Role::BandwidthCeiling,
             "best measured bytes read + written per second (the roofline's slanted ceiling)",
-            bandwidth.0,
-            from(&bandwidth.1),
+            &bandwidth,
         ),
-        derived_result(
-            "roofline/ceiling/compute".to_string(),
-            "roofline",
+        ceiling(
+            "roofline/ceiling/compute",
             MetricKind::Throughput,
+            Role::ComputeCeiling,
             "best measured f32 FLOP per second (the roofline's flat ceiling)",
-            compute.0,
-            from(&compute.1),
+            &compute,
         ),
         derived_result(
             "roofline/ridge-point".to_string(),
@@ -352,11 +335,12 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::derived::param_str;
     use gpubench_harness::stats::summarize;
 
     fn point(fmas: u32, gflops: f64) -> BenchResult {
         let bench = RooflinePoint::new(fmas, 1 << 20, 1);
-        let mut r = BenchResult::empty(bench.info(), Status::Ok, None);
+        let mut r = BenchResult::empty(&bench.info(), Status::Ok, None);
         r.verified = true;
         r.summary = summarize(&[gflops, gflops]);
         r
@@ -378,6 +362,37 @@ mod tests {
         assert!((value("roofline/ceiling/compute") - 40.0).abs() < 1e-9);
         assert!((value("roofline/ridge-point") - 4.0).abs() < 1e-9);
         assert!(derive_ceilings(&[], &[]).is_empty());
+    }
+
+    fn stream_row(id: &str, role: Role, gbs: f64) -> BenchResult {
+        let info = BenchmarkInfo::new(id, "stream", MetricKind::Bandwidth, "bytes").role(role);
+        let mut r = BenchResult::empty(&info, Status::Ok, None);
+        r.verified = true;
+        r.summary = summarize(&[gbs, gbs]);
+        r
+    }
+
+    #[test]
+    fn stream_rows_count_by_role_and_ceilings_carry_theirs() {
+        // The sweep alone reaches 10 GB/s. The host's memcpy and the copy engine are faster,
+        // but no kernel can use them: only the shader kernel's 12 GB/s raises the ceiling.
+        let results = vec![point(1, 5.0), point(256, 40.0)];
+        let earlier = vec![
+            stream_row("stream/triad/vec4-f32/1MiB", Role::Kernel, 12.0),
+            stream_row("stream/any-name/1MiB", Role::HostReference, 50.0),
+            stream_row("stream/other-name/1MiB", Role::CopyEngine, 40.0),
+        ];
+        let derived = derive_ceilings(&results, &earlier);
+        let find = |id: &str| derived.iter().find(|r| r.id == id).expect("derived");
+        let bandwidth = find("roofline/ceiling/bandwidth");
+        assert!((bandwidth.median().expect("ok") - 12.0).abs() < 1e-9);
+        assert_eq!(
+            param_str(bandwidth, "from"),
+            Some("stream/triad/vec4-f32/1MiB")
+        );
+        assert_eq!(bandwidth.role, Role::BandwidthCeiling);
+        assert_eq!(find("roofline/ceiling/compute").role, Role::ComputeCeiling);
+        assert_eq!(find("roofline/ridge-point").role, Role::Derived);
     }
 
     #[test]

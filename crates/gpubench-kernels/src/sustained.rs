@@ -8,9 +8,9 @@
 use std::time::Duration;
 
 use gpubench_harness::stats::median;
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile, Status};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Status};
 
-use crate::compute::{PeakBenchmark, PeakForm, peak_workgroups};
+use crate::compute::{FmaPeak, PeakForm, peak_workgroups};
 use crate::gpu::Precision;
 use crate::{KernelError, Suite, SuiteOptions, Tuner};
 
@@ -43,7 +43,8 @@ impl Suite for SustainedSuite {
         _tuner: &mut dyn Tuner,
     ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
         let length = duration(options);
-        let mut bench = PeakBenchmark::new(Precision::F32, PeakForm::Vec4, peak_workgroups(ctx));
+        let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_workgroups(ctx));
+        let mut bench = KernelBench::new(peak);
         let info = bench.info_mut();
         info.id = "sustained/fma-peak/vec4-f32".to_string();
         info.suite = "sustained".to_string();

@@ -1,15 +1,19 @@
 //! Runs real kernels on the Vulkan adapter (lavapipe in CI) through the harness's runner with
 //! very short settings: a ragged matmul with both f32 register-blocked and tiled variants, an
-//! f16 product, and the compute peak. Asserts status ok and verified, never speed.
+//! f16 product, the compute peak, roofline points at both ends of the sweep and a short
+//! sustained run. Asserts status ok and verified, never speed.
 
 use std::time::Duration;
 
 use gpubench_harness::device::Selection;
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{Benchmark, GpuContext, Profile, RunSettings, Runner, Status};
-use gpubench_kernels::compute::{PeakBenchmark, PeakForm};
+use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, RunSettings, Runner, Status};
+use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
+use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
+use gpubench_kernels::sustained::SustainedSuite;
+use gpubench_kernels::{Suite, SuiteOptions, Tuner};
 
 fn context() -> Option<GpuContext> {
     match GpuContext::new(&Selection {
@@ -49,7 +53,7 @@ fn assert_ok(runner: &Runner<'_>, bench: &mut dyn Benchmark) {
 }
 
 #[test]
-fn ragged_matmul_and_compute_peak_verify_on_the_adapter() {
+fn ragged_matmul_verifies_on_the_adapter() {
     let Some(ctx) = context() else {
         return;
     };
@@ -87,8 +91,63 @@ fn ragged_matmul_and_compute_peak_verify_on_the_adapter() {
             assert_ok(&runner, &mut bench);
         }
     }
-    for form in PeakForm::ALL {
-        let mut bench = PeakBenchmark::new(Precision::F32, form, 4);
-        assert_ok(&runner, &mut bench);
+}
+
+/// Runs the benchmarks `build` makes on the Vulkan adapter; each must be ok and verified.
+fn assert_all_ok(build: impl FnOnce(&GpuContext) -> Vec<Box<dyn Benchmark>>) {
+    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+        return;
+    };
+    let runner = Runner::new(&ctx, short_settings());
+    for mut bench in build(&ctx) {
+        assert_ok(&runner, bench.as_mut());
     }
+}
+
+#[test]
+fn compute_peak_verifies_on_the_adapter() {
+    assert_all_ok(|_| {
+        PeakForm::ALL
+            .iter()
+            .map(|&form| KernelBench::boxed(FmaPeak::new(Precision::F32, form, 4)))
+            .collect()
+    });
+}
+
+#[test]
+fn roofline_points_verify_on_the_adapter() {
+    // The lightest and the heaviest point: FMAS reaches the shader as a pipeline constant, and
+    // a wrong count fails the exact check.
+    assert_all_ok(|_| {
+        [FMAS_SWEEP[0], FMAS_SWEEP[FMAS_SWEEP.len() - 1]]
+            .iter()
+            .map(|&fmas| KernelBench::boxed(RooflinePoint::new(fmas, 256 * 1024, 7)))
+            .collect()
+    });
+}
+
+/// Sustained benchmarks are built without candidates to measure.
+struct NoTuning;
+
+impl Tuner for NoTuning {
+    fn measure(&mut self, bench: &mut dyn Benchmark) -> gpubench_harness::BenchResult {
+        panic!(
+            "the sustained suite tunes nothing, yet measured {}",
+            bench.info().id
+        )
+    }
+}
+
+#[test]
+fn sustained_run_reuses_the_peak_kernel_on_the_adapter() {
+    assert_all_ok(|ctx| {
+        let mut options = SuiteOptions::new(Profile::Quick);
+        options.duration = Some(0.2);
+        let benches = SustainedSuite.benchmarks(ctx, &options, &mut NoTuning);
+        let benches = benches.expect("the sustained suite builds");
+        assert_eq!(benches.len(), 1);
+        assert_eq!(benches[0].info().id, "sustained/fma-peak/vec4-f32");
+        assert_eq!(benches[0].info().suite, "sustained");
+        benches
+    });
 }

@@ -1,9 +1,15 @@
 //! Every WGSL file in shaders/ parses and validates with naga, on the CPU, without an adapter.
 //! Walking the directory (not only the embedded list) catches a shader that was added but never
-//! registered in shaders.rs.
+//! registered in shaders.rs. The forms the suites compile (f16 by alias rewriting, `override`
+//! constants set per pipeline) are validated as well, each as its pipeline sees it.
 
 use std::collections::BTreeSet;
 use std::path::Path;
+
+use gpubench_harness::Kernel;
+use gpubench_kernels::compute::{FmaPeak, PeakForm};
+use gpubench_kernels::gpu::{Precision, SpecialisedShader};
+use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
 
 fn validate(name: &str, source: &str) {
     let module = naga::front::wgsl::parse_str(source)
@@ -54,4 +60,79 @@ fn a_broken_shader_is_caught() {
         )
     });
     assert!(result.is_err(), "a type error must fail validation");
+}
+
+/// Validates `shader` as the pipeline compiles it: the source as given, then with its pipeline
+/// constants substituted for the `override` declarations (naga's own override processing, which
+/// also rejects a constant the shader does not declare) for its entry point, and checks that
+/// every constant took its value and no override is left in the entry point.
+fn validate_specialised(name: &str, shader: &SpecialisedShader) {
+    let source = &shader.source;
+    let module = naga::front::wgsl::parse_str(source)
+        .unwrap_or_else(|e| panic!("{name} does not parse:\n{}", e.emit_to_string(source)));
+    let mut validator = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    );
+    let info = validator
+        .validate(&module)
+        .unwrap_or_else(|e| panic!("{name} does not validate:\n{}", e.emit_to_string(source)));
+    let constants: naga::back::PipelineConstants = shader
+        .constants
+        .iter()
+        .map(|&(key, value)| (key.to_string(), value))
+        .collect();
+    let entry = Some((naga::ShaderStage::Compute, shader.entry));
+    let (specialised, _) =
+        naga::back::pipeline_constants::process_overrides(&module, &info, entry, &constants)
+            .unwrap_or_else(|e| panic!("{name} with {:?}: {e}", shader.constants));
+    for &(key, value) in &shader.constants {
+        let set = specialised.constants.iter().any(|(_, c)| {
+            c.name.as_deref() == Some(key)
+                && matches!(specialised.global_expressions[c.init],
+                    naga::Expression::Literal(naga::Literal::U32(v)) if f64::from(v) == value)
+        });
+        assert!(set, "{name}: {key} did not become {value}");
+    }
+    for entry in &specialised.entry_points {
+        let left = entry.function.expressions.iter();
+        assert!(
+            !left
+                .into_iter()
+                .any(|(_, e)| matches!(e, naga::Expression::Override(_))),
+            "{name}: {} still reads an override",
+            entry.name
+        );
+    }
+    assert!(
+        specialised
+            .entry_points
+            .iter()
+            .any(|e| e.name == shader.entry),
+        "{name}: no entry point {}",
+        shader.entry
+    );
+}
+
+#[test]
+fn every_specialised_fma_shader_validates() {
+    for precision in [Precision::F32, Precision::F16] {
+        for form in PeakForm::ALL {
+            let kernel = FmaPeak::new(precision, form, 1);
+            let shader = kernel.shader().expect("the peak shader specialises");
+            validate_specialised(&kernel.info().id, &shader);
+        }
+    }
+    for fmas in FMAS_SWEEP {
+        let point = RooflinePoint::new(fmas, 1 << 20, 1);
+        validate_specialised(&point.info().id, &point.shader());
+    }
+}
+
+#[test]
+fn a_constant_the_shader_does_not_declare_is_caught() {
+    let mut shader = RooflinePoint::new(4, 1 << 20, 1).shader();
+    shader.constants.push(("NOT_DECLARED", 1.0));
+    let result = std::panic::catch_unwind(|| validate_specialised("roofline.wgsl", &shader));
+    assert!(result.is_err(), "an unknown pipeline constant must fail");
 }
