@@ -9,23 +9,14 @@ pub fn compute_pipeline(
     ctx: &GpuContext,
     label: &str,
     source: &str,
-    entry: &str,
+    entry: &'static str,
 ) -> wgpu::ComputePipeline {
-    let module = ctx
-        .device
-        .create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-    ctx.device
-        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some(label),
-            layout: None,
-            module: &module,
-            entry_point: Some(entry),
-            compilation_options: Default::default(),
-            cache: None,
-        })
+    SpecialisedShader {
+        source: source.to_string(),
+        entry,
+        constants: Vec::new(),
+    }
+    .pipeline(ctx, label)
 }
 
 /// A shader as one pipeline uses it: the WGSL source (after any alias rewriting by
