@@ -21,22 +21,19 @@
 //! Bandwidth counts the bytes moved once. Every transfer is verified byte for byte: the
 //! destination starts with different random bytes, so a transfer that did not happen fails.
 //! The suite derives, per path, the fit of `t = fixed + bytes / bandwidth` (see [`crate::fit`]).
+//!
+//! [`kernel`] holds the one [`Transfer`] kernel with a typed state per path; `derived` the fit.
 
-use gpubench_harness::rng::SplitMix64;
-use gpubench_harness::timing::Boundary;
-use gpubench_harness::units::{KIB, MIB, format_size};
-use gpubench_harness::{
-    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, IterationPolicy, MetricKind,
-    Profile, SampleClock, TimingPreference, Verification, Work,
-};
+use gpubench_harness::units::{KIB, MIB};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile};
 
-use crate::gpu::ready;
-use crate::verify::compare_bytes;
 use crate::{KernelError, Suite, SuiteOptions, Tuner};
 
 mod derived;
+pub mod kernel;
 
 pub use derived::fitted_model;
+pub use kernel::{Transfer, TransferState};
 
 /// Smallest size of every sweep.
 pub const SMALLEST: u64 = 4 * KIB;
@@ -100,7 +97,8 @@ impl TransferPath {
         matches!(self, TransferPath::MappedStaging | TransferPath::MapRead)
     }
 
-    fn counts(self) -> &'static str {
+    /// What the figure counts, in words.
+    pub fn counts(self) -> &'static str {
         match self {
             TransferPath::WriteBuffer => {
                 "bytes moved once per second, host to device: queue.write_buffer + submit until the GPU has the data (host clock; no GPU time: wgpu copies in its own command buffer)"
@@ -115,245 +113,6 @@ impl TransferPath {
                 "bytes moved once per second, device to host: copy_buffer_to_buffer into a MAP_READ buffer, map_async(Read) + wait, read out into host memory (host clock; GPU timestamps around the copy)"
             }
         }
-    }
-}
-
-/// Buffers and host memory of one transfer benchmark.
-enum TransferState {
-    WriteBuffer {
-        data: Vec<u8>,
-        dst: wgpu::Buffer,
-    },
-    MappedStaging {
-        data: Vec<u8>,
-        staging: wgpu::Buffer,
-        dst: wgpu::Buffer,
-    },
-    MappedAtCreation {
-        data: Vec<u8>,
-        last: Option<wgpu::Buffer>,
-    },
-    MapRead {
-        data: Vec<u8>,
-        src: wgpu::Buffer,
-        staging: wgpu::Buffer,
-        out: Vec<u8>,
-    },
-}
-
-/// One path at one size.
-pub struct TransferBenchmark {
-    info: BenchmarkInfo,
-    path: TransferPath,
-    bytes: u64,
-    seed: u64,
-    state: Option<TransferState>,
-}
-
-impl TransferBenchmark {
-    /// Transfers of `bytes` (a multiple of 4) along `path`, data from `seed`.
-    pub fn new(path: TransferPath, bytes: u64, seed: u64) -> Self {
-        let mut info = BenchmarkInfo::new(
-            format!("transfer/{}/bytes/{}", path.name(), format_size(bytes)),
-            "transfer",
-            MetricKind::Bandwidth,
-            path.counts(),
-        )
-        .param("path", path.name())
-        .param("direction", path.direction())
-        .param("bytes", bytes)
-        .param("size", format_size(bytes));
-        info.timing = TimingPreference::Host;
-        // One transfer per sample: each sample is one transfer's end-to-end latency, and the GPU
-        // timestamps bracket exactly that transfer's copy.
-        info.iterations = IterationPolicy::Fixed(1);
-        info.min_samples = Some(SAMPLES_PER_SIZE);
-        Self {
-            info,
-            path,
-            bytes,
-            seed,
-            state: None,
-        }
-    }
-
-    fn device_usage() -> wgpu::BufferUsages {
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
-    }
-}
-
-impl Benchmark for TransferBenchmark {
-    fn info(&self) -> &BenchmarkInfo {
-        &self.info
-    }
-
-    fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        if self.bytes > ctx.limits.max_buffer_size {
-            return Err(format!(
-                "transfer of {} exceeds max_buffer_size ({})",
-                format_size(self.bytes),
-                format_size(ctx.limits.max_buffer_size)
-            ));
-        }
-        Ok(())
-    }
-
-    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
-        let len = usize::try_from(self.bytes)
-            .map_err(|_| BenchError::Unsupported("transfer larger than host memory".into()))?;
-        let mut rng = SplitMix64::new(self.seed);
-        let data = rng.bytes(len);
-        // Destinations start with other random bytes: a transfer that never happened fails.
-        let stale = rng.bytes(len);
-        let device = |label: &str| ctx.buffer_with_data(label, &stale, Self::device_usage());
-        let state = match self.path {
-            TransferPath::WriteBuffer => TransferState::WriteBuffer {
-                data,
-                dst: device("transfer dst"),
-            },
-            TransferPath::MappedStaging => TransferState::MappedStaging {
-                data,
-                staging: ctx.buffer(
-                    "transfer staging",
-                    self.bytes,
-                    wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-                ),
-                dst: device("transfer dst"),
-            },
-            TransferPath::MappedAtCreation => TransferState::MappedAtCreation { data, last: None },
-            TransferPath::MapRead => TransferState::MapRead {
-                src: ctx.buffer_with_data("transfer src", &data, Self::device_usage()),
-                data,
-                staging: ctx.buffer(
-                    "transfer readback",
-                    self.bytes,
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                ),
-                out: stale,
-            },
-        };
-        self.state = Some(state);
-        // Let the initial uploads finish so the first timed transfer does not wait for them.
-        ctx.wait_idle()
-    }
-
-    fn work(&self) -> Work {
-        let (read, written) = match self.path {
-            TransferPath::MapRead => (self.bytes, 0),
-            _ => (0, self.bytes),
-        };
-        Work {
-            bytes_read: read,
-            bytes_written: written,
-            flops: 0,
-            ops: 1,
-        }
-    }
-
-    fn run(
-        &mut self,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
-        let bytes = self.bytes;
-        let state = self
-            .state
-            .as_mut()
-            .ok_or_else(|| BenchError::Gpu("run before setup".into()))?;
-        // Each transfer completes before the next starts (the clock waits for the last one).
-        let last = iterations.max(1) - 1;
-        match state {
-            TransferState::WriteBuffer { data, dst } => {
-                clock.start_host();
-                for i in 0..=last {
-                    ctx.queue.write_buffer(dst, 0, data);
-                    clock.submit(std::iter::empty());
-                    if i < last {
-                        ctx.wait_idle()?;
-                    }
-                }
-            }
-            TransferState::MappedStaging { data, staging, dst } => {
-                clock.start_host();
-                for i in 0..=last {
-                    ctx.map_and_wait(staging, wgpu::MapMode::Write)?;
-                    staging.get_mapped_range_mut(..)?.copy_from_slice(data);
-                    staging.unmap();
-                    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-                    if i == 0 {
-                        clock.write_timestamp(&mut encoder, Boundary::Begin);
-                    }
-                    encoder.copy_buffer_to_buffer(staging, 0, dst, 0, bytes);
-                    if i == last {
-                        clock.write_timestamp(&mut encoder, Boundary::End);
-                    }
-                    clock.submit([encoder.finish()]);
-                }
-            }
-            TransferState::MappedAtCreation { data, last: kept } => {
-                // Release the previous run's buffer before the clock starts.
-                drop(kept.take());
-                clock.start_host();
-                for i in 0..=last {
-                    let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("transfer fresh"),
-                        size: bytes,
-                        usage: Self::device_usage(),
-                        mapped_at_creation: true,
-                    });
-                    buffer.get_mapped_range_mut(..)?.copy_from_slice(data);
-                    buffer.unmap();
-                    clock.submit(std::iter::empty());
-                    if i < last {
-                        ctx.wait_idle()?;
-                    }
-                    *kept = Some(buffer);
-                }
-            }
-            TransferState::MapRead {
-                src, staging, out, ..
-            } => {
-                clock.start_host();
-                for i in 0..=last {
-                    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-                    if i == 0 {
-                        clock.write_timestamp(&mut encoder, Boundary::Begin);
-                    }
-                    encoder.copy_buffer_to_buffer(src, 0, staging, 0, bytes);
-                    if i == last {
-                        clock.write_timestamp(&mut encoder, Boundary::End);
-                    }
-                    clock.submit([encoder.finish()]);
-                    ctx.map_and_wait(staging, wgpu::MapMode::Read)?;
-                    out.copy_from_slice(&staging.get_mapped_range(..)?);
-                    staging.unmap();
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = ready(&self.state, "verify")?;
-        let (got, want) = match state {
-            TransferState::WriteBuffer { data, dst }
-            | TransferState::MappedStaging { data, dst, .. } => {
-                (ctx.read_buffer(dst, self.bytes)?, data)
-            }
-            TransferState::MappedAtCreation { data, last } => {
-                let buffer = last
-                    .as_ref()
-                    .ok_or_else(|| BenchError::Gpu("verify before any transfer".into()))?;
-                (ctx.read_buffer(buffer, self.bytes)?, data)
-            }
-            TransferState::MapRead { data, out, .. } => (out.clone(), data),
-        };
-        Ok(compare_bytes(&got, want))
-    }
-
-    fn teardown(&mut self) {
-        self.state = None;
     }
 }
 
@@ -392,10 +151,9 @@ impl Suite for TransferSuite {
         Ok(TransferPath::ALL
             .iter()
             .flat_map(|&path| {
-                sizes.iter().map(move |&bytes| {
-                    Box::new(TransferBenchmark::new(path, bytes, options.seed))
-                        as Box<dyn Benchmark>
-                })
+                sizes
+                    .iter()
+                    .map(move |&bytes| KernelBench::boxed(Transfer::new(path, bytes, options.seed)))
             })
             .collect())
     }
