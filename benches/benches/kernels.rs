@@ -9,7 +9,7 @@ use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
 use gpubench_harness::units::{MIB, format_size};
 use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_kernels::gpu::Precision;
-use gpubench_kernels::launch::{LaunchBenchmark, LaunchMode};
+use gpubench_kernels::launch::{Launch, LaunchMode};
 use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
 use gpubench_kernels::stream::{Stream, StreamKernel};
 
@@ -67,7 +67,7 @@ fn launch(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
         LaunchMode::PassInEncoder,
         LaunchMode::Submit,
     ] {
-        let mut bench = LaunchBenchmark::new(mode, 1, 1);
+        let mut bench = KernelBench::new(Launch::new(mode, 1, 1));
         if let Err(reason) = prepare(&runner, &mut bench) {
             eprintln!("skipping {reason}");
             continue;

@@ -12,7 +12,7 @@
 
 use gpubench_harness::units::{GIB, MIB, format_size};
 use gpubench_harness::{
-    BenchError, Benchmark, BenchmarkInfo, GpuContext, MetricKind, Status, Work, stats,
+    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, MetricKind, Status, Work, stats,
 };
 
 use crate::{KernelError, Suite, SuiteOptions, Tuner};
@@ -37,11 +37,7 @@ impl Suite for CapacitySuite {
         Ok(Vec::new())
     }
 
-    fn probes(
-        &self,
-        ctx: &GpuContext,
-        options: &SuiteOptions,
-    ) -> Vec<gpubench_harness::BenchResult> {
+    fn probes(&self, ctx: &GpuContext, options: &SuiteOptions) -> Vec<BenchResult> {
         let cap = options.capacity_cap.unwrap_or_else(|| default_cap(ctx));
         let single = probe_single(ctx);
         let chunk = single.as_ref().map_or(0, |s| s.bytes).clamp(MIB, 256 * MIB);
@@ -186,78 +182,104 @@ fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
     }
 }
 
-fn result(id: &str, counts: &str) -> gpubench_harness::BenchResult {
+/// A probed result: `Ok(bytes)` gives its value (bytes as written work, in GiB), `Err(reason)`
+/// a failure. The caller adds what the probe reports beside it.
+fn probed(id: &str, counts: &str, outcome: Result<u64, String>) -> BenchResult {
     let info = BenchmarkInfo::new(id, "capacity", MetricKind::Capacity, counts);
-    gpubench_harness::BenchResult::empty(&info, Status::Ok, None)
-}
-
-fn set_value(result: &mut gpubench_harness::BenchResult, bytes: u64) {
-    let work = Work {
-        bytes_written: bytes,
-        ..Work::default()
+    let bytes = match outcome {
+        Ok(bytes) => bytes,
+        Err(reason) => return BenchResult::empty(&info, Status::Failed, Some(reason)),
     };
-    let gib = MetricKind::Capacity.value(&work, 1.0);
-    result.work = work;
-    result.samples = vec![gib];
-    result.summary = stats::summarize(&result.samples);
-    result.verified = true;
+    let mut r = BenchResult::empty(&info, Status::Ok, None);
+    // Written bytes, no operation: a probe is not timed.
+    r.work = Work::default().with_bytes(0, bytes);
+    r.samples = vec![MetricKind::Capacity.value(&r.work, 1.0)];
+    r.summary = stats::summarize(&r.samples);
+    r.verified = true;
+    r
 }
 
-fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> gpubench_harness::BenchResult {
-    let mut r = result(
+fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> BenchResult {
+    let max_buffer = ctx.limits.max_buffer_size;
+    let mut r = probed(
         "capacity/max-single-buffer",
         "largest single buffer allocated, cleared in full and checked at both ends (GiB = 2^30 bytes)",
+        probe.as_ref().map(|p| p.bytes).map_err(Clone::clone),
     );
-    r.extra.insert(
-        "reported_max_buffer_size".into(),
-        ctx.limits.max_buffer_size.into(),
-    );
+    r.extra
+        .insert("reported_max_buffer_size".into(), max_buffer.into());
     r.extra.insert(
         "reported_max_storage_buffer_binding_size".into(),
         ctx.limits.max_storage_buffer_binding_size.into(),
     );
-    match probe {
-        Ok(probe) => {
-            set_value(&mut r, probe.bytes);
-            r.params
-                .insert("size".into(), format_size(probe.bytes).into());
-            r.extra.insert("attempts".into(), probe.attempts.into());
-            if probe.bytes < ctx.limits.max_buffer_size / 4 * 4 {
-                r.warnings.push(format!(
-                    "the adapter reports max_buffer_size {} but only {} could be allocated",
-                    format_size(ctx.limits.max_buffer_size),
-                    format_size(probe.bytes)
-                ));
-            }
-        }
-        Err(reason) => {
-            r.status = Status::Failed;
-            r.reason = Some(reason);
+    if let Ok(probe) = probe {
+        r.params
+            .insert("size".into(), format_size(probe.bytes).into());
+        r.extra.insert("attempts".into(), probe.attempts.into());
+        if probe.bytes < max_buffer / 4 * 4 {
+            r.warnings.push(format!(
+                "the adapter reports max_buffer_size {} but only {} could be allocated",
+                format_size(max_buffer),
+                format_size(probe.bytes)
+            ));
         }
     }
     r
 }
 
-fn total_result(total: Total, cap: u64, chunk: u64) -> gpubench_harness::BenchResult {
-    let mut r = result(
+fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
+    let outcome = if total.bytes == 0 {
+        Err(format!(
+            "no chunk of {} could be allocated: stopped by {}",
+            format_size(chunk),
+            total.stopped_by
+        ))
+    } else {
+        Ok(total.bytes)
+    };
+    let mut r = probed(
         "capacity/total-allocation",
         "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)",
+        outcome,
     );
     r.params.insert("cap".into(), format_size(cap).into());
     r.params.insert("chunk".into(), format_size(chunk).into());
     r.extra.insert("chunks".into(), total.chunks.into());
-    r.extra
-        .insert("stopped_by".into(), total.stopped_by.clone().into());
-    if total.bytes == 0 {
-        r.status = Status::Failed;
-        r.reason = Some(format!(
-            "no chunk of {} could be allocated: stopped by {}",
-            format_size(chunk),
-            total.stopped_by
-        ));
-    } else {
-        set_value(&mut r, total.bytes);
+    if total.bytes > 0 {
         r.warnings.push(format!("stopped by {}", total.stopped_by));
     }
+    r.extra.insert("stopped_by".into(), total.stopped_by.into());
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn total_result_reports_the_bytes_or_why_there_are_none() {
+        let total = |bytes, chunks| Total {
+            bytes,
+            chunks,
+            stopped_by: "the cap of 4GiB".into(),
+        };
+        let r = total_result(total(2 * GIB, 8), 4 * GIB, 256 * MIB);
+        assert_eq!(r.status, Status::Ok);
+        assert!(r.verified);
+        assert_eq!(r.samples, vec![2.0]);
+        assert_eq!(r.work.bytes_written, 2 * GIB);
+        assert_eq!(r.work.ops, 0);
+        assert_eq!(r.params["chunk"], "256MiB");
+        assert_eq!(r.extra["chunks"], 8);
+        assert_eq!(r.warnings, vec!["stopped by the cap of 4GiB".to_string()]);
+
+        let none = total_result(total(0, 0), 4 * GIB, 256 * MIB);
+        assert_eq!(none.status, Status::Failed);
+        assert!(!none.verified && none.samples.is_empty() && none.warnings.is_empty());
+        assert_eq!(
+            none.reason.as_deref(),
+            Some("no chunk of 256MiB could be allocated: stopped by the cap of 4GiB")
+        );
+        assert_eq!(none.extra["stopped_by"], "the cap of 4GiB");
+    }
 }

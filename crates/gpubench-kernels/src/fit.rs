@@ -221,6 +221,14 @@ mod tests {
             .collect()
     }
 
+    /// Points from `(bytes, seconds)` pairs.
+    fn points(pairs: &[(f64, f64)]) -> Vec<Point> {
+        pairs
+            .iter()
+            .map(|&(bytes, seconds)| Point { bytes, seconds })
+            .collect()
+    }
+
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * b.abs()
     }
@@ -247,16 +255,7 @@ mod tests {
 
     #[test]
     fn fits_two_points_and_tolerates_symmetric_noise() {
-        let two = [
-            Point {
-                bytes: 1000.0,
-                seconds: 2e-6,
-            },
-            Point {
-                bytes: 3000.0,
-                seconds: 4e-6,
-            },
-        ];
+        let two = points(&[(1000.0, 2e-6), (3000.0, 4e-6)]);
         let model = fit(&two).expect("fit");
         // Slope 1e-9 s/B -> 1 GB/s; intercept 1 us.
         assert!(close(model.bandwidth_gbs(), 1.0, 1e-9));
@@ -278,21 +277,8 @@ mod tests {
     #[test]
     fn negative_intercept_refits_through_the_origin() {
         // Pure bandwidth with the smallest point measured fast: the free line dips below zero.
-        let points = [
-            Point {
-                bytes: 1000.0,
-                seconds: 0.5e-6,
-            },
-            Point {
-                bytes: 2000.0,
-                seconds: 2e-6,
-            },
-            Point {
-                bytes: 4000.0,
-                seconds: 4e-6,
-            },
-        ];
-        let model = fit(&points).expect("fit");
+        let dipping = points(&[(1000.0, 0.5e-6), (2000.0, 2e-6), (4000.0, 4e-6)]);
+        let model = fit(&dipping).expect("fit");
         assert!(model.constrained);
         assert_eq!(model.fixed_s, 0.0);
         assert!(model.bandwidth_gbs() > 0.5 && model.bandwidth_gbs() < 2.5);
@@ -301,38 +287,11 @@ mod tests {
     #[test]
     fn refuses_what_a_line_cannot_describe() {
         assert_eq!(fit(&[]), Err(FitError::TooFewSizes));
-        let same = [
-            Point {
-                bytes: 4096.0,
-                seconds: 1e-6,
-            },
-            Point {
-                bytes: 4096.0,
-                seconds: 2e-6,
-            },
-        ];
+        let same = points(&[(4096.0, 1e-6), (4096.0, 2e-6)]);
         assert_eq!(fit(&same), Err(FitError::TooFewSizes));
-        let shrinking = [
-            Point {
-                bytes: 1000.0,
-                seconds: 4e-6,
-            },
-            Point {
-                bytes: 2000.0,
-                seconds: 2e-6,
-            },
-        ];
+        let shrinking = points(&[(1000.0, 4e-6), (2000.0, 2e-6)]);
         assert_eq!(fit(&shrinking), Err(FitError::NoBandwidthLimit));
-        let bad = [
-            Point {
-                bytes: 1000.0,
-                seconds: f64::NAN,
-            },
-            Point {
-                bytes: 2000.0,
-                seconds: 0.0,
-            },
-        ];
+        let bad = points(&[(1000.0, f64::NAN), (2000.0, 0.0)]);
         assert_eq!(fit(&bad), Err(FitError::TooFewSizes));
     }
 

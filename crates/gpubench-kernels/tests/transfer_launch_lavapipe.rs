@@ -5,30 +5,14 @@
 
 use std::time::Duration;
 
-use gpubench_harness::device::Selection;
 use gpubench_harness::runner::Silent;
+use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::{
-    BenchResult, Benchmark, GpuContext, HarnessError, Profile, RunSettings, Runner, Status,
+    BenchResult, Benchmark, GpuContext, KernelBench, Profile, RunSettings, Runner, Status,
 };
 use gpubench_kernels::Suite;
-use gpubench_kernels::launch::{LaunchBenchmark, LaunchMode};
-use gpubench_kernels::transfer::{TransferBenchmark, TransferPath, TransferSuite};
-
-/// A Vulkan context, or `None` (with a note on stderr) when the machine has no adapter.
-fn context() -> Option<GpuContext> {
-    let selection = Selection {
-        backend: Some("vulkan".into()),
-        ..Default::default()
-    };
-    match GpuContext::new(&selection) {
-        Ok(ctx) => Some(ctx),
-        Err(error @ (HarnessError::NoAdapters { .. } | HarnessError::NoMatch { .. })) => {
-            eprintln!("skipping: no Vulkan adapter ({error})");
-            None
-        }
-        Err(error) => panic!("a Vulkan adapter exists but failed: {error}"),
-    }
-}
+use gpubench_kernels::launch::{Launch, LaunchMode};
+use gpubench_kernels::transfer::{Transfer, TransferPath, TransferSuite};
 
 fn short_settings(ctx: &GpuContext) -> RunSettings {
     let mut settings = Profile::Quick.settings(ctx.is_software());
@@ -54,12 +38,12 @@ fn assert_ok(result: &BenchResult) {
 
 #[test]
 fn transfer_paths_verify_and_fit() {
-    let Some(ctx) = context() else { return };
+    let Some(ctx) = require_vulkan() else { return };
     let runner = Runner::new(&ctx, short_settings(&ctx));
     let mut results = Vec::new();
     for path in TransferPath::ALL {
         for bytes in [4096, 64 * 1024, 256 * 1024] {
-            let mut bench = TransferBenchmark::new(path, bytes, 11);
+            let mut bench = KernelBench::new(Transfer::new(path, bytes, 11));
             let result = runner.run(&mut bench, &mut Silent);
             assert_ok(&result);
             assert_eq!(result.timing.map(|t| t.as_str()), Some("host"));
@@ -91,10 +75,10 @@ fn transfer_paths_verify_and_fit() {
 
 #[test]
 fn launch_modes_verify_and_round_trip_has_percentiles() {
-    let Some(ctx) = context() else { return };
+    let Some(ctx) = require_vulkan() else { return };
     let runner = Runner::new(&ctx, short_settings(&ctx));
     for mode in LaunchMode::ALL {
-        let mut bench = LaunchBenchmark::new(mode, 50, 3);
+        let mut bench = KernelBench::new(Launch::new(mode, 50, 3));
         let result = runner.run(&mut bench, &mut Silent);
         assert_ok(&result);
         if mode == LaunchMode::RoundTrip {
@@ -113,9 +97,9 @@ fn launch_modes_verify_and_round_trip_has_percentiles() {
 
 #[test]
 fn a_transfer_that_never_happened_fails_verification() {
-    let Some(ctx) = context() else { return };
+    let Some(ctx) = require_vulkan() else { return };
     for path in [TransferPath::WriteBuffer, TransferPath::MapRead] {
-        let mut bench = TransferBenchmark::new(path, 4096, 9);
+        let mut bench = KernelBench::new(Transfer::new(path, 4096, 9));
         bench.setup(&ctx).expect("setup");
         // No run yet: the destination still holds its own random bytes, not the data.
         let verdict = bench.verify(&ctx).expect("verify");

@@ -23,12 +23,14 @@ pub fn derive(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResu
 }
 
 /// The host's own copy rate in bytes moved once per second (GB/s), from the stream suite's
-/// largest verified host-memcpy row when it ran earlier: the ceiling of any path that copies
-/// through host memory. Stream counts read plus written, so its number is halved here.
+/// largest verified host-memcpy row (its [`Role::HostReference`] row) when it ran earlier: the
+/// ceiling of any path that copies through host memory. Stream counts read plus written, so its
+/// number is halved here.
 fn host_memcpy_reference(earlier: &[BenchResult]) -> Option<f64> {
     earlier
         .iter()
-        .filter(|r| r.suite == "stream" && r.id.starts_with("stream/host-memcpy/"))
+        .filter(|r| r.suite == "stream" && r.role == Role::HostReference)
+        .filter(|r| r.metric == MetricKind::Bandwidth)
         .filter(|r| r.status == Status::Ok && r.verified)
         .max_by_key(|r| r.work.total_bytes())
         .and_then(BenchResult::median)
@@ -53,29 +55,70 @@ fn derive_path(
         .copied()
         .filter(|r| r.status == Status::Ok && r.verified && r.summary.is_some())
         .collect();
-    let verified = usable.len() == mine.len();
     let host = size_samples(&usable, |r| &r.samples);
-    let gpu = size_samples(&usable, |r| &r.gpu_samples);
     let points = fit::median_points(&host);
     let infos = fitted_infos(path);
     let model = match fit::fit(&points) {
         Ok(model) => model,
         Err(error) => {
+            let reason = format!("no fit over {} verified sizes: {error}", usable.len());
             return infos
                 .iter()
-                .map(|info| {
-                    let mut r = fitted_shell(info, Status::Skipped);
-                    r.reason = Some(format!(
-                        "no fit over {} verified sizes: {error}",
-                        usable.len()
-                    ));
-                    r
-                })
+                .map(|info| fitted_skip(info, &reason))
                 .collect();
         }
     };
-    let intervals = fit::bootstrap(&host, FIT_RESAMPLES, FIT_SEED);
+    // The copy alone by GPU timestamps, where the path has them: host minus GPU is staging,
+    // mapping, submit and wait.
+    let gpu = size_samples(&usable, |r| &r.gpu_samples);
+    let gpu_model = (gpu.len() == host.len())
+        .then(|| fit::fit(&fit::median_points(&gpu)).ok())
+        .flatten();
     let residual = model.max_relative_residual(&points);
+    let extra = fit_extra(&model, &points, residual, gpu_model, host_memcpy_gbs);
+    let warnings = fit_warnings(&model, residual, usable.len(), mine.len());
+    let values = fitted_values(&model, &host);
+    infos
+        .iter()
+        .zip(values)
+        .map(|(info, (value, interval))| {
+            let mut r = fitted_shell(info, Status::Ok);
+            r.verified = usable.len() == mine.len();
+            // No timing source of its own: a fit is derived from host-timed results (said in
+            // `extra`), and comparisons give derived values a ratio, not a verdict.
+            r.summary = fitted_summary(value, interval);
+            r.samples = vec![value];
+            r.extra = extra.clone();
+            r.warnings = warnings.clone();
+            r
+        })
+        .collect()
+}
+
+/// The three fitted values (fixed cost in us, bandwidth in GB/s, half-bandwidth size in KiB),
+/// each with its bootstrap interval over the per-size samples, when there is one.
+fn fitted_values(model: &TransferModel, samples: &[SizeSamples]) -> [(f64, Option<(f64, f64)>); 3] {
+    let intervals = fit::bootstrap(samples, FIT_RESAMPLES, FIT_SEED);
+    let kib = |bytes: f64| bytes / KIB as f64;
+    [
+        (model.fixed_us(), intervals.map(|i| i.fixed_us)),
+        (model.bandwidth_gbs(), intervals.map(|i| i.bandwidth_gbs)),
+        (
+            kib(model.half_bandwidth_bytes()),
+            intervals.map(|i| (kib(i.half_bandwidth_bytes.0), kib(i.half_bandwidth_bytes.1))),
+        ),
+    ]
+}
+
+/// What every fitted result of a path records beside its value: the model, the points it was
+/// fitted to, the GPU-side fit of the copy where there is one, and the host memcpy reference.
+fn fit_extra(
+    model: &TransferModel,
+    points: &[fit::Point],
+    residual: f64,
+    gpu_model: Option<TransferModel>,
+    host_memcpy_gbs: Option<f64>,
+) -> BTreeMap<String, serde_json::Value> {
     let mut extra = BTreeMap::new();
     extra.insert("model".into(), "t = fixed + bytes / bandwidth".into());
     extra.insert(
@@ -106,11 +149,6 @@ fn derive_path(
             .collect::<Vec<_>>()
             .into(),
     );
-    // The copy alone by GPU timestamps, where the path has them: host minus GPU is staging,
-    // mapping, submit and wait.
-    let gpu_model = (gpu.len() == host.len())
-        .then(|| fit::fit(&fit::median_points(&gpu)).ok())
-        .flatten();
     if let Some(gpu_model) = gpu_model {
         extra.insert("gpu_copy_fixed_us".into(), gpu_model.fixed_us().into());
         extra.insert(
@@ -125,52 +163,34 @@ fn derive_path(
             (model.bandwidth_gbs() / memcpy).into(),
         );
     }
+    extra
+}
 
-    let values = [
-        (model.fixed_us(), intervals.map(|i| i.fixed_us)),
-        (model.bandwidth_gbs(), intervals.map(|i| i.bandwidth_gbs)),
-        (
-            model.half_bandwidth_bytes() / KIB as f64,
-            intervals.map(|i| {
-                (
-                    i.half_bandwidth_bytes.0 / KIB as f64,
-                    i.half_bandwidth_bytes.1 / KIB as f64,
-                )
-            }),
-        ),
-    ];
-    infos
-        .iter()
-        .zip(values)
-        .map(|(info, (value, interval))| {
-            let mut r = fitted_shell(info, Status::Ok);
-            r.verified = verified;
-                        // No timing source of its own: a fit is derived from host-timed results (said in
-            // `extra`), and comparisons give derived values a ratio, not a verdict.
-            r.summary = fitted_summary(value, interval);
-            r.samples = vec![value];
-            r.extra = extra.clone();
-            if !verified {
-                r.warnings.push(format!(
-                    "fitted over {} of {} sizes: the others were not verified",
-                    usable.len(),
-                    mine.len()
-                ));
-            }
-            if model.constrained {
-                r.warnings.push(
-                    "the free fit gave a negative fixed cost; refitted through the origin".into(),
-                );
-            }
-            if residual > POOR_FIT {
-                r.warnings.push(format!(
-                    "a line fits this sweep poorly (a size is {:.0}% off the model): bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); read the per-size rows",
-                    residual * 100.0
-                ));
-            }
-            r
-        })
-        .collect()
+/// Warnings every fitted result of a path carries: unverified sizes left out, a refit through
+/// the origin, a sweep a line describes poorly.
+fn fit_warnings(
+    model: &TransferModel,
+    residual: f64,
+    usable: usize,
+    measured: usize,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if usable != measured {
+        warnings.push(format!(
+            "fitted over {usable} of {measured} sizes: the others were not verified"
+        ));
+    }
+    if model.constrained {
+        warnings
+            .push("the free fit gave a negative fixed cost; refitted through the origin".into());
+    }
+    if residual > POOR_FIT {
+        warnings.push(format!(
+            "a line fits this sweep poorly (a size is {:.0}% off the model): bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); read the per-size rows",
+            residual * 100.0
+        ));
+    }
+    warnings
 }
 
 /// Id, metric and description of the three fitted results of `path`.
@@ -201,6 +221,14 @@ fn fitted_infos(path: TransferPath) -> [BenchmarkInfo; 3] {
     ]
 }
 
+/// A fitted result that could not be computed, and why.
+fn fitted_skip(info: &BenchmarkInfo, reason: &str) -> BenchResult {
+    let mut r = fitted_shell(info, Status::Skipped);
+    r.reason = Some(reason.to_string());
+    r
+}
+
+/// An empty fitted result of `info`: derived, with `status`.
 fn fitted_shell(info: &BenchmarkInfo, status: Status) -> BenchResult {
     let mut r = BenchResult::empty(info, status, None);
     r.role = Role::Derived;
@@ -251,15 +279,16 @@ pub fn fitted_model(path: TransferPath, results: &[BenchResult]) -> Option<Trans
 mod tests {
     use super::*;
     use crate::Suite;
-    use crate::transfer::{TransferBenchmark, TransferSuite, sizes_up_to};
-    use gpubench_harness::Benchmark;
+    use crate::stream::HostMemcpy;
+    use crate::transfer::{Transfer, TransferSuite, sizes_up_to};
+    use gpubench_harness::Kernel;
     use gpubench_harness::units::MIB;
 
     fn measured(path: TransferPath, bytes: u64, seconds: &[f64]) -> BenchResult {
-        let bench = TransferBenchmark::new(path, bytes, 1);
-        let mut r = BenchResult::empty(bench.info(), Status::Ok, None);
+        let transfer = Transfer::new(path, bytes, 1);
+        let mut r = BenchResult::empty(&transfer.info(), Status::Ok, None);
         r.verified = true;
-        r.work = bench.work();
+        r.work = transfer.transfer_work();
         r.samples = seconds.iter().map(|s| bytes as f64 / s / 1e9).collect();
         r.summary = stats::summarize(&r.samples);
         r
@@ -309,12 +338,7 @@ mod tests {
         assert!(!bandwidth.extra.contains_key("host_memcpy_gbs"));
         // With stream's host memcpy measured earlier (20 GB/s read + written = 10 GB/s moved
         // once), the fit says what fraction of the host's own copy rate the path reaches.
-        let memcpy_info = BenchmarkInfo::new(
-            "stream/host-memcpy/bytes/16MiB",
-            "stream",
-            MetricKind::Bandwidth,
-            "memcpy",
-        );
+        let memcpy_info = HostMemcpy::new(16 * MIB, 1).info();
         let mut memcpy = BenchResult::empty(&memcpy_info, Status::Ok, None);
         memcpy.verified = true;
         memcpy.summary = stats::summarize(&[20.0]);

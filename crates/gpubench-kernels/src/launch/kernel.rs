@@ -1,0 +1,217 @@
+//! The launch kernel: `bump` (shaders/launch.wgsl) launched the way its [`LaunchMode`] says,
+//! and the counter check that proves every launch ran exactly once.
+
+use gpubench_harness::rng::SplitMix64;
+use gpubench_harness::{
+    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, SampleClock,
+    TimingPreference, Verification, Work,
+};
+
+use super::LaunchMode;
+use crate::gpu::{DispatchKernel, compute_pipeline};
+use crate::shaders;
+use crate::verify::{Checker, Tolerance};
+
+/// What set-up made, and how many dispatches the runs have made since.
+pub struct LaunchState {
+    /// `bump` bound to the counter, over one workgroup.
+    dispatch: DispatchKernel,
+    counter: wgpu::Buffer,
+    /// Arguments `[1, 1, 1]` of the indirect dispatches.
+    indirect: wgpu::Buffer,
+    /// The counter's value at set-up.
+    start: u32,
+    /// Dispatches submitted since set-up.
+    dispatched: u64,
+}
+
+/// One launch mode.
+pub struct Launch {
+    mode: LaunchMode,
+    round_trips: usize,
+    seed: u64,
+}
+
+impl Launch {
+    /// The storm (or round trip) of `mode`; `round_trips` is the sample count of the round trip.
+    pub fn new(mode: LaunchMode, round_trips: usize, seed: u64) -> Self {
+        Self {
+            mode,
+            round_trips,
+            seed,
+        }
+    }
+
+    /// Records one compute pass of `dispatches` dispatches of `bump` into `encoder`: the one
+    /// place every mode records its work.
+    fn record(
+        &self,
+        state: &LaunchState,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamp_writes: Option<wgpu::ComputePassTimestampWrites<'_>>,
+        dispatches: u32,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(self.mode.pass_label()),
+            timestamp_writes,
+        });
+        if self.mode == LaunchMode::DispatchIndirect {
+            // No direct dispatches: this binds the pipeline and its group only.
+            state.dispatch.encode(&mut pass, 0);
+            for _ in 0..dispatches {
+                pass.dispatch_workgroups_indirect(&state.indirect, 0);
+            }
+        } else {
+            state.dispatch.encode(&mut pass, dispatches);
+        }
+    }
+
+    /// `n` passes of one dispatch each: in one command buffer (pass-in-encoder), or each in its
+    /// own command buffer and submit (submit; round trip, which waits for each before the next).
+    fn pass_per_dispatch(
+        &self,
+        state: &LaunchState,
+        ctx: &GpuContext,
+        n: u32,
+        clock: &mut SampleClock<'_>,
+    ) -> Result<(), BenchError> {
+        let last = n - 1;
+        let new_encoder = || ctx.device.create_command_encoder(&Default::default());
+        if self.mode == LaunchMode::PassInEncoder {
+            clock.start_host();
+            let mut encoder = new_encoder();
+            for i in 0..n {
+                let timestamps = clock.pass_timestamps(i == 0, i == last);
+                self.record(state, &mut encoder, timestamps, 1);
+            }
+            clock.submit([encoder.finish()]);
+            return Ok(());
+        }
+        // A storm's host clock starts with the recording; the round trip's at its first submit.
+        if self.mode == LaunchMode::Submit {
+            clock.start_host();
+        }
+        for i in 0..n {
+            let mut encoder = new_encoder();
+            let timestamps = clock.pass_timestamps(i == 0, i == last);
+            self.record(state, &mut encoder, timestamps, 1);
+            clock.submit([encoder.finish()]);
+            if self.mode == LaunchMode::RoundTrip && i < last {
+                ctx.wait_idle()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Kernel for Launch {
+    type State = LaunchState;
+
+    fn info(&self) -> BenchmarkInfo {
+        let mode = self.mode;
+        let mut info = BenchmarkInfo::new(
+            format!("launch/{}/{}", mode.name(), mode.per()),
+            "launch",
+            MetricKind::TimePerOp,
+            mode.counts(),
+        )
+        .param("mode", mode.name())
+        .param("kernel", "bump (1 invocation, atomicAdd)");
+        if mode == LaunchMode::RoundTrip {
+            info.timing = TimingPreference::Host;
+            info.iterations = IterationPolicy::Fixed(1);
+            info.min_samples = Some(self.round_trips);
+            info = info.param("round_trips", self.round_trips);
+        }
+        info
+    }
+
+    fn setup(&self, ctx: &GpuContext) -> Result<LaunchState, BenchError> {
+        let mut rng = SplitMix64::new(self.seed);
+        // A random start (never zero) so a counter that was never written cannot pass.
+        let start = (rng.next_u64() as u32) | 1;
+        let counter = ctx.buffer_with_data(
+            "launch counter",
+            &start.to_le_bytes(),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let args: [u32; 3] = [1, 1, 1];
+        let indirect = ctx.buffer_with_data(
+            "launch indirect args",
+            bytemuck::cast_slice(&args),
+            wgpu::BufferUsages::INDIRECT,
+        );
+        let pipeline = compute_pipeline(ctx, "launch bump", shaders::LAUNCH, "bump");
+        let dispatch = DispatchKernel::new(
+            ctx,
+            self.mode.pass_label(),
+            pipeline,
+            &[(0, &counter)],
+            (1, 1),
+        );
+        ctx.wait_idle()?;
+        Ok(LaunchState {
+            dispatch,
+            counter,
+            indirect,
+            start,
+            dispatched: 0,
+        })
+    }
+
+    fn work(&self, _state: &LaunchState) -> Work {
+        Work::ops(1)
+    }
+
+    fn run(
+        &self,
+        state: &mut LaunchState,
+        ctx: &GpuContext,
+        iterations: u32,
+        clock: &mut SampleClock<'_>,
+    ) -> Result<(), BenchError> {
+        let n = iterations.max(1);
+        match self.mode {
+            LaunchMode::DispatchInPass | LaunchMode::DispatchIndirect => {
+                clock.start_host();
+                let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                let timestamps = clock.pass_timestamps(true, true);
+                self.record(state, &mut encoder, timestamps, n);
+                clock.submit([encoder.finish()]);
+            }
+            LaunchMode::PassInEncoder | LaunchMode::Submit | LaunchMode::RoundTrip => {
+                self.pass_per_dispatch(state, ctx, n, clock)?;
+            }
+        }
+        state.dispatched += u64::from(n);
+        Ok(())
+    }
+
+    fn verify(
+        &self,
+        state: &mut LaunchState,
+        ctx: &GpuContext,
+    ) -> Result<Verification, BenchError> {
+        let bytes = ctx.read_buffer(&state.counter, 4)?;
+        let mut checker = Checker::new();
+        let got = bytes
+            .get(..4)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(u32::from_le_bytes);
+        let Some(got) = got else {
+            checker.fail(format!("counter read back {} bytes, not 4", bytes.len()));
+            return Ok(checker.finish());
+        };
+        // The counter wraps at 2^32 like the atomic does.
+        let want = state.start.wrapping_add(state.dispatched as u32);
+        let (dispatched, start) = (state.dispatched, state.start);
+        checker.check(
+            f64::from(got),
+            f64::from(want),
+            0.0,
+            Tolerance::EXACT,
+            || format!("counter after {dispatched} dispatches (started at {start})"),
+        );
+        Ok(checker.finish())
+    }
+}
