@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
 use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
-use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_harness::units::{MIB, format_size};
+use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::launch::{LaunchBenchmark, LaunchMode};
-use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
+use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
 use gpubench_kernels::stream::{Stream, StreamKernel};
 
 fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
@@ -44,7 +44,7 @@ fn matmul(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
             continue;
         };
         let id = format!("matmul/{name}/f32/{size}");
-        let mut bench = MatmulBenchmark::new(id, shape, Precision::F32, variant, 1);
+        let mut bench = KernelBench::new(Matmul::new(id, shape, Precision::F32, variant, 1));
         if let Err(reason) = prepare(ctx, &runner, &mut bench) {
             eprintln!("skipping {reason}");
             continue;

@@ -11,6 +11,17 @@ pub fn compute_pipeline(
     source: &str,
     entry: &str,
 ) -> wgpu::ComputePipeline {
+    compute_pipeline_with(ctx, label, source, entry, &[])
+}
+
+/// As [`compute_pipeline`], with values for the shader's `override` constants, by name.
+pub fn compute_pipeline_with(
+    ctx: &GpuContext,
+    label: &str,
+    source: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
     let module = ctx
         .device
         .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -23,7 +34,10 @@ pub fn compute_pipeline(
             layout: None,
             module: &module,
             entry_point: Some(entry),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                ..Default::default()
+            },
             cache: None,
         })
 }
