@@ -23,13 +23,15 @@ alias T = f32;
 alias V = vec4<f32>;
 alias VA = vec4<f32>;
 
-// Rows of C per invocation.
+// Rows of C per invocation. TM and TN size private arrays, so they are constants (rewritten by
+// gpu::specialise): WGSL allows override-sized arrays only in workgroup memory.
 const TM: u32 = 4u;
 // vec4 columns of C per invocation.
 const TN: u32 = 2u;
-// Workgroup shape (matmul_reg_cols uses WX * WY lanes in one dimension).
-const WX: u32 = 8u;
-const WY: u32 = 8u;
+// Workgroup shape, set as pipeline constants (matmul_reg_cols uses WX * WY lanes in one
+// dimension).
+override WX: u32 = 8u;
+override WY: u32 = 8u;
 
 struct Params {
     m: u32,

@@ -8,11 +8,13 @@
 // stores past M or N are dropped, so any shape works.
 //
 // The f16 form is made by rewriting the aliases (see gpu::specialise); ACC is the accumulator.
+// The tile edge is a pipeline constant; the staged blocks are 1-D arrays of TILE * TILE elements
+// (row-major), because an override-sized array cannot be the element of another array.
 
 alias T = f32;
 alias ACC = f32;
 
-const TILE: u32 = 16u;
+override TILE: u32 = 16u;
 
 struct Params {
     m: u32,
@@ -30,8 +32,8 @@ struct Params {
 @group(0) @binding(2) var<storage, read> b: array<T>;
 @group(0) @binding(3) var<storage, read_write> c: array<T>;
 
-var<workgroup> tile_a: array<array<T, TILE>, TILE>;
-var<workgroup> tile_b: array<array<T, TILE>, TILE>;
+var<workgroup> tile_a: array<T, TILE * TILE>;
+var<workgroup> tile_b: array<T, TILE * TILE>;
 
 @compute @workgroup_size(TILE, TILE)
 fn matmul_tiled(
@@ -48,16 +50,16 @@ fn matmul_tiled(
         if (row < params.m && ka < params.k) {
             va = a[row * params.lda + ka];
         }
-        tile_a[lid.y][lid.x] = va;
+        tile_a[lid.y * TILE + lid.x] = va;
         let kb = t * TILE + lid.y;
         var vb = T(0.0);
         if (kb < params.k && col < params.n) {
             vb = b[kb * params.ldb + col];
         }
-        tile_b[lid.y][lid.x] = vb;
+        tile_b[lid.y * TILE + lid.x] = vb;
         workgroupBarrier();
         for (var i = 0u; i < TILE; i++) {
-            acc = fma(ACC(tile_a[lid.y][i]), ACC(tile_b[i][lid.x]), acc);
+            acc = fma(ACC(tile_a[lid.y * TILE + i]), ACC(tile_b[i * TILE + lid.x]), acc);
         }
         workgroupBarrier();
     }

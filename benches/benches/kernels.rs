@@ -10,7 +10,7 @@ use gpubench_harness::units::{MIB, format_size};
 use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::launch::{Launch, LaunchMode};
-use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
+use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
 use gpubench_kernels::stream::{Stream, StreamKernel};
 
 fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
@@ -44,7 +44,7 @@ fn matmul(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
             continue;
         };
         let id = format!("matmul/{name}/f32/{size}");
-        let mut bench = MatmulBenchmark::new(id, shape, Precision::F32, variant, 1);
+        let mut bench = KernelBench::new(Matmul::new(id, shape, Precision::F32, variant, 1));
         if let Err(reason) = prepare(&runner, &mut bench) {
             eprintln!("skipping {reason}");
             continue;

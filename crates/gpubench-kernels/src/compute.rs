@@ -203,7 +203,7 @@ impl FmaPeak {
             .map_err(BenchError::Setup)?;
         Ok(SpecialisedShader {
             source,
-            entry: self.form.entry(),
+            entry: self.form.entry().to_string(),
             constants: vec![("STEPS", f64::from(STEPS))],
         })
     }

@@ -9,14 +9,37 @@ pub fn compute_pipeline(
     ctx: &GpuContext,
     label: &str,
     source: &str,
-    entry: &'static str,
+    entry: &str,
 ) -> wgpu::ComputePipeline {
-    SpecialisedShader {
-        source: source.to_string(),
-        entry,
-        constants: Vec::new(),
-    }
-    .pipeline(ctx, label)
+    compute_pipeline_with(ctx, label, source, entry, &[])
+}
+
+/// As [`compute_pipeline`], with values for the shader's `override` constants, by name.
+pub fn compute_pipeline_with(
+    ctx: &GpuContext,
+    label: &str,
+    source: &str,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    let module = ctx
+        .device
+        .create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+    ctx.device
+        .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: None,
+            module: &module,
+            entry_point: Some(entry),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants,
+                ..Default::default()
+            },
+            cache: None,
+        })
 }
 
 /// A shader as one pipeline uses it: the WGSL source (after any alias rewriting by
@@ -29,7 +52,7 @@ pub struct SpecialisedShader {
     /// WGSL source.
     pub source: String,
     /// The entry point to compile.
-    pub entry: &'static str,
+    pub entry: String,
     /// `(name, value)` for each `override` the pipeline sets.
     pub constants: Vec<(&'static str, f64)>,
 }
@@ -38,26 +61,7 @@ impl SpecialisedShader {
     /// The compute pipeline for this entry point with these constants, its layout derived
     /// from the shader.
     pub fn pipeline(&self, ctx: &GpuContext, label: &str) -> wgpu::ComputePipeline {
-        let source = wgpu::ShaderSource::Wgsl(self.source.as_str().into());
-        let module = ctx
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(label),
-                source,
-            });
-        let compilation_options = wgpu::PipelineCompilationOptions {
-            constants: &self.constants,
-            ..Default::default()
-        };
-        let descriptor = wgpu::ComputePipelineDescriptor {
-            label: Some(label),
-            layout: None,
-            module: &module,
-            entry_point: Some(self.entry),
-            compilation_options,
-            cache: None,
-        };
-        ctx.device.create_compute_pipeline(&descriptor)
+        compute_pipeline_with(ctx, label, &self.source, &self.entry, &self.constants)
     }
 }
 
@@ -277,40 +281,6 @@ pub fn specialise(
         return Err(format!("shader declares no constant {}", consts[i].0));
     }
     Ok(out)
-}
-
-// TRANSITION: removed once every suite is a `Kernel`.
-/// The timed region of a single-kernel benchmark (old form).
-pub fn submit_dispatches(
-    ctx: &GpuContext,
-    clock: &mut SampleClock<'_>,
-    label: &str,
-    pipeline: &wgpu::ComputePipeline,
-    bind_group: &wgpu::BindGroup,
-    grid: (u32, u32),
-    iterations: u32,
-) {
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(label),
-            timestamp_writes: clock.pass_timestamps(true, true),
-        });
-        pass.set_pipeline(pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
-        for _ in 0..iterations {
-            pass.dispatch_workgroups(grid.0, grid.1, 1);
-        }
-    }
-    clock.submit([encoder.finish()]);
-}
-
-// TRANSITION: removed once every suite is a `Kernel`.
-/// The state `setup` created (old form).
-pub fn ready<'a, T>(state: &'a Option<T>, step: &str) -> Result<&'a T, BenchError> {
-    state
-        .as_ref()
-        .ok_or_else(|| BenchError::Gpu(format!("{step} before setup")))
 }
 
 #[cfg(test)]

@@ -92,7 +92,7 @@ impl RooflinePoint {
     pub fn shader(&self) -> SpecialisedShader {
         SpecialisedShader {
             source: shaders::ROOFLINE.to_string(),
-            entry: "roofline",
+            entry: "roofline".to_string(),
             constants: vec![("FMAS", f64::from(self.fmas))],
         }
     }

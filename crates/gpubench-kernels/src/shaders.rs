@@ -11,16 +11,14 @@ pub const SELFTEST: &str = include_str!("../../../shaders/selftest.wgsl");
 /// Peak FMA throughput: scalar and vec4 chains (f32 as written; f16 by specialisation).
 pub const COMPUTE_PEAK: &str = include_str!("../../../shaders/compute_peak.wgsl");
 
-/// Workgroup-tiled matmul (shared-memory tiles, one output per invocation).
+/// Workgroup-tiled matmul (shared-memory tiles, one output per invocation; the tile edge is a
+/// pipeline constant). The unrolled matmul kernels are generated (`matmul::unrolled`).
 pub const MATMUL_TILED: &str = include_str!("../../../shaders/matmul_tiled.wgsl");
 /// Register-blocked vec4 matmul without workgroup memory.
 pub const MATMUL_REG: &str = include_str!("../../../shaders/matmul_reg.wgsl");
 
 /// The roofline kernel: FMAS multiply-adds per vec4 read.
 pub const ROOFLINE: &str = include_str!("../../../shaders/roofline.wgsl");
-
-/// Register-blocked matmul written out for fixed block sizes (no arrays, no inner loops).
-pub const MATMUL_UNROLLED: &str = include_str!("../../../shaders/matmul_unrolled.wgsl");
 
 /// Every shader, by file name.
 pub const ALL: &[(&str, &str)] = &[
@@ -30,6 +28,5 @@ pub const ALL: &[(&str, &str)] = &[
     ("compute_peak.wgsl", COMPUTE_PEAK),
     ("matmul_tiled.wgsl", MATMUL_TILED),
     ("matmul_reg.wgsl", MATMUL_REG),
-    ("matmul_unrolled.wgsl", MATMUL_UNROLLED),
     ("roofline.wgsl", ROOFLINE),
 ];

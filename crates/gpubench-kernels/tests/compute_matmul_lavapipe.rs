@@ -5,28 +5,15 @@
 
 use std::time::Duration;
 
-use gpubench_harness::device::Selection;
 use gpubench_harness::runner::Silent;
+use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, RunSettings, Runner, Status};
 use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::Precision;
-use gpubench_kernels::matmul::{MatmulBenchmark, Shape, find_variant};
+use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
 use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
 use gpubench_kernels::sustained::SustainedSuite;
 use gpubench_kernels::{Suite, SuiteOptions, Tuner};
-
-fn context() -> Option<GpuContext> {
-    match GpuContext::new(&Selection {
-        backend: Some("vulkan".into()),
-        ..Default::default()
-    }) {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            eprintln!("no Vulkan adapter, skipping: {e}");
-            None
-        }
-    }
-}
 
 fn short_settings() -> RunSettings {
     let mut settings = Profile::Quick.settings(true);
@@ -52,50 +39,42 @@ fn assert_ok(runner: &Runner<'_>, bench: &mut dyn Benchmark) {
     assert!(result.median().is_some_and(|m| m > 0.0));
 }
 
+/// Runs each named variant on `shape` in `precision` and asserts it is ok and verified.
+fn assert_matmuls_ok(runner: &Runner<'_>, shape: Shape, precision: Precision, names: &[&str]) {
+    for name in names {
+        let variant = find_variant(name).expect("variant exists");
+        let id = format!("test/{}/{name}", precision.name());
+        let mut bench = KernelBench::new(Matmul::new(id, shape, precision, variant, 7));
+        assert_ok(runner, &mut bench);
+    }
+}
+
 #[test]
 fn ragged_matmul_verifies_on_the_adapter() {
-    let Some(ctx) = context() else {
+    let Some(ctx) = require_vulkan() else {
         return;
     };
     let runner = Runner::new(&ctx, short_settings());
     // 63 x 65 x 31: no dimension is a multiple of any tile or of 4; the 32 x 32 blocks overhang
     // both edges.
     let shape = Shape::new(63, 65, 31);
-    for name in [
+    let f32_variants = [
         "tiled16",
         "reg8x8",
         "cols8x8",
         "unrolled8x8",
         "unrolled32x32",
-    ] {
-        let variant = find_variant(name).expect("variant exists");
-        let mut bench = MatmulBenchmark::new(
-            format!("test/f32/{name}"),
-            shape,
-            Precision::F32,
-            variant,
-            7,
-        );
-        assert_ok(&runner, &mut bench);
-    }
+    ];
+    assert_matmuls_ok(&runner, shape, Precision::F32, &f32_variants);
     if ctx.features.contains(wgpu::Features::SHADER_F16) {
-        for name in ["tiled16", "unrolled16x16-acc32"] {
-            let variant = find_variant(name).expect("variant exists");
-            let mut bench = MatmulBenchmark::new(
-                format!("test/f16/{name}"),
-                shape,
-                Precision::F16,
-                variant,
-                7,
-            );
-            assert_ok(&runner, &mut bench);
-        }
+        let f16_variants = ["tiled16", "unrolled16x16-acc32"];
+        assert_matmuls_ok(&runner, shape, Precision::F16, &f16_variants);
     }
 }
 
 /// Runs the benchmarks `build` makes on the Vulkan adapter; each must be ok and verified.
 fn assert_all_ok(build: impl FnOnce(&GpuContext) -> Vec<Box<dyn Benchmark>>) {
-    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+    let Some(ctx) = require_vulkan() else {
         return;
     };
     let runner = Runner::new(&ctx, short_settings());

@@ -1,7 +1,8 @@
 //! Every WGSL file in shaders/ parses and validates with naga, on the CPU, without an adapter.
 //! Walking the directory (not only the embedded list) catches a shader that was added but never
 //! registered in shaders.rs. The forms the suites compile (f16 by alias rewriting, `override`
-//! constants set per pipeline) are validated as well, each as its pipeline sees it.
+//! constants set per pipeline, the generated unrolled matmul kernels) are validated as well,
+//! each as its pipeline sees it.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -9,9 +10,10 @@ use std::path::Path;
 use gpubench_harness::Kernel;
 use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::{Precision, SpecialisedShader};
+use gpubench_kernels::matmul::{Kind, VARIANTS, unrolled};
 use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
 
-fn validate(name: &str, source: &str) {
+fn validate(name: &str, source: &str) -> naga::Module {
     let module = naga::front::wgsl::parse_str(source)
         .unwrap_or_else(|e| panic!("{name} does not parse:\n{}", e.emit_to_string(source)));
     let mut validator = naga::valid::Validator::new(
@@ -21,6 +23,12 @@ fn validate(name: &str, source: &str) {
     if let Err(e) = validator.validate(&module) {
         panic!("{name} does not validate:\n{}", e.emit_to_string(source));
     }
+    module
+}
+
+/// Whether `module` has a compute entry point called `entry`.
+fn has_entry(module: &naga::Module, entry: &str) -> bool {
+    module.entry_points.iter().any(|e| e.name == entry)
 }
 
 #[test]
@@ -82,7 +90,7 @@ fn validate_specialised(name: &str, shader: &SpecialisedShader) {
         .iter()
         .map(|&(key, value)| (key.to_string(), value))
         .collect();
-    let entry = Some((naga::ShaderStage::Compute, shader.entry));
+    let entry = Some((naga::ShaderStage::Compute, shader.entry.as_str()));
     let (specialised, _) =
         naga::back::pipeline_constants::process_overrides(&module, &info, entry, &constants)
             .unwrap_or_else(|e| panic!("{name} with {:?}: {e}", shader.constants));
@@ -135,4 +143,46 @@ fn a_constant_the_shader_does_not_declare_is_caught() {
     shader.constants.push(("NOT_DECLARED", 1.0));
     let result = std::panic::catch_unwind(|| validate_specialised("roofline.wgsl", &shader));
     assert!(result.is_err(), "an unknown pipeline constant must fail");
+}
+
+/// Every matmul variant's shader, in each precision it runs in, as its pipeline compiles it
+/// (every pipeline constant an `override` of the shader that takes its value).
+#[test]
+fn every_matmul_variant_validates() {
+    for variant in VARIANTS {
+        for precision in [Precision::F32, Precision::F16] {
+            if !variant.applies_to(precision) {
+                continue;
+            }
+            let name = format!("{} {}", variant.name, precision.name());
+            let shader = variant.shader(precision).expect("specialises");
+            validate_specialised(&name, &shader);
+        }
+    }
+}
+
+/// Every unrolled block the variant table names, generated in f32, in f16 and in f16 with f32
+/// sums, whether or not the table runs that form.
+#[test]
+fn every_generated_unrolled_block_validates() {
+    let blocks: BTreeSet<(u32, u32)> = VARIANTS
+        .iter()
+        .filter_map(|v| match v.kind {
+            Kind::Unrolled { tm, tn } => Some((tm, tn)),
+            _ => None,
+        })
+        .collect();
+    assert!(!blocks.is_empty(), "the table names unrolled blocks");
+    let forms = [
+        (Precision::F32, Precision::F32),
+        (Precision::F16, Precision::F16),
+        (Precision::F16, Precision::F32),
+    ];
+    for (tm, tn) in blocks {
+        for (data, sums) in forms {
+            let name = format!("unrolled {tm}x{tn} {} {}", data.name(), sums.name());
+            let module = validate(&name, &unrolled::source(tm, tn, data, sums));
+            assert!(has_entry(&module, &unrolled::entry_point(tm, tn)), "{name}");
+        }
+    }
 }

@@ -25,16 +25,19 @@
 //! precision its arithmetic runs in (the accumulation precision), when the compute suite ran
 //! earlier in the same run.
 
-mod bench;
+mod kernel;
 mod reference;
 mod select;
+pub mod unrolled;
 mod variant;
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, MetricKind, Profile, Status};
+use gpubench_harness::{
+    BenchResult, Benchmark, GpuContext, KernelBench, MetricKind, Profile, Status,
+};
 
-pub use bench::{MatmulBenchmark, Shape, check_product};
+pub use kernel::{Matmul, MatmulState, Shape, check_product};
 pub use reference::{MatrixRef, elements_to_check, reference_element};
 pub use select::{select_fastest, tuning_table};
 pub use variant::{Kind, VARIANTS, Variant, find_variant, variant_names};
@@ -124,11 +127,12 @@ fn plan_product(
     forced: Option<Variant>,
 ) -> Vec<Box<dyn Benchmark>> {
     let id = result_id(precision, shape);
-    let seed = options.seed;
+    let product =
+        |id: String, variant: Variant| Matmul::new(id, shape, precision, variant, options.seed);
+    let variant_id = |variant: &Variant| format!("{id}/variant-{}", variant.name);
+    let untuned = |kernel: Matmul| KernelBench::boxed(kernel.with_param("tuned", false.into()));
     if let Some(variant) = forced {
-        let bench = MatmulBenchmark::new(id, shape, precision, variant, seed)
-            .with_param("tuned", false.into());
-        return vec![Box::new(bench)];
+        return vec![untuned(product(id.clone(), variant))];
     }
     let candidates: Vec<Variant> = VARIANTS
         .iter()
@@ -137,42 +141,26 @@ fn plan_product(
         .collect();
     if !ctx.features.contains(precision.features()) {
         // Nothing to tune: the runner reports the product skipped with the missing feature.
-        let bench = MatmulBenchmark::new(id, shape, precision, candidates[0], seed)
-            .with_param("tuned", false.into());
-        return vec![Box::new(bench)];
+        return vec![untuned(product(id.clone(), candidates[0]))];
     }
-    let mut measured = Vec::with_capacity(candidates.len());
-    for &variant in &candidates {
-        let mut bench = MatmulBenchmark::new(
-            format!("{id}/variant-{}", variant.name),
-            shape,
-            precision,
-            variant,
-            seed,
-        );
-        measured.push(tuner.measure(&mut bench));
-    }
+    let measured: Vec<BenchResult> = candidates
+        .iter()
+        .map(|v| tuner.measure(&mut KernelBench::new(product(variant_id(v), *v))))
+        .collect();
     let names: Vec<&str> = candidates.iter().map(|v| v.name).collect();
     let table = tuning_table(&names, &measured);
     let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
     if let Some(best) = select_fastest(&measured) {
-        let bench = MatmulBenchmark::new(id.clone(), shape, precision, candidates[best], seed)
+        let kernel = product(id.clone(), candidates[best])
             .with_param("tuned", true.into())
             .with_param("tuning_gflops", table.clone());
-        benches.push(Box::new(bench));
+        benches.push(KernelBench::boxed(kernel));
     }
     for (variant, result) in candidates.iter().zip(&measured) {
         if result.status == Status::Failed {
-            let bench = MatmulBenchmark::new(
-                format!("{id}/variant-{}", variant.name),
-                shape,
-                precision,
-                *variant,
-                seed,
-            )
-            .with_param("tuned", false.into())
-            .with_param("tuning_gflops", table.clone());
-            benches.push(Box::new(bench));
+            let kernel =
+                product(variant_id(variant), *variant).with_param("tuning_gflops", table.clone());
+            benches.push(untuned(kernel));
         }
     }
     benches

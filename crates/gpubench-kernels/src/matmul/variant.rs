@@ -5,7 +5,8 @@
 
 use gpubench_harness::GpuContext;
 
-use crate::gpu::{Precision, specialise};
+use super::unrolled;
+use crate::gpu::{Precision, SpecialisedShader, specialise};
 use crate::shaders;
 
 /// The shape of the work each invocation does.
@@ -23,7 +24,7 @@ pub enum Kind {
         /// vec4 columns of C per invocation.
         tn: u32,
     },
-    /// `Reg` written out for a fixed block (matmul_unrolled.wgsl has 8x8, 16x16, 32x16, 32x32).
+    /// `Reg` written out for a fixed block by [`super::unrolled`] (no arrays, no inner loops).
     Unrolled {
         /// Rows of C per invocation.
         tm: u32,
@@ -50,61 +51,23 @@ pub struct Variant {
     pub f32_accumulate: bool,
 }
 
-/// Workgroup edge of the register-blocked kernels (WX = WY in matmul_reg.wgsl).
-const REG_WG: u32 = 8;
+/// Workgroup edge of the register-blocked kernels: the `WX` and `WY` overrides of matmul_reg.wgsl
+/// and the workgroup size the unrolled kernels are generated with.
+pub(super) const REG_WG: u32 = 8;
 
-/// Every variant, simplest first: the first is the tiled reference every choice must beat.
+/// Every variant, simplest first: the first is the tiled reference every choice must beat. The
+/// unrolled blocks named here are the ones generated ([`super::unrolled`]).
 pub const VARIANTS: &[Variant] = &[
-    Variant {
-        name: "tiled16",
-        kind: Kind::Tiled { tile: 16 },
-        f32_accumulate: false,
-    },
-    Variant {
-        name: "reg4x8",
-        kind: Kind::Reg { tm: 4, tn: 2 },
-        f32_accumulate: false,
-    },
-    Variant {
-        name: "reg8x8",
-        kind: Kind::Reg { tm: 8, tn: 2 },
-        f32_accumulate: false,
-    },
-    Variant {
-        name: "unrolled8x8",
-        kind: Kind::Unrolled { tm: 8, tn: 2 },
-        f32_accumulate: false,
-    },
-    Variant {
-        name: "unrolled16x16",
-        kind: Kind::Unrolled { tm: 16, tn: 4 },
-        f32_accumulate: false,
-    },
-    Variant {
-        name: "unrolled32x16",
-        kind: Kind::Unrolled { tm: 32, tn: 4 },
-        f32_accumulate: false,
-    },
-    Variant {
-        name: "unrolled32x32",
-        kind: Kind::Unrolled { tm: 32, tn: 8 },
-        f32_accumulate: false,
-    },
-    Variant {
-        name: "unrolled16x16-acc32",
-        kind: Kind::Unrolled { tm: 16, tn: 4 },
-        f32_accumulate: true,
-    },
-    Variant {
-        name: "unrolled32x32-acc32",
-        kind: Kind::Unrolled { tm: 32, tn: 8 },
-        f32_accumulate: true,
-    },
-    Variant {
-        name: "cols8x8",
-        kind: Kind::RegCols { tm: 8, tn: 2 },
-        f32_accumulate: false,
-    },
+    Variant::new("tiled16", Kind::Tiled { tile: 16 }),
+    Variant::new("reg4x8", Kind::Reg { tm: 4, tn: 2 }),
+    Variant::new("reg8x8", Kind::Reg { tm: 8, tn: 2 }),
+    Variant::new("unrolled8x8", Kind::Unrolled { tm: 8, tn: 2 }),
+    Variant::new("unrolled16x16", Kind::Unrolled { tm: 16, tn: 4 }),
+    Variant::new("unrolled32x16", Kind::Unrolled { tm: 32, tn: 4 }),
+    Variant::new("unrolled32x32", Kind::Unrolled { tm: 32, tn: 8 }),
+    Variant::new("unrolled16x16-acc32", Kind::Unrolled { tm: 16, tn: 4 }).acc32(),
+    Variant::new("unrolled32x32-acc32", Kind::Unrolled { tm: 32, tn: 8 }).acc32(),
+    Variant::new("cols8x8", Kind::RegCols { tm: 8, tn: 2 }),
 ];
 
 /// The names `--matmul-variant` accepts.
@@ -118,6 +81,21 @@ pub fn find_variant(name: &str) -> Option<Variant> {
 }
 
 impl Variant {
+    /// A variant that accumulates in the data's precision.
+    const fn new(name: &'static str, kind: Kind) -> Self {
+        Self {
+            name,
+            kind,
+            f32_accumulate: false,
+        }
+    }
+
+    /// The same variant, accumulating f16 data in f32.
+    const fn acc32(mut self) -> Self {
+        self.f32_accumulate = true;
+        self
+    }
+
     /// Whether this variant makes sense for `precision` (f32 accumulation is an f16 option).
     pub fn applies_to(&self, precision: Precision) -> bool {
         !self.f32_accumulate || precision == Precision::F16
@@ -132,50 +110,50 @@ impl Variant {
         }
     }
 
-    /// The specialised WGSL source and its entry point.
-    pub fn source(&self, precision: Precision) -> Result<(String, &'static str), String> {
+    /// The shader for `precision`: a file of shaders/ with its aliases rewritten, or a generated
+    /// module, and the constants its pipeline sets.
+    pub fn shader(&self, precision: Precision) -> Result<SpecialisedShader, String> {
         let keep: &[&str] = if self.f32_accumulate {
             &["ACC", "VA"]
         } else {
             &[]
         };
-        match self.kind {
-            Kind::Tiled { tile } => Ok((
-                specialise(shaders::MATMUL_TILED, precision, keep, &[("TILE", tile)])?,
+        let workgroup = vec![("WX", f64::from(REG_WG)), ("WY", f64::from(REG_WG))];
+        // TM and TN of matmul_reg size private arrays, which WGSL allows only with const sizes
+        // (an override-sized array must live in workgroup memory), so they are specialised in
+        // the source; the workgroup shape and the tile edge are pipeline constants.
+        let (file, entry, consts, constants) = match self.kind {
+            Kind::Tiled { tile } => (
+                shaders::MATMUL_TILED,
                 "matmul_tiled",
-            )),
-            Kind::Reg { tm, tn } => Ok((
-                specialise(
-                    shaders::MATMUL_REG,
-                    precision,
-                    keep,
-                    &[("TM", tm), ("TN", tn)],
-                )?,
+                vec![],
+                vec![("TILE", f64::from(tile))],
+            ),
+            Kind::Reg { tm, tn } => (
+                shaders::MATMUL_REG,
                 "matmul_reg",
-            )),
-            Kind::RegCols { tm, tn } => Ok((
-                specialise(
-                    shaders::MATMUL_REG,
-                    precision,
-                    keep,
-                    &[("TM", tm), ("TN", tn)],
-                )?,
+                vec![("TM", tm), ("TN", tn)],
+                workgroup,
+            ),
+            Kind::RegCols { tm, tn } => (
+                shaders::MATMUL_REG,
                 "matmul_reg_cols",
-            )),
+                vec![("TM", tm), ("TN", tn)],
+                workgroup,
+            ),
             Kind::Unrolled { tm, tn } => {
-                let entry = match (tm, tn) {
-                    (8, 2) => "matmul_unrolled_8x8",
-                    (16, 4) => "matmul_unrolled_16x16",
-                    (32, 4) => "matmul_unrolled_32x16",
-                    (32, 8) => "matmul_unrolled_32x32",
-                    _ => return Err(format!("no unrolled kernel for {tm}x{}", 4 * tn)),
-                };
-                Ok((
-                    specialise(shaders::MATMUL_UNROLLED, precision, keep, &[])?,
-                    entry,
-                ))
+                return Ok(SpecialisedShader {
+                    source: unrolled::source(tm, tn, precision, self.accumulation(precision)),
+                    entry: unrolled::entry_point(tm, tn),
+                    constants: Vec::new(),
+                });
             }
-        }
+        };
+        Ok(SpecialisedShader {
+            source: specialise(file, precision, keep, &consts)?,
+            entry: entry.to_string(),
+            constants,
+        })
     }
 
     /// Invocations per workgroup and bytes of workgroup memory.
@@ -256,40 +234,6 @@ impl Variant {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every variant's specialised source, f32 and f16, parses and validates (the naga test of
-    /// shaders/ sees only the f32 files as written).
-    #[test]
-    fn every_specialised_variant_validates() {
-        for variant in VARIANTS {
-            for precision in [Precision::F32, Precision::F16] {
-                if !variant.applies_to(precision) {
-                    continue;
-                }
-                let (source, entry) = variant.source(precision).expect("specialises");
-                let module = naga::front::wgsl::parse_str(&source).unwrap_or_else(|e| {
-                    panic!(
-                        "{} {precision:?}: {}",
-                        variant.name,
-                        e.emit_to_string(&source)
-                    )
-                });
-                naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::all(),
-                )
-                .validate(&module)
-                .unwrap_or_else(|e| {
-                    panic!(
-                        "{} {precision:?}: {}",
-                        variant.name,
-                        e.emit_to_string(&source)
-                    )
-                });
-                assert!(module.entry_points.iter().any(|e| e.name == entry));
-            }
-        }
-    }
 
     #[test]
     fn grids_cover_ragged_shapes() {

@@ -1,14 +1,14 @@
-//! One matmul benchmark: a shape, a precision and a kernel variant.
+//! One matmul kernel: a shape, a precision and a kernel variant.
 
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::{
-    BenchError, Benchmark, BenchmarkInfo, GpuContext, MetricKind, SampleClock, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, SampleClock, Verification, Work,
 };
 use half::f16;
 
 use super::reference::{MatrixRef, elements_to_check, reference_element};
 use super::variant::Variant;
-use crate::gpu::{Precision, bind_buffers, compute_pipeline, ready, submit_dispatches};
+use crate::gpu::{DispatchKernel, Precision};
 use crate::verify::{Checker, DotTolerance, Tolerance};
 
 /// A matmul shape: C (M x N) = A (M x K) x B (K x N).
@@ -73,28 +73,28 @@ struct Params {
     _pad: [u32; 2],
 }
 
-struct MatmulState {
-    pipeline: wgpu::ComputePipeline,
-    bind_group: wgpu::BindGroup,
+/// What set-up made: the dispatch, the output and the host copy of the inputs.
+pub struct MatmulState {
+    dispatch: DispatchKernel,
     c: wgpu::Buffer,
-    grid: (u32, u32),
     a_host: Vec<f32>,
     b_host: Vec<f32>,
-    _buffers: Vec<wgpu::Buffer>,
+    // Held so the bind group's buffers outlive every dispatch.
+    _inputs: Vec<wgpu::Buffer>,
 }
 
 /// C = A x B for one shape, precision and variant.
-pub struct MatmulBenchmark {
-    info: BenchmarkInfo,
+pub struct Matmul {
+    id: String,
     shape: Shape,
     precision: Precision,
     variant: Variant,
     seed: u64,
-    state: Option<MatmulState>,
+    extra_params: Vec<(String, serde_json::Value)>,
 }
 
-impl MatmulBenchmark {
-    /// A benchmark with id `id`; `info` parameters name the shape, precision and variant.
+impl Matmul {
+    /// A kernel with result id `id`; its parameters name the shape, precision and variant.
     pub fn new(
         id: String,
         shape: Shape,
@@ -102,44 +102,60 @@ impl MatmulBenchmark {
         variant: Variant,
         seed: u64,
     ) -> Self {
-        let info = BenchmarkInfo::new(
-            id,
-            "matmul",
-            MetricKind::Throughput,
-            "floating-point operations per second (2 M N K per product)",
-        )
-        .param("m", shape.m)
-        .param("n", shape.n)
-        .param("k", shape.k)
-        .param("shape", shape.label())
-        .param("precision", precision.name())
-        .param("inputs_outputs", precision.name())
-        .param("accumulation", variant.accumulation(precision).name())
-        .param("variant", variant.name)
-        .param("variant_description", variant.describe())
-        .param(
-            "layout",
-            "row-major; rows padded to a multiple of 4 elements",
-        );
         Self {
-            info,
+            id,
             shape,
             precision,
             variant,
             seed,
-            state: None,
+            extra_params: Vec::new(),
         }
     }
 
     /// Adds a parameter (e.g. the tuning table) to the result.
     pub fn with_param(mut self, key: &str, value: serde_json::Value) -> Self {
-        self.info.params.insert(key.to_string(), value);
+        self.extra_params.push((key.to_string(), value));
         self
     }
 
-    /// The variant this benchmark runs.
+    /// The variant this kernel runs.
     pub fn variant(&self) -> Variant {
         self.variant
+    }
+
+    /// The uniform, A and B (B padded with zero rows up to `lda`), and C filled with NaN so an
+    /// element no invocation wrote cannot pass.
+    fn buffers(&self, ctx: &GpuContext, a_host: &[f32], b_host: &[f32]) -> [wgpu::Buffer; 4] {
+        let s = self.shape;
+        let params = Params {
+            m: s.m,
+            n: s.n,
+            k: s.k,
+            lda: s.lda(),
+            ldb: s.ldb(),
+            ldc: s.ldb(),
+            _pad: [0; 2],
+        };
+        // B has lda rows: the rows past K are the zero padding the vec4 kernels read.
+        let mut b_padded = b_host.to_vec();
+        b_padded.resize(s.b_len() as usize, 0.0);
+        let c_init = vec![f32::NAN; s.c_len() as usize];
+        let storage = wgpu::BufferUsages::STORAGE;
+        let p = self.precision;
+        [
+            ctx.buffer_with_data(
+                "matmul params",
+                bytemuck::bytes_of(&params),
+                wgpu::BufferUsages::UNIFORM,
+            ),
+            ctx.buffer_with_data("matmul a", &to_bytes(a_host, p), storage),
+            ctx.buffer_with_data("matmul b", &to_bytes(&b_padded, p), storage),
+            ctx.buffer_with_data(
+                "matmul c",
+                &to_bytes(&c_init, p),
+                storage | wgpu::BufferUsages::COPY_SRC,
+            ),
+        ]
     }
 }
 
@@ -188,9 +204,34 @@ fn from_bytes(bytes: &[u8], precision: Precision) -> Vec<f64> {
     }
 }
 
-impl Benchmark for MatmulBenchmark {
-    fn info(&self) -> &BenchmarkInfo {
-        &self.info
+impl Kernel for Matmul {
+    type State = MatmulState;
+
+    fn info(&self) -> BenchmarkInfo {
+        let (shape, precision, variant) = (self.shape, self.precision, self.variant);
+        let mut info = BenchmarkInfo::new(
+            self.id.clone(),
+            "matmul",
+            MetricKind::Throughput,
+            "floating-point operations per second (2 M N K per product)",
+        )
+        .param("m", shape.m)
+        .param("n", shape.n)
+        .param("k", shape.k)
+        .param("shape", shape.label())
+        .param("precision", precision.name())
+        .param("inputs_outputs", precision.name())
+        .param("accumulation", variant.accumulation(precision).name())
+        .param("variant", variant.name)
+        .param("variant_description", variant.describe())
+        .param(
+            "layout",
+            "row-major; rows padded to a multiple of 4 elements",
+        );
+        for (key, value) in &self.extra_params {
+            info.params.insert(key.clone(), value.clone());
+        }
+        info
     }
 
     fn required_features(&self) -> wgpu::Features {
@@ -198,18 +239,11 @@ impl Benchmark for MatmulBenchmark {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        if let Some(reason) =
-            self.variant
-                .unsupported(ctx, self.precision, self.shape.m, self.shape.n)
-        {
+        let s = self.shape;
+        if let Some(reason) = self.variant.unsupported(ctx, self.precision, s.m, s.n) {
             return Err(reason);
         }
-        let largest = self
-            .shape
-            .a_len()
-            .max(self.shape.b_len())
-            .max(self.shape.c_len())
-            * self.precision.bytes();
+        let largest = s.a_len().max(s.b_len()).max(s.c_len()) * self.precision.bytes();
         let limit = ctx
             .limits
             .max_storage_buffer_binding_size
@@ -222,107 +256,68 @@ impl Benchmark for MatmulBenchmark {
         Ok(())
     }
 
-    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Result<MatmulState, BenchError> {
         let s = self.shape;
         let mut rng = SplitMix64::new(self.seed);
         let a_host = random_matrix(&mut rng, s.m, s.lda(), s.k, self.precision);
         let b_host = random_matrix(&mut rng, s.k, s.ldb(), s.n, self.precision);
-        // B has lda rows: the rows past K are the zero padding the vec4 kernels read.
-        let mut b_padded = b_host.clone();
-        b_padded.resize(s.b_len() as usize, 0.0);
-        let (source, entry) = self
+        let shader = self
             .variant
-            .source(self.precision)
-            .map_err(BenchError::Gpu)?;
-        let pipeline = compute_pipeline(ctx, &self.info.id, &source, entry);
-        let params = Params {
-            m: s.m,
-            n: s.n,
-            k: s.k,
-            lda: s.lda(),
-            ldb: s.ldb(),
-            ldc: s.ldb(),
-            _pad: [0; 2],
-        };
-        let storage = wgpu::BufferUsages::STORAGE;
-        let params = ctx.buffer_with_data(
-            "matmul params",
-            bytemuck::bytes_of(&params),
-            wgpu::BufferUsages::UNIFORM,
-        );
-        let a = ctx.buffer_with_data("matmul a", &to_bytes(&a_host, self.precision), storage);
-        let b = ctx.buffer_with_data("matmul b", &to_bytes(&b_padded, self.precision), storage);
-        // C starts as NaN so an element no invocation wrote cannot pass.
-        let c_init = vec![f32::NAN; s.c_len() as usize];
-        let c = ctx.buffer_with_data(
-            "matmul c",
-            &to_bytes(&c_init, self.precision),
-            storage | wgpu::BufferUsages::COPY_SRC,
-        );
-        let bind_group = bind_buffers(ctx, &pipeline, &[(0, &params), (1, &a), (2, &b), (3, &c)]);
-        self.state = Some(MatmulState {
-            pipeline,
-            bind_group,
+            .shader(self.precision)
+            .map_err(BenchError::Setup)?;
+        let pipeline = shader.pipeline(ctx, &self.id);
+        let [params, a, b, c] = self.buffers(ctx, &a_host, &b_host);
+        let bindings = [(0, &params), (1, &a), (2, &b), (3, &c)];
+        let grid = self.variant.grid(s.m, s.n);
+        let dispatch = DispatchKernel::new(ctx, "matmul", pipeline, &bindings, grid);
+        Ok(MatmulState {
+            dispatch,
             c,
-            grid: self.variant.grid(s.m, s.n),
             a_host,
             b_host,
-            _buffers: vec![params, a, b],
-        });
-        Ok(())
+            _inputs: vec![params, a, b],
+        })
     }
 
-    fn work(&self) -> Work {
+    fn work(&self, _state: &MatmulState) -> Work {
         let s = self.shape;
         let bytes = self.precision.bytes();
-        Work {
-            bytes_read: (u64::from(s.m) * u64::from(s.k) + u64::from(s.k) * u64::from(s.n)) * bytes,
-            bytes_written: u64::from(s.m) * u64::from(s.n) * bytes,
-            flops: s.flops(),
-            ops: 1,
-        }
+        let (m, n, k) = (u64::from(s.m), u64::from(s.n), u64::from(s.k));
+        Work::flops(s.flops()).with_bytes((m * k + k * n) * bytes, m * n * bytes)
     }
 
     fn run(
-        &mut self,
+        &self,
+        state: &mut MatmulState,
         ctx: &GpuContext,
         iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
-        let state = ready(&self.state, "run")?;
-        submit_dispatches(
-            ctx,
-            clock,
-            "matmul",
-            &state.pipeline,
-            &state.bind_group,
-            (state.grid.0, state.grid.1),
-            iterations,
-        );
+        state.dispatch.submit(ctx, clock, iterations);
         Ok(())
     }
 
-    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let state = ready(&self.state, "verify")?;
+    fn verify(
+        &self,
+        state: &mut MatmulState,
+        ctx: &GpuContext,
+    ) -> Result<Verification, BenchError> {
         let s = self.shape;
         let bytes = ctx.read_buffer(&state.c, state.c.size())?;
         let got = from_bytes(&bytes, self.precision);
+        let tolerance = DotTolerance {
+            k: u64::from(s.k),
+            accumulate: self.variant.accumulation(self.precision),
+            output: self.precision,
+        };
         Ok(check_product(
             &got,
             &state.a_host,
             &state.b_host,
             s,
-            DotTolerance {
-                k: u64::from(s.k),
-                accumulate: self.variant.accumulation(self.precision),
-                output: self.precision,
-            },
+            tolerance,
             self.seed,
         ))
-    }
-
-    fn teardown(&mut self) {
-        self.state = None;
     }
 }
 
