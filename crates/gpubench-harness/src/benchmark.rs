@@ -339,14 +339,9 @@ pub trait Benchmark {
     /// The work one iteration does.
     fn work(&self) -> Work;
 
-    /// Records and submits `iterations` iterations through `clock`. This is the timed region:
-    /// do no set-up here.
-    fn run(
-        &mut self,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError>;
+    /// Records and submits `clock.iterations()` iterations through `clock`. This is the timed
+    /// region: do no set-up here.
+    fn run(&mut self, clock: &mut SampleClock<'_>) -> Result<(), BenchError>;
 
     /// Reads the output back and compares it with the CPU reference.
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError>;

@@ -43,14 +43,9 @@ pub trait Kernel {
     /// The work one iteration does (it may depend on what set-up chose, e.g. the grid).
     fn work(&self, state: &Self::State) -> Work;
 
-    /// Records and submits `iterations` iterations through `clock`: the timed region.
-    fn run(
-        &self,
-        state: &mut Self::State,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError>;
+    /// Records and submits `clock.iterations()` iterations through `clock` (which also gives the
+    /// context): the timed region.
+    fn run(&self, state: &mut Self::State, clock: &mut SampleClock<'_>) -> Result<(), BenchError>;
 
     /// Reads the output back and compares it with the CPU reference.
     fn verify(&self, state: &mut Self::State, ctx: &GpuContext)
@@ -138,18 +133,13 @@ impl<K: Kernel> Benchmark for KernelBench<K> {
             .map_or_else(Work::default, |state| self.kernel.work(state))
     }
 
-    fn run(
-        &mut self,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&mut self, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
         let Self {
             kernel,
             state,
             info,
         } = self;
-        kernel.run(set_up(state, info, "run")?, ctx, iterations, clock)
+        kernel.run(set_up(state, info, "run")?, clock)
     }
 
     fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {

@@ -323,8 +323,8 @@ impl<'a> Runner<'a> {
         bench: &mut dyn Benchmark,
         iterations: u32,
     ) -> Result<SampleTiming, BenchError> {
-        let mut clock = SampleClock::new(self.ctx, self.queries.as_ref());
-        bench.run(self.ctx, iterations, &mut clock)?;
+        let mut clock = SampleClock::new(self.ctx, self.queries.as_ref(), iterations);
+        bench.run(&mut clock)?;
         let timing = clock.finish();
         // Errors the device reported explain a failed wait better than the wait's own error.
         if self.ctx.faults.device_lost() {

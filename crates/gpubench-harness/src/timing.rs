@@ -102,9 +102,12 @@ pub struct SampleTiming {
     pub gpu_rejected: bool,
 }
 
-/// The clock a benchmark records its sample through. Created by the runner for each sample.
+/// One sample as a benchmark records it: the context to record on, how many iterations to do,
+/// and the clocks (timestamps at the boundaries the benchmark marks, the host clock until the
+/// device finishes). Created by the runner for each sample.
 pub struct SampleClock<'a> {
     ctx: &'a GpuContext,
+    iterations: u32,
     queries: Option<&'a TimestampQueries>,
     host_start: Option<Instant>,
     last_submission: Option<wgpu::SubmissionIndex>,
@@ -113,15 +116,30 @@ pub struct SampleClock<'a> {
 }
 
 impl<'a> SampleClock<'a> {
-    pub(crate) fn new(ctx: &'a GpuContext, queries: Option<&'a TimestampQueries>) -> Self {
+    pub(crate) fn new(
+        ctx: &'a GpuContext,
+        queries: Option<&'a TimestampQueries>,
+        iterations: u32,
+    ) -> Self {
         Self {
             ctx,
+            iterations,
             queries,
             host_start: None,
             last_submission: None,
             wrote_begin: false,
             wrote_end: false,
         }
+    }
+
+    /// The context the sample runs on.
+    pub fn ctx(&self) -> &'a GpuContext {
+        self.ctx
+    }
+
+    /// Iterations this sample does: the benchmark repeats its work this many times.
+    pub fn iterations(&self) -> u32 {
+        self.iterations
     }
 
     /// Starts the host clock now (for work that begins on the host, e.g. filling a staging

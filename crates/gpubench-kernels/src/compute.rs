@@ -264,13 +264,8 @@ impl Kernel for FmaPeak {
         Work::flops(2 * fmas).with_bytes(0, invocations * 4)
     }
 
-    fn run(
-        &self,
-        state: &mut FmaDispatch,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut FmaDispatch, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.submit(ctx, clock, iterations);
         Ok(())
     }

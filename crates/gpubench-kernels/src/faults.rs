@@ -120,13 +120,8 @@ impl Kernel for FaultyKernel {
         Work::bytes(0, CLEAR_BYTES)
     }
 
-    fn run(
-        &self,
-        state: &mut FaultyState,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut FaultyState, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.runs += 1;
         let buffer = &state.buffer;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());

@@ -160,10 +160,9 @@ impl Kernel for RooflinePoint {
     fn run(
         &self,
         state: &mut RooflineState,
-        ctx: &GpuContext,
-        iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.fma.submit(ctx, clock, iterations);
         Ok(())
     }

@@ -3,11 +3,11 @@
 //! f16 product, the compute peak, roofline points at both ends of the sweep and a short
 //! sustained run. Asserts status ok and verified, never speed.
 
-use std::time::Duration;
+mod common;
 
-use gpubench_harness::runner::Silent;
+use common::{run_ok, short_settings};
 use gpubench_harness::testing::require_vulkan;
-use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, RunSettings, Runner, Status};
+use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, Runner};
 use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
@@ -15,37 +15,13 @@ use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
 use gpubench_kernels::sustained::SustainedSuite;
 use gpubench_kernels::{Suite, SuiteOptions, Tuner};
 
-fn short_settings() -> RunSettings {
-    let mut settings = Profile::Quick.settings(true);
-    settings.target_sample = Duration::from_millis(2);
-    settings.warmup = Duration::from_millis(1);
-    settings.min_warmup_samples = 1;
-    settings.min_samples = 2;
-    settings.max_samples = 3;
-    settings.max_time = Duration::from_millis(100);
-    settings
-}
-
-fn assert_ok(runner: &Runner<'_>, bench: &mut dyn Benchmark) {
-    let result = runner.run(bench, &mut Silent);
-    assert_eq!(
-        result.status,
-        Status::Ok,
-        "{}: {:?}",
-        result.id,
-        result.reason
-    );
-    assert!(result.verified, "{} not verified", result.id);
-    assert!(result.median().is_some_and(|m| m > 0.0));
-}
-
 /// Runs each named variant on `shape` in `precision` and asserts it is ok and verified.
 fn assert_matmuls_ok(runner: &Runner<'_>, shape: Shape, precision: Precision, names: &[&str]) {
     for name in names {
         let variant = find_variant(name).expect("variant exists");
         let id = format!("test/{}/{name}", precision.name());
         let mut bench = KernelBench::new(Matmul::new(id, shape, precision, variant, 7));
-        assert_ok(runner, &mut bench);
+        run_ok(runner, &mut bench);
     }
 }
 
@@ -79,7 +55,7 @@ fn assert_all_ok(build: impl FnOnce(&GpuContext) -> Vec<Box<dyn Benchmark>>) {
     };
     let runner = Runner::new(&ctx, short_settings());
     for mut bench in build(&ctx) {
-        assert_ok(&runner, bench.as_mut());
+        run_ok(&runner, bench.as_mut());
     }
 }
 

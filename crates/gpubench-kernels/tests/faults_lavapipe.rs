@@ -1,25 +1,16 @@
 //! Faults injected on a real adapter: each becomes a clean status with a reason, never a panic
 //! of the process, and the runner goes on.
 
-use std::time::Duration;
+mod common;
 
+use common::short_settings;
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{GpuContext, KernelBench, Profile, RunSettings, Runner, Status};
+use gpubench_harness::{GpuContext, KernelBench, Runner, Status};
 use gpubench_kernels::faults::Fault;
 use gpubench_kernels::stream::{Stream, StreamKernel};
 
 fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()
-}
-
-fn short_settings() -> RunSettings {
-    let mut settings = Profile::Quick.settings(true);
-    settings.target_sample = Duration::from_millis(1);
-    settings.min_samples = 3;
-    settings.max_samples = 4;
-    settings.max_time = Duration::from_millis(100);
-    settings.warmup = Duration::from_millis(1);
-    settings
 }
 
 fn run_fault(ctx: &GpuContext, fault: Fault) -> gpubench_harness::BenchResult {

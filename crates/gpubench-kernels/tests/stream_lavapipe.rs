@@ -1,27 +1,16 @@
 //! The stream suite on a real adapter (lavapipe in CI): every kernel verifies and is timed by
 //! GPU timestamps; a deliberately broken kernel fails verification and gets no number.
 
-use std::time::Duration;
+mod common;
 
+use common::{assert_host_time_beside_gpu, run_ok, short_settings};
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{
-    Benchmark, GpuContext, KernelBench, Profile, RunSettings, Runner, Status, TimingSource,
-};
+use gpubench_harness::{Benchmark, GpuContext, KernelBench, Runner, Status, TimingSource};
 use gpubench_kernels::faults::broken_copy;
 use gpubench_kernels::stream::{CopyEngine, HostMemcpy, Stream, StreamKernel};
 
 fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()
-}
-
-fn short_settings() -> RunSettings {
-    let mut settings = Profile::Quick.settings(true);
-    settings.target_sample = Duration::from_millis(2);
-    settings.min_samples = 3;
-    settings.max_samples = 5;
-    settings.max_time = Duration::from_millis(200);
-    settings.warmup = Duration::from_millis(5);
-    settings
 }
 
 #[test]
@@ -36,21 +25,8 @@ fn every_stream_kernel_verifies_and_is_gpu_timed() {
     benches.push(KernelBench::boxed(CopyEngine::new(bytes, 1)));
     benches.push(KernelBench::boxed(HostMemcpy::new(bytes, 1)));
     for bench in &mut benches {
-        let result = runner.run(bench.as_mut(), &mut Silent);
-        assert_eq!(
-            result.status,
-            Status::Ok,
-            "{}: {:?}",
-            result.id,
-            result.reason
-        );
-        assert!(result.verified, "{}", result.id);
+        let result = run_ok(&runner, bench.as_mut());
         let summary = result.summary.as_ref().expect("ok results have a summary");
-        assert!(
-            summary.median > 0.0 && summary.median.is_finite(),
-            "{}",
-            result.id
-        );
         assert!(summary.ci_low <= summary.median && summary.median <= summary.ci_high);
         assert_eq!(result.samples.len(), summary.n);
         assert_eq!(result.unit, "GB/s");
@@ -60,13 +36,7 @@ fn every_stream_kernel_verifies_and_is_gpu_timed() {
             TimingSource::GpuTimestamp
         };
         assert_eq!(result.timing, Some(expected), "{}", result.id);
-        if expected == TimingSource::GpuTimestamp {
-            assert!(
-                result.host_summary.is_some(),
-                "{}: host time recorded beside GPU time",
-                result.id
-            );
-        }
+        assert_host_time_beside_gpu(&result);
     }
 }
 

@@ -3,43 +3,20 @@
 //! fitted transfer model and the round-trip percentiles present. Speed is never asserted:
 //! software-adapter numbers swing with the machine's load.
 
-use std::time::Duration;
+mod common;
 
+use common::{assert_ok, short_settings};
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::require_vulkan;
-use gpubench_harness::{
-    BenchResult, Benchmark, GpuContext, KernelBench, Profile, RunSettings, Runner, Status,
-};
+use gpubench_harness::{Benchmark, KernelBench, Runner, Status};
 use gpubench_kernels::Suite;
 use gpubench_kernels::launch::{Launch, LaunchMode};
 use gpubench_kernels::transfer::{Transfer, TransferPath, TransferSuite};
 
-fn short_settings(ctx: &GpuContext) -> RunSettings {
-    let mut settings = Profile::Quick.settings(ctx.is_software());
-    settings.max_time = Duration::from_millis(200);
-    settings.warmup = Duration::from_millis(5);
-    settings.min_samples = 3;
-    settings.max_samples = 5;
-    settings.target_sample = Duration::from_millis(2);
-    settings
-}
-
-fn assert_ok(result: &BenchResult) {
-    assert_eq!(
-        result.status,
-        Status::Ok,
-        "{}: {:?}",
-        result.id,
-        result.reason
-    );
-    assert!(result.verified, "{} not verified", result.id);
-    assert!(result.median().is_some_and(|m| m.is_finite() && m > 0.0));
-}
-
 #[test]
 fn transfer_paths_verify_and_fit() {
     let Some(ctx) = require_vulkan() else { return };
-    let runner = Runner::new(&ctx, short_settings(&ctx));
+    let runner = Runner::new(&ctx, short_settings());
     let mut results = Vec::new();
     for path in TransferPath::ALL {
         for bytes in [4096, 64 * 1024, 256 * 1024] {
@@ -76,7 +53,7 @@ fn transfer_paths_verify_and_fit() {
 #[test]
 fn launch_modes_verify_and_round_trip_has_percentiles() {
     let Some(ctx) = require_vulkan() else { return };
-    let runner = Runner::new(&ctx, short_settings(&ctx));
+    let runner = Runner::new(&ctx, short_settings());
     for mode in LaunchMode::ALL {
         let mut bench = KernelBench::new(Launch::new(mode, 50, 3));
         let result = runner.run(&mut bench, &mut Silent);

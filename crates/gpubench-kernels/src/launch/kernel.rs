@@ -163,13 +163,8 @@ impl Kernel for Launch {
         Work::ops(1)
     }
 
-    fn run(
-        &self,
-        state: &mut LaunchState,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut LaunchState, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
         let n = iterations.max(1);
         match self.mode {
             LaunchMode::DispatchInPass | LaunchMode::DispatchIndirect => {

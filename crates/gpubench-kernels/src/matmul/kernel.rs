@@ -286,13 +286,8 @@ impl Kernel for Matmul {
         Work::flops(s.flops()).with_bytes((m * k + k * n) * bytes, m * n * bytes)
     }
 
-    fn run(
-        &self,
-        state: &mut MatmulState,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut MatmulState, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.dispatch.submit(ctx, clock, iterations);
         Ok(())
     }

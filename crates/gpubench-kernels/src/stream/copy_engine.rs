@@ -69,10 +69,9 @@ impl Kernel for CopyEngine {
     fn run(
         &self,
         state: &mut CopyEngineState,
-        ctx: &GpuContext,
-        iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         clock.write_timestamp(&mut encoder, Boundary::Begin);
         for _ in 0..iterations {

@@ -60,10 +60,9 @@ impl Kernel for HostMemcpy {
     fn run(
         &self,
         state: &mut HostMemcpyState,
-        _ctx: &GpuContext,
-        iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
+        let iterations = clock.iterations();
         clock.start_host();
         for _ in 0..iterations {
             state

@@ -355,13 +355,8 @@ impl Kernel for Stream {
         Work::bytes(self.spec.inputs * self.bytes, written)
     }
 
-    fn run(
-        &self,
-        state: &mut StreamState,
-        ctx: &GpuContext,
-        iterations: u32,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut StreamState, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.dispatch.submit(ctx, clock, iterations);
         Ok(())
     }

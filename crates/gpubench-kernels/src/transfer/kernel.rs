@@ -241,10 +241,9 @@ impl Kernel for Transfer {
     fn run(
         &self,
         state: &mut TransferState,
-        ctx: &GpuContext,
-        iterations: u32,
         clock: &mut SampleClock<'_>,
     ) -> Result<(), BenchError> {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
         if let TransferState::MappedAtCreation { last, .. } = state {
             // Release the previous run's buffer before the clock starts.
             drop(last.take());
