@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::values::{FaultArg, ProfileArg, matmul_variant_parser, suite_parser};
+
 /// A cross-vendor GPU compute benchmark: transfer, memory bandwidth, compute throughput and
 /// launch overhead through wgpu, every kernel verified, every number with its interval.
 #[derive(Debug, Parser)]
@@ -58,11 +60,11 @@ pub struct RunArgs {
     #[command(flatten)]
     pub adapter: AdapterArgs,
     /// Suites to run (comma list or repeated). Default: every default suite.
-    #[arg(long = "suite", value_delimiter = ',', value_parser = clap::builder::PossibleValuesParser::new(gpubench_kernels::SUITES))]
-    pub suites: Vec<String>,
-    /// Sizes and sample counts: quick (CI, smoke), default, full.
-    #[arg(long, default_value = "default", value_parser = ["quick", "default", "full"])]
-    pub profile: String,
+    #[arg(long = "suite", value_name = "SUITE", value_delimiter = ',', value_parser = suite_parser())]
+    pub suites: Vec<&'static str>,
+    /// Sizes and sample counts.
+    #[arg(long, value_enum, default_value = "default")]
+    pub profile: ProfileArg,
     /// Where to write the results JSON (default: results/<time>-<adapter>.json).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -82,11 +84,11 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_size)]
     pub capacity_cap: Option<u64>,
     /// An extra matmul shape MxNxK, e.g. 127x255x63 (repeatable; run after the profile's shapes).
-    #[arg(long = "matmul-shape", value_parser = parse_matmul_shape)]
+    #[arg(long = "matmul-shape", value_name = "MxNxK", value_parser = gpubench_kernels::plan::parse_matmul_shape)]
     pub matmul_shapes: Vec<(u32, u32, u32)>,
-    /// Run this matmul kernel variant instead of autotuning (e.g. tiled16, reg8x8, unrolled32x32).
-    #[arg(long)]
-    pub matmul_variant: Option<String>,
+    /// Run this matmul kernel variant instead of autotuning.
+    #[arg(long, value_name = "VARIANT", value_parser = matmul_variant_parser())]
+    pub matmul_variant: Option<&'static str>,
     /// Minimum timed samples per benchmark (overrides the profile).
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub samples: Option<u32>,
@@ -102,9 +104,9 @@ pub struct RunArgs {
     /// Do not show progress bars.
     #[arg(long)]
     pub no_progress: bool,
-    /// Add a deliberately faulty benchmark (for testing the harness): wrong-output.
-    #[arg(long, hide = true)]
-    pub inject_fault: Vec<String>,
+    /// Add a deliberately faulty benchmark (for testing the harness), run after the suites.
+    #[arg(long, value_enum, hide = true)]
+    pub inject_fault: Vec<FaultArg>,
     #[command(flatten)]
     pub baseline: BaselineArgs,
 }
@@ -176,33 +178,6 @@ fn parse_size(text: &str) -> Result<u64, String> {
     gpubench_harness::units::parse_size(text)
 }
 
-/// Parses `MxNxK` (each a positive integer; `x` or `X` between them).
-/// Largest matmul dimension accepted: a 2^20 x 4 f16 matrix already needs 8 MiB, and every
-/// product of two dimensions stays far inside u64 and every padded stride inside u32.
-pub const MAX_MATMUL_DIM: u32 = 1 << 20;
-
-pub fn parse_matmul_shape(text: &str) -> Result<(u32, u32, u32), String> {
-    let parts: Vec<&str> = text.split(['x', 'X']).collect();
-    let bad =
-        || format!("'{text}' is not a matmul shape MxNxK of positive integers, e.g. 127x255x63");
-    if parts.len() != 3 {
-        return Err(bad());
-    }
-    let mut dims = [0u32; 3];
-    for (dim, part) in dims.iter_mut().zip(&parts) {
-        *dim = part.trim().parse().map_err(|_| bad())?;
-        if *dim == 0 {
-            return Err(bad());
-        }
-        if *dim > MAX_MATMUL_DIM {
-            return Err(format!(
-                "'{text}': each dimension must be at most {MAX_MATMUL_DIM} (a matrix must fit one storage binding)"
-            ));
-        }
-    }
-    Ok((dims[0], dims[1], dims[2]))
-}
-
 fn parse_positive_ms(text: &str) -> Result<f64, String> {
     parse_positive(text, "milliseconds")
 }
@@ -225,14 +200,59 @@ fn parse_positive(text: &str, unit: &str) -> Result<f64, String> {
 
 #[cfg(test)]
 mod tests {
+    use clap::Parser;
+
     use super::*;
 
+    fn run_args(extra: &[&str]) -> Result<RunArgs, clap::Error> {
+        let argv = ["gpubench", "run"].iter().chain(extra);
+        match Cli::try_parse_from(argv)?.command {
+            Command::Run(args) => Ok(*args),
+            other => panic!("not a run: {other:?}"),
+        }
+    }
+
     #[test]
-    fn matmul_shapes_parse_and_reject_nonsense() {
-        assert_eq!(parse_matmul_shape("127x255x63"), Ok((127, 255, 63)));
-        assert_eq!(parse_matmul_shape("1X2x3"), Ok((1, 2, 3)));
-        for bad in ["0x1x1", "1x2", "1x2x3x4", "ax2x3", "-1x2x3", ""] {
-            assert!(parse_matmul_shape(bad).is_err(), "{bad}");
+    fn run_flags_parse_into_typed_values() {
+        let args = run_args(&[
+            "--suite",
+            "stream,matmul",
+            "--profile",
+            "quick",
+            "--matmul-shape",
+            "127x255x63",
+            "--matmul-variant",
+            "tiled16",
+            "--inject-fault",
+            "device-lost",
+        ])
+        .expect("parses");
+        assert_eq!(args.suites, ["stream", "matmul"]);
+        assert_eq!(args.profile.0, gpubench_harness::Profile::Quick);
+        assert_eq!(args.matmul_shapes, [(127, 255, 63)]);
+        assert_eq!(args.matmul_variant, Some("tiled16"));
+        assert_eq!(
+            args.inject_fault[0].0,
+            gpubench_kernels::faults::Fault::DeviceLost
+        );
+        let defaults = run_args(&[]).expect("parses");
+        assert!(defaults.suites.is_empty());
+        assert_eq!(defaults.profile.0, gpubench_harness::Profile::Default);
+    }
+
+    #[test]
+    fn unknown_names_are_usage_errors_listing_the_known_ones() {
+        for (flag, value, known) in [
+            ("--suite", "nonsense", "roofline"),
+            ("--matmul-variant", "bogus", "tiled16"),
+            ("--profile", "fast", "quick"),
+            ("--inject-fault", "nope", "wrong-output"),
+            ("--matmul-shape", "0x1x1", "MxNxK"),
+        ] {
+            let error = run_args(&[flag, value]).expect_err("refused");
+            assert_eq!(error.exit_code(), 2, "{flag}");
+            let text = error.to_string();
+            assert!(text.contains(flag) && text.contains(known), "{text}");
         }
     }
 }

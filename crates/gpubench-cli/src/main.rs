@@ -6,6 +6,7 @@ mod cmd;
 mod exit;
 mod progress;
 mod signals;
+mod values;
 
 use std::process::ExitCode;
 

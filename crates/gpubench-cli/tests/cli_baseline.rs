@@ -1,12 +1,12 @@
 //! The baseline workflow on a real adapter (lavapipe in CI): a run with no baseline says how to
 //! record one, `--save-baseline` records it, the next run prints verdicts against it, and a run
-//! with a failed benchmark never replaces it. Skipped (with a note) where no Vulkan adapter is.
+//! with a failed benchmark never replaces it. Fails where no Vulkan adapter is, unless GPU tests are skipped on purpose.
 
 use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{has_vulkan, quick_stream_args, run_gpubench};
+use common::{quick_stream_args, require_vulkan, run_gpubench};
 
 fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
     let mut args = quick_stream_args(out, "64KiB");
@@ -24,7 +24,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn save_then_compare_and_never_record_a_failed_run() {
-    if !has_vulkan() {
+    if !require_vulkan() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 mod common;
-use common::{gpubench_path, has_vulkan, quick_stream_args, read_doc, run_gpubench};
+use common::{gpubench_path, quick_stream_args, read_doc, require_vulkan, run_gpubench};
 
 /// A quick stream run on 64 KiB arrays with the named faults injected after the suites.
 fn run_with_faults(out: &Path, faults: &[&str]) -> std::process::Output {
@@ -22,7 +22,7 @@ fn run_with_faults(out: &Path, faults: &[&str]) -> std::process::Output {
 
 #[test]
 fn device_lost_mid_run_keeps_results_and_exits_4() {
-    if !has_vulkan() {
+    if !require_vulkan() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -63,7 +63,7 @@ fn device_lost_mid_run_keeps_results_and_exits_4() {
 
 #[test]
 fn a_benchmark_over_the_limit_is_skipped_and_the_run_goes_on() {
-    if !has_vulkan() {
+    if !require_vulkan() {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
@@ -143,7 +143,7 @@ fn interrupt_with(signal: &str, expected_code: i32) {
 #[cfg(unix)]
 #[test]
 fn sigint_keeps_finished_results_and_exits_130() {
-    if has_vulkan() {
+    if require_vulkan() {
         interrupt_with("-INT", 130);
     }
 }
@@ -151,7 +151,7 @@ fn sigint_keeps_finished_results_and_exits_130() {
 #[cfg(unix)]
 #[test]
 fn sigterm_keeps_finished_results_and_exits_143() {
-    if has_vulkan() {
+    if require_vulkan() {
         interrupt_with("-TERM", 143);
     }
 }

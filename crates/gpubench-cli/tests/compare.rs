@@ -165,19 +165,17 @@ fn formats_and_exports() {
     assert_eq!(out.status.code(), Some(2), "bad --noise is a usage error");
 }
 
-#[test]
-fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let good = doc_with("NVIDIA Test", false);
-    let baseline = write(dir.path(), "baseline.json", &good);
-    let before = std::fs::read(&baseline).expect("read");
+/// Bad result files: name, contents (`None`: the file does not exist), what the error says.
+type BadFile = (&'static str, Option<Vec<u8>>, &'static str);
 
-    let mut wrong_types = serde_json::to_value(&good).expect("value");
+/// One bad file of every kind, made from `good`.
+fn bad_files(good: &RunDocument) -> Vec<BadFile> {
+    let mut wrong_types = serde_json::to_value(good).expect("value");
     wrong_types["results"][0]["samples"] = serde_json::json!("many");
-    let mut newer = serde_json::to_value(&good).expect("value");
+    let mut newer = serde_json::to_value(good).expect("value");
     newer["schema_version"] = serde_json::json!(99);
-    let full = serde_json::to_vec_pretty(&good).expect("bytes");
-    let cases: Vec<(&str, Option<Vec<u8>>, &str)> = vec![
+    let full = serde_json::to_vec_pretty(good).expect("bytes");
+    vec![
         ("missing.json", None, "No such file"),
         ("empty.json", Some(Vec::new()), "empty"),
         (
@@ -205,49 +203,63 @@ fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
             Some(b"[1, 2, 3]".to_vec()),
             "not a gpubench result",
         ),
-    ];
-    for (name, contents, expected) in cases {
+    ]
+}
+
+/// Every command that reads the bad file `path` (next to `baseline` in `dir`) fails with one
+/// line naming it and saying why, and writes nothing.
+fn assert_every_reader_refuses(dir: &Path, baseline: &Path, path: &Path, expected: &str) {
+    let name = path
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let export = dir.join(format!("export-{name}"));
+    for args in [
+        vec!["compare", s(baseline), s(path), "--export-gab", s(&export)],
+        vec!["compare", s(path), s(baseline)],
+        vec!["compare", s(baseline), s(baseline), s(path)],
+        // `run` reads --baseline before it looks for a GPU, so this needs none.
+        vec![
+            "run",
+            "--baseline",
+            s(path),
+            "--save-baseline",
+            "--baseline-dir",
+            s(dir),
+        ],
+    ] {
+        let out = run(&args);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end().lines().count(),
+            1,
+            "{name}: one line: {stderr}"
+        );
+        assert!(stderr.contains(&name), "{name}: names the file: {stderr}");
+        assert!(
+            stderr.contains(expected),
+            "{name}: says why ({expected}): {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
+        assert!(!export.exists(), "{name}: nothing exported");
+    }
+}
+
+#[test]
+fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let good = doc_with("NVIDIA Test", false);
+    let baseline = write(dir.path(), "baseline.json", &good);
+    let before = std::fs::read(&baseline).expect("read");
+
+    for (name, contents, expected) in bad_files(&good) {
         let path = dir.path().join(name);
         if let Some(bytes) = &contents {
             std::fs::write(&path, bytes).expect("write bad file");
         }
-        let export = dir.path().join(format!("export-{name}"));
-        for args in [
-            vec![
-                "compare",
-                s(&baseline),
-                s(&path),
-                "--export-gab",
-                s(&export),
-            ],
-            vec!["compare", s(&path), s(&baseline)],
-            vec!["compare", s(&baseline), s(&baseline), s(&path)],
-            // `run` reads --baseline before it looks for a GPU, so this needs none.
-            vec![
-                "run",
-                "--baseline",
-                s(&path),
-                "--save-baseline",
-                "--baseline-dir",
-                s(dir.path()),
-            ],
-        ] {
-            let out = run(&args);
-            let stderr = text(&out.stderr);
-            assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
-            assert_eq!(
-                stderr.trim_end().lines().count(),
-                1,
-                "{name}: one line: {stderr}"
-            );
-            assert!(stderr.contains(name), "{name}: names the file: {stderr}");
-            assert!(
-                stderr.contains(expected),
-                "{name}: says why ({expected}): {stderr}"
-            );
-            assert!(out.stdout.is_empty(), "{name}: nothing on stdout");
-            assert!(!export.exists(), "{name}: nothing exported");
-        }
+        assert_every_reader_refuses(dir.path(), &baseline, &path, expected);
         assert_eq!(
             std::fs::read(&baseline).expect("read"),
             before,

@@ -1,6 +1,8 @@
 //! The gpubench suites. Each module builds benchmarks that implement the harness's
 //! [`Benchmark`] trait: pipelines, random inputs, CPU references, verification and declared work.
-//! Nothing here times or prints: the harness's runner does the one and the CLI the other.
+//! [`REGISTRY`] lists every suite once; [`plan`] checks what a run is to do before an adapter is
+//! opened, and [`session`] drives it, suite by suite. Nothing here prints: the harness's runner
+//! times, and the caller reports.
 
 pub mod capacity;
 pub mod compute;
@@ -10,7 +12,9 @@ pub mod fit;
 pub mod gpu;
 pub mod launch;
 pub mod matmul;
+pub mod plan;
 pub mod roofline;
+pub mod session;
 pub mod shaders;
 pub mod stream;
 pub mod sustained;
@@ -18,6 +22,7 @@ pub mod transfer;
 pub mod verify;
 
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
+use serde::{Deserialize, Serialize};
 
 /// Errors in choosing or configuring suites.
 #[derive(Debug, thiserror::Error)]
@@ -30,45 +35,144 @@ pub enum KernelError {
     BadOption(String),
 }
 
-/// Every suite, in the order a full run takes them. Stream goes before transfer so that its host
-/// memcpy row is there as the reference for the transfer paths' fitted bandwidth, and before
-/// compute, matmul and roofline so that the roofline has its bandwidth ceiling.
-pub const SUITES: &[&str] = &[
-    "stream",
-    "transfer",
-    "launch",
-    "compute",
-    "matmul",
-    "roofline",
-    "capacity",
-    "sustained",
-];
-
-/// Suites the full profile adds to the defaults.
-pub const FULL_EXTRA_SUITES: &[&str] = &["capacity", "sustained"];
-
-/// Suites a run of `profile` takes when none are named.
-pub fn default_suites(profile: Profile) -> Vec<&'static str> {
-    let mut suites = DEFAULT_SUITES.to_vec();
-    if profile == Profile::Full {
-        suites.extend_from_slice(FULL_EXTRA_SUITES);
-    }
-    suites
+/// When a suite runs without being named with `--suite`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Included {
+    /// In every profile's default suites.
+    Always,
+    /// Only in the full profile's (long or memory-hungry suites).
+    FullProfile,
+    /// Only when named.
+    WhenNamed,
 }
 
-/// Suites a run takes when none are named.
-pub const DEFAULT_SUITES: &[&str] = &[
-    "stream", "transfer", "launch", "compute", "matmul", "roofline",
+/// One row of the suite registry: everything the rest of the tool needs to know about a suite.
+/// Adding a suite is a module, its shader and one row in [`REGISTRY`].
+#[derive(Debug, Clone, Copy)]
+pub struct SuiteEntry {
+    /// Name as given to `--suite`; the same as the built suite's [`Suite::name`].
+    pub name: &'static str,
+    /// What it measures, in one line (shown by `--help`).
+    pub about: &'static str,
+    /// Which default runs include it.
+    pub included: Included,
+    /// Builds the suite.
+    pub build: fn() -> Box<dyn Suite>,
+}
+
+impl SuiteEntry {
+    /// Whether a run of `profile` that names no suites takes this one.
+    pub fn in_defaults_of(&self, profile: Profile) -> bool {
+        match self.included {
+            Included::Always => true,
+            Included::FullProfile => profile == Profile::Full,
+            Included::WhenNamed => false,
+        }
+    }
+}
+
+/// Every suite, in the order a run takes them. Stream goes before transfer so that its host
+/// memcpy row is there as the reference for the transfer paths' fitted bandwidth, and before
+/// compute, matmul and roofline so that the roofline has its bandwidth ceiling.
+pub const REGISTRY: &[SuiteEntry] = &[
+    SuiteEntry {
+        name: "stream",
+        about: "device memory bandwidth (copy, scale, add, triad, read, fill), copy engine, host memcpy",
+        included: Included::Always,
+        build: || Box::new(stream::StreamSuite),
+    },
+    SuiteEntry {
+        name: "transfer",
+        about: "host-device transfers over a size sweep, with fitted fixed cost and bandwidth",
+        included: Included::Always,
+        build: || Box::new(transfer::TransferSuite),
+    },
+    SuiteEntry {
+        name: "launch",
+        about: "cost of tiny dispatches, passes and submits, and the submit round trip",
+        included: Included::Always,
+        build: || Box::new(launch::LaunchSuite),
+    },
+    SuiteEntry {
+        name: "compute",
+        about: "peak FMA throughput, f32 and f16, scalar and vec4",
+        included: Included::Always,
+        build: || Box::new(compute::ComputeSuite),
+    },
+    SuiteEntry {
+        name: "matmul",
+        about: "autotuned matrix multiply, f32 and f16, square and batch-like shapes",
+        included: Included::Always,
+        build: || Box::new(matmul::MatmulSuite),
+    },
+    SuiteEntry {
+        name: "roofline",
+        about: "one kernel swept over arithmetic intensity, with ceilings and ridge point",
+        included: Included::Always,
+        build: || Box::new(roofline::RooflineSuite),
+    },
+    SuiteEntry {
+        name: "capacity",
+        about: "largest single buffer and total memory actually allocated and written",
+        included: Included::FullProfile,
+        build: || Box::new(capacity::CapacitySuite),
+    },
+    SuiteEntry {
+        name: "sustained",
+        about: "the FMA kernel kept busy for --duration, throttling flagged",
+        included: Included::FullProfile,
+        build: || Box::new(sustained::SustainedSuite),
+    },
 ];
 
-/// Options that shape the benchmarks a suite builds.
-#[derive(Debug, Clone)]
+/// The names in `rows`, in order (a `const fn` so that [`SUITES`] is a constant).
+const fn names<const N: usize>(rows: &[SuiteEntry]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = rows[i].name;
+        i += 1;
+    }
+    out
+}
+
+/// Every suite name, in registry order.
+pub const SUITES: &[&str] = &names::<{ REGISTRY.len() }>(REGISTRY);
+
+/// The registry row of the suite called `name`.
+pub fn find_suite(name: &str) -> Option<&'static SuiteEntry> {
+    REGISTRY.iter().find(|entry| entry.name == name)
+}
+
+/// Suites a run of `profile` takes when none are named, in registry order.
+pub fn default_suites(profile: Profile) -> Vec<&'static str> {
+    REGISTRY
+        .iter()
+        .filter(|entry| entry.in_defaults_of(profile))
+        .map(|entry| entry.name)
+        .collect()
+}
+
+/// Suites the full profile adds to the defaults of the others.
+pub fn full_extra_suites() -> Vec<&'static str> {
+    REGISTRY
+        .iter()
+        .filter(|entry| entry.included == Included::FullProfile)
+        .map(|entry| entry.name)
+        .collect()
+}
+
+/// Options that shape the benchmarks a suite builds. Recorded whole, as given, in the results
+/// file's `config.options` (absent keys read back as their defaults).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SuiteOptions {
     /// Sizes follow the profile.
     pub profile: Profile,
     /// Bytes per stream array, instead of the profile's choice.
     pub stream_size: Option<u64>,
-    /// Extra matmul shapes (M, N, K) from `--matmul-shape`.
+    /// Extra matmul shapes (M, N, K) from `--matmul-shape`, written `"MxNxK"` in files.
+    #[serde(with = "plan::shape_strings")]
     pub matmul_shapes: Vec<(u32, u32, u32)>,
     /// A matmul variant forced by `--matmul-variant` (no autotuning).
     pub matmul_variant: Option<String>,
@@ -92,6 +196,13 @@ impl SuiteOptions {
             duration: None,
             seed: 0x5eed,
         }
+    }
+}
+
+impl Default for SuiteOptions {
+    /// The default profile's options.
+    fn default() -> Self {
+        Self::new(Profile::Default)
     }
 }
 
@@ -135,15 +246,39 @@ pub trait Suite {
 
 /// The suite called `name`.
 pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
-    match name {
-        "transfer" => Ok(Box::new(transfer::TransferSuite)),
-        "stream" => Ok(Box::new(stream::StreamSuite)),
-        "launch" => Ok(Box::new(launch::LaunchSuite)),
-        "capacity" => Ok(Box::new(capacity::CapacitySuite)),
-        "sustained" => Ok(Box::new(sustained::SustainedSuite)),
-        "compute" => Ok(Box::new(compute::ComputeSuite)),
-        "matmul" => Ok(Box::new(matmul::MatmulSuite)),
-        "roofline" => Ok(Box::new(roofline::RooflineSuite)),
-        other => Err(KernelError::UnknownSuite(other.to_string())),
+    find_suite(name)
+        .map(|entry| (entry.build)())
+        .ok_or_else(|| KernelError::UnknownSuite(name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registry_row_builds_the_suite_it_names() {
+        assert_eq!(SUITES.len(), REGISTRY.len());
+        for (entry, name) in REGISTRY.iter().zip(SUITES) {
+            assert_eq!(entry.name, *name);
+            assert_eq!((entry.build)().name(), entry.name);
+            assert_eq!(suite(name).expect("known").name(), entry.name);
+        }
+        assert!(matches!(
+            suite("nonsense"),
+            Err(KernelError::UnknownSuite(_))
+        ));
+    }
+
+    #[test]
+    fn defaults_come_from_the_registry() {
+        let defaults = [
+            "stream", "transfer", "launch", "compute", "matmul", "roofline",
+        ];
+        assert_eq!(default_suites(Profile::Quick), defaults);
+        assert_eq!(default_suites(Profile::Default), defaults);
+        assert_eq!(full_extra_suites(), ["capacity", "sustained"]);
+        let mut full = defaults.to_vec();
+        full.extend(full_extra_suites());
+        assert_eq!(default_suites(Profile::Full), full);
     }
 }

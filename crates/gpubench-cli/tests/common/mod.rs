@@ -1,11 +1,12 @@
-//! Helpers shared by the CLI tests: the binary with a clean adapter environment, whether a
-//! Vulkan adapter exists (GPU tests return early, with a note, where none does), and reading a
+//! Helpers shared by the CLI tests: the binary with a clean adapter environment, requiring a
+//! Vulkan adapter (GPU tests fail where none is, unless skipped on purpose), and reading a
 //! results file.
 
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::path::{Path, PathBuf};
 
+use gpubench_harness::testing::no_adapter;
 use serde_json::Value;
 
 /// The gpubench binary built for these tests.
@@ -33,13 +34,12 @@ pub fn adapters() -> Vec<Value> {
     list.as_array().cloned().expect("an array")
 }
 
-/// Whether a Vulkan adapter exists; says so on stderr when not.
-pub fn has_vulkan() -> bool {
-    let found = adapters().iter().any(|a| a["backend"] == "vulkan");
-    if !found {
-        eprintln!("no Vulkan adapter: this GPU test was not run");
-    }
-    found
+/// Whether a GPU test is to run: true when `gpubench list` finds a Vulkan adapter. Where none
+/// is, the test fails (a CI without its driver must not pass), unless GPU tests were skipped on
+/// purpose with `GPUBENCH_SKIP_GPU_TESTS=1`: then false, with a note.
+pub fn require_vulkan() -> bool {
+    adapters().iter().any(|a| a["backend"] == "vulkan")
+        || no_adapter::<()>("`gpubench list` finds no Vulkan adapter").is_some()
 }
 
 /// A results file, parsed.

@@ -1,0 +1,381 @@
+//! Drives a [`RunPlan`] on one adapter: each suite in turn builds its benchmarks (matmul
+//! autotunes then), runs its probes, has every benchmark measured by the harness's runner,
+//! annotates each result and derives its own; the injected faults run last. The document goes
+//! to the caller's [`RunSink`] after every change worth keeping, so an interrupted or crashed
+//! run leaves every finished result on disk.
+//!
+//! A stop request (a signal) ends the run between samples; the benchmark in flight is dropped
+//! and the document is returned incomplete. After a device loss nothing more can run: the
+//! remaining benchmarks are recorded as skipped, with the reason, and everything measured is
+//! kept.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use gpubench_harness::runner::{RunObserver, Silent, run_warnings};
+use gpubench_harness::schema::{MachineInfo, ToolInfo};
+use gpubench_harness::{
+    BenchResult, Benchmark, GpuContext, HarnessError, Profile, RunDocument, RunSettings, Runner,
+    Status,
+};
+
+use crate::faults::SelfTestSuite;
+use crate::plan::RunPlan;
+use crate::{KernelError, Suite, Tuner};
+
+/// Where a run's document goes, and who hears about its progress (the runner's callbacks, plus
+/// the two below).
+pub trait RunSink: RunObserver {
+    /// Keeps the document as it is now (the CLI writes the results file atomically). Called
+    /// once at the start, after every result, and at the end.
+    fn save(&mut self, doc: &RunDocument) -> Result<(), HarnessError>;
+
+    /// A suite is building its benchmarks (autotuning where it does).
+    fn preparing(&mut self, _suite: &str) {}
+
+    /// A suite has built `count` more benchmarks to run.
+    fn planned(&mut self, _count: usize) {}
+}
+
+/// Why a run stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// A suite refused its options (a usage mistake only the adapter could reveal).
+    #[error(transparent)]
+    Suite(#[from] KernelError),
+    /// The sink could not keep the document.
+    #[error(transparent)]
+    Save(#[from] HarnessError),
+    /// The options could not be written into the document.
+    #[error("recording the run's options: {0}")]
+    Options(#[from] serde_json::Error),
+}
+
+/// One run of a plan on one adapter.
+pub struct Session<'a> {
+    ctx: &'a GpuContext,
+    plan: &'a RunPlan,
+    runner: Runner<'a>,
+    tuner: ShortRunTuner<'a>,
+}
+
+impl<'a> Session<'a> {
+    /// A session on `ctx` with the plan's sample settings for this adapter; setting `stop` ends
+    /// it between samples (autotuning included).
+    pub fn new(ctx: &'a GpuContext, plan: &'a RunPlan, stop: Arc<AtomicBool>) -> Self {
+        let settings = plan.settings(ctx.is_software());
+        Self {
+            ctx,
+            plan,
+            runner: Runner::new(ctx, settings).with_stop_flag(Arc::clone(&stop)),
+            tuner: ShortRunTuner::new(ctx, plan.options().profile, stop),
+        }
+    }
+
+    /// The sample settings in force (recorded in the document's config).
+    pub fn settings(&self) -> &RunSettings {
+        self.runner.settings()
+    }
+
+    /// Runs every suite of the plan in order and returns the document: complete when the run
+    /// got to its end, incomplete when a stop was requested.
+    pub fn run(
+        &mut self,
+        tool: ToolInfo,
+        sink: &mut dyn RunSink,
+    ) -> Result<RunDocument, SessionError> {
+        let config = self.plan.config(self.settings().clone())?;
+        let doc = RunDocument::start(
+            tool,
+            MachineInfo::from_context(self.ctx),
+            config,
+            run_warnings(self.ctx),
+        );
+        sink.save(&doc)?;
+        let mut driver = Driver {
+            session: self,
+            sink,
+            doc,
+            index: 0,
+        };
+        for step in driver.session.steps() {
+            if driver.session.runner.stop_requested() || driver.run_suite(step)? == Flow::Stop {
+                break;
+            }
+        }
+        let Driver {
+            session,
+            sink,
+            mut doc,
+            ..
+        } = driver;
+        if !session.runner.stop_requested() {
+            doc.finish();
+        }
+        sink.save(&doc)?;
+        Ok(doc)
+    }
+
+    /// The plan's suites, then the injected faults under the self-test suite.
+    fn steps(&self) -> Vec<Step> {
+        let mut steps: Vec<Step> = self
+            .plan
+            .suites()
+            .iter()
+            .map(|entry| Step {
+                suite: (entry.build)(),
+                prebuilt: None,
+            })
+            .collect();
+        if !self.plan.faults().is_empty() {
+            let seed = self.plan.options().seed;
+            steps.push(Step {
+                suite: Box::new(SelfTestSuite),
+                prebuilt: Some(
+                    self.plan
+                        .faults()
+                        .iter()
+                        .map(|f| f.benchmark(seed))
+                        .collect(),
+                ),
+            });
+        }
+        steps
+    }
+}
+
+/// A suite and, for injected faults, the benchmarks it runs. Other suites build theirs when
+/// their turn comes (matmul autotunes then), so earlier results are saved first and a stop
+/// during tuning ends the run.
+struct Step {
+    suite: Box<dyn Suite>,
+    prebuilt: Option<Vec<Box<dyn Benchmark>>>,
+}
+
+/// Whether the run goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Next,
+    Stop,
+}
+
+/// The state of one run: the document so far and how many benchmarks have started.
+struct Driver<'r, 'a> {
+    session: &'r mut Session<'a>,
+    sink: &'r mut dyn RunSink,
+    doc: RunDocument,
+    index: usize,
+}
+
+impl Driver<'_, '_> {
+    /// Builds, probes, measures and derives one suite.
+    fn run_suite(&mut self, step: Step) -> Result<Flow, SessionError> {
+        let Step { suite, prebuilt } = step;
+        let first_of_suite = self.doc.results.len();
+        let ctx = self.session.ctx;
+        let mut benches = match prebuilt {
+            Some(benches) => benches,
+            None => {
+                self.sink.preparing(suite.name());
+                let options = self.session.plan.options();
+                suite.benchmarks(ctx, options, &mut self.session.tuner)?
+            }
+        };
+        self.sink.planned(benches.len());
+        let total = self.index + benches.len();
+        if !ctx.faults.device_lost() {
+            let probes = suite.probes(ctx, self.session.plan.options());
+            self.doc.results.extend(probes);
+            self.sink.save(&self.doc)?;
+        }
+        for bench in &mut benches {
+            if self.run_one(suite.as_ref(), bench.as_mut(), total)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        let (earlier, measured) = self.doc.results.split_at(first_of_suite);
+        let derived = suite.derive(measured, earlier);
+        self.doc.results.extend(derived);
+        self.sink.save(&self.doc)?;
+        Ok(Flow::Next)
+    }
+
+    /// Measures one benchmark and keeps its result; after a device loss, records it as not run.
+    fn run_one(
+        &mut self,
+        suite: &dyn Suite,
+        bench: &mut dyn Benchmark,
+        total: usize,
+    ) -> Result<Flow, SessionError> {
+        let runner = &self.session.runner;
+        if runner.stop_requested() {
+            return Ok(Flow::Stop);
+        }
+        if self.session.ctx.faults.device_lost() {
+            // Stop cleanly: record what was not run and why, keep everything measured.
+            let reason = "not run: the device was lost earlier in this run".to_string();
+            let skipped = BenchResult::empty(bench.info(), Status::Skipped, Some(reason));
+            self.doc.results.push(skipped);
+            return Ok(Flow::Next);
+        }
+        self.sink.started(self.index, total, bench.info());
+        self.index += 1;
+        let mut result = runner.run(bench, &mut *self.sink);
+        if runner.stop_requested() {
+            // The benchmark in flight was cut short: keep only what finished.
+            return Ok(Flow::Stop);
+        }
+        suite.annotate(&mut result);
+        self.doc.results.push(result);
+        self.sink.save(&self.doc)?;
+        Ok(Flow::Next)
+    }
+}
+
+/// Measures autotuning candidates with the quick profile's settings, capped short, so even
+/// tuning is timed by the harness's runner.
+pub struct ShortRunTuner<'a> {
+    runner: Runner<'a>,
+}
+
+impl<'a> ShortRunTuner<'a> {
+    /// A tuner on `ctx` for a run of `profile` (quick runs tune shorter); `stop` ends tuning
+    /// between samples.
+    pub fn new(ctx: &'a GpuContext, profile: Profile, stop: Arc<AtomicBool>) -> Self {
+        let mut settings = Profile::Quick.settings(ctx.is_software());
+        settings.min_samples = 3;
+        settings.max_samples = 5;
+        settings.max_time = if profile == Profile::Quick {
+            Duration::from_millis(200)
+        } else {
+            Duration::from_millis(500)
+        };
+        settings.warmup = Duration::from_millis(10);
+        Self {
+            runner: Runner::new(ctx, settings).with_stop_flag(stop),
+        }
+    }
+}
+
+impl Tuner for ShortRunTuner<'_> {
+    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
+        self.runner.run(bench, &mut Silent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SuiteOptions;
+    use crate::plan::SampleOverrides;
+
+    /// Remembers how many results each save held, and how many benchmarks started.
+    #[derive(Default)]
+    struct Recorder {
+        saves: Vec<usize>,
+        started: usize,
+        planned: usize,
+    }
+
+    impl RunObserver for Recorder {
+        fn started(
+            &mut self,
+            _index: usize,
+            _total: usize,
+            _info: &gpubench_harness::BenchmarkInfo,
+        ) {
+            self.started += 1;
+        }
+    }
+
+    impl RunSink for Recorder {
+        fn save(&mut self, doc: &RunDocument) -> Result<(), HarnessError> {
+            self.saves.push(doc.results.len());
+            Ok(())
+        }
+
+        fn planned(&mut self, count: usize) {
+            self.planned += count;
+        }
+    }
+
+    fn tool() -> ToolInfo {
+        ToolInfo {
+            name: "gpubench".to_string(),
+            version: "test".to_string(),
+            git_commit: None,
+        }
+    }
+
+    fn tiny_stream_plan() -> RunPlan {
+        let mut options = SuiteOptions::new(Profile::Quick);
+        options.stream_size = Some(64 * 1024);
+        let sampling = SampleOverrides {
+            samples: Some(2),
+            sample_ms: Some(2.0),
+            max_time: Some(0.2),
+        };
+        RunPlan::new(&["stream"], options)
+            .expect("plan")
+            .with_sampling(sampling)
+            .expect("sampling")
+    }
+
+    /// Runs the tiny stream plan on lavapipe, with a stop requested from the start when
+    /// `stopped`; `None` where GPU tests are skipped.
+    fn run_tiny_stream(stopped: bool) -> Option<(RunDocument, Recorder)> {
+        let ctx = gpubench_harness::testing::require_vulkan()?;
+        let plan = tiny_stream_plan();
+        let mut sink = Recorder::default();
+        let stop = Arc::new(AtomicBool::new(stopped));
+        let doc = Session::new(&ctx, &plan, stop)
+            .run(tool(), &mut sink)
+            .expect("runs");
+        Some((doc, sink))
+    }
+
+    #[test]
+    fn a_tiny_plan_runs_and_is_saved_after_every_result() {
+        let Some((doc, sink)) = run_tiny_stream(false) else {
+            return;
+        };
+        assert!(doc.complete);
+        assert_eq!(
+            doc.results.len(),
+            8,
+            "six kernels, copy engine, host memcpy"
+        );
+        assert_eq!(sink.started, 8);
+        assert_eq!(sink.planned, 8);
+        assert!(doc.results.iter().all(|r| r.status == Status::Ok));
+        // A save with 0 results first, then one with each new result, then the end.
+        for count in 0..=doc.results.len() {
+            assert!(
+                sink.saves.contains(&count),
+                "no save with {count} results: {:?}",
+                sink.saves
+            );
+        }
+        assert!(
+            sink.saves.windows(2).all(|w| w[0] <= w[1]),
+            "{:?}",
+            sink.saves
+        );
+        assert_eq!(sink.saves.last(), Some(&doc.results.len()));
+        assert_eq!(doc.config.suites, ["stream"]);
+        assert_eq!(doc.config.options["stream_size"], 65536);
+        assert_eq!(doc.config.settings.min_samples, 2);
+    }
+
+    #[test]
+    fn a_stop_before_the_start_runs_nothing_and_leaves_the_run_incomplete() {
+        let Some((doc, sink)) = run_tiny_stream(true) else {
+            return;
+        };
+        assert!(!doc.complete);
+        assert!(doc.results.is_empty());
+        assert_eq!(sink.started, 0);
+        assert_eq!(sink.saves, [0, 0], "saved at the start and at the stop");
+    }
+}
