@@ -7,7 +7,9 @@ use std::time::Duration;
 use gpubench_harness::device::AdapterSummary;
 use gpubench_harness::schema::{MachineInfo, RunConfig, SCHEMA_VERSION, ToolInfo, fingerprint};
 use gpubench_harness::stats::summarize;
-use gpubench_harness::{BenchResult, RunDocument, RunSettings, Status, TimingSource, Work};
+use gpubench_harness::{
+    BenchResult, BenchmarkInfo, MetricKind, RunDocument, RunSettings, Status, TimingSource, Work,
+};
 
 /// Twenty samples around `center`, spread about ±1% in a fixed pattern.
 pub fn samples_around(center: f64) -> Vec<f64> {
@@ -19,37 +21,17 @@ pub fn samples_around(center: f64) -> Vec<f64> {
 /// An ok result with samples around `center`.
 pub fn ok_result(id: &str, metric: &str, unit: &str, center: f64) -> BenchResult {
     let samples = samples_around(center);
-    let suite = id.split('/').next().unwrap_or("stream").to_string();
-    BenchResult {
-        id: id.to_string(),
-        suite,
-        params: BTreeMap::new(),
-        metric: metric.parse().expect("a known metric"),
-        role: Default::default(),
-        unit: unit.to_string(),
-        higher_is_better: metric != "time-per-op",
-        counts: String::new(),
-        status: Status::Ok,
-        reason: None,
-        verified: true,
-        timing: Some(TimingSource::GpuTimestamp),
-        work: Work {
-            bytes_read: 1 << 20,
-            bytes_written: 1 << 20,
-            flops: 0,
-            ops: 1,
-        },
-        iterations_per_sample: 10,
-        summary: summarize(&samples),
-        samples,
-        host_summary: None,
-        host_samples: Vec::new(),
-        gpu_summary: None,
-        gpu_samples: Vec::new(),
-        latency: None,
-        extra: BTreeMap::new(),
-        warnings: Vec::new(),
-    }
+    let suite = id.split('/').next().unwrap_or("stream");
+    let kind: MetricKind = metric.parse().expect("a known metric");
+    let mut result = BenchResult::empty(&BenchmarkInfo::new(id, suite, kind, ""), Status::Ok, None);
+    result.unit = unit.to_string();
+    result.verified = true;
+    result.timing = Some(TimingSource::GpuTimestamp);
+    result.work = Work::bytes(1 << 20, 1 << 20);
+    result.iterations_per_sample = 10;
+    result.summary = summarize(&samples);
+    result.samples = samples;
+    result
 }
 
 /// A result that did not produce a number.

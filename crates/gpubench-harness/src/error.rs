@@ -60,6 +60,9 @@ pub enum HarnessError {
     Serialize(#[from] serde_json::Error),
 }
 
+/// What a benchmark step returns: its value, or why the benchmark gets no number.
+pub type Outcome<T = ()> = Result<T, BenchError>;
+
 /// Why a benchmark did not produce a number. The runner turns these into result statuses.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum BenchError {

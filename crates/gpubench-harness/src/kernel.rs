@@ -11,7 +11,7 @@
 
 use crate::benchmark::{Benchmark, BenchmarkInfo, Verification, Work};
 use crate::context::GpuContext;
-use crate::error::BenchError;
+use crate::error::{BenchError, Outcome};
 use crate::timing::SampleClock;
 
 /// One measurable piece of GPU (or host) work with typed set-up state.
@@ -38,14 +38,14 @@ pub trait Kernel {
     }
 
     /// Creates buffers and pipelines and fills inputs. Not timed.
-    fn setup(&self, ctx: &GpuContext) -> Result<Self::State, BenchError>;
+    fn setup(&self, ctx: &GpuContext) -> Outcome<Self::State>;
 
     /// The work one iteration does (it may depend on what set-up chose, e.g. the grid).
     fn work(&self, state: &Self::State) -> Work;
 
     /// Records and submits `clock.iterations()` iterations through `clock` (which also gives the
     /// context): the timed region.
-    fn run(&self, state: &mut Self::State, clock: &mut SampleClock<'_>) -> Result<(), BenchError>;
+    fn run(&self, state: &mut Self::State, clock: &mut SampleClock<'_>) -> Outcome;
 
     /// Reads the output back and compares it with the CPU reference.
     fn verify(&self, state: &mut Self::State, ctx: &GpuContext)

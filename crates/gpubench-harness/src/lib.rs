@@ -27,7 +27,7 @@ pub use benchmark::{
     Work,
 };
 pub use context::GpuContext;
-pub use error::{BenchError, HarnessError};
+pub use error::{BenchError, HarnessError, Outcome};
 pub use kernel::{Kernel, KernelBench};
 pub use profile::{Profile, RunSettings};
 pub use runner::{RunObserver, Runner};

@@ -12,10 +12,10 @@
 
 use gpubench_harness::units::{GIB, MIB, format_size};
 use gpubench_harness::{
-    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, MetricKind, Status, Work, stats,
+    BenchError, BenchResult, BenchmarkInfo, GpuContext, MetricKind, Status, Work, stats,
 };
 
-use crate::{KernelError, Suite, SuiteOptions, Tuner};
+use crate::{Benchmarks, BuildContext, Suite, SuiteOptions};
 
 /// The smallest single buffer the probe tries before giving up.
 const MIN_PROBE: u64 = MIB;
@@ -28,12 +28,7 @@ impl Suite for CapacitySuite {
         "capacity"
     }
 
-    fn benchmarks(
-        &self,
-        _ctx: &GpuContext,
-        _options: &SuiteOptions,
-        _tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {
         Ok(Vec::new())
     }
 

@@ -16,13 +16,13 @@
 
 use gpubench_harness::{
     BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind,
-    SampleClock, Status, Verification, Work,
+    Outcome, SampleClock, Status, Verification, Work,
 };
 
 use crate::derived::param_str;
 use crate::gpu::{DispatchKernel, Precision, SpecialisedShader, f32_bytes, read_f32, specialise};
 use crate::verify::{Checker, Tolerance};
-use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
+use crate::{Benchmarks, BuildContext, Suite, shaders};
 
 /// Steps per chain, passed to compute_peak.wgsl as its `STEPS` pipeline constant.
 pub const STEPS: u32 = 1024;
@@ -241,7 +241,7 @@ impl Kernel for FmaPeak {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Result<FmaDispatch, BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Outcome<FmaDispatch> {
         let params = Params {
             a: A,
             b: B,
@@ -264,17 +264,13 @@ impl Kernel for FmaPeak {
         Work::flops(2 * fmas).with_bytes(0, invocations * 4)
     }
 
-    fn run(&self, state: &mut FmaDispatch, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+    fn run(&self, state: &mut FmaDispatch, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.submit(ctx, clock, iterations);
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut FmaDispatch,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut FmaDispatch, ctx: &GpuContext) -> Outcome<Verification> {
         let (lanes, a, b) = (self.form.lanes(), f64::from(A), f64::from(B));
         let want: Vec<f64> = (0..self.invocations())
             .map(|id| expected_output(id, lanes, STEPS, a, b))
@@ -297,12 +293,8 @@ impl Suite for ComputeSuite {
         "compute"
     }
 
-    fn benchmarks(
-        &self,
-        ctx: &GpuContext,
-        _options: &SuiteOptions,
-        _tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let ctx = build.ctx;
         let workgroups = peak_workgroups(ctx);
         let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
         for precision in [Precision::F32, Precision::F16] {

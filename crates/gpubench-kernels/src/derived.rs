@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use gpubench_harness::stats::summarize;
-use gpubench_harness::{BenchResult, MetricKind, Role, Status, Work};
+use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
 
 /// A derived value as a result: `metric` says what it is (and its unit), `params` where it came
 /// from.
@@ -19,31 +19,13 @@ pub fn derived_result(
     value: f64,
     params: BTreeMap<String, serde_json::Value>,
 ) -> BenchResult {
-    BenchResult {
-        id,
-        suite: suite.to_string(),
-        params,
-        metric,
-        unit: metric.unit().to_string(),
-        higher_is_better: metric.higher_is_better(),
-        role: Role::Derived,
-        counts: counts.to_string(),
-        status: Status::Ok,
-        reason: None,
-        verified: true,
-        timing: None,
-        work: Work::default(),
-        iterations_per_sample: 0,
-        summary: summarize(&[value]),
-        samples: vec![value],
-        host_summary: None,
-        host_samples: Vec::new(),
-        gpu_summary: None,
-        gpu_samples: Vec::new(),
-        latency: None,
-        extra: BTreeMap::new(),
-        warnings: Vec::new(),
-    }
+    let mut info = BenchmarkInfo::new(id, suite, metric, counts).role(Role::Derived);
+    info.params = params;
+    let mut result = BenchResult::empty(&info, Status::Ok, None);
+    result.verified = true;
+    result.summary = summarize(&[value]);
+    result.samples = vec![value];
+    result
 }
 
 /// A string parameter of a result, when present.

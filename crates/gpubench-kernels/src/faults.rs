@@ -3,12 +3,12 @@
 
 use gpubench_harness::units::format_size;
 use gpubench_harness::{
-    BenchError, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, SampleClock,
+    Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome, SampleClock,
     Verification, Work,
 };
 
 use crate::stream::{Stream, StreamKernel};
-use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
+use crate::{Benchmarks, BuildContext, Suite, shaders};
 
 /// A fault the CLI can inject into a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,7 +102,7 @@ impl Kernel for FaultyKernel {
         .param("fault", self.name())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Result<FaultyState, BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Outcome<FaultyState> {
         let size = if self.fault == Fault::OverLimit {
             ctx.limits.max_buffer_size.saturating_add(4)
         } else {
@@ -120,7 +120,7 @@ impl Kernel for FaultyKernel {
         Work::bytes(0, CLEAR_BYTES)
     }
 
-    fn run(&self, state: &mut FaultyState, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+    fn run(&self, state: &mut FaultyState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.runs += 1;
         let buffer = &state.buffer;
@@ -144,11 +144,7 @@ impl Kernel for FaultyKernel {
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut FaultyState,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut FaultyState, ctx: &GpuContext) -> Outcome<Verification> {
         let bytes = ctx.read_buffer(&state.buffer, CLEAR_BYTES)?;
         let wrong = bytes.iter().filter(|b| **b != 0).count() as u64;
         Ok(Verification {
@@ -175,12 +171,7 @@ impl Suite for SelfTestSuite {
         "selftest"
     }
 
-    fn benchmarks(
-        &self,
-        _ctx: &GpuContext,
-        _options: &SuiteOptions,
-        _tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {
         Ok(Vec::new())
     }
 }

@@ -206,26 +206,35 @@ impl Default for SuiteOptions {
     }
 }
 
-/// Measures a candidate benchmark briefly (for autotuning). The CLI implements it with a
+/// Measures a candidate benchmark briefly (for autotuning). The [`session`] implements it with a
 /// short-settings runner, so even tuning is timed by the harness only.
 pub trait Tuner {
     /// Runs `bench` (verify, then a few samples) and returns its result.
     fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult;
 }
 
+/// What a suite builds its benchmarks from: the adapter, the run's options, and a tuner for
+/// measuring candidates.
+pub struct BuildContext<'a> {
+    /// The adapter the benchmarks will run on.
+    pub ctx: &'a GpuContext,
+    /// The run's options.
+    pub options: &'a SuiteOptions,
+    /// Measures candidates briefly, for suites that autotune.
+    pub tuner: &'a mut dyn Tuner,
+}
+
+/// A suite's benchmarks, in the order they run, or why they could not be built.
+pub type Benchmarks = Result<Vec<Box<dyn Benchmark>>, KernelError>;
+
 /// A suite: the benchmarks it runs, and the results it derives from them.
 pub trait Suite {
     /// Name as given to `--suite`.
     fn name(&self) -> &'static str;
 
-    /// The benchmarks to run, in order. A suite may measure candidates with `tuner` first
-    /// (e.g. to pick the fastest verified kernel variant).
-    fn benchmarks(
-        &self,
-        ctx: &GpuContext,
-        options: &SuiteOptions,
-        tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError>;
+    /// The benchmarks to run, in order. A suite may measure candidates with `build.tuner`
+    /// first (e.g. to pick the fastest verified kernel variant).
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks;
 
     /// Results that are probed rather than timed (capacity), produced before the suite's
     /// benchmarks run. Every resource they use is freed before they return.

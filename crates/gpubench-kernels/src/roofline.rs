@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::units::{MIB, format_size};
 use gpubench_harness::{
-    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind,
+    BenchError, BenchResult, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome,
     Profile, Role, SampleClock, Status, Verification, Work,
 };
 
@@ -22,7 +22,7 @@ use gpubench_harness::{
 use crate::compute::{A, B, FmaDispatch, measured_peak};
 use crate::derived::derived_result;
 use crate::gpu::{Precision, SpecialisedShader, check_binding_fits, grid_workgroups};
-use crate::{KernelError, Suite, SuiteOptions, Tuner, shaders};
+use crate::{Benchmarks, BuildContext, Suite, shaders};
 
 const WORKGROUP: u32 = 256;
 /// Bytes per element.
@@ -119,7 +119,7 @@ impl Kernel for RooflinePoint {
         check_binding_fits(ctx, self.bytes, "--stream-size")
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Result<RooflineState, BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Outcome<RooflineState> {
         let groups = u32::try_from(self.groups())
             .map_err(|_| BenchError::Unsupported("array too long for u32 indexing".into()))?;
         let workgroups = grid_workgroups(ctx, u64::from(groups), WORKGROUP, GROUPS_PER_INVOCATION);
@@ -157,21 +157,13 @@ impl Kernel for RooflinePoint {
             .with_bytes(self.bytes, state.threads() * VEC4)
     }
 
-    fn run(
-        &self,
-        state: &mut RooflineState,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut RooflineState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.fma.submit(ctx, clock, iterations);
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut RooflineState,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut RooflineState, ctx: &GpuContext) -> Outcome<Verification> {
         let want = expected_sums(&state.input, state.threads() as usize, self.fmas);
         state.fma.verify_exact(ctx, &want, |i| {
             format!("invocation {}, component {}", i / 4, i % 4)
@@ -220,12 +212,8 @@ impl Suite for RooflineSuite {
         "roofline"
     }
 
-    fn benchmarks(
-        &self,
-        ctx: &GpuContext,
-        options: &SuiteOptions,
-        _tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let (ctx, options) = (build.ctx, build.options);
         let bytes = roofline_bytes(ctx, options.profile);
         Ok(FMAS_SWEEP
             .iter()

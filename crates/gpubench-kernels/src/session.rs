@@ -22,7 +22,7 @@ use gpubench_harness::{
 
 use crate::faults::SelfTestSuite;
 use crate::plan::RunPlan;
-use crate::{KernelError, Suite, Tuner};
+use crate::{BuildContext, KernelError, Suite, Tuner};
 
 /// Where a run's document goes, and who hears about its progress (the runner's callbacks, plus
 /// the two below).
@@ -179,7 +179,12 @@ impl Driver<'_, '_> {
             None => {
                 self.sink.preparing(suite.name());
                 let options = self.session.plan.options();
-                suite.benchmarks(ctx, options, &mut self.session.tuner)?
+                let tuner = &mut self.session.tuner;
+                suite.benchmarks(&mut BuildContext {
+                    ctx,
+                    options,
+                    tuner,
+                })?
             }
         };
         self.sink.planned(benches.len());

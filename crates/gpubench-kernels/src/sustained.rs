@@ -8,11 +8,11 @@
 use std::time::Duration;
 
 use gpubench_harness::stats::median;
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Status};
+use gpubench_harness::{BenchResult, KernelBench, Profile, Status};
 
 use crate::compute::{FmaPeak, PeakForm, peak_workgroups};
 use crate::gpu::Precision;
-use crate::{KernelError, Suite, SuiteOptions, Tuner};
+use crate::{Benchmarks, BuildContext, Suite, SuiteOptions};
 
 /// The last third of the windows must reach this fraction of the best window.
 pub const THROTTLE_THRESHOLD: f64 = 0.9;
@@ -36,12 +36,8 @@ impl Suite for SustainedSuite {
         "sustained"
     }
 
-    fn benchmarks(
-        &self,
-        ctx: &GpuContext,
-        options: &SuiteOptions,
-        _tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let (ctx, options) = (build.ctx, build.options);
         let length = duration(options);
         let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_workgroups(ctx));
         let mut bench = KernelBench::new(peak);

@@ -13,7 +13,7 @@ use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
 use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
 use gpubench_kernels::sustained::SustainedSuite;
-use gpubench_kernels::{Suite, SuiteOptions, Tuner};
+use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
 
 /// Runs each named variant on `shape` in `precision` and asserts it is ok and verified.
 fn assert_matmuls_ok(runner: &Runner<'_>, shape: Shape, precision: Precision, names: &[&str]) {
@@ -98,7 +98,12 @@ fn sustained_run_reuses_the_peak_kernel_on_the_adapter() {
     assert_all_ok(|ctx| {
         let mut options = SuiteOptions::new(Profile::Quick);
         options.duration = Some(0.2);
-        let benches = SustainedSuite.benchmarks(ctx, &options, &mut NoTuning);
+        let tuner = &mut NoTuning;
+        let benches = SustainedSuite.benchmarks(&mut BuildContext {
+            ctx,
+            options: &options,
+            tuner,
+        });
         let benches = benches.expect("the sustained suite builds");
         assert_eq!(benches.len(), 1);
         assert_eq!(benches[0].info().id, "sustained/fma-peak/vec4-f32");

@@ -3,8 +3,8 @@
 
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, SampleClock,
-    TimingPreference, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome,
+    SampleClock, TimingPreference, Verification, Work,
 };
 
 use super::LaunchMode;
@@ -126,7 +126,7 @@ impl Kernel for Launch {
         info
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Result<LaunchState, BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Outcome<LaunchState> {
         let mut rng = SplitMix64::new(self.seed);
         // A random start (never zero) so a counter that was never written cannot pass.
         let start = (rng.next_u64() as u32) | 1;
@@ -163,7 +163,7 @@ impl Kernel for Launch {
         Work::ops(1)
     }
 
-    fn run(&self, state: &mut LaunchState, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+    fn run(&self, state: &mut LaunchState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         let n = iterations.max(1);
         match self.mode {
@@ -182,11 +182,7 @@ impl Kernel for Launch {
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut LaunchState,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut LaunchState, ctx: &GpuContext) -> Outcome<Verification> {
         let bytes = ctx.read_buffer(&state.counter, 4)?;
         let mut checker = Checker::new();
         let got = bytes

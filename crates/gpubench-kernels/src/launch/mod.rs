@@ -29,12 +29,12 @@
 pub mod kernel;
 pub mod mode;
 
-use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile};
+use gpubench_harness::{KernelBench, Profile};
 
 pub use kernel::{Launch, LaunchState};
 pub use mode::LaunchMode;
 
-use crate::{KernelError, Suite, SuiteOptions, Tuner};
+use crate::{Benchmarks, BuildContext, Suite};
 
 /// Round trips recorded by the quick profile.
 pub const QUICK_ROUND_TRIPS: usize = 200;
@@ -49,12 +49,8 @@ impl Suite for LaunchSuite {
         "launch"
     }
 
-    fn benchmarks(
-        &self,
-        _ctx: &GpuContext,
-        options: &SuiteOptions,
-        _tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let options = build.options;
         let round_trips = match options.profile {
             Profile::Quick => QUICK_ROUND_TRIPS,
             Profile::Default | Profile::Full => DEFAULT_ROUND_TRIPS,

@@ -2,7 +2,8 @@
 
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, SampleClock, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification,
+    Work,
 };
 use half::f16;
 
@@ -256,7 +257,7 @@ impl Kernel for Matmul {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Result<MatmulState, BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Outcome<MatmulState> {
         let s = self.shape;
         let mut rng = SplitMix64::new(self.seed);
         let a_host = random_matrix(&mut rng, s.m, s.lda(), s.k, self.precision);
@@ -286,17 +287,13 @@ impl Kernel for Matmul {
         Work::flops(s.flops()).with_bytes((m * k + k * n) * bytes, m * n * bytes)
     }
 
-    fn run(&self, state: &mut MatmulState, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+    fn run(&self, state: &mut MatmulState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.dispatch.submit(ctx, clock, iterations);
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut MatmulState,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut MatmulState, ctx: &GpuContext) -> Outcome<Verification> {
         let s = self.shape;
         let bytes = ctx.read_buffer(&state.c, state.c.size())?;
         let got = from_bytes(&bytes, self.precision);

@@ -45,7 +45,7 @@ pub use variant::{Kind, VARIANTS, Variant, find_variant, variant_names};
 use crate::compute::measured_peak;
 use crate::derived::{derived_result, param_str};
 use crate::gpu::Precision;
-use crate::{KernelError, Suite, SuiteOptions, Tuner};
+use crate::{Benchmarks, BuildContext, KernelError, Suite, SuiteOptions, Tuner};
 
 /// The shapes a profile runs: squares, then batch-like shapes (M from 1 up against a fixed
 /// N x K), smaller on software adapters. `--matmul-shape` values come after them.
@@ -75,12 +75,8 @@ impl Suite for MatmulSuite {
         "matmul"
     }
 
-    fn benchmarks(
-        &self,
-        ctx: &GpuContext,
-        options: &SuiteOptions,
-        tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let (ctx, options, tuner) = (build.ctx, build.options, &mut *build.tuner);
         let forced = match &options.matmul_variant {
             Some(name) => Some(find_variant(name).ok_or_else(|| {
                 KernelError::BadOption(format!(

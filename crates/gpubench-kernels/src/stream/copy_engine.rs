@@ -4,8 +4,7 @@ use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::timing::Boundary;
 use gpubench_harness::units::format_size;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Role, SampleClock, Verification,
-    Work,
+    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Role, SampleClock, Verification, Work,
 };
 
 use crate::gpu::check_buffer_fits;
@@ -51,7 +50,7 @@ impl Kernel for CopyEngine {
         check_buffer_fits(ctx, self.bytes)
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Result<CopyEngineState, BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Outcome<CopyEngineState> {
         let data = SplitMix64::new(self.seed).bytes(self.bytes as usize);
         let src = ctx.buffer_with_data("copy src", &data, wgpu::BufferUsages::COPY_SRC);
         let dst = ctx.buffer(
@@ -66,11 +65,7 @@ impl Kernel for CopyEngine {
         Work::bytes(self.bytes, self.bytes)
     }
 
-    fn run(
-        &self,
-        state: &mut CopyEngineState,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut CopyEngineState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         clock.write_timestamp(&mut encoder, Boundary::Begin);
@@ -82,11 +77,7 @@ impl Kernel for CopyEngine {
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut CopyEngineState,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut CopyEngineState, ctx: &GpuContext) -> Outcome<Verification> {
         let got = ctx.read_buffer(&state.dst, self.bytes)?;
         Ok(compare_bytes(&got, &state.data))
     }

@@ -4,7 +4,7 @@
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::units::format_size;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Role, SampleClock, TimingPreference,
+    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Role, SampleClock, TimingPreference,
     Verification, Work,
 };
 
@@ -47,7 +47,7 @@ impl Kernel for HostMemcpy {
         info
     }
 
-    fn setup(&self, _ctx: &GpuContext) -> Result<HostMemcpyState, BenchError> {
+    fn setup(&self, _ctx: &GpuContext) -> Outcome<HostMemcpyState> {
         let src = SplitMix64::new(self.seed).bytes(self.bytes as usize);
         let dst = vec![0xA5u8; self.bytes as usize];
         Ok(HostMemcpyState { src, dst })
@@ -57,11 +57,7 @@ impl Kernel for HostMemcpy {
         Work::bytes(self.bytes, self.bytes)
     }
 
-    fn run(
-        &self,
-        state: &mut HostMemcpyState,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut HostMemcpyState, clock: &mut SampleClock<'_>) -> Outcome {
         let iterations = clock.iterations();
         clock.start_host();
         for _ in 0..iterations {
@@ -73,11 +69,7 @@ impl Kernel for HostMemcpy {
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut HostMemcpyState,
-        _ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut HostMemcpyState, _ctx: &GpuContext) -> Outcome<Verification> {
         Ok(compare_bytes(&state.dst, &state.src))
     }
 }

@@ -5,7 +5,8 @@
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::units::format_size;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, SampleClock, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification,
+    Work,
 };
 
 use crate::gpu::{
@@ -296,7 +297,7 @@ impl Kernel for Stream {
         check_binding_fits(ctx, self.bytes, "--stream-size")
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Result<StreamState, BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Outcome<StreamState> {
         let n = self.elements();
         let floats = (n * 4) as usize;
         let mut rng = SplitMix64::new(self.seed);
@@ -355,17 +356,13 @@ impl Kernel for Stream {
         Work::bytes(self.spec.inputs * self.bytes, written)
     }
 
-    fn run(&self, state: &mut StreamState, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
+    fn run(&self, state: &mut StreamState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.dispatch.submit(ctx, clock, iterations);
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut StreamState,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut StreamState, ctx: &GpuContext) -> Outcome<Verification> {
         let got = read_f32(ctx, &state.output)?;
         let kernel = self.spec.kernel;
         if self.spec.output == Output::Partials {

@@ -17,7 +17,7 @@ pub use copy_engine::CopyEngine;
 pub use host_memcpy::HostMemcpy;
 pub use kernels::{KERNELS, SCALAR, Stream, StreamKernel, StreamSpec, VEC4_BYTES};
 
-use crate::{KernelError, Suite, SuiteOptions, Tuner};
+use crate::{Benchmarks, BuildContext, KernelError, Suite, SuiteOptions};
 
 /// The stream suite: the six kernels, the copy engine and the host memcpy reference, all on
 /// arrays of the same size.
@@ -28,12 +28,8 @@ impl Suite for StreamSuite {
         "stream"
     }
 
-    fn benchmarks(
-        &self,
-        ctx: &GpuContext,
-        options: &SuiteOptions,
-        _tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let (ctx, options) = (build.ctx, build.options);
         let bytes = stream_array_bytes(ctx, options)?;
         let seed = options.seed;
         let mut benches: Vec<Box<dyn Benchmark>> = KERNELS

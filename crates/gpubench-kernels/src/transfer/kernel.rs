@@ -5,8 +5,8 @@ use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::timing::Boundary;
 use gpubench_harness::units::format_size;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, SampleClock,
-    TimingPreference, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome,
+    SampleClock, TimingPreference, Verification, Work,
 };
 
 use super::{SAMPLES_PER_SIZE, TransferPath};
@@ -196,7 +196,7 @@ impl Kernel for Transfer {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Result<TransferState, BenchError> {
+    fn setup(&self, ctx: &GpuContext) -> Outcome<TransferState> {
         let len = usize::try_from(self.bytes)
             .map_err(|_| BenchError::Unsupported("transfer larger than host memory".into()))?;
         let mut rng = SplitMix64::new(self.seed);
@@ -238,11 +238,7 @@ impl Kernel for Transfer {
         self.transfer_work()
     }
 
-    fn run(
-        &self,
-        state: &mut TransferState,
-        clock: &mut SampleClock<'_>,
-    ) -> Result<(), BenchError> {
+    fn run(&self, state: &mut TransferState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         if let TransferState::MappedAtCreation { last, .. } = state {
             // Release the previous run's buffer before the clock starts.
@@ -260,11 +256,7 @@ impl Kernel for Transfer {
         Ok(())
     }
 
-    fn verify(
-        &self,
-        state: &mut TransferState,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    fn verify(&self, state: &mut TransferState, ctx: &GpuContext) -> Outcome<Verification> {
         let (got, want) = match state {
             TransferState::WriteBuffer { data, dst }
             | TransferState::MappedStaging { data, dst, .. } => {

@@ -25,9 +25,9 @@
 //! [`kernel`] holds the one [`Transfer`] kernel with a typed state per path; `derived` the fit.
 
 use gpubench_harness::units::{KIB, MIB};
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile};
+use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile};
 
-use crate::{KernelError, Suite, SuiteOptions, Tuner};
+use crate::{Benchmarks, BuildContext, Suite};
 
 mod derived;
 pub mod kernel;
@@ -141,12 +141,8 @@ impl Suite for TransferSuite {
         "transfer"
     }
 
-    fn benchmarks(
-        &self,
-        ctx: &GpuContext,
-        options: &SuiteOptions,
-        _tuner: &mut dyn Tuner,
-    ) -> Result<Vec<Box<dyn Benchmark>>, KernelError> {
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let (ctx, options) = (build.ctx, build.options);
         let sizes = sweep_sizes(ctx, options.profile);
         Ok(TransferPath::ALL
             .iter()
