@@ -35,6 +35,14 @@ fn texts(svg: &str) -> Vec<String> {
         .collect()
 }
 
+/// The chart one of whose texts matches `text`.
+fn chart_with<'a>(charts: &'a [String], text: impl Fn(&str) -> bool) -> &'a String {
+    charts
+        .iter()
+        .find(|svg| texts(svg).iter().any(|t| text(t)))
+        .expect("a chart with that text")
+}
+
 #[test]
 fn one_run_renders_machine_charts_and_failures() {
     let mut doc = recorded();
@@ -69,14 +77,7 @@ fn one_run_renders_machine_charts_and_failures() {
 
     let charts = svgs(&page);
     assert!(!charts.is_empty());
-    let stream = charts
-        .iter()
-        .find(|svg| {
-            texts(svg)
-                .iter()
-                .any(|t| t.contains("Device memory bandwidth"))
-        })
-        .expect("a stream chart");
+    let stream = chart_with(&charts, |t| t.contains("Device memory bandwidth"));
     let labels = texts(stream);
     for kernel in ["copy", "add", "triad", "read", "fill"] {
         assert!(
@@ -98,10 +99,7 @@ fn one_run_renders_machine_charts_and_failures() {
 
     // The roofline carries its measured roof and the sweep; the transfer chart one line per
     // path with size labels in binary units; the latency chart its percentiles.
-    let roofline = charts
-        .iter()
-        .find(|svg| texts(svg).iter().any(|t| t == "Roofline"))
-        .expect("a roofline");
+    let roofline = chart_with(&charts, |t| t == "Roofline");
     let labels = texts(roofline);
     assert!(
         labels
@@ -113,14 +111,7 @@ fn one_run_renders_machine_charts_and_failures() {
         labels.iter().any(|t| t == "roofline sweep") && labels.iter().any(|t| t == "matmul f32")
     );
     assert!(labels.iter().any(|t| t.contains("FLOP per byte")));
-    let transfer = charts
-        .iter()
-        .find(|svg| {
-            texts(svg)
-                .iter()
-                .any(|t| t.contains("Host-device transfer"))
-        })
-        .expect("a transfer chart");
+    let transfer = chart_with(&charts, |t| t.contains("Host-device transfer"));
     let labels = texts(transfer);
     for path in [
         "h2d-write-buffer",
@@ -137,14 +128,7 @@ fn one_run_renders_machine_charts_and_failures() {
         labels.iter().any(|t| t == "4KiB") && labels.iter().any(|t| t == "1MiB"),
         "{labels:?}"
     );
-    let latency = charts
-        .iter()
-        .find(|svg| {
-            texts(svg)
-                .iter()
-                .any(|t| t.starts_with("Launch round trip"))
-        })
-        .expect("a latency chart");
+    let latency = chart_with(&charts, |t| t.starts_with("Launch round trip"));
     let labels = texts(latency);
     for p in ["p50", "p95", "p99"] {
         assert!(

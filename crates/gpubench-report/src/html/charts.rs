@@ -323,25 +323,14 @@ pub fn bars(
             .map_err(err)?;
         for (m, member) in members.iter().enumerate() {
             let c = colour(m);
-            let bars: Vec<(i32, Bar)> = values
-                .iter()
-                .enumerate()
-                .filter_map(|(cat, row)| {
-                    row.get(m)
-                        .copied()
-                        .flatten()
-                        .map(|b| ((cat * group + m) as i32, b))
-                })
-                .collect();
+            let bars = member_bars(values, m, group);
             chart
                 .draw_series(bars.iter().map(|(s, b)| {
-                    let mut rect = Rectangle::new(
-                        [
-                            (SegmentValue::Exact(*s), 0.0),
-                            (SegmentValue::Exact(s + 1), b.value),
-                        ],
-                        c.filled(),
-                    );
+                    let corners = [
+                        (SegmentValue::Exact(*s), 0.0),
+                        (SegmentValue::Exact(s + 1), b.value),
+                    ];
+                    let mut rect = Rectangle::new(corners, c.filled());
                     rect.set_margin(0, 0, 2, 2);
                     rect
                 }))
@@ -367,6 +356,20 @@ pub fn bars(
         Ok(())
     })
     .map(Some)
+}
+
+/// Member `m`'s bars as (segment, bar): category `cat` occupies segments `cat * group ..`.
+fn member_bars(values: &[Vec<Option<Bar>>], m: usize, group: usize) -> Vec<(i32, Bar)> {
+    values
+        .iter()
+        .enumerate()
+        .filter_map(|(cat, row)| {
+            row.get(m)
+                .copied()
+                .flatten()
+                .map(|b| ((cat * group + m) as i32, b))
+        })
+        .collect()
 }
 
 /// Throughput per window over time for the sustained run, with the best window marked.

@@ -15,30 +15,13 @@ use crate::ReportError;
 /// the first is the reference for ratios.
 pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError> {
     let docs: Vec<RunDocument> = labelled.iter().map(|(_, d)| d.clone()).collect();
-    let docs = docs.as_slice();
     let mut body = String::new();
     body.push_str("<h1>gpubench report</h1>\n");
     for (label, doc) in labelled {
         body.push_str(&machine_section(label, doc));
     }
     if docs.len() > 1 {
-        let labels: Vec<String> = labelled.iter().map(|(label, _)| label.clone()).collect();
-        let (ids, rows) = data::cross_card(docs, 24);
-        let short: Vec<String> = ids.iter().map(|id| shorten(id)).collect();
-        if let Some(svg) = charts::bars(
-            "Cross-card: ratio to the first file (> 1 is better)",
-            "ratio",
-            &short,
-            &labels,
-            &rows,
-        )? {
-            section(
-                &mut body,
-                "Cross-card comparison",
-                &svg,
-                "Each bar is a result's median divided by the first file's (inverted for time-per-op metrics), with the 95% interval of that file's median.",
-            );
-        }
+        cross_card_section(&mut body, labelled, &docs)?;
     }
     for (label, doc) in labelled {
         let title = if docs.len() > 1 {
@@ -46,29 +29,7 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
         } else {
             String::new()
         };
-        let ceilings = data::ceilings(doc);
-        if let Some(svg) = charts::roofline(&ceilings, &data::roofline_points(doc))? {
-            section(
-                &mut body,
-                &format!("Roofline{title}"),
-                &svg,
-                "Ceilings are measured on this adapter: the best stream kernel's bandwidth and the best f32 FMA peak. Points sit at the FLOP per byte of their declared work.",
-            );
-        }
-        let (transfer, models) = data::transfer(doc);
-        if let Some(svg) = charts::size_sweep(
-            "Host-device transfer: bandwidth against size",
-            "transfer size (bytes)",
-            &transfer,
-            &models,
-        )? {
-            section(
-                &mut body,
-                &format!("Host-device transfer{title}"),
-                &svg,
-                "Bytes moved once per second, timed end to end on the host. Dashed: the fitted model t = fixed + bytes / bandwidth.",
-            );
-        }
+        roofline_and_transfer_sections(&mut body, &title, doc)?;
         for (id, samples, percentiles) in data::latencies(doc) {
             if let Some(svg) = charts::latency(&id, &samples, &percentiles)? {
                 section(
@@ -79,40 +40,7 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
                 );
             }
         }
-        let stream = data::stream_bars(doc);
-        if !stream.is_empty() {
-            let names: Vec<String> = stream.iter().map(|(n, _)| n.clone()).collect();
-            let rows: Vec<Vec<Option<data::Bar>>> =
-                stream.iter().map(|(_, b)| vec![Some(*b)]).collect();
-            let member = vec![doc.machine.adapter.name.clone()];
-            if let Some(svg) = charts::bars(
-                "Device memory bandwidth (stream)",
-                "GB/s (read + written)",
-                &names,
-                &member,
-                &rows,
-            )? {
-                section(
-                    &mut body,
-                    &format!("Stream{title}"),
-                    &svg,
-                    "Median with its bootstrap 95% interval; bytes read plus bytes written per second.",
-                );
-            }
-        }
-        if let Some(svg) = charts::size_sweep(
-            "Stream bandwidth against array size",
-            "array size (bytes)",
-            &data::stream_sweep(doc),
-            &[],
-        )? {
-            section(
-                &mut body,
-                &format!("Cache versus memory{title}"),
-                &svg,
-                "The same kernel over growing arrays: the fall marks where the arrays leave the caches.",
-            );
-        }
+        stream_sections(&mut body, &title, doc)?;
         let (sustained, unit) = data::sustained(doc);
         if let Some(svg) = charts::timeline(&sustained, &unit)? {
             section(
@@ -126,6 +54,103 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
         body.push_str(&failures_section(&title, doc));
     }
     Ok(page(&body))
+}
+
+/// Every file's results as ratios to the first file's.
+fn cross_card_section(
+    body: &mut String,
+    labelled: &[(String, RunDocument)],
+    docs: &[RunDocument],
+) -> Result<(), ReportError> {
+    let labels: Vec<String> = labelled.iter().map(|(label, _)| label.clone()).collect();
+    let (ids, rows) = data::cross_card(docs, 24);
+    let short: Vec<String> = ids.iter().map(|id| shorten(id)).collect();
+    if let Some(svg) = charts::bars(
+        "Cross-card: ratio to the first file (> 1 is better)",
+        "ratio",
+        &short,
+        &labels,
+        &rows,
+    )? {
+        section(
+            body,
+            "Cross-card comparison",
+            &svg,
+            "Each bar is a result's median divided by the first file's (inverted for time-per-op metrics), with the 95% interval of that file's median.",
+        );
+    }
+    Ok(())
+}
+
+/// The roofline with its measured ceilings, and transfer bandwidth against size.
+fn roofline_and_transfer_sections(
+    body: &mut String,
+    title: &str,
+    doc: &RunDocument,
+) -> Result<(), ReportError> {
+    let ceilings = data::ceilings(doc);
+    if let Some(svg) = charts::roofline(&ceilings, &data::roofline_points(doc))? {
+        section(
+            body,
+            &format!("Roofline{title}"),
+            &svg,
+            "Ceilings are measured on this adapter: the best stream kernel's bandwidth and the best f32 FMA peak. Points sit at the FLOP per byte of their declared work.",
+        );
+    }
+    let (transfer, models) = data::transfer(doc);
+    if let Some(svg) = charts::size_sweep(
+        "Host-device transfer: bandwidth against size",
+        "transfer size (bytes)",
+        &transfer,
+        &models,
+    )? {
+        section(
+            body,
+            &format!("Host-device transfer{title}"),
+            &svg,
+            "Bytes moved once per second, timed end to end on the host. Dashed: the fitted model t = fixed + bytes / bandwidth.",
+        );
+    }
+    Ok(())
+}
+
+/// Stream bandwidth bars, and the size sweep where the full profile measured one.
+fn stream_sections(body: &mut String, title: &str, doc: &RunDocument) -> Result<(), ReportError> {
+    let stream = data::stream_bars(doc);
+    if !stream.is_empty() {
+        let names: Vec<String> = stream.iter().map(|(n, _)| n.clone()).collect();
+        let rows: Vec<Vec<Option<data::Bar>>> =
+            stream.iter().map(|(_, b)| vec![Some(*b)]).collect();
+        let member = vec![doc.machine.adapter.name.clone()];
+        if let Some(svg) = charts::bars(
+            "Device memory bandwidth (stream)",
+            "GB/s (read + written)",
+            &names,
+            &member,
+            &rows,
+        )? {
+            section(
+                body,
+                &format!("Stream{title}"),
+                &svg,
+                "Median with its bootstrap 95% interval; bytes read plus bytes written per second.",
+            );
+        }
+    }
+    if let Some(svg) = charts::size_sweep(
+        "Stream bandwidth against array size",
+        "array size (bytes)",
+        &data::stream_sweep(doc),
+        &[],
+    )? {
+        section(
+            body,
+            &format!("Cache versus memory{title}"),
+            &svg,
+            "The same kernel over growing arrays: the fall marks where the arrays leave the caches.",
+        );
+    }
+    Ok(())
 }
 
 fn shorten(id: &str) -> String {
