@@ -36,11 +36,77 @@ fn texts(svg: &str) -> Vec<String> {
 }
 
 /// The chart one of whose texts matches `text`.
-fn chart_with<'a>(charts: &'a [String], text: impl Fn(&str) -> bool) -> &'a String {
+fn chart_with(charts: &[String], text: impl Fn(&str) -> bool) -> &String {
     charts
         .iter()
         .find(|svg| texts(svg).iter().any(|t| text(t)))
         .expect("a chart with that text")
+}
+
+/// The stream chart names every kernel, its unit, and draws a bar per ok stream result.
+fn assert_stream_chart(charts: &[String], doc: &gpubench_harness::RunDocument) {
+    let stream = chart_with(charts, |t| t.contains("Device memory bandwidth"));
+    let labels = texts(stream);
+    for kernel in ["copy", "add", "triad", "read", "fill"] {
+        assert!(
+            labels.iter().any(|t| t == kernel),
+            "stream chart labels {kernel}: {labels:?}"
+        );
+    }
+    assert!(
+        labels.iter().any(|t| t.contains("GB/s")),
+        "the value axis names its unit"
+    );
+    // One bar per ok stream result, drawn as a rect with the series colour.
+    let ok_stream = doc
+        .results
+        .iter()
+        .filter(|r| r.suite == "stream" && r.median().is_some())
+        .count();
+    assert!(stream.matches("<rect").count() >= ok_stream);
+}
+
+/// The roofline, transfer and latency charts carry their ceilings, paths, sizes and percentiles.
+fn assert_roofline_transfer_and_latency_charts(charts: &[String]) {
+    // The roofline carries its measured roof and the sweep; the transfer chart one line per
+    // path with size labels in binary units; the latency chart its percentiles.
+    let roofline = chart_with(charts, |t| t == "Roofline");
+    let labels = texts(roofline);
+    assert!(
+        labels
+            .iter()
+            .any(|t| t.starts_with("roof: ") && t.contains("GB/s") && t.contains("GFLOP/s")),
+        "{labels:?}"
+    );
+    assert!(
+        labels.iter().any(|t| t == "roofline sweep") && labels.iter().any(|t| t == "matmul f32")
+    );
+    assert!(labels.iter().any(|t| t.contains("FLOP per byte")));
+    let transfer = chart_with(charts, |t| t.contains("Host-device transfer"));
+    let labels = texts(transfer);
+    for path in [
+        "h2d-write-buffer",
+        "h2d-mapped-staging",
+        "h2d-mapped-at-creation",
+        "d2h-map-read",
+    ] {
+        assert!(
+            labels.iter().any(|t| t == path),
+            "transfer chart has {path}: {labels:?}"
+        );
+    }
+    assert!(
+        labels.iter().any(|t| t == "4KiB") && labels.iter().any(|t| t == "1MiB"),
+        "{labels:?}"
+    );
+    let latency = chart_with(charts, |t| t.starts_with("Launch round trip"));
+    let labels = texts(latency);
+    for p in ["p50", "p95", "p99"] {
+        assert!(
+            labels.iter().any(|t| t.starts_with(p)),
+            "latency chart marks {p}: {labels:?}"
+        );
+    }
 }
 
 #[test]
@@ -77,65 +143,8 @@ fn one_run_renders_machine_charts_and_failures() {
 
     let charts = svgs(&page);
     assert!(!charts.is_empty());
-    let stream = chart_with(&charts, |t| t.contains("Device memory bandwidth"));
-    let labels = texts(stream);
-    for kernel in ["copy", "add", "triad", "read", "fill"] {
-        assert!(
-            labels.iter().any(|t| t == kernel),
-            "stream chart labels {kernel}: {labels:?}"
-        );
-    }
-    assert!(
-        labels.iter().any(|t| t.contains("GB/s")),
-        "the value axis names its unit"
-    );
-    // One bar per ok stream result, drawn as a rect with the series colour.
-    let ok_stream = doc
-        .results
-        .iter()
-        .filter(|r| r.suite == "stream" && r.median().is_some())
-        .count();
-    assert!(stream.matches("<rect").count() >= ok_stream);
-
-    // The roofline carries its measured roof and the sweep; the transfer chart one line per
-    // path with size labels in binary units; the latency chart its percentiles.
-    let roofline = chart_with(&charts, |t| t == "Roofline");
-    let labels = texts(roofline);
-    assert!(
-        labels
-            .iter()
-            .any(|t| t.starts_with("roof: ") && t.contains("GB/s") && t.contains("GFLOP/s")),
-        "{labels:?}"
-    );
-    assert!(
-        labels.iter().any(|t| t == "roofline sweep") && labels.iter().any(|t| t == "matmul f32")
-    );
-    assert!(labels.iter().any(|t| t.contains("FLOP per byte")));
-    let transfer = chart_with(&charts, |t| t.contains("Host-device transfer"));
-    let labels = texts(transfer);
-    for path in [
-        "h2d-write-buffer",
-        "h2d-mapped-staging",
-        "h2d-mapped-at-creation",
-        "d2h-map-read",
-    ] {
-        assert!(
-            labels.iter().any(|t| t == path),
-            "transfer chart has {path}: {labels:?}"
-        );
-    }
-    assert!(
-        labels.iter().any(|t| t == "4KiB") && labels.iter().any(|t| t == "1MiB"),
-        "{labels:?}"
-    );
-    let latency = chart_with(&charts, |t| t.starts_with("Launch round trip"));
-    let labels = texts(latency);
-    for p in ["p50", "p95", "p99"] {
-        assert!(
-            labels.iter().any(|t| t.starts_with(p)),
-            "latency chart marks {p}: {labels:?}"
-        );
-    }
+    assert_stream_chart(&charts, &doc);
+    assert_roofline_transfer_and_latency_charts(&charts);
 
     for reason in [
         "verification failed: 3 of 4096 values outside tolerance",
