@@ -25,7 +25,7 @@ pub struct CapacitySuite;
 
 impl Suite for CapacitySuite {
     fn name(&self) -> &'static str {
-        "capacity"
+        gpubench_harness::suite_names::CAPACITY
     }
 
     fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {

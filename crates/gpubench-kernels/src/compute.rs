@@ -290,7 +290,7 @@ pub struct ComputeSuite;
 
 impl Suite for ComputeSuite {
     fn name(&self) -> &'static str {
-        "compute"
+        gpubench_harness::suite_names::COMPUTE
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -313,7 +313,7 @@ impl Suite for ComputeSuite {
 pub fn measured_peak(results: &[BenchResult], precision: Precision) -> Option<(f64, String)> {
     results
         .iter()
-        .filter(|r| r.suite == "compute" && r.status == Status::Ok)
+        .filter(|r| r.suite == gpubench_harness::suite_names::COMPUTE && r.status == Status::Ok)
         .filter(|r| param_str(r, "kernel") == Some("fma-peak"))
         .filter(|r| param_str(r, "precision") == Some(precision.name()))
         .filter_map(|r| Some((r.median()?, r.id.clone())))

@@ -21,7 +21,7 @@ pub mod sustained;
 pub mod transfer;
 pub mod verify;
 
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile, suite_names};
 use serde::{Deserialize, Serialize};
 
 /// Errors in choosing or configuring suites.
@@ -76,49 +76,49 @@ impl SuiteEntry {
 /// compute, matmul and roofline so that the roofline has its bandwidth ceiling.
 pub const REGISTRY: &[SuiteEntry] = &[
     SuiteEntry {
-        name: "stream",
+        name: suite_names::STREAM,
         about: "device memory bandwidth (copy, scale, add, triad, read, fill), copy engine, host memcpy",
         included: Included::Always,
         build: || Box::new(stream::StreamSuite),
     },
     SuiteEntry {
-        name: "transfer",
+        name: suite_names::TRANSFER,
         about: "host-device transfers over a size sweep, with fitted fixed cost and bandwidth",
         included: Included::Always,
         build: || Box::new(transfer::TransferSuite),
     },
     SuiteEntry {
-        name: "launch",
+        name: suite_names::LAUNCH,
         about: "cost of tiny dispatches, passes and submits, and the submit round trip",
         included: Included::Always,
         build: || Box::new(launch::LaunchSuite),
     },
     SuiteEntry {
-        name: "compute",
+        name: suite_names::COMPUTE,
         about: "peak FMA throughput, f32 and f16, scalar and vec4",
         included: Included::Always,
         build: || Box::new(compute::ComputeSuite),
     },
     SuiteEntry {
-        name: "matmul",
+        name: suite_names::MATMUL,
         about: "autotuned matrix multiply, f32 and f16, square and batch-like shapes",
         included: Included::Always,
         build: || Box::new(matmul::MatmulSuite),
     },
     SuiteEntry {
-        name: "roofline",
+        name: suite_names::ROOFLINE,
         about: "one kernel swept over arithmetic intensity, with ceilings and ridge point",
         included: Included::Always,
         build: || Box::new(roofline::RooflineSuite),
     },
     SuiteEntry {
-        name: "capacity",
+        name: suite_names::CAPACITY,
         about: "largest single buffer and total memory actually allocated and written",
         included: Included::FullProfile,
         build: || Box::new(capacity::CapacitySuite),
     },
     SuiteEntry {
-        name: "sustained",
+        name: suite_names::SUSTAINED,
         about: "the FMA kernel kept busy for --duration, throttling flagged",
         included: Included::FullProfile,
         build: || Box::new(sustained::SustainedSuite),

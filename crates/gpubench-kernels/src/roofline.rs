@@ -209,7 +209,7 @@ pub struct RooflineSuite;
 
 impl Suite for RooflineSuite {
     fn name(&self) -> &'static str {
-        "roofline"
+        gpubench_harness::suite_names::ROOFLINE
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -231,7 +231,7 @@ impl Suite for RooflineSuite {
 fn stream_best(earlier: &[BenchResult]) -> Option<(f64, String)> {
     earlier
         .iter()
-        .filter(|r| r.suite == "stream" && r.role == Role::Kernel)
+        .filter(|r| r.suite == gpubench_harness::suite_names::STREAM && r.role == Role::Kernel)
         .filter(|r| r.metric == MetricKind::Bandwidth && r.status == Status::Ok)
         .filter_map(|r| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))

@@ -33,7 +33,7 @@ pub fn duration(options: &SuiteOptions) -> Duration {
 
 impl Suite for SustainedSuite {
     fn name(&self) -> &'static str {
-        "sustained"
+        gpubench_harness::suite_names::SUSTAINED
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

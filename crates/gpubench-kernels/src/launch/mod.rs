@@ -46,7 +46,7 @@ pub struct LaunchSuite;
 
 impl Suite for LaunchSuite {
     fn name(&self) -> &'static str {
-        "launch"
+        gpubench_harness::suite_names::LAUNCH
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

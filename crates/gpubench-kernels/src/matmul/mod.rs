@@ -72,7 +72,7 @@ pub struct MatmulSuite;
 
 impl Suite for MatmulSuite {
     fn name(&self) -> &'static str {
-        "matmul"
+        gpubench_harness::suite_names::MATMUL
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

@@ -25,7 +25,7 @@ pub struct StreamSuite;
 
 impl Suite for StreamSuite {
     fn name(&self) -> &'static str {
-        "stream"
+        gpubench_harness::suite_names::STREAM
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

@@ -29,7 +29,9 @@ pub fn derive(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResu
 fn host_memcpy_reference(earlier: &[BenchResult]) -> Option<f64> {
     earlier
         .iter()
-        .filter(|r| r.suite == "stream" && r.role == Role::HostReference)
+        .filter(|r| {
+            r.suite == gpubench_harness::suite_names::STREAM && r.role == Role::HostReference
+        })
         .filter(|r| r.metric == MetricKind::Bandwidth)
         .filter(|r| r.status == Status::Ok && r.verified)
         .max_by_key(|r| r.work.total_bytes())

@@ -138,7 +138,7 @@ pub struct TransferSuite;
 
 impl Suite for TransferSuite {
     fn name(&self) -> &'static str {
-        "transfer"
+        gpubench_harness::suite_names::TRANSFER
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
