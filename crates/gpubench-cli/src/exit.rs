@@ -1,5 +1,5 @@
-//! Exit codes (DESIGN.md): 0 fine, 1 error, 2 usage error, 3 regression found, 4 a benchmark
-//! failed (wrong output or GPU error), 130/143 interrupted by SIGINT/SIGTERM.
+//! Exit codes (as the README lists them): 0 fine, 1 error, 2 usage error, 3 regression found,
+//! 4 a benchmark failed (wrong output or GPU error), 130/143 interrupted by SIGINT/SIGTERM.
 
 use std::process::ExitCode;
 
