@@ -76,7 +76,13 @@ impl GpuContext {
         adapter: wgpu::Adapter,
         summary: AdapterSummary,
     ) -> Result<Self, HarnessError> {
-        let features = adapter.features() & device::WANTED_FEATURES;
+        let mut features = adapter.features() & device::WANTED_FEATURES;
+        // Host-mappable storage buffers (the zero-copy transfer) only where the adapter is not
+        // discrete: on a discrete GPU they sit in the BAR or in host memory, and wgpu warns the
+        // feature is a performance footgun there.
+        if adapter.get_info().device_type == wgpu::DeviceType::DiscreteGpu {
+            features.remove(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        }
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gpubench"),

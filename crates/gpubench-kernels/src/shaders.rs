@@ -20,6 +20,9 @@ pub const MATMUL_REG: &str = include_str!("../../../shaders/matmul_reg.wgsl");
 /// The roofline kernel: FMAS multiply-adds per vec4 read.
 pub const ROOFLINE: &str = include_str!("../../../shaders/roofline.wgsl");
 
+/// Zero-copy upload: a kernel copying a host-written buffer, read in place, into device memory.
+pub const TRANSFER: &str = include_str!("../../../shaders/transfer.wgsl");
+
 /// Every shader, by file name.
 pub const ALL: &[(&str, &str)] = &[
     ("stream.wgsl", STREAM),
@@ -29,4 +32,5 @@ pub const ALL: &[(&str, &str)] = &[
     ("matmul_tiled.wgsl", MATMUL_TILED),
     ("matmul_reg.wgsl", MATMUL_REG),
     ("roofline.wgsl", ROOFLINE),
+    ("transfer.wgsl", TRANSFER),
 ];

@@ -1,29 +1,75 @@
-//! The transfer and launch suites on a real adapter (lavapipe in CI): a tiny sweep and every
-//! launch mode go through the harness's runner and must come back ok and verified, with the
-//! fitted transfer model and the round-trip percentiles present. Speed is never asserted:
-//! software-adapter numbers swing with the machine's load.
+//! The transfer and launch suites on a real adapter (lavapipe in CI): a tiny sweep of every
+//! transfer path and every launch mode go through the harness's runner and must come back ok
+//! and verified, with the fitted transfer model, where the buffers live and the round-trip
+//! percentiles present. Speed is never asserted: software-adapter numbers swing with the
+//! machine's load.
 
 mod common;
 
 use common::{assert_ok, short_settings};
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::require_vulkan;
-use gpubench_harness::{Benchmark, KernelBench, Runner, Status};
-use gpubench_kernels::Suite;
+use gpubench_harness::{BenchResult, Benchmark, KernelBench, Profile, Role, Runner, Status};
 use gpubench_kernels::launch::{Launch, LaunchMode};
-use gpubench_kernels::transfer::{Transfer, TransferPath, TransferSuite};
+use gpubench_kernels::transfer::{
+    Measures, MemoryMap, Transfer, TransferPath, TransferSuite, zero_copy_support,
+};
+use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
+
+/// Where lavapipe's buffers live, as every transfer row must record it: Vulkan memory
+/// properties read through wgpu-hal, one unified memory type for every role the path uses.
+fn assert_placement_recorded(result: &BenchResult, path: TransferPath) {
+    let param = |key: &str| {
+        result
+            .params
+            .get(key)
+            .unwrap_or_else(|| panic!("{}: no {key} param", result.id))
+    };
+    assert_eq!(param("memory_source"), "vulkan", "{}", result.id);
+    assert_eq!(param("unified_memory"), true, "{}", result.id);
+    assert!(
+        param("memory_layout")
+            .as_str()
+            .is_some_and(|l| l.contains("HOST_VISIBLE"))
+    );
+    for role in path.roles() {
+        let kind = param(&format!("{}_memory", role.name()));
+        assert_eq!(kind, "unified", "{}: {} buffer", result.id, role.name());
+        let detail = param(&format!("{}_memory_detail", role.name()));
+        assert!(
+            detail
+                .as_str()
+                .is_some_and(|d| d.starts_with("memory type ")),
+            "{}: {detail}",
+            result.id
+        );
+    }
+}
 
 #[test]
-fn transfer_paths_verify_and_fit() {
+fn transfer_paths_verify_record_placement_and_fit() {
     let Some(ctx) = require_vulkan() else { return };
     let runner = Runner::new(&ctx, short_settings());
+    let memory = MemoryMap::probe(&ctx);
     let mut results = Vec::new();
     for path in TransferPath::ALL {
         for bytes in [4096, 64 * 1024, 256 * 1024] {
-            let mut bench = KernelBench::new(Transfer::new(path, bytes, 11));
+            let transfer = Transfer::new(path, bytes, 11).placed(&memory);
+            let mut bench = KernelBench::new(transfer);
             let result = runner.run(&mut bench, &mut Silent);
+            // The zero-copy path runs here: lavapipe is a CPU adapter, unified memory.
             assert_ok(&result);
-            assert_eq!(result.timing.map(|t| t.as_str()), Some("host"));
+            assert_placement_recorded(&result, path);
+            let timing = result.timing.map(|t| t.as_str());
+            match path.measures() {
+                Measures::CopyEngine => {
+                    assert_eq!(result.role, Role::CopyEngine);
+                    if ctx.has_encoder_timestamps() {
+                        assert_eq!(timing, Some("gpu-timestamp"), "{}", result.id);
+                    }
+                }
+                _ => assert_eq!(timing, Some("host"), "{}", result.id),
+            }
             if path.gpu_timed() && ctx.has_encoder_timestamps() {
                 assert!(
                     result.gpu_summary.is_some(),
@@ -43,11 +89,51 @@ fn transfer_paths_verify_and_fit() {
             Status::Ok => {
                 assert!(r.verified);
                 assert!(r.extra.contains_key("fixed_us"));
+                assert!(r.extra.contains_key("fitted_from"));
                 assert!(r.median().is_some_and(f64::is_finite));
             }
             _ => assert!(r.reason.is_some(), "{} without a reason", r.id),
         }
     }
+}
+
+/// The transfer suite measures nothing while it builds.
+struct NoTuning;
+
+impl Tuner for NoTuning {
+    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
+        panic!(
+            "the transfer suite tunes nothing, yet measured {}",
+            bench.info().id
+        )
+    }
+}
+
+#[test]
+fn the_suite_records_where_every_rows_buffers_live() {
+    let Some(ctx) = require_vulkan() else { return };
+    let options = SuiteOptions::new(Profile::Quick);
+    let benches = TransferSuite
+        .benchmarks(&mut BuildContext {
+            ctx: &ctx,
+            options: &options,
+            tuner: &mut NoTuning,
+        })
+        .expect("the transfer suite builds");
+    let sizes = gpubench_kernels::transfer::sweep_sizes(&ctx, Profile::Quick).len();
+    assert_eq!(benches.len(), TransferPath::ALL.len() * sizes);
+    for bench in &benches {
+        let info = bench.info();
+        assert_eq!(info.params["memory_source"], "vulkan", "{}", info.id);
+        assert!(
+            info.params.keys().any(|k| k.ends_with("_memory")),
+            "{}",
+            info.id
+        );
+    }
+    // lavapipe is a CPU adapter: zero copy is allowed, and its feature was requested.
+    let device_type = ctx.adapter.get_info().device_type;
+    assert_eq!(zero_copy_support(device_type, ctx.features), Ok(()));
 }
 
 #[test]
@@ -75,7 +161,12 @@ fn launch_modes_verify_and_round_trip_has_percentiles() {
 #[test]
 fn a_transfer_that_never_happened_fails_verification() {
     let Some(ctx) = require_vulkan() else { return };
-    for path in [TransferPath::WriteBuffer, TransferPath::MapRead] {
+    // Every path whose destination exists before the first run (mapped_at_creation creates its
+    // buffer in the run): copies alone, host writes and zero copy included.
+    for path in TransferPath::ALL
+        .into_iter()
+        .filter(|&p| p != TransferPath::MappedAtCreation)
+    {
         let mut bench = KernelBench::new(Transfer::new(path, 4096, 9));
         bench.setup(&ctx).expect("setup");
         // No run yet: the destination still holds its own random bytes, not the data.

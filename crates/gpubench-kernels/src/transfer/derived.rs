@@ -1,7 +1,9 @@
 //! The transfer suite's derived results: per path, the fit of `t = fixed + bytes / bandwidth`
 //! over the verified sizes (see [`crate::fit`]), reported as three results (fixed cost,
 //! asymptotic bandwidth, half-bandwidth size) with bootstrap intervals, the GPU-side fit of the
-//! copy alone where timestamps bracketed it, and the host memcpy it is bounded by.
+//! copy alone where timestamps bracketed it inside an end-to-end transfer, and the host memcpy
+//! it is bounded by. Each path is fitted to its headline clock (host time end to end, GPU time
+//! per copy, host time per memcpy: `fitted_from` says which).
 
 use std::collections::BTreeMap;
 
@@ -70,14 +72,19 @@ fn derive_path(
                 .collect();
         }
     };
-    // The copy alone by GPU timestamps, where the path has them: host minus GPU is staging,
-    // mapping, submit and wait.
+    // The copy (or kernel) alone by GPU timestamps, where an end-to-end path has them: host
+    // minus GPU is staging, mapping, submit and wait.
     let gpu = size_samples(&usable, |r| &r.gpu_samples);
-    let gpu_model = (gpu.len() == host.len())
+    let gpu_model = (path.gpu_timed() && gpu.len() == host.len())
         .then(|| fit::fit(&fit::median_points(&gpu)).ok())
         .flatten();
     let residual = model.max_relative_residual(&points);
-    let extra = fit_extra(&model, &points, residual, gpu_model, host_memcpy_gbs);
+    let extra = fit_extra(
+        path,
+        (&model, &points, residual),
+        gpu_model,
+        host_memcpy_gbs,
+    );
     let warnings = fit_warnings(&model, residual, usable.len(), mine.len());
     let values = fitted_values(&model, &host);
     infos
@@ -113,20 +120,17 @@ fn fitted_values(model: &TransferModel, samples: &[SizeSamples]) -> [(f64, Optio
 }
 
 /// What every fitted result of a path records beside its value: the model, the points it was
-/// fitted to, the GPU-side fit of the copy where there is one, and the host memcpy reference.
+/// fitted to (with the worst relative residual), the GPU-side fit of the copy where there is
+/// one, and the host memcpy reference.
 fn fit_extra(
-    model: &TransferModel,
-    points: &[fit::Point],
-    residual: f64,
+    path: TransferPath,
+    (model, points, residual): (&TransferModel, &[fit::Point], f64),
     gpu_model: Option<TransferModel>,
     host_memcpy_gbs: Option<f64>,
 ) -> BTreeMap<String, serde_json::Value> {
     let mut extra = BTreeMap::new();
     extra.insert("model".into(), "t = fixed + bytes / bandwidth".into());
-    extra.insert(
-        "fitted_from".into(),
-        "host time, start of the transfer to completion".into(),
-    );
+    extra.insert("fitted_from".into(), path.fitted_from().into());
     extra.insert(
         "fit".into(),
         "least squares weighted by 1/t^2 over the median time per size".into(),

@@ -1,165 +1,72 @@
-//! The transfer kernel: one path at one size, its buffers in a typed state per path, one
-//! transfer per iteration, verified byte for byte.
+//! The transfer kernel: one path at one size, its buffers in a typed state per path
+//! ([`TransferState`]), verified byte for byte. How a row is timed follows from what its path
+//! measures: end-to-end rows take one transfer per sample on the host clock, copy-engine rows
+//! calibrated back-to-back copies on GPU timestamps, host-write rows calibrated memcpys on the
+//! host clock.
 
-use gpubench_harness::rng::SplitMix64;
-use gpubench_harness::timing::Boundary;
 use gpubench_harness::units::format_size;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome,
-    SampleClock, TimingPreference, Verification, Work,
+    BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome, Role, SampleClock,
+    TimingPreference, Verification, Work,
 };
 
-use super::{SAMPLES_PER_SIZE, TransferPath};
-use crate::verify::compare_bytes;
-
-/// Buffers and host memory of one transfer benchmark, per path; what the runs change (the
-/// buffer mapped at creation, the bytes read out) is kept for verification.
-pub enum TransferState {
-    /// `queue.write_buffer` of `data` into `dst`.
-    WriteBuffer {
-        /// The bytes uploaded.
-        data: Vec<u8>,
-        /// The device buffer written.
-        dst: wgpu::Buffer,
-    },
-    /// `data` through the mapped `staging` buffer, then copied into `dst`.
-    MappedStaging {
-        /// The bytes uploaded.
-        data: Vec<u8>,
-        /// MAP_WRITE | COPY_SRC staging.
-        staging: wgpu::Buffer,
-        /// The device buffer copied into.
-        dst: wgpu::Buffer,
-    },
-    /// `data` written into a fresh buffer mapped at creation, once per transfer.
-    MappedAtCreation {
-        /// The bytes uploaded.
-        data: Vec<u8>,
-        /// The last transfer's buffer (none before the first run).
-        last: Option<wgpu::Buffer>,
-    },
-    /// `src` copied into the MAP_READ `staging` buffer and read out into `out`.
-    MapRead {
-        /// What `src` holds.
-        data: Vec<u8>,
-        /// The device buffer read.
-        src: wgpu::Buffer,
-        /// MAP_READ | COPY_DST readback.
-        staging: wgpu::Buffer,
-        /// Host memory the bytes are read out into.
-        out: Vec<u8>,
-    },
-}
-
-/// Where one transfer stands among a sample's transfers.
-#[derive(Debug, Clone, Copy)]
-struct Step {
-    first: bool,
-    last: bool,
-}
-
-/// Usage of the device-side buffers of every path.
-fn device_usage() -> wgpu::BufferUsages {
-    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC
-}
-
-/// Submits what the queue holds (wgpu's own staging copy) and, unless this is the sample's last
-/// transfer, waits for it: each transfer completes before the next starts, and the clock waits
-/// for the last one.
-fn flush(ctx: &GpuContext, clock: &mut SampleClock<'_>, step: Step) -> Result<(), BenchError> {
-    clock.submit(std::iter::empty());
-    if !step.last {
-        ctx.wait_idle()?;
-    }
-    Ok(())
-}
-
-/// `copy_buffer_to_buffer` of `bytes` in a command buffer of its own, with the clock's begin
-/// timestamp before the sample's first copy and its end timestamp after the last.
-fn timed_copy(
-    ctx: &GpuContext,
-    clock: &mut SampleClock<'_>,
-    (src, dst): (&wgpu::Buffer, &wgpu::Buffer),
-    bytes: u64,
-    step: Step,
-) {
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    if step.first {
-        clock.write_timestamp(&mut encoder, Boundary::Begin);
-    }
-    encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
-    if step.last {
-        clock.write_timestamp(&mut encoder, Boundary::End);
-    }
-    clock.submit([encoder.finish()]);
-}
-
-impl TransferState {
-    /// One transfer of `bytes` along this state's path.
-    fn transfer(
-        &mut self,
-        ctx: &GpuContext,
-        clock: &mut SampleClock<'_>,
-        bytes: u64,
-        step: Step,
-    ) -> Result<(), BenchError> {
-        match self {
-            TransferState::WriteBuffer { data, dst } => {
-                ctx.queue.write_buffer(dst, 0, data);
-                flush(ctx, clock, step)?;
-            }
-            TransferState::MappedStaging { data, staging, dst } => {
-                ctx.map_and_wait(staging, wgpu::MapMode::Write)?;
-                staging.get_mapped_range_mut(..)?.copy_from_slice(data);
-                staging.unmap();
-                timed_copy(ctx, clock, (staging, dst), bytes, step);
-            }
-            TransferState::MappedAtCreation { data, last } => {
-                let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("transfer fresh"),
-                    size: bytes,
-                    usage: device_usage(),
-                    mapped_at_creation: true,
-                });
-                buffer.get_mapped_range_mut(..)?.copy_from_slice(data);
-                buffer.unmap();
-                flush(ctx, clock, step)?;
-                *last = Some(buffer);
-            }
-            TransferState::MapRead {
-                src, staging, out, ..
-            } => {
-                timed_copy(ctx, clock, (src, staging), bytes, step);
-                ctx.map_and_wait(staging, wgpu::MapMode::Read)?;
-                out.copy_from_slice(&staging.get_mapped_range(..)?);
-                staging.unmap();
-            }
-        }
-        Ok(())
-    }
-}
+use super::placement::{MemoryMap, is_unified};
+use super::{Measures, SAMPLES_PER_SIZE, TransferPath, TransferState};
 
 /// One path at one size.
 pub struct Transfer {
     path: TransferPath,
     bytes: u64,
     seed: u64,
+    memory: Option<MemoryMap>,
 }
 
 impl Transfer {
-    /// Transfers of `bytes` (a multiple of 4) along `path`, data from `seed`.
+    /// Transfers of `bytes` (a multiple of 16) along `path`, data from `seed`.
     pub fn new(path: TransferPath, bytes: u64, seed: u64) -> Self {
-        Self { path, bytes, seed }
+        Self {
+            path,
+            bytes,
+            seed,
+            memory: None,
+        }
     }
 
-    /// The work of one transfer: the bytes moved once (read from the device for d2h, written to
-    /// it for h2d). It does not depend on set-up.
+    /// The same transfer, its params saying where its buffers live according to `memory`.
+    pub fn placed(mut self, memory: &MemoryMap) -> Self {
+        self.memory = Some(memory.clone());
+        self
+    }
+
+    /// The work of one transfer (or copy, or memcpy): the bytes moved once (read from the
+    /// device for d2h, written to it for h2d). It does not depend on set-up.
     pub fn transfer_work(&self) -> Work {
-        match self.path {
-            TransferPath::MapRead => Work::bytes(self.bytes, 0),
+        match self.path.direction() {
+            "d2h" => Work::bytes(self.bytes, 0),
             _ => Work::bytes(0, self.bytes),
         }
     }
+}
+
+/// Whether the zero-copy path can run on an adapter of `device_type` with `features`, and if
+/// not, why: it needs unified memory (an integrated GPU or a CPU adapter) and
+/// MAPPABLE_PRIMARY_BUFFERS, which the harness never requests on a discrete adapter.
+pub fn zero_copy_support(
+    device_type: wgpu::DeviceType,
+    features: wgpu::Features,
+) -> Result<(), String> {
+    if device_type == wgpu::DeviceType::DiscreteGpu {
+        return Err("discrete adapter: a host-writable storage buffer would sit in the BAR or in host memory, so every kernel access would cross the bus; MAPPABLE_PRIMARY_BUFFERS is not requested on discrete adapters (wgpu warns it is a performance footgun there)".into());
+    }
+    if !is_unified(device_type) {
+        return Err(format!(
+            "adapter type {device_type:?} is not known to share memory with the host: zero copy runs on integrated GPUs and CPU adapters"
+        ));
+    }
+    if !features.contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS) {
+        return Err("adapter lacks MAPPABLE_PRIMARY_BUFFERS (a STORAGE | MAP_WRITE buffer)".into());
+    }
+    Ok(())
 }
 
 impl Kernel for Transfer {
@@ -167,6 +74,7 @@ impl Kernel for Transfer {
 
     fn info(&self) -> BenchmarkInfo {
         let path = self.path;
+        let measures = path.measures();
         let mut info = BenchmarkInfo::new(
             format!("transfer/{}/bytes/{}", path.name(), format_size(self.bytes)),
             "transfer",
@@ -175,63 +83,52 @@ impl Kernel for Transfer {
         )
         .param("path", path.name())
         .param("direction", path.direction())
+        .param("measures", measures.name())
         .param("bytes", self.bytes)
         .param("size", format_size(self.bytes));
-        info.timing = TimingPreference::Host;
-        // One transfer per sample: each sample is one transfer's end-to-end latency, and the GPU
-        // timestamps bracket exactly that transfer's copy.
-        info.iterations = IterationPolicy::Fixed(1);
-        info.min_samples = Some(SAMPLES_PER_SIZE);
+        if let Some(memory) = &self.memory {
+            info = memory.annotate(info, path.roles(), self.bytes);
+        }
+        match measures {
+            Measures::EndToEnd => {
+                info.timing = TimingPreference::Host;
+                // One transfer per sample: each sample is one transfer's end-to-end latency,
+                // and the GPU timestamps bracket exactly that transfer's copy or kernel.
+                info.iterations = IterationPolicy::Fixed(1);
+                info.min_samples = Some(SAMPLES_PER_SIZE);
+            }
+            Measures::CopyEngine => info = info.role(Role::CopyEngine),
+            Measures::HostWrite => info.timing = TimingPreference::Host,
+        }
         info
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        if self.bytes > ctx.limits.max_buffer_size {
-            return Err(format!(
-                "transfer of {} exceeds max_buffer_size ({})",
+        let limit = |what: &str, limit: u64| {
+            format!(
+                "transfer of {} exceeds {what} ({})",
                 format_size(self.bytes),
-                format_size(ctx.limits.max_buffer_size)
-            ));
+                format_size(limit)
+            )
+        };
+        if self.bytes > ctx.limits.max_buffer_size {
+            return Err(limit("max_buffer_size", ctx.limits.max_buffer_size));
+        }
+        if self.path == TransferPath::ZeroCopy {
+            zero_copy_support(ctx.adapter.get_info().device_type, ctx.features)?;
+            let binding = ctx.limits.max_storage_buffer_binding_size;
+            if self.bytes > binding {
+                return Err(limit(
+                    "max_storage_buffer_binding_size (the kernel binds the buffer whole)",
+                    binding,
+                ));
+            }
         }
         Ok(())
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<TransferState> {
-        let len = usize::try_from(self.bytes)
-            .map_err(|_| BenchError::Unsupported("transfer larger than host memory".into()))?;
-        let mut rng = SplitMix64::new(self.seed);
-        let data = rng.bytes(len);
-        // Destinations start with other random bytes: a transfer that never happened fails.
-        let stale = rng.bytes(len);
-        let device = |label: &str| ctx.buffer_with_data(label, &stale, device_usage());
-        let staging = |label: &str, usage: wgpu::BufferUsages| ctx.buffer(label, self.bytes, usage);
-        let state = match self.path {
-            TransferPath::WriteBuffer => TransferState::WriteBuffer {
-                data,
-                dst: device("transfer dst"),
-            },
-            TransferPath::MappedStaging => TransferState::MappedStaging {
-                data,
-                staging: staging(
-                    "transfer staging",
-                    wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-                ),
-                dst: device("transfer dst"),
-            },
-            TransferPath::MappedAtCreation => TransferState::MappedAtCreation { data, last: None },
-            TransferPath::MapRead => TransferState::MapRead {
-                src: ctx.buffer_with_data("transfer src", &data, device_usage()),
-                data,
-                staging: staging(
-                    "transfer readback",
-                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                ),
-                out: stale,
-            },
-        };
-        // Let the initial uploads finish so the first timed transfer does not wait for them.
-        ctx.wait_idle()?;
-        Ok(state)
+        TransferState::new(ctx, self.path, self.bytes, self.seed)
     }
 
     fn work(&self, _state: &TransferState) -> Work {
@@ -239,37 +136,51 @@ impl Kernel for Transfer {
     }
 
     fn run(&self, state: &mut TransferState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        if let TransferState::MappedAtCreation { last, .. } = state {
-            // Release the previous run's buffer before the clock starts.
-            drop(last.take());
-        }
-        let last = iterations.max(1) - 1;
-        clock.start_host();
-        for i in 0..=last {
-            let step = Step {
-                first: i == 0,
-                last: i == last,
-            };
-            state.transfer(ctx, clock, self.bytes, step)?;
-        }
-        Ok(())
+        let iterations = clock.iterations();
+        state.sample(clock, self.bytes, iterations)
     }
 
     fn verify(&self, state: &mut TransferState, ctx: &GpuContext) -> Outcome<Verification> {
-        let (got, want) = match state {
-            TransferState::WriteBuffer { data, dst }
-            | TransferState::MappedStaging { data, dst, .. } => {
-                (ctx.read_buffer(dst, self.bytes)?, data)
-            }
-            TransferState::MappedAtCreation { data, last } => {
-                let buffer = last
-                    .as_ref()
-                    .ok_or_else(|| BenchError::Gpu("verify before any transfer".into()))?;
-                (ctx.read_buffer(buffer, self.bytes)?, data)
-            }
-            TransferState::MapRead { data, out, .. } => (out.clone(), data),
-        };
-        Ok(compare_bytes(&got, want))
+        state.verify(ctx, self.bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_copy_runs_only_on_unified_memory_with_the_feature() {
+        let feature = wgpu::Features::MAPPABLE_PRIMARY_BUFFERS;
+        let discrete = zero_copy_support(wgpu::DeviceType::DiscreteGpu, feature);
+        let reason = discrete.expect_err("discrete adapters are skipped");
+        assert!(reason.starts_with("discrete adapter"), "{reason}");
+        assert!(zero_copy_support(wgpu::DeviceType::Cpu, feature).is_ok());
+        assert!(zero_copy_support(wgpu::DeviceType::IntegratedGpu, feature).is_ok());
+        let without = zero_copy_support(wgpu::DeviceType::IntegratedGpu, wgpu::Features::empty());
+        assert!(without.is_err_and(|r| r.contains("MAPPABLE_PRIMARY_BUFFERS")));
+        assert!(zero_copy_support(wgpu::DeviceType::VirtualGpu, feature).is_err());
+    }
+
+    #[test]
+    fn each_kind_of_row_is_timed_for_what_it_measures() {
+        let info = |path| Transfer::new(path, 4096, 1).info();
+        let end_to_end = info(TransferPath::MappedStaging);
+        assert_eq!(end_to_end.timing, TimingPreference::Host);
+        assert_eq!(end_to_end.iterations, IterationPolicy::Fixed(1));
+        assert_eq!(end_to_end.params["measures"], "end-to-end");
+        let copy = info(TransferPath::StagingCopy);
+        assert_eq!(copy.role, Role::CopyEngine);
+        assert_eq!(copy.timing, TimingPreference::GpuWhenAvailable);
+        assert_eq!(copy.iterations, IterationPolicy::Calibrate);
+        assert_eq!(copy.id, "transfer/h2d-staging-copy/bytes/4KiB");
+        let write = info(TransferPath::HostWrite);
+        assert_eq!(write.timing, TimingPreference::Host);
+        assert_eq!(write.iterations, IterationPolicy::Calibrate);
+        assert_eq!(write.role, Role::Kernel);
+        assert_eq!(
+            Transfer::new(TransferPath::ReadbackCopy, 4096, 1).transfer_work(),
+            Work::bytes(4096, 0)
+        );
     }
 }

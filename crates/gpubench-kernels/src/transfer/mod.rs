@@ -1,28 +1,78 @@
-//! The transfer suite: moving data between host and device, the way a wgpu program actually
-//! does it, over a geometric sweep of sizes, plus a fitted fixed cost and asymptotic bandwidth.
+//! The transfer suite: moving data between host and device the way a wgpu program does, over a
+//! geometric sweep of sizes, split into the parts a discrete GPU makes distinct: the copy
+//! engine alone, the host writing mapped memory, and the whole transfer end to end; plus a
+//! fitted fixed cost and asymptotic bandwidth per path.
 //!
-//! Four paths, each timed end to end by the host clock (what an application waits for), one
-//! transfer per sample so each sample is one transfer's latency:
+//! # Where the bytes go (Vulkan, wgpu 30, gpu-allocator 0.28)
 //!
-//! - `h2d-write-buffer`: `queue.write_buffer` into a device buffer, then a submit to flush it.
-//!   wgpu copies through its own staging memory in a command buffer of its own, ahead of ours,
-//!   so no timestamp of ours can bracket that copy: host time only.
-//! - `h2d-mapped-staging`: `map_async(Write)` on a MAP_WRITE | COPY_SRC staging buffer and wait,
-//!   write the data into the mapped range, unmap, `copy_buffer_to_buffer` into the device buffer.
-//!   The map is inside the timed region because an application re-uploading must re-map; GPU
-//!   timestamps bracket the copy.
-//! - `h2d-mapped-at-creation`: a fresh device buffer created `mapped_at_creation`, written and
-//!   unmapped, then a submit so the data lands. Creating the buffer is part of this path's cost
-//!   (that is how `create_buffer_init` uploads). Host time only, as for write_buffer.
-//! - `d2h-map-read`: `copy_buffer_to_buffer` from a device buffer into a MAP_READ buffer,
-//!   `map_async(Read)` and wait, and read the bytes out into host memory; timestamps bracket the
+//! wgpu-hal's `vulkan/device.rs` (`Device::create_buffer`) places a buffer by usage alone:
+//! MAP_WRITE is gpu-allocator's `CpuToGpu`, which prefers a DEVICE_LOCAL | HOST_VISIBLE type:
+//! on a discrete GPU that is the BAR (a 256 MiB window of VRAM, or all of VRAM with resizable
+//! BAR); MAP_READ is `GpuToCpu`, cached host memory; other buffers are `GpuOnly`, VRAM.
+//! gpu-allocator (`vulkan/mod.rs`, `Allocator::allocate`) retries a failed `CpuToGpu`
+//! allocation in host memory, so an upload larger than the free BAR lands in system memory: a
+//! step in the sweep where the bus moves from the host's write to the copy. wgpu-hal
+//! (`lib.rs`, `AllocationSizes::from_memory_hints`, `MemoryHints::Performance`) suballocates
+//! host-visible memory from blocks of 64 MiB (the first) and 128 MiB (the rest); a larger buffer
+//! gets a dedicated `vkAllocateMemory`. Mapping is free: gpu-allocator maps every host-visible
+//! block once, and wgpu-hal's `map_buffer` returns that pointer. Where each row's buffers lie
+//! is recorded in its params ([`placement`]).
+//!
+//! On a discrete GPU with a BAR, therefore:
+//!
+//! - `h2d-write-buffer` (end to end): wgpu-core's `Queue::write_buffer` (`device/queue.rs`)
+//!   creates a fresh `StagingBuffer` (`resource.rs`: MAP_WRITE | COPY_SRC, so the BAR) on every
+//!   call, copies the data into it on the host (the bus crossing), records a copy into the
+//!   destination in its pending-writes command buffer, and frees the staging once that
+//!   submission completes. The figure is allocation + host write across the bus + a VRAM to
+//!   VRAM copy + submit and wait; no timestamp of ours can bracket wgpu's copy. A staging buffer
+//!   larger than a host block is a dedicated `vkAllocateMemory` per call (on lavapipe, fresh
+//!   pages that the host's write faults in each time: what slows the 256 MiB row).
+//! - `h2d-mapped-staging` (end to end): `map_async(Write)` and wait, the host writes our
+//!   MAP_WRITE | COPY_SRC staging buffer (the bus crossing, into the BAR), unmap, a
+//!   `copy_buffer_to_buffer` into the device buffer. The GPU timestamps around that copy time a
+//!   VRAM to VRAM copy, not the bus, unless the staging fell back to host memory.
+//! - `h2d-mapped-at-creation` (end to end): a buffer without MAP_WRITE created
+//!   `mapped_at_creation` gets a wgpu `StagingBuffer` that wgpu-core's `Device::create_buffer`
+//!   (`device/resource.rs`) zero-fills before handing it out; the host writes it and unmapping
+//!   copies it into the new buffer: two allocations, a memset and a write across the bus, a
 //!   copy.
+//! - `d2h-map-read` (end to end): a copy from a device buffer into a MAP_READ buffer (host
+//!   memory: this copy crosses the bus), `map_async(Read)` and wait, the host reads cached
+//!   memory out.
+//! - `h2d-staging-copy` (copy engine): a MAP_WRITE | COPY_SRC staging buffer filled once at
+//!   set-up, then back-to-back copies into a device buffer between GPU timestamps. Where the
+//!   staging is host memory this is the counterpart of CUDA's pinned-memory host-to-device
+//!   figure; where it is the BAR (wgpu's choice whenever it fits) it is a VRAM to VRAM copy, and
+//!   the bus figure is the host's write, `h2d-host-write`.
+//! - `d2h-readback-copy` (copy engine): back-to-back copies from a device buffer into a
+//!   MAP_READ buffer between GPU timestamps: host memory, so this is the bus, the counterpart of
+//!   CUDA's pinned device-to-host figure.
+//! - `h2d-host-write` (host write): memcpy into the mapped range of a MAP_WRITE staging buffer,
+//!   mapped once, host-timed: into the BAR this is the CPU's write-combined stores across the
+//!   bus; into host memory, a memcpy.
+//! - `h2d-zero-copy` (end to end, unified memory only): the host writes a mapped STORAGE |
+//!   MAP_WRITE buffer that a kernel then reads in place (`shaders/transfer.wgsl` copies it into a
+//!   device buffer so it can be verified). It needs `MAPPABLE_PRIMARY_BUFFERS`, which the
+//!   harness requests only where the adapter is not discrete: on a discrete GPU such a buffer
+//!   sits in the BAR or in host memory and every kernel access crosses the bus (wgpu warns it is
+//!   a performance footgun), so the row is skipped there with that reason.
 //!
-//! Bandwidth counts the bytes moved once. Every transfer is verified byte for byte: the
-//! destination starts with different random bytes, so a transfer that did not happen fails.
-//! The suite derives, per path, the fit of `t = fixed + bytes / bandwidth` (see [`crate::fit`]).
+//! On unified memory (integrated GPUs, Apple, CPU adapters such as lavapipe) every buffer is in
+//! the same memory and every path is memcpy-bound; lavapipe's `copy_buffer_to_buffer` is a
+//! memcpy on its queue thread.
 //!
-//! [`kernel`] holds the one [`Transfer`] kernel with a typed state per path; `derived` the fit.
+//! End-to-end rows take one transfer per sample, timed by the host clock from the start of the
+//! host-side work to completion (each sample is one transfer's latency), with GPU timestamps
+//! around the copy or kernel where there is one. Copy-engine rows calibrate the number of copies
+//! per sample and report GPU time per copy; host-write rows calibrate memcpys per sample and
+//! report host time per memcpy. Bandwidth counts the bytes moved once. Every row is verified
+//! byte for byte: the destination starts with different random bytes, so a transfer that did not
+//! happen fails. The suite derives, per path, the fit of `t = fixed + bytes / bandwidth` (see
+//! [`crate::fit`]).
+//!
+//! [`kernel`] holds the one [`Transfer`] kernel, [`state`] its typed state per path, `derived`
+//! the fit.
 
 use gpubench_harness::units::{KIB, MIB};
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile};
@@ -31,9 +81,13 @@ use crate::{Benchmarks, BuildContext, Suite};
 
 mod derived;
 pub mod kernel;
+pub mod placement;
+pub mod state;
 
 pub use derived::fitted_model;
-pub use kernel::{Transfer, TransferState};
+pub use kernel::{Transfer, zero_copy_support};
+pub use placement::{BufferRole, MemoryKind, MemoryMap};
+pub use state::TransferState;
 
 /// Smallest size of every sweep.
 pub const SMALLEST: u64 = 4 * KIB;
@@ -43,7 +97,8 @@ pub const STEP: u64 = 4;
 pub const QUICK_CAP: u64 = 4 * MIB;
 /// Largest size of the default and full profiles (before the adapter's limit).
 pub const DEFAULT_CAP: u64 = 256 * MIB;
-/// Transfers per size and path (each is one sample): enough for a stable median and bootstrap.
+/// Transfers per size and path (each is one sample) of the end-to-end rows: enough for a stable
+/// median and bootstrap.
 pub const SAMPLES_PER_SIZE: usize = 20;
 /// Resamples of the bootstrap of the fit.
 const FIT_RESAMPLES: usize = 1000;
@@ -51,6 +106,28 @@ const FIT_RESAMPLES: usize = 1000;
 const POOR_FIT: f64 = 0.25;
 /// Seed of that bootstrap, fixed so intervals repeat.
 const FIT_SEED: u64 = 0x7472_616e_7366_6572; // "transfer"
+
+/// What part of a transfer a row times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measures {
+    /// The whole transfer as an application waits for it (host clock).
+    EndToEnd,
+    /// Copies alone, between GPU timestamps, no host work.
+    CopyEngine,
+    /// The host's memcpy into mapped memory alone.
+    HostWrite,
+}
+
+impl Measures {
+    /// Name, as used in the `measures` parameter.
+    pub fn name(self) -> &'static str {
+        match self {
+            Measures::EndToEnd => "end-to-end",
+            Measures::CopyEngine => "copy-engine",
+            Measures::HostWrite => "host-write",
+        }
+    }
+}
 
 /// A way to move bytes between host and device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,15 +140,27 @@ pub enum TransferPath {
     MappedAtCreation,
     /// Copy into a MAP_READ buffer, map and read out.
     MapRead,
+    /// Copies alone from a staging buffer filled once.
+    StagingCopy,
+    /// Copies alone into a MAP_READ buffer.
+    ReadbackCopy,
+    /// The host's memcpy into a mapped MAP_WRITE buffer alone.
+    HostWrite,
+    /// A host-written STORAGE | MAP_WRITE buffer read in place by a kernel (unified memory).
+    ZeroCopy,
 }
 
 impl TransferPath {
-    /// Every path in report order.
-    pub const ALL: [TransferPath; 4] = [
+    /// Every path in report order: the end-to-end paths first (their ids predate the others).
+    pub const ALL: [TransferPath; 8] = [
         TransferPath::WriteBuffer,
         TransferPath::MappedStaging,
         TransferPath::MappedAtCreation,
         TransferPath::MapRead,
+        TransferPath::StagingCopy,
+        TransferPath::ReadbackCopy,
+        TransferPath::HostWrite,
+        TransferPath::ZeroCopy,
     ];
 
     /// Name, as used in result ids and the `path` parameter.
@@ -81,20 +170,51 @@ impl TransferPath {
             TransferPath::MappedStaging => "h2d-mapped-staging",
             TransferPath::MappedAtCreation => "h2d-mapped-at-creation",
             TransferPath::MapRead => "d2h-map-read",
+            TransferPath::StagingCopy => "h2d-staging-copy",
+            TransferPath::ReadbackCopy => "d2h-readback-copy",
+            TransferPath::HostWrite => "h2d-host-write",
+            TransferPath::ZeroCopy => "h2d-zero-copy",
         }
     }
 
     /// `h2d` or `d2h`.
     pub fn direction(self) -> &'static str {
         match self {
-            TransferPath::MapRead => "d2h",
+            TransferPath::MapRead | TransferPath::ReadbackCopy => "d2h",
             _ => "h2d",
         }
     }
 
-    /// Whether GPU timestamps can bracket this path's copy.
+    /// What part of the transfer the row times.
+    pub fn measures(self) -> Measures {
+        match self {
+            TransferPath::StagingCopy | TransferPath::ReadbackCopy => Measures::CopyEngine,
+            TransferPath::HostWrite => Measures::HostWrite,
+            _ => Measures::EndToEnd,
+        }
+    }
+
+    /// Whether GPU timestamps bracket the copy (or kernel) inside an end-to-end transfer.
     pub fn gpu_timed(self) -> bool {
-        matches!(self, TransferPath::MappedStaging | TransferPath::MapRead)
+        matches!(
+            self,
+            TransferPath::MappedStaging | TransferPath::MapRead | TransferPath::ZeroCopy
+        )
+    }
+
+    /// The buffers the path moves bytes through, whose placement its params record (the
+    /// staging of write_buffer and mapped_at_creation is wgpu's own, of the same usage).
+    pub fn roles(self) -> &'static [BufferRole] {
+        use BufferRole::{Device, Readback, Shared, Staging};
+        match self {
+            TransferPath::WriteBuffer
+            | TransferPath::MappedStaging
+            | TransferPath::MappedAtCreation
+            | TransferPath::StagingCopy => &[Staging, Device],
+            TransferPath::MapRead | TransferPath::ReadbackCopy => &[Device, Readback],
+            TransferPath::HostWrite => &[Staging],
+            TransferPath::ZeroCopy => &[Shared, Device],
+        }
     }
 
     /// What the figure counts, in words.
@@ -112,6 +232,29 @@ impl TransferPath {
             TransferPath::MapRead => {
                 "bytes moved once per second, device to host: copy_buffer_to_buffer into a MAP_READ buffer, map_async(Read) + wait, read out into host memory (host clock; GPU timestamps around the copy)"
             }
+            TransferPath::StagingCopy => {
+                "bytes moved once per second by copy_buffer_to_buffer alone, MAP_WRITE staging (filled once at set-up) to a device buffer, back-to-back copies between GPU timestamps, per copy (host clock where the adapter has no encoder timestamps); staging_memory says whether the source is host memory or the BAR"
+            }
+            TransferPath::ReadbackCopy => {
+                "bytes moved once per second by copy_buffer_to_buffer alone, device buffer to a MAP_READ buffer, back-to-back copies between GPU timestamps, per copy (host clock where the adapter has no encoder timestamps); no map, no host read"
+            }
+            TransferPath::HostWrite => {
+                "bytes written once per second by the host's memcpy into the mapped range of a MAP_WRITE staging buffer (mapped once, outside the clock), per memcpy (host clock; no GPU work)"
+            }
+            TransferPath::ZeroCopy => {
+                "bytes moved once per second, host to device without a copy: map_async(Write) + wait, write a STORAGE | MAP_WRITE buffer, unmap, a kernel reads it in place (copying it into a device buffer) until done (host clock; GPU timestamps around the kernel)"
+            }
+        }
+    }
+
+    /// What the fitted model of this path is fitted to.
+    pub fn fitted_from(self) -> &'static str {
+        match self.measures() {
+            Measures::EndToEnd => "host time, start of the transfer to completion",
+            Measures::CopyEngine => {
+                "GPU time per copy of back-to-back copies (host time where the adapter has no encoder timestamps)"
+            }
+            Measures::HostWrite => "host time per memcpy into mapped memory",
         }
     }
 }
@@ -144,12 +287,14 @@ impl Suite for TransferSuite {
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
         let (ctx, options) = (build.ctx, build.options);
         let sizes = sweep_sizes(ctx, options.profile);
+        let memory = MemoryMap::probe(ctx);
         Ok(TransferPath::ALL
             .iter()
             .flat_map(|&path| {
-                sizes
-                    .iter()
-                    .map(move |&bytes| KernelBench::boxed(Transfer::new(path, bytes, options.seed)))
+                let memory = &memory;
+                sizes.iter().map(move |&bytes| {
+                    KernelBench::boxed(Transfer::new(path, bytes, options.seed).placed(memory))
+                })
             })
             .collect())
     }
@@ -172,5 +317,28 @@ mod tests {
         assert_eq!(sizes_up_to(256 * MIB).len(), 9);
         assert_eq!(sizes_up_to(200 * MIB).last(), Some(&(64 * MIB)));
         assert!(sizes_up_to(KIB).is_empty());
+    }
+
+    #[test]
+    fn paths_have_distinct_names_and_the_old_ids_keep_theirs() {
+        let names: std::collections::BTreeSet<&str> =
+            TransferPath::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names.len(), TransferPath::ALL.len());
+        // Results are paired by id across runs: these four predate the split and must not move.
+        let old: Vec<&str> = TransferPath::ALL[..4].iter().map(|p| p.name()).collect();
+        assert_eq!(
+            old,
+            [
+                "h2d-write-buffer",
+                "h2d-mapped-staging",
+                "h2d-mapped-at-creation",
+                "d2h-map-read"
+            ]
+        );
+        assert!(
+            TransferPath::ALL[..4]
+                .iter()
+                .all(|p| p.measures() == Measures::EndToEnd)
+        );
     }
 }

@@ -359,3 +359,51 @@ pub fn sustained(doc: &RunDocument) -> (Vec<Series>, String) {
         .collect();
     (series, unit)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_harness::results_file::load_document;
+
+    /// Rows of every transfer kind feed the chart: copy-engine rows beside the end-to-end ones
+    /// become a series of their own, and a skipped path (zero copy on a discrete adapter) none.
+    #[test]
+    fn transfer_rows_of_every_kind_become_series() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/lavapipe-quick.json");
+        let mut doc = load_document(&fixture).expect("the recorded run loads");
+        let as_path = |r: &BenchResult, path: &str| {
+            let mut row = r.clone();
+            row.id = row.id.replace("h2d-mapped-staging", path);
+            row.params.insert("path".into(), path.into());
+            row
+        };
+        let copies: Vec<BenchResult> = doc
+            .results
+            .iter()
+            .filter(|r| r.suite == TRANSFER && !r.params.contains_key("fit"))
+            .filter(|r| param_str(r, "path") == Some("h2d-mapped-staging"))
+            .map(|r| {
+                let mut row = as_path(r, "h2d-staging-copy");
+                row.role = Role::CopyEngine;
+                row
+            })
+            .collect();
+        assert!(!copies.is_empty(), "the fixture has a mapped-staging sweep");
+        let mut skipped = as_path(&copies[0], "h2d-zero-copy");
+        skipped.id = "transfer/h2d-zero-copy/bytes/4KiB".into();
+        skipped.status = Status::Skipped;
+        skipped.summary = None;
+        let sizes = copies.len();
+        doc.results.extend(copies);
+        doc.results.push(skipped);
+        let (series, _) = transfer(&doc);
+        let copy = series
+            .iter()
+            .find(|s| s.name == "h2d-staging-copy")
+            .expect("a series for the copy-engine path");
+        assert_eq!(copy.points.len(), sizes);
+        assert!(series.iter().all(|s| s.name != "h2d-zero-copy"));
+        assert!(series.iter().any(|s| s.name == "h2d-mapped-staging"));
+    }
+}

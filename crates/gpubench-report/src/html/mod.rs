@@ -108,7 +108,7 @@ fn roofline_and_transfer_sections(
             body,
             &format!("Host-device transfer{title}"),
             &svg,
-            "Bytes moved once per second, timed end to end on the host. Dashed: the fitted model t = fixed + bytes / bandwidth.",
+            "Bytes moved once per second. End-to-end paths are timed on the host, start to completion; copy-engine paths (-copy) by GPU timestamps per copy; host-write per memcpy (each row's measures param). Dashed: the fitted model t = fixed + bytes / bandwidth.",
         );
     }
     Ok(())

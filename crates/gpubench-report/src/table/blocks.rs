@@ -66,8 +66,9 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult]) -> Option<String> {
         table.add_row(row);
     }
     Some(format!(
-        "{table}\nper cell: median GB/s by the host clock end to end, us per transfer (bytes / bandwidth), \
-         and (copy GB/s) by GPU timestamps around the copy alone where the path has one\n"
+        "{table}\nper cell: median GB/s by the row's headline clock (host, end to end; GPU timestamps per copy \
+         for copy-engine paths; host per memcpy for host-write), us per transfer (bytes / bandwidth), \
+         and (copy GB/s) by GPU timestamps around the copy or kernel inside an end-to-end transfer\n"
     ))
 }
 

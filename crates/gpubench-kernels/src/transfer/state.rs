@@ -1,0 +1,387 @@
+//! The typed state of each transfer path (its buffers and host memory, built at set-up) and
+//! what one sample does with it: whole transfers, copies alone, or host writes alone.
+
+use gpubench_harness::rng::SplitMix64;
+use gpubench_harness::timing::Boundary;
+use gpubench_harness::{BenchError, GpuContext, Outcome, SampleClock, Verification};
+
+use super::TransferPath;
+use super::placement::BufferRole;
+use crate::gpu::{DispatchKernel, compute_pipeline, grid_workgroups};
+use crate::verify::compare_bytes;
+
+/// Buffers and host memory of one transfer benchmark, per path; what the runs change (the
+/// buffer mapped at creation, the bytes read out, whether the staging is mapped) is kept for
+/// verification.
+pub enum TransferState {
+    /// `queue.write_buffer` of `data` into `dst`.
+    WriteBuffer {
+        /// The bytes uploaded.
+        data: Vec<u8>,
+        /// The device buffer written.
+        dst: wgpu::Buffer,
+    },
+    /// `data` through the mapped `staging` buffer, then copied into `dst`.
+    MappedStaging {
+        /// The bytes uploaded.
+        data: Vec<u8>,
+        /// MAP_WRITE | COPY_SRC staging.
+        staging: wgpu::Buffer,
+        /// The device buffer copied into.
+        dst: wgpu::Buffer,
+    },
+    /// `data` written into a fresh buffer mapped at creation, once per transfer.
+    MappedAtCreation {
+        /// The bytes uploaded.
+        data: Vec<u8>,
+        /// The last transfer's buffer (none before the first run).
+        last: Option<wgpu::Buffer>,
+    },
+    /// `src` copied into the MAP_READ `staging` buffer and read out into `out`.
+    MapRead {
+        /// What `src` holds.
+        data: Vec<u8>,
+        /// The device buffer read.
+        src: wgpu::Buffer,
+        /// MAP_READ | COPY_DST readback.
+        staging: wgpu::Buffer,
+        /// Host memory the bytes are read out into.
+        out: Vec<u8>,
+    },
+    /// Copies alone from `staging`, which holds `data` since set-up, into `dst`.
+    StagingCopy {
+        /// What `staging` holds.
+        data: Vec<u8>,
+        /// MAP_WRITE | COPY_SRC staging, written once.
+        staging: wgpu::Buffer,
+        /// The device buffer copied into.
+        dst: wgpu::Buffer,
+    },
+    /// Copies alone from `src` into the MAP_READ `readback` buffer.
+    ReadbackCopy {
+        /// What `src` holds.
+        data: Vec<u8>,
+        /// The device buffer read.
+        src: wgpu::Buffer,
+        /// MAP_READ | COPY_DST readback, never mapped while timed.
+        readback: wgpu::Buffer,
+    },
+    /// memcpy of `data` into the mapped range of `staging`.
+    HostWrite {
+        /// The bytes written.
+        data: Vec<u8>,
+        /// MAP_WRITE | COPY_SRC staging.
+        staging: wgpu::Buffer,
+        /// Whether `staging` is mapped (verification unmaps it; the next run maps it again
+        /// before the clock starts).
+        mapped: bool,
+    },
+    /// `data` written into the mapped STORAGE | MAP_WRITE `shared` buffer, which `kernel`
+    /// reads in place and copies into `dst`.
+    ZeroCopy {
+        /// The bytes uploaded.
+        data: Vec<u8>,
+        /// STORAGE | MAP_WRITE, host-written and read by the kernel.
+        shared: wgpu::Buffer,
+        /// The device buffer the kernel copies into (for verification).
+        dst: wgpu::Buffer,
+        /// The copy kernel bound to `shared` and `dst`.
+        kernel: DispatchKernel,
+    },
+}
+
+/// Where one transfer stands among a sample's transfers.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    first: bool,
+    last: bool,
+}
+
+/// A step that is the sample's first and last: timestamps around everything it records.
+const WHOLE_SAMPLE: Step = Step {
+    first: true,
+    last: true,
+};
+
+/// Invocations of the zero-copy kernel's workgroup (as in `shaders/transfer.wgsl`).
+const WORKGROUP: u32 = 256;
+/// vec4<u32> elements each zero-copy invocation copies (the grid is sized for it).
+const PER_INVOCATION: u64 = 16;
+
+impl TransferState {
+    /// The buffers and host memory of `path` for transfers of `bytes`, data from `seed`.
+    pub fn new(ctx: &GpuContext, path: TransferPath, bytes: u64, seed: u64) -> Outcome<Self> {
+        let len = usize::try_from(bytes)
+            .map_err(|_| BenchError::Unsupported("transfer larger than host memory".into()))?;
+        let mut rng = SplitMix64::new(seed);
+        let data = rng.bytes(len);
+        // Destinations start with other random bytes: a transfer that never happened fails.
+        let stale = rng.bytes(len);
+        let device = |label: &str| ctx.buffer_with_data(label, &stale, BufferRole::Device.usage());
+        let staging = || ctx.buffer("transfer staging", bytes, BufferRole::Staging.usage());
+        let readback = || ctx.buffer("transfer readback", bytes, BufferRole::Readback.usage());
+        let state = match path {
+            TransferPath::WriteBuffer => TransferState::WriteBuffer {
+                data,
+                dst: device("transfer dst"),
+            },
+            TransferPath::MappedStaging => TransferState::MappedStaging {
+                data,
+                staging: staging(),
+                dst: device("transfer dst"),
+            },
+            TransferPath::MappedAtCreation => TransferState::MappedAtCreation { data, last: None },
+            TransferPath::MapRead => TransferState::MapRead {
+                src: ctx.buffer_with_data("transfer src", &data, BufferRole::Device.usage()),
+                data,
+                staging: readback(),
+                out: stale,
+            },
+            TransferPath::StagingCopy => TransferState::StagingCopy {
+                staging: ctx.buffer_with_data(
+                    "transfer staging",
+                    &data,
+                    BufferRole::Staging.usage(),
+                ),
+                data,
+                dst: device("transfer dst"),
+            },
+            TransferPath::ReadbackCopy => TransferState::ReadbackCopy {
+                src: ctx.buffer_with_data("transfer src", &data, BufferRole::Device.usage()),
+                data,
+                readback: ctx.buffer_with_data(
+                    "transfer readback",
+                    &stale,
+                    BufferRole::Readback.usage(),
+                ),
+            },
+            TransferPath::HostWrite => {
+                let staging = staging();
+                // Mapped once here, outside any clock (wgpu zero-fills a first mapping, which
+                // also touches every page before timing).
+                ctx.map_and_wait(&staging, wgpu::MapMode::Write)?;
+                TransferState::HostWrite {
+                    data,
+                    staging,
+                    mapped: true,
+                }
+            }
+            TransferPath::ZeroCopy => zero_copy(ctx, data, device("transfer dst"), bytes),
+        };
+        // Let the initial uploads finish so the first timed transfer does not wait for them.
+        ctx.wait_idle()?;
+        Ok(state)
+    }
+
+    /// One sample of `iterations` operations: whole transfers one after the other, copies
+    /// alone in one command buffer, or memcpys alone.
+    pub fn sample(&mut self, clock: &mut SampleClock<'_>, bytes: u64, iterations: u32) -> Outcome {
+        match self {
+            TransferState::StagingCopy { staging, dst, .. } => {
+                timed_copies(clock, (staging, dst), (bytes, iterations), WHOLE_SAMPLE);
+            }
+            TransferState::ReadbackCopy { src, readback, .. } => {
+                timed_copies(clock, (src, readback), (bytes, iterations), WHOLE_SAMPLE);
+            }
+            TransferState::HostWrite {
+                data,
+                staging,
+                mapped,
+            } => {
+                let ctx = clock.ctx();
+                if !*mapped {
+                    ctx.map_and_wait(staging, wgpu::MapMode::Write)?;
+                    *mapped = true;
+                }
+                clock.start_host();
+                let mut view = staging.get_mapped_range_mut(..)?;
+                for _ in 0..iterations {
+                    view.copy_from_slice(std::hint::black_box(data.as_slice()));
+                    std::hint::black_box(&mut view);
+                }
+            }
+            _ => {
+                if let TransferState::MappedAtCreation { last, .. } = self {
+                    // Release the previous run's buffer before the clock starts.
+                    drop(last.take());
+                }
+                let last = iterations.max(1) - 1;
+                clock.start_host();
+                for i in 0..=last {
+                    let step = Step {
+                        first: i == 0,
+                        last: i == last,
+                    };
+                    self.transfer(clock, bytes, step)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One whole transfer of `bytes` along an end-to-end path.
+    fn transfer(&mut self, clock: &mut SampleClock<'_>, bytes: u64, step: Step) -> Outcome {
+        let ctx = clock.ctx();
+        match self {
+            TransferState::WriteBuffer { data, dst } => {
+                ctx.queue.write_buffer(dst, 0, data);
+                flush(ctx, clock, step)?;
+            }
+            TransferState::MappedStaging { data, staging, dst } => {
+                ctx.map_and_wait(staging, wgpu::MapMode::Write)?;
+                staging.get_mapped_range_mut(..)?.copy_from_slice(data);
+                staging.unmap();
+                timed_copies(clock, (staging, dst), (bytes, 1), step);
+            }
+            TransferState::MappedAtCreation { data, last } => {
+                let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("transfer fresh"),
+                    size: bytes,
+                    usage: BufferRole::Device.usage(),
+                    mapped_at_creation: true,
+                });
+                buffer.get_mapped_range_mut(..)?.copy_from_slice(data);
+                buffer.unmap();
+                flush(ctx, clock, step)?;
+                *last = Some(buffer);
+            }
+            TransferState::MapRead {
+                src, staging, out, ..
+            } => {
+                timed_copies(clock, (src, staging), (bytes, 1), step);
+                ctx.map_and_wait(staging, wgpu::MapMode::Read)?;
+                out.copy_from_slice(&staging.get_mapped_range(..)?);
+                staging.unmap();
+            }
+            TransferState::ZeroCopy {
+                data,
+                shared,
+                kernel,
+                ..
+            } => {
+                ctx.map_and_wait(shared, wgpu::MapMode::Write)?;
+                shared.get_mapped_range_mut(..)?.copy_from_slice(data);
+                shared.unmap();
+                timed_kernel(clock, kernel, step);
+            }
+            TransferState::StagingCopy { .. }
+            | TransferState::ReadbackCopy { .. }
+            | TransferState::HostWrite { .. } => {
+                return Err(BenchError::Gpu(
+                    "a copy-engine or host-write state has no end-to-end transfer".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// What arrived where it should, against what was sent.
+    pub fn verify(&mut self, ctx: &GpuContext, bytes: u64) -> Outcome<Verification> {
+        let (got, want) = match self {
+            TransferState::WriteBuffer { data, dst }
+            | TransferState::MappedStaging { data, dst, .. }
+            | TransferState::StagingCopy { data, dst, .. }
+            | TransferState::ZeroCopy { data, dst, .. } => (ctx.read_buffer(dst, bytes)?, data),
+            TransferState::MappedAtCreation { data, last } => {
+                let buffer = last
+                    .as_ref()
+                    .ok_or_else(|| BenchError::Gpu("verify before any transfer".into()))?;
+                (ctx.read_buffer(buffer, bytes)?, data)
+            }
+            TransferState::MapRead { data, out, .. } => (out.clone(), data),
+            TransferState::ReadbackCopy { data, readback, .. } => {
+                (ctx.map_and_read(readback)?, data)
+            }
+            TransferState::HostWrite {
+                data,
+                staging,
+                mapped,
+            } => {
+                if *mapped {
+                    staging.unmap();
+                    *mapped = false;
+                }
+                (ctx.read_buffer(staging, bytes)?, data)
+            }
+        };
+        Ok(compare_bytes(&got, want))
+    }
+}
+
+/// The zero-copy state: a STORAGE | MAP_WRITE buffer and the kernel that copies it into `dst`.
+fn zero_copy(ctx: &GpuContext, data: Vec<u8>, dst: wgpu::Buffer, bytes: u64) -> TransferState {
+    let shared = ctx.buffer("transfer shared", bytes, BufferRole::Shared.usage());
+    let pipeline = compute_pipeline(
+        ctx,
+        "transfer zero-copy",
+        crate::shaders::TRANSFER,
+        "copy_words",
+    );
+    let groups = grid_workgroups(ctx, bytes / 16, WORKGROUP, PER_INVOCATION);
+    let kernel = DispatchKernel::new(
+        ctx,
+        "transfer zero-copy",
+        pipeline,
+        &[(0, &shared), (1, &dst)],
+        (groups, 1),
+    );
+    TransferState::ZeroCopy {
+        data,
+        shared,
+        dst,
+        kernel,
+    }
+}
+
+/// Submits what the queue holds (wgpu's own staging copy) and, unless this is the sample's last
+/// transfer, waits for it: each transfer completes before the next starts, and the clock waits
+/// for the last one.
+fn flush(ctx: &GpuContext, clock: &mut SampleClock<'_>, step: Step) -> Outcome {
+    clock.submit(std::iter::empty());
+    if !step.last {
+        ctx.wait_idle()?;
+    }
+    Ok(())
+}
+
+/// `count` copies of `bytes` in one command buffer of its own, one submit, with the clock's
+/// begin timestamp before them on the sample's first step and its end timestamp after them on
+/// the last: one copy per end-to-end transfer, or the copy-engine rows' back-to-back copies.
+fn timed_copies(
+    clock: &mut SampleClock<'_>,
+    (src, dst): (&wgpu::Buffer, &wgpu::Buffer),
+    (bytes, count): (u64, u32),
+    step: Step,
+) {
+    let mut encoder = clock
+        .ctx()
+        .device
+        .create_command_encoder(&Default::default());
+    if step.first {
+        clock.write_timestamp(&mut encoder, Boundary::Begin);
+    }
+    for _ in 0..count {
+        encoder.copy_buffer_to_buffer(src, 0, dst, 0, bytes);
+    }
+    if step.last {
+        clock.write_timestamp(&mut encoder, Boundary::End);
+    }
+    clock.submit([encoder.finish()]);
+}
+
+/// One dispatch of `kernel` in a pass of its own, carrying the clock's begin timestamp on the
+/// sample's first transfer and its end timestamp on the last.
+fn timed_kernel(clock: &mut SampleClock<'_>, kernel: &DispatchKernel, step: Step) {
+    let mut encoder = clock
+        .ctx()
+        .device
+        .create_command_encoder(&Default::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&kernel.label),
+            timestamp_writes: clock.pass_timestamps(step.first, step.last),
+        });
+        kernel.encode(&mut pass, 1);
+    }
+    clock.submit([encoder.finish()]);
+}
