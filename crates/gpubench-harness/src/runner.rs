@@ -12,7 +12,7 @@
 //! submit and stops after completion is seen, so GPU time above host time (by more than
 //! [`CLOCK_AHEAD_TOLERANCE`]) means the timestamp period is wrong. GPU time below host time is
 //! what host-side work, several submits, submit latency and wake-up latency produce (a round
-//! trip spinning against lavapipe, whose device is the host's own CPU, measured 11.6 ms of host
+//! trip spinning without yielding against lavapipe, whose device is the host's own CPU, measured 11.6 ms of host
 //! time around 0.063 ms of GPU time), so it is flagged only for samples that were one submit
 //! of a calibrated amount of work and nothing else (no latency probes), and only when GPU time
 //! is under [`CLOCK_BEHIND_FRACTION`] of host time (a clock running slow, or stopping); samples

@@ -151,7 +151,7 @@ impl Launch {
             clock.spin_wait();
         }
         // A round trip's pass carries no timestamps: writing them is work the application's
-        // dispatch would not do (on lavapipe they added 31-57 us to a 100 us round trip).
+        // dispatch would not do (on lavapipe they added 29-57 us to a 70-120 us round trip).
         let round_trip = self.mode.is_round_trip();
         for i in 0..n {
             let mut encoder = new_encoder();
