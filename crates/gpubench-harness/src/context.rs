@@ -147,6 +147,14 @@ impl GpuContext {
                 .contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS)
     }
 
+    /// Treats the device from now on as having timestamps only at pass boundaries (no
+    /// TIMESTAMP_QUERY_INSIDE_ENCODERS), as Apple GPUs do, so that path can be tested on an
+    /// adapter that has both. Runners created afterwards time copies on empty compute passes.
+    pub fn use_pass_timestamps_only(&mut self) {
+        self.features
+            .remove(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+    }
+
     /// Blocks until all submitted work is done.
     pub fn wait_idle(&self) -> Result<(), BenchError> {
         self.device.poll(wgpu::PollType::wait_indefinitely())?;

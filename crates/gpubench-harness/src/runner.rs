@@ -4,6 +4,19 @@
 //! the CPU reference, calibrate the iterations per sample, warm up, sample until the count and
 //! the coefficient of variation are met or the time cap is reached, then summarise and warn.
 //! The observer is called only between samples, never inside a timed region.
+//!
+//! The summary and its warnings (`summarise`, `warnings`) are pure functions of the samples,
+//! so they are tested with synthetic timings, no adapter needed. One warning is a clock check:
+//! on samples of at least [`CLOCK_CHECK_MIN_SAMPLE`], GPU time is compared with host time.
+//! Only one direction is impossible for every measurement: the host clock starts before the
+//! submit and stops after completion is seen, so GPU time above host time (by more than
+//! [`CLOCK_AHEAD_TOLERANCE`]) means the timestamp period is wrong. GPU time below host time is
+//! what host-side work, several submits, submit latency and wake-up latency produce (a round
+//! trip spinning without yielding against lavapipe, whose device is the host's own CPU, measured 11.6 ms of host
+//! time around 0.063 ms of GPU time), so it is flagged only for samples that were one submit
+//! of a calibrated amount of work and nothing else (no latency probes), and only when GPU time
+//! is under [`CLOCK_BEHIND_FRACTION`] of host time (a clock running slow, or stopping); samples
+//! whose host clock stopped before completion (CPU costs) are not compared at all.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,7 +30,7 @@ use crate::error::BenchError;
 use crate::profile::RunSettings;
 use crate::schema::{BenchResult, Status, TimingSource};
 use crate::stats;
-use crate::timing::{SampleClock, SampleTiming, TimestampQueries};
+use crate::timing::{HostSpan, SampleClock, SampleTiming, TimestampQueries};
 use crate::warnings::Warning;
 
 /// What the runner is doing, for progress displays.
@@ -86,12 +99,61 @@ impl From<BenchError> for Stop {
     }
 }
 
-/// Per-sample times, per iteration, in seconds.
+/// Samples at least this long (host time) have their GPU time compared with their host time.
+pub const CLOCK_CHECK_MIN_SAMPLE: Duration = Duration::from_millis(10);
+/// GPU time may exceed host time by this fraction (timer granularity, rounding) before the
+/// clocks are said to disagree.
+pub const CLOCK_AHEAD_TOLERANCE: f64 = 0.05;
+/// For samples that were one submit and nothing else, GPU time under this fraction of host time
+/// is said to disagree: the rest would be over a submit's and a wake-up's latency many times.
+pub const CLOCK_BEHIND_FRACTION: f64 = 0.5;
+
+/// One sample's two clocks over the whole sample (not per iteration), for the clock check.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClockPair {
+    /// Host time of the sample, seconds.
+    pub host: f64,
+    /// GPU time of the sample, seconds.
+    pub gpu: f64,
+    /// What the host time covers.
+    pub span: HostSpan,
+}
+
+/// The clock check over the samples (see the module docs): a warning when GPU time exceeds host
+/// time, or falls far below it where each sample was one submit of a calibrated amount of work
+/// (`calibrated`: not a latency probe, whose sample is all latency). Medians over the samples of
+/// at least [`CLOCK_CHECK_MIN_SAMPLE`] whose host clock ran until completion.
+pub fn clock_check(clocks: &[ClockPair], calibrated: bool) -> Option<Warning> {
+    let min = CLOCK_CHECK_MIN_SAMPLE.as_secs_f64();
+    let compared: Vec<&ClockPair> = clocks
+        .iter()
+        .filter(|c| c.span != HostSpan::HostOnly && c.host >= min && c.gpu.is_finite())
+        .collect();
+    if compared.is_empty() {
+        return None;
+    }
+    let median_of = |f: fn(&ClockPair) -> f64| {
+        let values: Vec<f64> = compared.iter().map(|c| f(c)).collect();
+        stats::median(&values)
+    };
+    let ratio = median_of(|c| c.gpu / c.host);
+    let one_submit = calibrated && compared.iter().all(|c| c.span == HostSpan::OneSubmit);
+    let disagree =
+        ratio > 1.0 + CLOCK_AHEAD_TOLERANCE || (one_submit && ratio < CLOCK_BEHIND_FRACTION);
+    disagree.then(|| Warning::ClockDisagreement {
+        gpu_ms: median_of(|c| c.gpu) * 1e3,
+        host_ms: median_of(|c| c.host) * 1e3,
+        samples: compared.len(),
+    })
+}
+
+/// Per-sample times, per iteration, in seconds, and each sample's two clocks whole.
 #[derive(Default)]
 struct Samples {
     host: Vec<f64>,
     gpu: Vec<Option<f64>>,
     rejected: usize,
+    clocks: Vec<ClockPair>,
 }
 
 impl<'a> Runner<'a> {
@@ -200,7 +262,7 @@ impl<'a> Runner<'a> {
             first,
             capped,
         };
-        Ok(self.summarise(info, &samples, &run))
+        Ok(summarise(&self.settings, info, &samples, &run))
     }
 
     /// Sets `bench` up, runs it once and verifies the output: everything before timing. A
@@ -381,96 +443,111 @@ impl<'a> Runner<'a> {
         }
         Ok(iterations)
     }
+}
 
-    /// The result of a measured benchmark: headline samples, host or GPU samples beside them,
-    /// latency percentiles for round trips, the summary and the warnings.
-    fn summarise(&self, info: &BenchmarkInfo, samples: &Samples, run: &Measured) -> BenchResult {
-        let (seconds, source) = samples.headline(run.prefer_gpu);
-        let value = |s: f64| info.metric.value(&run.work, s);
-        let values: Vec<f64> = seconds.iter().map(|&s| value(s)).collect();
-        let host_values: Vec<f64> = samples.host.iter().map(|&s| value(s)).collect();
-        let summary = stats::summarize(&values);
+/// The result of a measured benchmark: headline samples, host or GPU samples beside them,
+/// latency percentiles for round trips, the summary and the warnings.
+fn summarise(
+    settings: &RunSettings,
+    info: &BenchmarkInfo,
+    samples: &Samples,
+    run: &Measured,
+) -> BenchResult {
+    let (seconds, source) = samples.headline(run.prefer_gpu);
+    let value = |s: f64| info.metric.value(&run.work, s);
+    let values: Vec<f64> = seconds.iter().map(|&s| value(s)).collect();
+    let host_values: Vec<f64> = samples.host.iter().map(|&s| value(s)).collect();
+    let summary = stats::summarize(&values);
 
-        let mut result = BenchResult::empty(info, Status::Ok, None);
-        result.verified = true;
-        result.timing = Some(source);
-        result.work = run.work;
-        result.iterations_per_sample = run.iterations;
-        result.samples = values;
-        if source == TimingSource::GpuTimestamp {
-            result.host_summary = stats::summarize(&host_values);
-            result.host_samples = host_values;
-        } else {
-            // Host is the headline (end-to-end timing): keep what the timestamps saw as well.
-            let gpu_values: Vec<f64> = samples.gpu.iter().flatten().map(|&s| value(s)).collect();
-            result.gpu_summary = stats::summarize(&gpu_values);
-            result.gpu_samples = gpu_values;
-        }
-        if info.metric == MetricKind::TimePerOp && info.iterations == IterationPolicy::Fixed(1) {
-            let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();
-            result.latency = stats::latency_summary(&ns);
-        }
-        let warnings = self.warnings(info, samples, run, &seconds, source, summary.as_ref());
-        result.warnings = warnings.iter().map(ToString::to_string).collect();
-        result.summary = summary;
-        result
+    let mut result = BenchResult::empty(info, Status::Ok, None);
+    result.verified = true;
+    result.timing = Some(source);
+    result.work = run.work;
+    result.iterations_per_sample = run.iterations;
+    result.samples = values;
+    if source == TimingSource::GpuTimestamp {
+        result.host_summary = stats::summarize(&host_values);
+        result.host_samples = host_values;
+    } else {
+        // Host is the headline (end-to-end timing): keep what the timestamps saw as well.
+        let gpu_values: Vec<f64> = samples.gpu.iter().flatten().map(|&s| value(s)).collect();
+        result.gpu_summary = stats::summarize(&gpu_values);
+        result.gpu_samples = gpu_values;
     }
-
-    /// What a careful engineer would say about this measurement.
-    fn warnings(
-        &self,
-        info: &BenchmarkInfo,
-        samples: &Samples,
-        run: &Measured,
-        seconds: &[f64],
-        source: TimingSource,
-        summary: Option<&stats::Summary>,
-    ) -> Vec<Warning> {
-        let mut warnings = Vec::new();
-        let sample_seconds = stats::median(seconds) * f64::from(run.iterations);
-        let short = match source {
-            TimingSource::GpuTimestamp => 50e-6,
-            TimingSource::Host => 1e-3,
-        };
-        if info.iterations == IterationPolicy::Calibrate && sample_seconds < short {
-            warnings.push(Warning::ShortSamples {
-                median_us: sample_seconds * 1e6,
-            });
-        }
-        if let Some(summary) = summary {
-            if summary.cv > self.settings.target_cv * 2.0 {
-                warnings.push(Warning::HighVariation {
-                    cv: summary.cv,
-                    target: self.settings.target_cv,
-                });
-            }
-            if summary.outliers > 0 {
-                warnings.push(Warning::Outliers {
-                    count: summary.outliers,
-                    of: summary.n,
-                });
-            }
-        }
-        let first_seconds = headline_seconds(&run.first, run.prefer_gpu);
-        let median_host = stats::median(&samples.host);
-        let first_host = run.first.host.as_secs_f64();
-        if median_host > 0.0 && first_host > 10.0 * median_host && first_seconds > 1e-3 {
-            warnings.push(Warning::SlowFirstRun {
-                factor: first_host / median_host,
-            });
-        }
-        if run.capped {
-            warnings.push(Warning::TimeCapped {
-                samples: seconds.len(),
-            });
-        }
-        if samples.rejected > 0 {
-            warnings.push(Warning::TimestampsRejected {
-                count: samples.rejected,
-            });
-        }
-        warnings
+    if info.metric == MetricKind::TimePerOp && info.iterations == IterationPolicy::Fixed(1) {
+        let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();
+        result.latency = stats::latency_summary(&ns);
     }
+    let warnings = warnings(
+        settings,
+        info,
+        samples,
+        run,
+        &seconds,
+        source,
+        summary.as_ref(),
+    );
+    result.warnings = warnings.iter().map(ToString::to_string).collect();
+    result.summary = summary;
+    result
+}
+
+/// What a careful engineer would say about this measurement.
+fn warnings(
+    settings: &RunSettings,
+    info: &BenchmarkInfo,
+    samples: &Samples,
+    run: &Measured,
+    seconds: &[f64],
+    source: TimingSource,
+    summary: Option<&stats::Summary>,
+) -> Vec<Warning> {
+    let mut warnings = Vec::new();
+    let sample_seconds = stats::median(seconds) * f64::from(run.iterations);
+    let short = match source {
+        TimingSource::GpuTimestamp => 50e-6,
+        TimingSource::Host => 1e-3,
+    };
+    if info.iterations == IterationPolicy::Calibrate && sample_seconds < short {
+        warnings.push(Warning::ShortSamples {
+            median_us: sample_seconds * 1e6,
+        });
+    }
+    if let Some(summary) = summary {
+        if summary.cv > settings.target_cv * 2.0 {
+            warnings.push(Warning::HighVariation {
+                cv: summary.cv,
+                target: settings.target_cv,
+            });
+        }
+        if summary.outliers > 0 {
+            warnings.push(Warning::Outliers {
+                count: summary.outliers,
+                of: summary.n,
+            });
+        }
+    }
+    let first_seconds = headline_seconds(&run.first, run.prefer_gpu);
+    let median_host = stats::median(&samples.host);
+    let first_host = run.first.host.as_secs_f64();
+    if median_host > 0.0 && first_host > 10.0 * median_host && first_seconds > 1e-3 {
+        warnings.push(Warning::SlowFirstRun {
+            factor: first_host / median_host,
+        });
+    }
+    if run.capped {
+        warnings.push(Warning::TimeCapped {
+            samples: seconds.len(),
+        });
+    }
+    if samples.rejected > 0 {
+        warnings.push(Warning::TimestampsRejected {
+            count: samples.rejected,
+        });
+    }
+    let calibrated = info.iterations == IterationPolicy::Calibrate;
+    warnings.extend(clock_check(&samples.clocks, calibrated));
+    warnings
 }
 
 /// What the protocol settled before sampling, carried to the summary.
@@ -488,6 +565,13 @@ impl Samples {
         self.host.push(per(timing.host));
         self.gpu.push(timing.gpu.map(per));
         self.rejected += usize::from(timing.gpu_rejected);
+        if let Some(gpu) = timing.gpu {
+            self.clocks.push(ClockPair {
+                host: timing.host.as_secs_f64(),
+                gpu: gpu.as_secs_f64(),
+                span: timing.host_span,
+            });
+        }
     }
 
     /// Per-iteration seconds by the headline clock: GPU time when preferred and available for
@@ -528,4 +612,131 @@ pub fn run_warnings(ctx: &GpuContext) -> Vec<String> {
         warnings.push(Warning::NoTimestamps.to_string());
     }
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+    use crate::timing::ticks_to_duration;
+
+    const HOST: Duration = Duration::from_millis(20);
+    /// What the device spent of each 20 ms sample, in nanoseconds.
+    const DEVICE_NS: u64 = 19_500_000;
+    /// A 24 MHz timestamp counter: 41.667 ns per tick.
+    const PERIOD_24MHZ: f64 = 1e9 / 24e6;
+
+    /// Ten samples of 20 ms on the host whose GPU pair reads `ticks` apart, converted with the
+    /// period the runner was told (`period_ns`), the whole sample a single submit or not.
+    fn samples(ticks: u64, period_ns: f64, host_span: HostSpan) -> Samples {
+        let mut samples = Samples::default();
+        for i in 0..10u64 {
+            // A little spread so the summary has a variation to report.
+            let host = HOST + Duration::from_micros(i * 10);
+            let gpu = ticks_to_duration(1_000, 1_000 + ticks, period_ns);
+            samples.push(
+                SampleTiming {
+                    host,
+                    gpu,
+                    gpu_rejected: false,
+                    host_span,
+                },
+                1,
+            );
+        }
+        samples
+    }
+
+    /// The summary of `samples` as the runner makes it for a GPU-timed kernel.
+    fn summary(samples: &Samples) -> BenchResult {
+        let info = BenchmarkInfo::new(
+            "test/kernel",
+            "test",
+            MetricKind::TimePerOp,
+            "microseconds per run",
+        );
+        let run = Measured {
+            work: Work::ops(1),
+            iterations: 1,
+            prefer_gpu: true,
+            first: SampleTiming {
+                host: HOST,
+                gpu: None,
+                gpu_rejected: false,
+                host_span: HostSpan::OneSubmit,
+            },
+            capped: false,
+        };
+        summarise(&Profile::Default.settings(false), &info, samples, &run)
+    }
+
+    fn clock_warnings(result: &BenchResult) -> Vec<&String> {
+        result
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with("GPU timestamps say"))
+            .collect()
+    }
+
+    #[test]
+    fn a_period_too_large_makes_gpu_time_exceed_host_time_and_warns() {
+        // A 1 GHz counter read as if it ticked at 24 MHz: 19.5 ms become 812 ms.
+        let result = summary(&samples(DEVICE_NS, PERIOD_24MHZ, HostSpan::UntilComplete));
+        let warned = clock_warnings(&result);
+        assert_eq!(warned.len(), 1, "{:?}", result.warnings);
+        assert!(warned[0].contains("cannot exceed"), "{}", warned[0]);
+        assert!(warned[0].contains("timestamp period"), "{}", warned[0]);
+    }
+
+    #[test]
+    fn a_period_of_one_on_a_24mhz_counter_warns_for_a_lone_submit() {
+        // Metal's hard-coded 1.0 on a 24 MHz counter: 19.5 ms of work read as 0.47 ms.
+        let ticks = (DEVICE_NS as f64 / PERIOD_24MHZ).round() as u64;
+        let result = summary(&samples(ticks, 1.0, HostSpan::OneSubmit));
+        let warned = clock_warnings(&result);
+        assert_eq!(warned.len(), 1, "{:?}", result.warnings);
+        assert!(warned[0].contains("runs slow or stops"), "{}", warned[0]);
+        // The same reading where host work shares the window is not evidence of anything.
+        let result = summary(&samples(ticks, 1.0, HostSpan::UntilComplete));
+        assert!(clock_warnings(&result).is_empty(), "{:?}", result.warnings);
+    }
+
+    #[test]
+    fn the_right_period_and_cpu_costs_do_not_warn() {
+        let result = summary(&samples(DEVICE_NS, 1.0, HostSpan::OneSubmit));
+        assert!(clock_warnings(&result).is_empty(), "{:?}", result.warnings);
+        // A host clock stopped before completion measures a CPU cost: GPU time may exceed it.
+        let result = summary(&samples(DEVICE_NS, PERIOD_24MHZ, HostSpan::HostOnly));
+        assert!(clock_warnings(&result).is_empty(), "{:?}", result.warnings);
+    }
+
+    #[test]
+    fn the_clock_check_compares_only_samples_of_at_least_10_ms_and_allows_5_percent() {
+        let pair = |host_ms: f64, gpu_ms: f64| ClockPair {
+            host: host_ms / 1e3,
+            gpu: gpu_ms / 1e3,
+            span: HostSpan::OneSubmit,
+        };
+        // 9 ms samples are too short to judge, however far apart.
+        assert_eq!(clock_check(&[pair(9.0, 90.0); 5], true), None);
+        // Within 5% above, and anything down to half, is accepted.
+        assert_eq!(clock_check(&[pair(20.0, 20.9); 5], true), None);
+        assert_eq!(clock_check(&[pair(20.0, 10.5); 5], true), None);
+        let ahead = clock_check(&[pair(20.0, 21.2); 5], false);
+        assert_eq!(
+            ahead,
+            Some(Warning::ClockDisagreement {
+                gpu_ms: 21.2,
+                host_ms: 20.0,
+                samples: 5
+            })
+        );
+        // One wild sample does not decide: the check takes medians.
+        let mut mixed = vec![pair(20.0, 19.0); 4];
+        mixed.push(pair(20.0, 400.0));
+        assert_eq!(clock_check(&mixed, true), None);
+        // Far below is flagged for calibrated work only: a latency probe's sample is latency.
+        assert!(clock_check(&[pair(20.0, 0.5); 5], true).is_some());
+        assert_eq!(clock_check(&[pair(20.0, 0.5); 5], false), None);
+    }
 }

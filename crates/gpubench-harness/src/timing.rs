@@ -7,9 +7,18 @@
 //! buffer, copies that into a mappable one, maps it and converts ticks to nanoseconds with the
 //! queue's timestamp period. A pair whose end is not after its start is rejected.
 //!
+//! On adapters whose timestamps exist only at pass boundaries (no
+//! TIMESTAMP_QUERY_INSIDE_ENCODERS, as on Apple GPUs), a timestamp asked for between encoder
+//! commands goes on an empty compute pass instead, so a copy stays GPU-timed there too.
+//!
 //! Host time starts at [`SampleClock::start_host`] (or at the first submit if the benchmark never
-//! called it) and ends when the device reports the last submission complete. So both clocks time
-//! completion, never mere submission.
+//! called it) and ends when the device reports the last submission complete, found by a blocking
+//! wait or, where the benchmark asked for it ([`SampleClock::spin_wait`]), by polling in a loop.
+//! So both clocks time completion, never mere submission. A benchmark that measures a CPU cost
+//! (recording, the submit call) stops the host clock itself ([`SampleClock::stop_host`]); the
+//! sample still waits for the device before the next one starts. [`SampleTiming::host_span`]
+//! says which of these the host time covers, which decides whether the two clocks can be
+//! compared (see the runner's clock check).
 
 use std::time::{Duration, Instant};
 
@@ -91,15 +100,42 @@ pub fn ticks_to_duration(begin: u64, end: u64, period_ns: f64) -> Option<Duratio
     (nanos.is_finite() && nanos > 0.0).then(|| Duration::from_nanos((nanos.round() as u64).max(1)))
 }
 
+/// What a sample's host time covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostSpan {
+    /// From the sample's only submit until the device finished it: the GPU work plus the
+    /// latency of one submit and of noticing completion, nothing else.
+    OneSubmit,
+    /// From host-side work (recording, filling a staging buffer) or from the first of several
+    /// submits until the device finished: the GPU may have idled inside it.
+    UntilComplete,
+    /// Stopped on the host before the device finished ([`SampleClock::stop_host`]): a CPU cost,
+    /// which GPU time is no check on.
+    HostOnly,
+}
+
+/// How the sample waits for the device to finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WaitMode {
+    /// `device.poll(Wait)`: the thread sleeps in the driver until the fence signals.
+    Block,
+    /// `device.poll(Wait)` with a zero timeout in a loop, yielding between polls: the thread
+    /// never sleeps in the driver.
+    Spin,
+}
+
 /// What one sample measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SampleTiming {
-    /// Host clock: start of the work until the GPU finished it.
+    /// Host clock: start of the work until the GPU finished it (or until the benchmark stopped
+    /// it, see `host_span`).
     pub host: Duration,
     /// GPU timestamps around the work, when both were written and valid.
     pub gpu: Option<Duration>,
     /// Whether the benchmark wrote both timestamps but the pair was rejected.
     pub gpu_rejected: bool,
+    /// What `host` covers.
+    pub host_span: HostSpan,
 }
 
 /// One sample as a benchmark records it: the context to record on, how many iterations to do,
@@ -110,6 +146,11 @@ pub struct SampleClock<'a> {
     iterations: u32,
     queries: Option<&'a TimestampQueries>,
     host_start: Option<Instant>,
+    /// Whether the host clock was started by the benchmark rather than by a submit.
+    started_by_benchmark: bool,
+    host_end: Option<Instant>,
+    submits: u32,
+    wait: WaitMode,
     last_submission: Option<wgpu::SubmissionIndex>,
     wrote_begin: bool,
     wrote_end: bool,
@@ -126,6 +167,10 @@ impl<'a> SampleClock<'a> {
             iterations,
             queries,
             host_start: None,
+            started_by_benchmark: false,
+            host_end: None,
+            submits: 0,
+            wait: WaitMode::Block,
             last_submission: None,
             wrote_begin: false,
             wrote_end: false,
@@ -145,7 +190,24 @@ impl<'a> SampleClock<'a> {
     /// Starts the host clock now (for work that begins on the host, e.g. filling a staging
     /// buffer). Calling it again has no effect.
     pub fn start_host(&mut self) {
-        self.host_start.get_or_insert_with(Instant::now);
+        if self.host_start.is_none() {
+            self.started_by_benchmark = true;
+            self.host_start = Some(Instant::now());
+        }
+    }
+
+    /// Stops the host clock now, before the device has finished: for a benchmark whose figure is
+    /// a CPU cost (recording commands, the submit call). The sample still waits for the device
+    /// afterwards. Calling it again has no effect.
+    pub fn stop_host(&mut self) {
+        self.host_end.get_or_insert_with(Instant::now);
+    }
+
+    /// Waits for this sample's completion by polling in a loop (the thread never sleeps in the
+    /// driver; it yields its core between polls) instead of a blocking wait: what a
+    /// latency-bound application can do, at the cost of a busy core.
+    pub fn spin_wait(&mut self) {
+        self.wait = WaitMode::Spin;
     }
 
     /// Timestamp writes for a compute pass: `begin` on the first timed pass, `end` on the last
@@ -168,40 +230,100 @@ impl<'a> SampleClock<'a> {
         })
     }
 
-    /// Writes a timestamp between encoder commands (for copies, which have no pass). Does
-    /// nothing when the device lacks TIMESTAMP_QUERY_INSIDE_ENCODERS; the sample then has host
-    /// time only.
+    /// Writes a timestamp between encoder commands (for copies, which have no pass). Where the
+    /// device has timestamps only at pass boundaries (no TIMESTAMP_QUERY_INSIDE_ENCODERS, as on
+    /// Apple GPUs), the timestamp goes on an empty compute pass recorded here instead: on
+    /// Vulkan a pass's timestamps wait, like encoder ones, for every earlier command to finish;
+    /// on Metal the pass is an encoder of its own next to the copy's, the finest boundary those
+    /// GPUs can sample. Does nothing when the device has no timestamps; the sample then has
+    /// host time only.
     pub fn write_timestamp(&mut self, encoder: &mut wgpu::CommandEncoder, boundary: Boundary) {
-        let Some(queries) = self.queries.filter(|q| q.inside_encoders) else {
+        let Some(queries) = self.queries else {
             return;
         };
-        match boundary {
-            Boundary::Begin => {
-                encoder.write_timestamp(&queries.set, BEGIN_QUERY);
-                self.wrote_begin = true;
-            }
-            Boundary::End => {
-                encoder.write_timestamp(&queries.set, END_QUERY);
-                self.wrote_end = true;
-            }
+        let index = match boundary {
+            Boundary::Begin => BEGIN_QUERY,
+            Boundary::End => END_QUERY,
+        };
+        if queries.inside_encoders {
+            encoder.write_timestamp(&queries.set, index);
+        } else {
+            let writes = wgpu::ComputePassTimestampWrites {
+                query_set: &queries.set,
+                beginning_of_pass_write_index: (boundary == Boundary::Begin).then_some(index),
+                end_of_pass_write_index: (boundary == Boundary::End).then_some(index),
+            };
+            // Nothing is recorded in the pass: it exists to carry the timestamp.
+            drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gpubench timestamp"),
+                timestamp_writes: Some(writes),
+            }));
         }
+        match boundary {
+            Boundary::Begin => self.wrote_begin = true,
+            Boundary::End => self.wrote_end = true,
+        }
+    }
+
+    /// Whether timestamps written with [`SampleClock::write_timestamp`] go on empty compute
+    /// passes, because the device has timestamps only at pass boundaries.
+    pub fn timestamps_on_empty_passes(&self) -> bool {
+        self.queries.is_some_and(|q| !q.inside_encoders)
     }
 
     /// Submits command buffers. Starts the host clock if the benchmark has not.
     pub fn submit<I: IntoIterator<Item = wgpu::CommandBuffer>>(&mut self, buffers: I) {
-        self.start_host();
+        if self.host_start.is_none() {
+            self.host_start = Some(Instant::now());
+        }
+        self.submits += 1;
         self.last_submission = Some(self.ctx.queue.submit(buffers));
+    }
+
+    /// What the host clock covers, by how the benchmark drove it.
+    fn host_span(&self) -> HostSpan {
+        if self.host_end.is_some() {
+            HostSpan::HostOnly
+        } else if self.submits == 1 && !self.started_by_benchmark {
+            HostSpan::OneSubmit
+        } else {
+            HostSpan::UntilComplete
+        }
+    }
+
+    /// Blocks (or spins, see [`SampleClock::spin_wait`]) until `index` is done.
+    fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), wgpu::PollError> {
+        let device = &self.ctx.device;
+        if self.wait == WaitMode::Block {
+            let wait = wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            };
+            return device.poll(wait).map(drop);
+        }
+        loop {
+            let poll = wgpu::PollType::Wait {
+                submission_index: Some(index.clone()),
+                timeout: Some(Duration::ZERO),
+            };
+            match device.poll(poll) {
+                Ok(_) => return Ok(()),
+                // Yield, not a bare spin hint: where the device is the host's own CPU
+                // (lavapipe) a thread holding its core holds the device back (a bare spin put
+                // the p95 round trip at 2-2.6 ms, a yielding one at 0.09-0.18 ms). Where no
+                // other thread is waiting, the yield returns at once.
+                Err(wgpu::PollError::Timeout) => std::thread::yield_now(),
+                Err(error) => return Err(error),
+            }
+        }
     }
 
     /// Waits for the last submission (if any), stops the host clock and reads the timestamps.
     pub(crate) fn finish(self) -> Result<SampleTiming, BenchError> {
         let start = self.host_start.unwrap_or_else(Instant::now);
-        if let Some(index) = self.last_submission {
-            let waited = self.ctx.device.poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            });
-            if let Err(error) = waited {
+        let host_span = self.host_span();
+        if let Some(index) = self.last_submission.clone() {
+            if let Err(error) = self.wait_for(index) {
                 // A failed submit (e.g. on a destroyed device) makes the wait fail. One more
                 // non-blocking poll lets wgpu run its maintenance, which reports device loss to
                 // the callback, so the runner can say "device lost" instead of "wait failed".
@@ -209,7 +331,10 @@ impl<'a> SampleClock<'a> {
                 return Err(error.into());
             }
         }
-        let host = start.elapsed();
+        let host = self.host_end.map_or_else(
+            || start.elapsed(),
+            |end| end.saturating_duration_since(start),
+        );
         let (gpu, gpu_rejected) = match self.queries {
             Some(queries) if self.wrote_begin && self.wrote_end => {
                 let gpu = queries.read(self.ctx)?;
@@ -221,6 +346,7 @@ impl<'a> SampleClock<'a> {
             host,
             gpu,
             gpu_rejected,
+            host_span,
         })
     }
 }
@@ -241,5 +367,127 @@ mod tests {
         );
         assert_eq!(ticks_to_duration(500, 500, 1.0), None);
         assert_eq!(ticks_to_duration(500, 400, 1.0), None);
+    }
+
+    /// A buffer copy timed by [`SampleClock::write_timestamp`], as the copy-engine and transfer
+    /// benchmarks time theirs: `copies` copies of `bytes` between the two timestamps.
+    struct TimedCopy {
+        bytes: u64,
+        copies: u32,
+    }
+
+    struct CopyState {
+        src: wgpu::Buffer,
+        dst: wgpu::Buffer,
+        data: Vec<u8>,
+    }
+
+    impl crate::Kernel for TimedCopy {
+        type State = CopyState;
+
+        fn info(&self) -> crate::BenchmarkInfo {
+            crate::BenchmarkInfo::new(
+                "test/timed-copy",
+                "test",
+                crate::MetricKind::TimePerOp,
+                "microseconds per copy",
+            )
+        }
+
+        fn setup(&self, ctx: &GpuContext) -> crate::Outcome<CopyState> {
+            let data = crate::rng::SplitMix64::new(7).bytes(self.bytes as usize);
+            let src = ctx.buffer_with_data("src", &data, wgpu::BufferUsages::COPY_SRC);
+            let usage = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
+            let dst = ctx.buffer("dst", self.bytes, usage);
+            Ok(CopyState { src, dst, data })
+        }
+
+        fn work(&self, _state: &CopyState) -> crate::Work {
+            crate::Work::bytes(self.bytes, self.bytes)
+        }
+
+        fn run(&self, state: &mut CopyState, clock: &mut SampleClock<'_>) -> crate::Outcome {
+            let mut encoder = clock
+                .ctx()
+                .device
+                .create_command_encoder(&Default::default());
+            clock.write_timestamp(&mut encoder, Boundary::Begin);
+            for _ in 0..self.copies {
+                encoder.copy_buffer_to_buffer(&state.src, 0, &state.dst, 0, self.bytes);
+            }
+            clock.write_timestamp(&mut encoder, Boundary::End);
+            clock.submit([encoder.finish()]);
+            Ok(())
+        }
+
+        fn verify(
+            &self,
+            state: &mut CopyState,
+            ctx: &GpuContext,
+        ) -> crate::Outcome<crate::Verification> {
+            let got = ctx.read_buffer(&state.dst, self.bytes)?;
+            let mismatches = if self.copies == 0 {
+                0
+            } else {
+                got.iter().zip(&state.data).filter(|(a, b)| a != b).count() as u64
+            };
+            Ok(crate::Verification {
+                checked: self.bytes,
+                mismatches,
+                first_mismatches: Vec::new(),
+            })
+        }
+    }
+
+    /// Settings for a few short samples: the test checks which clock timed, never speed.
+    fn short_settings() -> crate::RunSettings {
+        let mut settings = crate::Profile::Quick.settings(true);
+        settings.target_sample = Duration::from_millis(2);
+        settings.warmup = Duration::from_millis(2);
+        settings.min_warmup_samples = 1;
+        settings.min_samples = 3;
+        settings.max_samples = 5;
+        settings.max_time = Duration::from_millis(300);
+        settings
+    }
+
+    #[test]
+    fn copies_stay_gpu_timed_where_only_passes_carry_timestamps() {
+        let Some(mut ctx) = crate::testing::require_vulkan() else {
+            return;
+        };
+        assert!(ctx.has_pass_timestamps(), "lavapipe has timestamp queries");
+        ctx.use_pass_timestamps_only();
+        assert!(!ctx.has_encoder_timestamps());
+        let queries = TimestampQueries::new(&ctx).expect("timestamp queries");
+        assert!(SampleClock::new(&ctx, Some(&queries), 1).timestamps_on_empty_passes());
+
+        let runner = crate::Runner::new(&ctx, short_settings());
+        let mut copy = crate::KernelBench::new(TimedCopy {
+            bytes: 1 << 20,
+            copies: 1,
+        });
+        let result = runner.run(&mut copy, &mut crate::runner::Silent);
+        assert_eq!(result.status, crate::Status::Ok, "{:?}", result.reason);
+        assert_eq!(result.timing, Some(crate::TimingSource::GpuTimestamp));
+        assert!(result.host_summary.is_some(), "host time beside GPU time");
+
+        // The copies lie between the two empty passes' timestamps: many megabytes of copying
+        // take far longer on the device than two empty passes with nothing between them.
+        let gpu_time = |copies: u32| {
+            let mut bench = crate::KernelBench::new(TimedCopy {
+                bytes: 8 << 20,
+                copies,
+            });
+            runner.prepare(&mut bench).expect("prepare");
+            let timing = runner.time_sample(&mut bench, 1).expect("sample");
+            assert!(!timing.gpu_rejected);
+            timing.gpu.expect("GPU time of the sample")
+        };
+        let (empty, copying) = (gpu_time(0), gpu_time(8));
+        assert!(
+            copying > empty * 4,
+            "8 copies of 8 MiB took {copying:?} on the GPU, two empty passes {empty:?}"
+        );
     }
 }

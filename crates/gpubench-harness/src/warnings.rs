@@ -40,6 +40,17 @@ pub enum Warning {
         /// How many.
         count: usize,
     },
+    /// On samples long enough to compare (at least 10 ms), the GPU timestamps and the host clock
+    /// disagree in a way no correct measurement can: GPU time above the host's submit-to-
+    /// completion time, or, for a sample that was one submit and nothing else, far below it.
+    ClockDisagreement {
+        /// Median GPU time of the compared samples, milliseconds.
+        gpu_ms: f64,
+        /// Median host time of the same samples, milliseconds.
+        host_ms: f64,
+        /// How many samples were compared.
+        samples: usize,
+    },
     /// The benchmark ran on a software adapter: the numbers are CPU numbers.
     SoftwareAdapter,
     /// The adapter has no timestamp queries: host clock only.
@@ -74,6 +85,22 @@ impl fmt::Display for Warning {
             Warning::TimestampsRejected { count } => write!(
                 f,
                 "{count} GPU timestamp pairs rejected (end not after start); those samples are left out of the GPU-timed values (host time keeps them)"
+            ),
+            Warning::ClockDisagreement {
+                gpu_ms,
+                host_ms,
+                samples,
+            } if gpu_ms > host_ms => write!(
+                f,
+                "GPU timestamps say {gpu_ms:.3} ms where the host clock saw {host_ms:.3} ms from before the submit to completion (median of {samples} samples): GPU time cannot exceed that, so the timestamp period is wrong (check queue.get_timestamp_period() against the driver's; wgpu's Metal backend reports 1.0) and the GPU-timed values are not to be trusted; the host values are"
+            ),
+            Warning::ClockDisagreement {
+                gpu_ms,
+                host_ms,
+                samples,
+            } => write!(
+                f,
+                "GPU timestamps say {gpu_ms:.3} ms for work that was the sample's only submit, where the host clock saw {host_ms:.3} ms (median of {samples} samples): the GPU clock runs slow or stops (check queue.get_timestamp_period() against the driver's, and whether the counter halts while the GPU clocks down); prefer the host values"
             ),
             Warning::SoftwareAdapter => write!(
                 f,

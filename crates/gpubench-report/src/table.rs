@@ -79,8 +79,9 @@ impl Exporter for TableExporter {
             .any(|r| r.suite == gpubench_harness::suite_names::LAUNCH)
         {
             out.push_str(
-                "launch: value is device time per op (GPU timestamps); host is what the application pays per op \
-                 (recording, wgpu and driver work, submit and wait, amortised); the gap is CPU-side overhead.\n",
+                "launch: value is per op by the timing column's clock: GPU timestamps for the storms and gpu-gap, \
+                 the host clock for record and submit-call (those calls alone) and the round trips; host beside a \
+                 GPU value is what the application pays per op (recording, wgpu and driver work, submit and wait).\n",
             );
         }
         Ok(out)

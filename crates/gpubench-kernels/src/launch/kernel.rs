@@ -66,8 +66,64 @@ impl Launch {
         }
     }
 
+    /// `n` dispatches in one pass, one command buffer, one submit. The host clock runs from the
+    /// start of recording (the storms) or from the submit (gpu gap, whose figure is GPU time).
+    /// Returns the dispatches submitted.
+    fn one_pass(
+        &self,
+        state: &LaunchState,
+        ctx: &GpuContext,
+        n: u32,
+        clock: &mut SampleClock<'_>,
+    ) -> u32 {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        if self.mode == LaunchMode::Record {
+            // The clock covers the recording alone, finish() included (wgpu encodes the
+            // driver's commands there). The command buffer is dropped unsubmitted: running
+            // such dispatches is what gpu-gap measures, and recording does not depend on it.
+            clock.start_host();
+            self.record(state, &mut encoder, None, n);
+            drop(encoder.finish());
+            clock.stop_host();
+            return 0;
+        }
+        if self.mode != LaunchMode::GpuGap {
+            clock.start_host();
+        }
+        let timestamps = clock.pass_timestamps(true, true);
+        self.record(state, &mut encoder, timestamps, n);
+        clock.submit([encoder.finish()]);
+        n
+    }
+
+    /// `n` command buffers of one dispatch each, recorded first, then submitted back to back
+    /// with the host clock around the submit calls alone.
+    fn submit_calls(
+        &self,
+        state: &LaunchState,
+        ctx: &GpuContext,
+        n: u32,
+        clock: &mut SampleClock<'_>,
+    ) {
+        let last = n - 1;
+        let buffers: Vec<wgpu::CommandBuffer> = (0..n)
+            .map(|i| {
+                let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                let timestamps = clock.pass_timestamps(i == 0, i == last);
+                self.record(state, &mut encoder, timestamps, 1);
+                encoder.finish()
+            })
+            .collect();
+        clock.start_host();
+        for commands in buffers {
+            clock.submit([commands]);
+        }
+        clock.stop_host();
+    }
+
     /// `n` passes of one dispatch each: in one command buffer (pass-in-encoder), or each in its
-    /// own command buffer and submit (submit; round trip, which waits for each before the next).
+    /// own command buffer and submit (submit; the round trips, which wait for each before the
+    /// next).
     fn pass_per_dispatch(
         &self,
         state: &LaunchState,
@@ -91,12 +147,22 @@ impl Launch {
         if self.mode == LaunchMode::Submit {
             clock.start_host();
         }
+        if self.mode == LaunchMode::RoundTripSpin {
+            clock.spin_wait();
+        }
+        // A round trip's pass carries no timestamps: writing them is work the application's
+        // dispatch would not do (on lavapipe they added 29-57 us to a 70-120 us round trip).
+        let round_trip = self.mode.is_round_trip();
         for i in 0..n {
             let mut encoder = new_encoder();
-            let timestamps = clock.pass_timestamps(i == 0, i == last);
+            let timestamps = if round_trip {
+                None
+            } else {
+                clock.pass_timestamps(i == 0, i == last)
+            };
             self.record(state, &mut encoder, timestamps, 1);
             clock.submit([encoder.finish()]);
-            if self.mode == LaunchMode::RoundTrip && i < last {
+            if round_trip && i < last {
                 ctx.wait_idle()?;
             }
         }
@@ -117,13 +183,32 @@ impl Kernel for Launch {
         )
         .param("mode", mode.name())
         .param("kernel", "bump (1 invocation, atomicAdd)");
-        if mode == LaunchMode::RoundTrip {
+        if mode.host_timed() {
             info.timing = TimingPreference::Host;
+        }
+        if mode.is_round_trip() {
             info.iterations = IterationPolicy::Fixed(1);
             info.min_samples = Some(self.round_trips);
-            info = info.param("round_trips", self.round_trips);
+            let wait = match mode {
+                LaunchMode::RoundTripSpin => {
+                    "spin (poll Wait with zero timeout in a loop, yielding)"
+                }
+                _ => "block (poll Wait)",
+            };
+            info = info
+                .param("round_trips", self.round_trips)
+                .param("wait", wait);
         }
         info
+    }
+
+    fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        if self.mode == LaunchMode::GpuGap && !ctx.has_pass_timestamps() {
+            return Err(
+                "the GPU gap is GPU time, and this adapter has no timestamp queries".to_string(),
+            );
+        }
+        Ok(())
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<LaunchState> {
@@ -166,19 +251,24 @@ impl Kernel for Launch {
     fn run(&self, state: &mut LaunchState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         let n = iterations.max(1);
-        match self.mode {
-            LaunchMode::DispatchInPass | LaunchMode::DispatchIndirect => {
-                clock.start_host();
-                let mut encoder = ctx.device.create_command_encoder(&Default::default());
-                let timestamps = clock.pass_timestamps(true, true);
-                self.record(state, &mut encoder, timestamps, n);
-                clock.submit([encoder.finish()]);
+        let submitted = match self.mode {
+            LaunchMode::DispatchInPass
+            | LaunchMode::DispatchIndirect
+            | LaunchMode::Record
+            | LaunchMode::GpuGap => self.one_pass(state, ctx, n, clock),
+            LaunchMode::SubmitCall => {
+                self.submit_calls(state, ctx, n, clock);
+                n
             }
-            LaunchMode::PassInEncoder | LaunchMode::Submit | LaunchMode::RoundTrip => {
+            LaunchMode::PassInEncoder
+            | LaunchMode::Submit
+            | LaunchMode::RoundTrip
+            | LaunchMode::RoundTripSpin => {
                 self.pass_per_dispatch(state, ctx, n, clock)?;
+                n
             }
-        }
-        state.dispatched += u64::from(n);
+        };
+        state.dispatched += u64::from(submitted);
         Ok(())
     }
 

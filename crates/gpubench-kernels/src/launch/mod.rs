@@ -1,6 +1,7 @@
 //! The launch suite (the launch storm): what it costs to get tiny work onto the device.
 //!
-//! A one-invocation kernel bumps a counter (`shaders/launch.wgsl`), launched in five ways:
+//! A one-invocation kernel bumps a counter (`shaders/launch.wgsl`), launched in nine ways. Five
+//! are each one figure that mixes several costs:
 //!
 //! - `dispatch-in-pass`: N dispatches in one compute pass (cost per dispatch);
 //! - `dispatch-indirect`: the same with `dispatch_workgroups_indirect` (wgpu validates indirect
@@ -8,14 +9,34 @@
 //! - `pass-in-encoder`: N compute passes of one dispatch each in one encoder (cost per pass);
 //! - `submit`: N command buffers of one dispatch each, each submitted by its own
 //!   `queue.submit`, back to back (cost per submit);
-//! - `round-trip`: one dispatch submitted and waited for, repeated hundreds of times, recorded in
-//!   an HDR histogram (p50, p95, p99, max).
+//! - `round-trip`: one dispatch submitted and waited for with a blocking wait, repeated hundreds
+//!   of times, recorded in an HDR histogram (p50, p95, p99, max).
+//!
+//! Four split launching into the costs a user has to tell apart, each timed by the clock that
+//! covers that cost alone:
+//!
+//! - `record`: host time to record N dispatches into one pass, `finish()` included (wgpu 30
+//!   buffers a pass's commands and encodes the driver's at `finish`); nothing is submitted;
+//! - `submit-call`: host time of N `queue.submit` calls of command buffers recorded before the
+//!   clock starts (wgpu's validation, its transit command buffer, the driver's submit, and the
+//!   non-blocking maintenance every submit ends with); GPU time beside it is the device's pace
+//!   when nothing but submits stands between its passes;
+//! - `gpu-gap`: GPU time per dispatch of N back-to-back dispatches in one pass, recorded before
+//!   the clock starts, nothing subtracted (barrier, launch and the tiny kernel itself). Between
+//!   passes there is no better figure to take: on Vulkan both ends of a pass write their
+//!   timestamps once all earlier work is done, so a dispatch's launch falls inside its own pass;
+//! - `round-trip-spin`: the round trip with the host polling (`Wait` with a zero timeout,
+//!   yielding between polls) instead of sleeping in the driver.
 //!
 //! The storms are timed both ways: GPU timestamps on the first and last pass give device time
 //! per operation; the host clock from the start of recording until the GPU is done gives what
-//! the application pays per operation (recording, wgpu's validation and tracking, the driver,
-//! submit and wait, amortised over N). The round trip is timed by the host clock from submit to
-//! completion, which is what "latency" means to an application.
+//! the application pays per operation. When the host cannot feed the device as fast as the
+//! device drains (always on lavapipe, whose device shares the host's cores), a storm's GPU time
+//! is the host's pace, not a device cost: `submit`'s GPU time per submit equals its host time
+//! per submit within a few percent, and exceeds a whole round trip because it includes the
+//! recording the round trip leaves out. The round trips are timed by the host clock from
+//! submit to completion, which is what "latency" means to an application, and their pass
+//! carries no timestamps (writing them is work the application's dispatch would not do).
 //!
 //! Every dispatch here writes a read-write storage buffer, and wgpu on Vulkan orders only
 //! read-only uses without a barrier, so each dispatch is preceded by a pipeline barrier: the
@@ -24,7 +45,7 @@
 //! Verified: the counter starts at a random value and must equal that plus every dispatch made
 //! since set-up (wrapping), so a dropped or doubled dispatch fails.
 //!
-//! [`mode`] names the five ways; [`kernel`] is the one [`Launch`] kernel that records them all.
+//! [`mode`] names the nine ways; [`kernel`] is the one [`Launch`] kernel that records them all.
 
 pub mod kernel;
 pub mod mode;
@@ -41,7 +62,7 @@ pub const QUICK_ROUND_TRIPS: usize = 200;
 /// Round trips recorded by the default and full profiles.
 pub const DEFAULT_ROUND_TRIPS: usize = 1000;
 
-/// The launch suite: the four storms and the round trip.
+/// The launch suite: the four storms, the two round trips and the three split costs.
 pub struct LaunchSuite;
 
 impl Suite for LaunchSuite {
@@ -82,13 +103,28 @@ mod tests {
                 "launch/pass-in-encoder/per-pass",
                 "launch/submit/per-submit",
                 "launch/round-trip/one-dispatch",
+                "launch/record/per-dispatch",
+                "launch/submit-call/per-submit",
+                "launch/gpu-gap/per-dispatch",
+                "launch/round-trip-spin/one-dispatch",
             ]
         );
-        let rt = Launch::new(LaunchMode::RoundTrip, 200, 1).info();
-        assert_eq!(rt.iterations, IterationPolicy::Fixed(1));
-        assert_eq!(rt.min_samples, Some(200));
-        assert_eq!(rt.timing, TimingPreference::Host);
-        let storm = Launch::new(LaunchMode::Submit, 200, 1).info();
-        assert_eq!(storm.iterations, IterationPolicy::Calibrate);
+        for mode in [LaunchMode::RoundTrip, LaunchMode::RoundTripSpin] {
+            let rt = Launch::new(mode, 200, 1).info();
+            assert_eq!(rt.iterations, IterationPolicy::Fixed(1));
+            assert_eq!(rt.min_samples, Some(200));
+            assert_eq!(rt.timing, TimingPreference::Host);
+        }
+        // The two CPU costs are host-timed; the GPU gap is GPU-timed; all calibrate N.
+        for (mode, timing) in [
+            (LaunchMode::Submit, TimingPreference::GpuWhenAvailable),
+            (LaunchMode::Record, TimingPreference::Host),
+            (LaunchMode::SubmitCall, TimingPreference::Host),
+            (LaunchMode::GpuGap, TimingPreference::GpuWhenAvailable),
+        ] {
+            let storm = Launch::new(mode, 200, 1).info();
+            assert_eq!(storm.iterations, IterationPolicy::Calibrate, "{mode:?}");
+            assert_eq!(storm.timing, timing, "{mode:?}");
+        }
     }
 }
