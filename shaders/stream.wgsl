@@ -2,6 +2,16 @@
 // Every kernel walks the arrays with a grid-stride loop, so any array length works with a
 // dispatch capped at the adapter's workgroup-count limit. Outputs never alias inputs, so each
 // kernel can run any number of times and still verify.
+//
+// Each dispatch walks the arrays params.repeats times: a kernel over a cache-sized array lasts
+// a microsecond or two, less than the barrier between dispatches, so small arrays are walked
+// many times per dispatch. Each walk hands every workgroup the elements of the next one
+// (next_first()), so no invocation reads in one walk what it read in the walk before (its
+// core's own cache and registers do not serve the repeats) and no load can be hoisted out of
+// them. Each kernel is one walk (a function of its first element) and two entry points: NAME
+// walks once, NAME_repeated walks params.repeats times. A single walk keeps its own entry point
+// because the loop around the walks, even when it runs no trip, cost lavapipe about a quarter
+// of its bandwidth.
 
 struct Params {
     // Number of vec4 elements in each array.
@@ -10,7 +20,8 @@ struct Params {
     scalar: f32,
     // Invocations in the whole dispatch (workgroups x workgroup size).
     threads: u32,
-    _pad: u32,
+    // Walks of the arrays per dispatch (at least 1).
+    repeats: u32,
 }
 
 const WORKGROUP: u32 = 256u;
@@ -20,53 +31,117 @@ const WORKGROUP: u32 = 256u;
 @group(0) @binding(2) var<storage, read> b: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> c: array<vec4<f32>>;
 
+// The first element an invocation handles in the walk after one that started at v: that of the
+// invocation WORKGROUP further on, modulo the grid. In walk r invocation t starts at
+// (t + r x WORKGROUP) mod threads; threads is a multiple of WORKGROUP, so lanes stay contiguous
+// and aligned. An add and a select, no division (which a CPU's vector units do lane by lane).
+fn next_first(v: u32) -> u32 {
+    let w = v + WORKGROUP;
+    return select(w, w - params.threads, w >= params.threads);
+}
+
 // c = a
-@compute @workgroup_size(256)
-fn copy(@builtin(global_invocation_id) gid: vec3<u32>) {
-    for (var i = gid.x; i < params.n; i += params.threads) {
+fn copy_walk(first: u32) {
+    for (var i = first; i < params.n; i += params.threads) {
         c[i] = a[i];
     }
 }
 
-// c = scalar * a
 @compute @workgroup_size(256)
-fn scale(@builtin(global_invocation_id) gid: vec3<u32>) {
-    for (var i = gid.x; i < params.n; i += params.threads) {
+fn copy(@builtin(global_invocation_id) gid: vec3<u32>) {
+    copy_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn copy_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    copy_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        copy_walk(v);
+    }
+}
+
+// c = scalar * a
+fn scale_walk(first: u32) {
+    for (var i = first; i < params.n; i += params.threads) {
         c[i] = params.scalar * a[i];
     }
 }
 
-// c = a + b
 @compute @workgroup_size(256)
-fn add(@builtin(global_invocation_id) gid: vec3<u32>) {
-    for (var i = gid.x; i < params.n; i += params.threads) {
+fn scale(@builtin(global_invocation_id) gid: vec3<u32>) {
+    scale_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn scale_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    scale_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        scale_walk(v);
+    }
+}
+
+// c = a + b
+fn add_walk(first: u32) {
+    for (var i = first; i < params.n; i += params.threads) {
         c[i] = a[i] + b[i];
     }
 }
 
-// c = a + scalar * b
 @compute @workgroup_size(256)
-fn triad(@builtin(global_invocation_id) gid: vec3<u32>) {
-    for (var i = gid.x; i < params.n; i += params.threads) {
+fn add(@builtin(global_invocation_id) gid: vec3<u32>) {
+    add_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn add_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    add_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        add_walk(v);
+    }
+}
+
+// c = a + scalar * b
+fn triad_walk(first: u32) {
+    for (var i = first; i < params.n; i += params.threads) {
         c[i] = a[i] + params.scalar * b[i];
     }
 }
 
-// Read-only reduction: invocation t sums a[t], a[t + threads], ... and writes its partial sum to
-// c[t]. No workgroup memory (slow on software adapters); the partials are few next to n. The
-// loop takes four strided elements per trip into four accumulators: fewer loop trips and
-// independent additions (a single chain serialises on the add latency).
 @compute @workgroup_size(256)
-fn read_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x >= params.threads) {
-        return;
+fn triad(@builtin(global_invocation_id) gid: vec3<u32>) {
+    triad_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn triad_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    triad_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        triad_walk(v);
     }
+}
+
+// Read-only reduction: invocation t sums, in each walk r, the elements a[v], a[v + threads], ...
+// with v = (t + r x WORKGROUP) mod threads, and writes its partial sum over all walks to c[t]
+// once. No workgroup memory (slow on software adapters); the partials are few next to n. The
+// loop takes four strided elements per trip into four accumulators: fewer loop trips and
+// independent additions (a single chain serialises on the add latency). The inputs are
+// multiples of 2^-8 and the repeat count is capped so that every sum stays exact in f32,
+// whatever the order.
+fn read_walk(first: u32) -> vec4<f32> {
     let stride = params.threads;
     var s0 = vec4<f32>(0.0);
     var s1 = vec4<f32>(0.0);
     var s2 = vec4<f32>(0.0);
     var s3 = vec4<f32>(0.0);
-    var i = gid.x;
+    var i = first;
     for (; i + 3u * stride < params.n; i += 4u * stride) {
         s0 += a[i];
         s1 += a[i + stride];
@@ -76,15 +151,51 @@ fn read_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
     for (; i < params.n; i += stride) {
         s0 += a[i];
     }
-    c[gid.x] = (s0 + s1) + (s2 + s3);
+    return (s0 + s1) + (s2 + s3);
+}
+
+@compute @workgroup_size(256)
+fn read_sum(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= params.threads) {
+        return;
+    }
+    c[gid.x] = read_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn read_sum_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= params.threads) {
+        return;
+    }
+    var v = gid.x;
+    var sum = read_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        sum += read_walk(v);
+    }
+    c[gid.x] = sum;
 }
 
 // Write-only fill with a value that depends on the index (never a constant, which some
 // hardware could compress).
-@compute @workgroup_size(256)
-fn fill(@builtin(global_invocation_id) gid: vec3<u32>) {
-    for (var i = gid.x; i < params.n; i += params.threads) {
+fn fill_walk(first: u32) {
+    for (var i = first; i < params.n; i += params.threads) {
         let k = f32(i & 0xffffu);
         c[i] = vec4<f32>(k, k + 1.0, k + 2.0, k + 3.0) * params.scalar;
+    }
+}
+
+@compute @workgroup_size(256)
+fn fill(@builtin(global_invocation_id) gid: vec3<u32>) {
+    fill_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn fill_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    fill_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        fill_walk(v);
     }
 }

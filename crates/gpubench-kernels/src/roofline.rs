@@ -7,11 +7,16 @@
 //! suite's best when it ran and did better), the compute ceiling (best GFLOP/s of any point,
 //! or the compute suite's f32 peak when higher), and the ridge point: compute / bandwidth, the
 //! intensity above which this adapter is compute-bound.
+//!
+//! A bandwidth ceiling measured in a cache is no ceiling for arrays that are not: on a GPU the
+//! array is at least 4x the last-level cache assumed for the adapter's type ([`roofline_size`]),
+//! and a stream result raises the ceiling only from the stream suite's largest arrays, and only
+//! when those are no smaller than the roofline's own.
 
 use std::collections::BTreeMap;
 
 use gpubench_harness::rng::SplitMix64;
-use gpubench_harness::units::{MIB, format_size};
+use gpubench_harness::units::{KIB, MIB, format_size};
 use gpubench_harness::{
     BenchError, BenchResult, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome,
     Profile, Role, SampleClock, Status, Verification, Work,
@@ -22,6 +27,7 @@ use gpubench_harness::{
 use crate::compute::{A, B, FmaDispatch, measured_peak};
 use crate::derived::derived_result;
 use crate::gpu::{Precision, SpecialisedShader, check_binding_fits, grid_workgroups};
+use crate::stream::AdapterClass;
 use crate::{Benchmarks, BuildContext, Suite, shaders};
 
 const WORKGROUP: u32 = 256;
@@ -67,12 +73,24 @@ pub struct RooflinePoint {
     fmas: u32,
     bytes: u64,
     seed: u64,
+    size_rule: Option<String>,
 }
 
 impl RooflinePoint {
     /// A point over `bytes` (a multiple of 64) with `fmas` multiply-adds per element.
     pub fn new(fmas: u32, bytes: u64, seed: u64) -> Self {
-        Self { fmas, bytes, seed }
+        Self {
+            fmas,
+            bytes,
+            seed,
+            size_rule: None,
+        }
+    }
+
+    /// The same point, recording in its params how its array size was chosen.
+    pub fn sized_by(mut self, rule: impl Into<String>) -> Self {
+        self.size_rule = Some(rule.into());
+        self
     }
 
     fn groups(&self) -> u64 {
@@ -102,7 +120,7 @@ impl Kernel for RooflinePoint {
     type State = RooflineState;
 
     fn info(&self) -> BenchmarkInfo {
-        BenchmarkInfo::new(
+        let info = BenchmarkInfo::new(
             self.id(),
             "roofline",
             MetricKind::Throughput,
@@ -112,7 +130,11 @@ impl Kernel for RooflinePoint {
         .param("intensity_flop_per_byte", intensity(self.fmas))
         .param("precision", Precision::F32.name())
         .param("array_bytes", self.bytes)
-        .param("array_size", format_size(self.bytes))
+        .param("array_size", format_size(self.bytes));
+        match &self.size_rule {
+            Some(rule) => info.param("size_rule", rule.as_str()),
+            None => info,
+        }
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
@@ -189,19 +211,54 @@ pub fn expected_sums(input: &[f32], threads: usize, fmas: u32) -> Vec<f64> {
     want
 }
 
-/// Bytes of the swept array: 16 MiB for quick runs, otherwise 64 MiB on a software adapter and
-/// 256 MiB on a GPU (past any cache), capped by the adapter's binding limit.
-pub fn roofline_bytes(ctx: &GpuContext, profile: Profile) -> u64 {
-    let wanted = match (profile, ctx.is_software()) {
-        (Profile::Quick, _) => 16 * MIB,
-        (_, true) => 64 * MIB,
-        (_, false) => 256 * MIB,
+/// The swept array's size and the rule that chose it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RooflineSize {
+    /// Bytes of the array (a power of two).
+    pub bytes: u64,
+    /// How the size was chosen, in words (recorded in params).
+    pub rule: String,
+}
+
+/// The swept array's size on an adapter of `class` whose storage bindings and buffers may be
+/// `limit` bytes: on a GPU at least 4x its class's assumed last-level cache (1 GiB on a
+/// discrete GPU, 512 MiB on an integrated one: 4x rounded up to a power of two), in every
+/// profile; on a software adapter 16 MiB for quick runs and 64 MiB otherwise, so CI stays fast.
+/// Capped by `limit`, rounded down to a power of two.
+pub fn roofline_size(class: AdapterClass, profile: Profile, limit: u64) -> RooflineSize {
+    let (wanted, mut rule) = match class.assumed_llc_bytes() {
+        Some(llc) => (
+            (4 * llc).next_power_of_two(),
+            format!(
+                "at least 4x the last-level cache assumed for a {} GPU ({})",
+                class.name(),
+                format_size(llc)
+            ),
+        ),
+        None => {
+            let bytes = if profile == Profile::Quick { 16 } else { 64 } * MIB;
+            let rule = format!("software adapter, {} profile: kept small", profile.name());
+            (bytes, rule)
+        }
     };
-    let cap = wanted
-        .min(ctx.limits.max_storage_buffer_binding_size)
-        .min(ctx.limits.max_buffer_size)
-        .max(64 * 1024);
-    1u64 << (63 - cap.leading_zeros())
+    let cap = wanted.min(limit).max(64 * KIB);
+    let bytes = 1u64 << (63 - cap.leading_zeros());
+    if bytes < wanted {
+        rule.push_str(&format!(
+            ", capped by the adapter's binding limit ({})",
+            format_size(limit)
+        ));
+    }
+    RooflineSize { bytes, rule }
+}
+
+/// The swept array's size on `ctx` for `profile` ([`roofline_size`]).
+pub fn roofline_size_on(ctx: &GpuContext, profile: Profile) -> RooflineSize {
+    let limit = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size);
+    roofline_size(AdapterClass::of(ctx), profile, limit)
 }
 
 /// The roofline suite.
@@ -214,10 +271,11 @@ impl Suite for RooflineSuite {
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
         let (ctx, options) = (build.ctx, build.options);
-        let bytes = roofline_bytes(ctx, options.profile);
+        let size = roofline_size_on(ctx, options.profile);
+        let point = |fmas| RooflinePoint::new(fmas, size.bytes, options.seed).sized_by(&size.rule);
         Ok(FMAS_SWEEP
             .iter()
-            .map(|&f| KernelBench::boxed(RooflinePoint::new(f, bytes, options.seed)))
+            .map(|&fmas| KernelBench::boxed(point(fmas)))
             .collect())
     }
 
@@ -226,14 +284,29 @@ impl Suite for RooflineSuite {
     }
 }
 
-/// The best bandwidth among `earlier` stream results of shader kernels, with its id. Rows of
-/// other roles (the copy engine, the host's memcpy) are figures no kernel can use.
-fn stream_best(earlier: &[BenchResult]) -> Option<(f64, String)> {
-    earlier
+/// The array size a result records (`array_bytes`).
+fn array_bytes(result: &BenchResult) -> Option<u64> {
+    result.params.get("array_bytes")?.as_u64()
+}
+
+/// The best bandwidth among `earlier` stream results of shader kernels over the stream suite's
+/// largest arrays, with its id, when those arrays are at least `min_bytes` (the roofline's own):
+/// a smaller array may sit in a cache, whose bandwidth is no ceiling for arrays that do not.
+/// Rows of other roles (the copy engine, the host's memcpy) are figures no kernel can use.
+fn stream_best(earlier: &[BenchResult], min_bytes: u64) -> Option<(f64, String)> {
+    let rows: Vec<(&BenchResult, u64)> = earlier
         .iter()
         .filter(|r| r.suite == gpubench_harness::suite_names::STREAM && r.role == Role::Kernel)
         .filter(|r| r.metric == MetricKind::Bandwidth && r.status == Status::Ok)
-        .filter_map(|r| Some((r.median()?, r.id.clone())))
+        .filter_map(|r| Some((r, array_bytes(r)?)))
+        .collect();
+    let largest = rows.iter().map(|&(_, bytes)| bytes).max()?;
+    if largest < min_bytes {
+        return None;
+    }
+    rows.iter()
+        .filter(|&&(_, bytes)| bytes == largest)
+        .filter_map(|(r, _)| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }
 
@@ -285,7 +358,9 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
     let Some(&(_, top_gflops, top_id)) = points.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
         return Vec::new();
     };
-    let bandwidth = higher((bw_gflops / bw_fi, bw_id.to_string()), stream_best(earlier));
+    let own_bytes = results.iter().filter_map(array_bytes).max().unwrap_or(0);
+    let stream = stream_best(earlier, own_bytes);
+    let bandwidth = higher((bw_gflops / bw_fi, bw_id.to_string()), stream);
     let compute = higher(
         (top_gflops, top_id.to_string()),
         measured_peak(earlier, Precision::F32),
@@ -352,7 +427,13 @@ mod tests {
     }
 
     fn stream_row(id: &str, role: Role, gbs: f64) -> BenchResult {
-        let info = BenchmarkInfo::new(id, "stream", MetricKind::Bandwidth, "bytes").role(role);
+        sized_stream_row(id, role, gbs, 1 << 20)
+    }
+
+    fn sized_stream_row(id: &str, role: Role, gbs: f64, bytes: u64) -> BenchResult {
+        let info = BenchmarkInfo::new(id, "stream", MetricKind::Bandwidth, "bytes")
+            .role(role)
+            .param("array_bytes", bytes);
         let mut r = BenchResult::empty(&info, Status::Ok, None);
         r.verified = true;
         r.summary = summarize(&[gbs, gbs]);
@@ -380,6 +461,74 @@ mod tests {
         assert_eq!(bandwidth.role, Role::BandwidthCeiling);
         assert_eq!(find("roofline/ceiling/compute").role, Role::ComputeCeiling);
         assert_eq!(find("roofline/ridge-point").role, Role::Derived);
+    }
+
+    /// The bandwidth ceiling `derive_ceilings` gives, and the result it came from.
+    fn bandwidth_ceiling(results: &[BenchResult], earlier: &[BenchResult]) -> (f64, String) {
+        let derived = derive_ceilings(results, earlier);
+        let ceiling = derived
+            .iter()
+            .find(|r| r.id == "roofline/ceiling/bandwidth")
+            .expect("derived");
+        let from = param_str(ceiling, "from").expect("from").to_string();
+        (ceiling.median().expect("ok"), from)
+    }
+
+    #[test]
+    fn a_cache_resident_stream_result_is_no_bandwidth_ceiling() {
+        // The sweep (1 MiB arrays) reaches 10 GB/s. A 256 KiB triad at 90 GB/s sits in a cache;
+        // only the stream suite's largest arrays (4 MiB) count, and the best of them is 12.
+        let results = vec![point(1, 5.0), point(256, 40.0)];
+        let earlier = vec![
+            sized_stream_row(
+                "stream/triad/vec4-f32/256KiB",
+                Role::Kernel,
+                90.0,
+                256 << 10,
+            ),
+            sized_stream_row("stream/triad/vec4-f32/4MiB", Role::Kernel, 11.0, 4 << 20),
+            sized_stream_row("stream/copy/vec4-f32/4MiB", Role::Kernel, 12.0, 4 << 20),
+        ];
+        let (gbs, from) = bandwidth_ceiling(&results, &earlier);
+        assert!((gbs - 12.0).abs() < 1e-9);
+        assert_eq!(from, "stream/copy/vec4-f32/4MiB");
+        // Stream arrays smaller than the roofline's own may sit in a cache too: the sweep's
+        // ceiling stands, however fast they were.
+        let small = vec![sized_stream_row(
+            "stream/triad/vec4-f32/512KiB",
+            Role::Kernel,
+            90.0,
+            512 << 10,
+        )];
+        let (gbs, from) = bandwidth_ceiling(&results, &small);
+        assert!((gbs - 10.0).abs() < 1e-9);
+        assert_eq!(from, "roofline/fma1/vec4-f32/1MiB");
+    }
+
+    #[test]
+    fn the_array_is_four_times_the_assumed_cache_on_a_gpu() {
+        let limit = 4 << 30;
+        for profile in [Profile::Quick, Profile::Default, Profile::Full] {
+            let discrete = roofline_size(AdapterClass::Discrete, profile, limit);
+            assert_eq!(discrete.bytes, 1 << 30, "{}", discrete.rule);
+            let llc = AdapterClass::Discrete
+                .assumed_llc_bytes()
+                .expect("a GPU has one");
+            assert!(discrete.bytes >= 4 * llc);
+            assert!(discrete.rule.contains("4x") && discrete.rule.contains("256MiB"));
+            let integrated = roofline_size(AdapterClass::Integrated, profile, limit);
+            assert_eq!(integrated.bytes, 512 << 20);
+        }
+        // Capped by the binding limit (rounded down to a power of two), and saying so.
+        let capped = roofline_size(AdapterClass::Discrete, Profile::Full, 768 << 20);
+        assert_eq!(capped.bytes, 512 << 20);
+        assert!(capped.rule.contains("capped"), "{}", capped.rule);
+        // Software adapters keep CI's sizes.
+        let quick = roofline_size(AdapterClass::Software, Profile::Quick, 128 << 20);
+        assert_eq!(quick.bytes, 16 << 20);
+        assert!(!quick.rule.contains("capped"));
+        let full = roofline_size(AdapterClass::Software, Profile::Full, 128 << 20);
+        assert_eq!(full.bytes, 64 << 20);
     }
 
     #[test]

@@ -11,7 +11,8 @@ use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, Runner};
 use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
-use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
+use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint, RooflineSuite, roofline_size};
+use gpubench_kernels::stream::AdapterClass;
 use gpubench_kernels::sustained::SustainedSuite;
 use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
 
@@ -90,6 +91,38 @@ impl Tuner for NoTuning {
             "the sustained suite tunes nothing, yet measured {}",
             bench.info().id
         )
+    }
+}
+
+#[test]
+fn roofline_points_record_how_their_array_was_sized() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let options = SuiteOptions::new(Profile::Quick);
+    let tuner = &mut NoTuning;
+    let build = &mut BuildContext {
+        ctx: &ctx,
+        options: &options,
+        tuner,
+    };
+    let benches = RooflineSuite
+        .benchmarks(build)
+        .expect("the roofline suite builds");
+    let limit = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size);
+    let size = roofline_size(AdapterClass::of(&ctx), Profile::Quick, limit);
+    assert_eq!(benches.len(), FMAS_SWEEP.len());
+    for bench in &benches {
+        let params = &bench.info().params;
+        assert_eq!(params["array_bytes"].as_u64(), Some(size.bytes));
+        assert_eq!(params["size_rule"].as_str(), Some(size.rule.as_str()));
+    }
+    if ctx.is_software() {
+        // Software adapters keep CI's sizes.
+        assert_eq!(size.bytes, 16 << 20);
     }
 }
 

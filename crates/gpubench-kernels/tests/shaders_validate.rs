@@ -12,6 +12,7 @@ use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::{Precision, SpecialisedShader};
 use gpubench_kernels::matmul::{Kind, VARIANTS, unrolled};
 use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
+use gpubench_kernels::stream::KERNELS;
 
 fn validate(name: &str, source: &str) -> naga::Module {
     let module = naga::front::wgsl::parse_str(source)
@@ -135,6 +136,30 @@ fn every_specialised_fma_shader_validates() {
         let point = RooflinePoint::new(fmas, 1 << 20, 1);
         validate_specialised(&point.info().id, &point.shader());
     }
+}
+
+/// Every stream kernel's entry points (one walk, and `repeats` walks per dispatch), in the
+/// shader its pipeline compiles as written, with the walks per dispatch in its uniform (`repeats`, the fourth u32 of `Params`, as the kernels'
+/// own `Params` lays it out).
+#[test]
+fn every_stream_entry_point_validates_and_reads_its_repeats() {
+    let module = validate("stream.wgsl", gpubench_kernels::shaders::STREAM);
+    for spec in &KERNELS {
+        for entry in [spec.entry, spec.repeated_entry] {
+            assert!(has_entry(&module, entry), "stream.wgsl: no {entry}");
+        }
+    }
+    let params = module
+        .types
+        .iter()
+        .find(|(_, t)| t.name.as_deref() == Some("Params"))
+        .expect("stream.wgsl declares Params");
+    let naga::TypeInner::Struct { members, span } = &params.1.inner else {
+        panic!("Params is a struct");
+    };
+    let names: Vec<_> = members.iter().filter_map(|m| m.name.as_deref()).collect();
+    assert_eq!(names, ["n", "scalar", "threads", "repeats"]);
+    assert_eq!(*span, 16);
 }
 
 #[test]

@@ -1,13 +1,20 @@
 //! The stream suite on a real adapter (lavapipe in CI): every kernel verifies and is timed by
-//! GPU timestamps; a deliberately broken kernel fails verification and gets no number.
+//! GPU timestamps; small arrays are walked several times per dispatch, and still verify; a
+//! deliberately broken kernel fails verification and gets no number.
 
 mod common;
 
 use common::{assert_host_time_beside_gpu, run_ok, short_settings};
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{Benchmark, GpuContext, KernelBench, Runner, Status, TimingSource};
+use gpubench_harness::{
+    BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status, TimingSource,
+};
 use gpubench_kernels::faults::broken_copy;
-use gpubench_kernels::stream::{CopyEngine, HostMemcpy, Stream, StreamKernel};
+use gpubench_kernels::stream::sizing::{MAX_REPEATS, TARGET_DISPATCH_S, repeats_for};
+use gpubench_kernels::stream::{
+    AdapterClass, CopyEngine, HostMemcpy, Stream, StreamKernel, StreamSuite,
+};
+use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
 
 fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()
@@ -51,6 +58,76 @@ fn declared_work_counts_bytes_read_plus_written() {
     let mut fill = KernelBench::new(Stream::new(StreamKernel::Fill, bytes, 3));
     fill.setup(&ctx).expect("setup");
     assert_eq!(fill.work().total_bytes(), bytes);
+    // Every walk counts: five walks of a triad move five times the bytes.
+    let mut five = KernelBench::new(Stream::new(StreamKernel::Triad, bytes, 3).with_repeats(5));
+    five.setup(&ctx).expect("setup");
+    let work = five.work();
+    assert_eq!(
+        (work.bytes_read, work.bytes_written),
+        (10 * bytes, 5 * bytes)
+    );
+}
+
+/// The stream suite builds from options alone: it measures no candidates.
+struct NothingToTune;
+
+impl Tuner for NothingToTune {
+    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
+        panic!("the stream suite measured {}", bench.info().id)
+    }
+}
+
+#[test]
+fn small_arrays_are_walked_until_a_dispatch_is_long_enough() {
+    let Some(ctx) = context() else { return };
+    let bytes = 256 * 1024;
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.stream_size = Some(bytes);
+    let suite = StreamSuite;
+    let tuner = &mut NothingToTune;
+    let build = &mut BuildContext {
+        ctx: &ctx,
+        options: &options,
+        tuner,
+    };
+    let mut benches = suite.benchmarks(build).expect("the suite builds");
+    let runner = Runner::new(&ctx, short_settings());
+    let class = AdapterClass::of(&ctx);
+    let mut kernels = 0;
+    for kernel in StreamKernel::ALL {
+        let spec = kernel.spec();
+        let id = format!("stream/{}/vec4-f32/256KiB", spec.name);
+        let bench = benches.iter_mut().find(|b| b.info().id == id).expect(&id);
+        let repeats = bench.info().params["repeats"].as_u64().expect("repeats");
+        let want = repeats_for(spec.bytes_per_walk(bytes), class, spec.max_repeats());
+        assert_eq!(repeats, u64::from(want), "{id}");
+        assert!(
+            repeats > 1 && repeats < u64::from(MAX_REPEATS),
+            "{id}: {repeats}"
+        );
+        // The repeated kernel verifies (the reduction's sums exactly, walk by walk) ...
+        let mut result = run_ok(&runner, bench.as_mut());
+        assert!(result.work.total_bytes() >= repeats * spec.bytes_per_walk(bytes));
+        // ... and a dispatch reaches the target, or the result says it did not.
+        suite.annotate(&mut result);
+        let dispatch_us = result.extra["dispatch_us"].as_f64().expect("dispatch time");
+        let warned = result
+            .warnings
+            .iter()
+            .any(|w| w.contains("dispatches are short"));
+        assert_eq!(
+            warned,
+            dispatch_us < TARGET_DISPATCH_S * 1e6,
+            "{id}: {dispatch_us} us"
+        );
+        kernels += 1;
+    }
+    assert_eq!(kernels, StreamKernel::ALL.len());
+    // The copy engine and the host memcpy are no shader kernels: no walks, no dispatch time.
+    let others = benches
+        .iter()
+        .filter(|b| !b.info().params.contains_key("repeats"));
+    assert_eq!(others.count(), 2);
 }
 
 #[test]

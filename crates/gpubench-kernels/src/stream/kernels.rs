@@ -15,11 +15,18 @@ use crate::gpu::{
 use crate::shaders;
 use crate::verify::{Checker, Tolerance, compare_f32};
 
+use super::sizing::{AdapterClass, MAX_REPEATS, repeats_for};
+
 /// Bytes in one `vec4<f32>`.
 pub const VEC4_BYTES: u64 = 16;
 /// The scalar of scale and triad, as in BabelStream.
 pub const SCALAR: f32 = 0.4;
 const WORKGROUP: u32 = 256;
+/// Inputs are multiples of this in [0.5, 1.5): every sum the reduction makes is then exact.
+const INPUT_STEP: f32 = 1.0 / 256.0;
+/// The most terms a partial sum may have and stay exact in f32: each term is below 1.5 = 384
+/// steps, and the sum must stay below 2^24 steps.
+pub const EXACT_SUM_TERMS: u64 = (1 << 24) / 384;
 
 /// The six bandwidth kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,8 +61,10 @@ pub struct StreamSpec {
     pub kernel: StreamKernel,
     /// Name, as used in result ids.
     pub name: &'static str,
-    /// The WGSL entry point in stream.wgsl.
+    /// The WGSL entry point in stream.wgsl that walks the arrays once.
     pub entry: &'static str,
+    /// The entry point that walks them `repeats` times per dispatch.
+    pub repeated_entry: &'static str,
     /// Input arrays read, each once per iteration.
     pub inputs: u64,
     /// What is written per iteration.
@@ -72,6 +81,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         kernel: StreamKernel::Copy,
         name: "copy",
         entry: "copy",
+        repeated_entry: "copy_repeated",
         inputs: 1,
         output: Output::Array,
         per_invocation: 1,
@@ -81,6 +91,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         kernel: StreamKernel::Scale,
         name: "scale",
         entry: "scale",
+        repeated_entry: "scale_repeated",
         inputs: 1,
         output: Output::Array,
         per_invocation: 1,
@@ -90,6 +101,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         kernel: StreamKernel::Add,
         name: "add",
         entry: "add",
+        repeated_entry: "add_repeated",
         inputs: 2,
         output: Output::Array,
         per_invocation: 1,
@@ -99,6 +111,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         kernel: StreamKernel::Triad,
         name: "triad",
         entry: "triad",
+        repeated_entry: "triad_repeated",
         inputs: 2,
         output: Output::Array,
         per_invocation: 1,
@@ -109,6 +122,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         name: "read",
         // `read` is a WGSL access mode and cannot name a function.
         entry: "read_sum",
+        repeated_entry: "read_sum_repeated",
         inputs: 1,
         output: Output::Partials,
         // Few elements per invocation means many invocations: on lavapipe, 64 per invocation
@@ -121,12 +135,31 @@ pub const KERNELS: [StreamSpec; 6] = [
         kernel: StreamKernel::Fill,
         name: "fill",
         entry: "fill",
+        repeated_entry: "fill_repeated",
         inputs: 0,
         output: Output::Array,
         per_invocation: 1,
         counts: "bytes written per second (1 array)",
     },
 ];
+
+impl StreamSpec {
+    /// Bytes one walk over arrays of `array_bytes` moves: the inputs read and the array
+    /// written (the reduction's partial sums are written once per dispatch, and are few).
+    pub fn bytes_per_walk(&self, array_bytes: u64) -> u64 {
+        let written = u64::from(self.output == Output::Array);
+        (self.inputs + written) * array_bytes
+    }
+
+    /// The most walks one dispatch may make: [`MAX_REPEATS`], and for the reduction as many as
+    /// keep its partial sums exact (about `per_invocation` terms per walk).
+    pub fn max_repeats(&self) -> u32 {
+        match self.output {
+            Output::Array => MAX_REPEATS,
+            Output::Partials => (EXACT_SUM_TERMS / self.per_invocation) as u32,
+        }
+    }
+}
 
 impl StreamKernel {
     /// All kernels in report order.
@@ -183,7 +216,7 @@ struct Params {
     n: u32,
     scalar: f32,
     threads: u32,
-    _pad: u32,
+    repeats: u32,
 }
 
 /// What set-up made: the dispatch, its output and the host copy of the inputs.
@@ -202,6 +235,7 @@ pub struct Stream {
     spec: &'static StreamSpec,
     bytes: u64,
     seed: u64,
+    repeats: u32,
     shader: &'static str,
     entry: &'static str,
     suite: &'static str,
@@ -234,19 +268,54 @@ impl Stream {
             spec: kernel.spec(),
             bytes,
             seed,
+            repeats: 1,
             shader,
             entry,
             suite,
         }
     }
 
+    /// The same kernel walking its arrays `repeats` times (at least once) in each dispatch,
+    /// through the shader's repeating entry point when there is more than one walk. A kernel
+    /// from another shader entry point walks once.
+    pub fn with_repeats(mut self, repeats: u32) -> Self {
+        if !self.is_own_entry() {
+            return self;
+        }
+        self.repeats = repeats.max(1);
+        self.entry = if self.repeats > 1 {
+            self.spec.repeated_entry
+        } else {
+            self.spec.entry
+        };
+        self
+    }
+
+    /// The same kernel with as many walks per dispatch as make one dispatch last the target
+    /// time at `class`'s assumed peak bandwidth ([`repeats_for`]).
+    pub fn sized_for(self, class: AdapterClass) -> Self {
+        let walk = self.spec.bytes_per_walk(self.bytes);
+        let repeats = repeats_for(walk, class, self.spec.max_repeats());
+        self.with_repeats(repeats)
+    }
+
+    /// Walks of the arrays per dispatch.
+    pub fn repeats(&self) -> u32 {
+        self.repeats
+    }
+
     fn elements(&self) -> u64 {
         self.bytes / VEC4_BYTES
     }
 
+    /// Whether the kernel runs one of the stream shader's own entry points for it.
+    fn is_own_entry(&self) -> bool {
+        self.entry == self.spec.entry || self.entry == self.spec.repeated_entry
+    }
+
     /// The name in ids: the kernel's, or the entry point's when it runs another shader.
     fn name(&self) -> &'static str {
-        if self.entry == self.spec.entry {
+        if self.is_own_entry() {
             self.spec.name
         } else {
             self.entry
@@ -291,6 +360,7 @@ impl Kernel for Stream {
             .param("element", "vec4<f32>")
             .param("array_bytes", self.bytes)
             .param("array_size", format_size(self.bytes))
+            .param("repeats", self.repeats)
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
@@ -308,11 +378,11 @@ impl Kernel for Stream {
                 .map_err(|_| BenchError::Unsupported("array too long for u32 indexing".into()))?,
             scalar: SCALAR,
             threads: threads as u32,
-            _pad: 0,
+            repeats: self.repeats,
         };
         let mut input = |index: u64| {
             if self.spec.inputs > index {
-                rng.f32_vec(floats, 0.5, 1.5)
+                exact_inputs(&mut rng, floats)
             } else {
                 Vec::new()
             }
@@ -348,12 +418,15 @@ impl Kernel for Stream {
         })
     }
 
+    /// Every walk's bytes: each reads the inputs and writes the output array again; the
+    /// reduction writes its partial sums once per dispatch.
     fn work(&self, state: &StreamState) -> Work {
+        let repeats = u64::from(self.repeats);
         let written = match self.spec.output {
-            Output::Array => self.bytes,
+            Output::Array => repeats * self.bytes,
             Output::Partials => state.threads * VEC4_BYTES,
         };
-        Work::bytes(self.spec.inputs * self.bytes, written)
+        Work::bytes(repeats * self.spec.inputs * self.bytes, written)
     }
 
     fn run(&self, state: &mut StreamState, clock: &mut SampleClock<'_>) -> Outcome {
@@ -366,7 +439,8 @@ impl Kernel for Stream {
         let got = read_f32(ctx, &state.output)?;
         let kernel = self.spec.kernel;
         if self.spec.output == Output::Partials {
-            return Ok(verify_partial_sums(&got, &state.a, state.threads as usize));
+            let walks = (state.threads as usize, self.repeats);
+            return Ok(verify_partial_sums(&got, &state.a, walks));
         }
         let want: Vec<f64> = (0..self.elements() as usize)
             .flat_map(|i| (0..4).map(move |k| (i, k)))
@@ -376,23 +450,65 @@ impl Kernel for Stream {
     }
 }
 
-/// Checks the reduction's partials: invocation t summed elements t, t + threads, ... of `a`.
-fn verify_partial_sums(got: &[f32], a: &[f32], threads: usize) -> Verification {
-    let n = a.len() / 4;
-    let mut want = vec![[0.0f64; 4]; threads];
+/// `len` inputs, multiples of [`INPUT_STEP`] in [0.5, 1.5): random, never zero, and summed
+/// exactly by the reduction.
+fn exact_inputs(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
+    (0..len)
+        .map(|_| (128 + rng.next_below(256)) as f32 * INPUT_STEP)
+        .collect()
+}
+
+/// The first element invocation `t` handles in walk `r`: that of invocation `t + r x WORKGROUP`,
+/// modulo the grid (stream.wgsl's `next_first` steps it walk after walk).
+fn first(t: usize, r: u32, threads: usize) -> usize {
+    let shift = (r as usize * WORKGROUP as usize) % threads;
+    (t + shift) % threads
+}
+
+/// A partial sum of `terms` inputs: exact while it cannot leave f32's integers of
+/// [`INPUT_STEP`], else the classic bound for a sum in any order.
+pub fn partial_sum_tolerance(terms: u64) -> Tolerance {
+    if terms <= EXACT_SUM_TERMS {
+        Tolerance::EXACT
+    } else {
+        Tolerance::f32_sum(terms)
+    }
+}
+
+/// Checks the reduction's partials: in each of `repeats` walks, invocation t summed elements
+/// v, v + threads, ... of `a` with v = [`first`]`(t, walk)`, and wrote the sum over the walks.
+fn verify_partial_sums(got: &[f32], a: &[f32], (threads, repeats): (usize, u32)) -> Verification {
+    let mut checker = Checker::new();
+    if got.len() != threads * 4 {
+        checker.fail(format!(
+            "{} partial sums, expected {}",
+            got.len() / 4,
+            threads
+        ));
+        return checker.finish();
+    }
+    // What one walk gives each invocation's slot, and how many terms it adds.
+    let mut walk = vec![[0.0f64; 4]; threads];
     let mut terms = vec![0u64; threads];
-    for i in 0..n {
-        let t = i % threads;
-        terms[t] += 1;
+    for i in 0..a.len() / 4 {
+        let v = i % threads;
+        terms[v] += 1;
         for k in 0..4 {
-            want[t][k] += f64::from(a[4 * i + k]);
+            walk[v][k] += f64::from(a[4 * i + k]);
         }
     }
-    let mut checker = Checker::new();
     for t in 0..threads {
-        let tol = Tolerance::f32_sum(terms[t]);
-        for k in 0..4 {
-            let w = want[t][k];
+        let mut want = [0.0f64; 4];
+        let mut count = 0;
+        for r in 0..repeats {
+            let v = first(t, r, threads);
+            count += terms[v];
+            for k in 0..4 {
+                want[k] += walk[v][k];
+            }
+        }
+        let tol = partial_sum_tolerance(count);
+        for (k, &w) in want.iter().enumerate() {
             // Inputs are positive, so the sum of magnitudes is the sum itself.
             checker.check(f64::from(got[4 * t + k]), w, w, tol, || {
                 format!("partial sum {t}.{k}")
@@ -413,18 +529,87 @@ mod tests {
         }
     }
 
-    #[test]
-    fn partial_sums_catch_a_dropped_element() {
-        let a: Vec<f32> = (0..64).map(|i| 0.5 + (i % 7) as f32 / 8.0).collect();
-        let threads = 4;
+    /// What the reduction writes, replayed in f32 on the CPU: invocation t sums, walk by walk,
+    /// the elements of invocation `slot(t, r)`.
+    fn replay(
+        a: &[f32],
+        threads: usize,
+        repeats: u32,
+        slot: impl Fn(usize, u32) -> usize,
+    ) -> Vec<f32> {
+        let n = a.len() / 4;
         let mut sums = vec![0.0f32; threads * 4];
-        for i in 0..a.len() / 4 {
-            for k in 0..4 {
-                sums[4 * (i % threads) + k] += a[4 * i + k];
+        for t in 0..threads {
+            for r in 0..repeats {
+                for i in (slot(t, r)..n).step_by(threads) {
+                    for k in 0..4 {
+                        sums[4 * t + k] += a[4 * i + k];
+                    }
+                }
             }
         }
-        assert!(verify_partial_sums(&sums, &a, threads).passed());
+        sums
+    }
+
+    #[test]
+    fn partial_sums_catch_a_dropped_element() {
+        let mut rng = SplitMix64::new(9);
+        let a = exact_inputs(&mut rng, 64);
+        let threads = 4;
+        let mut sums = replay(&a, threads, 1, |t, _| t);
+        assert!(verify_partial_sums(&sums, &a, (threads, 1)).passed());
         sums[5] -= a[5];
-        assert!(!verify_partial_sums(&sums, &a, threads).passed());
+        assert!(!verify_partial_sums(&sums, &a, (threads, 1)).passed());
+    }
+
+    #[test]
+    fn repeated_walks_are_checked_exactly_with_their_rotation() {
+        // Two workgroups, four elements per invocation, three walks: exact sums of 12 terms.
+        let threads = 2 * WORKGROUP as usize;
+        let mut rng = SplitMix64::new(3);
+        let a = exact_inputs(&mut rng, 4 * threads * 4);
+        let repeats = 3;
+        let mut sums = replay(&a, threads, repeats, |t, r| first(t, r, threads));
+        assert!(verify_partial_sums(&sums, &a, (threads, repeats)).passed());
+        // One walk short, or every walk over the invocation's own elements (no rotation),
+        // or one element dropped: each fails.
+        let once = replay(&a, threads, repeats - 1, |t, r| first(t, r, threads));
+        assert!(!verify_partial_sums(&once, &a, (threads, repeats)).passed());
+        let unrotated = replay(&a, threads, repeats, |t, _| t);
+        assert!(!verify_partial_sums(&unrotated, &a, (threads, repeats)).passed());
+        sums[7] -= a[7];
+        assert!(!verify_partial_sums(&sums, &a, (threads, repeats)).passed());
+        assert!(!verify_partial_sums(&sums[4..], &a, (threads, repeats)).passed());
+    }
+
+    #[test]
+    fn repeats_choose_the_repeating_entry_point_and_keep_the_id() {
+        let once = Stream::new(StreamKernel::Read, 1 << 20, 1);
+        let id = once.info().id;
+        let many = once.with_repeats(4);
+        assert_eq!((many.entry, many.repeats()), ("read_sum_repeated", 4));
+        assert_eq!(many.info().id, id);
+        assert_eq!(many.info().params["repeats"], 4);
+        let back = many.with_repeats(0);
+        assert_eq!((back.entry, back.repeats()), ("read_sum", 1));
+        // Another shader's kernel has no repeating form: it walks once.
+        let other = Stream::with_shader(StreamKernel::Copy, 4096, 1, "", "broken", "selftest");
+        assert_eq!(other.with_repeats(8).repeats(), 1);
+    }
+
+    #[test]
+    fn the_reduction_stays_exact_at_its_repeat_cap() {
+        let read = StreamKernel::Read.spec();
+        let terms = u64::from(read.max_repeats()) * read.per_invocation;
+        assert!(terms <= EXACT_SUM_TERMS);
+        assert_eq!(partial_sum_tolerance(terms), Tolerance::EXACT);
+        assert_ne!(partial_sum_tolerance(EXACT_SUM_TERMS + 1), Tolerance::EXACT);
+        // The largest exact sum: every term at its maximum, still an f32 integer of steps.
+        let top = (1.5 - f64::from(INPUT_STEP)) * EXACT_SUM_TERMS as f64;
+        assert_eq!(f64::from(top as f32), top);
+        assert_eq!(StreamKernel::Triad.spec().max_repeats(), MAX_REPEATS);
+        assert_eq!(StreamKernel::Triad.spec().bytes_per_walk(1024), 3 * 1024);
+        assert_eq!(read.bytes_per_walk(1024), 1024);
+        assert_eq!(StreamKernel::Fill.spec().bytes_per_walk(1024), 1024);
     }
 }
