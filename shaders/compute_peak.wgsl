@@ -1,5 +1,7 @@
-// Peak FMA throughput: every invocation runs many independent multiply-add chains, so the
-// arithmetic units never wait on a previous result.
+// Peak FMA throughput: every invocation runs 8 independent multiply-add chains (8 scalars, 4
+// vec2 or 2 vec4), so the arithmetic units never wait on a previous result, and each loop
+// iteration advances every chain by UNROLL = 16 steps, so the loop's own work (counter, exit
+// test, and on a SIMD CPU the lane mask) is paid once per 128 FMAs.
 //
 // Each chain is x = fma(x, a, b) with a and b from a uniform buffer (the compiler cannot fold
 // them). The host sets a = 1 and b = 2^-10 and starts every chain at -1.5 + j / 1024 for a small
@@ -9,12 +11,20 @@
 // pass. Each invocation writes the f32 sum of its chains (exact too: all terms are multiples
 // of 2^-10 with small magnitude).
 //
+// The steps are written out chain by chain within each step (chain 0, chain 1, ..., then the
+// next step), so neighbouring instructions are independent: what a GPU's dual issue (RDNA's
+// VOPD) and an in-order scheduler need. The chains are one struct per form, stepped by one
+// function, so the step is written once.
+//
 // The f16 form is made by rewriting the alias below (see gpu::specialise); STEPS is a pipeline
-// constant, set by the host when it creates the pipeline.
+// constant, set by the host when it creates the pipeline. The grid may be two-dimensional (a
+// large device needs more workgroups than one dimension allows): invocations are numbered row
+// by row.
 
 alias T = f32;
 
-// Steps per chain. STEPS * b must keep chains inside [-1.5, 0.5).
+// Steps per chain: a multiple of 16 (the steps one loop iteration takes). STEPS * b must keep
+// chains inside [-1.5, 0.5).
 override STEPS: u32 = 1024u;
 
 struct Params {
@@ -32,84 +42,133 @@ fn start(id: u32, c: u32) -> T {
     return T(-1.5 + f32((id * 7u + c * 13u) & 511u) / 1024.0);
 }
 
-// 16 scalar chains per invocation.
-@compute @workgroup_size(64)
-fn peak_scalar(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let a = T(params.a);
-    let b = T(params.b);
-    var x0 = start(gid.x, 0u);
-    var x1 = start(gid.x, 1u);
-    var x2 = start(gid.x, 2u);
-    var x3 = start(gid.x, 3u);
-    var x4 = start(gid.x, 4u);
-    var x5 = start(gid.x, 5u);
-    var x6 = start(gid.x, 6u);
-    var x7 = start(gid.x, 7u);
-    var x8 = start(gid.x, 8u);
-    var x9 = start(gid.x, 9u);
-    var x10 = start(gid.x, 10u);
-    var x11 = start(gid.x, 11u);
-    var x12 = start(gid.x, 12u);
-    var x13 = start(gid.x, 13u);
-    var x14 = start(gid.x, 14u);
-    var x15 = start(gid.x, 15u);
-    for (var i = 0u; i < STEPS; i++) {
-        x0 = fma(x0, a, b);
-        x1 = fma(x1, a, b);
-        x2 = fma(x2, a, b);
-        x3 = fma(x3, a, b);
-        x4 = fma(x4, a, b);
-        x5 = fma(x5, a, b);
-        x6 = fma(x6, a, b);
-        x7 = fma(x7, a, b);
-        x8 = fma(x8, a, b);
-        x9 = fma(x9, a, b);
-        x10 = fma(x10, a, b);
-        x11 = fma(x11, a, b);
-        x12 = fma(x12, a, b);
-        x13 = fma(x13, a, b);
-        x14 = fma(x14, a, b);
-        x15 = fma(x15, a, b);
-    }
-    var sum = 0.0;
-    sum += f32(x0);
-    sum += f32(x1);
-    sum += f32(x2);
-    sum += f32(x3);
-    sum += f32(x4);
-    sum += f32(x5);
-    sum += f32(x6);
-    sum += f32(x7);
-    sum += f32(x8);
-    sum += f32(x9);
-    sum += f32(x10);
-    sum += f32(x11);
-    sum += f32(x12);
-    sum += f32(x13);
-    sum += f32(x14);
-    sum += f32(x15);
-    out[gid.x] = sum;
+// The invocation's number in a grid of nwg workgroups of 64, row by row.
+fn invocation(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return gid.x + gid.y * nwg.x * 64u;
 }
 
-// 4 vec4 chains per invocation (16 scalar lanes).
+struct Scalar8 {
+    c0: T, c1: T, c2: T, c3: T, c4: T, c5: T, c6: T, c7: T,
+}
+
+fn step_scalar(x: Scalar8, a: T, b: T) -> Scalar8 {
+    return Scalar8(
+        fma(x.c0, a, b), fma(x.c1, a, b), fma(x.c2, a, b), fma(x.c3, a, b),
+        fma(x.c4, a, b), fma(x.c5, a, b), fma(x.c6, a, b), fma(x.c7, a, b),
+    );
+}
+
+// 8 scalar chains per invocation.
 @compute @workgroup_size(64)
-fn peak_vec4(@builtin(global_invocation_id) gid: vec3<u32>) {
+fn peak_scalar(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = invocation(gid, nwg);
+    let a = T(params.a);
+    let b = T(params.b);
+    var x = Scalar8(
+        start(id, 0u), start(id, 1u), start(id, 2u), start(id, 3u),
+        start(id, 4u), start(id, 5u), start(id, 6u), start(id, 7u),
+    );
+    for (var i = 0u; i < STEPS / 16u; i++) {
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b);
+    }
+    let low = f32(x.c0) + f32(x.c1) + f32(x.c2) + f32(x.c3);
+    let high = f32(x.c4) + f32(x.c5) + f32(x.c6) + f32(x.c7);
+    out[id] = low + high;
+}
+
+struct Vec2x4 {
+    c0: vec2<T>, c1: vec2<T>, c2: vec2<T>, c3: vec2<T>,
+}
+
+fn step_vec2(x: Vec2x4, a: vec2<T>, b: vec2<T>) -> Vec2x4 {
+    return Vec2x4(fma(x.c0, a, b), fma(x.c1, a, b), fma(x.c2, a, b), fma(x.c3, a, b));
+}
+
+fn start2(id: u32, c: u32) -> vec2<T> {
+    return vec2<T>(start(id, c), start(id, c + 1u));
+}
+
+// 4 vec2 chains per invocation (8 scalar lanes): packed f16 and dual-issue units take pairs.
+@compute @workgroup_size(64)
+fn peak_vec2(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = invocation(gid, nwg);
+    let a = vec2<T>(T(params.a));
+    let b = vec2<T>(T(params.b));
+    var x = Vec2x4(start2(id, 0u), start2(id, 2u), start2(id, 4u), start2(id, 6u));
+    for (var i = 0u; i < STEPS / 16u; i++) {
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+        x = step_vec2(x, a, b);
+    }
+    let sum = vec2<f32>(x.c0) + vec2<f32>(x.c1) + vec2<f32>(x.c2) + vec2<f32>(x.c3);
+    out[id] = sum.x + sum.y;
+}
+
+struct Vec4x2 {
+    c0: vec4<T>, c1: vec4<T>,
+}
+
+fn step_vec4(x: Vec4x2, a: vec4<T>, b: vec4<T>) -> Vec4x2 {
+    return Vec4x2(fma(x.c0, a, b), fma(x.c1, a, b));
+}
+
+fn start4(id: u32, c: u32) -> vec4<T> {
+    return vec4<T>(start(id, c), start(id, c + 1u), start(id, c + 2u), start(id, c + 3u));
+}
+
+// 2 vec4 chains per invocation (8 scalar lanes).
+@compute @workgroup_size(64)
+fn peak_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let id = invocation(gid, nwg);
     let a = vec4<T>(T(params.a));
     let b = vec4<T>(T(params.b));
-    var x0 = vec4<T>(start(gid.x, 0u), start(gid.x, 1u), start(gid.x, 2u), start(gid.x, 3u));
-    var x1 = vec4<T>(start(gid.x, 4u), start(gid.x, 5u), start(gid.x, 6u), start(gid.x, 7u));
-    var x2 = vec4<T>(start(gid.x, 8u), start(gid.x, 9u), start(gid.x, 10u), start(gid.x, 11u));
-    var x3 = vec4<T>(start(gid.x, 12u), start(gid.x, 13u), start(gid.x, 14u), start(gid.x, 15u));
-    for (var i = 0u; i < STEPS; i++) {
-        x0 = fma(x0, a, b);
-        x1 = fma(x1, a, b);
-        x2 = fma(x2, a, b);
-        x3 = fma(x3, a, b);
+    var x = Vec4x2(start4(id, 0u), start4(id, 4u));
+    for (var i = 0u; i < STEPS / 16u; i++) {
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b);
     }
-    var sum = vec4<f32>(0.0);
-    sum += vec4<f32>(x0);
-    sum += vec4<f32>(x1);
-    sum += vec4<f32>(x2);
-    sum += vec4<f32>(x3);
-    out[gid.x] = sum.x + sum.y + sum.z + sum.w;
+    let sum = vec4<f32>(x.c0) + vec4<f32>(x.c1);
+    out[id] = (sum.x + sum.y) + (sum.z + sum.w);
 }

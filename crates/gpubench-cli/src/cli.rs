@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::values::{FaultArg, ProfileArg, matmul_variant_parser, suite_parser};
+use crate::values::{FaultArg, ProfileArg, ShaderChecksArg, matmul_variant_parser, suite_parser};
 
 /// A cross-vendor GPU compute benchmark: transfer, memory bandwidth, compute throughput and
 /// launch overhead through wgpu, every kernel verified, every number with its interval.
@@ -101,6 +101,10 @@ pub struct RunArgs {
     /// Seed for input data.
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
+    /// naga's runtime checks (bounds clamping, loop bounding) in the timed kernels' shaders;
+    /// recorded in the results.
+    #[arg(long, value_enum, default_value = "off")]
+    pub shader_checks: ShaderChecksArg,
     /// Do not show progress bars.
     #[arg(long)]
     pub no_progress: bool,

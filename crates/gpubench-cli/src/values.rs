@@ -1,5 +1,5 @@
 //! Flag values that name something from a fixed list: profiles, faults, suites, matmul
-//! variants. Each list comes from where the things are defined (the profile enum, the fault
+//! variants, shader checks. Each list comes from where the things are defined (the profile enum, the fault
 //! table, the suite registry, the variant table), so `--help` lists them and a typo is a usage
 //! error (exit 2) naming the known values, before any adapter is opened.
 
@@ -10,6 +10,7 @@ use clap::error::ErrorKind;
 use clap::{Arg, Command, ValueEnum};
 use gpubench_harness::Profile;
 use gpubench_kernels::faults::Fault;
+use gpubench_kernels::gpu::ShaderChecks;
 use gpubench_kernels::{Included, REGISTRY};
 
 /// A `--profile` value.
@@ -30,6 +31,27 @@ impl ValueEnum for ProfileArg {
             Profile::Quick => "CI and smoke tests: small sizes, few samples",
             Profile::Default => "a real machine in a few minutes",
             Profile::Full => "size sweeps, longer sampling, and the capacity and sustained suites",
+        };
+        Some(PossibleValue::new(self.0.name()).help(help))
+    }
+}
+
+/// A `--shader-checks` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShaderChecksArg(pub ShaderChecks);
+
+impl ValueEnum for ShaderChecksArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[
+            ShaderChecksArg(ShaderChecks::On),
+            ShaderChecksArg(ShaderChecks::Off),
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        let help = match self.0 {
+            ShaderChecks::On => "wgpu's bounds clamping, loop bounding and division guards",
+            ShaderChecks::Off => "none of them: every kernel's output is verified before timing",
         };
         Some(PossibleValue::new(self.0.name()).help(help))
     }
@@ -158,5 +180,10 @@ mod tests {
             .map(|v| v.get_name().to_string())
             .collect();
         assert_eq!(suites, gpubench_kernels::SUITES);
+        let checks: Vec<ShaderChecks> = ShaderChecksArg::value_variants()
+            .iter()
+            .map(|c| c.0)
+            .collect();
+        assert_eq!(checks, ShaderChecks::ALL);
     }
 }

@@ -102,6 +102,7 @@ fn quick_stream_run_writes_verified_gpu_timed_results() {
     assert!(options["matmul_variant"].is_null(), "{options}");
     assert_eq!(options["seed"], 0x5eed, "{options}");
     assert_eq!(options["profile"], "quick", "{options}");
+    assert_eq!(options["shader_checks"], "off", "{options}");
     assert_eq!(doc["schema_version"], 1);
     assert_eq!(doc["complete"], true);
     assert!(
@@ -127,6 +128,11 @@ fn quick_stream_run_writes_verified_gpu_timed_results() {
             "gpu-timestamp"
         };
         assert_eq!(r["timing"], expected, "{}", r["id"]);
+        // Shader kernels record the runtime-checks choice; copies and memcpy compile nothing.
+        let id = r["id"].as_str().unwrap_or_default();
+        let compiles = !id.contains("host-memcpy") && !id.contains("copy-buffer");
+        let checks = &r["params"]["shader_checks"];
+        assert_eq!(checks.as_str(), compiles.then_some("off"), "{id}");
         let summary = &r["summary"];
         assert!(summary["median"].as_f64().is_some_and(|m| m > 0.0));
         assert!(summary["ci_low"].as_f64().is_some() && summary["ci_high"].as_f64().is_some());

@@ -1,9 +1,23 @@
-//! The compute suite: peak fused multiply-add throughput in f32 and f16, scalar and vec4.
+//! The compute suite: peak fused multiply-add throughput in f32 and f16, scalar, vec2 and vec4.
 //!
 //! Why this shape of kernel: a multiply-add unit has a latency of several cycles, so one chain
-//! per invocation measures latency, not throughput. Every invocation therefore runs many
-//! independent chains ([`PeakForm::lanes`] scalar lanes), enough to keep the pipelines of a GPU
-//! or of a CPU's SIMD units (lavapipe) full, and nothing but arithmetic inside the loop.
+//! per invocation measures latency, not throughput. Every invocation therefore runs [`LANES`]
+//! independent scalar lanes (8 scalar chains, 4 vec2 or 2 vec4), and each loop iteration
+//! advances every chain by [`UNROLL`] steps, so nothing but arithmetic is inside the loop.
+//!
+//! Why 8 lanes and 16 steps, on every adapter. On lavapipe one invocation is one lane of the
+//! CPU's SIMD registers, so every scalar lane of an invocation is one 256-bit register: 8 of
+//! them, plus `a` and `b`, fit AVX2's 16 registers, and 8 chains cover the FMA latency (4
+//! cycles) of 2 FMA ports. 16 lanes, as this kernel had, spill; and a loop iteration of one step
+//! pays the loop's own work (the counter, the exit test, the blend of every chain under the lane
+//! mask) once per FMA, which halved the throughput: measured side by side on lavapipe, 16 lanes
+//! stepped once per iteration reached half of vkpeak's vec4 figure, 8 lanes stepped 16 times
+//! per iteration reach it. vkpeak's own kernel is this shape (2 vec4 chains, 16 steps per
+//! iteration), and it and clpeak (one float4 chain) reach the vendors' peaks on GPUs, where
+//! latency is hidden by the other resident invocations and 8 independent lanes per invocation
+//! is ample: neighbouring instructions are independent, which dual issue (RDNA 3's VOPD) and
+//! packed f16 (the vec2 form) need. So one shape serves CPUs and GPUs; the grid is what
+//! depends on the adapter ([`grid`]).
 //!
 //! Why the answer is exact: the recurrence is `x = fma(x, a, b)` with `a = 1`, `b = 2^-10` read
 //! from a uniform buffer, and start values that are multiples of 2^-10 near -1, so every
@@ -14,6 +28,8 @@
 //! The roofline kernel has the same shape (a uniform block, an output that starts as NaN, an
 //! exact CPU prediction), so both are built on [`FmaDispatch`].
 
+pub mod grid;
+
 use gpubench_harness::{
     BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind,
     Outcome, SampleClock, Status, Verification, Work,
@@ -23,47 +39,66 @@ use crate::derived::param_str;
 use crate::gpu::{DispatchKernel, Precision, SpecialisedShader, f32_bytes, read_f32, specialise};
 use crate::verify::{Checker, Tolerance};
 use crate::{Benchmarks, BuildContext, Suite, shaders};
+use grid::{PeakGrid, peak_grid};
 
 /// Steps per chain, passed to compute_peak.wgsl as its `STEPS` pipeline constant.
 pub const STEPS: u32 = 1024;
+/// Steps of every chain per loop iteration, as written out in compute_peak.wgsl.
+pub const UNROLL: u32 = 16;
+/// Independent scalar lanes per invocation in every form (as written in compute_peak.wgsl).
+pub const LANES: u32 = 8;
 /// The multiplier of every chain.
 pub const A: f32 = 1.0;
 /// The addend of every chain: 2^-10, so STEPS steps move a chain by exactly 1.
 pub const B: f32 = 1.0 / 1024.0;
-const WORKGROUP: u32 = 64;
 
-/// Scalar chains or vec4 chains.
+/// Scalar, vec2 or vec4 chains.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PeakForm {
     /// `T` chains.
     Scalar,
+    /// `vec2<T>` chains (packed f16, dual issue).
+    Vec2,
     /// `vec4<T>` chains.
     Vec4,
 }
 
 impl PeakForm {
-    /// Both forms, in report order.
-    pub const ALL: [PeakForm; 2] = [PeakForm::Scalar, PeakForm::Vec4];
+    /// Every form, in report order.
+    pub const ALL: [PeakForm; 3] = [PeakForm::Scalar, PeakForm::Vec2, PeakForm::Vec4];
 
     /// Name as used in ids.
     pub fn name(self) -> &'static str {
         match self {
             PeakForm::Scalar => "scalar",
+            PeakForm::Vec2 => "vec2",
             PeakForm::Vec4 => "vec4",
         }
     }
 
-    /// Independent scalar lanes per invocation (must match the shader).
-    pub fn lanes(self) -> u32 {
+    /// Scalars per chain.
+    pub fn width(self) -> u32 {
         match self {
-            PeakForm::Scalar => 16,
-            PeakForm::Vec4 => 16,
+            PeakForm::Scalar => 1,
+            PeakForm::Vec2 => 2,
+            PeakForm::Vec4 => 4,
         }
+    }
+
+    /// Independent chains per invocation (must match the shader): [`LANES`] scalars in all.
+    pub fn chains(self) -> u32 {
+        LANES / self.width()
+    }
+
+    /// Independent scalar lanes per invocation.
+    pub fn lanes(self) -> u32 {
+        LANES
     }
 
     fn entry(self) -> &'static str {
         match self {
             PeakForm::Scalar => "peak_scalar",
+            PeakForm::Vec2 => "peak_vec2",
             PeakForm::Vec4 => "peak_vec4",
         }
     }
@@ -171,21 +206,21 @@ impl FmaDispatch {
 pub struct FmaPeak {
     precision: Precision,
     form: PeakForm,
-    workgroups: u32,
+    grid: PeakGrid,
 }
 
 impl FmaPeak {
-    /// `form` chains in `precision`, over `workgroups` workgroups of 64 invocations.
-    pub fn new(precision: Precision, form: PeakForm, workgroups: u32) -> Self {
+    /// `form` chains in `precision`, over `grid` (workgroups of 64 invocations).
+    pub fn new(precision: Precision, form: PeakForm, grid: PeakGrid) -> Self {
         Self {
             precision,
             form,
-            workgroups: workgroups.max(1),
+            grid,
         }
     }
 
     fn invocations(&self) -> u32 {
-        self.workgroups * WORKGROUP
+        u32::try_from(self.grid.invocations()).unwrap_or(u32::MAX)
     }
 
     fn id(&self) -> String {
@@ -222,9 +257,16 @@ impl Kernel for FmaPeak {
         .param("kernel", "fma-peak")
         .param("precision", self.precision.name())
         .param("form", self.form.name())
+        .param("chains_per_invocation", self.form.chains())
         .param("chains_lanes_per_invocation", self.form.lanes())
         .param("steps_per_chain", STEPS)
+        .param("steps_per_iteration", UNROLL)
         .param("invocations", self.invocations())
+        .param(
+            "workgroups",
+            vec![self.grid.workgroups.0, self.grid.workgroups.1],
+        )
+        .param("grid_sizing", self.grid.sizing.as_str())
     }
 
     fn required_features(&self) -> wgpu::Features {
@@ -232,13 +274,13 @@ impl Kernel for FmaPeak {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        if self.workgroups > ctx.limits.max_compute_workgroups_per_dimension {
+        let (x, y) = self.grid.workgroups;
+        if x.max(y) > ctx.limits.max_compute_workgroups_per_dimension {
             return Err(format!(
-                "{} workgroups exceed max_compute_workgroups_per_dimension",
-                self.workgroups
+                "a grid of {x} x {y} workgroups exceeds max_compute_workgroups_per_dimension"
             ));
         }
-        Ok(())
+        crate::gpu::check_binding_fits(ctx, self.grid.invocations() * 4, "grid")
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<FmaDispatch> {
@@ -254,7 +296,7 @@ impl Kernel for FmaPeak {
             bytemuck::bytes_of(&params),
             &[],
             self.invocations() as usize,
-            (self.workgroups, 1),
+            self.grid.workgroups,
         ))
     }
 
@@ -279,13 +321,7 @@ impl Kernel for FmaPeak {
     }
 }
 
-/// Workgroups of 64 per dispatch: enough to fill a large GPU (262k invocations), or a few per
-/// core on a software adapter so one dispatch stays near 10 ms there.
-pub fn peak_workgroups(ctx: &GpuContext) -> u32 {
-    if ctx.is_software() { 64 } else { 4096 }
-}
-
-/// The compute suite: f32 and f16, scalar and vec4.
+/// The compute suite: f32 and f16, scalar, vec2 and vec4, over a grid sized from the adapter.
 pub struct ComputeSuite;
 
 impl Suite for ComputeSuite {
@@ -294,14 +330,12 @@ impl Suite for ComputeSuite {
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let ctx = build.ctx;
-        let workgroups = peak_workgroups(ctx);
+        let grid = peak_grid(build.ctx);
         let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
         for precision in [Precision::F32, Precision::F16] {
             for form in PeakForm::ALL {
-                benches.push(KernelBench::boxed(FmaPeak::new(
-                    precision, form, workgroups,
-                )));
+                let kernel = FmaPeak::new(precision, form, grid.clone());
+                benches.push(KernelBench::boxed(kernel));
             }
         }
         Ok(benches)
@@ -322,6 +356,7 @@ pub fn measured_peak(results: &[BenchResult], precision: Precision) -> Option<(f
 
 #[cfg(test)]
 mod tests {
+    use super::grid::WORKGROUP;
     use super::*;
 
     #[test]
@@ -344,6 +379,31 @@ mod tests {
             let want = expected_output(id, form.lanes(), STEPS, f64::from(A), f64::from(B));
             assert_eq!(f64::from(sum), want);
         }
+    }
+
+    #[test]
+    fn every_form_has_the_lanes_the_shader_writes() {
+        // The loop runs STEPS / 16 iterations of 16 written-out steps.
+        assert_eq!(STEPS % UNROLL, 0);
+        let source = shaders::COMPUTE_PEAK;
+        assert_eq!(
+            source.matches("x = step_scalar(x, a, b);").count(),
+            UNROLL as usize
+        );
+        assert_eq!(
+            source.matches("x = step_vec2(x, a, b);").count(),
+            UNROLL as usize
+        );
+        assert_eq!(
+            source.matches("x = step_vec4(x, a, b);").count(),
+            UNROLL as usize
+        );
+        for form in PeakForm::ALL {
+            assert_eq!(form.chains() * form.width(), LANES);
+        }
+        assert!(source.contains(&format!("@workgroup_size({WORKGROUP})")));
+        assert!(source.contains("struct Scalar8 {") && source.contains("struct Vec2x4 {"));
+        assert!(source.contains("struct Vec4x2 {"));
     }
 
     #[test]

@@ -1,10 +1,144 @@
 //! Small helpers shared by the suites: pipelines, bind groups, the single-dispatch timed region,
 //! dispatch geometry, limit checks and shader specialisation.
+//!
+//! # Runtime checks
+//!
+//! Every pipeline of every suite is built here, so this is where naga's runtime checks are
+//! chosen. A module from plain `create_shader_module` carries them: a 64-bit loop counter,
+//! emulated with a `vec2<u32>`, in every loop (`force_loop_bounding`), index clamping on
+//! arrays and on buffers where the driver promises no robust access (`bounds_checks`, clamping
+//! every storage access on Metal), and guards around integer division. All of it sits inside
+//! the timed loops. gpubench therefore builds its modules with
+//! `create_shader_module_trusted(.., ShaderRuntimeChecks::unchecked())`, unless the run asks
+//! for the checks ([`ShaderChecks::On`], `--shader-checks on`, to measure what they cost).
+//! Device-level robustness (Vulkan's `robustBufferAccess`, which wgpu enables when it creates
+//! the device) is not a property of the module and stays as it is either way.
+//!
+//! Why unchecked is sound here. Its contract (wgpu's `create_shader_module_trusted`) is that the
+//! shader indexes nothing out of bounds, has no infinite loop and divides no integer by zero or
+//! `i32::MIN` by -1. gpubench's shaders are its own, never user input: every loop is bounded by
+//! a constant or by a size from a uniform block, every access past a ragged edge is guarded by
+//! the shader's own bound test (grid-stride loops, the matmul's edge tests), and integer
+//! divisors are constants or sizes the host checked. And every kernel's output is verified
+//! against a CPU reference before anything is timed: a kernel that strayed would be reported as
+//! failed, never as a number.
+//!
+//! The choice travels as a scope on the thread that builds the pipelines
+//! ([`ShaderChecksScope`]), so every kernel of every suite honours it without carrying it; a
+//! run records it in its options and, through [`record_shader_checks`], in every result whose
+//! benchmark built a pipeline.
+
+use std::cell::Cell;
+use std::marker::PhantomData;
 
 use gpubench_harness::units::format_size;
-use gpubench_harness::{BenchError, GpuContext, SampleClock};
+use gpubench_harness::{BenchError, BenchResult, GpuContext, SampleClock};
+use serde::{Deserialize, Serialize};
 
-/// Creates a compute pipeline for `entry` in `source`, with the layout derived from the shader.
+/// Whether naga's runtime checks are compiled into the shaders of timed kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShaderChecks {
+    /// wgpu's default: bounds clamping, loop bounding, integer-division guards.
+    On,
+    /// None of them (the default: every kernel's output is verified; see the module docs).
+    #[default]
+    Off,
+}
+
+impl ShaderChecks {
+    /// Both choices.
+    pub const ALL: [ShaderChecks; 2] = [ShaderChecks::On, ShaderChecks::Off];
+
+    /// Name as written in options and params (`on`, `off`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ShaderChecks::On => "on",
+            ShaderChecks::Off => "off",
+        }
+    }
+
+    /// The checks a module is created with.
+    pub fn runtime_checks(self) -> wgpu::ShaderRuntimeChecks {
+        match self {
+            ShaderChecks::On => wgpu::ShaderRuntimeChecks::checked(),
+            ShaderChecks::Off => wgpu::ShaderRuntimeChecks::unchecked(),
+        }
+    }
+}
+
+thread_local! {
+    static CHECKS: Cell<ShaderChecks> = const { Cell::new(ShaderChecks::Off) };
+    static PIPELINES_BUILT: Cell<u64> = const { Cell::new(0) };
+}
+
+/// While it lives, pipelines built on this thread use `checks`; dropping it restores the choice
+/// in force before. Not `Send`: the choice belongs to the thread that made it.
+#[must_use = "the choice lasts only while the scope lives"]
+pub struct ShaderChecksScope {
+    previous: ShaderChecks,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+impl ShaderChecksScope {
+    /// Pipelines built on this thread use `checks` until the scope drops.
+    pub fn enter(checks: ShaderChecks) -> Self {
+        Self {
+            previous: CHECKS.replace(checks),
+            _thread_bound: PhantomData,
+        }
+    }
+}
+
+impl Drop for ShaderChecksScope {
+    fn drop(&mut self) {
+        CHECKS.set(self.previous);
+    }
+}
+
+/// The runtime-checks choice pipelines built now on this thread get (off unless a
+/// [`ShaderChecksScope`] says otherwise).
+pub fn shader_checks() -> ShaderChecks {
+    CHECKS.get()
+}
+
+/// How many pipelines this thread has built so far (all through this module).
+pub fn pipelines_built() -> u64 {
+    PIPELINES_BUILT.get()
+}
+
+/// Adds the `shader_checks` param to `result` when its benchmark built a pipeline since the
+/// count was `before` (see [`pipelines_built`]): results are compared across files, and the
+/// checks change what a kernel costs. Copies and host-side rows, which compile no shader, do
+/// not carry it.
+pub fn record_shader_checks(result: &mut BenchResult, before: u64) {
+    if pipelines_built() > before {
+        result
+            .params
+            .insert("shader_checks".into(), shader_checks().name().into());
+    }
+}
+
+/// The shader module for `source`, with the runtime checks of the current scope.
+fn shader_module(ctx: &GpuContext, label: &str, source: &str) -> wgpu::ShaderModule {
+    let desc = wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    };
+    match shader_checks() {
+        ShaderChecks::On => ctx.device.create_shader_module(desc),
+        // SAFETY: gpubench's own shaders keep every access in bounds, bound every loop and
+        // divide by no zero (see the module docs), and each kernel's output is verified
+        // against a CPU reference before it is timed.
+        ShaderChecks::Off => unsafe {
+            ctx.device
+                .create_shader_module_trusted(desc, ShaderChecks::Off.runtime_checks())
+        },
+    }
+}
+
+/// Creates a compute pipeline for `entry` in `source`, with the layout derived from the shader
+/// and the runtime checks of the current [`ShaderChecksScope`].
 pub fn compute_pipeline(
     ctx: &GpuContext,
     label: &str,
@@ -22,13 +156,9 @@ pub fn compute_pipeline_with(
     entry: &str,
     constants: &[(&str, f64)],
 ) -> wgpu::ComputePipeline {
-    let module = ctx
+    let module = shader_module(ctx, label, source);
+    let pipeline = ctx
         .device
-        .create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some(label),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
-    ctx.device
         .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,
@@ -39,7 +169,9 @@ pub fn compute_pipeline_with(
                 ..Default::default()
             },
             cache: None,
-        })
+        });
+    PIPELINES_BUILT.set(PIPELINES_BUILT.get() + 1);
+    pipeline
 }
 
 /// A shader as one pipeline uses it: the WGSL source (after any alias rewriting by

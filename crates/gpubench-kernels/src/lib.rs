@@ -182,6 +182,9 @@ pub struct SuiteOptions {
     pub duration: Option<f64>,
     /// Seed for random inputs.
     pub seed: u64,
+    /// naga's runtime checks in the timed kernels' shaders, from `--shader-checks` (off unless
+    /// asked for: see [`gpu`]'s module docs).
+    pub shader_checks: gpu::ShaderChecks,
 }
 
 impl SuiteOptions {
@@ -195,6 +198,7 @@ impl SuiteOptions {
             capacity_cap: None,
             duration: None,
             seed: 0x5eed,
+            shader_checks: gpu::ShaderChecks::Off,
         }
     }
 }

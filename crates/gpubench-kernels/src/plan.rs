@@ -315,6 +315,7 @@ mod tests {
         options.capacity_cap = Some(1 << 30);
         options.duration = Some(2.5);
         options.seed = 7;
+        options.shader_checks = crate::gpu::ShaderChecks::On;
         let plan = RunPlan::new(&["stream"], options.clone()).expect("plan");
         let config = plan.config(plan.settings(true)).expect("config");
         let recorded = &config.options;
@@ -326,6 +327,7 @@ mod tests {
             "capacity_cap",
             "duration",
             "seed",
+            "shader_checks",
         ] {
             assert!(
                 recorded.contains_key(key),
@@ -334,6 +336,7 @@ mod tests {
         }
         assert_eq!(recorded["matmul_shapes"], serde_json::json!(["127x255x63"]));
         assert_eq!(recorded["profile"], "quick");
+        assert_eq!(recorded["shader_checks"], "on");
         assert_eq!(config.settings.seed, 7);
         let map: serde_json::Map<_, _> = recorded.clone().into_iter().collect();
         let back: SuiteOptions =

@@ -21,6 +21,7 @@ use gpubench_harness::{
 };
 
 use crate::faults::SelfTestSuite;
+use crate::gpu;
 use crate::plan::RunPlan;
 use crate::{BuildContext, KernelError, Suite, Tuner};
 
@@ -86,6 +87,7 @@ impl<'a> Session<'a> {
         sink: &mut dyn RunSink,
     ) -> Result<RunDocument, SessionError> {
         let config = self.plan.config(self.settings().clone())?;
+        let _checks = gpu::ShaderChecksScope::enter(self.plan.options().shader_checks);
         let doc = RunDocument::start(
             tool,
             MachineInfo::from_context(self.ctx),
@@ -226,7 +228,9 @@ impl Driver<'_, '_> {
         }
         self.sink.started(self.index, total, bench.info());
         self.index += 1;
+        let pipelines = gpu::pipelines_built();
         let mut result = runner.run(bench, &mut *self.sink);
+        gpu::record_shader_checks(&mut result, pipelines);
         if runner.stop_requested() {
             // The benchmark in flight was cut short: keep only what finished.
             return Ok(Flow::Stop);

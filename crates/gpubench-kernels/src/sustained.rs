@@ -10,7 +10,8 @@ use std::time::Duration;
 use gpubench_harness::stats::median;
 use gpubench_harness::{BenchResult, KernelBench, Profile, Status};
 
-use crate::compute::{FmaPeak, PeakForm, peak_workgroups};
+use crate::compute::grid::peak_grid;
+use crate::compute::{FmaPeak, PeakForm};
 use crate::gpu::Precision;
 use crate::{Benchmarks, BuildContext, Suite, SuiteOptions};
 
@@ -39,7 +40,7 @@ impl Suite for SustainedSuite {
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
         let (ctx, options) = (build.ctx, build.options);
         let length = duration(options);
-        let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_workgroups(ctx));
+        let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_grid(ctx));
         let mut bench = KernelBench::new(peak);
         let info = bench.info_mut();
         info.id = "sustained/fma-peak/vec4-f32".to_string();

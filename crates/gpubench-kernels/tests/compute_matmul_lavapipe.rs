@@ -1,17 +1,29 @@
 //! Runs real kernels on the Vulkan adapter (lavapipe in CI) through the harness's runner with
 //! very short settings: a ragged matmul with both f32 register-blocked and tiled variants, an
-//! f16 product, the compute peak, roofline points at both ends of the sweep and a short
-//! sustained run. Asserts status ok and verified, never speed.
+//! f16 product, every form of the compute peak with and without naga's runtime checks, the
+//! compute suite through a session (which records the checks in every result), roofline points
+//! at both ends of the sweep and a short sustained run. Asserts status ok and verified, never
+//! speed.
 
 mod common;
 
-use common::{run_ok, short_settings};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use common::{assert_ok, run_ok, short_settings};
+use gpubench_harness::runner::RunObserver;
+use gpubench_harness::schema::ToolInfo;
 use gpubench_harness::testing::require_vulkan;
-use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, Runner};
+use gpubench_harness::{
+    Benchmark, GpuContext, HarnessError, KernelBench, Profile, RunDocument, Runner,
+};
+use gpubench_kernels::compute::grid::PeakGrid;
 use gpubench_kernels::compute::{FmaPeak, PeakForm};
-use gpubench_kernels::gpu::Precision;
+use gpubench_kernels::gpu::{self, Precision, ShaderChecks, ShaderChecksScope};
 use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
+use gpubench_kernels::plan::{RunPlan, SampleOverrides};
 use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint, RooflineSuite, roofline_size};
+use gpubench_kernels::session::{RunSink, Session};
 use gpubench_kernels::stream::AdapterClass;
 use gpubench_kernels::sustained::SustainedSuite;
 use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
@@ -60,14 +72,108 @@ fn assert_all_ok(build: impl FnOnce(&GpuContext) -> Vec<Box<dyn Benchmark>>) {
     }
 }
 
+/// Every form in every precision the adapter has, over a one-row and a two-row grid (the
+/// shader numbers invocations row by row).
+fn peak_kernels(ctx: &GpuContext) -> Vec<Box<dyn Benchmark>> {
+    let mut precisions = vec![Precision::F32];
+    if ctx.features.contains(wgpu::Features::SHADER_F16) {
+        precisions.push(Precision::F16);
+    }
+    let two_rows = PeakGrid {
+        workgroups: (3, 2),
+        sizing: "test".to_string(),
+    };
+    let mut benches = Vec::new();
+    for precision in precisions {
+        for form in PeakForm::ALL {
+            for grid in [PeakGrid::fixed(4), two_rows.clone()] {
+                benches.push(KernelBench::boxed(FmaPeak::new(precision, form, grid)));
+            }
+        }
+    }
+    benches
+}
+
 #[test]
-fn compute_peak_verifies_on_the_adapter() {
-    assert_all_ok(|_| {
-        PeakForm::ALL
+fn compute_peak_verifies_on_the_adapter_with_and_without_checks() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let runner = Runner::new(&ctx, short_settings());
+    for checks in ShaderChecks::ALL {
+        // Set-up (where pipelines are built) runs inside the scope, as in a session.
+        let _scope = ShaderChecksScope::enter(checks);
+        let before = gpu::pipelines_built();
+        for mut bench in peak_kernels(&ctx) {
+            run_ok(&runner, bench.as_mut());
+        }
+        assert!(
+            gpu::pipelines_built() > before,
+            "pipelines come from gpu.rs"
+        );
+    }
+    assert_eq!(
+        gpu::shader_checks(),
+        ShaderChecks::Off,
+        "the scopes restored the default"
+    );
+}
+
+/// Keeps the last document a session saved.
+#[derive(Default)]
+struct LastDocument(Option<RunDocument>);
+
+impl RunObserver for LastDocument {}
+
+impl RunSink for LastDocument {
+    fn save(&mut self, doc: &RunDocument) -> Result<(), HarnessError> {
+        self.0 = Some(doc.clone());
+        Ok(())
+    }
+}
+
+#[test]
+fn a_session_records_the_shader_checks_in_every_compute_result() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.shader_checks = ShaderChecks::Off;
+    let sampling = SampleOverrides {
+        samples: Some(2),
+        sample_ms: Some(2.0),
+        max_time: Some(0.2),
+    };
+    let plan = RunPlan::new(&["compute"], options)
+        .and_then(|plan| plan.with_sampling(sampling))
+        .expect("plan");
+    let tool = ToolInfo {
+        name: "gpubench".to_string(),
+        version: "test".to_string(),
+        git_commit: None,
+    };
+    let mut sink = LastDocument::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let doc = Session::new(&ctx, &plan, stop)
+        .run(tool, &mut sink)
+        .expect("the session runs");
+    assert_eq!(sink.0.as_ref(), Some(&doc), "the last save is the document");
+    assert_eq!(doc.config.options["shader_checks"], "off");
+    let forms = PeakForm::ALL.len();
+    assert!(doc.results.len() >= forms, "{} results", doc.results.len());
+    for result in &doc.results {
+        if result.status == gpubench_harness::Status::Skipped {
+            continue; // f16 on an adapter without it
+        }
+        assert_ok(result);
+        assert_eq!(result.params["shader_checks"], "off", "{}", result.id);
+        assert!(result.params["grid_sizing"].is_string(), "{}", result.id);
+    }
+    assert!(
+        doc.results
             .iter()
-            .map(|&form| KernelBench::boxed(FmaPeak::new(Precision::F32, form, 4)))
-            .collect()
-    });
+            .any(|r| r.id == "compute/fma-peak/vec2-f32")
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use gpubench_harness::Kernel;
+use gpubench_kernels::compute::grid::PeakGrid;
 use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::{Precision, SpecialisedShader};
 use gpubench_kernels::matmul::{Kind, VARIANTS, unrolled};
@@ -127,7 +128,7 @@ fn validate_specialised(name: &str, shader: &SpecialisedShader) {
 fn every_specialised_fma_shader_validates() {
     for precision in [Precision::F32, Precision::F16] {
         for form in PeakForm::ALL {
-            let kernel = FmaPeak::new(precision, form, 1);
+            let kernel = FmaPeak::new(precision, form, PeakGrid::fixed(1));
             let shader = kernel.shader().expect("the peak shader specialises");
             validate_specialised(&kernel.info().id, &shader);
         }

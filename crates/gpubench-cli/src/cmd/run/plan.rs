@@ -85,6 +85,7 @@ fn suite_options(args: &RunArgs) -> SuiteOptions {
     options.matmul_shapes = args.matmul_shapes.clone();
     options.matmul_variant = args.matmul_variant.map(ToString::to_string);
     options.seed = args.seed;
+    options.shader_checks = args.shader_checks.0;
     options
 }
 
