@@ -91,6 +91,16 @@ fn derive_path(
         .iter()
         .zip(values)
         .map(|(info, (value, interval))| {
+            // A fit forced through the origin has no fixed cost to report: the sweep did not
+            // resolve one (the free intercept came out negative), and a 0 would read as a
+            // measured "no fixed cost". Only the bandwidth is a result then.
+            if !(value > 0.0 && value.is_finite()) {
+                let reason = format!(
+                    "not resolved by this sweep: the fitted {} is {value} (the free intercept was negative, so the fit went through the origin); the bandwidth fit stands",
+                    info.id.rsplit('/').next().unwrap_or("value")
+                );
+                return fitted_skip(info, &reason);
+            }
             let mut r = fitted_shell(info, Status::Ok);
             r.verified = usable.len() == mine.len();
             // No timing source of its own: a fit is derived from host-timed results (said in
@@ -378,6 +388,39 @@ mod tests {
             "{:?}",
             derived[0].warnings
         );
+    }
+
+    #[test]
+    fn a_fit_through_the_origin_reports_its_bandwidth_and_no_fixed_cost() {
+        // A pure copy rate with no fixed cost, slightly faster at the small sizes: the free
+        // intercept comes out negative and the fit goes through the origin.
+        let results: Vec<BenchResult> = sizes_up_to(4 * MIB)
+            .into_iter()
+            .map(|bytes| {
+                let t = bytes as f64 / 5e9 * if bytes < 64 * 1024 { 0.9 } else { 1.0 };
+                measured(TransferPath::HostWrite, bytes, &[t, t, t])
+            })
+            .collect();
+        let derived = TransferSuite.derive(&results, &[]);
+        let by_id = |suffix: &str| {
+            derived
+                .iter()
+                .find(|r| r.id.ends_with(suffix))
+                .expect("row")
+        };
+        let bandwidth = by_id("fit/asymptotic-bandwidth");
+        assert_eq!(bandwidth.status, Status::Ok);
+        assert!(bandwidth.median().is_some_and(|m| m > 0.0));
+        for suffix in ["fit/fixed-cost", "fit/half-bandwidth-size"] {
+            let r = by_id(suffix);
+            assert_eq!(r.status, Status::Skipped, "{suffix}");
+            assert!(r.summary.is_none());
+            assert!(
+                r.reason
+                    .as_deref()
+                    .is_some_and(|why| why.contains("not resolved"))
+            );
+        }
     }
 
     #[test]
