@@ -5,8 +5,11 @@
 //! unless the person running the tests said on purpose that GPU tests are to be skipped, by
 //! setting `GPUBENCH_SKIP_GPU_TESTS=1`; then it returns `None` and says so on stderr.
 
+use std::time::Duration;
+
 use crate::context::GpuContext;
 use crate::device::Selection;
+use crate::profile::{Profile, RunSettings};
 
 /// The variable that, set to `1`, lets GPU tests skip where no adapter exists.
 pub const SKIP_GPU_TESTS: &str = "GPUBENCH_SKIP_GPU_TESTS";
@@ -43,4 +46,18 @@ pub fn require_vulkan() -> Option<GpuContext> {
         backend: Some("vulkan".into()),
         ..Default::default()
     })
+}
+
+/// Settings that take a few samples of a few milliseconds: enough to exercise the whole
+/// protocol on a software adapter in well under a second per benchmark. Tests that use them
+/// check correctness and which clock timed, never speed.
+pub fn short_settings() -> RunSettings {
+    let mut settings = Profile::Quick.settings(true);
+    settings.target_sample = Duration::from_millis(2);
+    settings.warmup = Duration::from_millis(2);
+    settings.min_warmup_samples = 1;
+    settings.min_samples = 3;
+    settings.max_samples = 5;
+    settings.max_time = Duration::from_millis(200);
+    settings
 }

@@ -439,18 +439,6 @@ mod tests {
         }
     }
 
-    /// Settings for a few short samples: the test checks which clock timed, never speed.
-    fn short_settings() -> crate::RunSettings {
-        let mut settings = crate::Profile::Quick.settings(true);
-        settings.target_sample = Duration::from_millis(2);
-        settings.warmup = Duration::from_millis(2);
-        settings.min_warmup_samples = 1;
-        settings.min_samples = 3;
-        settings.max_samples = 5;
-        settings.max_time = Duration::from_millis(300);
-        settings
-    }
-
     #[test]
     fn copies_stay_gpu_timed_where_only_passes_carry_timestamps() {
         let Some(mut ctx) = crate::testing::require_vulkan() else {
@@ -462,7 +450,7 @@ mod tests {
         let queries = TimestampQueries::new(&ctx).expect("timestamp queries");
         assert!(SampleClock::new(&ctx, Some(&queries), 1).timestamps_on_empty_passes());
 
-        let runner = crate::Runner::new(&ctx, short_settings());
+        let runner = crate::Runner::new(&ctx, crate::testing::short_settings());
         let mut copy = crate::KernelBench::new(TimedCopy {
             bytes: 1 << 20,
             copies: 1,

@@ -3,25 +3,10 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
-use std::time::Duration;
-
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{
-    BenchResult, Benchmark, Profile, RunSettings, Runner, Status, TimingSource,
-};
+use gpubench_harness::{BenchResult, Benchmark, Runner, Status, TimingSource};
 
-/// Settings that take a few samples of a few milliseconds: enough to exercise the whole
-/// protocol on a software adapter in well under a second per benchmark.
-pub fn short_settings() -> RunSettings {
-    let mut settings = Profile::Quick.settings(true);
-    settings.target_sample = Duration::from_millis(2);
-    settings.warmup = Duration::from_millis(2);
-    settings.min_warmup_samples = 1;
-    settings.min_samples = 3;
-    settings.max_samples = 5;
-    settings.max_time = Duration::from_millis(200);
-    settings
-}
+pub use gpubench_harness::testing::short_settings;
 
 /// The result is ok, verified and has a positive, finite median.
 pub fn assert_ok(result: &BenchResult) {
