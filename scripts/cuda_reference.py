@@ -1,104 +1,606 @@
 #!/usr/bin/env python3
-"""The same quantities gpubench measures, measured through CUDA (PyTorch), as the reference a
-user would otherwise pick: device-to-device copy bandwidth (bytes read + written), f32 matmul
-with TF32 off (cuBLAS SGEMM), f16 matmul on tensor cores, host-to-device bandwidth from pageable
-and from pinned memory, and kernel launch cost (CUDA events around a storm of tiny kernels) and
-round trip (launch + synchronize, host clock).
+"""CUDA's own figures for the quantities gpubench measures, at gpubench's sizes, as the reference
+its Vulkan figures are held against on an NVIDIA card.
 
-Prints one JSON object. Units as in gpubench: GB/s = 1e9 B/s, GFLOP/s, microseconds.
-Usage: python3 scripts/cuda_reference.py [--quick]
+Each row names the gpubench quantity it stands beside (`key`), its value and unit, what it counts,
+how it was measured, and NVML's readings (SM and memory clock, power, temperature, utilisation,
+clock-event reasons) sampled at 20 Hz while it ran. A row that could not be measured has a status
+and a reason instead of a number.
+
+  stream      D2D copy (cudaMemcpy D2D), a copy kernel and a triad kernel (a = b + s*c), bytes
+              read + written, at gpubench's --stream-size
+  compute     FMA peak, f32 (scalar FFMA) and f16 (half2 HFMA2), 2 FLOP per lane per FMA
+  matmul      cuBLAS SGEMM with TF32 off, and HGEMM (tensor cores), at gpubench's default shapes
+              (M = 1..512 against 4096 x 4096 among them); a plain-f16 (non-tensor) GEMM is
+              reported as not available with the reason
+  transfer    H2D and D2H from pageable and from pinned memory at gpubench's sweep sizes
+  launch      an empty kernel: raw launch loop and CUDA graph replay (GPU us per launch), and the
+              round trip (launch + cudaStreamSynchronize, host us), from scripts/cuda_launch.cu
+              built with nvcc; without nvcc, CuPy's launch path and graph capture, labelled so
+
+Units as in gpubench: GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP/s, microseconds.
+
+Usage: python3 scripts/cuda_reference.py [--quick] [--stream-bytes N] [--matmul-shapes MxNxK,...]
+                                         [--transfer-sizes N,...] [--only SECTION,...] [--plan]
+--plan prints what would be measured, as JSON, without importing torch (tests use it to check the
+sizes against gpubench's own).
 """
 
+import argparse
 import json
+import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 
-import torch
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+
+# gpubench's default-profile matmul shapes on a hardware adapter (matmul::profile_shapes): the
+# squares, then M = 1..512 against N = K = 4096. A test holds this list to gpubench's.
+DEFAULT_MATMUL_SHAPES = [
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (1, 4096, 4096),
+    (8, 4096, 4096),
+    (64, 4096, 4096),
+    (512, 4096, 4096),
+]
+# gpubench's transfer sweep outside the quick profile: 4 KiB x 4^i up to 256 MiB.
+DEFAULT_TRANSFER_SIZES = [4 * KIB * 4**i for i in range(9)]
+# The stream array size gpu-check.sh passes to gpubench too (--stream-size 1GiB).
+DEFAULT_STREAM_BYTES = 1 * GIB
+SECTIONS = ["stream", "compute", "matmul", "transfer", "launch"]
+
+CLOCK_EVENT_REASONS = {
+    0x1: "gpu-idle",
+    0x2: "applications-clocks-setting",
+    0x4: "sw-power-cap",
+    0x8: "hw-slowdown",
+    0x10: "sync-boost",
+    0x20: "sw-thermal-slowdown",
+    0x40: "hw-thermal-slowdown",
+    0x80: "hw-power-brake-slowdown",
+    0x100: "display-clock-setting",
+}
 
 
-def timed(fn, iterations, warmup=3):
-    """Median milliseconds per call of fn over CUDA events, after warm-up."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(iterations):
+def parse_shape(text):
+    """'MxNxK' -> (M, N, K), every dimension positive."""
+    parts = text.lower().split("x")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"shape '{text}': expected MxNxK with positive integers")
+    return tuple(int(p) for p in parts)
+
+
+def size_label(nbytes):
+    """gpubench's size label: 4KiB, 16MiB, 1GiB."""
+    for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale}{unit}"
+    return f"{nbytes}B"
+
+
+def summary(values):
+    """Median, min, max and count of a list of numbers."""
+    return {
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+        "n": len(values),
+    }
+
+
+def row(key, value, unit, counts, method, **extra):
+    """One measured figure."""
+    out = {"key": key, "status": "ok", "value": value, "unit": unit, "counts": counts,
+           "method": method}
+    out.update(extra)
+    return out
+
+
+def not_measured(key, status, reason):
+    """A figure that has no number, with why."""
+    return {"key": key, "status": status, "reason": reason}
+
+
+class Telemetry:
+    """NVML readings sampled in a background thread while one measurement runs."""
+
+    def __init__(self):
+        self.handle = None
+        self.reason = None
+        try:
+            import pynvml
+
+            pynvml.nvmlInit()
+            self.nvml = pynvml
+            self.handle = pynvml.nvmlDeviceGetHandleByIndex(0)
+        except Exception as error:  # NVML absent or refusing: the figures still stand
+            self.reason = f"NVML unavailable: {error}"
+
+    def device(self):
+        """What NVML says of the card, read once."""
+        if self.handle is None:
+            return {"status": "unavailable", "reason": self.reason}
+        n, h = self.nvml, self.handle
+        info = {"status": "ok"}
+        readers = {
+            "name": lambda: n.nvmlDeviceGetName(h),
+            "driver": lambda: n.nvmlSystemGetDriverVersion(),
+            "max_sm_clock_mhz": lambda: n.nvmlDeviceGetMaxClockInfo(h, n.NVML_CLOCK_SM),
+            "max_memory_clock_mhz": lambda: n.nvmlDeviceGetMaxClockInfo(h, n.NVML_CLOCK_MEM),
+            "power_limit_w": lambda: n.nvmlDeviceGetEnforcedPowerLimit(h) / 1000.0,
+            "pcie_gen_current": lambda: n.nvmlDeviceGetCurrPcieLinkGeneration(h),
+            "pcie_gen_max": lambda: n.nvmlDeviceGetMaxPcieLinkGeneration(h),
+            "pcie_width_current": lambda: n.nvmlDeviceGetCurrPcieLinkWidth(h),
+            "pcie_width_max": lambda: n.nvmlDeviceGetMaxPcieLinkWidth(h),
+            "pci_bus_id": lambda: n.nvmlDeviceGetPciInfo(h).busId,
+        }
+        for name, read in readers.items():
+            try:
+                value = read()
+                info[name] = value.decode() if isinstance(value, bytes) else value
+            except Exception as error:
+                info[name] = f"unavailable: {error}"
+        return info
+
+    def reading(self):
+        """One sample of the quantities that move."""
+        n, h = self.nvml, self.handle
+        sample = {}
+        for name, read in (
+            ("sm_clock_mhz", lambda: n.nvmlDeviceGetClockInfo(h, n.NVML_CLOCK_SM)),
+            ("memory_clock_mhz", lambda: n.nvmlDeviceGetClockInfo(h, n.NVML_CLOCK_MEM)),
+            ("power_w", lambda: n.nvmlDeviceGetPowerUsage(h) / 1000.0),
+            ("temperature_c", lambda: n.nvmlDeviceGetTemperature(h, n.NVML_TEMPERATURE_GPU)),
+            ("utilisation_pct", lambda: n.nvmlDeviceGetUtilizationRates(h).gpu),
+            ("reasons", lambda: n.nvmlDeviceGetCurrentClocksEventReasons(h)),
+        ):
+            try:
+                sample[name] = read()
+            except Exception:
+                pass
+        return sample
+
+    def during(self, measure):
+        """Runs measure() while sampling; returns (its result, the readings' summary)."""
+        if self.handle is None:
+            return measure(), {"status": "unavailable", "reason": self.reason}
+        samples, stop = [], threading.Event()
+
+        def sampler():
+            while not stop.is_set():
+                samples.append(self.reading())
+                stop.wait(0.05)
+
+        thread = threading.Thread(target=sampler, daemon=True)
+        thread.start()
+        try:
+            result = measure()
+        finally:
+            stop.set()
+            thread.join()
+        return result, summarise_readings(samples)
+
+
+def summarise_readings(samples):
+    """min/median/max of each quantity, and every clock-event reason seen."""
+    out = {"status": "ok", "samples": len(samples)}
+    for name in ("sm_clock_mhz", "memory_clock_mhz", "power_w", "temperature_c",
+                 "utilisation_pct"):
+        values = [s[name] for s in samples if name in s]
+        if values:
+            out[name] = {k: v for k, v in summary(values).items() if k != "n"}
+    mask = 0
+    for s in samples:
+        mask |= s.get("reasons", 0)
+    out["clock_event_reasons"] = [name for bit, name in CLOCK_EVENT_REASONS.items() if mask & bit]
+    return out
+
+
+class Cuda:
+    """The timing primitives, over torch's CUDA events."""
+
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        if not torch.cuda.is_available():
+            raise RuntimeError("torch sees no CUDA device")
+
+    def sync(self):
+        self.torch.cuda.synchronize()
+
+    def event_ms(self, fn, repeat):
+        """GPU milliseconds of `repeat` back-to-back calls of fn, between two events."""
+        torch = self.torch
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        for _ in range(repeat):
+            fn()
         end.record()
         end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
+        return start.elapsed_time(end)
+
+    def timed(self, fn, samples=15, target_ms=20.0, max_repeat=1 << 16):
+        """Median milliseconds per call: warm up, calibrate a repeat count so a sample lasts about
+        target_ms, then take `samples` samples."""
+        fn()
+        self.sync()
+        repeat = 1
+        while repeat < max_repeat:
+            ms = self.event_ms(fn, repeat)
+            if ms >= target_ms / 4:
+                repeat = max(1, min(max_repeat, int(repeat * target_ms / max(ms, 1e-6))))
+                break
+            repeat *= 4
+        per_call = [self.event_ms(fn, repeat) / repeat for _ in range(samples)]
+        return summary(per_call), repeat
+
+    def host_timed(self, fn, samples=15, target_ms=20.0, max_repeat=1 << 14):
+        """Median milliseconds per call on the host clock, from the call until the device has
+        finished (synchronize), calibrated like timed()."""
+        def sample(repeat):
+            t0 = time.perf_counter()
+            for _ in range(repeat):
+                fn()
+            self.sync()
+            return (time.perf_counter() - t0) * 1e3
+
+        fn()
+        self.sync()
+        repeat = 1
+        while repeat < max_repeat and sample(repeat) < target_ms / 4:
+            repeat *= 4
+        per_call = [sample(repeat) / repeat for _ in range(samples)]
+        return summary(per_call), repeat
 
 
-def copy_bandwidth(gib):
-    n = int(gib * 2**30) // 4
-    src = torch.rand(n, device="cuda")
-    dst = torch.empty_like(src)
-    ms = timed(lambda: dst.copy_(src), 20)
-    return {"bytes": 4 * n, "ms": ms, "gbs_read_plus_written": 2 * 4 * n / (ms * 1e-3) / 1e9}
+def gbs(nbytes, ms):
+    return nbytes / (ms * 1e-3) / 1e9
 
 
-def matmul(size, dtype, tf32):
-    torch.backends.cuda.matmul.allow_tf32 = tf32
-    torch.backends.cudnn.allow_tf32 = tf32
-    a = torch.rand(size, size, device="cuda", dtype=dtype)
-    b = torch.rand(size, size, device="cuda", dtype=dtype)
-    ms = timed(lambda: torch.matmul(a, b), 10)
-    return {"size": size, "dtype": str(dtype), "tf32": tf32, "ms": ms,
-            "gflops": 2 * size**3 / (ms * 1e-3) / 1e9}
+COPY_SRC = r"""
+extern "C" __global__ void copy4(const float4* __restrict__ a, float4* __restrict__ c, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) c[i] = a[i];
+}
+extern "C" __global__ void triad4(float4* __restrict__ a, const float4* __restrict__ b,
+                                  const float4* __restrict__ c, float s, size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float4 x = b[i], y = c[i];
+        a[i] = make_float4(x.x + s * y.x, x.y + s * y.y, x.z + s * y.z, x.w + s * y.w);
+    }
+}
+"""
 
 
-def host_to_device(mib, pinned):
-    n = mib * 2**20 // 4
-    host = torch.rand(n)
-    if pinned:
-        host = host.pin_memory()
-    dev = torch.empty(n, device="cuda")
-    ms = timed(lambda: dev.copy_(host, non_blocking=pinned), 10)
-    return {"bytes": 4 * n, "pinned": pinned, "ms": ms, "gbs": 4 * n / (ms * 1e-3) / 1e9}
+def stream_rows(cuda, telemetry, nbytes):
+    """D2D memcpy, a copy kernel and a triad kernel over arrays of nbytes each."""
+    import cupy
+
+    torch = cuda.torch
+    n = nbytes // 4
+    a = torch.rand(n, device="cuda")
+    b = torch.rand(n, device="cuda")
+    c = torch.empty_like(a)
+    label = size_label(nbytes)
+    rows = []
+    stats, tele = telemetry.during(lambda: cuda.timed(lambda: c.copy_(a)))
+    rows.append(row("stream/copy-d2d", gbs(2 * nbytes, stats[0]["median"]), "GB/s",
+                    "bytes read + written", "torch copy_ (cudaMemcpyAsync D2D), CUDA events",
+                    bytes=nbytes, size=label, ms=stats[0], repeat=stats[1], telemetry=tele))
+    module = cupy.RawModule(code=COPY_SRC)
+    copy4, triad4 = module.get_function("copy4"), module.get_function("triad4")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    grid, block, n4 = (sms * 8,), (256,), cupy.uint64(n // 4)
+    ca, cb, cc = (cupy.from_dlpack(t) for t in (a, b, c))
+
+    def kernel(fn, args):
+        return lambda: fn(grid, block, args)
+
+    for key, fn, args, moved, what in (
+        ("stream/copy-kernel", copy4, (ca, cc, n4), 2 * nbytes, "c[i] = a[i], float4"),
+        ("stream/triad-kernel", triad4, (cc, ca, cb, cupy.float32(3.0), n4), 3 * nbytes,
+         "a[i] = b[i] + s*c[i], float4"),
+    ):
+        stats, tele = telemetry.during(lambda: cuda.timed(kernel(fn, args)))
+        rows.append(row(key, gbs(moved, stats[0]["median"]), "GB/s", "bytes read + written",
+                        f"CUDA kernel ({what}, grid-stride, {grid[0]}x{block[0]}), CUDA events",
+                        bytes=nbytes, size=label, ms=stats[0], repeat=stats[1], telemetry=tele))
+    check = (cc[:1024] - (ca[:1024] + 3.0 * cb[:1024])).max()
+    if abs(float(check)) > 1e-5:
+        rows[-1] = not_measured("stream/triad-kernel", "failed", "triad output wrong")
+    return rows
 
 
-def launch(storm, round_trips):
-    x = torch.zeros(1, device="cuda")
+FMA_SRC = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void fma_f32(float* out, float m, float a, int iters) {
+    float x[8];
+    for (int j = 0; j < 8; ++j) x[j] = threadIdx.x * 1e-6f + j;
+    for (int i = 0; i < iters; ++i) {
+        #pragma unroll
+        for (int s = 0; s < 16; ++s) {
+            #pragma unroll
+            for (int j = 0; j < 8; ++j) x[j] = fmaf(x[j], m, a);
+        }
+    }
+    float sum = 0.f;
+    for (int j = 0; j < 8; ++j) sum += x[j];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+extern "C" __global__ void fma_f16x2(float* out, float m, float a, int iters) {
+    __half2 x[8];
+    __half2 hm = __float2half2_rn(m), ha = __float2half2_rn(a);
+    for (int j = 0; j < 8; ++j) x[j] = __float2half2_rn(j * 0.125f);
+    for (int i = 0; i < iters; ++i) {
+        #pragma unroll
+        for (int s = 0; s < 16; ++s) {
+            #pragma unroll
+            for (int j = 0; j < 8; ++j) x[j] = __hfma2(x[j], hm, ha);
+        }
+    }
+    float sum = 0.f;
+    for (int j = 0; j < 8; ++j) sum += __low2float(x[j]) + __high2float(x[j]);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+"""
+
+
+def compute_rows(cuda, telemetry):
+    """FMA peak: 8 independent chains of 16 FMAs per iteration per thread, f32 and half2."""
+    import cupy
+
+    torch = cuda.torch
+    module = cupy.RawModule(code=FMA_SRC, options=("-std=c++17",))
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    grid, block, iters = sms * 16, 256, 2048
+    out = cupy.empty(grid * block, dtype=cupy.float32)
+    rows = []
+    for key, name, lanes in (("compute/fma-peak-f32", "fma_f32", 1),
+                             ("compute/fma-peak-f16x2", "fma_f16x2", 2)):
+        fn = module.get_function(name)
+        launch = lambda fn=fn: fn((grid,), (block,),
+                                  (out, cupy.float32(0.999), cupy.float32(0.001),
+                                   cupy.int32(iters)))
+        stats, tele = telemetry.during(lambda: cuda.timed(launch))
+        if not bool(cupy.isfinite(out).all()):
+            rows.append(not_measured(key, "failed", "FMA output is not finite"))
+            continue
+        flops = 2 * lanes * 8 * 16 * iters * grid * block
+        rows.append(row(key, flops / (stats[0]["median"] * 1e-3) / 1e9, "GFLOP/s",
+                        "2 FLOP per FMA per lane", f"CUDA kernel {name}, {grid}x{block}, "
+                        f"{iters} iterations x 16 x 8 chains, CUDA events",
+                        ms=stats[0], repeat=stats[1], telemetry=tele))
+    return rows
+
+
+def matmul_rows(cuda, telemetry, shapes):
+    """cuBLAS SGEMM (TF32 off) and HGEMM at each shape, C = A x B row-major."""
+    torch = cuda.torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    rows = []
+    for m, n, k in shapes:
+        label = f"{m}x{n}x{k}"
+        for precision, dtype, method in (
+            ("f32", torch.float32, "cuBLAS SGEMM through torch.matmul, TF32 off"),
+            ("f16", torch.float16, "cuBLAS HGEMM through torch.matmul (tensor cores)"),
+        ):
+            a = torch.rand(m, k, device="cuda", dtype=dtype)
+            b = torch.rand(k, n, device="cuda", dtype=dtype)
+            stats, tele = telemetry.during(lambda: cuda.timed(lambda: torch.matmul(a, b)))
+            c = torch.matmul(a, b)
+            ref = torch.matmul(a[:4].double(), b.double())
+            err = float((c[:4].double() - ref).abs().max() / ref.abs().max())
+            key = f"matmul/{precision}/{label}"
+            if err > (1e-4 if precision == "f32" else 1e-2):
+                rows.append(not_measured(key, "failed", f"relative error {err:.2e}"))
+                continue
+            rows.append(row(key, 2 * m * n * k / (stats[0]["median"] * 1e-3) / 1e9, "GFLOP/s",
+                            "2*M*N*K FLOP per product", method + ", CUDA events",
+                            shape=label, ms=stats[0], repeat=stats[1], max_rel_error=err,
+                            telemetry=tele))
+        rows.append(not_measured(
+            f"matmul/f16-plain/{label}", "not-available",
+            "cuBLAS runs f16 GEMM on tensor cores on this architecture and has no plain-f16 "
+            "path; compare gpubench's f16 matmul without cooperative matrices with its own f32 "
+            "and with compute/fma-peak-f16x2 instead"))
+    return rows
+
+
+def transfer_rows(cuda, telemetry, sizes):
+    """H2D and D2H from pageable and pinned host memory: the host clock from the call until the
+    copy is done (as gpubench's transfer suite), GPU events beside it."""
+    torch = cuda.torch
+    rows = []
+    for nbytes in sizes:
+        n = nbytes // 4
+        dev = torch.empty(n, device="cuda")
+        for pinned in (False, True):
+            host = torch.rand(n)
+            if pinned:
+                host = host.pin_memory()
+            kind = "pinned" if pinned else "pageable"
+            for direction, fn in (
+                ("h2d", lambda: dev.copy_(host, non_blocking=pinned)),
+                ("d2h", lambda: host.copy_(dev, non_blocking=pinned)),
+            ):
+                (host_stats, repeat), tele = telemetry.during(
+                    lambda: cuda.host_timed(fn, samples=9, target_ms=10.0))
+                gpu_stats, _ = cuda.timed(fn, samples=5, target_ms=10.0)
+                rows.append(row(
+                    f"transfer/{direction}-{kind}/{size_label(nbytes)}",
+                    gbs(nbytes, host_stats["median"]), "GB/s", "bytes copied",
+                    f"torch copy_ ({kind} host memory), host clock to completion",
+                    bytes=nbytes, ms=host_stats, repeat=repeat,
+                    gpu_events_gbs=gbs(nbytes, gpu_stats["median"]), telemetry=tele))
+    return rows
+
+
+def launch_rows(telemetry, quick):
+    """The empty-kernel launch costs, from the nvcc-built program where nvcc exists."""
+    launches, trips = (2000, 300) if quick else (10000, 2000)
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_launch.cu")
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
+                                    if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+    if nvcc is None:
+        return cupy_launch_rows(telemetry, launches, trips)
+    with tempfile.TemporaryDirectory() as tmp:
+        binary = os.path.join(tmp, "cuda_launch")
+        subprocess.run([nvcc, "-O2", "-o", binary, source], check=True, capture_output=True,
+                       timeout=120)
+        proc, tele = telemetry.during(lambda: subprocess.run(
+            [binary, str(launches), str(trips)], capture_output=True, text=True, timeout=120))
+    data = json.loads(proc.stdout)
+    if data.get("status") != "ok":
+        return [not_measured("launch", "failed", data.get("reason", proc.stderr[-400:]))]
+    method = f"scripts/cuda_launch.cu (nvcc -O2), empty kernel <<<1,1>>>, {launches} per burst"
+    trip = data["round_trip_us"]
+    return [
+        row("launch/raw-loop", data["raw_loop_gpu_us_per_launch"], "us",
+            "GPU time per launch", method + ", CUDA events", telemetry=tele,
+            host_us_per_launch_call=data["raw_loop_host_us_per_launch"]),
+        row("launch/graph", data["graph_gpu_us_per_kernel"], "us", "GPU time per kernel node",
+            method + ", captured once into a CUDA graph and replayed, CUDA events",
+            telemetry=tele),
+        row("launch/round-trip", trip["p50"], "us", "one launch + cudaStreamSynchronize",
+            method + ", host clock (steady_clock), median", percentiles=trip, telemetry=tele),
+    ]
+
+
+def cupy_launch_rows(telemetry, launches, trips):
+    """Without nvcc: CuPy's launch path (Python in the loop: an upper bound) and graph replay."""
+    import cupy
+
+    kernel = cupy.RawKernel('extern "C" __global__ void empty() {}', "empty")
+    stream = cupy.cuda.Stream(non_blocking=True)
 
     def burst():
-        for _ in range(storm):
-            x.add_(1.0)
+        with stream:
+            start, end = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            for _ in range(launches):
+                kernel((1,), (1,), ())
+            end.record()
+            end.synchronize()
+            return cupy.cuda.get_elapsed_time(start, end) * 1e3 / launches
 
-    per_launch_us = timed(burst, 10) * 1e3 / storm
-    samples = []
-    for _ in range(round_trips):
-        t0 = time.perf_counter()
-        x.add_(1.0)
-        torch.cuda.synchronize()
-        samples.append((time.perf_counter() - t0) * 1e6)
-    samples.sort()
-    pct = lambda p: samples[min(len(samples) - 1, int(p / 100 * len(samples)))]
-    return {"per_launch_us_gpu": per_launch_us, "round_trip_us": {
-        "p50": pct(50), "p95": pct(95), "p99": pct(99), "max": samples[-1], "n": len(samples)}}
+    burst()
+    raw, tele = telemetry.during(lambda: statistics.median(burst() for _ in range(5)))
+    with stream:
+        stream.begin_capture()
+        for _ in range(launches):
+            kernel((1,), (1,), ())
+        graph = stream.end_capture()
+        graph.launch()
+        stream.synchronize()
+        start, end = cupy.cuda.Event(), cupy.cuda.Event()
+        start.record()
+        graph.launch()
+        end.record()
+        end.synchronize()
+        per_node = cupy.cuda.get_elapsed_time(start, end) * 1e3 / launches
+        samples = []
+        for _ in range(trips):
+            t0 = time.perf_counter()
+            kernel((1,), (1,), ())
+            stream.synchronize()
+            samples.append((time.perf_counter() - t0) * 1e6)
+    method = "CuPy RawKernel (no nvcc found: Python in the launch loop)"
+    return [
+        row("launch/raw-loop", raw, "us", "GPU time per launch", method, telemetry=tele),
+        row("launch/graph", per_node, "us", "GPU time per kernel node",
+            method + ", CUDA graph replay", telemetry=tele),
+        row("launch/round-trip", statistics.median(samples), "us",
+            "one launch + synchronize", method + ", host clock", telemetry=tele),
+    ]
 
 
-def main():
-    quick = "--quick" in sys.argv
-    props = torch.cuda.get_device_properties(0)
-    result = {
-        "device": props.name,
-        "torch": torch.__version__,
-        "cuda": torch.version.cuda,
-        "memory_gib": props.total_memory / 2**30,
-        "copy": copy_bandwidth(0.25 if quick else 2),
-        "sgemm_tf32_off": matmul(2048 if quick else 8192, torch.float32, False),
-        "hgemm": matmul(2048 if quick else 8192, torch.float16, False),
-        "h2d_pageable": host_to_device(64 if quick else 1024, False),
-        "h2d_pinned": host_to_device(64 if quick else 1024, True),
-        "launch": launch(1000, 200 if quick else 2000),
+def plan_from(args):
+    """What this invocation measures: the sections and their sizes."""
+    quick = args.quick
+    return {
+        "sections": args.only or SECTIONS,
+        "stream_bytes": args.stream_bytes or (256 * MIB if quick else DEFAULT_STREAM_BYTES),
+        "matmul_shapes": [f"{m}x{n}x{k}" for m, n, k in (
+            args.matmul_shapes or (DEFAULT_MATMUL_SHAPES[:1] + DEFAULT_MATMUL_SHAPES[3:5]
+                                   if quick else DEFAULT_MATMUL_SHAPES))],
+        "transfer_sizes": args.transfer_sizes or (
+            DEFAULT_TRANSFER_SIZES[:7] if quick else DEFAULT_TRANSFER_SIZES),
+        "quick": quick,
     }
+
+
+def measure(plan):
+    """Every section of the plan; a section that fails leaves its reason and the others run."""
+    telemetry = Telemetry()
+    result = {"tool": "cuda_reference.py", "plan": plan, "nvml": telemetry.device(), "rows": []}
+    try:
+        cuda = Cuda()
+    except Exception as error:
+        result["status"] = "failed"
+        result["reason"] = f"no CUDA: {error}"
+        return result
+    torch = cuda.torch
+    props = torch.cuda.get_device_properties(0)
+    result.update({"status": "ok", "device": props.name, "torch": torch.__version__,
+                   "cuda": torch.version.cuda, "sms": props.multi_processor_count,
+                   "memory_gib": props.total_memory / GIB})
+    shapes = [parse_shape(s) for s in plan["matmul_shapes"]]
+    work = {
+        "stream": lambda: stream_rows(cuda, telemetry, plan["stream_bytes"]),
+        "compute": lambda: compute_rows(cuda, telemetry),
+        "matmul": lambda: matmul_rows(cuda, telemetry, shapes),
+        "transfer": lambda: transfer_rows(cuda, telemetry, plan["transfer_sizes"]),
+        "launch": lambda: launch_rows(telemetry, plan["quick"]),
+    }
+    for section in plan["sections"]:
+        started = time.perf_counter()
+        try:
+            result["rows"].extend(work[section]())
+        except Exception as error:
+            result["rows"].append(not_measured(section, "failed", f"{type(error).__name__}: "
+                                                                  f"{error}"))
+        result.setdefault("seconds", {})[section] = round(time.perf_counter() - started, 2)
+        print(f"{section}: {result['seconds'][section]} s", file=sys.stderr, flush=True)
+    return result
+
+
+def arguments(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a first look")
+    parser.add_argument("--stream-bytes", type=int, help="bytes per stream array")
+    parser.add_argument("--matmul-shapes", type=lambda t: [parse_shape(s) for s in t.split(",")])
+    parser.add_argument("--transfer-sizes", type=lambda t: [int(s) for s in t.split(",")])
+    parser.add_argument("--only", type=lambda t: t.split(","), help=",".join(SECTIONS))
+    parser.add_argument("--plan", action="store_true", help="print the plan and stop")
+    args = parser.parse_args(argv)
+    unknown = set(args.only or []) - set(SECTIONS)
+    if unknown:
+        parser.error(f"unknown section(s) {sorted(unknown)}: use {','.join(SECTIONS)}")
+    return args
+
+
+def main(argv=None):
+    plan = plan_from(arguments(sys.argv[1:] if argv is None else argv))
+    if "--plan" in (sys.argv[1:] if argv is None else argv):
+        print(json.dumps(plan, indent=2))
+        return 0
+    result = measure(plan)
     print(json.dumps(result, indent=2))
+    return 0 if result["status"] == "ok" else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

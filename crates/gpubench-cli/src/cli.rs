@@ -55,10 +55,43 @@ pub struct AdapterArgs {
     pub backend: Option<String>,
 }
 
+/// What the chosen adapter must be; a mismatch stops the run before anything is written
+/// (exit 1).
+#[derive(Debug, Args, Clone)]
+pub struct ExpectArgs {
+    /// Stop unless the adapter's PCI vendor is this: an id (0x10de) or nvidia, amd, intel, apple.
+    #[arg(long, value_name = "VENDOR", value_parser = parse_vendor)]
+    pub expect_vendor: Option<u32>,
+    /// Stop unless the adapter's type is one of these (comma list).
+    #[arg(long, value_name = "TYPE", value_delimiter = ',',
+          value_parser = clap::builder::PossibleValuesParser::new(gpubench_harness::expect::DEVICE_TYPES))]
+    pub expect_type: Vec<String>,
+    /// Stop when the adapter is a software adapter (lavapipe, SwiftShader, WARP) or a CPU.
+    #[arg(long)]
+    pub require_gpu: bool,
+}
+
+impl ExpectArgs {
+    /// The expectation these flags describe.
+    pub fn expectation(&self) -> gpubench_harness::expect::AdapterExpectation {
+        gpubench_harness::expect::AdapterExpectation {
+            vendor: self.expect_vendor,
+            device_types: self.expect_type.clone(),
+            hardware: self.require_gpu,
+        }
+    }
+}
+
+fn parse_vendor(text: &str) -> Result<u32, String> {
+    gpubench_harness::expect::parse_vendor(text).map_err(|e| e.to_string())
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     #[command(flatten)]
     pub adapter: AdapterArgs,
+    #[command(flatten)]
+    pub expect: ExpectArgs,
     /// Suites to run (comma list or repeated). Default: every default suite.
     #[arg(long = "suite", value_name = "SUITE", value_delimiter = ',', value_parser = suite_parser())]
     pub suites: Vec<&'static str>,

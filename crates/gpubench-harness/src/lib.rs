@@ -8,6 +8,7 @@ pub mod benchmark;
 pub mod context;
 pub mod device;
 pub mod error;
+pub mod expect;
 pub mod hostinfo;
 pub mod kernel;
 pub mod profile;

@@ -23,6 +23,7 @@ use plan::{Plan, usage_error};
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let plan = Plan::from_args(args)?;
     let ctx = GpuContext::new(&plan.selection)?;
+    args.expect.expectation().check(&ctx.summary)?;
     plan.run.check_adapter(&ctx).map_err(usage_error)?;
     let out_path = match &plan.out {
         Some(path) => path.clone(),

@@ -1,0 +1,143 @@
+//! The real-GPU check script, exercised where there is no such GPU: on a software adapter it
+//! must stop at the vendor check (exit 3) before measuring anything, the CUDA reference must plan
+//! the sizes gpubench itself runs, and the scripts' pure parts pass their own unit tests.
+//! Needs python3 and, for the dry run, a Vulkan adapter (lavapipe in CI).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gpubench_harness::Profile;
+use gpubench_kernels::matmul::profile_shapes;
+use gpubench_kernels::transfer::sizes_up_to;
+use serde_json::Value;
+
+mod common;
+use common::{gpubench_path, require_vulkan};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn dry_run_on_a_software_adapter_stops_at_the_vendor_check() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("check");
+    let run = Command::new("bash")
+        .arg(repo_root().join("scripts/gpu-check.sh"))
+        .arg(&out)
+        .arg(gpubench_path())
+        .env_remove("GPUBENCH_VULKAN_DEBS")
+        .env_remove("VK_DRIVER_FILES")
+        .env_remove("VK_ICD_FILENAMES")
+        .output()
+        .expect("bash runs");
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("no discrete Vulkan adapter of vendor 0x10de"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("llvmpipe"),
+        "the adapters found are listed: {stderr}"
+    );
+    for never in [
+        "cuda.json",
+        "gpubench.json",
+        "gpubench.html",
+        "side-by-side.md",
+    ] {
+        assert!(
+            !out.join(never).exists(),
+            "{never} written before the vendor check"
+        );
+    }
+    let log = std::fs::read_to_string(out.join("check.log")).expect("check.log");
+    assert!(log.contains("stopping before any measurement"), "{log}");
+}
+
+#[test]
+fn run_refuses_an_adapter_that_is_not_the_expected_one_before_writing() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let results = dir.path().join("r.json");
+    for flags in [
+        &["--expect-vendor", "nvidia"][..],
+        &["--expect-type", "discrete,integrated"][..],
+        &["--require-gpu"][..],
+    ] {
+        let run = common::gpubench_command()
+            .args([
+                "run",
+                "--backend",
+                "vulkan",
+                "--suite",
+                "launch",
+                "--profile",
+                "quick",
+            ])
+            .args(flags)
+            .arg("--out")
+            .arg(&results)
+            .output()
+            .expect("runs");
+        let stderr = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{flags:?}: {stderr}");
+        assert!(stderr.contains("is not what was expected"), "{stderr}");
+        assert!(!results.exists(), "{flags:?} wrote a results file");
+    }
+    let run = common::gpubench_command()
+        .args(["run", "--expect-vendor", "nvidea"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        run.status.code(),
+        Some(2),
+        "a misspelt vendor is a usage error"
+    );
+}
+
+#[test]
+fn the_cuda_reference_plans_gpubench_default_sizes() {
+    let run = Command::new("python3")
+        .arg(repo_root().join("scripts/cuda_reference.py"))
+        .arg("--plan")
+        .output()
+        .expect("python3 runs");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let plan: Value = serde_json::from_slice(&run.stdout).expect("the plan is JSON");
+    let shapes: Vec<String> = profile_shapes(Profile::Default, false)
+        .iter()
+        .map(|s| s.label())
+        .collect();
+    let planned: Vec<String> =
+        serde_json::from_value(plan["matmul_shapes"].clone()).expect("shapes are strings");
+    assert_eq!(planned, shapes, "cuda_reference.py's DEFAULT_MATMUL_SHAPES");
+    let sizes: Vec<u64> =
+        serde_json::from_value(plan["transfer_sizes"].clone()).expect("sizes are numbers");
+    assert_eq!(sizes, sizes_up_to(256 << 20), "DEFAULT_TRANSFER_SIZES");
+    assert_eq!(
+        plan["stream_bytes"],
+        1u64 << 30,
+        "gpu-check.sh passes --stream-size 1GiB"
+    );
+}
+
+#[test]
+fn the_scripts_unit_tests_pass() {
+    let run = Command::new("python3")
+        .args(["-m", "unittest", "discover", "-s"])
+        .arg(repo_root().join("scripts/tests"))
+        .output()
+        .expect("python3 runs");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+}
