@@ -103,9 +103,18 @@ fn test() -> Result<(), String> {
         "warnings",
     ])?;
     cargo(&["test", "--workspace"])?;
-    // Each criterion bench once, in test mode, with CI-sized inputs: they must keep working.
+    // Each criterion bench once, in test mode, with CI-sized inputs: they must keep working, and
+    // take criterion's own options as the README promises (`-- --save-baseline NAME`).
     cargo_with_env(
-        &["test", "-p", "gpubench-benches", "--benches"],
+        &[
+            "test",
+            "-p",
+            "gpubench-benches",
+            "--benches",
+            "--",
+            "--save-baseline",
+            "xtask-check",
+        ],
         &[("CI", "1"), ("WGPU_BACKEND", "vulkan")],
     )?;
     checks::quick_run()
