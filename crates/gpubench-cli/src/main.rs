@@ -4,6 +4,7 @@
 mod cli;
 mod cmd;
 mod exit;
+mod mesa_env;
 mod progress;
 mod signals;
 mod values;
@@ -13,6 +14,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    mesa_env::silence_device_select_layer();
     let args = cli::Cli::parse();
     let outcome = match args.command {
         cli::Command::List(list) => cmd::list::run(&list),
