@@ -191,21 +191,42 @@ pub fn all_backends() -> wgpu::Backends {
 }
 
 /// How the user asked for an adapter. Build it with [`Selection::resolve`].
+///
+/// Flags are strict (an unknown backend is an error); the `WGPU_*` variables mean what they mean
+/// to wgpu itself: `WGPU_ADAPTER_NAME` is always a case-insensitive name substring (never an
+/// index, so `15` matches "LLVM 15.0.6"), unknown `WGPU_BACKEND` entries and `WGPU_POWER_PREF`
+/// values are ignored (wgpu logs and ignores them; here they become [`Selection::notes`]), and
+/// `WGPU_POWER_PREF=none` is no preference.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
     /// Index or name substring.
     pub adapter: Option<String>,
     /// Backend list as given.
     pub backend: Option<String>,
-    /// `low` or `high`.
+    /// `low`, `high` or `none`.
     pub power: Option<String>,
+    /// The adapter came from `WGPU_ADAPTER_NAME`: a name substring only.
+    pub adapter_from_env: bool,
+    /// The backend list came from `WGPU_BACKEND`: unknown entries are ignored, as wgpu does.
+    pub backend_from_env: bool,
 }
 
 impl Selection {
     /// Combines flags with the environment: a flag wins over its variable.
     pub fn resolve(adapter_flag: Option<String>, backend_flag: Option<String>) -> Self {
-        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        Self::resolve_with(adapter_flag, backend_flag, |name| std::env::var(name).ok())
+    }
+
+    /// [`Selection::resolve`] over any source of variables (tests pass a map).
+    pub fn resolve_with(
+        adapter_flag: Option<String>,
+        backend_flag: Option<String>,
+        var: impl Fn(&str) -> Option<String>,
+    ) -> Self {
+        let env = |name: &str| var(name).filter(|v| !v.trim().is_empty());
         Self {
+            adapter_from_env: adapter_flag.is_none() && env("WGPU_ADAPTER_NAME").is_some(),
+            backend_from_env: backend_flag.is_none() && env("WGPU_BACKEND").is_some(),
             adapter: adapter_flag.or_else(|| env("WGPU_ADAPTER_NAME")),
             backend: backend_flag.or_else(|| env("WGPU_BACKEND")),
             power: env("WGPU_POWER_PREF"),
@@ -215,9 +236,45 @@ impl Selection {
     /// Backends to search.
     pub fn backends(&self) -> Result<wgpu::Backends, HarnessError> {
         match &self.backend {
+            Some(text) if self.backend_from_env => {
+                let (backends, _) = parse_backends_leniently(text);
+                if backends.is_empty() {
+                    return Err(HarnessError::NoNativeBackendInEnv(text.clone()));
+                }
+                Ok(backends)
+            }
             Some(text) => parse_backends(text),
             None => Ok(all_backends()),
         }
+    }
+
+    /// Whether the high-power ranking is inverted (`WGPU_POWER_PREF=low`).
+    fn low_power(&self) -> bool {
+        self.power
+            .as_deref()
+            .is_some_and(|p| matches!(p.trim().to_ascii_lowercase().as_str(), "low" | "low-power"))
+    }
+
+    /// What the environment asked for that wgpu would ignore, one line each, for the caller to
+    /// show as warnings.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let (Some(text), true) = (&self.backend, self.backend_from_env) {
+            for part in parse_backends_leniently(text).1 {
+                notes.push(format!(
+                    "WGPU_BACKEND: '{part}' ignored (gpubench measures vulkan, metal, dx12 and gl)"
+                ));
+            }
+        }
+        if let Some(power) = &self.power {
+            let known = ["low", "low-power", "high", "high-performance", "none"];
+            if !known.contains(&power.trim().to_ascii_lowercase().as_str()) {
+                notes.push(format!(
+                    "WGPU_POWER_PREF: '{power}' ignored, as wgpu ignores it (use low, high or none)"
+                ));
+            }
+        }
+        notes
     }
 
     fn describe(&self) -> String {
@@ -236,6 +293,20 @@ impl Selection {
     }
 }
 
+/// A `WGPU_BACKEND` list read as wgpu reads it: the native backends named, and the entries that
+/// are ignored (unknown names, and `webgpu`/`noop`, which are no native backend to measure).
+pub fn parse_backends_leniently(text: &str) -> (wgpu::Backends, Vec<String>) {
+    let mut backends = wgpu::Backends::empty();
+    let mut ignored = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match parse_backends(part) {
+            Ok(b) => backends |= b,
+            Err(_) => ignored.push(part.to_string()),
+        }
+    }
+    (backends, ignored)
+}
+
 /// The instance flags gpubench uses: wgpu's build-configuration defaults (validation in debug
 /// builds, none in release) adjusted by `WGPU_VALIDATION` / `WGPU_DEBUG`. Recorded in results.
 pub fn instance_flags() -> wgpu::InstanceFlags {
@@ -247,6 +318,9 @@ pub fn create_instance(backends: wgpu::Backends) -> wgpu::Instance {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = backends;
     desc.flags = instance_flags();
+    // WGPU_DX12_COMPILER, WGPU_GLES_MINOR_VERSION and the other backend options, as wgpu reads
+    // them; the backend set is not taken from the environment here, since a flag wins over it.
+    desc.backend_options = wgpu::BackendOptions::from_env_or_default();
     wgpu::Instance::new(desc)
 }
 
@@ -294,22 +368,15 @@ pub fn select_adapter(
     selection: &Selection,
 ) -> Result<(wgpu::Instance, wgpu::Adapter, AdapterSummary), HarnessError> {
     let backends = selection.backends()?;
-    let low_power = match selection
-        .power
-        .as_deref()
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        None | Some("high") | Some("high-performance") => false,
-        Some("low") | Some("low-power") => true,
-        Some(other) => return Err(HarnessError::UnknownPowerPreference(other.to_string())),
-    };
+    let low_power = selection.low_power();
     // An index refers to the full listing, so enumerate everything; otherwise only the backends
     // asked for (probing GL without a display is slow and noisy on headless machines).
-    let by_index = selection
+    let index = selection
         .adapter
         .as_deref()
-        .is_some_and(|a| a.trim().parse::<usize>().is_ok());
+        .filter(|_| !selection.adapter_from_env)
+        .and_then(|a| a.trim().parse::<usize>().ok());
+    let by_index = index.is_some();
     let searched = if by_index { all_backends() } else { backends };
     let instance = create_instance(searched);
     let adapters = enumerate(&instance, searched);
@@ -328,9 +395,9 @@ pub fn select_adapter(
         .filter(|&i| backends.contains(wgpu::Backends::from(adapters[i].get_info().backend)))
         .collect();
     if let Some(wanted) = selection.adapter.as_deref().map(str::trim) {
-        candidates.retain(|&i| match wanted.parse::<usize>() {
-            Ok(index) => index == i,
-            Err(_) => summaries[i]
+        candidates.retain(|&i| match index {
+            Some(index) => index == i,
+            None => summaries[i]
                 .name
                 .to_ascii_lowercase()
                 .contains(&wanted.to_ascii_lowercase()),
@@ -388,6 +455,38 @@ mod tests {
         let s = Selection::resolve(Some("llvmpipe".into()), Some("vulkan".into()));
         assert_eq!(s.adapter.as_deref(), Some("llvmpipe"));
         assert_eq!(s.backend.as_deref(), Some("vulkan"));
+    }
+
+    fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: std::collections::HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn environment_means_what_it_means_to_wgpu() {
+        let s = Selection::resolve_with(None, None, vars(&[("WGPU_ADAPTER_NAME", "15")]));
+        assert!(
+            s.adapter_from_env,
+            "a number in WGPU_ADAPTER_NAME is a name substring"
+        );
+        let s = Selection::resolve_with(Some("15".into()), None, vars(&[]));
+        assert!(!s.adapter_from_env, "a number in --adapter is an index");
+
+        let s = Selection::resolve_with(None, None, vars(&[("WGPU_BACKEND", "vulkan,webgpu")]));
+        assert_eq!(s.backends().ok(), Some(wgpu::Backends::VULKAN));
+        assert_eq!(s.notes().len(), 1, "{:?}", s.notes());
+        let s = Selection::resolve_with(None, None, vars(&[("WGPU_BACKEND", "webgpu")]));
+        assert!(s.backends().is_err(), "no native backend left");
+        let s = Selection::resolve_with(None, Some("vulkan,webgpu".into()), vars(&[]));
+        assert!(s.backends().is_err(), "a flag stays strict");
+
+        for (value, low, notes) in [("none", false, 0), ("low", true, 0), ("fast", false, 1)] {
+            let s = Selection::resolve_with(None, None, vars(&[("WGPU_POWER_PREF", value)]));
+            assert_eq!((s.low_power(), s.notes().len()), (low, notes), "{value}");
+        }
     }
 
     #[test]

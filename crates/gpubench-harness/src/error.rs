@@ -26,9 +26,11 @@ pub enum HarnessError {
     /// A backend name that wgpu does not know.
     #[error("unknown backend '{0}': use one of vulkan, metal, dx12, gl")]
     UnknownBackend(String),
-    /// A power preference that is not low or high.
-    #[error("unknown power preference '{0}' in WGPU_POWER_PREF: use low or high")]
-    UnknownPowerPreference(String),
+    /// `WGPU_BACKEND` names no backend gpubench can measure.
+    #[error(
+        "WGPU_BACKEND='{0}' names no backend gpubench can measure: use vulkan, metal, dx12 or gl (or unset it)"
+    )]
+    NoNativeBackendInEnv(String),
     /// The adapter refused to create a device.
     #[error("could not create a device on '{adapter}': {source}")]
     RequestDevice {

@@ -22,6 +22,9 @@ use plan::{Plan, usage_error};
 
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let plan = Plan::from_args(args)?;
+    for note in plan.selection.notes() {
+        eprintln!("warning: {note}");
+    }
     let ctx = GpuContext::new(&plan.selection)?;
     args.expect.expectation().check(&ctx.summary)?;
     plan.run.check_adapter(&ctx).map_err(usage_error)?;
