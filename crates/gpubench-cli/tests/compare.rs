@@ -153,7 +153,8 @@ fn formats_and_exports() {
     assert_eq!(parsed["pairs"][0]["verdict"], "unchanged");
     let bigger: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&gab).expect("export")).expect("json");
-    assert_eq!(bigger[0]["name"], "stream/triad/vec4-f32/64MiB");
+    assert_eq!(bigger[0]["name"], "gpubench/run/verified-results");
+    assert_eq!(bigger[1]["name"], "stream/triad/vec4-f32/64MiB");
     assert!(dir.path().join("gab-smaller.json").exists());
 
     for format in ["table", "csv", "md", "bmf"] {

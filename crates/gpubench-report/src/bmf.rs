@@ -2,14 +2,18 @@
 //! `{ "<benchmark>": { "<measure>": { "value", "lower_value", "upper_value" } } }`.
 //!
 //! The value is the median and the bounds are its bootstrap 95% interval, so Bencher's
-//! thresholds see the uncertainty gpubench measured. Skipped and failed results are left out:
-//! BMF has no status, and a number that was not measured must never be reported as one.
+//! thresholds see the uncertainty gpubench measured. Measures are named by
+//! [`bencher_measure`](crate::measured::bencher_measure) (`gpubench-bandwidth-gb-s`, ...), never
+//! Bencher's built-in `latency` or `throughput`, whose units differ. Only measured results are
+//! exported ([`measured`](crate::measured::measured)): skipped and failed results have no number,
+//! and derived ones (fits, ridge points, fractions of peak, ceilings) were not timed.
 
 use gpubench_baseline::{Comparison, CrossTable};
-use gpubench_harness::{RunDocument, Status};
+use gpubench_harness::RunDocument;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::measured::{bencher_measure, measured};
 use crate::{ComparisonExporter, Exporter, ReportError};
 
 /// Bencher Metric Format JSON.
@@ -51,7 +55,7 @@ impl Exporter for BmfExporter {
     fn render(&self, doc: &RunDocument) -> Result<String, ReportError> {
         let mut out = Map::new();
         for r in &doc.results {
-            let Some(s) = r.summary.as_ref().filter(|_| r.status == Status::Ok) else {
+            let Some(s) = measured(r) else {
                 continue;
             };
             let metric = Metric {
@@ -59,15 +63,20 @@ impl Exporter for BmfExporter {
                 lower_value: Some(s.ci_low),
                 upper_value: Some(s.ci_high),
             };
-            insert(&mut out, &r.id, r.metric.name(), metric)?;
+            insert(
+                &mut out,
+                &r.id,
+                &bencher_measure(r.metric.name(), &r.unit),
+                metric,
+            )?;
         }
         finish(out)
     }
 }
 
 impl ComparisonExporter for BmfExporter {
-    /// The new run's medians (with their intervals) under their metric, and the oriented ratio
-    /// against the base (with its interval) under the measure `ratio`.
+    /// The new run's medians (with their intervals) under their metric's measure, and the
+    /// oriented ratio against the base (with its interval) under the measure `gpubench-ratio`.
     fn render_comparison(&self, cmp: &Comparison) -> Result<String, ReportError> {
         let mut out = Map::new();
         for p in &cmp.pairs {
@@ -78,14 +87,19 @@ impl ComparisonExporter for BmfExporter {
                 lower_value: new.ci_low,
                 upper_value: new.ci_high,
             };
-            insert(&mut out, &p.id, p.metric.name(), metric)?;
+            insert(
+                &mut out,
+                &p.id,
+                &bencher_measure(p.metric.name(), &p.unit),
+                metric,
+            )?;
             if let Some(r) = p.ratio {
                 let ratio = Metric {
                     value: r.ratio,
                     lower_value: Some(r.ci_low),
                     upper_value: Some(r.ci_high),
                 };
-                insert(&mut out, &p.id, "ratio", ratio)?;
+                insert(&mut out, &p.id, &bencher_measure("ratio", ""), ratio)?;
             }
         }
         finish(out)

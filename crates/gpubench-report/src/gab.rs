@@ -4,11 +4,20 @@
 //! The action reads one direction per file, and a run mixes rates (bigger is better) with times
 //! per operation (smaller is better), so the export is split in two: the bigger-is-better
 //! entries go to the file the user names, the smaller-is-better ones to a companion file beside
-//! it (`<stem>-smaller.json`, see [`companion_path`]). Skipped and failed results are left out.
+//! it (`<stem>-smaller.json`, see [`companion_path`]). Both files are always written and never
+//! empty (the action refuses `[]` with "No benchmark result was found", and a workflow names both
+//! paths): each also holds one run-level count, `gpubench/run/verified-results` (bigger is better)
+//! and `gpubench/run/failed-results` (smaller is better), so a run whose results all point one
+//! way, or a run whose benchmarks all failed, still has an entry. Only measured results are
+//! exported ([`measured`](crate::measured::measured)): not skipped or failed ones, and not derived
+//! ones (fits, ridge points, fractions of peak, ceilings), whose "range" is no interval of
+//! repeated samples.
 
 use std::path::{Path, PathBuf};
 
 use gpubench_harness::{RunDocument, Status};
+
+use crate::measured::measured;
 use serde::Serialize;
 
 use crate::ReportError;
@@ -23,7 +32,8 @@ struct Entry {
     unit: String,
     /// The median.
     value: f64,
-    /// Half-width of the 95% interval, as the action shows it: `±1.23`.
+    /// Half-width of the 95% interval, as the action shows it: `±1.23` (absent for counts).
+    #[serde(skip_serializing_if = "String::is_empty")]
     range: String,
     /// Context shown in the action's tooltip.
     extra: String,
@@ -32,18 +42,34 @@ struct Entry {
 /// The two files of a github-action-benchmark export.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GabExport {
-    /// `customBiggerIsBetter` JSON (always written, possibly `[]`).
+    /// `customBiggerIsBetter` JSON: never an empty array.
     pub bigger_is_better: String,
-    /// `customSmallerIsBetter` JSON, when the run has such results.
-    pub smaller_is_better: Option<String>,
+    /// `customSmallerIsBetter` JSON: never an empty array.
+    pub smaller_is_better: String,
 }
 
-/// Splits the ok results of `doc` into the two custom formats.
+/// Splits the measured results of `doc` into the two custom formats, each headed by its
+/// run-level count.
 pub fn gab_export(doc: &RunDocument) -> Result<GabExport, ReportError> {
-    let mut bigger = Vec::new();
-    let mut smaller = Vec::new();
+    let verified = doc
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Ok && r.verified)
+        .count();
+    let failed = doc
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .count();
+    let mut bigger = vec![run_count(
+        doc,
+        "verified-results",
+        verified,
+        "ok and verified",
+    )];
+    let mut smaller = vec![run_count(doc, "failed-results", failed, "failed")];
     for r in &doc.results {
-        let Some(s) = r.summary.as_ref().filter(|_| r.status == Status::Ok) else {
+        let Some(s) = measured(r) else {
             continue;
         };
         let entry = Entry {
@@ -67,12 +93,23 @@ pub fn gab_export(doc: &RunDocument) -> Result<GabExport, ReportError> {
     }
     Ok(GabExport {
         bigger_is_better: serde_json::to_string_pretty(&bigger)? + "\n",
-        smaller_is_better: if smaller.is_empty() {
-            None
-        } else {
-            Some(serde_json::to_string_pretty(&smaller)? + "\n")
-        },
+        smaller_is_better: serde_json::to_string_pretty(&smaller)? + "\n",
     })
+}
+
+/// A run-level count: a fact of the run, not a timing, so it has no range.
+fn run_count(doc: &RunDocument, name: &str, count: usize, what: &str) -> Entry {
+    Entry {
+        name: format!("gpubench/run/{name}"),
+        unit: "results".to_string(),
+        value: count as f64,
+        range: String::new(),
+        extra: format!(
+            "{}\n{count} of {} results {what}",
+            doc.machine.adapter.name,
+            doc.results.len()
+        ),
+    }
 }
 
 /// Where the smaller-is-better half of an export to `path` goes: `out.json` ->

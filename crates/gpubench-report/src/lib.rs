@@ -15,6 +15,7 @@ pub mod grid;
 pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod measured;
 pub mod table;
 
 use gpubench_baseline::{Comparison, CrossTable};

@@ -41,10 +41,7 @@ fn run_document_in_every_format() {
 fn github_action_benchmark_splits_by_direction() {
     let export = gab_export(&fixture()).expect("export");
     insta::assert_snapshot!("gab_bigger", export.bigger_is_better);
-    insta::assert_snapshot!(
-        "gab_smaller",
-        export.smaller_is_better.expect("a time-per-op result")
-    );
+    insta::assert_snapshot!("gab_smaller", export.smaller_is_better);
 }
 
 #[test]
@@ -129,4 +126,80 @@ fn comparison_modes_say_what_they_are() {
             .render_comparison(&cmp)
             .expect("render")
     );
+}
+
+/// The fields github-action-benchmark reads from a custom-format entry, with their JSON types
+/// (its `isCustomBenchmarkResult` check): name and unit strings, value a number, range and extra
+/// strings when present.
+fn assert_custom_format(text: &str) -> Vec<serde_json::Value> {
+    let entries: Vec<serde_json::Value> = serde_json::from_str(text).expect("a JSON array");
+    assert!(
+        !entries.is_empty(),
+        "the action refuses an empty array: {text}"
+    );
+    for e in &entries {
+        assert!(e["name"].is_string() && e["unit"].is_string(), "{e}");
+        assert!(e["value"].is_number(), "{e}");
+        for optional in ["range", "extra"] {
+            assert!(e.get(optional).is_none_or(|v| v.is_string()), "{e}");
+        }
+    }
+    entries
+}
+
+fn names(entries: &[serde_json::Value]) -> Vec<&str> {
+    entries.iter().filter_map(|e| e["name"].as_str()).collect()
+}
+
+#[test]
+fn github_action_benchmark_files_are_never_empty_and_hold_measured_values_only() {
+    let mut doc = fixture();
+    let mut derived = doc.results[0].clone();
+    derived.id = "transfer/h2d-write-buffer/fit/asymptotic-bandwidth".to_string();
+    derived.role = gpubench_harness::Role::Derived;
+    doc.results.push(derived);
+    let export = gab_export(&doc).expect("export");
+    let bigger = assert_custom_format(&export.bigger_is_better);
+    let smaller = assert_custom_format(&export.smaller_is_better);
+    assert!(
+        !names(&bigger).iter().any(|n| n.contains("/fit/")),
+        "{bigger:?}"
+    );
+    assert_eq!(names(&bigger)[0], "gpubench/run/verified-results");
+    assert_eq!(names(&smaller)[0], "gpubench/run/failed-results");
+    assert_eq!(
+        smaller[0]["value"], 1.0,
+        "the fixture has one failed result"
+    );
+
+    // Every result one way (or none ok at all): both files still exist with an entry.
+    doc.results.retain(|r| r.higher_is_better);
+    let export = gab_export(&doc).expect("export");
+    assert_custom_format(&export.smaller_is_better);
+    doc.results.clear();
+    let export = gab_export(&doc).expect("export");
+    assert_custom_format(&export.bigger_is_better);
+    assert_custom_format(&export.smaller_is_better);
+}
+
+#[test]
+fn bencher_measures_are_namespaced_unit_bearing_and_measured_only() {
+    let mut doc = fixture();
+    let mut derived = doc.results[0].clone();
+    derived.id = "roofline/ridge-point".to_string();
+    derived.role = gpubench_harness::Role::Derived;
+    doc.results.push(derived);
+    let text = exporter("bmf").expect("bmf").render(&doc).expect("render");
+    let bmf: serde_json::Value = serde_json::from_str(&text).expect("BMF is JSON");
+    let benchmarks = bmf.as_object().expect("an object of benchmarks");
+    assert!(!benchmarks.contains_key("roofline/ridge-point"), "{text}");
+    assert!(!benchmarks.is_empty());
+    // Bencher's built-in measures: a gpubench figure must never land in one of them.
+    let builtin = ["latency", "throughput", "build-time", "file-size"];
+    for measures in benchmarks.values() {
+        for (name, metric) in measures.as_object().expect("measures") {
+            assert!(name.starts_with("gpubench-") && !builtin.contains(&name.as_str()));
+            assert!(metric["value"].is_number(), "{metric}");
+        }
+    }
 }

@@ -41,25 +41,18 @@ pub fn gate_exit(cmp: &Comparison, gate: &GateArgs) -> Exit {
     Exit::Regression
 }
 
-/// Writes the github-action-benchmark export of `doc` to `path` (and its smaller-is-better
-/// companion when there are such results).
+/// Writes the github-action-benchmark export of `doc` to `path` and its smaller-is-better
+/// companion beside it: both always, neither empty.
 pub fn write_gab(path: &Path, doc: &RunDocument) -> anyhow::Result<()> {
     let export = gab_export(doc)?;
+    let companion = companion_path(path);
     write_atomic(path, export.bigger_is_better.as_bytes())?;
-    if let Some(smaller) = export.smaller_is_better {
-        let companion = companion_path(path);
-        write_atomic(&companion, smaller.as_bytes())?;
-        eprintln!(
-            "github-action-benchmark export written to {} and {}",
-            path.display(),
-            companion.display()
-        );
-    } else {
-        eprintln!(
-            "github-action-benchmark export written to {}",
-            path.display()
-        );
-    }
+    write_atomic(&companion, export.smaller_is_better.as_bytes())?;
+    eprintln!(
+        "github-action-benchmark export written to {} and {}",
+        path.display(),
+        companion.display()
+    );
     Ok(())
 }
 

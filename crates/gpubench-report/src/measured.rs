@@ -1,0 +1,69 @@
+//! Which results the machine-readable exports carry, and under which names.
+//!
+//! Exports to tracking services (Bencher, github-action-benchmark) hold measured values only:
+//! a fitted model, a ridge point, a fraction of peak or a roofline ceiling is computed from other
+//! results (its "interval" is not one of repeated samples), and a tracker would chart it as if
+//! it had been timed. Failed and skipped results carry no number at all.
+
+use gpubench_harness::stats::Summary;
+use gpubench_harness::{BenchResult, Role, Status};
+
+/// The summary of a result that was measured in its own right and is ok, else `None`.
+pub fn measured(result: &BenchResult) -> Option<&Summary> {
+    let own = matches!(
+        result.role,
+        Role::Kernel | Role::HostReference | Role::CopyEngine
+    );
+    result
+        .summary
+        .as_ref()
+        .filter(|_| own && result.status == Status::Ok)
+}
+
+/// A Bencher measure name for a metric in a unit: namespaced (`gpubench-`), so it never lands in
+/// one of Bencher's built-in measures (`latency` in ns, `throughput` in operations/s), and
+/// bearing its unit, since a measure Bencher creates on first sight has none:
+/// `gpubench-bandwidth-gb-s`, `gpubench-throughput-gflop-s`, `gpubench-time-per-op-us`.
+pub fn bencher_measure(metric: &str, unit: &str) -> String {
+    let mut slug = String::new();
+    for c in unit.chars() {
+        match c {
+            '%' => slug.push_str("pct"),
+            c if c.is_ascii_alphanumeric() => slug.push(c.to_ascii_lowercase()),
+            _ if !slug.ends_with('-') && !slug.is_empty() => slug.push('-'),
+            _ => {}
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    if slug.is_empty() {
+        format!("gpubench-{metric}")
+    } else {
+        format!("gpubench-{metric}-{slug}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measure_names_carry_the_namespace_and_the_unit() {
+        assert_eq!(
+            bencher_measure("bandwidth", "GB/s"),
+            "gpubench-bandwidth-gb-s"
+        );
+        assert_eq!(
+            bencher_measure("throughput", "GFLOP/s"),
+            "gpubench-throughput-gflop-s"
+        );
+        assert_eq!(
+            bencher_measure("time-per-op", "us"),
+            "gpubench-time-per-op-us"
+        );
+        assert_eq!(
+            bencher_measure("fraction-of-peak", "%"),
+            "gpubench-fraction-of-peak-pct"
+        );
+        assert_eq!(bencher_measure("ratio", ""), "gpubench-ratio");
+    }
+}
