@@ -35,7 +35,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let signals = StopSignal::install();
     let mut sink = ResultsFile {
         path: &out_path,
-        progress: Progress::new(0, plan.progress),
+        progress: Progress::new(progress_steps(&plan), plan.progress),
     };
     let outcome = Session::new(&ctx, &plan.run, signals.flag()).run(tool_info(), &mut sink);
     sink.progress.finish();
@@ -121,6 +121,11 @@ impl RunObserver for ResultsFile<'_> {
     fn finished(&mut self, result: &BenchResult) {
         self.progress.finished(result);
     }
+}
+
+/// The steps the progress bar divides the run into: each suite, and the injected faults as one.
+fn progress_steps(plan: &Plan) -> usize {
+    plan.run.suites().len() + usize::from(!plan.run.faults().is_empty())
 }
 
 /// `results/<time>-<adapter>.json`, creating `results/`.
