@@ -14,6 +14,19 @@ mod setup;
 
 use std::process::{Command, ExitCode};
 
+/// What `cargo xtask --help` prints.
+const USAGE: &str = "usage: cargo xtask <task>
+
+tasks:
+  setup                 make sure a GPU adapter exists: on Debian/Ubuntu as root with no Vulkan
+                        driver, install the software adapter (mesa-vulkan-drivers); elsewhere
+                        say what to install
+  run [-- ARGS...]      setup, then `gpubench run ARGS` in release mode (default suites)
+  test                  setup, then fmt, clippy, every test on the adapter, the criterion benches
+                        once and a quick run checked end to end (what CI runs)
+  bench [-- ARGS...]    setup, then the criterion benches (ARGS go to criterion, e.g.
+                        `--save-baseline main` or a filter)";
+
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let task = args.next().unwrap_or_default();
@@ -24,10 +37,12 @@ fn main() -> ExitCode {
         "run" => setup::ensure_adapter().and_then(|()| run(&rest)),
         "test" => setup::ensure_adapter().and_then(|()| test()),
         "bench" => setup::ensure_adapter().and_then(|()| bench(&rest)),
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
         _ => {
-            eprintln!(
-                "usage: cargo xtask <setup | run [gpubench run args...] | test | bench [filter]>"
-            );
+            eprintln!("{USAGE}");
             return ExitCode::from(2);
         }
     };

@@ -9,7 +9,12 @@ use crate::values::{FaultArg, ProfileArg, ShaderChecksArg, matmul_variant_parser
 /// A cross-vendor GPU compute benchmark: transfer, memory bandwidth, compute throughput and
 /// launch overhead through wgpu, every kernel verified, every number with its interval.
 #[derive(Debug, Parser)]
-#[command(name = "gpubench", version, about, propagate_version = true)]
+#[command(
+    name = "gpubench",
+    version,
+    propagate_version = true,
+    after_help = crate::exit::EXIT_CODES_HELP
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -20,6 +25,7 @@ pub enum Command {
     /// List every adapter wgpu finds, on every backend.
     List(ListArgs),
     /// Run benchmark suites and record the results.
+    #[command(after_help = crate::exit::EXIT_CODES_HELP)]
     Run(Box<RunArgs>),
     /// Write an HTML page with charts for one or more result files.
     Report(ReportArgs),
@@ -33,7 +39,7 @@ pub struct ReportArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Where to write the page.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
 }
 
@@ -47,11 +53,13 @@ pub struct ListArgs {
 /// Which adapter to use. Flags win over WGPU_ADAPTER_NAME / WGPU_BACKEND / WGPU_POWER_PREF.
 #[derive(Debug, Args, Clone)]
 pub struct AdapterArgs {
-    /// Adapter index (from `gpubench list`) or a case-insensitive substring of its name.
-    #[arg(long)]
+    /// Adapter index (from `gpubench list`) or a case-insensitive substring of its name
+    /// [default: WGPU_ADAPTER_NAME, a name substring].
+    #[arg(long, value_name = "INDEX|NAME")]
     pub adapter: Option<String>,
-    /// Backend: vulkan, metal, dx12 or gl (comma list allowed).
-    #[arg(long)]
+    /// Backend: vulkan, metal, dx12 or gl (comma list allowed) [default: WGPU_BACKEND, else
+    /// every backend].
+    #[arg(long, value_name = "LIST")]
     pub backend: Option<String>,
 }
 
@@ -99,22 +107,22 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "default")]
     pub profile: ProfileArg,
     /// Where to write the results JSON (default: results/<time>-<adapter>.json).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Also write an HTML report with charts for this run.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Output format on stdout.
     #[arg(long, default_value = "table", value_parser = clap::builder::PossibleValuesParser::new(gpubench_report::FORMATS))]
     pub format: String,
     /// Bytes per stream array, e.g. 64MiB (binary units).
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub stream_size: Option<u64>,
     /// Length of the sustained run in seconds (default: 30 in the full profile, 10 otherwise).
-    #[arg(long, value_parser = parse_positive_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_positive_seconds)]
     pub duration: Option<f64>,
     /// Upper bound of the capacity suite's total-allocation probe, e.g. 8GiB.
-    #[arg(long, value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub capacity_cap: Option<u64>,
     /// An extra matmul shape MxNxK, e.g. 127x255x63 (repeatable; run after the profile's shapes).
     #[arg(long = "matmul-shape", value_name = "MxNxK", value_parser = gpubench_kernels::plan::parse_matmul_shape)]
@@ -123,20 +131,20 @@ pub struct RunArgs {
     #[arg(long, value_name = "VARIANT", value_parser = matmul_variant_parser())]
     pub matmul_variant: Option<&'static str>,
     /// Minimum timed samples per benchmark (overrides the profile).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub samples: Option<u32>,
     /// Target length of one sample in milliseconds (overrides the profile).
-    #[arg(long, value_parser = parse_positive_ms)]
+    #[arg(long, value_name = "MS", value_parser = parse_positive_ms)]
     pub sample_ms: Option<f64>,
     /// Time cap for sampling one benchmark, in seconds (overrides the profile).
-    #[arg(long, value_parser = parse_positive_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_positive_seconds)]
     pub max_time: Option<f64>,
     /// Seed for input data.
-    #[arg(long, default_value_t = 0x5eed)]
+    #[arg(long, value_name = "N", default_value_t = 0x5eed)]
     pub seed: u64,
     /// naga's runtime checks (bounds clamping, loop bounding) in the timed kernels' shaders;
     /// recorded in the results.
-    #[arg(long, value_enum, default_value = "off")]
+    #[arg(long, value_name = "on|off", value_enum, default_value = "off")]
     pub shader_checks: ShaderChecksArg,
     /// Do not show progress bars.
     #[arg(long)]
@@ -152,7 +160,12 @@ pub struct RunArgs {
 #[derive(Debug, Args, Clone)]
 pub struct BaselineArgs {
     /// Directory of baselines, one `<fingerprint>.json` per adapter.
-    #[arg(long, env = "GPUBENCH_BASELINE_DIR", default_value = "baselines")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = "GPUBENCH_BASELINE_DIR",
+        default_value = "baselines"
+    )]
     pub baseline_dir: PathBuf,
     /// Compare against this result file instead of the adapter's stored baseline.
     #[arg(long, value_name = "FILE")]

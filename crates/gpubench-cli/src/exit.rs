@@ -3,6 +3,15 @@
 
 use std::process::ExitCode;
 
+/// The exit codes as `--help` lists them (the README's table says the same).
+pub const EXIT_CODES_HELP: &str = "Exit codes:
+  0    fine
+  1    error (an adapter that is not the one expected, an unreadable file, a device that failed)
+  2    usage error (a bad flag or value; nothing is written)
+  3    regression found against the baseline
+  4    a benchmark failed (wrong output or GPU error)
+  130  interrupted by SIGINT, 143 by SIGTERM (finished results kept, no baseline written)";
+
 /// The process exit status of a finished command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
