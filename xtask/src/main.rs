@@ -6,11 +6,15 @@
 //! - `run [ARGS...]`: setup, then the default suite in a release build (ARGS go to
 //!   `gpubench run`).
 //! - `test`: setup, then formatting, clippy, every test on the adapter, the criterion benches
-//!   once in test mode, and a quick CLI run whose JSON is checked. CI calls exactly this.
+//!   once in test mode, a quick CLI run whose JSON is checked, the Kubernetes manifests
+//!   validated, and the Slurm deployment run on a one-node cluster. CI calls exactly this.
 //! - `bench [FILTER]`: the criterion benches, in GPU time.
+//! - `slurm`, `k8s`: those two checks alone.
 
 mod checks;
+mod k8s;
 mod setup;
+mod slurm;
 
 use std::process::{Command, ExitCode};
 
@@ -25,7 +29,10 @@ tasks:
   test                  setup, then fmt, clippy, every test on the adapter, the criterion benches
                         once and a quick run checked end to end (what CI runs)
   bench [-- ARGS...]    setup, then the criterion benches (ARGS go to criterion, e.g.
-                        `--save-baseline main` or a filter)";
+                        `--save-baseline main` or a filter)
+  slurm                 setup, then the Slurm deployment on a one-node cluster started here
+                        (root and apt-get needed; part of `test`)
+  k8s                   validate deploy/k8s against the Kubernetes schemas (part of `test`)";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -37,6 +44,8 @@ fn main() -> ExitCode {
         "run" => setup::ensure_adapter().and_then(|()| run(&rest)),
         "test" => setup::ensure_adapter().and_then(|()| test()),
         "bench" => setup::ensure_adapter().and_then(|()| bench(&rest)),
+        "slurm" => setup::ensure_adapter().and_then(|()| slurm::check()),
+        "k8s" => k8s::check(),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -132,5 +141,7 @@ fn test() -> Result<(), String> {
         ],
         &[("CI", "1"), ("WGPU_BACKEND", "vulkan")],
     )?;
-    checks::quick_run()
+    checks::quick_run()?;
+    k8s::check()?;
+    slurm::check()
 }

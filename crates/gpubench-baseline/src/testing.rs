@@ -69,6 +69,7 @@ pub fn doc_with(name: &str, software: bool) -> RunDocument {
         features_enabled: Vec::new(),
         os: "Linux".to_string(),
         cpu_model: "Test CPU".to_string(),
+        hostname: None,
         cpu_count: 8,
         wgpu_version: "30.0.2".to_string(),
         build_profile: "release".to_string(),

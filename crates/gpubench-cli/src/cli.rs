@@ -35,9 +35,13 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// Result files (the first is the reference for cross-card ratios).
-    #[arg(required = true)]
+    /// Result files or directories of them (the first is the reference for cross-card ratios);
+    /// a directory gives the newest run of each machine and adapter below it.
+    #[arg(required = true, value_name = "FILE|DIR")]
     pub files: Vec<PathBuf>,
+    /// Every run found in a directory, not only the newest of each machine and adapter.
+    #[arg(long)]
+    pub all_runs: bool,
     /// Where to write the page.
     #[arg(long, value_name = "FILE")]
     pub html: PathBuf,
@@ -53,8 +57,9 @@ pub struct ListArgs {
 /// Which adapter to use. Flags win over WGPU_ADAPTER_NAME / WGPU_BACKEND / WGPU_POWER_PREF.
 #[derive(Debug, Args, Clone)]
 pub struct AdapterArgs {
-    /// Adapter index (from `gpubench list`) or a case-insensitive substring of its name
-    /// [default: WGPU_ADAPTER_NAME, a name substring].
+    /// Adapter index (from `gpubench list`), a case-insensitive substring of its name, or `all`
+    /// (`run`: every adapter in turn, `--backend` filtering) [default: WGPU_ADAPTER_NAME, a name
+    /// substring].
     #[arg(long, value_name = "INDEX|NAME")]
     pub adapter: Option<String>,
     /// Backend: vulkan, metal, dx12 or gl (comma list allowed) [default: WGPU_BACKEND, else
@@ -94,7 +99,7 @@ fn parse_vendor(text: &str) -> Result<u32, String> {
     gpubench_harness::expect::parse_vendor(text).map_err(|e| e.to_string())
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct RunArgs {
     #[command(flatten)]
     pub adapter: AdapterArgs,
@@ -200,9 +205,16 @@ pub struct GateArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// Result files: the base first, then the runs to compare with it.
-    #[arg(required = true, num_args = 2.., value_name = "FILE")]
+    /// Result files or directories of them: the base first, then the runs to compare with it;
+    /// a directory gives the newest run of each machine and adapter below it.
+    #[arg(required = true, num_args = 1.., value_name = "FILE|DIR")]
     pub files: Vec<PathBuf>,
+    /// Every run found in a directory, not only the newest of each machine and adapter.
+    #[arg(long)]
+    pub all_runs: bool,
+    /// The cross-card table even for two files (a fleet's table), instead of verdicts.
+    #[arg(long)]
+    pub cross: bool,
     /// Output format on stdout.
     #[arg(long, default_value = "table", value_parser = clap::builder::PossibleValuesParser::new(gpubench_report::FORMATS))]
     pub format: String,

@@ -17,6 +17,8 @@ pub const EXIT_CODES_HELP: &str = "Exit codes:
 pub enum Exit {
     /// Everything as expected.
     Success,
+    /// An error that ended the command (a fleet whose adapter could not be run).
+    Error,
     /// A regression was found against the baseline.
     Regression,
     /// A benchmark failed: wrong output or GPU error.
@@ -25,14 +27,22 @@ pub enum Exit {
     Interrupted(u8),
 }
 
-impl From<Exit> for ExitCode {
-    fn from(exit: Exit) -> Self {
-        ExitCode::from(match exit {
+impl Exit {
+    /// The process exit status.
+    pub fn code(self) -> u8 {
+        match self {
             Exit::Success => 0,
+            Exit::Error => 1,
             Exit::Regression => 3,
             Exit::BenchmarkFailed => 4,
             Exit::Interrupted(code) => code,
-        })
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(exit.code())
     }
 }
 

@@ -30,6 +30,17 @@ pub fn os_description() -> String {
     }
 }
 
+/// The host's name: the kernel's on Linux, else `HOSTNAME`/`COMPUTERNAME`; `None` when unknown.
+/// It tells apart machines of one model in a fleet (eight identical nodes are eight machines).
+pub fn hostname() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
+}
+
 /// Logical CPUs available to this process.
 pub fn cpu_count() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -76,6 +76,9 @@ pub struct MachineInfo {
     pub os: String,
     /// Host CPU model.
     pub cpu_model: String,
+    /// The host's name, where known (fleet reports group runs by it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
     /// Logical CPUs on the host.
     pub cpu_count: usize,
     /// wgpu version the binary was built with.
@@ -325,6 +328,7 @@ impl MachineInfo {
             features_enabled: crate::device::feature_names(ctx.features),
             os: crate::hostinfo::os_description(),
             cpu_model: crate::hostinfo::cpu_model(),
+            hostname: crate::hostinfo::hostname(),
             cpu_count: crate::hostinfo::cpu_count(),
             wgpu_version: WGPU_VERSION.to_string(),
             build_profile: if cfg!(debug_assertions) {

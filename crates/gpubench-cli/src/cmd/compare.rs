@@ -1,5 +1,6 @@
 //! `gpubench compare BASE NEW [MORE...]`: two files give verdicts (or, across machines, ratios);
-//! three or more give the cross-card table. Every input is read and checked before anything is
+//! three or more, or `--cross`, give the cross-card table; directories give the newest run of
+//! each machine and adapter below them. Every input is read and checked before anything is
 //! written, so a bad file leaves the disk as it was.
 
 use gpubench_baseline::{compare, cross_table};
@@ -10,24 +11,36 @@ use crate::exit::{Exit, UsageError};
 
 /// Compares the files; exit 3 when two runs of one adapter show a regression (see `GateArgs`).
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
+    let files = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
+    if files.len() < 2 {
+        return Err(UsageError(format!(
+            "compare needs two or more result files; {} gave {}",
+            args.files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            files.len()
+        ))
+        .into());
+    }
     let exporter = gpubench_report::comparison_exporter(&args.format)
         .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
-    if args.files.len() > 2 && args.format == "bmf" {
+    if (files.len() > 2 || args.cross) && args.format == "bmf" {
         return Err(UsageError(
             "--format bmf holds one run's values; use table, json, csv or md for three or more files"
                 .to_string(),
         )
         .into());
     }
-    check_export_target(args.export_gab.as_ref(), &args.files)?;
-    let docs = args
-        .files
+    check_export_target(args.export_gab.as_ref(), &files)?;
+    let docs = files
         .iter()
         .map(|path| load(path))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let labels: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
+    let labels: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
 
-    let exit = if let [base, new] = docs.as_slice() {
+    let exit = if let ([base, new], false) = (docs.as_slice(), args.cross) {
         let cmp = compare(&labels[0], base, &labels[1], new, &options(&args.gate));
         print!("{}", exporter.render_comparison(&cmp)?);
         gate_exit(&cmp, &args.gate)

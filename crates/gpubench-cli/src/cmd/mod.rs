@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
 pub mod compare;
+pub mod fleet;
+pub mod inputs;
 pub mod list;
 pub mod report;
 pub mod run;

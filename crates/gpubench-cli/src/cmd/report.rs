@@ -10,8 +10,8 @@ use crate::cli::ReportArgs;
 use crate::exit::Exit;
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
-    let docs = args
-        .files
+    let files = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
+    let docs = files
         .iter()
         .map(|path| Ok((label(path), load_document(path)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -21,6 +21,9 @@ use crate::signals::StopSignal;
 use plan::{Plan, usage_error};
 
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
+    if args.adapter.adapter.as_deref() == Some(crate::cmd::fleet::ALL) {
+        return crate::cmd::fleet::run_all(args);
+    }
     let plan = Plan::from_args(args)?;
     for note in plan.selection.notes() {
         eprintln!("warning: {note}");
@@ -50,6 +53,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Interrupted(code));
     }
     report_and_gate(plan, &doc, &out_path)
+}
+
+/// Checks `args` as a run would, without its output paths (a fleet checks them itself): a
+/// mistake is a usage error before any adapter runs.
+pub fn check_args(args: &RunArgs) -> anyhow::Result<()> {
+    let mut probe = args.clone();
+    probe.out = None;
+    probe.html = None;
+    Plan::from_args(&probe).map(|_| ())
 }
 
 /// After a finished run: the report on stdout, the HTML page, the verdicts against the

@@ -1,0 +1,195 @@
+//! `gpubench run --adapter all`: every adapter of this machine in turn (those of `--backend`
+//! when given), one results file each in a results directory, then the cross-card table of them
+//! all.
+//!
+//! Each adapter is a run of its own, with its own device and its own baseline: an adapter that
+//! fails to open, loses its device or fails a benchmark is recorded and the next one runs. A
+//! signal stops the whole fleet after the adapter in progress has kept its finished results.
+//!
+//! Exit: 130/143 when interrupted; else 4 when a benchmark failed on any adapter; else 1 when an
+//! adapter could not be run at all; else 3 when one regressed against its baseline; else 0.
+
+use std::path::{Path, PathBuf};
+
+use gpubench_baseline::cross_table;
+use gpubench_harness::RunDocument;
+use gpubench_harness::device::{AdapterSummary, list_adapters, parse_backends};
+use gpubench_harness::results_file::load_document;
+use gpubench_harness::schema::slug;
+
+use crate::cli::RunArgs;
+use crate::exit::{Exit, UsageError};
+
+/// The `--adapter` value that asks for every adapter.
+pub const ALL: &str = "all";
+
+/// What became of one adapter's run.
+enum Outcome {
+    Finished(Exit),
+    Error(String),
+}
+
+/// Runs every adapter in turn and prints the cross-card table of their results.
+pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
+    crate::cmd::run::check_args(args)?;
+    let dir = results_dir(args)?;
+    let adapters = chosen_adapters(args)?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| anyhow::anyhow!("creating the results directory {}: {e}", dir.display()))?;
+    let mut outcomes = Vec::new();
+    for (i, adapter) in adapters.iter().enumerate() {
+        let out = dir.join(format!(
+            "{}-{}-{}.json",
+            adapter.index,
+            slug(&adapter.name),
+            adapter.backend
+        ));
+        eprintln!(
+            "== adapter {}/{}: [{}] {} ({})",
+            i + 1,
+            adapters.len(),
+            adapter.index,
+            adapter.name,
+            adapter.backend
+        );
+        let mut one = args.clone();
+        one.adapter.adapter = Some(adapter.index.to_string());
+        one.adapter.backend = None;
+        one.out = Some(out.clone());
+        one.html = None;
+        let outcome = match crate::cmd::run::run(&one) {
+            Ok(exit) => Outcome::Finished(exit),
+            Err(error) => {
+                eprintln!(
+                    "error: adapter [{}] {}: {error:#}",
+                    adapter.index, adapter.name
+                );
+                Outcome::Error(format!("{error:#}"))
+            }
+        };
+        let interrupted = matches!(outcome, Outcome::Finished(Exit::Interrupted(_)));
+        outcomes.push((adapter, out, outcome));
+        if interrupted {
+            break;
+        }
+    }
+    print_cross_table(args, &outcomes)?;
+    Ok(fleet_exit(&outcomes))
+}
+
+/// Every adapter `gpubench list` shows, on the backends of `--backend` (all when not given).
+fn chosen_adapters(args: &RunArgs) -> anyhow::Result<Vec<AdapterSummary>> {
+    let backends = match &args.adapter.backend {
+        Some(text) => Some(parse_backends(text).map_err(|e| UsageError(e.to_string()))?),
+        None => None,
+    };
+    let adapters: Vec<AdapterSummary> = list_adapters()
+        .into_iter()
+        .filter(|a| {
+            backends.is_none_or(|b| parse_backends(&a.backend).is_ok_and(|mine| b.contains(mine)))
+        })
+        .collect();
+    if adapters.is_empty() {
+        anyhow::bail!(
+            "--adapter all found no adapter{}: `gpubench list` shows what wgpu finds",
+            args.adapter
+                .backend
+                .as_deref()
+                .map_or(String::new(), |b| format!(" on backend {b}"))
+        );
+    }
+    Ok(adapters)
+}
+
+/// `--out DIR`, else `results/fleet-<time>/`. An existing file is refused: with
+/// `--adapter all`, `--out` names a directory.
+fn results_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
+    if args.html.is_some() {
+        return Err(UsageError(
+            "--html with --adapter all: write the fleet's page afterwards with `gpubench report DIR --html FILE`"
+                .to_string(),
+        )
+        .into());
+    }
+    let dir = match &args.out {
+        Some(dir) if dir.exists() && !dir.is_dir() => {
+            return Err(UsageError(format!(
+                "--out {} is a file; with --adapter all it names the results directory",
+                dir.display()
+            ))
+            .into());
+        }
+        Some(dir) => dir.clone(),
+        None => Path::new("results").join(format!(
+            "fleet-{}",
+            gpubench_harness::hostinfo::now_compact()
+        )),
+    };
+    Ok(dir)
+}
+
+fn print_cross_table(
+    args: &RunArgs,
+    outcomes: &[(&AdapterSummary, PathBuf, Outcome)],
+) -> anyhow::Result<()> {
+    let docs: Vec<(String, RunDocument)> = outcomes
+        .iter()
+        .filter_map(|(adapter, path, _)| {
+            load_document(path)
+                .ok()
+                .map(|doc| (format!("[{}] {}", adapter.index, adapter.backend), doc))
+        })
+        .collect();
+    eprintln!();
+    for (adapter, path, outcome) in outcomes {
+        let what = match outcome {
+            Outcome::Finished(exit) => format!("exit {}", exit.code()),
+            Outcome::Error(error) => format!("not run: {error}"),
+        };
+        eprintln!(
+            "[{}] {} ({}): {what}; {}",
+            adapter.index,
+            adapter.name,
+            adapter.backend,
+            path.display()
+        );
+    }
+    if docs.len() < 2 {
+        return Ok(());
+    }
+    let format = if args.format == "bmf" {
+        "table"
+    } else {
+        args.format.as_str()
+    };
+    let exporter = gpubench_report::comparison_exporter(format)
+        .ok_or_else(|| UsageError(format!("unknown --format {format}")))?;
+    let runs: Vec<(&str, &RunDocument)> = docs.iter().map(|(l, d)| (l.as_str(), d)).collect();
+    print!("{}", exporter.render_cross(&cross_table(&runs))?);
+    Ok(())
+}
+
+fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, Outcome)]) -> Exit {
+    let exits = || {
+        outcomes.iter().filter_map(|(_, _, o)| match o {
+            Outcome::Finished(exit) => Some(*exit),
+            Outcome::Error(_) => None,
+        })
+    };
+    if let Some(signal) = exits().find(|e| matches!(e, Exit::Interrupted(_))) {
+        return signal;
+    }
+    if exits().any(|e| e == Exit::BenchmarkFailed) {
+        return Exit::BenchmarkFailed;
+    }
+    if outcomes
+        .iter()
+        .any(|(_, _, o)| matches!(o, Outcome::Error(_)))
+    {
+        return Exit::Error;
+    }
+    if exits().any(|e| e == Exit::Regression) {
+        return Exit::Regression;
+    }
+    Exit::Success
+}

@@ -1,0 +1,106 @@
+//! `run --adapter all`, and `report`/`compare` over directories: every adapter of this machine
+//! in turn (llvmpipe through Vulkan and through GL in CI), one results file each, the cross-card
+//! table at the end, and the directory read back as a fleet. Needs a Vulkan adapter.
+
+mod common;
+use common::{adapters, gpubench_command, require_vulkan};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let results = dir.path().join("fleet");
+    let out = gpubench_command()
+        .args([
+            "run",
+            "--adapter",
+            "all",
+            "--profile",
+            "quick",
+            "--suite",
+            "launch",
+        ])
+        .args(["--no-progress", "--format", "md", "--out"])
+        .arg(&results)
+        .arg("--baseline-dir")
+        .arg(dir.path().join("baselines"))
+        .output()
+        .expect("runs");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let files: Vec<_> = std::fs::read_dir(&results)
+        .expect("results dir")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let count = adapters().len();
+    assert_eq!(
+        files.len(),
+        count,
+        "one results file per adapter: {files:?}"
+    );
+    if count >= 2 {
+        assert!(
+            text(&out.stdout).contains("cross-card"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+
+    let html = dir.path().join("fleet.html");
+    let report = gpubench_command()
+        .arg("report")
+        .arg(&results)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .expect("runs");
+    assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+    assert!(
+        std::fs::read_to_string(&html)
+            .expect("page")
+            .contains("<svg")
+    );
+
+    let compare = gpubench_command()
+        .args(["compare", "--cross", "--format", "csv"])
+        .arg(&results)
+        .output()
+        .expect("runs");
+    if count >= 2 {
+        assert_eq!(compare.status.code(), Some(0), "{}", text(&compare.stderr));
+        assert!(text(&compare.stdout).contains("launch/round-trip/one-dispatch"));
+    } else {
+        assert_eq!(compare.status.code(), Some(2), "one run is no comparison");
+    }
+}
+
+#[test]
+fn a_fleet_refuses_a_file_for_its_directory_and_a_single_html() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("taken.json");
+    std::fs::write(&file, "{}").expect("write");
+    for extra in [
+        &["--out", file.to_str().expect("utf-8")][..],
+        &["--html", "x.html"][..],
+    ] {
+        let out = gpubench_command()
+            .args(["run", "--adapter", "all", "--suite", "launch"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{extra:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&file).expect("kept"), "{}");
+}
