@@ -182,3 +182,35 @@ fn several_runs_add_a_cross_card_chart_with_one_series_per_file() {
         "{labels:?}"
     );
 }
+
+#[test]
+fn several_runs_get_a_machines_table_and_a_cross_card_chart_for_every_suite() {
+    let doc = recorded();
+    let mut other = doc.clone();
+    other.machine.hostname = Some("node7".to_string());
+    let suites: Vec<String> = {
+        let mut s: Vec<String> = Vec::new();
+        for r in &doc.results {
+            if r.status == gpubench_harness::Status::Ok
+                && r.summary.as_ref().is_some_and(|s| s.n > 1)
+                && !s.contains(&r.suite)
+            {
+                s.push(r.suite.clone());
+            }
+        }
+        s
+    };
+    assert!(
+        suites.len() >= 2,
+        "the fixture spans several suites: {suites:?}"
+    );
+    let page =
+        gpubench_report::html::render(&[("a".into(), doc), ("b".into(), other)]).expect("renders");
+    assert!(page.contains("<h2>Machines</h2>") && page.contains("node7"));
+    for suite in &suites {
+        assert!(
+            page.contains(&format!("Cross-card: {suite}")),
+            "no cross-card chart for {suite}"
+        );
+    }
+}

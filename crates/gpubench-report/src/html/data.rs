@@ -285,9 +285,24 @@ pub fn stream_bars(doc: &RunDocument) -> Vec<(String, Bar)> {
     bars.into_iter().map(|(l, b, _)| (l, b)).collect()
 }
 
-/// Ids measured ok in every document, in the first document's order (at most `limit`), for the
-/// cross-card chart; values are ratios to the first document, oriented so that > 1 is better.
-pub fn cross_card(docs: &[RunDocument], limit: usize) -> (Vec<String>, Vec<Vec<Option<Bar>>>) {
+/// The suites of the first document, in its order.
+pub fn suites(docs: &[RunDocument]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in docs.iter().take(1).flat_map(|d| &d.results) {
+        if !out.contains(&r.suite) {
+            out.push(r.suite.clone());
+        }
+    }
+    out
+}
+
+/// The first document's results that `keep` selects and that are measured ok in every
+/// document, in the first document's order, as ratios to the first document, oriented so that
+/// > 1 is better (for the cross-card charts).
+pub fn cross_card_of(
+    docs: &[RunDocument],
+    keep: impl Fn(&BenchResult) -> bool,
+) -> (Vec<String>, Vec<Vec<Option<Bar>>>) {
     let Some(first) = docs.first() else {
         return (Vec::new(), Vec::new());
     };
@@ -296,7 +311,7 @@ pub fn cross_card(docs: &[RunDocument], limit: usize) -> (Vec<String>, Vec<Vec<O
     for base in first
         .results
         .iter()
-        .filter(|r| ok(r).is_some() && r.summary.as_ref().is_some_and(|s| s.n > 1))
+        .filter(|r| keep(r) && ok(r).is_some() && r.summary.as_ref().is_some_and(|s| s.n > 1))
     {
         let Some(base_median) = ok(base).filter(|m| *m > 0.0) else {
             continue;
@@ -324,9 +339,6 @@ pub fn cross_card(docs: &[RunDocument], limit: usize) -> (Vec<String>, Vec<Vec<O
         if row.iter().all(Option::is_some) {
             ids.push(base.id.clone());
             rows.push(row);
-        }
-        if ids.len() >= limit {
-            break;
         }
     }
     (ids, rows)

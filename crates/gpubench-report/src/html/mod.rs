@@ -5,6 +5,7 @@
 
 pub mod charts;
 pub mod data;
+mod fleet;
 
 use gpubench_harness::units::format_size;
 use gpubench_harness::{RunDocument, Status};
@@ -17,11 +18,20 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
     let docs: Vec<RunDocument> = labelled.iter().map(|(_, d)| d.clone()).collect();
     let mut body = String::new();
     body.push_str("<h1>gpubench report</h1>\n");
-    for (label, doc) in labelled {
-        body.push_str(&machine_section(label, doc));
-    }
     if docs.len() > 1 {
-        cross_card_section(&mut body, labelled, &docs)?;
+        body.push_str(&fleet::machines_table(labelled));
+        for (label, doc) in labelled {
+            body.push_str(&format!(
+                "<details><summary>{}: adapter details</summary>\n{}</details>\n",
+                escape(label),
+                machine_section(label, doc)
+            ));
+        }
+        fleet::cross_card_sections(&mut body, labelled, &docs)?;
+    } else {
+        for (label, doc) in labelled {
+            body.push_str(&machine_section(label, doc));
+        }
     }
     for (label, doc) in labelled {
         let title = if docs.len() > 1 {
@@ -54,32 +64,6 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
         body.push_str(&failures_section(&title, doc));
     }
     Ok(page(&body))
-}
-
-/// Every file's results as ratios to the first file's.
-fn cross_card_section(
-    body: &mut String,
-    labelled: &[(String, RunDocument)],
-    docs: &[RunDocument],
-) -> Result<(), ReportError> {
-    let labels: Vec<String> = labelled.iter().map(|(label, _)| label.clone()).collect();
-    let (ids, rows) = data::cross_card(docs, 24);
-    let short: Vec<String> = ids.iter().map(|id| shorten(id)).collect();
-    if let Some(svg) = charts::bars(
-        "Cross-card: ratio to the first file (> 1 is better)",
-        "ratio",
-        &short,
-        &labels,
-        &rows,
-    )? {
-        section(
-            body,
-            "Cross-card comparison",
-            &svg,
-            "Each bar is a result's median divided by the first file's (inverted for time-per-op metrics), with the 95% interval of that file's median.",
-        );
-    }
-    Ok(())
 }
 
 /// The roofline with its measured ceilings, and transfer bandwidth against size.
@@ -151,15 +135,6 @@ fn stream_sections(body: &mut String, title: &str, doc: &RunDocument) -> Result<
         );
     }
     Ok(())
-}
-
-fn shorten(id: &str) -> String {
-    let parts: Vec<&str> = id.split('/').collect();
-    if parts.len() > 2 {
-        format!("{}/{}", parts[1], parts[parts.len() - 1])
-    } else {
-        id.to_string()
-    }
 }
 
 fn section(body: &mut String, title: &str, svg: &str, note: &str) {

@@ -1,0 +1,123 @@
+//! The parts of the page that only several runs have: the table of machines (one row per file,
+//! so twenty nodes read as twenty rows, not twenty blocks) and the cross-card charts, one per
+//! suite and at most [`BARS_PER_CHART`] results each, so that every suite is covered and every
+//! label stays readable.
+
+use gpubench_harness::RunDocument;
+
+use super::{charts, data, escape, section};
+use crate::ReportError;
+
+/// Results per cross-card chart: more and the labels under the bars overlap.
+pub const BARS_PER_CHART: usize = 8;
+
+/// One row per run: where it ran and how.
+pub fn machines_table(labelled: &[(String, RunDocument)]) -> String {
+    let mut html = String::from(
+        "<section class=\"machines\">\n<h2>Machines</h2>\n<table>\n<tr><th>run</th><th>host</th>\
+         <th>adapter</th><th>backend</th><th>driver</th><th>CPU</th><th>profile</th>\
+         <th>started</th></tr>\n",
+    );
+    for (label, doc) in labelled {
+        let m = &doc.machine;
+        let adapter = if m.software_adapter {
+            format!("{} (software: CPU numbers)", m.adapter.name)
+        } else {
+            format!("{} ({})", m.adapter.name, m.adapter.device_type)
+        };
+        let cells = [
+            label.clone(),
+            m.hostname.clone().unwrap_or_else(|| "-".to_string()),
+            adapter,
+            m.adapter.backend.clone(),
+            format!("{} {}", m.adapter.driver, m.adapter.driver_info),
+            format!("{} ({} CPUs)", m.cpu_model, m.cpu_count),
+            format!("{}, {} build", doc.config.profile, m.build_profile),
+            format!(
+                "{}{}",
+                doc.started_at,
+                if doc.complete { "" } else { " (incomplete)" }
+            ),
+        ];
+        html.push_str("<tr>");
+        for cell in cells {
+            html.push_str(&format!("<td>{}</td>", escape(&cell)));
+        }
+        html.push_str("</tr>\n");
+    }
+    html.push_str("</table>\n</section>\n");
+    html
+}
+
+/// A cross-card chart per suite (split into charts of [`BARS_PER_CHART`]), results named
+/// without their suite.
+pub fn cross_card_sections(
+    body: &mut String,
+    labelled: &[(String, RunDocument)],
+    docs: &[RunDocument],
+) -> Result<(), ReportError> {
+    let labels: Vec<String> = labelled.iter().map(|(label, _)| label.clone()).collect();
+    for suite in data::suites(docs) {
+        let (ids, rows) = data::cross_card_of(docs, |r| r.suite == suite);
+        let parts = ids.len().div_ceil(BARS_PER_CHART);
+        for (part, (ids, rows)) in ids
+            .chunks(BARS_PER_CHART)
+            .zip(rows.chunks(BARS_PER_CHART))
+            .enumerate()
+        {
+            let short: Vec<String> = ids.iter().map(|id| bar_label(&suite, id)).collect();
+            let title = if parts > 1 {
+                format!("Cross-card: {suite} ({}/{parts})", part + 1)
+            } else {
+                format!("Cross-card: {suite}")
+            };
+            if let Some(svg) = charts::bars(
+                &format!("{title}: ratio to the first file (> 1 is better)"),
+                "ratio",
+                &short,
+                &labels,
+                rows,
+            )? {
+                section(
+                    body,
+                    &title,
+                    &svg,
+                    "Each bar is a result's median divided by the first file's (inverted for time-per-op metrics), with the 95% interval of that file's median. Results not ok in every file are left out.",
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A result's label under its bar: without the suite, and of the rest only the first and last
+/// parts (`stream/copy/vec4-f32/16MiB` -> `copy/16MiB`); the table below the charts has the ids.
+fn bar_label(suite: &str, id: &str) -> String {
+    let rest = id.strip_prefix(&format!("{suite}/")).unwrap_or(id);
+    let parts: Vec<&str> = rest.split('/').collect();
+    match parts.as_slice() {
+        [first, .., last] if parts.len() > 2 => format!("{first}/{last}"),
+        _ => rest.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bar_labels_drop_the_suite_and_the_middle() {
+        assert_eq!(
+            bar_label("stream", "stream/copy/vec4-f32/16MiB"),
+            "copy/16MiB"
+        );
+        assert_eq!(
+            bar_label("launch", "launch/submit/per-submit"),
+            "submit/per-submit"
+        );
+        assert_eq!(
+            bar_label("compute", "compute/fma-peak/vec4-f32"),
+            "fma-peak/vec4-f32"
+        );
+    }
+}
