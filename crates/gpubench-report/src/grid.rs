@@ -1,7 +1,7 @@
 //! A table of text cells that the text formats draw in their own way: comfy-table for the
 //! terminal, pipes for Markdown, commas for CSV. Builders decide the cells once.
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{Cell, CellAlignment, Table, presets};
 
 /// Header and rows of text cells.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,13 +35,13 @@ impl Grid {
         self.rows.push(row);
     }
 
-    /// A terminal table.
-    pub fn to_table(&self) -> String {
+    /// A terminal table, fitted to `width` columns when given.
+    pub fn to_table(&self, width: Option<u16>) -> String {
         let mut table = Table::new();
         table
             .load_style(presets::UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Disabled)
             .set_header(self.header.clone());
+        crate::layout::arrange(&mut table, width);
         for row in &self.rows {
             table.add_row(row.iter().enumerate().map(|(i, text)| {
                 let cell = Cell::new(text);

@@ -14,6 +14,7 @@ pub mod gab;
 pub mod grid;
 pub mod html;
 pub mod json;
+pub mod layout;
 pub mod markdown;
 pub mod measured;
 pub mod table;
@@ -56,7 +57,7 @@ pub const FORMATS: &[&str] = &["table", "json", "csv", "md", "bmf"];
 /// The exporter for a format name from [`FORMATS`].
 pub fn exporter(format: &str) -> Option<Box<dyn Exporter>> {
     match format {
-        "table" => Some(Box::new(table::TableExporter)),
+        "table" => Some(Box::new(table::TableExporter::default())),
         "json" => Some(Box::new(json::JsonExporter)),
         "csv" => Some(Box::new(csv::CsvExporter)),
         "md" => Some(Box::new(markdown::MarkdownExporter)),
@@ -68,7 +69,7 @@ pub fn exporter(format: &str) -> Option<Box<dyn Exporter>> {
 /// The comparison exporter for a format name from [`FORMATS`].
 pub fn comparison_exporter(format: &str) -> Option<Box<dyn ComparisonExporter>> {
     match format {
-        "table" => Some(Box::new(table::TableExporter)),
+        "table" => Some(Box::new(table::TableExporter::default())),
         "json" => Some(Box::new(json::JsonExporter)),
         "csv" => Some(Box::new(csv::CsvExporter)),
         "md" => Some(Box::new(markdown::MarkdownExporter)),

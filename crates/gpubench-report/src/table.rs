@@ -2,19 +2,26 @@
 //! status; failed and skipped rows show their reason instead of a number; warnings follow.
 //! Comparisons draw the shared comparison cells with the same table style.
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{Cell, CellAlignment, Table, presets};
 use gpubench_harness::{BenchResult, RunDocument, Status};
 
 use crate::format::{ci_percent, sig3, truncate};
 use gpubench_baseline::{Comparison, CrossTable};
 
 mod blocks;
+mod notes;
 use crate::comparison::{ComparisonText, comparison_text, cross_text};
 use crate::{ComparisonExporter, Exporter, ReportError};
 
 /// The human-readable table.
-#[derive(Default)]
-pub struct TableExporter;
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TableExporter {
+    /// Fit the tables to this many columns (a terminal's width); `None` keeps every cell on one
+    /// line (piped output).
+    pub width: Option<u16>,
+    /// List every warning instead of one line per kind.
+    pub verbose: bool,
+}
 
 impl Exporter for TableExporter {
     fn render(&self, doc: &RunDocument) -> Result<String, ReportError> {
@@ -45,25 +52,17 @@ impl Exporter for TableExporter {
         for suite in suites {
             let rows: Vec<&BenchResult> = doc.results.iter().filter(|r| r.suite == suite).collect();
             out.push('\n');
-            out.push_str(&suite_table(suite, &rows).to_string());
+            out.push_str(&suite_table(suite, &rows, self.width).to_string());
             out.push('\n');
-            if let Some(sweep) = blocks::sweep_table(suite, &rows) {
+            if let Some(sweep) = blocks::sweep_table(suite, &rows, self.width) {
                 out.push_str(&sweep);
             }
-            if let Some(latency) = blocks::latency_table(suite, &rows) {
+            if let Some(latency) = blocks::latency_table(suite, &rows, self.width) {
                 out.push_str(&latency.to_string());
                 out.push('\n');
             }
         }
-        let mut notes = Vec::new();
-        for warning in &doc.warnings {
-            notes.push(format!("warning: {warning}"));
-        }
-        for result in &doc.results {
-            for warning in &result.warnings {
-                notes.push(format!("warning: {}: {warning}", result.id));
-            }
-        }
+        let notes = notes::warning_lines(doc, self.verbose);
         if !notes.is_empty() {
             out.push('\n');
             out.push_str(&notes.join("\n"));
@@ -88,14 +87,14 @@ impl Exporter for TableExporter {
     }
 }
 
-fn suite_table(suite: &str, rows: &[&BenchResult]) -> Table {
+fn suite_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> Table {
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(vec![
             suite, "value", "unit", "±95% CI", "cv", "host", "timing", "status",
         ]);
+    crate::layout::arrange(&mut table, width);
     for r in rows {
         let mut cells = vec![Cell::new(short_id(r))];
         match (&r.status, &r.summary) {
@@ -148,18 +147,18 @@ fn short_id(r: &BenchResult) -> String {
 
 impl ComparisonExporter for TableExporter {
     fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError> {
-        Ok(render_text(&comparison_text(comparison)))
+        Ok(render_text(&comparison_text(comparison), self.width))
     }
 
     fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
-        Ok(render_text(&cross_text(table)))
+        Ok(render_text(&cross_text(table), self.width))
     }
 }
 
-fn render_text(text: &ComparisonText) -> String {
+fn render_text(text: &ComparisonText, width: Option<u16>) -> String {
     let mut out = text.heading.join("\n");
     out.push_str("\n\n");
-    out.push_str(&text.grid.to_table());
+    out.push_str(&text.grid.to_table(width));
     out.push_str("\n\n");
     out.push_str(&text.notes.join("\n"));
     out.push('\n');

@@ -6,7 +6,7 @@ use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
 use gpubench_baseline::{CompareOptions, compare, cross_table};
 use gpubench_harness::{RunDocument, Status};
 use gpubench_report::gab::gab_export;
-use gpubench_report::{FORMATS, comparison_exporter, exporter};
+use gpubench_report::{Exporter, FORMATS, comparison_exporter, exporter};
 
 fn fixture() -> RunDocument {
     let mut doc = doc_with("NVIDIA Test", false);
@@ -202,4 +202,34 @@ fn bencher_measures_are_namespaced_unit_bearing_and_measured_only() {
             assert!(metric["value"].is_number(), "{metric}");
         }
     }
+}
+
+#[test]
+fn a_terminal_table_fits_80_columns_and_piped_output_keeps_its_lines() {
+    let doc = fixture();
+    let narrow = gpubench_report::table::TableExporter {
+        width: Some(80),
+        verbose: false,
+    }
+    .render(&doc)
+    .expect("render");
+    let table_lines = narrow
+        .lines()
+        .filter(|l| l.starts_with(['┌', '│', '╞', '├', '└']));
+    for line in table_lines {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    let piped = exporter("table")
+        .expect("table")
+        .render(&doc)
+        .expect("render");
+    let widest = piped.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(
+        widest > 80,
+        "piped output is not wrapped (widest line {widest})"
+    );
 }

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{Cell, CellAlignment, Table, presets};
 use gpubench_harness::units::format_size;
 use gpubench_harness::{BenchResult, MetricKind, Status};
 
@@ -16,7 +16,7 @@ use crate::format::sig3;
 /// The pivot of a size sweep: per size, per path, the median bandwidth, the latency it implies
 /// (bytes / bandwidth) and, where timestamps bracketed the copy, the GPU-side bandwidth.
 /// Rendered with a line explaining the cells; `None` when the suite has no swept results.
-pub fn sweep_table(suite: &str, rows: &[&BenchResult]) -> Option<String> {
+pub fn sweep_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> Option<String> {
     let mut paths: Vec<&str> = Vec::new();
     let mut cells: BTreeMap<(u64, &str), String> = BTreeMap::new();
     for r in rows {
@@ -53,8 +53,8 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult]) -> Option<String> {
     header.extend(paths.iter().map(|p| p.to_string()));
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(header);
+    crate::layout::arrange(&mut table, width);
     let mut sizes: Vec<u64> = cells.keys().map(|(bytes, _)| *bytes).collect();
     sizes.dedup();
     for bytes in sizes {
@@ -74,7 +74,7 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult]) -> Option<String> {
 
 /// p50/p95/p99/max of every result with a latency summary, and the median device time of the
 /// same work where GPU timestamps recorded it. `None` when there is none.
-pub fn latency_table(suite: &str, rows: &[&BenchResult]) -> Option<Table> {
+pub fn latency_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> Option<Table> {
     let with_latency: Vec<&BenchResult> = rows
         .iter()
         .copied()
@@ -86,7 +86,6 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult]) -> Option<Table> {
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(vec![
             format!("{suite} latency"),
             "p50 us".to_string(),
@@ -96,6 +95,7 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult]) -> Option<Table> {
             "n".to_string(),
             "gpu median us".to_string(),
         ]);
+    crate::layout::arrange(&mut table, width);
     for r in with_latency {
         let Some(l) = &r.latency else { continue };
         let id = r.id.strip_prefix(&format!("{}/", r.suite)).unwrap_or(&r.id);
@@ -153,7 +153,7 @@ mod tests {
             d2h,
         ];
         let refs: Vec<&BenchResult> = rows.iter().collect();
-        let text = sweep_table("transfer", &refs).expect("table");
+        let text = sweep_table("transfer", &refs, None).expect("table");
         assert!(text.contains("transfer by size"));
         // 4096 B at 0.4096 GB/s is 10 us.
         assert!(text.contains("0.410 GB/s  10.0 us"), "{text}");
@@ -175,13 +175,15 @@ mod tests {
         let ns: Vec<u64> = (1..=100u64).map(|us| us * 1000).collect();
         r.latency = latency_summary(&ns);
         r.gpu_summary = summarize(&[12.5]);
-        let text = latency_table("launch", &[&r]).expect("table").to_string();
+        let text = latency_table("launch", &[&r], None)
+            .expect("table")
+            .to_string();
         assert!(text.contains("round-trip/one-dispatch"));
         assert!(text.contains("p99 us"));
         assert!(text.contains("50.0"), "{text}");
         assert!(text.contains("12.5"), "{text}");
         let none = BenchResult::empty(&info, Status::Ok, None);
-        assert!(latency_table("launch", &[&none]).is_none());
-        assert!(sweep_table("launch", &[&none]).is_none());
+        assert!(latency_table("launch", &[&none], None).is_none());
+        assert!(sweep_table("launch", &[&none], None).is_none());
     }
 }
