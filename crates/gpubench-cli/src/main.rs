@@ -4,8 +4,10 @@
 mod cli;
 mod cmd;
 mod exit;
+mod paths;
 mod progress;
 mod signals;
+mod stdout;
 mod values;
 
 use std::process::ExitCode;
@@ -23,7 +25,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code.into(),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", exit::one_line(&error));
             exit::code_for(&error)
         }
     }

@@ -5,7 +5,7 @@
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use gpubench_harness::{BenchResult, RunDocument, Status};
 
-use crate::format::{ci_percent, sig3, truncate};
+use crate::format::{ci_percent, printable, sig3, truncate};
 use gpubench_baseline::{Comparison, CrossTable};
 
 mod blocks;
@@ -84,7 +84,7 @@ impl Exporter for TableExporter {
                  GPU value is what the application pays per op (recording, wgpu and driver work, submit and wait).\n",
             );
         }
-        Ok(out)
+        Ok(printable(&out))
     }
 }
 
@@ -148,11 +148,11 @@ fn short_id(r: &BenchResult) -> String {
 
 impl ComparisonExporter for TableExporter {
     fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError> {
-        Ok(render_text(&comparison_text(comparison)))
+        Ok(printable(&render_text(&comparison_text(comparison))))
     }
 
     fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
-        Ok(render_text(&cross_text(table)))
+        Ok(printable(&render_text(&cross_text(table))))
     }
 }
 

@@ -1,12 +1,14 @@
 //! `gpubench compare BASE NEW [MORE...]`: two files give verdicts (or, across machines, ratios);
-//! three or more give the cross-card table. Every input is read and checked before anything is
-//! written, so a bad file leaves the disk as it was.
+//! three or more give the cross-card table. Every input is read and checked, and every output
+//! path checked, before anything is written, so a bad file leaves the disk as it was.
 
 use gpubench_baseline::{compare, cross_table};
 
 use crate::cli::CompareArgs;
-use crate::cmd::verdicts::{check_export_target, gate_exit, load, options, write_gab};
+use crate::cmd::verdicts::{add_export_outputs, gate_exit, load, options, write_gab};
 use crate::exit::{Exit, UsageError};
+use crate::paths::Files;
+use crate::stdout::{Printed, print};
 
 /// Compares the files; exit 3 when two runs of one adapter show a regression (see `GateArgs`).
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
@@ -19,7 +21,11 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         )
         .into());
     }
-    check_export_target(args.export_gab.as_ref(), &args.files)?;
+    let mut files = Files::new();
+    for path in &args.files {
+        files.input("input", path)?;
+    }
+    add_export_outputs(&mut files, args.export_gab.as_ref())?;
     let docs = args
         .files
         .iter()
@@ -27,18 +33,22 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let labels: Vec<String> = args.files.iter().map(|p| p.display().to_string()).collect();
 
-    let exit = if let [base, new] = docs.as_slice() {
+    let (text, exit) = if let [base, new] = docs.as_slice() {
         let cmp = compare(&labels[0], base, &labels[1], new, &options(&args.gate));
-        print!("{}", exporter.render_comparison(&cmp)?);
-        gate_exit(&cmp, &args.gate)
+        (
+            exporter.render_comparison(&cmp)?,
+            gate_exit(&cmp, &args.gate),
+        )
     } else {
         let runs: Vec<(&str, &gpubench_harness::RunDocument)> =
             labels.iter().map(String::as_str).zip(docs.iter()).collect();
-        print!("{}", exporter.render_cross(&cross_table(&runs))?);
-        Exit::Success
+        (exporter.render_cross(&cross_table(&runs))?, Exit::Success)
     };
     if let (Some(path), Some(last)) = (&args.export_gab, docs.last()) {
         write_gab(path, last)?;
+    }
+    if print(&text)? == Printed::Closed {
+        return Ok(Exit::StdoutClosed);
     }
     Ok(exit)
 }
