@@ -475,3 +475,70 @@ fn a_signal_while_stdout_is_blocked_means_no_baseline() {
     assert!(!bl.exists() || std::fs::read_dir(&bl).expect("dir").count() == 0);
     drop(reader);
 }
+
+/// Runs `--suite SUITE` quickly on Vulkan with `flags`, writing to `out`.
+fn quick_suite_run(suite: &str, out: &Path, flags: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        "--suite",
+        suite,
+        "--profile",
+        "quick",
+        "--backend",
+        "vulkan",
+        "--no-progress",
+        "--out",
+        s(out),
+    ];
+    args.extend(flags);
+    gpubench(&args)
+}
+
+/// The result with `id_part` in its id.
+fn result_with(doc: &serde_json::Value, id_part: &str) -> serde_json::Value {
+    doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["id"].as_str().is_some_and(|id| id.contains(id_part)))
+        .cloned()
+        .unwrap_or_else(|| panic!("no result with {id_part}"))
+}
+
+/// Case 9: arrays over the adapter's limits skip the host memcpy row with the GPU rows.
+#[test]
+fn the_host_memcpy_row_is_skipped_with_the_gpu_rows() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let output = quick_suite_run("stream", &out, &["--stream-size", "64GiB"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let memcpy = result_with(&read_doc(&out), "host-memcpy");
+    assert_eq!(memcpy["status"], "skipped", "{memcpy}");
+    assert!(
+        memcpy["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("--stream-size"))
+    );
+}
+
+/// Case 12: a capacity cap below one chunk is a skip with its reason, not a failure (exit 0).
+#[test]
+fn a_capacity_cap_below_one_chunk_is_a_skip() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let output = quick_suite_run("capacity", &out, &["--capacity-cap", "4KiB"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let total = result_with(&read_doc(&out), "total-allocation");
+    assert_eq!(total["status"], "skipped", "{total}");
+    assert!(
+        total["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("--capacity-cap 4KiB"))
+    );
+}

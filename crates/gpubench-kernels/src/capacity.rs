@@ -226,16 +226,17 @@ fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> BenchResult 
     r
 }
 
+/// The total probe's id.
+const TOTAL_ID: &str = "capacity/total-allocation";
+/// What the total probe counts.
+const TOTAL_COUNTS: &str =
+    "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)";
+
 /// The total probe's result. A cap below one chunk is the user's choice, not the device's
 /// failure: the result is skipped with the reason.
 fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     if total.bytes == 0 && total.capped {
-        let info = BenchmarkInfo::new(
-            "capacity/total-allocation",
-            "capacity",
-            MetricKind::Capacity,
-            "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)",
-        );
+        let info = BenchmarkInfo::new(TOTAL_ID, "capacity", MetricKind::Capacity, TOTAL_COUNTS);
         let reason = format!(
             "--capacity-cap {} is below one chunk of {}; give at least {} to measure",
             format_size(cap),
@@ -256,11 +257,7 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     } else {
         Ok(total.bytes)
     };
-    let mut r = probed(
-        "capacity/total-allocation",
-        "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)",
-        outcome,
-    );
+    let mut r = probed(TOTAL_ID, TOTAL_COUNTS, outcome);
     r.params.insert("cap".into(), format_size(cap).into());
     r.params.insert("chunk".into(), format_size(chunk).into());
     r.extra.insert("chunks".into(), total.chunks.into());

@@ -83,7 +83,7 @@ impl Suite for StreamSuite {
 /// Refuses a `--stream-size` no stream kernel can take: under 4 KiB, or not whole vec4s. Needs
 /// no adapter, so a caller can check it before anything runs.
 pub fn check_stream_size(bytes: u64) -> Result<(), KernelError> {
-    if bytes < 4096 || bytes % VEC4_BYTES != 0 {
+    if bytes < 4096 || !bytes.is_multiple_of(VEC4_BYTES) {
         return Err(KernelError::BadOption(format!(
             "--stream-size {} must be at least 4KiB and a multiple of 16 bytes",
             format_size(bytes)
