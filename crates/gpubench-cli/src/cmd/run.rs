@@ -55,7 +55,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let doc = outcome.map_err(session_error)?;
     // A run stopped before its first result has written nothing yet: keep it, marked
     // incomplete, like any other.
-    sink.write(&doc)?;
+    if !sink.written {
+        sink.write(&doc)?;
+    }
     if let Some(code) = signals.received() {
         return Ok(interrupted(&doc, &out_path, &plan.baseline, code));
     }
