@@ -23,7 +23,7 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
         .map(|path| Ok((label(path), load(path)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
     write_html(&args.html, &docs)?;
-    eprintln!("report written to {}", args.html.display());
+    note!("report written to {}", args.html.display());
     Ok(Exit::Success)
 }
 

@@ -42,7 +42,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         &mut plan.files,
     )?;
     if let Some(code) = signals.received() {
-        eprintln!("interrupted before the run started: nothing written");
+        note!("interrupted before the run started: nothing written");
         return Ok(Exit::Interrupted(code));
     }
     let mut sink = ResultsFile {
@@ -66,7 +66,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
 
 /// Says what an interrupted run kept; no baseline is recorded.
 fn interrupted(doc: &RunDocument, out_path: &Path, baseline: &BaselineArgs, code: u8) -> Exit {
-    eprintln!(
+    note!(
         "interrupted: {} finished results kept in {} (marked {})",
         doc.results.len(),
         out_path.display(),
@@ -93,11 +93,11 @@ fn report_and_gate(
 ) -> anyhow::Result<Exit> {
     let (format, exporter) = &plan.format;
     let mut stdout = exporter.render(doc)?;
-    eprintln!("results written to {}", out_path.display());
+    note!("results written to {}", out_path.display());
     if let Some(html) = &plan.html {
         let labelled = [(crate::cmd::report::label(out_path), doc.clone())];
         crate::cmd::report::write_html(html, &labelled)?;
-        eprintln!("report written to {}", html.display());
+        note!("report written to {}", html.display());
     }
     let verdict_exit =
         verdicts::after_run(baseline, &plan.baseline, doc, out_path, format, &mut stdout)?;

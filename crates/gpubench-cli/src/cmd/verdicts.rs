@@ -62,7 +62,7 @@ pub fn gate_exit(cmp: &Comparison, gate: &GateArgs) -> Exit {
         return Exit::Success;
     }
     let ids: Vec<&str> = cmp.regressions().map(|p| p.id.as_str()).collect();
-    eprintln!(
+    note!(
         "regression against {}: {} (use --no-fail to report without failing)",
         cmp.base.label,
         ids.join(", ")
@@ -78,13 +78,13 @@ pub fn write_gab(path: &Path, doc: &RunDocument) -> anyhow::Result<()> {
     if let Some(smaller) = export.smaller_is_better {
         let companion = companion_path(path);
         write_atomic(&companion, smaller.as_bytes())?;
-        eprintln!(
+        note!(
             "github-action-benchmark export written to {} and {}",
             path.display(),
             companion.display()
         );
     } else {
-        eprintln!(
+        note!(
             "github-action-benchmark export written to {}",
             path.display()
         );
@@ -149,7 +149,7 @@ pub fn after_run(
 ) -> anyhow::Result<Exit> {
     let Some((label, base)) = &plan.baseline else {
         if !args.save_baseline {
-            eprintln!(
+            note!(
                 "no baseline for this adapter yet ({}); record this kind of run as one with --save-baseline",
                 plan.stored_path.display()
             );
@@ -170,7 +170,7 @@ pub fn after_run(
     if text_format {
         stdout.push_str(&format!("\n{text}\n"));
     } else {
-        eprintln!("\n{text}");
+        note!("\n{text}");
     }
     // The same gate as `compare`: regressions fail (exit 3) unless --no-fail; on a software
     // adapter only status changes do, unless --strict.
@@ -194,9 +194,7 @@ fn stored_baseline(path: &Path, replacing: bool) -> anyhow::Result<Option<(Strin
     match load(path) {
         Ok(doc) => Ok(Some((path.display().to_string(), doc))),
         Err(error) if replacing => {
-            eprintln!(
-                "warning: not comparing with the stored baseline, it will be replaced: {error}"
-            );
+            note!("warning: not comparing with the stored baseline, it will be replaced: {error}");
             Ok(None)
         }
         Err(error) => Err(error.context(
@@ -208,7 +206,7 @@ fn stored_baseline(path: &Path, replacing: bool) -> anyhow::Result<Option<(Strin
 /// Says why an interrupted run is not recorded, when --save-baseline asked for it.
 pub fn refuse_interrupted(args: &BaselineArgs) {
     if args.save_baseline {
-        eprintln!("not recording a baseline: the run was interrupted");
+        note!("not recording a baseline: the run was interrupted");
     }
 }
 
@@ -217,14 +215,14 @@ pub fn refuse_interrupted(args: &BaselineArgs) {
 fn save_baseline(store: &BaselineStore, doc: &RunDocument) -> anyhow::Result<()> {
     match store.save(doc) {
         Ok(path) => {
-            eprintln!("baseline recorded: {}", path.display());
+            note!("baseline recorded: {}", path.display());
             Ok(())
         }
         Err(
             refusal @ (gpubench_baseline::BaselineError::FailedResults { .. }
             | gpubench_baseline::BaselineError::Incomplete),
         ) => {
-            eprintln!("{refusal}");
+            note!("{refusal}");
             Ok(())
         }
         Err(other) => Err(other.into()),
