@@ -7,7 +7,7 @@
 //! samples), so `ci_low <= ratio <= ci_high` always holds.
 
 use gpubench_harness::stats::{
-    BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci, percentile_sorted,
+    BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci, bootstrap_subset, percentile_sorted,
 };
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +63,9 @@ pub fn ratio_ci_with(
     if !ratio.is_finite() || ratio <= 0.0 {
         return None;
     }
+    // Thinned (by the harness's stated rule) so a file with millions of samples compares in
+    // bounded time; the point estimate above uses every sample.
+    let (base, new) = (bootstrap_subset(&base), bootstrap_subset(&new));
     let mut other = Vec::with_capacity(new.len());
     let (low, high) = bootstrap_ci(base.len(), resamples, seed, |rng, scratch| {
         scratch.clear();

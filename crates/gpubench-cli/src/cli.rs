@@ -154,6 +154,9 @@ pub struct RunArgs {
     /// Do not show progress bars.
     #[arg(long)]
     pub no_progress: bool,
+    /// List every warning under the table, not one line per kind (all are in the results file).
+    #[arg(long)]
+    pub verbose: bool,
     /// Add a deliberately faulty benchmark (for testing the harness), run after the suites.
     #[arg(long, value_enum, hide = true)]
     pub inject_fault: Vec<FaultArg>,

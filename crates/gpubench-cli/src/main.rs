@@ -1,12 +1,23 @@
 //! `gpubench`: a cross-vendor GPU compute benchmark. This file only wires the subcommands
 //! together and turns errors into exit codes.
 
+/// `eprintln!` that ignores a closed stderr (`2>&1 | head`): a message nobody can read must not
+/// stop the work after it, as `eprintln!`'s panic on a broken pipe would.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 mod cmd;
 mod exit;
 mod mesa_env;
+mod paths;
 mod progress;
 mod signals;
+mod stdout;
 mod values;
 
 use std::process::ExitCode;
@@ -25,7 +36,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code.into(),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            note!("error: {}", exit::one_line(&error));
             exit::code_for(&error)
         }
     }

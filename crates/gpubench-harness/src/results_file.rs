@@ -1,9 +1,10 @@
 //! Reading and writing result documents. Writes are atomic (a temporary file in the same
 //! directory, flushed to disk, then renamed over the target), so a reader or a crash never sees a
-//! half-written file. Reads check size, JSON, type and schema version, and every error names the
-//! file.
+//! half-written file. Reads are bounded by the bytes actually read, not by the size the file
+//! reports (a pipe, `/dev/zero` or a file still growing reports anything), then check JSON, type
+//! and schema version; a UTF-8 byte-order mark is skipped. Every error names the file.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use crate::error::HarnessError;
@@ -66,18 +67,32 @@ pub fn load_document(path: &Path) -> Result<RunDocument, HarnessError> {
         path: path.to_path_buf(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(io_err)?.len();
+    let file = std::fs::File::open(path).map_err(io_err)?;
+    let size = file.metadata().map_err(io_err)?.len();
     if size > MAX_DOCUMENT_BYTES {
         return Err(bad(format!(
             "file is {size} bytes, over the {MAX_DOCUMENT_BYTES}-byte limit for a result file"
         )));
     }
-    let bytes = std::fs::read(path).map_err(io_err)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_DOCUMENT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_err)?;
+    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
+        return Err(bad(format!(
+            "reading it gave more than the {MAX_DOCUMENT_BYTES}-byte limit for a result file (a device or a pipe?)"
+        )));
+    }
     parse_document(&bytes).map_err(bad)
 }
 
+/// The UTF-8 byte-order mark some editors put at the start of a file.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Parses a document from bytes; the error is a one-line reason.
+/// A leading UTF-8 byte-order mark is skipped.
 pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err("file is empty, not a gpubench result".to_string());
     }
@@ -163,6 +178,28 @@ mod tests {
                 .unwrap_err()
                 .contains("valid gpubench")
         );
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        let with_bom = b"\xEF\xBB\xBF{\"schema_version\": 99}";
+        // Read past the mark: the version is what refuses it, not the first byte.
+        assert!(parse_document(with_bom).unwrap_err().contains("newer"));
+        assert!(
+            parse_document(b"\xEF\xBB\xBF")
+                .unwrap_err()
+                .contains("empty")
+        );
+    }
+
+    /// `/dev/zero` reports size 0 and never ends: the read itself is bounded.
+    #[cfg(unix)]
+    #[test]
+    fn an_endless_input_is_refused_after_the_size_limit() {
+        let start = std::time::Instant::now();
+        let error = load_document(Path::new("/dev/zero")).expect_err("endless");
+        assert!(error.to_string().contains("limit"), "{error}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(30));
     }
 
     #[test]

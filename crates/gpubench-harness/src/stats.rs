@@ -12,6 +12,10 @@ use crate::rng::SplitMix64;
 pub const BOOTSTRAP_RESAMPLES: usize = 2000;
 /// Seed of the bootstrap, fixed so that the same samples always give the same interval.
 pub const BOOTSTRAP_SEED: u64 = 0x6770_7562_656e_6368; // "gpubench"
+/// Most samples a bootstrap resamples from, so its cost is bounded whatever a file holds
+/// (2000 resamples of 5 million samples took minutes). Runs take far fewer; beyond this,
+/// [`bootstrap_subset`] thins them.
+pub const BOOTSTRAP_MAX_SAMPLES: usize = 4096;
 
 /// The summary of one result's samples. All values are in the result's unit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -105,11 +109,31 @@ pub fn median(values: &[f64]) -> f64 {
 /// times from a generator seeded with `seed`, take the 2.5th and 97.5th percentiles of the
 /// resampled medians. One sample gives a zero-width interval; an empty slice gives NaNs.
 pub fn bootstrap_median_ci(samples: &[f64], resamples: usize, seed: u64) -> (f64, f64) {
+    let samples = bootstrap_subset(samples);
     bootstrap_ci(samples.len(), resamples, seed, |rng, scratch| {
         scratch.clear();
         scratch.extend((0..samples.len()).map(|_| samples[rng.next_below(samples.len())]));
         median(scratch)
     })
+}
+
+/// The samples a bootstrap draws from: all of them when there are at most
+/// [`BOOTSTRAP_MAX_SAMPLES`], else exactly that many, taken from the sorted values at an even
+/// stride (the middle of each of `BOOTSTRAP_MAX_SAMPLES` equal slices of the order). The rule is
+/// fixed and needs no seed, so the same file always gives the same interval; it keeps the
+/// distribution's quantiles, and the interval it gives is the one of a run of that many samples:
+/// wider than the full set's, never narrower, so thinning can hide a small change but cannot
+/// invent one.
+pub fn bootstrap_subset(samples: &[f64]) -> std::borrow::Cow<'_, [f64]> {
+    let n = samples.len();
+    if n <= BOOTSTRAP_MAX_SAMPLES {
+        return std::borrow::Cow::Borrowed(samples);
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let m = BOOTSTRAP_MAX_SAMPLES;
+    let picked = (0..m).map(|i| sorted[(2 * i + 1) * n / (2 * m)]).collect();
+    std::borrow::Cow::Owned(picked)
 }
 
 /// Percentile bootstrap 95% interval of any statistic. `statistic` draws one resample with the
@@ -197,6 +221,21 @@ pub fn latency_summary(latencies_ns: &[u64]) -> Option<LatencySummary> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_bootstrap_draws_from_a_bounded_even_stride_subset() {
+        let small: Vec<f64> = (0..100).map(f64::from).collect();
+        assert_eq!(bootstrap_subset(&small).as_ref(), small.as_slice());
+        // A million samples in reverse order: the subset is sorted, evenly spread, bounded.
+        let many: Vec<f64> = (0..1_000_000).rev().map(f64::from).collect();
+        let subset = bootstrap_subset(&many);
+        assert_eq!(subset.len(), BOOTSTRAP_MAX_SAMPLES);
+        assert!(subset.windows(2).all(|w| w[0] < w[1]));
+        let middle = percentile_sorted(&subset, 50.0);
+        assert!((middle - 500_000.0).abs() < 1_000_000.0 / BOOTSTRAP_MAX_SAMPLES as f64);
+        let (low, high) = bootstrap_median_ci(&many, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
+        assert!(low < 500_000.0 && 500_000.0 < high, "{low} {high}");
+    }
 
     #[test]
     fn summary_of_fixed_vector() {

@@ -148,24 +148,27 @@ struct Total {
     bytes: u64,
     chunks: usize,
     stopped_by: String,
+    /// Whether the user's cap stopped it (not the device).
+    capped: bool,
 }
 
 fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
     let mut held = Vec::new();
     let mut bytes = 0;
-    let stopped_by = loop {
+    let (stopped_by, capped) = loop {
         if bytes + chunk > cap {
-            break format!(
+            let why = format!(
                 "the cap of {} (raise it with --capacity-cap)",
                 format_size(cap)
             );
+            break (why, true);
         }
         match allocate_and_touch(ctx, chunk) {
             Ok(buffer) => {
                 bytes += chunk;
                 held.push(buffer);
             }
-            Err(error) => break format!("the device refusing another chunk: {error}"),
+            Err(error) => break (format!("the device refusing another chunk: {error}"), false),
         }
     };
     let chunks = held.len();
@@ -174,6 +177,7 @@ fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
         bytes,
         chunks,
         stopped_by,
+        capped,
     }
 }
 
@@ -222,7 +226,28 @@ fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> BenchResult 
     r
 }
 
+/// The total probe's id.
+const TOTAL_ID: &str = "capacity/total-allocation";
+/// What the total probe counts.
+const TOTAL_COUNTS: &str =
+    "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)";
+
+/// The total probe's result. A cap below one chunk is the user's choice, not the device's
+/// failure: the result is skipped with the reason.
 fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
+    if total.bytes == 0 && total.capped {
+        let info = BenchmarkInfo::new(TOTAL_ID, "capacity", MetricKind::Capacity, TOTAL_COUNTS);
+        let reason = format!(
+            "--capacity-cap {} is below one chunk of {}; give at least {} to measure",
+            format_size(cap),
+            format_size(chunk),
+            format_size(chunk)
+        );
+        let mut r = BenchResult::empty(&info, Status::Skipped, Some(reason));
+        r.params.insert("cap".into(), format_size(cap).into());
+        r.params.insert("chunk".into(), format_size(chunk).into());
+        return r;
+    }
     let outcome = if total.bytes == 0 {
         Err(format!(
             "no chunk of {} could be allocated: stopped by {}",
@@ -232,11 +257,7 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     } else {
         Ok(total.bytes)
     };
-    let mut r = probed(
-        "capacity/total-allocation",
-        "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)",
-        outcome,
-    );
+    let mut r = probed(TOTAL_ID, TOTAL_COUNTS, outcome);
     r.params.insert("cap".into(), format_size(cap).into());
     r.params.insert("chunk".into(), format_size(chunk).into());
     r.extra.insert("chunks".into(), total.chunks.into());
@@ -257,6 +278,7 @@ mod tests {
             bytes,
             chunks,
             stopped_by: "the cap of 4GiB".into(),
+            capped: true,
         };
         let r = total_result(total(2 * GIB, 8), 4 * GIB, 256 * MIB);
         assert_eq!(r.status, Status::Ok);
@@ -268,13 +290,38 @@ mod tests {
         assert_eq!(r.extra["chunks"], 8);
         assert_eq!(r.warnings, vec!["stopped by the cap of 4GiB".to_string()]);
 
-        let none = total_result(total(0, 0), 4 * GIB, 256 * MIB);
+        let refused = Total {
+            bytes: 0,
+            chunks: 0,
+            stopped_by: "the device refusing another chunk: out of memory".into(),
+            capped: false,
+        };
+        let none = total_result(refused, 4 * GIB, 256 * MIB);
         assert_eq!(none.status, Status::Failed);
         assert!(!none.verified && none.samples.is_empty() && none.warnings.is_empty());
         assert_eq!(
             none.reason.as_deref(),
-            Some("no chunk of 256MiB could be allocated: stopped by the cap of 4GiB")
+            Some(
+                "no chunk of 256MiB could be allocated: stopped by the device refusing another chunk: out of memory"
+            )
         );
-        assert_eq!(none.extra["stopped_by"], "the cap of 4GiB");
+    }
+
+    /// A cap below one chunk is the user's choice: skipped with the reason, never a failure.
+    #[test]
+    fn a_cap_below_one_chunk_is_a_skip_naming_the_flag() {
+        let capped = Total {
+            bytes: 0,
+            chunks: 0,
+            stopped_by: "the cap of 4KiB".into(),
+            capped: true,
+        };
+        let r = total_result(capped, 4096, 256 * MIB);
+        assert_eq!(r.status, Status::Skipped);
+        let reason = r.reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.contains("--capacity-cap 4KiB") && reason.contains("256MiB"),
+            "{reason}"
+        );
     }
 }

@@ -268,7 +268,14 @@ impl<'a> ShortRunTuner<'a> {
 }
 
 impl Tuner for ShortRunTuner<'_> {
+    /// Once a stop is requested, every further candidate is skipped without its set-up (the
+    /// shader compile and verification are what make each one take a while), so an autotune
+    /// loop of any suite ends within one candidate of the signal.
     fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
+        if self.runner.stop_requested() {
+            let reason = "not run: a stop was requested during autotuning".to_string();
+            return BenchResult::empty(bench.info(), Status::Skipped, Some(reason));
+        }
         self.runner.run(bench, &mut Silent)
     }
 }
@@ -375,6 +382,71 @@ mod tests {
         assert_eq!(doc.config.suites, ["stream"]);
         assert_eq!(doc.config.options["stream_size"], 65536);
         assert_eq!(doc.config.settings.min_samples, 2);
+    }
+
+    /// Counts the candidates that got as far as their set-up.
+    struct CountingBench {
+        info: gpubench_harness::BenchmarkInfo,
+        setups: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Benchmark for CountingBench {
+        fn info(&self) -> &gpubench_harness::BenchmarkInfo {
+            &self.info
+        }
+
+        fn setup(&mut self, _ctx: &GpuContext) -> gpubench_harness::Outcome {
+            self.setups
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Err(gpubench_harness::BenchError::Setup("counted".into()))
+        }
+
+        fn work(&self) -> gpubench_harness::Work {
+            gpubench_harness::Work::ops(1)
+        }
+
+        fn run(
+            &mut self,
+            _clock: &mut gpubench_harness::SampleClock<'_>,
+        ) -> gpubench_harness::Outcome {
+            Ok(())
+        }
+
+        fn verify(
+            &mut self,
+            _ctx: &GpuContext,
+        ) -> gpubench_harness::Outcome<gpubench_harness::Verification> {
+            Err(gpubench_harness::BenchError::Setup("never set up".into()))
+        }
+    }
+
+    #[test]
+    fn a_stop_skips_every_further_autotuning_candidate_without_its_set_up() {
+        let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+            return;
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut tuner = ShortRunTuner::new(&ctx, Profile::Quick, Arc::clone(&stop));
+        let setups = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let mut bench = CountingBench {
+            info: gpubench_harness::BenchmarkInfo::new(
+                "selftest/candidate",
+                "selftest",
+                gpubench_harness::MetricKind::Throughput,
+                "a candidate",
+            ),
+            setups: Arc::clone(&setups),
+        };
+        tuner.measure(&mut bench);
+        assert_eq!(setups.load(std::sync::atomic::Ordering::SeqCst), 1);
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let result = tuner.measure(&mut bench);
+        assert_eq!(result.status, Status::Skipped);
+        assert_eq!(
+            setups.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "not set up"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ use gpubench_baseline::{Comparison, CrossCell, CrossTable};
 use gpubench_harness::{RunDocument, Status};
 
 use crate::comparison::verdict_cell;
-use crate::format::raw;
+use crate::format::{printable, raw};
 use crate::grid::Grid;
 use crate::{ComparisonExporter, Exporter, ReportError};
 
@@ -57,7 +57,7 @@ impl Exporter for CsvExporter {
                 r.reason.clone().unwrap_or_default(),
             ]);
         }
-        Ok(grid.to_csv())
+        Ok(printable(&grid.to_csv()))
     }
 }
 
@@ -103,7 +103,7 @@ impl ComparisonExporter for CsvExporter {
                 verdict_cell(p, cmp.report_only),
             ]);
         }
-        Ok(grid.to_csv())
+        Ok(printable(&grid.to_csv()))
     }
 
     fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
@@ -148,6 +148,6 @@ impl ComparisonExporter for CsvExporter {
             }
             grid.push(cells);
         }
-        Ok(grid.to_csv())
+        Ok(printable(&grid.to_csv()))
     }
 }

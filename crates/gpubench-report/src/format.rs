@@ -1,13 +1,22 @@
 //! Number formatting shared by the text formats.
 
+/// Magnitudes from which [`sig3`] and [`raw`] switch to exponent form: no benchmark gives
+/// such values, but a file can hold them, and 1.7e308 is not to print as 309 digits.
+const EXPONENT_ABOVE: f64 = 1e15;
+/// Magnitudes below which they switch to exponent form (zero excepted).
+const EXPONENT_BELOW: f64 = 1e-6;
+
 /// A value with three significant digits, never in exponent form for ordinary magnitudes:
-/// `1234`, `123`, `12.3`, `1.23`, `0.123`, `0.0123`.
+/// `1234`, `123`, `12.3`, `1.23`, `0.123`, `0.0123`; beyond them (at or above 1e15, below
+/// 1e-6) in exponent form, `1.70e308`.
 pub fn sig3(value: f64) -> String {
     if !value.is_finite() {
         return "n/a".to_string();
     }
     let magnitude = value.abs();
-    if magnitude >= 100.0 || magnitude == 0.0 {
+    if magnitude >= EXPONENT_ABOVE || (magnitude < EXPONENT_BELOW && magnitude != 0.0) {
+        format!("{value:.2e}")
+    } else if magnitude >= 100.0 || magnitude == 0.0 {
         format!("{value:.0}")
     } else if magnitude >= 10.0 {
         format!("{value:.1}")
@@ -37,12 +46,43 @@ pub fn ci_percent(median: f64, low: f64, high: f64) -> String {
 }
 
 /// A value at full precision (the shortest text that reads back to the same f64), for the
-/// machine-readable formats; empty for a missing or non-finite value.
+/// machine-readable formats, in exponent form where [`sig3`] uses it; empty for a missing or
+/// non-finite value.
 pub fn raw(value: Option<f64>) -> String {
     match value {
-        Some(v) if v.is_finite() => format!("{v}"),
+        Some(v) if v.is_finite() => {
+            let magnitude = v.abs();
+            if magnitude >= EXPONENT_ABOVE || (magnitude < EXPONENT_BELOW && magnitude != 0.0) {
+                format!("{v:e}")
+            } else {
+                format!("{v}")
+            }
+        }
         _ => String::new(),
     }
+}
+
+/// `text` safe to put on a terminal: every control character but the line break (ESC, CR,
+/// NUL, tab, DEL, C1 controls) and every bidirectional override is written as its Rust escape
+/// (`\u{1b}`, `\r`, `\u{0}`), so an id or adapter name from a file cannot clear the screen, set
+/// the window title or hide text.
+pub fn printable(text: &str) -> String {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.contains(unsafe_char) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// An oriented ratio as `1.23x`.
@@ -85,6 +125,26 @@ mod tests {
         assert_eq!(sig3(0.12345), "0.123");
         assert_eq!(sig3(0.0012345), "0.00123");
         assert_eq!(sig3(f64::NAN), "n/a");
+        assert_eq!(sig3(1.7e308), "1.70e308");
+        assert_eq!(sig3(-2.5e-9), "-2.50e-9");
+        assert_eq!(sig3(0.0), "0");
+    }
+
+    #[test]
+    fn huge_and_tiny_raw_values_read_back_in_exponent_form() {
+        for v in [1.7e308, f64::MAX, 5e-324, 1e15, 0.1, 123.25] {
+            let text = raw(Some(v));
+            assert!(text.len() < 30, "{text}");
+            assert_eq!(text.parse::<f64>().expect("a number"), v);
+        }
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("a\x1b[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(printable("x\ry\0\u{9b}"), "x\\ry\\u{0}\\u{9b}");
+        assert_eq!(printable("\u{202e}cba"), "\\u{202e}cba");
+        assert_eq!(printable("two\nlines ±5%"), "two\nlines ±5%");
     }
 
     #[test]

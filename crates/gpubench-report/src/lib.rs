@@ -56,8 +56,13 @@ pub const FORMATS: &[&str] = &["table", "json", "csv", "md", "bmf"];
 
 /// The exporter for a format name from [`FORMATS`].
 pub fn exporter(format: &str) -> Option<Box<dyn Exporter>> {
+    exporter_with(format, table::TableExporter::default())
+}
+
+/// [`exporter`], with the terminal table's width and verbosity given.
+pub fn exporter_with(format: &str, table: table::TableExporter) -> Option<Box<dyn Exporter>> {
     match format {
-        "table" => Some(Box::new(table::TableExporter::default())),
+        "table" => Some(Box::new(table)),
         "json" => Some(Box::new(json::JsonExporter)),
         "csv" => Some(Box::new(csv::CsvExporter)),
         "md" => Some(Box::new(markdown::MarkdownExporter)),
@@ -68,8 +73,16 @@ pub fn exporter(format: &str) -> Option<Box<dyn Exporter>> {
 
 /// The comparison exporter for a format name from [`FORMATS`].
 pub fn comparison_exporter(format: &str) -> Option<Box<dyn ComparisonExporter>> {
+    comparison_exporter_with(format, table::TableExporter::default())
+}
+
+/// [`comparison_exporter`], with the terminal table's width and verbosity given.
+pub fn comparison_exporter_with(
+    format: &str,
+    table: table::TableExporter,
+) -> Option<Box<dyn ComparisonExporter>> {
     match format {
-        "table" => Some(Box::new(table::TableExporter::default())),
+        "table" => Some(Box::new(table)),
         "json" => Some(Box::new(json::JsonExporter)),
         "csv" => Some(Box::new(csv::CsvExporter)),
         "md" => Some(Box::new(markdown::MarkdownExporter)),

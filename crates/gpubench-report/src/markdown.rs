@@ -5,7 +5,7 @@ use gpubench_baseline::{Comparison, CrossTable};
 use gpubench_harness::{RunDocument, Status};
 
 use crate::comparison::{ComparisonText, comparison_text, cross_text};
-use crate::format::{ci_percent, sig3, status_cell};
+use crate::format::{ci_percent, printable, sig3, status_cell};
 use crate::grid::Grid;
 use crate::{ComparisonExporter, Exporter, ReportError};
 
@@ -78,7 +78,7 @@ impl Exporter for MarkdownExporter {
                 out.push_str(&format!("- warning: {warning}\n"));
             }
         }
-        Ok(out)
+        Ok(printable(&out))
     }
 }
 
@@ -111,5 +111,5 @@ fn render_text(title: &str, text: &ComparisonText) -> String {
     }
     out.truncate(out.trim_end().len());
     out.push('\n');
-    out
+    printable(&out)
 }

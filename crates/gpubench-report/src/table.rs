@@ -5,7 +5,7 @@
 use comfy_table::{Cell, CellAlignment, Table, presets};
 use gpubench_harness::{BenchResult, RunDocument, Status};
 
-use crate::format::{ci_percent, sig3, truncate};
+use crate::format::{ci_percent, printable, sig3, truncate};
 use gpubench_baseline::{Comparison, CrossTable};
 
 mod blocks;
@@ -21,6 +21,16 @@ pub struct TableExporter {
     pub width: Option<u16>,
     /// List every warning instead of one line per kind.
     pub verbose: bool,
+}
+
+impl TableExporter {
+    /// For stdout: fitted to the terminal when stdout is one, full width when piped.
+    pub fn for_stdout(verbose: bool) -> Self {
+        Self {
+            width: crate::layout::terminal_width(),
+            verbose,
+        }
+    }
 }
 
 impl Exporter for TableExporter {
@@ -83,7 +93,7 @@ impl Exporter for TableExporter {
                  GPU value is what the application pays per op (recording, wgpu and driver work, submit and wait).\n",
             );
         }
-        Ok(out)
+        Ok(printable(&out))
     }
 }
 
@@ -147,11 +157,14 @@ fn short_id(r: &BenchResult) -> String {
 
 impl ComparisonExporter for TableExporter {
     fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError> {
-        Ok(render_text(&comparison_text(comparison), self.width))
+        Ok(printable(&render_text(
+            &comparison_text(comparison),
+            self.width,
+        )))
     }
 
     fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
-        Ok(render_text(&cross_text(table), self.width))
+        Ok(printable(&render_text(&cross_text(table), self.width)))
     }
 }
 

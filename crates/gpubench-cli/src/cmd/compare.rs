@@ -1,18 +1,20 @@
 //! `gpubench compare BASE NEW [MORE...]`: two files give verdicts (or, across machines, ratios);
 //! three or more, or `--cross`, give the cross-card table; directories give the newest run of
-//! each machine and adapter below them. Every input is read and checked before anything is
-//! written, so a bad file leaves the disk as it was.
+//! each machine and adapter below them. Every input is read and checked, and every output path
+//! checked, before anything is written, so a bad file leaves the disk as it was.
 
 use gpubench_baseline::{compare, cross_table};
 
 use crate::cli::CompareArgs;
-use crate::cmd::verdicts::{check_export_target, gate_exit, load, options, write_gab};
+use crate::cmd::verdicts::{add_export_outputs, gate_exit, load, options, write_gab};
 use crate::exit::{Exit, UsageError};
+use crate::paths::Files;
+use crate::stdout::{Printed, print};
 
 /// Compares the files; exit 3 when two runs of one adapter show a regression (see `GateArgs`).
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
-    let files = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
-    if files.len() < 2 {
+    let paths = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
+    if paths.len() < 2 {
         return Err(UsageError(format!(
             "compare needs two or more result files; {} gave {}",
             args.files
@@ -20,38 +22,47 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(" "),
-            files.len()
+            paths.len()
         ))
         .into());
     }
-    let exporter = gpubench_report::comparison_exporter(&args.format)
+    let table = gpubench_report::table::TableExporter::for_stdout(false);
+    let exporter = gpubench_report::comparison_exporter_with(&args.format, table)
         .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
-    if (files.len() > 2 || args.cross) && args.format == "bmf" {
+    if (paths.len() > 2 || args.cross) && args.format == "bmf" {
         return Err(UsageError(
             "--format bmf holds one run's values; use table, json, csv or md for three or more files"
                 .to_string(),
         )
         .into());
     }
-    check_export_target(args.export_gab.as_ref(), &files)?;
-    let docs = files
+    let mut files = Files::new();
+    for path in &paths {
+        files.input("input", path)?;
+    }
+    add_export_outputs(&mut files, args.export_gab.as_ref())?;
+    let docs = paths
         .iter()
         .map(|path| load(path))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let labels: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    let labels: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
 
-    let exit = if let ([base, new], false) = (docs.as_slice(), args.cross) {
+    let (text, exit) = if let ([base, new], false) = (docs.as_slice(), args.cross) {
         let cmp = compare(&labels[0], base, &labels[1], new, &options(&args.gate));
-        print!("{}", exporter.render_comparison(&cmp)?);
-        gate_exit(&cmp, &args.gate)
+        (
+            exporter.render_comparison(&cmp)?,
+            gate_exit(&cmp, &args.gate),
+        )
     } else {
         let runs: Vec<(&str, &gpubench_harness::RunDocument)> =
             labels.iter().map(String::as_str).zip(docs.iter()).collect();
-        print!("{}", exporter.render_cross(&cross_table(&runs))?);
-        Exit::Success
+        (exporter.render_cross(&cross_table(&runs))?, Exit::Success)
     };
     if let (Some(path), Some(last)) = (&args.export_gab, docs.last()) {
         write_gab(path, last)?;
+    }
+    if print(&text)? == Printed::Closed {
+        return Ok(Exit::StdoutClosed);
     }
     Ok(exit)
 }

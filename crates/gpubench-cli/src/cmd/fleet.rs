@@ -44,7 +44,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
             slug(&adapter.name),
             adapter.backend
         ));
-        eprintln!(
+        note!(
             "== adapter {}/{}: [{}] {} ({})",
             i + 1,
             adapters.len(),
@@ -60,9 +60,10 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
         let outcome = match crate::cmd::run::run(&one) {
             Ok(exit) => Outcome::Finished(exit),
             Err(error) => {
-                eprintln!(
+                note!(
                     "error: adapter [{}] {}: {error:#}",
-                    adapter.index, adapter.name
+                    adapter.index,
+                    adapter.name
                 );
                 Outcome::Error(format!("{error:#}"))
             }
@@ -73,8 +74,11 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
             break;
         }
     }
-    print_cross_table(args, &outcomes)?;
-    Ok(fleet_exit(&outcomes))
+    let closed = print_cross_table(args, &outcomes)?;
+    match fleet_exit(&outcomes) {
+        Exit::Success if closed => Ok(Exit::StdoutClosed),
+        exit => Ok(exit),
+    }
 }
 
 /// Every adapter `gpubench list` shows, on the backends of `--backend` (all when not given).
@@ -128,10 +132,11 @@ fn results_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
+/// Prints the cross-card table of the runs that left a results file; true when stdout was closed.
 fn print_cross_table(
     args: &RunArgs,
     outcomes: &[(&AdapterSummary, PathBuf, Outcome)],
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     let docs: Vec<(String, RunDocument)> = outcomes
         .iter()
         .filter_map(|(adapter, path, _)| {
@@ -140,13 +145,13 @@ fn print_cross_table(
                 .map(|doc| (format!("[{}] {}", adapter.index, adapter.backend), doc))
         })
         .collect();
-    eprintln!();
+    note!("");
     for (adapter, path, outcome) in outcomes {
         let what = match outcome {
             Outcome::Finished(exit) => format!("exit {}", exit.code()),
             Outcome::Error(error) => format!("not run: {error}"),
         };
-        eprintln!(
+        note!(
             "[{}] {} ({}): {what}; {}",
             adapter.index,
             adapter.name,
@@ -155,18 +160,23 @@ fn print_cross_table(
         );
     }
     if docs.len() < 2 {
-        return Ok(());
+        return Ok(false);
     }
     let format = if args.format == "bmf" {
         "table"
     } else {
         args.format.as_str()
     };
-    let exporter = gpubench_report::comparison_exporter(format)
+    let table = gpubench_report::table::TableExporter::for_stdout(args.verbose);
+    let exporter = gpubench_report::comparison_exporter_with(format, table)
         .ok_or_else(|| UsageError(format!("unknown --format {format}")))?;
     let runs: Vec<(&str, &RunDocument)> = docs.iter().map(|(l, d)| (l.as_str(), d)).collect();
-    print!("{}", exporter.render_cross(&cross_table(&runs))?);
-    Ok(())
+    if crate::stdout::print(&exporter.render_cross(&cross_table(&runs))?)?
+        == crate::stdout::Printed::Closed
+    {
+        return Ok(true);
+    }
+    Ok(false)
 }
 
 fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, Outcome)]) -> Exit {

@@ -68,7 +68,7 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<PathBuf>> {
         }
     }
     if let Some(first) = passed_over.first() {
-        eprintln!(
+        note!(
             "{}: passed over {} JSON file(s) that are not gpubench results (first: {})",
             dir.display(),
             passed_over.len(),

@@ -4,19 +4,26 @@ use std::path::Path;
 
 use anyhow::Context;
 use gpubench_harness::RunDocument;
-use gpubench_harness::results_file::{load_document, write_atomic};
+use gpubench_harness::results_file::write_atomic;
 
 use crate::cli::ReportArgs;
+use crate::cmd::verdicts::load;
 use crate::exit::Exit;
+use crate::paths::Files;
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
-    let files = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
-    let docs = files
+    let paths = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
+    let mut files = Files::new();
+    for path in &paths {
+        files.input("input", path)?;
+    }
+    files.output("--html", &args.html)?;
+    let docs = paths
         .iter()
-        .map(|path| Ok((label(path), load_document(path)?)))
+        .map(|path| Ok((label(path), load(path)?)))
         .collect::<anyhow::Result<Vec<_>>>()?;
     write_html(&args.html, &docs)?;
-    eprintln!("report written to {}", args.html.display());
+    note!("report written to {}", args.html.display());
     Ok(Exit::Success)
 }
 

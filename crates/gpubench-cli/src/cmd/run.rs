@@ -1,58 +1,74 @@
 //! `gpubench run`: check the arguments into a plan, open the adapter, have the library's session
 //! run the plan (the results file is rewritten after every result), then report and gate: the
-//! table or export on stdout, the HTML page, the verdicts against the baseline, the exit code.
+//! HTML page, the verdicts against the baseline, the export, the table on stdout, the baseline,
+//! the exit code. Every file is checked before the adapter opens; a signal at any point before
+//! the baseline is written means no baseline.
 
 mod plan;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use gpubench_harness::results_file::save_document;
 use gpubench_harness::runner::{Phase, RunObserver};
-use gpubench_harness::schema::{ToolInfo, slug};
+use gpubench_harness::schema::{MachineInfo, ToolInfo, slug};
 use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, HarnessError, RunDocument};
 use gpubench_kernels::session::{RunSink, Session, SessionError};
 
-use crate::cli::RunArgs;
-use crate::cmd::verdicts;
+use crate::cli::{BaselineArgs, RunArgs};
+use crate::cmd::verdicts::{self, BaselinePlan};
 use crate::exit::Exit;
 use crate::progress::Progress;
 use crate::signals::StopSignal;
+use crate::stdout::{Printed, print_unless_stopped};
 use plan::{Plan, usage_error};
 
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     if args.adapter.adapter.as_deref() == Some(crate::cmd::fleet::ALL) {
         return crate::cmd::fleet::run_all(args);
     }
-    let plan = Plan::from_args(args)?;
-    for note in plan.selection.notes() {
-        eprintln!("warning: {note}");
+    let signals = StopSignal::install();
+    let mut plan = Plan::from_args(args)?;
+    for warning in plan.selection.notes() {
+        note!("warning: {warning}");
     }
     let ctx = GpuContext::new(&plan.selection)?;
     args.expect.expectation().check(&ctx.summary)?;
     plan.run.check_adapter(&ctx).map_err(usage_error)?;
     let out_path = match &plan.out {
         Some(path) => path.clone(),
-        None => default_output_path(&ctx)?,
+        None => {
+            let path = default_output_path(&ctx);
+            plan.files.planned_output("the results file", &path)?;
+            path
+        }
     };
-    let signals = StopSignal::install();
+    let baseline = BaselinePlan::prepare(
+        &plan.baseline,
+        plan.explicit_baseline.take(),
+        &MachineInfo::from_context(&ctx).fingerprint,
+        &mut plan.files,
+    )?;
+    if let Some(code) = signals.received() {
+        note!("interrupted before the run started: nothing written");
+        return Ok(Exit::Interrupted(code));
+    }
     let mut sink = ResultsFile {
         path: &out_path,
         progress: Progress::new(progress_steps(&plan), plan.progress),
+        written: false,
     };
     let outcome = Session::new(&ctx, &plan.run, signals.flag()).run(tool_info(), &mut sink);
     sink.progress.finish();
     let doc = outcome.map_err(session_error)?;
-    if let Some(code) = signals.received() {
-        eprintln!(
-            "interrupted: {} finished results kept in {} (marked incomplete)",
-            doc.results.len(),
-            out_path.display()
-        );
-        verdicts::refuse_interrupted(&plan.baseline);
-        return Ok(Exit::Interrupted(code));
+    // A run stopped before its first result has written nothing yet: keep it, marked
+    // incomplete, like any other.
+    if !sink.written {
+        sink.write(&doc)?;
     }
-    report_and_gate(plan, &doc, &out_path)
+    if let Some(code) = signals.received() {
+        return Ok(interrupted(&doc, &out_path, &plan.baseline, code));
+    }
+    report_and_gate(&plan, &baseline, &doc, &out_path, &signals)
 }
 
 /// Checks `args` as a run would, without its output paths (a fleet checks them itself): a
@@ -64,24 +80,54 @@ pub fn check_args(args: &RunArgs) -> anyhow::Result<()> {
     Plan::from_args(&probe).map(|_| ())
 }
 
-/// After a finished run: the report on stdout, the HTML page, the verdicts against the
-/// baseline; exit 4 when a benchmark failed, else as the verdicts say.
-fn report_and_gate(plan: Plan, doc: &RunDocument, out_path: &Path) -> anyhow::Result<Exit> {
+/// Says what an interrupted run kept; no baseline is recorded.
+fn interrupted(doc: &RunDocument, out_path: &Path, baseline: &BaselineArgs, code: u8) -> Exit {
+    note!(
+        "interrupted: {} finished results kept in {} (marked {})",
+        doc.results.len(),
+        out_path.display(),
+        if doc.complete {
+            "complete"
+        } else {
+            "incomplete"
+        }
+    );
+    verdicts::refuse_interrupted(baseline);
+    Exit::Interrupted(code)
+}
+
+/// After a finished run: the HTML page, the verdicts against the baseline, the export, the
+/// report on stdout, then the baseline; exit 4 when a benchmark failed, else as the verdicts
+/// say. Stdout comes after every file but the baseline, so a closed stdout (exit 141) loses
+/// none of them, and a signal while stdout is blocked still means no baseline.
+fn report_and_gate(
+    plan: &Plan,
+    baseline: &BaselinePlan,
+    doc: &RunDocument,
+    out_path: &Path,
+    signals: &StopSignal,
+) -> anyhow::Result<Exit> {
     let (format, exporter) = &plan.format;
-    print!("{}", exporter.render(doc)?);
-    eprintln!("results written to {}", out_path.display());
+    let mut stdout = exporter.render(doc)?;
+    note!("results written to {}", out_path.display());
     if let Some(html) = &plan.html {
         let labelled = [(crate::cmd::report::label(out_path), doc.clone())];
         crate::cmd::report::write_html(html, &labelled)?;
-        eprintln!("report written to {}", html.display());
+        note!("report written to {}", html.display());
     }
-    let verdict_exit = verdicts::after_run(
-        &plan.baseline,
-        doc,
-        out_path,
-        format,
-        plan.explicit_baseline,
-    )?;
+    let verdict_exit =
+        verdicts::after_run(baseline, &plan.baseline, doc, out_path, format, &mut stdout)?;
+    if let Some(path) = &plan.baseline.export_gab {
+        verdicts::write_gab(path, doc)?;
+    }
+    let printed = print_unless_stopped(stdout, &signals.flag())?;
+    if let Some(code) = signals.received() {
+        return Ok(interrupted(doc, out_path, &plan.baseline, code));
+    }
+    verdicts::record(baseline, &plan.baseline, doc)?;
+    if printed == Printed::Closed {
+        return Ok(Exit::StdoutClosed);
+    }
     if doc.has_failures() {
         return Ok(Exit::BenchmarkFailed);
     }
@@ -97,15 +143,36 @@ fn session_error(error: SessionError) -> anyhow::Error {
     }
 }
 
-/// The results file, rewritten atomically at every save, and the progress bar.
+/// The results file, rewritten atomically at every save, and the progress bar. Nothing is
+/// written before the first result: a run refused on the way (a suite's options) leaves an
+/// existing file as it was, and no empty one behind.
 struct ResultsFile<'p> {
     path: &'p Path,
     progress: Progress,
+    written: bool,
+}
+
+impl ResultsFile<'_> {
+    /// Writes `doc`, creating the default results directory the first time.
+    fn write(&mut self, doc: &RunDocument) -> Result<(), HarnessError> {
+        if !self.written {
+            let dir = crate::paths::parent_dir(self.path);
+            std::fs::create_dir_all(dir).map_err(|source| HarnessError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        self.written = true;
+        save_document(self.path, doc)
+    }
 }
 
 impl RunSink for ResultsFile<'_> {
     fn save(&mut self, doc: &RunDocument) -> Result<(), HarnessError> {
-        save_document(self.path, doc)
+        if doc.results.is_empty() {
+            return Ok(());
+        }
+        self.write(doc)
     }
 
     fn preparing(&mut self, suite: &str) {
@@ -140,15 +207,13 @@ fn progress_steps(plan: &Plan) -> usize {
     plan.run.suites().len() + usize::from(!plan.run.faults().is_empty())
 }
 
-/// `results/<time>-<adapter>.json`, creating `results/`.
-fn default_output_path(ctx: &GpuContext) -> anyhow::Result<PathBuf> {
-    let dir = PathBuf::from("results");
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    Ok(dir.join(format!(
+/// `results/<time>-<adapter>.json` (the directory is created with the first write).
+fn default_output_path(ctx: &GpuContext) -> PathBuf {
+    PathBuf::from("results").join(format!(
         "{}-{}.json",
         gpubench_harness::hostinfo::now_compact(),
         slug(&ctx.summary.name)
-    )))
+    ))
 }
 
 /// This build of the tool, as the results file records it.

@@ -2,6 +2,7 @@
 //! verdicts, deciding the exit code, recording a baseline, and the github-action-benchmark
 //! export. Kept out of `run.rs` so the run loop stays about running.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use gpubench_baseline::{BaselineStore, CompareOptions, Comparison, compare};
@@ -11,6 +12,7 @@ use gpubench_report::gab::{companion_path, gab_export};
 
 use crate::cli::{BaselineArgs, GateArgs};
 use crate::exit::{Exit, UsageError};
+use crate::paths::Files;
 
 /// The comparison options the flags ask for.
 pub fn options(gate: &GateArgs) -> CompareOptions {
@@ -21,10 +23,37 @@ pub fn options(gate: &GateArgs) -> CompareOptions {
 }
 
 /// Loads a result file; the error is one line naming the file and what is wrong with it.
+/// A file that holds one id twice is refused: which copy a verdict used would be a guess.
 pub fn load(path: &Path) -> anyhow::Result<RunDocument> {
     // The harness's message already names the file and the cause; flatten it to one line so the
     // cause is not repeated by the error chain.
-    load_document(path).map_err(|e| anyhow::anyhow!("{e}"))
+    let doc = load_document(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for result in &doc.results {
+        *seen.entry(result.id.as_str()).or_default() += 1;
+    }
+    if let Some(id) = doc
+        .results
+        .iter()
+        .map(|r| r.id.as_str())
+        .find(|id| seen[id] > 1)
+    {
+        anyhow::bail!(
+            "{}: result id {id} appears {} times; each id must appear once (was the file edited or joined from two runs?)",
+            path.display(),
+            seen[id]
+        );
+    }
+    Ok(doc)
+}
+
+/// Adds `--export-gab`'s file and its smaller-is-better companion to a command's outputs.
+pub fn add_export_outputs(files: &mut Files, export: Option<&PathBuf>) -> anyhow::Result<()> {
+    if let Some(path) = export {
+        files.output("--export-gab", path)?;
+        files.output("--export-gab's companion", &companion_path(path))?;
+    }
+    Ok(())
 }
 
 /// Exit 3 when the comparison fails the gate and the flags allow failing.
@@ -33,7 +62,7 @@ pub fn gate_exit(cmp: &Comparison, gate: &GateArgs) -> Exit {
         return Exit::Success;
     }
     let ids: Vec<&str> = cmp.regressions().map(|p| p.id.as_str()).collect();
-    eprintln!(
+    note!(
         "regression against {}: {} (use --no-fail to report without failing)",
         cmp.base.label,
         ids.join(", ")
@@ -48,7 +77,7 @@ pub fn write_gab(path: &Path, doc: &RunDocument) -> anyhow::Result<()> {
     let companion = companion_path(path);
     write_atomic(path, export.bigger_is_better.as_bytes())?;
     write_atomic(&companion, export.smaller_is_better.as_bytes())?;
-    eprintln!(
+    note!(
         "github-action-benchmark export written to {} and {}",
         path.display(),
         companion.display()
@@ -66,50 +95,91 @@ pub fn load_explicit_baseline(
     }
 }
 
-/// After a completed run: compare with the baseline (the explicit one, else the adapter's),
-/// print the verdicts, record the run when asked, write the export, and say how `run` exits
-/// on the verdicts (3 only with --strict, unless --no-fail).
+/// The baseline side of a run, settled once the adapter is known and before anything runs: the
+/// store, the adapter's baseline file, and what the run is compared with.
+pub struct BaselinePlan {
+    store: BaselineStore,
+    stored_path: PathBuf,
+    baseline: Option<(String, RunDocument)>,
+}
+
+impl BaselinePlan {
+    /// Finds the adapter's stored baseline, refuses an output that is that file (it would
+    /// replace the baseline behind `--save-baseline`'s back and compare the run with itself),
+    /// and loads what the run is compared with, so a corrupt stored baseline fails before the
+    /// run, not after it.
+    pub fn prepare(
+        args: &BaselineArgs,
+        explicit: Option<(String, RunDocument)>,
+        fingerprint: &str,
+        files: &mut Files,
+    ) -> anyhow::Result<Self> {
+        let store = BaselineStore::new(&args.baseline_dir);
+        let stored_path = store.path_for(fingerprint)?;
+        files.input("the stored baseline", &stored_path)?;
+        let baseline = match explicit {
+            Some(found) => Some(found),
+            None => stored_baseline(&stored_path, args.save_baseline)?,
+        };
+        Ok(Self {
+            store,
+            stored_path,
+            baseline,
+        })
+    }
+}
+
+/// After a completed run: compare with the baseline and say how `run` exits on the verdicts
+/// (3 only with --strict on a software adapter, unless --no-fail). The verdicts go to `stdout`
+/// in a text format, else to stderr so machine-readable stdout stays one document.
 pub fn after_run(
+    plan: &BaselinePlan,
     args: &BaselineArgs,
     doc: &RunDocument,
     doc_path: &Path,
     format: &str,
-    explicit: Option<(String, RunDocument)>,
+    stdout: &mut String,
 ) -> anyhow::Result<Exit> {
-    let store = BaselineStore::new(&args.baseline_dir);
-    let stored_path = store.path_for(&doc.machine.fingerprint)?;
-    let baseline = match explicit {
-        Some(found) => Some(found),
-        None => stored_baseline(&stored_path, args.save_baseline)?,
-    };
-    let mut exit = Exit::Success;
-    match &baseline {
-        Some((label, base)) => {
-            let new_label = format!("this run ({})", doc_path.display());
-            // A run of some suites is compared with those suites of the baseline only: the
-            // others were not run, they did not go missing.
-            let mut base = base.clone();
-            base.results
-                .retain(|r| doc.config.suites.contains(&r.suite));
-            let cmp = compare(label, &base, &new_label, doc, &options(&args.gate));
-            print_comparison(&cmp, format)?;
-            // The same gate as `compare`: regressions fail (exit 3) unless --no-fail; on a
-            // software adapter only status changes do, unless --strict.
-            exit = gate_exit(&cmp, &args.gate);
+    let Some((label, base)) = &plan.baseline else {
+        if !args.save_baseline {
+            note!(
+                "no baseline for this adapter yet ({}); record this kind of run as one with --save-baseline",
+                plan.stored_path.display()
+            );
         }
-        None if !args.save_baseline => eprintln!(
-            "no baseline for this adapter yet ({}); record this kind of run as one with --save-baseline",
-            stored_path.display()
-        ),
-        None => {}
+        return Ok(Exit::Success);
+    };
+    let new_label = format!("this run ({})", doc_path.display());
+    // A run of some suites is compared with those suites of the baseline only: the others were
+    // not run, they did not go missing.
+    let mut base = base.clone();
+    base.results
+        .retain(|r| doc.config.suites.contains(&r.suite));
+    let cmp = compare(label, &base, &new_label, doc, &options(&args.gate));
+    let text_format = matches!(format, "table" | "md");
+    let table = gpubench_report::table::TableExporter::for_stdout(false);
+    let exporter = gpubench_report::comparison_exporter_with(
+        if text_format { format } else { "table" },
+        table,
+    )
+    .ok_or_else(|| UsageError(format!("unknown --format {format}")))?;
+    let text = exporter.render_comparison(&cmp)?;
+    if text_format {
+        stdout.push_str(&format!("\n{text}\n"));
+    } else {
+        note!("\n{text}");
     }
+    // The same gate as `compare`: regressions fail (exit 3) unless --no-fail; on a software
+    // adapter only status changes do, unless --strict.
+    Ok(gate_exit(&cmp, &args.gate))
+}
+
+/// Records the run as the adapter's baseline when `--save-baseline` asked for it.
+pub fn record(plan: &BaselinePlan, args: &BaselineArgs, doc: &RunDocument) -> anyhow::Result<()> {
     if args.save_baseline {
-        save_baseline(&store, doc)?;
+        save_baseline(&plan.store, doc)?;
     }
-    if let Some(path) = &args.export_gab {
-        write_gab(path, doc)?;
-    }
-    Ok(exit)
+    Ok(())
 }
 
 /// The adapter's stored baseline, `None` when there is none. An unreadable one is an error,
@@ -121,9 +191,7 @@ fn stored_baseline(path: &Path, replacing: bool) -> anyhow::Result<Option<(Strin
     match load(path) {
         Ok(doc) => Ok(Some((path.display().to_string(), doc))),
         Err(error) if replacing => {
-            eprintln!(
-                "warning: not comparing with the stored baseline, it will be replaced: {error}"
-            );
+            note!("warning: not comparing with the stored baseline, it will be replaced: {error}");
             Ok(None)
         }
         Err(error) => Err(error.context(
@@ -135,7 +203,7 @@ fn stored_baseline(path: &Path, replacing: bool) -> anyhow::Result<Option<(Strin
 /// Says why an interrupted run is not recorded, when --save-baseline asked for it.
 pub fn refuse_interrupted(args: &BaselineArgs) {
     if args.save_baseline {
-        eprintln!("not recording a baseline: the run was interrupted");
+        note!("not recording a baseline: the run was interrupted");
     }
 }
 
@@ -144,43 +212,16 @@ pub fn refuse_interrupted(args: &BaselineArgs) {
 fn save_baseline(store: &BaselineStore, doc: &RunDocument) -> anyhow::Result<()> {
     match store.save(doc) {
         Ok(path) => {
-            eprintln!("baseline recorded: {}", path.display());
+            note!("baseline recorded: {}", path.display());
             Ok(())
         }
         Err(
             refusal @ (gpubench_baseline::BaselineError::FailedResults { .. }
             | gpubench_baseline::BaselineError::Incomplete),
         ) => {
-            eprintln!("{refusal}");
+            note!("{refusal}");
             Ok(())
         }
         Err(other) => Err(other.into()),
-    }
-}
-
-/// Prints the verdicts of `run`: in the run's own format when it is a text format on stdout,
-/// else as a table on stderr so machine-readable stdout stays one document.
-fn print_comparison(cmp: &Comparison, format: &str) -> anyhow::Result<()> {
-    let text_format = matches!(format, "table" | "md");
-    let exporter = gpubench_report::comparison_exporter(if text_format { format } else { "table" })
-        .ok_or_else(|| UsageError(format!("unknown --format {format}")))?;
-    let text = exporter.render_comparison(cmp)?;
-    if text_format {
-        println!("\n{text}");
-    } else {
-        eprintln!("\n{text}");
-    }
-    Ok(())
-}
-
-/// Paths given as `--export-gab` must not be one of the inputs (it would be overwritten).
-pub fn check_export_target(export: Option<&PathBuf>, inputs: &[PathBuf]) -> anyhow::Result<()> {
-    match export.filter(|path| inputs.contains(path)) {
-        Some(path) => Err(UsageError(format!(
-            "--export-gab {}: is one of the input files; choose another path",
-            path.display()
-        ))
-        .into()),
-        None => Ok(()),
     }
 }

@@ -1,13 +1,18 @@
 //! The host's own memcpy between two buffers: the ceiling for staging copies, and on a software
 //! adapter the physical limit of "device" memory too. A reference row, never a GPU figure.
+//!
+//! It runs on the arrays the GPU rows use, so it is skipped where they are (an array over the
+//! adapter's limits), and its two host arrays are allocated fallibly: a size that the host
+//! cannot hold is a skip with the reason, never an abort.
 
 use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::units::format_size;
 use gpubench_harness::{
-    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Role, SampleClock, TimingPreference,
-    Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Role, SampleClock,
+    TimingPreference, Verification, Work,
 };
 
+use crate::gpu::check_binding_fits;
 use crate::verify::compare_bytes;
 
 /// memcpy of `bytes`, timed by the host clock.
@@ -47,9 +52,21 @@ impl Kernel for HostMemcpy {
         info
     }
 
+    fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        check_binding_fits(ctx, self.bytes, "--stream-size")
+            .map_err(|why| format!("{why} (skipped with the GPU rows it is the reference for)"))
+    }
+
     fn setup(&self, _ctx: &GpuContext) -> Outcome<HostMemcpyState> {
-        let src = SplitMix64::new(self.seed).bytes(self.bytes as usize);
-        let dst = vec![0xA5u8; self.bytes as usize];
+        let mut rng = SplitMix64::new(self.seed);
+        let (mut src, len) = host_array(self.bytes)?;
+        while src.len() < len {
+            let word = rng.next_u64().to_le_bytes();
+            let take = word.len().min(len - src.len());
+            src.extend_from_slice(&word[..take]);
+        }
+        let (mut dst, _) = host_array(self.bytes)?;
+        dst.resize(len, 0xA5);
         Ok(HostMemcpyState { src, dst })
     }
 
@@ -71,5 +88,33 @@ impl Kernel for HostMemcpy {
 
     fn verify(&self, state: &mut HostMemcpyState, _ctx: &GpuContext) -> Outcome<Verification> {
         Ok(compare_bytes(&state.dst, &state.src))
+    }
+}
+
+/// An empty vector with room for `bytes`, and that length, or the skip that says the host
+/// lacks it.
+fn host_array(bytes: u64) -> Outcome<(Vec<u8>, usize)> {
+    let unsupported = || {
+        BenchError::Unsupported(format!(
+            "the host could not allocate {} for memcpy; pass a smaller --stream-size",
+            format_size(bytes)
+        ))
+    };
+    let len = usize::try_from(bytes).map_err(|_| unsupported())?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| unsupported())?;
+    Ok((out, len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_size_the_host_cannot_hold_is_a_skip_not_an_abort() {
+        let error = host_array(u64::MAX / 2).expect_err("no host has that much");
+        assert!(error.to_string().contains("--stream-size"), "{error}");
+        let (array, len) = host_array(4096).expect("small");
+        assert!(len == 4096 && array.capacity() >= 4096);
     }
 }

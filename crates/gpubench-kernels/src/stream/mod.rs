@@ -80,18 +80,25 @@ impl Suite for StreamSuite {
     }
 }
 
+/// Refuses a `--stream-size` no stream kernel can take: under 4 KiB, or not whole vec4s. Needs
+/// no adapter, so a caller can check it before anything runs.
+pub fn check_stream_size(bytes: u64) -> Result<(), KernelError> {
+    if bytes < 4096 || !bytes.is_multiple_of(VEC4_BYTES) {
+        return Err(KernelError::BadOption(format!(
+            "--stream-size {} must be at least 4KiB and a multiple of 16 bytes",
+            format_size(bytes)
+        )));
+    }
+    Ok(())
+}
+
 /// Bytes per stream array: the option when given, else the profile's size (quick: 256 MiB on a
 /// GPU, 16 MiB on a software adapter; otherwise 512 MiB on a GPU, 10x H200's L2 and 2x
 /// MI300X's infinity cache, and 128 MiB on a software adapter, 4x a typical server L3), capped
 /// by the adapter's binding and buffer limits and rounded down to a power of two.
 pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u64, KernelError> {
     if let Some(bytes) = options.stream_size {
-        if bytes < 4096 || bytes % VEC4_BYTES != 0 {
-            return Err(KernelError::BadOption(format!(
-                "--stream-size {} must be at least 4KiB and a multiple of 16 bytes",
-                format_size(bytes)
-            )));
-        }
+        check_stream_size(bytes)?;
         return Ok(bytes);
     }
     let wanted = match (options.profile, ctx.is_software()) {

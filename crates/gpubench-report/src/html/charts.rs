@@ -64,14 +64,29 @@ pub fn colour(index: usize) -> RGBColor {
     COLOURS[index % COLOURS.len()]
 }
 
-/// Range of positive values, widened by `pad` (a factor) on each side for log axes.
+/// Smallest axis bound or span drawn: plotters takes powers of ten of an axis's span to place
+/// its ticks, and that loop never ends on a span of zero or infinity, so every bound is kept
+/// between this and `f64::MAX` (values beyond are clipped at the edge of the chart).
+const AXIS_FLOOR: f64 = 1e-300;
+
+/// `v` kept inside what an axis can show: `AXIS_FLOOR..=f64::MAX`.
+fn axis_bound(v: f64) -> f64 {
+    v.clamp(AXIS_FLOOR, f64::MAX)
+}
+
+/// Range of positive values, widened by `pad` (a factor) on each side for log axes. The ratio
+/// of the ends is kept finite (at most 1e300: plotters counts a log axis's decades from it, and
+/// an infinite count never ends), raising the low end where needed.
 fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(f64, f64)> {
     let (lo, hi) = values
         .filter(|v| v.is_finite() && *v > 0.0)
         .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
             (lo.min(v), hi.max(v))
         });
-    (lo.is_finite() && hi > 0.0).then(|| (lo / pad, hi * pad))
+    (lo.is_finite() && hi > 0.0).then(|| {
+        let hi = axis_bound(hi * pad);
+        (axis_bound(lo / pad).max(hi / 1e300), hi)
+    })
 }
 
 /// The roofline: bandwidth and compute ceilings against arithmetic intensity (log-log), with
@@ -225,8 +240,8 @@ pub fn latency(
     if finite.len() < 2 {
         return Ok(None);
     }
-    let lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = finite.iter().copied().fold(0.0, f64::max).max(lo * 1.01);
+    let lo = axis_bound(finite.iter().copied().fold(f64::INFINITY, f64::min));
+    let hi = axis_bound(finite.iter().copied().fold(0.0, f64::max).max(lo * 1.01));
     const BINS: usize = 40;
     let width = (hi - lo) / BINS as f64;
     let mut counts = [0u32; BINS];
@@ -304,7 +319,7 @@ pub fn bars(
             .margin(12)
             .x_label_area_size(60)
             .y_label_area_size(64)
-            .build_cartesian_2d((0..segments).into_segmented(), 0f64..top * 1.12)
+            .build_cartesian_2d((0..segments).into_segmented(), 0f64..axis_bound(top * 1.12))
             .map_err(err)?;
         let label = |v: &SegmentValue<i32>| match v {
             SegmentValue::CenterOf(s) if (*s as usize) % group == (group - 1) / 2 => categories
@@ -382,14 +397,14 @@ pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportE
         return Ok(None);
     }
     let x1 = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-3);
-    let y1 = points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.15;
+    let y1 = axis_bound(points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.15);
     svg(|root| {
         let mut chart = ChartBuilder::on(root)
             .caption("Sustained throughput per window", ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(64)
-            .build_cartesian_2d(0f64..x1, 0f64..y1.max(1e-9))
+            .build_cartesian_2d(0f64..axis_bound(x1), 0f64..y1.max(1e-9))
             .map_err(err)?;
         chart
             .configure_mesh()
@@ -410,4 +425,37 @@ pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportE
         legend(&mut chart, SeriesLabelPosition::LowerRight)
     })
     .map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values near the top of f64 still give a chart, in bounded time.
+    #[test]
+    fn charts_survive_the_largest_finite_values() {
+        for huge in [1.7e308, f64::MAX, 1e300, 5e-324] {
+            let bar = Bar {
+                value: huge,
+                low: huge / 2.0,
+                high: huge,
+            };
+            let chart = bars(
+                "t",
+                "GB/s",
+                &["a".into()],
+                &["m".into()],
+                &[vec![Some(bar)]],
+            )
+            .expect("drawn");
+            assert!(chart.is_some(), "{huge}");
+            let series = Series {
+                name: "s".into(),
+                points: vec![(1.0, huge), (huge, 1.0), (2.0, 3.0)],
+            };
+            timeline(std::slice::from_ref(&series), "GB/s").expect("drawn");
+            size_sweep("t", "bytes", std::slice::from_ref(&series), &[]).expect("drawn");
+            latency("l", &[1.0, huge], &[("p50", huge)]).expect("drawn");
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! (adapter selection, output paths, the stdout format, the baseline). Every mistake found here
 //! is a usage error (exit 2) and leaves no file behind.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use gpubench_harness::RunDocument;
 use gpubench_harness::device::Selection;
@@ -14,6 +14,7 @@ use gpubench_report::Exporter;
 use crate::cli::{BaselineArgs, RunArgs};
 use crate::cmd::verdicts;
 use crate::exit::UsageError;
+use crate::paths::{Files, check_baseline_dir};
 
 /// Everything `run` needs, checked.
 pub struct Plan {
@@ -33,19 +34,34 @@ pub struct Plan {
     pub explicit_baseline: Option<(String, RunDocument)>,
     /// Whether to draw progress bars.
     pub progress: bool,
+    /// Every file the run reads or writes, checked so far.
+    pub files: Files,
 }
 
 impl Plan {
     /// Checks `args`; every refusal is a usage error naming the flag.
     pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
+        let mut files = Files::new();
+        let explicit_baseline = verdicts::load_explicit_baseline(&args.baseline)?;
+        if let Some(path) = &args.baseline.baseline {
+            files.input("--baseline", path)?;
+        }
         for (flag, path) in [("--out", &args.out), ("--html", &args.html)] {
             if let Some(path) = path {
-                check_output_path(flag, path)?;
+                files.output(flag, path)?;
             }
         }
-        let explicit_baseline = verdicts::load_explicit_baseline(&args.baseline)?;
-        let exporter = gpubench_report::exporter(&args.format)
+        verdicts::add_export_outputs(&mut files, args.baseline.export_gab.as_ref())?;
+        check_baseline_dir(&args.baseline.baseline_dir, args.baseline.save_baseline)?;
+        check_suites(args)?;
+        let table = gpubench_report::table::TableExporter::for_stdout(args.verbose);
+        let exporter = gpubench_report::exporter_with(&args.format, table)
             .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
+        let selection =
+            Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
+        selection
+            .backends()
+            .map_err(|e| UsageError(format!("--backend: {e}")))?;
         let faults = args.inject_fault.iter().map(|f| f.0).collect();
         let run = RunPlan::new(&args.suites, suite_options(args))
             .and_then(|plan| plan.with_sampling(sample_overrides(args)))
@@ -53,16 +69,14 @@ impl Plan {
             .with_faults(faults);
         Ok(Self {
             run,
-            selection: Selection::resolve(
-                args.adapter.adapter.clone(),
-                args.adapter.backend.clone(),
-            ),
+            selection,
             out: args.out.clone(),
             html: args.html.clone(),
             format: (args.format.clone(), exporter),
             baseline: args.baseline.clone(),
             explicit_baseline,
             progress: !args.no_progress,
+            files,
         })
     }
 }
@@ -98,32 +112,19 @@ fn sample_overrides(args: &RunArgs) -> SampleOverrides {
     }
 }
 
-/// Refuses an output path whose directory does not exist or is not writable, before anything
-/// runs.
-fn check_output_path(flag: &str, path: &Path) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let refuse = |why: String| Err(UsageError(format!("{flag} {}: {why}", path.display())).into());
-    if path.is_dir() {
-        return refuse("is a directory; give a file name".to_string());
+/// Refuses a suite named twice (its results would carry the same ids twice) and option values
+/// a suite would refuse only once its turn came, after earlier results were written.
+fn check_suites(args: &RunArgs) -> anyhow::Result<()> {
+    for (i, suite) in args.suites.iter().enumerate() {
+        if args.suites[..i].contains(suite) {
+            return Err(UsageError(format!(
+                "--suite {suite} is named twice; name each suite once"
+            ))
+            .into());
+        }
     }
-    if !dir.is_dir() {
-        return refuse(format!("directory {} does not exist", dir.display()));
-    }
-    if let Err(error) = write_probe(dir) {
-        return refuse(format!(
-            "directory {} is not writable ({error})",
-            dir.display()
-        ));
+    if let Some(bytes) = args.stream_size {
+        gpubench_kernels::stream::check_stream_size(bytes).map_err(usage_error)?;
     }
     Ok(())
-}
-
-/// Writes and removes an empty file in `dir`.
-fn write_probe(dir: &Path) -> std::io::Result<()> {
-    let probe = dir.join(format!(".gpubench-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"")?;
-    std::fs::remove_file(&probe)
 }

@@ -1,0 +1,261 @@
+//! Every file a command reads or writes, checked before any work starts.
+//!
+//! An output may replace only a regular file, or take a path that does not exist yet in a
+//! writable directory: a device node, a FIFO, a socket or a directory is refused (gpubench
+//! writes its files atomically, by renaming a temporary file over the target, which would turn
+//! `/dev/null` into a regular file). No output may be the same file as an input or as another
+//! output: files are compared by identity (device and inode where the platform has them, else
+//! the canonical path), not by spelling, so `./v.json`, `v.json` and `/abs/v.json` are one file.
+//! Every refusal is a usage error (exit 2) naming the flag.
+
+use std::path::{Path, PathBuf};
+
+use crate::exit::UsageError;
+
+/// The inputs and outputs of one command, gathered so each new one is checked against all
+/// earlier ones.
+#[derive(Default)]
+pub struct Files {
+    entries: Vec<Entry>,
+}
+
+/// One file with what names it on the command line.
+struct Entry {
+    role: String,
+    path: PathBuf,
+    identity: Identity,
+    output: bool,
+}
+
+impl Files {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a file the command reads; `role` names it in messages ("input", "--baseline").
+    /// Two inputs may be one file; an input and an output may not.
+    pub fn input(&mut self, role: &str, path: &Path) -> anyhow::Result<()> {
+        self.add(role, path, false)
+    }
+
+    /// Adds a file the command writes after checking that it may be written (see the module
+    /// docs); `flag` names it in messages.
+    pub fn output(&mut self, flag: &str, path: &Path) -> anyhow::Result<()> {
+        check_output(flag, path)?;
+        self.add(flag, path, true)
+    }
+
+    /// Adds a file the command writes whose directory it creates itself (the default results
+    /// path): only its identity is checked.
+    pub fn planned_output(&mut self, role: &str, path: &Path) -> anyhow::Result<()> {
+        self.add(role, path, true)
+    }
+
+    /// Refuses `path` when it is the same file as one already added.
+    fn add(&mut self, role: &str, path: &Path, output: bool) -> anyhow::Result<()> {
+        let identity = Identity::of(path);
+        let clash = self
+            .entries
+            .iter()
+            .find(|e| (output || e.output) && e.identity.same(&identity));
+        if let Some(other) = clash {
+            return Err(UsageError(format!(
+                "{role} {} is the same file as {} {}: give each output its own path, never an input's",
+                path.display(),
+                other.role,
+                other.path.display()
+            ))
+            .into());
+        }
+        self.entries.push(Entry {
+            role: role.to_string(),
+            path: path.to_path_buf(),
+            identity,
+            output,
+        });
+        Ok(())
+    }
+}
+
+/// What makes two paths one file.
+#[derive(Debug, PartialEq, Eq)]
+struct Identity {
+    /// The canonical path: of the file when it exists, else of its directory joined with its
+    /// name.
+    canonical: PathBuf,
+    /// Device and inode of an existing file (hard links share them).
+    inode: Option<(u64, u64)>,
+}
+
+impl Identity {
+    fn of(path: &Path) -> Self {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| {
+            let dir = std::fs::canonicalize(parent_dir(path))
+                .unwrap_or_else(|_| parent_dir(path).to_path_buf());
+            match path.file_name() {
+                Some(name) => dir.join(name),
+                None => path.to_path_buf(),
+            }
+        });
+        Self {
+            canonical,
+            inode: inode(path),
+        }
+    }
+
+    fn same(&self, other: &Self) -> bool {
+        self.canonical == other.canonical || (self.inode.is_some() && self.inode == other.inode)
+    }
+}
+
+#[cfg(unix)]
+fn inode(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
+/// The directory a file is written into (`.` for a bare name).
+pub fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// Refuses an output path that is not a regular file or a new name in an existing, writable
+/// directory.
+pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
+    let refuse = |why: String| Err(UsageError(format!("{flag} {}: {why}", path.display())).into());
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => return refuse("is a directory; give a file name".into()),
+        Ok(meta) if !meta.is_file() => {
+            return refuse(
+                "is not a regular file (a device, FIFO or socket); gpubench writes only regular files, give a file path"
+                    .into(),
+            );
+        }
+        _ => {}
+    }
+    let dir = parent_dir(path);
+    if !dir.is_dir() {
+        return refuse(format!("directory {} does not exist", dir.display()));
+    }
+    if let Err(error) = write_probe(dir) {
+        return refuse(format!(
+            "directory {} is not writable ({error})",
+            dir.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a baseline directory that is not one: an existing non-directory always, and, when
+/// the run is to record a baseline, a directory that cannot be created or written.
+pub fn check_baseline_dir(dir: &Path, saving: bool) -> anyhow::Result<()> {
+    let refuse =
+        |why: String| Err(UsageError(format!("--baseline-dir {}: {why}", dir.display())).into());
+    if dir.exists() && !dir.is_dir() {
+        return refuse("is not a directory; give the directory that holds baselines".into());
+    }
+    if !saving {
+        return Ok(());
+    }
+    // The nearest existing ancestor is where the directory (or the file) gets created.
+    let existing = dir
+        .ancestors()
+        .find(|a| a.is_dir() || a.as_os_str().is_empty());
+    let existing = match existing {
+        Some(a) if a.as_os_str().is_empty() => Path::new("."),
+        Some(a) => a,
+        None => return refuse("no existing directory above it".into()),
+    };
+    if let Some(blocker) = dir
+        .ancestors()
+        .take_while(|a| *a != existing)
+        .find(|a| a.exists())
+    {
+        return refuse(format!("{} is not a directory", blocker.display()));
+    }
+    match write_probe(existing) {
+        Ok(()) => Ok(()),
+        Err(error) => refuse(format!(
+            "directory {} is not writable ({error})",
+            existing.display()
+        )),
+    }
+}
+
+/// Writes and removes an empty file in `dir`.
+fn write_probe(dir: &Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".gpubench-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"")?;
+    std::fs::remove_file(&probe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_file_under_two_spellings_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("v.json");
+        std::fs::write(&file, b"{}").expect("write");
+        let dotted = dir.path().join(".").join("v.json");
+        let mut files = Files::new();
+        files.input("input", &file).expect("first");
+        files.input("input", &dotted).expect("one file read twice");
+        let error = files.output("--html", &dotted).expect_err("same file");
+        assert!(error.to_string().contains("same file as input"), "{error}");
+        let new = dir.path().join("new.json");
+        files.output("--out", &new).expect("a new name");
+        let again = dir.path().join("sub").join("..").join("new.json");
+        std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+        assert!(
+            files.output("--html", &again).is_err(),
+            "two outputs, one path"
+        );
+    }
+
+    #[test]
+    fn a_hard_link_is_the_same_file() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("v.json");
+        std::fs::write(&file, b"{}").expect("write");
+        let link = dir.path().join("link.json");
+        std::fs::hard_link(&file, &link).expect("link");
+        let mut files = Files::new();
+        files.input("input", &file).expect("first");
+        assert!(files.output("--out", &link).is_err());
+    }
+
+    #[test]
+    fn only_regular_files_may_be_replaced() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        assert!(check_output("--out", dir.path()).is_err());
+        #[cfg(unix)]
+        {
+            let error = check_output("--out", Path::new("/dev/null")).expect_err("a device");
+            assert!(error.to_string().contains("not a regular file"), "{error}");
+        }
+        let regular = dir.path().join("r.json");
+        std::fs::write(&regular, b"x").expect("write");
+        check_output("--out", &regular).expect("a regular file");
+    }
+
+    #[test]
+    fn a_baseline_dir_that_is_a_file_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("f");
+        std::fs::write(&file, b"x").expect("write");
+        assert!(check_baseline_dir(&file, false).is_err());
+        assert!(check_baseline_dir(&file.join("below"), true).is_err());
+        check_baseline_dir(&dir.path().join("new").join("deeper"), true).expect("creatable");
+    }
+}

@@ -1,0 +1,568 @@
+//! The binary facing a careless or hostile user: outputs that are devices, FIFOs or an input
+//! under another spelling, endless and oversized inputs, control bytes in ids, closed and
+//! blocked stdout, signals after measuring, duplicate ids and suites. Each must end with the
+//! documented exit code, one line on stderr, and no file lost or half-written. Most cases need
+//! no GPU (they are refused before an adapter opens, or are file cases of `compare` and
+//! `report`); the few real runs are quick stream runs on 64 KiB arrays.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use gpubench_baseline::testing::doc_with;
+use gpubench_harness::RunDocument;
+use gpubench_harness::results_file::save_document;
+
+mod common;
+use common::{gpubench_command, quick_stream_args, read_doc, require_vulkan, run_gpubench};
+
+fn gpubench(args: &[&str]) -> Output {
+    gpubench_command()
+        .args(args)
+        .output()
+        .expect("gpubench runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("utf-8 temp path")
+}
+
+fn write(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
+    let path = dir.join(name);
+    save_document(&path, doc).expect("write fixture");
+    path
+}
+
+/// Asserts a usage error (exit 2) whose stderr contains `needle`, and no panic.
+fn assert_usage(out: &Output, needle: &str) {
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(needle), "{needle:?} not in {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// Waits for `child` at most `limit`; kills it and fails when it takes longer.
+fn wait_at_most(mut child: Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    while child.try_wait().expect("poll").is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("output")
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+}
+
+/// Case 1: a device node or a FIFO is never replaced by a regular file.
+#[cfg(unix)]
+#[test]
+fn outputs_that_are_not_regular_files_are_refused() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = write(dir.path(), "v.json", &doc_with("NVIDIA Test", false));
+    let fifo = dir.path().join("fifo");
+    mkfifo(&fifo);
+    let out = gpubench(&["report", s(&input), "--html", s(&fifo)]);
+    assert_usage(&out, "not a regular file");
+    let out = gpubench(&["run", "--out", s(&fifo), "--suite", "launch"]);
+    assert_usage(&out, "not a regular file");
+    let out = gpubench(&["run", "--html", "/dev/null", "--suite", "launch"]);
+    assert_usage(&out, "--html /dev/null");
+    let out = gpubench(&["compare", s(&input), s(&input), "--export-gab", s(&fifo)]);
+    assert_usage(&out, "not a regular file");
+    let kind = std::fs::symlink_metadata(&fifo)
+        .expect("still there")
+        .file_type();
+    assert!(kind.is_fifo(), "the FIFO is still a FIFO");
+}
+
+/// Case 2: outputs are compared with inputs and with each other by identity, not spelling.
+#[test]
+fn an_output_may_not_be_an_input_or_another_output_under_any_spelling() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let doc = doc_with("NVIDIA Test", false);
+    let base = write(dir.path(), "base.json", &doc);
+    let new = write(dir.path(), "v.json", &doc);
+    let before = std::fs::read(&new).expect("read");
+    let dotted = dir.path().join(".").join("v.json");
+    let out = gpubench(&["report", s(&new), "--html", s(&dotted)]);
+    assert_usage(&out, "same file as input");
+    let out = gpubench(&["compare", s(&base), s(&new), "--export-gab", s(&dotted)]);
+    assert_usage(&out, "same file as input");
+    let x = dir.path().join("x.json");
+    let x_again = dir.path().join("sub").join("..").join("x.json");
+    std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+    let out = gpubench(&["run", "--out", s(&x), "--html", s(&x_again)]);
+    assert_usage(&out, "same file as --out");
+    let out = gpubench(&["run", "--out", s(&x), "--export-gab", s(&x)]);
+    assert_usage(&out, "same file as --out");
+    let out = gpubench(&["run", "--out", s(&new), "--baseline", s(&dotted)]);
+    assert_usage(&out, "same file as --baseline");
+    assert_eq!(
+        std::fs::read(&new).expect("read"),
+        before,
+        "input untouched"
+    );
+    assert!(!x.exists());
+}
+
+/// Case 4 (and 15, 16): a refusal found from the flags alone writes nothing, and an existing
+/// results file stays as it was.
+#[test]
+fn refused_flags_write_nothing_and_keep_the_old_results_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let keep = write(dir.path(), "keep.json", &doc_with("NVIDIA Test", false));
+    let before = std::fs::read(&keep).expect("read");
+    let cases: [(&[&str], &str); 4] = [
+        (&["--stream-size", "100"], "--stream-size"),
+        (&["--suite", "stream,stream"], "named twice"),
+        (&["--backend", "nonsense"], "nonsense"),
+        (
+            &["--export-gab", "/nonexistent-gpubench-dir/g.json"],
+            "--export-gab",
+        ),
+    ];
+    for (flags, needle) in cases {
+        let mut args = vec!["run", "--out", s(&keep)];
+        args.extend(flags);
+        let out = gpubench_command()
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .expect("runs");
+        assert_usage(&out, needle);
+        assert_eq!(std::fs::read(&keep).expect("read"), before, "{flags:?}");
+    }
+    // Without --out nothing is left behind either: no results directory, no empty stub.
+    let out = gpubench_command()
+        .args(["run", "--stream-size", "100", "--suite", "stream"])
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    assert_usage(&out, "--stream-size");
+    assert!(!dir.path().join("results").exists());
+}
+
+/// Case 14: a baseline directory that is a file is refused before the run.
+#[test]
+fn a_baseline_dir_that_is_a_file_is_refused_up_front() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("bl");
+    std::fs::write(&file, b"not a directory").expect("write");
+    let out_path = dir.path().join("r.json");
+    let out = gpubench(&[
+        "run",
+        "--out",
+        s(&out_path),
+        "--baseline-dir",
+        s(&file),
+        "--save-baseline",
+    ]);
+    assert_usage(&out, "--baseline-dir");
+    assert!(!out_path.exists());
+}
+
+/// Case 16: report and compare refuse a bad output path as run does: a usage error.
+#[test]
+fn a_bad_output_path_is_a_usage_error_in_every_subcommand() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = write(dir.path(), "v.json", &doc_with("NVIDIA Test", false));
+    let missing = "/nonexistent-gpubench-dir/x";
+    let out = gpubench(&["report", s(&input), "--html", missing]);
+    assert_usage(&out, "does not exist");
+    let out = gpubench(&["compare", s(&input), s(&input), "--export-gab", missing]);
+    assert_usage(&out, "does not exist");
+    let out = gpubench(&["run", "--out", missing]);
+    assert_usage(&out, "does not exist");
+}
+
+/// Case 7: an endless input is refused once the size limit has been read, in bounded time.
+#[cfg(unix)]
+#[test]
+fn an_endless_input_is_refused_at_the_size_limit() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = write(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
+    let child = gpubench_command()
+        .args(["compare", s(&base), "/dev/zero"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let out = wait_at_most(child, Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("/dev/zero") && stderr.contains("limit"),
+        "{stderr}"
+    );
+}
+
+/// Case 16: a byte-order mark is skipped; case 14: a cause is said once.
+#[test]
+fn a_bom_is_accepted_and_an_io_error_is_said_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = write(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
+    let bom = dir.path().join("bom.json");
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(std::fs::read(&base).expect("read"));
+    std::fs::write(&bom, bytes).expect("write");
+    let out = gpubench(&["compare", s(&base), s(&bom)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // A path through a file (not a directory, ENOTDIR): an I/O error naming its cause once.
+    // (A directory is no error: it stands for the runs in it.)
+    let through_file = base.join("inner.json");
+    let out = gpubench(&["compare", s(&base), s(&through_file)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let cause = std::io::Error::from_raw_os_error(20).to_string();
+    assert_eq!(stderr.matches(&cause).count(), 1, "{stderr}");
+}
+
+/// Case 15: a file with one id twice is refused, naming the id.
+#[test]
+fn compare_refuses_duplicate_ids() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let doc = doc_with("NVIDIA Test", false);
+    let base = write(dir.path(), "base.json", &doc);
+    let mut twice = doc.clone();
+    twice.results.push(doc.results[0].clone());
+    let dup = write(dir.path(), "dup.json", &twice);
+    let out = gpubench(&["compare", s(&base), s(&dup)]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&doc.results[0].id) && stderr.contains("appears 2 times"),
+        "{stderr}"
+    );
+}
+
+/// Case 13: control bytes in ids and adapter names reach no terminal raw, in any text format.
+#[test]
+fn control_bytes_in_ids_and_names_are_escaped() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut doc = doc_with("evil\x1b]0;title\x07\x1b[2J\r\0name", false);
+    doc.results[0].id = "stream/\x1b[2Jcopy\r\0".to_string();
+    let base = write(dir.path(), "base.json", &doc);
+    let third = write(dir.path(), "third.json", &doc);
+    for format in ["table", "md", "csv"] {
+        for files in [vec![&base, &base], vec![&base, &base, &third]] {
+            let mut args = vec!["compare", "--format", format];
+            args.extend(files.iter().map(|p| s(p)));
+            let out = gpubench(&args);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            let stdout = text(&out.stdout);
+            assert!(
+                !stdout.contains(['\x1b', '\r', '\0', '\x07']),
+                "{format}: {stdout:?}"
+            );
+            assert!(stdout.contains("\\u{1b}"), "{format}: {stdout}");
+        }
+    }
+}
+
+/// Cases 5 and 16: values near the top of f64 print in exponent form and chart in bounded time.
+#[test]
+fn the_largest_finite_values_print_short_and_chart_quickly() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut doc = doc_with("NVIDIA Test", false);
+    for result in &mut doc.results {
+        result.samples = vec![1.7e308; 5];
+        if let Some(summary) = &mut result.summary {
+            summary.median = 1.7e308;
+            summary.ci_low = 1.7e308;
+            summary.ci_high = 1.7e308;
+        }
+    }
+    let big = write(dir.path(), "big.json", &doc);
+    let html = dir.path().join("x.html");
+    let child = gpubench_command()
+        .args(["report", s(&big), "--html", s(&html)])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let out = wait_at_most(child, Duration::from_secs(60));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(html.exists());
+    let out = gpubench(&["compare", s(&big), s(&big), "--format", "table"]);
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains("0000000000"), "{stdout}");
+}
+
+/// Case 8: a results file with millions of samples in one result compares in seconds, not
+/// minutes (the bootstrap draws from a bounded, evenly strided subset).
+#[test]
+fn millions_of_samples_compare_in_bounded_time() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut doc = doc_with("NVIDIA Test", false);
+    doc.results.truncate(1);
+    doc.results[0].samples = (0..3_000_000)
+        .map(|i| 100.0 + f64::from(i % 1000) * 1e-3)
+        .collect();
+    let huge = write(dir.path(), "huge.json", &doc);
+    let child = gpubench_command()
+        .args(["compare", s(&huge), s(&huge)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Unbounded, this took well over a minute on a 2-core host; bounded, a few seconds.
+    let out = wait_at_most(child, Duration::from_secs(45));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("unchanged"));
+}
+
+/// A pipe whose reader is already gone: every write to it fails with EPIPE.
+fn closed_pipe() -> std::io::PipeWriter {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    writer
+}
+
+/// Case 6: a closed stdout ends quietly with 141 in every subcommand that prints.
+#[test]
+fn a_closed_stdout_ends_quietly_with_141() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let doc = doc_with("NVIDIA Test", false);
+    let base = write(dir.path(), "base.json", &doc);
+    let gab = dir.path().join("g.json");
+    let compare = ["compare", s(&base), s(&base), "--export-gab", s(&gab)];
+    for args in [&["list"][..], &["list", "--json"][..], &compare[..]] {
+        let out = gpubench_command()
+            .args(args)
+            .stdout(closed_pipe())
+            .output()
+            .expect("runs");
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    assert!(gab.exists(), "the export is written before stdout");
+    // With stderr closed too, the messages nobody can read stop nothing.
+    let slow = write(
+        dir.path(),
+        "slow.json",
+        &gpubench_baseline::testing::scaled(&doc, 1.3),
+    );
+    let html = dir.path().join("r.html");
+    let cases: [(&[&str], i32); 2] = [
+        (&["compare", s(&base), s(&slow)], 141),
+        (&["report", s(&base), "--html", s(&html)], 0),
+    ];
+    for (args, code) in cases {
+        let out = gpubench_command()
+            .args(args)
+            .stdout(closed_pipe())
+            .stderr(closed_pipe())
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+    assert!(html.exists());
+}
+
+/// Case 6 in `run`: with stdout and stderr closed, the HTML, the export and the baseline are still written.
+#[test]
+fn a_run_with_a_closed_stdout_still_writes_every_file() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let (html, gab, bl) = (
+        dir.path().join("r.html"),
+        dir.path().join("g.json"),
+        dir.path().join("bl"),
+    );
+    let mut args = quick_stream_args(&out, "64KiB");
+    for (flag, path) in [
+        ("--html", &html),
+        ("--export-gab", &gab),
+        ("--baseline-dir", &bl),
+    ] {
+        args.extend([flag.to_string(), s(path).to_string()]);
+    }
+    args.push("--save-baseline".to_string());
+    // Stderr closed as well (`2>&1 | head`): its messages must not stop the work either.
+    let output = gpubench_command()
+        .args(&args)
+        .stdout(closed_pipe())
+        .stderr(closed_pipe())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(141));
+    assert!(html.exists() && gab.exists());
+    assert_eq!(std::fs::read_dir(&bl).expect("baseline dir").count(), 1);
+    assert_eq!(read_doc(&out)["complete"], true);
+}
+
+/// Case 3 and 14: `--out` onto the adapter's stored baseline is refused before the run, and a
+/// corrupt stored baseline is found before the run, not after it.
+#[test]
+fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bl = dir.path().join("bl");
+    let mut args = quick_stream_args(&dir.path().join("first.json"), "64KiB");
+    args.extend(["--baseline-dir".to_string(), s(&bl).to_string()]);
+    args.push("--save-baseline".to_string());
+    let first = run_gpubench(&args);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let stored = std::fs::read_dir(&bl)
+        .expect("baseline dir")
+        .next()
+        .expect("one baseline")
+        .expect("entry")
+        .path();
+    let before = std::fs::read(&stored).expect("read");
+
+    let mut onto = quick_stream_args(&stored, "64KiB");
+    onto.extend(["--baseline-dir".to_string(), s(&bl).to_string()]);
+    let out = run_gpubench(&onto);
+    assert_usage(&out, "same file as --out");
+    assert_eq!(
+        std::fs::read(&stored).expect("read"),
+        before,
+        "baseline untouched"
+    );
+
+    std::fs::write(&stored, b"{\"schema_version\": 1").expect("corrupt it");
+    let later = dir.path().join("later.json");
+    let mut corrupt = quick_stream_args(&later, "64KiB");
+    corrupt.extend(["--baseline-dir".to_string(), s(&bl).to_string()]);
+    let out = run_gpubench(&corrupt);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("stored baseline"));
+    assert!(!later.exists(), "refused before the run");
+}
+
+/// Case 11: a signal while stdout is blocked (a pipe nobody reads) after measuring still means
+/// exit 130 and no baseline, promptly.
+#[cfg(unix)]
+#[test]
+fn a_signal_while_stdout_is_blocked_means_no_baseline() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let bl = dir.path().join("bl");
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    // Fill the pipe so the run's first write to stdout blocks: a thread writes more than any
+    // pipe holds and stays blocked (it ends with the test).
+    let mut filler = writer.try_clone().expect("clone");
+    std::thread::spawn(move || filler.write_all(&vec![b'x'; 16 << 20]));
+    std::thread::sleep(Duration::from_millis(300));
+    let mut args = quick_stream_args(&out, "64KiB");
+    args.extend(["--baseline-dir".to_string(), s(&bl).to_string()]);
+    args.push("--save-baseline".to_string());
+    let child = gpubench_command()
+        .args(&args)
+        .stdout(writer.try_clone().expect("clone"))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = Instant::now();
+    while !(out.exists() && read_doc(&out)["complete"] == true) {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "run never finished"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let signalled = Instant::now();
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let output = wait_at_most(child, Duration::from_secs(10));
+    assert!(signalled.elapsed() < Duration::from_secs(3));
+    assert_eq!(output.status.code(), Some(130), "{}", text(&output.stderr));
+    assert!(!bl.exists() || std::fs::read_dir(&bl).expect("dir").count() == 0);
+    drop(reader);
+}
+
+/// Runs `--suite SUITE` quickly on Vulkan with `flags`, writing to `out`.
+fn quick_suite_run(suite: &str, out: &Path, flags: &[&str]) -> Output {
+    let mut args = vec![
+        "run",
+        "--suite",
+        suite,
+        "--profile",
+        "quick",
+        "--backend",
+        "vulkan",
+        "--no-progress",
+        "--out",
+        s(out),
+    ];
+    args.extend(flags);
+    gpubench(&args)
+}
+
+/// The result with `id_part` in its id.
+fn result_with(doc: &serde_json::Value, id_part: &str) -> serde_json::Value {
+    doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["id"].as_str().is_some_and(|id| id.contains(id_part)))
+        .cloned()
+        .unwrap_or_else(|| panic!("no result with {id_part}"))
+}
+
+/// Case 9: arrays over the adapter's limits skip the host memcpy row with the GPU rows.
+#[test]
+fn the_host_memcpy_row_is_skipped_with_the_gpu_rows() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let output = quick_suite_run("stream", &out, &["--stream-size", "64GiB"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let memcpy = result_with(&read_doc(&out), "host-memcpy");
+    assert_eq!(memcpy["status"], "skipped", "{memcpy}");
+    assert!(
+        memcpy["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("--stream-size"))
+    );
+}
+
+/// Case 12: a capacity cap below one chunk is a skip with its reason, not a failure (exit 0).
+#[test]
+fn a_capacity_cap_below_one_chunk_is_a_skip() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let output = quick_suite_run("capacity", &out, &["--capacity-cap", "4KiB"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let total = result_with(&read_doc(&out), "total-allocation");
+    assert_eq!(total["status"], "skipped", "{total}");
+    assert!(
+        total["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("--capacity-cap 4KiB"))
+    );
+}
