@@ -1,5 +1,6 @@
 //! Exit codes (as the README lists them): 0 fine, 1 error, 2 usage error, 3 regression found,
-//! 4 a benchmark failed (wrong output or GPU error), 130/143 interrupted by SIGINT/SIGTERM.
+//! 4 a benchmark failed (wrong output or GPU error), 5 a `doctor` check failed, 130/143
+//! interrupted by SIGINT/SIGTERM.
 
 use std::process::ExitCode;
 
@@ -12,6 +13,8 @@ pub enum Exit {
     Regression,
     /// A benchmark failed: wrong output or GPU error.
     BenchmarkFailed,
+    /// A `doctor` check failed.
+    CheckFailed,
     /// Stopped by a signal: 130 for SIGINT, 143 for SIGTERM.
     Interrupted(u8),
 }
@@ -22,6 +25,7 @@ impl From<Exit> for ExitCode {
             Exit::Success => 0,
             Exit::Regression => 3,
             Exit::BenchmarkFailed => 4,
+            Exit::CheckFailed => 5,
             Exit::Interrupted(code) => code,
         })
     }

@@ -82,7 +82,7 @@ impl Check {
 }
 
 /// Everything the doctor detected and measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Findings {
     /// Adapter name.
     pub adapter: String,
@@ -216,7 +216,7 @@ fn link_checks(f: &Findings) -> Vec<Check> {
     checks.extend(
         f.other_links
             .iter()
-            .map(|link| link_check(&format!("pcie-link {}", link.address), link)),
+            .map(|link| link_check(&format!("pcie-link@{}", link.address), link)),
     );
     checks
 }
@@ -251,8 +251,11 @@ fn telemetry(f: &Findings) -> Check {
 /// The telemetry reason, for checks that need readings and got none.
 fn no_readings(f: &Findings) -> String {
     match &f.telemetry {
-        Some((status, Some(reason))) => format!("no telemetry ({}: {reason})", status.as_str()),
-        _ => "no telemetry readings".to_string(),
+        Some((status, _)) => format!(
+            "no telemetry readings (telemetry {}: see the telemetry check)",
+            status.as_str()
+        ),
+        None => "no telemetry readings".to_string(),
     }
 }
 

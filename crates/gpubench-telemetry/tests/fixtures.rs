@@ -250,7 +250,7 @@ fn a_software_adapter_records_not_applicable_and_is_named() {
     assert!(software.detail.contains("llvmpipe") && software.detail.contains("software adapter"));
     // The adapter matches no PCI device, so the host's display devices are checked instead.
     assert_eq!(
-        status_of(&checks, "pcie-link 0000:17:00.0"),
+        status_of(&checks, "pcie-link@0000:17:00.0"),
         CheckStatus::Fail
     );
     assert_eq!(status_of(&checks, "clocks"), CheckStatus::Unknown);

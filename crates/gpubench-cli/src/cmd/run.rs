@@ -5,13 +5,16 @@
 mod plan;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::Context;
 use gpubench_harness::results_file::save_document;
 use gpubench_harness::runner::{Phase, RunObserver};
 use gpubench_harness::schema::{ToolInfo, slug};
+use gpubench_harness::telemetry::TelemetryHook;
 use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, HarnessError, RunDocument};
 use gpubench_kernels::session::{RunSink, Session, SessionError};
+use gpubench_telemetry::{Telemetry, TelemetryOptions};
 
 use crate::cli::RunArgs;
 use crate::cmd::verdicts;
@@ -33,7 +36,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         path: &out_path,
         progress: Progress::new(0, plan.progress),
     };
-    let outcome = Session::new(&ctx, &plan.run, signals.flag()).run(tool_info(), &mut sink);
+    let telemetry = open_telemetry(&ctx, args.telemetry == "on")?;
+    let outcome = Session::new(&ctx, &plan.run, signals.flag())
+        .with_telemetry(telemetry)
+        .run(tool_info(), &mut sink);
     sink.progress.finish();
     let doc = outcome.map_err(session_error)?;
     if let Some(code) = signals.received() {
@@ -46,6 +52,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Interrupted(code));
     }
     report_and_gate(plan, &doc, &out_path)
+}
+
+/// The run's telemetry for `ctx` (a missing reader is recorded, never an error), its state
+/// said on stderr.
+fn open_telemetry(ctx: &GpuContext, enabled: bool) -> anyhow::Result<Arc<dyn TelemetryHook>> {
+    let telemetry = Telemetry::open(ctx, &TelemetryOptions::from_env(enabled))?;
+    let (status, reason) = telemetry.status();
+    match (telemetry.source_name(), reason) {
+        (Some(source), _) => eprintln!("telemetry: {source}"),
+        (None, Some(reason)) => eprintln!("telemetry: {}: {reason}", status.as_str()),
+        (None, None) => eprintln!("telemetry: {}", status.as_str()),
+    }
+    Ok(Arc::new(telemetry))
 }
 
 /// After a finished run: the report on stdout, the HTML page, the verdicts against the
