@@ -31,8 +31,19 @@ fn doctor(tree: &str, script: Option<&str>, extra: &[&str]) -> Output {
     cmd.output().expect("gpubench runs")
 }
 
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
+/// The checklist `doctor` prints for `tree` (and `script`), asserting its exit code.
+fn checklist(tree: &str, script: Option<&str>, code: i32) -> String {
+    let out = doctor(tree, script, &[]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{text}");
+    text
+}
+
+/// The `--json` report of `doctor` for `tree`, asserting its exit code.
+fn json_report(tree: &str, code: i32) -> Value {
+    let out = doctor(tree, None, &["--json"]);
+    assert_eq!(out.status.code(), Some(code));
+    serde_json::from_slice(&out.stdout).expect("--json is JSON")
 }
 
 /// The line of the check `name` in the checklist.
@@ -42,28 +53,24 @@ fn line<'a>(text: &'a str, name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {name} line in:\n{text}"))
 }
 
+/// Asserts that the check `name` has `status` and its line contains `words`.
+fn assert_check(text: &str, name: &str, status: &str, words: &str) {
+    let found = line(text, name);
+    assert!(
+        found.starts_with(status) && found.contains(words),
+        "{name}: wanted {status} with {words:?}:\n{text}"
+    );
+}
+
 #[test]
 fn doctor_names_the_software_adapter_and_passes_a_healthy_host() {
     if !require_vulkan() {
         return;
     }
-    let out = doctor("healthy-gen4-x16", None, &[]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{text}");
-    let software = line(&text, "software-adapter");
-    assert!(
-        software.starts_with("warn") && software.contains("is a software adapter"),
-        "{software}"
-    );
-    let link = line(&text, "pcie-link@0000:01:00.0");
-    assert!(
-        link.starts_with("ok") && link.contains("gen4 x16"),
-        "{link}"
-    );
-    assert!(
-        line(&text, "telemetry").contains("not applicable"),
-        "{text}"
-    );
+    let text = checklist("healthy-gen4-x16", None, 0);
+    assert_check(&text, "software-adapter", "warn", "is a software adapter");
+    assert_check(&text, "pcie-link@0000:01:00.0", "ok", "gen4 x16");
+    assert_check(&text, "telemetry", "unknown", "not applicable");
 }
 
 #[test]
@@ -71,18 +78,14 @@ fn doctor_fails_a_x8_link_and_gen3_on_gen5_with_exit_5() {
     if !require_vulkan() {
         return;
     }
-    let out = doctor("x8-in-x16", None, &[]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(5), "{text}");
+    let text = checklist("x8-in-x16", None, 5);
     assert!(
         line(&text, "pcie-link@0000:17:00.0").contains("8 of 16 lanes"),
         "{text}"
     );
     assert!(text.contains("what to do: reseat"), "{text}");
 
-    let out = doctor("gen3-in-gen5", None, &["--json"]);
-    assert_eq!(out.status.code(), Some(5));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("--json is JSON");
+    let report = json_report("gen3-in-gen5", 5);
     assert_eq!(report["failed"], true);
     let failed: Vec<&Value> = report["checks"]
         .as_array()
@@ -100,9 +103,7 @@ fn doctor_reads_an_amd_cards_link_from_its_fixture() {
     if !require_vulkan() {
         return;
     }
-    let out = doctor("amd-hwmon", None, &["--json"]);
-    assert_eq!(out.status.code(), Some(0));
-    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let report = json_report("amd-hwmon", 0);
     let link = report["checks"]
         .as_array()
         .expect("checks")
@@ -123,19 +124,10 @@ fn doctor_fails_on_hardware_throttling_reported_by_a_scripted_nvml_source() {
     if !require_vulkan() {
         return;
     }
-    let out = doctor("healthy-gen4-x16", Some("fake-nvml-throttled.json"), &[]);
-    let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(5), "{text}");
-    let throttling = line(&text, "throttling");
-    assert!(
-        throttling.starts_with("fail") && throttling.contains("hw-thermal-slowdown"),
-        "{throttling}"
-    );
-    assert!(
-        line(&text, "other-processes").contains("4242 (python3)"),
-        "{text}"
-    );
-    assert!(line(&text, "driver").contains("570.86.15"), "{text}");
+    let text = checklist("healthy-gen4-x16", Some("fake-nvml-throttled.json"), 5);
+    assert_check(&text, "throttling", "fail", "hw-thermal-slowdown");
+    assert_check(&text, "other-processes", "warn", "4242 (python3)");
+    assert_check(&text, "driver", "ok", "570.86.15");
 }
 
 /// The measured results of a run (probes and derived rows have no measured region).
@@ -148,25 +140,34 @@ fn measured(doc: &Value) -> Vec<&Value> {
         .collect()
 }
 
+/// A quick stream run into `dir/NAME.json` with `extra` flags and the scripted source `script`
+/// (or none), sysfs at the healthy fixture; its document.
+fn quick_run(dir: &std::path::Path, name: &str, extra: &[&str], script: Option<&str>) -> Value {
+    let out_path = dir.join(format!("{name}.json"));
+    let mut cmd = gpubench_command();
+    cmd.args(quick_stream_args(&out_path, "64KiB"))
+        .args(extra)
+        .env("GPUBENCH_SYSFS_ROOT", fixture("sysfs/healthy-gen4-x16"))
+        .env_remove("GPUBENCH_FAKE_TELEMETRY");
+    if let Some(script) = script {
+        cmd.env("GPUBENCH_FAKE_TELEMETRY", fixture(script));
+    }
+    let out = cmd.output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    read_doc(&out_path)
+}
+
 #[test]
 fn a_run_on_the_software_adapter_records_telemetry_as_not_applicable() {
     if !require_vulkan() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let out_path = dir.path().join("run.json");
-    let out = gpubench_command()
-        .args(quick_stream_args(&out_path, "64KiB"))
-        .env("GPUBENCH_SYSFS_ROOT", fixture("sysfs/healthy-gen4-x16"))
-        .env_remove("GPUBENCH_FAKE_TELEMETRY")
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc = read_doc(&out_path);
+    let doc = quick_run(dir.path(), "run", &[], None);
     let results = measured(&doc);
     assert!(!results.is_empty());
     for result in results {
@@ -190,20 +191,8 @@ fn a_run_with_a_scripted_source_samples_every_result_unless_turned_off() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     for (mode, sampled) in [("on", true), ("off", false)] {
-        let out_path = dir.path().join(format!("{mode}.json"));
-        let mut args = quick_stream_args(&out_path, "64KiB");
-        args.extend(["--telemetry".to_string(), mode.to_string()]);
-        let out = gpubench_command()
-            .args(args)
-            .env("GPUBENCH_FAKE_TELEMETRY", fixture("fake-nvml-healthy.json"))
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let doc = read_doc(&out_path);
+        let flags = ["--telemetry", mode];
+        let doc = quick_run(dir.path(), mode, &flags, Some("fake-nvml-healthy.json"));
         for result in measured(&doc) {
             if sampled {
                 assert_eq!(result["telemetry"]["status"], "sampled", "{}", result["id"]);

@@ -9,6 +9,7 @@ use crate::format::{ci_percent, sig3, truncate};
 use gpubench_baseline::{Comparison, CrossTable};
 
 mod blocks;
+mod telemetry;
 use crate::comparison::{ComparisonText, comparison_text, cross_text};
 use crate::{ComparisonExporter, Exporter, ReportError};
 
@@ -40,6 +41,7 @@ impl Exporter for TableExporter {
             m.wgpu_version,
             m.build_profile
         ));
+        out.push_str(&telemetry::header_lines(doc));
         let mut suites: Vec<&str> = doc.results.iter().map(|r| r.suite.as_str()).collect();
         suites.dedup();
         for suite in suites {
@@ -54,6 +56,11 @@ impl Exporter for TableExporter {
                 out.push_str(&latency.to_string());
                 out.push('\n');
             }
+        }
+        if let Some(nominal) = telemetry::nominal_table(doc) {
+            out.push('\n');
+            out.push_str(&nominal.to_string());
+            out.push('\n');
         }
         let mut notes = Vec::new();
         for warning in &doc.warnings {
