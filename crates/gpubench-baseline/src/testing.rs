@@ -109,6 +109,7 @@ pub fn doc_with(name: &str, software: bool) -> RunDocument {
             ok_result("stream/triad/vec4-f32/64MiB", "bandwidth", "GB/s", 800.0),
             ok_result("launch/dispatch/1", "time-per-op", "us", 4.0),
         ],
+        telemetry: None,
     }
 }
 

@@ -31,6 +31,19 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare result files: BASE NEW gives verdicts; three or more give the cross-card table.
     Compare(CompareArgs),
+    /// Check the GPU for what makes benchmarks slow: software adapter, degraded PCIe link,
+    /// low clocks, throttling, other processes, driver, transfer and memory bandwidth against
+    /// the link and the datasheet (exit 5 when a check fails).
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub adapter: AdapterArgs,
+    /// Print JSON instead of the checklist.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -151,6 +164,10 @@ pub struct RunArgs {
     /// recorded in the results.
     #[arg(long, value_name = "on|off", value_enum, default_value = "off")]
     pub shader_checks: ShaderChecksArg,
+    /// Read clocks, power, temperature and throttle reasons in a background thread while each
+    /// benchmark is measured (`off`: no thread; link and datasheet figures are still recorded).
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub telemetry: String,
     /// Do not show progress bars.
     #[arg(long)]
     pub no_progress: bool,

@@ -1,6 +1,7 @@
 //! Exit codes (as the README lists them): 0 fine, 1 error, 2 usage error, 3 regression found,
-//! 4 a benchmark failed (wrong output or GPU error), 130/143 interrupted by SIGINT/SIGTERM,
-//! 141 stdout was closed (as SIGPIPE would end a shell tool; everything else was done).
+//! 4 a benchmark failed (wrong output or GPU error), 5 a `doctor` check failed, 130/143
+//! interrupted by SIGINT/SIGTERM, 141 stdout was closed (as SIGPIPE would end a shell tool;
+//! everything else was done).
 
 use std::process::ExitCode;
 
@@ -11,6 +12,7 @@ pub const EXIT_CODES_HELP: &str = "Exit codes:
   2    usage error (a bad flag or value; nothing is written)
   3    regression found against the baseline
   4    a benchmark failed (wrong output or GPU error)
+  5    a `gpubench doctor` check failed
   130  interrupted by SIGINT, 143 by SIGTERM (finished results kept, no baseline written)
   141  stdout was closed (a reader that went away); every file was still written";
 
@@ -25,6 +27,8 @@ pub enum Exit {
     Regression,
     /// A benchmark failed: wrong output or GPU error.
     BenchmarkFailed,
+    /// A `doctor` check failed.
+    CheckFailed,
     /// Stopped by a signal: 130 for SIGINT, 143 for SIGTERM.
     Interrupted(u8),
     /// Stdout was closed before all of it was written (141 = 128 + SIGPIPE); everything that
@@ -40,6 +44,7 @@ impl Exit {
             Exit::Error => 1,
             Exit::Regression => 3,
             Exit::BenchmarkFailed => 4,
+            Exit::CheckFailed => 5,
             Exit::Interrupted(code) => code,
             Exit::StdoutClosed => 141,
         }

@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         cli::Command::Run(run) => cmd::run::run(&run),
         cli::Command::Report(report) => cmd::report::run(&report),
         cli::Command::Compare(compare) => cmd::compare::run(&compare),
+        cli::Command::Doctor(doctor) => cmd::doctor::run(&doctor),
     };
     match outcome {
         Ok(code) => code.into(),

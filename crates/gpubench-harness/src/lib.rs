@@ -18,6 +18,7 @@ pub mod runner;
 pub mod schema;
 pub mod stats;
 pub mod suite_names;
+pub mod telemetry;
 pub mod testing;
 pub mod timing;
 pub mod units;

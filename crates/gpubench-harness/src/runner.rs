@@ -3,7 +3,8 @@
 //! For each benchmark: check support, set up (inside error scopes), run once and verify against
 //! the CPU reference, calibrate the iterations per sample, warm up, sample until the count and
 //! the coefficient of variation are met or the time cap is reached, then summarise and warn.
-//! The observer is called only between samples, never inside a timed region.
+//! The observer is called only between samples, never inside a timed region; so is the
+//! telemetry hook, which starts before warm-up and stops after the last timed sample.
 //!
 //! The summary and its warnings (`summarise`, `warnings`) are pure functions of the samples,
 //! so they are tested with synthetic timings, no adapter needed. One warning is a clock check:
@@ -30,6 +31,7 @@ use crate::error::BenchError;
 use crate::profile::RunSettings;
 use crate::schema::{BenchResult, Status, TimingSource};
 use crate::stats;
+use crate::telemetry::TelemetryHook;
 use crate::timing::{HostSpan, SampleClock, SampleTiming, TimestampQueries};
 use crate::warnings::Warning;
 
@@ -71,6 +73,7 @@ pub struct Runner<'a> {
     settings: RunSettings,
     queries: Option<TimestampQueries>,
     stop: Arc<AtomicBool>,
+    telemetry: Option<Arc<dyn TelemetryHook>>,
 }
 
 /// Why [`Runner::prepare`] gave no benchmark ready to time.
@@ -164,7 +167,19 @@ impl<'a> Runner<'a> {
             ctx,
             settings,
             stop: Arc::new(AtomicBool::new(false)),
+            telemetry: None,
         }
+    }
+
+    /// Calls `hook` around each measured region and records what it saw in the result.
+    pub fn with_telemetry(mut self, hook: Arc<dyn TelemetryHook>) -> Self {
+        self.telemetry = Some(hook);
+        self
+    }
+
+    /// The telemetry hook in force, if any.
+    pub fn telemetry(&self) -> Option<&Arc<dyn TelemetryHook>> {
+        self.telemetry.as_ref()
     }
 
     /// Uses `flag` to stop between samples (set it from a signal handler).
@@ -250,10 +265,12 @@ impl<'a> Runner<'a> {
                 self.calibrate(bench, prefer_gpu, target.min(self.settings.max_sample))?
             }
         };
-        observer.phase(Phase::WarmUp);
-        self.warm_up(bench, iterations)?;
-        observer.phase(Phase::Sample);
-        let (samples, capped) = self.take_samples(bench, info, iterations, prefer_gpu, observer)?;
+        if let Some(hook) = &self.telemetry {
+            hook.begin(&info.id);
+        }
+        let taken = self.warm_and_sample(bench, info, iterations, prefer_gpu, observer);
+        let telemetry = self.telemetry.as_ref().and_then(|hook| hook.end());
+        let (samples, capped) = taken?;
         self.check_faults()?;
         let run = Measured {
             work,
@@ -262,7 +279,24 @@ impl<'a> Runner<'a> {
             first,
             capped,
         };
-        Ok(summarise(&self.settings, info, &samples, &run))
+        let mut result = summarise(&self.settings, info, &samples, &run);
+        result.telemetry = telemetry;
+        Ok(result)
+    }
+
+    /// The measured region: warm-up, then the timed samples.
+    fn warm_and_sample(
+        &self,
+        bench: &mut dyn Benchmark,
+        info: &BenchmarkInfo,
+        iterations: u32,
+        prefer_gpu: bool,
+        observer: &mut dyn RunObserver,
+    ) -> Result<(Samples, bool), Stop> {
+        observer.phase(Phase::WarmUp);
+        self.warm_up(bench, iterations)?;
+        observer.phase(Phase::Sample);
+        self.take_samples(bench, info, iterations, prefer_gpu, observer)
     }
 
     /// Sets `bench` up, runs it once and verifies the output: everything before timing. A

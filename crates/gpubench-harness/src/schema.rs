@@ -42,6 +42,10 @@ pub struct RunDocument {
     /// One entry per benchmark, in the order they ran.
     #[serde(default)]
     pub results: Vec<BenchResult>,
+    /// Clocks, power and temperature over the run, the PCIe link and the datasheet figures
+    /// matched to the adapter; absent when the run had no telemetry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::telemetry::RunTelemetry>,
 }
 
 impl RunDocument {
@@ -252,6 +256,10 @@ pub struct BenchResult {
     /// Warnings about this measurement.
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// What telemetry saw while this benchmark was measured; absent when nothing was measured
+    /// or the run had no telemetry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::telemetry::TelemetrySummary>,
 }
 
 impl BenchResult {
@@ -285,6 +293,7 @@ impl BenchResult {
             latency: None,
             extra: BTreeMap::new(),
             warnings: Vec::new(),
+            telemetry: None,
         }
     }
 
@@ -367,6 +376,7 @@ impl RunDocument {
             complete: false,
             warnings,
             results: Vec::new(),
+            telemetry: None,
         }
     }
 

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use gpubench_harness::runner::{RunObserver, Silent, run_warnings};
 use gpubench_harness::schema::{MachineInfo, ToolInfo};
+use gpubench_harness::telemetry::TelemetryHook;
 use gpubench_harness::{
     BenchResult, Benchmark, GpuContext, HarnessError, Profile, RunDocument, RunSettings, Runner,
     Status,
@@ -74,6 +75,13 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// Has telemetry read around every measured region, and the run's totals, link and nominal
+    /// figures added to the document at its end.
+    pub fn with_telemetry(mut self, hook: Arc<dyn TelemetryHook>) -> Self {
+        self.runner = self.runner.with_telemetry(hook);
+        self
+    }
+
     /// The sample settings in force (recorded in the document's config).
     pub fn settings(&self) -> &RunSettings {
         self.runner.settings()
@@ -112,6 +120,9 @@ impl<'a> Session<'a> {
             mut doc,
             ..
         } = driver;
+        if let Some(hook) = session.runner.telemetry() {
+            hook.finish(&mut doc);
+        }
         if !session.runner.stop_requested() {
             doc.finish();
         }
@@ -236,6 +247,9 @@ impl Driver<'_, '_> {
             return Ok(Flow::Stop);
         }
         suite.annotate(&mut result);
+        if let Some(hook) = runner.telemetry() {
+            hook.annotate(&mut result);
+        }
         self.doc.results.push(result);
         self.sink.save(&self.doc)?;
         Ok(Flow::Next)

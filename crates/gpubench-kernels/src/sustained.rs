@@ -72,12 +72,34 @@ impl Suite for SustainedSuite {
         extra.insert("throttled".into(), analysis.throttled.into());
         if analysis.throttled {
             result.warnings.push(format!(
-                "throttling: the last third of the run reached {:.0}% of the best window (threshold {:.0}%)",
+                "throttling: the last third of the run reached {:.0}% of the best window (threshold {:.0}%){}",
                 analysis.ratio * 100.0,
-                THROTTLE_THRESHOLD * 100.0
+                THROTTLE_THRESHOLD * 100.0,
+                reasons_seen(result)
             ));
         }
     }
+}
+
+/// The throttle reasons telemetry saw during the run (the idle reason aside: it says nothing
+/// about a slow-down), as a clause for the warning; empty when there were none to see.
+fn reasons_seen(result: &BenchResult) -> String {
+    let Some(telemetry) = &result.telemetry else {
+        return String::new();
+    };
+    let reasons: Vec<&str> = telemetry
+        .throttle_reasons
+        .iter()
+        .map(String::as_str)
+        .filter(|r| *r != "gpu-idle")
+        .collect();
+    if reasons.is_empty() {
+        return format!(
+            "; telemetry ({}) reported no throttle reason",
+            telemetry.status.as_str()
+        );
+    }
+    format!("; the driver reported: {}", reasons.join(", "))
 }
 
 /// What the window series says.
@@ -152,5 +174,35 @@ mod tests {
         windows.extend(vec![100.0; 25]);
         assert!(!analyse(&windows).expect("enough windows").throttled);
         assert!(analyse(&[1.0, 2.0]).is_none());
+    }
+
+    #[test]
+    fn a_throttled_run_names_the_reasons_telemetry_saw() {
+        use gpubench_harness::telemetry::{TelemetryStatus, TelemetrySummary};
+        use gpubench_harness::{BenchmarkInfo, MetricKind};
+        let info = BenchmarkInfo::new("sustained/x", "sustained", MetricKind::Throughput, "");
+        let mut result = BenchResult::empty(&info, Status::Ok, None);
+        result.samples = vec![100.0; 20];
+        result.samples.extend(vec![70.0; 10]);
+        result.summary = gpubench_harness::stats::summarize(&result.samples);
+        let mut seen = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
+        seen.throttle_reasons = vec!["gpu-idle".into(), "hw-thermal-slowdown".into()];
+        result.telemetry = Some(seen);
+        let mut without = result.clone();
+        without.telemetry = None;
+        SustainedSuite.annotate(&mut result);
+        SustainedSuite.annotate(&mut without);
+        let warning = result.warnings.last().expect("throttled");
+        assert!(
+            warning.ends_with("the driver reported: hw-thermal-slowdown"),
+            "{warning}"
+        );
+        assert!(
+            without
+                .warnings
+                .last()
+                .expect("throttled")
+                .ends_with("(threshold 90%)")
+        );
     }
 }

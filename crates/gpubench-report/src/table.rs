@@ -10,6 +10,7 @@ use gpubench_baseline::{Comparison, CrossTable};
 
 mod blocks;
 mod notes;
+mod telemetry;
 use crate::comparison::{ComparisonText, comparison_text, cross_text};
 use crate::{ComparisonExporter, Exporter, ReportError};
 
@@ -57,6 +58,7 @@ impl Exporter for TableExporter {
             m.wgpu_version,
             m.build_profile
         ));
+        out.push_str(&telemetry::header_lines(doc));
         let mut suites: Vec<&str> = doc.results.iter().map(|r| r.suite.as_str()).collect();
         suites.dedup();
         for suite in suites {
@@ -71,6 +73,11 @@ impl Exporter for TableExporter {
                 out.push_str(&latency.to_string());
                 out.push('\n');
             }
+        }
+        if let Some(nominal) = telemetry::nominal_table(doc) {
+            out.push('\n');
+            out.push_str(&nominal.to_string());
+            out.push('\n');
         }
         let notes = notes::warning_lines(doc, self.verbose);
         if !notes.is_empty() {

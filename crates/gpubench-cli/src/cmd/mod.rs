@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod compare;
+pub mod doctor;
 pub mod fleet;
 pub mod inputs;
 pub mod list;

@@ -7,12 +7,15 @@
 mod plan;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use gpubench_harness::results_file::save_document;
 use gpubench_harness::runner::{Phase, RunObserver};
 use gpubench_harness::schema::{MachineInfo, ToolInfo, slug};
+use gpubench_harness::telemetry::TelemetryHook;
 use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, HarnessError, RunDocument};
 use gpubench_kernels::session::{RunSink, Session, SessionError};
+use gpubench_telemetry::{Telemetry, TelemetryOptions};
 
 use crate::cli::{BaselineArgs, RunArgs};
 use crate::cmd::verdicts::{self, BaselinePlan};
@@ -57,7 +60,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         progress: Progress::new(progress_steps(&plan), plan.progress),
         written: false,
     };
-    let outcome = Session::new(&ctx, &plan.run, signals.flag()).run(tool_info(), &mut sink);
+    let telemetry = open_telemetry(&ctx, args.telemetry == "on")?;
+    let outcome = Session::new(&ctx, &plan.run, signals.flag())
+        .with_telemetry(telemetry)
+        .run(tool_info(), &mut sink);
     sink.progress.finish();
     let doc = outcome.map_err(session_error)?;
     // A run stopped before its first result has written nothing yet: keep it, marked
@@ -69,6 +75,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         return Ok(interrupted(&doc, &out_path, &plan.baseline, code));
     }
     report_and_gate(&plan, &baseline, &doc, &out_path, &signals)
+}
+
+/// The run's telemetry for `ctx` (a missing reader is recorded, never an error), its state
+/// said on stderr.
+fn open_telemetry(ctx: &GpuContext, enabled: bool) -> anyhow::Result<Arc<dyn TelemetryHook>> {
+    let telemetry = Telemetry::open(ctx, &TelemetryOptions::from_env(enabled))?;
+    let (status, reason) = telemetry.status();
+    match (telemetry.source_name(), reason) {
+        (Some(source), _) => note!("telemetry: {source}"),
+        (None, Some(reason)) => note!("telemetry: {}: {reason}", status.as_str()),
+        (None, None) => note!("telemetry: {}", status.as_str()),
+    }
+    Ok(Arc::new(telemetry))
 }
 
 /// Checks `args` as a run would, without its output paths (a fleet checks them itself): a

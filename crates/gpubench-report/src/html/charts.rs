@@ -13,10 +13,12 @@ use crate::ReportError;
 const WIDTH: u32 = 860;
 const HEIGHT: u32 = 440;
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Draws into a fresh SVG string with `draw`.
-fn svg(draw: impl FnOnce(&Area<'_>) -> Result<(), String>) -> Result<String, ReportError> {
+pub(super) fn svg(
+    draw: impl FnOnce(&Area<'_>) -> Result<(), String>,
+) -> Result<String, ReportError> {
     let mut buffer = String::new();
     {
         let root = SVGBackend::with_string(&mut buffer, (WIDTH, HEIGHT)).into_drawing_area();
@@ -31,13 +33,13 @@ fn chart_error(error: impl std::fmt::Display) -> ReportError {
     ReportError::Chart(error.to_string())
 }
 
-fn err(error: impl std::fmt::Display) -> String {
+pub(super) fn err(error: impl std::fmt::Display) -> String {
     error.to_string()
 }
 
 /// Draws the series labels in a framed box at `position`.
-fn legend<'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+fn legend<'a, 'b: 'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
     position: SeriesLabelPosition,
 ) -> Result<(), String> {
     chart
@@ -387,6 +389,37 @@ fn member_bars(values: &[Vec<Option<Bar>>], m: usize, group: usize) -> Vec<(i32,
         .collect()
 }
 
+/// Linear axes from time 0 to `x1` seconds and from 0 to `y1` in `unit`, with a caption.
+pub(super) fn time_axes<'a, 'b>(
+    root: &'a Area<'b>,
+    caption: &str,
+    x1: f64,
+    y1: f64,
+    unit: &str,
+) -> Result<
+    ChartContext<
+        'a,
+        SVGBackend<'b>,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    String,
+> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(caption, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0f64..axis_bound(x1), 0f64..axis_bound(y1).max(1e-9))
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc(unit)
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
 /// Throughput per window over time for the sustained run, with the best window marked.
 pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportError> {
     let points: Vec<(f64, f64)> = series
@@ -399,19 +432,7 @@ pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportE
     let x1 = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-3);
     let y1 = axis_bound(points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.15);
     svg(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption("Sustained throughput per window", ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0f64..axis_bound(x1), 0f64..y1.max(1e-9))
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc(unit)
-            .draw()
-            .map_err(err)?;
+        let mut chart = time_axes(root, "Sustained throughput per window", x1, y1, unit)?;
         for (i, s) in series.iter().enumerate() {
             let c = colour(i);
             chart

@@ -1,11 +1,13 @@
 //! The HTML report: one self-contained page (inline CSS and SVG, no scripts, no network) with
 //! the machine summary, the roofline, transfer bandwidth against size, launch latency, stream
-//! bars, cross-card bars when several files are given, the sustained timeline, and every failed
+//! bars, cross-card bars when several files are given, the sustained timeline, the telemetry
+//! panel where the run sampled telemetry, and every failed
 //! or skipped result with its reason.
 
 pub mod charts;
 pub mod data;
 mod fleet;
+pub mod telemetry;
 
 use gpubench_harness::units::format_size;
 use gpubench_harness::{RunDocument, Status};
@@ -60,6 +62,7 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
                 "Throughput of each window; a fall in the last third flags throttling.",
             );
         }
+        body.push_str(&telemetry::section(&title, doc)?);
         body.push_str(&results_section(&title, doc));
         body.push_str(&failures_section(&title, doc));
     }

@@ -1,0 +1,186 @@
+//! `gpubench doctor`: the slow-GPU checklist, run. Opens the adapter, reads its link and
+//! telemetry, runs a short load (the FMA peak for two seconds, a stream triad, host-to-device
+//! copies) through the harness's runner with telemetry around each, then prints every check
+//! with ok / warn / fail / unknown and what to do. Exit 5 when a check fails.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use gpubench_harness::device::Selection;
+use gpubench_harness::runner::Silent;
+use gpubench_harness::telemetry::{NominalFigures, PcieLink, TelemetryHook, TelemetrySummary};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner};
+use gpubench_kernels::SuiteOptions;
+use gpubench_kernels::compute::grid::peak_grid;
+use gpubench_kernels::compute::{FmaPeak, PeakForm};
+use gpubench_kernels::gpu::Precision;
+use gpubench_kernels::stream::{AdapterClass, Stream, StreamKernel, stream_array_bytes};
+use gpubench_kernels::transfer::{Transfer, TransferPath};
+use gpubench_telemetry::doctor::{self, Check, CheckStatus, Findings};
+use gpubench_telemetry::{GpuProcess, Telemetry, TelemetryOptions};
+use serde::Serialize;
+
+use crate::cli::DoctorArgs;
+use crate::exit::Exit;
+
+/// How long the FMA load runs: long enough for clocks to settle and throttling to show.
+const LOAD: Duration = Duration::from_secs(2);
+/// Bytes per host-to-device copy: enough to reach the link's asymptote on a real GPU.
+const H2D_BYTES: u64 = 256 << 20;
+/// The same on a software adapter, where a copy is a memcpy.
+const H2D_BYTES_SOFTWARE: u64 = 16 << 20;
+/// Input seed of the load.
+const SEED: u64 = 0x5eed;
+
+/// What `--json` prints.
+#[derive(Serialize)]
+struct Report<'a> {
+    adapter: &'a gpubench_harness::device::AdapterSummary,
+    failed: bool,
+    checks: &'a [Check],
+    load_telemetry: Option<&'a TelemetrySummary>,
+    link: Option<&'a PcieLink>,
+    nominal: Option<&'a NominalFigures>,
+    other_processes: Option<&'a Vec<GpuProcess>>,
+    measured_h2d_gbs: Option<f64>,
+    measured_stream_gbs: Option<f64>,
+}
+
+pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
+    let selection = Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
+    let ctx = GpuContext::new(&selection)?;
+    let telemetry = Arc::new(
+        Telemetry::open(&ctx, &TelemetryOptions::from_env(true)).context("opening telemetry")?,
+    );
+    let findings = gather(&ctx, &telemetry);
+    let checks = doctor::checks(&findings);
+    let failed = doctor::any_failed(&checks);
+    if args.json {
+        let report = Report {
+            adapter: &ctx.summary,
+            failed,
+            checks: &checks,
+            load_telemetry: findings.load.as_ref(),
+            link: findings.link.as_ref(),
+            nominal: findings.nominal.as_ref(),
+            other_processes: findings.processes.as_ref(),
+            measured_h2d_gbs: findings.h2d_gbs.as_ref().ok().copied(),
+            measured_stream_gbs: findings.stream_gbs.as_ref().ok().copied(),
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&ctx, &checks));
+    }
+    Ok(if failed {
+        Exit::CheckFailed
+    } else {
+        Exit::Success
+    })
+}
+
+/// Runs the load and collects everything the checks judge.
+fn gather(ctx: &GpuContext, telemetry: &Arc<Telemetry>) -> Findings {
+    let mut settings = Profile::Quick.settings(ctx.is_software());
+    settings.max_time = Duration::from_secs(1);
+    let hook: Arc<dyn TelemetryHook> = telemetry.clone();
+    let runner = Runner::new(ctx, settings).with_telemetry(hook);
+    let load = measure(&runner, &mut fma_load(ctx));
+    let stream = stream_load(ctx).map(|mut bench| measure(&runner, bench.as_mut()));
+    let h2d_bytes = if ctx.is_software() {
+        H2D_BYTES_SOFTWARE
+    } else {
+        H2D_BYTES
+    };
+    let mut h2d = KernelBench::new(Transfer::new(TransferPath::StagingCopy, h2d_bytes, SEED));
+    let h2d = measure(&runner, &mut h2d);
+    let (status, reason) = telemetry.status();
+    let link = telemetry.link();
+    Findings {
+        adapter: ctx.summary.name.clone(),
+        software: ctx.is_software(),
+        driver: format!("{} {}", ctx.summary.driver, ctx.summary.driver_info),
+        driver_version: telemetry.facts().driver_version.clone(),
+        telemetry: Some((status, reason.map(String::from))),
+        load: load.telemetry.clone(),
+        max_sm_clock_mhz: telemetry.facts().max_sm_clock_mhz,
+        processes: telemetry.other_processes(),
+        other_links: if link.is_none() {
+            telemetry.all_links()
+        } else {
+            Vec::new()
+        },
+        link,
+        h2d_gbs: median_of(&h2d),
+        stream_gbs: stream.and_then(|r| median_of(&r)),
+        nominal: telemetry.nominal().cloned(),
+    }
+}
+
+fn measure(runner: &Runner, bench: &mut dyn Benchmark) -> BenchResult {
+    runner.run(bench, &mut Silent)
+}
+
+/// The f32 vec4 FMA peak kept busy for [`LOAD`], one sample per 100 ms window.
+fn fma_load(ctx: &GpuContext) -> KernelBench<FmaPeak> {
+    let mut bench = KernelBench::new(FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_grid(ctx)));
+    let info = bench.info_mut();
+    info.duration = Some(LOAD);
+    info.target_sample = Some(gpubench_kernels::sustained::WINDOW);
+    bench
+}
+
+/// A stream triad over the quick profile's arrays.
+fn stream_load(ctx: &GpuContext) -> Result<Box<dyn Benchmark>, String> {
+    let bytes =
+        stream_array_bytes(ctx, &SuiteOptions::new(Profile::Quick)).map_err(|e| e.to_string())?;
+    let triad = Stream::new(StreamKernel::Triad, bytes, SEED).sized_for(AdapterClass::of(ctx));
+    Ok(KernelBench::boxed(triad))
+}
+
+/// The median of an ok result, else why there is none.
+fn median_of(result: &BenchResult) -> Result<f64, String> {
+    result.median().ok_or_else(|| {
+        format!(
+            "{} {}: {}",
+            result.id,
+            result.status.as_str(),
+            result.reason.clone().unwrap_or_default()
+        )
+    })
+}
+
+/// The checklist as text: one line per check, what to do under it.
+fn render(ctx: &GpuContext, checks: &[Check]) -> String {
+    let s = &ctx.summary;
+    let mut out = format!(
+        "gpubench doctor: {} ({}, {}, driver {} {})\n\n",
+        s.name, s.backend, s.device_type, s.driver, s.driver_info
+    );
+    let width = checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    for check in checks {
+        out.push_str(&format!(
+            "{:<7} {:<width$}  {}\n",
+            check.status.as_str(),
+            check.name,
+            check.detail
+        ));
+        if let Some(action) = &check.action {
+            out.push_str(&format!("{:<7} {:<width$}  what to do: {action}\n", "", ""));
+        }
+    }
+    let count = |status| checks.iter().filter(|c| c.status == status).count();
+    out.push_str(&format!(
+        "\n{} ok, {} warn, {} fail, {} unknown{}\n",
+        count(CheckStatus::Ok),
+        count(CheckStatus::Warn),
+        count(CheckStatus::Fail),
+        count(CheckStatus::Unknown),
+        if count(CheckStatus::Fail) > 0 {
+            " (exit 5)"
+        } else {
+            ""
+        }
+    ));
+    out
+}

@@ -1,0 +1,208 @@
+//! `gpubench doctor` and the telemetry of `gpubench run` as a user meets them: on the software
+//! adapter, with the sysfs root pointed at fixture trees (a healthy gen4 x16 card, a x8 link on
+//! a x16 card, gen3 on a gen5 card, an AMD card with hwmon files) and with a scripted NVML-like
+//! source in place of the platform's.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use serde_json::Value;
+
+mod common;
+use common::{gpubench_command, quick_stream_args, read_doc, require_vulkan};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../gpubench-telemetry/tests/fixtures")
+        .join(name)
+}
+
+/// `gpubench doctor --backend vulkan [extra]` with sysfs at the fixture `tree` and, when given,
+/// the scripted source `script`.
+fn doctor(tree: &str, script: Option<&str>, extra: &[&str]) -> Output {
+    let mut cmd = gpubench_command();
+    cmd.args(["doctor", "--backend", "vulkan"])
+        .args(extra)
+        .env("GPUBENCH_SYSFS_ROOT", fixture("sysfs").join(tree))
+        .env_remove("GPUBENCH_FAKE_TELEMETRY");
+    if let Some(script) = script {
+        cmd.env("GPUBENCH_FAKE_TELEMETRY", fixture(script));
+    }
+    cmd.output().expect("gpubench runs")
+}
+
+/// The checklist `doctor` prints for `tree` (and `script`), asserting its exit code.
+fn checklist(tree: &str, script: Option<&str>, code: i32) -> String {
+    let out = doctor(tree, script, &[]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{text}");
+    text
+}
+
+/// The `--json` report of `doctor` for `tree`, asserting its exit code.
+fn json_report(tree: &str, code: i32) -> Value {
+    let out = doctor(tree, None, &["--json"]);
+    assert_eq!(out.status.code(), Some(code));
+    serde_json::from_slice(&out.stdout).expect("--json is JSON")
+}
+
+/// The line of the check `name` in the checklist.
+fn line<'a>(text: &'a str, name: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(name))
+        .unwrap_or_else(|| panic!("no {name} line in:\n{text}"))
+}
+
+/// Asserts that the check `name` has `status` and its line contains `words`.
+fn assert_check(text: &str, name: &str, status: &str, words: &str) {
+    let found = line(text, name);
+    assert!(
+        found.starts_with(status) && found.contains(words),
+        "{name}: wanted {status} with {words:?}:\n{text}"
+    );
+}
+
+#[test]
+fn doctor_names_the_software_adapter_and_passes_a_healthy_host() {
+    if !require_vulkan() {
+        return;
+    }
+    let text = checklist("healthy-gen4-x16", None, 0);
+    assert_check(&text, "software-adapter", "warn", "is a software adapter");
+    assert_check(&text, "pcie-link@0000:01:00.0", "ok", "gen4 x16");
+    assert_check(&text, "telemetry", "unknown", "not applicable");
+}
+
+#[test]
+fn doctor_fails_a_x8_link_and_gen3_on_gen5_with_exit_5() {
+    if !require_vulkan() {
+        return;
+    }
+    let text = checklist("x8-in-x16", None, 5);
+    assert!(
+        line(&text, "pcie-link@0000:17:00.0").contains("8 of 16 lanes"),
+        "{text}"
+    );
+    assert!(text.contains("what to do: reseat"), "{text}");
+
+    let report = json_report("gen3-in-gen5", 5);
+    assert_eq!(report["failed"], true);
+    let failed: Vec<&Value> = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    assert_eq!(failed.len(), 1, "{report}");
+    assert_eq!(failed[0]["name"], "pcie-link@0000:c1:00.0");
+    assert!(report["measured_stream_gbs"].as_f64().expect("measured") > 0.0);
+}
+
+#[test]
+fn doctor_reads_an_amd_cards_link_from_its_fixture() {
+    if !require_vulkan() {
+        return;
+    }
+    let report = json_report("amd-hwmon", 0);
+    let link = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == "pcie-link@0000:03:00.0")
+        .expect("the AMD card's link");
+    assert_eq!(link["status"], "ok", "{link}");
+    assert!(
+        link["detail"]
+            .as_str()
+            .expect("detail")
+            .contains("1002:744c")
+    );
+}
+
+#[test]
+fn doctor_fails_on_hardware_throttling_reported_by_a_scripted_nvml_source() {
+    if !require_vulkan() {
+        return;
+    }
+    let text = checklist("healthy-gen4-x16", Some("fake-nvml-throttled.json"), 5);
+    assert_check(&text, "throttling", "fail", "hw-thermal-slowdown");
+    assert_check(&text, "other-processes", "warn", "4242 (python3)");
+    assert_check(&text, "driver", "ok", "570.86.15");
+}
+
+/// The measured results of a run (probes and derived rows have no measured region).
+fn measured(doc: &Value) -> Vec<&Value> {
+    doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["status"] == "ok" && r["iterations_per_sample"].as_u64() > Some(0))
+        .collect()
+}
+
+/// A quick stream run into `dir/NAME.json` with `extra` flags and the scripted source `script`
+/// (or none), sysfs at the healthy fixture; its document.
+fn quick_run(dir: &std::path::Path, name: &str, extra: &[&str], script: Option<&str>) -> Value {
+    let out_path = dir.join(format!("{name}.json"));
+    let mut cmd = gpubench_command();
+    cmd.args(quick_stream_args(&out_path, "64KiB"))
+        .args(extra)
+        .env("GPUBENCH_SYSFS_ROOT", fixture("sysfs/healthy-gen4-x16"))
+        .env_remove("GPUBENCH_FAKE_TELEMETRY");
+    if let Some(script) = script {
+        cmd.env("GPUBENCH_FAKE_TELEMETRY", fixture(script));
+    }
+    let out = cmd.output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    read_doc(&out_path)
+}
+
+#[test]
+fn a_run_on_the_software_adapter_records_telemetry_as_not_applicable() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let doc = quick_run(dir.path(), "run", &[], None);
+    let results = measured(&doc);
+    assert!(!results.is_empty());
+    for result in results {
+        assert_eq!(
+            result["telemetry"]["status"], "not-applicable",
+            "{}",
+            result["id"]
+        );
+    }
+    assert_eq!(doc["telemetry"]["totals"]["status"], "not-applicable");
+    assert!(
+        doc["telemetry"].get("nominal").is_none(),
+        "no datasheet row for llvmpipe"
+    );
+}
+
+#[test]
+fn a_run_with_a_scripted_source_samples_every_result_unless_turned_off() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (mode, sampled) in [("on", true), ("off", false)] {
+        let flags = ["--telemetry", mode];
+        let doc = quick_run(dir.path(), mode, &flags, Some("fake-nvml-healthy.json"));
+        for result in measured(&doc) {
+            if sampled {
+                assert_eq!(result["telemetry"]["status"], "sampled", "{}", result["id"]);
+                assert!(result["telemetry"]["readings"].as_u64() > Some(0));
+                assert_eq!(result["telemetry"]["sm_clock_mhz"]["median"], 1980.0);
+            } else {
+                assert!(result.get("telemetry").is_none(), "{}", result["id"]);
+            }
+        }
+        let expected = if sampled { "sampled" } else { "off" };
+        assert_eq!(doc["telemetry"]["totals"]["status"], expected);
+    }
+}

@@ -1,0 +1,210 @@
+//! The telemetry panel: graphics clock and temperature over the run, the throttle reasons the
+//! driver reported with when they were first seen, and the link and datasheet row. Drawn only
+//! where the run's telemetry was sampled; otherwise one line says why there is none.
+
+use plotters::prelude::*;
+
+use gpubench_harness::RunDocument;
+use gpubench_harness::telemetry::{RunTelemetry, TelemetryPoint, TelemetryStatus};
+
+use super::charts::{colour, err, svg, time_axes};
+use super::escape;
+use crate::ReportError;
+
+/// The panel's HTML for `doc`, empty when the run recorded no telemetry.
+pub fn section(title: &str, doc: &RunDocument) -> Result<String, ReportError> {
+    let Some(run) = &doc.telemetry else {
+        return Ok(String::new());
+    };
+    let mut html = format!("<section>\n<h2>Telemetry{}</h2>\n", escape(title));
+    if run.totals.status != TelemetryStatus::Sampled {
+        html.push_str(&format!(
+            "<p>Telemetry {}: {}</p>\n",
+            run.totals.status.as_str(),
+            escape(run.totals.reason.as_deref().unwrap_or("no reason recorded"))
+        ));
+    } else {
+        let clock = |p: &TelemetryPoint| p.sm_clock_mhz;
+        let temperature = |p: &TelemetryPoint| p.temperature_c;
+        for (name, unit, pick) in [
+            (
+                "Graphics clock",
+                "MHz",
+                &clock as &dyn Fn(&TelemetryPoint) -> Option<f64>,
+            ),
+            ("Temperature", "degrees C", &temperature),
+        ] {
+            if let Some(svg) = over_time(
+                name,
+                unit,
+                &run.trace,
+                pick,
+                run.max_sm_clock_mhz.filter(|_| unit == "MHz"),
+            )? {
+                html.push_str(&format!("<figure>{svg}</figure>\n"));
+            }
+        }
+        html.push_str(&reasons_table(run));
+    }
+    html.push_str(&facts_paragraph(run));
+    html.push_str("</section>\n");
+    Ok(html)
+}
+
+/// One quantity against time, with the device's maximum dashed where given.
+fn over_time(
+    name: &str,
+    unit: &str,
+    trace: &[TelemetryPoint],
+    pick: &dyn Fn(&TelemetryPoint) -> Option<f64>,
+    max: Option<f64>,
+) -> Result<Option<String>, ReportError> {
+    let points: Vec<(f64, f64)> = trace
+        .iter()
+        .filter_map(|p| Some((p.t_s, pick(p)?)))
+        .collect();
+    if points.len() < 2 {
+        return Ok(None);
+    }
+    let x1 = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-3);
+    let top = points.iter().map(|p| p.1).chain(max).fold(0.0, f64::max) * 1.15;
+    svg(|root| {
+        let mut chart = time_axes(root, &format!("{name} over the run"), x1, top, unit)?;
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                colour(0).stroke_width(2),
+            ))
+            .map_err(err)?;
+        if let Some(max) = max {
+            let dashed =
+                DashedLineSeries::new(vec![(0.0, max), (x1, max)], 6, 4, colour(3).stroke_width(1));
+            chart.draw_series(dashed).map_err(err)?;
+        }
+        Ok(())
+    })
+    .map(Some)
+}
+
+/// Each throttle reason with the time it was first seen and the share of readings showing it.
+fn reasons_table(run: &RunTelemetry) -> String {
+    if run.totals.throttle_reasons.is_empty() {
+        return "<p>No throttle reason was reported.</p>\n".to_string();
+    }
+    let mut rows = String::new();
+    for reason in &run.totals.throttle_reasons {
+        let seen: Vec<&TelemetryPoint> = run
+            .trace
+            .iter()
+            .filter(|p| p.throttle_reasons.contains(reason))
+            .collect();
+        let first = seen
+            .first()
+            .map_or("-".to_string(), |p| format!("{:.1} s", p.t_s));
+        let share = 100.0 * seen.len() as f64 / run.trace.len().max(1) as f64;
+        rows.push_str(&format!(
+            "<tr><td>{}</td><td>{first}</td><td>{share:.0}%</td></tr>\n",
+            escape(reason)
+        ));
+    }
+    format!(
+        "<table>\n<tr><th>throttle reason</th><th>first seen</th><th>share of readings</th></tr>\n{rows}</table>\n"
+    )
+}
+
+/// The link and the datasheet row, as detected and as published.
+fn facts_paragraph(run: &RunTelemetry) -> String {
+    let mut facts = Vec::new();
+    if let Some(link) = &run.link {
+        facts.push(format!(
+            "PCIe link {}: gen{} x{} of gen{} x{} ({} GB/s one way, nominal)",
+            link.address,
+            link.current_generation
+                .map_or("?".into(), |g| g.to_string()),
+            link.current_width.map_or("?".into(), |w| w.to_string()),
+            link.max_generation.map_or("?".into(), |g| g.to_string()),
+            link.max_width.map_or("?".into(), |w| w.to_string()),
+            link.current_nominal_gbs
+                .map_or("?".into(), |g| format!("{g:.1}"))
+        ));
+    }
+    if let Some(nominal) = &run.nominal {
+        facts.push(format!(
+            "datasheet row: {} ({})",
+            nominal.name, nominal.source
+        ));
+    }
+    if facts.is_empty() {
+        return String::new();
+    }
+    format!("<p class=\"note\">{}</p>\n", escape(&facts.join("; ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_baseline::testing::doc_with;
+    use gpubench_harness::telemetry::{Spread, TelemetrySummary};
+
+    fn sampled_doc() -> RunDocument {
+        let mut doc = doc_with("NVIDIA H200", false);
+        let mut totals = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
+        totals.readings = 3;
+        totals.sm_clock_mhz = Spread::of(&[1980.0, 1500.0, 1200.0]);
+        totals.throttle_reasons = vec!["hw-thermal-slowdown".to_string()];
+        let point = |t_s: f64, mhz: f64, hot: bool| TelemetryPoint {
+            t_s,
+            sm_clock_mhz: Some(mhz),
+            temperature_c: Some(if hot { 90.0 } else { 60.0 }),
+            power_w: None,
+            throttle_reasons: if hot {
+                vec!["hw-thermal-slowdown".to_string()]
+            } else {
+                Vec::new()
+            },
+        };
+        doc.telemetry = Some(RunTelemetry {
+            totals,
+            trace: vec![
+                point(0.0, 1980.0, false),
+                point(0.5, 1500.0, true),
+                point(1.0, 1200.0, true),
+            ],
+            max_sm_clock_mhz: Some(1980.0),
+            max_memory_clock_mhz: None,
+            driver_version: None,
+            link: None,
+            nominal: None,
+        });
+        doc
+    }
+
+    #[test]
+    fn a_sampled_run_draws_clock_and_temperature_and_lists_its_reasons() {
+        let html = section("", &sampled_doc()).expect("renders");
+        assert_eq!(html.matches("<svg").count(), 2, "clock and temperature");
+        assert!(
+            html.contains("<td>hw-thermal-slowdown</td><td>0.5 s</td><td>67%</td>"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn no_telemetry_draws_nothing_and_unsampled_says_why() {
+        let mut doc = sampled_doc();
+        doc.telemetry = None;
+        assert_eq!(section("", &doc).expect("renders"), "");
+        let mut doc = sampled_doc();
+        if let Some(run) = doc.telemetry.as_mut() {
+            run.totals = TelemetrySummary::without_readings(
+                TelemetryStatus::NotApplicable,
+                Some("software adapter".into()),
+            );
+        }
+        let html = section("", &doc).expect("renders");
+        assert!(
+            !html.contains("<svg") && html.contains("not applicable: software adapter"),
+            "{html}"
+        );
+    }
+}

@@ -1,0 +1,193 @@
+//! The terminal table's telemetry lines and the block of results against nominal figures:
+//! what the platform reported over the run (or why nothing), the PCIe link, the datasheet row
+//! matched, and each result's percentage of its nominal figure beside its percentage of the
+//! measured peak. Nothing is printed for a run without telemetry or for results no row matches.
+
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use gpubench_harness::telemetry::{RunTelemetry, Spread, TelemetryStatus};
+use gpubench_harness::{BenchResult, RunDocument};
+
+use crate::format::sig3;
+
+/// `graphics clock 1410-1980 MHz` for a spread.
+fn spread(name: &str, s: Option<Spread>, unit: &str) -> Option<String> {
+    let s = s?;
+    Some(format!("{name} {:.0}-{:.0} {unit}", s.min, s.max))
+}
+
+/// One line on the run's telemetry, one on its link, one on its datasheet row.
+pub fn header_lines(doc: &RunDocument) -> String {
+    let Some(run) = &doc.telemetry else {
+        return String::new();
+    };
+    let mut out = format!("telemetry: {}\n", totals_text(run));
+    if let Some(link) = &run.link {
+        let gen_width = |g: Option<u8>, w: Option<u32>| {
+            format!(
+                "gen{} x{}",
+                g.map_or("?".into(), |g| g.to_string()),
+                w.map_or("?".into(), |w| w.to_string())
+            )
+        };
+        out.push_str(&format!(
+            "PCIe link: {} {} of {} ({} GB/s one way, nominal)\n",
+            link.address,
+            gen_width(link.current_generation, link.current_width),
+            gen_width(link.max_generation, link.max_width),
+            link.current_nominal_gbs.map_or("?".into(), sig3)
+        ));
+    }
+    if let Some(nominal) = &run.nominal {
+        out.push_str(&format!(
+            "datasheet: {} (matched by {}; {})\n",
+            nominal.name, nominal.matched_by, nominal.source
+        ));
+    }
+    out
+}
+
+fn totals_text(run: &RunTelemetry) -> String {
+    let t = &run.totals;
+    if t.status != TelemetryStatus::Sampled {
+        return format!(
+            "{}{}",
+            t.status.as_str(),
+            t.reason
+                .as_ref()
+                .map_or(String::new(), |r| format!(" ({r})"))
+        );
+    }
+    let parts: Vec<String> = [
+        spread("graphics clock", t.sm_clock_mhz, "MHz"),
+        spread("memory clock", t.memory_clock_mhz, "MHz"),
+        spread("power", t.power_w, "W"),
+        spread("temperature", t.temperature_c, "C"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let reasons = if t.throttle_reasons.is_empty() {
+        "none".to_string()
+    } else {
+        t.throttle_reasons.join(", ")
+    };
+    format!(
+        "{}, {} readings: {}; throttle reasons: {reasons}",
+        t.source.as_deref().unwrap_or("?"),
+        t.readings,
+        parts.join(", ")
+    )
+}
+
+/// The median of the derived `<id>/fraction-of-peak` row, where there is one.
+fn fraction_of_peak(doc: &RunDocument, id: &str) -> Option<f64> {
+    let wanted = format!("{id}/fraction-of-peak");
+    doc.results.iter().find(|r| r.id == wanted)?.median()
+}
+
+fn pct(result: &BenchResult, key: &str) -> Option<f64> {
+    result.extra.get(key)?.as_f64()
+}
+
+/// Results beside their nominal figures; `None` when no result has one.
+pub fn nominal_table(doc: &RunDocument) -> Option<Table> {
+    let rows: Vec<&BenchResult> = doc
+        .results
+        .iter()
+        .filter(|r| pct(r, "pct_of_nominal").is_some() || pct(r, "pct_of_link").is_some())
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec![
+            "against nominal",
+            "value",
+            "unit",
+            "% of measured peak",
+            "% of nominal",
+            "of",
+        ]);
+    let percent = |v: Option<f64>| {
+        Cell::new(v.map_or("-".to_string(), |v| format!("{v:.0}%")))
+            .set_alignment(CellAlignment::Right)
+    };
+    for r in rows {
+        let (share, of) = match pct(r, "pct_of_nominal") {
+            Some(p) => (
+                Some(p),
+                r.extra
+                    .get("nominal_figure")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or(""),
+            ),
+            None => (pct(r, "pct_of_link"), "pcie link"),
+        };
+        table.add_row(vec![
+            Cell::new(&r.id),
+            Cell::new(r.median().map_or("-".into(), sig3)).set_alignment(CellAlignment::Right),
+            Cell::new(&r.unit),
+            percent(fraction_of_peak(doc, &r.id)),
+            percent(share),
+            Cell::new(of),
+        ]);
+    }
+    Some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_baseline::testing::{doc_with, ok_result};
+    use gpubench_harness::telemetry::TelemetrySummary;
+
+    #[test]
+    fn results_with_nominal_figures_show_both_percentages_and_others_none() {
+        let mut doc = doc_with("NVIDIA H200", false);
+        assert!(
+            nominal_table(&doc).is_none(),
+            "no row without a nominal figure"
+        );
+        assert_eq!(header_lines(&doc), "", "no telemetry, no lines");
+        let mut matmul = ok_result("matmul/f32/4096", "throughput", "GFLOP/s", 30000.0);
+        matmul.extra.insert("pct_of_nominal".into(), 44.8.into());
+        matmul
+            .extra
+            .insert("nominal_figure".into(), "fp32_tflops".into());
+        let fraction = ok_result(
+            "matmul/f32/4096/fraction-of-peak",
+            "fraction-of-peak",
+            "%",
+            61.0,
+        );
+        doc.results.extend([matmul, fraction]);
+        let text = nominal_table(&doc).expect("a block").to_string();
+        let row = text
+            .lines()
+            .find(|l| l.contains("matmul/f32/4096 "))
+            .expect("the row");
+        assert!(
+            row.contains("61%") && row.contains("45%") && row.contains("fp32_tflops"),
+            "{row}"
+        );
+        doc.telemetry = Some(RunTelemetry {
+            totals: TelemetrySummary::without_readings(
+                TelemetryStatus::NotApplicable,
+                Some("software adapter".into()),
+            ),
+            trace: Vec::new(),
+            max_sm_clock_mhz: None,
+            max_memory_clock_mhz: None,
+            driver_version: None,
+            link: None,
+            nominal: None,
+        });
+        assert_eq!(
+            header_lines(&doc),
+            "telemetry: not applicable (software adapter)\n"
+        );
+    }
+}

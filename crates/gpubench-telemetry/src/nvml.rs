@@ -1,0 +1,176 @@
+//! NVIDIA GPUs through NVML, loaded at run time by `nvml-wrapper` (libloading): a machine
+//! without libnvidia-ml gets "unavailable: NVML not found", never an error or a link failure.
+//! The NVML device is matched to the wgpu adapter by PCI bus id, else by device id and name.
+
+use std::sync::Arc;
+
+use nvml_wrapper::Nvml;
+use nvml_wrapper::bitmasks::device::ThrottleReasons;
+use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
+use nvml_wrapper::error::NvmlError;
+
+use crate::AdapterIdentity;
+use crate::pcie::parse_address;
+use crate::source::{DeviceFacts, GpuProcess, Reading, TelemetrySource};
+
+/// One NVML device.
+pub struct NvmlSource {
+    nvml: Arc<Nvml>,
+    index: u32,
+    matched_by: &'static str,
+}
+
+impl NvmlSource {
+    /// Loads NVML and finds the adapter's device; the reason when either fails.
+    pub fn open(adapter: &AdapterIdentity) -> Result<Self, String> {
+        let nvml = Nvml::init().map_err(|error| match error {
+            NvmlError::LibloadingError(_) | NvmlError::LibraryNotFound => format!(
+                "NVML not found (libnvidia-ml could not be loaded: {error}); install the NVIDIA driver's management library"
+            ),
+            NvmlError::DriverNotLoaded => {
+                "NVML found, but the NVIDIA kernel driver is not loaded".to_string()
+            }
+            other => format!("NVML could not start: {other}"),
+        })?;
+        let (index, matched_by) = find_device(&nvml, adapter)?;
+        Ok(Self {
+            nvml: Arc::new(nvml),
+            index,
+            matched_by,
+        })
+    }
+
+    /// How the NVML device was matched to the adapter.
+    pub fn matched_by(&self) -> &'static str {
+        self.matched_by
+    }
+}
+
+/// The index of the NVML device that is `adapter`.
+fn find_device(nvml: &Nvml, adapter: &AdapterIdentity) -> Result<(u32, &'static str), String> {
+    let count = nvml
+        .device_count()
+        .map_err(|e| format!("NVML could not count devices: {e}"))?;
+    let wanted_bus = adapter.pci_bus_id.as_deref().and_then(parse_address);
+    let mut by_id = Vec::new();
+    for index in 0..count {
+        let Ok(device) = nvml.device_by_index(index) else {
+            continue;
+        };
+        let Ok(pci) = device.pci_info() else {
+            continue;
+        };
+        if wanted_bus.is_some() && parse_address(&pci.bus_id) == wanted_bus {
+            return Ok((index, "pci-bus-id"));
+        }
+        if pci.pci_device_id >> 16 == adapter.device_id {
+            let same_name = device.name().is_ok_and(|n| n == adapter.name);
+            by_id.push((index, same_name));
+        }
+    }
+    if let Some((index, _)) = by_id.iter().find(|(_, same_name)| *same_name) {
+        return Ok((*index, "device-id-and-name"));
+    }
+    match by_id.as_slice() {
+        [(index, _)] => Ok((*index, "device-id")),
+        [] => Err(format!(
+            "NVML lists {count} device(s), none with device id {:#06x} ({})",
+            adapter.device_id, adapter.name
+        )),
+        _ => Err(format!(
+            "{} NVML devices have device id {:#06x} and the adapter reports no PCI bus id to tell them apart",
+            by_id.len(),
+            adapter.device_id
+        )),
+    }
+}
+
+/// NVML's clocks-event (throttle) reasons, by the names gpubench records.
+const REASONS: [(ThrottleReasons, &str); 9] = [
+    (ThrottleReasons::GPU_IDLE, "gpu-idle"),
+    (
+        ThrottleReasons::APPLICATIONS_CLOCKS_SETTING,
+        "applications-clocks-setting",
+    ),
+    (ThrottleReasons::SW_POWER_CAP, "sw-power-cap"),
+    (ThrottleReasons::HW_SLOWDOWN, "hw-slowdown"),
+    (ThrottleReasons::SYNC_BOOST, "sync-boost"),
+    (ThrottleReasons::SW_THERMAL_SLOWDOWN, "sw-thermal-slowdown"),
+    (ThrottleReasons::HW_THERMAL_SLOWDOWN, "hw-thermal-slowdown"),
+    (
+        ThrottleReasons::HW_POWER_BRAKE_SLOWDOWN,
+        "hw-power-brake-slowdown",
+    ),
+    (
+        ThrottleReasons::DISPLAY_CLOCK_SETTING,
+        "display-clock-setting",
+    ),
+];
+
+impl TelemetrySource for NvmlSource {
+    fn name(&self) -> &str {
+        "nvml"
+    }
+
+    fn sample(&mut self) -> Reading {
+        let Ok(device) = self.nvml.device_by_index(self.index) else {
+            return Reading::default();
+        };
+        let reasons = device
+            .current_throttle_reasons()
+            .unwrap_or(ThrottleReasons::NONE);
+        Reading {
+            sm_clock_mhz: device.clock_info(Clock::SM).ok().map(f64::from),
+            memory_clock_mhz: device.clock_info(Clock::Memory).ok().map(f64::from),
+            power_w: device.power_usage().ok().map(|mw| f64::from(mw) / 1e3),
+            temperature_c: device
+                .temperature(TemperatureSensor::Gpu)
+                .ok()
+                .map(f64::from),
+            utilization_pct: device.utilization_rates().ok().map(|u| f64::from(u.gpu)),
+            throttle_reasons: REASONS
+                .iter()
+                .filter(|(flag, _)| reasons.contains(*flag))
+                .map(|(_, name)| (*name).to_string())
+                .collect(),
+        }
+    }
+
+    fn facts(&mut self) -> DeviceFacts {
+        let device = self.nvml.device_by_index(self.index).ok();
+        let max = |clock: Clock| {
+            device
+                .as_ref()
+                .and_then(|d| d.max_clock_info(clock).ok())
+                .map(f64::from)
+        };
+        DeviceFacts {
+            max_sm_clock_mhz: max(Clock::SM),
+            max_memory_clock_mhz: max(Clock::Memory),
+            driver_version: self.nvml.sys_driver_version().ok(),
+        }
+    }
+
+    fn other_processes(&mut self) -> Option<Vec<GpuProcess>> {
+        let device = self.nvml.device_by_index(self.index).ok()?;
+        let compute = device.running_compute_processes().ok()?;
+        let graphics = device.running_graphics_processes().unwrap_or_default();
+        let own = std::process::id();
+        let mut processes: Vec<GpuProcess> = Vec::new();
+        for info in compute.into_iter().chain(graphics) {
+            if info.pid == own || processes.iter().any(|p| p.pid == info.pid) {
+                continue;
+            }
+            let used = match info.used_gpu_memory {
+                nvml_wrapper::enums::device::UsedGpuMemory::Used(bytes) => Some(bytes),
+                nvml_wrapper::enums::device::UsedGpuMemory::Unavailable => None,
+            };
+            processes.push(GpuProcess {
+                pid: info.pid,
+                name: crate::process_name(info.pid),
+                used_memory_bytes: used,
+            });
+        }
+        Some(processes)
+    }
+}

@@ -1,0 +1,252 @@
+//! The PCIe link of every PCI display device (class 0x03xxxx) from sysfs, for any vendor on
+//! Linux, matched to the adapter by PCI bus id or by vendor and device id, with the nominal
+//! one-way bandwidth of its generation and width.
+//!
+//! Nominal bandwidth per lane and direction, after line encoding, from the transfer rates and
+//! encodings of the PCI Express Base Specifications (PCI-SIG, revisions 1.0a to 6.0):
+//! gen 1 and 2 use 8b/10b (80% of the raw rate carries data), gen 3 to 5 use 128b/130b, gen 6
+//! sends 256-byte FLITs of which 242 bytes carry data (the rest is CRC and FEC) over PAM4.
+//! Packet headers and flow control take a further 5-15% in practice, so measured host-device
+//! copies reach about 80-90% of these figures at best.
+//!
+//! A device's `max_link_*` files are what the device supports; `current_link_*` what the link
+//! trained to. GPUs lower their link speed when idle to save power, so a speed below maximum
+//! means something only when read under load.
+
+use std::path::{Path, PathBuf};
+
+use gpubench_harness::telemetry::PcieLink;
+
+/// One PCIe generation: number, transfer rate per lane (GT/s), encoding, and the resulting
+/// nominal bandwidth per lane and direction (GB/s, 10^9 bytes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Generation {
+    /// Generation number.
+    pub number: u8,
+    /// Transfer rate, GT/s per lane.
+    pub gts: f64,
+    /// Line encoding.
+    pub encoding: &'static str,
+    /// Data bandwidth per lane and direction, GB/s.
+    pub lane_gbs: f64,
+}
+
+/// The generations, with their per-lane one-way bandwidth (see the module docs for the source).
+pub const GENERATIONS: [Generation; 6] = [
+    Generation {
+        number: 1,
+        gts: 2.5,
+        encoding: "8b/10b",
+        lane_gbs: 2.5 * 0.8 / 8.0,
+    },
+    Generation {
+        number: 2,
+        gts: 5.0,
+        encoding: "8b/10b",
+        lane_gbs: 5.0 * 0.8 / 8.0,
+    },
+    Generation {
+        number: 3,
+        gts: 8.0,
+        encoding: "128b/130b",
+        lane_gbs: 8.0 * 128.0 / 130.0 / 8.0,
+    },
+    Generation {
+        number: 4,
+        gts: 16.0,
+        encoding: "128b/130b",
+        lane_gbs: 16.0 * 128.0 / 130.0 / 8.0,
+    },
+    Generation {
+        number: 5,
+        gts: 32.0,
+        encoding: "128b/130b",
+        lane_gbs: 32.0 * 128.0 / 130.0 / 8.0,
+    },
+    Generation {
+        number: 6,
+        gts: 64.0,
+        encoding: "PAM4, 242/256-byte FLIT",
+        lane_gbs: 64.0 * 242.0 / 256.0 / 8.0,
+    },
+];
+
+/// The generation running at `gts` GT/s per lane.
+pub fn generation(gts: f64) -> Option<&'static Generation> {
+    GENERATIONS.iter().find(|g| (g.gts - gts).abs() < 0.05)
+}
+
+/// Nominal one-way bandwidth of a link of `width` lanes at `gts`, GB/s.
+pub fn nominal_gbs(gts: f64, width: u32) -> Option<f64> {
+    Some(generation(gts)?.lane_gbs * f64::from(width))
+}
+
+/// Where sysfs is: `GPUBENCH_SYSFS_ROOT` when set (tests point it at fixture trees), else `/sys`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SysfsRoot(pub PathBuf);
+
+impl SysfsRoot {
+    /// The root from `GPUBENCH_SYSFS_ROOT`, else `/sys`.
+    pub fn from_env() -> Self {
+        match std::env::var_os("GPUBENCH_SYSFS_ROOT") {
+            Some(root) if !root.is_empty() => Self(PathBuf::from(root)),
+            _ => Self(PathBuf::from("/sys")),
+        }
+    }
+
+    /// The directory of PCI devices.
+    pub fn pci_devices(&self) -> PathBuf {
+        self.0.join("bus/pci/devices")
+    }
+}
+
+/// A PCI display device as sysfs lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DisplayDevice {
+    /// Its sysfs directory.
+    pub dir: PathBuf,
+    /// PCI address, `domain:bus:device.function`.
+    pub address: String,
+    /// PCI vendor id.
+    pub vendor_id: u32,
+    /// PCI device id.
+    pub device_id: u32,
+    /// PCI class code (0x03xxxx).
+    pub class: u32,
+}
+
+/// Every PCI display device under `root`, in address order; none where the directory is
+/// missing (not Linux, or no sysfs).
+pub fn display_devices(root: &SysfsRoot) -> Vec<DisplayDevice> {
+    let Ok(entries) = std::fs::read_dir(root.pci_devices()) else {
+        return Vec::new();
+    };
+    let mut devices: Vec<DisplayDevice> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let dir = entry.path();
+            let class = read_hex(&dir.join("class"))?;
+            if class >> 16 != 0x03 {
+                return None;
+            }
+            Some(DisplayDevice {
+                address: entry.file_name().to_string_lossy().into_owned(),
+                vendor_id: read_hex(&dir.join("vendor"))?,
+                device_id: read_hex(&dir.join("device"))?,
+                class,
+                dir,
+            })
+        })
+        .collect();
+    devices.sort_by(|a, b| a.address.cmp(&b.address));
+    devices
+}
+
+/// A PCI address normalised to (domain, bus, device, function), from `0000:01:00.0` or NVML's
+/// `00000000:01:00.0`.
+pub fn parse_address(text: &str) -> Option<(u32, u32, u32, u32)> {
+    let text = text.trim();
+    let (domain, rest) = text.rsplit_once(':').and_then(|(head, tail)| {
+        let (domain, bus) = head.split_once(':')?;
+        Some((domain, (bus, tail)))
+    })?;
+    let (bus, device_function) = rest;
+    let (device, function) = device_function.split_once('.')?;
+    let hex = |s: &str| u32::from_str_radix(s, 16).ok();
+    Some((hex(domain)?, hex(bus)?, hex(device)?, hex(function)?))
+}
+
+/// The display device of the adapter: by PCI bus id when the adapter reports one, else the
+/// first with its vendor and device id. Returns it with how it was matched.
+pub fn match_adapter<'d>(
+    devices: &'d [DisplayDevice],
+    vendor_id: u32,
+    device_id: u32,
+    pci_bus_id: Option<&str>,
+) -> Option<(&'d DisplayDevice, &'static str)> {
+    if let Some(wanted) = pci_bus_id.and_then(parse_address) {
+        if let Some(device) = devices
+            .iter()
+            .find(|d| parse_address(&d.address) == Some(wanted))
+        {
+            return Some((device, "pci-bus-id"));
+        }
+    }
+    devices
+        .iter()
+        .find(|d| d.vendor_id == vendor_id && d.device_id == device_id)
+        .map(|d| (d, "vendor-device-id"))
+}
+
+/// The link of `device` as sysfs reports it now.
+pub fn read_link(device: &DisplayDevice, matched_by: &str) -> PcieLink {
+    let speed = |name: &str| read_speed(&device.dir.join(name));
+    let width = |name: &str| read_trimmed(&device.dir.join(name))?.parse::<u32>().ok();
+    let (current_speed, current_width) = (speed("current_link_speed"), width("current_link_width"));
+    let (max_speed, max_width) = (speed("max_link_speed"), width("max_link_width"));
+    let nominal = |s: Option<f64>, w: Option<u32>| nominal_gbs(s?, w?);
+    PcieLink {
+        address: device.address.clone(),
+        vendor_id: device.vendor_id,
+        device_id: device.device_id,
+        matched_by: matched_by.to_string(),
+        current_speed_gts: current_speed,
+        current_width,
+        max_speed_gts: max_speed,
+        max_width,
+        current_generation: current_speed.and_then(generation).map(|g| g.number),
+        max_generation: max_speed.and_then(generation).map(|g| g.number),
+        current_nominal_gbs: nominal(current_speed, current_width),
+        max_nominal_gbs: nominal(max_speed, max_width),
+    }
+}
+
+/// Whichever of two readings of one link trained higher (speed, then width): GPUs drop their
+/// link speed when idle, so the best reading over a load is the link's real state.
+pub fn best_of(a: PcieLink, b: PcieLink) -> PcieLink {
+    let key = |l: &PcieLink| (l.current_nominal_gbs.unwrap_or(0.0), l.current_width);
+    if key(&b) > key(&a) { b } else { a }
+}
+
+/// A link speed file: `16.0 GT/s PCIe`, `8 GT/s`, `2.5 GT/s`; `None` for `Unknown`.
+fn read_speed(path: &Path) -> Option<f64> {
+    let text = read_trimmed(path)?;
+    text.split_whitespace().next()?.parse::<f64>().ok()
+}
+
+fn read_hex(path: &Path) -> Option<u32> {
+    let text = read_trimmed(path)?;
+    u32::from_str_radix(text.trim_start_matches("0x"), 16).ok()
+}
+
+/// A sysfs file's text without surrounding white space; `None` when it cannot be read.
+pub(crate) fn read_trimmed(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|text| text.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nominal_bandwidth_follows_rate_encoding_and_width() {
+        // Gen 4 x16: 16 GT/s * 128/130 / 8 * 16 = 31.5 GB/s one way.
+        let gen4 = nominal_gbs(16.0, 16).expect("gen 4");
+        assert!((gen4 - 31.508).abs() < 0.01, "{gen4}");
+        // Gen 2's 8b/10b: 5 GT/s carries 4 Gb/s of data per lane.
+        assert_eq!(nominal_gbs(5.0, 1), Some(0.5));
+        // Gen 3 in a gen 5 slot is a quarter of the bandwidth.
+        let ratio = nominal_gbs(8.0, 16).expect("gen 3") / nominal_gbs(32.0, 16).expect("gen 5");
+        assert!((ratio - 0.25).abs() < 1e-9);
+        assert_eq!(nominal_gbs(3.0, 16), None);
+    }
+
+    #[test]
+    fn addresses_parse_in_both_spellings() {
+        assert_eq!(parse_address("0000:01:00.0"), Some((0, 1, 0, 0)));
+        assert_eq!(parse_address("00000000:c1:00.1"), Some((0, 0xc1, 0, 1)));
+        assert_eq!(parse_address("garbage"), None);
+    }
+}

@@ -1,0 +1,285 @@
+//! The link reader, the amdgpu source, the hook and the doctor's checks against fixture sysfs
+//! trees (a healthy gen4 x16 card, a x8 link on a x16 card, gen3 on a gen5 card, an AMD card
+//! with hwmon files) and against scripted NVML-like sources behind the same trait.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use gpubench_harness::telemetry::{TelemetryHook, TelemetryStatus};
+use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Status};
+use gpubench_telemetry::doctor::{self, CheckStatus, Findings};
+use gpubench_telemetry::fake::FakeSource;
+use gpubench_telemetry::pcie::{self, SysfsRoot};
+use gpubench_telemetry::{AdapterIdentity, Opened, Telemetry, TelemetryOptions};
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn root(tree: &str) -> SysfsRoot {
+    SysfsRoot(fixture("sysfs").join(tree))
+}
+
+fn options(tree: &str) -> TelemetryOptions {
+    TelemetryOptions {
+        enabled: true,
+        sysfs: root(tree),
+        fake_script: None,
+        period: Duration::from_millis(5),
+    }
+}
+
+fn adapter(name: &str, vendor_id: u32, device_id: u32) -> AdapterIdentity {
+    AdapterIdentity {
+        name: name.to_string(),
+        vendor_id,
+        device_id,
+        pci_bus_id: None,
+        software: false,
+    }
+}
+
+/// The link of the only display device of `tree`, matched by its ids.
+fn link_of(tree: &str, vendor_id: u32, device_id: u32) -> gpubench_harness::telemetry::PcieLink {
+    let devices = pcie::display_devices(&root(tree));
+    assert_eq!(
+        devices.len(),
+        1,
+        "{tree}: one display device, the audio function left out"
+    );
+    let (device, by) = pcie::match_adapter(&devices, vendor_id, device_id, None).expect("matched");
+    assert_eq!(by, "vendor-device-id");
+    pcie::read_link(device, by)
+}
+
+#[test]
+fn a_healthy_gen4_x16_card_reads_as_such_and_passes() {
+    let link = link_of("healthy-gen4-x16", 0x10de, 0x2684);
+    assert_eq!(link.address, "0000:01:00.0");
+    assert_eq!(
+        (link.current_generation, link.current_width),
+        (Some(4), Some(16))
+    );
+    assert_eq!(link.current_nominal_gbs, link.max_nominal_gbs);
+    let check = doctor::link_check("pcie-link", &link);
+    assert_eq!(check.status, CheckStatus::Ok, "{check:?}");
+    assert!(
+        check.detail.contains("gen4 x16 (31.5 GB/s one way)"),
+        "{}",
+        check.detail
+    );
+}
+
+#[test]
+fn a_x8_link_on_a_x16_card_fails_with_half_the_bandwidth() {
+    let link = link_of("x8-in-x16", 0x10de, 0x2330);
+    assert_eq!((link.current_width, link.max_width), (Some(8), Some(16)));
+    let ratio = link.current_nominal_gbs.expect("current") / link.max_nominal_gbs.expect("max");
+    assert!((ratio - 0.5).abs() < 1e-9);
+    let check = doctor::link_check("pcie-link", &link);
+    assert_eq!(check.status, CheckStatus::Fail);
+    assert!(check.detail.contains("8 of 16 lanes"), "{}", check.detail);
+    assert!(check.action.expect("what to do").contains("reseat"));
+}
+
+#[test]
+fn gen3_on_a_gen5_card_fails_with_a_quarter_of_the_bandwidth() {
+    let link = link_of("gen3-in-gen5", 0x10de, 0x2b85);
+    assert_eq!(
+        (link.current_generation, link.max_generation),
+        (Some(3), Some(5))
+    );
+    let ratio = link.current_nominal_gbs.expect("current") / link.max_nominal_gbs.expect("max");
+    assert!((ratio - 0.25).abs() < 1e-9);
+    let check = doctor::link_check("pcie-link", &link);
+    assert_eq!(check.status, CheckStatus::Fail);
+    assert!(
+        check.detail.contains("below its top speed"),
+        "{}",
+        check.detail
+    );
+}
+
+#[test]
+fn a_bus_id_match_beats_an_id_match_and_no_match_is_none() {
+    let devices = pcie::display_devices(&root("healthy-gen4-x16"));
+    let by_bus = pcie::match_adapter(&devices, 0, 0, Some("00000000:01:00.0"));
+    assert_eq!(by_bus.map(|(_, by)| by), Some("pci-bus-id"));
+    assert!(pcie::match_adapter(&devices, 0x10005, 0, None).is_none());
+    assert!(pcie::display_devices(&SysfsRoot(fixture("no-such-tree"))).is_empty());
+}
+
+fn measured(id: &str, suite: &str) -> BenchResult {
+    let info = BenchmarkInfo::new(id, suite, MetricKind::Bandwidth, "test");
+    let mut result = BenchResult::empty(&info, Status::Ok, None);
+    result.summary = gpubench_harness::stats::summarize(&[480.0, 480.0]);
+    result
+}
+
+#[test]
+fn an_amd_card_is_read_from_its_hwmon_files_around_a_region() {
+    let amd = adapter("AMD Radeon RX 7900 XTX", 0x1002, 0x744c);
+    let telemetry = Telemetry::for_adapter(&amd, &options("amd-hwmon")).expect("opens");
+    assert_eq!(telemetry.status().0, TelemetryStatus::Sampled);
+    assert_eq!(telemetry.source_name(), Some("amdgpu-sysfs"));
+    assert_eq!(telemetry.facts().max_sm_clock_mhz, Some(2500.0));
+    telemetry.begin("stream/triad");
+    std::thread::sleep(Duration::from_millis(20));
+    let summary = telemetry.end().expect("a summary");
+    assert!(summary.readings >= 1);
+    assert_eq!(summary.sm_clock_mhz.map(|s| s.median), Some(1900.0));
+    assert_eq!(summary.memory_clock_mhz.map(|s| s.median), Some(1249.0));
+    assert_eq!(summary.temperature_c.map(|s| s.median), Some(65.0));
+    assert_eq!(summary.power_w.map(|s| s.median), Some(320.0));
+    assert_eq!(summary.utilization_pct.map(|s| s.median), Some(97.0));
+    // At the end the document gets the totals, the link and the datasheet row, and the stream
+    // result its percentage of the RX 7900 XTX's 960 GB/s.
+    let mut doc = gpubench_baseline::testing::doc_with("AMD Radeon RX 7900 XTX", false);
+    doc.results = vec![measured("stream/triad/vec4-f32/64MiB", "stream")];
+    doc.results[0].role = gpubench_harness::Role::Kernel;
+    telemetry.finish(&mut doc);
+    let run = doc.telemetry.expect("run telemetry");
+    assert_eq!(run.totals.readings, summary.readings);
+    assert_eq!(run.link.expect("link").current_generation, Some(4));
+    assert_eq!(run.nominal.expect("nominal").name, "AMD Radeon RX 7900 XTX");
+    assert_eq!(doc.results[0].extra["pct_of_nominal"], 50.0);
+}
+
+fn scripted(script: &str, tree: &str) -> Telemetry {
+    let source = FakeSource::from_file(&fixture(script)).expect("script");
+    let h200 = adapter("NVIDIA H200", 0x10de, 0x2335);
+    Telemetry::with_source(&h200, &options(tree), Opened::Source(Box::new(source))).expect("opens")
+}
+
+/// What the doctor would find with `telemetry` after one region of load.
+fn findings(telemetry: &Telemetry, h2d_gbs: f64, stream_gbs: f64) -> Findings {
+    telemetry.begin("load");
+    std::thread::sleep(Duration::from_millis(30));
+    let load = telemetry.end();
+    Findings {
+        adapter: "NVIDIA H200".to_string(),
+        software: false,
+        driver: "NVIDIA 570.86.15".to_string(),
+        driver_version: telemetry.facts().driver_version.clone(),
+        telemetry: Some((telemetry.status().0, telemetry.status().1.map(String::from))),
+        load,
+        max_sm_clock_mhz: telemetry.facts().max_sm_clock_mhz,
+        processes: telemetry.other_processes(),
+        link: telemetry.link(),
+        other_links: Vec::new(),
+        h2d_gbs: Ok(h2d_gbs),
+        stream_gbs: Ok(stream_gbs),
+        nominal: telemetry.nominal().cloned(),
+    }
+}
+
+fn status_of(checks: &[doctor::Check], name: &str) -> CheckStatus {
+    checks
+        .iter()
+        .find(|c| c.name == name)
+        .map(|c| c.status)
+        .expect(name)
+}
+
+#[test]
+fn a_throttled_busy_nvml_device_fails_the_doctor() {
+    let telemetry = scripted("fake-nvml-throttled.json", "no-such-tree");
+    let checks = doctor::checks(&findings(&telemetry, 10.0, 1000.0));
+    assert_eq!(status_of(&checks, "throttling"), CheckStatus::Fail);
+    assert_eq!(status_of(&checks, "other-processes"), CheckStatus::Warn);
+    assert_eq!(
+        status_of(&checks, "stream-vs-nominal"),
+        CheckStatus::Warn,
+        "1000 of 4800 GB/s"
+    );
+    assert_eq!(
+        status_of(&checks, "pcie-link"),
+        CheckStatus::Unknown,
+        "no sysfs"
+    );
+    assert!(doctor::any_failed(&checks));
+    let driver = checks.iter().find(|c| c.name == "driver").expect("driver");
+    assert!(driver.detail.contains("570.86.15"));
+}
+
+#[test]
+fn a_healthy_nvml_device_on_a_healthy_link_passes_every_check() {
+    // The healthy tree's card is an RTX 4090: match the H200 identity to it by bus id.
+    let source = FakeSource::from_file(&fixture("fake-nvml-healthy.json")).expect("script");
+    let mut card = adapter("NVIDIA H200", 0x10de, 0x2335);
+    card.pci_bus_id = Some("0000:01:00.0".to_string());
+    let telemetry = Telemetry::with_source(
+        &card,
+        &options("healthy-gen4-x16"),
+        Opened::Source(Box::new(source)),
+    )
+    .expect("opens");
+    let checks = doctor::checks(&findings(&telemetry, 25.0, 4300.0));
+    for check in &checks {
+        assert_eq!(check.status, CheckStatus::Ok, "{check:?}");
+    }
+    let h2d = checks
+        .iter()
+        .find(|c| c.name == "h2d-vs-link")
+        .expect("h2d");
+    assert!(
+        h2d.detail.contains("79% of the link's nominal 31.5 GB/s"),
+        "{}",
+        h2d.detail
+    );
+}
+
+#[test]
+fn a_software_adapter_records_not_applicable_and_is_named() {
+    let mut lavapipe = adapter("llvmpipe (LLVM 19.1.7, 256 bits)", 0x10005, 0);
+    lavapipe.software = true;
+    let telemetry = Telemetry::for_adapter(&lavapipe, &options("x8-in-x16")).expect("opens");
+    telemetry.begin("stream/triad");
+    let summary = telemetry.end().expect("a summary");
+    assert_eq!(summary.status, TelemetryStatus::NotApplicable);
+    assert!(summary.reason.expect("reason").contains("software adapter"));
+    let mut f = findings(&telemetry, 1.0, 1.0);
+    f.adapter = lavapipe.name.clone();
+    f.software = true;
+    f.other_links = telemetry.all_links();
+    let checks = doctor::checks(&f);
+    let software = &checks[0];
+    assert_eq!(software.status, CheckStatus::Warn);
+    assert!(software.detail.contains("llvmpipe") && software.detail.contains("software adapter"));
+    // The adapter matches no PCI device, so the host's display devices are checked instead.
+    assert_eq!(
+        status_of(&checks, "pcie-link@0000:17:00.0"),
+        CheckStatus::Fail
+    );
+    assert_eq!(status_of(&checks, "clocks"), CheckStatus::Unknown);
+}
+
+#[test]
+fn turned_off_telemetry_records_nothing_per_result() {
+    let mut off = options("amd-hwmon");
+    off.enabled = false;
+    let amd = adapter("AMD Radeon RX 7900 XTX", 0x1002, 0x744c);
+    let telemetry = Telemetry::for_adapter(&amd, &off).expect("opens");
+    telemetry.begin("x");
+    assert_eq!(telemetry.end(), None);
+    assert_eq!(telemetry.status().0, TelemetryStatus::Off);
+}
+
+#[test]
+fn an_nvidia_adapter_without_nvml_is_unavailable_never_an_error() {
+    let h200 = adapter("NVIDIA H200", 0x10de, 0x2335);
+    match gpubench_telemetry::open_source(&h200, &root("no-such-tree")) {
+        // Where the library is installed but the device is absent or not matched, NVML says so.
+        Opened::Unavailable(reason) => assert!(reason.contains("NVML"), "{reason}"),
+        Opened::Source(source) => assert_eq!(source.name(), "nvml"),
+        Opened::NotApplicable(reason) => panic!("a hardware adapter is never n/a: {reason}"),
+    }
+    let other = adapter("Intel(R) Arc(TM) A770 Graphics", 0x8086, 0x56a0);
+    let Opened::Unavailable(reason) = gpubench_telemetry::open_source(&other, &root("x8-in-x16"))
+    else {
+        panic!("no reader for Intel");
+    };
+    assert!(reason.contains("0x8086"), "{reason}");
+}
