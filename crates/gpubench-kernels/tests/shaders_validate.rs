@@ -233,6 +233,7 @@ fn the_small_m_forms_validate_and_differ_in_their_reduction() {
     for subgroups in [false, true] {
         let p = gemv::GemvParams {
             x: 4,
+            cv: 2,
             wg: 64,
             ks: 1,
             subgroups,

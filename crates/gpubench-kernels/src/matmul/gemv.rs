@@ -29,8 +29,10 @@ use crate::gpu::Precision;
 /// One parameter set of the small-M kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GemvParams {
-    /// Lanes along N (vec4 columns per workgroup): 4 (64 contiguous bytes of f32 per row) or 8.
+    /// Lanes along N: 4 (64 contiguous bytes of f32 per row and load) or 8.
     pub x: u32,
+    /// vec4 columns per lane (1 or 2), X apart: each A value loaded feeds 4 CV multiply-adds.
+    pub cv: u32,
     /// Invocations per workgroup.
     pub wg: u32,
     /// Workgroups K is split across (1: no second pass).
@@ -43,11 +45,12 @@ pub struct GemvParams {
 pub const REDUCE_WG: u32 = 256;
 
 impl GemvParams {
-    /// The parameter part of the variant name, e.g. `gemv-x8-wg64-ks1-sg`.
+    /// The parameter part of the variant name, e.g. `gemv-x8-c2-wg64-ks1-sg`.
     pub fn label(&self) -> String {
         format!(
-            "gemv-x{}-wg{}-ks{}-{}",
+            "gemv-x{}-c{}-wg{}-ks{}-{}",
             self.x,
+            self.cv,
             self.wg,
             self.ks,
             if self.subgroups { "sg" } else { "wgmem" }
@@ -69,7 +72,7 @@ impl GemvParams {
     /// splits), the split the slower-varying part of y.
     pub fn grid(&self, m: u32, n: u32) -> (u32, u32) {
         let mb = Self::rows_for(m);
-        (n.div_ceil(4).div_ceil(self.x), m.div_ceil(mb) * self.ks)
+        (n.div_ceil(4).div_ceil(self.x * self.cv), m.div_ceil(mb) * self.ks)
     }
 
     /// Workgroups of the split-K reduction (none when KS = 1).
@@ -77,9 +80,13 @@ impl GemvParams {
         (self.ks > 1).then(|| ((m * n.div_ceil(4)).div_ceil(REDUCE_WG), 1))
     }
 
-    /// Bytes of workgroup memory with sums in `accumulation` for `mb` rows per invocation.
+    /// Bytes of workgroup memory with sums in `accumulation` for `mb` rows per invocation
+    /// (none with one lane along K: nothing to reduce).
     pub fn workgroup_bytes(&self, mb: u32, accumulation: Precision) -> u64 {
-        u64::from(self.wg * mb) * 4 * accumulation.bytes()
+        if self.y() == 1 {
+            return 0;
+        }
+        u64::from(self.wg * mb * self.cv) * 4 * accumulation.bytes()
     }
 
     /// The main pass's entry point.
@@ -123,9 +130,10 @@ struct Params {{ m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, _pad0: u3
 /// [`GemvParams::rows_for`]).
 pub fn source(p: GemvParams, mb: u32, precision: Precision, accumulation: Precision) -> String {
     let what = format!(
-        "{} lanes along N x {} along K, {} rows per invocation, K split {} ways, {} reduction",
+        "{} lanes along N x {} along K, {} vec4 columns and {} rows per invocation, K split {} ways, {} reduction",
         p.x,
         p.y(),
+        p.cv,
         mb,
         p.ks,
         if p.subgroups {
@@ -146,7 +154,9 @@ pub fn source(p: GemvParams, mb: u32, precision: Precision, accumulation: Precis
         out,
         "@group(0) @binding(3) var<storage, read_write> out: array<{target}>;"
     );
-    emit!(out, "var<workgroup> red: array<VA, {}>;\n", p.wg * mb);
+    if p.y() > 1 {
+        emit!(out, "var<workgroup> red: array<VA, {}>;\n", p.wg * mb * p.cv);
+    }
     if p.subgroups {
         shuffle_fn(&mut out);
     }
@@ -184,50 +194,78 @@ fn signature(out: &mut String, p: GemvParams, mb: u32) {
     out.push_str("    let k4 = params.lda / 4u;\n    let n4 = params.ldb / 4u;\n");
     emit!(out, "    let x = lid % {}u;", p.x);
     emit!(out, "    let y = lid / {}u;", p.x);
-    emit!(out, "    let col = wid.x * {}u + x;", p.x);
-    out.push_str("    let cb = min(col, n4 - 1u);\n");
+    emit!(out, "    let col0 = wid.x * {}u + x;", p.x * p.cv);
+    for j in 0..p.cv {
+        emit!(out, "    let cb{j} = min(col0 + {}u, n4 - 1u);", j * p.x);
+    }
     emit!(out, "    let blocks = (params.m + {}u) / {mb}u;", mb - 1);
     out.push_str("    let z = wid.y / blocks;\n");
     emit!(out, "    let row0 = (wid.y % blocks) * {mb}u;");
     out.push_str("    let last = params.m - 1u;\n");
     for i in 0..mb {
         emit!(out, "    let ra{i} = min(row0 + {i}u, last) * k4;");
-        emit!(out, "    var s{i} = VA(0.0);");
+        for j in 0..p.cv {
+            emit!(out, "    var s{i}_{j} = VA(0.0);");
+        }
     }
     emit!(out, "    let chunk = (k4 + {}u) / {}u;", p.ks - 1, p.ks);
     out.push_str("    let kbeg = z * chunk;\n    let kend = min(kbeg + chunk, k4);\n");
 }
 
-/// The lane's walk along K: four rows of B (one vec4 column) and MB vec4 of A per step.
+/// The lane's walk along K: four rows of B (CV vec4 columns) and MB vec4 of A per step.
 fn k_loop(out: &mut String, p: GemvParams, mb: u32) {
     emit!(
         out,
         "    for (var kk = kbeg + y; kk < kend; kk += {}u) {{",
         p.y()
     );
-    out.push_str("        let brow = 4u * kk * n4 + cb;\n");
-    out.push_str("        let b0 = VA(b[brow]);\n");
-    for r in 1..4 {
-        emit!(out, "        let b{r} = VA(b[brow + {r}u * n4]);");
+    out.push_str("        let brow = 4u * kk * n4;\n");
+    for j in 0..p.cv {
+        emit!(out, "        let b0_{j} = VA(b[brow + cb{j}]);");
+        for r in 1..4 {
+            emit!(out, "        let b{r}_{j} = VA(b[brow + {r}u * n4 + cb{j}]);");
+        }
     }
     for i in 0..mb {
         emit!(out, "        let a{i} = VA(a[ra{i} + kk]);");
-        emit!(
-            out,
-            "        s{i} = fma(VA(a{i}.w), b3, fma(VA(a{i}.z), b2, fma(VA(a{i}.y), b1, fma(VA(a{i}.x), b0, s{i}))));"
-        );
+        for j in 0..p.cv {
+            emit!(
+                out,
+                "        s{i}_{j} = fma(VA(a{i}.w), b3_{j}, fma(VA(a{i}.z), b2_{j}, fma(VA(a{i}.y), b1_{j}, fma(VA(a{i}.x), b0_{j}, s{i}_{j}))));"
+            );
+        }
     }
     out.push_str("    }\n");
 }
 
-/// The reduction over the Y lanes along K and the store of each output.
+/// The reduction over the Y lanes along K and the store of each output: sums slot
+/// `i CV + j` is row i, column block j.
 fn reduction(out: &mut String, p: GemvParams, mb: u32, target: &str) {
-    let (x, y, wg) = (p.x, p.y(), p.wg);
+    let (x, y, wg, cv) = (p.x, p.y(), p.wg, p.cv);
+    let sums: Vec<String> = (0..mb)
+        .flat_map(|i| (0..cv).map(move |j| format!("s{i}_{j}")))
+        .collect();
+    if y == 1 {
+        // One lane along K: nothing to reduce, each lane stores its own sums.
+        out.push_str("    let ldc4 = params.ldc / 4u;\n");
+        for i in 0..mb {
+            for j in 0..cv {
+                emit!(out, "    if (row0 + {i}u < params.m && col0 + {}u < n4) {{", j * x);
+                emit!(
+                    out,
+                    "        out[(z * params.m + row0 + {i}u) * ldc4 + col0 + {}u] = {target}(s{i}_{j});",
+                    j * x
+                );
+                out.push_str("    }\n");
+            }
+        }
+        return;
+    }
     if p.subgroups {
         // Lanes of a subgroup that share a column: offsets X, 2X, ... below the subgroup size.
         emit!(out, "    for (var off = {x}u; off < sg; off <<= 1u) {{");
-        for i in 0..mb {
-            emit!(out, "        s{i} += shuffle_xor(s{i}, off);");
+        for s in &sums {
+            emit!(out, "        {s} += shuffle_xor({s}, off);");
         }
         out.push_str("    }\n");
         emit!(out, "    let per = clamp(sg / {x}u, 1u, {y}u);");
@@ -235,23 +273,31 @@ fn reduction(out: &mut String, p: GemvParams, mb: u32, target: &str) {
         out.push_str("    let per = 1u;\n");
     }
     out.push_str("    if (y % per == 0u) {\n");
-    for i in 0..mb {
+    for (slot, s) in sums.iter().enumerate() {
         emit!(
             out,
-            "        red[{}u + (y / per) * {x}u + x] = s{i};",
-            i * wg
+            "        red[{}u + (y / per) * {x}u + x] = {s};",
+            slot as u32 * wg
         );
     }
     out.push_str("    }\n    workgroupBarrier();\n");
-    emit!(out, "    if (lid < {}u) {{", x * mb);
-    emit!(out, "        let xi = lid % {x}u;");
-    emit!(out, "        let i = lid / {x}u;");
+    emit!(
+        out,
+        "    for (var o = lid; o < {}u; o += {wg}u) {{",
+        x * mb * cv
+    );
+    emit!(out, "        let xi = o % {x}u;");
+    emit!(out, "        let slot = o / {x}u;");
     emit!(out, "        var s = VA(0.0);");
     emit!(out, "        for (var g = 0u; g < {y}u / per; g++) {{");
-    emit!(out, "            s += red[i * {wg}u + g * {x}u + xi];");
+    emit!(out, "            s += red[slot * {wg}u + g * {x}u + xi];");
     out.push_str("        }\n");
-    emit!(out, "        let c = wid.x * {x}u + xi;");
-    out.push_str("        let row = row0 + i;\n");
+    emit!(
+        out,
+        "        let c = wid.x * {}u + (slot % {cv}u) * {x}u + xi;",
+        x * cv
+    );
+    emit!(out, "        let row = row0 + slot / {cv}u;");
     out.push_str("        if (row < params.m && c < n4) {\n");
     out.push_str("            out[(z * params.m + row) * (params.ldc / 4u) + c] = ");
     emit!(out, "{target}(s);");
@@ -290,6 +336,7 @@ mod tests {
     fn the_m8_subgroup_kernel() {
         let p = GemvParams {
             x: 4,
+            cv: 2,
             wg: 64,
             ks: 1,
             subgroups: true,
@@ -305,6 +352,7 @@ mod tests {
         assert_eq!(GemvParams::rows_for(63), 8);
         let p = GemvParams {
             x: 8,
+            cv: 1,
             wg: 256,
             ks: 4,
             subgroups: false,
@@ -315,6 +363,8 @@ mod tests {
         assert_eq!(p.grid(1, 2048), (64, 4));
         assert_eq!(p.reduce_grid(9, 2048), Some((18, 1)));
         assert_eq!(GemvParams { ks: 1, ..p }.reduce_grid(9, 2048), None);
-        assert_eq!(p.label(), "gemv-x8-wg256-ks4-wgmem");
+        assert_eq!(p.label(), "gemv-x8-c1-wg256-ks4-wgmem");
+        // Two vec4 columns per lane halve the column groups.
+        assert_eq!(GemvParams { cv: 2, ..p }.grid(9, 2048), (32, 8));
     }
 }

@@ -423,7 +423,7 @@ mod tests {
                 ("n", "1000"),
                 ("k", "500"),
                 ("precision", "f32"),
-                ("variant", "gemv-x8-wg64-ks1-wgmem"),
+                ("variant", "gemv-x8-c1-wg64-ks1-wgmem"),
             ]
         };
         let mut one = ok("matmul/f32/1x1000x500", "matmul", &shape("1"), 8.0);

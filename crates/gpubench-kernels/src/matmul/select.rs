@@ -91,8 +91,8 @@ pub fn candidates(facts: AdapterFacts, precision: Precision, shape: Shape) -> Ve
 fn in_space(facts: AdapterFacts, v: &Variant, small: bool) -> bool {
     match v.kind {
         Kind::Coop(_) => false,
-        Kind::Gemv(p) if facts.cpu => small && p.ks == 1 && (p.wg == 64 || p.subgroups),
-        Kind::Gemv(_) => small,
+        Kind::Gemv(p) if facts.cpu => small && p.ks == 1 && (p.wg == 256) == p.subgroups,
+        Kind::Gemv(p) => small && p.wg >= 64,
         Kind::Family(p) if facts.cpu => p == CPU_TILE,
         Kind::Family(_) => !small,
         // The fixed table: all of it on a CPU; on a GPU the simplest kernel (the reference) and
@@ -117,7 +117,8 @@ pub fn registers(v: &Variant, precision: Precision) -> u32 {
         Kind::Reg { tm, tn } | Kind::Unrolled { tm, tn } | Kind::RegCols { tm, tn } => {
             words(tm * 4 * tn + 4 * tm + 16 * tn, acc)
         }
-        Kind::Gemv(_) => words(4 * 8 + 4 * 8 + 16, acc),
+        // Eight rows (the most) of CV vec4 sums, four B rows of CV vec4, one A vec4.
+        Kind::Gemv(p) => words(32 * p.cv + 16 * p.cv + 4, acc),
         Kind::Tiled { .. } | Kind::Coop(_) => 4,
     }
 }
@@ -283,10 +284,10 @@ mod tests {
         );
         assert!(square.iter().all(|c| c.pruned.is_none()), "{square:?}");
         let one = candidates(cpu, Precision::F32, Shape::new(1, 2048, 2048));
-        assert!(find(&one, "gemv-x8-wg64-ks1-wgmem").is_some());
-        assert!(find(&one, "gemv-x4-wg64-ks1-sg").is_some());
+        assert!(find(&one, "gemv-x8-c1-wg64-ks1-wgmem").is_some());
+        assert!(find(&one, "gemv-x4-c2-wg256-ks1-sg").is_some());
         assert!(
-            find(&one, "gemv-x8-wg64-ks8-wgmem").is_none(),
+            find(&one, "gemv-x8-c1-wg64-ks8-wgmem").is_none(),
             "no split-K on a CPU"
         );
     }
@@ -341,12 +342,12 @@ mod tests {
             ..GPU
         };
         let one = candidates(flat, Precision::F16, Shape::new(1, 4096, 4096));
-        assert_eq!(pruned(&one, "gemv-x8-wg256-ks8-wgmem-acc32"), None);
+        assert_eq!(pruned(&one, "gemv-x8-c1-wg256-ks8-wgmem-acc32"), None);
         // Eight rows of 256 vec4 f32 sums: 32 KiB.
         let eight = candidates(flat, Precision::F16, Shape::new(8, 4096, 4096));
-        assert!(pruned(&eight, "gemv-x8-wg256-ks8-wgmem-acc32").is_some());
+        assert!(pruned(&eight, "gemv-x8-c1-wg256-ks8-wgmem-acc32").is_some());
         assert!(
-            pruned(&one, "gemv-x8-wg256-ks8-sg")
+            pruned(&one, "gemv-x8-c1-wg256-ks8-sg")
                 .expect("pruned")
                 .contains("SUBGROUP")
         );

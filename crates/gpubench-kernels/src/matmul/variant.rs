@@ -103,20 +103,24 @@ pub fn catalogue() -> &'static [Variant] {
     &ALL
 }
 
-/// The small-M parameter sets: lanes along N, workgroup size, K splits, with and without
-/// subgroups.
+/// The small-M parameter sets: lanes along N, columns per lane, workgroup size, K splits, with
+/// and without subgroups. Eight invocations (one or two lanes along K) are for CPU adapters,
+/// where a workgroup is one SIMD register of lanes and the in-workgroup reduction is overhead.
 pub fn gemv_space() -> Vec<GemvParams> {
     let mut out = Vec::new();
     for x in [4, 8] {
-        for wg in [64, 256] {
-            for ks in [1, 8] {
-                for subgroups in [false, true] {
-                    out.push(GemvParams {
-                        x,
-                        wg,
-                        ks,
-                        subgroups,
-                    });
+        for cv in [1, 2] {
+            for wg in [8, 64, 256] {
+                for ks in [1, 8] {
+                    for subgroups in [false, true] {
+                        out.push(GemvParams {
+                            x,
+                            cv,
+                            wg,
+                            ks,
+                            subgroups,
+                        });
+                    }
                 }
             }
         }
@@ -334,8 +338,9 @@ impl Variant {
                 p.invocations()
             ),
             Kind::Gemv(p) => format!(
-                "small-M GEMV: {} vec4 columns x {} K-lanes per workgroup, K split across {} workgroups, {} reduction",
+                "small-M GEMV: {} lanes along N ({} vec4 columns each) x {} along K per workgroup, K split across {} workgroups, {} reduction",
                 p.x,
+                p.cv,
                 p.y(),
                 p.ks,
                 if p.subgroups {
