@@ -56,7 +56,10 @@ fn assert_verifies(
         variant.name
     );
     let mut bench = KernelBench::new(Matmul::new(id, shape, precision, variant, 11));
-    if variant.unsupported(ctx, precision, shape.m, shape.n).is_some() {
+    if variant
+        .unsupported(ctx, precision, shape.m, shape.n)
+        .is_some()
+    {
         let result = runner.run(&mut bench, &mut Silent);
         assert_eq!(result.status, Status::Skipped, "{}", result.id);
         return;

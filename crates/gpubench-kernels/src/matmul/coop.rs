@@ -10,10 +10,9 @@
 //! any shape works; the accumulators go through workgroup memory on the way out, where the
 //! edges are dropped and f32 sums are rounded to the output type.
 
-use std::fmt::Write;
-
 use gpubench_harness::GpuContext;
 
+use super::wgsl::{self, emit};
 use crate::gpu::Precision;
 
 /// One cooperative-matrix configuration the kernel is generated for.
@@ -84,22 +83,11 @@ pub fn offered(ctx: &GpuContext, data: Precision) -> Vec<(u32, Precision)> {
     out
 }
 
-/// Pushes one formatted line (formatting into a `String` cannot fail).
-macro_rules! emit {
-    ($out:expr, $($arg:tt)*) => {{
-        let _ = writeln!($out, $($arg)*);
-    }};
-}
-
 /// The WGSL module for `p`, data in `precision`, sums in `accumulation`.
 pub fn source(p: CoopParams, precision: Precision, accumulation: Precision) -> String {
     let (t, acc, s) = (precision.name(), accumulation.name(), p.size);
     let block = TILES * s;
-    let f16 = if precision == Precision::F16 || accumulation == Precision::F16 {
-        "enable f16;\n"
-    } else {
-        ""
-    };
+    let f16 = wgsl::enable_f16(precision, accumulation);
     let mut out = format!(
         "{f16}enable wgpu_cooperative_matrix;
 // C = A x B, row-major, on cooperative matrices: {s} x {s} products, a {block} x {block} block
@@ -109,14 +97,7 @@ pub fn source(p: CoopParams, precision: Precision, accumulation: Precision) -> S
 alias T = {t};
 alias ACC = {acc};
 
-struct Params {{ m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, _pad0: u32, _pad1: u32 }}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<T>;
-@group(0) @binding(2) var<storage, read> b: array<T>;
-@group(0) @binding(3) var<storage, read_write> c: array<T>;
-
-// A block ({block} x {s}), B block ({s} x {block}), both row-major, and the output block.
+{bindings}// A block ({block} x {s}), B block ({s} x {block}), both row-major, and the output block.
 var<workgroup> sa: array<T, {sa}>;
 var<workgroup> sb: array<T, {sa}>;
 var<workgroup> sc: array<ACC, {sc}>;
@@ -125,6 +106,7 @@ var<workgroup> sc: array<ACC, {sc}>;
         wg = p.wg,
         sa = block * s,
         sc = block * block,
+        bindings = wgsl::product_bindings("T"),
     );
     coop_body(&mut out, p);
     out

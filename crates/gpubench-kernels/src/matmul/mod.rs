@@ -12,14 +12,16 @@
 //! adapter is a defect someone must see in the report and in the exit status, not a footnote
 //! in a tuning table.
 //!
-//! Why these variants: on GPUs, register blocking with vec4 loads and coalesced or broadcast
-//! operands is the classic recipe; on lavapipe (Mesa 22.x) every storage or workgroup-memory
-//! load becomes a loop over the SIMD lanes with a bounds check per component, and a barrier is
-//! a coroutine switch, so shared-memory tiling is the slowest choice there and the winner is
-//! whichever kernel gets the most multiply-adds per loaded vec4 without spilling its
-//! accumulators. Which of these wins depends on the adapter and the shape, hence measuring.
-//! f16 data may accumulate in f16 (fast on GPUs with native f16, and the result says so) or in
-//! f32 (`-acc32` variants: more accurate, and faster on software adapters, which emulate f16).
+//! Which variants: the search space depends on the adapter ([`select::candidates`]). On a CPU
+//! adapter (lavapipe, Mesa 22.x) every storage or workgroup-memory load becomes a loop over
+//! the SIMD lanes and a barrier a coroutine switch, so the fixed register-blocked table (no
+//! workgroup memory, the most multiply-adds per loaded vec4) wins, and it is kept there. On a
+//! GPU its large blocks spill; a GPU tunes the generated workgroup-tiled family
+//! ([`tiled`]) pruned by its limits instead. Products with M below a tile also try the
+//! small-M kernel ([`gemv`]), which is bound by reading B. Tensor-core products
+//! ([`coop`]) are rows of their own. f16 data may accumulate in f16 (fast on GPUs with native
+//! f16, and the result says so) or in f32 (`-acc32` variants: more accurate, and faster on
+//! software adapters, which emulate f16).
 //!
 //! Derived results give each product's throughput as a fraction of the measured FMA peak of the
 //! precision its arithmetic runs in (the accumulation precision), when the compute suite ran
@@ -33,6 +35,7 @@ mod select;
 pub mod tiled;
 pub mod unrolled;
 mod variant;
+mod wgsl;
 
 use std::collections::BTreeMap;
 

@@ -24,8 +24,7 @@
 //! stores past M or N are dropped, so any shape works. The source is generated in Rust with
 //! every accumulator a plain `var` (no private arrays, which some compilers keep in memory).
 
-use std::fmt::Write;
-
+use super::wgsl::{self, emit};
 use crate::gpu::Precision;
 
 /// One parameter set of the tiled family.
@@ -91,14 +90,14 @@ impl TileParams {
     pub fn is_well_formed(&self) -> bool {
         let (lo, hi) = INVOCATIONS;
         let wg = self.invocations();
-        self.tm % 4 == 0
-            && self.tn % 4 == 0
-            && self.bk % 4 == 0
-            && self.bm % self.tm == 0
-            && self.bn % self.tn == 0
+        self.tm.is_multiple_of(4)
+            && self.tn.is_multiple_of(4)
+            && self.bk.is_multiple_of(4)
+            && self.bm.is_multiple_of(self.tm)
+            && self.bn.is_multiple_of(self.tn)
             && (lo..=hi).contains(&wg)
-            && (self.bm * self.bk / 4) % wg == 0
-            && (self.bk * self.bn / 4) % wg == 0
+            && (self.bm * self.bk / 4).is_multiple_of(wg)
+            && (self.bk * self.bn / 4).is_multiple_of(wg)
             && self.loads().0 >= 1
             && self.loads().1 >= 1
     }
@@ -141,13 +140,6 @@ impl TileParams {
     }
 }
 
-/// Pushes one formatted line (formatting into a `String` cannot fail).
-macro_rules! emit {
-    ($out:expr, $($arg:tt)*) => {{
-        let _ = writeln!($out, $($arg)*);
-    }};
-}
-
 /// The WGSL module of the tiled kernel for `p`, with data in `precision` and running sums in
 /// `accumulation`.
 pub fn source(p: TileParams, precision: Precision, accumulation: Precision) -> String {
@@ -162,11 +154,7 @@ pub fn source(p: TileParams, precision: Precision, accumulation: Precision) -> S
 /// The `enable` line, aliases, parameters, bindings and the staged blocks.
 fn header(p: TileParams, precision: Precision, accumulation: Precision) -> String {
     let (t, acc) = (precision.name(), accumulation.name());
-    let enable = if precision == Precision::F16 || accumulation == Precision::F16 {
-        "enable f16;\n"
-    } else {
-        ""
-    };
+    let enable = wgsl::enable_f16(precision, accumulation);
     format!(
         "{enable}// C = A x B, row-major, workgroup-tiled: a {bm} x {bn} block of C per workgroup, K in steps
 // of {bk}, {tm} x {tn} outputs per invocation, {wg} invocations, A staged transposed, the next
@@ -175,14 +163,7 @@ fn header(p: TileParams, precision: Precision, accumulation: Precision) -> Strin
 alias V = vec4<{t}>;
 alias VA = vec4<{acc}>;
 
-struct Params {{ m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, _pad0: u32, _pad1: u32 }}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<V>;
-@group(0) @binding(2) var<storage, read> b: array<V>;
-@group(0) @binding(3) var<storage, read_write> c: array<V>;
-
-// A transposed: element (row r, k) at sa[k * {bm4} + r / 4][r % 4].
+{bindings}// A transposed: element (row r, k) at sa[k * {bm4} + r / 4][r % 4].
 var<workgroup> sa: array<V, {sa}>;
 // B as staged: element (k, column 4 q + e) at sb[k * {bn4} + q][e].
 var<workgroup> sb: array<V, {sb}>;
@@ -198,6 +179,7 @@ var<workgroup> sb: array<V, {sb}>;
         bn4 = p.bn / 4,
         sa = p.bk * p.bm / 4,
         sb = p.bk * p.bn / 4,
+        bindings = wgsl::product_bindings("V"),
     )
 }
 
