@@ -83,12 +83,24 @@ impl GpuContext {
         if adapter.get_info().device_type == wgpu::DeviceType::DiscreteGpu {
             features.remove(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
         }
+        // Cooperative matrices (the matmul suite's tensor-core rows) are experimental in wgpu:
+        // requested only where the adapter offers them, so no other device changes. Enabled,
+        // the feature is listed in the results' `features_enabled` like any other.
+        let coop = wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+        let experimental = if adapter.features().contains(coop) {
+            features |= coop;
+            // SAFETY: only the cooperative-matrix feature is requested, and only the matmul
+            // suite's coop kernels use it; their products are verified before they are timed.
+            unsafe { wgpu::ExperimentalFeatures::enabled() }
+        } else {
+            wgpu::ExperimentalFeatures::disabled()
+        };
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gpubench"),
             required_features: features,
             required_limits: limits.clone(),
-            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            experimental_features: experimental,
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         }))

@@ -11,7 +11,7 @@ use gpubench_harness::Kernel;
 use gpubench_kernels::compute::grid::PeakGrid;
 use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::{Precision, SpecialisedShader};
-use gpubench_kernels::matmul::{Kind, VARIANTS, unrolled};
+use gpubench_kernels::matmul::{Kind, VARIANTS, catalogue, coop_space, gemv, tiled, unrolled};
 use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
 use gpubench_kernels::stream::KERNELS;
 
@@ -171,19 +171,81 @@ fn a_constant_the_shader_does_not_declare_is_caught() {
     assert!(result.is_err(), "an unknown pipeline constant must fail");
 }
 
-/// Every matmul variant's shader, in each precision it runs in, as its pipeline compiles it
-/// (every pipeline constant an `override` of the shader that takes its value).
+/// Every matmul variant's shaders (the fixed table and every generated member of the tiled,
+/// small-M and cooperative-matrix families the tuner can pick), in each precision it runs in,
+/// as its pipelines compile them (every pipeline constant an `override` of the shader that
+/// takes its value). The small-M kernel is generated per row block, so each block size M can
+/// give is validated.
 #[test]
 fn every_matmul_variant_validates() {
-    for variant in VARIANTS {
+    let mut generated = 0;
+    for variant in catalogue() {
         for precision in [Precision::F32, Precision::F16] {
             if !variant.applies_to(precision) {
                 continue;
             }
-            let name = format!("{} {}", variant.name, precision.name());
-            let shader = variant.shader(precision).expect("specialises");
-            validate_specialised(&name, &shader);
+            let rows: &[u32] = match variant.kind {
+                Kind::Gemv(_) => &[1, 2, 3, 8, 63],
+                _ => &[64],
+            };
+            for &m in rows {
+                let shaders = variant.shaders(precision, m).expect("specialises");
+                for (i, shader) in shaders.iter().enumerate() {
+                    let name = format!("{} {} m={m} pass {i}", variant.name, precision.name());
+                    validate_specialised(&name, shader);
+                    generated += 1;
+                }
+            }
         }
+    }
+    let families = catalogue()
+        .iter()
+        .filter(|v| matches!(v.kind, Kind::Family(_) | Kind::Gemv(_) | Kind::Coop(_)))
+        .count();
+    assert_eq!(
+        families,
+        2 * (tiled::TileParams::space().len() + gemv_space_len() + coop_space().len()),
+        "each generated kernel in both accumulations"
+    );
+    assert!(generated > families, "{generated} shaders validated");
+}
+
+fn gemv_space_len() -> usize {
+    gpubench_kernels::matmul::gemv_space().len()
+}
+
+/// The split-K reduction for each split count, and the small-M kernel's subgroup form really
+/// uses subgroup operations (and the other form none).
+#[test]
+fn the_small_m_forms_validate_and_differ_in_their_reduction() {
+    for ks in [2, 8] {
+        for (data, sums) in [
+            (Precision::F32, Precision::F32),
+            (Precision::F16, Precision::F16),
+            (Precision::F16, Precision::F32),
+        ] {
+            validate(
+                &format!("reduce ks={ks}"),
+                &gemv::reduce_source(ks, data, sums),
+            );
+        }
+    }
+    for subgroups in [false, true] {
+        let p = gemv::GemvParams {
+            x: 4,
+            cv: 2,
+            wg: 64,
+            ks: 1,
+            subgroups,
+        };
+        let source = gemv::source(p, 8, Precision::F16, Precision::F16);
+        validate(&p.label(), &source);
+        assert_eq!(
+            source.contains("subgroupShuffleXor"),
+            subgroups,
+            "{}",
+            p.label()
+        );
     }
 }
 

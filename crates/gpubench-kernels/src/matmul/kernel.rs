@@ -8,7 +8,7 @@ use gpubench_harness::{
 use half::f16;
 
 use super::reference::{MatrixRef, elements_to_check, reference_element};
-use super::variant::Variant;
+use super::variant::{Kind, Variant};
 use crate::gpu::{DispatchKernel, Precision};
 use crate::verify::{Checker, DotTolerance, Tolerance};
 
@@ -74,9 +74,9 @@ struct Params {
     _pad: [u32; 2],
 }
 
-/// What set-up made: the dispatch, the output and the host copy of the inputs.
+/// What set-up made: the dispatches, the output and the host copy of the inputs.
 pub struct MatmulState {
-    dispatch: DispatchKernel,
+    dispatches: Vec<DispatchKernel>,
     c: wgpu::Buffer,
     a_host: Vec<f32>,
     b_host: Vec<f32>,
@@ -236,7 +236,7 @@ impl Kernel for Matmul {
     }
 
     fn required_features(&self) -> wgpu::Features {
-        self.precision.features()
+        self.precision.features() | self.variant.features()
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
@@ -262,21 +262,56 @@ impl Kernel for Matmul {
         let mut rng = SplitMix64::new(self.seed);
         let a_host = random_matrix(&mut rng, s.m, s.lda(), s.k, self.precision);
         let b_host = random_matrix(&mut rng, s.k, s.ldb(), s.n, self.precision);
-        let shader = self
+        let shaders = self
             .variant
-            .shader(self.precision)
+            .shaders(self.precision, s.m)
             .map_err(BenchError::Setup)?;
-        let pipeline = shader.pipeline(ctx, &self.id);
         let [params, a, b, c] = self.buffers(ctx, &a_host, &b_host);
-        let bindings = [(0, &params), (1, &a), (2, &b), (3, &c)];
-        let grid = self.variant.grid(s.m, s.n);
-        let dispatch = DispatchKernel::new(ctx, "matmul", pipeline, &bindings, grid);
+        let grids = self.variant.grids(s.m, s.n);
+        let mut dispatches = Vec::new();
+        let mut inputs = vec![params, a, b];
+        if let [main, reduce] = shaders.as_slice() {
+            // Split-K: the product writes partial sums, in the accumulation precision, that the
+            // reduction adds into C.
+            let splits = match self.variant.kind {
+                Kind::Gemv(p) => p.ks,
+                _ => 1,
+            };
+            let acc = self.variant.accumulation(self.precision);
+            let bytes = u64::from(splits) * s.c_len() * acc.bytes();
+            let part = ctx.try_buffer("matmul partial sums", bytes, wgpu::BufferUsages::STORAGE)?;
+            let [params, a, b] = [&inputs[0], &inputs[1], &inputs[2]];
+            let pipeline = main.pipeline(ctx, &self.id);
+            let bindings = [(0, params), (1, a), (2, b), (3, &part)];
+            dispatches.push(DispatchKernel::new(
+                ctx, "matmul", pipeline, &bindings, grids[0],
+            ));
+            let pipeline = reduce.pipeline(ctx, &self.id);
+            let bindings = [(0, params), (1, &part), (3, &c)];
+            dispatches.push(DispatchKernel::new(
+                ctx,
+                "matmul reduce",
+                pipeline,
+                &bindings,
+                grids[1],
+            ));
+            inputs.push(part);
+        } else {
+            let [params, a, b] = [&inputs[0], &inputs[1], &inputs[2]];
+            let bindings = [(0, params), (1, a), (2, b), (3, &c)];
+            for (shader, grid) in shaders.iter().zip(&grids) {
+                let pipeline = shader.pipeline(ctx, &self.id);
+                dispatches.push(DispatchKernel::new(
+                    ctx, "matmul", pipeline, &bindings, *grid,
+                ));
+            }
+        }
         Ok(MatmulState {
-            dispatch,
+            dispatches,
             c,
             a_host,
             b_host,
-            _inputs: vec![params, a, b],
+            _inputs: inputs,
         })
     }
 
@@ -289,7 +324,25 @@ impl Kernel for Matmul {
 
     fn run(&self, state: &mut MatmulState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.dispatch.submit(ctx, clock, iterations);
+        if let [one] = state.dispatches.as_slice() {
+            one.submit(ctx, clock, iterations);
+            return Ok(());
+        }
+        // Several dispatches per product (split-K): every iteration runs them all, in order,
+        // in one timed compute pass (wgpu orders a dispatch after the writes it reads).
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("matmul"),
+                timestamp_writes: clock.pass_timestamps(true, true),
+            });
+            for _ in 0..iterations {
+                for dispatch in &state.dispatches {
+                    dispatch.encode(&mut pass, 1);
+                }
+            }
+        }
+        clock.submit([encoder.finish()]);
         Ok(())
     }
 

@@ -12,35 +12,46 @@
 //! adapter is a defect someone must see in the report and in the exit status, not a footnote
 //! in a tuning table.
 //!
-//! Why these variants: on GPUs, register blocking with vec4 loads and coalesced or broadcast
-//! operands is the classic recipe; on lavapipe (Mesa 22.x) every storage or workgroup-memory
-//! load becomes a loop over the SIMD lanes with a bounds check per component, and a barrier is
-//! a coroutine switch, so shared-memory tiling is the slowest choice there and the winner is
-//! whichever kernel gets the most multiply-adds per loaded vec4 without spilling its
-//! accumulators. Which of these wins depends on the adapter and the shape, hence measuring.
-//! f16 data may accumulate in f16 (fast on GPUs with native f16, and the result says so) or in
-//! f32 (`-acc32` variants: more accurate, and faster on software adapters, which emulate f16).
+//! Which variants: the search space depends on the adapter ([`select::candidates`]). On a CPU
+//! adapter (lavapipe, Mesa 22.x) every storage or workgroup-memory load becomes a loop over
+//! the SIMD lanes and a barrier a coroutine switch, so the fixed register-blocked table (no
+//! workgroup memory, the most multiply-adds per loaded vec4) wins, and it is kept there. On a
+//! GPU its large blocks spill; a GPU tunes the generated workgroup-tiled family
+//! ([`tiled`]) pruned by its limits instead. Products with M below a tile also try the
+//! small-M kernel ([`gemv`]), which is bound by reading B. Tensor-core products
+//! ([`coop`]) are rows of their own. f16 data may accumulate in f16 (fast on GPUs with native
+//! f16, and the result says so) or in f32 (`-acc32` variants: more accurate, and faster on
+//! software adapters, which emulate f16).
 //!
 //! Derived results give each product's throughput as a fraction of the measured FMA peak of the
 //! precision its arithmetic runs in (the accumulation precision), when the compute suite ran
 //! earlier in the same run.
 
+pub mod coop;
+pub mod gemv;
 mod kernel;
 mod reference;
 mod select;
+pub mod tiled;
 pub mod unrolled;
 mod variant;
+mod wgsl;
 
 use std::collections::BTreeMap;
 
 use gpubench_harness::{
-    BenchResult, Benchmark, GpuContext, KernelBench, MetricKind, Profile, Status,
+    BenchResult, Benchmark, GpuContext, Kernel, KernelBench, MetricKind, Profile, Status,
 };
 
 pub use kernel::{Matmul, MatmulState, Shape, check_product};
 pub use reference::{MatrixRef, elements_to_check, reference_element};
-pub use select::{select_fastest, tuning_table};
-pub use variant::{Kind, VARIANTS, Variant, find_variant, variant_names};
+pub use select::{
+    AdapterFacts, CPU_TILE, Candidate, REGISTER_BUDGET, SMALL_M, candidates, registers,
+    select_fastest, tuning_table,
+};
+pub use variant::{
+    Kind, VARIANTS, Variant, catalogue, coop_space, find_variant, gemv_space, variant_names,
+};
 
 use crate::compute::measured_peak;
 use crate::derived::{derived_result, param_str};
@@ -108,12 +119,15 @@ impl Suite for MatmulSuite {
     }
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
-        fraction_of_peak(results, earlier)
+        let mut derived = fraction_of_peak(results, earlier);
+        derived.extend(small_m_bandwidth(results, earlier));
+        derived
     }
 }
 
 /// The benchmarks for one product: the forced variant, or the tuned choice plus any variant
-/// that failed verification.
+/// that failed verification; then, for f16 (and f32 where the adapter has an f32
+/// configuration), the cooperative-matrix product as a row of its own.
 fn plan_product(
     ctx: &GpuContext,
     options: &SuiteOptions,
@@ -125,34 +139,65 @@ fn plan_product(
     let id = result_id(precision, shape);
     let product =
         |id: String, variant: Variant| Matmul::new(id, shape, precision, variant, options.seed);
-    let variant_id = |variant: &Variant| format!("{id}/variant-{}", variant.name);
     let untuned = |kernel: Matmul| KernelBench::boxed(kernel.with_param("tuned", false.into()));
     if let Some(variant) = forced {
         return vec![untuned(product(id.clone(), variant))];
     }
-    let candidates: Vec<Variant> = VARIANTS
-        .iter()
-        .copied()
-        .filter(|v| v.applies_to(precision))
-        .collect();
-    if !ctx.features.contains(precision.features()) {
+    let space = candidates(AdapterFacts::of(ctx), precision, shape);
+    let mut benches = tune(ctx, tuner, &id, &space, &product);
+    benches.extend(coop_product(ctx, tuner, shape, precision, options.seed));
+    benches
+}
+
+/// Measures every unpruned candidate with `tuner` and returns the fastest verified one (as the
+/// product's result, with the tuning table) and each candidate that failed verification (as a
+/// failing result of its own).
+fn tune(
+    ctx: &GpuContext,
+    tuner: &mut dyn Tuner,
+    id: &str,
+    space: &[Candidate],
+    product: &dyn Fn(String, Variant) -> Matmul,
+) -> Vec<Box<dyn Benchmark>> {
+    let variant_id = |variant: &Variant| format!("{id}/variant-{}", variant.name);
+    let untuned = |kernel: Matmul| KernelBench::boxed(kernel.with_param("tuned", false.into()));
+    let (measurable, pruned): (Vec<&Candidate>, Vec<&Candidate>) =
+        space.iter().partition(|c| c.pruned.is_none());
+    let Some(first) = measurable.first() else {
+        return Vec::new();
+    };
+    let precision_missing = !ctx
+        .features
+        .contains(product(String::new(), first.variant).required_features());
+    if precision_missing {
         // Nothing to tune: the runner reports the product skipped with the missing feature.
-        return vec![untuned(product(id.clone(), candidates[0]))];
+        return vec![untuned(product(id.to_string(), first.variant))];
     }
-    let measured: Vec<BenchResult> = candidates
+    let tried: Vec<Variant> = measurable.iter().map(|c| c.variant).collect();
+    let measured: Vec<BenchResult> = tried
         .iter()
         .map(|v| tuner.measure(&mut KernelBench::new(product(variant_id(v), *v))))
         .collect();
-    let names: Vec<&str> = candidates.iter().map(|v| v.name).collect();
-    let table = tuning_table(&names, &measured);
+    let names: Vec<&str> = tried.iter().map(|v| v.name).collect();
+    let mut table = tuning_table(&names, &measured);
+    if let Some(entries) = table.as_object_mut() {
+        for c in pruned {
+            let reason = c.pruned.as_deref().unwrap_or_default();
+            entries.insert(
+                c.variant.name.to_string(),
+                format!("skipped: pruned: {reason}").into(),
+            );
+        }
+    }
     let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
     if let Some(best) = select_fastest(&measured) {
-        let kernel = product(id.clone(), candidates[best])
+        let kernel = product(id.to_string(), tried[best])
             .with_param("tuned", true.into())
+            .with_param("tuning_candidates", tried.len().into())
             .with_param("tuning_gflops", table.clone());
         benches.push(KernelBench::boxed(kernel));
     }
-    for (variant, result) in candidates.iter().zip(&measured) {
+    for (variant, result) in tried.iter().zip(&measured) {
         if result.status == Status::Failed {
             let kernel =
                 product(variant_id(variant), *variant).with_param("tuning_gflops", table.clone());
@@ -160,6 +205,55 @@ fn plan_product(
         }
     }
     benches
+}
+
+/// The cooperative-matrix product of `shape` (`matmul/f16-coop/...`, `matmul/f32-coop/...`),
+/// tuned over the configurations the adapter offers; for f16 without any, one row the runner
+/// reports skipped with the reason. f32 rows exist only where an f32 configuration does.
+fn coop_product(
+    ctx: &GpuContext,
+    tuner: &mut dyn Tuner,
+    shape: Shape,
+    precision: Precision,
+    seed: u64,
+) -> Vec<Box<dyn Benchmark>> {
+    let id = format!("matmul/{}-coop/{}", precision.name(), shape.label());
+    let offered = coop::offered(ctx, precision);
+    let subgroup = ctx.adapter.get_info().subgroup_max_size;
+    let space: Vec<Candidate> = catalogue()
+        .iter()
+        .filter(|v| v.applies_to(precision))
+        .filter(|v| match v.kind {
+            Kind::Coop(p) => {
+                p.wg == subgroup && offered.contains(&(p.size, v.accumulation(precision)))
+            }
+            _ => false,
+        })
+        .map(|v| Candidate {
+            variant: *v,
+            pruned: None,
+        })
+        .collect();
+    let enabled = ctx
+        .features
+        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
+    let product = |id: String, variant: Variant| {
+        Matmul::new(id, shape, precision, variant, seed)
+            .with_param("experimental_features", enabled.into())
+    };
+    if space.is_empty() {
+        if precision != Precision::F16 {
+            return Vec::new();
+        }
+        // The 16 x 16 f16 form, which the runner skips with the adapter's reason.
+        let Some(variant) = find_variant(&format!("coop16x16-wg{}", subgroup.clamp(32, 64))) else {
+            return Vec::new();
+        };
+        return vec![KernelBench::boxed(
+            product(id, variant).with_param("tuned", false.into()),
+        )];
+    }
+    tune(ctx, tuner, &id, &space, &product)
 }
 
 /// Each ok product's median as a percentage of the measured FMA peak of its accumulation
@@ -196,6 +290,75 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
             MetricKind::FractionOfPeak,
             "matmul GFLOP/s as a percentage of the measured FMA peak of its accumulation precision",
             100.0 * median / peak,
+            params,
+        ));
+    }
+    derived
+}
+
+/// The stream suite's read-only kernel's best bandwidth (GB/s) among `earlier` results, and its
+/// id.
+pub fn stream_read_bandwidth(earlier: &[BenchResult]) -> Option<(f64, String)> {
+    earlier
+        .iter()
+        .filter(|r| r.suite == gpubench_harness::suite_names::STREAM && r.status == Status::Ok)
+        .filter(|r| r.metric == MetricKind::Bandwidth && param_str(r, "kernel") == Some("read"))
+        .filter_map(|r| Some((r.median()?, r.id.clone())))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+/// For each ok product with M below a tile ([`SMALL_M`]), which reading B bounds: the bytes
+/// of B read per second (`.../b-read`, B's K x N elements once per product) and, when the
+/// stream suite ran earlier in the same run, that as a percentage of the stream read
+/// kernel's bandwidth (`.../b-read/fraction-of-stream-read`).
+pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
+    let stream = stream_read_bandwidth(earlier);
+    let mut derived = Vec::new();
+    for result in results {
+        let dim = |key: &str| result.params.get(key).and_then(|v| v.as_u64());
+        let (Some(gflops), Some(m), Some(n), Some(k)) =
+            (result.median(), dim("m"), dim("n"), dim("k"))
+        else {
+            continue;
+        };
+        let bytes = match param_str(result, "precision") {
+            Some("f32") => 4,
+            Some("f16") => 2,
+            _ => continue,
+        };
+        if m >= u64::from(SMALL_M) || result.metric != MetricKind::Throughput {
+            continue;
+        }
+        let products = gflops / (2 * m * n * k) as f64;
+        let gbps = products * (k * n * bytes) as f64;
+        let mut params = BTreeMap::new();
+        params.insert("of".to_string(), result.id.clone().into());
+        params.insert(
+            "variant".to_string(),
+            result.params.get("variant").cloned().unwrap_or_default(),
+        );
+        params.insert("b_bytes".to_string(), (k * n * bytes).into());
+        let id = format!("{}/b-read", result.id);
+        if let Some((stream_gbps, stream_id)) = &stream {
+            let mut fraction = params.clone();
+            fraction.insert("b_read_gbps".to_string(), gbps.into());
+            fraction.insert("stream_read_id".to_string(), stream_id.clone().into());
+            fraction.insert("stream_read_gbps".to_string(), (*stream_gbps).into());
+            derived.push(derived_result(
+                format!("{id}/fraction-of-stream-read"),
+                "matmul",
+                MetricKind::FractionOfPeak,
+                "bytes of B read per second as a percentage of the stream read kernel's bandwidth in the same run",
+                100.0 * gbps / stream_gbps,
+                fraction,
+            ));
+        }
+        derived.push(derived_result(
+            id,
+            "matmul",
+            MetricKind::Bandwidth,
+            "bytes of B read per second (K x N elements per product), what bounds a small-M product",
+            gbps,
             params,
         ));
     }
@@ -252,6 +415,55 @@ mod tests {
         assert!(
             fraction_of_peak(&results, &[]).is_empty(),
             "no compute run, no fraction"
+        );
+    }
+
+    #[test]
+    fn small_m_products_report_b_read_and_its_fraction_of_stream_read() {
+        let shape = |m: &'static str| {
+            [
+                ("m", m),
+                ("n", "1000"),
+                ("k", "500"),
+                ("precision", "f32"),
+                ("variant", "gemv-x8-c1-wg64-ks1-wgmem"),
+            ]
+        };
+        let mut one = ok("matmul/f32/1x1000x500", "matmul", &shape("1"), 8.0);
+        let mut big = ok("matmul/f32/64x1000x500", "matmul", &shape("64"), 8.0);
+        for r in [&mut one, &mut big] {
+            for key in ["m", "n", "k"] {
+                let v: u64 = r.params[key]
+                    .as_str()
+                    .expect("text")
+                    .parse()
+                    .expect("number");
+                r.params.insert(key.to_string(), v.into());
+            }
+        }
+        let mut read = ok(
+            "stream/read/vec4-f32/64MiB",
+            "stream",
+            &[("kernel", "read")],
+            20.0,
+        );
+        read.metric = MetricKind::Bandwidth;
+        let derived = small_m_bandwidth(&[one.clone(), big], std::slice::from_ref(&read));
+        // 8 GFLOP/s of 2 x 1 x 1000 x 500 flops = 8000 products/s, each reading 2 MB of B.
+        let ids: Vec<&str> = derived.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "matmul/f32/1x1000x500/b-read/fraction-of-stream-read",
+                "matmul/f32/1x1000x500/b-read"
+            ]
+        );
+        assert_eq!(derived[1].median(), Some(16.0));
+        assert_eq!(derived[0].median(), Some(80.0));
+        assert_eq!(
+            small_m_bandwidth(&[one], &[]).len(),
+            1,
+            "no stream, no fraction"
         );
     }
 

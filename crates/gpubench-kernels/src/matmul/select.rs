@@ -1,10 +1,165 @@
-//! Choosing a variant from tuning results: the fastest one that ran and verified.
+//! Which variants a product tunes over, and choosing one from the tuning results: the
+//! fastest one that ran and verified.
 //!
-//! A pure function over results, so the rule is tested without a GPU: a variant whose status
-//! is not ok, or that did not verify, is never chosen however fast it looked.
+//! Both are pure functions (over the adapter's facts, and over results), so the rules are tested
+//! without a GPU: a variant whose status is not ok, or that did not verify, is never chosen
+//! however fast it looked.
+//!
+//! The search space depends on the adapter. A CPU adapter (lavapipe, SwiftShader) keeps the
+//! fixed register-blocked table, which wins there (see the suite's docs), plus one member of
+//! the tiled family and, for small M, the small-M kernel. A GPU spends its tuning budget on the
+//! tiled family and the small-M kernel, pruned by its limits: workgroup memory (the device is
+//! created with the adapter's own limit, not wgpu's 16 KiB default), invocations per
+//! workgroup, whole subgroups (a workgroup that is not a multiple of the largest subgroup size
+//! leaves lanes idle), SUBGROUP for the subgroup reduction, and an estimate of the registers an
+//! invocation holds (above [`REGISTER_BUDGET`] the compiler spills to memory, and the product
+//! measures the spilling). What was pruned, and why, is listed in the tuning table.
 
-use gpubench_harness::{BenchResult, Status};
+use gpubench_harness::{BenchResult, GpuContext, Status};
 use serde_json::{Map, Value};
+
+use super::kernel::Shape;
+use super::tiled::TileParams;
+use super::variant::{Kind, VARIANTS, Variant, catalogue};
+use crate::gpu::Precision;
+
+/// The most 32-bit registers an invocation's accumulators, operands and prefetched loads may
+/// take on a GPU: half of NVIDIA's 255, leaving room for addresses and two 256-invocation
+/// workgroups per multiprocessor.
+pub const REGISTER_BUDGET: u32 = 128;
+
+/// The tiled family's member a CPU adapter also tries.
+pub const CPU_TILE: TileParams = TileParams::new(64, 64, 16, 8, 8);
+
+/// Products with fewer rows than this (the smallest tile's) also try the small-M kernel.
+pub const SMALL_M: u32 = 64;
+
+/// What the search space depends on, read from the adapter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdapterFacts {
+    /// The adapter is a CPU (`DeviceType::Cpu`).
+    pub cpu: bool,
+    /// SUBGROUP is enabled on the device.
+    pub subgroups: bool,
+    /// The largest subgroup size the adapter may use.
+    pub subgroup_max: u32,
+    /// `max_compute_invocations_per_workgroup`.
+    pub max_invocations: u32,
+    /// `max_compute_workgroup_storage_size`, bytes.
+    pub max_workgroup_bytes: u32,
+}
+
+impl AdapterFacts {
+    /// The facts of `ctx`'s adapter and device.
+    pub fn of(ctx: &GpuContext) -> Self {
+        let info = ctx.adapter.get_info();
+        Self {
+            cpu: info.device_type == wgpu::DeviceType::Cpu,
+            subgroups: ctx.features.contains(wgpu::Features::SUBGROUP),
+            subgroup_max: info.subgroup_max_size.max(1),
+            max_invocations: ctx.limits.max_compute_invocations_per_workgroup,
+            max_workgroup_bytes: ctx.limits.max_compute_workgroup_storage_size,
+        }
+    }
+}
+
+/// One variant of a product's search space, or why the adapter's facts prune it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// The variant.
+    pub variant: Variant,
+    /// Why it is not measured, when it is not.
+    pub pruned: Option<String>,
+}
+
+/// The variants `shape` in `precision` tunes over on an adapter with `facts`, simplest first
+/// (the first is the reference every choice must beat), with the pruned ones and the reason.
+pub fn candidates(facts: AdapterFacts, precision: Precision, shape: Shape) -> Vec<Candidate> {
+    let small = shape.m < SMALL_M;
+    catalogue()
+        .iter()
+        .filter(|v| v.applies_to(precision))
+        .filter(|v| in_space(facts, v, small))
+        .map(|v| Candidate {
+            variant: *v,
+            pruned: pruned(facts, v, precision, shape.m),
+        })
+        .collect()
+}
+
+/// Whether `v` belongs to the adapter's search space at all (before pruning by limits).
+fn in_space(facts: AdapterFacts, v: &Variant, small: bool) -> bool {
+    match v.kind {
+        Kind::Coop(_) => false,
+        Kind::Gemv(p) if facts.cpu => small && p.ks == 1 && (p.wg == 256) == p.subgroups,
+        Kind::Gemv(p) => small && p.wg >= 64,
+        Kind::Family(p) if facts.cpu => p == CPU_TILE,
+        Kind::Family(_) => !small,
+        // The fixed table: all of it on a CPU; on a GPU the simplest kernel (the reference) and
+        // the register-blocked ones that fit the register budget (checked by pruning).
+        Kind::Tiled { .. } => true,
+        _ => facts.cpu || VARIANTS.contains(v),
+    }
+}
+
+/// An estimate of the 32-bit registers `v` holds live per invocation, for the register budget.
+pub fn registers(v: &Variant, precision: Precision) -> u32 {
+    let acc = v.accumulation(precision);
+    let words = |values: u32, p: Precision| {
+        if p == Precision::F16 {
+            values.div_ceil(2)
+        } else {
+            values
+        }
+    };
+    match v.kind {
+        Kind::Family(p) => p.registers(precision, acc),
+        Kind::Reg { tm, tn } | Kind::Unrolled { tm, tn } | Kind::RegCols { tm, tn } => {
+            words(tm * 4 * tn + 4 * tm + 16 * tn, acc)
+        }
+        // Eight rows (the most) of CV vec4 sums, four B rows of CV vec4, one A vec4.
+        Kind::Gemv(p) => words(32 * p.cv + 16 * p.cv + 4, acc),
+        Kind::Tiled { .. } | Kind::Coop(_) => 4,
+    }
+}
+
+/// Why `facts` rule `v` out, if they do. CPU adapters prune nothing by these rules: their
+/// space is chosen whole.
+fn pruned(facts: AdapterFacts, v: &Variant, precision: Precision, m: u32) -> Option<String> {
+    let (x, y, bytes) = v.workgroup(precision, m);
+    let wg = x * y;
+    if v.features().contains(wgpu::Features::SUBGROUP) && !facts.subgroups {
+        return Some("the device has no SUBGROUP".to_string());
+    }
+    if bytes > u64::from(facts.max_workgroup_bytes) {
+        return Some(format!(
+            "{bytes} bytes of workgroup memory exceed the adapter's {}",
+            facts.max_workgroup_bytes
+        ));
+    }
+    if wg > facts.max_invocations {
+        return Some(format!(
+            "{wg} invocations exceed the adapter's {} per workgroup",
+            facts.max_invocations
+        ));
+    }
+    if facts.cpu {
+        return None;
+    }
+    if wg % facts.subgroup_max != 0 {
+        return Some(format!(
+            "{wg} invocations are not a whole number of {}-lane subgroups",
+            facts.subgroup_max
+        ));
+    }
+    let regs = registers(v, precision);
+    if regs > REGISTER_BUDGET {
+        return Some(format!(
+            "about {regs} registers per invocation would spill (budget {REGISTER_BUDGET})"
+        ));
+    }
+    None
+}
 
 /// The index of the fastest verified ok result (highest median), if any. Ties go to the earlier
 /// (simpler) variant.
@@ -47,6 +202,7 @@ pub fn tuning_table(names: &[&str], results: &[BenchResult]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matmul::Shape;
     use gpubench_harness::stats::summarize;
     use gpubench_harness::{BenchmarkInfo, MetricKind};
 
@@ -92,6 +248,112 @@ mod tests {
                 .as_str()
                 .expect("text")
                 .starts_with("skipped: ")
+        );
+    }
+
+    const GPU: AdapterFacts = AdapterFacts {
+        cpu: false,
+        subgroups: true,
+        subgroup_max: 32,
+        max_invocations: 1024,
+        max_workgroup_bytes: 16 * 1024,
+    };
+
+    fn find<'a>(space: &'a [Candidate], name: &str) -> Option<&'a Candidate> {
+        space.iter().find(|c| c.variant.name == name)
+    }
+
+    #[test]
+    fn a_cpu_keeps_the_fixed_table_and_tries_one_tile_and_the_small_m_kernel() {
+        let cpu = AdapterFacts {
+            cpu: true,
+            subgroup_max: 8,
+            ..GPU
+        };
+        let square = candidates(cpu, Precision::F32, Shape::new(1024, 1024, 1024));
+        let names: Vec<&str> = square.iter().map(|c| c.variant.name).collect();
+        assert_eq!(names[0], "tiled16", "the reference comes first");
+        for v in VARIANTS.iter().filter(|v| !v.f32_accumulate) {
+            assert!(names.contains(&v.name), "{}", v.name);
+        }
+        assert!(names.contains(&"tiled-bm64-bn64-bk16-t8x8-wg64"));
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.starts_with("gemv") || n.starts_with("coop"))
+        );
+        assert!(square.iter().all(|c| c.pruned.is_none()), "{square:?}");
+        let one = candidates(cpu, Precision::F32, Shape::new(1, 2048, 2048));
+        assert!(find(&one, "gemv-x8-c1-wg64-ks1-wgmem").is_some());
+        assert!(find(&one, "gemv-x4-c2-wg256-ks1-sg").is_some());
+        assert!(
+            find(&one, "gemv-x8-c1-wg64-ks8-wgmem").is_none(),
+            "no split-K on a CPU"
+        );
+    }
+
+    #[test]
+    fn a_gpu_tunes_the_family_pruned_by_its_limits() {
+        let square = candidates(GPU, Precision::F32, Shape::new(4096, 4096, 4096));
+        let pruned = |space: &[Candidate], name: &str| {
+            find(space, name)
+                .unwrap_or_else(|| panic!("{name} not in the space"))
+                .pruned
+                .clone()
+        };
+        // 32 x 256 f32 staged = 32 KiB > 16 KiB.
+        let big = "tiled-bm128-bn128-bk32-t8x8-wg256";
+        assert!(
+            pruned(&square, big)
+                .expect("pruned")
+                .contains("workgroup memory")
+        );
+        assert!(
+            pruned(&square, "unrolled32x32")
+                .expect("pruned")
+                .contains("spill")
+        );
+        assert_eq!(pruned(&square, "reg8x8"), None);
+        assert_eq!(pruned(&square, "tiled-bm64-bn64-bk16-t4x4-wg256"), None);
+        let roomy = AdapterFacts {
+            max_workgroup_bytes: 48 * 1024,
+            ..GPU
+        };
+        let square = candidates(roomy, Precision::F32, Shape::new(4096, 4096, 4096));
+        assert_eq!(
+            pruned(&square, big),
+            None,
+            "the adapter's own limit is used"
+        );
+        // wave64: 64-invocation workgroups stay, and nothing smaller exists in the family.
+        let wave64 = AdapterFacts {
+            subgroup_max: 128,
+            ..roomy
+        };
+        let square = candidates(wave64, Precision::F32, Shape::new(4096, 4096, 4096));
+        assert!(
+            pruned(&square, "tiled-bm64-bn64-bk16-t8x8-wg64")
+                .expect("pruned")
+                .contains("subgroups")
+        );
+        // Small M: the small-M kernel, with split-K, and not the family; no subgroups, no -sg.
+        let flat = AdapterFacts {
+            subgroups: false,
+            ..GPU
+        };
+        let one = candidates(flat, Precision::F16, Shape::new(1, 4096, 4096));
+        assert_eq!(pruned(&one, "gemv-x8-c1-wg256-ks8-wgmem-acc32"), None);
+        // Eight rows of 256 vec4 f32 sums: 32 KiB.
+        let eight = candidates(flat, Precision::F16, Shape::new(8, 4096, 4096));
+        assert!(pruned(&eight, "gemv-x8-c1-wg256-ks8-wgmem-acc32").is_some());
+        assert!(
+            pruned(&one, "gemv-x8-c1-wg256-ks8-sg")
+                .expect("pruned")
+                .contains("SUBGROUP")
+        );
+        assert!(
+            !one.iter()
+                .any(|c| matches!(c.variant.kind, Kind::Family(_)))
         );
     }
 

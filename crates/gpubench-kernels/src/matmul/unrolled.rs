@@ -12,9 +12,8 @@
 //! ([`super::VARIANTS`]), nowhere else. Layout, bounds handling and the 8 x 8 workgroup are those
 //! of `matmul_reg.wgsl` (see there), so the same verification applies.
 
-use std::fmt::Write;
-
 use super::variant::REG_WG;
+use super::wgsl::{self, emit};
 use crate::gpu::Precision;
 
 /// The entry point of the kernel for a `tm` x `4 tn` block (`tm` rows, `tn` vec4 columns).
@@ -36,11 +35,7 @@ pub fn source(tm: u32, tn: u32, precision: Precision, accumulation: Precision) -
 /// Comment, aliases, parameters and bindings (those of `matmul_reg.wgsl`).
 fn header(tm: u32, tn: u32, precision: Precision, accumulation: Precision) -> String {
     let (t, acc) = (precision.name(), accumulation.name());
-    let enable = if precision == Precision::F16 || accumulation == Precision::F16 {
-        "enable f16;\n"
-    } else {
-        ""
-    };
+    let enable = wgsl::enable_f16(precision, accumulation);
     format!(
         "{enable}// C = A x B, row-major: the register-blocked vec4 kernel of matmul_reg.wgsl written out for
 // one block size, {tm} x {cols} outputs per invocation, without private arrays or inner loops.
@@ -50,23 +45,10 @@ alias T = {t};
 alias V = vec4<{t}>;
 alias VA = vec4<{acc}>;
 
-struct Params {{ m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, _pad0: u32, _pad1: u32 }}
-
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> a: array<V>;
-@group(0) @binding(2) var<storage, read> b: array<V>;
-@group(0) @binding(3) var<storage, read_write> c: array<V>;
-
-",
+{bindings}",
         cols = 4 * tn,
+        bindings = wgsl::product_bindings("V"),
     )
-}
-
-/// Pushes one formatted line (formatting into a `String` cannot fail).
-macro_rules! emit {
-    ($out:expr, $($arg:tt)*) => {{
-        let _ = writeln!($out, $($arg)*);
-    }};
 }
 
 /// The signature, the early return past the edge, the clamped row and column offsets and the

@@ -3,8 +3,13 @@
 //! Every variant computes the same C = A x B over the same buffer layout (rows padded to a
 //! multiple of 4 elements, zero-filled), so autotuning compares kernels, never layouts.
 
+use std::sync::LazyLock;
+
 use gpubench_harness::GpuContext;
 
+use super::coop::{self, CoopParams};
+use super::gemv::{self, GemvParams};
+use super::tiled::{self, TileParams};
 use super::unrolled;
 use crate::gpu::{Precision, SpecialisedShader, specialise};
 use crate::shaders;
@@ -38,6 +43,12 @@ pub enum Kind {
         /// vec4 columns of C per invocation.
         tn: u32,
     },
+    /// A member of the workgroup-tiled family ([`super::tiled`]).
+    Family(TileParams),
+    /// The small-M kernel ([`super::gemv`]).
+    Gemv(GemvParams),
+    /// The cooperative-matrix kernel ([`super::coop`]).
+    Coop(CoopParams),
 }
 
 /// One kernel variant.
@@ -55,8 +66,8 @@ pub struct Variant {
 /// and the workgroup size the unrolled kernels are generated with.
 pub(super) const REG_WG: u32 = 8;
 
-/// Every variant, simplest first: the first is the tiled reference every choice must beat. The
-/// unrolled blocks named here are the ones generated ([`super::unrolled`]).
+/// The fixed variants, simplest first: the first is the tiled reference every choice must beat.
+/// The unrolled blocks named here are the ones generated ([`super::unrolled`]).
 pub const VARIANTS: &[Variant] = &[
     Variant::new("tiled16", Kind::Tiled { tile: 16 }),
     Variant::new("reg4x8", Kind::Reg { tm: 4, tn: 2 }),
@@ -70,14 +81,69 @@ pub const VARIANTS: &[Variant] = &[
     Variant::new("cols8x8", Kind::RegCols { tm: 8, tn: 2 }),
 ];
 
+/// Every variant there is: the fixed table ([`VARIANTS`]), then every member of the tiled
+/// family, of the small-M kernel and of the cooperative-matrix kernel, in each accumulation it
+/// runs in. Which of them a product tunes over is [`super::select::candidates`]' choice.
+pub fn catalogue() -> &'static [Variant] {
+    static ALL: LazyLock<Vec<Variant>> = LazyLock::new(|| {
+        let mut all = VARIANTS.to_vec();
+        let generated = TileParams::space()
+            .into_iter()
+            .map(Kind::Family)
+            .chain(gemv_space().into_iter().map(Kind::Gemv))
+            .chain(coop_space().into_iter().map(Kind::Coop));
+        for kind in generated {
+            for acc32 in [false, true] {
+                let variant = Variant::generated(kind, acc32);
+                all.push(variant);
+            }
+        }
+        all
+    });
+    &ALL
+}
+
+/// The small-M parameter sets: lanes along N, columns per lane, workgroup size, K splits, with
+/// and without subgroups. Eight invocations (one or two lanes along K) are for CPU adapters,
+/// where a workgroup is one SIMD register of lanes and the in-workgroup reduction is overhead.
+pub fn gemv_space() -> Vec<GemvParams> {
+    let mut out = Vec::new();
+    for x in [4, 8] {
+        for cv in [1, 2] {
+            for wg in [8, 64, 256] {
+                for ks in [1, 8] {
+                    for subgroups in [false, true] {
+                        out.push(GemvParams {
+                            x,
+                            cv,
+                            wg,
+                            ks,
+                            subgroups,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The cooperative-matrix parameter sets: the two sizes WGSL names, on subgroups of 32 and 64.
+pub fn coop_space() -> Vec<CoopParams> {
+    [(8, 32), (8, 64), (16, 32), (16, 64)]
+        .into_iter()
+        .map(|(size, wg)| CoopParams { size, wg })
+        .collect()
+}
+
 /// The names `--matmul-variant` accepts.
 pub fn variant_names() -> Vec<&'static str> {
-    VARIANTS.iter().map(|v| v.name).collect()
+    catalogue().iter().map(|v| v.name).collect()
 }
 
 /// The variant called `name`.
 pub fn find_variant(name: &str) -> Option<Variant> {
-    VARIANTS.iter().copied().find(|v| v.name == name)
+    catalogue().iter().copied().find(|v| v.name == name)
 }
 
 impl Variant {
@@ -96,6 +162,27 @@ impl Variant {
         self
     }
 
+    /// A generated kernel's variant, named after its parameters. The name is made once per
+    /// process, by [`catalogue`], which keeps it for the life of the program.
+    fn generated(kind: Kind, acc32: bool) -> Self {
+        let label = match kind {
+            Kind::Family(p) => format!("tiled-{}", p.label()),
+            Kind::Gemv(p) => p.label(),
+            Kind::Coop(p) => p.label(),
+            _ => String::new(),
+        };
+        let name = if acc32 {
+            format!("{label}-acc32")
+        } else {
+            label
+        };
+        Self {
+            name: Box::leak(name.into_boxed_str()),
+            kind,
+            f32_accumulate: acc32,
+        }
+    }
+
     /// Whether this variant makes sense for `precision` (f32 accumulation is an f16 option).
     pub fn applies_to(&self, precision: Precision) -> bool {
         !self.f32_accumulate || precision == Precision::F16
@@ -110,9 +197,37 @@ impl Variant {
         }
     }
 
-    /// The shader for `precision`: a file of shaders/ with its aliases rewritten, or a generated
-    /// module, and the constants its pipeline sets.
-    pub fn shader(&self, precision: Precision) -> Result<SpecialisedShader, String> {
+    /// The shaders of an `m`-row product in `precision`, in dispatch order: the product, then
+    /// (split-K only) the reduction of its partial sums.
+    pub fn shaders(&self, precision: Precision, m: u32) -> Result<Vec<SpecialisedShader>, String> {
+        let acc = self.accumulation(precision);
+        let generated = |source: String, entry: String| SpecialisedShader {
+            source,
+            entry,
+            constants: Vec::new(),
+        };
+        Ok(match self.kind {
+            Kind::Family(p) => vec![generated(tiled::source(p, precision, acc), p.entry_point())],
+            Kind::Coop(p) => vec![generated(coop::source(p, precision, acc), p.entry_point())],
+            Kind::Gemv(p) => {
+                let mb = GemvParams::rows_for(m);
+                let mut passes = vec![generated(
+                    gemv::source(p, mb, precision, acc),
+                    p.entry_point(),
+                )];
+                if p.ks > 1 {
+                    let reduce = gemv::reduce_source(p.ks, precision, acc);
+                    passes.push(generated(reduce, gemv::REDUCE_ENTRY.to_string()));
+                }
+                passes
+            }
+            _ => vec![self.fixed_shader(precision)?],
+        })
+    }
+
+    /// The shader of a variant of the fixed table: a file of shaders/ with its aliases
+    /// rewritten, or a generated unrolled module, and the constants its pipeline sets.
+    fn fixed_shader(&self, precision: Precision) -> Result<SpecialisedShader, String> {
         let keep: &[&str] = if self.f32_accumulate {
             &["ACC", "VA"]
         } else {
@@ -123,12 +238,6 @@ impl Variant {
         // (an override-sized array must live in workgroup memory), so they are specialised in
         // the source; the workgroup shape and the tile edge are pipeline constants.
         let (file, entry, consts, constants) = match self.kind {
-            Kind::Tiled { tile } => (
-                shaders::MATMUL_TILED,
-                "matmul_tiled",
-                vec![],
-                vec![("TILE", f64::from(tile))],
-            ),
             Kind::Reg { tm, tn } => (
                 shaders::MATMUL_REG,
                 "matmul_reg",
@@ -148,6 +257,15 @@ impl Variant {
                     constants: Vec::new(),
                 });
             }
+            Kind::Tiled { tile } => (
+                shaders::MATMUL_TILED,
+                "matmul_tiled",
+                vec![],
+                vec![("TILE", f64::from(tile))],
+            ),
+            Kind::Family(_) | Kind::Gemv(_) | Kind::Coop(_) => {
+                return Err(format!("{} is generated, not a shader file", self.name));
+            }
         };
         Ok(SpecialisedShader {
             source: specialise(file, precision, keep, &consts)?,
@@ -156,26 +274,40 @@ impl Variant {
         })
     }
 
-    /// Invocations per workgroup and bytes of workgroup memory.
-    pub fn workgroup(&self, precision: Precision) -> (u32, u32, u64) {
+    /// Invocations per workgroup and bytes of workgroup memory, for an `m`-row product.
+    pub fn workgroup(&self, precision: Precision, m: u32) -> (u32, u32, u64) {
+        let acc = self.accumulation(precision);
         match self.kind {
             Kind::Tiled { tile } => (tile, tile, 2 * u64::from(tile * tile) * precision.bytes()),
             Kind::Reg { .. } | Kind::Unrolled { .. } => (REG_WG, REG_WG, 0),
             Kind::RegCols { .. } => (REG_WG * REG_WG, 1, 0),
+            Kind::Family(p) => (p.invocations(), 1, p.workgroup_bytes(precision)),
+            Kind::Gemv(p) => (p.wg, 1, p.workgroup_bytes(GemvParams::rows_for(m), acc)),
+            Kind::Coop(p) => (p.wg, 1, p.workgroup_bytes(precision, acc)),
         }
     }
 
-    /// Workgroups to dispatch for an `m` x `n` result (`n4` vec4 columns).
-    pub fn grid(&self, m: u32, n: u32) -> (u32, u32) {
+    /// Workgroups to dispatch for an `m` x `n` result, one grid per dispatch (split-K: the
+    /// product, then its reduction).
+    pub fn grids(&self, m: u32, n: u32) -> Vec<(u32, u32)> {
         let n4 = n.div_ceil(4);
-        match self.kind {
+        let one = match self.kind {
             Kind::Tiled { tile } => (n.div_ceil(tile), m.div_ceil(tile)),
             Kind::RegCols { tm, tn } => (n4.div_ceil(tn).div_ceil(REG_WG * REG_WG), m.div_ceil(tm)),
             Kind::Reg { tm, tn } | Kind::Unrolled { tm, tn } => (
                 n4.div_ceil(tn).div_ceil(REG_WG),
                 m.div_ceil(tm).div_ceil(REG_WG),
             ),
-        }
+            Kind::Family(p) => p.grid(m, n),
+            Kind::Coop(p) => p.grid(m, n),
+            Kind::Gemv(p) => {
+                return [Some(p.grid(m, n)), p.reduce_grid(m, n)]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+            }
+        };
+        vec![one]
     }
 
     /// Parameters worth recording in results.
@@ -196,6 +328,41 @@ impl Variant {
                 "register-blocked vec4, {tm}x{} outputs per invocation, 64 lanes along N sharing A loads, no workgroup memory",
                 4 * tn
             ),
+            Kind::Family(p) => format!(
+                "workgroup-tiled family: {}x{} block per workgroup, K-step {}, {}x{} outputs per invocation, {} invocations, A transposed in workgroup memory, next K-step prefetched into registers",
+                p.bm,
+                p.bn,
+                p.bk,
+                p.tm,
+                p.tn,
+                p.invocations()
+            ),
+            Kind::Gemv(p) => format!(
+                "small-M GEMV: {} lanes along N ({} vec4 columns each) x {} along K per workgroup, K split across {} workgroups, {} reduction",
+                p.x,
+                p.cv,
+                p.y(),
+                p.ks,
+                if p.subgroups {
+                    "subgroup-shuffle then workgroup-memory"
+                } else {
+                    "workgroup-memory"
+                }
+            ),
+            Kind::Coop(p) => format!(
+                "cooperative matrix: {0}x{0} products, {1}x{1} block per workgroup of {2} invocations",
+                p.size,
+                coop::TILES * p.size,
+                p.wg
+            ),
+        }
+    }
+
+    /// Device features this variant needs beyond those of its precision.
+    pub fn features(&self) -> wgpu::Features {
+        match self.kind {
+            Kind::Gemv(p) if p.subgroups => wgpu::Features::SUBGROUP,
+            _ => wgpu::Features::empty(),
         }
     }
 
@@ -208,7 +375,7 @@ impl Variant {
         n: u32,
     ) -> Option<String> {
         let limits = &ctx.limits;
-        let (x, y, shared) = self.workgroup(precision);
+        let (x, y, shared) = self.workgroup(precision, m);
         if x * y > limits.max_compute_invocations_per_workgroup
             || x > limits.max_compute_workgroup_size_x
             || y > limits.max_compute_workgroup_size_y
@@ -217,15 +384,36 @@ impl Variant {
         }
         if shared > u64::from(limits.max_compute_workgroup_storage_size) {
             return Some(format!(
-                "{shared} bytes of workgroup memory exceed the adapter's limit"
+                "{shared} bytes of workgroup memory exceed the adapter's limit of {}",
+                limits.max_compute_workgroup_storage_size
             ));
         }
-        let (gx, gy) = self.grid(m, n);
         let max = limits.max_compute_workgroups_per_dimension;
-        if gx > max || gy > max {
-            return Some(format!(
-                "grid {gx}x{gy} exceeds max_compute_workgroups_per_dimension {max}"
-            ));
+        for (gx, gy) in self.grids(m, n) {
+            if gx > max || gy > max {
+                return Some(format!(
+                    "grid {gx}x{gy} exceeds max_compute_workgroups_per_dimension {max}"
+                ));
+            }
+        }
+        if let Kind::Coop(p) = self.kind {
+            let acc = self.accumulation(precision);
+            if !coop::offered(ctx, precision).contains(&(p.size, acc)) {
+                return Some(format!(
+                    "the adapter offers no {0}x{0}x{0} {1} x {1} -> {2} cooperative-matrix configuration (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX{3})",
+                    p.size,
+                    precision.name(),
+                    acc.name(),
+                    if ctx
+                        .features
+                        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+                    {
+                        " is enabled, without this size"
+                    } else {
+                        " is not offered"
+                    }
+                ));
+            }
         }
         None
     }
@@ -239,14 +427,14 @@ mod tests {
     fn grids_cover_ragged_shapes() {
         let reg = find_variant("reg4x8").expect("exists");
         // 127 rows / 4 = 32 blocks -> 4 workgroups; 255 cols -> 64 vec4 -> 32 blocks -> 4.
-        assert_eq!(reg.grid(127, 255), (4, 4));
+        assert_eq!(reg.grids(127, 255), [(4, 4)]);
         let cols = find_variant("cols8x8").expect("exists");
         // 256 columns = 64 vec4 = 32 blocks of 2 -> 1 workgroup of 64 lanes; 1 row.
-        assert_eq!(cols.grid(1, 256), (1, 1));
+        assert_eq!(cols.grids(1, 256), [(1, 1)]);
         let big = find_variant("unrolled32x32").expect("exists");
-        assert_eq!(big.grid(1000, 1000), (4, 4));
+        assert_eq!(big.grids(1000, 1000), [(4, 4)]);
         let tiled = find_variant("tiled16").expect("exists");
-        assert_eq!(tiled.grid(17, 33), (3, 2));
+        assert_eq!(tiled.grids(17, 33), [(3, 2)]);
         assert!(find_variant("nope").is_none());
         assert_eq!(
             VARIANTS[0].name, "tiled16",

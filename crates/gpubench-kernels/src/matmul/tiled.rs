@@ -1,0 +1,354 @@
+//! The workgroup-tiled GEMM family: one generator, many parameter sets.
+//!
+//! A workgroup computes a BM x BN block of C. Per step along K it stages a BM x BK block of A
+//! (transposed, so that the TM values of A an invocation needs are contiguous and load as
+//! vec4) and a BK x BN block of B in workgroup memory; every invocation then computes a TM x TN
+//! sub-block from the staged blocks in registers. While it does, the next K-step's blocks are
+//! already being loaded from global memory into registers (register prefetch, a form of double
+//! buffering that needs one copy of the staged blocks, not two), so the loads overlap the
+//! multiply-adds and each K-step needs two barriers.
+//!
+//! Why each parameter exists:
+//! - BM x BN (the workgroup tile): every element of A is read from global memory N / BN times
+//!   and every element of B M / BM times; larger tiles cut that traffic but need more
+//!   workgroup memory and leave fewer workgroups for a small product.
+//! - BK (the K-step): more multiply-adds per barrier, against more workgroup memory and more
+//!   prefetch registers.
+//! - TM x TN (outputs per invocation): each staged value feeds TN (from A) or TM (from B)
+//!   multiply-adds; the accumulators live in registers, so the product TM x TN is bounded by the
+//!   register file (beyond it the compiler spills, which the pruning rules avoid).
+//! - Invocations per workgroup (BM / TM x BN / TN): the parallelism a workgroup offers to hide
+//!   latency, bounded by the adapter's limit and a multiple of its subgroup size.
+//!
+//! Global loads are vec4 (rows are padded to 4 elements); loads past M, N or K read zero and
+//! stores past M or N are dropped, so any shape works. The source is generated in Rust with
+//! every accumulator a plain `var` (no private arrays, which some compilers keep in memory).
+
+use super::wgsl::{self, emit};
+use crate::gpu::Precision;
+
+/// One parameter set of the tiled family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TileParams {
+    /// Rows of C per workgroup.
+    pub bm: u32,
+    /// Columns of C per workgroup.
+    pub bn: u32,
+    /// K-step: columns of A and rows of B staged per step.
+    pub bk: u32,
+    /// Rows of C per invocation (a multiple of 4).
+    pub tm: u32,
+    /// Columns of C per invocation (a multiple of 4).
+    pub tn: u32,
+}
+
+/// Workgroup tiles the family tries (BM x BN).
+pub const TILES: [(u32, u32); 3] = [(64, 64), (128, 64), (128, 128)];
+/// K-steps the family tries.
+pub const K_STEPS: [u32; 3] = [8, 16, 32];
+/// Outputs per invocation the family tries (TM x TN).
+pub const BLOCKS: [(u32, u32); 3] = [(4, 4), (8, 4), (8, 8)];
+/// Fewest and most invocations per workgroup the family uses.
+pub const INVOCATIONS: (u32, u32) = (64, 256);
+
+impl TileParams {
+    /// A parameter set (not checked: see [`TileParams::is_well_formed`]).
+    pub const fn new(bm: u32, bn: u32, bk: u32, tm: u32, tn: u32) -> Self {
+        Self { bm, bn, bk, tm, tn }
+    }
+
+    /// Every well-formed parameter set of the family, before any adapter's limits prune it.
+    pub fn space() -> Vec<TileParams> {
+        let mut out = Vec::new();
+        for (bm, bn) in TILES {
+            for bk in K_STEPS {
+                for (tm, tn) in BLOCKS {
+                    let p = TileParams::new(bm, bn, bk, tm, tn);
+                    if p.is_well_formed() {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Invocations per workgroup.
+    pub fn invocations(&self) -> u32 {
+        (self.bm / self.tm) * (self.bn / self.tn)
+    }
+
+    /// vec4 loads of A and of B each invocation makes per K-step.
+    pub fn loads(&self) -> (u32, u32) {
+        let wg = self.invocations();
+        (self.bm * self.bk / 4 / wg, self.bk * self.bn / 4 / wg)
+    }
+
+    /// Whether the tiles divide evenly: TM and TN multiples of 4 dividing BM and BN, the
+    /// invocation count in [`INVOCATIONS`], and every invocation loading a whole number (at
+    /// least one) of vec4 of each staged block.
+    pub fn is_well_formed(&self) -> bool {
+        let (lo, hi) = INVOCATIONS;
+        let wg = self.invocations();
+        self.tm.is_multiple_of(4)
+            && self.tn.is_multiple_of(4)
+            && self.bk.is_multiple_of(4)
+            && self.bm.is_multiple_of(self.tm)
+            && self.bn.is_multiple_of(self.tn)
+            && (lo..=hi).contains(&wg)
+            && (self.bm * self.bk / 4).is_multiple_of(wg)
+            && (self.bk * self.bn / 4).is_multiple_of(wg)
+            && self.loads().0 >= 1
+            && self.loads().1 >= 1
+    }
+
+    /// Bytes of workgroup memory for data in `precision`.
+    pub fn workgroup_bytes(&self, precision: Precision) -> u64 {
+        u64::from(self.bk * (self.bm + self.bn)) * precision.bytes()
+    }
+
+    /// An estimate of the 32-bit registers an invocation holds live: accumulators, one
+    /// K-step's operands and the prefetched vec4s (halves pack two to a register).
+    pub fn registers(&self, data: Precision, accumulation: Precision) -> u32 {
+        let per = |p: Precision| if p == Precision::F16 { 1 } else { 2 };
+        let acc = (self.tm * self.tn + self.tm + self.tn) * per(accumulation) / 2;
+        let (la, lb) = self.loads();
+        acc + 4 * (la + lb) * per(data) / 2
+    }
+
+    /// The parameter part of the variant name, e.g. `bm128-bn64-bk16-t8x4-wg128`.
+    pub fn label(&self) -> String {
+        format!(
+            "bm{}-bn{}-bk{}-t{}x{}-wg{}",
+            self.bm,
+            self.bn,
+            self.bk,
+            self.tm,
+            self.tn,
+            self.invocations()
+        )
+    }
+
+    /// The entry point of the generated kernel.
+    pub fn entry_point(&self) -> String {
+        format!("matmul_{}", self.label().replace('-', "_"))
+    }
+
+    /// Workgroups for an `m` x `n` product.
+    pub fn grid(&self, m: u32, n: u32) -> (u32, u32) {
+        (n.div_ceil(4).div_ceil(self.bn / 4), m.div_ceil(self.bm))
+    }
+}
+
+/// The WGSL module of the tiled kernel for `p`, with data in `precision` and running sums in
+/// `accumulation`.
+pub fn source(p: TileParams, precision: Precision, accumulation: Precision) -> String {
+    let mut out = header(p, precision, accumulation);
+    prologue(&mut out, p);
+    main_loop(&mut out, p);
+    stores(&mut out, p);
+    out.push_str("}\n");
+    out
+}
+
+/// The `enable` line, aliases, parameters, bindings and the staged blocks.
+fn header(p: TileParams, precision: Precision, accumulation: Precision) -> String {
+    let (t, acc) = (precision.name(), accumulation.name());
+    let enable = wgsl::enable_f16(precision, accumulation);
+    format!(
+        "{enable}// C = A x B, row-major, workgroup-tiled: a {bm} x {bn} block of C per workgroup, K in steps
+// of {bk}, {tm} x {tn} outputs per invocation, {wg} invocations, A staged transposed, the next
+// K-step prefetched into registers. Generated by gpubench-kernels (matmul::tiled).
+
+alias V = vec4<{t}>;
+alias VA = vec4<{acc}>;
+
+{bindings}// A transposed: element (row r, k) at sa[k * {bm4} + r / 4][r % 4].
+var<workgroup> sa: array<V, {sa}>;
+// B as staged: element (k, column 4 q + e) at sb[k * {bn4} + q][e].
+var<workgroup> sb: array<V, {sb}>;
+
+",
+        bm = p.bm,
+        bn = p.bn,
+        bk = p.bk,
+        tm = p.tm,
+        tn = p.tn,
+        wg = p.invocations(),
+        bm4 = p.bm / 4,
+        bn4 = p.bn / 4,
+        sa = p.bk * p.bm / 4,
+        sb = p.bk * p.bn / 4,
+        bindings = wgsl::product_bindings("V"),
+    )
+}
+
+/// The signature, the invocation's place, the first K-step's loads and the accumulators.
+fn prologue(out: &mut String, p: TileParams) {
+    emit!(out, "@compute @workgroup_size({})", p.invocations());
+    emit!(
+        out,
+        "fn {}(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {{",
+        p.entry_point()
+    );
+    out.push_str("    let k4 = params.lda / 4u;\n    let n4 = params.ldb / 4u;\n");
+    emit!(out, "    let tx = lid % {}u;", p.bn / p.tn);
+    emit!(out, "    let ty = lid / {}u;", p.bn / p.tn);
+    emit!(out, "    let row_base = wid.y * {}u;", p.bm);
+    emit!(out, "    let col_base = wid.x * {}u;", p.bn / 4);
+    emit!(
+        out,
+        "    let steps = (params.k + {}u) / {}u;",
+        p.bk - 1,
+        p.bk
+    );
+    let (la, lb) = p.loads();
+    for s in 0..la {
+        emit!(out, "    var pa{s} = V(0.0);");
+    }
+    for s in 0..lb {
+        emit!(out, "    var pb{s} = V(0.0);");
+    }
+    load_step(out, p, "0u", "    ");
+    for i in 0..p.tm {
+        for j in 0..p.tn / 4 {
+            emit!(out, "    var c{i}_{j} = VA(0.0);");
+        }
+    }
+}
+
+/// Loads K-step `step` of A and B into the prefetch registers (zero past the edges).
+fn load_step(out: &mut String, p: TileParams, step: &str, indent: &str) {
+    let (la, lb) = p.loads();
+    let wg = p.invocations();
+    let (bk4, bn4) = (p.bk / 4, p.bn / 4);
+    for s in 0..la {
+        let e = format!("(lid + {}u)", s * wg);
+        emit!(out, "{indent}{{");
+        emit!(out, "{indent}    let r = row_base + {e} / {bk4}u;");
+        emit!(out, "{indent}    let q = {step} * {bk4}u + {e} % {bk4}u;");
+        emit!(out, "{indent}    pa{s} = V(0.0);");
+        emit!(
+            out,
+            "{indent}    if (r < params.m && q < k4) {{ pa{s} = a[r * k4 + q]; }}"
+        );
+        emit!(out, "{indent}}}");
+    }
+    for s in 0..lb {
+        let e = format!("(lid + {}u)", s * wg);
+        emit!(out, "{indent}{{");
+        emit!(
+            out,
+            "{indent}    let r = {step} * {}u + {e} / {bn4}u;",
+            p.bk
+        );
+        emit!(out, "{indent}    let q = col_base + {e} % {bn4}u;");
+        emit!(out, "{indent}    pb{s} = V(0.0);");
+        emit!(
+            out,
+            "{indent}    if (r < params.lda && q < n4) {{ pb{s} = b[r * n4 + q]; }}"
+        );
+        emit!(out, "{indent}}}");
+    }
+}
+
+/// The loop over K-steps: store the prefetched registers, barrier, prefetch the next step,
+/// multiply-add from workgroup memory, barrier.
+fn main_loop(out: &mut String, p: TileParams) {
+    let (la, lb) = p.loads();
+    let wg = p.invocations();
+    let (bk4, bm4, bn4) = (p.bk / 4, p.bm / 4, p.bn / 4);
+    out.push_str("    for (var t = 0u; t < steps; t++) {\n");
+    for s in 0..la {
+        let e = format!("(lid + {}u)", s * wg);
+        emit!(out, "        {{");
+        emit!(out, "            let r = {e} / {bk4}u;");
+        emit!(out, "            let k0 = 4u * ({e} % {bk4}u);");
+        for (comp, name) in ["x", "y", "z", "w"].iter().enumerate() {
+            emit!(
+                out,
+                "            sa[(k0 + {comp}u) * {bm4}u + r / 4u][r % 4u] = pa{s}.{name};"
+            );
+        }
+        emit!(out, "        }}");
+    }
+    for s in 0..lb {
+        emit!(out, "        sb[lid + {}u] = pb{s};", s * wg);
+    }
+    out.push_str("        workgroupBarrier();\n        if (t + 1u < steps) {\n");
+    load_step(out, p, "(t + 1u)", "            ");
+    out.push_str("        }\n");
+    emit!(out, "        for (var kk = 0u; kk < {}u; kk++) {{", p.bk);
+    for v in 0..p.tm / 4 {
+        emit!(
+            out,
+            "            let a{v} = VA(sa[kk * {bm4}u + ty * {}u + {v}u]);",
+            p.tm / 4
+        );
+    }
+    for j in 0..p.tn / 4 {
+        emit!(
+            out,
+            "            let b{j} = VA(sb[kk * {bn4}u + tx * {}u + {j}u]);",
+            p.tn / 4
+        );
+    }
+    let comps = ["x", "y", "z", "w"];
+    for i in 0..p.tm {
+        let a = format!("a{}.{}", i / 4, comps[(i % 4) as usize]);
+        for j in 0..p.tn / 4 {
+            emit!(out, "            c{i}_{j} = fma(VA({a}), b{j}, c{i}_{j});");
+        }
+    }
+    out.push_str("        }\n        workgroupBarrier();\n    }\n");
+}
+
+/// The stores, dropping rows past M and vec4 columns past the padded width.
+fn stores(out: &mut String, p: TileParams) {
+    out.push_str("    let ldc4 = params.ldc / 4u;\n");
+    emit!(out, "    let row0 = row_base + ty * {}u;", p.tm);
+    emit!(out, "    let col0 = col_base + tx * {}u;", p.tn / 4);
+    for i in 0..p.tm {
+        emit!(out, "    if (row0 + {i}u < params.m) {{");
+        for j in 0..p.tn / 4 {
+            emit!(
+                out,
+                "        if (col0 + {j}u < n4) {{ c[(row0 + {i}u) * ldc4 + col0 + {j}u] = V(c{i}_{j}); }}"
+            );
+        }
+        out.push_str("    }\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The smallest f32 kernel as it is generated, for a reader to see (and to notice a change).
+    #[test]
+    fn the_64x64_f32_kernel() {
+        insta::assert_snapshot!(source(
+            TileParams::new(64, 64, 16, 4, 4),
+            Precision::F32,
+            Precision::F32
+        ));
+    }
+
+    #[test]
+    fn the_space_is_well_formed_and_names_its_parameters() {
+        let space = TileParams::space();
+        assert!(space.len() >= 10, "{} parameter sets", space.len());
+        for p in &space {
+            let (la, lb) = p.loads();
+            assert!(la >= 1 && lb >= 1, "{p:?}");
+            assert_eq!(la * p.invocations() * 4, p.bm * p.bk, "{p:?}");
+            assert_eq!(lb * p.invocations() * 4, p.bn * p.bk, "{p:?}");
+        }
+        // 4x4 outputs on a 128x128 tile is 1024 invocations: not in the family.
+        assert!(!TileParams::new(128, 128, 16, 4, 4).is_well_formed());
+        let p = TileParams::new(128, 64, 16, 8, 4);
+        assert_eq!(p.label(), "bm128-bn64-bk16-t8x4-wg256");
+        assert_eq!(p.grid(1000, 1000), (16, 8));
+        assert_eq!(p.workgroup_bytes(Precision::F32), 16 * 192 * 4);
+    }
+}

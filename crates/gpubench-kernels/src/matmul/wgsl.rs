@@ -1,0 +1,41 @@
+//! Pieces every generated matmul module shares: the `enable` line, the parameter block and
+//! bindings of the common buffer layout, and the line writer.
+
+use crate::gpu::Precision;
+
+/// Pushes one formatted line onto a `String` (formatting into a `String` cannot fail).
+macro_rules! emit {
+    ($out:expr, $($arg:tt)*) => {{
+        use ::std::fmt::Write as _;
+        let _ = writeln!($out, $($arg)*);
+    }};
+}
+pub(super) use emit;
+
+/// `enable f16;` and a newline when the data or the sums are f16, else nothing.
+pub(super) fn enable_f16(precision: Precision, accumulation: Precision) -> &'static str {
+    if precision == Precision::F16 || accumulation == Precision::F16 {
+        "enable f16;\n"
+    } else {
+        ""
+    }
+}
+
+/// The uniform every matmul kernel reads (the host's `Params`), bound at 0.
+pub(super) const PARAMS: &str =
+    "struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, _pad0: u32, _pad1: u32 }
+
+@group(0) @binding(0) var<uniform> params: Params;
+";
+
+/// [`PARAMS`], then A and B (read) and C (read-write) as arrays of `element`, then a blank
+/// line.
+pub(super) fn product_bindings(element: &str) -> String {
+    format!(
+        "{PARAMS}@group(0) @binding(1) var<storage, read> a: array<{element}>;
+@group(0) @binding(2) var<storage, read> b: array<{element}>;
+@group(0) @binding(3) var<storage, read_write> c: array<{element}>;
+
+"
+    )
+}

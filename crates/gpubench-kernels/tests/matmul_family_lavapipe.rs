@@ -1,0 +1,225 @@
+//! Runs the generated matmul kernels on the Vulkan adapter (lavapipe in CI): every member of the
+//! tiled family and every small-M parameter set, in f32, f16 and f16 with f32 sums, verified at
+//! 127x255x63 and at a shape no tile divides; 1000x1000x1000 once per family and form; the
+//! small-M kernel with and without its subgroup reduction; the cooperative-matrix row skipped
+//! with its reason where the adapter has none; and the suite's tuning table naming what it
+//! tried. Asserts status and verification, never speed.
+
+mod common;
+
+use common::{run_ok, short_settings};
+use gpubench_harness::runner::Silent;
+use gpubench_harness::testing::require_vulkan;
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status};
+use gpubench_kernels::gpu::Precision;
+use gpubench_kernels::matmul::{
+    AdapterFacts, Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue, find_variant,
+};
+use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
+
+/// The data and accumulation forms the adapter runs: f32, and f16 (both sums) with SHADER_F16.
+fn forms(ctx: &GpuContext) -> Vec<(Precision, bool)> {
+    let mut out = vec![(Precision::F32, false)];
+    if ctx.features.contains(wgpu::Features::SHADER_F16) {
+        out.extend([(Precision::F16, false), (Precision::F16, true)]);
+    }
+    out
+}
+
+/// The generated variants `pick` selects, in every form the adapter runs, as (variant,
+/// precision) pairs.
+fn generated(ctx: &GpuContext, pick: impl Fn(&Variant) -> bool) -> Vec<(Variant, Precision)> {
+    let mut out = Vec::new();
+    for (precision, acc32) in forms(ctx) {
+        for v in catalogue() {
+            if pick(v) && v.f32_accumulate == acc32 && v.applies_to(precision) {
+                out.push((*v, precision));
+            }
+        }
+    }
+    out
+}
+
+/// Runs `variant` on `shape` and asserts it is ok and verified, or skipped where the adapter's
+/// limits rule it out (as the tuner's pruning does).
+fn assert_verifies(
+    ctx: &GpuContext,
+    runner: &Runner<'_>,
+    shape: Shape,
+    variant: Variant,
+    precision: Precision,
+) {
+    let id = format!(
+        "test/{}/{}/{}",
+        precision.name(),
+        shape.label(),
+        variant.name
+    );
+    let mut bench = KernelBench::new(Matmul::new(id, shape, precision, variant, 11));
+    if variant
+        .unsupported(ctx, precision, shape.m, shape.n)
+        .is_some()
+    {
+        let result = runner.run(&mut bench, &mut Silent);
+        assert_eq!(result.status, Status::Skipped, "{}", result.id);
+        return;
+    }
+    run_ok(runner, &mut bench);
+}
+
+/// 127x255x63, and 61x67x45: no dimension a multiple of 4, 8, 16 or any tile edge.
+const ODD: [Shape; 2] = [
+    Shape {
+        m: 127,
+        n: 255,
+        k: 63,
+    },
+    Shape {
+        m: 61,
+        n: 67,
+        k: 45,
+    },
+];
+
+#[test]
+fn every_tiled_family_member_verifies_at_odd_shapes() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let runner = Runner::new(&ctx, short_settings());
+    let members = generated(&ctx, |v| matches!(v.kind, Kind::Family(_)));
+    assert!(members.len() >= 10, "{} members", members.len());
+    for (variant, precision) in members {
+        for shape in ODD {
+            assert_verifies(&ctx, &runner, shape, variant, precision);
+        }
+    }
+}
+
+#[test]
+fn every_small_m_form_verifies_with_and_without_subgroups() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let runner = Runner::new(&ctx, short_settings());
+    let subgroups = ctx.features.contains(wgpu::Features::SUBGROUP);
+    let all = generated(&ctx, |v| matches!(v.kind, Kind::Gemv(_)));
+    // The workgroup-memory reduction is forced by running its variants by name, on an adapter
+    // that has subgroups as on one that has not.
+    assert!(all.iter().any(|(v, _)| !v.name.ends_with("-sg")));
+    // Small M proper for the forms with the most edges: two column blocks, or K split.
+    let small = [
+        Shape::new(1, 255, 63),
+        Shape::new(8, 67, 45),
+        Shape::new(3, 1000, 1000),
+    ];
+    for (variant, precision) in all {
+        if variant.name.ends_with("-sg") && !subgroups {
+            continue;
+        }
+        let edges = variant.name.contains("-c2-") || !variant.name.contains("-ks1-");
+        for shape in ODD.iter().chain(small.iter().filter(|_| edges)) {
+            assert_verifies(&ctx, &runner, *shape, variant, precision);
+        }
+    }
+}
+
+#[test]
+fn each_family_verifies_at_1000_cubed() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let runner = Runner::new(&ctx, short_settings());
+    let big = Shape::new(1000, 1000, 1000);
+    for name in [
+        "tiled-bm128-bn128-bk16-t8x8-wg256",
+        "tiled-bm64-bn64-bk16-t8x8-wg64",
+        "gemv-x8-c1-wg64-ks8-wgmem",
+    ] {
+        for (precision, acc32) in forms(&ctx) {
+            let name = if acc32 {
+                format!("{name}-acc32")
+            } else {
+                name.to_string()
+            };
+            let variant = find_variant(&name).expect("in the catalogue");
+            assert_verifies(&ctx, &runner, big, variant, precision);
+        }
+    }
+}
+
+#[test]
+fn the_cooperative_matrix_product_is_skipped_with_the_reason_where_not_offered() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    if ctx
+        .features
+        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+    {
+        return; // an adapter with matrix units: the suite test below runs its rows
+    }
+    let runner = Runner::new(&ctx, short_settings());
+    let variant = find_variant("coop16x16-wg32").expect("in the catalogue");
+    let kernel = Matmul::new("test/coop".into(), ODD[0], Precision::F16, variant, 1);
+    let result = runner.run(&mut KernelBench::new(kernel), &mut Silent);
+    assert_eq!(result.status, Status::Skipped, "{:?}", result.reason);
+    let reason = result.reason.unwrap_or_default();
+    assert!(
+        reason.contains("cooperative-matrix") || reason.contains("SHADER_F16"),
+        "{reason}"
+    );
+}
+
+/// Measures candidates with the test runner's short settings.
+struct ShortTuner<'a>(Runner<'a>);
+
+impl Tuner for ShortTuner<'_> {
+    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
+        self.0.run(bench, &mut Silent)
+    }
+}
+
+#[test]
+fn the_tuning_table_names_what_was_tried_and_small_m_tries_the_gemv_kernel() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.matmul_shapes = vec![(1, 300, 200)];
+    let tuner = &mut ShortTuner(Runner::new(&ctx, short_settings()));
+    let benches = MatmulSuite
+        .benchmarks(&mut BuildContext {
+            ctx: &ctx,
+            options: &options,
+            tuner,
+        })
+        .expect("the suite builds");
+    let info = |id: &str| {
+        benches
+            .iter()
+            .map(|b| b.info())
+            .find(|i| i.id == id)
+            .unwrap_or_else(|| panic!("no {id}"))
+    };
+    let square = info("matmul/f32/256x256x256");
+    let table = square.params["tuning_gflops"].as_object().expect("table");
+    let facts = AdapterFacts::of(&ctx);
+    let space = candidates(facts, Precision::F32, Shape::new(256, 256, 256));
+    for c in &space {
+        assert!(
+            table.contains_key(c.variant.name),
+            "{} missing",
+            c.variant.name
+        );
+    }
+    assert!(table.keys().any(|k| k.starts_with("tiled-bm")), "{table:?}");
+    let one = info("matmul/f32/1x300x200");
+    let table = one.params["tuning_gflops"].as_object().expect("table");
+    assert!(table.keys().any(|k| k.starts_with("gemv-")), "{table:?}");
+    assert!(
+        benches
+            .iter()
+            .any(|b| b.info().id == "matmul/f16-coop/256x256x256")
+    );
+}
