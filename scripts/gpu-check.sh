@@ -102,6 +102,9 @@ log "adapter $index is vendor $vendor, discrete, Vulkan"
 
 { nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,clocks.max.mem,power.limit,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv || true; } > "$out/nvidia-smi.csv" 2>&1
 "$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
+# The checklist with real NVML readings (clocks, throttle reasons, link, other processes).
+timeout 60 "$bin" doctor --adapter "$index" --json > "$out/doctor.json" 2>>"$out/check.log"
+log "doctor exit $?"
 
 start=$(date +%s)
 timeout "${CUDA_TIMEOUT:-150}" python3 "$here/cuda_reference.py" --stream-bytes "$stream_bytes" \

@@ -8,7 +8,9 @@ beside both, and the targets met or missed.
 GPUBENCH.json is a `gpubench run` results file, CUDA.json what scripts/cuda_reference.py printed.
 NOMINAL.json, when given, is an object with any of memory_bandwidth_gbs, fp32_gflops,
 fp16_gflops, fp16_tensor_gflops and pcie_gbs (GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP/s) and a
-source. Prints Markdown; exit 2 when an input cannot be read.
+source. Without it the figures come from the results file itself: the datasheet row gpubench
+matched to the adapter (data/nominal-gpus.json) and the nominal one-way bandwidth of the PCIe
+link it read. Prints Markdown; exit 2 when an input cannot be read.
 """
 
 import argparse
@@ -45,6 +47,28 @@ def load(path, what):
     except (OSError, ValueError) as error:
         print(f"error: cannot read the {what} file {path}: {error}", file=sys.stderr)
         sys.exit(2)
+
+
+def nominal_from_results(doc):
+    """The nominal figures a gpubench results file recorded (datasheet row, PCIe link)."""
+    tele = doc.get("telemetry") or {}
+    row = tele.get("nominal") or {}
+    link = tele.get("link") or {}
+    out = {}
+    if row.get("memory_bandwidth_gbs"):
+        out["memory_bandwidth_gbs"] = row["memory_bandwidth_gbs"]
+    for ours, theirs in (("fp32_gflops", "fp32_tflops"), ("fp16_gflops", "fp16_tflops"),
+                         ("fp16_tensor_gflops", "fp16_tensor_tflops")):
+        if row.get(theirs):
+            out[ours] = row[theirs] * 1000.0
+    if link.get("max_nominal_gbs"):
+        out["pcie_gbs"] = link["max_nominal_gbs"]
+    sources = [row["source"]] if row.get("source") else []
+    if out.get("pcie_gbs"):
+        sources.append("PCIe link from sysfs, nominal one-way bandwidth after encoding")
+    if sources:
+        out["source"] = "; ".join(sources)
+    return out
 
 
 def gpubench_index(doc):
@@ -259,7 +283,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     gpubench = load(args.gpubench, "gpubench results")
     cuda = load(args.cuda, "CUDA reference")
-    nominal = load(args.nominal, "nominal figures") if args.nominal else {}
+    nominal = (load(args.nominal, "nominal figures") if args.nominal
+               else nominal_from_results(gpubench))
     table = build(gpubench, cuda, nominal)
     sys.stdout.write(markdown(table, gpubench, cuda, nominal))
     if args.json_out:

@@ -137,6 +137,19 @@ class SideBySide(unittest.TestCase):
         self.assertEqual(len(table.above_nominal), 1)
         self.assertIn("CUDA stream/copy-d2d: 4300", table.above_nominal[0])
 
+    def test_nominal_figures_come_from_the_results_file(self):
+        gpubench, _ = self.docs()
+        gpubench["telemetry"] = {
+            "nominal": {"memory_bandwidth_gbs": 4800, "fp32_tflops": 67, "source": "sheet"},
+            "link": {"max_nominal_gbs": 63.0},
+        }
+        nominal = sbs.nominal_from_results(gpubench)
+        self.assertEqual(nominal["memory_bandwidth_gbs"], 4800)
+        self.assertEqual(nominal["fp32_gflops"], 67000.0)
+        self.assertEqual(nominal["pcie_gbs"], 63.0)
+        self.assertIn("sheet", nominal["source"])
+        self.assertEqual(sbs.nominal_from_results({"results": []}), {})
+
     def test_command_line_writes_markdown_and_json(self):
         gpubench, cuda = self.docs()
         with tempfile.TemporaryDirectory() as tmp:
