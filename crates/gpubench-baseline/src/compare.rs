@@ -190,7 +190,10 @@ pub fn compare(
         Mode::CrossMachine
     };
     let software = base.machine.software_adapter || new.machine.software_adapter;
-    let report_only = mode == Mode::SameMachine && software && !options.strict;
+    // A debug build's timings say little about a release build's (and the reverse): across
+    // build profiles timing verdicts never gate, --strict or not; status changes still do.
+    let build_differs = base.machine.build_profile != new.machine.build_profile;
+    let report_only = mode == Mode::SameMachine && ((software && !options.strict) || build_differs);
     let band_options = BandOptions {
         software,
         noise: options.noise,
@@ -439,6 +442,27 @@ mod tests {
         soft_base.machine.software_adapter = true;
         let cmp = compare("b", &soft_base, "n", &soft, &CompareOptions::default());
         assert!(cmp.report_only && cmp.fails_gate());
+    }
+
+    #[test]
+    fn a_release_run_is_never_gated_on_a_debug_baseline_but_status_changes_are() {
+        let base = doc_with("NVIDIA Test", false);
+        let mut new = scaled(&base, 1.5);
+        new.machine.build_profile = "debug".to_string();
+        let strict = CompareOptions {
+            strict: true,
+            ..CompareOptions::default()
+        };
+        let cmp = compare("base", &base, "new", &new, &strict);
+        assert!(
+            cmp.report_only,
+            "slower figures across build profiles do not gate"
+        );
+        assert!(!cmp.fails_gate());
+        assert!(cmp.differences.iter().any(|d| d.field == "build"));
+        new.results[0].status = gpubench_harness::Status::Failed;
+        let cmp = compare("base", &base, "new", &new, &strict);
+        assert!(cmp.fails_gate(), "ok -> failed fails whatever the build");
     }
 
     #[test]

@@ -25,5 +25,5 @@ pub use cross::{CrossCell, CrossColumn, CrossRow, CrossTable, cross_table};
 pub use error::BaselineError;
 pub use machine::{Difference, machine_differences};
 pub use ratio::{RatioEstimate, ratio_ci};
-pub use store::{BaselineStore, check_recordable};
+pub use store::{BaselineStore, Saved, baseline_key, check_recordable};
 pub use verdict::{Verdict, verdict_for};

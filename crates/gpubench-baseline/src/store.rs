@@ -1,7 +1,11 @@
-//! The baseline store: one file per adapter fingerprint, `<dir>/<fingerprint>.json`.
+//! The baseline store: one file per adapter, host CPU where it matters, and profile,
+//! `<dir>/<key>.json` (see [`baseline_key`]).
 //!
-//! The fingerprint (backend, vendor, device, adapter name) is the key, so a driver update is
-//! compared against the same baseline. Writes go through the harness's `write_atomic` (temporary
+//! The adapter's fingerprint (backend, vendor, device, adapter name) is the heart of the key, so
+//! a driver update is compared against the same baseline. On a software adapter the device is
+//! the host's CPU, which the adapter's name does not say, so the CPU model joins the key; and a
+//! `default` run is compared with a `default` baseline, never a `quick` one (the profile joins the
+//! key too). Saving merges by suite: the suites of the new run replace theirs, the others stay. Writes go through the harness's `write_atomic` (temporary
 //! file in the same directory, fsync, rename): a crash or a concurrent reader never sees half a
 //! baseline. A run with failed results or one that did not complete is refused before anything
 //! is written.
@@ -10,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use gpubench_harness::RunDocument;
 use gpubench_harness::results_file::{load_document, save_document};
+use gpubench_harness::schema::{MachineInfo, slug};
 
 use crate::error::BaselineError;
 
@@ -21,7 +26,29 @@ pub const DIR_ENV: &str = "GPUBENCH_BASELINE_DIR";
 /// How many failed ids an error message lists before eliding the rest.
 const IDS_IN_MESSAGE: usize = 3;
 
-/// A directory of baselines keyed by fingerprint.
+/// The file name (without `.json`) of the baseline for runs of `profile` on `machine`:
+/// `<fingerprint>[-cpu-<cpu model>]-<profile>`, the CPU only for software adapters.
+pub fn baseline_key(machine: &MachineInfo, profile: &str) -> String {
+    let mut key = machine.fingerprint.clone();
+    if machine.software_adapter {
+        key.push_str("-cpu-");
+        key.push_str(&slug(&machine.cpu_model));
+    }
+    key.push('-');
+    key.push_str(&slug(profile));
+    key
+}
+
+/// What a save did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Saved {
+    /// The file written.
+    pub path: PathBuf,
+    /// Suites kept from the baseline that was there, which this run did not measure.
+    pub kept_suites: Vec<String>,
+}
+
+/// A directory of baselines keyed by [`baseline_key`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaselineStore {
     dir: PathBuf,
@@ -72,18 +99,54 @@ impl BaselineStore {
         Ok(Some(load_document(&path)?))
     }
 
-    /// Records `doc` as the baseline of its adapter, atomically, and returns the file written.
-    /// Refuses (writing nothing) a run with failed results or one that did not complete.
-    pub fn save(&self, doc: &RunDocument) -> Result<PathBuf, BaselineError> {
+    /// Records `doc` as the baseline of its adapter and profile, atomically. The suites `doc`
+    /// ran replace theirs; results of other suites in the baseline already there are kept (a
+    /// one-suite run does not erase the rest). Refuses (writing nothing) a run with failed
+    /// results or one that did not complete.
+    pub fn save(&self, doc: &RunDocument) -> Result<Saved, BaselineError> {
         check_recordable(doc)?;
-        let path = self.path_for(&doc.machine.fingerprint)?;
+        let path = self.path_for(&baseline_key(&doc.machine, &doc.config.profile))?;
         std::fs::create_dir_all(&self.dir).map_err(|source| BaselineError::Io {
             path: self.dir.clone(),
             source,
         })?;
-        save_document(&path, doc)?;
-        Ok(path)
+        let (merged, kept_suites) = match path.exists().then(|| load_document(&path)) {
+            Some(Ok(old)) => merge_by_suite(old, doc),
+            // Absent, or unreadable (the run was told to replace it): this run alone.
+            _ => (doc.clone(), Vec::new()),
+        };
+        save_document(&path, &merged)?;
+        Ok(Saved { path, kept_suites })
     }
+}
+
+/// `new` with the results of `old`'s suites that `new` did not run, after its own; the names of
+/// the suites kept.
+fn merge_by_suite(old: RunDocument, new: &RunDocument) -> (RunDocument, Vec<String>) {
+    let mut merged = new.clone();
+    let mut kept = Vec::new();
+    for result in old.results {
+        if new.config.suites.contains(&result.suite) {
+            continue;
+        }
+        if !kept.contains(&result.suite) {
+            kept.push(result.suite.clone());
+        }
+        merged.results.push(result);
+    }
+    for suite in &kept {
+        if !merged.config.suites.contains(suite) {
+            merged.config.suites.push(suite.clone());
+        }
+    }
+    if !kept.is_empty() {
+        merged.warnings.push(format!(
+            "baseline merged: suites {} kept from the run of {}",
+            kept.join(", "),
+            old.started_at
+        ));
+    }
+    (merged, kept)
 }
 
 /// Whether `doc` may become a baseline: complete, and no result failed.
@@ -121,28 +184,24 @@ mod tests {
     use crate::testing::{doc_with, not_ok_result};
     use gpubench_harness::Status;
 
+    fn key(doc: &RunDocument) -> String {
+        baseline_key(&doc.machine, &doc.config.profile)
+    }
+
     #[test]
-    fn save_then_load_round_trips_under_the_fingerprint() {
+    fn save_then_load_round_trips_under_the_key() {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = BaselineStore::new(dir.path().join("nested"));
         let doc = doc_with("NVIDIA Test", false);
-        assert!(
-            store
-                .load(&doc.machine.fingerprint)
-                .expect("load")
-                .is_none()
-        );
-        let path = store.save(&doc).expect("save");
+        assert!(store.load(&key(&doc)).expect("load").is_none());
+        let saved = store.save(&doc).expect("save");
         assert_eq!(
-            path,
+            saved.path,
             dir.path()
                 .join("nested")
-                .join(format!("{}.json", doc.machine.fingerprint))
+                .join(format!("{}.json", key(&doc)))
         );
-        let loaded = store
-            .load(&doc.machine.fingerprint)
-            .expect("load")
-            .expect("present");
+        let loaded = store.load(&key(&doc)).expect("load").expect("present");
         // JSON keeps values to the last few ulps, so compare what identifies the run.
         assert_eq!(loaded.machine, doc.machine);
         assert_eq!(loaded.results.len(), doc.results.len());
@@ -154,7 +213,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = BaselineStore::new(dir.path());
         let good = doc_with("NVIDIA Test", false);
-        let path = store.save(&good).expect("save");
+        let path = store.save(&good).expect("save").path;
         let before = std::fs::read(&path).expect("read");
 
         let mut failed = good.clone();
@@ -177,6 +236,51 @@ mod tests {
         assert_eq!(std::fs::read(&path).expect("read"), before);
         let files = std::fs::read_dir(dir.path()).expect("list").count();
         assert_eq!(files, 1, "nothing else written");
+    }
+
+    #[test]
+    fn the_key_holds_the_profile_and_on_software_adapters_the_cpu() {
+        let gpu = doc_with("NVIDIA Test", false);
+        let k = key(&gpu);
+        assert!(
+            k.starts_with(&gpu.machine.fingerprint)
+                && k.ends_with(&format!("-{}", gpu.config.profile))
+        );
+        assert!(
+            !k.contains("-cpu-"),
+            "a GPU's baseline does not depend on the host CPU: {k}"
+        );
+        let mut soft = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
+        let on_epyc = key(&soft);
+        assert!(on_epyc.contains("-cpu-test-cpu-"), "{on_epyc}");
+        soft.machine.cpu_model = "Intel(R) Xeon(R) Processor".to_string();
+        assert_ne!(
+            key(&soft),
+            on_epyc,
+            "another CPU is another software device"
+        );
+        soft.config.profile = "default".to_string();
+        assert!(key(&soft).ends_with("-default"));
+        assert!(BaselineStore::new("b").path_for(&key(&soft)).is_ok());
+    }
+
+    #[test]
+    fn a_one_suite_run_replaces_its_suite_and_keeps_the_others() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = BaselineStore::new(dir.path());
+        let mut full = doc_with("NVIDIA Test", false);
+        full.config.suites = vec!["stream".to_string(), "launch".to_string()];
+        store.save(&full).expect("save");
+        let mut stream_only = full.clone();
+        stream_only.config.suites = vec!["stream".to_string()];
+        stream_only.results.retain(|r| r.suite == "stream");
+        assert!(!stream_only.results.is_empty() && stream_only.results.len() < full.results.len());
+        let saved = store.save(&stream_only).expect("save");
+        assert_eq!(saved.kept_suites, vec!["launch".to_string()]);
+        let merged = store.load(&key(&full)).expect("load").expect("present");
+        assert_eq!(merged.results.len(), full.results.len());
+        assert!(merged.config.suites.contains(&"launch".to_string()));
+        assert!(merged.warnings.iter().any(|w| w.contains("kept")));
     }
 
     #[test]

@@ -76,10 +76,15 @@ pub fn comparison_text(cmp: &Comparison) -> ComparisonText {
         .collect();
     notes.push(counts.join(", "));
     if cmp.report_only {
-        notes.push(
-            "software adapter: timing verdicts are report-only (they never fail the run); use --strict to gate on them"
+        let build = cmp.differences.iter().find(|d| d.field == "build");
+        notes.push(match build {
+            Some(d) => format!(
+                "build profiles differ ({} base, {} run): timing verdicts are report-only (they never fail the run, --strict or not); record a baseline with a {} build",
+                d.base, d.new, d.new
+            ),
+            None => "software adapter: timing verdicts are report-only (they never fail the run); use --strict to gate on them"
                 .to_string(),
-        );
+        });
     }
     let legend = "ratio: new against base, oriented so that > 1 is faster; 95% CI: bootstrap interval of the ratio";
     notes.push(match cmp.mode {

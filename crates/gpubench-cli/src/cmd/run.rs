@@ -48,7 +48,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let baseline = BaselinePlan::prepare(
         &plan.baseline,
         plan.explicit_baseline.take(),
-        &MachineInfo::from_context(&ctx).fingerprint,
+        &gpubench_baseline::baseline_key(
+            &MachineInfo::from_context(&ctx),
+            plan.run.options().profile.name(),
+        ),
         &mut plan.files,
     )?;
     if let Some(code) = signals.received() {

@@ -111,11 +111,11 @@ impl BaselinePlan {
     pub fn prepare(
         args: &BaselineArgs,
         explicit: Option<(String, RunDocument)>,
-        fingerprint: &str,
+        key: &str,
         files: &mut Files,
     ) -> anyhow::Result<Self> {
         let store = BaselineStore::new(&args.baseline_dir);
-        let stored_path = store.path_for(fingerprint)?;
+        let stored_path = store.path_for(key)?;
         files.input("the stored baseline", &stored_path)?;
         let baseline = match explicit {
             Some(found) => Some(found),
@@ -143,7 +143,7 @@ pub fn after_run(
     let Some((label, base)) = &plan.baseline else {
         if !args.save_baseline {
             note!(
-                "no baseline for this adapter yet ({}); record this kind of run as one with --save-baseline",
+                "no baseline for this adapter and profile yet (looked for {}); record this kind of run as one with --save-baseline",
                 plan.stored_path.display()
             );
         }
@@ -211,8 +211,16 @@ pub fn refuse_interrupted(args: &BaselineArgs) {
 /// run's own exit code already says it failed.
 fn save_baseline(store: &BaselineStore, doc: &RunDocument) -> anyhow::Result<()> {
     match store.save(doc) {
-        Ok(path) => {
-            note!("baseline recorded: {}", path.display());
+        Ok(saved) if saved.kept_suites.is_empty() => {
+            note!("baseline recorded: {}", saved.path.display());
+            Ok(())
+        }
+        Ok(saved) => {
+            note!(
+                "baseline recorded: {} (this run's suites replaced; {} kept from the baseline there)",
+                saved.path.display(),
+                saved.kept_suites.join(", ")
+            );
             Ok(())
         }
         Err(
