@@ -174,6 +174,14 @@ fn coop_body(out: &mut String, p: CoopParams) {
         }
     }
     out.push_str("        workgroupBarrier();\n    }\n");
+    coop_store_block(out, p);
+}
+
+/// The accumulators through workgroup memory to C, with the edges masked: coopStoreT has no
+/// bounds, so a block past the matrix edge is written element by element.
+fn coop_store_block(out: &mut String, p: CoopParams) {
+    let (s, wg) = (p.size, p.wg);
+    let block = TILES * s;
     for i in 0..TILES {
         for j in 0..TILES {
             emit!(
