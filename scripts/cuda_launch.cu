@@ -45,41 +45,42 @@ struct Burst {
     double host_us_per_launch;
 };
 
-// One burst of `launches` raw launches: GPU time between events recorded before the first and
-// after the last launch, host time of the launch calls alone (the enqueue cost).
-static Burst raw_burst(cudaStream_t stream, int launches) {
+// GPU milliseconds between events recorded before and after enqueue(), and the host seconds
+// enqueue() itself took (the cost of the launch calls).
+template <typename Enqueue>
+static void timed(cudaStream_t stream, Enqueue enqueue, float* gpu_ms, double* host_s) {
     cudaEvent_t begin, end;
     check(cudaEventCreate(&begin), "cudaEventCreate");
     check(cudaEventCreate(&end), "cudaEventCreate");
     check(cudaEventRecord(begin, stream), "cudaEventRecord");
     auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < launches; ++i) {
-        empty_kernel<<<1, 1, 0, stream>>>();
-    }
-    double host = seconds_since(start);
+    enqueue();
+    *host_s = seconds_since(start);
     check(cudaGetLastError(), "launch");
     check(cudaEventRecord(end, stream), "cudaEventRecord");
     check(cudaEventSynchronize(end), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(gpu_ms, begin, end), "cudaEventElapsedTime");
     cudaEventDestroy(begin);
     cudaEventDestroy(end);
+}
+
+// One burst of `launches` raw launches: GPU time per launch, and host time per launch call.
+static Burst raw_burst(cudaStream_t stream, int launches) {
+    float ms = 0;
+    double host = 0;
+    timed(stream, [&] {
+        for (int i = 0; i < launches; ++i) {
+            empty_kernel<<<1, 1, 0, stream>>>();
+        }
+    }, &ms, &host);
     return {ms * 1e3 / launches, host * 1e6 / launches};
 }
 
 // The same launches captured once into a graph and replayed: the GPU-side cost per kernel node.
 static double graph_burst(cudaStream_t stream, cudaGraphExec_t exec, int launches) {
-    cudaEvent_t begin, end;
-    check(cudaEventCreate(&begin), "cudaEventCreate");
-    check(cudaEventCreate(&end), "cudaEventCreate");
-    check(cudaEventRecord(begin, stream), "cudaEventRecord");
-    check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
-    check(cudaEventRecord(end, stream), "cudaEventRecord");
-    check(cudaEventSynchronize(end), "cudaEventSynchronize");
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
-    cudaEventDestroy(begin);
-    cudaEventDestroy(end);
+    double host = 0;
+    timed(stream, [&] { check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch"); }, &ms, &host);
     return ms * 1e3 / launches;
 }
 

@@ -61,39 +61,34 @@ fn install() -> Result<(), String> {
         return Ok(());
     }
     eprintln!("slurm check: installing slurm-wlm, munge and Mesa's GL driver");
-    let status = Command::new("apt-get")
-        .args(["install", "-y", "-q", "--no-install-recommends"])
-        .args([
-            "slurm-wlm",
-            "munge",
-            "libegl1",
-            "libegl-mesa0",
-            "libgl1-mesa-dri",
-        ])
+    // A stale package index (a fresh CI image) fails the first try: update, then try again.
+    if apt_install()? || (apt(&["update", "-q"])? && apt_install()?) {
+        return Ok(());
+    }
+    Err("apt-get install slurm-wlm munge failed".to_string())
+}
+
+fn apt_install() -> Result<bool, String> {
+    apt(&[
+        "install",
+        "-y",
+        "-q",
+        "--no-install-recommends",
+        "slurm-wlm",
+        "munge",
+        "libegl1",
+        "libegl-mesa0",
+        "libgl1-mesa-dri",
+    ])
+}
+
+fn apt(args: &[&str]) -> Result<bool, String> {
+    Command::new("apt-get")
+        .args(args)
         .env("DEBIAN_FRONTEND", "noninteractive")
         .status()
-        .map_err(|e| format!("could not start apt-get: {e}"))?;
-    if !status.success() {
-        let update = Command::new("apt-get").args(["update", "-q"]).status();
-        let retry = update.ok().filter(|s| s.success()).and_then(|_| {
-            Command::new("apt-get")
-                .args(["install", "-y", "-q", "--no-install-recommends"])
-                .args([
-                    "slurm-wlm",
-                    "munge",
-                    "libegl1",
-                    "libegl-mesa0",
-                    "libgl1-mesa-dri",
-                ])
-                .env("DEBIAN_FRONTEND", "noninteractive")
-                .status()
-                .ok()
-        });
-        if !retry.is_some_and(|s| s.success()) {
-            return Err("apt-get install slurm-wlm munge failed".to_string());
-        }
-    }
-    Ok(())
+        .map(|s| s.success())
+        .map_err(|e| format!("could not start apt-get: {e}"))
 }
 
 fn submit_and_check(root: &Path, state: &Path, conf: &str) -> Result<(), String> {
