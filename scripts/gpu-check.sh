@@ -62,14 +62,14 @@ missing_libs() {
     [ -n "$lib" ] && ldd "$lib" 2>/dev/null | awk '/not found/ {print $1}'
 }
 
-# Index of the expected adapter in `gpubench list --json`, or nothing.
+# Index of the expected adapter in the adapters gpubench listed, or nothing.
 pick_adapter() {
-    "$bin" list --json 2>>"$out/check.log" | python3 -c '
+    python3 -c '
 import json, sys
 want = int(sys.argv[1], 0)
 for a in json.load(sys.stdin):
     if a["vendor_id"] == want and a["device_type"] == "discrete" and a["backend"] == "vulkan":
-        print(a["index"]); break' "$vendor"
+        print(a["index"]); break' "$vendor" < "$out/adapters.json"
 }
 
 stop_no_gpu() {
@@ -96,12 +96,12 @@ if [ -n "$icd" ]; then
 else
     log "no NVIDIA Vulkan driver manifest found"
 fi
+"$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
 index=$(pick_adapter)
 [ -n "$index" ] || stop_no_gpu
 log "adapter $index is vendor $vendor, discrete, Vulkan"
 
 { nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,clocks.max.mem,power.limit,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv || true; } > "$out/nvidia-smi.csv" 2>&1
-"$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
 # The checklist with real NVML readings (clocks, throttle reasons, link, other processes).
 timeout 60 "$bin" doctor --adapter "$index" --json > "$out/doctor.json" 2>>"$out/check.log"
 log "doctor exit $?"

@@ -6,15 +6,15 @@
 use gpubench_baseline::{compare, cross_table};
 
 use crate::cli::CompareArgs;
-use crate::cmd::verdicts::{add_export_outputs, gate_exit, load, options, write_gab};
+use crate::cmd::verdicts::{add_export_outputs, gate_exit, options, write_gab};
 use crate::exit::{Exit, UsageError};
 use crate::paths::Files;
 use crate::stdout::{Printed, print};
 
 /// Compares the files; exit 3 when two runs of one adapter show a regression (see `GateArgs`).
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
-    let paths = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
-    if paths.len() < 2 {
+    let inputs = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
+    if inputs.len() < 2 {
         return Err(UsageError(format!(
             "compare needs two or more result files; {} gave {}",
             args.files
@@ -22,14 +22,14 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(" "),
-            paths.len()
+            inputs.len()
         ))
         .into());
     }
     let table = gpubench_report::table::TableExporter::for_stdout(false);
     let exporter = gpubench_report::comparison_exporter_with(&args.format, table)
         .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
-    if (paths.len() > 2 || args.cross) && args.format == "bmf" {
+    if (inputs.len() > 2 || args.cross) && args.format == "bmf" {
         return Err(UsageError(
             "--format bmf holds one run's values; use table, json, csv or md for three or more files"
                 .to_string(),
@@ -37,15 +37,20 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .into());
     }
     let mut files = Files::new();
-    for path in &paths {
-        files.input("input", path)?;
+    for input in &inputs {
+        files.input("input", &input.path)?;
     }
     add_export_outputs(&mut files, args.export_gab.as_ref())?;
-    let docs = paths
-        .iter()
-        .map(|path| load(path))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let labels: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let (labels, docs): (Vec<String>, Vec<_>) = inputs
+        .into_iter()
+        .map(|input| {
+            input
+                .load()
+                .map(|(path, doc)| (path.display().to_string(), doc))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
 
     let (text, exit) = if let ([base, new], false) = (docs.as_slice(), args.cross) {
         let cmp = compare(&labels[0], base, &labels[1], new, &options(&args.gate));

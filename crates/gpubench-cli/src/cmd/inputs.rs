@@ -4,7 +4,8 @@
 //!
 //! A directory of a fleet run holds other JSON too (exports, a baseline copy): files that are
 //! not gpubench results are passed over and counted, never an error, while a named file that is
-//! not one stays an error.
+//! not one stays an error. A run found in a directory was read to be grouped; it keeps that
+//! document, so no file is read twice.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,9 +16,28 @@ use gpubench_harness::results_file::load_document;
 /// How deep below a named directory files are looked for.
 const MAX_DEPTH: usize = 8;
 
-/// The files to read, in order: named files where they were named, each directory's newest run
-/// per machine and adapter (sorted by machine, then adapter) in its place.
-pub fn expand(paths: &[PathBuf], all_runs: bool) -> anyhow::Result<Vec<PathBuf>> {
+/// One input: its path, and its document where a directory's scan already read it.
+#[derive(Debug)]
+pub struct Input {
+    /// Where it is.
+    pub path: PathBuf,
+    doc: Option<RunDocument>,
+}
+
+impl Input {
+    /// The document: the one already read, else read now (with `verdicts::load`'s checks).
+    pub fn load(self) -> anyhow::Result<(PathBuf, RunDocument)> {
+        let doc = match self.doc {
+            Some(doc) => crate::cmd::verdicts::check_unique_ids(&self.path, doc)?,
+            None => crate::cmd::verdicts::load(&self.path)?,
+        };
+        Ok((self.path, doc))
+    }
+}
+
+/// The inputs, in order: named files where they were named, each directory's newest run per
+/// machine and adapter (sorted by machine, then adapter) in its place.
+pub fn expand(paths: &[PathBuf], all_runs: bool) -> anyhow::Result<Vec<Input>> {
     let mut out = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -30,16 +50,13 @@ pub fn expand(paths: &[PathBuf], all_runs: bool) -> anyhow::Result<Vec<PathBuf>>
             }
             out.extend(found);
         } else {
-            out.push(path.clone());
+            out.push(Input {
+                path: path.clone(),
+                doc: None,
+            });
         }
     }
     Ok(out)
-}
-
-/// A run found below a directory.
-struct Found {
-    path: PathBuf,
-    started_at: String,
 }
 
 /// The machine a run was made on and its adapter: the key runs are grouped by.
@@ -52,17 +69,17 @@ fn machine_key(doc: &RunDocument) -> (String, String) {
     (host, m.fingerprint.clone())
 }
 
-fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<PathBuf>> {
+fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
     let mut files = Vec::new();
     collect_json(dir, 0, &mut files)?;
     files.sort();
-    let mut groups: BTreeMap<(String, String), Vec<Found>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, String), Vec<Input>> = BTreeMap::new();
     let mut passed_over = Vec::new();
     for path in files {
         match load_document(&path) {
-            Ok(doc) => groups.entry(machine_key(&doc)).or_default().push(Found {
+            Ok(doc) => groups.entry(machine_key(&doc)).or_default().push(Input {
                 path,
-                started_at: doc.started_at,
+                doc: Some(doc),
             }),
             Err(_) => passed_over.push(path),
         }
@@ -78,14 +95,19 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for (_, mut runs) in groups {
         // RFC 3339 UTC times sort as text; the path breaks ties, so the choice is stable.
-        runs.sort_by(|a, b| (&a.started_at, &a.path).cmp(&(&b.started_at, &b.path)));
+        runs.sort_by(|a, b| (started(a), &a.path).cmp(&(started(b), &b.path)));
         if all_runs {
-            out.extend(runs.into_iter().map(|r| r.path));
+            out.extend(runs);
         } else if let Some(newest) = runs.pop() {
-            out.push(newest.path);
+            out.push(newest);
         }
     }
     Ok(out)
+}
+
+/// When a run found in a directory started (every such input holds its document).
+fn started(input: &Input) -> &str {
+    input.doc.as_ref().map_or("", |d| d.started_at.as_str())
 }
 
 /// Every `*.json` file below `dir`, not following links to directories (no cycles).
@@ -136,11 +158,13 @@ mod tests {
         let other_host = write(d, "b/x.json", "Card A", "node2", "2026-01-01T00:00:00Z");
         let other_card = write(d, "b/y.json", "Card B", "node1", "2026-01-01T00:00:00Z");
         std::fs::write(d.join("export.json"), "[]").expect("write");
-        let found = expand(&[d.to_path_buf()], false).expect("expand");
+        let paths =
+            |inputs: Vec<Input>| -> Vec<PathBuf> { inputs.into_iter().map(|i| i.path).collect() };
+        let found = paths(expand(&[d.to_path_buf()], false).expect("expand"));
         assert_eq!(found.len(), 3, "{found:?}");
         assert!(found.contains(&new) && !found.contains(&old));
         assert!(found.contains(&other_host) && found.contains(&other_card));
-        let all = expand(&[d.to_path_buf()], true).expect("expand");
+        let all = paths(expand(&[d.to_path_buf()], true).expect("expand"));
         assert_eq!(all.len(), 4);
     }
 
@@ -149,9 +173,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let named = dir.path().join("not-results.json");
         std::fs::write(&named, "{}").expect("write");
-        assert_eq!(
-            expand(std::slice::from_ref(&named), false).expect("a named file is kept"),
-            vec![named]
+        let kept = expand(std::slice::from_ref(&named), false).expect("a named file is kept");
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].path, named);
+        assert!(
+            kept[0].doc.is_none(),
+            "a named file is read by the command, with its errors"
         );
         let empty = dir.path().join("empty");
         std::fs::create_dir(&empty).expect("mkdir");

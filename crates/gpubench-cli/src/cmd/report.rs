@@ -7,20 +7,22 @@ use gpubench_harness::RunDocument;
 use gpubench_harness::results_file::write_atomic;
 
 use crate::cli::ReportArgs;
-use crate::cmd::verdicts::load;
 use crate::exit::Exit;
 use crate::paths::Files;
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<Exit> {
-    let paths = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
+    let inputs = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
     let mut files = Files::new();
-    for path in &paths {
-        files.input("input", path)?;
+    for input in &inputs {
+        files.input("input", &input.path)?;
     }
     files.output("--html", &args.html)?;
-    let docs = paths
-        .iter()
-        .map(|path| Ok((label(path), load(path)?)))
+    let docs = inputs
+        .into_iter()
+        .map(|input| {
+            let (path, doc) = input.load()?;
+            Ok((label(&path), doc))
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     write_html(&args.html, &docs)?;
     note!("report written to {}", args.html.display());

@@ -28,6 +28,11 @@ pub fn load(path: &Path) -> anyhow::Result<RunDocument> {
     // The harness's message already names the file and the cause; flatten it to one line so the
     // cause is not repeated by the error chain.
     let doc = load_document(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    check_unique_ids(path, doc)
+}
+
+/// `doc`, read from `path`, when each result id appears once in it.
+pub fn check_unique_ids(path: &Path, doc: RunDocument) -> anyhow::Result<RunDocument> {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for result in &doc.results {
         *seen.entry(result.id.as_str()).or_default() += 1;
