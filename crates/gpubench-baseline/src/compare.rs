@@ -103,6 +103,11 @@ pub struct PairComparison {
     /// Extra explanation (e.g. the status change, or a changed unit).
     #[serde(default)]
     pub note: Option<String>,
+    /// A timing change (improved or regressed) no larger than the noise either run measured
+    /// on itself ([`Comparison::run_noise`]): the machine moved that much during a run, so the
+    /// change alone is no evidence. The verdict and the gate are unchanged; readers are told.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub within_run_noise: bool,
 }
 
 /// A run as named in a comparison.
@@ -150,6 +155,43 @@ pub struct Comparison {
     pub noise_override: Option<f64>,
     /// One entry per id, in the base run's order, then ids only in the new run.
     pub pairs: Vec<PairComparison>,
+    /// Each run's own noise level, where it measured one.
+    #[serde(default)]
+    pub run_noise: RunNoiseLevels,
+}
+
+/// The noise levels two runs measured on themselves (their `noise.level`, a fraction).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunNoiseLevels {
+    /// The base run's level.
+    pub base: Option<f64>,
+    /// The new run's level.
+    pub new: Option<f64>,
+}
+
+impl RunNoiseLevels {
+    /// The levels of `base` and `new`.
+    pub fn of(base: &RunDocument, new: &RunDocument) -> Self {
+        let level = |doc: &RunDocument| doc.noise.as_ref().and_then(|n| n.level);
+        Self {
+            base: level(base),
+            new: level(new),
+        }
+    }
+
+    /// The larger of the two levels, where either was measured.
+    pub fn worst(&self) -> Option<f64> {
+        self.base.into_iter().chain(self.new).reduce(f64::max)
+    }
+}
+
+/// Whether `pair`'s timing change is no larger than `level`.
+fn within_noise(pair: &PairComparison, level: Option<f64>) -> bool {
+    let (Some(level), Some(ratio)) = (level, &pair.ratio) else {
+        return false;
+    };
+    matches!(pair.verdict, Verdict::Improved | Verdict::Regressed)
+        && (ratio.ratio - 1.0).abs() <= level
 }
 
 impl Comparison {
@@ -217,6 +259,10 @@ pub fn compare(
             .filter(|n| !base_ids.contains(n.id.as_str()))
             .map(|n| one_sided(n, Some(n), band_options)),
     );
+    let run_noise = RunNoiseLevels::of(base, new);
+    for pair in &mut pairs {
+        pair.within_run_noise = within_noise(pair, run_noise.worst());
+    }
 
     Comparison {
         base: RunLabel::of(base_label, base),
@@ -226,6 +272,7 @@ pub fn compare(
         report_only,
         noise_override: options.noise,
         pairs,
+        run_noise,
     }
 }
 
@@ -255,6 +302,7 @@ fn one_sided(result: &BenchResult, new: Option<&BenchResult>, band: BandOptions)
         verdict,
         regression: false,
         note: None,
+        within_run_noise: false,
     }
 }
 
@@ -280,6 +328,7 @@ fn judge_pair(
         verdict: Verdict::Inconclusive,
         regression: false,
         note: None,
+        within_run_noise: false,
     };
     if base.status != new.status {
         pair.verdict = Verdict::StatusChanged;
@@ -401,6 +450,41 @@ mod tests {
             "{cmp:#?}"
         );
         assert!(!cmp.fails_gate());
+    }
+
+    /// A run noise level of `level` (a fraction) on `doc`.
+    fn with_noise(mut doc: RunDocument, level: f64) -> RunDocument {
+        let mut noise = gpubench_harness::run_noise::RunNoise::new("ref", "GFLOP/s");
+        noise.level = Some(level);
+        doc.noise = Some(noise);
+        doc
+    }
+
+    #[test]
+    fn changes_no_larger_than_the_runs_own_noise_are_marked_but_still_judged() {
+        let base = doc_with("gpu", false);
+        let slow = scaled(&base, 1.3);
+        // No noise measured: nothing is marked.
+        let cmp = compare("base", &base, "slow", &slow, &CompareOptions::default());
+        assert_eq!(cmp.run_noise.worst(), None);
+        assert!(cmp.pairs.iter().all(|p| !p.within_run_noise));
+        // The new run moved 40% on itself: a 23% slower rate is within it, still regressed.
+        let noisy = with_noise(slow.clone(), 0.4);
+        let cmp = compare("base", &base, "slow", &noisy, &CompareOptions::default());
+        assert_eq!(cmp.run_noise.new, Some(0.4));
+        assert!(cmp.pairs.iter().all(|p| p.verdict == Verdict::Regressed));
+        assert!(cmp.pairs.iter().all(|p| p.within_run_noise), "{cmp:#?}");
+        assert!(cmp.fails_gate(), "the gate is unchanged");
+        // A quiet pair of runs (2%): the same change is beyond it.
+        let cmp = compare(
+            "base",
+            &with_noise(base.clone(), 0.02),
+            "slow",
+            &with_noise(slow, 0.01),
+            &CompareOptions::default(),
+        );
+        assert_eq!(cmp.run_noise.worst(), Some(0.02));
+        assert!(cmp.pairs.iter().all(|p| !p.within_run_noise));
     }
 
     #[test]

@@ -110,6 +110,7 @@ pub fn doc_with(name: &str, software: bool) -> RunDocument {
             ok_result("launch/dispatch/1", "time-per-op", "us", 4.0),
         ],
         telemetry: None,
+        noise: None,
     }
 }
 

@@ -168,6 +168,10 @@ pub struct RunArgs {
     /// benchmark is measured (`off`: no thread; link and datasheet figures are still recorded).
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pub telemetry: String,
+    /// Measure a fixed reference (the f32 vec4 FMA kernel) at the start and end of the run and
+    /// record how far it moved: the run's own noise level, shown beside comparison verdicts.
+    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
+    pub noise_check: String,
     /// Do not show progress bars.
     #[arg(long)]
     pub no_progress: bool,

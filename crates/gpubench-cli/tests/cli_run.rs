@@ -139,6 +139,40 @@ fn quick_stream_run_writes_verified_gpu_timed_results() {
         assert!(r["samples"].as_array().is_some_and(|s| s.len() >= 2));
         assert_eq!(r["unit"], "GB/s");
     }
+    // The run's own noise: the reference measured before the first suite and after the last.
+    let noise = &doc["noise"];
+    assert_eq!(noise["reference"], "compute/fma-peak/vec4-f32", "{noise}");
+    for at in ["start", "end"] {
+        assert!(
+            noise[at]["median"].as_f64().is_some_and(|m| m > 0.0),
+            "{noise}"
+        );
+        assert_eq!(noise[at]["n"], 8, "{noise}");
+    }
+    let (start, end) = (&noise["start"]["median"], &noise["end"]["median"]);
+    let drift = end.as_f64().unwrap_or(f64::NAN) / start.as_f64().unwrap_or(f64::NAN) - 1.0;
+    assert!(
+        (noise["drift"].as_f64().unwrap_or(f64::NAN) - drift).abs() < 1e-9,
+        "{noise}"
+    );
+    assert!(
+        noise["level"].as_f64().is_some_and(|l| l >= drift.abs()),
+        "{noise}"
+    );
+}
+
+#[test]
+fn noise_check_off_measures_no_reference() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let mut args = quick_stream_args(&out, "64KiB");
+    args.extend(["--noise-check", "off"].map(String::from));
+    gpubench().args(args).assert().success();
+    let doc = read_doc(&out);
+    assert!(doc.get("noise").is_none(), "{}", doc["noise"]);
 }
 
 #[test]

@@ -14,6 +14,7 @@ pub mod kernel;
 pub mod profile;
 pub mod results_file;
 pub mod rng;
+pub mod run_noise;
 pub mod runner;
 pub mod schema;
 pub mod stats;

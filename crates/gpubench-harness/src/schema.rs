@@ -46,6 +46,10 @@ pub struct RunDocument {
     /// matched to the adapter; absent when the run had no telemetry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::telemetry::RunTelemetry>,
+    /// The run's own noise level: a fixed reference measured at its start and end; absent when
+    /// the run did not measure it (`--noise-check off`, or files from before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<crate::run_noise::RunNoise>,
 }
 
 impl RunDocument {
@@ -377,6 +381,7 @@ impl RunDocument {
             warnings,
             results: Vec::new(),
             telemetry: None,
+            noise: None,
         }
     }
 

@@ -12,6 +12,7 @@ pub mod fit;
 pub mod gpu;
 pub mod launch;
 pub mod matmul;
+pub mod noise_check;
 pub mod plan;
 pub mod roofline;
 pub mod session;

@@ -125,6 +125,7 @@ pub struct RunPlan {
     options: SuiteOptions,
     faults: Vec<Fault>,
     sampling: SampleOverrides,
+    noise_check: bool,
 }
 
 impl RunPlan {
@@ -147,7 +148,20 @@ impl RunPlan {
             options,
             faults: Vec::new(),
             sampling: SampleOverrides::default(),
+            noise_check: true,
         })
+    }
+
+    /// Whether the run measures its noise reference at its start and end
+    /// ([`crate::noise_check`]); on unless turned off.
+    pub fn with_noise_check(mut self, on: bool) -> Self {
+        self.noise_check = on;
+        self
+    }
+
+    /// Whether the run measures its noise reference.
+    pub fn noise_check(&self) -> bool {
+        self.noise_check
     }
 
     /// Adds benchmarks that fail on purpose, run after every suite under `selftest`.

@@ -23,6 +23,7 @@ use gpubench_harness::{
 
 use crate::faults::SelfTestSuite;
 use crate::gpu;
+use crate::noise_check::NoiseCheck;
 use crate::plan::RunPlan;
 use crate::{BuildContext, KernelError, Suite, Tuner};
 
@@ -60,6 +61,7 @@ pub struct Session<'a> {
     plan: &'a RunPlan,
     runner: Runner<'a>,
     tuner: ShortRunTuner<'a>,
+    noise: Option<NoiseCheck<'a>>,
 }
 
 impl<'a> Session<'a> {
@@ -71,6 +73,9 @@ impl<'a> Session<'a> {
             ctx,
             plan,
             runner: Runner::new(ctx, settings).with_stop_flag(Arc::clone(&stop)),
+            noise: plan
+                .noise_check()
+                .then(|| NoiseCheck::new(ctx, Arc::clone(&stop))),
             tuner: ShortRunTuner::new(ctx, plan.options().profile, stop),
         }
     }
@@ -96,13 +101,14 @@ impl<'a> Session<'a> {
     ) -> Result<RunDocument, SessionError> {
         let config = self.plan.config(self.settings().clone())?;
         let _checks = gpu::ShaderChecksScope::enter(self.plan.options().shader_checks);
-        let doc = RunDocument::start(
+        let mut doc = RunDocument::start(
             tool,
             MachineInfo::from_context(self.ctx),
             config,
             run_warnings(self.ctx),
         );
         sink.save(&doc)?;
+        self.start_noise_check(&mut doc);
         let mut driver = Driver {
             session: self,
             sink,
@@ -120,6 +126,7 @@ impl<'a> Session<'a> {
             mut doc,
             ..
         } = driver;
+        session.end_noise_check(&mut doc);
         if let Some(hook) = session.runner.telemetry() {
             hook.finish(&mut doc);
         }
@@ -128,6 +135,36 @@ impl<'a> Session<'a> {
         }
         sink.save(&doc)?;
         Ok(doc)
+    }
+
+    /// Measures the noise reference before the first suite, when the plan asks for it (well
+    /// under a second: not a step of the progress display).
+    fn start_noise_check(&self, doc: &mut RunDocument) {
+        let Some(check) = &self.noise else {
+            return;
+        };
+        let mut noise = check.record();
+        match check.measure() {
+            Ok(summary) => noise.start = Some(summary),
+            Err(reason) => noise.note(format!("start: {reason}")),
+        }
+        doc.noise = Some(noise);
+    }
+
+    /// Measures the noise reference after the last suite, unless the run was stopped or lost
+    /// its device, and works out the run's noise level.
+    fn end_noise_check(&self, doc: &mut RunDocument) {
+        let (Some(check), Some(noise)) = (&self.noise, doc.noise.as_mut()) else {
+            return;
+        };
+        let end = if self.runner.stop_requested() {
+            Err("end: not measured, the run was stopped".to_string())
+        } else if self.ctx.faults.device_lost() {
+            Err("end: not measured, the device was lost".to_string())
+        } else {
+            check.measure().map_err(|reason| format!("end: {reason}"))
+        };
+        noise.finish(end);
     }
 
     /// The plan's suites, then the injected faults under the self-test suite.
@@ -298,6 +335,7 @@ impl Tuner for ShortRunTuner<'_> {
 mod tests {
     use super::*;
     use crate::SuiteOptions;
+    use crate::noise_check::SAMPLES;
     use crate::plan::SampleOverrides;
 
     /// Remembers how many results each save held, and how many benchmarks started.
@@ -396,6 +434,11 @@ mod tests {
         assert_eq!(doc.config.suites, ["stream"]);
         assert_eq!(doc.config.options["stream_size"], 65536);
         assert_eq!(doc.config.settings.min_samples, 2);
+        // The reference is measured with its own settings, not the plan's two samples.
+        let noise = doc.noise.expect("noise measured");
+        let counts = [&noise.start, &noise.end].map(|s| s.as_ref().map(|s| s.n));
+        assert_eq!(counts, [Some(SAMPLES); 2], "{noise:?}");
+        assert!(noise.level.is_some_and(|l| l.is_finite() && l >= 0.0));
     }
 
     /// Counts the candidates that got as far as their set-up.
@@ -472,5 +515,15 @@ mod tests {
         assert!(doc.results.is_empty());
         assert_eq!(sink.started, 0);
         assert_eq!(sink.saves, [0, 0], "saved at the start and at the stop");
+        let noise = doc
+            .noise
+            .expect("the noise record says why it has no checks");
+        assert!(noise.start.is_none() && noise.end.is_none() && noise.level.is_none());
+        let reason = noise.reason.unwrap_or_default();
+        assert!(
+            reason.contains("start: a stop was requested")
+                && reason.contains("end: not measured, the run was stopped"),
+            "{reason}"
+        );
     }
 }

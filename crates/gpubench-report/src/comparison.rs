@@ -53,6 +53,9 @@ pub fn comparison_text(cmp: &Comparison) -> ComparisonText {
         }
     }
 
+    if cmp.mode == Mode::SameMachine {
+        heading.push(run_noise_line(cmp));
+    }
     let mut grid = Grid::new(&[
         "benchmark",
         "base",
@@ -85,6 +88,12 @@ pub fn comparison_text(cmp: &Comparison) -> ComparisonText {
             None => "software adapter: timing verdicts are report-only (they never fail the run); use --strict to gate on them"
                 .to_string(),
         });
+    }
+    if cmp.pairs.iter().any(|p| p.within_run_noise) {
+        notes.push(
+            "[within run noise]: the change is no larger than the noise level a run measured on itself (its reference moved that much between its start and end): check on a quieter machine before acting on it"
+                .to_string(),
+        );
     }
     let legend = "ratio: new against base, oriented so that > 1 is faster; 95% CI: bootstrap interval of the ratio";
     notes.push(match cmp.mode {
@@ -149,7 +158,24 @@ pub fn verdict_cell(pair: &PairComparison, report_only: bool) -> String {
     if pair.verdict == Verdict::Regressed && report_only {
         text.push_str(" [report-only]");
     }
+    if pair.within_run_noise {
+        text.push_str(" [within run noise]");
+    }
     text
+}
+
+/// `run noise: base ±3.1%, new ±42.0% (a fixed reference at each run's start and end)`.
+fn run_noise_line(cmp: &Comparison) -> String {
+    let level = |l: Option<f64>| {
+        l.map_or("not measured".to_string(), |l| {
+            format!("±{:.1}%", 100.0 * l)
+        })
+    };
+    format!(
+        "run noise: base {}, new {} (a fixed reference measured at each run's start and end; changes smaller than this are marked)",
+        level(cmp.run_noise.base),
+        level(cmp.run_noise.new)
+    )
 }
 
 /// The text of a cross-card table.
@@ -194,5 +220,59 @@ pub fn cross_text(table: &CrossTable) -> ComparisonText {
             "values: medians; (1.23x): ratio against [1], oriented so that > 1 is faster; different machines get ratios, not verdicts"
                 .to_string(),
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use gpubench_baseline::testing::{doc_with, scaled};
+    use gpubench_baseline::{CompareOptions, compare};
+    use gpubench_harness::run_noise::RunNoise;
+
+    use super::*;
+
+    #[test]
+    fn the_runs_noise_is_shown_beside_the_verdicts() {
+        let base = doc_with("gpu", false);
+        let mut slow = scaled(&base, 1.3);
+        let quiet = comparison_text(&compare("a", &base, "b", &slow, &CompareOptions::default()));
+        let noise_line = |text: &ComparisonText| {
+            text.heading
+                .iter()
+                .find(|l| l.starts_with("run noise:"))
+                .cloned()
+        };
+        assert_eq!(
+            noise_line(&quiet)
+                .as_deref()
+                .map(|l| l.contains("base not measured, new not measured")),
+            Some(true)
+        );
+        assert!(
+            quiet
+                .grid
+                .rows
+                .iter()
+                .all(|r| !r[7].contains("within run noise"))
+        );
+
+        let mut noise = RunNoise::new("ref", "GFLOP/s");
+        noise.level = Some(0.35);
+        slow.noise = Some(noise);
+        let cmp = compare("a", &base, "b", &slow, &CompareOptions::default());
+        let noisy = comparison_text(&cmp);
+        assert!(noise_line(&noisy).is_some_and(|l| l.contains("new ±35.0%")));
+        for (row, pair) in noisy.grid.rows.iter().zip(&cmp.pairs) {
+            assert_eq!(
+                row[7],
+                format!("{} [within run noise]", pair.verdict.as_str())
+            );
+        }
+        assert!(
+            noisy
+                .notes
+                .iter()
+                .any(|n| n.starts_with("[within run noise]"))
+        );
     }
 }

@@ -59,6 +59,9 @@ impl Exporter for TableExporter {
             m.build_profile
         ));
         out.push_str(&telemetry::header_lines(doc));
+        if let Some(noise) = &doc.noise {
+            out.push_str(&format!("run noise: {}\n", noise.describe()));
+        }
         let mut suites: Vec<&str> = doc.results.iter().map(|r| r.suite.as_str()).collect();
         suites.dedup();
         for suite in suites {

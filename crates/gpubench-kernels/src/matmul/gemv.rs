@@ -185,8 +185,14 @@ fn signature(out: &mut String, p: GemvParams, mb: u32) {
         p.entry_point()
     );
     out.push_str("    let k4 = params.lda / 4u;\n    let n4 = params.ldb / 4u;\n");
-    emit!(out, "    let x = lid % {}u;", p.x);
-    emit!(out, "    let y = lid / {}u;", p.x);
+    if p.y() == 1 {
+        // One lane along K: the lane is its column, and K's walk is the same for every lane
+        // (written as a constant so that the compiler sees it uniform, not derived from lid).
+        out.push_str("    let x = lid;\n    let y = 0u;\n");
+    } else {
+        emit!(out, "    let x = lid % {}u;", p.x);
+        emit!(out, "    let y = lid / {}u;", p.x);
+    }
     emit!(out, "    let col0 = wid.x * {}u + x;", p.x * p.cv);
     for j in 0..p.cv {
         emit!(out, "    let cb{j} = min(col0 + {}u, n4 - 1u);", j * p.x);

@@ -66,7 +66,8 @@ impl Plan {
         let run = RunPlan::new(&args.suites, suite_options(args))
             .and_then(|plan| plan.with_sampling(sample_overrides(args)))
             .map_err(usage_error)?
-            .with_faults(faults);
+            .with_faults(faults)
+            .with_noise_check(args.noise_check == "on");
         Ok(Self {
             run,
             selection,

@@ -1,0 +1,181 @@
+//! The run's own noise level: one fixed reference kernel measured at the start and at the end
+//! of a run, so that a reader of a comparison can tell a regression from a machine that moved.
+//!
+//! A noise band (the baseline crate's) is a fixed guess per kind of metric. What a shared CI
+//! machine does during one particular run is not: its CPU-bound figures can move 2-3x between
+//! minutes. The reference is the same work, with the same settings, twice; how far its median
+//! moved between the two checks (the drift), and how widely its samples spread within each check,
+//! bound what the machine did to every result in between. The larger of the two is the run's
+//! noise level: a change of a result smaller than that is no evidence of anything.
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::Summary;
+
+/// The reference measured at the start and the end of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunNoise {
+    /// The reference benchmark's id (a fixed kernel, also run by its own suite).
+    pub reference: String,
+    /// The unit of its values (a rate: higher is faster).
+    pub unit: String,
+    /// The reference at the start of the run, before the first suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Summary>,
+    /// The reference at the end of the run, after the last suite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<Summary>,
+    /// How far the median moved from the start to the end, as a fraction (end / start - 1);
+    /// absent unless both checks were measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift: Option<f64>,
+    /// The run's noise level, a fraction: the larger of |drift| and each check's spread (half
+    /// the 5th-95th percentile range over the median); absent without a measured check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
+    /// Why a check is missing (the reference failed or is unsupported, the run was stopped or
+    /// lost its device), when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Half the 5th-95th percentile range of a check over its median: how widely its samples
+/// spread. `None` for a median that is not a positive number.
+pub fn spread(summary: &Summary) -> Option<f64> {
+    (summary.median.is_finite() && summary.median > 0.0)
+        .then(|| ((summary.p95 - summary.p5) / 2.0 / summary.median).abs())
+}
+
+impl RunNoise {
+    /// A record for `reference` in `unit` with no check measured yet.
+    pub fn new(reference: impl Into<String>, unit: impl Into<String>) -> Self {
+        Self {
+            reference: reference.into(),
+            unit: unit.into(),
+            start: None,
+            end: None,
+            drift: None,
+            level: None,
+            reason: None,
+        }
+    }
+
+    /// Records the end check (or why there is none) and works out the drift and the level.
+    pub fn finish(&mut self, end: Result<Summary, String>) {
+        match end {
+            Ok(summary) => self.end = Some(summary),
+            Err(reason) => self.note(reason),
+        }
+        self.drift = match (&self.start, &self.end) {
+            (Some(s), Some(e)) if s.median > 0.0 && e.median.is_finite() => {
+                Some(e.median / s.median - 1.0)
+            }
+            _ => None,
+        };
+        let spreads = [&self.start, &self.end]
+            .into_iter()
+            .flatten()
+            .filter_map(spread);
+        self.level = spreads
+            .chain(self.drift.map(f64::abs))
+            .reduce(f64::max)
+            .filter(|l| l.is_finite());
+    }
+
+    /// Adds `reason` to why a check is missing.
+    pub fn note(&mut self, reason: String) {
+        self.reason = Some(match self.reason.take() {
+            Some(earlier) => format!("{earlier}; {reason}"),
+            None => reason,
+        });
+    }
+
+    /// One line for a reader: the level, and what it is made of.
+    pub fn describe(&self) -> String {
+        let pct = |v: f64| format!("{:.1}%", 100.0 * v);
+        let mut parts = Vec::new();
+        if let Some(drift) = self.drift {
+            parts.push(format!("moved {:+.1}% from start to end", 100.0 * drift));
+        }
+        let spreads: Vec<String> = [("start", &self.start), ("end", &self.end)]
+            .into_iter()
+            .filter_map(|(at, s)| {
+                s.as_ref()
+                    .and_then(spread)
+                    .map(|v| format!("{at} ±{}", pct(v)))
+            })
+            .collect();
+        if !spreads.is_empty() {
+            parts.push(format!("spread {}", spreads.join(", ")));
+        }
+        if let Some(reason) = &self.reason {
+            parts.push(reason.clone());
+        }
+        let level = self
+            .level
+            .map_or("unknown".to_string(), |l| format!("±{}", pct(l)));
+        format!(
+            "{level} (reference {}: {})",
+            self.reference,
+            parts.join("; ")
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::summarize;
+
+    fn check(values: &[f64]) -> Summary {
+        summarize(values).expect("finite samples")
+    }
+
+    #[test]
+    fn the_level_is_the_larger_of_the_drift_and_the_spreads() {
+        let mut noise = RunNoise::new("compute/fma-peak/vec4-f32", "GFLOP/s");
+        noise.start = Some(check(&[100.0; 8]));
+        noise.finish(Ok(check(&[80.0; 8])));
+        let drift = noise.drift.expect("both checks");
+        assert!((drift + 0.2).abs() < 1e-12, "{drift}");
+        assert!((noise.level.expect("level") - 0.2).abs() < 1e-12);
+
+        // Steady medians but wide samples: the spread is the level.
+        let wide: Vec<f64> = (0..20).map(|i| 70.0 + 3.0 * f64::from(i)).collect();
+        let mut noise = RunNoise::new("r", "GFLOP/s");
+        noise.start = Some(check(&wide));
+        noise.finish(Ok(check(&wide)));
+        let s = spread(&check(&wide)).expect("spread");
+        assert_eq!(noise.drift, Some(0.0));
+        assert!(s > 0.3 && noise.level == Some(s), "{s} {:?}", noise.level);
+        assert!(
+            noise.describe().contains("moved +0.0%"),
+            "{}",
+            noise.describe()
+        );
+    }
+
+    #[test]
+    fn a_missing_end_check_keeps_the_start_and_says_why() {
+        let mut noise = RunNoise::new("r", "GFLOP/s");
+        noise.start = Some(check(&[10.0, 10.0, 10.0]));
+        noise.finish(Err("the run was stopped".to_string()));
+        assert_eq!(noise.drift, None);
+        assert_eq!(noise.level, Some(0.0), "the start check's spread alone");
+        assert!(noise.describe().contains("the run was stopped"));
+
+        let mut none = RunNoise::new("r", "GFLOP/s");
+        none.note("the reference failed verification".to_string());
+        none.finish(Err("the run was stopped".to_string()));
+        assert_eq!(none.level, None);
+        assert!(
+            none.describe().starts_with("unknown"),
+            "{}",
+            none.describe()
+        );
+        assert!(
+            none.describe()
+                .contains("failed verification; the run was stopped")
+        );
+    }
+}

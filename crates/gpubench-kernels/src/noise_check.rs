@@ -1,0 +1,75 @@
+//! The reference behind a run's noise level ([`gpubench_harness::run_noise`]): the compute
+//! suite's f32 vec4 FMA kernel over the adapter's peak grid, measured with fixed settings (the
+//! quick profile's sample length, a fixed number of samples) before the first suite and after
+//! the last, whatever the run's own settings, so that the two checks, and the checks of any two
+//! runs on one machine, measure the same thing the same way.
+//!
+//! An FMA chain is the steadiest work there is: no memory traffic, every invocation the same,
+//! verified exactly. What moves it is what moves every other result: clocks, other work on
+//! the machine (on a software adapter, the host's other processes), thermal state.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use gpubench_harness::run_noise::RunNoise;
+use gpubench_harness::runner::Silent;
+use gpubench_harness::stats::Summary;
+use gpubench_harness::{GpuContext, KernelBench, Profile, Runner, Status};
+
+use crate::compute::grid::peak_grid;
+use crate::compute::{FmaPeak, PeakForm};
+use crate::gpu::Precision;
+
+/// Samples per check: enough for a median and a 5th-95th percentile spread, short enough to
+/// add well under a second to a run on a software adapter.
+pub const SAMPLES: usize = 8;
+
+/// Measures the reference on one adapter.
+pub struct NoiseCheck<'a> {
+    ctx: &'a GpuContext,
+    runner: Runner<'a>,
+}
+
+impl<'a> NoiseCheck<'a> {
+    /// The check on `ctx`; `stop` ends a check between samples.
+    pub fn new(ctx: &'a GpuContext, stop: Arc<AtomicBool>) -> Self {
+        let mut settings = Profile::Quick.settings(ctx.is_software());
+        settings.min_samples = SAMPLES;
+        settings.max_samples = SAMPLES;
+        settings.max_time = Duration::from_secs(2);
+        Self {
+            ctx,
+            runner: Runner::new(ctx, settings).with_stop_flag(stop),
+        }
+    }
+
+    fn kernel(&self) -> FmaPeak {
+        FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_grid(self.ctx))
+    }
+
+    /// An empty record naming the reference and its unit.
+    pub fn record(&self) -> RunNoise {
+        let bench = KernelBench::boxed(self.kernel());
+        let info = bench.info();
+        RunNoise::new(info.id.clone(), info.metric.unit())
+    }
+
+    /// One check: the reference's summary, or why there is none (it failed, was skipped, or
+    /// was cut short by a stop).
+    pub fn measure(&self) -> Result<Summary, String> {
+        let mut bench = KernelBench::boxed(self.kernel());
+        let result = self.runner.run(bench.as_mut(), &mut Silent);
+        if self.runner.stop_requested() {
+            return Err("a stop was requested".to_string());
+        }
+        match (result.status, result.summary) {
+            (Status::Ok, Some(summary)) if result.verified => Ok(summary),
+            (status, _) => Err(format!(
+                "the reference was {}: {}",
+                status.as_str(),
+                result.reason.unwrap_or_else(|| "no summary".to_string())
+            )),
+        }
+    }
+}
