@@ -145,8 +145,9 @@ pub struct RunArgs {
     /// An extra matmul shape MxNxK, e.g. 127x255x63 (repeatable; run after the profile's shapes).
     #[arg(long = "matmul-shape", value_name = "MxNxK", value_parser = gpubench_kernels::plan::parse_matmul_shape)]
     pub matmul_shapes: Vec<(u32, u32, u32)>,
-    /// Run this matmul kernel variant instead of autotuning.
-    #[arg(long, value_name = "VARIANT", value_parser = matmul_variant_parser())]
+    /// Run this matmul kernel variant instead of autotuning (names as in a result's
+    /// `tuning_gflops`, e.g. cols8x8 or gemv-x8-c2-wg8-ks1-wgmem; an unknown name lists all).
+    #[arg(long, value_name = "VARIANT", value_parser = matmul_variant_parser(), hide_possible_values = true)]
     pub matmul_variant: Option<&'static str>,
     /// Minimum timed samples per benchmark (overrides the profile).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=100_000))]

@@ -107,18 +107,21 @@ fn every_small_m_form_verifies_with_and_without_subgroups() {
     // The workgroup-memory reduction is forced by running its variants by name, on an adapter
     // that has subgroups as on one that has not.
     assert!(all.iter().any(|(v, _)| !v.name.ends_with("-sg")));
-    // Small M proper for the forms with the most edges: two column blocks, or K split.
-    let small = [
-        Shape::new(1, 255, 63),
-        Shape::new(8, 67, 45),
-        Shape::new(3, 1000, 1000),
-    ];
+    // Small M proper for the forms with the most edges: several column blocks (a partial
+    // last block at 255 and 67 columns), or K split (K = 1000 in uneven chunks).
+    let columns = [Shape::new(1, 255, 63), Shape::new(8, 67, 45)];
+    let split = [Shape::new(3, 1000, 1000)];
     for (variant, precision) in all {
         if variant.name.ends_with("-sg") && !subgroups {
             continue;
         }
-        let edges = variant.name.contains("-c2-") || !variant.name.contains("-ks1-");
-        for shape in ODD.iter().chain(small.iter().filter(|_| edges)) {
+        let blocks = !variant.name.contains("-c1-");
+        let split_k = !variant.name.contains("-ks1-");
+        let extra = columns
+            .iter()
+            .filter(|_| blocks || split_k)
+            .chain(split.iter().filter(|_| split_k));
+        for shape in ODD.iter().chain(extra) {
             assert_verifies(&ctx, &runner, *shape, variant, precision);
         }
     }

@@ -30,7 +30,7 @@ use crate::gpu::Precision;
 pub struct GemvParams {
     /// Lanes along N: 4 (64 contiguous bytes of f32 per row and load) or 8.
     pub x: u32,
-    /// vec4 columns per lane (1 or 2), X apart: each A value loaded feeds 4 CV multiply-adds.
+    /// vec4 columns per lane (1, 2 or 4), X apart: each A value loaded feeds 4 CV multiply-adds.
     pub cv: u32,
     /// Invocations per workgroup.
     pub wg: u32,

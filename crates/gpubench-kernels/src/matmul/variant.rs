@@ -104,23 +104,26 @@ pub fn catalogue() -> &'static [Variant] {
 }
 
 /// The small-M parameter sets: lanes along N, columns per lane, workgroup size, K splits, with
-/// and without subgroups. Eight invocations (one or two lanes along K) are for CPU adapters,
-/// where a workgroup is one SIMD register of lanes and the in-workgroup reduction is overhead.
+/// and without subgroups. More columns per lane mean fewer loads per multiply-add (8 rows and CV
+/// columns: each step's 8 + 4 CV vec4 loads feed 32 CV vec4 multiply-adds), which is what bounds
+/// CPU adapters, whose per-lane loads are lane-by-lane loops; GPUs prune the widest by their
+/// register budget. Eight invocations (one or two lanes along K) are for CPU adapters, where a
+/// workgroup is one SIMD register of lanes and the in-workgroup reduction is overhead.
 pub fn gemv_space() -> Vec<GemvParams> {
+    // Four vec4 columns per lane only with eight lanes along N: 32 columns a workgroup row.
+    const LANES_COLUMNS: [(u32, u32); 5] = [(4, 1), (4, 2), (8, 1), (8, 2), (8, 4)];
     let mut out = Vec::new();
-    for x in [4, 8] {
-        for cv in [1, 2] {
-            for wg in [8, 64, 256] {
-                for ks in [1, 8] {
-                    for subgroups in [false, true] {
-                        out.push(GemvParams {
-                            x,
-                            cv,
-                            wg,
-                            ks,
-                            subgroups,
-                        });
-                    }
+    for (x, cv) in LANES_COLUMNS {
+        for wg in [8, 64, 256] {
+            for ks in [1, 8] {
+                for subgroups in [false, true] {
+                    out.push(GemvParams {
+                        x,
+                        cv,
+                        wg,
+                        ks,
+                        subgroups,
+                    });
                 }
             }
         }
