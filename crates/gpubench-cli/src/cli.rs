@@ -189,14 +189,12 @@ pub struct RunArgs {
 /// Baseline handling of `run`.
 #[derive(Debug, Args, Clone)]
 pub struct BaselineArgs {
-    /// Directory of baselines, one `<fingerprint>.json` per adapter.
-    #[arg(
-        long,
-        value_name = "DIR",
-        env = "GPUBENCH_BASELINE_DIR",
-        default_value = "baselines"
-    )]
-    pub baseline_dir: PathBuf,
+    /// Directory of baselines, one `<key>.json` per adapter and profile. Default: `baselines/`
+    /// where the working directory has one, else the per-user data directory
+    /// (`$XDG_DATA_HOME/gpubench/baselines`, `~/.local/share/...`, `~/Library/Application
+    /// Support/...`, `%APPDATA%/...`).
+    #[arg(long, value_name = "DIR", env = "GPUBENCH_BASELINE_DIR")]
+    pub baseline_dir: Option<PathBuf>,
     /// Compare against this result file instead of the adapter's stored baseline.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -210,6 +208,13 @@ pub struct BaselineArgs {
     /// `<stem>-smaller.json` beside it).
     #[arg(long, value_name = "FILE")]
     pub export_gab: Option<PathBuf>,
+}
+
+impl BaselineArgs {
+    /// The baseline directory in force (see [`crate::baseline_dir::resolve`]).
+    pub fn dir(&self) -> PathBuf {
+        crate::baseline_dir::resolve(self.baseline_dir.as_deref())
+    }
 }
 
 /// How verdicts are reached and whether they fail the command.

@@ -10,6 +10,7 @@ macro_rules! note {
     }};
 }
 
+mod baseline_dir;
 mod cli;
 mod cmd;
 mod exit;

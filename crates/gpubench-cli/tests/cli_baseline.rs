@@ -65,3 +65,41 @@ fn save_then_compare_and_never_record_a_failed_run() {
     assert!(text(&out.stderr).contains("not recording a baseline"));
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
 }
+
+/// Outside a checkout (no `baselines/` in the working directory) and with no directory given,
+/// baselines go to the per-user data directory, and the run says where it looked.
+#[cfg(all(unix, not(target_os = "macos")))]
+#[test]
+fn outside_a_checkout_baselines_live_in_the_user_data_directory() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let data = dir.path().join("data");
+    let work = dir.path().join("elsewhere");
+    std::fs::create_dir(&work).expect("working directory");
+    let run = |name: &str, extra: &[&str]| {
+        let mut args = quick_stream_args(&dir.path().join(name), "64KiB");
+        args.extend(extra.iter().map(ToString::to_string));
+        common::gpubench_command()
+            .args(&args)
+            .current_dir(&work)
+            .env_remove("GPUBENCH_BASELINE_DIR")
+            .env("XDG_DATA_HOME", &data)
+            .output()
+            .expect("gpubench runs")
+    };
+    let stored = data.join("gpubench").join("baselines");
+    let out = run("first.json", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let looked = format!("looked for {}", stored.display());
+    assert!(text(&out.stderr).contains(&looked), "{}", text(&out.stderr));
+    let out = run("second.json", &["--save-baseline"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let saved = std::fs::read_dir(&stored).expect("created").count();
+    assert_eq!(saved, 1);
+    assert!(
+        !work.join("baselines").exists(),
+        "nothing in the working directory"
+    );
+}

@@ -119,7 +119,7 @@ impl BaselinePlan {
         key: &str,
         files: &mut Files,
     ) -> anyhow::Result<Self> {
-        let store = BaselineStore::new(&args.baseline_dir);
+        let store = BaselineStore::new(args.dir());
         let stored_path = store.path_for(key)?;
         files.input("the stored baseline", &stored_path)?;
         let baseline = match explicit {

@@ -52,7 +52,7 @@ impl Plan {
             }
         }
         verdicts::add_export_outputs(&mut files, args.baseline.export_gab.as_ref())?;
-        check_baseline_dir(&args.baseline.baseline_dir, args.baseline.save_baseline)?;
+        check_baseline_dir(&args.baseline.dir(), args.baseline.save_baseline)?;
         check_suites(args)?;
         let table = gpubench_report::table::TableExporter::for_stdout(args.verbose);
         let exporter = gpubench_report::exporter_with(&args.format, table)
