@@ -158,17 +158,7 @@ fn one_run_renders_machine_charts_and_failures() {
 #[test]
 fn several_runs_add_a_cross_card_chart_with_one_series_per_file() {
     let doc = recorded();
-    let mut slower = doc.clone();
-    for r in &mut slower.results {
-        for v in &mut r.samples {
-            *v *= 0.8;
-        }
-        if let Some(s) = &mut r.summary {
-            s.median *= 0.8;
-            s.ci_low *= 0.8;
-            s.ci_high *= 0.8;
-        }
-    }
+    let slower = scaled(&doc, 0.8);
     let page = gpubench_report::html::render(&[("base".into(), doc), ("slower".into(), slower)])
         .expect("renders");
     let charts = svgs(&page);
@@ -615,4 +605,52 @@ fn several_files_share_one_transfer_chart_and_one_stream_chart() {
         .filter(|svg| texts(svg).iter().any(|t| t == "Shader kernels (GPU)"))
         .count();
     assert_eq!(stream, 1, "one stream chart for three files");
+}
+
+#[test]
+fn the_machines_table_shows_where_and_how_each_file_ran() {
+    use gpubench_harness::telemetry::{
+        NominalFigures, RunTelemetry, TelemetryStatus, TelemetrySummary,
+    };
+    let doc = recorded();
+    let mut other = doc.clone();
+    other.machine.hostname = Some("node7".into());
+    other.machine.adapter.backend = "gl".into();
+    other.telemetry = Some(RunTelemetry {
+        totals: TelemetrySummary::without_readings(TelemetryStatus::Sampled, None),
+        trace: Vec::new(),
+        max_sm_clock_mhz: None,
+        max_memory_clock_mhz: None,
+        driver_version: Some("550.54".into()),
+        link: None,
+        nominal: Some(NominalFigures {
+            name: "NVIDIA H200".into(),
+            matched_by: "device id".into(),
+            memory_bandwidth_gbs: Some(4800.0),
+            fp32_tflops: None,
+            fp16_tflops: None,
+            fp16_tensor_tflops: None,
+            pcie_generation: None,
+            source: "datasheet".into(),
+        }),
+    });
+    let page = gpubench_report::html::render(&[("a".into(), doc.clone()), ("b".into(), other)])
+        .expect("renders");
+    let start = page.find("<h2>Machines</h2>").expect("a machines table");
+    let table = &page[start..start + page[start..].find("</table>").expect("closed")];
+    let m = &doc.machine;
+    for want in [
+        "node7",
+        m.adapter.name.as_str(),
+        "vulkan",
+        "gl",
+        m.adapter.driver.as_str(),
+        m.cpu_model.as_str(),
+        doc.config.profile.as_str(),
+        m.build_profile.as_str(),
+        "driver 550.54",
+        "nominal: NVIDIA H200 (datasheet)",
+    ] {
+        assert!(table.contains(want), "the machines table lacks {want:?}");
+    }
 }

@@ -194,7 +194,7 @@ pub fn roofline(ceilings: &Ceilings, points: &[Series]) -> Result<Option<String>
         }
         if let Some(bw) = ceilings.bandwidth_gbs {
             let p = chart.backend_coord(&(x0 * 1.6, bw * x0 * 1.6));
-            overlay.label(
+            overlay.label_later(
                 p,
                 &format!("{} GB/s ({})", sig3(bw), ceilings.bandwidth_from),
             );
@@ -241,7 +241,7 @@ fn draw_roof(
         None => "no compute ceiling measured".to_string(),
     };
     if let Some(p) = peak {
-        overlay.label(
+        overlay.label_later(
             chart.backend_coord(&(x1 / 1.3, p)),
             &format!("{precision} peak {}", sig3(p)),
         );
@@ -253,6 +253,18 @@ fn draw_roof(
     };
     overlay.legend(key, roof_text);
     Ok(())
+}
+
+/// The series' line in its colour, which it returns.
+fn draw_line<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    s: &Series,
+) -> Result<RGBColor, String> {
+    let c = colour(s.colour);
+    chart
+        .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
+        .map_err(err)?;
+    Ok(c)
 }
 
 /// How a series' best point is labelled: by the result (the shape, for the roofline) or by
@@ -277,27 +289,37 @@ fn draw_points<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
         }
         overlay.legend(Key::Marker(c, s.marker), s.name.clone());
     }
-    for s in series {
-        let best = s
-            .points
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.1.total_cmp(&b.1.1));
-        if let Some((i, p)) = best {
-            let what = s.tip(i);
-            let id = what.lines().next().unwrap_or_default();
-            let name = match by {
-                // The id without its suite and its array size: `fma128/vec4-f32`.
-                BestLabel::ById => &id.split('/').skip(1).take(2).collect::<Vec<_>>().join("/"),
-                BestLabel::BySeries => &s.name,
-            };
-            overlay.label(
-                chart.backend_coord(p),
-                &format!("{name}: {} {unit}", sig3(p.1)),
-            );
+    // Each series' best point, in the series' order, and at most LABELS of them: more crowd the
+    // chart (the tooltips still give every value).
+    let bests: Vec<(&Series, usize, (f64, f64))> = series
+        .iter()
+        .filter_map(|s| {
+            let (i, p) = s
+                .points
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.1.total_cmp(&b.1.1))?;
+            Some((s, i, *p))
+        })
+        .collect();
+    let mut placed = 0;
+    for (s, i, p) in bests {
+        let what = s.tip(i);
+        let id = what.lines().next().unwrap_or_default();
+        let name = match by {
+            // The id without its suite and its array size: `fma128/vec4-f32`.
+            BestLabel::ById => id.split('/').skip(1).take(2).collect::<Vec<_>>().join("/"),
+            BestLabel::BySeries => s.name.clone(),
+        };
+        let text = format!("{name}: {} {unit}", sig3(p.1));
+        if placed < LABELS && overlay.label(chart.backend_coord(&p), &text) {
+            placed += 1;
         }
     }
 }
+
+/// Most direct labels of best points per chart.
+const LABELS: usize = 8;
 
 /// Bandwidth against size, one line per series (its colour and marker from the series), log
 /// axes, with each series' fitted model (`t = fixed + bytes / bandwidth`, as (name, fixed us,
@@ -325,10 +347,7 @@ pub fn size_sweep(
         )?;
         overlay.plot_area(chart.plotting_area().get_pixel_range());
         for s in series {
-            let c = colour(s.colour);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
-                .map_err(err)?;
+            let c = draw_line(&mut chart, s)?;
             if let Some((_, fixed_us, gbs)) = models.iter().find(|m| m.0 == s.name) {
                 let model = |bytes: f64| bytes / (fixed_us * 1e-6 + bytes / (gbs * 1e9)) / 1e9;
                 let steps: Vec<(f64, f64)> = (0..=60)
@@ -480,10 +499,7 @@ pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportE
         let mut chart = time_axes(root, "Sustained throughput per window", x1, y1, unit)?;
         overlay.plot_area(chart.plotting_area().get_pixel_range());
         for s in series {
-            let c = colour(s.colour);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
-                .map_err(err)?;
+            draw_line(&mut chart, s)?;
         }
         draw_points(&chart, overlay, series, (unit, BestLabel::BySeries));
         Ok(())

@@ -39,6 +39,7 @@ pub struct Overlay {
     placed: Vec<PixelBox>,
     plots: Vec<PixelBox>,
     legend: Vec<(Key, String)>,
+    later: Vec<((i32, i32), String)>,
 }
 
 /// Estimated width in pixels of `text` at `size` (the browser's sans-serif averages a little
@@ -160,36 +161,54 @@ impl Overlay {
     }
 
     /// Labels the point `p` directly with `text`, beside it where the label overlaps no label
-    /// placed before and stays inside a plot area; leaves it out (the mark's tooltip still has
-    /// it) where no such place exists. Returns whether it was placed.
+    /// or mark placed before and stays inside a plot area, nearest places first, with a leader
+    /// line from the point where the label sits further off; leaves it out (the mark's tooltip
+    /// still has it) where no such place exists. Returns whether it was placed.
     pub fn label(&mut self, p: (i32, i32), text: &str) -> bool {
         let w = text_width(text, FONT);
         let h = FONT as i32;
-        let candidates = [
-            (p.0 + 7, p.1 - 6),
-            (p.0 + 7, p.1 + h + 4),
-            (p.0 - 7 - w, p.1 - 6),
-            (p.0 - 7 - w, p.1 + h + 4),
-            (p.0 - w / 2, p.1 - 10),
-            (p.0 - w / 2, p.1 + h + 8),
-        ];
+        let mut candidates = Vec::new();
+        for dy in [-6, h + 4, -20, h + 18, -36, h + 34, -52, h + 50] {
+            candidates.push((p.0 + 7, p.1 + dy));
+            candidates.push((p.0 - 7 - w, p.1 + dy));
+            if dy == h + 4 {
+                candidates.push((p.0 - w / 2, p.1 - 10));
+                candidates.push((p.0 - w / 2, p.1 + h + 8));
+            }
+        }
         for (x, y) in candidates {
             let bounds = (x - 1, y - h, x + w + 1, y + 2);
             let inside = self
                 .plots
                 .iter()
                 .any(|a| bounds.0 >= a.0 && bounds.2 <= a.2 && bounds.1 >= a.1 && bounds.3 <= a.3);
-            if inside && !self.placed.iter().any(|b| overlaps(*b, bounds)) {
+            if !inside || self.placed.iter().any(|b| overlaps(*b, bounds)) {
+                continue;
+            }
+            if (y - p.1).abs() > h + 8 {
+                let lx = if x > p.0 { x } else { x + w };
+                let ly = if y < p.1 { y + 2 } else { y - h };
                 let _ = writeln!(
                     self.labels,
-                    "<text class=\"label\" x=\"{x}\" y=\"{y}\" font-family=\"sans-serif\" font-size=\"{FONT}\" fill=\"#111\" stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
-                    escape(text)
+                    "<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{lx}\" y2=\"{ly}\" stroke=\"#888\" stroke-width=\"1\"/>",
+                    p.0, p.1
                 );
-                self.placed.push(bounds);
-                return true;
             }
+            let _ = writeln!(
+                self.labels,
+                "<text class=\"label\" x=\"{x}\" y=\"{y}\" font-family=\"sans-serif\" font-size=\"{FONT}\" fill=\"#111\" stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
+                escape(text)
+            );
+            self.placed.push(bounds);
+            return true;
         }
         false
+    }
+
+    /// [`Overlay::label`], but placed after every label placed directly: for labels that
+    /// matter less than the data's own (a roof's, whose value the legend also gives).
+    pub fn label_later(&mut self, p: (i32, i32), text: &str) {
+        self.later.push((p, text.to_string()));
     }
 
     /// Adds a legend entry.
@@ -253,7 +272,10 @@ impl Overlay {
 
     /// Writes the plot areas, marks, labels and the legend (under `top`, the height plotters
     /// drew) into `svg`, growing its height to fit the legend.
-    pub fn finish(self, mut svg: String, width: u32, top: u32) -> String {
+    pub fn finish(mut self, mut svg: String, width: u32, top: u32) -> String {
+        for (p, text) in std::mem::take(&mut self.later) {
+            self.label(p, &text);
+        }
         let layout = self.legend_layout(width as i32);
         let rows = layout.iter().map(|e| e.1 + 1).max().unwrap_or(0);
         let legend_h = if rows > 0 { rows * LEGEND_ROW + 12 } else { 0 };
@@ -351,13 +373,13 @@ mod tests {
     fn labels_never_overlap_and_stay_inside_the_plot() {
         let mut o = Overlay::default();
         o.plot_area((0..400, 0..300));
-        let placed: Vec<bool> = (0..6)
+        let placed: Vec<bool> = (0..40)
             .map(|_| o.label((200, 150), "a long label"))
             .collect();
         assert!(placed[0], "the first label fits");
         assert!(
             placed.iter().any(|p| !p),
-            "six labels at one point cannot all fit"
+            "forty labels at one point cannot all fit"
         );
         for (i, a) in o.placed.iter().enumerate() {
             assert!(a.0 >= 0 && a.2 <= 400 && a.1 >= 0 && a.3 <= 300);
