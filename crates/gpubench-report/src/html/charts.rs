@@ -1,32 +1,39 @@
 //! The charts of the HTML report, drawn with plotters' SVG backend. Each function returns one
 //! self-contained `<svg>` element, or `None` when the documents hold nothing to draw.
 //!
-//! Text is laid out by plotters' built-in estimate and rendered by the browser, so no font
-//! library is needed at build or run time.
+//! Plotters draws axes, grid and lines; every data mark (point, bar, histogram bin) is written
+//! by [`Overlay`] with a `<title>` tooltip, and the legend sits under the plot area, never on it.
+//! Text is laid out by an estimate and rendered by the browser, so no font library is needed at
+//! build or run time.
 
-use plotters::coord::{CoordTranslate, Shift};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::data::{Bar, Ceilings, Series};
+use super::data::{Ceilings, Series};
+use super::overlay::{Key, Overlay, tick};
 use crate::ReportError;
+use crate::format::sig3;
 
-const WIDTH: u32 = 860;
-const HEIGHT: u32 = 440;
+/// Width of every chart, in pixels.
+pub const WIDTH: u32 = 860;
+/// Height of the chart above its legend, in pixels.
+pub const HEIGHT: u32 = 440;
 
 pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
-/// Draws into a fresh SVG string with `draw`.
+/// Draws into a fresh SVG string with `draw`, then adds the overlay's marks, labels and legend.
 pub(super) fn svg(
-    draw: impl FnOnce(&Area<'_>) -> Result<(), String>,
+    draw: impl FnOnce(&Area<'_>, &mut Overlay) -> Result<(), String>,
 ) -> Result<String, ReportError> {
     let mut buffer = String::new();
+    let mut overlay = Overlay::default();
     {
         let root = SVGBackend::with_string(&mut buffer, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE).map_err(chart_error)?;
-        draw(&root).map_err(ReportError::Chart)?;
+        draw(&root, &mut overlay).map_err(ReportError::Chart)?;
         root.present().map_err(chart_error)?;
     }
-    Ok(buffer)
+    Ok(overlay.finish(buffer, WIDTH, HEIGHT))
 }
 
 fn chart_error(error: impl std::fmt::Display) -> ReportError {
@@ -35,20 +42,6 @@ fn chart_error(error: impl std::fmt::Display) -> ReportError {
 
 pub(super) fn err(error: impl std::fmt::Display) -> String {
     error.to_string()
-}
-
-/// Draws the series labels in a framed box at `position`.
-fn legend<'a, 'b: 'a, CT: CoordTranslate>(
-    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
-    position: SeriesLabelPosition,
-) -> Result<(), String> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)
 }
 
 /// A colour per series, stable across charts.
@@ -65,6 +58,9 @@ pub fn colour(index: usize) -> RGBColor {
     ];
     COLOURS[index % COLOURS.len()]
 }
+
+/// The colour of the f16 compute roof.
+const F16_ROOF: RGBColor = RGBColor(178, 24, 43);
 
 /// Smallest axis bound or span drawn: plotters takes powers of ten of an axis's span to place
 /// its ticks, and that loop never ends on a span of zero or infinity, so every bound is kept
@@ -91,17 +87,64 @@ fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(f64, f64)> 
     })
 }
 
+/// The log-log axes shared by the roofline and the size sweeps, with tick labels without
+/// spurious decimals (`x_label` formats the x ticks).
+type LogChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<
+        plotters::coord::combinators::LogCoord<f64>,
+        plotters::coord::combinators::LogCoord<f64>,
+    >,
+>;
+
+fn log_axes<'a, 'b>(
+    root: &'a Area<'b>,
+    caption: &str,
+    (x, y): ((f64, f64), (f64, f64)),
+    x_base: f64,
+    (x_desc, y_desc): (&str, &str),
+    x_label: &dyn Fn(&f64) -> String,
+) -> Result<LogChart<'a, 'b>, String> {
+    let mut chart = ChartBuilder::on(root)
+        .caption(caption, ("sans-serif", 20))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d((x.0..x.1).log_scale().base(x_base), (y.0..y.1).log_scale())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(x_label)
+        .y_label_formatter(&|v| tick(*v))
+        .draw()
+        .map_err(err)?;
+    Ok(chart)
+}
+
 /// The roofline: bandwidth and compute ceilings against arithmetic intensity (log-log), with
-/// measured points (the roofline sweep and matmul shapes) placed by their intensity.
+/// measured points (the roofline sweep and matmul shapes) placed by their intensity. Where f16
+/// points are drawn, so is the f16 roof (or a note that none was measured).
 pub fn roofline(ceilings: &Ceilings, points: &[Series]) -> Result<Option<String>, ReportError> {
     let all_points = points.iter().flat_map(|s| s.points.iter());
-    let xs = all_points.clone().map(|p| p.0).chain(ceilings.ridge());
+    let f16_ridge = ceilings
+        .compute_f16_gflops
+        .zip(ceilings.bandwidth_gbs)
+        .map(|(c, b)| c / b);
+    let xs = all_points
+        .clone()
+        .map(|p| p.0)
+        .chain(ceilings.ridge())
+        .chain(f16_ridge);
     let Some((x0, x1)) = log_range(xs.chain([0.05, 64.0]), 2.0) else {
         return Ok(None);
     };
     let ys = all_points
         .map(|p| p.1)
         .chain(ceilings.compute_gflops)
+        .chain(ceilings.compute_f16_gflops)
         .chain(ceilings.bandwidth_gbs.map(|b| b * x0));
     let Some((y0, y1)) = log_range(ys, 2.0) else {
         return Ok(None);
@@ -109,126 +152,231 @@ pub fn roofline(ceilings: &Ceilings, points: &[Series]) -> Result<Option<String>
     if points.is_empty() && ceilings.compute_gflops.is_none() {
         return Ok(None);
     }
-    svg(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption("Roofline", ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("arithmetic intensity (FLOP per byte moved)")
-            .y_desc("GFLOP/s")
-            .draw()
-            .map_err(err)?;
-        let steps: Vec<f64> = (0..=100)
-            .map(|i| x0 * (x1 / x0).powf(f64::from(i) / 100.0))
-            .collect();
-        let roof = |x: f64| {
-            let bw = ceilings.bandwidth_gbs.map_or(f64::INFINITY, |b| b * x);
-            bw.min(ceilings.compute_gflops.unwrap_or(f64::INFINITY))
-        };
-        if ceilings.bandwidth_gbs.is_some() || ceilings.compute_gflops.is_some() {
-            let label = ceilings.label();
-            chart
-                .draw_series(LineSeries::new(
-                    steps
-                        .iter()
-                        .map(|&x| (x, roof(x)))
-                        .filter(|p| p.1.is_finite() && p.1 >= y0),
-                    BLACK.stroke_width(2),
-                ))
-                .map_err(err)?
-                .label(label)
-                .legend(|(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], BLACK.stroke_width(2))
-                });
+    let f16_drawn = points.iter().any(|s| s.name.contains("f16"));
+    svg(|root, overlay| {
+        let mut chart = log_axes(
+            root,
+            "Roofline",
+            ((x0, x1), (y0, y1)),
+            10.0,
+            ("arithmetic intensity (FLOP per byte moved)", "GFLOP/s"),
+            &|v| tick(*v),
+        )?;
+        overlay.plot_area(chart.plotting_area().get_pixel_range());
+        let roofs = [
+            (
+                ceilings.compute_gflops,
+                "f32",
+                &ceilings.compute_from,
+                BLACK,
+            ),
+            (
+                ceilings.compute_f16_gflops.filter(|_| f16_drawn),
+                "f16",
+                &ceilings.compute_f16_from,
+                F16_ROOF,
+            ),
+        ];
+        for (peak, precision, from, c) in roofs {
+            draw_roof(
+                &mut chart,
+                overlay,
+                ceilings,
+                (x0, x1, y0),
+                (peak, precision, from, c),
+            )?;
         }
-        for (i, series) in points.iter().enumerate() {
-            let c = colour(i);
-            chart
-                .draw_series(
-                    series
-                        .points
-                        .iter()
-                        .map(|&(x, y)| Circle::new((x, y), 4, c.filled())),
-                )
-                .map_err(err)?
-                .label(series.name.clone())
-                .legend(move |(x, y)| Circle::new((x + 9, y), 4, c.filled()));
+        if f16_drawn && ceilings.compute_f16_gflops.is_none() {
+            overlay.legend(
+                Key::Dashed(F16_ROOF),
+                "no f16 roof measured (no f16 compute peak in this run)",
+            );
         }
-        legend(&mut chart, SeriesLabelPosition::LowerRight)
+        if let Some(bw) = ceilings.bandwidth_gbs {
+            let p = chart.backend_coord(&(x0 * 1.6, bw * x0 * 1.6));
+            overlay.label_later(
+                p,
+                &format!("{} GB/s ({})", sig3(bw), ceilings.bandwidth_from),
+            );
+        }
+        draw_points(&chart, overlay, points, ("GFLOP/s", BestLabel::ById));
+        Ok(())
     })
     .map(Some)
 }
 
-/// Bandwidth against size, one line per series, log axes, with each series' fitted model
-/// (`t = fixed + bytes / bandwidth`, as (name, fixed us, GB/s)) dashed when present.
+/// One roof, `min(bandwidth x intensity, peak)`, labelled with its peak and where it came from.
+fn draw_roof(
+    chart: &mut LogChart<'_, '_>,
+    overlay: &mut Overlay,
+    ceilings: &Ceilings,
+    (x0, x1, y0): (f64, f64, f64),
+    (peak, precision, from, c): (Option<f64>, &str, &str, RGBColor),
+) -> Result<(), String> {
+    if peak.is_none() && (precision == "f16" || ceilings.bandwidth_gbs.is_none()) {
+        return Ok(());
+    }
+    let roof = |x: f64| {
+        let bw = ceilings.bandwidth_gbs.map_or(f64::INFINITY, |b| b * x);
+        bw.min(peak.unwrap_or(f64::INFINITY))
+    };
+    let line: Vec<(f64, f64)> = (0..=100)
+        .map(|i| x0 * (x1 / x0).powf(f64::from(i) / 100.0))
+        .map(|x| (x, roof(x)))
+        .filter(|p| p.1.is_finite() && p.1 >= y0)
+        .collect();
+    let key = if precision == "f16" {
+        chart
+            .draw_series(DashedLineSeries::new(line, 8, 4, c.stroke_width(2)))
+            .map_err(err)?;
+        Key::Dashed(c)
+    } else {
+        chart
+            .draw_series(LineSeries::new(line, c.stroke_width(2)))
+            .map_err(err)?;
+        Key::Line(c)
+    };
+    let text = match peak {
+        Some(p) => format!("{precision} peak {} GFLOP/s ({from})", sig3(p)),
+        None => "no compute ceiling measured".to_string(),
+    };
+    if let Some(p) = peak {
+        overlay.label_later(
+            chart.backend_coord(&(x1 / 1.3, p)),
+            &format!("{precision} peak {}", sig3(p)),
+        );
+    }
+    let roof_text = if precision == "f16" {
+        format!("f16 roof: {text}")
+    } else {
+        ceilings.label()
+    };
+    overlay.legend(key, roof_text);
+    Ok(())
+}
+
+/// The series' line in its colour, which it returns.
+fn draw_line<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    s: &Series,
+) -> Result<RGBColor, String> {
+    let c = colour(s.colour);
+    chart
+        .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
+        .map_err(err)?;
+    Ok(c)
+}
+
+/// How a series' best point is labelled: by the result (the shape, for the roofline) or by
+/// the series (the path, for size sweeps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BestLabel {
+    ById,
+    BySeries,
+}
+
+/// Every series' points as marks with tooltips, and each series' best point labelled.
+fn draw_points<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    overlay: &mut Overlay,
+    series: &[Series],
+    (unit, by): (&str, BestLabel),
+) {
+    for s in series {
+        let c = colour(s.colour);
+        for (i, p) in s.points.iter().enumerate() {
+            overlay.marker(chart.backend_coord(p), s.marker, c, &s.tip(i));
+        }
+        overlay.legend(Key::Marker(c, s.marker), s.name.clone());
+    }
+    // Each series' best point, in the series' order, and at most LABELS of them: more crowd the
+    // chart (the tooltips still give every value).
+    let bests: Vec<(&Series, usize, (f64, f64))> = series
+        .iter()
+        .filter_map(|s| {
+            let (i, p) = s
+                .points
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.1.total_cmp(&b.1.1))?;
+            Some((s, i, *p))
+        })
+        .collect();
+    let mut placed = 0;
+    for (s, i, p) in bests {
+        let what = s.tip(i);
+        let id = what.lines().next().unwrap_or_default();
+        let name = match by {
+            // The id without its suite and its array size: `fma128/vec4-f32`.
+            BestLabel::ById => id.split('/').skip(1).take(2).collect::<Vec<_>>().join("/"),
+            BestLabel::BySeries => s.name.clone(),
+        };
+        let text = format!("{name}: {} {unit}", sig3(p.1));
+        if placed < LABELS && overlay.label(chart.backend_coord(&p), &text) {
+            placed += 1;
+        }
+    }
+}
+
+/// Most direct labels of best points per chart.
+const LABELS: usize = 8;
+
+/// Bandwidth against size, one line per series (its colour and marker from the series), log
+/// axes, with each series' fitted model (`t = fixed + bytes / bandwidth`, as (name, fixed us,
+/// GB/s)) dashed when present. `legend` replaces the one-entry-per-series legend when given.
 pub fn size_sweep(
     title: &str,
     x_desc: &str,
     series: &[Series],
     models: &[(String, f64, f64)],
+    legend: Option<Vec<(Key, String)>>,
 ) -> Result<Option<String>, ReportError> {
-    let Some((x0, x1)) = log_range(
-        series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
-        1.5,
-    ) else {
+    let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+    let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+    let (Some(x), Some(y)) = (log_range(xs, 1.5), log_range(ys, 2.0)) else {
         return Ok(None);
     };
-    let Some((y0, y1)) = log_range(
-        series.iter().flat_map(|s| s.points.iter().map(|p| p.1)),
-        2.0,
-    ) else {
-        return Ok(None);
-    };
-    svg(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d((x0..x1).log_scale().base(4.0), (y0..y1).log_scale())
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .y_desc("GB/s (10^9 bytes/s)")
-            .x_label_formatter(&|v| crate::format::bytes_label(*v))
-            .draw()
-            .map_err(err)?;
-        for (i, s) in series.iter().enumerate() {
-            let c = colour(i);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
-                .map_err(err)?
-                .label(s.name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
-                });
-            chart
-                .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, c.filled())))
-                .map_err(err)?;
+    svg(|root, overlay| {
+        let mut chart = log_axes(
+            root,
+            title,
+            (x, y),
+            4.0,
+            (x_desc, "GB/s (10^9 bytes/s)"),
+            &|v| crate::format::bytes_label(*v),
+        )?;
+        overlay.plot_area(chart.plotting_area().get_pixel_range());
+        for s in series {
+            let c = draw_line(&mut chart, s)?;
             if let Some((_, fixed_us, gbs)) = models.iter().find(|m| m.0 == s.name) {
                 let model = |bytes: f64| bytes / (fixed_us * 1e-6 + bytes / (gbs * 1e9)) / 1e9;
                 let steps: Vec<(f64, f64)> = (0..=60)
-                    .map(|k| x0 * (x1 / x0).powf(f64::from(k) / 60.0))
+                    .map(|k| x.0 * (x.1 / x.0).powf(f64::from(k) / 60.0))
                     .map(|x| (x, model(x)))
-                    .filter(|p| p.1 >= y0 && p.1 <= y1)
+                    .filter(|p| p.1 >= y.0 && p.1 <= y.1)
                     .collect();
                 chart
                     .draw_series(DashedLineSeries::new(steps, 6, 4, c.stroke_width(1)))
                     .map_err(err)?;
             }
         }
-        legend(&mut chart, SeriesLabelPosition::UpperLeft)
+        draw_points(&chart, overlay, series, ("GB/s", BestLabel::BySeries));
+        if let Some(entries) = &legend {
+            overlay.replace_legend(entries.clone());
+        }
+        if !models.is_empty() {
+            overlay.legend(
+                Key::Dashed(colour(7)),
+                "fitted model t = fixed + bytes / bandwidth",
+            );
+        }
+        Ok(())
     })
     .map(Some)
 }
 
-/// A histogram of round-trip latencies (microseconds) with p50/p95/p99 marked.
+/// A histogram of round-trip latencies (microseconds) with p50/p95/p99 marked; the x axis runs
+/// from the fastest to the slowest sample with a little padding, the y axis counts samples.
 pub fn latency(
     name: &str,
     samples_us: &[f64],
@@ -251,142 +399,56 @@ pub fn latency(
         let bin = (((v - lo) / width) as usize).min(BINS - 1);
         counts[bin] += 1;
     }
-    let top = f64::from(counts.iter().copied().max().unwrap_or(1)) * 1.15;
-    svg(|root| {
+    let top = (f64::from(counts.iter().copied().max().unwrap_or(1)) * 1.15).ceil() as i32;
+    let pad = (hi - lo) * 0.04;
+    let x_range = axis_bound((lo - pad).max(lo / 2.0))..axis_bound(hi + pad);
+    svg(|root, overlay| {
         let mut chart = ChartBuilder::on(root)
             .caption(format!("Launch round trip: {name}"), ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(56)
-            .build_cartesian_2d(lo..hi, 0f64..top)
+            .build_cartesian_2d(x_range, 0..top.max(1))
             .map_err(err)?;
         chart
             .configure_mesh()
             .x_desc("submit-to-completion latency (us)")
             .y_desc("samples")
+            .x_label_formatter(&|v| tick(*v))
             .draw()
             .map_err(err)?;
-        chart
-            .draw_series(counts.iter().enumerate().map(|(i, &n)| {
-                let x = lo + width * i as f64;
-                Rectangle::new(
-                    [(x, 0.0), (x + width * 0.9, f64::from(n))],
-                    colour(0).mix(0.7).filled(),
-                )
-            }))
-            .map_err(err)?
-            .label(format!("{} samples", finite.len()))
-            .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour(0).filled()));
+        overlay.plot_area(chart.plotting_area().get_pixel_range());
+        for (i, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+            let x = lo + width * i as f64;
+            let (a, b) = (
+                chart.backend_coord(&(x, 0)),
+                chart.backend_coord(&(x + width * 0.9, n as i32)),
+            );
+            let tip = format!(
+                "{} - {} us: {n} of {} samples",
+                sig3(x),
+                sig3(x + width),
+                finite.len()
+            );
+            overlay.rect((a.0, b.1, b.0, a.1), colour(0), 0.7, "mark", &tip);
+        }
+        overlay.legend(
+            Key::Block(colour(0), 0.7),
+            format!("{} samples", finite.len()),
+        );
         for (i, (label, value)) in percentiles.iter().enumerate() {
             let c = colour(i + 1);
             chart
                 .draw_series(LineSeries::new(
-                    vec![(*value, 0.0), (*value, top)],
+                    vec![(*value, 0), (*value, top)],
                     c.stroke_width(2),
                 ))
-                .map_err(err)?
-                .label(format!("{label} {}", crate::format::sig3(*value)))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
-                });
-        }
-        legend(&mut chart, SeriesLabelPosition::UpperRight)
-    })
-    .map(Some)
-}
-
-/// Bars with 95% confidence whiskers, grouped by category; one colour per group member (one
-/// member per file for cross-card charts). `unit` labels the value axis.
-pub fn bars(
-    title: &str,
-    unit: &str,
-    categories: &[String],
-    members: &[String],
-    values: &[Vec<Option<Bar>>],
-) -> Result<Option<String>, ReportError> {
-    let top = values
-        .iter()
-        .flatten()
-        .flatten()
-        .map(|b| b.high.max(b.value))
-        .fold(0.0f64, f64::max);
-    if categories.is_empty() || top.is_nan() || top <= 0.0 {
-        return Ok(None);
-    }
-    let group = members.len().max(1) + 1;
-    let segments = (categories.len() * group) as i32;
-    svg(|root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 20))
-            .margin(12)
-            .x_label_area_size(60)
-            .y_label_area_size(64)
-            .build_cartesian_2d((0..segments).into_segmented(), 0f64..axis_bound(top * 1.12))
-            .map_err(err)?;
-        let label = |v: &SegmentValue<i32>| match v {
-            SegmentValue::CenterOf(s) if (*s as usize) % group == (group - 1) / 2 => categories
-                .get(*s as usize / group)
-                .cloned()
-                .unwrap_or_default(),
-            _ => String::new(),
-        };
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(segments as usize)
-            .x_label_formatter(&label)
-            .y_desc(unit)
-            .draw()
-            .map_err(err)?;
-        for (m, member) in members.iter().enumerate() {
-            let c = colour(m);
-            let bars = member_bars(values, m, group);
-            chart
-                .draw_series(bars.iter().map(|(s, b)| {
-                    let corners = [
-                        (SegmentValue::Exact(*s), 0.0),
-                        (SegmentValue::Exact(s + 1), b.value),
-                    ];
-                    let mut rect = Rectangle::new(corners, c.filled());
-                    rect.set_margin(0, 0, 2, 2);
-                    rect
-                }))
-                .map_err(err)?
-                .label(member.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
-            chart
-                .draw_series(bars.iter().filter(|(_, b)| b.high > b.low).map(|(s, b)| {
-                    ErrorBar::new_vertical(
-                        SegmentValue::CenterOf(*s),
-                        b.low,
-                        b.value,
-                        b.high,
-                        BLACK.stroke_width(1),
-                        6,
-                    )
-                }))
                 .map_err(err)?;
-        }
-        if members.len() > 1 {
-            legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+            overlay.legend(Key::Line(c), format!("{label} {} us", sig3(*value)));
         }
         Ok(())
     })
     .map(Some)
-}
-
-/// Member `m`'s bars as (segment, bar): category `cat` occupies segments `cat * group ..`.
-fn member_bars(values: &[Vec<Option<Bar>>], m: usize, group: usize) -> Vec<(i32, Bar)> {
-    values
-        .iter()
-        .enumerate()
-        .filter_map(|(cat, row)| {
-            row.get(m)
-                .copied()
-                .flatten()
-                .map(|b| ((cat * group + m) as i32, b))
-        })
-        .collect()
 }
 
 /// Linear axes from time 0 to `x1` seconds and from 0 to `y1` in `unit`, with a caption.
@@ -415,6 +477,8 @@ pub(super) fn time_axes<'a, 'b>(
         .configure_mesh()
         .x_desc("time (s)")
         .y_desc(unit)
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
         .draw()
         .map_err(err)?;
     Ok(chart)
@@ -431,25 +495,22 @@ pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportE
     }
     let x1 = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-3);
     let y1 = axis_bound(points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.15);
-    svg(|root| {
+    svg(|root, overlay| {
         let mut chart = time_axes(root, "Sustained throughput per window", x1, y1, unit)?;
-        for (i, s) in series.iter().enumerate() {
-            let c = colour(i);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(2)))
-                .map_err(err)?
-                .label(s.name.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2))
-                });
+        overlay.plot_area(chart.plotting_area().get_pixel_range());
+        for s in series {
+            draw_line(&mut chart, s)?;
         }
-        legend(&mut chart, SeriesLabelPosition::LowerRight)
+        draw_points(&chart, overlay, series, (unit, BestLabel::BySeries));
+        Ok(())
     })
     .map(Some)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::bars::bars;
+    use super::super::data::Bar;
     use super::*;
 
     /// Values near the top of f64 still give a chart, in bounded time.
@@ -460,6 +521,8 @@ mod tests {
                 value: huge,
                 low: huge / 2.0,
                 high: huge,
+                best: Some(huge),
+                tip: String::new(),
             };
             let chart = bars(
                 "t",
@@ -473,9 +536,10 @@ mod tests {
             let series = Series {
                 name: "s".into(),
                 points: vec![(1.0, huge), (huge, 1.0), (2.0, 3.0)],
+                ..Series::default()
             };
             timeline(std::slice::from_ref(&series), "GB/s").expect("drawn");
-            size_sweep("t", "bytes", std::slice::from_ref(&series), &[]).expect("drawn");
+            size_sweep("t", "bytes", std::slice::from_ref(&series), &[], None).expect("drawn");
             latency("l", &[1.0, huge], &[("p50", huge)]).expect("drawn");
         }
     }

@@ -7,16 +7,79 @@ use gpubench_harness::suite_names::{COMPUTE, MATMUL, ROOFLINE, STREAM, SUSTAINED
 use gpubench_harness::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 /// A named line or point set.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Series {
     /// Legend text.
     pub name: String,
     /// (x, y) points.
     pub points: Vec<(f64, f64)>,
+    /// Each point's tooltip (same order as `points`; a point without one shows its
+    /// coordinates).
+    pub tips: Vec<String>,
+    /// Colour index (see `charts::colour`).
+    pub colour: usize,
+    /// Marker shape index (see `overlay::Overlay::marker`).
+    pub marker: usize,
 }
 
-/// One bar: the value and its 95% interval.
-#[derive(Debug, Clone, Copy, PartialEq)]
+impl Series {
+    /// An empty series called `name`, drawn in colour `colour`.
+    pub fn new(name: impl Into<String>, colour: usize) -> Self {
+        Self {
+            name: name.into(),
+            colour,
+            ..Self::default()
+        }
+    }
+
+    /// Adds a point with its tooltip.
+    pub fn push(&mut self, point: (f64, f64), tip: String) {
+        self.points.push(point);
+        self.tips.push(tip);
+    }
+
+    /// Sorts the points (with their tooltips) by x.
+    pub fn sort(&mut self) {
+        let mut both: Vec<((f64, f64), String)> = self
+            .points
+            .drain(..)
+            .zip(self.tips.drain(..).chain(std::iter::repeat(String::new())))
+            .collect();
+        both.sort_by(|a, b| a.0.0.total_cmp(&b.0.0));
+        (self.points, self.tips) = both.into_iter().unzip();
+    }
+
+    /// The tooltip of point `i`.
+    pub fn tip(&self, i: usize) -> String {
+        match self.tips.get(i).filter(|t| !t.is_empty()) {
+            Some(t) => t.clone(),
+            None => {
+                let (x, y) = self.points.get(i).copied().unwrap_or_default();
+                format!(
+                    "{}: ({}, {})",
+                    self.name,
+                    crate::format::sig3(x),
+                    crate::format::sig3(y)
+                )
+            }
+        }
+    }
+}
+
+/// Adds `(point, tip)` to the series called `name` in `series`, creating it (in the next
+/// colour) when it is new.
+fn add_point(series: &mut Vec<Series>, name: &str, point: (f64, f64), tip: String) {
+    if let Some(s) = series.iter_mut().find(|s| s.name == name) {
+        s.push(point, tip);
+    } else {
+        let mut s = Series::new(name, series.len());
+        s.push(point, tip);
+        series.push(s);
+    }
+}
+
+/// One bar: the value, its 95% interval, the best sample and its tooltip.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Bar {
     /// Height.
     pub value: f64,
@@ -24,6 +87,10 @@ pub struct Bar {
     pub low: f64,
     /// Upper whisker.
     pub high: f64,
+    /// The best sample (the fastest: max rate where higher is better), marked on the bar.
+    pub best: Option<f64>,
+    /// Tooltip.
+    pub tip: String,
 }
 
 /// The measured ceilings of the roofline, with where each came from.
@@ -37,6 +104,10 @@ pub struct Ceilings {
     pub compute_gflops: Option<f64>,
     /// Which result gave it.
     pub compute_from: String,
+    /// Best measured f16 compute (the compute suite's f16 peak), GFLOP/s.
+    pub compute_f16_gflops: Option<f64>,
+    /// Which result gave it.
+    pub compute_f16_from: String,
 }
 
 impl Ceilings {
@@ -45,7 +116,7 @@ impl Ceilings {
         Some(self.compute_gflops? / self.bandwidth_gbs?)
     }
 
-    /// Legend text naming both ceilings.
+    /// Legend text naming both ceilings (and the f16 peak where one was measured).
     pub fn label(&self) -> String {
         let bw = self
             .bandwidth_gbs
@@ -93,8 +164,35 @@ pub fn intensity(r: &BenchResult) -> Option<f64> {
 
 /// The roofline suite's own ceilings when it ran; otherwise the bandwidth ceiling from the best
 /// stream kernel (not the copy engine, not the host) and the compute ceiling from the best f32
-/// peak.
+/// peak. The f16 roof is the compute suite's best f16 peak, when it ran.
 pub fn ceilings(doc: &RunDocument) -> Ceilings {
+    let best = |pick: &dyn Fn(&BenchResult) -> bool| {
+        doc.results
+            .iter()
+            .filter(|r| pick(r))
+            .filter_map(|r| ok(r).map(|m| (m, short_id(r))))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    };
+    let f16 = best(&|r| {
+        r.suite == COMPUTE
+            && r.metric == MetricKind::Throughput
+            && param_str(r, "precision") == Some("f16")
+    });
+    let mut ceilings = measured_ceilings(doc, &best);
+    ceilings.compute_f16_gflops = f16.as_ref().map(|c| c.0);
+    ceilings.compute_f16_from = f16.map(|c| c.1).unwrap_or_default();
+    ceilings
+}
+
+/// Picks results for a ceiling.
+type Pick<'a> = &'a dyn Fn(&BenchResult) -> bool;
+
+/// The bandwidth and f32 compute ceilings (see [`ceilings`]); `best` gives the best result
+/// that a pick selects, with its short id.
+fn measured_ceilings(
+    doc: &RunDocument,
+    best: &dyn Fn(Pick<'_>) -> Option<(f64, String)>,
+) -> Ceilings {
     let derived = |role: Role| {
         let r = doc.results.iter().find(|r| r.role == role)?;
         Some((ok(r)?, r.id.clone()))
@@ -108,15 +206,9 @@ pub fn ceilings(doc: &RunDocument) -> Ceilings {
             bandwidth_from: bw_id,
             compute_gflops: Some(fl),
             compute_from: fl_id,
+            ..Ceilings::default()
         };
     }
-    let best = |pick: &dyn Fn(&BenchResult) -> bool| {
-        doc.results
-            .iter()
-            .filter(|r| pick(r))
-            .filter_map(|r| ok(r).map(|m| (m, short_id(r))))
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-    };
     let bandwidth =
         best(&|r| r.suite == STREAM && r.metric == MetricKind::Bandwidth && r.role == Role::Kernel);
     let compute = best(&|r| {
@@ -134,7 +226,64 @@ pub fn ceilings(doc: &RunDocument) -> Ceilings {
         bandwidth_from: bandwidth.map(|b| b.1).unwrap_or_default(),
         compute_gflops: compute.as_ref().map(|c| c.0),
         compute_from: compute.map(|c| c.1).unwrap_or_default(),
+        ..Ceilings::default()
     }
+}
+
+/// A result's tooltip: its id, what it is (shape or size, variant, path), the median with its
+/// unit, the median's 95% interval and the samples' spread.
+pub fn tip(r: &BenchResult) -> String {
+    let mut lines = vec![r.id.clone()];
+    let what: Vec<String> = [
+        "shape",
+        "array_size",
+        "size",
+        "path",
+        "kernel",
+        "variant",
+        "precision",
+    ]
+    .iter()
+    .filter_map(|k| Some(format!("{k} {}", param_text(r, k)?)))
+    .collect();
+    if !what.is_empty() {
+        lines.push(what.join(", "));
+    }
+    match (&r.summary, r.status) {
+        (Some(s), Status::Ok) => {
+            lines.push(format!("median {} {}", sig3(s.median), r.unit));
+            if s.n > 1 {
+                lines.push(format!(
+                    "95% CI of the median [{}, {}] {}",
+                    sig3(s.ci_low),
+                    sig3(s.ci_high),
+                    r.unit
+                ));
+            }
+            lines.push(format!(
+                "spread {} - {} {} over {} samples",
+                sig3(s.min),
+                sig3(s.max),
+                r.unit,
+                s.n
+            ));
+        }
+        _ => lines.push(format!(
+            "{}: {}",
+            r.status.as_str(),
+            r.reason.as_deref().unwrap_or("no reason recorded")
+        )),
+    }
+    lines.join("\n")
+}
+
+fn param_text(r: &BenchResult, key: &str) -> Option<String> {
+    let v = r.params.get(key)?;
+    Some(v.as_str().map_or_else(|| v.to_string(), str::to_string))
+}
+
+fn sig3(v: f64) -> String {
+    crate::format::sig3(v)
 }
 
 /// Roofline sweep points and matmul points by precision, x = FLOP/byte, y = GFLOP/s.
@@ -153,16 +302,10 @@ pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
         let (Some(x), Some(y)) = (intensity(r), ok(r)) else {
             continue;
         };
-        match series.iter_mut().find(|s| s.name == name) {
-            Some(s) => s.points.push((x, y)),
-            None => series.push(Series {
-                name,
-                points: vec![(x, y)],
-            }),
-        }
+        add_point(&mut series, &name, (x, y), tip(r));
     }
     for s in &mut series {
-        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        s.sort();
     }
     series
 }
@@ -197,16 +340,10 @@ pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
         else {
             continue;
         };
-        match series.iter_mut().find(|s| s.name == path) {
-            Some(s) => s.points.push((bytes, y)),
-            None => series.push(Series {
-                name: path.to_string(),
-                points: vec![(bytes, y)],
-            }),
-        }
+        add_point(&mut series, path, (bytes, y), tip(r));
     }
     for s in &mut series {
-        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        s.sort();
     }
     (series, models)
 }
@@ -237,7 +374,42 @@ pub fn bar(r: &BenchResult) -> Option<Bar> {
         value: s.median,
         low: s.ci_low,
         high: s.ci_high,
+        best: best_sample(r),
+        tip: tip(r),
     })
+}
+
+/// The best sample of a result: the fastest one, i.e. the largest where larger is better (the
+/// max rate BabelStream reports, STREAM's best trial) and the smallest otherwise. Every sample
+/// of a rate is bytes over that sample's time, as the median is, so the max rate is bytes over
+/// the fastest sample's time. From the summary's extremes, else from the stored samples.
+pub fn best_sample(r: &BenchResult) -> Option<f64> {
+    let from_summary = r
+        .summary
+        .as_ref()
+        .map(|s| if r.higher_is_better { s.max } else { s.min });
+    from_summary.filter(|v| v.is_finite()).or_else(|| {
+        let finite = r.samples.iter().copied().filter(|v| v.is_finite());
+        if r.higher_is_better {
+            finite.max_by(f64::total_cmp)
+        } else {
+            finite.min_by(f64::total_cmp)
+        }
+    })
+}
+
+/// A stream row: its kernel label, its role (a shader kernel, the copy engine or the host
+/// reference), its bar and how many samples it has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamBar {
+    /// Kernel label (`copy`, `copy_buffer_to_buffer`, `host memcpy`).
+    pub label: String,
+    /// What it measures.
+    pub role: Role,
+    /// Median, interval, best sample and tooltip.
+    pub bar: Bar,
+    /// Number of samples.
+    pub samples: usize,
 }
 
 /// Stream kernels measured at more than one array size (the full profile's sweep), as
@@ -254,35 +426,34 @@ pub fn stream_sweep(doc: &RunDocument) -> Vec<Series> {
         else {
             continue;
         };
-        match series.iter_mut().find(|s| s.name == kernel) {
-            Some(s) => s.points.push((bytes, y)),
-            None => series.push(Series {
-                name: kernel.to_string(),
-                points: vec![(bytes, y)],
-            }),
-        }
+        add_point(&mut series, kernel, (bytes, y), tip(r));
     }
     series.retain(|s| s.points.len() > 1);
     for s in &mut series {
-        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        s.sort();
     }
     series
 }
 
-/// Stream results as (kernel label, bar), one per kernel at its largest size.
-pub fn stream_bars(doc: &RunDocument) -> Vec<(String, Bar)> {
+/// Stream results, one per kernel at its largest size, in the document's order.
+pub fn stream_bars(doc: &RunDocument) -> Vec<StreamBar> {
     let largest = |r: &BenchResult| param_f64(r, "array_bytes").unwrap_or(0.0);
-    let mut bars: Vec<(String, Bar, f64)> = Vec::new();
+    let mut bars: Vec<(StreamBar, f64)> = Vec::new();
     for r in doc.results.iter().filter(|r| r.suite == STREAM) {
-        let Some(b) = bar(r) else { continue };
-        let label = param_str(r, "kernel").map_or_else(|| short_id(r), str::to_string);
-        match bars.iter_mut().find(|(l, _, _)| *l == label) {
-            Some(entry) if largest(r) > entry.2 => *entry = (label, b, largest(r)),
+        let Some(bar) = bar(r) else { continue };
+        let row = StreamBar {
+            label: param_str(r, "kernel").map_or_else(|| short_id(r), str::to_string),
+            role: r.role,
+            bar,
+            samples: r.samples.len(),
+        };
+        match bars.iter_mut().find(|(b, _)| b.label == row.label) {
+            Some(entry) if largest(r) > entry.1 => *entry = (row, largest(r)),
             Some(_) => {}
-            None => bars.push((label, b, largest(r))),
+            None => bars.push((row, largest(r))),
         }
     }
-    bars.into_iter().map(|(l, b, _)| (l, b)).collect()
+    bars.into_iter().map(|(b, _)| b).collect()
 }
 
 /// The suites of the first document, in its order.
@@ -321,18 +492,32 @@ pub fn cross_card_of(
             .map(|doc| {
                 let r = doc.results.iter().find(|r| r.id == base.id)?;
                 let b = bar(r)?;
-                Some(if base.higher_is_better {
-                    Bar {
-                        value: b.value / base_median,
-                        low: b.low / base_median,
-                        high: b.high / base_median,
-                    }
+                let (value, low, high) = if base.higher_is_better {
+                    (
+                        b.value / base_median,
+                        b.low / base_median,
+                        b.high / base_median,
+                    )
                 } else {
-                    Bar {
-                        value: base_median / b.value,
-                        low: base_median / b.high,
-                        high: base_median / b.low,
-                    }
+                    (
+                        base_median / b.value,
+                        base_median / b.high,
+                        base_median / b.low,
+                    )
+                };
+                Some(Bar {
+                    value,
+                    low,
+                    high,
+                    best: None,
+                    tip: format!(
+                        "{}\nratio to the first file {} (median's 95% CI [{}, {}])\n{}",
+                        doc.machine.adapter.name,
+                        sig3(value),
+                        sig3(low),
+                        sig3(high),
+                        b.tip
+                    ),
                 })
             })
             .collect();
@@ -358,15 +543,21 @@ pub fn sustained(doc: &RunDocument) -> (Vec<Series>, String) {
                 .get("window_s")
                 .and_then(serde_json::Value::as_f64)
                 .unwrap_or(1.0);
-            Series {
-                name: short_id(r),
-                points: r
-                    .samples
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| ((i + 1) as f64 * window, *v))
-                    .collect(),
+            let mut s = Series::new(short_id(r), 0);
+            for (i, v) in r.samples.iter().enumerate() {
+                let t = (i + 1) as f64 * window;
+                s.push(
+                    (t, *v),
+                    format!(
+                        "{}\nwindow ending {} s: {} {}",
+                        r.id,
+                        sig3(t),
+                        sig3(*v),
+                        r.unit
+                    ),
+                );
             }
+            s
         })
         .collect();
     (series, unit)

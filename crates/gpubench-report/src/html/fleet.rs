@@ -1,11 +1,11 @@
 //! The parts of the page that only several runs have: the table of machines (one row per file,
 //! so twenty nodes read as twenty rows, not twenty blocks) and the cross-card charts, one per
 //! suite and at most [`BARS_PER_CHART`] results each, so that every suite is covered and every
-//! label stays readable.
+//! label (the whole id less its suite, broken into lines under its bars) stays readable.
 
 use gpubench_harness::RunDocument;
 
-use super::{charts, data, escape, section};
+use super::{bars, data, escape, section};
 use crate::ReportError;
 
 /// Results per cross-card chart: more and the labels under the bars overlap.
@@ -16,7 +16,7 @@ pub fn machines_table(labelled: &[(String, RunDocument)]) -> String {
     let mut html = String::from(
         "<section class=\"machines\">\n<h2>Machines</h2>\n<table>\n<tr><th>run</th><th>host</th>\
          <th>adapter</th><th>backend</th><th>driver</th><th>CPU</th><th>profile</th>\
-         <th>started</th></tr>\n",
+         <th>telemetry</th><th>started</th></tr>\n",
     );
     for (label, doc) in labelled {
         let m = &doc.machine;
@@ -33,6 +33,7 @@ pub fn machines_table(labelled: &[(String, RunDocument)]) -> String {
             format!("{} {}", m.adapter.driver, m.adapter.driver_info),
             format!("{} ({} CPUs)", m.cpu_model, m.cpu_count),
             format!("{}, {} build", doc.config.profile, m.build_profile),
+            telemetry_cell(doc),
             format!(
                 "{}{}",
                 doc.started_at,
@@ -49,6 +50,29 @@ pub fn machines_table(labelled: &[(String, RunDocument)]) -> String {
     html
 }
 
+/// The telemetry status of a run, with the detected link and the datasheet row where present.
+fn telemetry_cell(doc: &RunDocument) -> String {
+    let Some(t) = &doc.telemetry else {
+        return "-".to_string();
+    };
+    // The status alone: its reason is in the run's telemetry section.
+    let mut parts = vec![t.totals.status.as_str().to_string()];
+    if let Some(driver) = &t.driver_version {
+        parts.push(format!("driver {driver}"));
+    }
+    if let Some(link) = &t.link {
+        let gen_width = link
+            .current_generation
+            .zip(link.current_width)
+            .map_or("?".to_string(), |(g, w)| format!("gen{g} x{w}"));
+        parts.push(format!("PCIe {gen_width}"));
+    }
+    if let Some(nominal) = &t.nominal {
+        parts.push(format!("nominal: {} ({})", nominal.name, nominal.source));
+    }
+    parts.join("; ")
+}
+
 /// A cross-card chart per suite (split into charts of [`BARS_PER_CHART`]), results named
 /// without their suite.
 pub fn cross_card_sections(
@@ -59,6 +83,13 @@ pub fn cross_card_sections(
     let labels: Vec<String> = labelled.iter().map(|(label, _)| label.clone()).collect();
     for suite in data::suites(docs) {
         let (ids, rows) = data::cross_card_of(docs, |r| r.suite == suite);
+        if ids.is_empty() {
+            body.push_str(&format!(
+                "<section>\n<h2>Cross-card: {}</h2>\n<p class=\"note\">No result of this suite was measured ok, with repeated samples, in every file: nothing to set side by side (the tables list each file's results).</p>\n</section>\n",
+                escape(&suite)
+            ));
+            continue;
+        }
         let parts = ids.len().div_ceil(BARS_PER_CHART);
         for (part, (ids, rows)) in ids
             .chunks(BARS_PER_CHART)
@@ -71,7 +102,7 @@ pub fn cross_card_sections(
             } else {
                 format!("Cross-card: {suite}")
             };
-            if let Some(svg) = charts::bars(
+            if let Some(svg) = bars::bars(
                 &format!("{title}: ratio to the first file (> 1 is better)"),
                 "ratio",
                 &short,
@@ -90,15 +121,12 @@ pub fn cross_card_sections(
     Ok(())
 }
 
-/// A result's label under its bar: without the suite, and of the rest only the first and last
-/// parts (`stream/copy/vec4-f32/16MiB` -> `copy/16MiB`); the table below the charts has the ids.
+/// A result's label under its bar: the id without its suite (the chart's title names it);
+/// the bars module breaks it into lines.
 fn bar_label(suite: &str, id: &str) -> String {
-    let rest = id.strip_prefix(&format!("{suite}/")).unwrap_or(id);
-    let parts: Vec<&str> = rest.split('/').collect();
-    match parts.as_slice() {
-        [first, .., last] if parts.len() > 2 => format!("{first}/{last}"),
-        _ => rest.to_string(),
-    }
+    id.strip_prefix(&format!("{suite}/"))
+        .unwrap_or(id)
+        .to_string()
 }
 
 #[cfg(test)]
@@ -106,10 +134,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bar_labels_drop_the_suite_and_the_middle() {
+    fn bar_labels_drop_the_suite_only() {
         assert_eq!(
             bar_label("stream", "stream/copy/vec4-f32/16MiB"),
-            "copy/16MiB"
+            "copy/vec4-f32/16MiB"
         );
         assert_eq!(
             bar_label("launch", "launch/submit/per-submit"),

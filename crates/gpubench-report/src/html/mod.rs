@@ -4,92 +4,143 @@
 //! panel where the run sampled telemetry, and every failed
 //! or skipped result with its reason.
 
+pub mod bars;
 pub mod charts;
 pub mod data;
 mod fleet;
+pub mod overlay;
+mod stream;
 pub mod telemetry;
+mod verdicts;
 
 use gpubench_harness::units::format_size;
 use gpubench_harness::{RunDocument, Status};
 
 use crate::ReportError;
+use data::Series;
+use overlay::Key;
 
 /// Renders the page for one or more result documents, each with a label (its file name, say);
-/// the first is the reference for ratios.
+/// the first is the reference for ratios and verdicts.
 pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError> {
-    let docs: Vec<RunDocument> = labelled.iter().map(|(_, d)| d.clone()).collect();
     let mut body = String::new();
     body.push_str("<h1>gpubench report</h1>\n");
-    if docs.len() > 1 {
-        body.push_str(&fleet::machines_table(labelled));
-        for (label, doc) in labelled {
-            body.push_str(&format!(
-                "<details><summary>{}: adapter details</summary>\n{}</details>\n",
-                escape(label),
-                machine_section(label, doc)
-            ));
-        }
-        fleet::cross_card_sections(&mut body, labelled, &docs)?;
+    if labelled.len() > 1 {
+        several_files(&mut body, labelled)?;
     } else {
         for (label, doc) in labelled {
             body.push_str(&machine_section(label, doc));
+            roofline_section(&mut body, "", doc)?;
+            stream_section(&mut body, "", &[(label.clone(), doc)])?;
+            transfer_section(&mut body, "", &[(label.clone(), doc)])?;
+            latency_sections(&mut body, "", doc)?;
+            per_file_sections(&mut body, "", doc)?;
         }
-    }
-    for (label, doc) in labelled {
-        let title = if docs.len() > 1 {
-            format!(" ({label})")
-        } else {
-            String::new()
-        };
-        roofline_and_transfer_sections(&mut body, &title, doc)?;
-        for (id, samples, percentiles) in data::latencies(doc) {
-            if let Some(svg) = charts::latency(&id, &samples, &percentiles)? {
-                section(
-                    &mut body,
-                    &format!("Launch latency{title}"),
-                    &svg,
-                    "Each sample is one dispatch submitted and waited for.",
-                );
-            }
-        }
-        stream_sections(&mut body, &title, doc)?;
-        let (sustained, unit) = data::sustained(doc);
-        if let Some(svg) = charts::timeline(&sustained, &unit)? {
-            section(
-                &mut body,
-                &format!("Sustained run{title}"),
-                &svg,
-                "Throughput of each window; a fall in the last third flags throttling.",
-            );
-        }
-        body.push_str(&telemetry::section(&title, doc)?);
-        body.push_str(&results_section(&title, doc));
-        body.push_str(&failures_section(&title, doc));
     }
     Ok(page(&body))
 }
 
-/// The roofline with its measured ceilings, and transfer bandwidth against size.
-fn roofline_and_transfer_sections(
-    body: &mut String,
-    title: &str,
-    doc: &RunDocument,
-) -> Result<(), ReportError> {
+/// The several-file page: machines side by side, verdicts against the first file, one overlaid
+/// chart each for transfers and stream, the cross-card charts, then what each file alone has.
+fn several_files(body: &mut String, labelled: &[(String, RunDocument)]) -> Result<(), ReportError> {
+    let docs: Vec<RunDocument> = labelled.iter().map(|(_, d)| d.clone()).collect();
+    let files: Vec<(String, &RunDocument)> = labelled.iter().map(|(l, d)| (l.clone(), d)).collect();
+    body.push_str(&fleet::machines_table(labelled));
+    for (label, doc) in labelled {
+        body.push_str(&format!(
+            "<details><summary>{}: adapter details</summary>\n{}</details>\n",
+            escape(label),
+            machine_section(label, doc)
+        ));
+    }
+    transfer_section(body, " (every file)", &files)?;
+    stream_section(body, " (every file)", &files)?;
+    body.push_str(&verdicts::section(labelled));
+    fleet::cross_card_sections(body, labelled, &docs)?;
+    for (label, doc) in labelled {
+        let title = format!(" ({label})");
+        roofline_section(body, &title, doc)?;
+        latency_sections(body, &title, doc)?;
+        per_file_sections(body, &title, doc)?;
+    }
+    Ok(())
+}
+
+/// The sections of one file that no overlay replaces: the stream size sweep, the sustained
+/// timeline, telemetry, every result, and failures.
+fn per_file_sections(body: &mut String, title: &str, doc: &RunDocument) -> Result<(), ReportError> {
+    if let Some(svg) = charts::size_sweep(
+        "Stream bandwidth against array size",
+        "array size (bytes)",
+        &data::stream_sweep(doc),
+        &[],
+        None,
+    )? {
+        section(
+            body,
+            &format!("Cache versus memory{title}"),
+            &svg,
+            "The same kernel over growing arrays: the fall marks where the arrays leave the caches.",
+        );
+    }
+    let (sustained, unit) = data::sustained(doc);
+    if let Some(svg) = charts::timeline(&sustained, &unit)? {
+        section(
+            body,
+            &format!("Sustained run{title}"),
+            &svg,
+            "Throughput of each window; a fall in the last third flags throttling.",
+        );
+    }
+    body.push_str(&telemetry::section(title, doc)?);
+    body.push_str(&results_section(title, doc));
+    body.push_str(&failures_section(title, doc));
+    Ok(())
+}
+
+/// The roofline with its measured ceilings.
+fn roofline_section(body: &mut String, title: &str, doc: &RunDocument) -> Result<(), ReportError> {
     let ceilings = data::ceilings(doc);
     if let Some(svg) = charts::roofline(&ceilings, &data::roofline_points(doc))? {
         section(
             body,
             &format!("Roofline{title}"),
             &svg,
-            "Ceilings are measured on this adapter: the best stream kernel's bandwidth and the best f32 FMA peak. Points sit at the FLOP per byte of their declared work.",
+            "Ceilings are measured on this adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed). Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.",
         );
     }
-    let (transfer, models) = data::transfer(doc);
+    Ok(())
+}
+
+/// Launch round-trip histograms.
+fn latency_sections(body: &mut String, title: &str, doc: &RunDocument) -> Result<(), ReportError> {
+    for (id, samples, percentiles) in data::latencies(doc) {
+        if let Some(svg) = charts::latency(&id, &samples, &percentiles)? {
+            section(
+                body,
+                &format!("Launch latency{title}"),
+                &svg,
+                "Each sample is one dispatch submitted and waited for.",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Transfer bandwidth against size: one chart for every file, one colour per file and one
+/// marker per path when several.
+fn transfer_section(
+    body: &mut String,
+    title: &str,
+    files: &[(String, &RunDocument)],
+) -> Result<(), ReportError> {
+    let (series, models, legend) = transfer_overlay(files);
     if let Some(svg) = charts::size_sweep(
         "Host-device transfer: bandwidth against size",
         "transfer size (bytes)",
-        &transfer,
+        &series,
         &models,
+        legend,
     )? {
         section(
             body,
@@ -101,41 +152,63 @@ fn roofline_and_transfer_sections(
     Ok(())
 }
 
-/// Stream bandwidth bars, and the size sweep where the full profile measured one.
-fn stream_sections(body: &mut String, title: &str, doc: &RunDocument) -> Result<(), ReportError> {
-    let stream = data::stream_bars(doc);
-    if !stream.is_empty() {
-        let names: Vec<String> = stream.iter().map(|(n, _)| n.clone()).collect();
-        let rows: Vec<Vec<Option<data::Bar>>> =
-            stream.iter().map(|(_, b)| vec![Some(*b)]).collect();
-        let member = vec![doc.machine.adapter.name.clone()];
-        if let Some(svg) = charts::bars(
-            "Device memory bandwidth (stream)",
-            "GB/s (read + written)",
-            &names,
-            &member,
-            &rows,
-        )? {
-            section(
-                body,
-                &format!("Stream{title}"),
-                &svg,
-                "Median with its bootstrap 95% interval; bytes read plus bytes written per second.",
-            );
+/// Transfer series, their fitted models (name, fixed us, GB/s) and the legend when it is not
+/// one entry per series.
+type TransferOverlay = (
+    Vec<Series>,
+    Vec<(String, f64, f64)>,
+    Option<Vec<(Key, String)>>,
+);
+
+/// Every file's transfer series (named `file: path` when several, coloured by file, marked by
+/// path), their models, and the legend by file and by path.
+fn transfer_overlay(files: &[(String, &RunDocument)]) -> TransferOverlay {
+    if let [(_, doc)] = files {
+        let (series, models) = data::transfer(doc);
+        return (series, models, None);
+    }
+    let (mut all, mut all_models, mut paths) = (Vec::new(), Vec::new(), Vec::<String>::new());
+    let mut legend: Vec<(Key, String)> = Vec::new();
+    for (f, (label, doc)) in files.iter().enumerate() {
+        legend.push((Key::Line(charts::colour(f)), label.clone()));
+        let (series, models) = data::transfer(doc);
+        for mut s in series {
+            let p = paths.iter().position(|q| *q == s.name).unwrap_or_else(|| {
+                paths.push(s.name.clone());
+                paths.len() - 1
+            });
+            let name = format!("{label}: {}", s.name);
+            if let Some(m) = models.iter().find(|m| m.0 == s.name) {
+                all_models.push((name.clone(), m.1, m.2));
+            }
+            (s.name, s.colour, s.marker) = (name, f, p);
+            all.push(s);
         }
     }
-    if let Some(svg) = charts::size_sweep(
-        "Stream bandwidth against array size",
-        "array size (bytes)",
-        &data::stream_sweep(doc),
-        &[],
-    )? {
-        section(
-            body,
-            &format!("Cache versus memory{title}"),
-            &svg,
-            "The same kernel over growing arrays: the fall marks where the arrays leave the caches.",
-        );
+    for (p, path) in paths.iter().enumerate() {
+        legend.push((Key::Marker(charts::colour(7), p), path.clone()));
+    }
+    (all, all_models, Some(legend))
+}
+
+/// Stream bars of every file in one chart, with the table of medians and best rates.
+fn stream_section(
+    body: &mut String,
+    title: &str,
+    files: &[(String, &RunDocument)],
+) -> Result<(), ReportError> {
+    let rows: Vec<(String, Vec<data::StreamBar>)> = files
+        .iter()
+        .map(|(label, doc)| (label.clone(), data::stream_bars(doc)))
+        .filter(|(_, bars)| !bars.is_empty())
+        .collect();
+    if let Some(svg) = stream::chart(&rows)? {
+        body.push_str(&format!(
+            "<section>\n<h2>Stream{}</h2>\n<figure>{svg}</figure>\n<p class=\"note\">{}</p>\n{}</section>\n",
+            escape(title),
+            escape("Median with its bootstrap 95% interval; bytes read plus bytes written per second. The tick on each bar is the best sample (the fastest: max rate), the figure BabelStream reports and the best of STREAM's trials; the median is this tool's headline. The copy engine (copy_buffer_to_buffer) and host memcpy (a host CPU figure) are drawn apart, on their own axis."),
+            stream::table(&rows)
+        ));
     }
     Ok(())
 }
@@ -300,4 +373,6 @@ const CSS: &str = "body { font-family: sans-serif; margin: 2em auto; max-width: 
 h1 { font-size: 1.6em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; }\n\
 table { border-collapse: collapse; } th, td { text-align: left; padding: 2px 10px 2px 0; vertical-align: top; }\n\
 figure { margin: 0; } .note { color: #555; font-size: 0.9em; }\n\
-td.num { text-align: right; } tr.failed td { color: #a00; } tr.skipped td { color: #666; } footer { margin-top: 2em; color: #555; font-size: 0.85em; }\n";
+td.num { text-align: right; } table.stream td:first-child, table.verdict td:first-child { white-space: nowrap; }\n\
+details { margin: 0.3em 0; } h3 { font-size: 1.05em; margin-bottom: 0.2em; }\n\
+ tr.failed td { color: #a00; } tr.skipped td { color: #666; } footer { margin-top: 2em; color: #555; font-size: 0.85em; }\n";

@@ -68,8 +68,9 @@ fn over_time(
     }
     let x1 = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-3);
     let top = points.iter().map(|p| p.1).chain(max).fold(0.0, f64::max) * 1.15;
-    svg(|root| {
+    svg(|root, overlay| {
         let mut chart = time_axes(root, &format!("{name} over the run"), x1, top, unit)?;
+        overlay.plot_area(chart.plotting_area().get_pixel_range());
         chart
             .draw_series(LineSeries::new(
                 points.iter().copied(),

@@ -1,0 +1,391 @@
+//! What plotters draws without: data marks that carry a native SVG `<title>` tooltip, direct
+//! labels placed so that they do not overlap one another, and a legend laid out under the plot
+//! area so that it never covers data. Plotters draws the axes, the grid and the lines; the
+//! marks, labels and legend are written here in the same pixel space (mapped from data
+//! coordinates with the chart's own `backend_coord`) and appended to its SVG.
+
+use std::fmt::Write;
+
+use plotters::style::RGBColor;
+
+use super::escape;
+
+/// Font size of direct labels and legend text, in pixels.
+const FONT: f64 = 12.0;
+/// Height of one legend row, in pixels.
+const LEGEND_ROW: i32 = 20;
+
+/// A pixel rectangle: left, top, right, bottom.
+pub(super) type PixelBox = (i32, i32, i32, i32);
+
+/// The key drawn beside a legend entry.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Key {
+    /// A solid line.
+    Line(RGBColor),
+    /// A dashed line.
+    Dashed(RGBColor),
+    /// A filled block (a bar).
+    Block(RGBColor, f64),
+    /// A point marker of the given shape (see [`Overlay::marker`]).
+    Marker(RGBColor, usize),
+}
+
+/// Marks, labels and legend entries of one chart, in backend pixels.
+#[derive(Debug, Default)]
+pub struct Overlay {
+    marks: String,
+    labels: String,
+    placed: Vec<PixelBox>,
+    plots: Vec<PixelBox>,
+    legend: Vec<(Key, String)>,
+    later: Vec<((i32, i32), String)>,
+}
+
+/// Estimated width in pixels of `text` at `size` (the browser's sans-serif averages a little
+/// over half the font size per character).
+pub(super) fn text_width(text: &str, size: f64) -> i32 {
+    (text.chars().count() as f64 * size * 0.58).ceil() as i32
+}
+
+fn hex(c: RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+}
+
+fn overlaps(a: PixelBox, b: PixelBox) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+impl Overlay {
+    /// Records a plot area (the rectangle inside the axes), written as an unfilled
+    /// `<rect class="plot-area">` so that readers of the SVG can find it.
+    pub fn plot_area(&mut self, (x, y): (std::ops::Range<i32>, std::ops::Range<i32>)) {
+        self.plots.push((x.start, y.start, x.end, y.end));
+    }
+
+    /// A point marker at `p` with its tooltip: shape 0 a circle, 1 a square, 2 a triangle,
+    /// 3 a diamond, 4 to 7 the same hollow (then round again).
+    pub fn marker(&mut self, p: (i32, i32), shape: usize, colour: RGBColor, tip: &str) {
+        let (x, y) = p;
+        self.placed.push((x - 5, y - 5, x + 5, y + 5));
+        let paint = if shape % 8 < 4 {
+            format!("fill=\"{}\"", hex(colour))
+        } else {
+            format!(
+                "fill=\"#fff\" stroke=\"{}\" stroke-width=\"2\"",
+                hex(colour)
+            )
+        };
+        let geometry = match shape % 4 {
+            0 => format!("circle class=\"mark\" cx=\"{x}\" cy=\"{y}\" r=\"4\""),
+            1 => format!(
+                "rect class=\"mark\" x=\"{}\" y=\"{}\" width=\"8\" height=\"8\"",
+                x - 4,
+                y - 4
+            ),
+            2 => format!(
+                "polygon class=\"mark\" points=\"{x},{} {},{} {},{}\"",
+                y - 5,
+                x - 5,
+                y + 4,
+                x + 5,
+                y + 4
+            ),
+            _ => format!(
+                "polygon class=\"mark\" points=\"{x},{} {},{y} {x},{} {},{y}\"",
+                y - 5,
+                x + 5,
+                y + 5,
+                x - 5
+            ),
+        };
+        let tag = geometry.split(' ').next().unwrap_or_default().to_string();
+        let _ = writeln!(
+            self.marks,
+            "<{geometry} {paint}><title>{}</title></{tag}>",
+            escape(tip)
+        );
+    }
+
+    /// A filled rectangle (a bar, a histogram bin or a best-rate tick) with its tooltip.
+    pub fn rect(
+        &mut self,
+        corners: PixelBox,
+        colour: RGBColor,
+        opacity: f64,
+        class: &str,
+        tip: &str,
+    ) {
+        let (x0, y0, x1, y1) = corners;
+        let _ = writeln!(
+            self.marks,
+            "<rect class=\"{class}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{opacity}\"><title>{}</title></rect>",
+            x0.min(x1),
+            y0.min(y1),
+            (x1 - x0).abs().max(1),
+            (y1 - y0).abs().max(1),
+            hex(colour),
+            escape(tip)
+        );
+    }
+
+    /// A vertical whisker at pixel column `x` from `y0` to `y1`, capped at both ends.
+    pub fn whisker(&mut self, x: i32, y0: i32, y1: i32) {
+        let _ = writeln!(
+            self.marks,
+            "<path class=\"whisker\" d=\"M{} {y0}H{}M{x} {y0}V{y1}M{} {y1}H{}\" stroke=\"#000\" fill=\"none\"/>",
+            x - 4,
+            x + 4,
+            x - 4,
+            x + 4
+        );
+    }
+
+    /// Free text at `p` (anchor `start`, `middle` or `end`), not checked for overlap: axis-like
+    /// text such as category names under bars.
+    pub fn text(&mut self, p: (i32, i32), anchor: &str, size: f64, text: &str) {
+        let _ = writeln!(
+            self.labels,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" font-family=\"sans-serif\" font-size=\"{size}\" fill=\"#222\">{}</text>",
+            p.0,
+            p.1,
+            escape(text)
+        );
+        let w = text_width(text, size);
+        let x0 = match anchor {
+            "end" => p.0 - w,
+            "middle" => p.0 - w / 2,
+            _ => p.0,
+        };
+        self.placed.push((x0, p.1 - size as i32, x0 + w, p.1 + 2));
+    }
+
+    /// Labels the point `p` directly with `text`, beside it where the label overlaps no label
+    /// or mark placed before and stays inside a plot area, nearest places first, with a leader
+    /// line from the point where the label sits further off; leaves it out (the mark's tooltip
+    /// still has it) where no such place exists. Returns whether it was placed.
+    pub fn label(&mut self, p: (i32, i32), text: &str) -> bool {
+        let w = text_width(text, FONT);
+        let h = FONT as i32;
+        let mut candidates = Vec::new();
+        for dy in [-6, h + 4, -20, h + 18, -36, h + 34, -52, h + 50] {
+            candidates.push((p.0 + 7, p.1 + dy));
+            candidates.push((p.0 - 7 - w, p.1 + dy));
+            if dy == h + 4 {
+                candidates.push((p.0 - w / 2, p.1 - 10));
+                candidates.push((p.0 - w / 2, p.1 + h + 8));
+            }
+        }
+        for (x, y) in candidates {
+            let bounds = (x - 1, y - h, x + w + 1, y + 2);
+            let inside = self
+                .plots
+                .iter()
+                .any(|a| bounds.0 >= a.0 && bounds.2 <= a.2 && bounds.1 >= a.1 && bounds.3 <= a.3);
+            if !inside || self.placed.iter().any(|b| overlaps(*b, bounds)) {
+                continue;
+            }
+            if (y - p.1).abs() > h + 8 {
+                let lx = if x > p.0 { x } else { x + w };
+                let ly = if y < p.1 { y + 2 } else { y - h };
+                let _ = writeln!(
+                    self.labels,
+                    "<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{lx}\" y2=\"{ly}\" stroke=\"#888\" stroke-width=\"1\"/>",
+                    p.0, p.1
+                );
+            }
+            let _ = writeln!(
+                self.labels,
+                "<text class=\"label\" x=\"{x}\" y=\"{y}\" font-family=\"sans-serif\" font-size=\"{FONT}\" fill=\"#111\" stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
+                escape(text)
+            );
+            self.placed.push(bounds);
+            return true;
+        }
+        false
+    }
+
+    /// [`Overlay::label`], but placed after every label placed directly: for labels that
+    /// matter less than the data's own (a roof's, whose value the legend also gives).
+    pub fn label_later(&mut self, p: (i32, i32), text: &str) {
+        self.later.push((p, text.to_string()));
+    }
+
+    /// Adds a legend entry.
+    pub fn legend(&mut self, key: Key, text: impl Into<String>) {
+        self.legend.push((key, text.into()));
+    }
+
+    /// Replaces the legend entries given so far with `entries`.
+    pub fn replace_legend(&mut self, entries: Vec<(Key, String)>) {
+        self.legend = entries;
+    }
+
+    /// The legend's rows: entries flowed left to right within `width`, as (x, row, key, text).
+    fn legend_layout(&self, width: i32) -> Vec<(i32, i32, Key, &str)> {
+        let (mut x, mut row) = (12, 0);
+        let mut out = Vec::new();
+        for (key, text) in &self.legend {
+            let w = 28 + text_width(text, FONT) + 18;
+            if x + w > width - 12 && x > 12 {
+                x = 12;
+                row += 1;
+            }
+            out.push((x, row, *key, text.as_str()));
+            x += w;
+        }
+        out
+    }
+
+    fn key(out: &mut String, key: Key, x: i32, y: i32) {
+        let _ = match key {
+            Key::Line(c) | Key::Dashed(c) => writeln!(
+                out,
+                "<line class=\"key\" x1=\"{x}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\" stroke-width=\"2\"{}/>",
+                x + 20,
+                hex(c),
+                if matches!(key, Key::Dashed(_)) {
+                    " stroke-dasharray=\"5 3\""
+                } else {
+                    ""
+                }
+            ),
+            Key::Block(c, opacity) => writeln!(
+                out,
+                "<rect class=\"key\" x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\" fill-opacity=\"{opacity}\"/>",
+                x + 3,
+                y - 5,
+                hex(c)
+            ),
+            Key::Marker(c, shape) => {
+                let mut marker = Overlay::default();
+                marker.marker((x + 10, y), shape, c, "");
+                let plain = marker
+                    .marks
+                    .replace("class=\"mark\"", "class=\"key\"")
+                    .replace("<title></title>", "");
+                out.push_str(&plain);
+                Ok(())
+            }
+        };
+    }
+
+    /// Writes the plot areas, marks, labels and the legend (under `top`, the height plotters
+    /// drew) into `svg`, growing its height to fit the legend.
+    pub fn finish(mut self, mut svg: String, width: u32, top: u32) -> String {
+        for (p, text) in std::mem::take(&mut self.later) {
+            self.label(p, &text);
+        }
+        let layout = self.legend_layout(width as i32);
+        let rows = layout.iter().map(|e| e.1 + 1).max().unwrap_or(0);
+        let legend_h = if rows > 0 { rows * LEGEND_ROW + 12 } else { 0 };
+        let height = top as i32 + legend_h;
+        let mut tail = String::new();
+        for (x0, y0, x1, y1) in &self.plots {
+            let _ = writeln!(
+                tail,
+                "<rect class=\"plot-area\" x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"none\"/>",
+                x1 - x0,
+                y1 - y0
+            );
+        }
+        tail.push_str(&self.marks);
+        tail.push_str(&self.labels);
+        if rows > 0 {
+            let _ = writeln!(
+                tail,
+                "<g class=\"legend\"><rect class=\"legend-box\" x=\"4\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fff\" stroke=\"#999\"/>",
+                top + 2,
+                width - 8,
+                legend_h - 6
+            );
+            for (x, row, key, text) in layout {
+                let y = top as i32 + 4 + LEGEND_ROW / 2 + row * LEGEND_ROW + 2;
+                Self::key(&mut tail, key, x, y);
+                let _ = writeln!(
+                    tail,
+                    "<text x=\"{}\" y=\"{}\" font-family=\"sans-serif\" font-size=\"{FONT}\" fill=\"#222\">{}</text>",
+                    x + 26,
+                    y + 4,
+                    escape(text)
+                );
+            }
+            tail.push_str("</g>\n");
+        }
+        let old = format!("height=\"{top}\" viewBox=\"0 0 {width} {top}\"");
+        let new = format!("height=\"{height}\" viewBox=\"0 0 {width} {height}\"");
+        svg = svg.replacen(&old, &new, 1);
+        match svg.rfind("</svg>") {
+            Some(end) => svg.insert_str(end, &tail),
+            None => svg.push_str(&tail),
+        }
+        svg
+    }
+}
+
+/// A tick label without spurious decimals: at most three significant digits, trailing zeros
+/// dropped (`0.1`, `1`, `10`, `2.5`), exponent form beyond 10^6 and below 10^-3.
+pub fn tick(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v == 0.0 { "0".into() } else { String::new() };
+    }
+    let a = v.abs();
+    if !(1e-3..1e6).contains(&a) {
+        let s = format!("{v:.2e}");
+        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        return format!("{}e{exp}", trim(mantissa));
+    }
+    let digits = (2 - a.log10().floor() as i32).max(0) as usize;
+    trim(&format!("{v:.digits$}"))
+}
+
+fn trim(s: &str) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_have_no_spurious_decimals() {
+        let cases = [
+            (0.1, "0.1"),
+            (1.0, "1"),
+            (10.0, "10"),
+            (100.0, "100"),
+            (2.5, "2.5"),
+            (0.0, "0"),
+            (140.0, "140"),
+            (1e7, "1e7"),
+            (12.345, "12.3"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(tick(v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn labels_never_overlap_and_stay_inside_the_plot() {
+        let mut o = Overlay::default();
+        o.plot_area((0..400, 0..300));
+        let placed: Vec<bool> = (0..40)
+            .map(|_| o.label((200, 150), "a long label"))
+            .collect();
+        assert!(placed[0], "the first label fits");
+        assert!(
+            placed.iter().any(|p| !p),
+            "forty labels at one point cannot all fit"
+        );
+        for (i, a) in o.placed.iter().enumerate() {
+            assert!(a.0 >= 0 && a.2 <= 400 && a.1 >= 0 && a.3 <= 300);
+            for b in &o.placed[i + 1..] {
+                assert!(!overlaps(*a, *b), "{a:?} {b:?}");
+            }
+        }
+    }
+}
