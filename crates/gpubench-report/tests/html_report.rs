@@ -634,6 +634,10 @@ fn the_machines_table_shows_where_and_how_each_file_ran() {
             source: "datasheet".into(),
         }),
     });
+    let mut noise = gpubench_harness::run_noise::RunNoise::new("ref", "GFLOP/s");
+    noise.level = Some(0.125);
+    noise.drift = Some(-0.125);
+    other.noise = Some(noise);
     let page = gpubench_report::html::render(&[("a".into(), doc.clone()), ("b".into(), other)])
         .expect("renders");
     let start = page.find("<h2>Machines</h2>").expect("a machines table");
@@ -650,6 +654,8 @@ fn the_machines_table_shows_where_and_how_each_file_ran() {
         m.build_profile.as_str(),
         "driver 550.54",
         "nominal: NVIDIA H200 (datasheet)",
+        "±12.5% (moved -12.5%)",
+        "not measured",
     ] {
         assert!(table.contains(want), "the machines table lacks {want:?}");
     }

@@ -16,7 +16,7 @@ pub fn machines_table(labelled: &[(String, RunDocument)]) -> String {
     let mut html = String::from(
         "<section class=\"machines\">\n<h2>Machines</h2>\n<table>\n<tr><th>run</th><th>host</th>\
          <th>adapter</th><th>backend</th><th>driver</th><th>CPU</th><th>profile</th>\
-         <th>telemetry</th><th>started</th></tr>\n",
+         <th>telemetry</th><th>run noise</th><th>started</th></tr>\n",
     );
     for (label, doc) in labelled {
         let m = &doc.machine;
@@ -34,6 +34,7 @@ pub fn machines_table(labelled: &[(String, RunDocument)]) -> String {
             format!("{} ({} CPUs)", m.cpu_model, m.cpu_count),
             format!("{}, {} build", doc.config.profile, m.build_profile),
             telemetry_cell(doc),
+            noise_cell(doc),
             format!(
                 "{}{}",
                 doc.started_at,
@@ -48,6 +49,20 @@ pub fn machines_table(labelled: &[(String, RunDocument)]) -> String {
     }
     html.push_str("</table>\n</section>\n");
     html
+}
+
+/// The run's own noise level (its reference's drift and spread), or why there is none.
+fn noise_cell(doc: &RunDocument) -> String {
+    match doc.noise.as_ref().map(|n| (n.level, n)) {
+        Some((Some(level), n)) => format!(
+            "±{:.1}%{}",
+            100.0 * level,
+            n.drift
+                .map_or(String::new(), |d| format!(" (moved {:+.1}%)", 100.0 * d))
+        ),
+        Some((None, n)) => format!("unknown ({})", n.reason.as_deref().unwrap_or("no check")),
+        None => "not measured".to_string(),
+    }
 }
 
 /// The telemetry status of a run, with the detected link and the datasheet row where present.

@@ -276,11 +276,12 @@ fn machine_section(label: &str, doc: &RunDocument) -> String {
             ),
         ),
     ];
+    let noise = doc.noise.as_ref().map(|n| ("run noise", n.describe()));
     let mut html = format!(
         "<section class=\"machine\">\n<h2>{}</h2>\n<table>\n",
         escape(label)
     );
-    for (k, v) in rows {
+    for (k, v) in rows.into_iter().chain(noise) {
         html.push_str(&format!(
             "<tr><th>{}</th><td>{}</td></tr>\n",
             escape(k),
