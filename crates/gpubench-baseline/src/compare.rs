@@ -156,7 +156,7 @@ pub struct Comparison {
     /// One entry per id, in the base run's order, then ids only in the new run.
     pub pairs: Vec<PairComparison>,
     /// Each run's own noise level, where it measured one.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "RunNoiseLevels::is_empty")]
     pub run_noise: RunNoiseLevels,
 }
 
@@ -177,6 +177,11 @@ impl RunNoiseLevels {
             base: level(base),
             new: level(new),
         }
+    }
+
+    /// Whether neither run measured its noise.
+    pub fn is_empty(&self) -> bool {
+        self.base.is_none() && self.new.is_none()
     }
 
     /// The larger of the two levels, where either was measured.
