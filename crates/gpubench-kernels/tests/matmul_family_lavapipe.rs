@@ -225,4 +225,24 @@ fn the_tuning_table_names_what_was_tried_and_small_m_tries_the_gemv_kernel() {
             .iter()
             .any(|b| b.info().id == "matmul/f16-coop/256x256x256")
     );
+    // Where close candidates went to the final rounds, the choice is one of them and each has
+    // a value (or null) per round.
+    for info in benches.iter().map(|b| b.info()) {
+        let Some(rounds) = info.params.get("tuning_final_rounds") else {
+            continue;
+        };
+        let rounds = rounds.as_object().expect("finalist to its round medians");
+        let first = info.params["tuning_gflops"].as_object().expect("table");
+        assert!((2..=3).contains(&rounds.len()), "{}: {rounds:?}", info.id);
+        for (name, values) in rounds {
+            assert!(first.contains_key(name), "{}: {name}", info.id);
+            assert_eq!(values.as_array().map(Vec::len), Some(2), "{}", info.id);
+        }
+        let chosen = info.params["variant"].as_str().expect("variant");
+        assert!(
+            rounds.contains_key(chosen),
+            "{}: {chosen} {rounds:?}",
+            info.id
+        );
+    }
 }

@@ -174,12 +174,12 @@ fn tune(
         return vec![untuned(product(id.to_string(), first.variant))];
     }
     let tried: Vec<Variant> = measurable.iter().map(|c| c.variant).collect();
-    let measured: Vec<BenchResult> = tried
-        .iter()
-        .map(|v| tuner.measure(&mut KernelBench::new(product(variant_id(v), *v))))
-        .collect();
+    let mut measure =
+        |v: &Variant| tuner.measure(&mut KernelBench::new(product(variant_id(v), *v)));
+    let mut measured: Vec<BenchResult> = tried.iter().map(&mut measure).collect();
     let names: Vec<&str> = tried.iter().map(|v| v.name).collect();
     let mut table = tuning_table(&names, &measured);
+    let (chosen, final_table) = final_rounds(&tried, &mut measured, &mut measure);
     if let Some(entries) = table.as_object_mut() {
         for c in pruned {
             let reason = c.pruned.as_deref().unwrap_or_default();
@@ -190,11 +190,14 @@ fn tune(
         }
     }
     let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
-    if let Some(best) = select_fastest(&measured) {
-        let kernel = product(id.to_string(), tried[best])
+    if let Some(best) = chosen {
+        let mut kernel = product(id.to_string(), tried[best])
             .with_param("tuned", true.into())
             .with_param("tuning_candidates", tried.len().into())
             .with_param("tuning_gflops", table.clone());
+        if let Some(rounds) = final_table {
+            kernel = kernel.with_param("tuning_final_rounds", rounds);
+        }
         benches.push(KernelBench::boxed(kernel));
     }
     for (variant, result) in tried.iter().zip(&measured) {
@@ -205,6 +208,55 @@ fn tune(
         }
     }
     benches
+}
+
+/// The choice among the first pass's `measured` results of `tried`: the fastest, or where
+/// several are within [`select::CLOSE`] of it, the winner of [`select::FINAL_ROUNDS`]
+/// interleaved rounds over them, with those rounds as a table (finalist to its medians, in
+/// round order). A finalist that fails in a final round replaces its first-pass result, so it
+/// is reported failing and never chosen.
+fn final_rounds(
+    tried: &[Variant],
+    measured: &mut [BenchResult],
+    measure: &mut dyn FnMut(&Variant) -> BenchResult,
+) -> (Option<usize>, Option<serde_json::Value>) {
+    let finalists = select::finalists(measured);
+    if finalists.is_empty() {
+        return (select_fastest(measured), None);
+    }
+    let mut rounds: Vec<Vec<Option<f64>>> = Vec::new();
+    for _ in 0..select::FINAL_ROUNDS {
+        let mut round = Vec::new();
+        for &f in &finalists {
+            let result = measure(&tried[f]);
+            let ok = result.status == Status::Ok && result.verified;
+            round.push(result.median().filter(|_| ok));
+            if result.status == Status::Failed {
+                measured[f] = result;
+            }
+        }
+        rounds.push(round);
+    }
+    let table: serde_json::Map<String, serde_json::Value> = finalists
+        .iter()
+        .enumerate()
+        .map(|(i, &f)| {
+            let values: Vec<serde_json::Value> = rounds
+                .iter()
+                .map(|r| {
+                    r[i].map_or(serde_json::Value::Null, |v| {
+                        ((v * 1000.0).round() / 1000.0).into()
+                    })
+                })
+                .collect();
+            (tried[f].name.to_string(), values.into())
+        })
+        .collect();
+    let chosen = select::select_final(&rounds)
+        .map(|i| finalists[i])
+        .filter(|&f| measured[f].status == Status::Ok)
+        .or_else(|| select_fastest(measured));
+    (chosen, Some(table.into()))
 }
 
 /// The cooperative-matrix product of `shape` (`matmul/f16-coop/...`, `matmul/f32-coop/...`),

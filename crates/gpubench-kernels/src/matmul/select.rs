@@ -1,5 +1,6 @@
 //! Which variants a product tunes over, and choosing one from the tuning results: the
-//! fastest one that ran and verified.
+//! fastest one that ran and verified, and among candidates too close to call after one pass,
+//! the one that wins interleaved rounds.
 //!
 //! Both are pure functions (over the adapter's facts, and over results), so the rules are tested
 //! without a GPU: a variant whose status is not ok, or that did not verify, is never chosen
@@ -179,6 +180,67 @@ pub fn select_fastest(results: &[BenchResult]) -> Option<usize> {
     best.map(|(i, _)| i)
 }
 
+/// Candidates within this fraction of the fastest first-pass median go to the final rounds: one
+/// short pass per candidate on a shared or boost-clocked machine cannot order them.
+pub const CLOSE: f64 = 0.85;
+
+/// At most this many candidates go to the final rounds.
+pub const FINALISTS: usize = 3;
+
+/// Interleaved rounds over the finalists: each round measures every finalist once, in turn.
+pub const FINAL_ROUNDS: usize = 2;
+
+/// The indices of the first-pass results to measure again: the verified ok ones whose median is
+/// within [`CLOSE`] of the best, fastest first, at most [`FINALISTS`]; fewer than two means the
+/// first pass already decided.
+pub fn finalists(results: &[BenchResult]) -> Vec<usize> {
+    let Some(best) = select_fastest(results) else {
+        return Vec::new();
+    };
+    let top = results[best].median().unwrap_or(0.0);
+    let mut close: Vec<(usize, f64)> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.status == Status::Ok && r.verified)
+        .filter_map(|(i, r)| r.median().filter(|m| m.is_finite()).map(|m| (i, m)))
+        .filter(|(_, m)| *m >= CLOSE * top)
+        .collect();
+    close.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    close.truncate(FINALISTS);
+    if close.len() < 2 {
+        return Vec::new();
+    }
+    close.into_iter().map(|(i, _)| i).collect()
+}
+
+/// The winner of the final rounds: `rounds[r][f]` is finalist `f`'s median in round `r` (`None`
+/// where it did not run or verify). Each finalist scores the median over rounds of its value
+/// over that round's best, so a machine that slows down between rounds slows every finalist
+/// alike; the highest score wins, ties to the earlier (faster in the first pass). `None` when no
+/// round has a value.
+pub fn select_final(rounds: &[Vec<Option<f64>>]) -> Option<usize> {
+    let count = rounds.iter().map(Vec::len).max()?;
+    let mut best: Option<(usize, f64)> = None;
+    for f in 0..count {
+        let shares: Vec<f64> = rounds
+            .iter()
+            .filter_map(|round| {
+                let top = round.iter().flatten().copied().fold(0.0, f64::max);
+                let value = round.get(f).copied().flatten()?;
+                (top > 0.0).then(|| value / top)
+            })
+            .collect();
+        if shares.len() < rounds.len() || shares.is_empty() {
+            continue;
+        }
+        let score = gpubench_harness::stats::median(&shares);
+        if best.is_none_or(|(_, b)| score > b) {
+            best = Some((f, score));
+        }
+    }
+    best.map(|(f, _)| f)
+}
+
 /// The tuning table as a JSON object: variant name to its median GFLOP/s, or to
 /// "failed: reason" / "skipped: reason".
 pub fn tuning_table(names: &[&str], results: &[BenchResult]) -> Value {
@@ -217,6 +279,47 @@ mod tests {
             r.reason = Some("verification failed: 3 of 10 values outside tolerance".into());
         }
         r
+    }
+
+    #[test]
+    fn close_candidates_go_to_the_final_rounds_and_a_clear_winner_does_not() {
+        let results = vec![
+            result("tiled", Status::Ok, true, Some(1.0)),
+            result("broken", Status::Failed, false, Some(100.0)),
+            result("a", Status::Ok, true, Some(9.0)),
+            result("b", Status::Ok, true, Some(10.0)),
+            result("unverified", Status::Ok, false, Some(9.9)),
+            result("c", Status::Ok, true, Some(8.6)),
+            result("d", Status::Ok, true, Some(8.7)),
+            result("far", Status::Ok, true, Some(8.4)),
+        ];
+        // Within 85% of 10: b, a, d, c; the three fastest, fastest first.
+        assert_eq!(finalists(&results), [3, 2, 6]);
+        let clear = vec![
+            result("tiled", Status::Ok, true, Some(1.0)),
+            result("reg", Status::Ok, true, Some(5.0)),
+        ];
+        assert!(finalists(&clear).is_empty());
+        assert!(finalists(&[]).is_empty());
+    }
+
+    #[test]
+    fn the_final_rounds_are_won_by_shares_of_each_round_not_by_the_luckiest_round() {
+        // The machine halves its speed in round 1: finalist 1 wins both rounds by share, though
+        // finalist 0 has the single highest value.
+        let rounds = vec![
+            vec![Some(10.0), Some(11.0), Some(9.0)],
+            vec![Some(5.0), Some(5.6), Some(5.8)],
+        ];
+        // Shares: f0 0.909, 0.862 -> 0.886; f1 1.0, 0.966 -> 0.983; f2 0.818, 1.0 -> 0.909.
+        assert_eq!(select_final(&rounds), Some(1));
+        // A finalist missing a round (failed, or a stop) cannot win.
+        let missing = vec![vec![Some(10.0), Some(20.0)], vec![Some(10.0), None]];
+        assert_eq!(select_final(&missing), Some(0));
+        assert_eq!(select_final(&[vec![None, None]]), None);
+        assert_eq!(select_final(&[]), None);
+        // Ties go to the earlier finalist.
+        assert_eq!(select_final(&[vec![Some(3.0), Some(3.0)]]), Some(0));
     }
 
     #[test]
