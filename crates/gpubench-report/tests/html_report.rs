@@ -377,6 +377,23 @@ fn the_f16_roof_is_drawn_wherever_f16_results_are() {
     );
     assert!(!labels.iter().any(|t| t.contains("f16 peak")));
 
+    // f16 products that sum in f32 are their own series, under the f32 roof: with only those,
+    // no f16 roof.
+    let mut summed_in_f32 = doc.clone();
+    for r in &mut summed_in_f32.results {
+        if r.suite == "matmul" && r.id.starts_with("matmul/f16") {
+            r.params.insert("accumulation".into(), "f32".into());
+        }
+    }
+    let labels = texts(chart_with(&svgs(&render_one(&summed_in_f32)), |t| {
+        t == "Roofline"
+    }));
+    assert!(
+        labels.iter().any(|t| t == "matmul f16 (f32 sums)"),
+        "{labels:?}"
+    );
+    assert!(!labels.iter().any(|t| t.contains("f16 peak")), "{labels:?}");
+
     // Without f16 points, no f16 roof.
     let mut no_points = doc;
     no_points

@@ -296,7 +296,11 @@ pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
     {
         let name = match r.suite.as_str() {
             ROOFLINE => "roofline sweep".to_string(),
-            MATMUL => format!("matmul {}", param_str(r, "precision").unwrap_or("")),
+            // f16 data summed in f32 runs its arithmetic in f32: the f32 roof bounds it.
+            MATMUL => match (param_str(r, "precision"), param_str(r, "accumulation")) {
+                (Some("f16"), Some("f32")) => "matmul f16 (f32 sums)".to_string(),
+                (precision, _) => format!("matmul {}", precision.unwrap_or("")),
+            },
             _ => continue,
         };
         let (Some(x), Some(y)) = (intensity(r), ok(r)) else {

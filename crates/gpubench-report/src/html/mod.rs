@@ -106,7 +106,7 @@ fn roofline_section(body: &mut String, title: &str, doc: &RunDocument) -> Result
             body,
             &format!("Roofline{title}"),
             &svg,
-            "Ceilings are measured on this adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed). Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.",
+            "Ceilings are measured on this adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed), which bounds products that sum in f16; f16 products that sum in f32 run their arithmetic in f32, under the f32 roof. Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.",
         );
     }
     Ok(())
