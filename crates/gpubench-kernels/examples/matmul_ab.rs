@@ -4,7 +4,10 @@
 //! variant, and their median, are what to compare. The comparison the tuner makes, with rounds.
 //!
 //! `cargo run -p gpubench-kernels --example matmul_ab -- SHAPE PRECISION ROUNDS VARIANT...`,
-//! e.g. `8x1024x1024 f32 9 cols8x8 gemv-x8-c4-wg8-ks1-wgmem` (the first Vulkan adapter).
+//! e.g. `8x1024x1024 f32 9 cols8x8 gemv-x8-c4-wg8-ks1-wgmem` (the first Vulkan adapter). With
+//! `stream-read` among the names, each round also measures the stream read kernel over an
+//! array the size of B and prints each variant's bytes of B read per second as a share of it:
+//! the memory roofline of a small-M product, in the same round.
 
 use gpubench_harness::runner::Silent;
 use gpubench_harness::stats::median;
@@ -12,6 +15,10 @@ use gpubench_harness::{KernelBench, Profile, Runner, Status};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::matmul::{Matmul, Shape, Variant, find_variant};
 use gpubench_kernels::plan::parse_matmul_shape;
+use gpubench_kernels::stream::{Stream, StreamKernel};
+
+/// The name that adds the stream read kernel to every round.
+const STREAM_READ: &str = "stream-read";
 
 /// What to measure, from the command line.
 struct Plan {
@@ -19,6 +26,7 @@ struct Plan {
     precision: Precision,
     rounds: usize,
     variants: Vec<Variant>,
+    stream_read: bool,
 }
 
 fn plan() -> Result<Plan, String> {
@@ -38,8 +46,10 @@ fn plan() -> Result<Plan, String> {
         rounds: rounds.parse().map_err(|e| format!("rounds: {e}"))?,
         variants: variants
             .iter()
+            .filter(|name| *name != STREAM_READ)
             .map(|name| find_variant(name).ok_or_else(|| format!("unknown variant {name}")))
             .collect::<Result<_, _>>()?,
+        stream_read: variants.iter().any(|name| name == STREAM_READ),
     })
 }
 
@@ -62,7 +72,28 @@ fn main() -> Result<(), String> {
                 (status, _) => return Err(format!("{}: {}", variant.name, status.as_str())),
             }
         }
-        println!("{line} GFLOP/s");
+        line.push_str(" GFLOP/s");
+        if plan.stream_read {
+            let b_bytes = u64::from(plan.shape.k)
+                * u64::from(plan.shape.n.next_multiple_of(4))
+                * plan.precision.bytes();
+            let mut read = KernelBench::new(Stream::new(StreamKernel::Read, b_bytes, 11));
+            let gbs = runner
+                .run(&mut read, &mut Silent)
+                .median()
+                .unwrap_or(f64::NAN);
+            // B is read once per product: its bytes per second are GFLOP/s x bytes / (2 M).
+            let per_flop = plan.precision.bytes() as f64 / (2.0 * f64::from(plan.shape.m));
+            let shares: Vec<String> = medians
+                .iter()
+                .map(|m| format!("{:.0}%", 100.0 * m[round] * per_flop / gbs))
+                .collect();
+            line.push_str(&format!(
+                " | stream read {gbs:.3} GB/s, B read {}",
+                shares.join(" ")
+            ));
+        }
+        println!("{line}");
     }
     let first = &plan.variants[0].name;
     for (variant, values) in plan.variants.iter().zip(&medians) {
