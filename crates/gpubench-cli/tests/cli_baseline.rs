@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{quick_stream_args, require_vulkan, run_gpubench};
+use common::{quick_stream_args, require_vulkan, run_gpubench, text};
 
 fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
     let mut args = quick_stream_args(out, "64KiB");
@@ -16,10 +16,6 @@ fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
     ]);
     args.extend(extra.iter().map(ToString::to_string));
     run_gpubench(&args)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

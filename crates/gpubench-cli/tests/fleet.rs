@@ -3,11 +3,7 @@
 //! table at the end, and the directory read back as a fleet. Needs a Vulkan adapter.
 
 mod common;
-use common::{adapters, gpubench_command, require_vulkan};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{adapters, gpubench_command, require_vulkan, text};
 
 #[test]
 fn every_adapter_in_turn_then_the_directory_as_a_fleet() {

@@ -12,14 +12,10 @@ use gpubench_kernels::transfer::sizes_up_to;
 use serde_json::Value;
 
 mod common;
-use common::{gpubench_path, require_vulkan};
+use common::{gpubench_path, require_vulkan, text};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

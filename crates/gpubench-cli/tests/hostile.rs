@@ -15,17 +15,13 @@ use gpubench_harness::RunDocument;
 use gpubench_harness::results_file::save_document;
 
 mod common;
-use common::{gpubench_command, quick_stream_args, read_doc, require_vulkan, run_gpubench};
+use common::{gpubench_command, quick_stream_args, read_doc, require_vulkan, run_gpubench, text};
 
 fn gpubench(args: &[&str]) -> Output {
     gpubench_command()
         .args(args)
         .output()
         .expect("gpubench runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn s(path: &Path) -> &str {
@@ -502,20 +498,9 @@ fn a_signal_while_stdout_is_blocked_means_no_baseline() {
 
 /// Runs `--suite SUITE` quickly on Vulkan with `flags`, writing to `out`.
 fn quick_suite_run(suite: &str, out: &Path, flags: &[&str]) -> Output {
-    let mut args = vec![
-        "run",
-        "--suite",
-        suite,
-        "--profile",
-        "quick",
-        "--backend",
-        "vulkan",
-        "--no-progress",
-        "--out",
-        s(out),
-    ];
-    args.extend(flags);
-    gpubench(&args)
+    let mut args = common::quick_suite_args(suite, out);
+    args.extend(flags.iter().map(ToString::to_string));
+    run_gpubench(&args)
 }
 
 /// The result with `id_part` in its id.

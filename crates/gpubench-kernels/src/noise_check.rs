@@ -15,7 +15,7 @@ use std::time::Duration;
 use gpubench_harness::run_noise::RunNoise;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::stats::Summary;
-use gpubench_harness::{GpuContext, KernelBench, Profile, Runner, Status};
+use gpubench_harness::{GpuContext, Kernel, KernelBench, Profile, Runner, Status};
 
 use crate::compute::grid::peak_grid;
 use crate::compute::{FmaPeak, PeakForm};
@@ -50,9 +50,8 @@ impl<'a> NoiseCheck<'a> {
 
     /// An empty record naming the reference and its unit.
     pub fn record(&self) -> RunNoise {
-        let bench = KernelBench::boxed(self.kernel());
-        let info = bench.info();
-        RunNoise::new(info.id.clone(), info.metric.unit())
+        let info = self.kernel().info();
+        RunNoise::new(info.id, info.metric.unit())
     }
 
     /// One check: the reference's summary, or why there is none (it failed, was skipped, or

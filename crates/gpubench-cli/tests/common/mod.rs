@@ -42,19 +42,24 @@ pub fn require_vulkan() -> bool {
         || no_adapter::<()>("`gpubench list` finds no Vulkan adapter").is_some()
 }
 
+/// Bytes a command wrote, as text (lossily: a test reads it, it is never parsed as data).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// A results file, parsed.
 pub fn read_doc(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("results file exists");
     serde_json::from_str(&text).expect("results file is valid JSON")
 }
 
-/// Arguments of a quick stream run on Vulkan with arrays of `stream_size`, writing to `out`;
+/// Arguments of a quick run of `suite` on Vulkan without progress bars, writing to `out`;
 /// tests append what they exercise.
-pub fn quick_stream_args(out: &Path, stream_size: &str) -> Vec<String> {
+pub fn quick_suite_args(suite: &str, out: &Path) -> Vec<String> {
     let mut args: Vec<String> = [
         "run",
         "--suite",
-        "stream",
+        suite,
         "--profile",
         "quick",
         "--backend",
@@ -64,8 +69,15 @@ pub fn quick_stream_args(out: &Path, stream_size: &str) -> Vec<String> {
     .iter()
     .map(ToString::to_string)
     .collect();
-    args.extend(["--stream-size".to_string(), stream_size.to_string()]);
     args.extend(["--out".to_string(), out.to_string_lossy().to_string()]);
+    args
+}
+
+/// Arguments of a quick stream run on Vulkan with arrays of `stream_size`, writing to `out`;
+/// tests append what they exercise.
+pub fn quick_stream_args(out: &Path, stream_size: &str) -> Vec<String> {
+    let mut args = quick_suite_args("stream", out);
+    args.extend(["--stream-size".to_string(), stream_size.to_string()]);
     args
 }
 

@@ -243,11 +243,7 @@ fn final_rounds(
         .map(|(i, &f)| {
             let values: Vec<serde_json::Value> = rounds
                 .iter()
-                .map(|r| {
-                    r[i].map_or(serde_json::Value::Null, |v| {
-                        ((v * 1000.0).round() / 1000.0).into()
-                    })
-                })
+                .map(|r| r[i].map_or(serde_json::Value::Null, |v| select::table_value(v).into()))
                 .collect();
             (tried[f].name.to_string(), values.into())
         })

@@ -234,7 +234,7 @@ pub fn select_final(rounds: &[Vec<Option<f64>>]) -> Option<usize> {
                 (top > 0.0).then(|| value / top)
             })
             .collect();
-        if shares.len() < rounds.len() || shares.is_empty() {
+        if shares.len() < rounds.len() {
             continue;
         }
         let score = gpubench_harness::stats::median(&shares);
@@ -245,15 +245,18 @@ pub fn select_final(rounds: &[Vec<Option<f64>>]) -> Option<usize> {
     best.map(|(f, _)| f)
 }
 
+/// A GFLOP/s figure as the tuning tables keep it: three decimals.
+pub fn table_value(gflops: f64) -> f64 {
+    (gflops * 1000.0).round() / 1000.0
+}
+
 /// The tuning table as a JSON object: variant name to its median GFLOP/s, or to
 /// "failed: reason" / "skipped: reason".
 pub fn tuning_table(names: &[&str], results: &[BenchResult]) -> Value {
     let mut table = Map::new();
     for (name, result) in names.iter().zip(results) {
         let value = match (result.status, result.median()) {
-            (Status::Ok, Some(median)) if result.verified => {
-                Value::from((median * 1000.0).round() / 1000.0)
-            }
+            (Status::Ok, Some(median)) if result.verified => Value::from(table_value(median)),
             (status, _) => Value::from(format!(
                 "{}: {}",
                 status.as_str(),
