@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
 use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
-use gpubench_harness::units::{MIB, format_size};
 use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::launch::{Launch, LaunchMode};
 use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
 use gpubench_kernels::stream::{Stream, StreamKernel};
+use gpubench_results::units::{MIB, format_size};
 
 fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
     let bytes = if in_ci() { MIB } else { 64 * MIB };

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::{BenchResult, RunDocument, Status};
+use gpubench_results::{BenchResult, RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::machine::{Difference, machine_differences};
@@ -83,7 +83,7 @@ pub struct PairComparison {
     /// Suite name.
     pub suite: String,
     /// What the numbers measure.
-    pub metric: gpubench_harness::MetricKind,
+    pub metric: gpubench_results::MetricKind,
     /// Unit of the medians.
     pub unit: String,
     /// Whether larger values are better.
@@ -414,9 +414,9 @@ mod tests {
     fn derived_values_get_ratios_and_mixed_clocks_no_verdict() {
         let mut base = doc_with("gpu", false);
         base.results[0].timing = None; // a derived value (fit, ceiling, fraction of peak)
-        base.results[1].timing = Some(gpubench_harness::TimingSource::Host);
+        base.results[1].timing = Some(gpubench_results::TimingSource::Host);
         let mut slow = scaled(&base, 1.3);
-        slow.results[1].timing = Some(gpubench_harness::TimingSource::GpuTimestamp);
+        slow.results[1].timing = Some(gpubench_results::TimingSource::GpuTimestamp);
         let cmp = compare("base", &base, "slow", &slow, &CompareOptions::default());
         let derived = &cmp.pairs[0];
         assert_eq!(derived.verdict, Verdict::RatioOnly);
@@ -459,7 +459,7 @@ mod tests {
 
     /// A run noise level of `level` (a fraction) on `doc`.
     fn with_noise(mut doc: RunDocument, level: f64) -> RunDocument {
-        let mut noise = gpubench_harness::run_noise::RunNoise::new("ref", "GFLOP/s");
+        let mut noise = gpubench_results::run_noise::RunNoise::new("ref", "GFLOP/s");
         noise.level = Some(level);
         doc.noise = Some(noise);
         doc
@@ -549,7 +549,7 @@ mod tests {
         );
         assert!(!cmp.fails_gate());
         assert!(cmp.differences.iter().any(|d| d.field == "build"));
-        new.results[0].status = gpubench_harness::Status::Failed;
+        new.results[0].status = gpubench_results::Status::Failed;
         let cmp = compare("base", &base, "new", &new, &strict);
         assert!(cmp.fails_gate(), "ok -> failed fails whatever the build");
     }

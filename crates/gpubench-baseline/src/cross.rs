@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use gpubench_harness::{RunDocument, Status};
+use gpubench_results::{RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::compare::RunLabel;
@@ -40,7 +40,7 @@ pub struct CrossRow {
     /// Result id.
     pub id: String,
     /// What the numbers measure.
-    pub metric: gpubench_harness::MetricKind,
+    pub metric: gpubench_results::MetricKind,
     /// Unit of the medians.
     pub unit: String,
     /// Whether larger values are better.

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use gpubench_harness::HarnessError;
+use gpubench_results::ResultsError;
 
 /// Why a baseline could not be read or recorded.
 #[derive(Debug, thiserror::Error)]
@@ -38,5 +38,5 @@ pub enum BaselineError {
     },
     /// Reading or writing the document failed (the message names the file).
     #[error(transparent)]
-    Harness(#[from] HarnessError),
+    Results(#[from] ResultsError),
 }

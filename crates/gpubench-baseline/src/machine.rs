@@ -5,7 +5,7 @@
 //! update, another OS or tool version, a different profile, the things a reader checks first
 //! when a number moves.
 
-use gpubench_harness::RunDocument;
+use gpubench_results::RunDocument;
 use serde::{Deserialize, Serialize};
 
 /// One field that differs between two runs.

@@ -6,7 +6,7 @@
 //! scheduling and wander more, so 10%. Software adapters share the CPU with everything else on
 //! the machine (CI runners above all), so they get 25% and, unless asked, only report.
 
-use gpubench_harness::MetricKind;
+use gpubench_results::MetricKind;
 
 /// Band for bandwidth and throughput metrics.
 pub const THROUGHPUT_BAND: f64 = 0.05;

@@ -1,12 +1,12 @@
 //! The ratio of two runs' medians with a bootstrap 95% interval, oriented so that > 1 is faster.
 //!
 //! Both sides are resampled independently (they are independent runs) from their raw samples,
-//! with the harness's generator and a fixed seed, so the same inputs always give the same
+//! with the results crate's generator and a fixed seed, so the same inputs always give the same
 //! interval and hence the same verdict. The point estimate is the ratio of the observed medians;
 //! the interval is widened to contain it when resampling alone would not (rare, with few
 //! samples), so `ci_low <= ratio <= ci_high` always holds.
 
-use gpubench_harness::stats::{
+use gpubench_results::stats::{
     BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci, bootstrap_subset, percentile_sorted,
 };
 use serde::{Deserialize, Serialize};
@@ -63,7 +63,7 @@ pub fn ratio_ci_with(
     if !ratio.is_finite() || ratio <= 0.0 {
         return None;
     }
-    // Thinned (by the harness's stated rule) so a file with millions of samples compares in
+    // Thinned (by the stated rule of the results' statistics) so a file with millions of samples compares in
     // bounded time; the point estimate above uses every sample.
     let (base, new) = (bootstrap_subset(&base), bootstrap_subset(&new));
     let mut other = Vec::with_capacity(new.len());
@@ -118,7 +118,7 @@ pub fn ratio_from_intervals(
     })
 }
 
-/// The median (type-7, as the harness's summaries) of `values`, sorting them in place.
+/// The median (type-7, as the results' summaries) of `values`, sorting them in place.
 fn median_in_place(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     percentile_sorted(values, 50.0)

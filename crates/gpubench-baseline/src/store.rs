@@ -5,16 +5,16 @@
 //! a driver update is compared against the same baseline. On a software adapter the device is
 //! the host's CPU, which the adapter's name does not say, so the CPU model joins the key; and a
 //! `default` run is compared with a `default` baseline, never a `quick` one (the profile joins the
-//! key too). Saving merges by suite: the suites of the new run replace theirs, the others stay. Writes go through the harness's `write_atomic` (temporary
+//! key too). Saving merges by suite: the suites of the new run replace theirs, the others stay. Writes go through the results crate's `write_atomic` (temporary
 //! file in the same directory, fsync, rename): a crash or a concurrent reader never sees half a
 //! baseline. A run with failed results or one that did not complete is refused before anything
 //! is written.
 
 use std::path::{Path, PathBuf};
 
-use gpubench_harness::RunDocument;
-use gpubench_harness::results_file::{load_document, save_document};
-use gpubench_harness::schema::{MachineInfo, slug};
+use gpubench_results::RunDocument;
+use gpubench_results::results_file::{load_document, save_document};
+use gpubench_results::schema::{MachineInfo, slug};
 
 use crate::error::BaselineError;
 
@@ -154,7 +154,7 @@ pub fn check_recordable(doc: &RunDocument) -> Result<(), BaselineError> {
     let failed: Vec<&str> = doc
         .results
         .iter()
-        .filter(|r| r.status == gpubench_harness::Status::Failed)
+        .filter(|r| r.status == gpubench_results::Status::Failed)
         .map(|r| r.id.as_str())
         .collect();
     if !failed.is_empty() {
@@ -182,7 +182,7 @@ pub fn check_recordable(doc: &RunDocument) -> Result<(), BaselineError> {
 mod tests {
     use super::*;
     use crate::testing::{doc_with, not_ok_result};
-    use gpubench_harness::Status;
+    use gpubench_results::Status;
 
     fn key(doc: &RunDocument) -> String {
         baseline_key(&doc.machine, &doc.config.profile)

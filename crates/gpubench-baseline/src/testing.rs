@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use gpubench_harness::device::AdapterSummary;
-use gpubench_harness::schema::{MachineInfo, RunConfig, SCHEMA_VERSION, ToolInfo, fingerprint};
-use gpubench_harness::stats::summarize;
-use gpubench_harness::{
+use gpubench_results::AdapterSummary;
+use gpubench_results::schema::{MachineInfo, RunConfig, SCHEMA_VERSION, ToolInfo, fingerprint};
+use gpubench_results::stats::summarize;
+use gpubench_results::{
     BenchResult, BenchmarkInfo, MetricKind, RunDocument, RunSettings, Status, TimingSource, Work,
 };
 

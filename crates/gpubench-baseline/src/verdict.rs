@@ -5,7 +5,7 @@
 //! lies beyond the noise band; an interval that straddles an edge, or is wider than the band,
 //! is inconclusive rather than a guess.
 
-use gpubench_harness::Status;
+use gpubench_results::Status;
 use serde::{Deserialize, Serialize};
 
 use crate::ratio::RatioEstimate;

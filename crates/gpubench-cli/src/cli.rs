@@ -267,7 +267,7 @@ fn parse_noise(text: &str) -> Result<f64, String> {
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {
-    gpubench_harness::units::parse_size(text)
+    gpubench_results::units::parse_size(text)
 }
 
 fn parse_positive_ms(text: &str) -> Result<f64, String> {

@@ -7,8 +7,8 @@ use std::process::Output;
 
 use assert_cmd::Command;
 use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
-use gpubench_harness::results_file::save_document;
 use gpubench_harness::{RunDocument, Status};
+use gpubench_results::results_file::save_document;
 
 fn gpubench() -> Command {
     Command::cargo_bin("gpubench").expect("binary built")

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use gpubench_baseline::testing::doc_with;
 use gpubench_harness::RunDocument;
-use gpubench_harness::results_file::save_document;
+use gpubench_results::results_file::save_document;
 
 mod common;
 use common::{gpubench_command, quick_stream_args, read_doc, require_vulkan, run_gpubench, text};

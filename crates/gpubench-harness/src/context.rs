@@ -6,6 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
 
+use gpubench_results::schema::{MachineInfo, TimingSource};
+
 use crate::device::{self, AdapterSummary, Selection};
 use crate::error::{BenchError, HarnessError};
 
@@ -210,8 +212,8 @@ impl GpuContext {
         if size > self.limits.max_buffer_size {
             return Err(BenchError::Unsupported(format!(
                 "{label}: {} exceeds the adapter's max_buffer_size of {}",
-                crate::units::format_size(size),
-                crate::units::format_size(self.limits.max_buffer_size)
+                gpubench_results::units::format_size(size),
+                gpubench_results::units::format_size(self.limits.max_buffer_size)
             )));
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -219,7 +221,7 @@ impl GpuContext {
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(BenchError::Unsupported(format!(
                 "{label}: out of memory allocating {}: {}",
-                crate::units::format_size(size),
+                gpubench_results::units::format_size(size),
                 crate::error::one_line(&error.to_string())
             )));
         }
@@ -284,5 +286,39 @@ impl GpuContext {
             return Err(BenchError::Gpu(crate::error::one_line(&error.to_string())));
         }
         value
+    }
+}
+
+/// The wgpu version this build links, from the workspace lock file.
+pub const WGPU_VERSION: &str = env!("GPUBENCH_WGPU_VERSION");
+
+impl GpuContext {
+    /// Everything detected about this adapter and the host, for the results' `machine`.
+    pub fn machine_info(&self) -> MachineInfo {
+        let ctx = self;
+        MachineInfo {
+            adapter: ctx.summary.clone(),
+            software_adapter: ctx.is_software(),
+            features_enabled: device::feature_names(ctx.features),
+            os: gpubench_results::hostinfo::os_description(),
+            cpu_model: gpubench_results::hostinfo::cpu_model(),
+            hostname: gpubench_results::hostinfo::hostname(),
+            cpu_count: gpubench_results::hostinfo::cpu_count(),
+            wgpu_version: WGPU_VERSION.to_string(),
+            build_profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            }
+            .to_string(),
+            instance_flags: format!("{:?}", ctx.instance_flags),
+            timing_source: if ctx.has_pass_timestamps() {
+                TimingSource::GpuTimestamp
+            } else {
+                TimingSource::Host
+            },
+            timestamp_period_ns: ctx.timestamp_period_ns,
+            fingerprint: gpubench_results::schema::fingerprint(&ctx.summary),
+        }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+pub use gpubench_results::adapter::AdapterSummary;
 
 use crate::error::HarnessError;
 
@@ -19,61 +19,24 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::PIPELINE_CACHE)
     .union(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
 
-/// What `gpubench list` and the result's `machine.adapter` say about an adapter.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AdapterSummary {
-    /// Position in `gpubench list` (stable for a given machine and driver set).
-    pub index: usize,
-    /// Adapter name as the driver reports it.
-    pub name: String,
-    /// PCI vendor id (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel, 0x106b Apple, 0x10005 Mesa).
-    pub vendor_id: u32,
-    /// PCI device id (0 for many software adapters).
-    pub device_id: u32,
-    /// discrete, integrated, virtual, cpu or other.
-    pub device_type: String,
-    /// Driver name.
-    pub driver: String,
-    /// Driver version and build details.
-    pub driver_info: String,
-    /// vulkan, metal, dx12 or gl.
-    pub backend: String,
-    /// True for software adapters (lavapipe/llvmpipe, SwiftShader, WARP).
-    pub software: bool,
-    /// The limits that matter to gpubench, by wgpu's field name.
-    pub limits: BTreeMap<String, u64>,
-    /// Features of interest that the adapter offers, by wgpu's name.
-    pub features: Vec<String>,
-}
-
-impl AdapterSummary {
-    /// Builds the summary of an adapter at position `index`.
-    pub fn of(index: usize, adapter: &wgpu::Adapter) -> Self {
-        let info = adapter.get_info();
-        let limits = adapter.limits();
-        let software = is_software(&info);
-        let features = adapter.features() & interesting_features();
-        Self {
-            index,
-            name: info.name.clone(),
-            vendor_id: info.vendor,
-            device_id: info.device,
-            device_type: device_type_name(info.device_type).to_string(),
-            driver: info.driver.clone(),
-            driver_info: info.driver_info.clone(),
-            backend: info.backend.to_str().to_string(),
-            software,
-            limits: key_limits(&limits, &info),
-            features: feature_names(features),
-        }
-    }
-
-    /// One line for listings: `[0] llvmpipe (...) (vulkan, cpu, driver llvmpipe)`.
-    pub fn one_line(&self) -> String {
-        format!(
-            "[{}] {} ({}, {}, driver {})",
-            self.index, self.name, self.backend, self.device_type, self.driver
-        )
+/// The summary of an adapter at position `index` in `gpubench list`.
+pub fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    let software = is_software(&info);
+    let features = adapter.features() & interesting_features();
+    AdapterSummary {
+        index,
+        name: info.name.clone(),
+        vendor_id: info.vendor,
+        device_id: info.device,
+        device_type: device_type_name(info.device_type).to_string(),
+        driver: info.driver.clone(),
+        driver_info: info.driver_info.clone(),
+        backend: info.backend.to_str().to_string(),
+        software,
+        limits: key_limits(&limits, &info),
+        features: feature_names(features),
     }
 }
 
@@ -358,7 +321,7 @@ pub fn list_adapters() -> Vec<AdapterSummary> {
     enumerate(&instance, all_backends())
         .iter()
         .enumerate()
-        .map(|(i, a)| AdapterSummary::of(i, a))
+        .map(|(i, a)| summarize(i, a))
         .collect()
 }
 
@@ -388,7 +351,7 @@ pub fn select_adapter(
     let summaries: Vec<AdapterSummary> = adapters
         .iter()
         .enumerate()
-        .map(|(i, a)| AdapterSummary::of(i, a))
+        .map(|(i, a)| summarize(i, a))
         .collect();
 
     let mut candidates: Vec<usize> = (0..adapters.len())

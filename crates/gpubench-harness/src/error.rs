@@ -1,8 +1,6 @@
 //! Typed errors of the harness. Each message says what to do about it.
 
-use std::path::PathBuf;
-
-/// Errors from device discovery, context creation and result files.
+/// Errors from device discovery and context creation.
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
     /// No adapter was found on any backend.
@@ -40,26 +38,9 @@ pub enum HarnessError {
         #[source]
         source: wgpu::RequestDeviceError,
     },
-    /// Reading or writing a file failed.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file concerned.
-        path: PathBuf,
-        /// The I/O error.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A results file could not be read as a gpubench document.
-    #[error("{path}: {reason}")]
-    BadDocument {
-        /// The file concerned.
-        path: PathBuf,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// A result document could not be serialised.
-    #[error("could not serialise results: {0}")]
-    Serialize(#[from] serde_json::Error),
+    /// Reading or writing a results file failed.
+    #[error(transparent)]
+    Results(#[from] gpubench_results::ResultsError),
 }
 
 /// What a benchmark step returns: its value, or why the benchmark gets no number.

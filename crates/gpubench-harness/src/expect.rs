@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::device::AdapterSummary;
+use gpubench_results::adapter::AdapterSummary;
 
 /// PCI vendor ids by the names users know them by.
 const VENDORS: &[(&str, u32)] = &[

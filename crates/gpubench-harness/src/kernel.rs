@@ -9,10 +9,11 @@
 //!
 //! This is the shape of cubecl's `prepare -> input` split, applied to gpubench's protocol.
 
-use crate::benchmark::{Benchmark, BenchmarkInfo, Verification, Work};
+use crate::benchmark::{Benchmark, Verification};
 use crate::context::GpuContext;
 use crate::error::{BenchError, Outcome};
 use crate::timing::SampleClock;
+use gpubench_results::{BenchmarkInfo, Work};
 
 /// One measurable piece of GPU (or host) work with typed set-up state.
 ///

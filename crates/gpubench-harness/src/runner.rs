@@ -23,17 +23,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::benchmark::{
-    Benchmark, BenchmarkInfo, IterationPolicy, MetricKind, TimingPreference, Work,
-};
+use crate::benchmark::Benchmark;
 use crate::context::GpuContext;
 use crate::error::BenchError;
-use crate::profile::RunSettings;
-use crate::schema::{BenchResult, Status, TimingSource};
-use crate::stats;
-use crate::telemetry::TelemetryHook;
+use crate::telemetry_hook::TelemetryHook;
 use crate::timing::{HostSpan, SampleClock, SampleTiming, TimestampQueries};
-use crate::warnings::Warning;
+use gpubench_results::metric::{
+    BenchmarkInfo, IterationPolicy, MetricKind, TimingPreference, Work,
+};
+use gpubench_results::profile::RunSettings;
+use gpubench_results::schema::{BenchResult, Status, TimingSource};
+use gpubench_results::stats;
+use gpubench_results::warnings::Warning;
 
 /// What the runner is doing, for progress displays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -651,8 +652,8 @@ pub fn run_warnings(ctx: &GpuContext) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::Profile;
     use crate::timing::ticks_to_duration;
+    use gpubench_results::profile::Profile;
 
     const HOST: Duration = Duration::from_millis(20);
     /// What the device spent of each 20 ms sample, in nanoseconds.

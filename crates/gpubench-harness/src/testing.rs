@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::context::GpuContext;
 use crate::device::Selection;
-use crate::profile::{Profile, RunSettings};
+use gpubench_results::profile::{Profile, RunSettings};
 
 /// The variable that, set to `1`, lets GPU tests skip where no adapter exists.
 pub const SKIP_GPU_TESTS: &str = "GPUBENCH_SKIP_GPU_TESTS";

@@ -395,7 +395,7 @@ mod tests {
         }
 
         fn setup(&self, ctx: &GpuContext) -> crate::Outcome<CopyState> {
-            let data = crate::rng::SplitMix64::new(7).bytes(self.bytes as usize);
+            let data = gpubench_results::rng::SplitMix64::new(7).bytes(self.bytes as usize);
             let src = ctx.buffer_with_data("src", &data, wgpu::BufferUsages::COPY_SRC);
             let usage = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
             let dst = ctx.buffer("dst", self.bytes, usage);

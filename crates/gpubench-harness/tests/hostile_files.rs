@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use gpubench_harness::Role;
-use gpubench_harness::results_file::{
+use gpubench_results::results_file::{
     MAX_DOCUMENT_BYTES, load_document, parse_document, write_atomic,
 };
 use proptest::prelude::*;

@@ -10,12 +10,12 @@
 //! the memory roofline of a small-M product, in the same round.
 
 use gpubench_harness::runner::Silent;
-use gpubench_harness::stats::median;
 use gpubench_harness::{KernelBench, Profile, Runner, Status};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::matmul::{Matmul, Shape, Variant, find_variant};
 use gpubench_kernels::plan::parse_matmul_shape;
 use gpubench_kernels::stream::{Stream, StreamKernel};
+use gpubench_results::stats::median;
 
 /// The name that adds the stream read kernel to every round.
 const STREAM_READ: &str = "stream-read";

@@ -10,10 +10,11 @@
 //! Every allocation goes through error scopes (out of memory and validation), so a refusal is a
 //! measurement, never a crash, and every buffer is freed before the next suite starts.
 
-use gpubench_harness::units::{GIB, MIB, format_size};
 use gpubench_harness::{
-    BenchError, BenchResult, BenchmarkInfo, GpuContext, MetricKind, Status, Work, stats,
+    BenchError, BenchResult, BenchmarkInfo, GpuContext, MetricKind, Status, Work,
 };
+use gpubench_results::stats;
+use gpubench_results::units::{GIB, MIB, format_size};
 
 use crate::{Benchmarks, BuildContext, Suite, SuiteOptions};
 
@@ -25,7 +26,7 @@ pub struct CapacitySuite;
 
 impl Suite for CapacitySuite {
     fn name(&self) -> &'static str {
-        gpubench_harness::suite_names::CAPACITY
+        gpubench_results::suite_names::CAPACITY
     }
 
     fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {

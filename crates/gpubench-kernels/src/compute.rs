@@ -326,7 +326,7 @@ pub struct ComputeSuite;
 
 impl Suite for ComputeSuite {
     fn name(&self) -> &'static str {
-        gpubench_harness::suite_names::COMPUTE
+        gpubench_results::suite_names::COMPUTE
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -347,7 +347,7 @@ impl Suite for ComputeSuite {
 pub fn measured_peak(results: &[BenchResult], precision: Precision) -> Option<(f64, String)> {
     results
         .iter()
-        .filter(|r| r.suite == gpubench_harness::suite_names::COMPUTE && r.status == Status::Ok)
+        .filter(|r| r.suite == gpubench_results::suite_names::COMPUTE && r.status == Status::Ok)
         .filter(|r| param_str(r, "kernel") == Some("fma-peak"))
         .filter(|r| param_str(r, "precision") == Some(precision.name()))
         .filter_map(|r| Some((r.median()?, r.id.clone())))

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::stats::summarize;
 use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
+use gpubench_results::stats::summarize;
 
 /// A derived value as a result: `metric` says what it is (and its unit), `params` where it came
 /// from.

@@ -1,11 +1,11 @@
 //! Fault injection: benchmarks that go wrong on purpose, so tests (and the hidden
 //! `--inject-fault` flag) can prove the harness reports each fault cleanly and carries on.
 
-use gpubench_harness::units::format_size;
 use gpubench_harness::{
     Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome, SampleClock,
     Verification, Work,
 };
+use gpubench_results::units::format_size;
 
 use crate::stream::{Stream, StreamKernel};
 use crate::{Benchmarks, BuildContext, Suite, shaders};

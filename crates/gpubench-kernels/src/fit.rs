@@ -16,8 +16,8 @@
 //!
 //! Pure functions over plain numbers: no GPU, tested with fixed vectors.
 
-use gpubench_harness::rng::SplitMix64;
-use gpubench_harness::stats::{median, percentile_sorted};
+use gpubench_results::rng::SplitMix64;
+use gpubench_results::stats::{median, percentile_sorted};
 
 /// One size of the sweep: bytes moved once and the time the transfer took.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -31,8 +31,8 @@
 use std::cell::Cell;
 use std::marker::PhantomData;
 
-use gpubench_harness::units::format_size;
 use gpubench_harness::{BenchError, BenchResult, GpuContext, SampleClock};
+use gpubench_results::units::format_size;
 use serde::{Deserialize, Serialize};
 
 /// Whether naga's runtime checks are compiled into the shaders of timed kernels.

@@ -22,7 +22,8 @@ pub mod sustained;
 pub mod transfer;
 pub mod verify;
 
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile, suite_names};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
+use gpubench_results::suite_names;
 use serde::{Deserialize, Serialize};
 
 /// Errors in choosing or configuring suites.

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use gpubench_harness::run_noise::RunNoise;
 use gpubench_harness::runner::Silent;
-use gpubench_harness::stats::Summary;
 use gpubench_harness::{GpuContext, Kernel, KernelBench, Profile, Runner, Status};
+use gpubench_results::run_noise::RunNoise;
+use gpubench_results::stats::Summary;
 
 use crate::compute::grid::peak_grid;
 use crate::compute::{FmaPeak, PeakForm};

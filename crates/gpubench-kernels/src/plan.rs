@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use gpubench_harness::schema::RunConfig;
-use gpubench_harness::units::format_size;
 use gpubench_harness::{GpuContext, RunSettings};
+use gpubench_results::schema::RunConfig;
+use gpubench_results::units::format_size;
 
 use crate::faults::Fault;
 use crate::{KernelError, SuiteEntry, SuiteOptions, default_suites, find_suite, matmul};

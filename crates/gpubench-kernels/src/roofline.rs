@@ -15,12 +15,12 @@
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::rng::SplitMix64;
-use gpubench_harness::units::{KIB, MIB, format_size};
 use gpubench_harness::{
     BenchError, BenchResult, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome,
     Profile, Role, SampleClock, Status, Verification, Work,
 };
+use gpubench_results::rng::SplitMix64;
+use gpubench_results::units::{KIB, MIB, format_size};
 
 // The chains are the compute peak's: multiplier 1 and addend 2^-10, so every value stays exact
 // (see roofline.wgsl).
@@ -266,7 +266,7 @@ pub struct RooflineSuite;
 
 impl Suite for RooflineSuite {
     fn name(&self) -> &'static str {
-        gpubench_harness::suite_names::ROOFLINE
+        gpubench_results::suite_names::ROOFLINE
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -296,7 +296,7 @@ fn array_bytes(result: &BenchResult) -> Option<u64> {
 fn stream_best(earlier: &[BenchResult], min_bytes: u64) -> Option<(f64, String)> {
     let rows: Vec<(&BenchResult, u64)> = earlier
         .iter()
-        .filter(|r| r.suite == gpubench_harness::suite_names::STREAM && r.role == Role::Kernel)
+        .filter(|r| r.suite == gpubench_results::suite_names::STREAM && r.role == Role::Kernel)
         .filter(|r| r.metric == MetricKind::Bandwidth && r.status == Status::Ok)
         .filter_map(|r| Some((r, array_bytes(r)?)))
         .collect();
@@ -398,7 +398,7 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
 mod tests {
     use super::*;
     use crate::derived::param_str;
-    use gpubench_harness::stats::summarize;
+    use gpubench_results::stats::summarize;
 
     fn point(fmas: u32, gflops: f64) -> BenchResult {
         let bench = RooflinePoint::new(fmas, 1 << 20, 1);

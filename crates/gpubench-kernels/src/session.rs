@@ -13,13 +13,12 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use gpubench_harness::TelemetryHook;
 use gpubench_harness::runner::{RunObserver, Silent, run_warnings};
-use gpubench_harness::schema::{MachineInfo, ToolInfo};
-use gpubench_harness::telemetry::TelemetryHook;
 use gpubench_harness::{
-    BenchResult, Benchmark, GpuContext, HarnessError, Profile, RunDocument, RunSettings, Runner,
-    Status,
+    BenchResult, Benchmark, GpuContext, Profile, RunDocument, RunSettings, Runner, Status,
 };
+use gpubench_results::schema::ToolInfo;
 
 use crate::faults::SelfTestSuite;
 use crate::gpu;
@@ -32,7 +31,7 @@ use crate::{BuildContext, KernelError, Suite, Tuner};
 pub trait RunSink: RunObserver {
     /// Keeps the document as it is now (the CLI writes the results file atomically). Called
     /// once at the start, after every result, and at the end.
-    fn save(&mut self, doc: &RunDocument) -> Result<(), HarnessError>;
+    fn save(&mut self, doc: &RunDocument) -> Result<(), gpubench_results::ResultsError>;
 
     /// A suite is building its benchmarks (autotuning where it does).
     fn preparing(&mut self, _suite: &str) {}
@@ -49,7 +48,7 @@ pub enum SessionError {
     Suite(#[from] KernelError),
     /// The sink could not keep the document.
     #[error(transparent)]
-    Save(#[from] HarnessError),
+    Save(#[from] gpubench_results::ResultsError),
     /// The options could not be written into the document.
     #[error("recording the run's options: {0}")]
     Options(#[from] serde_json::Error),
@@ -103,7 +102,7 @@ impl<'a> Session<'a> {
         let _checks = gpu::ShaderChecksScope::enter(self.plan.options().shader_checks);
         let mut doc = RunDocument::start(
             tool,
-            MachineInfo::from_context(self.ctx),
+            self.ctx.machine_info(),
             config,
             run_warnings(self.ctx),
         );
@@ -358,7 +357,7 @@ mod tests {
     }
 
     impl RunSink for Recorder {
-        fn save(&mut self, doc: &RunDocument) -> Result<(), HarnessError> {
+        fn save(&mut self, doc: &RunDocument) -> Result<(), gpubench_results::ResultsError> {
             self.saves.push(doc.results.len());
             Ok(())
         }

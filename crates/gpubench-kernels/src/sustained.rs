@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
-use gpubench_harness::stats::median;
 use gpubench_harness::{BenchResult, KernelBench, Profile, Status};
+use gpubench_results::stats::median;
 
 use crate::compute::grid::peak_grid;
 use crate::compute::{FmaPeak, PeakForm};
@@ -34,7 +34,7 @@ pub fn duration(options: &SuiteOptions) -> Duration {
 
 impl Suite for SustainedSuite {
     fn name(&self) -> &'static str {
-        gpubench_harness::suite_names::SUSTAINED
+        gpubench_results::suite_names::SUSTAINED
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -125,7 +125,7 @@ pub fn analyse(windows: &[f64]) -> Option<Analysis> {
     let best = windows.iter().copied().fold(f64::MIN, f64::max);
     let tail = &windows[windows.len() - windows.len() / 3..];
     let last_third = median(tail);
-    let summary = gpubench_harness::stats::summarize(windows)?;
+    let summary = gpubench_results::stats::summarize(windows)?;
     let ratio = if best > 0.0 { last_third / best } else { 0.0 };
     Some(Analysis {
         best,
@@ -178,13 +178,13 @@ mod tests {
 
     #[test]
     fn a_throttled_run_names_the_reasons_telemetry_saw() {
-        use gpubench_harness::telemetry::{TelemetryStatus, TelemetrySummary};
         use gpubench_harness::{BenchmarkInfo, MetricKind};
+        use gpubench_results::telemetry::{TelemetryStatus, TelemetrySummary};
         let info = BenchmarkInfo::new("sustained/x", "sustained", MetricKind::Throughput, "");
         let mut result = BenchResult::empty(&info, Status::Ok, None);
         result.samples = vec![100.0; 20];
         result.samples.extend(vec![70.0; 10]);
-        result.summary = gpubench_harness::stats::summarize(&result.samples);
+        result.summary = gpubench_results::stats::summarize(&result.samples);
         let mut seen = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
         seen.throttle_reasons = vec!["gpu-idle".into(), "hw-thermal-slowdown".into()];
         result.telemetry = Some(seen);

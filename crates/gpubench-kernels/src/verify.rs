@@ -224,7 +224,7 @@ impl DotTolerance {
 mod dot_tests {
     use super::*;
     use crate::gpu::Precision;
-    use gpubench_harness::rng::SplitMix64;
+    use gpubench_results::rng::SplitMix64;
 
     /// Dot products of zero-mean random f16 values, summed in f16 (through half::f16), stay
     /// inside the bound; dropping one block of 64 terms mostly does not.

@@ -12,11 +12,8 @@ use std::sync::atomic::AtomicBool;
 
 use common::{assert_ok, run_ok, short_settings};
 use gpubench_harness::runner::RunObserver;
-use gpubench_harness::schema::ToolInfo;
 use gpubench_harness::testing::require_vulkan;
-use gpubench_harness::{
-    Benchmark, GpuContext, HarnessError, KernelBench, Profile, RunDocument, Runner,
-};
+use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, RunDocument, Runner};
 use gpubench_kernels::compute::grid::PeakGrid;
 use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::{self, Precision, ShaderChecks, ShaderChecksScope};
@@ -27,6 +24,7 @@ use gpubench_kernels::session::{RunSink, Session};
 use gpubench_kernels::stream::AdapterClass;
 use gpubench_kernels::sustained::SustainedSuite;
 use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
+use gpubench_results::schema::ToolInfo;
 
 /// Runs each named variant on `shape` in `precision` and asserts it is ok and verified.
 fn assert_matmuls_ok(runner: &Runner<'_>, shape: Shape, precision: Precision, names: &[&str]) {
@@ -126,7 +124,7 @@ struct LastDocument(Option<RunDocument>);
 impl RunObserver for LastDocument {}
 
 impl RunSink for LastDocument {
-    fn save(&mut self, doc: &RunDocument) -> Result<(), HarnessError> {
+    fn save(&mut self, doc: &RunDocument) -> Result<(), gpubench_results::ResultsError> {
         self.0 = Some(doc.clone());
         Ok(())
     }

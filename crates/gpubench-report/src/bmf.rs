@@ -9,7 +9,7 @@
 //! and derived ones (fits, ridge points, fractions of peak, ceilings) were not timed.
 
 use gpubench_baseline::{Comparison, CrossTable};
-use gpubench_harness::RunDocument;
+use gpubench_results::RunDocument;
 use serde::Serialize;
 use serde_json::{Map, Value};
 

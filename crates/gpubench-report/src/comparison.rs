@@ -232,7 +232,7 @@ pub fn cross_text(table: &CrossTable) -> ComparisonText {
 mod tests {
     use gpubench_baseline::testing::{doc_with, scaled};
     use gpubench_baseline::{CompareOptions, compare};
-    use gpubench_harness::run_noise::RunNoise;
+    use gpubench_results::run_noise::RunNoise;
 
     use super::*;
 

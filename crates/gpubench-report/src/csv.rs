@@ -3,7 +3,7 @@
 //! a number would be; the status and reason columns say why.
 
 use gpubench_baseline::{Comparison, CrossCell, CrossTable};
-use gpubench_harness::{RunDocument, Status};
+use gpubench_results::{RunDocument, Status};
 
 use crate::comparison::verdict_cell;
 use crate::format::{printable, raw};
@@ -36,7 +36,7 @@ impl Exporter for CsvExporter {
         ]);
         for r in &doc.results {
             let s = r.summary.as_ref().filter(|_| r.status == Status::Ok);
-            let num = |f: fn(&gpubench_harness::stats::Summary) -> f64| raw(s.map(f));
+            let num = |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.map(f));
             grid.push(vec![
                 r.id.clone(),
                 r.suite.clone(),

@@ -33,7 +33,7 @@ pub fn bytes_label(bytes: f64) -> String {
     if !bytes.is_finite() || bytes < 1.0 {
         return String::new();
     }
-    gpubench_harness::units::format_size(bytes.round() as u64)
+    gpubench_results::units::format_size(bytes.round() as u64)
 }
 
 /// Half-width of the confidence interval as a percentage of the median: `±1.2%`.
@@ -96,7 +96,7 @@ pub fn ratio(value: f64) -> String {
 
 /// A status with its reason, for cells where a skipped or failed result would have its number:
 /// `failed: verification failed ...`, shortened to `max` characters.
-pub fn status_cell(status: gpubench_harness::Status, reason: Option<&str>, max: usize) -> String {
+pub fn status_cell(status: gpubench_results::Status, reason: Option<&str>, max: usize) -> String {
     let reason = reason.unwrap_or("no reason recorded");
     format!("{}: {}", status.as_str(), truncate(reason, max))
 }

@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gpubench_harness::{RunDocument, Status};
+use gpubench_results::{RunDocument, Status};
 
 use crate::measured::measured;
 use serde::Serialize;

@@ -2,7 +2,7 @@
 //! (every ratio, interval, band and verdict) for scripts.
 
 use gpubench_baseline::{Comparison, CrossTable};
-use gpubench_harness::RunDocument;
+use gpubench_results::RunDocument;
 
 use crate::{ComparisonExporter, Exporter, ReportError};
 

@@ -20,7 +20,7 @@ pub mod measured;
 pub mod table;
 
 use gpubench_baseline::{Comparison, CrossTable};
-use gpubench_harness::RunDocument;
+use gpubench_results::RunDocument;
 
 /// Errors from rendering a report.
 #[derive(Debug, thiserror::Error)]

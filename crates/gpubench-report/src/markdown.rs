@@ -2,7 +2,7 @@
 //! the terminal table, drawn with pipes.
 
 use gpubench_baseline::{Comparison, CrossTable};
-use gpubench_harness::{RunDocument, Status};
+use gpubench_results::{RunDocument, Status};
 
 use crate::comparison::{ComparisonText, comparison_text, cross_text};
 use crate::format::{ci_percent, printable, sig3, status_cell};

@@ -5,8 +5,8 @@
 //! results (its "interval" is not one of repeated samples), and a tracker would chart it as if
 //! it had been timed. Failed and skipped results carry no number at all.
 
-use gpubench_harness::stats::Summary;
-use gpubench_harness::{BenchResult, Role, Status};
+use gpubench_results::stats::Summary;
+use gpubench_results::{BenchResult, Role, Status};
 
 /// The summary of a result that was measured in its own right and is ok, else `None`.
 pub fn measured(result: &BenchResult) -> Option<&Summary> {

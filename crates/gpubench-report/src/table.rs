@@ -3,7 +3,7 @@
 //! Comparisons draw the shared comparison cells with the same table style.
 
 use comfy_table::{Cell, CellAlignment, Table, presets};
-use gpubench_harness::{BenchResult, RunDocument, Status};
+use gpubench_results::{BenchResult, RunDocument, Status};
 
 use crate::format::{ci_percent, printable, sig3, truncate};
 use gpubench_baseline::{Comparison, CrossTable};
@@ -95,7 +95,7 @@ impl Exporter for TableExporter {
         if doc
             .results
             .iter()
-            .any(|r| r.suite == gpubench_harness::suite_names::LAUNCH)
+            .any(|r| r.suite == gpubench_results::suite_names::LAUNCH)
         {
             out.push_str(
                 "launch: value is per op by the timing column's clock: GPU timestamps for the storms and gpu-gap, \

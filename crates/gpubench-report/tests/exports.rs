@@ -4,9 +4,9 @@
 
 use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
 use gpubench_baseline::{CompareOptions, compare, cross_table};
-use gpubench_harness::{RunDocument, Status};
 use gpubench_report::gab::gab_export;
 use gpubench_report::{Exporter, FORMATS, comparison_exporter, exporter};
+use gpubench_results::{RunDocument, Status};
 
 fn fixture() -> RunDocument {
     let mut doc = doc_with("NVIDIA Test", false);
@@ -156,7 +156,7 @@ fn github_action_benchmark_files_are_never_empty_and_hold_measured_values_only()
     let mut doc = fixture();
     let mut derived = doc.results[0].clone();
     derived.id = "transfer/h2d-write-buffer/fit/asymptotic-bandwidth".to_string();
-    derived.role = gpubench_harness::Role::Derived;
+    derived.role = gpubench_results::Role::Derived;
     doc.results.push(derived);
     let export = gab_export(&doc).expect("export");
     let bigger = assert_custom_format(&export.bigger_is_better);
@@ -187,7 +187,7 @@ fn bencher_measures_are_namespaced_unit_bearing_and_measured_only() {
     let mut doc = fixture();
     let mut derived = doc.results[0].clone();
     derived.id = "roofline/ridge-point".to_string();
-    derived.role = gpubench_harness::Role::Derived;
+    derived.role = gpubench_results::Role::Derived;
     doc.results.push(derived);
     let text = exporter("bmf").expect("bmf").render(&doc).expect("render");
     let bmf: serde_json::Value = serde_json::from_str(&text).expect("BMF is JSON");

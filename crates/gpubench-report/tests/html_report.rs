@@ -2,8 +2,8 @@
 //! well-formed SVG carrying the series it promises, failures are listed with reasons, and the
 //! page needs nothing from the network.
 
-use gpubench_harness::RunDocument;
-use gpubench_harness::results_file::load_document;
+use gpubench_results::RunDocument;
+use gpubench_results::results_file::load_document;
 
 fn recorded() -> RunDocument {
     let path =
@@ -44,7 +44,7 @@ fn chart_with(charts: &[String], text: impl Fn(&str) -> bool) -> &String {
 }
 
 /// The stream chart names every kernel, its unit, and draws a bar per ok stream result.
-fn assert_stream_chart(charts: &[String], doc: &gpubench_harness::RunDocument) {
+fn assert_stream_chart(charts: &[String], doc: &gpubench_results::RunDocument) {
     let stream = chart_with(charts, |t| t == "Shader kernels (GPU)");
     let labels = texts(stream);
     for kernel in ["copy", "add", "triad", "read", "fill"] {
@@ -118,7 +118,7 @@ fn one_run_renders_machine_charts_and_failures() {
         .iter_mut()
         .find(|r| r.id.starts_with("stream/scale"))
         .expect("scale ran");
-    failed.status = gpubench_harness::Status::Failed;
+    failed.status = gpubench_results::Status::Failed;
     failed.reason = Some("verification failed: 3 of 4096 values outside tolerance".into());
     failed.summary = None;
     let skipped = doc
@@ -126,7 +126,7 @@ fn one_run_renders_machine_charts_and_failures() {
         .iter_mut()
         .find(|r| r.id.starts_with("compute/fma-peak/vec4-f16"))
         .expect("f16 ran");
-    skipped.status = gpubench_harness::Status::Skipped;
+    skipped.status = gpubench_results::Status::Skipped;
     skipped.reason = Some("adapter lacks SHADER_F16".into());
     skipped.summary = None;
     let page = gpubench_report::html::render(&[("lavapipe-quick".to_string(), doc.clone())])
@@ -181,7 +181,7 @@ fn several_runs_get_a_machines_table_and_a_cross_card_chart_for_every_suite() {
     let suites: Vec<String> = {
         let mut s: Vec<String> = Vec::new();
         for r in &doc.results {
-            if r.status == gpubench_harness::Status::Ok
+            if r.status == gpubench_results::Status::Ok
                 && r.summary.as_ref().is_some_and(|s| s.n > 1)
                 && !s.contains(&r.suite)
             {
@@ -626,7 +626,7 @@ fn several_files_share_one_transfer_chart_and_one_stream_chart() {
 
 #[test]
 fn the_machines_table_shows_where_and_how_each_file_ran() {
-    use gpubench_harness::telemetry::{
+    use gpubench_results::telemetry::{
         NominalFigures, RunTelemetry, TelemetryStatus, TelemetrySummary,
     };
     let doc = recorded();
@@ -651,7 +651,7 @@ fn the_machines_table_shows_where_and_how_each_file_ran() {
             source: "datasheet".into(),
         }),
     });
-    let mut noise = gpubench_harness::run_noise::RunNoise::new("ref", "GFLOP/s");
+    let mut noise = gpubench_results::run_noise::RunNoise::new("ref", "GFLOP/s");
     noise.level = Some(0.125);
     noise.drift = Some(-0.125);
     other.noise = Some(noise);

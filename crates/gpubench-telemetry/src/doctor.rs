@@ -3,7 +3,7 @@
 //! The judging is pure (a [`Findings`] in, [`Check`]s out) so every verdict is tested without
 //! a device; the command gathers the findings with a short load.
 
-use gpubench_harness::telemetry::{NominalFigures, PcieLink, TelemetryStatus, TelemetrySummary};
+use gpubench_results::telemetry::{NominalFigures, PcieLink, TelemetryStatus, TelemetrySummary};
 use serde::Serialize;
 
 use crate::source::GpuProcess;

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use gpubench_harness::telemetry::{
-    NominalFigures, PcieLink, RunTelemetry, TelemetryHook, TelemetryStatus, TelemetrySummary,
+use gpubench_harness::{BenchResult, GpuContext, RunDocument, TelemetryHook};
+use gpubench_results::telemetry::{
+    NominalFigures, PcieLink, RunTelemetry, TelemetryStatus, TelemetrySummary,
 };
-use gpubench_harness::{BenchResult, GpuContext, RunDocument};
 
 use crate::fake::FakeSource;
 use crate::pcie::{self, DisplayDevice, SysfsRoot};

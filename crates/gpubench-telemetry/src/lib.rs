@@ -26,7 +26,7 @@ pub use hook::{Telemetry, TelemetryOptions};
 pub use pcie::SysfsRoot;
 pub use source::{DeviceFacts, GpuProcess, Opened, Reading, TelemetrySource};
 
-pub use gpubench_harness::telemetry::TelemetryHook;
+pub use gpubench_harness::TelemetryHook;
 
 /// What could go wrong reading files this crate is given.
 #[derive(Debug, thiserror::Error)]

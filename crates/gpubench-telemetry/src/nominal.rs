@@ -3,8 +3,8 @@
 //! and matmul of the FP32/FP16 peaks, host-device transfers of the PCIe link's nominal
 //! bandwidth. Where no row matches nothing is added: no result ever shows a guess.
 
-use gpubench_harness::telemetry::{NominalFigures, PcieLink};
 use gpubench_harness::{BenchResult, MetricKind, Role, Status};
+use gpubench_results::telemetry::{NominalFigures, PcieLink};
 use serde::Deserialize;
 
 use crate::TelemetryError;
@@ -172,7 +172,7 @@ pub fn annotate(
 mod tests {
     use super::*;
     use gpubench_harness::BenchmarkInfo;
-    use gpubench_harness::stats::summarize;
+    use gpubench_results::stats::summarize;
 
     #[test]
     fn the_shipped_table_parses_and_every_row_has_a_source_and_a_figure() {

@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use gpubench_harness::telemetry::PcieLink;
+use gpubench_results::telemetry::PcieLink;
 
 /// One PCIe generation: number, transfer rate per lane (GT/s), encoding, and the resulting
 /// nominal bandwidth per lane and direction (GB/s, 10^9 bytes).

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use gpubench_harness::telemetry::{Spread, TelemetryPoint, TelemetryStatus, TelemetrySummary};
+use gpubench_results::telemetry::{Spread, TelemetryPoint, TelemetryStatus, TelemetrySummary};
 
 use crate::source::{Reading, TelemetrySource};
 

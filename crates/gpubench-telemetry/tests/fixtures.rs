@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use gpubench_harness::telemetry::{TelemetryHook, TelemetryStatus};
+use gpubench_harness::TelemetryHook;
 use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Status};
+use gpubench_results::telemetry::TelemetryStatus;
 use gpubench_telemetry::doctor::{self, CheckStatus, Findings};
 use gpubench_telemetry::fake::FakeSource;
 use gpubench_telemetry::pcie::{self, SysfsRoot};
@@ -42,7 +43,7 @@ fn adapter(name: &str, vendor_id: u32, device_id: u32) -> AdapterIdentity {
 }
 
 /// The link of the only display device of `tree`, matched by its ids.
-fn link_of(tree: &str, vendor_id: u32, device_id: u32) -> gpubench_harness::telemetry::PcieLink {
+fn link_of(tree: &str, vendor_id: u32, device_id: u32) -> gpubench_results::telemetry::PcieLink {
     let devices = pcie::display_devices(&root(tree));
     assert_eq!(
         devices.len(),
@@ -114,7 +115,7 @@ fn a_bus_id_match_beats_an_id_match_and_no_match_is_none() {
 fn measured(id: &str, suite: &str) -> BenchResult {
     let info = BenchmarkInfo::new(id, suite, MetricKind::Bandwidth, "test");
     let mut result = BenchResult::empty(&info, Status::Ok, None);
-    result.summary = gpubench_harness::stats::summarize(&[480.0, 480.0]);
+    result.summary = gpubench_results::stats::summarize(&[480.0, 480.0]);
     result
 }
 

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use gpubench_harness::TelemetryHook;
 use gpubench_harness::device::Selection;
 use gpubench_harness::runner::Silent;
-use gpubench_harness::telemetry::{NominalFigures, PcieLink, TelemetryHook, TelemetrySummary};
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner};
 use gpubench_kernels::SuiteOptions;
 use gpubench_kernels::compute::grid::peak_grid;
@@ -17,6 +17,7 @@ use gpubench_kernels::compute::{FmaPeak, PeakForm};
 use gpubench_kernels::gpu::Precision;
 use gpubench_kernels::stream::{AdapterClass, Stream, StreamKernel, stream_array_bytes};
 use gpubench_kernels::transfer::{Transfer, TransferPath};
+use gpubench_results::telemetry::{NominalFigures, PcieLink, TelemetrySummary};
 use gpubench_telemetry::doctor::{self, Check, CheckStatus, Findings};
 use gpubench_telemetry::{GpuProcess, Telemetry, TelemetryOptions};
 use serde::Serialize;
@@ -36,7 +37,7 @@ const SEED: u64 = 0x5eed;
 /// What `--json` prints.
 #[derive(Serialize)]
 struct Report<'a> {
-    adapter: &'a gpubench_harness::device::AdapterSummary,
+    adapter: &'a gpubench_results::AdapterSummary,
     failed: bool,
     checks: &'a [Check],
     load_telemetry: Option<&'a TelemetrySummary>,

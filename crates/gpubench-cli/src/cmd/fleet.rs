@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use gpubench_baseline::cross_table;
 use gpubench_harness::RunDocument;
 use gpubench_harness::device::{AdapterSummary, list_adapters, parse_backends};
-use gpubench_harness::results_file::load_document;
-use gpubench_harness::schema::slug;
+use gpubench_results::results_file::load_document;
+use gpubench_results::schema::slug;
 
 use crate::cli::RunArgs;
 use crate::exit::{Exit, UsageError};
@@ -126,7 +126,7 @@ fn results_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
         Some(dir) => dir.clone(),
         None => Path::new("results").join(format!(
             "fleet-{}",
-            gpubench_harness::hostinfo::now_compact()
+            gpubench_results::hostinfo::now_compact()
         )),
     };
     Ok(dir)

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gpubench_harness::RunDocument;
-use gpubench_harness::results_file::load_document;
+use gpubench_results::results_file::load_document;
 
 /// How deep below a named directory files are looked for.
 const MAX_DEPTH: usize = 8;
@@ -135,7 +135,7 @@ fn collect_json(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> anyhow::Res
 mod tests {
     use super::*;
     use gpubench_baseline::testing::doc_with;
-    use gpubench_harness::results_file::save_document;
+    use gpubench_results::results_file::save_document;
 
     fn write(dir: &Path, name: &str, adapter: &str, host: &str, started: &str) -> PathBuf {
         let mut doc = doc_with(adapter, false);

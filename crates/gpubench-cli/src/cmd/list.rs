@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use gpubench_harness::device::list_adapters;
-use gpubench_harness::units::format_size;
+use gpubench_results::units::format_size;
 
 use crate::cli::ListArgs;
 use crate::exit::Exit;

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use gpubench_harness::RunDocument;
-use gpubench_harness::results_file::write_atomic;
+use gpubench_results::results_file::write_atomic;
 
 use crate::cli::ReportArgs;
 use crate::exit::Exit;

@@ -9,12 +9,13 @@ mod plan;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use gpubench_harness::results_file::save_document;
+use gpubench_harness::TelemetryHook;
 use gpubench_harness::runner::{Phase, RunObserver};
-use gpubench_harness::schema::{MachineInfo, ToolInfo, slug};
-use gpubench_harness::telemetry::TelemetryHook;
-use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, HarnessError, RunDocument};
+use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, RunDocument};
 use gpubench_kernels::session::{RunSink, Session, SessionError};
+use gpubench_results::ResultsError;
+use gpubench_results::results_file::save_document;
+use gpubench_results::schema::{ToolInfo, slug};
 use gpubench_telemetry::{Telemetry, TelemetryOptions};
 
 use crate::cli::{BaselineArgs, RunArgs};
@@ -48,10 +49,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let baseline = BaselinePlan::prepare(
         &plan.baseline,
         plan.explicit_baseline.take(),
-        &gpubench_baseline::baseline_key(
-            &MachineInfo::from_context(&ctx),
-            plan.run.options().profile.name(),
-        ),
+        &gpubench_baseline::baseline_key(&ctx.machine_info(), plan.run.options().profile.name()),
         &mut plan.files,
     )?;
     if let Some(code) = signals.received() {
@@ -176,10 +174,10 @@ struct ResultsFile<'p> {
 
 impl ResultsFile<'_> {
     /// Writes `doc`, creating the default results directory the first time.
-    fn write(&mut self, doc: &RunDocument) -> Result<(), HarnessError> {
+    fn write(&mut self, doc: &RunDocument) -> Result<(), ResultsError> {
         if !self.written {
             let dir = crate::paths::parent_dir(self.path);
-            std::fs::create_dir_all(dir).map_err(|source| HarnessError::Io {
+            std::fs::create_dir_all(dir).map_err(|source| ResultsError::Io {
                 path: dir.to_path_buf(),
                 source,
             })?;
@@ -190,7 +188,7 @@ impl ResultsFile<'_> {
 }
 
 impl RunSink for ResultsFile<'_> {
-    fn save(&mut self, doc: &RunDocument) -> Result<(), HarnessError> {
+    fn save(&mut self, doc: &RunDocument) -> Result<(), ResultsError> {
         if doc.results.is_empty() {
             return Ok(());
         }
@@ -233,7 +231,7 @@ fn progress_steps(plan: &Plan) -> usize {
 fn default_output_path(ctx: &GpuContext) -> PathBuf {
     PathBuf::from("results").join(format!(
         "{}-{}.json",
-        gpubench_harness::hostinfo::now_compact(),
+        gpubench_results::hostinfo::now_compact(),
         slug(&ctx.summary.name)
     ))
 }

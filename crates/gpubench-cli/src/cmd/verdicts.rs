@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use gpubench_baseline::{BaselineStore, CompareOptions, Comparison, compare};
 use gpubench_harness::RunDocument;
-use gpubench_harness::results_file::{load_document, write_atomic};
 use gpubench_report::gab::{companion_path, gab_export};
+use gpubench_results::results_file::{load_document, write_atomic};
 
 use crate::cli::{BaselineArgs, GateArgs};
 use crate::exit::{Exit, UsageError};

@@ -1,11 +1,11 @@
 //! The launch kernel: `bump` (shaders/launch.wgsl) launched the way its [`LaunchMode`] says,
 //! and the counter check that proves every launch ran exactly once.
 
-use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::{
     BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome,
     SampleClock, TimingPreference, Verification, Work,
 };
+use gpubench_results::rng::SplitMix64;
 
 use super::LaunchMode;
 use crate::gpu::{DispatchKernel, compute_pipeline};

@@ -67,7 +67,7 @@ pub struct LaunchSuite;
 
 impl Suite for LaunchSuite {
     fn name(&self) -> &'static str {
-        gpubench_harness::suite_names::LAUNCH
+        gpubench_results::suite_names::LAUNCH
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

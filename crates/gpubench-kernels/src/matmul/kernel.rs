@@ -1,10 +1,10 @@
 //! One matmul kernel: a shape, a precision and a kernel variant.
 
-use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::{
     BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification,
     Work,
 };
+use gpubench_results::rng::SplitMix64;
 use half::f16;
 
 use super::reference::{MatrixRef, elements_to_check, reference_element};

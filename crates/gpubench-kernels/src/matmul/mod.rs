@@ -83,7 +83,7 @@ pub struct MatmulSuite;
 
 impl Suite for MatmulSuite {
     fn name(&self) -> &'static str {
-        gpubench_harness::suite_names::MATMUL
+        gpubench_results::suite_names::MATMUL
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -349,7 +349,7 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
 pub fn stream_read_bandwidth(earlier: &[BenchResult]) -> Option<(f64, String)> {
     earlier
         .iter()
-        .filter(|r| r.suite == gpubench_harness::suite_names::STREAM && r.status == Status::Ok)
+        .filter(|r| r.suite == gpubench_results::suite_names::STREAM && r.status == Status::Ok)
         .filter(|r| r.metric == MetricKind::Bandwidth && param_str(r, "kernel") == Some("read"))
         .filter_map(|r| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -416,8 +416,8 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_harness::stats::summarize;
     use gpubench_harness::{BenchmarkInfo, MetricKind};
+    use gpubench_results::stats::summarize;
 
     fn ok(id: &str, suite: &str, params: &[(&str, &str)], value: f64) -> BenchResult {
         let mut info = BenchmarkInfo::new(id, suite, MetricKind::Throughput, "flops");

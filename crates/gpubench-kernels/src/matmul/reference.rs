@@ -4,7 +4,7 @@
 //! buffers hold them. The reference sums in f64, in order, and also returns the sum of the
 //! magnitudes of the terms, which bounds the rounding error of any summation order.
 
-use gpubench_harness::rng::SplitMix64;
+use gpubench_results::rng::SplitMix64;
 
 /// A row-major matrix view: `rows` x `cols` elements, `ld` elements between row starts.
 #[derive(Debug, Clone, Copy)]

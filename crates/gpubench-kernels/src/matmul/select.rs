@@ -237,7 +237,7 @@ pub fn select_final(rounds: &[Vec<Option<f64>>]) -> Option<usize> {
         if shares.len() < rounds.len() {
             continue;
         }
-        let score = gpubench_harness::stats::median(&shares);
+        let score = gpubench_results::stats::median(&shares);
         if best.is_none_or(|(_, b)| score > b) {
             best = Some((f, score));
         }
@@ -272,8 +272,8 @@ pub fn tuning_table(names: &[&str], results: &[BenchResult]) -> Value {
 mod tests {
     use super::*;
     use crate::matmul::Shape;
-    use gpubench_harness::stats::summarize;
     use gpubench_harness::{BenchmarkInfo, MetricKind};
+    use gpubench_results::stats::summarize;
 
     fn result(id: &str, status: Status, verified: bool, median: Option<f64>) -> BenchResult {
         let info = BenchmarkInfo::new(id, "matmul", MetricKind::Throughput, "flops");

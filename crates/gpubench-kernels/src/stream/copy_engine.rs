@@ -1,11 +1,11 @@
 //! `copy_buffer_to_buffer`: the copy engine, or whatever the driver copies buffers with.
 
-use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::timing::Boundary;
-use gpubench_harness::units::format_size;
 use gpubench_harness::{
     BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Role, SampleClock, Verification, Work,
 };
+use gpubench_results::rng::SplitMix64;
+use gpubench_results::units::format_size;
 
 use crate::gpu::check_buffer_fits;
 use crate::verify::compare_bytes;

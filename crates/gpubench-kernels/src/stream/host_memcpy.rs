@@ -5,12 +5,12 @@
 //! adapter's limits), and its two host arrays are allocated fallibly: a size that the host
 //! cannot hold is a skip with the reason, never an abort.
 
-use gpubench_harness::rng::SplitMix64;
-use gpubench_harness::units::format_size;
 use gpubench_harness::{
     BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Role, SampleClock,
     TimingPreference, Verification, Work,
 };
+use gpubench_results::rng::SplitMix64;
+use gpubench_results::units::format_size;
 
 use crate::gpu::check_binding_fits;
 use crate::verify::compare_bytes;

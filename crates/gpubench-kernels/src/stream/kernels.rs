@@ -2,12 +2,12 @@
 //! declares its kernels' weights: what each reads and writes decides its bandwidth figure, the
 //! same way for every kernel.
 
-use gpubench_harness::rng::SplitMix64;
-use gpubench_harness::units::format_size;
 use gpubench_harness::{
     BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification,
     Work,
 };
+use gpubench_results::rng::SplitMix64;
+use gpubench_results::units::format_size;
 
 use crate::gpu::{
     DispatchKernel, check_binding_fits, compute_pipeline, f32_bytes, grid_workgroups, read_f32,

@@ -15,8 +15,8 @@ pub mod host_memcpy;
 pub mod kernels;
 pub mod sizing;
 
-use gpubench_harness::units::{MIB, format_size};
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Role};
+use gpubench_results::units::{MIB, format_size};
 
 pub use copy_engine::CopyEngine;
 pub use host_memcpy::HostMemcpy;
@@ -31,7 +31,7 @@ pub struct StreamSuite;
 
 impl Suite for StreamSuite {
     fn name(&self) -> &'static str {
-        gpubench_harness::suite_names::STREAM
+        gpubench_results::suite_names::STREAM
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

@@ -14,8 +14,8 @@
 //! roofline's array is at least 4x an assumed last-level cache for the adapter's type
 //! ([`AdapterClass::assumed_llc_bytes`]).
 
-use gpubench_harness::units::MIB;
 use gpubench_harness::{BenchResult, GpuContext, MetricKind, Status};
+use gpubench_results::units::MIB;
 
 /// One timed dispatch should last at least this long (seconds): well past the barrier and
 /// dispatch cost between dispatches (a few microseconds on a GPU).
@@ -121,8 +121,8 @@ pub fn short_dispatch_warning(dispatch_s: f64, repeats: u64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_harness::stats::summarize;
     use gpubench_harness::{BenchmarkInfo, Work};
+    use gpubench_results::stats::summarize;
 
     #[test]
     fn classes_come_from_the_device_type() {

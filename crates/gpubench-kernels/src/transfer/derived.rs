@@ -7,9 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::stats::{self, Summary};
-use gpubench_harness::units::KIB;
 use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
+use gpubench_results::stats::{self, Summary};
+use gpubench_results::units::KIB;
 
 use super::{FIT_RESAMPLES, FIT_SEED, POOR_FIT, TransferPath};
 use crate::fit::{self, SizeSamples, TransferModel};
@@ -32,7 +32,7 @@ fn host_memcpy_reference(earlier: &[BenchResult]) -> Option<f64> {
     earlier
         .iter()
         .filter(|r| {
-            r.suite == gpubench_harness::suite_names::STREAM && r.role == Role::HostReference
+            r.suite == gpubench_results::suite_names::STREAM && r.role == Role::HostReference
         })
         .filter(|r| r.metric == MetricKind::Bandwidth)
         .filter(|r| r.status == Status::Ok && r.verified)
@@ -298,7 +298,7 @@ mod tests {
     use crate::stream::HostMemcpy;
     use crate::transfer::{Transfer, TransferSuite, sizes_up_to};
     use gpubench_harness::Kernel;
-    use gpubench_harness::units::MIB;
+    use gpubench_results::units::MIB;
 
     fn measured(path: TransferPath, bytes: u64, seconds: &[f64]) -> BenchResult {
         let transfer = Transfer::new(path, bytes, 1);

@@ -4,11 +4,11 @@
 //! calibrated back-to-back copies on GPU timestamps, host-write rows calibrated memcpys on the
 //! host clock.
 
-use gpubench_harness::units::format_size;
 use gpubench_harness::{
     BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome, Role, SampleClock,
     TimingPreference, Verification, Work,
 };
+use gpubench_results::units::format_size;
 
 use super::placement::{MemoryMap, is_unified};
 use super::{Measures, SAMPLES_PER_SIZE, TransferPath, TransferState};

@@ -74,8 +74,8 @@
 //! [`kernel`] holds the one [`Transfer`] kernel, [`state`] its typed state per path, `derived`
 //! the fit.
 
-use gpubench_harness::units::{KIB, MIB};
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile};
+use gpubench_results::units::{KIB, MIB};
 
 use crate::{Benchmarks, BuildContext, Suite};
 
@@ -281,7 +281,7 @@ pub struct TransferSuite;
 
 impl Suite for TransferSuite {
     fn name(&self) -> &'static str {
-        gpubench_harness::suite_names::TRANSFER
+        gpubench_results::suite_names::TRANSFER
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

@@ -30,8 +30,8 @@
 //! Elsewhere (Metal, DX12, GL) only the adapter type speaks: integrated GPUs and CPU adapters
 //! share one memory with the host (unified), a discrete GPU's placement is unknown.
 
-use gpubench_harness::units::{MIB, format_size};
 use gpubench_harness::{BenchmarkInfo, GpuContext};
+use gpubench_results::units::{MIB, format_size};
 
 /// Vulkan memory property bits (`VkMemoryPropertyFlagBits`, fixed by the Vulkan specification).
 pub mod flags {
@@ -552,7 +552,7 @@ mod vulkan {
 mod tests {
     use super::flags::*;
     use super::*;
-    use gpubench_harness::units::GIB;
+    use gpubench_results::units::GIB;
 
     const ALL_TYPES: u32 = u32::MAX;
 

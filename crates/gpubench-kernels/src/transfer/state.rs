@@ -1,9 +1,9 @@
 //! The typed state of each transfer path (its buffers and host memory, built at set-up) and
 //! what one sample does with it: whole transfers, copies alone, or host writes alone.
 
-use gpubench_harness::rng::SplitMix64;
 use gpubench_harness::timing::Boundary;
 use gpubench_harness::{BenchError, GpuContext, Outcome, SampleClock, Verification};
+use gpubench_results::rng::SplitMix64;
 
 use super::TransferPath;
 use super::placement::BufferRole;

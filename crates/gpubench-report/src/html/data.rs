@@ -3,8 +3,8 @@
 //! their declared work), transfer paths by size with their fitted models, latency samples and
 //! the sustained series.
 
-use gpubench_harness::suite_names::{COMPUTE, MATMUL, ROOFLINE, STREAM, SUSTAINED, TRANSFER};
-use gpubench_harness::{BenchResult, MetricKind, Role, RunDocument, Status};
+use gpubench_results::suite_names::{COMPUTE, MATMUL, ROOFLINE, STREAM, SUSTAINED, TRANSFER};
+use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 /// A named line or point set.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -570,7 +570,7 @@ pub fn sustained(doc: &RunDocument) -> (Vec<Series>, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_harness::results_file::load_document;
+    use gpubench_results::results_file::load_document;
 
     /// Rows of every transfer kind feed the chart: copy-engine rows beside the end-to-end ones
     /// become a series of their own, and a skipped path (zero copy on a discrete adapter) none.

@@ -3,7 +3,7 @@
 //! suite and at most [`BARS_PER_CHART`] results each, so that every suite is covered and every
 //! label (the whole id less its suite, broken into lines under its bars) stays readable.
 
-use gpubench_harness::RunDocument;
+use gpubench_results::RunDocument;
 
 use super::{bars, data, escape, section};
 use crate::ReportError;

@@ -13,8 +13,8 @@ mod stream;
 pub mod telemetry;
 mod verdicts;
 
-use gpubench_harness::units::format_size;
-use gpubench_harness::{RunDocument, Status};
+use gpubench_results::units::format_size;
+use gpubench_results::{RunDocument, Status};
 
 use crate::ReportError;
 use data::Series;

@@ -4,7 +4,7 @@
 //! its 95% interval and a tick at the best sample, the max rate BabelStream reports (STREAM
 //! reports the best of its trials); the table beside gives both numbers.
 
-use gpubench_harness::Role;
+use gpubench_results::Role;
 
 use super::bars::{Panel, common_legend, draw_panel};
 use super::charts::{colour, svg};

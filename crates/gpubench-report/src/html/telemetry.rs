@@ -4,8 +4,8 @@
 
 use plotters::prelude::*;
 
-use gpubench_harness::RunDocument;
-use gpubench_harness::telemetry::{RunTelemetry, TelemetryPoint, TelemetryStatus};
+use gpubench_results::RunDocument;
+use gpubench_results::telemetry::{RunTelemetry, TelemetryPoint, TelemetryStatus};
 
 use super::charts::{colour, err, svg, time_axes};
 use super::escape;
@@ -145,7 +145,7 @@ fn facts_paragraph(run: &RunTelemetry) -> String {
 mod tests {
     use super::*;
     use gpubench_baseline::testing::doc_with;
-    use gpubench_harness::telemetry::{Spread, TelemetrySummary};
+    use gpubench_results::telemetry::{Spread, TelemetrySummary};
 
     fn sampled_doc() -> RunDocument {
         let mut doc = doc_with("NVIDIA H200", false);

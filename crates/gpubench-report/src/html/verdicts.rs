@@ -5,7 +5,7 @@
 
 use gpubench_baseline::compare::{CompareOptions, Mode, compare};
 use gpubench_baseline::{Comparison, Verdict};
-use gpubench_harness::RunDocument;
+use gpubench_results::RunDocument;
 
 use super::escape;
 use crate::comparison::comparison_text;

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use comfy_table::{Cell, CellAlignment, Table, presets};
-use gpubench_harness::units::format_size;
-use gpubench_harness::{BenchResult, MetricKind, Status};
+use gpubench_results::units::format_size;
+use gpubench_results::{BenchResult, MetricKind, Status};
 
 use crate::format::sig3;
 
@@ -121,8 +121,8 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_harness::stats::{latency_summary, summarize};
-    use gpubench_harness::{BenchmarkInfo, MetricKind, Work};
+    use gpubench_results::stats::{latency_summary, summarize};
+    use gpubench_results::{BenchmarkInfo, MetricKind, Work};
 
     fn transfer(path: &str, bytes: u64, gbs: f64) -> BenchResult {
         let info = BenchmarkInfo::new(

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::RunDocument;
+use gpubench_results::RunDocument;
 
 /// Worst cases named per kind.
 const WORST: usize = 3;

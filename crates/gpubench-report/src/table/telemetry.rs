@@ -4,8 +4,8 @@
 //! measured peak. Nothing is printed for a run without telemetry or for results no row matches.
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
-use gpubench_harness::telemetry::{RunTelemetry, Spread, TelemetryStatus};
-use gpubench_harness::{BenchResult, RunDocument};
+use gpubench_results::telemetry::{RunTelemetry, Spread, TelemetryStatus};
+use gpubench_results::{BenchResult, RunDocument};
 
 use crate::format::sig3;
 
@@ -142,7 +142,7 @@ pub fn nominal_table(doc: &RunDocument) -> Option<Table> {
 mod tests {
     use super::*;
     use gpubench_baseline::testing::{doc_with, ok_result};
-    use gpubench_harness::telemetry::TelemetrySummary;
+    use gpubench_results::telemetry::TelemetrySummary;
 
     #[test]
     fn results_with_nominal_figures_show_both_percentages_and_others_none() {

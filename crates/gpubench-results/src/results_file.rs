@@ -7,15 +7,15 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-use crate::error::HarnessError;
+use crate::error::ResultsError;
 use crate::schema::{OLDEST_READABLE_SCHEMA, RunDocument, SCHEMA_VERSION, legacy_role};
 
 /// Files larger than this are refused before parsing.
 pub const MAX_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Writes `bytes` to `path` atomically: temp file beside it, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
-    let io_err = |source| HarnessError::Io {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
+    let io_err = |source| ResultsError::Io {
         path: path.to_path_buf(),
         source,
     };
@@ -51,19 +51,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), HarnessError> {
 }
 
 /// Serialises `doc` as pretty JSON and writes it atomically.
-pub fn save_document(path: &Path, doc: &RunDocument) -> Result<(), HarnessError> {
+pub fn save_document(path: &Path, doc: &RunDocument) -> Result<(), ResultsError> {
     let mut bytes = serde_json::to_vec_pretty(doc)?;
     bytes.push(b'\n');
     write_atomic(path, &bytes)
 }
 
 /// Reads a result document, refusing what is not one with an error that names the file.
-pub fn load_document(path: &Path) -> Result<RunDocument, HarnessError> {
-    let bad = |reason: String| HarnessError::BadDocument {
+pub fn load_document(path: &Path) -> Result<RunDocument, ResultsError> {
+    let bad = |reason: String| ResultsError::BadDocument {
         path: path.to_path_buf(),
         reason,
     };
-    let io_err = |source| HarnessError::Io {
+    let io_err = |source| ResultsError::Io {
         path: path.to_path_buf(),
         source,
     };

@@ -1,29 +1,13 @@
 //! What the platform says about the device while it is measured: clocks, power, temperature,
 //! utilisation and throttle reasons, the PCIe link and the datasheet figures of the card.
 //!
-//! The harness only carries these as data and calls a [`TelemetryHook`] around each measured
+//! These are data only: the harness's runner calls its `TelemetryHook` around each measured
 //! region; reading them (NVML, sysfs) lives outside the harness, so the runner works the same
 //! with no hook, and no vendor library is ever needed to build or run it. Detected facts (link,
 //! clocks) and nominal facts (datasheets) are kept in separate fields and never mixed with the
 //! measured numbers.
 
 use serde::{Deserialize, Serialize};
-
-use crate::schema::{BenchResult, RunDocument};
-
-/// Called by the runner around each measured region (warm-up and timed samples), never inside
-/// timed GPU work: `begin` before the first warm-up sample, `end` after the last timed one.
-pub trait TelemetryHook: Send + Sync {
-    /// A measured region of the benchmark `id` starts.
-    fn begin(&self, id: &str);
-    /// The region ends; what was seen during it, or `None` when nothing is recorded.
-    fn end(&self) -> Option<TelemetrySummary>;
-    /// The run is over (or stopped): add the run's totals, link and nominal figures to `doc`
-    /// and compare its results with them.
-    fn finish(&self, _doc: &mut RunDocument) {}
-    /// A result was just measured (after its suite annotated it).
-    fn annotate(&self, _result: &mut BenchResult) {}
-}
 
 /// Whether telemetry was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

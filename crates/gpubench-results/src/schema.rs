@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::benchmark::{MetricKind, Role, Work};
-use crate::device::AdapterSummary;
+use crate::adapter::AdapterSummary;
+use crate::metric::{MetricKind, Role, Work};
 use crate::profile::RunSettings;
 use crate::stats::{LatencySummary, Summary};
 
@@ -269,7 +269,7 @@ pub struct BenchResult {
 impl BenchResult {
     /// A result with no numbers yet, for `status` with `reason`.
     pub fn empty(
-        info: &crate::benchmark::BenchmarkInfo,
+        info: &crate::metric::BenchmarkInfo,
         status: Status,
         reason: Option<String>,
     ) -> Self {
@@ -326,39 +326,6 @@ pub fn legacy_role(id: &str) -> Role {
         Role::Derived
     } else {
         Role::Kernel
-    }
-}
-
-/// The wgpu version this build links, from the workspace lock file.
-pub const WGPU_VERSION: &str = env!("GPUBENCH_WGPU_VERSION");
-
-impl MachineInfo {
-    /// Everything detected about the adapter and host behind `ctx`.
-    pub fn from_context(ctx: &crate::GpuContext) -> Self {
-        Self {
-            adapter: ctx.summary.clone(),
-            software_adapter: ctx.is_software(),
-            features_enabled: crate::device::feature_names(ctx.features),
-            os: crate::hostinfo::os_description(),
-            cpu_model: crate::hostinfo::cpu_model(),
-            hostname: crate::hostinfo::hostname(),
-            cpu_count: crate::hostinfo::cpu_count(),
-            wgpu_version: WGPU_VERSION.to_string(),
-            build_profile: if cfg!(debug_assertions) {
-                "debug"
-            } else {
-                "release"
-            }
-            .to_string(),
-            instance_flags: format!("{:?}", ctx.instance_flags),
-            timing_source: if ctx.has_pass_timestamps() {
-                TimingSource::GpuTimestamp
-            } else {
-                TimingSource::Host
-            },
-            timestamp_period_ns: ctx.timestamp_period_ns,
-            fingerprint: fingerprint(&ctx.summary),
-        }
     }
 }
 

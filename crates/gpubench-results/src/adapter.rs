@@ -1,0 +1,43 @@
+//! What is known about an adapter, as data: its identity, driver, backend, key limits and
+//! features. The harness fills it from wgpu; results, baselines and reports only read it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What `gpubench list` and the result's `machine.adapter` say about an adapter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AdapterSummary {
+    /// Position in `gpubench list` (stable for a given machine and driver set).
+    pub index: usize,
+    /// Adapter name as the driver reports it.
+    pub name: String,
+    /// PCI vendor id (0x10de NVIDIA, 0x1002 AMD, 0x8086 Intel, 0x106b Apple, 0x10005 Mesa).
+    pub vendor_id: u32,
+    /// PCI device id (0 for many software adapters).
+    pub device_id: u32,
+    /// discrete, integrated, virtual, cpu or other.
+    pub device_type: String,
+    /// Driver name.
+    pub driver: String,
+    /// Driver version and build details.
+    pub driver_info: String,
+    /// vulkan, metal, dx12 or gl.
+    pub backend: String,
+    /// True for software adapters (lavapipe/llvmpipe, SwiftShader, WARP).
+    pub software: bool,
+    /// The limits that matter to gpubench, by wgpu's field name.
+    pub limits: BTreeMap<String, u64>,
+    /// Features of interest that the adapter offers, by wgpu's name.
+    pub features: Vec<String>,
+}
+
+impl AdapterSummary {
+    /// One line for listings: `[0] llvmpipe (...) (vulkan, cpu, driver llvmpipe)`.
+    pub fn one_line(&self) -> String {
+        format!(
+            "[{}] {} ({}, {}, driver {})",
+            self.index, self.name, self.backend, self.device_type, self.driver
+        )
+    }
+}

@@ -1,0 +1,28 @@
+//! Typed errors of reading and writing results. Each message says what to do about it.
+
+use std::path::PathBuf;
+
+/// Errors from reading, writing and serialising result documents.
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file concerned.
+        path: PathBuf,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A results file could not be read as a gpubench document.
+    #[error("{path}: {reason}")]
+    BadDocument {
+        /// The file concerned.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A result document could not be serialised.
+    #[error("could not serialise results: {0}")]
+    Serialize(#[from] serde_json::Error),
+}

@@ -1,0 +1,267 @@
+//! What a benchmark declares before it runs: what its number measures ([`MetricKind`]), what part
+//! the result plays ([`Role`]), the work of one iteration ([`Work`]) and how it is to be timed
+//! ([`BenchmarkInfo`]). Plain data, shared by the runner that measures and the readers that judge.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What a result's number measures, which decides its unit and its direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetricKind {
+    /// Bytes read plus bytes written per second, in GB/s (10^9 B/s).
+    Bandwidth,
+    /// Floating-point operations per second, in GFLOP/s (10^9 FLOP/s; an FMA counts as two).
+    Throughput,
+    /// Time per operation in microseconds (lower is better).
+    TimePerOp,
+    /// An amount of memory in GiB (2^30 bytes), e.g. the largest buffer that could be allocated.
+    Capacity,
+    /// A size in KiB (2^10 bytes) derived from a model, e.g. the transfer size reaching half the
+    /// asymptotic bandwidth (smaller is better: the path is efficient sooner).
+    Size,
+    /// Arithmetic intensity in FLOP per byte (a roofline's ridge point).
+    ArithmeticIntensity,
+    /// A percentage of a measured ceiling (matmul as a fraction of the FMA peak).
+    FractionOfPeak,
+}
+
+impl MetricKind {
+    /// The unit the metric is reported in.
+    pub fn unit(self) -> &'static str {
+        match self {
+            MetricKind::Bandwidth => "GB/s",
+            MetricKind::Throughput => "GFLOP/s",
+            MetricKind::TimePerOp => "us",
+            MetricKind::Capacity => "GiB",
+            MetricKind::Size => "KiB",
+            MetricKind::ArithmeticIntensity => "FLOP/B",
+            MetricKind::FractionOfPeak => "%",
+        }
+    }
+
+    /// The metric's name as written in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            MetricKind::Bandwidth => "bandwidth",
+            MetricKind::Throughput => "throughput",
+            MetricKind::TimePerOp => "time-per-op",
+            MetricKind::Capacity => "capacity",
+            MetricKind::Size => "size",
+            MetricKind::ArithmeticIntensity => "arithmetic-intensity",
+            MetricKind::FractionOfPeak => "fraction-of-peak",
+        }
+    }
+
+    /// Whether the metric is a rate that repeats within a few percent on a quiet machine
+    /// (bandwidth, throughput), as opposed to a time or a derived quantity.
+    pub fn is_rate(self) -> bool {
+        matches!(self, MetricKind::Bandwidth | MetricKind::Throughput)
+    }
+
+    /// Whether a larger value is better.
+    pub fn higher_is_better(self) -> bool {
+        !matches!(self, MetricKind::TimePerOp | MetricKind::Size)
+    }
+
+    /// The metric's value for one iteration's `work` done in `seconds`.
+    pub fn value(self, work: &Work, seconds: f64) -> f64 {
+        match self {
+            MetricKind::Bandwidth => work.total_bytes() as f64 / seconds / 1e9,
+            MetricKind::Throughput => work.flops as f64 / seconds / 1e9,
+            MetricKind::TimePerOp => seconds * 1e6 / work.ops.max(1) as f64,
+            MetricKind::Capacity => work.total_bytes() as f64 / (1u64 << 30) as f64,
+            MetricKind::Size => work.total_bytes() as f64 / 1024.0,
+            MetricKind::ArithmeticIntensity => work.flops as f64 / work.total_bytes().max(1) as f64,
+            // A fraction is derived from two results, never timed: seconds do not enter it.
+            MetricKind::FractionOfPeak => f64::NAN,
+        }
+    }
+}
+
+/// What part a result plays, so that code which looks rows up (charts, derived results,
+/// fractions of peak) finds them by role instead of by matching ids.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// A GPU kernel or transfer measured in its own right (the default).
+    #[default]
+    Kernel,
+    /// The host's own memcpy: a reference row for the host side, not a GPU figure.
+    HostReference,
+    /// `copy_buffer_to_buffer`: the copy engine (or whatever the driver copies buffers with).
+    CopyEngine,
+    /// The measured device-memory bandwidth ceiling of a roofline.
+    BandwidthCeiling,
+    /// The measured compute ceiling of a roofline.
+    ComputeCeiling,
+    /// Computed from other results (a fitted model, a ridge point, a fraction of peak).
+    Derived,
+}
+
+/// The work one iteration does. GB/s and GFLOP/s come from this declaration and the measured
+/// time, the same way for every benchmark.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Work {
+    /// Bytes read from memory per iteration.
+    pub bytes_read: u64,
+    /// Bytes written to memory per iteration.
+    pub bytes_written: u64,
+    /// Floating-point operations per iteration (an FMA counts as two).
+    pub flops: u64,
+    /// Operations (dispatches, submits, transfers) per iteration, for time-per-operation metrics.
+    pub ops: u64,
+}
+
+impl Work {
+    /// One operation moving `read` and `written` bytes, with no floating-point work.
+    pub const fn bytes(read: u64, written: u64) -> Self {
+        Self {
+            bytes_read: read,
+            bytes_written: written,
+            flops: 0,
+            ops: 1,
+        }
+    }
+
+    /// One operation of `flops` floating-point operations, with no memory traffic declared.
+    pub const fn flops(flops: u64) -> Self {
+        Self {
+            bytes_read: 0,
+            bytes_written: 0,
+            flops,
+            ops: 1,
+        }
+    }
+
+    /// `ops` operations (dispatches, submits, transfers) that move nothing worth counting.
+    pub const fn ops(ops: u64) -> Self {
+        Self {
+            bytes_read: 0,
+            bytes_written: 0,
+            flops: 0,
+            ops,
+        }
+    }
+
+    /// The same work, with the bytes it also moves.
+    pub const fn with_bytes(mut self, read: u64, written: u64) -> Self {
+        self.bytes_read = read;
+        self.bytes_written = written;
+        self
+    }
+
+    /// Bytes read plus bytes written: the convention of STREAM and BabelStream.
+    pub fn total_bytes(&self) -> u64 {
+        self.bytes_read + self.bytes_written
+    }
+}
+
+impl std::str::FromStr for MetricKind {
+    type Err = String;
+
+    /// Parses a metric's file name (`bandwidth`, `time-per-op`, ...).
+    fn from_str(name: &str) -> Result<Self, String> {
+        const ALL: [MetricKind; 7] = [
+            MetricKind::Bandwidth,
+            MetricKind::Throughput,
+            MetricKind::TimePerOp,
+            MetricKind::Capacity,
+            MetricKind::Size,
+            MetricKind::ArithmeticIntensity,
+            MetricKind::FractionOfPeak,
+        ];
+        ALL.into_iter()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| format!("unknown metric '{name}'"))
+    }
+}
+
+impl std::fmt::Display for MetricKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which clock is the headline for a benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimingPreference {
+    /// GPU timestamps where the adapter has them, else the host clock.
+    GpuWhenAvailable,
+    /// The host clock from start to completion is the headline (end-to-end costs such as a
+    /// transfer the application waits for); GPU time is still recorded when available.
+    Host,
+}
+
+/// How many iterations go in one sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IterationPolicy {
+    /// The runner calibrates the count so a sample lasts about the target time.
+    Calibrate,
+    /// Always this many (e.g. 1 for a round-trip latency).
+    Fixed(u32),
+}
+
+/// Everything the runner and the result need to know about a benchmark before it runs.
+#[derive(Debug, Clone)]
+pub struct BenchmarkInfo {
+    /// Stable id, e.g. `stream/triad/vec4-f32/256MiB`: results are paired by it.
+    pub id: String,
+    /// Suite name, e.g. `stream`.
+    pub suite: String,
+    /// Parameters worth recording (size, precision, variant, ...).
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// What the number measures.
+    pub metric: MetricKind,
+    /// What part the result plays for code that looks rows up.
+    pub role: Role,
+    /// One line saying what the metric counts, e.g. "bytes read + written per second".
+    pub counts: String,
+    /// Which clock is the headline.
+    pub timing: TimingPreference,
+    /// How many iterations go in one sample.
+    pub iterations: IterationPolicy,
+    /// At least this many samples, whatever the profile says (latency distributions need
+    /// hundreds); `None` follows the profile.
+    pub min_samples: Option<usize>,
+    /// Sample for exactly this long, every sample a window of a time series (a sustained run):
+    /// no early stop on variation, no sample-count or time cap. `None` follows the profile.
+    pub duration: Option<std::time::Duration>,
+    /// Target length of one sample instead of the profile's (still capped by its watchdog-safe
+    /// maximum), e.g. longer windows for a sustained run.
+    pub target_sample: Option<std::time::Duration>,
+}
+
+impl BenchmarkInfo {
+    /// Info with the common defaults: GPU time when available, calibrated iterations.
+    pub fn new(id: impl Into<String>, suite: &str, metric: MetricKind, counts: &str) -> Self {
+        Self {
+            id: id.into(),
+            suite: suite.to_string(),
+            params: BTreeMap::new(),
+            metric,
+            role: Role::Kernel,
+            counts: counts.to_string(),
+            timing: TimingPreference::GpuWhenAvailable,
+            iterations: IterationPolicy::Calibrate,
+            min_samples: None,
+            duration: None,
+            target_sample: None,
+        }
+    }
+
+    /// Sets the role.
+    pub fn role(mut self, role: Role) -> Self {
+        self.role = role;
+        self
+    }
+
+    /// Adds a parameter.
+    pub fn param(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.params.insert(key.to_string(), value.into());
+        self
+    }
+}
