@@ -7,11 +7,11 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput};
 use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
 use gpubench_harness::{Benchmark, KernelBench};
-use gpubench_kernels::gpu::Precision;
-use gpubench_kernels::launch::{Launch, LaunchMode};
-use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
-use gpubench_kernels::stream::{Stream, StreamKernel};
 use gpubench_results::units::{MIB, format_size};
+use gpubench_suites::gpu::Precision;
+use gpubench_suites::launch::{Launch, LaunchMode};
+use gpubench_suites::matmul::{Matmul, Shape, find_variant};
+use gpubench_suites::stream::{Stream, StreamKernel};
 
 fn stream(c: &mut Criterion<GpuTime>, ctx: &gpubench_harness::GpuContext) {
     let bytes = if in_ci() { MIB } else { 64 * MIB };

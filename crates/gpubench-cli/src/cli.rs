@@ -143,7 +143,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub capacity_cap: Option<u64>,
     /// An extra matmul shape MxNxK, e.g. 127x255x63 (repeatable; run after the profile's shapes).
-    #[arg(long = "matmul-shape", value_name = "MxNxK", value_parser = gpubench_kernels::plan::parse_matmul_shape)]
+    #[arg(long = "matmul-shape", value_name = "MxNxK", value_parser = gpubench_suites::plan::parse_matmul_shape)]
     pub matmul_shapes: Vec<(u32, u32, u32)>,
     /// Run this matmul kernel variant instead of autotuning (names as in a result's
     /// `tuning_gflops`, e.g. cols8x8 or gemv-x8-c2-wg8-ks1-wgmem; an unknown name lists all).
@@ -325,7 +325,7 @@ mod tests {
         assert_eq!(args.matmul_variant, Some("tiled16"));
         assert_eq!(
             args.inject_fault[0].0,
-            gpubench_kernels::faults::Fault::DeviceLost
+            gpubench_suites::faults::Fault::DeviceLost
         );
         let defaults = run_args(&[]).expect("parses");
         assert!(defaults.suites.is_empty());

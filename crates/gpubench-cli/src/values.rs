@@ -9,9 +9,9 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Command, ValueEnum};
 use gpubench_harness::Profile;
-use gpubench_kernels::faults::Fault;
-use gpubench_kernels::gpu::ShaderChecks;
-use gpubench_kernels::{Included, REGISTRY};
+use gpubench_suites::faults::Fault;
+use gpubench_suites::gpu::ShaderChecks;
+use gpubench_suites::{Included, REGISTRY};
 
 /// A `--profile` value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,7 +121,7 @@ pub fn matmul_variant_parser() -> Known {
     Known {
         noun: "variant",
         choices: || {
-            gpubench_kernels::matmul::variant_names()
+            gpubench_suites::matmul::variant_names()
                 .into_iter()
                 .map(|name| (name, None))
                 .collect()
@@ -179,7 +179,7 @@ mod tests {
             .expect("listed")
             .map(|v| v.get_name().to_string())
             .collect();
-        assert_eq!(suites, gpubench_kernels::SUITES);
+        assert_eq!(suites, gpubench_suites::SUITES);
         let checks: Vec<ShaderChecks> = ShaderChecksArg::value_variants()
             .iter()
             .map(|c| c.0)

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use gpubench_harness::Profile;
-use gpubench_kernels::matmul::profile_shapes;
-use gpubench_kernels::transfer::sizes_up_to;
+use gpubench_suites::matmul::profile_shapes;
+use gpubench_suites::transfer::sizes_up_to;
 use serde_json::Value;
 
 mod common;

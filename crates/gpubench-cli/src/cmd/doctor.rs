@@ -11,13 +11,13 @@ use gpubench_harness::TelemetryHook;
 use gpubench_harness::device::Selection;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner};
-use gpubench_kernels::SuiteOptions;
-use gpubench_kernels::compute::grid::peak_grid;
-use gpubench_kernels::compute::{FmaPeak, PeakForm};
-use gpubench_kernels::gpu::Precision;
-use gpubench_kernels::stream::{AdapterClass, Stream, StreamKernel, stream_array_bytes};
-use gpubench_kernels::transfer::{Transfer, TransferPath};
 use gpubench_results::telemetry::{NominalFigures, PcieLink, TelemetrySummary};
+use gpubench_suites::SuiteOptions;
+use gpubench_suites::compute::grid::peak_grid;
+use gpubench_suites::compute::{FmaPeak, PeakForm};
+use gpubench_suites::gpu::Precision;
+use gpubench_suites::stream::{AdapterClass, Stream, StreamKernel, stream_array_bytes};
+use gpubench_suites::transfer::{Transfer, TransferPath};
 use gpubench_telemetry::doctor::{self, Check, CheckStatus, Findings};
 use gpubench_telemetry::{GpuProcess, Telemetry, TelemetryOptions};
 use serde::Serialize;
@@ -127,7 +127,7 @@ fn fma_load(ctx: &GpuContext) -> KernelBench<FmaPeak> {
     let mut bench = KernelBench::new(FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_grid(ctx)));
     let info = bench.info_mut();
     info.duration = Some(LOAD);
-    info.target_sample = Some(gpubench_kernels::sustained::WINDOW);
+    info.target_sample = Some(gpubench_suites::sustained::WINDOW);
     bench
 }
 

@@ -12,10 +12,10 @@ use std::sync::Arc;
 use gpubench_harness::TelemetryHook;
 use gpubench_harness::runner::{Phase, RunObserver};
 use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, RunDocument};
-use gpubench_kernels::session::{RunSink, Session, SessionError};
 use gpubench_results::ResultsError;
 use gpubench_results::results_file::save_document;
 use gpubench_results::schema::{ToolInfo, slug};
+use gpubench_suites::session::{RunSink, Session, SessionError};
 use gpubench_telemetry::{Telemetry, TelemetryOptions};
 
 use crate::cli::{BaselineArgs, RunArgs};

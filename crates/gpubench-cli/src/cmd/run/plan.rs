@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use gpubench_harness::RunDocument;
 use gpubench_harness::device::Selection;
-use gpubench_kernels::plan::{RunPlan, SampleOverrides};
-use gpubench_kernels::{KernelError, SuiteOptions};
 use gpubench_report::Exporter;
+use gpubench_suites::plan::{RunPlan, SampleOverrides};
+use gpubench_suites::{KernelError, SuiteOptions};
 
 use crate::cli::{BaselineArgs, RunArgs};
 use crate::cmd::verdicts;
@@ -125,7 +125,7 @@ fn check_suites(args: &RunArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(bytes) = args.stream_size {
-        gpubench_kernels::stream::check_stream_size(bytes).map_err(usage_error)?;
+        gpubench_suites::stream::check_stream_size(bytes).map_err(usage_error)?;
     }
     Ok(())
 }

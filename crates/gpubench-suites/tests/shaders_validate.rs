@@ -8,12 +8,12 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use gpubench_harness::Kernel;
-use gpubench_kernels::compute::grid::PeakGrid;
-use gpubench_kernels::compute::{FmaPeak, PeakForm};
-use gpubench_kernels::gpu::{Precision, SpecialisedShader};
-use gpubench_kernels::matmul::{Kind, VARIANTS, catalogue, coop_space, gemv, tiled, unrolled};
-use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint};
-use gpubench_kernels::stream::KERNELS;
+use gpubench_suites::compute::grid::PeakGrid;
+use gpubench_suites::compute::{FmaPeak, PeakForm};
+use gpubench_suites::gpu::{Precision, SpecialisedShader};
+use gpubench_suites::matmul::{Kind, VARIANTS, catalogue, coop_space, gemv, tiled, unrolled};
+use gpubench_suites::roofline::{FMAS_SWEEP, RooflinePoint};
+use gpubench_suites::stream::KERNELS;
 
 fn validate(name: &str, source: &str) -> naga::Module {
     let module = naga::front::wgsl::parse_str(source)
@@ -51,7 +51,7 @@ fn every_shader_file_parses_and_validates() {
         }
     }
     assert!(!on_disk.is_empty(), "no shaders found in {}", dir.display());
-    let embedded: BTreeSet<String> = gpubench_kernels::shaders::ALL
+    let embedded: BTreeSet<String> = gpubench_suites::shaders::ALL
         .iter()
         .map(|(name, _)| name.to_string())
         .collect();
@@ -144,7 +144,7 @@ fn every_specialised_fma_shader_validates() {
 /// own `Params` lays it out).
 #[test]
 fn every_stream_entry_point_validates_and_reads_its_repeats() {
-    let module = validate("stream.wgsl", gpubench_kernels::shaders::STREAM);
+    let module = validate("stream.wgsl", gpubench_suites::shaders::STREAM);
     for spec in &KERNELS {
         for entry in [spec.entry, spec.repeated_entry] {
             assert!(has_entry(&module, entry), "stream.wgsl: no {entry}");
@@ -211,7 +211,7 @@ fn every_matmul_variant_validates() {
 }
 
 fn gemv_space_len() -> usize {
-    gpubench_kernels::matmul::gemv_space().len()
+    gpubench_suites::matmul::gemv_space().len()
 }
 
 /// The split-K reduction for each split count, and the small-M kernel's subgroup form really

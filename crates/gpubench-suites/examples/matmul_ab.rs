@@ -3,7 +3,7 @@
 //! that moves between minutes moves every variant alike; the per-round ratios against the first
 //! variant, and their median, are what to compare. The comparison the tuner makes, with rounds.
 //!
-//! `cargo run -p gpubench-kernels --example matmul_ab -- SHAPE PRECISION ROUNDS VARIANT...`,
+//! `cargo run -p gpubench-suites --example matmul_ab -- SHAPE PRECISION ROUNDS VARIANT...`,
 //! e.g. `8x1024x1024 f32 9 cols8x8 gemv-x8-c4-wg8-ks1-wgmem` (the first Vulkan adapter). With
 //! `stream-read` among the names, each round also measures the stream read kernel over an
 //! array the size of B and prints each variant's bytes of B read per second as a share of it:
@@ -11,11 +11,11 @@
 
 use gpubench_harness::runner::Silent;
 use gpubench_harness::{KernelBench, Profile, Runner, Status};
-use gpubench_kernels::gpu::Precision;
-use gpubench_kernels::matmul::{Matmul, Shape, Variant, find_variant};
-use gpubench_kernels::plan::parse_matmul_shape;
-use gpubench_kernels::stream::{Stream, StreamKernel};
 use gpubench_results::stats::median;
+use gpubench_suites::gpu::Precision;
+use gpubench_suites::matmul::{Matmul, Shape, Variant, find_variant};
+use gpubench_suites::plan::parse_matmul_shape;
+use gpubench_suites::stream::{Stream, StreamKernel};
 
 /// The name that adds the stream read kernel to every round.
 const STREAM_READ: &str = "stream-read";

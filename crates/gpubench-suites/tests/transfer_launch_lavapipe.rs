@@ -13,11 +13,11 @@ use gpubench_harness::timing::HostSpan;
 use gpubench_harness::{
     BenchResult, Benchmark, KernelBench, Profile, Role, Runner, Status, TimingSource,
 };
-use gpubench_kernels::launch::{Launch, LaunchMode};
-use gpubench_kernels::transfer::{
+use gpubench_suites::launch::{Launch, LaunchMode};
+use gpubench_suites::transfer::{
     Measures, MemoryMap, Transfer, TransferPath, TransferSuite, zero_copy_support,
 };
-use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
+use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
 /// Where lavapipe's buffers live, as every transfer row must record it: Vulkan memory
 /// properties read through wgpu-hal, one unified memory type for every role the path uses.
@@ -123,7 +123,7 @@ fn the_suite_records_where_every_rows_buffers_live() {
             tuner: &mut NoTuning,
         })
         .expect("the transfer suite builds");
-    let sizes = gpubench_kernels::transfer::sweep_sizes(&ctx, Profile::Quick).len();
+    let sizes = gpubench_suites::transfer::sweep_sizes(&ctx, Profile::Quick).len();
     assert_eq!(benches.len(), TransferPath::ALL.len() * sizes);
     for bench in &benches {
         let info = bench.info();

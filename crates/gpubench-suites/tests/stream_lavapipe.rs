@@ -9,12 +9,12 @@ use gpubench_harness::runner::Silent;
 use gpubench_harness::{
     BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status, TimingSource,
 };
-use gpubench_kernels::faults::broken_copy;
-use gpubench_kernels::stream::sizing::{MAX_REPEATS, TARGET_DISPATCH_S, repeats_for};
-use gpubench_kernels::stream::{
+use gpubench_suites::faults::broken_copy;
+use gpubench_suites::stream::sizing::{MAX_REPEATS, TARGET_DISPATCH_S, repeats_for};
+use gpubench_suites::stream::{
     AdapterClass, CopyEngine, HostMemcpy, Stream, StreamKernel, StreamSuite,
 };
-use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
+use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
 fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()

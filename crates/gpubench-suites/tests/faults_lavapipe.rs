@@ -6,8 +6,8 @@ mod common;
 use common::short_settings;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::{GpuContext, KernelBench, Runner, Status};
-use gpubench_kernels::faults::Fault;
-use gpubench_kernels::stream::{Stream, StreamKernel};
+use gpubench_suites::faults::Fault;
+use gpubench_suites::stream::{Stream, StreamKernel};
 
 fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()

@@ -11,11 +11,11 @@ use common::{run_ok, short_settings};
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status};
-use gpubench_kernels::gpu::Precision;
-use gpubench_kernels::matmul::{
+use gpubench_suites::gpu::Precision;
+use gpubench_suites::matmul::{
     AdapterFacts, Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue, find_variant,
 };
-use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
+use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
 /// The data and accumulation forms the adapter runs: f32, and f16 (both sums) with SHADER_F16.
 fn forms(ctx: &GpuContext) -> Vec<(Precision, bool)> {

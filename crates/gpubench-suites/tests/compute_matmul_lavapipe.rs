@@ -14,17 +14,17 @@ use common::{assert_ok, run_ok, short_settings};
 use gpubench_harness::runner::RunObserver;
 use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, RunDocument, Runner};
-use gpubench_kernels::compute::grid::PeakGrid;
-use gpubench_kernels::compute::{FmaPeak, PeakForm};
-use gpubench_kernels::gpu::{self, Precision, ShaderChecks, ShaderChecksScope};
-use gpubench_kernels::matmul::{Matmul, Shape, find_variant};
-use gpubench_kernels::plan::{RunPlan, SampleOverrides};
-use gpubench_kernels::roofline::{FMAS_SWEEP, RooflinePoint, RooflineSuite, roofline_size};
-use gpubench_kernels::session::{RunSink, Session};
-use gpubench_kernels::stream::AdapterClass;
-use gpubench_kernels::sustained::SustainedSuite;
-use gpubench_kernels::{BuildContext, Suite, SuiteOptions, Tuner};
 use gpubench_results::schema::ToolInfo;
+use gpubench_suites::compute::grid::PeakGrid;
+use gpubench_suites::compute::{FmaPeak, PeakForm};
+use gpubench_suites::gpu::{self, Precision, ShaderChecks, ShaderChecksScope};
+use gpubench_suites::matmul::{Matmul, Shape, find_variant};
+use gpubench_suites::plan::{RunPlan, SampleOverrides};
+use gpubench_suites::roofline::{FMAS_SWEEP, RooflinePoint, RooflineSuite, roofline_size};
+use gpubench_suites::session::{RunSink, Session};
+use gpubench_suites::stream::AdapterClass;
+use gpubench_suites::sustained::SustainedSuite;
+use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
 /// Runs each named variant on `shape` in `precision` and asserts it is ok and verified.
 fn assert_matmuls_ok(runner: &Runner<'_>, shape: Shape, precision: Precision, names: &[&str]) {
