@@ -10,6 +10,7 @@
 //! baseline. A run with failed results or one that did not complete is refused before anything
 //! is written.
 
+use gpubench_results::warnings::{WarningKind, WarningRecord};
 use std::path::{Path, PathBuf};
 
 use gpubench_results::RunDocument;
@@ -140,10 +141,14 @@ fn merge_by_suite(old: RunDocument, new: &RunDocument) -> (RunDocument, Vec<Stri
         }
     }
     if !kept.is_empty() {
-        merged.warnings.push(format!(
-            "baseline merged: suites {} kept from the run of {}",
-            kept.join(", "),
-            old.started_at
+        merged.warnings.push(WarningRecord::new(
+            WarningKind::BaselineMerged,
+            format!(
+                "baseline merged: suites {} kept from the run of {}",
+                kept.join(", "),
+                old.started_at
+            ),
+            None,
         ));
     }
     (merged, kept)
@@ -280,7 +285,12 @@ mod tests {
         let merged = store.load(&key(&full)).expect("load").expect("present");
         assert_eq!(merged.results.len(), full.results.len());
         assert!(merged.config.suites.contains(&"launch".to_string()));
-        assert!(merged.warnings.iter().any(|w| w.contains("kept")));
+        assert!(
+            merged
+                .warnings
+                .iter()
+                .any(|w| w.kind == WarningKind::BaselineMerged && w.message.contains("kept"))
+        );
     }
 
     #[test]

@@ -34,7 +34,7 @@ use gpubench_results::metric::{
 use gpubench_results::profile::RunSettings;
 use gpubench_results::schema::{BenchResult, Status, TimingSource};
 use gpubench_results::stats;
-use gpubench_results::warnings::Warning;
+use gpubench_results::warnings::{Warning, WarningRecord};
 
 /// What the runner is doing, for progress displays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -522,7 +522,7 @@ fn summarise(
         source,
         summary.as_ref(),
     );
-    result.warnings = warnings.iter().map(ToString::to_string).collect();
+    result.warnings = warnings.iter().map(Warning::record).collect();
     result.summary = summary;
     result
 }
@@ -638,13 +638,13 @@ fn headline_seconds(timing: &SampleTiming, prefer_gpu: bool) -> f64 {
 }
 
 /// Whether the run should warn that results are software-adapter numbers or host-timed.
-pub fn run_warnings(ctx: &GpuContext) -> Vec<String> {
+pub fn run_warnings(ctx: &GpuContext) -> Vec<WarningRecord> {
     let mut warnings = Vec::new();
     if ctx.is_software() {
-        warnings.push(Warning::SoftwareAdapter.to_string());
+        warnings.push(Warning::SoftwareAdapter.record());
     }
     if !ctx.has_pass_timestamps() {
-        warnings.push(Warning::NoTimestamps.to_string());
+        warnings.push(Warning::NoTimestamps.record());
     }
     warnings
 }
@@ -705,11 +705,12 @@ mod tests {
         summarise(&Profile::Default.settings(false), &info, samples, &run)
     }
 
-    fn clock_warnings(result: &BenchResult) -> Vec<&String> {
+    fn clock_warnings(result: &BenchResult) -> Vec<&str> {
         result
             .warnings
             .iter()
-            .filter(|w| w.starts_with("GPU timestamps say"))
+            .filter(|w| w.kind == gpubench_results::warnings::WarningKind::ClockDisagreement)
+            .map(|w| w.message.as_str())
             .collect()
     }
 

@@ -65,7 +65,7 @@ impl Exporter for MarkdownExporter {
         let warnings: Vec<String> = doc
             .warnings
             .iter()
-            .cloned()
+            .map(|w| w.message.clone())
             .chain(
                 doc.results
                     .iter()

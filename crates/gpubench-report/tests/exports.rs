@@ -21,7 +21,11 @@ fn fixture() -> RunDocument {
         "verification failed: 3 of 1024 values outside tolerance, first: [7] 1.5 != 2.5",
     ));
     doc.warnings
-        .push("timestamps unavailable, | pipes, \"quotes\"".to_string());
+        .push(gpubench_results::warnings::WarningRecord::new(
+            gpubench_results::warnings::WarningKind::NoTimestamps,
+            "timestamps unavailable, | pipes, \"quotes\"",
+            None,
+        ));
     doc
 }
 

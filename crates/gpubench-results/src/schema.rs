@@ -1,7 +1,15 @@
-//! The result document: one versioned JSON file per run (docs/ARCHITECTURE.md, "The measuring path").
+//! The result document: one versioned JSON file per run. Its JSON Schema is published as
+//! `docs/results.schema.json` (generated from these types; a test fails when it drifts).
 //!
-//! Readers accept older schema versions they know, reject newer ones, and ignore unknown fields
-//! (serde's default), so a newer tool's extra fields never break an older reader.
+//! `schema_version` rules:
+//! - a field added with a default (`#[serde(default)]`) keeps the version: older readers ignore
+//!   unknown fields (serde's default) and newer readers fill the default;
+//! - a field whose type or meaning changes, or that is removed or renamed, raises the version;
+//!   readers keep reading every older version back to [`OLDEST_READABLE_SCHEMA`];
+//! - readers refuse versions newer than [`SCHEMA_VERSION`] rather than guess.
+//!
+//! History: 1, the first; 2, warnings became `{kind, message, figure}` objects (schema 1's
+//! plain strings still read, as kind `other`).
 
 use std::collections::BTreeMap;
 
@@ -13,7 +21,7 @@ use crate::profile::RunSettings;
 use crate::stats::{LatencySummary, Summary};
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 /// The oldest schema version this build reads.
 pub const OLDEST_READABLE_SCHEMA: u32 = 1;
 
@@ -38,7 +46,7 @@ pub struct RunDocument {
     pub complete: bool,
     /// Warnings about the whole run (software adapter, no timestamps).
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::warnings::WarningRecord>,
     /// One entry per benchmark, in the order they ran.
     #[serde(default)]
     pub results: Vec<BenchResult>,
@@ -259,7 +267,7 @@ pub struct BenchResult {
     pub extra: BTreeMap<String, serde_json::Value>,
     /// Warnings about this measurement.
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::warnings::WarningRecord>,
     /// What telemetry saw while this benchmark was measured; absent when nothing was measured
     /// or the run had no telemetry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -335,7 +343,7 @@ impl RunDocument {
         tool: ToolInfo,
         machine: MachineInfo,
         config: RunConfig,
-        warnings: Vec<String>,
+        warnings: Vec<crate::warnings::WarningRecord>,
     ) -> Self {
         Self {
             schema_version: SCHEMA_VERSION,

@@ -1,6 +1,13 @@
 //! Warnings a careful engineer would give about a measurement. Each names what fixes it.
+//!
+//! Files store each warning typed, as a [`WarningRecord`] (`{kind, message, figure}`), so a
+//! reader groups them by [`WarningKind`] and ranks them by their figure without parsing prose.
+//! Files written before typed warnings (schema 1) hold plain strings: those read as kind
+//! `other`, with the text as the message.
 
 use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// Something about a result or run that makes its numbers less trustworthy.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,5 +118,237 @@ impl fmt::Display for Warning {
                 "adapter has no timestamp queries: host clock only (includes submit and wait overhead)"
             ),
         }
+    }
+}
+
+impl Warning {
+    /// What kind of warning this is, for grouping.
+    pub fn kind(&self) -> WarningKind {
+        match self {
+            Warning::ShortSamples { .. } => WarningKind::ShortSamples,
+            Warning::HighVariation { .. } => WarningKind::HighVariation,
+            Warning::Outliers { .. } => WarningKind::Outliers,
+            Warning::SlowFirstRun { .. } => WarningKind::SlowFirstRun,
+            Warning::TimeCapped { .. } => WarningKind::TimeCapped,
+            Warning::TimestampsRejected { .. } => WarningKind::TimestampsRejected,
+            Warning::ClockDisagreement { .. } => WarningKind::ClockDisagreement,
+            Warning::SoftwareAdapter => WarningKind::SoftwareAdapter,
+            Warning::NoTimestamps => WarningKind::NoTimestamps,
+        }
+    }
+
+    /// The headline figure, in the unit [`WarningKind::figure_unit`] names.
+    pub fn figure(&self) -> Option<f64> {
+        match *self {
+            Warning::ShortSamples { median_us } => Some(median_us),
+            Warning::HighVariation { cv, .. } => Some(cv * 100.0),
+            Warning::Outliers { count, .. } => Some(count as f64),
+            Warning::SlowFirstRun { factor } => Some(factor),
+            Warning::TimeCapped { samples } => Some(samples as f64),
+            Warning::TimestampsRejected { count } => Some(count as f64),
+            Warning::ClockDisagreement {
+                gpu_ms, host_ms, ..
+            } => Some(gpu_ms / host_ms),
+            Warning::SoftwareAdapter | Warning::NoTimestamps => None,
+        }
+    }
+
+    /// The warning as stored in a results file.
+    pub fn record(&self) -> WarningRecord {
+        WarningRecord {
+            kind: self.kind(),
+            message: self.to_string(),
+            figure: self.figure(),
+        }
+    }
+}
+
+/// What a stored warning is about: the key the notes under a table group by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WarningKind {
+    /// Samples short against timer resolution and launch cost; figure: median sample, us.
+    ShortSamples,
+    /// Variation above the profile's target; figure: coefficient of variation, %.
+    HighVariation,
+    /// Samples beyond Tukey's fences; figure: how many.
+    Outliers,
+    /// The verification run was much slower than the median; figure: how many times.
+    SlowFirstRun,
+    /// The time cap ended sampling early; figure: samples taken.
+    TimeCapped,
+    /// GPU timestamp pairs rejected; figure: how many.
+    TimestampsRejected,
+    /// GPU timestamps and the host clock disagree; figure: GPU time over host time.
+    ClockDisagreement,
+    /// The run measured a software adapter.
+    SoftwareAdapter,
+    /// The adapter has no timestamp queries.
+    NoTimestamps,
+    /// Stream dispatches shorter than their target; figure: median dispatch, us.
+    ShortDispatches,
+    /// A sustained run slowed down; figure: last third against the best window, %.
+    Throttling,
+    /// Less memory could be allocated than the adapter reports; figure: bytes allocated.
+    AllocationBelowLimit,
+    /// What ended a capacity probe.
+    CapacityStopped,
+    /// A transfer fit left unverified sizes out; figure: sizes fitted.
+    PartialFit,
+    /// A transfer fit was refitted through the origin.
+    FitThroughOrigin,
+    /// A line describes a transfer sweep poorly; figure: the worst size's error, %.
+    PoorFit,
+    /// A baseline kept suites from an earlier run.
+    BaselineMerged,
+    /// A warning from a file older than typed warnings, or of a kind this gpubench does not know.
+    #[serde(other)]
+    Other,
+}
+
+impl WarningKind {
+    /// The kind in a few words, for the grouped notes.
+    pub fn label(self) -> &'static str {
+        match self {
+            WarningKind::ShortSamples => "samples are short",
+            WarningKind::HighVariation => "high variation",
+            WarningKind::Outliers => "samples are outliers",
+            WarningKind::SlowFirstRun => "first run was slower than the median",
+            WarningKind::TimeCapped => "time cap reached",
+            WarningKind::TimestampsRejected => "GPU timestamp pairs rejected",
+            WarningKind::ClockDisagreement => "GPU timestamps disagree with the host clock",
+            WarningKind::SoftwareAdapter => "software adapter",
+            WarningKind::NoTimestamps => "no timestamp queries",
+            WarningKind::ShortDispatches => "dispatches are short",
+            WarningKind::Throttling => "throttling",
+            WarningKind::AllocationBelowLimit => "less could be allocated than reported",
+            WarningKind::CapacityStopped => "capacity probe stopped",
+            WarningKind::PartialFit => "fitted over some sizes only",
+            WarningKind::FitThroughOrigin => "fit refitted through the origin",
+            WarningKind::PoorFit => "a line fits the sweep poorly",
+            WarningKind::BaselineMerged => "baseline merged",
+            WarningKind::Other => "other",
+        }
+    }
+
+    /// Whether the worst case is the one with the lowest figure (the shortest samples).
+    pub fn worst_is_lowest(self) -> bool {
+        matches!(
+            self,
+            WarningKind::ShortSamples | WarningKind::ShortDispatches | WarningKind::Throttling
+        )
+    }
+
+    /// A figure of this kind as the notes show it, with its unit.
+    pub fn show_figure(self, figure: f64) -> String {
+        match self {
+            WarningKind::HighVariation | WarningKind::Throttling | WarningKind::PoorFit => {
+                format!("{figure:.1}%")
+            }
+            WarningKind::SlowFirstRun | WarningKind::ClockDisagreement => format!("{figure:.1}x"),
+            WarningKind::ShortSamples | WarningKind::ShortDispatches => format!("{figure:.1} us"),
+            WarningKind::AllocationBelowLimit => crate::units::format_size(figure as u64),
+            _ => format!("{figure:.0}"),
+        }
+    }
+}
+
+/// One warning as a results file stores it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WarningRecord {
+    /// What the warning is about.
+    pub kind: WarningKind,
+    /// The warning in words, with what to do about it.
+    pub message: String,
+    /// The warning's headline figure, in the unit its kind names; absent when it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure: Option<f64>,
+}
+
+impl WarningRecord {
+    /// A warning of `kind` saying `message`, ranked by `figure`.
+    pub fn new(kind: WarningKind, message: impl Into<String>, figure: Option<f64>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            figure,
+        }
+    }
+}
+
+impl fmt::Display for WarningRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A stored warning as either form: typed (schema 2 on), or the plain text of schema 1.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StoredForm {
+    Typed {
+        kind: WarningKind,
+        message: String,
+        #[serde(default)]
+        figure: Option<f64>,
+    },
+    Text(String),
+}
+
+impl<'de> Deserialize<'de> for WarningRecord {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match StoredForm::deserialize(deserializer)? {
+            StoredForm::Typed {
+                kind,
+                message,
+                figure,
+            } => WarningRecord {
+                kind,
+                message,
+                figure,
+            },
+            StoredForm::Text(message) => WarningRecord {
+                kind: WarningKind::Other,
+                message,
+                figure: None,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_warnings_round_trip_and_old_text_reads_as_other() {
+        let record = Warning::HighVariation {
+            cv: 0.312,
+            target: 0.05,
+        }
+        .record();
+        assert_eq!(record.kind, WarningKind::HighVariation);
+        assert!((record.figure.expect("figure") - 31.2).abs() < 1e-9);
+        let json = serde_json::to_string(&record).expect("serialise");
+        assert!(json.contains("\"kind\":\"high-variation\""), "{json}");
+        let back: WarningRecord = serde_json::from_str(&json).expect("read back");
+        assert_eq!(back, record);
+        let old: WarningRecord =
+            serde_json::from_str("\"3 of 12 samples are outliers\"").expect("old text");
+        assert_eq!(old.kind, WarningKind::Other);
+        assert_eq!(old.message, "3 of 12 samples are outliers");
+        let newer: WarningRecord =
+            serde_json::from_str(r#"{"kind": "a-kind-from-the-future", "message": "m"}"#)
+                .expect("unknown kind");
+        assert_eq!(newer.kind, WarningKind::Other);
+    }
+
+    #[test]
+    fn figures_show_in_their_kinds_unit() {
+        assert_eq!(WarningKind::HighVariation.show_figure(31.24), "31.2%");
+        assert_eq!(WarningKind::Outliers.show_figure(3.0), "3");
+        assert_eq!(WarningKind::SlowFirstRun.show_figure(12.0), "12.0x");
+        assert!(WarningKind::ShortSamples.worst_is_lowest());
+        assert!(!WarningKind::HighVariation.worst_is_lowest());
     }
 }

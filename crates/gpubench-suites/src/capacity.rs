@@ -15,6 +15,7 @@ use gpubench_harness::{
 };
 use gpubench_results::stats;
 use gpubench_results::units::{GIB, MIB, format_size};
+use gpubench_results::warnings::{WarningKind, WarningRecord};
 
 use crate::{Benchmarks, BuildContext, Suite, SuiteOptions};
 
@@ -217,10 +218,14 @@ fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> BenchResult 
             .insert("size".into(), format_size(probe.bytes).into());
         r.extra.insert("attempts".into(), probe.attempts.into());
         if probe.bytes < max_buffer / 4 * 4 {
-            r.warnings.push(format!(
-                "the adapter reports max_buffer_size {} but only {} could be allocated",
-                format_size(max_buffer),
-                format_size(probe.bytes)
+            r.warnings.push(WarningRecord::new(
+                WarningKind::AllocationBelowLimit,
+                format!(
+                    "the adapter reports max_buffer_size {} but only {} could be allocated",
+                    format_size(max_buffer),
+                    format_size(probe.bytes)
+                ),
+                Some(probe.bytes as f64),
             ));
         }
     }
@@ -263,7 +268,11 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     r.params.insert("chunk".into(), format_size(chunk).into());
     r.extra.insert("chunks".into(), total.chunks.into());
     if total.bytes > 0 {
-        r.warnings.push(format!("stopped by {}", total.stopped_by));
+        r.warnings.push(WarningRecord::new(
+            WarningKind::CapacityStopped,
+            format!("stopped by {}", total.stopped_by),
+            None,
+        ));
     }
     r.extra.insert("stopped_by".into(), total.stopped_by.into());
     r
@@ -289,7 +298,9 @@ mod tests {
         assert_eq!(r.work.ops, 0);
         assert_eq!(r.params["chunk"], "256MiB");
         assert_eq!(r.extra["chunks"], 8);
-        assert_eq!(r.warnings, vec!["stopped by the cap of 4GiB".to_string()]);
+        assert_eq!(r.warnings.len(), 1);
+        assert_eq!(r.warnings[0].kind, WarningKind::CapacityStopped);
+        assert_eq!(r.warnings[0].message, "stopped by the cap of 4GiB");
 
         let refused = Total {
             bytes: 0,

@@ -5,6 +5,7 @@
 //! the best window; the coefficient of variation over all windows says how steady the device
 //! was. Both go into the result (`extra`, and a warning when throttled).
 
+use gpubench_results::warnings::{WarningKind, WarningRecord};
 use std::time::Duration;
 
 use gpubench_harness::{BenchResult, KernelBench, Profile, Status};
@@ -71,11 +72,16 @@ impl Suite for SustainedSuite {
         extra.insert("windows_cv".into(), analysis.cv.into());
         extra.insert("throttled".into(), analysis.throttled.into());
         if analysis.throttled {
-            result.warnings.push(format!(
+            let message = format!(
                 "throttling: the last third of the run reached {:.0}% of the best window (threshold {:.0}%){}",
                 analysis.ratio * 100.0,
                 THROTTLE_THRESHOLD * 100.0,
                 reasons_seen(result)
+            );
+            result.warnings.push(WarningRecord::new(
+                WarningKind::Throttling,
+                message,
+                Some(analysis.ratio * 100.0),
             ));
         }
     }
@@ -192,7 +198,7 @@ mod tests {
         without.telemetry = None;
         SustainedSuite.annotate(&mut result);
         SustainedSuite.annotate(&mut without);
-        let warning = result.warnings.last().expect("throttled");
+        let warning = &result.warnings.last().expect("throttled").message;
         assert!(
             warning.ends_with("the driver reported: hw-thermal-slowdown"),
             "{warning}"
@@ -202,6 +208,7 @@ mod tests {
                 .warnings
                 .last()
                 .expect("throttled")
+                .message
                 .ends_with("(threshold 90%)")
         );
     }

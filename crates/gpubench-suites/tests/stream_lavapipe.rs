@@ -114,7 +114,7 @@ fn small_arrays_are_walked_until_a_dispatch_is_long_enough() {
         let warned = result
             .warnings
             .iter()
-            .any(|w| w.contains("dispatches are short"));
+            .any(|w| w.kind == gpubench_results::warnings::WarningKind::ShortDispatches);
         assert_eq!(
             warned,
             dispatch_us < TARGET_DISPATCH_S * 1e6,

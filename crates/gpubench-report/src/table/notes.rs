@@ -3,12 +3,14 @@
 //! target, outliers, a slow first run) and a list that long hides the one that matters. Every
 //! warning stays in the results file; `--verbose` lists them all here.
 //!
-//! A kind is a warning's text before its first `:` with the numbers taken out, so warnings that
-//! differ only in their figures are one kind, whatever produced them.
+//! Warnings are stored typed (`{kind, message, figure}`), so grouping is a group-by on the kind
+//! and the worst cases are the extreme figures. Warnings of old files (plain text) are kind
+//! `other`, grouped together.
 
 use std::collections::BTreeMap;
 
 use gpubench_results::RunDocument;
+use gpubench_results::warnings::{WarningKind, WarningRecord};
 
 /// Worst cases named per kind.
 const WORST: usize = 3;
@@ -20,10 +22,10 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
         .iter()
         .map(|w| format!("warning: {w}"))
         .collect();
-    let per_result: Vec<(&str, &str)> = doc
+    let per_result: Vec<(&str, &WarningRecord)> = doc
         .results
         .iter()
-        .flat_map(|r| r.warnings.iter().map(move |w| (r.id.as_str(), w.as_str())))
+        .flat_map(|r| r.warnings.iter().map(move |w| (r.id.as_str(), w)))
         .collect();
     if per_result.is_empty() {
         return lines;
@@ -36,9 +38,9 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
         );
         return lines;
     }
-    let mut kinds: BTreeMap<String, Vec<(&str, &str)>> = BTreeMap::new();
-    for &(id, text) in &per_result {
-        kinds.entry(kind(text)).or_default().push((id, text));
+    let mut kinds: BTreeMap<WarningKind, Vec<(&str, &WarningRecord)>> = BTreeMap::new();
+    for &(id, warning) in &per_result {
+        kinds.entry(warning.kind).or_default().push((id, warning));
     }
     let results = {
         let mut ids: Vec<&str> = per_result.iter().map(|(id, _)| *id).collect();
@@ -49,13 +51,12 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
         "warnings: {} on {results} results, by kind (all in the results file; --verbose lists each):",
         per_result.len()
     ));
-    let mut grouped: Vec<(String, Vec<(&str, &str)>)> = kinds.into_iter().collect();
+    let mut grouped: Vec<(WarningKind, Vec<(&str, &WarningRecord)>)> = kinds.into_iter().collect();
     grouped.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     for (kind, mut cases) in grouped {
-        let ascending = kind.contains("short");
         cases.sort_by(|a, b| {
-            let (x, y) = (first_number(a.1), first_number(b.1));
-            if ascending {
+            let (x, y) = (a.1.figure.unwrap_or(0.0), b.1.figure.unwrap_or(0.0));
+            if kind.worst_is_lowest() {
                 x.total_cmp(&y)
             } else {
                 y.total_cmp(&x)
@@ -64,15 +65,15 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
         let worst: Vec<String> = cases
             .iter()
             .take(WORST)
-            .map(|(id, text)| match first_figure(text) {
-                Some(figure) => format!("{id} ({figure})"),
+            .map(|(id, warning)| match warning.figure {
+                Some(figure) => format!("{id} ({})", kind.show_figure(figure)),
                 None => id.to_string(),
             })
             .collect();
         lines.push(format!(
             "  {:>3} x {}: {}{}",
             cases.len(),
-            label(&kind),
+            kind.label(),
             worst.join(", "),
             if cases.len() > WORST { ", ..." } else { "" }
         ));
@@ -80,118 +81,52 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
     lines
 }
 
-/// The text before the first `:`, each number replaced by `#`.
-fn kind(text: &str) -> String {
-    let clause = text.split(':').next().unwrap_or(text);
-    let mut out = String::new();
-    let mut in_number = false;
-    for c in clause.chars() {
-        if c.is_ascii_digit() || (in_number && c == '.') {
-            if !in_number {
-                out.push('#');
-            }
-            in_number = true;
-        } else {
-            in_number = false;
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// A kind in words: without its parenthesis and the words that held numbers
-/// (`# of # samples are outliers` -> `samples are outliers`), at most 60 characters.
-fn label(kind: &str) -> String {
-    let head = kind.split(" (").next().unwrap_or(kind);
-    let mut words = Vec::new();
-    let mut after_number = false;
-    for word in head.split_whitespace() {
-        if word.contains('#') || (after_number && word == "of") {
-            after_number = true;
-            continue;
-        }
-        after_number = false;
-        words.push(word);
-    }
-    let text = words.join(" ");
-    if text.chars().count() > 60 {
-        format!("{}...", text.chars().take(57).collect::<String>())
-    } else {
-        text
-    }
-}
-
-/// The first number in a warning (its headline figure), for ordering.
-fn first_number(text: &str) -> f64 {
-    first_figure(text)
-        .and_then(|f| f.trim_end_matches(['%', 'x']).parse().ok())
-        .unwrap_or(0.0)
-}
-
-/// The first number in a warning with the unit sign right after it (`96.5%`, `12x`).
-fn first_figure(text: &str) -> Option<String> {
-    let start = text.find(|c: char| c.is_ascii_digit())?;
-    let rest = &text[start..];
-    let end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(rest.len());
-    let number = rest[..end].trim_end_matches('.');
-    let sign = rest[end..]
-        .chars()
-        .next()
-        .filter(|c| *c == '%' || *c == 'x');
-    Some(format!(
-        "{number}{}",
-        sign.map(String::from).unwrap_or_default()
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use gpubench_baseline::testing::doc_with;
+    use gpubench_results::warnings::Warning;
 
-    fn doc(warnings: &[(&str, &str)]) -> RunDocument {
+    fn doc(warnings: &[(&str, WarningRecord)]) -> RunDocument {
         let mut doc = doc_with("Card", false);
         let template = doc.results[0].clone();
         doc.results.clear();
-        for (id, text) in warnings {
+        for (id, warning) in warnings {
             let mut r = template.clone();
             r.id = id.to_string();
-            r.warnings = vec![text.to_string()];
+            r.warnings = vec![warning.clone()];
             doc.results.push(r);
         }
         doc
     }
 
+    fn variation(cv: f64) -> WarningRecord {
+        Warning::HighVariation { cv, target: 0.05 }.record()
+    }
+
     #[test]
-    fn warnings_that_differ_in_figures_are_one_line_with_the_worst_first() {
+    fn warnings_of_one_kind_are_one_line_with_the_worst_first() {
         let d = doc(&[
+            ("a", variation(0.09)),
+            ("b", variation(0.312)),
+            ("c", variation(0.12)),
+            ("d", variation(0.055)),
+            ("e", Warning::Outliers { count: 3, of: 12 }.record()),
+            ("f", Warning::ShortSamples { median_us: 80.0 }.record()),
+            ("g", Warning::ShortSamples { median_us: 20.0 }.record()),
             (
-                "a",
-                "high variation (cv 9.0% above the 5.0% target): close other GPU work",
-            ),
-            (
-                "b",
-                "high variation (cv 31.2% above the 5.0% target): close other GPU work",
-            ),
-            (
-                "c",
-                "high variation (cv 12.0% above the 5.0% target): close other GPU work",
-            ),
-            (
-                "d",
-                "high variation (cv 5.5% above the 5.0% target): close other GPU work",
-            ),
-            (
-                "e",
-                "3 of 12 samples are outliers (beyond 1.5 IQR): another process",
+                "h",
+                WarningRecord {
+                    kind: WarningKind::Other,
+                    message: "a warning from an old file".into(),
+                    figure: None,
+                },
             ),
         ]);
         let lines = warning_lines(&d, false);
-        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines.len(), 5, "{lines:?}");
         assert!(
-            lines[0].starts_with("warnings: 5 on 5 results"),
+            lines[0].starts_with("warnings: 8 on 8 results"),
             "{}",
             lines[0]
         );
@@ -199,26 +134,14 @@ mod tests {
             lines[1],
             "    4 x high variation: b (31.2%), c (12.0%), a (9.0%), ..."
         );
-        assert_eq!(lines[2], "    1 x samples are outliers: e (3)");
+        assert_eq!(
+            lines[2],
+            "    2 x samples are short: g (20.0 us), f (80.0 us)"
+        );
+        assert_eq!(lines[3], "    1 x samples are outliers: e (3)");
+        assert_eq!(lines[4], "    1 x other: h");
         let all = warning_lines(&d, true);
-        assert_eq!(all.len(), 5);
+        assert_eq!(all.len(), 8);
         assert!(all[1].starts_with("warning: b: high variation (cv 31.2%"));
-    }
-
-    #[test]
-    fn kinds_and_labels() {
-        assert_eq!(
-            kind("first run was 12x slower than the median"),
-            "first run was #x slower than the median"
-        );
-        assert_eq!(
-            label("first run was #x slower than the median"),
-            "first run was slower than the median"
-        );
-        assert_eq!(
-            first_figure("first run was 12x slower"),
-            Some("12x".to_string())
-        );
-        assert_eq!(first_figure("no figure"), None);
     }
 }

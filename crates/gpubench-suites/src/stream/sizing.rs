@@ -16,6 +16,7 @@
 
 use gpubench_harness::{BenchResult, GpuContext, MetricKind, Status};
 use gpubench_results::units::MIB;
+use gpubench_results::warnings::{WarningKind, WarningRecord};
 
 /// One timed dispatch should last at least this long (seconds): well past the barrier and
 /// dispatch cost between dispatches (a few microseconds on a GPU).
@@ -106,14 +107,19 @@ pub fn median_dispatch_s(result: &BenchResult) -> Option<f64> {
 
 /// The warning a stream kernel's result gets when its median dispatch is still shorter than
 /// [`TARGET_DISPATCH_S`]: the figure then includes the barrier and dispatch cost.
-pub fn short_dispatch_warning(dispatch_s: f64, repeats: u64) -> Option<String> {
+pub fn short_dispatch_warning(dispatch_s: f64, repeats: u64) -> Option<WarningRecord> {
     (dispatch_s < TARGET_DISPATCH_S).then(|| {
-        format!(
+        let message = format!(
             "dispatches are short ({:.1} us median at {repeats} walks of the array per dispatch, \
              target {:.0} us): the barrier and dispatch cost between dispatches weigh in; use a \
              larger --stream-size",
             dispatch_s * 1e6,
             TARGET_DISPATCH_S * 1e6
+        );
+        WarningRecord::new(
+            WarningKind::ShortDispatches,
+            message,
+            Some(dispatch_s * 1e6),
         )
     })
 }
@@ -181,6 +187,8 @@ mod tests {
         let short = median_dispatch_s(&measured(1_000_000, 100.0)).expect("ok");
         assert!((short - 10e-6).abs() < 1e-12);
         let warning = short_dispatch_warning(short, 7).expect("short");
+        assert_eq!(warning.kind, WarningKind::ShortDispatches);
+        let warning = warning.message;
         assert!(
             warning.contains("10.0 us") && warning.contains("7 walks"),
             "{warning}"

@@ -5,6 +5,7 @@
 //! it is bounded by. Each path is fitted to its headline clock (host time end to end, GPU time
 //! per copy, host time per memcpy: `fitted_from` says which).
 
+use gpubench_results::warnings::{WarningKind, WarningRecord};
 use std::collections::BTreeMap;
 
 use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
@@ -189,21 +190,30 @@ fn fit_warnings(
     residual: f64,
     usable: usize,
     measured: usize,
-) -> Vec<String> {
+) -> Vec<WarningRecord> {
     let mut warnings = Vec::new();
     if usable != measured {
-        warnings.push(format!(
-            "fitted over {usable} of {measured} sizes: the others were not verified"
+        warnings.push(WarningRecord::new(
+            WarningKind::PartialFit,
+            format!("fitted over {usable} of {measured} sizes: the others were not verified"),
+            Some(usable as f64),
         ));
     }
     if model.constrained {
-        warnings
-            .push("the free fit gave a negative fixed cost; refitted through the origin".into());
+        warnings.push(WarningRecord::new(
+            WarningKind::FitThroughOrigin,
+            "the free fit gave a negative fixed cost; refitted through the origin",
+            None,
+        ));
     }
     if residual > POOR_FIT {
-        warnings.push(format!(
-            "a line fits this sweep poorly (a size is {:.0}% off the model): bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); read the per-size rows",
-            residual * 100.0
+        warnings.push(WarningRecord::new(
+            WarningKind::PoorFit,
+            format!(
+                "a line fits this sweep poorly (a size is {:.0}% off the model): bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); read the per-size rows",
+                residual * 100.0
+            ),
+            Some(residual * 100.0),
         ));
     }
     warnings
@@ -384,7 +394,8 @@ mod tests {
             derived.iter().all(|r| r
                 .warnings
                 .iter()
-                .any(|w| w.contains("fits this sweep poorly"))),
+                .any(|w| w.kind == WarningKind::PoorFit
+                    && w.message.contains("fits this sweep poorly"))),
             "{:?}",
             derived[0].warnings
         );
