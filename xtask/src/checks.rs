@@ -33,6 +33,21 @@ pub fn quick_run() -> Result<(), String> {
     let doc: Value =
         serde_json::from_str(&text).map_err(|e| format!("{out_text} is not JSON: {e}"))?;
     check_document(&doc).map_err(|e| format!("{out_text}: {e}"))?;
+    // The published contract: the fresh file validates against docs/results.schema.json.
+    crate::cargo_with_env(
+        &[
+            "test",
+            "--quiet",
+            "-p",
+            "gpubench-results",
+            "--test",
+            "json_schema",
+            "a_fresh_run",
+            "--",
+            "--ignored",
+        ],
+        &[("GPUBENCH_VALIDATE_RESULTS", &out_text)],
+    )?;
     let results = doc["results"].as_array().map_or(0, Vec::len);
     eprintln!(
         "quick run: {results} results, all ok or skipped with a reason, every ok result verified"

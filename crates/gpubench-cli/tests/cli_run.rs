@@ -103,7 +103,10 @@ fn quick_stream_run_writes_verified_gpu_timed_results() {
     assert_eq!(options["seed"], 0x5eed, "{options}");
     assert_eq!(options["profile"], "quick", "{options}");
     assert_eq!(options["shader_checks"], "off", "{options}");
-    assert_eq!(doc["schema_version"], gpubench_results::schema::SCHEMA_VERSION);
+    assert_eq!(
+        doc["schema_version"],
+        gpubench_results::schema::SCHEMA_VERSION
+    );
     assert_eq!(doc["complete"], true);
     assert!(
         doc["machine"]["fingerprint"]

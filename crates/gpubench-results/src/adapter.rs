@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What `gpubench list` and the result's `machine.adapter` say about an adapter.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AdapterSummary {
     /// Position in `gpubench list` (stable for a given machine and driver set).
     pub index: usize,

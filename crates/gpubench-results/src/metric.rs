@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What a result's number measures, which decides its unit and its direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MetricKind {
     /// Bytes read plus bytes written per second, in GB/s (10^9 B/s).
@@ -82,7 +83,7 @@ impl MetricKind {
 
 /// What part a result plays, so that code which looks rows up (charts, derived results,
 /// fractions of peak) finds them by role instead of by matching ids.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
     /// A GPU kernel or transfer measured in its own right (the default).
@@ -102,7 +103,7 @@ pub enum Role {
 
 /// The work one iteration does. GB/s and GFLOP/s come from this declaration and the measured
 /// time, the same way for every benchmark.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Work {
     /// Bytes read from memory per iteration.
     pub bytes_read: u64,
@@ -185,7 +186,7 @@ impl std::fmt::Display for MetricKind {
 }
 
 /// Which clock is the headline for a benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TimingPreference {
     /// GPU timestamps where the adapter has them, else the host clock.
@@ -196,7 +197,7 @@ pub enum TimingPreference {
 }
 
 /// How many iterations go in one sample.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum IterationPolicy {
     /// The runner calibrates the count so a sample lasts about the target time.

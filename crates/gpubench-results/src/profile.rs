@@ -2,10 +2,11 @@
 
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A named set of sizes and sample settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Profile {
     /// CI and smoke tests: small sizes, few samples; well under a minute on lavapipe.
@@ -68,16 +69,19 @@ impl std::str::FromStr for Profile {
 }
 
 /// How the runner samples one benchmark. Recorded in the result's `config`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunSettings {
     /// A sample should last about this long (iterations are calibrated to reach it).
     #[serde(with = "duration_ms")]
+    #[schemars(with = "f64")]
     pub target_sample: Duration,
     /// No single submit is calibrated to run longer than this (driver watchdogs sit near 100 ms+).
     #[serde(with = "duration_ms")]
+    #[schemars(with = "f64")]
     pub max_sample: Duration,
     /// Warm-up time budget before sampling.
     #[serde(with = "duration_ms")]
+    #[schemars(with = "f64")]
     pub warmup: Duration,
     /// Warm-up runs at least this many samples.
     pub min_warmup_samples: usize,
@@ -89,6 +93,7 @@ pub struct RunSettings {
     pub target_cv: f64,
     /// Sampling stops after this much time (once `min_samples` are in, or at twice the cap).
     #[serde(with = "duration_ms")]
+    #[schemars(with = "f64")]
     pub max_time: Duration,
     /// Seed for inputs.
     pub seed: u64,

@@ -8,12 +8,13 @@
 //! bound what the machine did to every result in between. The larger of the two is the run's
 //! noise level: a change of a result smaller than that is no evidence of anything.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
 
 /// The reference measured at the start and the end of a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunNoise {
     /// The reference benchmark's id (a fixed kernel, also run by its own suite).
     pub reference: String,

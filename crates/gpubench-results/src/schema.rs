@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::adapter::AdapterSummary;
@@ -26,7 +27,7 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub const OLDEST_READABLE_SCHEMA: u32 = 1;
 
 /// One run of gpubench.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunDocument {
     /// Version of this schema.
     pub schema_version: u32,
@@ -68,7 +69,7 @@ impl RunDocument {
 }
 
 /// Name, version and commit of the tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ToolInfo {
     /// Always "gpubench".
     pub name: String,
@@ -80,7 +81,7 @@ pub struct ToolInfo {
 }
 
 /// The machine: adapter facts (detected), host facts, and how timing was done.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MachineInfo {
     /// The adapter as detected (name, ids, type, driver, backend, limits, features).
     pub adapter: AdapterSummary,
@@ -144,7 +145,7 @@ pub fn slug(text: &str) -> String {
 }
 
 /// How the run was configured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunConfig {
     /// Profile name.
     pub profile: String,
@@ -158,7 +159,7 @@ pub struct RunConfig {
 }
 
 /// Outcome of one benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Measured and verified.
@@ -181,7 +182,7 @@ impl Status {
 }
 
 /// Which clock produced a result's headline numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TimingSource {
     /// GPU timestamp queries around the work.
@@ -201,7 +202,7 @@ impl TimingSource {
 }
 
 /// One benchmark's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BenchResult {
     /// Stable id, e.g. `stream/triad/vec4-f32/256MiB`.
     pub id: String,
@@ -365,6 +366,28 @@ impl RunDocument {
         self.finished_at = Some(crate::hostinfo::now_rfc3339());
         self.complete = true;
     }
+}
+
+/// The JSON Schema (draft 2020-12) of a results file, generated from these types: what other
+/// tools validate against. Published as `docs/results.schema.json`.
+pub fn json_schema() -> serde_json::Value {
+    let mut schema = schemars::schema_for!(RunDocument);
+    schema.insert("title".into(), "gpubench results file".into());
+    schema.insert(
+        "description".into(),
+        format!(
+            "One gpubench run: machine, configuration and results. Written with schema_version {SCHEMA_VERSION}; readers accept {OLDEST_READABLE_SCHEMA} to {SCHEMA_VERSION}."
+        )
+        .into(),
+    );
+    schema.to_value()
+}
+
+/// [`json_schema`] as the published file holds it: pretty-printed, with a final newline.
+pub fn json_schema_text() -> String {
+    let mut text = serde_json::to_string_pretty(&json_schema()).unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! Samples are plain `&[f64]`. Every function documents what it does with an empty slice;
 //! non-finite values are the caller's bug and are filtered out by [`summarize`].
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::rng::SplitMix64;
@@ -18,7 +19,7 @@ pub const BOOTSTRAP_SEED: u64 = 0x6770_7562_656e_6368; // "gpubench"
 pub const BOOTSTRAP_MAX_SAMPLES: usize = 4096;
 
 /// The summary of one result's samples. All values are in the result's unit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
     /// Median: the headline value.
     pub median: f64,
@@ -182,7 +183,7 @@ pub fn tukey_outliers(sorted: &[f64]) -> Vec<usize> {
 }
 
 /// Tail latency from an HDR histogram (3 significant digits), in microseconds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LatencySummary {
     /// Median latency, us.
     pub p50_us: f64,

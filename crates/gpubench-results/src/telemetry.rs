@@ -7,10 +7,11 @@
 //! clocks) and nominal facts (datasheets) are kept in separate fields and never mixed with the
 //! measured numbers.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Whether telemetry was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TelemetryStatus {
     /// Read from the platform; the quantities it exposes are filled in.
@@ -36,7 +37,7 @@ impl TelemetryStatus {
 }
 
 /// Minimum, median and maximum of one quantity over a region's readings.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Spread {
     /// Smallest reading.
     pub min: f64,
@@ -63,7 +64,7 @@ impl Spread {
 }
 
 /// What telemetry saw during one measured region (or over a whole run).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TelemetrySummary {
     /// Whether readings were taken.
     pub status: TelemetryStatus,
@@ -116,7 +117,7 @@ impl TelemetrySummary {
 }
 
 /// One reading on the run's time line, for charts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TelemetryPoint {
     /// Seconds since the run's first reading.
     pub t_s: f64,
@@ -136,7 +137,7 @@ pub struct TelemetryPoint {
 
 /// The run's telemetry: totals over every region, a time line, and the detected and nominal
 /// facts about the card.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunTelemetry {
     /// Over every reading of the run.
     pub totals: TelemetrySummary,
@@ -162,7 +163,7 @@ pub struct RunTelemetry {
 
 /// A PCI device's link as sysfs reports it (detected), with the nominal one-way bandwidth of
 /// its generation and width.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PcieLink {
     /// PCI address, `domain:bus:device.function`.
     pub address: String,
@@ -199,7 +200,7 @@ pub struct PcieLink {
 }
 
 /// Datasheet figures of a card (nominal, never measured), with their source.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NominalFigures {
     /// Card name as the table gives it.
     pub name: String,

@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// Something about a result or run that makes its numbers less trustworthy.
@@ -164,7 +165,9 @@ impl Warning {
 }
 
 /// What a stored warning is about: the key the notes under a table group by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum WarningKind {
     /// Samples short against timer resolution and launch cost; figure: median sample, us.
@@ -283,16 +286,32 @@ impl fmt::Display for WarningRecord {
 }
 
 /// A stored warning as either form: typed (schema 2 on), or the plain text of schema 1.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(untagged)]
 enum StoredForm {
+    /// The typed form every current file writes.
     Typed {
+        /// What the warning is about.
         kind: WarningKind,
+        /// The warning in words, with what to do about it.
         message: String,
+        /// The headline figure, in the unit its kind names.
         #[serde(default)]
         figure: Option<f64>,
     },
+    /// Schema 1's plain text.
     Text(String),
+}
+
+/// The schema says what readers accept: the typed object, or schema 1's plain text.
+impl JsonSchema for WarningRecord {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "WarningRecord".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        StoredForm::json_schema(generator)
+    }
 }
 
 impl<'de> Deserialize<'de> for WarningRecord {

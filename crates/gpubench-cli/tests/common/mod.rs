@@ -50,7 +50,28 @@ pub fn text(bytes: &[u8]) -> String {
 /// A results file, parsed.
 pub fn read_doc(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("results file exists");
-    serde_json::from_str(&text).expect("results file is valid JSON")
+    let doc: Value = serde_json::from_str(&text).expect("results file is valid JSON");
+    if doc.get("schema_version").is_some() {
+        let errors: Vec<String> = schema_validator()
+            .iter_errors(&doc)
+            .take(5)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{} does not validate against docs/results.schema.json: {errors:#?}",
+            path.display()
+        );
+    }
+    doc
+}
+
+/// A validator of the published results schema (docs/results.schema.json).
+fn schema_validator() -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results.schema.json");
+    let text = std::fs::read_to_string(&path).expect("docs/results.schema.json exists");
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    jsonschema::validator_for(&schema).expect("the schema is a JSON Schema")
 }
 
 /// Arguments of a quick run of `suite` on Vulkan without progress bars, writing to `out`;

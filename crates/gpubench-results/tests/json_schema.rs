@@ -1,0 +1,103 @@
+//! The published JSON Schema of the results file: it is what the types generate (no drift), and
+//! every results file the repository ships validates against it. A fresh run is validated in
+//! the CLI's tests (`cli_run`).
+//!
+//! After changing a result type, regenerate it with
+//! `GPUBENCH_UPDATE_SCHEMA=1 cargo test -p gpubench-results --test json_schema`.
+
+use std::path::{Path, PathBuf};
+
+use gpubench_results::schema::{json_schema, json_schema_text};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn published() -> PathBuf {
+    repo().join("docs/results.schema.json")
+}
+
+fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn validator() -> jsonschema::Validator {
+    jsonschema::validator_for(&json_schema()).expect("the generated schema is a valid JSON Schema")
+}
+
+#[test]
+fn the_published_schema_is_what_the_types_generate() {
+    let generated = json_schema_text();
+    if std::env::var("GPUBENCH_UPDATE_SCHEMA").is_ok_and(|v| v == "1") {
+        std::fs::write(published(), &generated).expect("write docs/results.schema.json");
+    }
+    let on_disk = std::fs::read_to_string(published()).unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "docs/results.schema.json differs from what the result types generate: regenerate it with \
+         GPUBENCH_UPDATE_SCHEMA=1 cargo test -p gpubench-results --test json_schema, and raise \
+         schema_version if a field changed type or meaning (rules in gpubench_results::schema)"
+    );
+}
+
+#[test]
+fn every_shipped_results_file_validates() {
+    let validator = validator();
+    let mut files = vec![repo().join("crates/gpubench-report/tests/fixtures/lavapipe-quick.json")];
+    for entry in std::fs::read_dir(repo().join("baselines")).expect("baselines/") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "json") {
+            files.push(path);
+        }
+    }
+    assert!(files.len() >= 2, "{files:?}");
+    for path in files {
+        let doc = read_json(&path);
+        let errors: Vec<String> = validator
+            .iter_errors(&doc)
+            .take(5)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+        gpubench_results::results_file::parse_document(doc.to_string().as_bytes())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+}
+
+#[test]
+fn documents_the_schema_forbids_are_refused() {
+    let validator = validator();
+    let mut doc =
+        read_json(&repo().join("crates/gpubench-report/tests/fixtures/lavapipe-quick.json"));
+    assert!(validator.is_valid(&doc));
+    doc["results"][0]["status"] = "fine".into();
+    assert!(
+        !validator.is_valid(&doc),
+        "an unknown status must not validate"
+    );
+    let mut doc =
+        read_json(&repo().join("crates/gpubench-report/tests/fixtures/lavapipe-quick.json"));
+    doc["results"][0]["warnings"] = serde_json::json!([{"message": "no kind"}]);
+    assert!(!validator.is_valid(&doc), "a typed warning needs its kind");
+    let mut doc =
+        read_json(&repo().join("crates/gpubench-report/tests/fixtures/lavapipe-quick.json"));
+    doc.as_object_mut().expect("object").remove("machine");
+    assert!(!validator.is_valid(&doc), "machine is required");
+}
+
+/// Run by `cargo xtask test` (`-- --ignored`) on the file of its fresh quick run of every suite,
+/// named by `GPUBENCH_VALIDATE_RESULTS`. The CLI's tests validate every file they read, too.
+#[test]
+#[ignore = "needs a fresh results file: cargo xtask test runs it"]
+fn a_fresh_run_named_by_the_environment_validates() {
+    let path = std::env::var("GPUBENCH_VALIDATE_RESULTS")
+        .expect("GPUBENCH_VALIDATE_RESULTS names the results file to validate");
+    let doc = read_json(Path::new(&path));
+    let errors: Vec<String> = validator()
+        .iter_errors(&doc)
+        .take(5)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{path}: {errors:#?}");
+}
