@@ -1,5 +1,5 @@
 //! Comparing two runs: pair results by id, estimate the oriented ratio of medians with its
-//! bootstrap interval, and give each pair a verdict (docs/ARCHITECTURE.md, "Baselines and comparison").
+//! bootstrap interval, and give each pair a verdict (docs/baselines.md, "Pairs, ratios and verdicts").
 //!
 //! As criterion does for change detection, a change counts only when the whole 95% interval lies
 //! beyond the noise band: **regressed** when it lies entirely below `1 - band` (slower),

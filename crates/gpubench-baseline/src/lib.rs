@@ -1,5 +1,5 @@
 //! Baselines: the stored reference run per adapter fingerprint, and the comparison of a run
-//! against it (docs/ARCHITECTURE.md, "Baselines and comparison").
+//! against it (docs/baselines.md).
 //!
 //! The store ([`store`]) only ever replaces a baseline atomically and refuses runs that must not
 //! become one. The comparison ([`mod@compare`], [`cross`]) is a pure function of two (or more)

@@ -1,5 +1,5 @@
 //! The noise band: how far a ratio may move before it counts as a change (the defaults are in
-//! docs/ARCHITECTURE.md).
+//! docs/baselines.md, "Pairs, ratios and verdicts").
 //!
 //! Bandwidth and throughput (stream, transfer, compute, matmul) repeat within a few percent on a
 //! quiet machine, so 5%; per-operation times (launch overhead) are dominated by driver and OS

@@ -1,4 +1,4 @@
-//! The reference behind a run's noise level ([`gpubench_harness::run_noise`]): the compute
+//! The reference behind a run's noise level ([`gpubench_results::run_noise`]): the compute
 //! suite's f32 vec4 FMA kernel over the adapter's peak grid, measured with fixed settings (the
 //! quick profile's sample length, a fixed number of samples) before the first suite and after
 //! the last, whatever the run's own settings, so that the two checks, and the checks of any two

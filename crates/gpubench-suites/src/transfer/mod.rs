@@ -3,64 +3,10 @@
 //! engine alone, the host writing mapped memory, and the whole transfer end to end; plus a
 //! fitted fixed cost and asymptotic bandwidth per path.
 //!
-//! # Where the bytes go (Vulkan, wgpu 30, gpu-allocator 0.28)
-//!
-//! wgpu-hal's `vulkan/device.rs` (`Device::create_buffer`) places a buffer by usage alone:
-//! MAP_WRITE is gpu-allocator's `CpuToGpu`, which prefers a DEVICE_LOCAL | HOST_VISIBLE type:
-//! on a discrete GPU that is the BAR (a 256 MiB window of VRAM, or all of VRAM with resizable
-//! BAR); MAP_READ is `GpuToCpu`, cached host memory; other buffers are `GpuOnly`, VRAM.
-//! gpu-allocator (`vulkan/mod.rs`, `Allocator::allocate`) retries a failed `CpuToGpu`
-//! allocation in host memory, so an upload larger than the free BAR lands in system memory: a
-//! step in the sweep where the bus moves from the host's write to the copy. wgpu-hal
-//! (`lib.rs`, `AllocationSizes::from_memory_hints`, `MemoryHints::Performance`) suballocates
-//! host-visible memory from blocks of 64 MiB (the first) and 128 MiB (the rest); a larger buffer
-//! gets a dedicated `vkAllocateMemory`. Mapping is free: gpu-allocator maps every host-visible
-//! block once, and wgpu-hal's `map_buffer` returns that pointer. Where each row's buffers lie
-//! is recorded in its params ([`placement`]).
-//!
-//! On a discrete GPU with a BAR, therefore:
-//!
-//! - `h2d-write-buffer` (end to end): wgpu-core's `Queue::write_buffer` (`device/queue.rs`)
-//!   creates a fresh `StagingBuffer` (`resource.rs`: MAP_WRITE | COPY_SRC, so the BAR) on every
-//!   call, copies the data into it on the host (the bus crossing), records a copy into the
-//!   destination in its pending-writes command buffer, and frees the staging once that
-//!   submission completes. The figure is allocation + host write across the bus + a VRAM to
-//!   VRAM copy + submit and wait; no timestamp of ours can bracket wgpu's copy. A staging buffer
-//!   larger than a host block is a dedicated `vkAllocateMemory` per call (on lavapipe, fresh
-//!   pages that the host's write faults in each time: what slows the 256 MiB row).
-//! - `h2d-mapped-staging` (end to end): `map_async(Write)` and wait, the host writes our
-//!   MAP_WRITE | COPY_SRC staging buffer (the bus crossing, into the BAR), unmap, a
-//!   `copy_buffer_to_buffer` into the device buffer. The GPU timestamps around that copy time a
-//!   VRAM to VRAM copy, not the bus, unless the staging fell back to host memory.
-//! - `h2d-mapped-at-creation` (end to end): a buffer without MAP_WRITE created
-//!   `mapped_at_creation` gets a wgpu `StagingBuffer` that wgpu-core's `Device::create_buffer`
-//!   (`device/resource.rs`) zero-fills before handing it out; the host writes it and unmapping
-//!   copies it into the new buffer: two allocations, a memset and a write across the bus, a
-//!   copy.
-//! - `d2h-map-read` (end to end): a copy from a device buffer into a MAP_READ buffer (host
-//!   memory: this copy crosses the bus), `map_async(Read)` and wait, the host reads cached
-//!   memory out.
-//! - `h2d-staging-copy` (copy engine): a MAP_WRITE | COPY_SRC staging buffer filled once at
-//!   set-up, then back-to-back copies into a device buffer between GPU timestamps. Where the
-//!   staging is host memory this is the counterpart of CUDA's pinned-memory host-to-device
-//!   figure; where it is the BAR (wgpu's choice whenever it fits) it is a VRAM to VRAM copy, and
-//!   the bus figure is the host's write, `h2d-host-write`.
-//! - `d2h-readback-copy` (copy engine): back-to-back copies from a device buffer into a
-//!   MAP_READ buffer between GPU timestamps: host memory, so this is the bus, the counterpart of
-//!   CUDA's pinned device-to-host figure.
-//! - `h2d-host-write` (host write): memcpy into the mapped range of a MAP_WRITE staging buffer,
-//!   mapped once, host-timed: into the BAR this is the CPU's write-combined stores across the
-//!   bus; into host memory, a memcpy.
-//! - `h2d-zero-copy` (end to end, unified memory only): the host writes a mapped STORAGE |
-//!   MAP_WRITE buffer that a kernel then reads in place (`shaders/transfer.wgsl` copies it into a
-//!   device buffer so it can be verified). It needs `MAPPABLE_PRIMARY_BUFFERS`, which the
-//!   harness requests only where the adapter is not discrete: on a discrete GPU such a buffer
-//!   sits in the BAR or in host memory and every kernel access crosses the bus (wgpu warns it is
-//!   a performance footgun), so the row is skipped there with that reason.
-//!
-//! On unified memory (integrated GPUs, Apple, CPU adapters such as lavapipe) every buffer is in
-//! the same memory and every path is memcpy-bound; lavapipe's `copy_buffer_to_buffer` is a
-//! memcpy on its queue thread.
+//! What each path times, and where wgpu puts its buffers on a discrete GPU, is the suite's page,
+//! docs/suites/transfer.md; how wgpu 30 and gpu-allocator choose memory, with their source
+//! files, is told once, in docs/notes/2026-12-01-wgpu-buffer-placement.md. Where each row's
+//! buffers lie is recorded in its params ([`placement`]).
 //!
 //! End-to-end rows take one transfer per sample, timed by the host clock from the start of the
 //! host-side work to completion (each sample is one transfer's latency), with GPU timestamps
