@@ -13,7 +13,7 @@ use crate::values::{FaultArg, ProfileArg, ShaderChecksArg, matmul_variant_parser
     name = "gpubench",
     version,
     propagate_version = true,
-    after_help = crate::exit::EXIT_CODES_HELP
+    after_help = crate::exit::help_table()
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -25,7 +25,7 @@ pub enum Command {
     /// List every adapter wgpu finds, on every backend.
     List(ListArgs),
     /// Run benchmark suites and record the results.
-    #[command(after_help = crate::exit::EXIT_CODES_HELP)]
+    #[command(after_help = crate::exit::help_table())]
     Run(Box<RunArgs>),
     /// Write an HTML page with charts for one or more result files.
     Report(ReportArgs),

@@ -1,54 +1,96 @@
-//! Exit codes (as the README lists them): 0 fine, 1 error, 2 usage error, 3 regression found,
-//! 4 a benchmark failed (wrong output or GPU error), 5 a `doctor` check failed, 130/143
-//! interrupted by SIGINT/SIGTERM, 141 stdout was closed (as SIGPIPE would end a shell tool;
-//! everything else was done).
+//! Exit codes: one table, [`Exit`], from which `--help`'s list is made; the README's table says
+//! the same, and a test compares the two as sets.
 
 use std::process::ExitCode;
 
-/// The exit codes as `--help` lists them (the README's table says the same).
-pub const EXIT_CODES_HELP: &str = "Exit codes:
-  0    fine
-  1    error (an adapter that is not the one expected, an unreadable file, a device that failed)
-  2    usage error (a bad flag or value; nothing is written)
-  3    regression found against the baseline
-  4    a benchmark failed (wrong output or GPU error)
-  5    a `gpubench doctor` check failed
-  130  interrupted by SIGINT, 143 by SIGTERM (finished results kept, no baseline written)
-  141  stdout was closed (a reader that went away); every file was still written";
-
-/// The process exit status of a finished command.
+/// The process exit status of a command: every status gpubench exits with is one of these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// Everything as expected.
     Success,
-    /// An error that ended the command (a fleet whose adapter could not be run).
+    /// An error that ended the command (an unreadable input, a device that failed, an adapter
+    /// that is not the one expected).
     Error,
+    /// A mistake in the command line (a bad flag or value, an output path that cannot be used);
+    /// nothing is written.
+    Usage,
     /// A regression was found against the baseline.
     Regression,
     /// A benchmark failed: wrong output or GPU error.
     BenchmarkFailed,
     /// A `doctor` check failed.
     CheckFailed,
-    /// Stopped by a signal: 130 for SIGINT, 143 for SIGTERM.
-    Interrupted(u8),
+    /// Stopped by SIGINT (128 + 2, as shells report it).
+    Sigint,
+    /// Stopped by SIGTERM (128 + 15).
+    Sigterm,
     /// Stdout was closed before all of it was written (141 = 128 + SIGPIPE); everything that
     /// does not need stdout was done.
     StdoutClosed,
 }
 
 impl Exit {
+    /// Every exit status, in the order `--help` lists them.
+    pub const ALL: [Exit; 9] = [
+        Exit::Success,
+        Exit::Error,
+        Exit::Usage,
+        Exit::Regression,
+        Exit::BenchmarkFailed,
+        Exit::CheckFailed,
+        Exit::Sigint,
+        Exit::Sigterm,
+        Exit::StdoutClosed,
+    ];
+
     /// The process exit status.
     pub fn code(self) -> u8 {
         match self {
             Exit::Success => 0,
             Exit::Error => 1,
+            Exit::Usage => 2,
             Exit::Regression => 3,
             Exit::BenchmarkFailed => 4,
             Exit::CheckFailed => 5,
-            Exit::Interrupted(code) => code,
+            Exit::Sigint => 130,
+            Exit::Sigterm => 143,
             Exit::StdoutClosed => 141,
         }
     }
+
+    /// What the status means, as `--help` says it.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Exit::Success => "fine",
+            Exit::Error => {
+                "error (an adapter that is not the one expected, an unreadable file, a device that failed)"
+            }
+            Exit::Usage => "usage error (a bad flag or value; nothing is written)",
+            Exit::Regression => "regression found against the baseline",
+            Exit::BenchmarkFailed => "a benchmark failed (wrong output or GPU error)",
+            Exit::CheckFailed => "a `gpubench doctor` check failed",
+            Exit::Sigint => "interrupted by SIGINT (finished results kept, no baseline written)",
+            Exit::Sigterm => "interrupted by SIGTERM (as SIGINT)",
+            Exit::StdoutClosed => {
+                "stdout was closed (a reader that went away); every file was still written"
+            }
+        }
+    }
+
+    /// Whether a signal stopped the command.
+    pub fn interrupted(self) -> bool {
+        matches!(self, Exit::Sigint | Exit::Sigterm)
+    }
+}
+
+/// The exit-code table of `--help`, made from [`Exit::ALL`] (the README's table says the same;
+/// a test compares the two).
+pub fn help_table() -> String {
+    let mut text = String::from("Exit codes:");
+    for exit in Exit::ALL {
+        text.push_str(&format!("\n  {:<4} {}", exit.code(), exit.meaning()));
+    }
+    text
 }
 
 impl From<Exit> for ExitCode {
@@ -57,7 +99,7 @@ impl From<Exit> for ExitCode {
     }
 }
 
-/// A mistake in the command line that clap could not catch (exit 2).
+/// A mistake in the command line that clap could not catch ([`Exit::Usage`]).
 #[derive(Debug)]
 pub struct UsageError(pub String);
 
@@ -69,15 +111,16 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// Usage errors exit 2, everything else 1.
-pub fn code_for(error: &anyhow::Error) -> ExitCode {
+/// The status of a command that ended in `error`: usage errors [`Exit::Usage`], everything
+/// else [`Exit::Error`].
+pub fn exit_for(error: &anyhow::Error) -> Exit {
     if error
         .chain()
         .any(|e| e.downcast_ref::<UsageError>().is_some())
     {
-        ExitCode::from(2)
+        Exit::Usage
     } else {
-        ExitCode::from(1)
+        Exit::Error
     }
 }
 
@@ -101,6 +144,23 @@ pub fn one_line(error: &anyhow::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_status_has_its_own_code_and_a_row_in_the_help() {
+        let codes: std::collections::BTreeSet<u8> = Exit::ALL.iter().map(|e| e.code()).collect();
+        assert_eq!(codes.len(), Exit::ALL.len());
+        let help = help_table();
+        for exit in Exit::ALL {
+            assert!(
+                help.lines()
+                    .any(|l| l.split_whitespace().next() == Some(&exit.code().to_string())),
+                "{exit:?} missing from {help}"
+            );
+        }
+        let usage = anyhow::Error::new(UsageError("bad".into())).context("while parsing");
+        assert_eq!(exit_for(&usage), Exit::Usage);
+        assert_eq!(exit_for(&anyhow::anyhow!("disk")), Exit::Error);
+    }
 
     #[test]
     fn a_cause_is_said_once() {

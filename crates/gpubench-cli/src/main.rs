@@ -39,7 +39,7 @@ fn main() -> ExitCode {
         Ok(code) => code.into(),
         Err(error) => {
             note!("error: {}", exit::one_line(&error));
-            exit::code_for(&error)
+            exit::exit_for(&error).into()
         }
     }
 }

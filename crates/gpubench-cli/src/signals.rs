@@ -5,6 +5,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use crate::exit::Exit;
+
 /// Flags set by the signal handlers.
 pub struct StopSignal {
     flag: Arc<AtomicBool>,
@@ -18,10 +20,14 @@ impl StopSignal {
         let flag = Arc::new(AtomicBool::new(false));
         let exit_code = Arc::new(AtomicUsize::new(0));
         for (signal, code) in [
-            (signal_hook::consts::SIGINT, 130),
-            (signal_hook::consts::SIGTERM, 143),
+            (signal_hook::consts::SIGINT, Exit::Sigint),
+            (signal_hook::consts::SIGTERM, Exit::Sigterm),
         ] {
-            let _ = signal_hook::flag::register_usize(signal, Arc::clone(&exit_code), code);
+            let _ = signal_hook::flag::register_usize(
+                signal,
+                Arc::clone(&exit_code),
+                usize::from(code.code()),
+            );
             let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
         }
         Self { flag, exit_code }
@@ -32,14 +38,14 @@ impl StopSignal {
         Arc::clone(&self.flag)
     }
 
-    /// The exit code for the signal received, if any.
-    pub fn received(&self) -> Option<u8> {
+    /// The exit status for the signal received, if any.
+    pub fn received(&self) -> Option<Exit> {
         if !self.flag.load(Ordering::SeqCst) {
             return None;
         }
         match self.exit_code.load(Ordering::SeqCst) {
-            143 => Some(143),
-            _ => Some(130),
+            code if code == usize::from(Exit::Sigterm.code()) => Some(Exit::Sigterm),
+            _ => Some(Exit::Sigint),
         }
     }
 }

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::exit::Exit;
+
 /// What became of the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Printed {
@@ -27,6 +29,15 @@ pub fn print(text: &str) -> anyhow::Result<Printed> {
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(Printed::Closed),
         Err(error) => Err(anyhow::Error::new(error).context("writing to stdout")),
     }
+}
+
+/// Prints a command's output and gives its status: `exit`, or [`Exit::StdoutClosed`] when the
+/// reader had gone. Every command that prints and then ends goes through here.
+pub fn print_then(text: &str, exit: Exit) -> anyhow::Result<Exit> {
+    Ok(match print(text)? {
+        Printed::Closed => Exit::StdoutClosed,
+        Printed::Written | Printed::Stopped => exit,
+    })
 }
 
 /// [`print`] on a thread of its own, watched: when `stop` is set while the write is still

@@ -2,6 +2,7 @@
 //! that say what to give, the WGPU_* variables behind the adapter flags, and the exit codes,
 //! which are the README's. No adapter needed.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 mod common;
@@ -41,22 +42,56 @@ fn help_names_values_variables_and_exit_codes() {
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
             .expect("README");
-    let readme_codes = readme
+    let readme_codes = readme_exit_codes(&readme);
+    assert!(
+        readme_codes.contains(&0) && readme_codes.contains(&143),
+        "{readme_codes:?}"
+    );
+    for text in [&top, &run] {
+        let listed = help_exit_codes(text);
+        assert_eq!(
+            listed, readme_codes,
+            "--help's exit codes and the README's table differ"
+        );
+    }
+}
+
+/// The codes in the first column of the README's exit-code table (`130 / 143` is two).
+fn readme_exit_codes(readme: &str) -> BTreeSet<u16> {
+    let table = readme
         .split("Exit codes:")
         .nth(1)
         .and_then(|rest| rest.split("docs/RELIABILITY.md").next())
         .expect("the README's exit-code table");
-    for text in [&top, &run] {
-        let listed = text
-            .split("Exit codes:")
-            .nth(1)
-            .expect("exit codes in --help");
-        for line in listed.lines().filter(|l| !l.trim().is_empty()) {
+    table
+        .lines()
+        .filter_map(|line| line.strip_prefix('|'))
+        .filter_map(|row| row.split('|').next())
+        .flat_map(|cell| cell.split('/').map(str::trim).collect::<Vec<_>>())
+        .filter_map(|code| code.parse().ok())
+        .collect()
+}
+
+/// The codes `--help` lists after "Exit codes:", one per line.
+fn help_exit_codes(help: &str) -> BTreeSet<u16> {
+    help.split("Exit codes:")
+        .nth(1)
+        .expect("exit codes in --help")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
             let code = line.split_whitespace().next().expect("a code");
-            assert!(
-                readme_codes.contains(code),
-                "exit code {code} of --help is not in the README: {readme_codes}"
-            );
-        }
-    }
+            code.parse()
+                .unwrap_or_else(|_| panic!("'{code}' in --help's exit codes is not a number"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_exit_code_readers_see_a_missing_row() {
+    let table = "Exit codes:\n\n| code | meaning |\n| --- | --- |\n| 0 | fine |\n| 130 / 143 | stop |\n\ndocs/RELIABILITY.md";
+    assert_eq!(readme_exit_codes(table), BTreeSet::from([0, 130, 143]));
+    let help = "Exit codes:\n  0    fine\n  130  stop\n";
+    assert_eq!(help_exit_codes(help), BTreeSet::from([0, 130]));
+    assert_ne!(help_exit_codes(help), readme_exit_codes(table));
 }

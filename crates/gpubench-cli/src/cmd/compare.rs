@@ -9,7 +9,7 @@ use crate::cli::CompareArgs;
 use crate::cmd::verdicts::{add_export_outputs, gate_exit, options, write_gab};
 use crate::exit::{Exit, UsageError};
 use crate::paths::Files;
-use crate::stdout::{Printed, print};
+use crate::stdout::print_then;
 
 /// Compares the files; exit 3 when two runs of one adapter show a regression (see `GateArgs`).
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
@@ -66,8 +66,5 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     if let (Some(path), Some(last)) = (&args.export_gab, docs.last()) {
         write_gab(path, last)?;
     }
-    if print(&text)? == Printed::Closed {
-        return Ok(Exit::StdoutClosed);
-    }
-    Ok(exit)
+    print_then(&text, exit)
 }

@@ -57,7 +57,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
     let findings = gather(&ctx, &telemetry);
     let checks = doctor::checks(&findings);
     let failed = doctor::any_failed(&checks);
-    if args.json {
+    let text = if args.json {
         let report = Report {
             adapter: &ctx.summary,
             failed,
@@ -69,15 +69,16 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
             measured_h2d_gbs: findings.h2d_gbs.as_ref().ok().copied(),
             measured_stream_gbs: findings.stream_gbs.as_ref().ok().copied(),
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        format!("{}\n", serde_json::to_string_pretty(&report)?)
     } else {
-        print!("{}", render(&ctx, &checks));
-    }
-    Ok(if failed {
+        render(&ctx, &checks)
+    };
+    let exit = if failed {
         Exit::CheckFailed
     } else {
         Exit::Success
-    })
+    };
+    crate::stdout::print_then(&text, exit)
 }
 
 /// Runs the load and collects everything the checks judge.

@@ -68,7 +68,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
                 Outcome::Error(format!("{error:#}"))
             }
         };
-        let interrupted = matches!(outcome, Outcome::Finished(Exit::Interrupted(_)));
+        let interrupted = matches!(outcome, Outcome::Finished(e) if e.interrupted());
         outcomes.push((adapter, out, outcome));
         if interrupted {
             break;
@@ -186,7 +186,7 @@ fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, Outcome)]) -> Exit {
             Outcome::Error(_) => None,
         })
     };
-    if let Some(signal) = exits().find(|e| matches!(e, Exit::Interrupted(_))) {
+    if let Some(signal) = exits().find(|e| e.interrupted()) {
         return signal;
     }
     if exits().any(|e| e == Exit::BenchmarkFailed) {

@@ -7,7 +7,7 @@ use gpubench_results::units::format_size;
 
 use crate::cli::ListArgs;
 use crate::exit::Exit;
-use crate::stdout::{Printed, print};
+use crate::stdout::print_then;
 
 pub fn run(args: &ListArgs) -> anyhow::Result<Exit> {
     let text = if args.json {
@@ -15,10 +15,7 @@ pub fn run(args: &ListArgs) -> anyhow::Result<Exit> {
     } else {
         listing()?
     };
-    Ok(match print(&text)? {
-        Printed::Closed => Exit::StdoutClosed,
-        _ => Exit::Success,
-    })
+    print_then(&text, Exit::Success)
 }
 
 /// The adapters as text, one block each.

@@ -54,7 +54,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     )?;
     if let Some(code) = signals.received() {
         note!("interrupted before the run started: nothing written");
-        return Ok(Exit::Interrupted(code));
+        return Ok(code);
     }
     let mut sink = ResultsFile {
         path: &out_path,
@@ -101,7 +101,7 @@ pub fn check_args(args: &RunArgs) -> anyhow::Result<()> {
 }
 
 /// Says what an interrupted run kept; no baseline is recorded.
-fn interrupted(doc: &RunDocument, out_path: &Path, baseline: &BaselineArgs, code: u8) -> Exit {
+fn interrupted(doc: &RunDocument, out_path: &Path, baseline: &BaselineArgs, code: Exit) -> Exit {
     note!(
         "interrupted: {} finished results kept in {} (marked {})",
         doc.results.len(),
@@ -113,7 +113,7 @@ fn interrupted(doc: &RunDocument, out_path: &Path, baseline: &BaselineArgs, code
         }
     );
     verdicts::refuse_interrupted(baseline);
-    Exit::Interrupted(code)
+    code
 }
 
 /// After a finished run: the HTML page, the verdicts against the baseline, the export, the
