@@ -1,7 +1,7 @@
 //! The GPU context handed to every benchmark: adapter, device, queue, and what was learned about
 //! them. Tests build one on lavapipe and hand it in, as the CLI does for a real adapter.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use wgpu::util::DeviceExt;
@@ -10,6 +10,7 @@ use gpubench_results::schema::{MachineInfo, TimingSource};
 
 use crate::device::{self, AdapterSummary, Selection};
 use crate::error::{BenchError, HarnessError};
+use crate::shader_checks::ShaderChecks;
 
 /// Errors the device reported outside any error scope, and whether it was lost. Filled by wgpu's
 /// callbacks; the runner drains it after each phase and fails the benchmark that caused it.
@@ -63,6 +64,10 @@ pub struct GpuContext {
     pub instance_flags: wgpu::InstanceFlags,
     /// Uncaptured errors and device loss.
     pub faults: Arc<FaultLog>,
+    /// Whether pipelines built now get naga's runtime checks (true: `ShaderChecks::On`).
+    shader_checks_on: AtomicBool,
+    /// How many compute pipelines have been built on this context.
+    pipelines_built: AtomicU64,
 }
 
 impl GpuContext {
@@ -140,6 +145,8 @@ impl GpuContext {
             timestamp_period_ns,
             instance_flags: device::instance_flags(),
             faults,
+            shader_checks_on: AtomicBool::new(false),
+            pipelines_built: AtomicU64::new(0),
         })
     }
 
@@ -286,6 +293,39 @@ impl GpuContext {
             return Err(BenchError::Gpu(crate::error::one_line(&error.to_string())));
         }
         value
+    }
+}
+
+impl GpuContext {
+    /// Whether pipelines built now get naga's runtime checks (off unless a run asked for them).
+    pub fn shader_checks(&self) -> ShaderChecks {
+        if self.shader_checks_on.load(Ordering::SeqCst) {
+            ShaderChecks::On
+        } else {
+            ShaderChecks::Off
+        }
+    }
+
+    /// Sets the runtime-checks choice for pipelines built from now on; returns the one before.
+    pub fn set_shader_checks(&self, checks: ShaderChecks) -> ShaderChecks {
+        let before = self
+            .shader_checks_on
+            .swap(checks == ShaderChecks::On, Ordering::SeqCst);
+        if before {
+            ShaderChecks::On
+        } else {
+            ShaderChecks::Off
+        }
+    }
+
+    /// How many compute pipelines have been built on this context so far.
+    pub fn pipelines_built(&self) -> u64 {
+        self.pipelines_built.load(Ordering::SeqCst)
+    }
+
+    /// Counts one more compute pipeline built (by the suites' pipeline helpers).
+    pub fn count_pipeline_built(&self) {
+        self.pipelines_built.fetch_add(1, Ordering::SeqCst);
     }
 }
 

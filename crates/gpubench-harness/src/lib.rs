@@ -12,6 +12,7 @@ pub mod error;
 pub mod expect;
 pub mod kernel;
 pub mod runner;
+pub mod shader_checks;
 pub mod telemetry_hook;
 pub mod testing;
 pub mod timing;

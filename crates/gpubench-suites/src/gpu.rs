@@ -23,99 +23,50 @@
 //! against a CPU reference before anything is timed: a kernel that strayed would be reported as
 //! failed, never as a number.
 //!
-//! The choice travels as a scope on the thread that builds the pipelines
-//! ([`ShaderChecksScope`]), so every kernel of every suite honours it without carrying it; a
-//! run records it in its options and, through [`record_shader_checks`], in every result whose
-//! benchmark built a pipeline.
-
-use std::cell::Cell;
-use std::marker::PhantomData;
+//! The choice is the context's ([`GpuContext::shader_checks`], set for a run by
+//! [`ShaderChecksScope`]), and every kernel already receives the context, so every kernel of
+//! every suite honours it; the context also counts the pipelines built, so a run records the
+//! choice in its options and, through [`record_shader_checks`], in every result whose benchmark
+//! built a pipeline.
 
 use gpubench_harness::{BenchError, BenchResult, GpuContext, SampleClock};
 use gpubench_results::units::format_size;
-use serde::{Deserialize, Serialize};
 
-/// Whether naga's runtime checks are compiled into the shaders of timed kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ShaderChecks {
-    /// wgpu's default: bounds clamping, loop bounding, integer-division guards.
-    On,
-    /// None of them (the default: every kernel's output is verified; see the module docs).
-    #[default]
-    Off,
-}
+pub use gpubench_harness::shader_checks::ShaderChecks;
 
-impl ShaderChecks {
-    /// Both choices.
-    pub const ALL: [ShaderChecks; 2] = [ShaderChecks::On, ShaderChecks::Off];
-
-    /// Name as written in options and params (`on`, `off`).
-    pub fn name(self) -> &'static str {
-        match self {
-            ShaderChecks::On => "on",
-            ShaderChecks::Off => "off",
-        }
-    }
-
-    /// The checks a module is created with.
-    pub fn runtime_checks(self) -> wgpu::ShaderRuntimeChecks {
-        match self {
-            ShaderChecks::On => wgpu::ShaderRuntimeChecks::checked(),
-            ShaderChecks::Off => wgpu::ShaderRuntimeChecks::unchecked(),
-        }
-    }
-}
-
-thread_local! {
-    static CHECKS: Cell<ShaderChecks> = const { Cell::new(ShaderChecks::Off) };
-    static PIPELINES_BUILT: Cell<u64> = const { Cell::new(0) };
-}
-
-/// While it lives, pipelines built on this thread use `checks`; dropping it restores the choice
-/// in force before. Not `Send`: the choice belongs to the thread that made it.
+/// While it lives, pipelines built on `ctx` use `checks`; dropping it restores the choice in
+/// force before.
 #[must_use = "the choice lasts only while the scope lives"]
-pub struct ShaderChecksScope {
+pub struct ShaderChecksScope<'a> {
+    ctx: &'a GpuContext,
     previous: ShaderChecks,
-    _thread_bound: PhantomData<*const ()>,
 }
 
-impl ShaderChecksScope {
-    /// Pipelines built on this thread use `checks` until the scope drops.
-    pub fn enter(checks: ShaderChecks) -> Self {
+impl<'a> ShaderChecksScope<'a> {
+    /// Pipelines built on `ctx` use `checks` until the scope drops.
+    pub fn enter(ctx: &'a GpuContext, checks: ShaderChecks) -> Self {
         Self {
-            previous: CHECKS.replace(checks),
-            _thread_bound: PhantomData,
+            ctx,
+            previous: ctx.set_shader_checks(checks),
         }
     }
 }
 
-impl Drop for ShaderChecksScope {
+impl Drop for ShaderChecksScope<'_> {
     fn drop(&mut self) {
-        CHECKS.set(self.previous);
+        self.ctx.set_shader_checks(self.previous);
     }
 }
 
-/// The runtime-checks choice pipelines built now on this thread get (off unless a
-/// [`ShaderChecksScope`] says otherwise).
-pub fn shader_checks() -> ShaderChecks {
-    CHECKS.get()
-}
-
-/// How many pipelines this thread has built so far (all through this module).
-pub fn pipelines_built() -> u64 {
-    PIPELINES_BUILT.get()
-}
-
-/// Adds the `shader_checks` param to `result` when its benchmark built a pipeline since the
-/// count was `before` (see [`pipelines_built`]): results are compared across files, and the
-/// checks change what a kernel costs. Copies and host-side rows, which compile no shader, do
-/// not carry it.
-pub fn record_shader_checks(result: &mut BenchResult, before: u64) {
-    if pipelines_built() > before {
+/// Adds the `shader_checks` param to `result` when its benchmark built a pipeline on `ctx` since
+/// the count was `before` (see [`GpuContext::pipelines_built`]): results are compared across
+/// files, and the checks change what a kernel costs. Copies and host-side rows, which compile no
+/// shader, do not carry it.
+pub fn record_shader_checks(ctx: &GpuContext, result: &mut BenchResult, before: u64) {
+    if ctx.pipelines_built() > before {
         result
             .params
-            .insert("shader_checks".into(), shader_checks().name().into());
+            .insert("shader_checks".into(), ctx.shader_checks().name().into());
     }
 }
 
@@ -125,7 +76,7 @@ fn shader_module(ctx: &GpuContext, label: &str, source: &str) -> wgpu::ShaderMod
         label: Some(label),
         source: wgpu::ShaderSource::Wgsl(source.into()),
     };
-    match shader_checks() {
+    match ctx.shader_checks() {
         ShaderChecks::On => ctx.device.create_shader_module(desc),
         // SAFETY: gpubench's own shaders keep every access in bounds, bound every loop and
         // divide by no zero (see the module docs), and each kernel's output is verified
@@ -170,7 +121,7 @@ pub fn compute_pipeline_with(
             },
             cache: None,
         });
-    PIPELINES_BUILT.set(PIPELINES_BUILT.get() + 1);
+    ctx.count_pipeline_built();
     pipeline
 }
 

@@ -99,7 +99,7 @@ impl<'a> Session<'a> {
         sink: &mut dyn RunSink,
     ) -> Result<RunDocument, SessionError> {
         let config = self.plan.config(self.settings().clone())?;
-        let _checks = gpu::ShaderChecksScope::enter(self.plan.options().shader_checks);
+        let _checks = gpu::ShaderChecksScope::enter(self.ctx, self.plan.options().shader_checks);
         let mut doc = RunDocument::start(
             tool,
             self.ctx.machine_info(),
@@ -275,9 +275,10 @@ impl Driver<'_, '_> {
         }
         self.sink.started(self.index, total, bench.info());
         self.index += 1;
-        let pipelines = gpu::pipelines_built();
+        let ctx = self.session.ctx;
+        let pipelines = ctx.pipelines_built();
         let mut result = runner.run(bench, &mut *self.sink);
-        gpu::record_shader_checks(&mut result, pipelines);
+        gpu::record_shader_checks(ctx, &mut result, pipelines);
         if runner.stop_requested() {
             // The benchmark in flight was cut short: keep only what finished.
             return Ok(Flow::Stop);

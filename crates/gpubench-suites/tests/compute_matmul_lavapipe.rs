@@ -17,7 +17,7 @@ use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, RunDocument,
 use gpubench_results::schema::ToolInfo;
 use gpubench_suites::compute::grid::PeakGrid;
 use gpubench_suites::compute::{FmaPeak, PeakForm};
-use gpubench_suites::gpu::{self, Precision, ShaderChecks, ShaderChecksScope};
+use gpubench_suites::gpu::{Precision, ShaderChecks, ShaderChecksScope};
 use gpubench_suites::matmul::{Matmul, Shape, find_variant};
 use gpubench_suites::plan::{RunPlan, SampleOverrides};
 use gpubench_suites::roofline::{FMAS_SWEEP, RooflinePoint, RooflineSuite, roofline_size};
@@ -100,18 +100,16 @@ fn compute_peak_verifies_on_the_adapter_with_and_without_checks() {
     let runner = Runner::new(&ctx, short_settings());
     for checks in ShaderChecks::ALL {
         // Set-up (where pipelines are built) runs inside the scope, as in a session.
-        let _scope = ShaderChecksScope::enter(checks);
-        let before = gpu::pipelines_built();
+        let _scope = ShaderChecksScope::enter(&ctx, checks);
+        assert_eq!(ctx.shader_checks(), checks);
+        let before = ctx.pipelines_built();
         for mut bench in peak_kernels(&ctx) {
             run_ok(&runner, bench.as_mut());
         }
-        assert!(
-            gpu::pipelines_built() > before,
-            "pipelines come from gpu.rs"
-        );
+        assert!(ctx.pipelines_built() > before, "pipelines come from gpu.rs");
     }
     assert_eq!(
-        gpu::shader_checks(),
+        ctx.shader_checks(),
         ShaderChecks::Off,
         "the scopes restored the default"
     );
