@@ -1,5 +1,6 @@
 //! Command-line structure.
 
+use gpubench_report::Format;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -131,8 +132,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Output format on stdout.
-    #[arg(long, default_value = "table", value_parser = clap::builder::PossibleValuesParser::new(gpubench_report::FORMATS))]
-    pub format: String,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
     /// Bytes per stream array, e.g. 64MiB (binary units).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub stream_size: Option<u64>,
@@ -246,8 +247,8 @@ pub struct CompareArgs {
     #[arg(long)]
     pub cross: bool,
     /// Output format on stdout.
-    #[arg(long, default_value = "table", value_parser = clap::builder::PossibleValuesParser::new(gpubench_report::FORMATS))]
-    pub format: String,
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
     #[command(flatten)]
     pub gate: GateArgs,
     /// Also write the last file's results as github-action-benchmark custom JSON.
@@ -288,6 +289,15 @@ fn parse_positive(text: &str, unit: &str) -> Result<f64, String> {
         Ok(v) if v.is_finite() && v > 0.0 => Err(format!("'{text}' {unit} is longer than a week")),
         _ => Err(format!("'{text}' is not a positive number of {unit}")),
     }
+}
+
+/// `--format`'s parser: the names of [`Format::ALL`], listed in `--help`, as the enum.
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser as _;
+    let names: Vec<&'static str> = Format::ALL.iter().map(|f| f.name()).collect();
+    clap::builder::PossibleValuesParser::new(names).try_map(|name: String| {
+        Format::from_name(&name).ok_or_else(|| format!("unknown format '{name}'"))
+    })
 }
 
 #[cfg(test)]

@@ -13,11 +13,8 @@ use gpubench_results::RunDocument;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::ReportError;
 use crate::measured::{bencher_measure, measured};
-use crate::{ComparisonExporter, Exporter, ReportError};
-
-/// Bencher Metric Format JSON.
-pub struct BmfExporter;
 
 /// One measure of one benchmark.
 #[derive(Debug, Serialize)]
@@ -51,64 +48,63 @@ fn finish(out: Map<String, Value>) -> Result<String, ReportError> {
     Ok(serde_json::to_string_pretty(&Value::Object(out))? + "\n")
 }
 
-impl Exporter for BmfExporter {
-    fn render(&self, doc: &RunDocument) -> Result<String, ReportError> {
-        let mut out = Map::new();
-        for r in &doc.results {
-            let Some(s) = measured(r) else {
-                continue;
-            };
-            let metric = Metric {
-                value: s.median,
-                lower_value: Some(s.ci_low),
-                upper_value: Some(s.ci_high),
-            };
-            insert(
-                &mut out,
-                &r.id,
-                &bencher_measure(r.metric.name(), &r.unit),
-                metric,
-            )?;
-        }
-        finish(out)
+/// The run in this format.
+pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
+    let mut out = Map::new();
+    for r in &doc.results {
+        let Some(s) = measured(r) else {
+            continue;
+        };
+        let metric = Metric {
+            value: s.median,
+            lower_value: Some(s.ci_low),
+            upper_value: Some(s.ci_high),
+        };
+        insert(
+            &mut out,
+            &r.id,
+            &bencher_measure(r.metric.name(), &r.unit),
+            metric,
+        )?;
     }
+    finish(out)
 }
 
-impl ComparisonExporter for BmfExporter {
-    /// The new run's medians (with their intervals) under their metric's measure, and the
-    /// oriented ratio against the base (with its interval) under the measure `gpubench-ratio`.
-    fn render_comparison(&self, cmp: &Comparison) -> Result<String, ReportError> {
-        let mut out = Map::new();
-        for p in &cmp.pairs {
-            let Some(new) = p.new.as_ref() else { continue };
-            let Some(median) = new.median else { continue };
-            let metric = Metric {
-                value: median,
-                lower_value: new.ci_low,
-                upper_value: new.ci_high,
+/// The new run's medians (with their intervals) under their metric's measure, and the
+/// oriented ratio against the base (with its interval) under the measure `gpubench-ratio`.
+/// A comparison in this format.
+pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
+    let mut out = Map::new();
+    for p in &cmp.pairs {
+        let Some(new) = p.new.as_ref() else { continue };
+        let Some(median) = new.median else { continue };
+        let metric = Metric {
+            value: median,
+            lower_value: new.ci_low,
+            upper_value: new.ci_high,
+        };
+        insert(
+            &mut out,
+            &p.id,
+            &bencher_measure(p.metric.name(), &p.unit),
+            metric,
+        )?;
+        if let Some(r) = p.ratio {
+            let ratio = Metric {
+                value: r.ratio,
+                lower_value: Some(r.ci_low),
+                upper_value: Some(r.ci_high),
             };
-            insert(
-                &mut out,
-                &p.id,
-                &bencher_measure(p.metric.name(), &p.unit),
-                metric,
-            )?;
-            if let Some(r) = p.ratio {
-                let ratio = Metric {
-                    value: r.ratio,
-                    lower_value: Some(r.ci_low),
-                    upper_value: Some(r.ci_high),
-                };
-                insert(&mut out, &p.id, &bencher_measure("ratio", ""), ratio)?;
-            }
+            insert(&mut out, &p.id, &bencher_measure("ratio", ""), ratio)?;
         }
-        finish(out)
     }
+    finish(out)
+}
 
-    fn render_cross(&self, _table: &CrossTable) -> Result<String, ReportError> {
-        Err(ReportError::Unsupported(
-            "bmf holds one run's values; a cross-card table holds several: use --format json, csv, md or table"
-                .to_string(),
-        ))
-    }
+/// A cross-card table in this format (BMF has none: it says so).
+pub fn render_cross(_table: &CrossTable) -> Result<String, ReportError> {
+    Err(ReportError::Unsupported(
+        "bmf holds one run's values; a cross-card table holds several: use --format json, csv, md or table"
+            .to_string(),
+    ))
 }

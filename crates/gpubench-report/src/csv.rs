@@ -5,149 +5,145 @@
 use gpubench_baseline::{Comparison, CrossCell, CrossTable};
 use gpubench_results::{RunDocument, Status};
 
+use crate::ReportError;
 use crate::comparison::verdict_cell;
 use crate::format::{printable, raw};
 use crate::grid::Grid;
-use crate::{ComparisonExporter, Exporter, ReportError};
 
-/// Comma-separated values with a header line.
-pub struct CsvExporter;
-
-impl Exporter for CsvExporter {
-    fn render(&self, doc: &RunDocument) -> Result<String, ReportError> {
-        let mut grid = Grid::new(&[
-            "id",
-            "suite",
-            "metric",
-            "unit",
-            "higher_is_better",
-            "status",
-            "median",
-            "ci_low",
-            "ci_high",
-            "mean",
-            "stddev",
-            "cv",
-            "min",
-            "max",
-            "n",
-            "timing",
-            "reason",
+/// The run in this format.
+pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
+    let mut grid = Grid::new(&[
+        "id",
+        "suite",
+        "metric",
+        "unit",
+        "higher_is_better",
+        "status",
+        "median",
+        "ci_low",
+        "ci_high",
+        "mean",
+        "stddev",
+        "cv",
+        "min",
+        "max",
+        "n",
+        "timing",
+        "reason",
+    ]);
+    for r in &doc.results {
+        let s = r.summary.as_ref().filter(|_| r.status == Status::Ok);
+        let num = |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.map(f));
+        grid.push(vec![
+            r.id.clone(),
+            r.suite.clone(),
+            r.metric.to_string(),
+            r.unit.clone(),
+            r.higher_is_better.to_string(),
+            r.status.as_str().to_string(),
+            num(|s| s.median),
+            num(|s| s.ci_low),
+            num(|s| s.ci_high),
+            num(|s| s.mean),
+            num(|s| s.stddev),
+            num(|s| s.cv),
+            num(|s| s.min),
+            num(|s| s.max),
+            s.map_or(String::new(), |s| s.n.to_string()),
+            r.timing.map_or("", |t| t.as_str()).to_string(),
+            r.reason.clone().unwrap_or_default(),
         ]);
-        for r in &doc.results {
-            let s = r.summary.as_ref().filter(|_| r.status == Status::Ok);
-            let num = |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.map(f));
-            grid.push(vec![
-                r.id.clone(),
-                r.suite.clone(),
-                r.metric.to_string(),
-                r.unit.clone(),
-                r.higher_is_better.to_string(),
-                r.status.as_str().to_string(),
-                num(|s| s.median),
-                num(|s| s.ci_low),
-                num(|s| s.ci_high),
-                num(|s| s.mean),
-                num(|s| s.stddev),
-                num(|s| s.cv),
-                num(|s| s.min),
-                num(|s| s.max),
-                s.map_or(String::new(), |s| s.n.to_string()),
-                r.timing.map_or("", |t| t.as_str()).to_string(),
-                r.reason.clone().unwrap_or_default(),
-            ]);
-        }
-        Ok(printable(&grid.to_csv()))
     }
+    Ok(printable(&grid.to_csv()))
 }
 
-impl ComparisonExporter for CsvExporter {
-    fn render_comparison(&self, cmp: &Comparison) -> Result<String, ReportError> {
-        let mut grid = Grid::new(&[
-            "id",
-            "metric",
-            "unit",
-            "higher_is_better",
-            "base_status",
-            "new_status",
-            "base_median",
-            "new_median",
-            "ratio",
-            "ratio_ci_low",
-            "ratio_ci_high",
-            "band",
-            "verdict",
-            "regression",
-            "detail",
-        ]);
-        for p in &cmp.pairs {
-            let status = |side: Option<&gpubench_baseline::Side>| {
-                side.map_or(String::new(), |s| s.status.as_str().to_string())
-            };
-            let median = |side: Option<&gpubench_baseline::Side>| raw(side.and_then(|s| s.median));
-            grid.push(vec![
-                p.id.clone(),
-                p.metric.to_string(),
-                p.unit.clone(),
-                p.higher_is_better.to_string(),
-                status(p.base.as_ref()),
-                status(p.new.as_ref()),
-                median(p.base.as_ref()),
-                median(p.new.as_ref()),
-                raw(p.ratio.map(|r| r.ratio)),
-                raw(p.ratio.map(|r| r.ci_low)),
-                raw(p.ratio.map(|r| r.ci_high)),
-                raw(Some(p.band)),
-                p.verdict.as_str().to_string(),
-                p.regression.to_string(),
-                verdict_cell(p, cmp.report_only),
-            ]);
-        }
-        Ok(printable(&grid.to_csv()))
-    }
-
-    fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
-        let mut header: Vec<String> = ["id", "metric", "unit", "higher_is_better"]
-            .iter()
-            .map(ToString::to_string)
-            .collect();
-        for (i, column) in table.columns.iter().enumerate() {
-            let name = format!("[{}] {}", i + 1, column.label);
-            header.push(format!("{name} median"));
-            header.push(format!("{name} ratio"));
-            header.push(format!("{name} status"));
-        }
-        let mut grid = Grid {
-            header,
-            ..Grid::default()
+/// A comparison in this format.
+pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
+    let mut grid = Grid::new(&[
+        "id",
+        "metric",
+        "unit",
+        "higher_is_better",
+        "base_status",
+        "new_status",
+        "base_median",
+        "new_median",
+        "ratio",
+        "ratio_ci_low",
+        "ratio_ci_high",
+        "band",
+        "verdict",
+        "regression",
+        "detail",
+    ]);
+    for p in &cmp.pairs {
+        let status = |side: Option<&gpubench_baseline::Side>| {
+            side.map_or(String::new(), |s| s.status.as_str().to_string())
         };
-        for row in &table.rows {
-            let mut cells = vec![
-                row.id.clone(),
-                row.metric.to_string(),
-                row.unit.clone(),
-                row.higher_is_better.to_string(),
-            ];
-            for cell in &row.cells {
-                let (median, ratio, status) = match cell {
-                    CrossCell::Value { median, ratio } => {
-                        (raw(Some(*median)), raw(*ratio), "ok".to_string())
-                    }
-                    CrossCell::NotMeasured { status, reason } => (
-                        String::new(),
-                        String::new(),
-                        format!(
-                            "{}: {}",
-                            status.as_str(),
-                            reason.as_deref().unwrap_or("no reason recorded")
-                        ),
-                    ),
-                    CrossCell::Absent => (String::new(), String::new(), "absent".to_string()),
-                };
-                cells.extend([median, ratio, status]);
-            }
-            grid.push(cells);
-        }
-        Ok(printable(&grid.to_csv()))
+        let median = |side: Option<&gpubench_baseline::Side>| raw(side.and_then(|s| s.median));
+        grid.push(vec![
+            p.id.clone(),
+            p.metric.to_string(),
+            p.unit.clone(),
+            p.higher_is_better.to_string(),
+            status(p.base.as_ref()),
+            status(p.new.as_ref()),
+            median(p.base.as_ref()),
+            median(p.new.as_ref()),
+            raw(p.ratio.map(|r| r.ratio)),
+            raw(p.ratio.map(|r| r.ci_low)),
+            raw(p.ratio.map(|r| r.ci_high)),
+            raw(Some(p.band)),
+            p.verdict.as_str().to_string(),
+            p.regression.to_string(),
+            verdict_cell(p, cmp.report_only),
+        ]);
     }
+    Ok(printable(&grid.to_csv()))
+}
+
+/// A cross-card table in this format.
+pub fn render_cross(table: &CrossTable) -> Result<String, ReportError> {
+    let mut header: Vec<String> = ["id", "metric", "unit", "higher_is_better"]
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    for (i, column) in table.columns.iter().enumerate() {
+        let name = format!("[{}] {}", i + 1, column.label);
+        header.push(format!("{name} median"));
+        header.push(format!("{name} ratio"));
+        header.push(format!("{name} status"));
+    }
+    let mut grid = Grid {
+        header,
+        ..Grid::default()
+    };
+    for row in &table.rows {
+        let mut cells = vec![
+            row.id.clone(),
+            row.metric.to_string(),
+            row.unit.clone(),
+            row.higher_is_better.to_string(),
+        ];
+        for cell in &row.cells {
+            let (median, ratio, status) = match cell {
+                CrossCell::Value { median, ratio } => {
+                    (raw(Some(*median)), raw(*ratio), "ok".to_string())
+                }
+                CrossCell::NotMeasured { status, reason } => (
+                    String::new(),
+                    String::new(),
+                    format!(
+                        "{}: {}",
+                        status.as_str(),
+                        reason.as_deref().unwrap_or("no reason recorded")
+                    ),
+                ),
+                CrossCell::Absent => (String::new(), String::new(), "absent".to_string()),
+            };
+            cells.extend([median, ratio, status]);
+        }
+        grid.push(cells);
+    }
+    Ok(printable(&grid.to_csv()))
 }

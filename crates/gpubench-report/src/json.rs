@@ -4,23 +4,19 @@
 use gpubench_baseline::{Comparison, CrossTable};
 use gpubench_results::RunDocument;
 
-use crate::{ComparisonExporter, Exporter, ReportError};
+use crate::ReportError;
 
-/// Pretty-printed JSON of the whole document.
-pub struct JsonExporter;
-
-impl Exporter for JsonExporter {
-    fn render(&self, doc: &RunDocument) -> Result<String, ReportError> {
-        Ok(serde_json::to_string_pretty(doc)? + "\n")
-    }
+/// The run in this format.
+pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
+    Ok(serde_json::to_string_pretty(doc)? + "\n")
 }
 
-impl ComparisonExporter for JsonExporter {
-    fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError> {
-        Ok(serde_json::to_string_pretty(comparison)? + "\n")
-    }
+/// A comparison in this format.
+pub fn render_comparison(comparison: &Comparison) -> Result<String, ReportError> {
+    Ok(serde_json::to_string_pretty(comparison)? + "\n")
+}
 
-    fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError> {
-        Ok(serde_json::to_string_pretty(table)? + "\n")
-    }
+/// A cross-card table in this format.
+pub fn render_cross(table: &CrossTable) -> Result<String, ReportError> {
+    Ok(serde_json::to_string_pretty(table)? + "\n")
 }

@@ -1,8 +1,9 @@
-//! Exporters: one trait per kind of report, one module per format. Exporters return text; the
-//! CLI decides where it goes.
+//! Reports: one [`Format`] enum, one module per format. Rendering returns text; the CLI decides
+//! where it goes.
 //!
-//! A run document renders through [`Exporter`]; a comparison of runs (two runs with verdicts, or
-//! the cross-card table of several) through [`ComparisonExporter`]. The text formats share one
+//! A format renders a run document ([`Format::render_run`]), a comparison of two runs with
+//! verdicts ([`Format::render_comparison`]) and the cross-card table of several
+//! ([`Format::render_cross`]). The text formats share one
 //! [`grid::Grid`] of cells and differ only in how they draw it, as hyperfine's markup exporters
 //! do. Skipped and failed results never show a number: their cells carry the status and reason.
 
@@ -17,6 +18,7 @@ pub mod json;
 pub mod layout;
 pub mod markdown;
 pub mod measured;
+pub mod run_text;
 pub mod table;
 
 use gpubench_baseline::{Comparison, CrossTable};
@@ -36,57 +38,96 @@ pub enum ReportError {
     Unsupported(String),
 }
 
-/// Renders a run document in one format.
-pub trait Exporter {
-    /// The document as text.
-    fn render(&self, doc: &RunDocument) -> Result<String, ReportError>;
+/// A report's format: the one enum behind `--format`, rendering runs, comparisons and
+/// cross-card tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// The terminal table.
+    Table,
+    /// JSON: the results document, or a comparison's full structure.
+    Json,
+    /// CSV, one row per result or pair.
+    Csv,
+    /// GitHub-flavoured Markdown, for pull-request comments and job summaries.
+    Markdown,
+    /// Bencher Metric Format.
+    Bmf,
 }
 
-/// Renders comparisons in one format.
-pub trait ComparisonExporter {
-    /// A new run against a base run: ratios, intervals and verdicts.
-    fn render_comparison(&self, comparison: &Comparison) -> Result<String, ReportError>;
+impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub const ALL: [Format; 5] = [
+        Format::Table,
+        Format::Json,
+        Format::Csv,
+        Format::Markdown,
+        Format::Bmf,
+    ];
 
-    /// Several runs side by side, ratios against the first.
-    fn render_cross(&self, table: &CrossTable) -> Result<String, ReportError>;
-}
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Table => "table",
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Markdown => "md",
+            Format::Bmf => "bmf",
+        }
+    }
 
-/// The formats `--format` accepts.
-pub const FORMATS: &[&str] = &["table", "json", "csv", "md", "bmf"];
+    /// The format called `name` (as [`Format::name`] writes it).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
 
-/// The exporter for a format name from [`FORMATS`].
-pub fn exporter(format: &str) -> Option<Box<dyn Exporter>> {
-    exporter_with(format, table::TableExporter::default())
-}
+    /// A run document in this format; `style` shapes the terminal table.
+    pub fn render_run(
+        self,
+        doc: &RunDocument,
+        style: &table::TableStyle,
+    ) -> Result<String, ReportError> {
+        match self {
+            Format::Table => table::render_run(style, doc),
+            Format::Json => json::render_run(doc),
+            Format::Csv => csv::render_run(doc),
+            Format::Markdown => markdown::render_run(doc),
+            Format::Bmf => bmf::render_run(doc),
+        }
+    }
 
-/// [`exporter`], with the terminal table's width and verbosity given.
-pub fn exporter_with(format: &str, table: table::TableExporter) -> Option<Box<dyn Exporter>> {
-    match format {
-        "table" => Some(Box::new(table)),
-        "json" => Some(Box::new(json::JsonExporter)),
-        "csv" => Some(Box::new(csv::CsvExporter)),
-        "md" => Some(Box::new(markdown::MarkdownExporter)),
-        "bmf" => Some(Box::new(bmf::BmfExporter)),
-        _ => None,
+    /// A new run against a base run (ratios, intervals, verdicts) in this format.
+    pub fn render_comparison(
+        self,
+        comparison: &Comparison,
+        style: &table::TableStyle,
+    ) -> Result<String, ReportError> {
+        match self {
+            Format::Table => table::render_comparison(style, comparison),
+            Format::Json => json::render_comparison(comparison),
+            Format::Csv => csv::render_comparison(comparison),
+            Format::Markdown => markdown::render_comparison(comparison),
+            Format::Bmf => bmf::render_comparison(comparison),
+        }
+    }
+
+    /// Several runs side by side, ratios against the first, in this format.
+    pub fn render_cross(
+        self,
+        cross: &CrossTable,
+        style: &table::TableStyle,
+    ) -> Result<String, ReportError> {
+        match self {
+            Format::Table => table::render_cross(style, cross),
+            Format::Json => json::render_cross(cross),
+            Format::Csv => csv::render_cross(cross),
+            Format::Markdown => markdown::render_cross(cross),
+            Format::Bmf => bmf::render_cross(cross),
+        }
     }
 }
 
-/// The comparison exporter for a format name from [`FORMATS`].
-pub fn comparison_exporter(format: &str) -> Option<Box<dyn ComparisonExporter>> {
-    comparison_exporter_with(format, table::TableExporter::default())
-}
-
-/// [`comparison_exporter`], with the terminal table's width and verbosity given.
-pub fn comparison_exporter_with(
-    format: &str,
-    table: table::TableExporter,
-) -> Option<Box<dyn ComparisonExporter>> {
-    match format {
-        "table" => Some(Box::new(table)),
-        "json" => Some(Box::new(json::JsonExporter)),
-        "csv" => Some(Box::new(csv::CsvExporter)),
-        "md" => Some(Box::new(markdown::MarkdownExporter)),
-        "bmf" => Some(Box::new(bmf::BmfExporter)),
-        _ => None,
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }

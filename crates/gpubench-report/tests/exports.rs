@@ -4,8 +4,13 @@
 
 use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
 use gpubench_baseline::{CompareOptions, compare, cross_table};
+use gpubench_report::Format;
 use gpubench_report::gab::gab_export;
-use gpubench_report::{Exporter, FORMATS, comparison_exporter, exporter};
+use gpubench_report::table::TableStyle;
+
+fn piped() -> TableStyle {
+    TableStyle::default()
+}
 use gpubench_results::{RunDocument, Status};
 
 fn fixture() -> RunDocument {
@@ -32,11 +37,8 @@ fn fixture() -> RunDocument {
 #[test]
 fn run_document_in_every_format() {
     let doc = fixture();
-    for format in FORMATS {
-        let text = exporter(format)
-            .expect("every listed format has an exporter")
-            .render(&doc)
-            .expect("render");
+    for format in Format::ALL {
+        let text = format.render_run(&doc, &piped()).expect("render");
         insta::assert_snapshot!(format!("run_{format}"), text);
     }
 }
@@ -65,11 +67,8 @@ fn comparison_in_every_format() {
         &new,
         &CompareOptions::default(),
     );
-    for format in FORMATS {
-        let text = comparison_exporter(format)
-            .expect("every listed format compares")
-            .render_comparison(&cmp)
-            .expect("render");
+    for format in Format::ALL {
+        let text = format.render_comparison(&cmp, &piped()).expect("render");
         insta::assert_snapshot!(format!("compare_{format}"), text);
     }
 }
@@ -80,12 +79,10 @@ fn cross_card_table_in_every_format_but_bmf() {
     let b = scaled(&doc_with("AMD Test", false), 0.8);
     let c = scaled(&doc_with("lavapipe", true), 20.0);
     let table = cross_table(&[("a.json", &a), ("b.json", &b), ("c.json", &c)]);
-    for format in FORMATS {
-        let rendered = comparison_exporter(format)
-            .expect("every listed format compares")
-            .render_cross(&table);
-        match (*format, rendered) {
-            ("bmf", result) => assert!(result.is_err(), "bmf cannot hold several runs"),
+    for format in Format::ALL {
+        let rendered = format.render_cross(&table, &piped());
+        match (format, rendered) {
+            (Format::Bmf, result) => assert!(result.is_err(), "bmf cannot hold several runs"),
             (_, result) => {
                 insta::assert_snapshot!(format!("cross_{format}"), result.expect("render"))
             }
@@ -108,10 +105,11 @@ fn comparison_modes_say_what_they_are() {
         &other,
         &CompareOptions::default(),
     );
-    let table = comparison_exporter("table").expect("table");
     insta::assert_snapshot!(
         "compare_cross_machine_table",
-        table.render_comparison(&cmp).expect("render")
+        Format::Table
+            .render_comparison(&cmp, &piped())
+            .expect("render")
     );
 
     // A software adapter: a clear slowdown is reported, marked report-only.
@@ -125,9 +123,8 @@ fn comparison_modes_say_what_they_are() {
     );
     insta::assert_snapshot!(
         "compare_report_only_md",
-        comparison_exporter("md")
-            .expect("md")
-            .render_comparison(&cmp)
+        Format::Markdown
+            .render_comparison(&cmp, &piped())
             .expect("render")
     );
 }
@@ -193,7 +190,7 @@ fn bencher_measures_are_namespaced_unit_bearing_and_measured_only() {
     derived.id = "roofline/ridge-point".to_string();
     derived.role = gpubench_results::Role::Derived;
     doc.results.push(derived);
-    let text = exporter("bmf").expect("bmf").render(&doc).expect("render");
+    let text = Format::Bmf.render_run(&doc, &piped()).expect("render");
     let bmf: serde_json::Value = serde_json::from_str(&text).expect("BMF is JSON");
     let benchmarks = bmf.as_object().expect("an object of benchmarks");
     assert!(!benchmarks.contains_key("roofline/ridge-point"), "{text}");
@@ -211,12 +208,15 @@ fn bencher_measures_are_namespaced_unit_bearing_and_measured_only() {
 #[test]
 fn a_terminal_table_fits_80_columns_and_piped_output_keeps_its_lines() {
     let doc = fixture();
-    let narrow = gpubench_report::table::TableExporter {
-        width: Some(80),
-        verbose: false,
-    }
-    .render(&doc)
-    .expect("render");
+    let narrow = Format::Table
+        .render_run(
+            &doc,
+            &TableStyle {
+                width: Some(80),
+                verbose: false,
+            },
+        )
+        .expect("render");
     let table_lines = narrow
         .lines()
         .filter(|l| l.starts_with(['┌', '│', '╞', '├', '└']));
@@ -227,10 +227,7 @@ fn a_terminal_table_fits_80_columns_and_piped_output_keeps_its_lines() {
             line.chars().count()
         );
     }
-    let piped = exporter("table")
-        .expect("table")
-        .render(&doc)
-        .expect("render");
+    let piped = Format::Table.render_run(&doc, &piped()).expect("render");
     let widest = piped.lines().map(|l| l.chars().count()).max().unwrap_or(0);
     assert!(
         widest > 80,

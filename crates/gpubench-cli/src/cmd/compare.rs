@@ -4,6 +4,8 @@
 //! checked, before anything is written, so a bad file leaves the disk as it was.
 
 use gpubench_baseline::{compare, cross_table};
+use gpubench_report::Format;
+use gpubench_report::table::TableStyle;
 
 use crate::cli::CompareArgs;
 use crate::cmd::verdicts::{add_export_outputs, gate_exit, options, write_gab};
@@ -26,10 +28,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         ))
         .into());
     }
-    let table = gpubench_report::table::TableExporter::for_stdout(false);
-    let exporter = gpubench_report::comparison_exporter_with(&args.format, table)
-        .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
-    if (inputs.len() > 2 || args.cross) && args.format == "bmf" {
+    let style = TableStyle::for_stdout(false);
+    if (inputs.len() > 2 || args.cross) && args.format == Format::Bmf {
         return Err(UsageError(
             "--format bmf holds one run's values; use table, json, csv or md for three or more files"
                 .to_string(),
@@ -55,13 +55,16 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     let (text, exit) = if let ([base, new], false) = (docs.as_slice(), args.cross) {
         let cmp = compare(&labels[0], base, &labels[1], new, &options(&args.gate));
         (
-            exporter.render_comparison(&cmp)?,
+            args.format.render_comparison(&cmp, &style)?,
             gate_exit(&cmp, &args.gate),
         )
     } else {
         let runs: Vec<(&str, &gpubench_harness::RunDocument)> =
             labels.iter().map(String::as_str).zip(docs.iter()).collect();
-        (exporter.render_cross(&cross_table(&runs))?, Exit::Success)
+        (
+            args.format.render_cross(&cross_table(&runs), &style)?,
+            Exit::Success,
+        )
     };
     if let (Some(path), Some(last)) = (&args.export_gab, docs.last()) {
         write_gab(path, last)?;

@@ -9,6 +9,8 @@
 //! Exit: 130/143 when interrupted; else 4 when a benchmark failed on any adapter; else 1 when an
 //! adapter could not be run at all; else 3 when one regressed against its baseline; else 0.
 
+use gpubench_report::Format;
+use gpubench_report::table::TableStyle;
 use std::path::{Path, PathBuf};
 
 use gpubench_baseline::cross_table;
@@ -162,16 +164,14 @@ fn print_cross_table(
     if docs.len() < 2 {
         return Ok(false);
     }
-    let format = if args.format == "bmf" {
-        "table"
+    let format = if args.format == Format::Bmf {
+        Format::Table
     } else {
-        args.format.as_str()
+        args.format
     };
-    let table = gpubench_report::table::TableExporter::for_stdout(args.verbose);
-    let exporter = gpubench_report::comparison_exporter_with(format, table)
-        .ok_or_else(|| UsageError(format!("unknown --format {format}")))?;
+    let style = TableStyle::for_stdout(args.verbose);
     let runs: Vec<(&str, &RunDocument)> = docs.iter().map(|(l, d)| (l.as_str(), d)).collect();
-    if crate::stdout::print(&exporter.render_cross(&cross_table(&runs))?)?
+    if crate::stdout::print(&format.render_cross(&cross_table(&runs), &style)?)?
         == crate::stdout::Printed::Closed
     {
         return Ok(true);

@@ -127,8 +127,8 @@ fn report_and_gate(
     out_path: &Path,
     signals: &StopSignal,
 ) -> anyhow::Result<Exit> {
-    let (format, exporter) = &plan.format;
-    let mut stdout = exporter.render(doc)?;
+    let format = plan.format;
+    let mut stdout = format.render_run(doc, &plan.table)?;
     note!("results written to {}", out_path.display());
     if let Some(html) = &plan.html {
         let labelled = [(crate::cmd::report::label(out_path), doc.clone())];

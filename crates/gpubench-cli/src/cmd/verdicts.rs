@@ -2,6 +2,8 @@
 //! verdicts, deciding the exit code, recording a baseline, and the github-action-benchmark
 //! export. Kept out of `run.rs` so the run loop stays about running.
 
+use gpubench_report::Format;
+use gpubench_report::table::TableStyle;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -11,7 +13,7 @@ use gpubench_report::gab::{companion_path, gab_export};
 use gpubench_results::results_file::{load_document, write_atomic};
 
 use crate::cli::{BaselineArgs, GateArgs};
-use crate::exit::{Exit, UsageError};
+use crate::exit::Exit;
 use crate::paths::Files;
 
 /// The comparison options the flags ask for.
@@ -142,7 +144,7 @@ pub fn after_run(
     args: &BaselineArgs,
     doc: &RunDocument,
     doc_path: &Path,
-    format: &str,
+    format: Format,
     stdout: &mut String,
 ) -> anyhow::Result<Exit> {
     let Some((label, base)) = &plan.baseline else {
@@ -161,14 +163,9 @@ pub fn after_run(
     base.results
         .retain(|r| doc.config.suites.contains(&r.suite));
     let cmp = compare(label, &base, &new_label, doc, &options(&args.gate));
-    let text_format = matches!(format, "table" | "md");
-    let table = gpubench_report::table::TableExporter::for_stdout(false);
-    let exporter = gpubench_report::comparison_exporter_with(
-        if text_format { format } else { "table" },
-        table,
-    )
-    .ok_or_else(|| UsageError(format!("unknown --format {format}")))?;
-    let text = exporter.render_comparison(&cmp)?;
+    let text_format = matches!(format, Format::Table | Format::Markdown);
+    let shown = if text_format { format } else { Format::Table };
+    let text = shown.render_comparison(&cmp, &TableStyle::for_stdout(false))?;
     if text_format {
         stdout.push_str(&format!("\n{text}\n"));
     } else {

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use gpubench_harness::RunDocument;
 use gpubench_harness::device::Selection;
-use gpubench_report::Exporter;
+use gpubench_report::Format;
+use gpubench_report::table::TableStyle;
 use gpubench_suites::plan::{RunPlan, SampleOverrides};
 use gpubench_suites::{KernelError, SuiteOptions};
 
@@ -26,8 +27,10 @@ pub struct Plan {
     pub out: Option<PathBuf>,
     /// The HTML report to write too.
     pub html: Option<PathBuf>,
-    /// The stdout format's name and its exporter.
-    pub format: (String, Box<dyn Exporter>),
+    /// The stdout format.
+    pub format: Format,
+    /// How the terminal table is drawn (width, verbosity).
+    pub table: TableStyle,
     /// Baseline handling.
     pub baseline: BaselineArgs,
     /// The `--baseline FILE`, loaded.
@@ -54,9 +57,6 @@ impl Plan {
         verdicts::add_export_outputs(&mut files, args.baseline.export_gab.as_ref())?;
         check_baseline_dir(&args.baseline.dir(), args.baseline.save_baseline)?;
         check_suites(args)?;
-        let table = gpubench_report::table::TableExporter::for_stdout(args.verbose);
-        let exporter = gpubench_report::exporter_with(&args.format, table)
-            .ok_or_else(|| UsageError(format!("unknown --format {}", args.format)))?;
         let selection =
             Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
         selection
@@ -73,7 +73,8 @@ impl Plan {
             selection,
             out: args.out.clone(),
             html: args.html.clone(),
-            format: (args.format.clone(), exporter),
+            format: args.format,
+            table: TableStyle::for_stdout(args.verbose),
             baseline: args.baseline.clone(),
             explicit_baseline,
             progress: !args.no_progress,

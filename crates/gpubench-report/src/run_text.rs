@@ -1,0 +1,203 @@
+//! The text of a run, built once and drawn by the terminal table and by Markdown alike: the
+//! heading (adapter, profile, telemetry, run noise), one grid per suite, the warning notes and
+//! the legend. The terminal adds only what needs its own drawing (sweeps, latency, datasheet).
+
+use gpubench_results::{BenchResult, RunDocument, Status};
+
+use crate::format::{ci_percent, sig3, status_cell};
+use crate::grid::Grid;
+
+/// A run's text, ready to draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunText {
+    /// Lines saying what ran where: the adapter, the profile and clocks, telemetry, run noise.
+    pub heading: Vec<String>,
+    /// One grid per suite, in the order the suites ran.
+    pub suites: Vec<SuiteGrid>,
+    /// The warnings: the run's own, then the results' (grouped by kind unless verbose).
+    pub notes: Vec<String>,
+    /// What the columns mean.
+    pub legend: Vec<String>,
+}
+
+/// One suite's results as a grid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteGrid {
+    /// The suite's name.
+    pub suite: String,
+    /// Its results, one row each.
+    pub grid: Grid,
+    /// The results the grid shows, by index into the document's results.
+    pub rows: Vec<usize>,
+}
+
+/// The text of `doc`; `verbose` lists every warning instead of one line per kind.
+pub fn run_text(doc: &RunDocument, verbose: bool) -> RunText {
+    let mut suites: Vec<&str> = Vec::new();
+    for r in &doc.results {
+        if !suites.contains(&r.suite.as_str()) {
+            suites.push(&r.suite);
+        }
+    }
+    let suites = suites
+        .into_iter()
+        .map(|suite| {
+            let rows: Vec<usize> = (0..doc.results.len())
+                .filter(|&i| doc.results[i].suite == suite)
+                .collect();
+            let results: Vec<&BenchResult> = rows.iter().map(|&i| &doc.results[i]).collect();
+            SuiteGrid {
+                suite: suite.to_string(),
+                grid: suite_grid(suite, &results),
+                rows,
+            }
+        })
+        .collect();
+    RunText {
+        heading: heading(doc),
+        suites,
+        notes: crate::table::warning_lines(doc, verbose),
+        legend: legend(doc),
+    }
+}
+
+fn heading(doc: &RunDocument) -> Vec<String> {
+    let m = &doc.machine;
+    let mut lines = vec![
+        format!(
+            "{} ({}, {}, driver {} {}){}",
+            m.adapter.name,
+            m.adapter.backend,
+            m.adapter.device_type,
+            m.adapter.driver,
+            m.adapter.driver_info,
+            if m.software_adapter {
+                " [software adapter]"
+            } else {
+                ""
+            }
+        ),
+        format!(
+            "profile {}, timing {}, wgpu {}, {} build",
+            doc.config.profile,
+            m.timing_source.as_str(),
+            m.wgpu_version,
+            m.build_profile
+        ),
+    ];
+    lines.extend(
+        crate::table::telemetry_header_lines(doc)
+            .lines()
+            .map(String::from),
+    );
+    if let Some(noise) = &doc.noise {
+        lines.push(format!("run noise: {}", noise.describe()));
+    }
+    lines
+}
+
+/// The columns of a suite's grid: value, unit, interval, variation, host time, clock, status.
+fn suite_grid(suite: &str, rows: &[&BenchResult]) -> Grid {
+    let mut grid = Grid::new(&[
+        suite, "value", "unit", "±95% CI", "cv", "host", "timing", "status",
+    ])
+    .numeric(&[1, 5]);
+    for r in rows {
+        let mut cells = vec![short_id(r)];
+        match (&r.status, &r.summary) {
+            (Status::Ok, Some(s)) => {
+                cells.push(sig3(s.median));
+                cells.push(r.unit.clone());
+                // A probe has no spread; a fitted model has a bootstrap interval but no cv.
+                let interval = s.n > 1 || s.ci_low < s.ci_high;
+                cells.push(if interval {
+                    ci_percent(s.median, s.ci_low, s.ci_high)
+                } else {
+                    "-".into()
+                });
+                cells.push(if s.n > 1 {
+                    format!("{:.1}%", s.cv * 100.0)
+                } else {
+                    "-".into()
+                });
+                cells.push(
+                    r.host_summary
+                        .as_ref()
+                        .map_or("-".to_string(), |h| sig3(h.median)),
+                );
+                cells.push(r.timing.map_or("-", |t| t.as_str()).to_string());
+                cells.push("ok".into());
+            }
+            _ => {
+                cells.extend(std::iter::repeat_n("-".to_string(), 6));
+                cells.push(status_cell(r.status, r.reason.as_deref(), 90));
+            }
+        }
+        grid.push(cells);
+    }
+    grid
+}
+
+/// The id without its suite prefix (the grid is already per suite).
+fn short_id(r: &BenchResult) -> String {
+    r.id.strip_prefix(&format!("{}/", r.suite))
+        .unwrap_or(&r.id)
+        .to_string()
+}
+
+fn legend(doc: &RunDocument) -> Vec<String> {
+    let mut lines = vec![
+        "value: median of the samples; ±: half-width of the bootstrap 95% interval of the median; \
+         host: the same work timed submit-to-completion on the host."
+            .to_string(),
+        "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.".to_string(),
+    ];
+    if doc
+        .results
+        .iter()
+        .any(|r| r.suite == gpubench_results::suite_names::LAUNCH)
+    {
+        lines.push(
+            "launch: value is per op by the timing column's clock: GPU timestamps for the storms and gpu-gap, \
+             the host clock for record and submit-call (those calls alone) and the round trips; host beside a \
+             GPU value is what the application pays per op (recording, wgpu and driver work, submit and wait)."
+                .to_string(),
+        );
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_baseline::testing::doc_with;
+
+    #[test]
+    fn every_suite_has_a_grid_with_the_host_column() {
+        let doc = doc_with("Card", false);
+        let text = run_text(&doc, false);
+        assert!(!text.suites.is_empty());
+        for suite in &text.suites {
+            assert!(suite.grid.header.contains(&"host".to_string()));
+            assert_eq!(suite.grid.rows.len(), suite.rows.len());
+        }
+        let shown: usize = text.suites.iter().map(|s| s.rows.len()).sum();
+        assert_eq!(shown, doc.results.len());
+        // A suite whose results are not contiguous is still one grid, each result once.
+        let mut split = doc.clone();
+        let first = split.results[0].clone();
+        let mut other = first.clone();
+        other.suite = "elsewhere".into();
+        other.id = "elsewhere/x".into();
+        split.results.insert(1, other);
+        let text = run_text(&split, false);
+        let names: Vec<&str> = text.suites.iter().map(|s| s.suite.as_str()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(names.len(), unique.len(), "{names:?}");
+        let shown: usize = text.suites.iter().map(|s| s.rows.len()).sum();
+        assert_eq!(shown, split.results.len());
+        assert!(text.heading[0].starts_with("Card ("), "{:?}", text.heading);
+    }
+}
