@@ -88,3 +88,30 @@ fn check_document(doc: &Value) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// The toolchain rust-toolchain.toml pins is the workspace's declared rust-version, so the
+/// minimum Cargo.toml promises is the release every lint and test runs on.
+pub fn toolchain_matches_rust_version() -> Result<(), String> {
+    let root = workspace_root();
+    let read = |name: &str| {
+        std::fs::read_to_string(root.join(name)).map_err(|e| format!("reading {name}: {e}"))
+    };
+    let quoted = |text: &str, key: &str| {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(key))
+            .and_then(|rest| rest.trim().strip_prefix('='))
+            .map(|v| v.trim().trim_matches('"').to_string())
+    };
+    let channel = quoted(&read("rust-toolchain.toml")?, "channel")
+        .ok_or("rust-toolchain.toml names no channel")?;
+    let declared = quoted(&read("Cargo.toml")?, "rust-version")
+        .ok_or("Cargo.toml declares no rust-version")?;
+    if channel == declared || channel.starts_with(&format!("{declared}.")) {
+        Ok(())
+    } else {
+        Err(format!(
+            "rust-toolchain.toml pins {channel} but Cargo.toml declares rust-version {declared}: \
+             the declared minimum must be the toolchain that is tested"
+        ))
+    }
+}

@@ -8,6 +8,9 @@
 //! - `test`: setup, then formatting, clippy, every test on the adapter, the criterion benches
 //!   once in test mode, a quick CLI run whose JSON is checked, the Kubernetes manifests
 //!   validated, and the Slurm deployment run on a one-node cluster. CI calls exactly this.
+//! - `check`: the developers' fast loop: formatting, clippy and every test that needs no
+//!   adapter (the results contract, baselines, reports, telemetry fixtures, shader validation,
+//!   the CLI's help), in well under a minute once built. `test` stays the full gate.
 //! - `bench [FILTER]`: the criterion benches, in GPU time.
 //! - `slurm`, `k8s`: those two checks alone.
 
@@ -28,6 +31,8 @@ tasks:
   run [-- ARGS...]      setup, then `gpubench run ARGS` in release mode (default suites)
   test                  setup, then fmt, clippy, every test on the adapter, the criterion benches
                         once and a quick run checked end to end (what CI runs)
+  check                 fmt, clippy and the tests that need no adapter: the fast loop while
+                        developing (test is the full gate)
   bench [-- ARGS...]    setup, then the criterion benches (ARGS go to criterion, e.g.
                         `--save-baseline main` or a filter)
   slurm                 setup, then the Slurm deployment on a one-node cluster started here
@@ -43,6 +48,7 @@ fn main() -> ExitCode {
         "setup" => setup::ensure_adapter(),
         "run" => setup::ensure_adapter().and_then(|()| run(&rest)),
         "test" => setup::ensure_adapter().and_then(|()| test()),
+        "check" => check(),
         "bench" => setup::ensure_adapter().and_then(|()| bench(&rest)),
         "slurm" => setup::ensure_adapter().and_then(|()| slurm::check()),
         "k8s" => k8s::check(),
@@ -116,7 +122,9 @@ fn bench(extra: &[String]) -> Result<(), String> {
     cargo(&args)
 }
 
-fn test() -> Result<(), String> {
+/// Formatting, clippy and the pinned toolchain: the first steps of both `check` and `test`.
+fn lints() -> Result<(), String> {
+    checks::toolchain_matches_rust_version()?;
     cargo(&["fmt", "--all", "--", "--check"])?;
     cargo(&[
         "clippy",
@@ -125,7 +133,40 @@ fn test() -> Result<(), String> {
         "--",
         "-D",
         "warnings",
+    ])
+}
+
+fn check() -> Result<(), String> {
+    lints()?;
+    // The library tests of every crate (pure: the GPU tests live in tests/), and the
+    // integration tests that need no adapter.
+    cargo(&["test", "--workspace", "--lib", "--quiet"])?;
+    cargo(&[
+        "test",
+        "--quiet",
+        "-p",
+        "gpubench-results",
+        "-p",
+        "gpubench-baseline",
+        "-p",
+        "gpubench-report",
+        "-p",
+        "gpubench-telemetry",
+        "--tests",
     ])?;
+    cargo(&[
+        "test",
+        "--quiet",
+        "-p",
+        "gpubench-suites",
+        "--test",
+        "shaders_validate",
+    ])?;
+    cargo(&["test", "--quiet", "-p", "gpubench-cli", "--test", "help_text"])
+}
+
+fn test() -> Result<(), String> {
+    lints()?;
     cargo(&["test", "--workspace"])?;
     // Each criterion bench once, in test mode, with CI-sized inputs: they must keep working, and
     // take criterion's own options as the README promises (`-- --save-baseline NAME`).

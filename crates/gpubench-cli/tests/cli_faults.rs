@@ -108,14 +108,12 @@ fn interrupt_with(signal: &str, expected_code: i32) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         assert!(Instant::now() < deadline, "no result was finished in time");
-        if out.exists() {
-            if let Ok(text) = std::fs::read_to_string(&out) {
-                if let Ok(doc) = serde_json::from_str::<Value>(&text) {
-                    if doc["results"].as_array().is_some_and(|r| !r.is_empty()) {
-                        break;
-                    }
-                }
-            }
+        if out.exists()
+            && let Ok(text) = std::fs::read_to_string(&out)
+            && let Ok(doc) = serde_json::from_str::<Value>(&text)
+            && doc["results"].as_array().is_some_and(|r| !r.is_empty())
+        {
+            break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -322,14 +322,14 @@ impl<'a> SampleClock<'a> {
     pub(crate) fn finish(self) -> Result<SampleTiming, BenchError> {
         let start = self.host_start.unwrap_or_else(Instant::now);
         let host_span = self.host_span();
-        if let Some(index) = self.last_submission.clone() {
-            if let Err(error) = self.wait_for(index) {
-                // A failed submit (e.g. on a destroyed device) makes the wait fail. One more
-                // non-blocking poll lets wgpu run its maintenance, which reports device loss to
-                // the callback, so the runner can say "device lost" instead of "wait failed".
-                let _ = self.ctx.device.poll(wgpu::PollType::Poll);
-                return Err(error.into());
-            }
+        if let Some(index) = self.last_submission.clone()
+            && let Err(error) = self.wait_for(index)
+        {
+            // A failed submit (e.g. on a destroyed device) makes the wait fail. One more
+            // non-blocking poll lets wgpu run its maintenance, which reports device loss to
+            // the callback, so the runner can say "device lost" instead of "wait failed".
+            let _ = self.ctx.device.poll(wgpu::PollType::Poll);
+            return Err(error.into());
         }
         let host = self.host_end.map_or_else(
             || start.elapsed(),

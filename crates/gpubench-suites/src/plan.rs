@@ -246,13 +246,13 @@ impl RunPlan {
 
 /// Refuses options no suite can work with.
 fn check_options(options: &SuiteOptions) -> Result<(), KernelError> {
-    if let Some(name) = &options.matmul_variant {
-        if matmul::find_variant(name).is_none() {
-            return Err(KernelError::BadOption(format!(
-                "--matmul-variant {name}: unknown variant (known: {})",
-                matmul::variant_names().join(", ")
-            )));
-        }
+    if let Some(name) = &options.matmul_variant
+        && matmul::find_variant(name).is_none()
+    {
+        return Err(KernelError::BadOption(format!(
+            "--matmul-variant {name}: unknown variant (known: {})",
+            matmul::variant_names().join(", ")
+        )));
     }
     for &(m, n, k) in &options.matmul_shapes {
         if [m, n, k]

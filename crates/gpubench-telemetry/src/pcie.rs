@@ -164,13 +164,12 @@ pub fn match_adapter<'d>(
     device_id: u32,
     pci_bus_id: Option<&str>,
 ) -> Option<(&'d DisplayDevice, &'static str)> {
-    if let Some(wanted) = pci_bus_id.and_then(parse_address) {
-        if let Some(device) = devices
+    if let Some(wanted) = pci_bus_id.and_then(parse_address)
+        && let Some(device) = devices
             .iter()
             .find(|d| parse_address(&d.address) == Some(wanted))
-        {
-            return Some((device, "pci-bus-id"));
-        }
+    {
+        return Some((device, "pci-bus-id"));
     }
     devices
         .iter()

@@ -329,13 +329,12 @@ pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
                 .extra
                 .get("bandwidth_gbs")
                 .and_then(serde_json::Value::as_f64);
-            if let (Some(fixed), Some(gbs), Status::Ok) = (fixed, gbs, r.status) {
-                if !models
+            if let (Some(fixed), Some(gbs), Status::Ok) = (fixed, gbs, r.status)
+                && !models
                     .iter()
                     .any(|(p, _, _): &(String, f64, f64)| p == path)
-                {
-                    models.push((path.to_string(), fixed, gbs));
-                }
+            {
+                models.push((path.to_string(), fixed, gbs));
             }
             continue;
         }
