@@ -61,17 +61,6 @@ impl BaselineStore {
         Self { dir: dir.into() }
     }
 
-    /// The store named by `flag`, else by `GPUBENCH_BASELINE_DIR`, else `baselines/`.
-    pub fn resolve(flag: Option<&Path>) -> Self {
-        match flag {
-            Some(dir) => Self::new(dir),
-            None => match std::env::var_os(DIR_ENV) {
-                Some(dir) if !dir.is_empty() => Self::new(dir),
-                _ => Self::new(DEFAULT_DIR),
-            },
-        }
-    }
-
     /// The store's directory.
     pub fn dir(&self) -> &Path {
         &self.dir
@@ -311,12 +300,6 @@ mod tests {
             assert!(store.path_for(bad).is_err(), "{bad}");
         }
         assert!(store.path_for("vulkan-10de-2335-nvidia-h200").is_ok());
-    }
-
-    #[test]
-    fn flag_wins_over_default() {
-        let store = BaselineStore::resolve(Some(Path::new("/tmp/x")));
-        assert_eq!(store.dir(), Path::new("/tmp/x"));
     }
 
     #[test]

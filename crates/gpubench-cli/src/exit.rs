@@ -126,7 +126,7 @@ pub fn exit_for(error: &anyhow::Error) -> Exit {
 
 /// The error on one line: each cause of the chain once, a cause that the message so far
 /// already contains (a path error that embeds its I/O error) left out.
-pub fn one_line(error: &anyhow::Error) -> String {
+pub fn error_line(error: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in error.chain() {
         let text = cause.to_string();
@@ -167,8 +167,8 @@ mod tests {
         let io = std::io::Error::from_raw_os_error(17);
         let text = io.to_string();
         let error = anyhow::Error::new(io).context(format!("b.json: {text}"));
-        assert_eq!(one_line(&error), format!("b.json: {text}"));
+        assert_eq!(error_line(&error), format!("b.json: {text}"));
         let chained = anyhow::anyhow!("root").context("while reading");
-        assert_eq!(one_line(&chained), "while reading: root");
+        assert_eq!(error_line(&chained), "while reading: root");
     }
 }

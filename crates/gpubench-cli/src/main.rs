@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code.into(),
         Err(error) => {
-            note!("error: {}", exit::one_line(&error));
+            note!("error: {}", exit::error_line(&error));
             exit::exit_for(&error).into()
         }
     }

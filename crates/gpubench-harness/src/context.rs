@@ -119,14 +119,14 @@ impl GpuContext {
         let faults = Arc::new(FaultLog::default());
         let on_error = Arc::clone(&faults);
         device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
-            on_error.push(crate::error::one_line(&error.to_string()));
+            on_error.push(crate::error::fold_lines(&error.to_string()));
         }));
         let on_lost = Arc::clone(&faults);
         device.set_device_lost_callback(move |reason, message| {
             on_lost.lost.store(true, Ordering::SeqCst);
             on_lost.push(format!(
                 "device lost ({reason:?}): {}",
-                crate::error::one_line(&message)
+                crate::error::fold_lines(&message)
             ));
         });
 
@@ -229,7 +229,7 @@ impl GpuContext {
             return Err(BenchError::Unsupported(format!(
                 "{label}: out of memory allocating {}: {}",
                 gpubench_results::units::format_size(size),
-                crate::error::one_line(&error.to_string())
+                crate::error::fold_lines(&error.to_string())
             )));
         }
         Ok(buffer)
@@ -286,11 +286,13 @@ impl GpuContext {
         if let Some(error) = oom_error {
             return Err(BenchError::Unsupported(format!(
                 "out of memory: {}",
-                crate::error::one_line(&error.to_string())
+                crate::error::fold_lines(&error.to_string())
             )));
         }
         if let Some(error) = validation_error {
-            return Err(BenchError::Gpu(crate::error::one_line(&error.to_string())));
+            return Err(BenchError::Gpu(crate::error::fold_lines(
+                &error.to_string(),
+            )));
         }
         value
     }

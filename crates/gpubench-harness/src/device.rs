@@ -378,7 +378,7 @@ pub fn select_adapter(
     let Some(&chosen) = candidates.first() else {
         let found = summaries
             .iter()
-            .map(|s| format!("  {}", s.one_line()))
+            .map(|s| format!("  {}", s.listing_line()))
             .collect::<Vec<_>>();
         return Err(HarnessError::NoMatch {
             selection: selection.describe(),

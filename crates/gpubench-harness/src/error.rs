@@ -96,7 +96,7 @@ impl From<wgpu::MapRangeError> for BenchError {
 
 /// Folds a multi-line driver or wgpu message ("Validation Error\n\nCaused by:\n  ...") into
 /// one line, so reasons fit a table cell and a log line.
-pub fn one_line(text: &str) -> String {
+pub fn fold_lines(text: &str) -> String {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())

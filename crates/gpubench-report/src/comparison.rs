@@ -5,8 +5,8 @@
 use gpubench_baseline::compare::RunLabel;
 use gpubench_baseline::{Comparison, CrossCell, CrossTable, Mode, PairComparison, Side, Verdict};
 
-use crate::format::{ratio, sig3, status_cell};
 use crate::grid::Grid;
+use crate::numbers::{ratio, sig3, status_cell};
 
 /// Longest reason shown in a cell.
 const REASON_CHARS: usize = 60;

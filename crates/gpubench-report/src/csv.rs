@@ -7,8 +7,8 @@ use gpubench_results::{RunDocument, Status};
 
 use crate::ReportError;
 use crate::comparison::verdict_cell;
-use crate::format::{printable, raw};
 use crate::grid::Grid;
+use crate::numbers::{printable, raw};
 
 /// The run in this format.
 pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {

@@ -21,7 +21,7 @@ use crate::measured::measured;
 use serde::Serialize;
 
 use crate::ReportError;
-use crate::format::sig3;
+use crate::numbers::sig3;
 
 /// One entry of the custom format.
 #[derive(Debug, Serialize)]

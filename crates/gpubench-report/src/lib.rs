@@ -10,7 +10,6 @@
 pub mod bmf;
 pub mod comparison;
 pub mod csv;
-pub mod format;
 pub mod gab;
 pub mod grid;
 pub mod html;
@@ -18,6 +17,7 @@ pub mod json;
 pub mod layout;
 pub mod markdown;
 pub mod measured;
+pub mod numbers;
 pub mod run_text;
 pub mod table;
 

@@ -6,7 +6,7 @@ use gpubench_results::RunDocument;
 
 use crate::ReportError;
 use crate::comparison::{ComparisonText, comparison_text, cross_text};
-use crate::format::printable;
+use crate::numbers::printable;
 use crate::run_text::run_text;
 
 /// The run in this format: the same heading, grids, notes and legend as the terminal table.

@@ -4,8 +4,8 @@
 
 use gpubench_results::{BenchResult, RunDocument, Status};
 
-use crate::format::{ci_percent, sig3, status_cell};
 use crate::grid::Grid;
+use crate::numbers::{ci_percent, sig3, status_cell};
 
 /// A run's text, ready to draw.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use gpubench_results::{BenchResult, RunDocument};
 
-use crate::format::printable;
+use crate::numbers::printable;
 use gpubench_baseline::{Comparison, CrossTable};
 
 mod blocks;

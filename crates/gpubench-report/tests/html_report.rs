@@ -316,7 +316,7 @@ fn every_drawn_point_and_bar_has_a_tooltip_with_value_unit_and_interval() {
         .filter_map(|(_, t)| t.as_deref())
         .find(|t| t.starts_with(&r.id))
         .expect("the shape's point has a tooltip");
-    let sig3 = gpubench_report::format::sig3;
+    let sig3 = gpubench_report::numbers::sig3;
     for want in [
         "256x256x256".to_string(),
         "unrolled16x16-acc32".to_string(),
@@ -352,7 +352,7 @@ fn the_f16_roof_is_drawn_wherever_f16_results_are() {
     let doc = recorded();
     let f16 = compute_peak(&doc, "f16");
     assert!(f16 > 0.0, "the fixture measured an f16 peak");
-    let roof = format!("f16 peak {}", gpubench_report::format::sig3(f16));
+    let roof = format!("f16 peak {}", gpubench_report::numbers::sig3(f16));
     let labels = texts(chart_with(&svgs(&render_one(&doc)), |t| t == "Roofline"));
     assert!(
         labels.iter().any(|t| t.contains(&roof)),
@@ -360,7 +360,7 @@ fn the_f16_roof_is_drawn_wherever_f16_results_are() {
     );
     assert!(labels.iter().any(|t| t.contains(&format!(
         "f32 peak {}",
-        gpubench_report::format::sig3(compute_peak(&doc, "f32"))
+        gpubench_report::numbers::sig3(compute_peak(&doc, "f32"))
     ))));
 
     // Without an f16 peak, the page says so instead of drawing a roof.
@@ -546,7 +546,7 @@ fn the_best_rate_is_shown_beside_the_median() {
         assert!(best >= r.median().unwrap_or(f64::MAX));
         let cell = format!(
             "<td class=\"num best\">{}</td>",
-            gpubench_report::format::sig3(best)
+            gpubench_report::numbers::sig3(best)
         );
         assert!(page.contains(&cell), "{} best rate {cell}", r.id);
     }

@@ -35,7 +35,7 @@ pub struct AdapterSummary {
 
 impl AdapterSummary {
     /// One line for listings: `[0] llvmpipe (...) (vulkan, cpu, driver llvmpipe)`.
-    pub fn one_line(&self) -> String {
+    pub fn listing_line(&self) -> String {
         format!(
             "[{}] {} ({}, {}, driver {})",
             self.index, self.name, self.backend, self.device_type, self.driver

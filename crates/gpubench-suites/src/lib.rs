@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 /// Errors in choosing or configuring suites.
 #[derive(Debug, thiserror::Error)]
-pub enum KernelError {
+pub enum PlanError {
     /// A suite name that does not exist.
     #[error("unknown suite '{0}': choose from {known}", known = SUITES.join(", "))]
     UnknownSuite(String),
@@ -231,7 +231,7 @@ pub struct BuildContext<'a> {
 }
 
 /// A suite's benchmarks, in the order they run, or why they could not be built.
-pub type Benchmarks = Result<Vec<Box<dyn Benchmark>>, KernelError>;
+pub type Benchmarks = Result<Vec<Box<dyn Benchmark>>, PlanError>;
 
 /// A suite: the benchmarks it runs, and the results it derives from them.
 pub trait Suite {
@@ -260,10 +260,10 @@ pub trait Suite {
 }
 
 /// The suite called `name`.
-pub fn suite(name: &str) -> Result<Box<dyn Suite>, KernelError> {
+pub fn suite(name: &str) -> Result<Box<dyn Suite>, PlanError> {
     find_suite(name)
         .map(|entry| (entry.build)())
-        .ok_or_else(|| KernelError::UnknownSuite(name.to_string()))
+        .ok_or_else(|| PlanError::UnknownSuite(name.to_string()))
 }
 
 #[cfg(test)]
@@ -272,16 +272,17 @@ mod tests {
 
     #[test]
     fn every_registry_row_builds_the_suite_it_names() {
-        assert_eq!(SUITES.len(), REGISTRY.len());
+        let mut unique = SUITES.to_vec();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), SUITES.len(), "suite names repeat: {SUITES:?}");
+        assert!(suite("no-such-suite").is_err());
         for (entry, name) in REGISTRY.iter().zip(SUITES) {
             assert_eq!(entry.name, *name);
             assert_eq!((entry.build)().name(), entry.name);
             assert_eq!(suite(name).expect("known").name(), entry.name);
         }
-        assert!(matches!(
-            suite("nonsense"),
-            Err(KernelError::UnknownSuite(_))
-        ));
+        assert!(matches!(suite("nonsense"), Err(PlanError::UnknownSuite(_))));
     }
 
     #[test]

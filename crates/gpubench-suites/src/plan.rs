@@ -11,7 +11,7 @@ use gpubench_results::schema::RunConfig;
 use gpubench_results::units::format_size;
 
 use crate::faults::Fault;
-use crate::{KernelError, SuiteEntry, SuiteOptions, default_suites, find_suite, matmul};
+use crate::{PlanError, SuiteEntry, SuiteOptions, default_suites, find_suite, matmul};
 
 /// Largest matmul dimension accepted: a 2^20 x 4 f16 matrix already needs 8 MiB, and every
 /// product of two dimensions stays far inside u64 and every padded stride inside u32.
@@ -81,9 +81,9 @@ pub struct SampleOverrides {
 
 impl SampleOverrides {
     /// Refuses overrides the runner cannot follow.
-    fn check(&self) -> Result<(), KernelError> {
+    fn check(&self) -> Result<(), PlanError> {
         if self.samples.is_some_and(|n| n < 2) {
-            return Err(KernelError::BadOption(
+            return Err(PlanError::BadOption(
                 "--samples must be at least 2 (an interval needs two samples)".to_string(),
             ));
         }
@@ -109,10 +109,10 @@ impl SampleOverrides {
 }
 
 /// Refuses a time that is not a positive, representable number of seconds.
-fn check_seconds(flag: &str, seconds: Option<f64>) -> Result<(), KernelError> {
+fn check_seconds(flag: &str, seconds: Option<f64>) -> Result<(), PlanError> {
     match seconds {
         Some(s) if !(s > 0.0 && Duration::try_from_secs_f64(s).is_ok()) => Err(
-            KernelError::BadOption(format!("{flag} must be a positive, finite time")),
+            PlanError::BadOption(format!("{flag} must be a positive, finite time")),
         ),
         _ => Ok(()),
     }
@@ -132,7 +132,7 @@ impl RunPlan {
     /// A plan for the suites `names` (none: the profile's defaults) built with `options`.
     /// Refuses an unknown suite or matmul variant, a matmul dimension out of range, and a
     /// sustained duration that is not a positive time.
-    pub fn new(names: &[&str], options: SuiteOptions) -> Result<Self, KernelError> {
+    pub fn new(names: &[&str], options: SuiteOptions) -> Result<Self, PlanError> {
         let names = if names.is_empty() {
             default_suites(options.profile)
         } else {
@@ -140,7 +140,7 @@ impl RunPlan {
         };
         let suites = names
             .iter()
-            .map(|name| find_suite(name).ok_or_else(|| KernelError::UnknownSuite(name.to_string())))
+            .map(|name| find_suite(name).ok_or_else(|| PlanError::UnknownSuite(name.to_string())))
             .collect::<Result<Vec<_>, _>>()?;
         check_options(&options)?;
         Ok(Self {
@@ -171,7 +171,7 @@ impl RunPlan {
     }
 
     /// Overrides the profile's sampling; refuses overrides the runner cannot follow.
-    pub fn with_sampling(mut self, sampling: SampleOverrides) -> Result<Self, KernelError> {
+    pub fn with_sampling(mut self, sampling: SampleOverrides) -> Result<Self, PlanError> {
         sampling.check()?;
         self.sampling = sampling;
         Ok(self)
@@ -208,7 +208,7 @@ impl RunPlan {
     /// Refuses, once the adapter is open and before anything runs, a `--matmul-shape` whose
     /// matrices cannot be bound on it even in f16 (a shape that fits in f16 only is run in f16
     /// and skipped in f32).
-    pub fn check_adapter(&self, ctx: &GpuContext) -> Result<(), KernelError> {
+    pub fn check_adapter(&self, ctx: &GpuContext) -> Result<(), PlanError> {
         let limit = ctx
             .limits
             .max_storage_buffer_binding_size
@@ -217,7 +217,7 @@ impl RunPlan {
             let (m64, n64, k64) = (u64::from(m), u64::from(n), u64::from(k));
             let largest = (m64 * k64).max(k64 * n64).max(m64 * n64) * 2;
             if largest > limit {
-                return Err(KernelError::BadOption(format!(
+                return Err(PlanError::BadOption(format!(
                     "--matmul-shape {}: its largest matrix needs {} even in f16, over the adapter's storage binding limit of {}",
                     format_matmul_shape((m, n, k)),
                     format_size(largest),
@@ -245,11 +245,11 @@ impl RunPlan {
 }
 
 /// Refuses options no suite can work with.
-fn check_options(options: &SuiteOptions) -> Result<(), KernelError> {
+fn check_options(options: &SuiteOptions) -> Result<(), PlanError> {
     if let Some(name) = &options.matmul_variant
         && matmul::find_variant(name).is_none()
     {
-        return Err(KernelError::BadOption(format!(
+        return Err(PlanError::BadOption(format!(
             "--matmul-variant {name}: unknown variant (known: {})",
             matmul::variant_names().join(", ")
         )));
@@ -259,7 +259,7 @@ fn check_options(options: &SuiteOptions) -> Result<(), KernelError> {
             .iter()
             .any(|&dim| dim == 0 || dim > MAX_MATMUL_DIM)
         {
-            return Err(KernelError::BadOption(format!(
+            return Err(PlanError::BadOption(format!(
                 "--matmul-shape {}: every dimension must be from 1 to {MAX_MATMUL_DIM}",
                 format_matmul_shape((m, n, k))
             )));
@@ -297,7 +297,7 @@ mod tests {
         let options = SuiteOptions::new(Profile::Quick);
         assert!(matches!(
             RunPlan::new(&["stream", "nonsense"], options.clone()),
-            Err(KernelError::UnknownSuite(name)) if name == "nonsense"
+            Err(PlanError::UnknownSuite(name)) if name == "nonsense"
         ));
         let mut bad_variant = options.clone();
         bad_variant.matmul_variant = Some("bogus".to_string());

@@ -24,7 +24,7 @@ use crate::faults::SelfTestSuite;
 use crate::gpu;
 use crate::noise_check::NoiseCheck;
 use crate::plan::RunPlan;
-use crate::{BuildContext, KernelError, Suite, Tuner};
+use crate::{BuildContext, PlanError, Suite, Tuner};
 
 /// Where a run's document goes, and who hears about its progress (the runner's callbacks, plus
 /// the two below).
@@ -45,7 +45,7 @@ pub trait RunSink: RunObserver {
 pub enum SessionError {
     /// A suite refused its options (a usage mistake only the adapter could reveal).
     #[error(transparent)]
-    Suite(#[from] KernelError),
+    Suite(#[from] PlanError),
     /// The sink could not keep the document.
     #[error(transparent)]
     Save(#[from] gpubench_results::ResultsError),
@@ -108,7 +108,7 @@ impl<'a> Session<'a> {
         );
         sink.save(&doc)?;
         self.start_noise_check(&mut doc);
-        let mut driver = Driver {
+        let mut driver = RunLoop {
             session: self,
             sink,
             doc,
@@ -119,7 +119,7 @@ impl<'a> Session<'a> {
                 break;
             }
         }
-        let Driver {
+        let RunLoop {
             session,
             sink,
             mut doc,
@@ -210,14 +210,14 @@ enum Flow {
 }
 
 /// The state of one run: the document so far and how many benchmarks have started.
-struct Driver<'r, 'a> {
+struct RunLoop<'r, 'a> {
     session: &'r mut Session<'a>,
     sink: &'r mut dyn RunSink,
     doc: RunDocument,
     index: usize,
 }
 
-impl Driver<'_, '_> {
+impl RunLoop<'_, '_> {
     /// Builds, probes, measures and derives one suite.
     fn run_suite(&mut self, step: Step) -> Result<Flow, SessionError> {
         let Step { suite, prebuilt } = step;

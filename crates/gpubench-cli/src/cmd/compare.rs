@@ -8,7 +8,7 @@ use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 
 use crate::cli::CompareArgs;
-use crate::cmd::verdicts::{add_export_outputs, gate_exit, options, write_gab};
+use crate::cmd::baseline_gate::{add_export_outputs, gate_exit, options, write_gab};
 use crate::exit::{Exit, UsageError};
 use crate::paths::Files;
 use crate::stdout::print_then;

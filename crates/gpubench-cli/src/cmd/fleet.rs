@@ -26,7 +26,7 @@ use crate::exit::{Exit, UsageError};
 pub const ALL: &str = "all";
 
 /// What became of one adapter's run.
-enum Outcome {
+enum AdapterRun {
     Finished(Exit),
     Error(String),
 }
@@ -60,17 +60,17 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
         one.out = Some(out.clone());
         one.html = None;
         let outcome = match crate::cmd::run::run(&one) {
-            Ok(exit) => Outcome::Finished(exit),
+            Ok(exit) => AdapterRun::Finished(exit),
             Err(error) => {
                 note!(
                     "error: adapter [{}] {}: {error:#}",
                     adapter.index,
                     adapter.name
                 );
-                Outcome::Error(format!("{error:#}"))
+                AdapterRun::Error(format!("{error:#}"))
             }
         };
-        let interrupted = matches!(outcome, Outcome::Finished(e) if e.interrupted());
+        let interrupted = matches!(outcome, AdapterRun::Finished(e) if e.interrupted());
         outcomes.push((adapter, out, outcome));
         if interrupted {
             break;
@@ -137,7 +137,7 @@ fn results_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
 /// Prints the cross-card table of the runs that left a results file; true when stdout was closed.
 fn print_cross_table(
     args: &RunArgs,
-    outcomes: &[(&AdapterSummary, PathBuf, Outcome)],
+    outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)],
 ) -> anyhow::Result<bool> {
     let docs: Vec<(String, RunDocument)> = outcomes
         .iter()
@@ -150,8 +150,8 @@ fn print_cross_table(
     note!("");
     for (adapter, path, outcome) in outcomes {
         let what = match outcome {
-            Outcome::Finished(exit) => format!("exit {}", exit.code()),
-            Outcome::Error(error) => format!("not run: {error}"),
+            AdapterRun::Finished(exit) => format!("exit {}", exit.code()),
+            AdapterRun::Error(error) => format!("not run: {error}"),
         };
         note!(
             "[{}] {} ({}): {what}; {}",
@@ -179,11 +179,11 @@ fn print_cross_table(
     Ok(false)
 }
 
-fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, Outcome)]) -> Exit {
+fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)]) -> Exit {
     let exits = || {
         outcomes.iter().filter_map(|(_, _, o)| match o {
-            Outcome::Finished(exit) => Some(*exit),
-            Outcome::Error(_) => None,
+            AdapterRun::Finished(exit) => Some(*exit),
+            AdapterRun::Error(_) => None,
         })
     };
     if let Some(signal) = exits().find(|e| e.interrupted()) {
@@ -194,7 +194,7 @@ fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, Outcome)]) -> Exit {
     }
     if outcomes
         .iter()
-        .any(|(_, _, o)| matches!(o, Outcome::Error(_)))
+        .any(|(_, _, o)| matches!(o, AdapterRun::Error(_)))
     {
         return Exit::Error;
     }

@@ -25,11 +25,11 @@ pub struct Input {
 }
 
 impl Input {
-    /// The document: the one already read, else read now (with `verdicts::load`'s checks).
+    /// The document: the one already read, else read now (with `baseline_gate::load`'s checks).
     pub fn load(self) -> anyhow::Result<(PathBuf, RunDocument)> {
         let doc = match self.doc {
-            Some(doc) => crate::cmd::verdicts::check_unique_ids(&self.path, doc)?,
-            None => crate::cmd::verdicts::load(&self.path)?,
+            Some(doc) => crate::cmd::baseline_gate::check_unique_ids(&self.path, doc)?,
+            None => crate::cmd::baseline_gate::load(&self.path)?,
         };
         Ok((self.path, doc))
     }

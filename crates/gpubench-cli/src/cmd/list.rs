@@ -30,7 +30,7 @@ fn listing() -> Result<String, std::fmt::Error> {
         return Ok(out);
     }
     for a in &adapters {
-        writeln!(out, "{}", a.one_line())?;
+        writeln!(out, "{}", a.listing_line())?;
         writeln!(
             out,
             "    vendor 0x{:04x}, device 0x{:04x}{}",

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod baseline_gate;
 pub mod compare;
 pub mod doctor;
 pub mod fleet;
@@ -7,4 +8,3 @@ pub mod inputs;
 pub mod list;
 pub mod report;
 pub mod run;
-pub mod verdicts;

@@ -19,7 +19,7 @@ use gpubench_suites::session::{RunSink, Session, SessionError};
 use gpubench_telemetry::{Telemetry, TelemetryOptions};
 
 use crate::cli::{BaselineArgs, RunArgs};
-use crate::cmd::verdicts::{self, BaselinePlan};
+use crate::cmd::baseline_gate::{self, BaselinePlan};
 use crate::exit::Exit;
 use crate::progress::Progress;
 use crate::signals::StopSignal;
@@ -112,7 +112,7 @@ fn interrupted(doc: &RunDocument, out_path: &Path, baseline: &BaselineArgs, code
             "incomplete"
         }
     );
-    verdicts::refuse_interrupted(baseline);
+    baseline_gate::refuse_interrupted(baseline);
     code
 }
 
@@ -136,15 +136,15 @@ fn report_and_gate(
         note!("report written to {}", html.display());
     }
     let verdict_exit =
-        verdicts::after_run(baseline, &plan.baseline, doc, out_path, format, &mut stdout)?;
+        baseline_gate::after_run(baseline, &plan.baseline, doc, out_path, format, &mut stdout)?;
     if let Some(path) = &plan.baseline.export_gab {
-        verdicts::write_gab(path, doc)?;
+        baseline_gate::write_gab(path, doc)?;
     }
     let printed = print_unless_stopped(stdout, &signals.flag())?;
     if let Some(code) = signals.received() {
         return Ok(interrupted(doc, out_path, &plan.baseline, code));
     }
-    verdicts::record(baseline, &plan.baseline, doc)?;
+    baseline_gate::record(baseline, &plan.baseline, doc)?;
     if printed == Printed::Closed {
         return Ok(Exit::StdoutClosed);
     }

@@ -9,7 +9,7 @@ use super::charts::{Area, colour, err, svg};
 use super::data::Bar;
 use super::overlay::{Key, Overlay, tick};
 use crate::ReportError;
-use crate::format::sig3;
+use crate::numbers::sig3;
 
 /// Font size of category labels.
 const CATEGORY_FONT: f64 = 11.0;

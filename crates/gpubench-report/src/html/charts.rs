@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use super::data::{Ceilings, Series};
 use super::overlay::{Key, Overlay, tick};
 use crate::ReportError;
-use crate::format::sig3;
+use crate::numbers::sig3;
 
 /// Width of every chart, in pixels.
 pub const WIDTH: u32 = 860;
@@ -346,7 +346,7 @@ pub fn size_sweep(
             (x, y),
             4.0,
             (x_desc, "GB/s (10^9 bytes/s)"),
-            &|v| crate::format::bytes_label(*v),
+            &|v| crate::numbers::bytes_label(*v),
         )?;
         overlay.plot_area(chart.plotting_area().get_pixel_range());
         for s in series {

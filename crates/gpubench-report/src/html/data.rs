@@ -58,8 +58,8 @@ impl Series {
                 format!(
                     "{}: ({}, {})",
                     self.name,
-                    crate::format::sig3(x),
-                    crate::format::sig3(y)
+                    crate::numbers::sig3(x),
+                    crate::numbers::sig3(y)
                 )
             }
         }
@@ -121,15 +121,19 @@ impl Ceilings {
         let bw = self
             .bandwidth_gbs
             .map_or("no bandwidth ceiling".to_string(), |b| {
-                format!("{} GB/s ({})", crate::format::sig3(b), self.bandwidth_from)
+                format!("{} GB/s ({})", crate::numbers::sig3(b), self.bandwidth_from)
             });
         let fl = self
             .compute_gflops
             .map_or("no compute ceiling".to_string(), |c| {
-                format!("{} GFLOP/s ({})", crate::format::sig3(c), self.compute_from)
+                format!(
+                    "{} GFLOP/s ({})",
+                    crate::numbers::sig3(c),
+                    self.compute_from
+                )
             });
         match self.ridge() {
-            Some(r) => format!("roof: {bw}, {fl}; ridge {} FLOP/B", crate::format::sig3(r)),
+            Some(r) => format!("roof: {bw}, {fl}; ridge {} FLOP/B", crate::numbers::sig3(r)),
             None => format!("roof: {bw}, {fl}"),
         }
     }
@@ -283,7 +287,7 @@ fn param_text(r: &BenchResult, key: &str) -> Option<String> {
 }
 
 fn sig3(v: f64) -> String {
-    crate::format::sig3(v)
+    crate::numbers::sig3(v)
 }
 
 /// Roofline sweep points and matmul points by precision, x = FLOP/byte, y = GFLOP/s.

@@ -311,8 +311,8 @@ fn results_section(title: &str, doc: &RunDocument) -> String {
         let ci = if s.n > 1 {
             format!(
                 "{} - {}",
-                crate::format::sig3(s.ci_low),
-                crate::format::sig3(s.ci_high)
+                crate::numbers::sig3(s.ci_low),
+                crate::numbers::sig3(s.ci_high)
             )
         } else {
             "-".to_string()
@@ -320,7 +320,7 @@ fn results_section(title: &str, doc: &RunDocument) -> String {
         html.push_str(&format!(
             "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
             escape(&r.id),
-            crate::format::sig3(s.median),
+            crate::numbers::sig3(s.median),
             escape(&r.unit),
             ci,
             r.timing.map_or("-", |t| t.as_str())

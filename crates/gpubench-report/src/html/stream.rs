@@ -12,7 +12,7 @@ use super::data::{Bar, StreamBar};
 use super::escape;
 use super::overlay::Key;
 use crate::ReportError;
-use crate::format::sig3;
+use crate::numbers::sig3;
 
 /// Colour of the copy engine's bar (one file).
 const COPY_ENGINE: usize = 4;

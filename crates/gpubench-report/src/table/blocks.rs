@@ -11,7 +11,7 @@ use comfy_table::{Cell, CellAlignment, Table, presets};
 use gpubench_results::units::format_size;
 use gpubench_results::{BenchResult, MetricKind, Status};
 
-use crate::format::sig3;
+use crate::numbers::sig3;
 
 /// The pivot of a size sweep: per size, per path, the median bandwidth, the latency it implies
 /// (bytes / bandwidth) and, where timestamps bracketed the copy, the GPU-side bandwidth.

@@ -7,7 +7,7 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use gpubench_results::telemetry::{RunTelemetry, Spread, TelemetryStatus};
 use gpubench_results::{BenchResult, RunDocument};
 
-use crate::format::sig3;
+use crate::numbers::sig3;
 
 /// `graphics clock 1410-1980 MHz` for a spread.
 fn spread(name: &str, s: Option<Spread>, unit: &str) -> Option<String> {

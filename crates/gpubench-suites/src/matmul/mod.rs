@@ -56,7 +56,7 @@ pub use variant::{
 use crate::compute::measured_peak;
 use crate::derived::{derived_result, param_str};
 use crate::gpu::Precision;
-use crate::{Benchmarks, BuildContext, KernelError, Suite, SuiteOptions, Tuner};
+use crate::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions, Tuner};
 
 /// The shapes a profile runs: squares, then batch-like shapes (M from 1 up against a fixed
 /// N x K), smaller on software adapters. `--matmul-shape` values come after them.
@@ -90,7 +90,7 @@ impl Suite for MatmulSuite {
         let (ctx, options, tuner) = (build.ctx, build.options, &mut *build.tuner);
         let forced = match &options.matmul_variant {
             Some(name) => Some(find_variant(name).ok_or_else(|| {
-                KernelError::BadOption(format!(
+                PlanError::BadOption(format!(
                     "--matmul-variant {name}: unknown variant (known: {})",
                     variant_names().join(", ")
                 ))
@@ -100,7 +100,7 @@ impl Suite for MatmulSuite {
         let mut shapes = profile_shapes(options.profile, ctx.is_software());
         for &(m, n, k) in &options.matmul_shapes {
             if m == 0 || n == 0 || k == 0 {
-                return Err(KernelError::BadOption(format!(
+                return Err(PlanError::BadOption(format!(
                     "--matmul-shape {m}x{n}x{k}: every dimension must be positive"
                 )));
             }

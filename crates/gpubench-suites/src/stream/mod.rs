@@ -23,7 +23,7 @@ pub use host_memcpy::HostMemcpy;
 pub use kernels::{KERNELS, SCALAR, Stream, StreamKernel, StreamSpec, VEC4_BYTES};
 pub use sizing::AdapterClass;
 
-use crate::{Benchmarks, BuildContext, KernelError, Suite, SuiteOptions};
+use crate::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions};
 
 /// The stream suite: the six kernels, the copy engine and the host memcpy reference, all on
 /// arrays of the same size; in the full profile, triad over smaller arrays too.
@@ -82,9 +82,9 @@ impl Suite for StreamSuite {
 
 /// Refuses a `--stream-size` no stream kernel can take: under 4 KiB, or not whole vec4s. Needs
 /// no adapter, so a caller can check it before anything runs.
-pub fn check_stream_size(bytes: u64) -> Result<(), KernelError> {
+pub fn check_stream_size(bytes: u64) -> Result<(), PlanError> {
     if bytes < 4096 || !bytes.is_multiple_of(VEC4_BYTES) {
-        return Err(KernelError::BadOption(format!(
+        return Err(PlanError::BadOption(format!(
             "--stream-size {} must be at least 4KiB and a multiple of 16 bytes",
             format_size(bytes)
         )));
@@ -96,7 +96,7 @@ pub fn check_stream_size(bytes: u64) -> Result<(), KernelError> {
 /// GPU, 16 MiB on a software adapter; otherwise 512 MiB on a GPU, 10x H200's L2 and 2x
 /// MI300X's infinity cache, and 128 MiB on a software adapter, 4x a typical server L3), capped
 /// by the adapter's binding and buffer limits and rounded down to a power of two.
-pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u64, KernelError> {
+pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u64, PlanError> {
     if let Some(bytes) = options.stream_size {
         check_stream_size(bytes)?;
         return Ok(bytes);

@@ -10,10 +10,10 @@ use gpubench_harness::device::Selection;
 use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 use gpubench_suites::plan::{RunPlan, SampleOverrides};
-use gpubench_suites::{KernelError, SuiteOptions};
+use gpubench_suites::{PlanError, SuiteOptions};
 
 use crate::cli::{BaselineArgs, RunArgs};
-use crate::cmd::verdicts;
+use crate::cmd::baseline_gate;
 use crate::exit::UsageError;
 use crate::paths::{Files, check_baseline_dir};
 
@@ -45,7 +45,7 @@ impl Plan {
     /// Checks `args`; every refusal is a usage error naming the flag.
     pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
         let mut files = Files::new();
-        let explicit_baseline = verdicts::load_explicit_baseline(&args.baseline)?;
+        let explicit_baseline = baseline_gate::load_explicit_baseline(&args.baseline)?;
         if let Some(path) = &args.baseline.baseline {
             files.input("--baseline", path)?;
         }
@@ -54,7 +54,7 @@ impl Plan {
                 files.output(flag, path)?;
             }
         }
-        verdicts::add_export_outputs(&mut files, args.baseline.export_gab.as_ref())?;
+        baseline_gate::add_export_outputs(&mut files, args.baseline.export_gab.as_ref())?;
         check_baseline_dir(&args.baseline.dir(), args.baseline.save_baseline)?;
         check_suites(args)?;
         let selection =
@@ -84,9 +84,9 @@ impl Plan {
 }
 
 /// A refusal of the library's (a suite, an option) as a usage error.
-pub fn usage_error(error: KernelError) -> anyhow::Error {
+pub fn usage_error(error: PlanError) -> anyhow::Error {
     match error {
-        KernelError::BadOption(_) | KernelError::UnknownSuite(_) => {
+        PlanError::BadOption(_) | PlanError::UnknownSuite(_) => {
             UsageError(error.to_string()).into()
         }
     }
