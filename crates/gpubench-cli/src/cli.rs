@@ -68,14 +68,63 @@ pub struct ListArgs {
     pub json: bool,
 }
 
+/// What `--adapter` names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdapterChoice {
+    /// A position in `gpubench list`.
+    Index(usize),
+    /// A case-insensitive substring of the adapter's name.
+    Name(String),
+    /// Every adapter in turn (`run` only).
+    All,
+}
+
+impl AdapterChoice {
+    /// The value adapter selection takes for one adapter; `None` for [`AdapterChoice::All`].
+    pub fn selection_value(&self) -> Option<String> {
+        match self {
+            AdapterChoice::Index(index) => Some(index.to_string()),
+            AdapterChoice::Name(name) => Some(name.clone()),
+            AdapterChoice::All => None,
+        }
+    }
+}
+
+/// `--adapter`: `all`, an index, or a name substring (never empty).
+fn parse_adapter_choice(text: &str) -> Result<AdapterChoice, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("give an index from `gpubench list`, a name substring, or all".to_string());
+    }
+    if text.eq_ignore_ascii_case("all") {
+        return Ok(AdapterChoice::All);
+    }
+    Ok(text.parse().map_or_else(
+        |_| AdapterChoice::Name(text.to_string()),
+        AdapterChoice::Index,
+    ))
+}
+
+impl AdapterArgs {
+    /// The selection these flags make (flags win over the WGPU_* variables) for one adapter.
+    pub fn selection(&self) -> gpubench_harness::device::Selection {
+        gpubench_harness::device::Selection::resolve(
+            self.adapter
+                .as_ref()
+                .and_then(AdapterChoice::selection_value),
+            self.backend.clone(),
+        )
+    }
+}
+
 /// Which adapter to use. Flags win over WGPU_ADAPTER_NAME / WGPU_BACKEND / WGPU_POWER_PREF.
 #[derive(Debug, Args, Clone)]
 pub struct AdapterArgs {
     /// Adapter index (from `gpubench list`), a case-insensitive substring of its name, or `all`
     /// (`run`: every adapter in turn, `--backend` filtering) [default: WGPU_ADAPTER_NAME, a name
     /// substring].
-    #[arg(long, value_name = "INDEX|NAME")]
-    pub adapter: Option<String>,
+    #[arg(long, value_name = "INDEX|NAME", value_parser = parse_adapter_choice)]
+    pub adapter: Option<AdapterChoice>,
     /// Backend: vulkan, metal, dx12 or gl (comma list allowed) [default: WGPU_BACKEND, else
     /// every backend].
     #[arg(long, value_name = "LIST")]
@@ -305,6 +354,23 @@ mod tests {
     use clap::Parser;
 
     use super::*;
+
+    #[test]
+    fn adapter_choices_are_parsed_once() {
+        assert_eq!(parse_adapter_choice("all"), Ok(AdapterChoice::All));
+        assert_eq!(parse_adapter_choice("ALL"), Ok(AdapterChoice::All));
+        assert_eq!(parse_adapter_choice("2"), Ok(AdapterChoice::Index(2)));
+        assert_eq!(
+            parse_adapter_choice("llvmpipe"),
+            Ok(AdapterChoice::Name("llvmpipe".into()))
+        );
+        assert!(parse_adapter_choice("  ").is_err());
+        assert_eq!(
+            AdapterChoice::Index(2).selection_value().as_deref(),
+            Some("2")
+        );
+        assert_eq!(AdapterChoice::All.selection_value(), None);
+    }
 
     fn run_args(extra: &[&str]) -> Result<RunArgs, clap::Error> {
         let argv = ["gpubench", "run"].iter().chain(extra);

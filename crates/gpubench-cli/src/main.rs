@@ -30,6 +30,9 @@ fn main() -> ExitCode {
     let args = cli::Cli::parse();
     let outcome = match args.command {
         cli::Command::List(list) => cmd::list::run(&list),
+        cli::Command::Run(run) if run.adapter.adapter == Some(cli::AdapterChoice::All) => {
+            cmd::fleet::run_all(&run)
+        }
         cli::Command::Run(run) => cmd::run::run(&run),
         cli::Command::Report(report) => cmd::report::run(&report),
         cli::Command::Compare(compare) => cmd::compare::run(&compare),

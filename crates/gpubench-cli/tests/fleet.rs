@@ -100,3 +100,47 @@ fn a_fleet_refuses_a_file_for_its_directory_and_a_single_html() {
     }
     assert_eq!(std::fs::read_to_string(&file).expect("kept"), "{}");
 }
+
+/// The fleet lists adapters by `--backend`, else by WGPU_BACKEND, and runs each on its own
+/// backend: the variable can neither add an adapter the flag left out nor take one away.
+#[test]
+fn the_fleet_and_wgpu_backend_agree() {
+    if !require_vulkan() {
+        return;
+    }
+    let vulkan = adapters()
+        .iter()
+        .filter(|a| a["backend"] == "vulkan")
+        .count();
+    for (env, flag) in [("vulkan", None), ("gl", Some("vulkan"))] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let results = dir.path().join("fleet");
+        let mut cmd = gpubench_command();
+        cmd.env("WGPU_BACKEND", env)
+            .args(["run", "--adapter", "all", "--profile", "quick"])
+            .args(["--suite", "launch", "--no-progress", "--out"])
+            .arg(&results)
+            .arg("--baseline-dir")
+            .arg(dir.path().join("baselines"));
+        if let Some(flag) = flag {
+            cmd.args(["--backend", flag]);
+        }
+        let out = cmd.output().expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "WGPU_BACKEND={env} --backend {flag:?}: {}",
+            text(&out.stderr)
+        );
+        let files: Vec<String> = std::fs::read_dir(&results)
+            .expect("results dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(files.len(), vulkan, "{files:?}");
+        assert!(
+            files.iter().all(|f| f.ends_with("-vulkan.json")),
+            "{files:?}"
+        );
+    }
+}

@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use gpubench_harness::TelemetryHook;
-use gpubench_harness::device::Selection;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner};
 use gpubench_results::telemetry::{NominalFigures, PcieLink, TelemetrySummary};
@@ -49,7 +48,14 @@ struct Report<'a> {
 }
 
 pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
-    let selection = Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
+    if args.adapter.adapter == Some(crate::cli::AdapterChoice::All) {
+        return Err(crate::exit::UsageError(
+            "--adapter all runs every adapter only in `gpubench run`; doctor checks one: give its index or name"
+                .to_string(),
+        )
+        .into());
+    }
+    let selection = args.adapter.selection();
     let ctx = GpuContext::new(&selection)?;
     let telemetry = Arc::new(
         Telemetry::open(&ctx, &TelemetryOptions::from_env(true)).context("opening telemetry")?,

@@ -16,28 +16,32 @@ use std::path::{Path, PathBuf};
 use gpubench_baseline::cross_table;
 use gpubench_harness::RunDocument;
 use gpubench_harness::device::{AdapterSummary, list_adapters, parse_backends};
-use gpubench_results::results_file::load_document;
 use gpubench_results::schema::slug;
 
-use crate::cli::RunArgs;
-use crate::exit::{Exit, UsageError};
+use gpubench_harness::device::Selection;
 
-/// The `--adapter` value that asks for every adapter.
-pub const ALL: &str = "all";
+use crate::cli::RunArgs;
+use crate::cmd::run::Plan;
+use crate::exit::{Exit, UsageError};
+use crate::signals::StopSignal;
 
 /// What became of one adapter's run.
 enum AdapterRun {
-    Finished(Exit),
+    /// It ran (or stopped) with this status; its document, when one was written.
+    Finished(Exit, Option<Box<RunDocument>>),
+    /// It could not be run.
     Error(String),
 }
 
-/// Runs every adapter in turn and prints the cross-card table of their results.
+/// Runs every adapter in turn and prints the cross-card table of their results, from the
+/// documents the runs returned.
 pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
     crate::cmd::run::check_args(args)?;
     let dir = results_dir(args)?;
     let adapters = chosen_adapters(args)?;
     std::fs::create_dir_all(&dir)
         .map_err(|e| anyhow::anyhow!("creating the results directory {}: {e}", dir.display()))?;
+    let signals = StopSignal::install();
     let mut outcomes = Vec::new();
     for (i, adapter) in adapters.iter().enumerate() {
         let out = dir.join(format!(
@@ -54,13 +58,10 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
             adapter.name,
             adapter.backend
         );
-        let mut one = args.clone();
-        one.adapter.adapter = Some(adapter.index.to_string());
-        one.adapter.backend = None;
-        one.out = Some(out.clone());
-        one.html = None;
-        let outcome = match crate::cmd::run::run(&one) {
-            Ok(exit) => AdapterRun::Finished(exit),
+        let outcome = Plan::for_fleet_adapter(args, adapter.index, &adapter.backend, out.clone())
+            .and_then(|plan| crate::cmd::run::run_one(plan, &signals));
+        let outcome = match outcome {
+            Ok((exit, doc)) => AdapterRun::Finished(exit, doc.map(Box::new)),
             Err(error) => {
                 note!(
                     "error: adapter [{}] {}: {error:#}",
@@ -70,7 +71,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
                 AdapterRun::Error(format!("{error:#}"))
             }
         };
-        let interrupted = matches!(outcome, AdapterRun::Finished(e) if e.interrupted());
+        let interrupted = matches!(&outcome, AdapterRun::Finished(e, _) if e.interrupted());
         outcomes.push((adapter, out, outcome));
         if interrupted {
             break;
@@ -85,15 +86,13 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
 
 /// Every adapter `gpubench list` shows, on the backends of `--backend` (all when not given).
 fn chosen_adapters(args: &RunArgs) -> anyhow::Result<Vec<AdapterSummary>> {
-    let backends = match &args.adapter.backend {
-        Some(text) => Some(parse_backends(text).map_err(|e| UsageError(e.to_string()))?),
-        None => None,
-    };
+    // `--backend`, else WGPU_BACKEND, as for one adapter.
+    let backends = Selection::resolve(None, args.adapter.backend.clone())
+        .backends()
+        .map_err(|e| UsageError(format!("--backend: {e}")))?;
     let adapters: Vec<AdapterSummary> = list_adapters()
         .into_iter()
-        .filter(|a| {
-            backends.is_none_or(|b| parse_backends(&a.backend).is_ok_and(|mine| b.contains(mine)))
-        })
+        .filter(|a| parse_backends(&a.backend).is_ok_and(|mine| backends.contains(mine)))
         .collect();
     if adapters.is_empty() {
         anyhow::bail!(
@@ -139,18 +138,19 @@ fn print_cross_table(
     args: &RunArgs,
     outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)],
 ) -> anyhow::Result<bool> {
-    let docs: Vec<(String, RunDocument)> = outcomes
+    let docs: Vec<(String, &RunDocument)> = outcomes
         .iter()
-        .filter_map(|(adapter, path, _)| {
-            load_document(path)
-                .ok()
-                .map(|doc| (format!("[{}] {}", adapter.index, adapter.backend), doc))
+        .filter_map(|(adapter, _, outcome)| match outcome {
+            AdapterRun::Finished(_, Some(doc)) => {
+                Some((format!("[{}] {}", adapter.index, adapter.backend), &**doc))
+            }
+            _ => None,
         })
         .collect();
     note!("");
     for (adapter, path, outcome) in outcomes {
         let what = match outcome {
-            AdapterRun::Finished(exit) => format!("exit {}", exit.code()),
+            AdapterRun::Finished(exit, _) => format!("exit {}", exit.code()),
             AdapterRun::Error(error) => format!("not run: {error}"),
         };
         note!(
@@ -170,7 +170,7 @@ fn print_cross_table(
         args.format
     };
     let style = TableStyle::for_stdout(args.verbose);
-    let runs: Vec<(&str, &RunDocument)> = docs.iter().map(|(l, d)| (l.as_str(), d)).collect();
+    let runs: Vec<(&str, &RunDocument)> = docs.iter().map(|(l, d)| (l.as_str(), *d)).collect();
     if crate::stdout::print(&format.render_cross(&cross_table(&runs), &style)?)?
         == crate::stdout::Printed::Closed
     {
@@ -182,7 +182,7 @@ fn print_cross_table(
 fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)]) -> Exit {
     let exits = || {
         outcomes.iter().filter_map(|(_, _, o)| match o {
-            AdapterRun::Finished(exit) => Some(*exit),
+            AdapterRun::Finished(exit, _) => Some(*exit),
             AdapterRun::Error(_) => None,
         })
     };

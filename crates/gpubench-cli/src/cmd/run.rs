@@ -24,19 +24,27 @@ use crate::exit::Exit;
 use crate::progress::Progress;
 use crate::signals::StopSignal;
 use crate::stdout::{Printed, print_unless_stopped};
-use plan::{Plan, usage_error};
+pub use plan::Plan;
+use plan::usage_error;
 
+/// `gpubench run` on one adapter.
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
-    if args.adapter.adapter.as_deref() == Some(crate::cmd::fleet::ALL) {
-        return crate::cmd::fleet::run_all(args);
-    }
     let signals = StopSignal::install();
-    let mut plan = Plan::from_args(args)?;
+    let plan = Plan::from_args(args)?;
+    run_one(plan, &signals).map(|(exit, _)| exit)
+}
+
+/// Runs `plan` on the adapter it selects, writing its results file; the exit status and the
+/// document (`None` when the run stopped before one existed). A fleet calls this per adapter.
+pub fn run_one(
+    mut plan: Plan,
+    signals: &StopSignal,
+) -> anyhow::Result<(Exit, Option<RunDocument>)> {
     for warning in plan.selection.notes() {
         note!("warning: {warning}");
     }
     let ctx = GpuContext::new(&plan.selection)?;
-    args.expect.expectation().check(&ctx.summary)?;
+    plan.expect.check(&ctx.summary)?;
     plan.run.check_adapter(&ctx).map_err(usage_error)?;
     let out_path = match &plan.out {
         Some(path) => path.clone(),
@@ -54,14 +62,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     )?;
     if let Some(code) = signals.received() {
         note!("interrupted before the run started: nothing written");
-        return Ok(code);
+        return Ok((code, None));
     }
     let mut sink = ResultsFile {
         path: &out_path,
         progress: Progress::new(progress_steps(&plan), plan.progress),
         written: false,
     };
-    let telemetry = open_telemetry(&ctx, args.telemetry == "on")?;
+    let telemetry = open_telemetry(&ctx, plan.telemetry)?;
     let outcome = Session::new(&ctx, &plan.run, signals.flag())
         .with_telemetry(telemetry)
         .run(tool_info(), &mut sink);
@@ -73,9 +81,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
         sink.write(&doc)?;
     }
     if let Some(code) = signals.received() {
-        return Ok(interrupted(&doc, &out_path, &plan.baseline, code));
+        return Ok((
+            interrupted(&doc, &out_path, &plan.baseline, code),
+            Some(doc),
+        ));
     }
-    report_and_gate(&plan, &baseline, &doc, &out_path, &signals)
+    let exit = report_and_gate(&plan, &baseline, &doc, &out_path, signals)?;
+    Ok((exit, Some(doc)))
 }
 
 /// The run's telemetry for `ctx` (a missing reader is recorded, never an error), its state

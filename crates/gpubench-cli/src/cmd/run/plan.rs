@@ -7,12 +7,13 @@ use std::path::PathBuf;
 
 use gpubench_harness::RunDocument;
 use gpubench_harness::device::Selection;
+use gpubench_harness::expect::AdapterExpectation;
 use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 use gpubench_suites::plan::{RunPlan, SampleOverrides};
 use gpubench_suites::{PlanError, SuiteOptions};
 
-use crate::cli::{BaselineArgs, RunArgs};
+use crate::cli::{AdapterChoice, BaselineArgs, RunArgs};
 use crate::cmd::baseline_gate;
 use crate::exit::UsageError;
 use crate::paths::{Files, check_baseline_dir};
@@ -37,11 +38,32 @@ pub struct Plan {
     pub explicit_baseline: Option<(String, RunDocument)>,
     /// Whether to draw progress bars.
     pub progress: bool,
+    /// What the adapter must be.
+    pub expect: AdapterExpectation,
+    /// Whether telemetry is read.
+    pub telemetry: bool,
     /// Every file the run reads or writes, checked so far.
     pub files: Files,
 }
 
 impl Plan {
+    /// The plan of one adapter of a fleet: `args` with the adapter at `index` of `gpubench list`
+    /// chosen on its own backend (flags win over the WGPU_* variables, so the environment cannot
+    /// choose another) and `out` as its results file; no HTML page (the fleet's comes after).
+    pub fn for_fleet_adapter(
+        args: &RunArgs,
+        index: usize,
+        backend: &str,
+        out: PathBuf,
+    ) -> anyhow::Result<Self> {
+        let mut one = args.clone();
+        one.adapter.adapter = Some(AdapterChoice::Index(index));
+        one.adapter.backend = Some(backend.to_string());
+        one.out = Some(out);
+        one.html = None;
+        Self::from_args(&one)
+    }
+
     /// Checks `args`; every refusal is a usage error naming the flag.
     pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
         let mut files = Files::new();
@@ -57,8 +79,7 @@ impl Plan {
         baseline_gate::add_export_outputs(&mut files, args.baseline.export_gab.as_ref())?;
         check_baseline_dir(&args.baseline.dir(), args.baseline.save_baseline)?;
         check_suites(args)?;
-        let selection =
-            Selection::resolve(args.adapter.adapter.clone(), args.adapter.backend.clone());
+        let selection = args.adapter.selection();
         selection
             .backends()
             .map_err(|e| UsageError(format!("--backend: {e}")))?;
@@ -78,6 +99,8 @@ impl Plan {
             baseline: args.baseline.clone(),
             explicit_baseline,
             progress: !args.no_progress,
+            expect: args.expect.expectation(),
+            telemetry: args.telemetry == "on",
             files,
         })
     }
