@@ -124,8 +124,22 @@ fn refused_flags_write_nothing_and_keep_the_old_results_file() {
     let dir = tempfile::tempdir().expect("temp dir");
     let keep = write(dir.path(), "keep.json", &doc_with("NVIDIA Test", false));
     let before = std::fs::read(&keep).expect("read");
-    let cases: [(&[&str], &str); 4] = [
-        (&["--stream-size", "100"], "--stream-size"),
+    // clap refuses what a value parser can see; the library names its options and the CLI the
+    // flag that set each (--stream-size, --matmul-variant reach the library).
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &["--stream-size", "100"],
+            "--stream-size 100B must be at least 4KiB",
+        ),
+        (&["--samples", "1"], "--samples <N>': 1 is not in 2"),
+        (
+            &["--sample-ms", "0"],
+            "'0' is not a positive number of milliseconds",
+        ),
+        (
+            &["--suite", "matmul", "--matmul-variant", "bogus"],
+            "--matmul-variant bogus: unknown variant",
+        ),
         (&["--suite", "stream,stream"], "named twice"),
         (&["--backend", "nonsense"], "nonsense"),
         (

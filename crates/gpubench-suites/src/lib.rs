@@ -32,9 +32,60 @@ pub enum PlanError {
     /// A suite name that does not exist.
     #[error("unknown suite '{0}': choose from {known}", known = SUITES.join(", "))]
     UnknownSuite(String),
-    /// An option value that cannot work.
-    #[error("{0}")]
-    BadOption(String),
+    /// An option value that cannot work. The message names the option as the library knows it;
+    /// a front end names its own flag instead ([`SuiteOption`]).
+    #[error("{} {problem}", option.name())]
+    BadOption {
+        /// Which option.
+        option: SuiteOption,
+        /// What is wrong with its value, e.g. `0x4x4: every dimension must be from 1 to 65536`.
+        problem: String,
+    },
+}
+
+/// The options a run takes, by the library's names: errors say which one was wrong, and a
+/// front end maps each to its own flag (the CLI's `--matmul-shape`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SuiteOption {
+    /// Samples per benchmark.
+    Samples,
+    /// Target length of one sample.
+    SampleLength,
+    /// Time cap for sampling one benchmark.
+    MaxTime,
+    /// Length of a sustained run.
+    Duration,
+    /// Bytes per stream array.
+    StreamSize,
+    /// An extra matmul shape.
+    MatmulShape,
+    /// The one matmul variant to run.
+    MatmulVariant,
+}
+
+impl SuiteOption {
+    /// The option's name in the library's words.
+    pub fn name(self) -> &'static str {
+        match self {
+            SuiteOption::Samples => "samples",
+            SuiteOption::SampleLength => "sample length",
+            SuiteOption::MaxTime => "max time",
+            SuiteOption::Duration => "duration",
+            SuiteOption::StreamSize => "stream size",
+            SuiteOption::MatmulShape => "matmul shape",
+            SuiteOption::MatmulVariant => "matmul variant",
+        }
+    }
+}
+
+impl PlanError {
+    /// `option`'s value is wrong: `problem` says how.
+    pub fn bad(option: SuiteOption, problem: impl Into<String>) -> Self {
+        PlanError::BadOption {
+            option,
+            problem: problem.into(),
+        }
+    }
 }
 
 /// When a suite runs without being named with `--suite`.

@@ -11,7 +11,7 @@ use gpubench_results::schema::RunConfig;
 use gpubench_results::units::format_size;
 
 use crate::faults::Fault;
-use crate::{PlanError, SuiteEntry, SuiteOptions, default_suites, find_suite, matmul};
+use crate::{PlanError, SuiteEntry, SuiteOption, SuiteOptions, default_suites, find_suite, matmul};
 
 /// Largest matmul dimension accepted: a 2^20 x 4 f16 matrix already needs 8 MiB, and every
 /// product of two dimensions stays far inside u64 and every padded stride inside u32.
@@ -83,12 +83,13 @@ impl SampleOverrides {
     /// Refuses overrides the runner cannot follow.
     fn check(&self) -> Result<(), PlanError> {
         if self.samples.is_some_and(|n| n < 2) {
-            return Err(PlanError::BadOption(
-                "--samples must be at least 2 (an interval needs two samples)".to_string(),
+            return Err(PlanError::bad(
+                SuiteOption::Samples,
+                "must be at least 2 (an interval needs two samples)",
             ));
         }
-        check_seconds("--sample-ms", self.sample_ms.map(|ms| ms / 1e3))?;
-        check_seconds("--max-time", self.max_time)
+        check_seconds(SuiteOption::SampleLength, self.sample_ms.map(|ms| ms / 1e3))?;
+        check_seconds(SuiteOption::MaxTime, self.max_time)
     }
 
     /// `settings` with these overrides applied.
@@ -109,11 +110,11 @@ impl SampleOverrides {
 }
 
 /// Refuses a time that is not a positive, representable number of seconds.
-fn check_seconds(flag: &str, seconds: Option<f64>) -> Result<(), PlanError> {
+fn check_seconds(option: SuiteOption, seconds: Option<f64>) -> Result<(), PlanError> {
     match seconds {
-        Some(s) if !(s > 0.0 && Duration::try_from_secs_f64(s).is_ok()) => Err(
-            PlanError::BadOption(format!("{flag} must be a positive, finite time")),
-        ),
+        Some(s) if !(s > 0.0 && Duration::try_from_secs_f64(s).is_ok()) => {
+            Err(PlanError::bad(option, "must be a positive, finite time"))
+        }
         _ => Ok(()),
     }
 }
@@ -217,12 +218,15 @@ impl RunPlan {
             let (m64, n64, k64) = (u64::from(m), u64::from(n), u64::from(k));
             let largest = (m64 * k64).max(k64 * n64).max(m64 * n64) * 2;
             if largest > limit {
-                return Err(PlanError::BadOption(format!(
-                    "--matmul-shape {}: its largest matrix needs {} even in f16, over the adapter's storage binding limit of {}",
-                    format_matmul_shape((m, n, k)),
-                    format_size(largest),
-                    format_size(limit)
-                )));
+                return Err(PlanError::bad(
+                    SuiteOption::MatmulShape,
+                    format!(
+                        "{}: its largest matrix needs {} even in f16, over the adapter's storage binding limit of {}",
+                        format_matmul_shape((m, n, k)),
+                        format_size(largest),
+                        format_size(limit)
+                    ),
+                ));
             }
         }
         Ok(())
@@ -249,23 +253,29 @@ fn check_options(options: &SuiteOptions) -> Result<(), PlanError> {
     if let Some(name) = &options.matmul_variant
         && matmul::find_variant(name).is_none()
     {
-        return Err(PlanError::BadOption(format!(
-            "--matmul-variant {name}: unknown variant (known: {})",
-            matmul::variant_names().join(", ")
-        )));
+        return Err(PlanError::bad(
+            SuiteOption::MatmulVariant,
+            format!(
+                "{name}: unknown variant (known: {})",
+                matmul::variant_names().join(", ")
+            ),
+        ));
     }
     for &(m, n, k) in &options.matmul_shapes {
         if [m, n, k]
             .iter()
             .any(|&dim| dim == 0 || dim > MAX_MATMUL_DIM)
         {
-            return Err(PlanError::BadOption(format!(
-                "--matmul-shape {}: every dimension must be from 1 to {MAX_MATMUL_DIM}",
-                format_matmul_shape((m, n, k))
-            )));
+            return Err(PlanError::bad(
+                SuiteOption::MatmulShape,
+                format!(
+                    "{}: every dimension must be from 1 to {MAX_MATMUL_DIM}",
+                    format_matmul_shape((m, n, k))
+                ),
+            ));
         }
     }
-    check_seconds("--duration", options.duration)
+    check_seconds(SuiteOption::Duration, options.duration)
 }
 
 #[cfg(test)]
@@ -303,7 +313,8 @@ mod tests {
         bad_variant.matmul_variant = Some("bogus".to_string());
         let error = RunPlan::new(&["matmul"], bad_variant).expect_err("refused");
         assert!(
-            error.to_string().contains("--matmul-variant bogus"),
+            matches!(&error, PlanError::BadOption { option: SuiteOption::MatmulVariant, problem }
+                if problem.starts_with("bogus: unknown variant")),
             "{error}"
         );
         let mut bad_shape = options.clone();

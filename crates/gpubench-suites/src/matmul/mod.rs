@@ -90,20 +90,19 @@ impl Suite for MatmulSuite {
         let (ctx, options, tuner) = (build.ctx, build.options, &mut *build.tuner);
         let forced = match &options.matmul_variant {
             Some(name) => Some(find_variant(name).ok_or_else(|| {
-                PlanError::BadOption(format!(
-                    "--matmul-variant {name}: unknown variant (known: {})",
-                    variant_names().join(", ")
-                ))
+                PlanError::bad(
+                    crate::SuiteOption::MatmulVariant,
+                    format!(
+                        "{name}: unknown variant (known: {})",
+                        variant_names().join(", ")
+                    ),
+                )
             })?),
             None => None,
         };
         let mut shapes = profile_shapes(options.profile, ctx.is_software());
+        // The plan refused empty and oversized shapes before any suite was built.
         for &(m, n, k) in &options.matmul_shapes {
-            if m == 0 || n == 0 || k == 0 {
-                return Err(PlanError::BadOption(format!(
-                    "--matmul-shape {m}x{n}x{k}: every dimension must be positive"
-                )));
-            }
             let shape = Shape::new(m, n, k);
             if !shapes.contains(&shape) {
                 shapes.push(shape);

@@ -84,10 +84,13 @@ impl Suite for StreamSuite {
 /// no adapter, so a caller can check it before anything runs.
 pub fn check_stream_size(bytes: u64) -> Result<(), PlanError> {
     if bytes < 4096 || !bytes.is_multiple_of(VEC4_BYTES) {
-        return Err(PlanError::BadOption(format!(
-            "--stream-size {} must be at least 4KiB and a multiple of 16 bytes",
-            format_size(bytes)
-        )));
+        return Err(PlanError::bad(
+            crate::SuiteOption::StreamSize,
+            format!(
+                "{} must be at least 4KiB and a multiple of 16 bytes",
+                format_size(bytes)
+            ),
+        ));
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use gpubench_harness::expect::AdapterExpectation;
 use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 use gpubench_suites::plan::{RunPlan, SampleOverrides};
-use gpubench_suites::{PlanError, SuiteOptions};
+use gpubench_suites::{PlanError, SuiteOption, SuiteOptions};
 
 use crate::cli::{AdapterChoice, BaselineArgs, RunArgs};
 use crate::cmd::baseline_gate;
@@ -106,12 +106,26 @@ impl Plan {
     }
 }
 
-/// A refusal of the library's (a suite, an option) as a usage error.
+/// A refusal of the library's (a suite, an option) as a usage error naming the flag.
 pub fn usage_error(error: PlanError) -> anyhow::Error {
     match error {
-        PlanError::BadOption(_) | PlanError::UnknownSuite(_) => {
-            UsageError(error.to_string()).into()
+        PlanError::BadOption { option, problem } => {
+            UsageError(format!("{} {problem}", flag(option))).into()
         }
+        PlanError::UnknownSuite(_) => UsageError(error.to_string()).into(),
+    }
+}
+
+/// The flag that sets `option`.
+fn flag(option: SuiteOption) -> &'static str {
+    match option {
+        SuiteOption::Samples => "--samples",
+        SuiteOption::SampleLength => "--sample-ms",
+        SuiteOption::MaxTime => "--max-time",
+        SuiteOption::Duration => "--duration",
+        SuiteOption::StreamSize => "--stream-size",
+        SuiteOption::MatmulShape => "--matmul-shape",
+        SuiteOption::MatmulVariant => "--matmul-variant",
     }
 }
 
@@ -152,4 +166,35 @@ fn check_suites(args: &RunArgs) -> anyhow::Result<()> {
         gpubench_suites::stream::check_stream_size(bytes).map_err(usage_error)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn every_library_option_maps_to_a_flag_run_takes() {
+        let cli = crate::cli::Cli::command();
+        let run = cli.find_subcommand("run").expect("run");
+        let options = [
+            SuiteOption::Samples,
+            SuiteOption::SampleLength,
+            SuiteOption::MaxTime,
+            SuiteOption::Duration,
+            SuiteOption::StreamSize,
+            SuiteOption::MatmulShape,
+            SuiteOption::MatmulVariant,
+        ];
+        for option in options {
+            let long = flag(option).trim_start_matches("--");
+            assert!(
+                run.get_arguments().any(|a| a.get_long() == Some(long)),
+                "{option:?} maps to --{long}, which run does not take"
+            );
+        }
+        let error = usage_error(PlanError::bad(SuiteOption::MatmulShape, "0x4x4: too small"));
+        assert_eq!(error.to_string(), "--matmul-shape 0x4x4: too small");
+    }
 }
