@@ -399,6 +399,12 @@ impl MemoryMap {
         }
     }
 
+    /// The `memoryTypeBits` Vulkan reported for a buffer of `role`'s usage (Vulkan only).
+    pub fn type_bits(&self, role: BufferRole) -> Option<u32> {
+        let (_, bits) = self.vulkan.as_ref()?;
+        bits.iter().find(|(r, _)| *r == role).map(|&(_, b)| b)
+    }
+
     /// The placement of a chosen type, with its flags, heap and fallback in words.
     fn described(&self, memory: &VulkanMemory, choice: Choice) -> Placement {
         let ty = memory.types[choice.type_index];
@@ -427,7 +433,8 @@ impl MemoryMap {
     }
 
     /// The info with params saying where each of `roles` lives at `bytes`: `memory_source`,
-    /// `unified_memory`, `memory_layout` (Vulkan) and `<role>_memory` / `<role>_memory_detail`.
+    /// `unified_memory`, `memory_layout` (Vulkan), `<role>_memory` / `<role>_memory_detail`, and
+    /// on Vulkan `<role>_memory_type_bits`: what Vulkan reported for a buffer of that usage.
     pub fn annotate(&self, info: BenchmarkInfo, roles: &[BufferRole], bytes: u64) -> BenchmarkInfo {
         let mut info = info
             .param("memory_source", self.source())
@@ -440,6 +447,14 @@ impl MemoryMap {
             info = info
                 .param(&format!("{}_memory", role.name()), placement.kind.name())
                 .param(&format!("{}_memory_detail", role.name()), placement.detail);
+            // What Vulkan itself reported for a buffer of this usage, beside the choice made
+            // from it: the memory types it may live in.
+            if let Some(bits) = self.type_bits(role) {
+                info = info.param(
+                    &format!("{}_memory_type_bits", role.name()),
+                    format!("0x{bits:x}"),
+                );
+            }
         }
         info
     }
@@ -721,6 +736,12 @@ mod tests {
         assert_eq!(info.params["staging_memory"], "unified");
         assert_eq!(info.params["device_memory"], "unified");
         assert!(!info.params.contains_key("readback_memory"));
+        let bits = map.type_bits(BufferRole::Staging).expect("probed");
+        assert_eq!(
+            info.params["staging_memory_type_bits"],
+            format!("0x{bits:x}").as_str()
+        );
+        assert!(!info.params.contains_key("readback_memory_type_bits"));
         assert_eq!(
             info.params["memory_layout"],
             "type 0 [DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT|HOST_CACHED] heap 0; heap 0: 2GiB device-local"
