@@ -56,7 +56,7 @@ pub fn run_text(doc: &RunDocument, verbose: bool) -> RunText {
     RunText {
         heading: heading(doc),
         suites,
-        notes: crate::table::warning_lines(doc, verbose),
+        notes: crate::table::notes::warning_lines(doc, verbose),
         legend: legend(doc),
     }
 }
@@ -86,7 +86,7 @@ fn heading(doc: &RunDocument) -> Vec<String> {
         ),
     ];
     lines.extend(
-        crate::table::telemetry_header_lines(doc)
+        crate::table::telemetry::header_lines(doc)
             .lines()
             .map(String::from),
     );

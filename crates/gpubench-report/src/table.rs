@@ -8,8 +8,8 @@ use crate::numbers::printable;
 use gpubench_baseline::{Comparison, CrossTable};
 
 mod blocks;
-mod notes;
-mod telemetry;
+pub(crate) mod notes;
+pub(crate) mod telemetry;
 use crate::ReportError;
 use crate::comparison::{ComparisonText, comparison_text, cross_text};
 use crate::run_text::run_text;
@@ -67,13 +67,6 @@ pub fn render_run(style: &TableStyle, doc: &RunDocument) -> Result<String, Repor
     out.push('\n');
     Ok(printable(&out))
 }
-
-/// The telemetry lines under the heading (empty without telemetry).
-pub fn telemetry_header_lines(doc: &RunDocument) -> String {
-    telemetry::header_lines(doc)
-}
-
-pub use notes::warning_lines;
 
 /// A comparison as the terminal table.
 pub fn render_comparison(

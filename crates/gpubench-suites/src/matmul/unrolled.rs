@@ -12,8 +12,11 @@
 //! ([`super::VARIANTS`]), nowhere else. Layout, bounds handling and the 8 x 8 workgroup are those
 //! of `matmul_reg.wgsl` (see there), so the same verification applies.
 
-use super::variant::REG_WG;
 use super::wgsl::{self, emit};
+
+/// Workgroup edge of the register-blocked kernels: the `WX` and `WY` overrides of matmul_reg.wgsl
+/// and the workgroup size the unrolled kernels are generated with.
+pub(super) const REG_WG: u32 = 8;
 use crate::gpu::Precision;
 
 /// The entry point of the kernel for a `tm` x `4 tn` block (`tm` rows, `tn` vec4 columns).

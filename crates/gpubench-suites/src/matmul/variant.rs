@@ -10,7 +10,7 @@ use gpubench_harness::GpuContext;
 use super::coop::{self, CoopParams};
 use super::gemv::{self, GemvParams};
 use super::tiled::{self, TileParams};
-use super::unrolled;
+use super::unrolled::{self, REG_WG};
 use crate::gpu::{Precision, SpecialisedShader, specialise};
 use crate::shaders;
 
@@ -61,10 +61,6 @@ pub struct Variant {
     /// Accumulate in f32 even for f16 data.
     pub f32_accumulate: bool,
 }
-
-/// Workgroup edge of the register-blocked kernels: the `WX` and `WY` overrides of matmul_reg.wgsl
-/// and the workgroup size the unrolled kernels are generated with.
-pub(super) const REG_WG: u32 = 8;
 
 /// The fixed variants, simplest first: the first is the tiled reference every choice must beat.
 /// The unrolled blocks named here are the ones generated ([`super::unrolled`]).
