@@ -301,23 +301,15 @@ impl GpuContext {
 impl GpuContext {
     /// Whether pipelines built now get naga's runtime checks (off unless a run asked for them).
     pub fn shader_checks(&self) -> ShaderChecks {
-        if self.shader_checks_on.load(Ordering::SeqCst) {
-            ShaderChecks::On
-        } else {
-            ShaderChecks::Off
-        }
+        ShaderChecks::when(self.shader_checks_on.load(Ordering::SeqCst))
     }
 
     /// Sets the runtime-checks choice for pipelines built from now on; returns the one before.
     pub fn set_shader_checks(&self, checks: ShaderChecks) -> ShaderChecks {
-        let before = self
-            .shader_checks_on
-            .swap(checks == ShaderChecks::On, Ordering::SeqCst);
-        if before {
-            ShaderChecks::On
-        } else {
-            ShaderChecks::Off
-        }
+        ShaderChecks::when(
+            self.shader_checks_on
+                .swap(checks == ShaderChecks::On, Ordering::SeqCst),
+        )
     }
 
     /// How many compute pipelines have been built on this context so far.

@@ -16,6 +16,15 @@ pub enum ShaderChecks {
 }
 
 impl ShaderChecks {
+    /// [`ShaderChecks::On`] when `on`, else [`ShaderChecks::Off`].
+    pub fn when(on: bool) -> Self {
+        if on {
+            ShaderChecks::On
+        } else {
+            ShaderChecks::Off
+        }
+    }
+
     /// Both choices.
     pub const ALL: [ShaderChecks; 2] = [ShaderChecks::On, ShaderChecks::Off];
 
