@@ -1,31 +1,18 @@
-//! Where a transfer's buffers live, as far as wgpu lets anyone tell, recorded in every
-//! transfer result's params so a figure can be read for what it is: a copy from host memory
-//! across the bus, or a copy inside device memory after the host already crossed it.
+//! Where a transfer's buffers live, as far as the adapter tells, recorded in every transfer
+//! result's params so a figure can be read for what it is: a copy from host memory across the
+//! bus, or a copy inside device memory after the host already crossed it.
 //!
-//! wgpu 30 chooses memory from a buffer's usage alone. On Vulkan, wgpu-hal's
-//! `vulkan/device.rs` (`Device::create_buffer`) maps usage to a gpu-allocator location:
-//! MAP_WRITE (with or without MAP_READ) is `CpuToGpu`, MAP_READ alone `GpuToCpu`, anything else
-//! `GpuOnly`. gpu-allocator 0.28's `vulkan/mod.rs` (`Allocator::allocate`,
-//! `find_memorytype_index`) then takes the first memory type, in index order, that the buffer's
-//! `memoryTypeBits` allow and whose flags contain the location's preferred set
-//! (`GpuOnly`: DEVICE_LOCAL; `CpuToGpu`: DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT;
-//! `GpuToCpu`: HOST_VISIBLE | HOST_COHERENT | HOST_CACHED), else the required set
-//! (HOST_VISIBLE | HOST_COHERENT for both host locations). A `CpuToGpu` allocation that fails
-//! (a heap too small or full) is retried in the first HOST_VISIBLE | HOST_COHERENT type. wgpu-hal
-//! hides types with flags it does not know (`known_memory_flags` in `vulkan/adapter.rs`, e.g.
-//! AMD's device-coherent types).
-//!
-//! wgpu 30 does not say which memory a buffer got: `Buffer::as_hal` yields the `VkBuffer`, but
-//! its allocation (`BufferMemoryBacking`) is private, and Vulkan cannot be asked what a buffer
-//! is bound to. So on Vulkan this module reads the physical device's memory types and heaps
-//! through `Device::as_hal`, asks Vulkan for the `memoryTypeBits` of a small probe buffer of
-//! each usage (Vulkan guarantees the same bits for every buffer of the same usage and flags;
-//! a probe gets TRANSFER_DST, as wgpu-core adds it to every buffer not mapped at creation, while
-//! a staging buffer created mapped, wgpu's own included, lacks it: a difference the bits could in
-//! principle reflect), and applies gpu-allocator's rules above: the placement the allocator chooses, not an
-//! observation of it. Where a `CpuToGpu` buffer is larger than its heap, the fallback is
-//! certain and reported as such; where it is over half the heap, the heap may be too full and
-//! the fallback is reported as possible (wgpu does not report a fallback that happened).
+//! On Vulkan this module records what Vulkan reports and nothing it has to guess: the physical
+//! device's memory types and heaps (`memory_layout`), the `memoryTypeBits` of a probe buffer of
+//! each usage (`<role>_memory_type_bits`; Vulkan gives every buffer of one usage and flags the
+//! same bits), and each usage's *preferred type*: the first type, in index order, that those
+//! bits allow and that has the flags the usage asks for. Vulkan orders types so that, of types
+//! with the same flags, the first performs best (specification, `VkPhysicalDeviceMemoryProperties`),
+//! which is why allocators search in index order. Which flags each usage asks for, and why the
+//! allocation itself cannot be observed through wgpu 30, is told once, in
+//! docs/notes/2026-12-01-wgpu-buffer-placement.md. A buffer larger than its preferred type's
+//! heap cannot live there; that row says so and calls its placement unknown rather than
+//! guess the allocator's fallback.
 //!
 //! Elsewhere (Metal, DX12, GL) only the adapter type speaks: integrated GPUs and CPU adapters
 //! share one memory with the host (unified), a discrete GPU's placement is unknown.
@@ -45,11 +32,8 @@ pub mod flags {
     pub const HOST_CACHED: u32 = 0x8;
     /// `VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT`.
     pub const LAZILY_ALLOCATED: u32 = 0x10;
-    /// The flags wgpu-hal lets gpu-allocator use; a type with any other flag is hidden.
-    pub const KNOWN: u32 =
-        DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT | HOST_CACHED | LAZILY_ALLOCATED;
 
-    /// `DEVICE_LOCAL|HOST_VISIBLE|...` for the bits set in `value`.
+    /// `DEVICE_LOCAL|HOST_VISIBLE|...` for the bits set in `value`; other bits in hex.
     pub fn names(value: u32) -> String {
         let named = [
             (DEVICE_LOCAL, "DEVICE_LOCAL"),
@@ -58,13 +42,14 @@ pub mod flags {
             (HOST_CACHED, "HOST_CACHED"),
             (LAZILY_ALLOCATED, "LAZILY_ALLOCATED"),
         ];
+        let known = named.iter().fold(0, |all, (bit, _)| all | bit);
         let mut parts: Vec<String> = named
             .iter()
             .filter(|(bit, _)| value & bit != 0)
             .map(|(_, name)| name.to_string())
             .collect();
-        if value & !KNOWN != 0 {
-            parts.push(format!("0x{:x}", value & !KNOWN));
+        if value & !known != 0 {
+            parts.push(format!("0x{:x}", value & !known));
         }
         if parts.is_empty() {
             parts.push("none".into());
@@ -95,119 +80,28 @@ pub struct MemoryHeap {
     pub device_local: bool,
 }
 
-/// A Vulkan physical device's memory types and heaps.
+/// A Vulkan physical device's memory types and heaps, as `vkGetPhysicalDeviceMemoryProperties`
+/// reports them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VulkanMemory {
-    /// Memory types in index order (the order gpu-allocator searches).
+    /// Memory types in index order.
     pub types: Vec<MemoryType>,
     /// Memory heaps.
     pub heaps: Vec<MemoryHeap>,
 }
 
-/// gpu-allocator's memory location, as wgpu-hal derives it from a buffer's usage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Location {
-    /// Neither MAP_READ nor MAP_WRITE.
-    GpuOnly,
-    /// MAP_WRITE (the upload heap: the BAR where there is one).
-    CpuToGpu,
-    /// MAP_READ without MAP_WRITE (cached host memory).
-    GpuToCpu,
-}
-
-impl Location {
-    /// The location wgpu-hal gives a buffer of `usage`.
-    pub fn of(usage: wgpu::BufferUsages) -> Self {
-        if usage.contains(wgpu::BufferUsages::MAP_WRITE) {
-            Location::CpuToGpu
-        } else if usage.contains(wgpu::BufferUsages::MAP_READ) {
-            Location::GpuToCpu
-        } else {
-            Location::GpuOnly
-        }
-    }
-
-    fn preferred(self) -> u32 {
-        match self {
-            Location::GpuOnly => flags::DEVICE_LOCAL,
-            Location::CpuToGpu => flags::DEVICE_LOCAL | flags::HOST_VISIBLE | flags::HOST_COHERENT,
-            Location::GpuToCpu => flags::HOST_VISIBLE | flags::HOST_COHERENT | flags::HOST_CACHED,
-        }
-    }
-
-    fn required(self) -> u32 {
-        match self {
-            Location::GpuOnly => flags::DEVICE_LOCAL,
-            Location::CpuToGpu | Location::GpuToCpu => flags::HOST_VISIBLE | flags::HOST_COHERENT,
-        }
-    }
-}
-
-/// Whether a `CpuToGpu` buffer leaves its first-choice memory type for host memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fallback {
-    /// The first choice holds it.
-    No,
-    /// Over half its heap: the first choice fails when the heap is that full.
-    Possible(usize),
-    /// Larger than its heap: it goes to this type.
-    Certain(usize),
-}
-
-/// The memory type gpu-allocator chooses for one buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Choice {
-    /// Index of the type it allocates from (after a certain fallback).
-    pub type_index: usize,
-    /// What happens when the first choice cannot hold it.
-    pub fallback: Fallback,
-}
-
 impl VulkanMemory {
-    /// `memoryTypeBits` restricted to the types wgpu-hal lets gpu-allocator use.
-    fn usable(&self, bits: u32) -> u32 {
-        self.types
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| flags::KNOWN & t.flags == t.flags)
-            .fold(0, |mask, (i, _)| mask | (1u32 << i))
-            & bits
-    }
-
-    /// The first type allowed by `bits` whose flags contain `wanted`.
-    fn first(&self, bits: u32, wanted: u32) -> Option<usize> {
-        (0..self.types.len().min(32))
-            .find(|&i| bits & (1u32 << i) != 0 && self.types[i].flags & wanted == wanted)
-    }
-
-    /// The type gpu-allocator 0.28 chooses for a buffer of `bytes` whose `memoryTypeBits` are
-    /// `bits` at `location`; `None` when no type qualifies (the allocation fails).
-    pub fn choose(&self, bits: u32, location: Location, bytes: u64) -> Option<Choice> {
-        let bits = self.usable(bits);
-        let first = self
-            .first(bits, location.preferred())
-            .or_else(|| self.first(bits, location.required()))?;
-        let heap = self.heaps.get(self.types[first].heap)?.size;
-        let retry = (location == Location::CpuToGpu)
-            .then(|| self.first(bits, flags::HOST_VISIBLE | flags::HOST_COHERENT))
-            .flatten()
-            .filter(|&t| t != first);
-        let fallback = match retry {
-            Some(t) if bytes > heap => Fallback::Certain(t),
-            Some(t) if bytes > heap / 2 => Fallback::Possible(t),
-            _ => Fallback::No,
-        };
-        let type_index = match fallback {
-            Fallback::Certain(t) => t,
-            _ => first,
-        };
-        Some(Choice {
-            type_index,
-            fallback,
+    /// The preferred type of a buffer whose `memoryTypeBits` are `bits` and whose usage asks
+    /// for `wanted` (flag sets, most wanted first): the first type, in index order, that the
+    /// bits allow and that has every flag of the earliest set any allowed type satisfies.
+    pub fn preferred(&self, bits: u32, wanted: &[u32]) -> Option<usize> {
+        wanted.iter().find_map(|&want| {
+            (0..self.types.len().min(32))
+                .find(|&i| bits & (1u32 << i) != 0 && self.types[i].flags & want == want)
         })
     }
 
-    /// `type 0 [..] on heap 0; heap 0: 2GiB device-local`, for the params.
+    /// `type 0 [..] heap 0; heap 0: 2GiB device-local`, for the params.
     pub fn layout(&self) -> String {
         let types = self
             .types
@@ -236,7 +130,7 @@ pub enum MemoryKind {
     Host,
     /// One memory shared by host and device (integrated GPUs, Apple, CPU adapters).
     Unified,
-    /// wgpu cannot tell.
+    /// The adapter does not tell.
     Unknown,
 }
 
@@ -310,6 +204,24 @@ impl BufferRole {
             BufferRole::Shared => U::STORAGE | U::MAP_WRITE,
         }
     }
+
+    /// The memory flags wgpu asks for a buffer of this usage, most wanted first (the note on
+    /// buffer placement says where this comes from): mapped-for-write buffers want the BAR,
+    /// then any coherent host memory; mapped-for-read ones cached host memory; the rest VRAM.
+    pub fn wanted(self) -> &'static [u32] {
+        use flags::*;
+        match self {
+            BufferRole::Staging | BufferRole::Shared => &[
+                DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT,
+                HOST_VISIBLE | HOST_COHERENT,
+            ],
+            BufferRole::Readback => &[
+                HOST_VISIBLE | HOST_COHERENT | HOST_CACHED,
+                HOST_VISIBLE | HOST_COHERENT,
+            ],
+            BufferRole::Device => &[DEVICE_LOCAL],
+        }
+    }
 }
 
 /// Where one buffer of a transfer lives.
@@ -317,7 +229,7 @@ impl BufferRole {
 pub struct Placement {
     /// In one word.
     pub kind: MemoryKind,
-    /// Memory type, flags, heap and fallback, or how the kind was decided.
+    /// The preferred memory type, its flags and heap, or how the kind was decided.
     pub detail: String,
 }
 
@@ -359,8 +271,8 @@ impl MemoryMap {
         }
     }
 
-    /// Where the facts come from: `vulkan` (memory properties through `as_hal` and
-    /// gpu-allocator's rules) or `adapter-type`.
+    /// Where the facts come from: `vulkan` (memory properties and `memoryTypeBits` through
+    /// `as_hal`) or `adapter-type`.
     pub fn source(&self) -> &'static str {
         if self.vulkan.is_some() {
             "vulkan"
@@ -369,33 +281,48 @@ impl MemoryMap {
         }
     }
 
-    /// Where a buffer of `role` and `bytes` lives.
+    /// Where a buffer of `role` and `bytes` lives: its preferred type on Vulkan.
     pub fn placement(&self, role: BufferRole, bytes: u64) -> Placement {
-        let Some((memory, bits)) = &self.vulkan else {
+        let unknown = |detail: String| Placement {
+            kind: MemoryKind::Unknown,
+            detail,
+        };
+        let Some((memory, _)) = &self.vulkan else {
             let kind = if self.unified {
                 MemoryKind::Unified
             } else {
                 MemoryKind::Unknown
             };
             let detail = format!(
-                "from the adapter type ({:?}); wgpu does not say where this backend places buffers",
+                "from the adapter type ({:?}); this backend does not say where buffers live",
                 self.device_type
             );
             return Placement { kind, detail };
         };
-        let Some(&(_, type_bits)) = bits.iter().find(|(r, _)| *r == role) else {
-            return Placement {
-                kind: MemoryKind::Unknown,
-                detail: "no probe buffer of this usage (the device cannot create one)".into(),
-            };
+        let Some(bits) = self.type_bits(role) else {
+            return unknown("no probe buffer of this usage (the device cannot create one)".into());
         };
-        let location = Location::of(role.usage());
-        match memory.choose(type_bits, location, bytes) {
-            Some(choice) => self.described(memory, choice),
-            None => Placement {
-                kind: MemoryKind::Unknown,
-                detail: format!("no memory type qualifies (memoryTypeBits 0x{type_bits:x})"),
-            },
+        let Some(index) = memory.preferred(bits, role.wanted()) else {
+            return unknown(format!(
+                "no memory type has the flags this usage asks for (memoryTypeBits 0x{bits:x})"
+            ));
+        };
+        let ty = memory.types[index];
+        let heap = memory.heaps.get(ty.heap).map_or(0, |h| h.size);
+        let detail = format!(
+            "memory type {index} [{}] on heap {} ({}), preferred for this usage",
+            flags::names(ty.flags),
+            ty.heap,
+            format_size(heap)
+        );
+        if bytes > heap {
+            return unknown(format!(
+                "{detail}; larger than that heap, so it lives elsewhere (see the note on buffer placement)"
+            ));
+        }
+        Placement {
+            kind: MemoryKind::of_type(ty.flags, heap, self.unified),
+            detail,
         }
     }
 
@@ -403,33 +330,6 @@ impl MemoryMap {
     pub fn type_bits(&self, role: BufferRole) -> Option<u32> {
         let (_, bits) = self.vulkan.as_ref()?;
         bits.iter().find(|(r, _)| *r == role).map(|&(_, b)| b)
-    }
-
-    /// The placement of a chosen type, with its flags, heap and fallback in words.
-    fn described(&self, memory: &VulkanMemory, choice: Choice) -> Placement {
-        let ty = memory.types[choice.type_index];
-        let heap = memory.heaps.get(ty.heap).map_or(0, |h| h.size);
-        let mut detail = format!(
-            "memory type {} [{}] on heap {} ({})",
-            choice.type_index,
-            flags::names(ty.flags),
-            ty.heap,
-            format_size(heap)
-        );
-        match choice.fallback {
-            Fallback::No => {}
-            Fallback::Certain(_) => {
-                detail.push_str("; larger than the first choice's heap, so gpu-allocator falls back here")
-            }
-            Fallback::Possible(t) => detail.push_str(&format!(
-                "; over half the heap: when the heap is that full gpu-allocator falls back to type {t} [{}]",
-                flags::names(memory.types[t].flags)
-            )),
-        }
-        Placement {
-            kind: MemoryKind::of_type(ty.flags, heap, self.unified),
-            detail,
-        }
     }
 
     /// The info with params saying where each of `roles` lives at `bytes`: `memory_source`,
@@ -447,8 +347,6 @@ impl MemoryMap {
             info = info
                 .param(&format!("{}_memory", role.name()), placement.kind.name())
                 .param(&format!("{}_memory_detail", role.name()), placement.detail);
-            // What Vulkan itself reported for a buffer of this usage, beside the choice made
-            // from it: the memory types it may live in.
             if let Some(bits) = self.type_bits(role) {
                 info = info.param(
                     &format!("{}_memory_type_bits", role.name()),
@@ -574,44 +472,19 @@ mod tests {
     /// An RTX 4090-like layout (NVIDIA's order): VRAM, host, cached host, and the BAR window of
     /// `bar` bytes on a heap of its own (or on VRAM's heap, with resizable BAR).
     fn discrete(bar: Option<u64>) -> VulkanMemory {
-        let mut heaps = vec![
-            MemoryHeap {
-                size: 24 * GIB,
-                device_local: true,
-            },
-            MemoryHeap {
-                size: 64 * GIB,
-                device_local: false,
-            },
-        ];
-        let bar_heap = match bar {
-            Some(size) => {
-                heaps.push(MemoryHeap {
-                    size,
-                    device_local: true,
-                });
-                2
-            }
-            None => 0,
-        };
+        let heap = |size, device_local| MemoryHeap { size, device_local };
+        let mut heaps = vec![heap(24 * GIB, true), heap(64 * GIB, false)];
+        let bar_heap = bar.map_or(0, |size| {
+            heaps.push(heap(size, true));
+            2
+        });
+        let ty = |flags, heap| MemoryType { flags, heap };
         VulkanMemory {
             types: vec![
-                MemoryType {
-                    flags: DEVICE_LOCAL,
-                    heap: 0,
-                },
-                MemoryType {
-                    flags: HOST_VISIBLE | HOST_COHERENT,
-                    heap: 1,
-                },
-                MemoryType {
-                    flags: HOST_VISIBLE | HOST_COHERENT | HOST_CACHED,
-                    heap: 1,
-                },
-                MemoryType {
-                    flags: DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT,
-                    heap: bar_heap,
-                },
+                ty(DEVICE_LOCAL, 0),
+                ty(HOST_VISIBLE | HOST_COHERENT, 1),
+                ty(HOST_VISIBLE | HOST_COHERENT | HOST_CACHED, 1),
+                ty(DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT, bar_heap),
             ],
             heaps,
         }
@@ -630,100 +503,88 @@ mod tests {
         }
     }
 
-    fn all_roles() -> Vec<(BufferRole, u32)> {
-        BufferRole::ALL.iter().map(|&r| (r, ALL_TYPES)).collect()
+    fn probed(device_type: wgpu::DeviceType, memory: VulkanMemory) -> MemoryMap {
+        let bits = BufferRole::ALL.iter().map(|&r| (r, ALL_TYPES)).collect();
+        MemoryMap::new(device_type, Some((memory, bits)))
     }
 
-    #[test]
-    fn uploads_go_to_the_bar_and_fall_back_to_host_memory_when_it_cannot_hold_them() {
-        let memory = discrete(Some(256 * MIB));
-        let map = MemoryMap::new(
-            wgpu::DeviceType::DiscreteGpu,
-            Some((memory.clone(), all_roles())),
-        );
-        let staging = |bytes| map.placement(BufferRole::Staging, bytes);
-        assert_eq!(staging(MIB).kind, MemoryKind::Bar);
-        assert!(
-            staging(MIB).detail.starts_with("memory type 3 "),
-            "{}",
-            staging(MIB).detail
-        );
-        // Over half the 256 MiB window: possibly full; larger than it: certainly host memory.
-        let possible = memory.choose(ALL_TYPES, Location::CpuToGpu, 200 * MIB);
-        assert_eq!(possible.map(|c| c.fallback), Some(Fallback::Possible(1)));
-        assert_eq!(staging(200 * MIB).kind, MemoryKind::Bar);
-        assert!(staging(200 * MIB).detail.contains("falls back to type 1"));
-        assert_eq!(staging(512 * MIB).kind, MemoryKind::Host);
-        // Device buffers are VRAM; readback is cached host memory.
+    /// Asserts that a buffer of `role` and `bytes` is of `kind`, its detail containing `says`.
+    fn expect(map: &MemoryMap, (role, bytes): (BufferRole, u64), kind: MemoryKind, says: &str) {
+        let placed = map.placement(role, bytes);
         assert_eq!(
-            map.placement(BufferRole::Device, GIB).kind,
-            MemoryKind::DeviceLocal
+            placed.kind, kind,
+            "{role:?} at {bytes} B: {}",
+            placed.detail
         );
-        let readback = memory.choose(ALL_TYPES, Location::GpuToCpu, GIB);
-        assert_eq!(readback.map(|c| c.type_index), Some(2));
-        assert_eq!(
-            map.placement(BufferRole::Readback, MIB).kind,
-            MemoryKind::Host
-        );
+        assert!(placed.detail.contains(says), "{role:?}: {}", placed.detail);
     }
 
     #[test]
-    fn resizable_bar_holds_every_upload_in_vram() {
-        let map = MemoryMap::new(
-            wgpu::DeviceType::DiscreteGpu,
-            Some((discrete(None), all_roles())),
+    fn each_usage_gets_its_preferred_type_and_a_buffer_larger_than_its_heap_is_unknown() {
+        use BufferRole::*;
+        let map = probed(wgpu::DeviceType::DiscreteGpu, discrete(Some(256 * MIB)));
+        expect(&map, (Staging, MIB), MemoryKind::Bar, "memory type 3 ");
+        let too_big = (Staging, 512 * MIB);
+        expect(&map, too_big, MemoryKind::Unknown, "larger than that heap");
+        expect(
+            &map,
+            (Device, GIB),
+            MemoryKind::DeviceLocal,
+            "memory type 0 ",
         );
-        let staging = map.placement(BufferRole::Staging, 256 * MIB);
-        assert_eq!(staging.kind, MemoryKind::ResizableBar);
-        assert!(!staging.detail.contains("falls back"), "{}", staging.detail);
-    }
-
-    #[test]
-    fn without_a_bar_type_uploads_are_host_memory() {
+        // Readback prefers cached host memory: type 2, not the uncached type 1 before it.
+        expect(&map, (Readback, MIB), MemoryKind::Host, "memory type 2 ");
+        // Resizable BAR: the BAR type lies on VRAM's heap, which holds every upload.
+        let rebar = probed(wgpu::DeviceType::DiscreteGpu, discrete(None));
+        expect(
+            &rebar,
+            (Staging, 256 * MIB),
+            MemoryKind::ResizableBar,
+            "type 3 ",
+        );
+        // No BAR type at all: uploads prefer coherent host memory.
         let mut memory = discrete(Some(256 * MIB));
         memory.types.pop();
-        let map = MemoryMap::new(wgpu::DeviceType::DiscreteGpu, Some((memory, all_roles())));
-        assert_eq!(
-            map.placement(BufferRole::Staging, MIB).kind,
-            MemoryKind::Host
-        );
+        let no_bar = probed(wgpu::DeviceType::DiscreteGpu, memory);
+        expect(&no_bar, (Staging, MIB), MemoryKind::Host, "memory type 1 ");
     }
 
     #[test]
-    fn memory_type_bits_and_unknown_flags_limit_the_choice() {
-        let mut memory = discrete(Some(256 * MIB));
-        // A buffer whose memoryTypeBits exclude the BAR type goes to host memory.
-        let choice = memory.choose(0b0111, Location::CpuToGpu, MIB);
-        assert_eq!(choice.map(|c| c.type_index), Some(1));
-        // A type with a flag wgpu-hal does not know (AMD's device-coherent bit) is never used.
-        memory.types[3].flags |= 0x40;
-        let choice = memory.choose(ALL_TYPES, Location::CpuToGpu, MIB);
-        assert_eq!(choice.map(|c| c.type_index), Some(1));
-        assert_eq!(memory.choose(0, Location::GpuOnly, MIB), None);
+    fn memory_type_bits_limit_the_preferred_type() {
+        let memory = discrete(Some(256 * MIB));
+        let upload = BufferRole::Staging.wanted();
+        assert_eq!(memory.preferred(ALL_TYPES, upload), Some(3));
+        // Bits that exclude the BAR type leave the first coherent host type.
+        assert_eq!(memory.preferred(0b0111, upload), Some(1));
+        assert_eq!(memory.preferred(0, BufferRole::Device.wanted()), None);
+        let map = MemoryMap::new(
+            wgpu::DeviceType::DiscreteGpu,
+            Some((memory, vec![(BufferRole::Device, 0b0010)])),
+        );
+        let device = (BufferRole::Device, MIB);
+        expect(&map, device, MemoryKind::Unknown, "memoryTypeBits 0x2");
+        let staging = (BufferRole::Staging, MIB);
+        expect(&map, staging, MemoryKind::Unknown, "no probe buffer");
     }
 
     #[test]
     fn unified_adapters_are_unified_whatever_the_backend() {
-        let map = MemoryMap::new(wgpu::DeviceType::Cpu, Some((lavapipe(), all_roles())));
+        let map = probed(wgpu::DeviceType::Cpu, lavapipe());
         let p = map.placement(BufferRole::Staging, 256 * MIB);
         assert_eq!(p.kind, MemoryKind::Unified);
         assert!(p.detail.starts_with("memory type 0 [DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT|HOST_CACHED] on heap 0 (2GiB)"), "{}", p.detail);
         let metal = MemoryMap::new(wgpu::DeviceType::IntegratedGpu, None);
-        assert_eq!(
-            metal.placement(BufferRole::Shared, MIB).kind,
-            MemoryKind::Unified
-        );
+        let shared = (BufferRole::Shared, MIB);
+        expect(&metal, shared, MemoryKind::Unified, "IntegratedGpu");
         assert_eq!(metal.source(), "adapter-type");
         let dx12 = MemoryMap::new(wgpu::DeviceType::DiscreteGpu, None);
-        assert_eq!(
-            dx12.placement(BufferRole::Staging, MIB).kind,
-            MemoryKind::Unknown
-        );
+        let staging = (BufferRole::Staging, MIB);
+        expect(&dx12, staging, MemoryKind::Unknown, "does not say");
     }
 
     #[test]
     fn annotate_records_every_role_asked_for() {
-        let map = MemoryMap::new(wgpu::DeviceType::Cpu, Some((lavapipe(), all_roles())));
+        let map = probed(wgpu::DeviceType::Cpu, lavapipe());
         let info = BenchmarkInfo::new(
             "t",
             "transfer",
@@ -736,11 +597,7 @@ mod tests {
         assert_eq!(info.params["staging_memory"], "unified");
         assert_eq!(info.params["device_memory"], "unified");
         assert!(!info.params.contains_key("readback_memory"));
-        let bits = map.type_bits(BufferRole::Staging).expect("probed");
-        assert_eq!(
-            info.params["staging_memory_type_bits"],
-            format!("0x{bits:x}").as_str()
-        );
+        assert_eq!(info.params["staging_memory_type_bits"], "0xffffffff");
         assert!(!info.params.contains_key("readback_memory_type_bits"));
         assert_eq!(
             info.params["memory_layout"],
