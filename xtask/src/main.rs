@@ -11,10 +11,13 @@
 //! - `check`: the developers' fast loop: formatting, clippy and every test that needs no
 //!   adapter (the results contract, baselines, reports, telemetry fixtures, shader validation,
 //!   the CLI's help), in well under a minute once built. `test` stays the full gate.
+//! - `deny`: cargo-deny over the dependency graph (deny.toml), advisories included (network);
+//!   `check` and `test` run its offline checks (licenses, bans, sources).
 //! - `bench [FILTER]`: the criterion benches, in GPU time.
 //! - `slurm`, `k8s`: those two checks alone.
 
 mod checks;
+mod deny;
 mod k8s;
 mod setup;
 mod slurm;
@@ -29,10 +32,12 @@ tasks:
                         driver, install the software adapter (mesa-vulkan-drivers); elsewhere
                         say what to install
   run [-- ARGS...]      setup, then `gpubench run ARGS` in release mode (default suites)
-  test                  setup, then fmt, clippy, every test on the adapter, the criterion benches
+  test                  setup, then fmt, cargo-deny, clippy, every test on the adapter, the benches
                         once and a quick run checked end to end (what CI runs)
-  check                 fmt, clippy and the tests that need no adapter: the fast loop while
-                        developing (test is the full gate)
+  check                 fmt, clippy, cargo-deny's offline checks and the tests that need no
+                        adapter: the fast loop while developing (test is the full gate)
+  deny                  cargo-deny with deny.toml: licenses, bans, sources and the RustSec
+                        advisories (needs the network; installs a pinned cargo-deny if missing)
   bench [-- ARGS...]    setup, then the criterion benches (ARGS go to criterion, e.g.
                         `--save-baseline main` or a filter)
   slurm                 setup, then the Slurm deployment on a one-node cluster started here
@@ -49,6 +54,7 @@ fn main() -> ExitCode {
         "run" => setup::ensure_adapter().and_then(|()| run(&rest)),
         "test" => setup::ensure_adapter().and_then(|()| test()),
         "check" => check(),
+        "deny" => deny::check(deny::Checks::All),
         "bench" => setup::ensure_adapter().and_then(|()| bench(&rest)),
         "slurm" => setup::ensure_adapter().and_then(|()| slurm::check()),
         "k8s" => k8s::check(),
@@ -122,10 +128,12 @@ fn bench(extra: &[String]) -> Result<(), String> {
     cargo(&args)
 }
 
-/// Formatting, clippy and the pinned toolchain: the first steps of both `check` and `test`.
+/// Formatting, the dependency policy, clippy and the pinned toolchain: the first steps of both
+/// `check` and `test`.
 fn lints() -> Result<(), String> {
     checks::toolchain_matches_rust_version()?;
     cargo(&["fmt", "--all", "--", "--check"])?;
+    deny::check(deny::Checks::Offline)?;
     cargo(&[
         "clippy",
         "--workspace",
@@ -162,7 +170,14 @@ fn check() -> Result<(), String> {
         "--test",
         "shaders_validate",
     ])?;
-    cargo(&["test", "--quiet", "-p", "gpubench-cli", "--test", "help_text"])
+    cargo(&[
+        "test",
+        "--quiet",
+        "-p",
+        "gpubench-cli",
+        "--test",
+        "help_text",
+    ])
 }
 
 fn test() -> Result<(), String> {
@@ -170,12 +185,15 @@ fn test() -> Result<(), String> {
     cargo(&["test", "--workspace"])?;
     // Each criterion bench once, in test mode, with CI-sized inputs: they must keep working, and
     // take criterion's own options as the README promises (`-- --save-baseline NAME`).
+    // `--workspace --bench kernels`, not `-p gpubench-benches`: selecting one package
+    // resolves its dependencies' features alone, which rebuilt clap, regex and criterion
+    // (minutes on CI); over the workspace the features are the ones just built.
     cargo_with_env(
         &[
             "test",
-            "-p",
-            "gpubench-benches",
-            "--benches",
+            "--workspace",
+            "--bench",
+            "kernels",
             "--",
             "--save-baseline",
             "xtask-check",
