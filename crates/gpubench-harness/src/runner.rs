@@ -269,7 +269,12 @@ impl<'a> Runner<'a> {
         if let Some(hook) = &self.telemetry {
             hook.begin(&info.id);
         }
-        let taken = self.warm_and_sample(bench, info, iterations, prefer_gpu, observer);
+        // The measured region, telemetry around it: warm-up, then the timed samples.
+        observer.phase(Phase::WarmUp);
+        let taken = self.warm_up(bench, iterations).and_then(|()| {
+            observer.phase(Phase::Sample);
+            self.take_samples(bench, info, iterations, prefer_gpu, observer)
+        });
         let telemetry = self.telemetry.as_ref().and_then(|hook| hook.end());
         let (samples, capped) = taken?;
         self.check_faults()?;
@@ -283,21 +288,6 @@ impl<'a> Runner<'a> {
         let mut result = summarise(&self.settings, info, &samples, &run);
         result.telemetry = telemetry;
         Ok(result)
-    }
-
-    /// The measured region: warm-up, then the timed samples.
-    fn warm_and_sample(
-        &self,
-        bench: &mut dyn Benchmark,
-        info: &BenchmarkInfo,
-        iterations: u32,
-        prefer_gpu: bool,
-        observer: &mut dyn RunObserver,
-    ) -> Result<(Samples, bool), Stop> {
-        observer.phase(Phase::WarmUp);
-        self.warm_up(bench, iterations)?;
-        observer.phase(Phase::Sample);
-        self.take_samples(bench, info, iterations, prefer_gpu, observer)
     }
 
     /// Sets `bench` up, runs it once and verifies the output: everything before timing. A

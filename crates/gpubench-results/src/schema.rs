@@ -27,6 +27,7 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub const OLDEST_READABLE_SCHEMA: u32 = 1;
 
 /// One run of gpubench.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunDocument {
     /// Version of this schema.
@@ -41,6 +42,7 @@ pub struct RunDocument {
     pub started_at: String,
     /// When the run finished, UTC, RFC 3339; absent while running or when interrupted.
     #[serde(default)]
+    #[serialize_always]
     pub finished_at: Option<String>,
     /// False while the run is in progress or when it was interrupted.
     #[serde(default)]
@@ -53,11 +55,9 @@ pub struct RunDocument {
     pub results: Vec<BenchResult>,
     /// Clocks, power and temperature over the run, the PCIe link and the datasheet figures
     /// matched to the adapter; absent when the run had no telemetry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::telemetry::RunTelemetry>,
     /// The run's own noise level: a fixed reference measured at its start and end; absent when
     /// the run did not measure it (`--noise-check off`, or files from before it existed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<crate::run_noise::RunNoise>,
 }
 
@@ -81,6 +81,7 @@ pub struct ToolInfo {
 }
 
 /// The machine: adapter facts (detected), host facts, and how timing was done.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MachineInfo {
     /// The adapter as detected (name, ids, type, driver, backend, limits, features).
@@ -94,7 +95,6 @@ pub struct MachineInfo {
     /// Host CPU model.
     pub cpu_model: String,
     /// The host's name, where known (fleet reports group runs by it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hostname: Option<String>,
     /// Logical CPUs on the host.
     pub cpu_count: usize,
@@ -108,6 +108,7 @@ pub struct MachineInfo {
     pub timing_source: TimingSource,
     /// Nanoseconds per GPU timestamp tick, when available.
     #[serde(default)]
+    #[serialize_always]
     pub timestamp_period_ns: Option<f64>,
     /// Stable key of the adapter for baselines: backend, vendor, device and name.
     pub fingerprint: String,
@@ -202,6 +203,7 @@ impl TimingSource {
 }
 
 /// One benchmark's result.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BenchResult {
     /// Stable id, e.g. `stream/triad/vec4-f32/256MiB`.
@@ -228,11 +230,13 @@ pub struct BenchResult {
     pub status: Status,
     /// Why it was skipped or failed.
     #[serde(default)]
+    #[serialize_always]
     pub reason: Option<String>,
     /// Whether the output matched the CPU reference.
     pub verified: bool,
     /// Clock of the headline numbers; absent when nothing was timed.
     #[serde(default)]
+    #[serialize_always]
     pub timing: Option<TimingSource>,
     /// Work per iteration.
     pub work: Work,
@@ -241,6 +245,7 @@ pub struct BenchResult {
     pub iterations_per_sample: u32,
     /// Summary of `samples`; absent unless status is ok.
     #[serde(default)]
+    #[serialize_always]
     pub summary: Option<Summary>,
     /// Raw per-sample values in `unit`, by the headline clock.
     #[serde(default)]
@@ -248,6 +253,7 @@ pub struct BenchResult {
     /// The same samples by the host clock (submit to completion), when the headline is GPU time:
     /// the difference is the overhead an application pays on top of device time.
     #[serde(default)]
+    #[serialize_always]
     pub host_summary: Option<Summary>,
     /// Raw per-sample values by the host clock.
     #[serde(default)]
@@ -255,13 +261,13 @@ pub struct BenchResult {
     /// The same samples by GPU timestamps, when the headline is the host clock (an end-to-end
     /// transfer or round trip) and the benchmark bracketed its device work with timestamps: the
     /// difference is what the host side (staging, mapping, submit, wait) adds to device time.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gpu_summary: Option<Summary>,
     /// Raw per-sample values by GPU timestamps (only samples with a valid pair).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_samples: Vec<f64>,
     /// Latency percentiles for latency benchmarks.
     #[serde(default)]
+    #[serialize_always]
     pub latency: Option<LatencySummary>,
     /// Extra derived values (fitted models, ratios), by name.
     #[serde(default)]
@@ -271,7 +277,6 @@ pub struct BenchResult {
     pub warnings: Vec<crate::warnings::WarningRecord>,
     /// What telemetry saw while this benchmark was measured; absent when nothing was measured
     /// or the run had no telemetry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::telemetry::TelemetrySummary>,
 }
 

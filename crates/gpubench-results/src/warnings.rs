@@ -257,6 +257,7 @@ impl WarningKind {
 }
 
 /// One warning as a results file stores it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WarningRecord {
     /// What the warning is about.
@@ -264,7 +265,6 @@ pub struct WarningRecord {
     /// The warning in words, with what to do about it.
     pub message: String,
     /// The warning's headline figure, in the unit its kind names; absent when it has none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub figure: Option<f64>,
 }
 

@@ -31,44 +31,27 @@ pub struct Generation {
     pub lane_gbs: f64,
 }
 
+impl Generation {
+    /// Generation `number` at `gts` GT/s per lane whose `encoding` carries `payload` data bits
+    /// in every `line` bits on the wire.
+    const fn new(number: u8, gts: f64, encoding: &'static str, payload: f64, line: f64) -> Self {
+        Self {
+            number,
+            gts,
+            encoding,
+            lane_gbs: gts * payload / line / 8.0,
+        }
+    }
+}
+
 /// The generations, with their per-lane one-way bandwidth (see the module docs for the source).
 pub const GENERATIONS: [Generation; 6] = [
-    Generation {
-        number: 1,
-        gts: 2.5,
-        encoding: "8b/10b",
-        lane_gbs: 2.5 * 0.8 / 8.0,
-    },
-    Generation {
-        number: 2,
-        gts: 5.0,
-        encoding: "8b/10b",
-        lane_gbs: 5.0 * 0.8 / 8.0,
-    },
-    Generation {
-        number: 3,
-        gts: 8.0,
-        encoding: "128b/130b",
-        lane_gbs: 8.0 * 128.0 / 130.0 / 8.0,
-    },
-    Generation {
-        number: 4,
-        gts: 16.0,
-        encoding: "128b/130b",
-        lane_gbs: 16.0 * 128.0 / 130.0 / 8.0,
-    },
-    Generation {
-        number: 5,
-        gts: 32.0,
-        encoding: "128b/130b",
-        lane_gbs: 32.0 * 128.0 / 130.0 / 8.0,
-    },
-    Generation {
-        number: 6,
-        gts: 64.0,
-        encoding: "PAM4, 242/256-byte FLIT",
-        lane_gbs: 64.0 * 242.0 / 256.0 / 8.0,
-    },
+    Generation::new(1, 2.5, "8b/10b", 8.0, 10.0),
+    Generation::new(2, 5.0, "8b/10b", 8.0, 10.0),
+    Generation::new(3, 8.0, "128b/130b", 128.0, 130.0),
+    Generation::new(4, 16.0, "128b/130b", 128.0, 130.0),
+    Generation::new(5, 32.0, "128b/130b", 128.0, 130.0),
+    Generation::new(6, 64.0, "PAM4, 242/256-byte FLIT", 242.0, 256.0),
 ];
 
 /// The generation running at `gts` GT/s per lane.

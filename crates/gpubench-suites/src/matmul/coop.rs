@@ -135,15 +135,13 @@ fn coop_body(out: &mut String, p: CoopParams) {
         "    for (var k0 = 0u; k0 < params.k; k0 += {s}u) {{\n        for (var e = lid; e < {}u; e += {wg}u) {{",
         block * s
     );
-    emit!(out, "            let ar = row0 + e / {s}u;");
-    emit!(out, "            let ak = k0 + e % {s}u;");
+    element_at(out, "            ", ("ar", "row0"), ("ak", "k0"), s);
     out.push_str("            var va = T(0.0);\n");
     out.push_str(
         "            if (ar < params.m && ak < params.k) { va = a[ar * params.lda + ak]; }\n",
     );
     out.push_str("            sa[e] = va;\n");
-    emit!(out, "            let bk = k0 + e / {block}u;");
-    emit!(out, "            let bc = col0 + e % {block}u;");
+    element_at(out, "            ", ("bk", "k0"), ("bc", "col0"), block);
     out.push_str("            var vb = T(0.0);\n");
     out.push_str(
         "            if (bk < params.k && bc < params.n) { vb = b[bk * params.ldb + bc]; }\n",
@@ -197,12 +195,18 @@ fn coop_store_block(out: &mut String, p: CoopParams) {
         "    for (var e = lid; e < {}u; e += {wg}u) {{",
         block * block
     );
-    emit!(out, "        let r = row0 + e / {block}u;");
-    emit!(out, "        let q = col0 + e % {block}u;");
+    element_at(out, "        ", ("r", "row0"), ("q", "col0"), block);
     out.push_str(
         "        if (r < params.m && q < params.n) { c[r * params.ldc + q] = T(sc[e]); }\n",
     );
     out.push_str("    }\n}\n");
+}
+
+/// The row and column of element `e` of a tile `width` elements wide whose first row and
+/// column are `row.1` and `col.1`, as WGSL `let`s named `row.0` and `col.0`.
+fn element_at(out: &mut String, indent: &str, row: (&str, &str), col: (&str, &str), width: u32) {
+    emit!(out, "{indent}let {} = {} + e / {width}u;", row.0, row.1);
+    emit!(out, "{indent}let {} = {} + e % {width}u;", col.0, col.1);
 }
 
 #[cfg(test)]

@@ -219,24 +219,7 @@ fn k_loop(out: &mut String, p: GemvParams, mb: u32) {
         p.y()
     );
     out.push_str("        let brow = 4u * kk * n4;\n");
-    for j in 0..p.cv {
-        emit!(out, "        let b0_{j} = VA(b[brow + cb{j}]);");
-        for r in 1..4 {
-            emit!(
-                out,
-                "        let b{r}_{j} = VA(b[brow + {r}u * n4 + cb{j}]);"
-            );
-        }
-    }
-    for i in 0..mb {
-        emit!(out, "        let a{i} = VA(a[ra{i} + kk]);");
-        for j in 0..p.cv {
-            emit!(
-                out,
-                "        s{i}_{j} = fma(VA(a{i}.w), b3_{j}, fma(VA(a{i}.z), b2_{j}, fma(VA(a{i}.y), b1_{j}, fma(VA(a{i}.x), b0_{j}, s{i}_{j}))));"
-            );
-        }
-    }
+    wgsl::vec4_k_step(out, mb, p.cv, "s");
     out.push_str("    }\n");
 }
 

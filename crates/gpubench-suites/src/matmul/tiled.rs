@@ -224,32 +224,54 @@ fn load_step(out: &mut String, p: TileParams, step: &str, indent: &str) {
     let (bk4, bn4) = (p.bk / 4, p.bn / 4);
     for s in 0..la {
         let e = format!("(lid + {}u)", s * wg);
-        emit!(out, "{indent}{{");
-        emit!(out, "{indent}    let r = row_base + {e} / {bk4}u;");
-        emit!(out, "{indent}    let q = {step} * {bk4}u + {e} % {bk4}u;");
-        emit!(out, "{indent}    pa{s} = V(0.0);");
-        emit!(
-            out,
-            "{indent}    if (r < params.m && q < k4) {{ pa{s} = a[r * k4 + q]; }}"
+        let at = (
+            format!("row_base + {e} / {bk4}u"),
+            format!("{step} * {bk4}u + {e} % {bk4}u"),
         );
-        emit!(out, "{indent}}}");
+        let load = format!("pa{s}");
+        prefetch(
+            out,
+            indent,
+            &load,
+            at,
+            "r < params.m && q < k4",
+            "a[r * k4 + q]",
+        );
     }
     for s in 0..lb {
         let e = format!("(lid + {}u)", s * wg);
-        emit!(out, "{indent}{{");
-        emit!(
-            out,
-            "{indent}    let r = {step} * {}u + {e} / {bn4}u;",
-            p.bk
+        let at = (
+            format!("{step} * {}u + {e} / {bn4}u", p.bk),
+            format!("col_base + {e} % {bn4}u"),
         );
-        emit!(out, "{indent}    let q = col_base + {e} % {bn4}u;");
-        emit!(out, "{indent}    pb{s} = V(0.0);");
-        emit!(
+        let load = format!("pb{s}");
+        prefetch(
             out,
-            "{indent}    if (r < params.lda && q < n4) {{ pb{s} = b[r * n4 + q]; }}"
+            indent,
+            &load,
+            at,
+            "r < params.lda && q < n4",
+            "b[r * n4 + q]",
         );
-        emit!(out, "{indent}}}");
     }
+}
+
+/// One prefetch register `load` from row and column `at`: `source` where `inside` holds, zero
+/// past the edges.
+fn prefetch(
+    out: &mut String,
+    indent: &str,
+    load: &str,
+    (row, col): (String, String),
+    inside: &str,
+    source: &str,
+) {
+    emit!(out, "{indent}{{");
+    emit!(out, "{indent}    let r = {row};");
+    emit!(out, "{indent}    let q = {col};");
+    emit!(out, "{indent}    {load} = V(0.0);");
+    emit!(out, "{indent}    if ({inside}) {{ {load} = {source}; }}");
+    emit!(out, "{indent}}}");
 }
 
 /// The loop over K-steps: store the prefetched registers, barrier, prefetch the next step,

@@ -90,25 +90,7 @@ fn kernel_prologue(out: &mut String, tm: u32, tn: u32) {
 /// vec4 and its multiply-adds (x, y, z, w in order, as `matmul_reg.wgsl` sums them).
 fn kernel_loop(out: &mut String, tm: u32, tn: u32) {
     out.push_str("    for (var kk = 0u; kk < k4; kk++) {\n        let brow = 4u * kk * n4;\n");
-    for j in 0..tn {
-        emit!(out, "        let b0_{j} = VA(b[brow + cb{j}]);");
-        for r in 1..4 {
-            emit!(
-                out,
-                "        let b{r}_{j} = VA(b[brow + {r}u * n4 + cb{j}]);"
-            );
-        }
-    }
-    for i in 0..tm {
-        emit!(out, "        let a{i} = VA(a[ra{i} + kk]);");
-        for j in 0..tn {
-            emit!(
-                out,
-                "        c{i}_{j} = fma(VA(a{i}.w), b3_{j}, fma(VA(a{i}.z), b2_{j}, \
-                 fma(VA(a{i}.y), b1_{j}, fma(VA(a{i}.x), b0_{j}, c{i}_{j}))));"
-            );
-        }
-    }
+    wgsl::vec4_k_step(out, tm, tn, "c");
     out.push_str("    }\n");
 }
 

@@ -39,3 +39,29 @@ pub(super) fn product_bindings(element: &str) -> String {
 "
     )
 }
+
+/// One step of four along K in the vec4 register-tiled kernels: the four B rows of each of
+/// `cols` vec4 columns (`cb{j}` their offsets, `brow` the step's first row), then each of
+/// `rows` A rows' vec4 (`ra{i}` their offsets, `kk` the step) and its multiply-adds into
+/// `{acc}{i}_{j}`, x, y, z, w in order (as `matmul_reg.wgsl` sums them).
+pub(super) fn vec4_k_step(out: &mut String, rows: u32, cols: u32, acc: &str) {
+    for j in 0..cols {
+        emit!(out, "        let b0_{j} = VA(b[brow + cb{j}]);");
+        for r in 1..4 {
+            emit!(
+                out,
+                "        let b{r}_{j} = VA(b[brow + {r}u * n4 + cb{j}]);"
+            );
+        }
+    }
+    for i in 0..rows {
+        emit!(out, "        let a{i} = VA(a[ra{i} + kk]);");
+        for j in 0..cols {
+            emit!(
+                out,
+                "        {acc}{i}_{j} = fma(VA(a{i}.w), b3_{j}, fma(VA(a{i}.z), b2_{j}, \
+                 fma(VA(a{i}.y), b1_{j}, fma(VA(a{i}.x), b0_{j}, {acc}{i}_{j}))));"
+            );
+        }
+    }
+}
