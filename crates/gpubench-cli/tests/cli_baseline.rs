@@ -6,24 +6,18 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{quick_stream_args, require_vulkan, run_gpubench, text};
+use common::{quick_stream_command, quick_stream_run, text, vulkan_temp_dir};
 
 fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
-    let mut args = quick_stream_args(out, "64KiB");
-    args.extend([
-        "--baseline-dir".to_string(),
-        baselines.to_string_lossy().to_string(),
-    ]);
-    args.extend(extra.iter().map(ToString::to_string));
-    run_gpubench(&args)
+    let baselines = baselines.to_string_lossy();
+    let mut flags = vec!["--baseline-dir", &baselines];
+    flags.extend(extra);
+    quick_stream_run(out, "64KiB", &flags)
 }
 
 #[test]
 fn save_then_compare_and_never_record_a_failed_run() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let baselines = dir.path().join("baselines");
 
     let out = quick_run(&dir.path().join("first.json"), &baselines, &[]);
@@ -67,18 +61,12 @@ fn save_then_compare_and_never_record_a_failed_run() {
 #[cfg(all(unix, not(target_os = "macos")))]
 #[test]
 fn outside_a_checkout_baselines_live_in_the_user_data_directory() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let data = dir.path().join("data");
     let work = dir.path().join("elsewhere");
     std::fs::create_dir(&work).expect("working directory");
     let run = |name: &str, extra: &[&str]| {
-        let mut args = quick_stream_args(&dir.path().join(name), "64KiB");
-        args.extend(extra.iter().map(ToString::to_string));
-        common::gpubench_command()
-            .args(&args)
+        quick_stream_command(&dir.path().join(name), "64KiB", extra)
             .current_dir(&work)
             .env_remove("GPUBENCH_BASELINE_DIR")
             .env("XDG_DATA_HOME", &data)

@@ -1,17 +1,22 @@
 //! The gpubench binary as a user runs it: listing, selecting, running, failing.
 
-use assert_cmd::Command;
+use std::path::Path;
+
 use gpubench_harness::testing::no_adapter;
+use serde_json::Value;
 
 mod common;
-use common::{adapters, quick_stream_args, read_doc, require_vulkan};
+use common::{
+    adapters, assert_status_reason, gpubench_command, quick_stream_run, read_doc, result_with,
+    text, vulkan_temp_dir,
+};
 
-fn gpubench() -> Command {
-    let mut cmd = Command::cargo_bin("gpubench").expect("binary built");
-    for var in ["WGPU_BACKEND", "WGPU_ADAPTER_NAME", "WGPU_POWER_PREF"] {
-        cmd.env_remove(var);
-    }
-    cmd
+/// A quick stream run into `out` on arrays of `stream_size` with `flags` that succeeds; the
+/// results file it wrote.
+fn successful_quick_run(out: &Path, stream_size: &str, flags: &[&str]) -> Value {
+    let output = quick_stream_run(out, stream_size, flags);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    read_doc(out)
 }
 
 #[test]
@@ -44,7 +49,7 @@ fn list_json_describes_each_adapter() {
 fn unknown_adapter_exits_1_lists_what_was_found_and_writes_nothing() {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("r.json");
-    let output = gpubench()
+    let output = gpubench_command()
         .args(["run", "--adapter", "no-such-gpu", "--out"])
         .arg(&out)
         .output()
@@ -70,7 +75,7 @@ fn usage_errors_exit_2_and_name_the_argument() {
         ("--out", "/nonexistent-gpubench-dir/r.json"),
         ("--stream-size", "0"),
     ] {
-        let output = gpubench()
+        let output = gpubench_command()
             .args(["run", flag, value])
             .output()
             .expect("runs");
@@ -84,16 +89,11 @@ fn usage_errors_exit_2_and_name_the_argument() {
 
 #[test]
 fn quick_stream_run_writes_verified_gpu_timed_results() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
-    let mut args = quick_stream_args(&out, "1MiB");
     // Options of suites that do not run are recorded too: the file says how it was made.
-    args.extend(["--capacity-cap", "1GiB", "--duration", "2.5"].map(String::from));
-    gpubench().args(args).assert().success();
-    let doc = read_doc(&out);
+    let flags = ["--capacity-cap", "1GiB", "--duration", "2.5"];
+    let doc = successful_quick_run(&out, "1MiB", &flags);
     let options = &doc["config"]["options"];
     assert_eq!(options["stream_size"], 1 << 20, "{options}");
     assert_eq!(options["capacity_cap"], 1 << 30, "{options}");
@@ -166,49 +166,22 @@ fn quick_stream_run_writes_verified_gpu_timed_results() {
 
 #[test]
 fn noise_check_off_measures_no_reference() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
-    let mut args = quick_stream_args(&out, "64KiB");
-    args.extend(["--noise-check", "off"].map(String::from));
-    gpubench().args(args).assert().success();
-    let doc = read_doc(&out);
+    let doc = successful_quick_run(&out, "64KiB", &["--noise-check", "off"]);
     assert!(doc.get("noise").is_none(), "{}", doc["noise"]);
 }
 
 #[test]
 fn a_wrong_answer_fails_the_run_with_exit_4_and_no_number() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
-    let mut args = quick_stream_args(&out, "64KiB");
-    args.extend(["--inject-fault".to_string(), "wrong-output".to_string()]);
-    let output = gpubench().args(&args).output().expect("runs");
+    let output = quick_stream_run(&out, "64KiB", &["--inject-fault", "wrong-output"]);
     assert_eq!(output.status.code(), Some(4));
-    let doc = read_doc(&out);
-    let broken = doc["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .find(|r| {
-            r["id"]
-                .as_str()
-                .is_some_and(|id| id.contains("broken_copy"))
-        })
-        .expect("the broken kernel has a result")
-        .clone();
-    assert_eq!(broken["status"], "failed");
+    let broken = result_with(&read_doc(&out), "broken_copy");
+    assert_status_reason(&broken, "failed", "verification failed");
     assert_eq!(broken["verified"], false);
     assert!(broken["summary"].is_null());
-    assert!(
-        broken["reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("verification failed"))
-    );
     // The table shows the failure, never a number for it.
     let stdout = String::from_utf8_lossy(&output.stdout);
     let row = stdout

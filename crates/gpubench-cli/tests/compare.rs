@@ -20,6 +20,20 @@ fn write(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
     path
 }
 
+/// `doc` written to `dir` as `base.json`, and beside it, for each `(name, factor)` of `slower`,
+/// a copy `factor` times slower; their paths.
+fn base_and_slower<const N: usize>(
+    dir: &Path,
+    doc: &RunDocument,
+    slower: [(&str, f64); N],
+) -> (PathBuf, [PathBuf; N]) {
+    let base = write(dir, "base.json", doc);
+    (
+        base,
+        slower.map(|(name, factor)| write(dir, name, &scaled(doc, factor))),
+    )
+}
+
 fn run(args: &[&str]) -> Output {
     gpubench().args(args).output().expect("run gpubench")
 }
@@ -35,10 +49,9 @@ fn s(path: &Path) -> &str {
 #[test]
 fn thirty_percent_slower_fails_and_one_percent_passes() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let base_doc = doc_with("NVIDIA Test", false);
-    let base = write(dir.path(), "base.json", &base_doc);
-    let slow = write(dir.path(), "slow.json", &scaled(&base_doc, 1.3));
-    let same = write(dir.path(), "same.json", &scaled(&base_doc, 1.01));
+    let doc = doc_with("NVIDIA Test", false);
+    let (base, [slow, same]) =
+        base_and_slower(dir.path(), &doc, [("slow.json", 1.3), ("same.json", 1.01)]);
 
     let out = run(&["compare", s(&base), s(&slow)]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
@@ -88,9 +101,8 @@ fn failing_benchmark_is_a_regression() {
 #[test]
 fn software_adapters_report_only_unless_strict() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let base_doc = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
-    let base = write(dir.path(), "base.json", &base_doc);
-    let slow = write(dir.path(), "slow.json", &scaled(&base_doc, 1.5));
+    let doc = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
+    let (base, [slow]) = base_and_slower(dir.path(), &doc, [("slow.json", 1.5)]);
     let out = run(&["compare", s(&base), s(&slow)]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("report-only"));
@@ -135,9 +147,8 @@ fn different_adapters_and_many_files_give_ratios() {
 #[test]
 fn formats_and_exports() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let base_doc = doc_with("NVIDIA Test", false);
-    let base = write(dir.path(), "base.json", &base_doc);
-    let new = write(dir.path(), "new.json", &scaled(&base_doc, 1.01));
+    let doc = doc_with("NVIDIA Test", false);
+    let (base, [new]) = base_and_slower(dir.path(), &doc, [("new.json", 1.01)]);
     let gab = dir.path().join("gab.json");
     let out = run(&[
         "compare",

@@ -3,13 +3,13 @@
 //! a x16 card, gen3 on a gen5 card, an AMD card with hwmon files) and with a scripted NVML-like
 //! source in place of the platform's.
 
-use std::path::PathBuf;
-use std::process::Output;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
 mod common;
-use common::{gpubench_command, quick_stream_args, read_doc, require_vulkan};
+use common::{gpubench_command, quick_stream_command, read_doc, require_vulkan, vulkan_temp_dir};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -17,18 +17,23 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `gpubench doctor --backend vulkan [extra]` with sysfs at the fixture `tree` and, when given,
-/// the scripted source `script`.
-fn doctor(tree: &str, script: Option<&str>, extra: &[&str]) -> Output {
-    let mut cmd = gpubench_command();
-    cmd.args(["doctor", "--backend", "vulkan"])
-        .args(extra)
-        .env("GPUBENCH_SYSFS_ROOT", fixture("sysfs").join(tree))
+/// Runs `cmd` with sysfs at the fixture `tree` and, when given, the scripted source `script`
+/// (none otherwise, whatever the caller's environment says).
+fn output_on_fixtures(mut cmd: Command, tree: &str, script: Option<&str>) -> Output {
+    cmd.env("GPUBENCH_SYSFS_ROOT", fixture("sysfs").join(tree))
         .env_remove("GPUBENCH_FAKE_TELEMETRY");
     if let Some(script) = script {
         cmd.env("GPUBENCH_FAKE_TELEMETRY", fixture(script));
     }
     cmd.output().expect("gpubench runs")
+}
+
+/// `gpubench doctor --backend vulkan [extra]` with sysfs at the fixture `tree` and, when given,
+/// the scripted source `script`.
+fn doctor(tree: &str, script: Option<&str>, extra: &[&str]) -> Output {
+    let mut cmd = gpubench_command();
+    cmd.args(["doctor", "--backend", "vulkan"]).args(extra);
+    output_on_fixtures(cmd, tree, script)
 }
 
 /// The checklist `doctor` prints for `tree` (and `script`), asserting its exit code.
@@ -142,17 +147,10 @@ fn measured(doc: &Value) -> Vec<&Value> {
 
 /// A quick stream run into `dir/NAME.json` with `extra` flags and the scripted source `script`
 /// (or none), sysfs at the healthy fixture; its document.
-fn quick_run(dir: &std::path::Path, name: &str, extra: &[&str], script: Option<&str>) -> Value {
+fn quick_run(dir: &Path, name: &str, extra: &[&str], script: Option<&str>) -> Value {
     let out_path = dir.join(format!("{name}.json"));
-    let mut cmd = gpubench_command();
-    cmd.args(quick_stream_args(&out_path, "64KiB"))
-        .args(extra)
-        .env("GPUBENCH_SYSFS_ROOT", fixture("sysfs/healthy-gen4-x16"))
-        .env_remove("GPUBENCH_FAKE_TELEMETRY");
-    if let Some(script) = script {
-        cmd.env("GPUBENCH_FAKE_TELEMETRY", fixture(script));
-    }
-    let out = cmd.output().expect("runs");
+    let cmd = quick_stream_command(&out_path, "64KiB", extra);
+    let out = output_on_fixtures(cmd, "healthy-gen4-x16", script);
     assert!(
         out.status.success(),
         "{}",
@@ -163,10 +161,7 @@ fn quick_run(dir: &std::path::Path, name: &str, extra: &[&str], script: Option<&
 
 #[test]
 fn a_run_on_the_software_adapter_records_telemetry_as_not_applicable() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let doc = quick_run(dir.path(), "run", &[], None);
     let results = measured(&doc);
     assert!(!results.is_empty());
@@ -186,10 +181,7 @@ fn a_run_on_the_software_adapter_records_telemetry_as_not_applicable() {
 
 #[test]
 fn a_run_with_a_scripted_source_samples_every_result_unless_turned_off() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     for (mode, sampled) in [("on", true), ("off", false)] {
         let flags = ["--telemetry", mode];
         let doc = quick_run(dir.path(), mode, &flags, Some("fake-nvml-healthy.json"));

@@ -3,14 +3,11 @@
 //! table at the end, and the directory read back as a fleet. Needs a Vulkan adapter.
 
 mod common;
-use common::{adapters, gpubench_command, require_vulkan, text};
+use common::{adapters, gpubench_command, require_vulkan, text, vulkan_temp_dir};
 
 #[test]
 fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let results = dir.path().join("fleet");
     let out = gpubench_command()
         .args([

@@ -12,7 +12,7 @@ use gpubench_suites::transfer::sizes_up_to;
 use serde_json::Value;
 
 mod common;
-use common::{gpubench_path, require_vulkan, text};
+use common::{gpubench_path, text, vulkan_temp_dir};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -20,10 +20,7 @@ fn repo_root() -> PathBuf {
 
 #[test]
 fn dry_run_on_a_software_adapter_stops_at_the_vendor_check() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("check");
     let run = Command::new("bash")
         .arg(repo_root().join("scripts/gpu-check.sh"))
@@ -61,10 +58,7 @@ fn dry_run_on_a_software_adapter_stops_at_the_vendor_check() {
 
 #[test]
 fn run_refuses_an_adapter_that_is_not_the_expected_one_before_writing() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let results = dir.path().join("r.json");
     for flags in [
         &["--expect-vendor", "nvidia"][..],

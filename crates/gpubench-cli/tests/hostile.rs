@@ -15,7 +15,10 @@ use gpubench_harness::RunDocument;
 use gpubench_results::results_file::save_document;
 
 mod common;
-use common::{gpubench_command, quick_stream_args, read_doc, require_vulkan, run_gpubench, text};
+use common::{
+    assert_status_reason, gpubench_command, quick_stream_command, quick_stream_run,
+    quick_suite_run, read_doc, result_with, send_signal, text, vulkan_temp_dir,
+};
 
 fn gpubench(args: &[&str]) -> Output {
     gpubench_command()
@@ -31,6 +34,13 @@ fn s(path: &Path) -> &str {
 fn write(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
     let path = dir.join(name);
     save_document(&path, doc).expect("write fixture");
+    path
+}
+
+/// Writes `bytes` to `dir/name`; its path.
+fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write");
     path
 }
 
@@ -172,8 +182,7 @@ fn refused_flags_write_nothing_and_keep_the_old_results_file() {
 #[test]
 fn a_baseline_dir_that_is_a_file_is_refused_up_front() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("bl");
-    std::fs::write(&file, b"not a directory").expect("write");
+    let file = write_bytes(dir.path(), "bl", b"not a directory");
     let out_path = dir.path().join("r.json");
     let out = gpubench(&[
         "run",
@@ -227,10 +236,9 @@ fn an_endless_input_is_refused_at_the_size_limit() {
 fn a_bom_is_accepted_and_an_io_error_is_said_once() {
     let dir = tempfile::tempdir().expect("temp dir");
     let base = write(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
-    let bom = dir.path().join("bom.json");
     let mut bytes = b"\xEF\xBB\xBF".to_vec();
     bytes.extend(std::fs::read(&base).expect("read"));
-    std::fs::write(&bom, bytes).expect("write");
+    let bom = write_bytes(dir.path(), "bom.json", &bytes);
     let out = gpubench(&["compare", s(&base), s(&bom)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // A path through a file (not a directory, ENOTDIR): an I/O error naming its cause once.
@@ -388,28 +396,24 @@ fn a_closed_stdout_ends_quietly_with_141() {
 /// Case 6 in `run`: with stdout and stderr closed, the HTML, the export and the baseline are still written.
 #[test]
 fn a_run_with_a_closed_stdout_still_writes_every_file() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
     let (html, gab, bl) = (
         dir.path().join("r.html"),
         dir.path().join("g.json"),
         dir.path().join("bl"),
     );
-    let mut args = quick_stream_args(&out, "64KiB");
-    for (flag, path) in [
-        ("--html", &html),
-        ("--export-gab", &gab),
-        ("--baseline-dir", &bl),
-    ] {
-        args.extend([flag.to_string(), s(path).to_string()]);
-    }
-    args.push("--save-baseline".to_string());
+    let flags = [
+        "--html",
+        s(&html),
+        "--export-gab",
+        s(&gab),
+        "--baseline-dir",
+        s(&bl),
+        "--save-baseline",
+    ];
     // Stderr closed as well (`2>&1 | head`): its messages must not stop the work either.
-    let output = gpubench_command()
-        .args(&args)
+    let output = quick_stream_command(&out, "64KiB", &flags)
         .stdout(closed_pipe())
         .stderr(closed_pipe())
         .output()
@@ -424,15 +428,13 @@ fn a_run_with_a_closed_stdout_still_writes_every_file() {
 /// corrupt stored baseline is found before the run, not after it.
 #[test]
 fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let bl = dir.path().join("bl");
-    let mut args = quick_stream_args(&dir.path().join("first.json"), "64KiB");
-    args.extend(["--baseline-dir".to_string(), s(&bl).to_string()]);
-    args.push("--save-baseline".to_string());
-    let first = run_gpubench(&args);
+    let first = quick_stream_run(
+        &dir.path().join("first.json"),
+        "64KiB",
+        &["--baseline-dir", s(&bl), "--save-baseline"],
+    );
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let stored = std::fs::read_dir(&bl)
         .expect("baseline dir")
@@ -442,9 +444,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
         .path();
     let before = std::fs::read(&stored).expect("read");
 
-    let mut onto = quick_stream_args(&stored, "64KiB");
-    onto.extend(["--baseline-dir".to_string(), s(&bl).to_string()]);
-    let out = run_gpubench(&onto);
+    let out = quick_stream_run(&stored, "64KiB", &["--baseline-dir", s(&bl)]);
     assert_usage(&out, "same file as --out");
     assert_eq!(
         std::fs::read(&stored).expect("read"),
@@ -454,9 +454,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
 
     std::fs::write(&stored, b"{\"schema_version\": 1").expect("corrupt it");
     let later = dir.path().join("later.json");
-    let mut corrupt = quick_stream_args(&later, "64KiB");
-    corrupt.extend(["--baseline-dir".to_string(), s(&bl).to_string()]);
-    let out = run_gpubench(&corrupt);
+    let out = quick_stream_run(&later, "64KiB", &["--baseline-dir", s(&bl)]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("stored baseline"));
     assert!(!later.exists(), "refused before the run");
@@ -467,10 +465,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
 #[cfg(unix)]
 #[test]
 fn a_signal_while_stdout_is_blocked_means_no_baseline() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
     let bl = dir.path().join("bl");
     let (reader, writer) = std::io::pipe().expect("pipe");
@@ -479,11 +474,8 @@ fn a_signal_while_stdout_is_blocked_means_no_baseline() {
     let mut filler = writer.try_clone().expect("clone");
     std::thread::spawn(move || filler.write_all(&vec![b'x'; 16 << 20]));
     std::thread::sleep(Duration::from_millis(300));
-    let mut args = quick_stream_args(&out, "64KiB");
-    args.extend(["--baseline-dir".to_string(), s(&bl).to_string()]);
-    args.push("--save-baseline".to_string());
-    let child = gpubench_command()
-        .args(&args)
+    let saving = ["--baseline-dir", s(&bl), "--save-baseline"];
+    let child = quick_stream_command(&out, "64KiB", &saving)
         .stdout(writer.try_clone().expect("clone"))
         .stderr(Stdio::piped())
         .spawn()
@@ -498,11 +490,7 @@ fn a_signal_while_stdout_is_blocked_means_no_baseline() {
     }
     std::thread::sleep(Duration::from_millis(500));
     let signalled = Instant::now();
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
+    send_signal(&child, "-INT");
     let output = wait_at_most(child, Duration::from_secs(10));
     assert!(signalled.elapsed() < Duration::from_secs(3));
     assert_eq!(output.status.code(), Some(130), "{}", text(&output.stderr));
@@ -510,58 +498,32 @@ fn a_signal_while_stdout_is_blocked_means_no_baseline() {
     drop(reader);
 }
 
-/// Runs `--suite SUITE` quickly on Vulkan with `flags`, writing to `out`.
-fn quick_suite_run(suite: &str, out: &Path, flags: &[&str]) -> Output {
-    let mut args = common::quick_suite_args(suite, out);
-    args.extend(flags.iter().map(ToString::to_string));
-    run_gpubench(&args)
-}
-
-/// The result with `id_part` in its id.
-fn result_with(doc: &serde_json::Value, id_part: &str) -> serde_json::Value {
-    doc["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .find(|r| r["id"].as_str().is_some_and(|id| id.contains(id_part)))
-        .cloned()
-        .unwrap_or_else(|| panic!("no result with {id_part}"))
+/// A quick run of `suite` with `flags` ends well (exit 0) and skips the result with `id_part` in
+/// its id, with `words` in its reason.
+fn assert_a_quick_run_skips(suite: &str, flags: &[&str], id_part: &str, words: &str) {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let out = dir.path().join("r.json");
+    let output = quick_suite_run(suite, &out, flags);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let skipped = result_with(&read_doc(&out), id_part);
+    assert_status_reason(&skipped, "skipped", words);
 }
 
 /// Case 9: arrays over the adapter's limits skip the host memcpy row with the GPU rows.
 #[test]
 fn the_host_memcpy_row_is_skipped_with_the_gpu_rows() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = dir.path().join("r.json");
-    let output = quick_suite_run("stream", &out, &["--stream-size", "64GiB"]);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let memcpy = result_with(&read_doc(&out), "host-memcpy");
-    assert_eq!(memcpy["status"], "skipped", "{memcpy}");
-    assert!(
-        memcpy["reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("--stream-size"))
-    );
+    let flags = ["--stream-size", "64GiB"];
+    assert_a_quick_run_skips("stream", &flags, "host-memcpy", "--stream-size");
 }
 
 /// Case 12: a capacity cap below one chunk is a skip with its reason, not a failure (exit 0).
 #[test]
 fn a_capacity_cap_below_one_chunk_is_a_skip() {
-    if !require_vulkan() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let out = dir.path().join("r.json");
-    let output = quick_suite_run("capacity", &out, &["--capacity-cap", "4KiB"]);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
-    let total = result_with(&read_doc(&out), "total-allocation");
-    assert_eq!(total["status"], "skipped", "{total}");
-    assert!(
-        total["reason"]
-            .as_str()
-            .is_some_and(|r| r.contains("--capacity-cap 4KiB"))
+    let flags = ["--capacity-cap", "4KiB"];
+    assert_a_quick_run_skips(
+        "capacity",
+        &flags,
+        "total-allocation",
+        "--capacity-cap 4KiB",
     );
 }

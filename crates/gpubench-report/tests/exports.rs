@@ -3,15 +3,25 @@
 //! failed results carry their status and reason and never a number.
 
 use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
-use gpubench_baseline::{CompareOptions, compare, cross_table};
+use gpubench_baseline::{CompareOptions, Comparison, compare, cross_table};
 use gpubench_report::Format;
 use gpubench_report::gab::gab_export;
 use gpubench_report::table::TableStyle;
+use gpubench_results::{RunDocument, Status};
 
 fn piped() -> TableStyle {
     TableStyle::default()
 }
-use gpubench_results::{RunDocument, Status};
+
+/// `new` compared with `base` under the default options, each `(file name, document)`.
+fn compare_files(base: (&str, &RunDocument), new: (&str, &RunDocument)) -> Comparison {
+    compare(base.0, base.1, new.0, new.1, &CompareOptions::default())
+}
+
+/// `cmp` rendered in `format` as for a pipe.
+fn render_comparison(format: Format, cmp: &Comparison) -> String {
+    format.render_comparison(cmp, &piped()).expect("render")
+}
 
 fn fixture() -> RunDocument {
     let mut doc = doc_with("NVIDIA Test", false);
@@ -31,6 +41,16 @@ fn fixture() -> RunDocument {
             "timestamps unavailable, | pipes, \"quotes\"",
             None,
         ));
+    doc
+}
+
+/// The fixture with a derived row beside its measured ones: a copy of its first result, as `id`.
+fn fixture_with_derived(id: &str) -> RunDocument {
+    let mut doc = fixture();
+    let mut derived = doc.results[0].clone();
+    derived.id = id.to_string();
+    derived.role = gpubench_results::Role::Derived;
+    doc.results.push(derived);
     doc
 }
 
@@ -60,15 +80,9 @@ fn comparison_in_every_format() {
     lost.summary = None;
     lost.samples.clear();
     new.machine.adapter.driver_info = "2.0".to_string();
-    let cmp = compare(
-        "base.json",
-        &base,
-        "new.json",
-        &new,
-        &CompareOptions::default(),
-    );
+    let cmp = compare_files(("base.json", &base), ("new.json", &new));
     for format in Format::ALL {
-        let text = format.render_comparison(&cmp, &piped()).expect("render");
+        let text = render_comparison(format, &cmp);
         insta::assert_snapshot!(format!("compare_{format}"), text);
     }
 }
@@ -98,34 +112,18 @@ fn comparison_modes_say_what_they_are() {
     other.machine.fingerprint = "vulkan-1002-73bf-amd-test".to_string();
     other.machine.adapter.vendor_id = 0x1002;
     other.machine.adapter.device_id = 0x73bf;
-    let cmp = compare(
-        "nvidia.json",
-        &base,
-        "amd.json",
-        &other,
-        &CompareOptions::default(),
-    );
+    let cmp = compare_files(("nvidia.json", &base), ("amd.json", &other));
     insta::assert_snapshot!(
         "compare_cross_machine_table",
-        Format::Table
-            .render_comparison(&cmp, &piped())
-            .expect("render")
+        render_comparison(Format::Table, &cmp)
     );
 
     // A software adapter: a clear slowdown is reported, marked report-only.
     let soft = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
-    let cmp = compare(
-        "base.json",
-        &soft,
-        "slow.json",
-        &scaled(&soft, 1.6),
-        &CompareOptions::default(),
-    );
+    let cmp = compare_files(("base.json", &soft), ("slow.json", &scaled(&soft, 1.6)));
     insta::assert_snapshot!(
         "compare_report_only_md",
-        Format::Markdown
-            .render_comparison(&cmp, &piped())
-            .expect("render")
+        render_comparison(Format::Markdown, &cmp)
     );
 }
 
@@ -154,11 +152,7 @@ fn names(entries: &[serde_json::Value]) -> Vec<&str> {
 
 #[test]
 fn github_action_benchmark_files_are_never_empty_and_hold_measured_values_only() {
-    let mut doc = fixture();
-    let mut derived = doc.results[0].clone();
-    derived.id = "transfer/h2d-write-buffer/fit/asymptotic-bandwidth".to_string();
-    derived.role = gpubench_results::Role::Derived;
-    doc.results.push(derived);
+    let mut doc = fixture_with_derived("transfer/h2d-write-buffer/fit/asymptotic-bandwidth");
     let export = gab_export(&doc).expect("export");
     let bigger = assert_custom_format(&export.bigger_is_better);
     let smaller = assert_custom_format(&export.smaller_is_better);
@@ -185,11 +179,7 @@ fn github_action_benchmark_files_are_never_empty_and_hold_measured_values_only()
 
 #[test]
 fn bencher_measures_are_namespaced_unit_bearing_and_measured_only() {
-    let mut doc = fixture();
-    let mut derived = doc.results[0].clone();
-    derived.id = "roofline/ridge-point".to_string();
-    derived.role = gpubench_results::Role::Derived;
-    doc.results.push(derived);
+    let doc = fixture_with_derived("roofline/ridge-point");
     let text = Format::Bmf.render_run(&doc, &piped()).expect("render");
     let bmf: serde_json::Value = serde_json::from_str(&text).expect("BMF is JSON");
     let benchmarks = bmf.as_object().expect("an object of benchmarks");

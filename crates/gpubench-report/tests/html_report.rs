@@ -2,13 +2,26 @@
 //! well-formed SVG carrying the series it promises, failures are listed with reasons, and the
 //! page needs nothing from the network.
 
-use gpubench_results::RunDocument;
 use gpubench_results::results_file::load_document;
+use gpubench_results::{RunDocument, Status};
 
 fn recorded() -> RunDocument {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lavapipe-quick.json");
     load_document(&path).expect("the recorded run loads")
+}
+
+/// Turns the result of `doc` whose id starts with `prefix` into one with `status` and `reason`
+/// and no summary.
+fn mark_not_ok(doc: &mut RunDocument, prefix: &str, status: Status, reason: &str) {
+    let result = doc
+        .results
+        .iter_mut()
+        .find(|r| r.id.starts_with(prefix))
+        .unwrap_or_else(|| panic!("{prefix} ran"));
+    result.status = status;
+    result.reason = Some(reason.into());
+    result.summary = None;
 }
 
 /// Every `<svg>...</svg>` element of the page, each parsed as XML.
@@ -44,7 +57,7 @@ fn chart_with(charts: &[String], text: impl Fn(&str) -> bool) -> &String {
 }
 
 /// The stream chart names every kernel, its unit, and draws a bar per ok stream result.
-fn assert_stream_chart(charts: &[String], doc: &gpubench_results::RunDocument) {
+fn assert_stream_chart(charts: &[String], doc: &RunDocument) {
     let stream = chart_with(charts, |t| t == "Shader kernels (GPU)");
     let labels = texts(stream);
     for kernel in ["copy", "add", "triad", "read", "fill"] {
@@ -113,22 +126,10 @@ fn assert_roofline_transfer_and_latency_charts(charts: &[String]) {
 fn one_run_renders_machine_charts_and_failures() {
     let mut doc = recorded();
     // One result failed verification and one was skipped: both must be listed with reasons.
-    let failed = doc
-        .results
-        .iter_mut()
-        .find(|r| r.id.starts_with("stream/scale"))
-        .expect("scale ran");
-    failed.status = gpubench_results::Status::Failed;
-    failed.reason = Some("verification failed: 3 of 4096 values outside tolerance".into());
-    failed.summary = None;
-    let skipped = doc
-        .results
-        .iter_mut()
-        .find(|r| r.id.starts_with("compute/fma-peak/vec4-f16"))
-        .expect("f16 ran");
-    skipped.status = gpubench_results::Status::Skipped;
-    skipped.reason = Some("adapter lacks SHADER_F16".into());
-    skipped.summary = None;
+    let failure = "verification failed: 3 of 4096 values outside tolerance";
+    let skip = "adapter lacks SHADER_F16";
+    mark_not_ok(&mut doc, "stream/scale", Status::Failed, failure);
+    mark_not_ok(&mut doc, "compute/fma-peak/vec4-f16", Status::Skipped, skip);
     let page = gpubench_report::html::render(&[("lavapipe-quick".to_string(), doc.clone())])
         .expect("renders");
     assert!(page.starts_with("<!DOCTYPE html>"));
@@ -146,10 +147,7 @@ fn one_run_renders_machine_charts_and_failures() {
     assert_stream_chart(&charts, &doc);
     assert_roofline_transfer_and_latency_charts(&charts);
 
-    for reason in [
-        "verification failed: 3 of 4096 values outside tolerance",
-        "adapter lacks SHADER_F16",
-    ] {
+    for reason in [failure, skip] {
         assert!(page.contains(reason), "the reason '{reason}' is listed");
     }
     assert!(page.contains("Failed and skipped"));
@@ -162,10 +160,7 @@ fn several_runs_add_a_cross_card_chart_with_one_series_per_file() {
     let page = gpubench_report::html::render(&[("base".into(), doc), ("slower".into(), slower)])
         .expect("renders");
     let charts = svgs(&page);
-    let cross = charts
-        .iter()
-        .find(|svg| texts(svg).iter().any(|t| t.contains("Cross-card")))
-        .expect("a cross-card chart");
+    let cross = chart_with(&charts, |t| t.contains("Cross-card"));
     let labels = texts(cross);
     assert!(
         labels.iter().any(|t| t == "base") && labels.iter().any(|t| t == "slower"),
@@ -181,7 +176,7 @@ fn several_runs_get_a_machines_table_and_a_cross_card_chart_for_every_suite() {
     let suites: Vec<String> = {
         let mut s: Vec<String> = Vec::new();
         for r in &doc.results {
-            if r.status == gpubench_results::Status::Ok
+            if r.status == Status::Ok
                 && r.summary.as_ref().is_some_and(|s| s.n > 1)
                 && !s.contains(&r.suite)
             {

@@ -26,37 +26,38 @@ use gpubench_suites::stream::AdapterClass;
 use gpubench_suites::sustained::SustainedSuite;
 use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
-/// Runs each named variant on `shape` in `precision` and asserts it is ok and verified.
-fn assert_matmuls_ok(runner: &Runner<'_>, shape: Shape, precision: Precision, names: &[&str]) {
-    for name in names {
-        let variant = find_variant(name).expect("variant exists");
-        let id = format!("test/{}/{name}", precision.name());
-        let mut bench = KernelBench::new(Matmul::new(id, shape, precision, variant, 7));
-        run_ok(runner, &mut bench);
-    }
+/// A matmul of `shape` in `precision` for each named variant.
+fn matmuls(shape: Shape, precision: Precision, names: &[&str]) -> Vec<Box<dyn Benchmark>> {
+    names
+        .iter()
+        .map(|name| {
+            let variant = find_variant(name).expect("variant exists");
+            let id = format!("test/{}/{name}", precision.name());
+            KernelBench::boxed(Matmul::new(id, shape, precision, variant, 7))
+        })
+        .collect()
 }
 
 #[test]
 fn ragged_matmul_verifies_on_the_adapter() {
-    let Some(ctx) = require_vulkan() else {
-        return;
-    };
-    let runner = Runner::new(&ctx, short_settings());
     // 63 x 65 x 31: no dimension is a multiple of any tile or of 4; the 32 x 32 blocks overhang
     // both edges.
     let shape = Shape::new(63, 65, 31);
-    let f32_variants = [
-        "tiled16",
-        "reg8x8",
-        "cols8x8",
-        "unrolled8x8",
-        "unrolled32x32",
-    ];
-    assert_matmuls_ok(&runner, shape, Precision::F32, &f32_variants);
-    if ctx.features.contains(wgpu::Features::SHADER_F16) {
-        let f16_variants = ["tiled16", "unrolled16x16-acc32"];
-        assert_matmuls_ok(&runner, shape, Precision::F16, &f16_variants);
-    }
+    assert_all_ok(|ctx| {
+        let f32_variants = [
+            "tiled16",
+            "reg8x8",
+            "cols8x8",
+            "unrolled8x8",
+            "unrolled32x32",
+        ];
+        let mut benches = matmuls(shape, Precision::F32, &f32_variants);
+        if ctx.features.contains(wgpu::Features::SHADER_F16) {
+            let f16_variants = ["tiled16", "unrolled16x16-acc32"];
+            benches.extend(matmuls(shape, Precision::F16, &f16_variants));
+        }
+        benches
+    });
 }
 
 /// Runs the benchmarks `build` makes on the Vulkan adapter; each must be ok and verified.

@@ -3,9 +3,8 @@
 
 mod common;
 
-use common::short_settings;
-use gpubench_harness::runner::Silent;
-use gpubench_harness::{GpuContext, KernelBench, Runner, Status};
+use common::{assert_status_reason, run_short};
+use gpubench_harness::{BenchResult, GpuContext, KernelBench, Status};
 use gpubench_suites::faults::Fault;
 use gpubench_suites::stream::{Stream, StreamKernel};
 
@@ -13,69 +12,59 @@ fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()
 }
 
-fn run_fault(ctx: &GpuContext, fault: Fault) -> gpubench_harness::BenchResult {
-    let runner = Runner::new(ctx, short_settings());
+fn run_fault(ctx: &GpuContext, fault: Fault) -> BenchResult {
     let mut bench = fault.benchmark(1);
-    runner.run(bench.as_mut(), &mut Silent)
+    run_short(ctx, bench.as_mut())
 }
 
-fn assert_healthy_afterwards(ctx: &GpuContext) {
-    let runner = Runner::new(ctx, short_settings());
+/// The benchmark after a fault: a copy of 64 KiB arrays.
+fn run_next(ctx: &GpuContext) -> BenchResult {
     let mut next = KernelBench::new(Stream::new(StreamKernel::Copy, 64 * 1024, 1));
-    let result = runner.run(&mut next, &mut Silent);
+    run_short(ctx, &mut next)
+}
+
+/// Runs `fault` on the adapter and asserts that it ends with `status` and a reason that
+/// contains `words`, and that the next benchmark still runs; the reason, or `None` where the
+/// test is not to run.
+fn assert_contained(fault: Fault, status: Status, words: &str) -> Option<String> {
+    let ctx = context()?;
+    let result = run_fault(&ctx, fault);
+    assert_status_reason(&result, status, words);
+    let next = run_next(&ctx);
     assert_eq!(
-        result.status,
+        next.status,
         Status::Ok,
         "the next benchmark still runs: {:?}",
-        result.reason
+        next.reason
     );
+    result.reason
 }
 
 #[test]
 fn over_the_limit_is_skipped_with_the_reason() {
-    let Some(ctx) = context() else { return };
-    let result = run_fault(&ctx, Fault::OverLimit);
-    assert_eq!(result.status, Status::Skipped);
-    assert!(
-        result
-            .reason
-            .expect("reason")
-            .contains("exceeds the adapter's max_buffer_size")
-    );
-    assert_healthy_afterwards(&ctx);
+    let words = "exceeds the adapter's max_buffer_size";
+    assert_contained(Fault::OverLimit, Status::Skipped, words);
 }
 
 #[test]
 fn an_uncaptured_gpu_error_fails_that_benchmark_only() {
-    let Some(ctx) = context() else { return };
-    let result = run_fault(&ctx, Fault::GpuError);
-    assert_eq!(result.status, Status::Failed);
-    let reason = result.reason.expect("reason");
+    let Some(reason) = assert_contained(Fault::GpuError, Status::Failed, "GPU error") else {
+        return;
+    };
     assert!(reason.starts_with("GPU error"), "{reason}");
     assert!(!reason.contains('\n'), "reasons are one line: {reason}");
-    assert_healthy_afterwards(&ctx);
 }
 
 #[test]
 fn a_panicking_benchmark_fails_without_taking_the_process_down() {
-    let Some(ctx) = context() else { return };
-    let result = run_fault(&ctx, Fault::Panic);
-    assert_eq!(result.status, Status::Failed);
-    assert!(result.reason.expect("reason").contains("injected panic"));
-    assert_healthy_afterwards(&ctx);
+    assert_contained(Fault::Panic, Status::Failed, "injected panic");
 }
 
 #[test]
 fn device_loss_fails_the_benchmark_and_later_ones_say_why() {
     let Some(ctx) = context() else { return };
     let result = run_fault(&ctx, Fault::DeviceLost);
-    assert_eq!(result.status, Status::Failed);
-    let reason = result.reason.expect("reason");
-    assert!(reason.contains("device lost"), "{reason}");
+    assert_status_reason(&result, Status::Failed, "device lost");
     assert!(ctx.faults.device_lost());
-    let runner = Runner::new(&ctx, short_settings());
-    let mut next = KernelBench::new(Stream::new(StreamKernel::Copy, 64 * 1024, 1));
-    let after = runner.run(&mut next, &mut Silent);
-    assert_eq!(after.status, Status::Failed);
-    assert!(after.reason.expect("reason").contains("device lost"));
+    assert_status_reason(&run_next(&ctx), Status::Failed, "device lost");
 }

@@ -4,8 +4,9 @@
 
 mod common;
 
-use common::{assert_host_time_beside_gpu, run_ok, short_settings};
-use gpubench_harness::runner::Silent;
+use common::{
+    assert_host_time_beside_gpu, assert_status_reason, run_ok, run_short, short_settings,
+};
 use gpubench_harness::{
     BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status, TimingSource,
 };
@@ -133,9 +134,7 @@ fn small_arrays_are_walked_until_a_dispatch_is_long_enough() {
 #[test]
 fn a_broken_kernel_fails_verification_and_reports_no_number() {
     let Some(ctx) = context() else { return };
-    let runner = Runner::new(&ctx, short_settings());
-    let mut bench = broken_copy(64 * 1024, 5);
-    let result = runner.run(&mut bench, &mut Silent);
+    let result = run_short(&ctx, &mut broken_copy(64 * 1024, 5));
     assert_eq!(result.status, Status::Failed);
     assert!(!result.verified);
     assert!(result.summary.is_none() && result.samples.is_empty());
@@ -146,16 +145,9 @@ fn a_broken_kernel_fails_verification_and_reports_no_number() {
 #[test]
 fn an_array_over_the_binding_limit_is_skipped_with_the_reason() {
     let Some(ctx) = context() else { return };
-    let runner = Runner::new(&ctx, short_settings());
     let too_big = ctx.limits.max_storage_buffer_binding_size.saturating_mul(2);
     let mut bench = KernelBench::new(Stream::new(StreamKernel::Copy, too_big, 1));
-    let result = runner.run(&mut bench, &mut Silent);
-    assert_eq!(result.status, Status::Skipped);
-    assert!(
-        result
-            .reason
-            .expect("reason")
-            .contains("exceeds the adapter's limit")
-    );
+    let result = run_short(&ctx, &mut bench);
+    assert_status_reason(&result, Status::Skipped, "exceeds the adapter's limit");
     assert!(result.summary.is_none());
 }

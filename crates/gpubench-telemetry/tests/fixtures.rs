@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use gpubench_harness::TelemetryHook;
 use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Status};
-use gpubench_results::telemetry::TelemetryStatus;
+use gpubench_results::telemetry::{PcieLink, TelemetryStatus};
 use gpubench_telemetry::doctor::{self, CheckStatus, Findings};
 use gpubench_telemetry::fake::FakeSource;
 use gpubench_telemetry::pcie::{self, SysfsRoot};
@@ -42,8 +42,13 @@ fn adapter(name: &str, vendor_id: u32, device_id: u32) -> AdapterIdentity {
     }
 }
 
+/// The H200 the scripted NVML-like sources describe.
+fn h200() -> AdapterIdentity {
+    adapter("NVIDIA H200", 0x10de, 0x2335)
+}
+
 /// The link of the only display device of `tree`, matched by its ids.
-fn link_of(tree: &str, vendor_id: u32, device_id: u32) -> gpubench_results::telemetry::PcieLink {
+fn link_of(tree: &str, vendor_id: u32, device_id: u32) -> PcieLink {
     let devices = pcie::display_devices(&root(tree));
     assert_eq!(
         devices.len(),
@@ -55,6 +60,20 @@ fn link_of(tree: &str, vendor_id: u32, device_id: u32) -> gpubench_results::tele
     pcie::read_link(device, by)
 }
 
+/// The doctor's check of `link`, asserted to have `status` and a detail with `words` in it.
+fn assert_link_check(link: &PcieLink, status: CheckStatus, words: &str) -> doctor::Check {
+    let check = doctor::link_check("pcie-link", link);
+    assert_eq!(check.status, status, "{check:?}");
+    assert!(check.detail.contains(words), "{}", check.detail);
+    check
+}
+
+/// Asserts that `link` runs at `ratio` of the card's top nominal bandwidth.
+fn assert_bandwidth_ratio(link: &PcieLink, ratio: f64) {
+    let current = link.current_nominal_gbs.expect("current") / link.max_nominal_gbs.expect("max");
+    assert!((current - ratio).abs() < 1e-9, "{current} of the top speed");
+}
+
 #[test]
 fn a_healthy_gen4_x16_card_reads_as_such_and_passes() {
     let link = link_of("healthy-gen4-x16", 0x10de, 0x2684);
@@ -64,24 +83,15 @@ fn a_healthy_gen4_x16_card_reads_as_such_and_passes() {
         (Some(4), Some(16))
     );
     assert_eq!(link.current_nominal_gbs, link.max_nominal_gbs);
-    let check = doctor::link_check("pcie-link", &link);
-    assert_eq!(check.status, CheckStatus::Ok, "{check:?}");
-    assert!(
-        check.detail.contains("gen4 x16 (31.5 GB/s one way)"),
-        "{}",
-        check.detail
-    );
+    assert_link_check(&link, CheckStatus::Ok, "gen4 x16 (31.5 GB/s one way)");
 }
 
 #[test]
 fn a_x8_link_on_a_x16_card_fails_with_half_the_bandwidth() {
     let link = link_of("x8-in-x16", 0x10de, 0x2330);
     assert_eq!((link.current_width, link.max_width), (Some(8), Some(16)));
-    let ratio = link.current_nominal_gbs.expect("current") / link.max_nominal_gbs.expect("max");
-    assert!((ratio - 0.5).abs() < 1e-9);
-    let check = doctor::link_check("pcie-link", &link);
-    assert_eq!(check.status, CheckStatus::Fail);
-    assert!(check.detail.contains("8 of 16 lanes"), "{}", check.detail);
+    assert_bandwidth_ratio(&link, 0.5);
+    let check = assert_link_check(&link, CheckStatus::Fail, "8 of 16 lanes");
     assert!(check.action.expect("what to do").contains("reseat"));
 }
 
@@ -92,15 +102,8 @@ fn gen3_on_a_gen5_card_fails_with_a_quarter_of_the_bandwidth() {
         (link.current_generation, link.max_generation),
         (Some(3), Some(5))
     );
-    let ratio = link.current_nominal_gbs.expect("current") / link.max_nominal_gbs.expect("max");
-    assert!((ratio - 0.25).abs() < 1e-9);
-    let check = doctor::link_check("pcie-link", &link);
-    assert_eq!(check.status, CheckStatus::Fail);
-    assert!(
-        check.detail.contains("below its top speed"),
-        "{}",
-        check.detail
-    );
+    assert_bandwidth_ratio(&link, 0.25);
+    assert_link_check(&link, CheckStatus::Fail, "below its top speed");
 }
 
 #[test]
@@ -148,10 +151,10 @@ fn an_amd_card_is_read_from_its_hwmon_files_around_a_region() {
     assert_eq!(doc.results[0].extra["pct_of_nominal"], 50.0);
 }
 
-fn scripted(script: &str, tree: &str) -> Telemetry {
+/// Telemetry of `card` from the scripted source `script`, with sysfs at the fixture `tree`.
+fn scripted(script: &str, tree: &str, card: &AdapterIdentity) -> Telemetry {
     let source = FakeSource::from_file(&fixture(script)).expect("script");
-    let h200 = adapter("NVIDIA H200", 0x10de, 0x2335);
-    Telemetry::with_source(&h200, &options(tree), Opened::Source(Box::new(source))).expect("opens")
+    Telemetry::with_source(card, &options(tree), Opened::Source(Box::new(source))).expect("opens")
 }
 
 /// What the doctor would find with `telemetry` after one region of load.
@@ -186,7 +189,7 @@ fn status_of(checks: &[doctor::Check], name: &str) -> CheckStatus {
 
 #[test]
 fn a_throttled_busy_nvml_device_fails_the_doctor() {
-    let telemetry = scripted("fake-nvml-throttled.json", "no-such-tree");
+    let telemetry = scripted("fake-nvml-throttled.json", "no-such-tree", &h200());
     let checks = doctor::checks(&findings(&telemetry, 10.0, 1000.0));
     assert_eq!(status_of(&checks, "throttling"), CheckStatus::Fail);
     assert_eq!(status_of(&checks, "other-processes"), CheckStatus::Warn);
@@ -208,15 +211,9 @@ fn a_throttled_busy_nvml_device_fails_the_doctor() {
 #[test]
 fn a_healthy_nvml_device_on_a_healthy_link_passes_every_check() {
     // The healthy tree's card is an RTX 4090: match the H200 identity to it by bus id.
-    let source = FakeSource::from_file(&fixture("fake-nvml-healthy.json")).expect("script");
-    let mut card = adapter("NVIDIA H200", 0x10de, 0x2335);
+    let mut card = h200();
     card.pci_bus_id = Some("0000:01:00.0".to_string());
-    let telemetry = Telemetry::with_source(
-        &card,
-        &options("healthy-gen4-x16"),
-        Opened::Source(Box::new(source)),
-    )
-    .expect("opens");
+    let telemetry = scripted("fake-nvml-healthy.json", "healthy-gen4-x16", &card);
     let checks = doctor::checks(&findings(&telemetry, 25.0, 4300.0));
     for check in &checks {
         assert_eq!(check.status, CheckStatus::Ok, "{check:?}");
@@ -270,8 +267,7 @@ fn turned_off_telemetry_records_nothing_per_result() {
 
 #[test]
 fn an_nvidia_adapter_without_nvml_is_unavailable_never_an_error() {
-    let h200 = adapter("NVIDIA H200", 0x10de, 0x2335);
-    match gpubench_telemetry::open_source(&h200, &root("no-such-tree")) {
+    match gpubench_telemetry::open_source(&h200(), &root("no-such-tree")) {
         // Where the library is installed but the device is absent or not matched, NVML says so.
         Opened::Unavailable(reason) => assert!(reason.contains("NVML"), "{reason}"),
         Opened::Source(source) => assert_eq!(source.name(), "nvml"),

@@ -1,10 +1,11 @@
 //! Helpers shared by the CLI tests: the binary with a clean adapter environment, requiring a
-//! Vulkan adapter (GPU tests fail where none is, unless skipped on purpose), and reading a
-//! results file.
+//! Vulkan adapter (GPU tests fail where none is, unless skipped on purpose), quick runs, and
+//! reading a results file and its results.
 
 #![allow(dead_code)] // each test binary uses its own subset
 
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output};
 
 use gpubench_harness::testing::no_adapter;
 use serde_json::Value;
@@ -15,8 +16,8 @@ pub fn gpubench_path() -> PathBuf {
 }
 
 /// A command for the binary, without the caller's WGPU_* selection variables.
-pub fn gpubench_command() -> std::process::Command {
-    let mut cmd = std::process::Command::new(gpubench_path());
+pub fn gpubench_command() -> Command {
+    let mut cmd = Command::new(gpubench_path());
     for var in ["WGPU_BACKEND", "WGPU_ADAPTER_NAME", "WGPU_POWER_PREF"] {
         cmd.env_remove(var);
     }
@@ -40,6 +41,12 @@ pub fn adapters() -> Vec<Value> {
 pub fn require_vulkan() -> bool {
     adapters().iter().any(|a| a["backend"] == "vulkan")
         || no_adapter::<()>("`gpubench list` finds no Vulkan adapter").is_some()
+}
+
+/// A temporary directory for a GPU test, or `None` where the test is not to run (see
+/// [`require_vulkan`]).
+pub fn vulkan_temp_dir() -> Option<tempfile::TempDir> {
+    require_vulkan().then(|| tempfile::tempdir().expect("temp dir"))
 }
 
 /// Bytes a command wrote, as text (lossily: a test reads it, it is never parsed as data).
@@ -103,9 +110,76 @@ pub fn quick_stream_args(out: &Path, stream_size: &str) -> Vec<String> {
 }
 
 /// Runs the binary with `args` and waits for it.
-pub fn run_gpubench(args: &[String]) -> std::process::Output {
+pub fn run_gpubench(args: &[String]) -> Output {
     gpubench_command()
         .args(args)
         .output()
         .expect("gpubench runs")
+}
+
+/// The command of a quick run of `suite` (see [`quick_suite_args`]) with `flags` appended.
+pub fn quick_suite_command(suite: &str, out: &Path, flags: &[&str]) -> Command {
+    let mut cmd = gpubench_command();
+    cmd.args(quick_suite_args(suite, out)).args(flags);
+    cmd
+}
+
+/// The command of a quick stream run (see [`quick_stream_args`]) with `flags` appended.
+pub fn quick_stream_command(out: &Path, stream_size: &str, flags: &[&str]) -> Command {
+    let mut cmd = gpubench_command();
+    cmd.args(quick_stream_args(out, stream_size)).args(flags);
+    cmd
+}
+
+/// Runs `--suite SUITE` quickly on Vulkan with `flags`, writing to `out`, and waits for it.
+pub fn quick_suite_run(suite: &str, out: &Path, flags: &[&str]) -> Output {
+    quick_suite_command(suite, out, flags)
+        .output()
+        .expect("gpubench runs")
+}
+
+/// Runs a quick stream run on arrays of `stream_size` with `flags`, writing to `out`, and
+/// waits for it.
+pub fn quick_stream_run(out: &Path, stream_size: &str, flags: &[&str]) -> Output {
+    quick_stream_command(out, stream_size, flags)
+        .output()
+        .expect("gpubench runs")
+}
+
+/// Sends `signal` (as `kill` spells it: `-INT`, `-TERM`) to `child`.
+pub fn send_signal(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+}
+
+/// The result of `doc` whose id is `id`.
+pub fn result_with_id(doc: &Value, id: &str) -> Value {
+    find_result(doc, |r| r == id).unwrap_or_else(|| panic!("no result {id}"))
+}
+
+/// The result of `doc` with `id_part` in its id.
+pub fn result_with(doc: &Value, id_part: &str) -> Value {
+    find_result(doc, |r| r.contains(id_part)).unwrap_or_else(|| panic!("no result with {id_part}"))
+}
+
+/// The first result of `doc` whose id passes `id`.
+fn find_result(doc: &Value, id: impl Fn(&str) -> bool) -> Option<Value> {
+    doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["id"].as_str().is_some_and(&id))
+        .cloned()
+}
+
+/// Asserts that `result` has `status` and a reason that contains `words`.
+pub fn assert_status_reason(result: &Value, status: &str, words: &str) {
+    assert_eq!(result["status"], status, "{result}");
+    assert!(
+        result["reason"].as_str().is_some_and(|r| r.contains(words)),
+        "{words:?} not in {result}"
+    );
 }

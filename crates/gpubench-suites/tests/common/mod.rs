@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each test binary uses its own subset
 
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{BenchResult, Benchmark, Runner, Status, TimingSource};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, Runner, Status, TimingSource};
 
 pub use gpubench_harness::testing::short_settings;
 
@@ -31,6 +31,18 @@ pub fn run_ok(runner: &Runner<'_>, bench: &mut dyn Benchmark) -> BenchResult {
     let result = runner.run(bench, &mut Silent);
     assert_ok(&result);
     result
+}
+
+/// Runs `bench` on `ctx` with [`short_settings`] and returns its result, whatever the outcome.
+pub fn run_short(ctx: &GpuContext, bench: &mut dyn Benchmark) -> BenchResult {
+    Runner::new(ctx, short_settings()).run(bench, &mut Silent)
+}
+
+/// The result ended with `status` and a reason that contains `words`.
+pub fn assert_status_reason(result: &BenchResult, status: Status, words: &str) {
+    assert_eq!(result.status, status, "{}: {:?}", result.id, result.reason);
+    let reason = result.reason.as_deref().expect("reason");
+    assert!(reason.contains(words), "{}: {reason}", result.id);
 }
 
 /// A GPU-timed result also carries the host clock's samples (what an application waits for).
