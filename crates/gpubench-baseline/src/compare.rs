@@ -123,6 +123,14 @@ pub struct RunLabel {
     pub started_at: String,
     /// Whether the adapter is a software adapter.
     pub software_adapter: bool,
+    /// Whether the run finished: an interrupted run lacks the results it never reached.
+    #[serde(default = "finished")]
+    pub complete: bool,
+}
+
+/// Comparisons written before `complete` was recorded compared finished runs only.
+fn finished() -> bool {
+    true
 }
 
 impl RunLabel {
@@ -134,6 +142,7 @@ impl RunLabel {
             fingerprint: doc.machine.fingerprint.clone(),
             started_at: doc.started_at.clone(),
             software_adapter: doc.machine.software_adapter,
+            complete: doc.complete,
         }
     }
 }
@@ -383,12 +392,24 @@ fn judge_pair(
         (Mode::CrossMachine, _) => Verdict::RatioOnly,
         (Mode::SameMachine, Some(ratio)) => verdict_for(&ratio, band_value),
         (Mode::SameMachine, None) => {
-            pair.note = Some("no ratio: samples missing, zero or not finite".to_string());
+            pair.note = Some(no_ratio_reason(base, new));
             Verdict::Inconclusive
         }
     };
     pair.regression = pair.verdict == Verdict::Regressed;
     pair
+}
+
+/// Why two ok results have no ratio.
+fn no_ratio_reason(base: &BenchResult, new: &BenchResult) -> String {
+    let zero = |r: &BenchResult| r.median() == Some(0.0);
+    if zero(base) {
+        "no ratio: the base median is zero, nothing to compare against".to_string()
+    } else if zero(new) && !new.higher_is_better {
+        "no ratio: the new median is a time of zero, not a measurement".to_string()
+    } else {
+        "no ratio: samples missing, negative or not finite".to_string()
+    }
 }
 
 /// The ratio from raw samples, or from the summaries' intervals when samples were not kept.

@@ -2,12 +2,13 @@
 //! ratio against the first run (oriented so that > 1 is faster). No verdicts: different machines
 //! are different, not better or worse within noise.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
-use gpubench_results::{RunDocument, Status};
+use gpubench_results::{BenchResult, RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::compare::RunLabel;
+use crate::ratio::oriented;
 
 /// One run's column.
 pub type CrossColumn = RunLabel;
@@ -58,60 +59,57 @@ pub struct CrossTable {
     pub rows: Vec<CrossRow>,
 }
 
-/// The cross-card table of `runs` (label, document), ratios against the first.
+/// The cross-card table of `runs` (label, document), ratios against the first. Each run's
+/// results are indexed by id once, so the table costs O(ids x runs), not a search per cell.
 pub fn cross_table(runs: &[(&str, &RunDocument)]) -> CrossTable {
     let columns = runs
         .iter()
         .map(|(label, doc)| RunLabel::of(label, doc))
         .collect();
+    let indexed: Vec<HashMap<&str, &BenchResult>> = runs
+        .iter()
+        .map(|(_, doc)| doc.results.iter().map(|r| (r.id.as_str(), r)).collect())
+        .collect();
     let mut seen = BTreeSet::new();
     let mut rows = Vec::new();
-    for (_, doc) in runs {
-        for result in &doc.results {
-            if !seen.insert(result.id.clone()) {
-                continue;
-            }
-            let reference = runs
-                .first()
-                .and_then(|(_, first)| first.results.iter().find(|r| r.id == result.id))
-                .and_then(|r| r.median());
-            let cells = runs
-                .iter()
-                .map(
-                    |(_, doc)| match doc.results.iter().find(|r| r.id == result.id) {
-                        None => CrossCell::Absent,
-                        Some(r) => match r.median() {
-                            Some(median) => CrossCell::Value {
-                                median,
-                                ratio: reference
-                                    .map(|base| oriented(base, median, result.higher_is_better))
-                                    .filter(|v| v.is_finite()),
-                            },
-                            None => CrossCell::NotMeasured {
-                                status: r.status,
-                                reason: r.reason.clone(),
-                            },
-                        },
-                    },
-                )
-                .collect();
-            rows.push(CrossRow {
-                id: result.id.clone(),
-                metric: result.metric,
-                unit: result.unit.clone(),
-                higher_is_better: result.higher_is_better,
-                cells,
-            });
+    for result in runs.iter().flat_map(|(_, doc)| &doc.results) {
+        if !seen.insert(result.id.as_str()) {
+            continue;
         }
+        let reference = indexed
+            .first()
+            .and_then(|first| first.get(result.id.as_str()))
+            .and_then(|r| r.median());
+        let cells = indexed
+            .iter()
+            .map(|by_id| cell(by_id.get(result.id.as_str()).copied(), reference, result))
+            .collect();
+        rows.push(CrossRow {
+            id: result.id.clone(),
+            metric: result.metric,
+            unit: result.unit.clone(),
+            higher_is_better: result.higher_is_better,
+            cells,
+        });
     }
     CrossTable { columns, rows }
 }
 
-fn oriented(base: f64, new: f64, higher_is_better: bool) -> f64 {
-    if higher_is_better {
-        new / base
-    } else {
-        base / new
+/// One run's cell for `row`'s id: its median and ratio against `reference`, why it has none,
+/// or absent.
+fn cell(found: Option<&BenchResult>, reference: Option<f64>, row: &BenchResult) -> CrossCell {
+    let Some(r) = found else {
+        return CrossCell::Absent;
+    };
+    match r.median() {
+        Some(median) => CrossCell::Value {
+            median,
+            ratio: reference.and_then(|base| oriented(base, median, row.higher_is_better)),
+        },
+        None => CrossCell::NotMeasured {
+            status: r.status,
+            reason: r.reason.clone(),
+        },
     }
 }
 

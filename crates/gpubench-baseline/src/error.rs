@@ -36,6 +36,17 @@ pub enum BaselineError {
         #[source]
         source: std::io::Error,
     },
+    /// The stored baseline exists but cannot be read in full, so replacing it could lose
+    /// suites this run did not measure.
+    #[error(
+        "not recording a baseline: the stored baseline {path} cannot be read in full ({reason}); it is left as it is: upgrade gpubench if a newer one wrote it, or move the file away to start a new baseline"
+    )]
+    Unreplaceable {
+        /// The stored baseline.
+        path: PathBuf,
+        /// Why it cannot be read.
+        reason: String,
+    },
     /// Reading or writing the document failed (the message names the file).
     #[error(transparent)]
     Results(#[from] ResultsError),

@@ -25,7 +25,8 @@ pub struct RatioEstimate {
 
 /// The oriented ratio of the medians of `new` and `base` with a percentile-bootstrap 95%
 /// interval (`BOOTSTRAP_RESAMPLES` resamples, `BOOTSTRAP_SEED`). `None` when either side has no
-/// finite positive-median sample (a ratio of nothing, or a division by zero, means nothing).
+/// finite sample or the medians have no ratio ([`oriented`]: a division by zero means nothing,
+/// a throughput collapsed to zero is a ratio of 0).
 pub fn ratio_ci(base: &[f64], new: &[f64], higher_is_better: bool) -> Option<RatioEstimate> {
     ratio_ci_with(
         base,
@@ -50,21 +51,13 @@ pub fn ratio_ci_with(
         return None;
     }
     let orient = |base_median: f64, new_median: f64| {
-        if higher_is_better {
-            new_median / base_median
-        } else {
-            base_median / new_median
-        }
+        oriented(base_median, new_median, higher_is_better).unwrap_or(f64::NAN)
     };
-    let ratio = orient(
+    let ratio = oriented(
         median_in_place(&mut base.clone()),
         median_in_place(&mut new.clone()),
-    );
-    if !ratio.is_finite() || ratio <= 0.0 {
-        return None;
-    }
-    // Thinned (by the stated rule of the results' statistics) so a file with millions of samples compares in
-    // bounded time; the point estimate above uses every sample.
+        higher_is_better,
+    )?;
     let (base, new) = (bootstrap_subset(&base), bootstrap_subset(&new));
     let mut other = Vec::with_capacity(new.len());
     let (low, high) = bootstrap_ci(base.len(), resamples, seed, |rng, scratch| {
@@ -95,30 +88,49 @@ pub fn ratio_from_intervals(
 ) -> Option<RatioEstimate> {
     let (b_med, b_low, b_high) = base;
     let (n_med, n_low, n_high) = new;
-    let estimate = if higher_is_better {
-        RatioEstimate {
-            ratio: n_med / b_med,
-            ci_low: n_low / b_high,
-            ci_high: n_high / b_low,
-        }
+    let ratio = |b, n| oriented(b, n, higher_is_better);
+    // The interval's slow end pairs the new run's slow end with the base run's fast end.
+    let (slow, fast) = if higher_is_better {
+        (ratio(b_high, n_low)?, ratio(b_low, n_high)?)
     } else {
-        RatioEstimate {
-            ratio: b_med / n_med,
-            ci_low: b_low / n_high,
-            ci_high: b_high / n_low,
-        }
+        (ratio(b_low, n_high)?, ratio(b_high, n_low)?)
     };
-    let finite = [estimate.ratio, estimate.ci_low, estimate.ci_high]
-        .iter()
-        .all(|v| v.is_finite() && *v > 0.0);
-    finite.then_some(RatioEstimate {
-        ci_low: estimate.ci_low.min(estimate.ratio),
-        ci_high: estimate.ci_high.max(estimate.ratio),
-        ..estimate
+    let ratio = ratio(b_med, n_med)?;
+    Some(RatioEstimate {
+        ratio,
+        ci_low: slow.min(ratio),
+        ci_high: fast.max(ratio),
     })
 }
 
-/// The median (type-7, as the results' summaries) of `values`, sorting them in place.
+/// The oriented ratio of two values (> 1: the new one is better), or `None` when it has no
+/// meaning: a value that is negative or not finite, a base that is zero, or a time that is
+/// zero. A throughput that collapsed to zero is a ratio of 0 (a regression, not a gap), and a
+/// ratio beyond f64's range is held at its edge (`f64::MIN_POSITIVE` or `f64::MAX`) so that
+/// 1e300 -> 1e-300 still reads as the collapse it is.
+pub fn oriented(base: f64, new: f64, higher_is_better: bool) -> Option<f64> {
+    let (numerator, denominator) = if higher_is_better {
+        (new, base)
+    } else {
+        (base, new)
+    };
+    let valid = |v: f64| v.is_finite() && v >= 0.0;
+    if !valid(numerator) || !valid(denominator) || denominator == 0.0 {
+        return None;
+    }
+    if numerator == 0.0 {
+        return Some(0.0);
+    }
+    let ratio = numerator / denominator;
+    Some(if ratio == 0.0 {
+        f64::MIN_POSITIVE
+    } else if ratio.is_infinite() {
+        f64::MAX
+    } else {
+        ratio
+    })
+}
+
 fn median_in_place(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     percentile_sorted(values, 50.0)
@@ -149,6 +161,34 @@ mod tests {
         assert!(ratio_ci(&[], &[1.0], true).is_none());
         assert!(ratio_ci(&[1.0], &[f64::NAN], true).is_none());
         assert!(ratio_ci(&[0.0], &[1.0], true).is_none());
+    }
+
+    #[test]
+    fn a_collapse_is_a_ratio_near_zero_not_a_gap() {
+        use crate::verdict::{Verdict, verdict_for};
+        let regressed = |r: Option<RatioEstimate>| {
+            let r = r.expect("a collapse still has a ratio");
+            assert_eq!(verdict_for(&r, 0.05), Verdict::Regressed, "{r:?}");
+            r.ratio
+        };
+        // A throughput that fell to zero, and one that fell by 600 orders of magnitude.
+        assert_eq!(regressed(ratio_ci(&[100.0; 8], &[0.0; 8], true)), 0.0);
+        let huge_to_tiny = regressed(ratio_ci(&[1e300; 8], &[1e-300; 8], true));
+        assert!(huge_to_tiny > 0.0 && huge_to_tiny < 1e-300);
+        // A time that grew as much, and the fallback from intervals alike.
+        regressed(ratio_ci(&[1e-300; 8], &[1e300; 8], false));
+        regressed(ratio_from_intervals(
+            (1e300, 1e300, 1e300),
+            (1e-300, 1e-300, 1e-300),
+            true,
+        ));
+        let up = ratio_ci(&[1e-300; 8], &[1e300; 8], true).expect("ratio");
+        assert_eq!(verdict_for(&up, 0.05), Verdict::Improved);
+        assert_eq!(up.ratio, f64::MAX);
+        // A time of zero, or a base of zero, has no ratio at all.
+        assert!(ratio_ci(&[5.0; 8], &[0.0; 8], false).is_none());
+        assert!(oriented(0.0, 1.0, true).is_none());
+        assert!(oriented(1.0, -1.0, true).is_none());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! key too). Saving merges by suite: the suites of the new run replace theirs, the others stay. Writes go through the results crate's `write_atomic` (temporary
 //! file in the same directory, fsync, rename): a crash or a concurrent reader never sees half a
 //! baseline. A run with failed results or one that did not complete is refused before anything
-//! is written.
+//! is written, and so is replacing a stored baseline that cannot be read in full (a newer
+//! schema, a damaged file). Savers of one baseline take turns under a file lock.
 
 use gpubench_results::warnings::{WarningKind, WarningRecord};
 use std::path::{Path, PathBuf};
@@ -100,13 +101,55 @@ impl BaselineStore {
             path: self.dir.clone(),
             source,
         })?;
+        // Load, merge and replace under one lock, so two savers of different suites cannot
+        // both read the old file and each write it back without the other's suites.
+        let _lock = self.lock(&path)?;
         let (merged, kept_suites) = match path.exists().then(|| load_document(&path)) {
             Some(Ok(old)) => merge_by_suite(old, doc),
-            // Absent, or unreadable (the run was told to replace it): this run alone.
-            _ => (doc.clone(), Vec::new()),
+            // What cannot be read in full (another gpubench's newer schema, a damaged file) is
+            // never replaced: its other suites would be lost.
+            Some(Err(error)) => {
+                return Err(BaselineError::Unreplaceable {
+                    path,
+                    reason: error.to_string(),
+                });
+            }
+            None => (doc.clone(), Vec::new()),
         };
         save_document(&path, &merged)?;
         Ok(Saved { path, kept_suites })
+    }
+
+    /// An exclusive lock on the store's baselines, held until the returned file is dropped: an
+    /// advisory lock on the directory itself (on Windows, which cannot open a directory as a
+    /// file, on `.<name>.lock` beside the baseline at `path`). The system releases it when the
+    /// process ends however it ends, so a killed saver leaves no stale lock.
+    fn lock(&self, path: &Path) -> Result<std::fs::File, BaselineError> {
+        let lock_path = if cfg!(windows) {
+            let name = path.file_name().map_or_else(
+                || "baseline".into(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            self.dir.join(format!(".{name}.lock"))
+        } else {
+            self.dir.clone()
+        };
+        let io = |source| BaselineError::Io {
+            path: lock_path.clone(),
+            source,
+        };
+        let file = if cfg!(windows) {
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lock_path)
+        } else {
+            std::fs::File::open(&lock_path)
+        }
+        .map_err(io)?;
+        file.lock().map_err(io)?;
+        Ok(file)
     }
 }
 
@@ -310,5 +353,57 @@ mod tests {
         std::fs::write(&path, b"{\"schema_version\": 1").expect("write");
         let err = store.load("fp").expect_err("truncated");
         assert!(err.to_string().contains("fp.json"), "{err}");
+    }
+
+    #[test]
+    fn a_baseline_that_cannot_be_read_in_full_is_never_replaced() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = BaselineStore::new(dir.path());
+        let doc = doc_with("gpu", false);
+        let path = store.save(&doc).expect("first save").path;
+        for stored in [
+            // Written by a newer gpubench, with suites this one cannot read.
+            "{\"schema_version\": 99, \"results\": [{\"suite\": \"future\"}]}",
+            // Damaged.
+            "{\"schema_version\": 1",
+        ] {
+            std::fs::write(&path, stored).expect("write");
+            let err = store.save(&doc).expect_err("refused");
+            let message = err.to_string();
+            assert!(message.contains("left as it is"), "{message}");
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), stored);
+        }
+    }
+
+    #[test]
+    fn concurrent_savers_of_different_suites_keep_both() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = BaselineStore::new(dir.path());
+        let base = doc_with("gpu", false);
+        // Two one-suite runs of the same adapter: each saver's suite must survive the other's.
+        let one_suite = |suite: &str| {
+            let mut doc = base.clone();
+            for r in &mut doc.results {
+                r.suite = suite.to_string();
+                r.id = format!("{suite}/{}", r.id);
+            }
+            doc.config.suites = vec![suite.to_string()];
+            doc
+        };
+        let (a, b) = (one_suite("stream"), one_suite("launch"));
+        for _ in 0..20 {
+            std::thread::scope(|scope| {
+                for doc in [&a, &b] {
+                    let store = &store;
+                    scope.spawn(move || store.save(doc).expect("save"));
+                }
+            });
+            let key = baseline_key(&base.machine, &base.config.profile);
+            let saved = store.load(&key).expect("load").expect("stored");
+            let mut suites: Vec<&str> = saved.results.iter().map(|r| r.suite.as_str()).collect();
+            suites.dedup();
+            suites.sort_unstable();
+            assert_eq!(suites, ["launch", "stream"]);
+        }
     }
 }

@@ -6,7 +6,7 @@ use gpubench_baseline::compare::RunLabel;
 use gpubench_baseline::{Comparison, CrossCell, CrossTable, Mode, PairComparison, Side, Verdict};
 
 use crate::grid::Grid;
-use crate::numbers::{ratio, sig3, status_cell};
+use crate::numbers::{ratio, ratio_interval, sig3, status_cell};
 
 /// Longest reason shown in a cell.
 const REASON_CHARS: usize = 60;
@@ -53,6 +53,16 @@ pub fn comparison_text(cmp: &Comparison) -> ComparisonText {
         }
     }
 
+    for (side, run, lacks) in [
+        ("base", &cmp.base, "the ids it never reached show as new"),
+        ("new", &cmp.new, "the ids it never reached show as missing"),
+    ] {
+        if !run.complete {
+            heading.push(format!(
+                "the {side} run did not complete (interrupted): {lacks}"
+            ));
+        }
+    }
     if cmp.mode == Mode::SameMachine && cmp.run_noise.worst().is_some() {
         heading.push(run_noise_line(cmp));
     }
@@ -116,10 +126,7 @@ fn comparison_notes(cmp: &Comparison) -> Vec<String> {
 
 fn pair_row(pair: &PairComparison, report_only: bool) -> Vec<String> {
     let (ratio_cell, ci_cell) = match &pair.ratio {
-        Some(r) => (
-            ratio(r.ratio),
-            format!("[{:.3}, {:.3}]", r.ci_low, r.ci_high),
-        ),
+        Some(r) => (ratio(r.ratio), ratio_interval(r.ci_low, r.ci_high)),
         None => ("-".to_string(), "-".to_string()),
     };
     // The band only matters where a timing verdict was given.
@@ -274,5 +281,31 @@ mod tests {
                 .iter()
                 .any(|n| n.starts_with("[within run noise]"))
         );
+    }
+
+    #[test]
+    fn an_interrupted_run_and_a_collapse_are_said() {
+        let base = doc_with("gpu", false);
+        // Every number collapses by 600 orders of magnitude: a regression, printed as such.
+        let mut collapsed = scaled(&base, 1e300);
+        collapsed.complete = false;
+        let cmp = compare("a", &base, "b", &collapsed, &CompareOptions::default());
+        assert!(
+            cmp.pairs
+                .iter()
+                .all(|p| p.verdict == Verdict::Regressed && p.regression)
+        );
+        let text = comparison_text(&cmp);
+        assert!(
+            text.heading
+                .iter()
+                .any(|l| l == "the new run did not complete (interrupted): the ids it never reached show as missing"),
+            "{:?}",
+            text.heading
+        );
+        assert!(!text.heading.iter().any(|l| l.starts_with("the base run")));
+        for row in &text.grid.rows {
+            assert_eq!(row[4], "1.00e-300x", "{row:?}");
+        }
     }
 }

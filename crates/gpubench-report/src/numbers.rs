@@ -87,11 +87,31 @@ pub fn printable(text: &str) -> String {
 
 /// An oriented ratio as `1.23x`.
 pub fn ratio(value: f64) -> String {
-    if value.is_finite() {
+    // A ratio far from one (a collapse, a broken base) keeps its digits: 0.00x would hide it.
+    if value == 0.0 {
+        "0x".to_string()
+    } else if value.is_finite() && !(0.01..1e6).contains(&value.abs()) {
+        format!("{value:.2e}x")
+    } else if value.is_finite() {
         format!("{value:.2}x")
     } else {
         "n/a".to_string()
     }
+}
+
+/// A ratio interval as `[0.951, 1.020]`; an end far from one keeps its digits in exponent form
+/// (`[1.00e-250, 1.00e-250]`), so a collapse never reads as `[0.000, 0.000]`.
+pub fn ratio_interval(low: f64, high: f64) -> String {
+    let end = |v: f64| {
+        if v == 0.0 {
+            "0".to_string()
+        } else if v.is_finite() && !(0.001..1e6).contains(&v.abs()) {
+            format!("{v:.2e}")
+        } else {
+            format!("{v:.3}")
+        }
+    };
+    format!("[{}, {}]", end(low), end(high))
 }
 
 /// A status with its reason, for cells where a skipped or failed result would have its number:
@@ -159,6 +179,11 @@ mod tests {
         assert_eq!(raw(None), "");
         assert_eq!(raw(Some(f64::NAN)), "");
         assert_eq!(ratio(0.7692), "0.77x");
+        assert_eq!(ratio(0.0), "0x");
+        assert_eq!(ratio(2.5e-9), "2.50e-9x");
+        assert_eq!(ratio(f64::NAN), "n/a");
+        assert_eq!(ratio_interval(0.9512, 1.0204), "[0.951, 1.020]");
+        assert_eq!(ratio_interval(1e-250, 0.0), "[1.00e-250, 0]");
         assert_eq!(truncate("abcdef", 3), "abc...");
     }
 }
