@@ -174,7 +174,8 @@ pub struct RunArgs {
     /// Sizes and sample counts.
     #[arg(long, value_enum, default_value = "default")]
     pub profile: ProfileArg,
-    /// Where to write the results JSON (default: results/<time>-<adapter>.json).
+    /// Where to write the results JSON (default: results/<time>-<backend><index>-<adapter>.json,
+    /// never replacing an existing file).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Also write an HTML report with charts for this run.
@@ -239,11 +240,12 @@ pub struct RunArgs {
 /// Baseline handling of `run`.
 #[derive(Debug, Args, Clone)]
 pub struct BaselineArgs {
-    /// Directory of baselines, one `<key>.json` per adapter and profile. Default: `baselines/`
-    /// where the working directory has one, else the per-user data directory
-    /// (`$XDG_DATA_HOME/gpubench/baselines`, `~/.local/share/...`, `~/Library/Application
+    /// Directory of baselines, one `<key>.json` per adapter and profile. Default:
+    /// `$GPUBENCH_BASELINE_DIR` (when set and not empty), else `baselines/` where the working
+    /// directory has one, else the per-user data directory (`$XDG_DATA_HOME/gpubench/baselines`
+    /// for an absolute XDG_DATA_HOME, `~/.local/share/...`, `~/Library/Application
     /// Support/...`, `%APPDATA%/...`).
-    #[arg(long, value_name = "DIR", env = "GPUBENCH_BASELINE_DIR")]
+    #[arg(long, value_name = "DIR")]
     pub baseline_dir: Option<PathBuf>,
     /// Compare against this result file instead of the adapter's stored baseline.
     #[arg(long, value_name = "FILE")]
@@ -263,7 +265,9 @@ pub struct BaselineArgs {
 impl BaselineArgs {
     /// The baseline directory in force (see [`crate::baseline_dir::resolve`]).
     pub fn dir(&self) -> PathBuf {
-        crate::baseline_dir::resolve(self.baseline_dir.as_deref())
+        crate::baseline_dir::resolve(self.baseline_dir.as_deref(), |name| {
+            std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+        })
     }
 }
 

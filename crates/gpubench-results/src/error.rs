@@ -26,3 +26,11 @@ pub enum ResultsError {
     #[error("could not serialise results: {0}")]
     Serialize(#[from] serde_json::Error),
 }
+
+impl ResultsError {
+    /// Whether this is a write that found a file already at its path
+    /// ([`crate::results_file::save_new_document`]).
+    pub fn already_exists(&self) -> bool {
+        matches!(self, ResultsError::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists)
+    }
+}

@@ -15,6 +15,27 @@ pub const MAX_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Writes `bytes` to `path` atomically: temp file beside it, fsync, rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
+    write_atomic_as(path, bytes, Replace::Yes)
+}
+
+/// Whether a write may replace a file already at its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replace {
+    /// Replace it (the caller named the file, or wrote it before).
+    Yes,
+    /// Fail with [`std::io::ErrorKind::AlreadyExists`] instead, atomically: no other writer
+    /// can slip a file in between the check and the write.
+    No,
+}
+
+/// Like [`save_document`], but never replaces a file already at `path`: an
+/// [`ResultsError::Io`] of kind [`std::io::ErrorKind::AlreadyExists`] instead (see
+/// [`ResultsError::already_exists`]). For names the tool chose itself.
+pub fn save_new_document(path: &Path, doc: &RunDocument) -> Result<(), ResultsError> {
+    write_atomic_as(path, &document_bytes(doc)?, Replace::No)
+}
+
+fn write_atomic_as(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), ResultsError> {
     let io_err = |source| ResultsError::Io {
         path: path.to_path_buf(),
         source,
@@ -42,7 +63,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
             .map_err(io_err)?;
     }
     temp.as_file().sync_all().map_err(io_err)?;
-    temp.persist(path).map_err(|e| io_err(e.error))?;
+    match replace {
+        Replace::Yes => temp.persist(path).map(drop),
+        Replace::No => temp.persist_noclobber(path).map(drop),
+    }
+    .map_err(|e| io_err(e.error))?;
     // Make the rename itself durable where the platform allows opening directories.
     if let Ok(dir_handle) = std::fs::File::open(dir) {
         let _ = dir_handle.sync_all();
@@ -52,9 +77,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
 
 /// Serialises `doc` as pretty JSON and writes it atomically.
 pub fn save_document(path: &Path, doc: &RunDocument) -> Result<(), ResultsError> {
+    write_atomic(path, &document_bytes(doc)?)
+}
+
+/// `doc` as pretty JSON with a final newline.
+fn document_bytes(doc: &RunDocument) -> Result<Vec<u8>, ResultsError> {
     let mut bytes = serde_json::to_vec_pretty(doc)?;
     bytes.push(b'\n');
-    write_atomic(path, &bytes)
+    Ok(bytes)
 }
 
 /// Reads a result document, refusing what is not one with an error that names the file.
@@ -209,6 +239,18 @@ mod tests {
         write_atomic(&path, b"first").expect("write");
         write_atomic(&path, b"second").expect("write");
         assert_eq!(std::fs::read(&path).expect("read"), b"second");
+        let leftovers = std::fs::read_dir(dir.path()).expect("list").count();
+        assert_eq!(leftovers, 1, "no temporary files left behind");
+    }
+
+    #[test]
+    fn a_write_that_may_not_replace_leaves_the_file_there_as_it_was() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("r.json");
+        write_atomic_as(&path, b"new", Replace::No).expect("a new name is written");
+        let err = write_atomic_as(&path, b"other", Replace::No).expect_err("taken");
+        assert!(err.already_exists(), "{err}");
+        assert_eq!(std::fs::read(&path).expect("read"), b"new");
         let leftovers = std::fs::read_dir(dir.path()).expect("list").count();
         assert_eq!(leftovers, 1, "no temporary files left behind");
     }

@@ -13,7 +13,7 @@ use gpubench_harness::TelemetryHook;
 use gpubench_harness::runner::{Phase, RunObserver};
 use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, RunDocument};
 use gpubench_results::ResultsError;
-use gpubench_results::results_file::save_document;
+use gpubench_results::results_file::{save_document, save_new_document};
 use gpubench_results::schema::{ToolInfo, slug};
 use gpubench_suites::session::{RunSink, Session, SessionError};
 use gpubench_telemetry::{Telemetry, TelemetryOptions};
@@ -46,12 +46,13 @@ pub fn run_one(
     let ctx = GpuContext::new(&plan.selection)?;
     plan.expect.check(&ctx.summary)?;
     plan.run.check_adapter(&ctx).map_err(usage_error)?;
-    let out_path = match &plan.out {
-        Some(path) => path.clone(),
+    let (out_path, named) = match &plan.out {
+        Some(path) => (path.clone(), Naming::Explicit),
         None => {
-            let path = default_output_path(&ctx);
+            let base = default_output_path(&ctx);
+            let path = free_name(&base);
             plan.files.planned_output("the results file", &path)?;
-            path
+            (path, Naming::Chosen { base })
         }
     };
     let baseline = BaselinePlan::prepare(
@@ -65,7 +66,8 @@ pub fn run_one(
         return Ok((code, None));
     }
     let mut sink = ResultsFile {
-        path: &out_path,
+        path: out_path,
+        named,
         progress: Progress::new(progress_steps(&plan), plan.progress),
         written: false,
     };
@@ -80,6 +82,7 @@ pub fn run_one(
     if !sink.written {
         sink.write(&doc)?;
     }
+    let out_path = sink.path;
     if let Some(code) = signals.received() {
         return Ok((
             interrupted(&doc, &out_path, &plan.baseline, code),
@@ -175,31 +178,64 @@ fn session_error(error: SessionError) -> anyhow::Error {
     }
 }
 
+/// Who named the results file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Naming {
+    /// The user (`--out`): it is replaced if it exists.
+    Explicit,
+    /// gpubench, from `base` ([`free_name`]): an existing file is never replaced.
+    Chosen {
+        /// The name before a number was added to make it free.
+        base: PathBuf,
+    },
+}
+
 /// The results file, rewritten atomically at every save, and the progress bar. Nothing is
 /// written before the first result: a run refused on the way (a suite's options) leaves an
 /// existing file as it was, and no empty one behind.
-struct ResultsFile<'p> {
-    path: &'p Path,
+struct ResultsFile {
+    path: PathBuf,
+    named: Naming,
     progress: Progress,
     written: bool,
 }
 
-impl ResultsFile<'_> {
-    /// Writes `doc`, creating the default results directory the first time.
+impl ResultsFile {
+    /// Writes `doc`, creating the default results directory the first time. A name gpubench
+    /// chose is claimed without replacing anything: where another run took it meanwhile, the
+    /// next free one is used and said.
     fn write(&mut self, doc: &RunDocument) -> Result<(), ResultsError> {
-        if !self.written {
-            let dir = crate::paths::parent_dir(self.path);
-            std::fs::create_dir_all(dir).map_err(|source| ResultsError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
+        if self.written {
+            return save_document(&self.path, doc);
+        }
+        let dir = crate::paths::parent_dir(&self.path);
+        std::fs::create_dir_all(dir).map_err(|source| ResultsError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        match &self.named {
+            Naming::Explicit => save_document(&self.path, doc)?,
+            Naming::Chosen { base } => loop {
+                match save_new_document(&self.path, doc) {
+                    Err(taken) if taken.already_exists() => {
+                        let next = free_name(base);
+                        note!(
+                            "{} was written by another run meanwhile: writing {} instead",
+                            self.path.display(),
+                            next.display()
+                        );
+                        self.path = next;
+                    }
+                    other => break other?,
+                }
+            },
         }
         self.written = true;
-        save_document(self.path, doc)
+        Ok(())
     }
 }
 
-impl RunSink for ResultsFile<'_> {
+impl RunSink for ResultsFile {
     fn save(&mut self, doc: &RunDocument) -> Result<(), ResultsError> {
         if doc.results.is_empty() {
             return Ok(());
@@ -216,7 +252,7 @@ impl RunSink for ResultsFile<'_> {
     }
 }
 
-impl RunObserver for ResultsFile<'_> {
+impl RunObserver for ResultsFile {
     fn started(&mut self, index: usize, total: usize, info: &BenchmarkInfo) {
         self.progress.started(index, total, info);
     }
@@ -239,13 +275,29 @@ fn progress_steps(plan: &Plan) -> usize {
     plan.run.suites().len() + usize::from(!plan.run.faults().is_empty())
 }
 
-/// `results/<time>-<adapter>.json` (the directory is created with the first write).
+/// `results/<time>-<backend><index>-<adapter>.json` (the directory is created with the first
+/// write): the backend and index tell apart one adapter seen by two backends (llvmpipe on
+/// Vulkan and GL) and identical cards in one machine. [`free_name`] makes it unique.
 fn default_output_path(ctx: &GpuContext) -> PathBuf {
     PathBuf::from("results").join(format!(
-        "{}-{}.json",
+        "{}-{}{}-{}.json",
         gpubench_results::hostinfo::now_compact(),
+        slug(&ctx.summary.backend),
+        ctx.summary.index,
         slug(&ctx.summary.name)
     ))
+}
+
+/// `base` if nothing is there, else the first of `<stem>-2.json`, `<stem>-3.json`, ... that is
+/// free.
+fn free_name(base: &Path) -> PathBuf {
+    let stem = base
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    std::iter::once(base.to_path_buf())
+        .chain((2u32..).map(|n| base.with_file_name(format!("{stem}-{n}.json"))))
+        .find(|candidate| !candidate.exists())
+        .unwrap_or_else(|| base.to_path_buf())
 }
 
 /// This build of the tool, as the results file records it.
@@ -255,5 +307,67 @@ fn tool_info() -> ToolInfo {
         name: "gpubench".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         git_commit: (!commit.is_empty()).then(|| commit.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_baseline::testing::doc_with;
+
+    fn sink(path: PathBuf, named: Naming) -> ResultsFile {
+        ResultsFile {
+            path,
+            named,
+            progress: Progress::new(1, false),
+            written: false,
+        }
+    }
+
+    #[test]
+    fn a_chosen_name_never_replaces_a_file_and_an_explicit_one_does() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = dir.path().join("results").join("t-vulkan0-gpu.json");
+        let doc = doc_with("gpu", false);
+        // Three runs that chose the same name before any of them wrote: each gets its own file.
+        let mut runs: Vec<ResultsFile> = (0..3)
+            .map(|_| sink(free_name(&base), Naming::Chosen { base: base.clone() }))
+            .collect();
+        for run in &mut runs {
+            run.write(&doc).expect("write");
+        }
+        let names: Vec<String> = runs
+            .iter()
+            .map(|r| {
+                r.path
+                    .file_name()
+                    .expect("name")
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "t-vulkan0-gpu.json",
+                "t-vulkan0-gpu-2.json",
+                "t-vulkan0-gpu-3.json"
+            ]
+        );
+        assert_eq!(
+            free_name(&base),
+            base.with_file_name("t-vulkan0-gpu-4.json")
+        );
+        // A later save of a run rewrites its own file.
+        runs[0].write(&doc).expect("rewrite");
+        assert_eq!(runs[0].path, base);
+        // --out names the file: it is replaced.
+        let before = std::fs::read(&base).expect("read");
+        let mut other = doc_with("other", false);
+        other.started_at = "2026-12-02T00:00:00Z".into();
+        sink(base.clone(), Naming::Explicit)
+            .write(&other)
+            .expect("replace");
+        assert_ne!(std::fs::read(&base).expect("read"), before);
     }
 }
