@@ -359,11 +359,8 @@ fn judge_pair(
         pair.verdict = Verdict::NotMeasured;
         return pair;
     }
-    if base.unit != new.unit || base.higher_is_better != new.higher_is_better {
-        pair.note = Some(format!(
-            "metric changed ({} -> {}): not comparable",
-            base.unit, new.unit
-        ));
+    if let Some(changed) = metric_changed(base, new) {
+        pair.note = Some(changed);
         return pair;
     }
     if base.timing.is_none() || new.timing.is_none() {
@@ -400,6 +397,27 @@ fn judge_pair(
     pair
 }
 
+/// `metric changed (GB/s, higher is better -> GB/s, lower is better): not comparable` when the
+/// unit or the direction differs, else `None`.
+fn metric_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
+    if base.unit == new.unit && base.higher_is_better == new.higher_is_better {
+        return None;
+    }
+    let metric = |r: &BenchResult| {
+        let better = if r.higher_is_better {
+            "higher"
+        } else {
+            "lower"
+        };
+        format!("{}, {better} is better", r.unit)
+    };
+    Some(format!(
+        "metric changed ({} -> {}): not comparable",
+        metric(base),
+        metric(new)
+    ))
+}
+
 /// Why two ok results have no ratio.
 fn no_ratio_reason(base: &BenchResult, new: &BenchResult) -> String {
     let zero = |r: &BenchResult| r.median() == Some(0.0);
@@ -430,6 +448,22 @@ mod tests {
     use super::*;
     use crate::testing::{doc_with, scaled};
     use proptest::prelude::*;
+
+    #[test]
+    fn a_flipped_direction_is_named_in_the_note() {
+        let base = doc_with("gpu", false);
+        let mut flipped = base.clone();
+        flipped.results[0].higher_is_better = !flipped.results[0].higher_is_better;
+        let cmp = compare("a", &base, "b", &flipped, &CompareOptions::default());
+        let note = cmp.pairs[0].note.as_deref().unwrap_or_default();
+        let unit = &base.results[0].unit;
+        assert_eq!(
+            note,
+            format!(
+                "metric changed ({unit}, higher is better -> {unit}, lower is better): not comparable"
+            )
+        );
+    }
 
     #[test]
     fn derived_values_get_ratios_and_mixed_clocks_no_verdict() {

@@ -109,4 +109,32 @@ mod tests {
         assert!(!status_got_worse(Status::Failed, Status::Ok));
         assert!(!status_got_worse(Status::Skipped, Status::Skipped));
     }
+
+    #[test]
+    fn a_collapse_is_a_ratio_near_zero_not_a_gap() {
+        use crate::ratio::{oriented, ratio_ci, ratio_from_intervals};
+        let regressed = |r: Option<RatioEstimate>| {
+            let r = r.expect("a collapse still has a ratio");
+            assert_eq!(verdict_for(&r, 0.05), Verdict::Regressed, "{r:?}");
+            r.ratio
+        };
+        // A throughput that fell to zero, and one that fell by 600 orders of magnitude.
+        assert_eq!(regressed(ratio_ci(&[100.0; 8], &[0.0; 8], true)), 0.0);
+        let huge_to_tiny = regressed(ratio_ci(&[1e300; 8], &[1e-300; 8], true));
+        assert!(huge_to_tiny > 0.0 && huge_to_tiny < 1e-300);
+        // A time that grew as much, and the fallback from intervals alike.
+        regressed(ratio_ci(&[1e-300; 8], &[1e300; 8], false));
+        regressed(ratio_from_intervals(
+            (1e300, 1e300, 1e300),
+            (1e-300, 1e-300, 1e-300),
+            true,
+        ));
+        let up = ratio_ci(&[1e-300; 8], &[1e300; 8], true).expect("ratio");
+        assert_eq!(verdict_for(&up, 0.05), Verdict::Improved);
+        assert_eq!(up.ratio, f64::MAX);
+        // A time of zero, or a base of zero, has no ratio at all.
+        assert!(ratio_ci(&[5.0; 8], &[0.0; 8], false).is_none());
+        assert!(oriented(0.0, 1.0, true).is_none());
+        assert!(oriented(1.0, -1.0, true).is_none());
+    }
 }

@@ -132,6 +132,13 @@ pub fn parent_dir(path: &Path) -> &Path {
 /// directory.
 pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
     let refuse = |why: String| Err(UsageError(format!("{flag} {}: {why}", path.display())).into());
+    let dir = parent_dir(path);
+    if dir.exists() && !dir.is_dir() {
+        return refuse(format!(
+            "{} is a file, not a directory: the results cannot go inside it",
+            dir.display()
+        ));
+    }
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => return refuse("is a directory; give a file name".into()),
         Ok(meta) if !meta.is_file() => {
@@ -140,9 +147,14 @@ pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
                     .into(),
             );
         }
-        _ => {}
+        Ok(_) => {}
+        // A name the system refuses outright (longer than the file system allows, a loop of
+        // links): said now, before any work, not when the first result is written.
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            return refuse(format!("cannot be written ({error})"));
+        }
+        Err(_) => {}
     }
-    let dir = parent_dir(path);
     if !dir.is_dir() {
         return refuse(format!("directory {} does not exist", dir.display()));
     }
@@ -247,6 +259,16 @@ mod tests {
         let regular = dir.path().join("r.json");
         std::fs::write(&regular, b"x").expect("write");
         check_output("--out", &regular).expect("a regular file");
+        // A name longer than any file system allows is refused at once.
+        let long = dir.path().join(format!("{}.json", "n".repeat(300)));
+        let error = check_output("--html", &long).expect_err("too long");
+        assert!(error.to_string().contains("cannot be written"), "{error}");
+        // Below a file: the message says it is a file, not that a directory is missing.
+        let error = check_output("--out", &regular.join("x.json")).expect_err("below a file");
+        assert!(
+            error.to_string().contains("is a file, not a directory"),
+            "{error}"
+        );
     }
 
     #[test]

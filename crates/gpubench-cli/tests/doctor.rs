@@ -78,6 +78,76 @@ fn doctor_names_the_software_adapter_and_passes_a_healthy_host() {
     assert_check(&text, "telemetry", "unknown", "not applicable");
 }
 
+/// doctor writes stdout through the one path every subcommand uses: a closed pipe ends quietly
+/// with 141, a full disk is an error line, never a panic.
+#[cfg(unix)]
+#[test]
+fn doctor_on_a_closed_or_full_stdout_ends_without_a_panic() {
+    for extra in [&[][..], &["--json"][..]] {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let mut cmd = gpubench_command();
+        cmd.args(["doctor", "--backend", "vulkan"])
+            .args(extra)
+            .stdout(writer);
+        let out = output_on_fixtures(cmd, "healthy-gen4-x16", None);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(141), "{extra:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let mut cmd = gpubench_command();
+    cmd.args(["doctor", "--backend", "vulkan"]).stdout(full);
+    let out = output_on_fixtures(cmd, "healthy-gen4-x16", None);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("No space left"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// sysfs files any local user can arrange under GPUBENCH_SYSFS_ROOT: a FIFO nobody writes and
+/// a link to /dev/zero, and a telemetry script that is /dev/zero. Each is refused by the bounded
+/// reader at once: doctor finishes promptly, in little memory, and says what it could not read.
+#[cfg(unix)]
+#[test]
+fn fifos_and_endless_devices_among_the_inputs_hang_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tree = dir.path().join("sysfs");
+    let copied = Command::new("cp")
+        .arg("-r")
+        .arg(fixture("sysfs").join("healthy-gen4-x16"))
+        .arg(&tree)
+        .status()
+        .expect("cp runs");
+    assert!(copied.success());
+    let card = tree.join("bus/pci/devices/0000:01:00.0");
+    std::fs::remove_file(card.join("current_link_speed")).expect("rm");
+    let fifo = Command::new("mkfifo")
+        .arg(card.join("current_link_speed"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(fifo.success());
+    std::fs::remove_file(card.join("class")).expect("rm");
+    std::os::unix::fs::symlink("/dev/zero", card.join("class")).expect("link");
+    let start = std::time::Instant::now();
+    let out = gpubench_command()
+        .args(["doctor", "--backend", "vulkan"])
+        .env("GPUBENCH_SYSFS_ROOT", &tree)
+        .env("GPUBENCH_FAKE_TELEMETRY", "/dev/zero")
+        .output()
+        .expect("gpubench runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(60),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+}
+
 #[test]
 fn doctor_fails_a_x8_link_and_gen3_on_gen5_with_exit_5() {
     if !require_vulkan() {

@@ -2,29 +2,47 @@
 //! in turn (llvmpipe through Vulkan and through GL in CI), one results file each, the cross-card
 //! table at the end, and the directory read back as a fleet. Needs a Vulkan adapter.
 
+use std::path::Path;
+use std::process::Output;
+
 mod common;
 use common::{adapters, gpubench_command, require_vulkan, text, vulkan_temp_dir};
+
+/// `gpubench run --adapter all --profile quick --suite launch --no-progress FLAGS --out DIR`.
+fn quick_launch_fleet(results: &Path, flags: &[&str]) -> Output {
+    gpubench_command()
+        .args(["run", "--adapter", "all", "--profile", "quick"])
+        .args(["--suite", "launch", "--no-progress"])
+        .args(flags)
+        .arg("--out")
+        .arg(results)
+        .output()
+        .expect("runs")
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 temp path")
+}
+
+/// A fleet whose every adapter is refused measures nothing and leaves no empty directory.
+#[test]
+fn a_fleet_that_measures_nothing_leaves_no_directory() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let results = dir.path().join("fleet");
+    let out = quick_launch_fleet(&results, &["--expect-vendor", "apple"]);
+    let stderr = text(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("nothing was measured"), "{stderr}");
+    assert!(!results.exists(), "{stderr}");
+}
 
 #[test]
 fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
     let Some(dir) = vulkan_temp_dir() else { return };
     let results = dir.path().join("fleet");
-    let out = gpubench_command()
-        .args([
-            "run",
-            "--adapter",
-            "all",
-            "--profile",
-            "quick",
-            "--suite",
-            "launch",
-        ])
-        .args(["--no-progress", "--format", "md", "--out"])
-        .arg(&results)
-        .arg("--baseline-dir")
-        .arg(dir.path().join("baselines"))
-        .output()
-        .expect("runs");
+    let baselines = dir.path().join("baselines");
+    let flags = ["--format", "md", "--baseline-dir", s(&baselines)];
+    let out = quick_launch_fleet(&results, &flags);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     let files: Vec<_> = std::fs::read_dir(&results)

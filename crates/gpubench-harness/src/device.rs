@@ -200,11 +200,13 @@ impl Selection {
     pub fn backends(&self) -> Result<wgpu::Backends, HarnessError> {
         match &self.backend {
             Some(text) if self.backend_from_env => {
+                // Nothing native in the variable (`webgpu`, a typo): ignored, every backend.
                 let (backends, _) = parse_backends_leniently(text);
-                if backends.is_empty() {
-                    return Err(HarnessError::NoNativeBackendInEnv(text.clone()));
-                }
-                Ok(backends)
+                Ok(if backends.is_empty() {
+                    all_backends()
+                } else {
+                    backends
+                })
             }
             Some(text) => parse_backends(text),
             None => Ok(all_backends()),
@@ -223,9 +225,15 @@ impl Selection {
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if let (Some(text), true) = (&self.backend, self.backend_from_env) {
-            for part in parse_backends_leniently(text).1 {
+            let (backends, ignored) = parse_backends_leniently(text);
+            for part in ignored {
                 notes.push(format!(
                     "WGPU_BACKEND: '{part}' ignored (gpubench measures vulkan, metal, dx12 and gl)"
+                ));
+            }
+            if backends.is_empty() {
+                notes.push(format!(
+                    "WGPU_BACKEND='{text}' names no native backend: searching every backend"
                 ));
             }
         }
@@ -238,6 +246,23 @@ impl Selection {
             }
         }
         notes
+    }
+
+    /// Where a search over `backends` looked, for the no-adapter message.
+    fn searched(&self, backends: wgpu::Backends) -> String {
+        match (&self.backend, self.backend_from_env) {
+            (None, _) => "on any backend".to_string(),
+            (Some(_), from_env) => format!(
+                "on {} {}{}",
+                if backends.bits().count_ones() > 1 {
+                    "backends"
+                } else {
+                    "backend"
+                },
+                backend_names(backends),
+                if from_env { " (from WGPU_BACKEND)" } else { "" }
+            ),
+        }
     }
 
     fn describe(&self) -> String {
@@ -315,6 +340,24 @@ fn type_rank(device_type: wgpu::DeviceType, low_power: bool) -> u8 {
     }
 }
 
+/// `backends` and every backend listed before the last of them (Vulkan, Metal, DX12, GL), so
+/// that positions in the enumeration are the indices `gpubench list` shows (`--backend gl`
+/// finds llvmpipe GL at `[1]` after Vulkan's `[0]`, not at 0) without probing a backend listed
+/// after all of them (GL, slow and noisy on headless machines, only when asked for).
+fn with_earlier_backends(backends: wgpu::Backends) -> wgpu::Backends {
+    let order = [
+        wgpu::Backends::VULKAN,
+        wgpu::Backends::METAL,
+        wgpu::Backends::DX12,
+        wgpu::Backends::GL,
+    ];
+    let last = order.iter().rposition(|b| backends.contains(*b));
+    order
+        .iter()
+        .take(last.map_or(0, |i| i + 1))
+        .fold(backends, |all, b| all | *b)
+}
+
 /// Summaries of every adapter on every backend gpubench knows (for `gpubench list`).
 pub fn list_adapters() -> Vec<AdapterSummary> {
     let instance = create_instance(all_backends());
@@ -339,13 +382,19 @@ pub fn select_adapter(
         .as_deref()
         .filter(|_| !selection.adapter_from_env)
         .and_then(|a| a.trim().parse::<usize>().ok());
-    let by_index = index.is_some();
-    let searched = if by_index { all_backends() } else { backends };
+    let searched = if index.is_some() {
+        all_backends()
+    } else {
+        with_earlier_backends(backends)
+    };
     let instance = create_instance(searched);
     let adapters = enumerate(&instance, searched);
-    if adapters.is_empty() {
+    if !adapters
+        .iter()
+        .any(|a| backends.contains(wgpu::Backends::from(a.get_info().backend)))
+    {
         return Err(HarnessError::NoAdapters {
-            searched: format!(" (searched {})", backend_names(searched)),
+            searched: selection.searched(backends),
         });
     }
     let summaries: Vec<AdapterSummary> = adapters
@@ -390,7 +439,7 @@ pub fn select_adapter(
         .into_iter()
         .nth(chosen)
         .ok_or_else(|| HarnessError::NoAdapters {
-            searched: String::new(),
+            searched: selection.searched(backends),
         })?;
     Ok((instance, adapter, summary))
 }
@@ -410,6 +459,46 @@ mod tests {
             matches!(parse_backends("cuda"), Err(HarnessError::UnknownBackend(b)) if b == "cuda")
         );
         assert!(parse_backends(" , ").is_err());
+    }
+
+    #[test]
+    fn a_backend_is_searched_with_those_listed_before_it_so_indices_match_the_listing() {
+        use wgpu::Backends as B;
+        assert_eq!(with_earlier_backends(B::VULKAN), B::VULKAN);
+        assert_eq!(with_earlier_backends(B::GL), all_backends());
+        assert_eq!(with_earlier_backends(B::METAL), B::VULKAN | B::METAL);
+    }
+
+    #[test]
+    fn a_wgpu_backend_with_nothing_native_is_ignored_with_a_warning() {
+        let env = |value: &'static str| {
+            move |name: &str| (name == "WGPU_BACKEND").then(|| value.to_string())
+        };
+        let webgpu = Selection::resolve_with(None, None, env("webgpu"));
+        assert_eq!(webgpu.backends().ok(), Some(all_backends()));
+        let notes = webgpu.notes();
+        assert!(
+            notes.iter().any(|n| n.contains("'webgpu' ignored")),
+            "{notes:?}"
+        );
+        assert!(
+            notes.iter().any(|n| n.contains("searching every backend")),
+            "{notes:?}"
+        );
+        let metal = Selection::resolve_with(None, None, env("metal"));
+        assert_eq!(
+            metal.searched(wgpu::Backends::METAL),
+            "on backend metal (from WGPU_BACKEND)"
+        );
+        assert_eq!(
+            Selection::default().searched(all_backends()),
+            "on any backend"
+        );
+        let flag = Selection::resolve_with(None, Some("vulkan,gl".into()), env(""));
+        assert_eq!(
+            flag.searched(wgpu::Backends::VULKAN | wgpu::Backends::GL),
+            "on backends vulkan, gl"
+        );
     }
 
     #[test]
@@ -442,7 +531,11 @@ mod tests {
         assert_eq!(s.backends().ok(), Some(wgpu::Backends::VULKAN));
         assert_eq!(s.notes().len(), 1, "{:?}", s.notes());
         let s = Selection::resolve_with(None, None, vars(&[("WGPU_BACKEND", "webgpu")]));
-        assert!(s.backends().is_err(), "no native backend left");
+        assert_eq!(
+            s.backends().ok(),
+            Some(all_backends()),
+            "nothing native: the variable is ignored"
+        );
         let s = Selection::resolve_with(None, Some("vulkan,webgpu".into()), vars(&[]));
         assert!(s.backends().is_err(), "a flag stays strict");
 

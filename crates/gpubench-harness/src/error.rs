@@ -3,12 +3,12 @@
 /// Errors from device discovery and context creation.
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
-    /// No adapter was found on any backend.
+    /// No adapter was found on the backends searched.
     #[error(
-        "no GPU adapter found on any backend{searched}. Install a Vulkan driver; for a software adapter on Debian/Ubuntu run `apt-get install mesa-vulkan-drivers` (or `cargo xtask setup`)"
+        "no GPU adapter found {searched}. Install a Vulkan driver; for a software adapter on Debian/Ubuntu run `apt-get install mesa-vulkan-drivers` (or `cargo xtask setup`)"
     )]
     NoAdapters {
-        /// Which backends were searched, for the message.
+        /// Where it looked: `on any backend`, or `on backend metal (from WGPU_BACKEND)`.
         searched: String,
     },
     /// Adapters exist, but none matches the selection.
@@ -24,11 +24,6 @@ pub enum HarnessError {
     /// A backend name that wgpu does not know.
     #[error("unknown backend '{0}': use one of vulkan, metal, dx12, gl")]
     UnknownBackend(String),
-    /// `WGPU_BACKEND` names no backend gpubench can measure.
-    #[error(
-        "WGPU_BACKEND='{0}' names no backend gpubench can measure: use vulkan, metal, dx12 or gl (or unset it)"
-    )]
-    NoNativeBackendInEnv(String),
     /// The adapter refused to create a device.
     #[error("could not create a device on '{adapter}': {source}")]
     RequestDevice {

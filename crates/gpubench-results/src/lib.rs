@@ -6,6 +6,7 @@
 //! `schema_version` are in [`schema`].
 
 pub mod adapter;
+pub mod bounded;
 pub mod error;
 pub mod hostinfo;
 pub mod metric;

@@ -1,10 +1,11 @@
 //! Reading and writing result documents. Writes are atomic (a temporary file in the same
 //! directory, flushed to disk, then renamed over the target), so a reader or a crash never sees a
-//! half-written file. Reads are bounded by the bytes actually read, not by the size the file
-//! reports (a pipe, `/dev/zero` or a file still growing reports anything), then check JSON, type
-//! and schema version; a UTF-8 byte-order mark is skipped. Every error names the file.
+//! half-written file. Reads go through [`crate::bounded`]: regular files only (a FIFO or a
+//! device is refused without blocking), bounded by the bytes actually read as well as by the
+//! size the file reports; then JSON, type and schema version are checked; a UTF-8 byte-order
+//! mark is skipped. Every error names the file.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use crate::error::ResultsError;
@@ -97,22 +98,16 @@ pub fn load_document(path: &Path) -> Result<RunDocument, ResultsError> {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io_err)?;
-    let size = file.metadata().map_err(io_err)?.len();
-    if size > MAX_DOCUMENT_BYTES {
-        return Err(bad(format!(
-            "file is {size} bytes, over the {MAX_DOCUMENT_BYTES}-byte limit for a result file"
-        )));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_DOCUMENT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_err)?;
-    if bytes.len() as u64 > MAX_DOCUMENT_BYTES {
-        return Err(bad(format!(
-            "reading it gave more than the {MAX_DOCUMENT_BYTES}-byte limit for a result file (a device or a pipe?)"
-        )));
-    }
+    let bytes =
+        crate::bounded::read_bounded(path, MAX_DOCUMENT_BYTES).map_err(|error| {
+            match error.kind() {
+                std::io::ErrorKind::FileTooLarge => bad(format!(
+                    "over the {MAX_DOCUMENT_BYTES}-byte limit for a result file"
+                )),
+                std::io::ErrorKind::InvalidInput => bad(error.to_string()),
+                _ => io_err(error),
+            }
+        })?;
     parse_document(&bytes).map_err(bad)
 }
 
@@ -182,32 +177,18 @@ mod tests {
 
     #[test]
     fn parse_rejects_non_results_with_reasons() {
-        assert!(parse_document(b"").unwrap_err().contains("empty"));
-        assert!(
-            parse_document(b"{\"schema_version\": 1")
-                .unwrap_err()
-                .contains("JSON")
-        );
-        assert!(
-            parse_document(b"[1,2]")
-                .unwrap_err()
-                .contains("not a gpubench result")
-        );
-        assert!(
-            parse_document(b"{\"a\": 1}")
-                .unwrap_err()
-                .contains("schema_version")
-        );
-        assert!(
-            parse_document(b"{\"schema_version\": 99}")
-                .unwrap_err()
-                .contains("newer")
-        );
-        assert!(
-            parse_document(b"{\"schema_version\": 1}")
-                .unwrap_err()
-                .contains("valid gpubench")
-        );
+        let cases: [(&[u8], &str); 6] = [
+            (b"", "empty"),
+            (b"{\"schema_version\": 1", "JSON"),
+            (b"[1,2]", "not a gpubench result"),
+            (b"{\"a\": 1}", "schema_version"),
+            (b"{\"schema_version\": 99}", "newer"),
+            (b"{\"schema_version\": 1}", "valid gpubench"),
+        ];
+        for (bytes, says) in cases {
+            let reason = parse_document(bytes).expect_err("not a result");
+            assert!(reason.contains(says), "{reason}");
+        }
     }
 
     #[test]
@@ -222,37 +203,32 @@ mod tests {
         );
     }
 
-    /// `/dev/zero` reports size 0 and never ends: the read itself is bounded.
+    /// `/dev/zero` never ends and a FIFO nobody writes never starts: neither is read.
     #[cfg(unix)]
     #[test]
-    fn an_endless_input_is_refused_after_the_size_limit() {
-        let start = std::time::Instant::now();
+    fn an_endless_or_blocking_input_is_refused_without_reading() {
         let error = load_document(Path::new("/dev/zero")).expect_err("endless");
-        assert!(error.to_string().contains("limit"), "{error}");
-        assert!(start.elapsed() < std::time::Duration::from_secs(30));
+        assert!(error.to_string().contains("not a regular file"), "{error}");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fifo = crate::bounded::tests::fifo_in(dir.path(), "baseline.json");
+        let error = load_document(&fifo).expect_err("a FIFO");
+        assert!(error.to_string().contains("not a regular file"), "{error}");
     }
 
     #[test]
-    fn atomic_write_replaces_whole_file() {
+    fn atomic_writes_replace_whole_files_unless_told_not_to_replace() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = dir.path().join("r.json");
         write_atomic(&path, b"first").expect("write");
         write_atomic(&path, b"second").expect("write");
         assert_eq!(std::fs::read(&path).expect("read"), b"second");
-        let leftovers = std::fs::read_dir(dir.path()).expect("list").count();
-        assert_eq!(leftovers, 1, "no temporary files left behind");
-    }
-
-    #[test]
-    fn a_write_that_may_not_replace_leaves_the_file_there_as_it_was() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("r.json");
-        write_atomic_as(&path, b"new", Replace::No).expect("a new name is written");
+        // A write that may not replace leaves the file there as it was.
         let err = write_atomic_as(&path, b"other", Replace::No).expect_err("taken");
         assert!(err.already_exists(), "{err}");
-        assert_eq!(std::fs::read(&path).expect("read"), b"new");
+        assert_eq!(std::fs::read(&path).expect("read"), b"second");
+        write_atomic_as(&dir.path().join("new.json"), b"new", Replace::No).expect("a new name");
         let leftovers = std::fs::read_dir(dir.path()).expect("list").count();
-        assert_eq!(leftovers, 1, "no temporary files left behind");
+        assert_eq!(leftovers, 2, "no temporary files left behind");
     }
 
     #[test]

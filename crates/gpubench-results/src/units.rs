@@ -51,8 +51,14 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         }
     };
     let bytes = value * multiplier as f64;
-    if bytes.is_nan() || bytes < 1.0 || bytes > u64::MAX as f64 {
+    if bytes.is_nan() || bytes < 1.0 {
         return Err(format!("size '{text}' must be at least 1 byte"));
+    }
+    if bytes >= u64::MAX as f64 {
+        return Err(format!(
+            "size '{text}' is larger than any memory (at most {} bytes)",
+            u64::MAX
+        ));
     }
     Ok(bytes.round() as u64)
 }
@@ -60,6 +66,14 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_beyond_u64_is_too_large_not_too_small() {
+        let err = parse_size("99999999999999999999").expect_err("too large");
+        assert!(err.contains("larger than any memory"), "{err}");
+        let err = parse_size("0.1").expect_err("too small");
+        assert!(err.contains("at least 1 byte"), "{err}");
+    }
 
     #[test]
     fn sizes_format_in_binary_units() {

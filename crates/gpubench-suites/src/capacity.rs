@@ -55,7 +55,11 @@ pub fn default_cap(ctx: &GpuContext) -> u64 {
 }
 
 fn host_memory_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let text = gpubench_results::bounded::read_text_bounded(
+        std::path::Path::new("/proc/meminfo"),
+        gpubench_results::bounded::SYSTEM_FILE_BYTES,
+    )
+    .ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)

@@ -26,17 +26,29 @@ pub fn parse_matmul_shape(text: &str) -> Result<(u32, u32, u32), String> {
     if parts.len() != 3 {
         return Err(bad());
     }
+    let too_large = || {
+        format!(
+            "'{text}': each dimension must be at most {MAX_MATMUL_DIM} (a matrix must fit one storage binding)"
+        )
+    };
     let mut dims = [0u32; 3];
     for (dim, part) in dims.iter_mut().zip(&parts) {
-        *dim = part.trim().parse().map_err(|_| bad())?;
-        if *dim == 0 {
+        let part = part.trim();
+        // Digits beyond u32 are a dimension too large, not a malformed shape.
+        let value: u64 = match part.parse() {
+            Ok(value) => value,
+            Err(_) if !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()) => {
+                return Err(too_large());
+            }
+            Err(_) => return Err(bad()),
+        };
+        if value == 0 {
             return Err(bad());
         }
-        if *dim > MAX_MATMUL_DIM {
-            return Err(format!(
-                "'{text}': each dimension must be at most {MAX_MATMUL_DIM} (a matrix must fit one storage binding)"
-            ));
-        }
+        *dim = u32::try_from(value)
+            .ok()
+            .filter(|&d| d <= MAX_MATMUL_DIM)
+            .ok_or_else(too_large)?;
     }
     Ok((dims[0], dims[1], dims[2]))
 }
@@ -292,6 +304,11 @@ mod tests {
             assert!(parse_matmul_shape(bad).is_err(), "{bad}");
         }
         assert!(parse_matmul_shape(&format!("{}x1x1", MAX_MATMUL_DIM + 1)).is_err());
+        // Beyond u32 is still "too large", not "not a shape".
+        for huge in ["4294967296x1x1", "1x99999999999999999999x1"] {
+            let err = parse_matmul_shape(huge).expect_err(huge);
+            assert!(err.contains("at most"), "{err}");
+        }
     }
 
     #[test]

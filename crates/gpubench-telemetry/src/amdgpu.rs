@@ -4,6 +4,7 @@
 //! `power1_input` (microwatts). The driver exposes no throttle reasons in these files, and no
 //! list of processes, so those stay unknown.
 
+use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
 use std::path::{Path, PathBuf};
 
 use crate::pcie::{DisplayDevice, read_trimmed};
@@ -107,7 +108,8 @@ pub fn parse_dpm(text: &str) -> DpmTable {
 }
 
 fn dpm_table(path: &Path) -> Option<DpmTable> {
-    Some(parse_dpm(&std::fs::read_to_string(path).ok()?))
+    let text = read_text_bounded(path, SYSTEM_FILE_BYTES).ok()?;
+    Some(parse_dpm(&text))
 }
 
 fn read_number(path: &Path) -> Option<f64> {

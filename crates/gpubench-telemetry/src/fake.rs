@@ -2,6 +2,7 @@
 //! `GPUBENCH_FAKE_TELEMETRY=FILE`) use it to exercise the sampler, the summaries and the
 //! doctor's checks without a driver. It plays its readings in order and repeats the last.
 
+use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -41,10 +42,13 @@ impl FakeSource {
 
     /// A source playing the script in the JSON file at `path`.
     pub fn from_file(path: &Path) -> Result<Self, TelemetryError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TelemetryError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        // A script is a few readings: the system-file limit is ample, and a device or FIFO
+        // named in GPUBENCH_FAKE_TELEMETRY is refused instead of read forever.
+        let text =
+            read_text_bounded(path, SYSTEM_FILE_BYTES).map_err(|source| TelemetryError::Read {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let script = serde_json::from_str(&text).map_err(|source| TelemetryError::Script {
             path: path.to_path_buf(),
             source,

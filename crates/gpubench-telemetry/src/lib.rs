@@ -20,6 +20,7 @@ pub mod pcie;
 pub mod sampler;
 pub mod source;
 
+use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
 use std::path::PathBuf;
 
 pub use hook::{Telemetry, TelemetryOptions};
@@ -130,6 +131,7 @@ pub fn open_source(adapter: &AdapterIdentity, root: &SysfsRoot) -> Opened {
 
 /// A process's command name from `/proc/PID/comm`, where there is one.
 pub fn process_name(pid: u32) -> Option<String> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+    let path = std::path::PathBuf::from(format!("/proc/{pid}/comm"));
+    let text = read_text_bounded(&path, SYSTEM_FILE_BYTES).ok()?;
     Some(text.trim().to_string()).filter(|name| !name.is_empty())
 }

@@ -13,6 +13,7 @@
 //! trained to. GPUs lower their link speed when idle to save power, so a speed below maximum
 //! means something only when read under load.
 
+use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
 use std::path::{Path, PathBuf};
 
 use gpubench_results::telemetry::PcieLink;
@@ -203,7 +204,7 @@ fn read_hex(path: &Path) -> Option<u32> {
 
 /// A sysfs file's text without surrounding white space; `None` when it cannot be read.
 pub(crate) fn read_trimmed(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path)
+    read_text_bounded(path, SYSTEM_FILE_BYTES)
         .ok()
         .map(|text| text.trim().to_string())
 }

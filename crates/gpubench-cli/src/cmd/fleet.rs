@@ -39,6 +39,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
     crate::cmd::run::check_args(args)?;
     let dir = results_dir(args)?;
     let adapters = chosen_adapters(args)?;
+    let created = !dir.exists();
     std::fs::create_dir_all(&dir)
         .map_err(|e| anyhow::anyhow!("creating the results directory {}: {e}", dir.display()))?;
     let signals = StopSignal::install();
@@ -76,6 +77,14 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
         if interrupted {
             break;
         }
+    }
+    // A fleet that measured nothing (every adapter refused, say by --expect-vendor) leaves no
+    // empty directory of its own behind; remove_dir takes only an empty one.
+    if created && std::fs::remove_dir(&dir).is_ok() {
+        note!(
+            "nothing was measured: removed the empty results directory {}",
+            dir.display()
+        );
     }
     let closed = print_cross_table(args, &outcomes)?;
     match fleet_exit(&outcomes) {

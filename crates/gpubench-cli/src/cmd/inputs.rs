@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use gpubench_harness::RunDocument;
+use gpubench_results::ResultsError;
+use gpubench_results::hostinfo::parse_rfc3339;
 use gpubench_results::results_file::load_document;
 
 /// How deep below a named directory files are looked for.
@@ -71,7 +73,10 @@ fn machine_key(doc: &RunDocument) -> (String, String) {
 
 fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
     let mut files = Vec::new();
-    collect_json(dir, 0, &mut files)?;
+    let mut unreadable = Vec::new();
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| anyhow::anyhow!("reading directory {}: {e}", dir.display()))?;
+    collect_json(entries, 1, &mut files, &mut unreadable);
     files.sort();
     let mut groups: BTreeMap<(String, String), Vec<Input>> = BTreeMap::new();
     let mut passed_over = Vec::new();
@@ -81,20 +86,35 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
                 path,
                 doc: Some(doc),
             }),
+            Err(ResultsError::Io { .. }) => unreadable.push(path),
             Err(_) => passed_over.push(path),
         }
     }
-    if let Some(first) = passed_over.first() {
-        note!(
-            "{}: passed over {} JSON file(s) that are not gpubench results (first: {})",
-            dir.display(),
-            passed_over.len(),
-            first.display()
-        );
-    }
+    let say = |what: &str, paths: &[PathBuf]| {
+        if let Some(first) = paths.first() {
+            note!(
+                "{}: passed over {} {what} (first: {})",
+                dir.display(),
+                paths.len(),
+                first.display()
+            );
+        }
+    };
+    say("JSON file(s) that are not gpubench results", &passed_over);
+    say("file(s) or folder(s) that could not be read", &unreadable);
     let mut out = Vec::new();
     for (_, mut runs) in groups {
-        // RFC 3339 UTC times sort as text; the path breaks ties, so the choice is stable.
+        // By the instant each run started (RFC 3339 times with offsets or fractions do not sort
+        // as text); a run whose time cannot be read counts as the oldest, and the path breaks
+        // ties, so the choice is stable.
+        for run in &runs {
+            if started(run).is_none() {
+                note!(
+                    "{}: started_at is not an RFC 3339 time; taken as the oldest run",
+                    run.path.display()
+                );
+            }
+        }
         runs.sort_by(|a, b| (started(a), &a.path).cmp(&(started(b), &b.path)));
         if all_runs {
             out.extend(runs);
@@ -105,30 +125,38 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
     Ok(out)
 }
 
-/// When a run found in a directory started (every such input holds its document).
-fn started(input: &Input) -> &str {
-    input.doc.as_ref().map_or("", |d| d.started_at.as_str())
+/// When a run found in a directory started, in nanoseconds since 1970 (every such input holds
+/// its document); `None` when its `started_at` is not an RFC 3339 time.
+fn started(input: &Input) -> Option<i128> {
+    input
+        .doc
+        .as_ref()
+        .and_then(|d| parse_rfc3339(&d.started_at))
 }
 
-/// Every `*.json` file below `dir`, not following links to directories (no cycles).
-fn collect_json(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    if depth > MAX_DEPTH {
-        return Ok(());
-    }
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| anyhow::anyhow!("reading directory {}: {e}", dir.display()))?;
+/// Every `*.json` file among `entries` and below, not following links to directories (no
+/// cycles); folders below that cannot be read go to `unreadable`, so one of them does not
+/// hide the rest.
+fn collect_json(
+    entries: std::fs::ReadDir,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+    unreadable: &mut Vec<PathBuf>,
+) {
     for entry in entries.flatten() {
         let path = entry.path();
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if kind.is_dir() {
-            collect_json(&path, depth + 1, out)?;
+        if kind.is_dir() && depth <= MAX_DEPTH {
+            match std::fs::read_dir(&path) {
+                Ok(below) => collect_json(below, depth + 1, out, unreadable),
+                Err(_) => unreadable.push(path),
+            }
         } else if path.extension().is_some_and(|e| e == "json") && path.is_file() {
             out.push(path);
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -149,23 +177,38 @@ mod tests {
         path
     }
 
+    /// The inputs found in `dir`, newest only or all, as paths.
+    fn found(dir: &Path, all_runs: bool) -> Vec<PathBuf> {
+        let inputs = expand(&[dir.to_path_buf()], all_runs).expect("expand");
+        inputs.into_iter().map(|i| i.path).collect()
+    }
+
+    /// A temporary directory holding one run per `(name, adapter, host, started_at)`.
+    fn runs_in_a_dir(runs: &[(&str, &str, &str, &str)]) -> (tempfile::TempDir, Vec<PathBuf>) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let paths = runs
+            .iter()
+            .map(|&(name, adapter, host, started)| write(dir.path(), name, adapter, host, started))
+            .collect();
+        (dir, paths)
+    }
+
     #[test]
     fn directories_give_the_newest_run_per_machine_and_adapter() {
-        let dir = tempfile::tempdir().expect("temp dir");
+        let (dir, paths) = runs_in_a_dir(&[
+            ("a/old.json", "Card A", "node1", "2026-01-01T00:00:00Z"),
+            ("a/new.json", "Card A", "node1", "2026-02-01T00:00:00Z"),
+            ("b/x.json", "Card A", "node2", "2026-01-01T00:00:00Z"),
+            ("b/y.json", "Card B", "node1", "2026-01-01T00:00:00Z"),
+        ]);
         let d = dir.path();
-        let old = write(d, "a/old.json", "Card A", "node1", "2026-01-01T00:00:00Z");
-        let new = write(d, "a/new.json", "Card A", "node1", "2026-02-01T00:00:00Z");
-        let other_host = write(d, "b/x.json", "Card A", "node2", "2026-01-01T00:00:00Z");
-        let other_card = write(d, "b/y.json", "Card B", "node1", "2026-01-01T00:00:00Z");
+        let (old, new, other_host, other_card) = (&paths[0], &paths[1], &paths[2], &paths[3]);
         std::fs::write(d.join("export.json"), "[]").expect("write");
-        let paths =
-            |inputs: Vec<Input>| -> Vec<PathBuf> { inputs.into_iter().map(|i| i.path).collect() };
-        let found = paths(expand(&[d.to_path_buf()], false).expect("expand"));
-        assert_eq!(found.len(), 3, "{found:?}");
-        assert!(found.contains(&new) && !found.contains(&old));
-        assert!(found.contains(&other_host) && found.contains(&other_card));
-        let all = paths(expand(&[d.to_path_buf()], true).expect("expand"));
-        assert_eq!(all.len(), 4);
+        let newest = found(d, false);
+        assert_eq!(newest.len(), 3, "{newest:?}");
+        assert!(newest.contains(new) && !newest.contains(old));
+        assert!(newest.contains(other_host) && newest.contains(other_card));
+        assert_eq!(found(d, true).len(), 4);
     }
 
     #[test]
@@ -184,5 +227,41 @@ mod tests {
         std::fs::create_dir(&empty).expect("mkdir");
         let err = expand(&[empty], false).expect_err("no results below");
         assert!(err.to_string().contains("holds no gpubench results file"));
+    }
+
+    #[test]
+    fn the_newest_run_is_the_latest_instant_and_an_unreadable_folder_hides_nothing() {
+        // 01:30+02:00 is 23:30Z the day before: older, although it sorts later as text.
+        let (dir, paths) = runs_in_a_dir(&[
+            ("a.json", "Card A", "node1", "2026-12-02T00:00:00Z"),
+            ("b.json", "Card A", "node1", "2026-12-02T01:30:00+02:00"),
+            ("c.json", "Card A", "node1", "not a time"),
+        ]);
+        let d = dir.path();
+        let (newer, older, garbled) = (paths[0].clone(), paths[1].clone(), paths[2].clone());
+        assert_eq!(found(d, false), std::slice::from_ref(&newer));
+        let all = found(d, true);
+        assert_eq!(
+            all,
+            [garbled, older, newer.clone()],
+            "oldest first, unreadable time first"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let locked = d.join("locked");
+            std::fs::create_dir(&locked).expect("mkdir");
+            std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000))
+                .expect("chmod");
+            // Root reads it anyway (CI runs as root): the case exists only where it is refused.
+            let refused = std::fs::read_dir(&locked).is_err();
+            let newest = expand(&[d.to_path_buf()], false);
+            std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755))
+                .expect("chmod");
+            if refused {
+                let newest = newest.expect("an unreadable folder below is passed over");
+                assert_eq!(newest[0].path, newer);
+            }
+        }
     }
 }
