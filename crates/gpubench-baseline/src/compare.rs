@@ -18,9 +18,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::{Difference, machine_differences};
 use crate::noise::band_for;
-use crate::ratio::{RatioEstimate, ratio_ci, ratio_from_intervals};
+use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
 use crate::verdict::{status_got_worse, verdict_for};
+use gpubench_results::stats::{BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 
 /// How to compare.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -167,6 +168,15 @@ pub struct Comparison {
     /// Each run's own noise level, where it measured one.
     #[serde(default, skip_serializing_if = "RunNoiseLevels::is_empty")]
     pub run_noise: RunNoiseLevels,
+    /// Bootstrap resamples behind every ratio interval: `BOOTSTRAP_RESAMPLES`, or fewer where
+    /// the files are large enough that the full count would take minutes.
+    #[serde(default = "full_resamples")]
+    pub bootstrap_resamples: usize,
+}
+
+/// Comparisons written before the count was recorded used the full count.
+fn full_resamples() -> usize {
+    BOOTSTRAP_RESAMPLES
 }
 
 /// The noise levels two runs measured on themselves (their `noise.level`, a fraction).
@@ -250,9 +260,11 @@ pub fn compare(
     // build profiles timing verdicts never gate, --strict or not; status changes still do.
     let build_differs = base.machine.build_profile != new.machine.build_profile;
     let report_only = mode == Mode::SameMachine && ((software && !options.strict) || build_differs);
+    let bootstrap_resamples = resamples_within_budget(base, new);
     let band_options = BandOptions {
         software,
         noise: options.noise,
+        resamples: bootstrap_resamples,
     };
 
     let new_by_id: BTreeMap<&str, &BenchResult> =
@@ -287,13 +299,42 @@ pub fn compare(
         noise_override: options.noise,
         pairs,
         run_noise,
+        bootstrap_resamples,
     }
+}
+
+/// Most samples the bootstrap of one comparison draws in all (each resample of a pair draws
+/// as many as both sides keep, at most `BOOTSTRAP_MAX_SAMPLES` each): a few seconds of work.
+pub const BOOTSTRAP_DRAW_BUDGET: u64 = 400_000_000;
+
+/// Fewest resamples an interval gets, however large the files.
+pub const MIN_BOOTSTRAP_RESAMPLES: usize = 200;
+
+/// The resamples every pair's interval gets: `BOOTSTRAP_RESAMPLES`, or fewer (never under
+/// [`MIN_BOOTSTRAP_RESAMPLES`]) where the files' results and samples would draw more than
+/// [`BOOTSTRAP_DRAW_BUDGET`] samples, so that no file costs minutes to compare. The count
+/// depends only on the files, so the same files always give the same intervals.
+fn resamples_within_budget(base: &RunDocument, new: &RunDocument) -> usize {
+    let kept = |r: &BenchResult| r.samples.len().min(BOOTSTRAP_MAX_SAMPLES) as u64;
+    let new_by_id: BTreeMap<&str, &BenchResult> =
+        new.results.iter().map(|r| (r.id.as_str(), r)).collect();
+    let per_resample: u64 = base
+        .results
+        .iter()
+        .filter_map(|b| Some(kept(b) + kept(new_by_id.get(b.id.as_str())?)))
+        .sum();
+    let affordable = BOOTSTRAP_DRAW_BUDGET / per_resample.max(1);
+    usize::try_from(affordable)
+        .unwrap_or(usize::MAX)
+        .clamp(MIN_BOOTSTRAP_RESAMPLES, BOOTSTRAP_RESAMPLES)
 }
 
 #[derive(Debug, Clone, Copy)]
 struct BandOptions {
     software: bool,
     noise: Option<f64>,
+    /// Bootstrap resamples per interval ([`resamples_within_budget`]).
+    resamples: usize,
 }
 
 /// A result present in one run only: `new` is `Some` when it is the new run's.
@@ -368,14 +409,14 @@ fn judge_pair(
         // capacity) are computed from measured results that carry their own verdicts; judging
         // them too would count one change twice, with intervals that understate the noise and,
         // for ratios such as the ridge point, no meaningful "faster" direction.
-        pair.ratio = estimate(base, new);
+        pair.ratio = estimate(base, new, band.resamples);
         pair.verdict = Verdict::RatioOnly;
         pair.note = Some("derived value: ratio only, its inputs carry the verdicts".to_string());
         return pair;
     }
     if base.timing != new.timing {
         // GPU time and host time (submit to completion) measure different things.
-        pair.ratio = estimate(base, new);
+        pair.ratio = estimate(base, new, band.resamples);
         pair.verdict = Verdict::Inconclusive;
         pair.note = Some(format!(
             "timed by {} then by {}: not comparable",
@@ -384,7 +425,7 @@ fn judge_pair(
         ));
         return pair;
     }
-    pair.ratio = estimate(base, new);
+    pair.ratio = estimate(base, new, band.resamples);
     pair.verdict = match (mode, pair.ratio) {
         (Mode::CrossMachine, _) => Verdict::RatioOnly,
         (Mode::SameMachine, Some(ratio)) => verdict_for(&ratio, band_value),
@@ -431,9 +472,15 @@ fn no_ratio_reason(base: &BenchResult, new: &BenchResult) -> String {
 }
 
 /// The ratio from raw samples, or from the summaries' intervals when samples were not kept.
-fn estimate(base: &BenchResult, new: &BenchResult) -> Option<RatioEstimate> {
+fn estimate(base: &BenchResult, new: &BenchResult, resamples: usize) -> Option<RatioEstimate> {
     if base.samples.len() >= 2 && new.samples.len() >= 2 {
-        return ratio_ci(&base.samples, &new.samples, new.higher_is_better);
+        return ratio_ci_with(
+            &base.samples,
+            &new.samples,
+            new.higher_is_better,
+            resamples,
+            BOOTSTRAP_SEED,
+        );
     }
     let (b, n) = (base.summary.as_ref()?, new.summary.as_ref()?);
     ratio_from_intervals(
@@ -448,6 +495,32 @@ mod tests {
     use super::*;
     use crate::testing::{doc_with, scaled};
     use proptest::prelude::*;
+
+    #[test]
+    fn large_files_get_fewer_resamples_within_the_budget_and_small_ones_all() {
+        let base = doc_with("gpu", false);
+        let small = compare("a", &base, "b", &base, &CompareOptions::default());
+        assert_eq!(small.bootstrap_resamples, BOOTSTRAP_RESAMPLES);
+        // 200 results of 4096 samples a side: the full count would draw 3.3e9 samples.
+        let mut big = base.clone();
+        let template = big.results[0].clone();
+        big.results = (0..200)
+            .map(|i| {
+                let mut r = template.clone();
+                r.id = format!("stream/r{i}");
+                r.samples = (0..4096).map(|k| 100.0 + f64::from(k % 7)).collect();
+                r
+            })
+            .collect();
+        let cmp = compare("a", &big, "b", &big, &CompareOptions::default());
+        let draws = 200 * 2 * 4096;
+        assert_eq!(
+            cmp.bootstrap_resamples,
+            (BOOTSTRAP_DRAW_BUDGET / draws) as usize
+        );
+        assert!(cmp.bootstrap_resamples < BOOTSTRAP_RESAMPLES);
+        assert!(cmp.pairs.iter().all(|p| p.verdict == Verdict::Unchanged));
+    }
 
     #[test]
     fn a_flipped_direction_is_named_in_the_note() {

@@ -7,7 +7,7 @@
 //! samples), so `ci_low <= ratio <= ci_high` always holds.
 
 use gpubench_results::stats::{
-    BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci, bootstrap_subset, percentile_sorted,
+    BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_ci, bootstrap_subset, median_in_place,
 };
 use serde::{Deserialize, Serialize};
 
@@ -129,11 +129,6 @@ pub fn oriented(base: f64, new: f64, higher_is_better: bool) -> Option<f64> {
     } else {
         ratio
     })
-}
-
-fn median_in_place(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    percentile_sorted(values, 50.0)
 }
 
 #[cfg(test)]

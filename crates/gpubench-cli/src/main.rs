@@ -2,11 +2,14 @@
 //! together and turns errors into exit codes.
 
 /// `eprintln!` that ignores a closed stderr (`2>&1 | head`): a message nobody can read must not
-/// stop the work after it, as `eprintln!`'s panic on a broken pipe would.
+/// stop the work after it, as `eprintln!`'s panic on a broken pipe would. It is the terminal's
+/// one escaping rule for stderr: control characters and bidirectional overrides in what it
+/// says (adapter and device names, telemetry sources, paths) are written as visible escapes.
 macro_rules! note {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let line = gpubench_report::numbers::printable(&format!($($arg)*));
+        let _ = writeln!(std::io::stderr(), "{line}");
     }};
 }
 

@@ -1,6 +1,9 @@
 //! SIGINT and SIGTERM stop a run between samples. The handler only sets flags (nothing else is
 //! safe in a signal handler); the run loop sees them, keeps every finished result, marks the file
-//! incomplete and exits 130 (SIGINT) or 143 (SIGTERM), as shells do.
+//! incomplete and exits 130 (SIGINT) or 143 (SIGTERM), as shells do. A second signal, while the
+//! first is still being honoured (a blocked write, a wait that will not end), ends the process
+//! at once with the same code, as common command-line tools do: every results file on disk is
+//! whole already (they are only ever replaced by a rename).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -23,6 +26,13 @@ impl StopSignal {
             (signal_hook::consts::SIGINT, Exit::Sigint),
             (signal_hook::consts::SIGTERM, Exit::Sigterm),
         ] {
+            // First, so that it sees the flag as the earlier signal left it: set means this is
+            // the second one.
+            let _ = signal_hook::flag::register_conditional_shutdown(
+                signal,
+                i32::from(code.code()),
+                Arc::clone(&flag),
+            );
             let _ = signal_hook::flag::register_usize(
                 signal,
                 Arc::clone(&exit_code),

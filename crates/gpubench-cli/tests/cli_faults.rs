@@ -112,3 +112,42 @@ fn sigint_keeps_finished_results_and_exits_130() {
 fn sigterm_keeps_finished_results_and_exits_143() {
     interrupt_with("-TERM", 143);
 }
+
+/// A second SIGINT while the first waits for a 2 s sample to end stops the process at once, with
+/// the same code; the results file on disk is whole (it is only ever replaced by a rename).
+#[cfg(unix)]
+#[test]
+fn a_second_signal_ends_the_run_at_once() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let out = dir.path().join("r.json");
+    let flags = [
+        "--sample-ms",
+        "2000",
+        "--samples",
+        "100000",
+        "--max-time",
+        "4",
+    ];
+    let child = quick_stream_command(&out, "16MiB", &flags)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    // Into the sampling of the first benchmark: calibration is over after a few seconds.
+    std::thread::sleep(Duration::from_secs(5));
+    send_signal(&child, "-INT");
+    std::thread::sleep(Duration::from_millis(100));
+    send_signal(&child, "-INT");
+    let second = Instant::now();
+    let output = child.wait_with_output().expect("exits");
+    // One signal waits for the sample in flight (up to 2 s) and then writes and reports.
+    assert!(
+        second.elapsed() < Duration::from_millis(900),
+        "took {:?} after the second signal",
+        second.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(130));
+    if out.exists() {
+        read_doc(&out);
+    }
+}

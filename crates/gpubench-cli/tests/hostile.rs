@@ -293,6 +293,35 @@ fn control_bytes_in_ids_and_names_are_escaped() {
     }
 }
 
+/// Case 13: what gpubench says on stderr goes through the terminal's one rule too: a file name
+/// with escape sequences is shown escaped; Markdown and HTML keep a hostile id as text.
+#[cfg(unix)]
+#[test]
+fn control_bytes_and_markup_reach_no_terminal_page_or_comment_raw() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_bytes(dir.path(), "x\x1b[2J\u{202e}.json", b"[]");
+    let mut doc = doc_with("NVIDIA Test", false);
+    doc.results[0].id =
+        "stream/<img src=x onerror=alert(1)>[x](javascript:alert(1))\0\u{202e}".into();
+    let base = write(dir.path(), "base.json", &doc);
+    let out = gpubench(&["compare", s(dir.path()), "--format", "md"]);
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("passed over"), "{stderr}");
+    assert!(!stderr.contains(['\x1b', '\u{202e}']), "{stderr:?}");
+    let md = gpubench(&["compare", s(&base), s(&base), "--format", "md"]);
+    let md = text(&md.stdout);
+    assert!(!md.contains("<img") && !md.contains("[x]("), "{md}");
+    assert!(md.contains("&lt;img") && md.contains("\\[x\\]"), "{md}");
+    let html = dir.path().join("r.html");
+    let page = gpubench(&["report", s(&base), "--html", s(&html)]);
+    assert!(page.status.success(), "{}", text(&page.stderr));
+    let page = std::fs::read_to_string(&html).expect("page");
+    assert!(
+        !page.contains(['\0', '\u{202e}']) && !page.contains("<img src=x"),
+        "raw bytes in the page"
+    );
+}
+
 /// Cases 5 and 16: values near the top of f64 print in exponent form and chart in bounded time.
 #[test]
 fn the_largest_finite_values_print_short_and_chart_quickly() {

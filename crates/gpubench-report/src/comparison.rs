@@ -63,6 +63,13 @@ pub fn comparison_text(cmp: &Comparison) -> ComparisonText {
             ));
         }
     }
+    if cmp.bootstrap_resamples < gpubench_results::stats::BOOTSTRAP_RESAMPLES {
+        heading.push(format!(
+            "bootstrap: {} resamples per interval, not {}: the files' results and samples would take minutes at the full count (intervals are a little rougher)",
+            cmp.bootstrap_resamples,
+            gpubench_results::stats::BOOTSTRAP_RESAMPLES
+        ));
+    }
     if cmp.mode == Mode::SameMachine && cmp.run_noise.worst().is_some() {
         heading.push(run_noise_line(cmp));
     }

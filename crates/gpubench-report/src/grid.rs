@@ -92,9 +92,29 @@ impl Grid {
     }
 }
 
-/// A Markdown cell: pipes escaped, line breaks folded.
+/// A Markdown cell: [`markdown_text`], line breaks folded.
 pub fn markdown_cell(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    markdown_text(text).replace(['\n', '\r'], " ")
+}
+
+/// Text as Markdown shows it literally, the one rule for every line gpubench writes there: `<`
+/// becomes an entity (no `<img onerror=...>`, no autolink), and the characters that open links, code
+/// spans and table cells (`[ ] | \\` and the backtick) are backslash-escaped, so a name from a
+/// file cannot become markup, a `javascript:` link or a broken table.
+pub fn markdown_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            // `<` alone opens a tag or an autolink; `>` and `&` cannot make markup mid-line.
+            '<' => out.push_str("&lt;"),
+            '[' | ']' | '`' | '|' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// A CSV field, quoted when it holds a comma, quote, line break or edge space.
@@ -118,5 +138,18 @@ mod tests {
         assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(csv_cell("plain"), "plain");
         assert_eq!(markdown_cell("a|b\nc"), "a\\|b c");
+        // Markup from a file stays text: no HTML, no link, no code span.
+        assert_eq!(
+            markdown_text("<img src=x onerror=alert(1)>"),
+            "&lt;img src=x onerror=alert(1)>"
+        );
+        assert_eq!(
+            markdown_text("[x](javascript:alert(1)) `c` \\"),
+            "\\[x\\](javascript:alert(1)) \\`c\\` \\\\"
+        );
+        assert_eq!(
+            markdown_text("llvmpipe (LLVM 15.0.6) ±5%"),
+            "llvmpipe (LLVM 15.0.6) ±5%"
+        );
     }
 }

@@ -6,29 +6,31 @@ use gpubench_results::RunDocument;
 
 use crate::ReportError;
 use crate::comparison::{ComparisonText, comparison_text, cross_text};
+use crate::grid::markdown_text;
 use crate::numbers::printable;
 use crate::run_text::run_text;
 
 /// The run in this format: the same heading, grids, notes and legend as the terminal table.
 pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
     let text = run_text(doc, true);
-    let mut out = format!("## gpubench: {}\n\n", doc.machine.adapter.name);
+    let md = markdown_text;
+    let mut out = format!("## gpubench: {}\n\n", md(&doc.machine.adapter.name));
     for line in &text.heading {
-        out.push_str(&format!("- {line}\n"));
+        out.push_str(&format!("- {}\n", md(line)));
     }
     for suite in &text.suites {
-        out.push_str(&format!("\n### {}\n\n", suite.suite));
+        out.push_str(&format!("\n### {}\n\n", md(&suite.suite)));
         out.push_str(&suite.grid.to_markdown());
     }
     if !text.notes.is_empty() {
         out.push('\n');
         for note in &text.notes {
-            out.push_str(&format!("- {note}\n"));
+            out.push_str(&format!("- {}\n", md(note)));
         }
     }
     out.push('\n');
     for line in &text.legend {
-        out.push_str(&format!("{line}\n"));
+        out.push_str(&format!("{}\n", md(line)));
     }
     Ok(printable(&out))
 }
@@ -52,13 +54,13 @@ pub fn render_cross(table: &CrossTable) -> Result<String, ReportError> {
 fn render_text(title: &str, text: &ComparisonText) -> String {
     let mut out = format!("## {title}\n\n");
     for line in &text.heading {
-        out.push_str(&format!("- {line}\n"));
+        out.push_str(&format!("- {}\n", markdown_text(line)));
     }
     out.push('\n');
     out.push_str(&text.grid.to_markdown());
     out.push('\n');
     for note in &text.notes {
-        out.push_str(&format!("{note}\n\n"));
+        out.push_str(&format!("{}\n\n", markdown_text(note)));
     }
     out.truncate(out.trim_end().len());
     out.push('\n');

@@ -121,17 +121,7 @@ pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err("file is empty, not a gpubench result".to_string());
     }
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON ({e})"))?;
-    let Some(object) = value.as_object() else {
-        return Err("not a gpubench result (top level is not a JSON object)".to_string());
-    };
-    let Some(version) = object.get("schema_version") else {
-        return Err("not a gpubench result (no schema_version field)".to_string());
-    };
-    let Some(version) = version.as_u64() else {
-        return Err("schema_version is not a whole number".to_string());
-    };
+    let version = schema_version_of(bytes)?;
     if version > u64::from(SCHEMA_VERSION) {
         return Err(format!(
             "schema_version {version} is newer than this gpubench reads ({SCHEMA_VERSION}): upgrade gpubench"
@@ -142,9 +132,37 @@ pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
             "schema_version {version} is older than any this gpubench reads"
         ));
     }
-    let mut value = value;
+    let invalid = |e: serde_json::Error| format!("not a valid gpubench result: {e}");
+    if version >= 2 {
+        // Written with every result's role: straight into the document, never through a
+        // serde_json::Value, which takes several times the file's size in memory.
+        return serde_json::from_slice(bytes).map_err(invalid);
+    }
+    let mut value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON ({e})"))?;
     fill_legacy_roles(&mut value);
-    serde_json::from_value(value).map_err(|e| format!("not a valid gpubench result: {e}"))
+    serde_json::from_value(value).map_err(invalid)
+}
+
+/// The `schema_version` of a document, read without building it (every other field is
+/// skipped), with the reason when it is not a gpubench result at all.
+fn schema_version_of(bytes: &[u8]) -> Result<u64, String> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        schema_version: Option<serde_json::Value>,
+    }
+    let not_json = |e: serde_json::Error| format!("not valid JSON ({e})");
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(not_json)?;
+        return Err("not a gpubench result (top level is not a JSON object)".to_string());
+    }
+    let head: Head = serde_json::from_slice(bytes).map_err(not_json)?;
+    let Some(version) = head.schema_version else {
+        return Err("not a gpubench result (no schema_version field)".to_string());
+    };
+    version
+        .as_u64()
+        .ok_or_else(|| "schema_version is not a whole number".to_string())
 }
 
 /// Gives every result of a file written before results carried a `role` the role its id had

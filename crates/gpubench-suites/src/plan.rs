@@ -101,6 +101,14 @@ impl SampleOverrides {
             ));
         }
         check_seconds(SuiteOption::SampleLength, self.sample_ms.map(|ms| ms / 1e3))?;
+        if self.sample_ms.is_some_and(|ms| ms > MAX_SAMPLE_MS) {
+            return Err(PlanError::bad(
+                SuiteOption::SampleLength,
+                format!(
+                    "must be at most {MAX_SAMPLE_MS} ms: one sample is one submission, which a signal cannot cut short; for more time per benchmark raise the sample count or the time cap"
+                ),
+            ));
+        }
         check_seconds(SuiteOption::MaxTime, self.max_time)
     }
 
@@ -120,6 +128,11 @@ impl SampleOverrides {
         settings
     }
 }
+
+/// Longest sample `--sample-ms` may ask for. The runner looks for a stop between samples, so
+/// this bounds how long SIGINT or SIGTERM waits (a submission cannot be interrupted); every
+/// profile's samples are far shorter.
+pub const MAX_SAMPLE_MS: f64 = 2000.0;
 
 /// Refuses a time that is not a positive, representable number of seconds.
 fn check_seconds(option: SuiteOption, seconds: Option<f64>) -> Result<(), PlanError> {
@@ -406,5 +419,25 @@ mod tests {
         assert!(settings.max_sample >= settings.target_sample);
         assert_eq!(settings.max_time, Duration::from_secs(3));
         assert_eq!(settings.seed, 0x5eed);
+    }
+
+    #[test]
+    fn a_sample_a_signal_would_wait_for_too_long_is_refused() {
+        let plan = || RunPlan::new(&["stream"], SuiteOptions::new(Profile::Quick)).expect("plan");
+        let with_ms = |ms| SampleOverrides {
+            samples: None,
+            sample_ms: Some(ms),
+            max_time: None,
+        };
+        plan()
+            .with_sampling(with_ms(MAX_SAMPLE_MS))
+            .expect("at the cap");
+        let refused = plan()
+            .with_sampling(with_ms(1_000_000.0))
+            .expect_err("a 1000 s submission");
+        assert!(
+            matches!(&refused, PlanError::BadOption { option: SuiteOption::SampleLength, problem } if problem.contains("at most 2000 ms")),
+            "{refused}"
+        );
     }
 }

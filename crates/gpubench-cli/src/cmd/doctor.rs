@@ -77,7 +77,9 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
         };
         format!("{}\n", serde_json::to_string_pretty(&report)?)
     } else {
-        render(&ctx, &checks)
+        // The terminal's rule: sysfs names, driver versions, process names and throttle
+        // reasons (which any local user can set) reach it as visible escapes.
+        gpubench_report::numbers::printable(&render(&ctx, &checks))
     };
     let exit = if failed {
         Exit::CheckFailed

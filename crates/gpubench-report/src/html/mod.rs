@@ -356,9 +356,13 @@ fn failures_section(title: &str, doc: &RunDocument) -> String {
     html
 }
 
-/// Escapes text for HTML.
+/// Escapes text for HTML, the one rule every text the page shows goes through: control
+/// characters (NUL included) and bidirectional overrides become their visible escapes first
+/// ([`printable`]), since an entity for U+202E would still reverse the text after it; then
+/// `& < > "` become entities.
 pub fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
+    crate::numbers::printable(text)
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
@@ -377,3 +381,16 @@ figure { margin: 0; } .note { color: #555; font-size: 0.9em; }\n\
 td.num { text-align: right; } table.stream td:first-child, table.verdict td:first-child { white-space: nowrap; }\n\
 details { margin: 0.3em 0; } h3 { font-size: 1.05em; margin-bottom: 0.2em; }\n\
  tr.failed td { color: #a00; } tr.skipped td { color: #666; } footer { margin-top: 2em; color: #555; font-size: 0.85em; }\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_neutralises_markup_nul_and_bidirectional_overrides() {
+        assert_eq!(escape("<script>&\""), "&lt;script&gt;&amp;&quot;");
+        let hostile = escape("id\0\u{202e}gnp.exe\u{1b}[2J");
+        assert!(!hostile.contains(['\0', '\u{202e}', '\u{1b}']), "{hostile}");
+        assert_eq!(hostile, "id\\u{0}\\u{202e}gnp.exe\\u{1b}[2J");
+    }
+}
