@@ -126,7 +126,8 @@ fn submit_and_check(root: &Path, state: &Path, conf: &str) -> Result<(), String>
         .map_err(|e| format!("the report job wrote no fleet.md: {e}"))?;
     let html = std::fs::read_to_string(results.join("fleet.html"))
         .map_err(|e| format!("the report job wrote no fleet.html: {e}"))?;
-    let columns = (1..=adapters).all(|i| table.contains(&format!("[{i}]")));
+    // Markdown escapes brackets (`\[1\]`, which renders as `[1]`) so no name becomes a link.
+    let columns = (1..=adapters).all(|i| table.contains(&format!("\\[{i}\\]")));
     if !table.contains("launch/round-trip/one-dispatch") || !columns || !html.contains("<svg") {
         return Err(format!("the fleet report lacks the runs:\n{table}"));
     }
