@@ -260,15 +260,15 @@ pub fn compare(
     // build profiles timing verdicts never gate, --strict or not; status changes still do.
     let build_differs = base.machine.build_profile != new.machine.build_profile;
     let report_only = mode == Mode::SameMachine && ((software && !options.strict) || build_differs);
-    let bootstrap_resamples = resamples_within_budget(base, new);
+    let new_by_id: BTreeMap<&str, &BenchResult> =
+        new.results.iter().map(|r| (r.id.as_str(), r)).collect();
+    let bootstrap_resamples = resamples_within_budget(base, &new_by_id);
     let band_options = BandOptions {
         software,
         noise: options.noise,
         resamples: bootstrap_resamples,
     };
 
-    let new_by_id: BTreeMap<&str, &BenchResult> =
-        new.results.iter().map(|r| (r.id.as_str(), r)).collect();
     let base_ids: std::collections::BTreeSet<&str> =
         base.results.iter().map(|r| r.id.as_str()).collect();
     let mut pairs: Vec<PairComparison> = base
@@ -314,10 +314,8 @@ pub const MIN_BOOTSTRAP_RESAMPLES: usize = 200;
 /// [`MIN_BOOTSTRAP_RESAMPLES`]) where the files' results and samples would draw more than
 /// [`BOOTSTRAP_DRAW_BUDGET`] samples, so that no file costs minutes to compare. The count
 /// depends only on the files, so the same files always give the same intervals.
-fn resamples_within_budget(base: &RunDocument, new: &RunDocument) -> usize {
+fn resamples_within_budget(base: &RunDocument, new_by_id: &BTreeMap<&str, &BenchResult>) -> usize {
     let kept = |r: &BenchResult| r.samples.len().min(BOOTSTRAP_MAX_SAMPLES) as u64;
-    let new_by_id: BTreeMap<&str, &BenchResult> =
-        new.results.iter().map(|r| (r.id.as_str(), r)).collect();
     let per_resample: u64 = base
         .results
         .iter()

@@ -121,6 +121,14 @@ pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err("file is empty, not a gpubench result".to_string());
     }
+    // A file of the current schema is read in one pass, straight into the document, never
+    // through a serde_json::Value (several times the file's size in memory). Anything else is
+    // read again to say what it is.
+    if let Ok(doc) = serde_json::from_slice::<RunDocument>(bytes)
+        && doc.schema_version == SCHEMA_VERSION
+    {
+        return Ok(doc);
+    }
     let version = schema_version_of(bytes)?;
     if version > u64::from(SCHEMA_VERSION) {
         return Err(format!(
@@ -134,8 +142,7 @@ pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
     }
     let invalid = |e: serde_json::Error| format!("not a valid gpubench result: {e}");
     if version >= 2 {
-        // Written with every result's role: straight into the document, never through a
-        // serde_json::Value, which takes several times the file's size in memory.
+        // Written with every result's role; it did not read as a document above.
         return serde_json::from_slice(bytes).map_err(invalid);
     }
     let mut value: serde_json::Value =
