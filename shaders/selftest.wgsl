@@ -25,3 +25,15 @@ fn broken_copy(@builtin(global_invocation_id) gid: vec3<u32>) {
         c[i] = v;
     }
 }
+
+// A kernel that keeps the device busy for a long time in one dispatch (`params.n` dependent
+// steps per invocation): `--inject-fault stall-gpu` proves that a stop request does not wait
+// for work in flight.
+@compute @workgroup_size(64)
+fn spin(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var x = c[gid.x];
+    for (var i = 0u; i < params.n; i++) {
+        x = fma(x, vec4<f32>(0.999999), vec4<f32>(1e-6));
+    }
+    c[gid.x] = x;
+}

@@ -4,16 +4,34 @@
 //! first is still being honoured (a blocked write, a wait that will not end), ends the process
 //! at once with the same code, as common command-line tools do: every results file on disk is
 //! whole already (they are only ever replaced by a rename).
+//!
+//! Every wait for the GPU ends within a tenth of a second of the first signal (the context's
+//! waits come in slices), but CPU work (building a large input, checking a large product) does
+//! not look at the flag. So a watchdog thread gives the run [`STOP_GRACE`] after the first
+//! signal to write its file and say what it kept; past that it ends the process itself, saying
+//! so. The results file then holds what the last save wrote: every result finished before the
+//! step that would not stop, marked incomplete.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use crate::exit::Exit;
+
+/// How long after the first signal the run may take to stop by itself before the watchdog
+/// ends the process: well inside the 3 s a user (or a CI step's timeout) waits.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// How often the watchdog looks at the flag.
+const WATCH_EVERY: Duration = Duration::from_millis(50);
 
 /// Flags set by the signal handlers.
 pub struct StopSignal {
     flag: Arc<AtomicBool>,
     exit_code: Arc<AtomicUsize>,
+    /// Set once the run has said what an interrupt kept: the watchdog then ends the process
+    /// without a word of its own.
+    reported: Arc<AtomicBool>,
 }
 
 impl StopSignal {
@@ -40,7 +58,49 @@ impl StopSignal {
             );
             let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
         }
-        Self { flag, exit_code }
+        let signals = Self {
+            flag,
+            exit_code,
+            reported: Arc::new(AtomicBool::new(false)),
+        };
+        signals.start_watchdog();
+        signals
+    }
+
+    /// Starts the thread that ends the process [`STOP_GRACE`] after the first signal, if the
+    /// run has not ended by then. Without a thread (none could be started) a second signal
+    /// still ends it.
+    fn start_watchdog(&self) {
+        let flag = Arc::clone(&self.flag);
+        let exit_code = Arc::clone(&self.exit_code);
+        let reported = Arc::clone(&self.reported);
+        let _ = std::thread::Builder::new()
+            .name("gpubench-stop-watchdog".to_string())
+            .spawn(move || {
+                while !flag.load(Ordering::SeqCst) {
+                    std::thread::sleep(WATCH_EVERY);
+                }
+                std::thread::sleep(STOP_GRACE);
+                if !reported.load(Ordering::SeqCst) {
+                    note!(
+                        "interrupted: the step in progress did not stop within {} s; stopping \
+                         now (the results file keeps every result finished before it, marked \
+                         incomplete)",
+                        STOP_GRACE.as_secs()
+                    );
+                }
+                let code = exit_code.load(Ordering::SeqCst);
+                let code = i32::try_from(code).unwrap_or(i32::from(Exit::Sigint.code()));
+                // Not std::process::exit: the main thread may be inside the driver, and exit's
+                // handlers would tear the driver down under it.
+                signal_hook::low_level::exit(code)
+            });
+    }
+
+    /// Says that the run has reported what the interrupt kept; from now on the watchdog ends
+    /// the process silently (a driver still finishing work in flight cannot hold it).
+    pub fn reported(&self) {
+        self.reported.store(true, Ordering::SeqCst);
     }
 
     /// The flag the runner polls between samples.

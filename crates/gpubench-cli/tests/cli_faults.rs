@@ -151,3 +151,78 @@ fn a_second_signal_ends_the_run_at_once() {
         read_doc(&out);
     }
 }
+
+/// Starts a quick 64 KiB stream run with `fault` injected after it, and waits until the stream
+/// results are in the file and the fault's benchmark has had a second to start stalling.
+#[cfg(unix)]
+fn stalled_run(out: &Path, fault: &str) -> std::process::Child {
+    let child = quick_stream_command(out, "64KiB", &["--inject-fault", fault])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "the stream results never came");
+        if let Ok(text) = std::fs::read_to_string(out)
+            && let Ok(doc) = serde_json::from_str::<Value>(&text)
+            && doc["results"].as_array().is_some_and(|r| r.len() >= 8)
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    child
+}
+
+/// One signal during a dispatch that would run for an hour ends the run within 3 s, by the
+/// run's own path (the wait for the GPU gives up, the file is written and the run says what
+/// it kept), not by the watchdog.
+#[cfg(unix)]
+#[test]
+fn one_signal_ends_a_wait_for_an_endless_dispatch() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let out = dir.path().join("r.json");
+    let child = stalled_run(&out, "stall-gpu");
+    send_signal(&child, "-INT");
+    let sent = Instant::now();
+    let output = child.wait_with_output().expect("exits");
+    assert!(
+        sent.elapsed() < Duration::from_secs(3),
+        "took {:?} after the signal",
+        sent.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("8 finished results kept"), "{stderr}");
+    assert!(!stderr.contains("did not stop within"), "{stderr}");
+    let doc = read_doc(&out);
+    assert_eq!(doc["complete"], false);
+    assert_eq!(doc["results"].as_array().map(Vec::len), Some(8));
+}
+
+/// One signal while the host is busy with work that never looks at the flag (a minute's
+/// stall) still ends the process within 3 s: the watchdog says so and exits 130, and the file
+/// on disk holds every result finished before, marked incomplete.
+#[cfg(unix)]
+#[test]
+fn one_signal_ends_the_process_while_the_host_is_busy() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let out = dir.path().join("r.json");
+    let child = stalled_run(&out, "stall-host");
+    send_signal(&child, "-TERM");
+    let sent = Instant::now();
+    let output = child.wait_with_output().expect("exits");
+    assert!(
+        sent.elapsed() < Duration::from_secs(3),
+        "took {:?} after the signal",
+        sent.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(143));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("did not stop within 2 s"), "{stderr}");
+    let doc = read_doc(&out);
+    assert_eq!(doc["complete"], false);
+    assert_eq!(doc["results"].as_array().map(Vec::len), Some(8));
+}

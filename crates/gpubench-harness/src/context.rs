@@ -68,7 +68,14 @@ pub struct GpuContext {
     shader_checks_on: AtomicBool,
     /// How many compute pipelines have been built on this context.
     pipelines_built: AtomicU64,
+    /// Set (by a signal handler) to end every wait for the GPU early; see
+    /// [`GpuContext::stop_waits_on`].
+    stop: Mutex<Option<Arc<AtomicBool>>>,
 }
+
+/// How long one slice of a wait for the GPU lasts before the stop flag is looked at again: a
+/// stop request ends a wait within this, however long the work in flight takes.
+pub const WAIT_SLICE: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl GpuContext {
     /// Selects an adapter as `selection` asks and creates a device on it.
@@ -147,6 +154,7 @@ impl GpuContext {
             faults,
             shader_checks_on: AtomicBool::new(false),
             pipelines_built: AtomicU64::new(0),
+            stop: Mutex::new(None),
         })
     }
 
@@ -176,10 +184,47 @@ impl GpuContext {
             .remove(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
     }
 
-    /// Blocks until all submitted work is done.
+    /// Blocks until all submitted work is done (or a stop is requested).
     pub fn wait_idle(&self) -> Result<(), BenchError> {
-        self.device.poll(wgpu::PollType::wait_indefinitely())?;
-        Ok(())
+        self.wait_for(None)
+    }
+
+    /// Makes every wait for the GPU on this context end with [`BenchError::Interrupted`]
+    /// within [`WAIT_SLICE`] once `flag` is set, instead of lasting as long as the work in
+    /// flight (one huge dispatch can take minutes).
+    pub fn stop_waits_on(&self, flag: Arc<AtomicBool>) {
+        if let Ok(mut stop) = self.stop.lock() {
+            *stop = Some(flag);
+        }
+    }
+
+    /// Whether a stop was requested through the flag given to [`GpuContext::stop_waits_on`].
+    pub fn stop_requested(&self) -> bool {
+        self.stop
+            .lock()
+            .ok()
+            .and_then(|stop| stop.as_ref().map(|flag| flag.load(Ordering::SeqCst)))
+            .unwrap_or(false)
+    }
+
+    /// Blocks until the submission `index` (every submission when `None`) is done, in slices of
+    /// [`WAIT_SLICE`]; [`BenchError::Interrupted`] when a stop is requested first. The wait
+    /// returns as soon as the work completes, so timing through it is as through one wait.
+    pub fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<(), BenchError> {
+        loop {
+            let poll = wgpu::PollType::Wait {
+                submission_index: index.clone(),
+                timeout: Some(WAIT_SLICE),
+            };
+            match self.device.poll(poll) {
+                Ok(_) => return Ok(()),
+                Err(wgpu::PollError::Timeout) if self.stop_requested() => {
+                    return Err(BenchError::Interrupted);
+                }
+                Err(wgpu::PollError::Timeout) => {}
+                Err(error) => return Err(error.into()),
+            }
+        }
     }
 
     /// A buffer initialised with `contents`.
@@ -259,7 +304,7 @@ impl GpuContext {
             // The receiver outlives the poll below; a send error cannot happen while we wait.
             let _ = sender.send(result);
         });
-        self.device.poll(wgpu::PollType::wait_indefinitely())?;
+        self.wait_for(None)?;
         receiver
             .recv()
             .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;

@@ -69,6 +69,9 @@ pub enum BenchError {
     /// A kernel's own set-up could not be built (a shader specialisation that does not apply).
     #[error("{0}")]
     Setup(String),
+    /// A stop was requested (a signal) while waiting for the GPU; the work in flight was left.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl From<wgpu::PollError> for BenchError {

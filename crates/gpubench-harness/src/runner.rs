@@ -184,7 +184,10 @@ impl<'a> Runner<'a> {
     }
 
     /// Uses `flag` to stop between samples (set it from a signal handler).
+    /// Every wait for the GPU on the context ends early on it too
+    /// ([`GpuContext::stop_waits_on`]).
     pub fn with_stop_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.ctx.stop_waits_on(Arc::clone(&flag));
         self.stop = flag;
         self
     }
@@ -224,7 +227,7 @@ impl<'a> Runner<'a> {
         bench.teardown();
         if !self.ctx.faults.device_lost() {
             // Let freed memory actually go before the next benchmark allocates.
-            let _ = self.ctx.device.poll(wgpu::PollType::wait_indefinitely());
+            let _ = self.ctx.wait_idle();
         }
         observer.finished(&result);
         result

@@ -291,16 +291,13 @@ impl<'a> SampleClock<'a> {
         }
     }
 
-    /// Blocks (or spins, see [`SampleClock::spin_wait`]) until `index` is done.
-    fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), wgpu::PollError> {
-        let device = &self.ctx.device;
+    /// Blocks (or spins, see [`SampleClock::spin_wait`]) until `index` is done; either way a
+    /// stop request ends the wait early ([`BenchError::Interrupted`]).
+    fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), BenchError> {
         if self.wait == WaitMode::Block {
-            let wait = wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            };
-            return device.poll(wait).map(drop);
+            return self.ctx.wait_for(Some(index));
         }
+        let device = &self.ctx.device;
         loop {
             let poll = wgpu::PollType::Wait {
                 submission_index: Some(index.clone()),
@@ -308,12 +305,15 @@ impl<'a> SampleClock<'a> {
             };
             match device.poll(poll) {
                 Ok(_) => return Ok(()),
+                Err(wgpu::PollError::Timeout) if self.ctx.stop_requested() => {
+                    return Err(BenchError::Interrupted);
+                }
                 // Yield, not a bare spin hint: where the device is the host's own CPU
                 // (lavapipe) a thread holding its core holds the device back (a bare spin put
                 // the p95 round trip at 2-2.6 ms, a yielding one at 0.09-0.18 ms). Where no
                 // other thread is waiting, the yield returns at once.
                 Err(wgpu::PollError::Timeout) => std::thread::yield_now(),
-                Err(error) => return Err(error),
+                Err(error) => return Err(error.into()),
             }
         }
     }
@@ -329,7 +329,7 @@ impl<'a> SampleClock<'a> {
             // non-blocking poll lets wgpu run its maintenance, which reports device loss to
             // the callback, so the runner can say "device lost" instead of "wait failed".
             let _ = self.ctx.device.poll(wgpu::PollType::Poll);
-            return Err(error.into());
+            return Err(error);
         }
         let host = self.host_end.map_or_else(
             || start.elapsed(),

@@ -94,21 +94,71 @@ pub fn load_document(path: &Path) -> Result<RunDocument, ResultsError> {
         path: path.to_path_buf(),
         reason,
     };
-    let io_err = |source| ResultsError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let bytes =
-        crate::bounded::read_bounded(path, MAX_DOCUMENT_BYTES).map_err(|error| {
-            match error.kind() {
-                std::io::ErrorKind::FileTooLarge => bad(format!(
-                    "over the {MAX_DOCUMENT_BYTES}-byte limit for a result file"
-                )),
-                std::io::ErrorKind::InvalidInput => bad(error.to_string()),
-                _ => io_err(error),
-            }
-        })?;
+    let bytes = read_document_bytes(path)?;
     parse_document(&bytes).map_err(bad)
+}
+
+/// The bytes of the results file at `path`, bounded by [`MAX_DOCUMENT_BYTES`]; a file too large
+/// or not a regular file is a bad document, anything else an I/O error.
+fn read_document_bytes(path: &Path) -> Result<Vec<u8>, ResultsError> {
+    let bad = |reason: String| ResultsError::BadDocument {
+        path: path.to_path_buf(),
+        reason,
+    };
+    crate::bounded::read_bounded(path, MAX_DOCUMENT_BYTES).map_err(|error| match error.kind() {
+        std::io::ErrorKind::FileTooLarge => bad(format!(
+            "over the {MAX_DOCUMENT_BYTES}-byte limit for a result file"
+        )),
+        std::io::ErrorKind::InvalidInput => bad(error.to_string()),
+        _ => ResultsError::Io {
+            path: path.to_path_buf(),
+            source: error,
+        },
+    })
+}
+
+/// What a directory scan needs of a results file to group and order runs: the machine and the
+/// start time, read without building the results (which are skipped, not held).
+#[derive(Debug, Clone)]
+pub struct RunHeader {
+    /// The machine and adapter measured.
+    pub machine: crate::schema::MachineInfo,
+    /// When the run started, as written.
+    pub started_at: String,
+}
+
+/// The header of the results file at `path`: the file is read (bounded as by
+/// [`load_document`]) and checked to be a gpubench result of a schema this version reads, but
+/// its results are skipped, so memory stays near the file's own size however many files a
+/// scan looks at. A file whose header reads but whose body does not fails later, in
+/// [`load_document`].
+pub fn load_header(path: &Path) -> Result<RunHeader, ResultsError> {
+    // Not `#[serde(flatten)]` over RunHeader: flattening buffers every other field, results
+    // included, which is what this reader exists to avoid.
+    #[derive(serde::Deserialize)]
+    struct Header {
+        machine: crate::schema::MachineInfo,
+        started_at: String,
+        // Every other field (the results) is skipped as it is read, never held.
+    }
+    let bad = |reason: String| ResultsError::BadDocument {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let bytes = read_document_bytes(path)?;
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
+    let version = schema_version_of(bytes).map_err(bad)?;
+    if !(u64::from(OLDEST_READABLE_SCHEMA)..=u64::from(SCHEMA_VERSION)).contains(&version) {
+        return Err(bad(format!(
+            "schema_version {version} is not one this gpubench reads"
+        )));
+    }
+    serde_json::from_slice::<Header>(bytes)
+        .map(|h| RunHeader {
+            machine: h.machine,
+            started_at: h.started_at,
+        })
+        .map_err(|e| bad(format!("not a valid gpubench result: {e}")))
 }
 
 /// The UTF-8 byte-order mark some editors put at the start of a file.

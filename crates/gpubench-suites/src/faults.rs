@@ -7,6 +7,7 @@ use gpubench_harness::{
 };
 use gpubench_results::units::format_size;
 
+use crate::gpu::{self, DispatchKernel};
 use crate::stream::{Stream, StreamKernel};
 use crate::{Benchmarks, BuildContext, Suite, shaders};
 
@@ -23,16 +24,34 @@ pub enum Fault {
     GpuError,
     /// A benchmark whose code panics while sampling.
     Panic,
+    /// A benchmark whose sample is one dispatch that runs for minutes: a stop request must not
+    /// wait for it.
+    StallGpu,
+    /// A benchmark whose sample spends a minute on the host without looking at the stop flag
+    /// (as a large CPU reference does): the process must still end soon after a signal.
+    StallHost,
 }
+
+/// Dependent steps per invocation of the stalling kernel, and its workgroups (of 64): one
+/// dispatch then takes about 2^40 steps, an hour on a software adapter (lavapipe does a
+/// workgroup's 2^31 steps in about a second) and long past any stop request's deadline on a
+/// GPU (where a driver's watchdog may call the device lost instead, also a clean end).
+const STALL_GPU_STEPS: u32 = 1 << 31;
+const STALL_GPU_WORKGROUPS: u32 = 4096;
+
+/// How long the host stall lasts.
+const STALL_HOST: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Fault {
     /// Every fault, by name.
-    pub const ALL: [(&'static str, Fault); 5] = [
+    pub const ALL: [(&'static str, Fault); 7] = [
         ("wrong-output", Fault::WrongOutput),
         ("device-lost", Fault::DeviceLost),
         ("over-limit", Fault::OverLimit),
         ("gpu-error", Fault::GpuError),
         ("panic", Fault::Panic),
+        ("stall-gpu", Fault::StallGpu),
+        ("stall-host", Fault::StallHost),
     ];
 
     /// Parses a fault name.
@@ -67,10 +86,12 @@ pub struct FaultyKernel {
     fault: Fault,
 }
 
-/// The buffer the kernel clears, and how many times it has run (the fault strikes on the second).
+/// The buffer the kernel clears, how many times it has run (the fault strikes on the second),
+/// and the stalling kernel where the fault is [`Fault::StallGpu`].
 pub struct FaultyState {
     buffer: wgpu::Buffer,
     runs: u32,
+    stall: Option<DispatchKernel>,
 }
 
 impl FaultyKernel {
@@ -113,7 +134,12 @@ impl Kernel for FaultyKernel {
             size,
             wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
         )?;
-        Ok(FaultyState { buffer, runs: 0 })
+        let stall = (self.fault == Fault::StallGpu).then(|| stall_kernel(ctx));
+        Ok(FaultyState {
+            buffer,
+            runs: 0,
+            stall,
+        })
     }
 
     fn work(&self, _state: &FaultyState) -> Work {
@@ -137,6 +163,13 @@ impl Kernel for FaultyKernel {
                     encoder.clear_buffer(buffer, 0, Some(buffer.size() * 2));
                 }
                 Fault::Panic => panic!("injected panic while sampling"),
+                Fault::StallGpu => {
+                    if let Some(stall) = &state.stall {
+                        let mut pass = encoder.begin_compute_pass(&Default::default());
+                        stall.encode(&mut pass, 1);
+                    }
+                }
+                Fault::StallHost => std::thread::sleep(STALL_HOST),
                 Fault::WrongOutput | Fault::OverLimit => {}
             }
         }
@@ -160,6 +193,30 @@ impl Kernel for FaultyKernel {
             },
         })
     }
+}
+
+/// The stalling kernel of `selftest.wgsl`: [`STALL_GPU_WORKGROUPS`] workgroups,
+/// [`STALL_GPU_STEPS`] steps per invocation.
+fn stall_kernel(ctx: &GpuContext) -> DispatchKernel {
+    let params: [u32; 4] = [STALL_GPU_STEPS, 0, 0, 0];
+    let params = ctx.buffer_with_data(
+        "stall params",
+        bytemuck::bytes_of(&params),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let values = ctx.buffer_with_data(
+        "stall values",
+        &vec![0u8; 64 * 16 * STALL_GPU_WORKGROUPS as usize],
+        wgpu::BufferUsages::STORAGE,
+    );
+    let pipeline = gpu::compute_pipeline(ctx, "selftest stall", shaders::SELFTEST, "spin");
+    DispatchKernel::new(
+        ctx,
+        "selftest stall",
+        pipeline,
+        &[(0, &params), (3, &values)],
+        (STALL_GPU_WORKGROUPS, 1),
+    )
 }
 
 /// The suite injected faults run under: it builds nothing itself (the CLI hands it the faulty

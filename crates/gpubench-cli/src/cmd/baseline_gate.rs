@@ -34,7 +34,7 @@ pub fn load(path: &Path) -> anyhow::Result<RunDocument> {
 }
 
 /// `doc`, read from `path`, when each result id appears once in it.
-pub fn check_unique_ids(path: &Path, doc: RunDocument) -> anyhow::Result<RunDocument> {
+fn check_unique_ids(path: &Path, doc: RunDocument) -> anyhow::Result<RunDocument> {
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for result in &doc.results {
         *seen.entry(result.id.as_str()).or_default() += 1;

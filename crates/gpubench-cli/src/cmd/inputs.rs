@@ -4,8 +4,9 @@
 //!
 //! A directory of a fleet run holds other JSON too (exports, a baseline copy): files that are
 //! not gpubench results are passed over and counted, never an error, while a named file that is
-//! not one stays an error. A run found in a directory was read to be grouped; it keeps that
-//! document, so no file is read twice.
+//! not one stays an error. A scan reads only each file's header (machine, start time), never
+//! its results, and holds no document: memory stays near the largest file's size however many
+//! runs a directory holds; only the runs chosen are read whole, when they are used.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,26 +14,23 @@ use std::path::{Path, PathBuf};
 use gpubench_harness::RunDocument;
 use gpubench_results::ResultsError;
 use gpubench_results::hostinfo::parse_rfc3339;
-use gpubench_results::results_file::load_document;
+use gpubench_results::results_file::{RunHeader, load_header};
 
 /// How deep below a named directory files are looked for.
 const MAX_DEPTH: usize = 8;
 
-/// One input: its path, and its document where a directory's scan already read it.
+/// One input: its path, and its header where a directory's scan read it.
 #[derive(Debug)]
 pub struct Input {
     /// Where it is.
     pub path: PathBuf,
-    doc: Option<RunDocument>,
+    header: Option<RunHeader>,
 }
 
 impl Input {
-    /// The document: the one already read, else read now (with `baseline_gate::load`'s checks).
+    /// The document, read now (with `baseline_gate::load`'s checks).
     pub fn load(self) -> anyhow::Result<(PathBuf, RunDocument)> {
-        let doc = match self.doc {
-            Some(doc) => crate::cmd::baseline_gate::check_unique_ids(&self.path, doc)?,
-            None => crate::cmd::baseline_gate::load(&self.path)?,
-        };
+        let doc = crate::cmd::baseline_gate::load(&self.path)?;
         Ok((self.path, doc))
     }
 }
@@ -54,7 +52,7 @@ pub fn expand(paths: &[PathBuf], all_runs: bool) -> anyhow::Result<Vec<Input>> {
         } else {
             out.push(Input {
                 path: path.clone(),
-                doc: None,
+                header: None,
             });
         }
     }
@@ -62,8 +60,8 @@ pub fn expand(paths: &[PathBuf], all_runs: bool) -> anyhow::Result<Vec<Input>> {
 }
 
 /// The machine a run was made on and its adapter: the key runs are grouped by.
-fn machine_key(doc: &RunDocument) -> (String, String) {
-    let m = &doc.machine;
+fn machine_key(header: &RunHeader) -> (String, String) {
+    let m = &header.machine;
     let host = m
         .hostname
         .clone()
@@ -81,10 +79,10 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
     let mut groups: BTreeMap<(String, String), Vec<Input>> = BTreeMap::new();
     let mut passed_over = Vec::new();
     for path in files {
-        match load_document(&path) {
-            Ok(doc) => groups.entry(machine_key(&doc)).or_default().push(Input {
+        match load_header(&path) {
+            Ok(header) => groups.entry(machine_key(&header)).or_default().push(Input {
                 path,
-                doc: Some(doc),
+                header: Some(header),
             }),
             Err(ResultsError::Io { .. }) => unreadable.push(path),
             Err(_) => passed_over.push(path),
@@ -126,12 +124,12 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
 }
 
 /// When a run found in a directory started, in nanoseconds since 1970 (every such input holds
-/// its document); `None` when its `started_at` is not an RFC 3339 time.
+/// its header); `None` when its `started_at` is not an RFC 3339 time.
 fn started(input: &Input) -> Option<i128> {
     input
-        .doc
+        .header
         .as_ref()
-        .and_then(|d| parse_rfc3339(&d.started_at))
+        .and_then(|h| parse_rfc3339(&h.started_at))
 }
 
 /// Every `*.json` file among `entries` and below, not following links to directories (no
@@ -220,7 +218,7 @@ mod tests {
         assert_eq!(kept.len(), 1);
         assert_eq!(kept[0].path, named);
         assert!(
-            kept[0].doc.is_none(),
+            kept[0].header.is_none(),
             "a named file is read by the command, with its errors"
         );
         let empty = dir.path().join("empty");
@@ -263,5 +261,40 @@ mod tests {
                 assert_eq!(newest[0].path, newer);
             }
         }
+    }
+
+    /// The scan keeps each run's header (what it groups and orders by), never its document:
+    /// the header says what the document says, and the document is read only when the run is
+    /// used. A file whose header reads but whose results do not is chosen by the scan and
+    /// refused, naming it, when it is loaded.
+    #[test]
+    fn a_scan_keeps_headers_and_reads_documents_only_when_used() {
+        let (dir, paths) = runs_in_a_dir(&[("a.json", "Card A", "node1", "2026-03-01T00:00:00Z")]);
+        let inputs = expand(&[dir.path().to_path_buf()], false).expect("expand");
+        let header = inputs[0]
+            .header
+            .clone()
+            .expect("a scanned input has its header");
+        let (_, doc) = inputs
+            .into_iter()
+            .next()
+            .expect("one")
+            .load()
+            .expect("loads");
+        assert_eq!(header.machine, doc.machine);
+        assert_eq!(header.started_at, doc.started_at);
+
+        let text = std::fs::read_to_string(&paths[0]).expect("read");
+        let mut value: serde_json::Value = serde_json::from_str(&text).expect("json");
+        value["results"] = serde_json::json!([{"id": 7}]);
+        std::fs::write(&paths[0], value.to_string()).expect("write");
+        let inputs = expand(&[dir.path().to_path_buf()], false).expect("the header still reads");
+        let error = inputs
+            .into_iter()
+            .next()
+            .expect("one")
+            .load()
+            .expect_err("bad results");
+        assert!(format!("{error:#}").contains("a.json"), "{error:#}");
     }
 }

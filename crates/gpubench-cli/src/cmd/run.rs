@@ -84,10 +84,12 @@ pub fn run_one(
     }
     let out_path = sink.path;
     if let Some(code) = signals.received() {
-        return Ok((
-            interrupted(&doc, &out_path, &plan.baseline, code),
-            Some(doc),
-        ));
+        let exit = interrupted(&doc, &out_path, &plan.baseline, code);
+        signals.reported();
+        // Dropping the device waits for the work a stopped wait left in flight, which can be
+        // minutes of one dispatch; the process is about to end and gets it all back anyway.
+        std::mem::forget(ctx);
+        return Ok((exit, Some(doc)));
     }
     let exit = report_and_gate(&plan, &baseline, &doc, &out_path, signals)?;
     Ok((exit, Some(doc)))
@@ -157,7 +159,9 @@ fn report_and_gate(
     }
     let printed = print_unless_stopped(stdout, &signals.flag())?;
     if let Some(code) = signals.received() {
-        return Ok(interrupted(doc, out_path, &plan.baseline, code));
+        let exit = interrupted(doc, out_path, &plan.baseline, code);
+        signals.reported();
+        return Ok(exit);
     }
     baseline_gate::record(baseline, &plan.baseline, doc)?;
     if printed == Printed::Closed {
