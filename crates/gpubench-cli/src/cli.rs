@@ -19,6 +19,12 @@ use crate::values::{FaultArg, ProfileArg, ShaderChecksArg, matmul_variant_parser
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Show what wgpu and the driver report (validation messages, driver warnings) on stderr,
+    /// at this level or above: off, error, warn, info, debug, trace, or a filter such as
+    /// `wgpu_hal=info,warn`. Default: GPUBENCH_LOG, then RUST_LOG, then `warn` when
+    /// WGPU_VALIDATION is set, else off.
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub log: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -36,6 +42,26 @@ pub enum Command {
     /// low clocks, throttling, other processes, driver, transfer and memory bandwidth against
     /// the link and the datasheet (exit 5 when a check fails).
     Doctor(DoctorArgs),
+    /// Compile every kernel (and every matmul tuning candidate) with a real GPU compiler and
+    /// show its statistics: registers, spills, workgroup memory, occupancy. With --isa, Mesa's
+    /// RADV compiles for that AMD GPU family on null hardware: no GPU needed, nothing is run.
+    Kernels(KernelsArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("compiler").required(true).args(["isa", "device"])))]
+pub struct KernelsArgs {
+    /// An AMD GPU family for RADV on null hardware: gfx1100 (RDNA3), gfx1030 (RDNA2), navi10
+    /// (RDNA1), as this Mesa knows them.
+    #[arg(long, value_name = "FAMILY")]
+    pub isa: Option<String>,
+    /// Instead, the Vulkan device whose name contains NAME (it must report pipeline
+    /// statistics, as RADV does).
+    #[arg(long, value_name = "NAME")]
+    pub device: Option<String>,
+    /// Also write the rows as a JSON list to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -17,6 +17,7 @@ mod baseline_dir;
 mod cli;
 mod cmd;
 mod exit;
+mod logging;
 mod mesa_env;
 mod paths;
 mod progress;
@@ -31,6 +32,7 @@ use clap::Parser;
 fn main() -> ExitCode {
     mesa_env::silence_device_select_layer();
     let args = cli::Cli::parse();
+    logging::init(logging::filter(args.log.as_deref()));
     let outcome = match args.command {
         cli::Command::List(list) => cmd::list::run(&list),
         cli::Command::Run(run) if run.adapter.adapter == Some(cli::AdapterChoice::All) => {
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         cli::Command::Report(report) => cmd::report::run(&report),
         cli::Command::Compare(compare) => cmd::compare::run(&compare),
         cli::Command::Doctor(doctor) => cmd::doctor::run(&doctor),
+        cli::Command::Kernels(kernels) => cmd::kernels::run(&kernels),
     };
     match outcome {
         Ok(code) => code.into(),

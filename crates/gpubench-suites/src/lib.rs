@@ -10,6 +10,7 @@ pub mod derived;
 pub mod faults;
 pub mod fit;
 pub mod gpu;
+pub mod kernel_forms;
 pub mod launch;
 pub mod matmul;
 pub mod noise_check;

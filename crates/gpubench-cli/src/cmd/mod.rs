@@ -5,6 +5,7 @@ pub mod compare;
 pub mod doctor;
 pub mod fleet;
 pub mod inputs;
+pub mod kernels;
 pub mod list;
 pub mod report;
 pub mod run;

@@ -46,8 +46,8 @@ use gpubench_harness::{
 pub use kernel::{Matmul, MatmulState, Shape, check_product};
 pub use reference::{MatrixRef, elements_to_check, reference_element};
 pub use select::{
-    AdapterFacts, CPU_TILE, Candidate, REGISTER_BUDGET, SMALL_M, candidates, registers,
-    select_fastest, tuning_table,
+    AdapterFacts, CPU_TILE, Candidate, REGISTER_BUDGET, RegisterModel, SMALL_M,
+    WAVE64_REGISTER_BUDGET, candidates, register_model, registers, select_fastest, tuning_table,
 };
 pub use variant::{
     Kind, VARIANTS, Variant, catalogue, coop_space, find_variant, gemv_space, variant_names,

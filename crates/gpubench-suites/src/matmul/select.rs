@@ -19,6 +19,7 @@
 use gpubench_harness::{BenchResult, GpuContext, Status};
 use serde_json::{Map, Value};
 
+use super::gemv::GemvParams;
 use super::kernel::Shape;
 use super::tiled::TileParams;
 use super::variant::{Kind, VARIANTS, Variant, catalogue};
@@ -28,6 +29,39 @@ use crate::gpu::Precision;
 /// take on a GPU: half of NVIDIA's 255, leaving room for addresses and two 256-invocation
 /// workgroups per multiprocessor.
 pub const REGISTER_BUDGET: u32 = 128;
+
+/// The register budget where subgroups are 64 wide (AMD's wave64, which RADV compiles compute
+/// shaders for): RADV on gfx1100 gives such a shader at most 128 VGPRs (its statistics show
+/// none above 132, and spills from 120), and addresses, indices and loop state take about a
+/// fifth more than this estimate counts.
+pub const WAVE64_REGISTER_BUDGET: u32 = 96;
+
+/// How the register estimate counts for an adapter: the budget it is held to, and whether
+/// halves pack two to a register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegisterModel {
+    /// The most estimated registers a kept candidate may take.
+    pub budget: u32,
+    /// Whether f16 values pack two to a 32-bit register (NVIDIA's half2). Where subgroups are
+    /// 64 wide they are counted one to a register: on gfx1100 RADV's f16 kernels took as many
+    /// VGPRs as their f32 twins, and on gfx1030 0.65 of them (median of 104 pairs), not half.
+    pub f16_packed: bool,
+}
+
+/// The register model for an adapter with `facts`.
+pub fn register_model(facts: AdapterFacts) -> RegisterModel {
+    if facts.subgroup_max >= 64 {
+        RegisterModel {
+            budget: WAVE64_REGISTER_BUDGET,
+            f16_packed: false,
+        }
+    } else {
+        RegisterModel {
+            budget: REGISTER_BUDGET,
+            f16_packed: true,
+        }
+    }
+}
 
 /// The tiled family's member a CPU adapter also tries.
 pub const CPU_TILE: TileParams = TileParams::new(64, 64, 16, 8, 8);
@@ -107,9 +141,15 @@ fn in_space(facts: AdapterFacts, v: &Variant, small: bool) -> bool {
     }
 }
 
-/// An estimate of the 32-bit registers `v` holds live per invocation, for the register budget.
-pub fn registers(v: &Variant, precision: Precision) -> u32 {
-    let acc = v.accumulation(precision);
+/// An estimate of the 32-bit registers `v` holds live per invocation for an `m`-row product,
+/// for the register budget.
+pub fn registers(v: &Variant, precision: Precision, m: u32, model: RegisterModel) -> u32 {
+    // Unpacked halves take a register each, as f32 values do.
+    let (precision, acc) = if model.f16_packed {
+        (precision, v.accumulation(precision))
+    } else {
+        (Precision::F32, Precision::F32)
+    };
     let words = |values: u32, p: Precision| {
         if p == Precision::F16 {
             values.div_ceil(2)
@@ -122,8 +162,10 @@ pub fn registers(v: &Variant, precision: Precision) -> u32 {
         Kind::Reg { tm, tn } | Kind::Unrolled { tm, tn } | Kind::RegCols { tm, tn } => {
             words(tm * 4 * tn + 4 * tm + 16 * tn, acc)
         }
-        // Eight rows (the most) of CV vec4 sums, four B rows of CV vec4, one A vec4.
-        Kind::Gemv(p) => words(32 * p.cv + 16 * p.cv + 4, acc),
+        // The rows M gives (at most eight) of CV vec4 sums, four B rows of CV vec4, one A
+        // vec4. RADV's statistics showed the rows matter: at M = 1 the x8-c4 kernel takes 60
+        // to 96 VGPRs on gfx1100 and never spills, which an eight-row estimate (196) pruned.
+        Kind::Gemv(p) => words(4 * GemvParams::rows_for(m) * p.cv + 16 * p.cv + 4, acc),
         Kind::Tiled { .. } | Kind::Coop(_) => 4,
     }
 }
@@ -157,10 +199,12 @@ fn pruned(facts: AdapterFacts, v: &Variant, precision: Precision, m: u32) -> Opt
             facts.subgroup_max
         ));
     }
-    let regs = registers(v, precision);
-    if regs > REGISTER_BUDGET {
+    let model = register_model(facts);
+    let regs = registers(v, precision, m, model);
+    let budget = model.budget;
+    if regs > budget {
         return Some(format!(
-            "about {regs} registers per invocation would spill (budget {REGISTER_BUDGET})"
+            "about {regs} registers per invocation would spill (budget {budget})"
         ));
     }
     None

@@ -1,0 +1,282 @@
+//! `gpubench kernels --isa FAMILY`: every pipeline the suites can build (and every candidate the
+//! matmul tuner would consider on that GPU), compiled by Mesa's RADV for a real AMD GPU on
+//! null hardware, with the compiler's own statistics: registers, spills, LDS, scratch,
+//! occupancy (subgroups per SIMD), instructions. `--device NAME` uses any Vulkan device that
+//! reports pipeline statistics instead. Nothing is run: these are compiler outputs.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use gpubench_isa::{Compiler, DeviceFacts, PipelineStatistics};
+use gpubench_report::grid::Grid;
+use gpubench_results::Profile;
+use gpubench_results::results_file::write_atomic;
+use gpubench_suites::kernel_forms::{KernelForm, TunerRole, kernel_forms};
+use gpubench_suites::matmul::AdapterFacts;
+use serde::Serialize;
+
+use crate::cli::KernelsArgs;
+use crate::exit::Exit;
+use crate::stdout::print_then;
+
+/// Where Vulkan loaders look for driver manifests, in the loader's order (without the user's
+/// own folders, which hold no system driver).
+fn icd_folders() -> Vec<PathBuf> {
+    let split = |var: &str, default: &str| -> Vec<PathBuf> {
+        std::env::var(var)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| default.to_string())
+            .split(':')
+            .map(|d| Path::new(d).join("vulkan/icd.d"))
+            .collect()
+    };
+    let mut folders = split("XDG_CONFIG_DIRS", "/etc/xdg");
+    folders.push(PathBuf::from("/etc/vulkan/icd.d"));
+    folders.extend(split("XDG_DATA_DIRS", "/usr/local/share:/usr/share"));
+    folders
+}
+
+/// RADV's manifest for this machine's architecture, where a loader would find it.
+fn radv_manifest() -> Option<PathBuf> {
+    let name = format!("radeon_icd.{}.json", std::env::consts::ARCH);
+    icd_folders()
+        .into_iter()
+        .map(|folder| folder.join(&name))
+        .find(|path| path.is_file())
+}
+
+/// The AMD families RADV (Mesa 22.3 and later) compiles for on null hardware, by their LLVM
+/// target name and the name this Mesa's `RADV_FORCE_FAMILY` takes (an unknown name aborts the
+/// driver, so it is refused here first).
+const FAMILIES: &[(&str, &str, &str)] = &[
+    ("gfx1010", "navi10", "RDNA1"),
+    ("gfx1011", "navi12", "RDNA1"),
+    ("gfx1012", "navi14", "RDNA1"),
+    ("gfx1030", "navi21", "RDNA2"),
+    ("gfx1031", "navi22", "RDNA2"),
+    ("gfx1032", "navi23", "RDNA2"),
+    ("gfx1034", "navi24", "RDNA2"),
+    ("gfx1100", "gfx1100", "RDNA3"),
+    ("gfx1101", "gfx1101", "RDNA3"),
+    ("gfx1102", "gfx1102", "RDNA3"),
+];
+
+/// The `RADV_FORCE_FAMILY` value for `family` (either spelling, any case).
+fn radv_family(family: &str) -> Option<&'static str> {
+    let wanted = family.to_lowercase();
+    FAMILIES
+        .iter()
+        .find(|(target, mesa, _)| *target == wanted || *mesa == wanted)
+        .map(|(_, mesa, _)| *mesa)
+}
+
+/// One pipeline's row: its name, suite and tuner role, and the compiler's figures.
+#[derive(Debug, Serialize)]
+struct KernelRow {
+    /// The pipeline's name (result id's kernel part, or matmul precision and variant).
+    pipeline: String,
+    /// The suite that builds it.
+    suite: &'static str,
+    /// `fixed` (always built), `kept` (a tuning candidate) or `pruned` (left out by the rule).
+    tuner: &'static str,
+    /// Why the tuner's rule prunes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pruned_because: Option<String>,
+    /// The tuner's estimate of the registers an invocation holds (matmul candidates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_registers: Option<u32>,
+    /// Vector registers per invocation (lane).
+    vgprs: Option<f64>,
+    /// Scalar registers per wave.
+    sgprs: Option<f64>,
+    /// Vector registers spilled to memory.
+    spilled_vgprs: Option<f64>,
+    /// Scalar registers spilled.
+    spilled_sgprs: Option<f64>,
+    /// Workgroup (LDS) memory, bytes.
+    lds_bytes: Option<f64>,
+    /// Scratch (private spill) memory per lane, bytes.
+    scratch_bytes: Option<f64>,
+    /// Waves the compiler says fit on one SIMD: the occupancy.
+    subgroups_per_simd: Option<f64>,
+    /// Instructions in the program.
+    instructions: Option<f64>,
+    /// Code size, bytes.
+    code_bytes: Option<f64>,
+}
+
+impl KernelRow {
+    fn new(form: &KernelForm, stats: &PipelineStatistics) -> Self {
+        Self {
+            pipeline: form.pipeline.clone(),
+            suite: form.suite,
+            tuner: form.tuner.name(),
+            pruned_because: match &form.tuner {
+                TunerRole::Pruned(reason) => Some(reason.clone()),
+                _ => None,
+            },
+            estimated_registers: form.estimated_registers,
+            vgprs: stats.get("VGPRs"),
+            sgprs: stats.get("SGPRs"),
+            spilled_vgprs: stats.get("Spilled VGPRs"),
+            spilled_sgprs: stats.get("Spilled SGPRs"),
+            lds_bytes: stats.get("LDS size"),
+            scratch_bytes: stats.get("Scratch size"),
+            subgroups_per_simd: stats.get("Subgroups per SIMD"),
+            instructions: stats.get("Instructions"),
+            code_bytes: stats.get("Code size"),
+        }
+    }
+}
+
+/// The tuner's facts for a device, as wgpu would report them for it.
+fn tuner_facts(facts: &DeviceFacts) -> AdapterFacts {
+    AdapterFacts {
+        cpu: facts.cpu,
+        subgroups: true,
+        subgroup_max: facts.max_subgroup_size.max(1),
+        max_invocations: facts.max_invocations,
+        max_workgroup_bytes: facts.max_workgroup_bytes,
+    }
+}
+
+pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
+    let wanted = match (&args.isa, &args.device) {
+        (Some(family), _) => {
+            let family = radv_family(family).ok_or_else(|| {
+                let known: Vec<String> = FAMILIES
+                    .iter()
+                    .map(|(t, m, arch)| format!("{t} ({m}, {arch})"))
+                    .collect();
+                crate::exit::UsageError(format!(
+                    "--isa: unknown AMD family '{family}'; known: {}",
+                    known.join(", ")
+                ))
+            })?;
+            let manifest = radv_manifest().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "RADV's driver manifest (radeon_icd.{}.json) is not installed: apt-get install mesa-vulkan-drivers",
+                    std::env::consts::ARCH
+                )
+            })?;
+            // SAFETY: set before anything loads Vulkan, while this command has one thread;
+            // RADV reads the family when the instance enumerates its devices.
+            unsafe {
+                std::env::set_var("RADV_FORCE_FAMILY", family);
+                std::env::set_var("VK_ICD_FILENAMES", &manifest);
+                std::env::remove_var("VK_DRIVER_FILES");
+            }
+            "RADV".to_string()
+        }
+        // clap requires one of the two.
+        (None, device) => device.clone().unwrap_or_default(),
+    };
+    let compiler = Compiler::open(&wanted)?;
+    let facts = compiler.facts().clone();
+    note!(
+        "compiler: {} ({}), subgroups {}-{}, {} invocations and {} bytes of workgroup memory at most; nothing is run",
+        facts.name,
+        facts.driver.trim(),
+        facts.subgroup_size,
+        facts.max_subgroup_size,
+        facts.max_invocations,
+        facts.max_workgroup_bytes
+    );
+    let forms = kernel_forms(tuner_facts(&facts), Profile::Default).map_err(anyhow::Error::msg)?;
+    let mut rows = Vec::with_capacity(forms.len());
+    for form in &forms {
+        let constants: Vec<(String, f64)> = form
+            .shader
+            .constants
+            .iter()
+            .map(|&(k, v)| (k.to_string(), v))
+            .collect();
+        let stats = compiler
+            .statistics(
+                &form.pipeline,
+                &form.shader.source,
+                &form.shader.entry,
+                &constants,
+            )
+            .with_context(|| format!("compiling {}", form.pipeline))?;
+        rows.push(KernelRow::new(form, &stats));
+    }
+    if let Some(path) = &args.json {
+        let mut text = serde_json::to_string_pretty(&rows)?;
+        text.push('\n');
+        write_atomic(path, text.as_bytes())?;
+        note!("{} pipelines written to {}", rows.len(), path.display());
+    }
+    print_then(&table(&rows), Exit::Success)
+}
+
+fn table(rows: &[KernelRow]) -> String {
+    let mut grid = Grid::new(&[
+        "pipeline",
+        "tuner",
+        "VGPRs",
+        "SGPRs",
+        "spilled",
+        "LDS",
+        "scratch",
+        "waves/SIMD",
+        "instr",
+    ])
+    .numeric(&[2, 3, 4, 5, 6, 7, 8]);
+    let n = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v}"));
+    for r in rows {
+        let spilled = match (r.spilled_vgprs, r.spilled_sgprs) {
+            (Some(v), Some(s)) => format!("{v}/{s}"),
+            _ => "-".to_string(),
+        };
+        grid.push(vec![
+            r.pipeline.clone(),
+            r.tuner.to_string(),
+            n(r.vgprs),
+            n(r.sgprs),
+            spilled,
+            n(r.lds_bytes),
+            n(r.scratch_bytes),
+            n(r.subgroups_per_simd),
+            n(r.instructions),
+        ]);
+    }
+    let spills = |r: &&KernelRow| {
+        r.spilled_vgprs.unwrap_or(0.0) + r.spilled_sgprs.unwrap_or(0.0) > 0.0
+            || r.scratch_bytes.unwrap_or(0.0) > 0.0
+    };
+    let kept_spilling = rows
+        .iter()
+        .filter(|r| r.tuner == "kept")
+        .filter(spills)
+        .count();
+    let for_registers: Vec<&KernelRow> = rows
+        .iter()
+        .filter(|r| r.estimated_registers.is_some())
+        .filter(|r| {
+            r.pruned_because
+                .as_deref()
+                .is_some_and(|w| w.contains("registers"))
+        })
+        .collect();
+    let pruned_fine = for_registers.iter().filter(|r| !spills(r)).count();
+    format!(
+        "{}\ntuner against the compiler: {kept_spilling} kept candidate(s) spill; {pruned_fine} of {} pruned for registers do not spill\nspilled: VGPRs/SGPRs spilled to memory; LDS and scratch in bytes; waves/SIMD: the occupancy the compiler reports. Compiler statistics, not measurements.\n",
+        grid.to_table(None),
+        for_registers.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_take_either_name_and_unknown_ones_are_refused() {
+        assert_eq!(radv_family("gfx1030"), Some("navi21"));
+        assert_eq!(radv_family("NAVI21"), Some("navi21"));
+        assert_eq!(radv_family("gfx1100"), Some("gfx1100"));
+        assert_eq!(radv_family("navi31"), None, "Mesa 22.3 does not know it");
+    }
+}

@@ -1,0 +1,72 @@
+//! What wgpu and its drivers report through the `log` crate (validation-layer messages, driver
+//! warnings, device loss details) as stderr lines. Quiet by default: a benchmark's stderr is for
+//! its own progress. The filter, first found wins: `--log`, then `GPUBENCH_LOG`, then `RUST_LOG`
+//! (both in env_logger's syntax, `warn` or `wgpu_hal=info,warn`), then `warn` where
+//! `WGPU_VALIDATION` asks for validation (whoever asks for it wants to see what it finds), else
+//! nothing. Lines go through the terminal's escaping rule like every other stderr line.
+
+use std::io::Write as _;
+
+/// The filter from the environment when no `--log` is given: `GPUBENCH_LOG`, `RUST_LOG`, then
+/// `warn` when `WGPU_VALIDATION` is set to anything but `0`.
+fn filter_from_env(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let set = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+    set("GPUBENCH_LOG").or_else(|| set("RUST_LOG")).or_else(|| {
+        set("WGPU_VALIDATION")
+            .filter(|v| v.trim() != "0")
+            .map(|_| "warn".to_string())
+    })
+}
+
+/// The filter in force for `flag` (`--log`) and the process's environment; `None`: no logging.
+pub fn filter(flag: Option<&str>) -> Option<String> {
+    flag.map(str::to_string)
+        .or_else(|| filter_from_env(|name| std::env::var(name).ok()))
+        .filter(|f| f.trim() != "off")
+}
+
+/// Installs the logger for `filter` (see [`filter`]); nothing when it is `None`.
+pub fn init(filter: Option<String>) {
+    let Some(filter) = filter else {
+        return;
+    };
+    let mut builder = env_logger::Builder::new();
+    builder.parse_filters(&filter);
+    builder.format(|out, record| {
+        let line = gpubench_report::numbers::printable(&format!(
+            "{}: {}: {}",
+            record.level().as_str().to_lowercase(),
+            record.target(),
+            record.args()
+        ));
+        writeln!(out, "{line}")
+    });
+    // Fails only when a logger is already installed: then that one stays.
+    let _ = builder.try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn from(vars: &[(&str, &str)]) -> Option<String> {
+        filter_from_env(|name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    #[test]
+    fn the_first_setting_found_wins_and_validation_asks_for_warnings() {
+        assert_eq!(from(&[]), None, "quiet by default");
+        assert_eq!(from(&[("RUST_LOG", "info")]).as_deref(), Some("info"));
+        let both = [("GPUBENCH_LOG", "error"), ("RUST_LOG", "info")];
+        assert_eq!(from(&both).as_deref(), Some("error"));
+        assert_eq!(from(&[("WGPU_VALIDATION", "1")]).as_deref(), Some("warn"));
+        assert_eq!(from(&[("WGPU_VALIDATION", "0")]), None);
+        let chosen = [("WGPU_VALIDATION", "1"), ("RUST_LOG", "error")];
+        assert_eq!(from(&chosen).as_deref(), Some("error"));
+        assert_eq!(from(&[("RUST_LOG", " ")]), None, "blank is unset");
+    }
+}

@@ -1,0 +1,105 @@
+//! `gpubench kernels --isa`: every kernel compiled by Mesa's RADV for real AMD GPUs on null
+//! hardware. The committed statistics (`docs/kernels/*.json`) must be what this tree's kernels
+//! compile to, and the matmul tuner is held to the compiler: no candidate it keeps may spill.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The rows `gpubench kernels --isa family` writes, and its stdout.
+fn compile(family: &str) -> (Vec<Value>, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let json = dir.path().join("k.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_gpubench"))
+        .args(["kernels", "--isa", family, "--json"])
+        .arg(&json)
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "gpubench kernels --isa {family} failed (RADV comes with mesa-vulkan-drivers, which `cargo xtask setup` installs): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&json).expect("json written");
+    let rows: Value = serde_json::from_str(&text).expect("valid JSON");
+    let rows = rows.as_array().expect("a list").clone();
+    (rows, String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn number(row: &Value, key: &str) -> f64 {
+    row[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} in {row}"))
+}
+
+fn spills(row: &Value) -> bool {
+    number(row, "spilled_vgprs") + number(row, "spilled_sgprs") + number(row, "scratch_bytes") > 0.0
+}
+
+fn check_family(family: &str) {
+    let (rows, stdout) = compile(family);
+    for key in [
+        "pipeline",
+        "suite",
+        "tuner",
+        "vgprs",
+        "sgprs",
+        "spilled_vgprs",
+        "spilled_sgprs",
+        "lds_bytes",
+        "scratch_bytes",
+        "subgroups_per_simd",
+        "instructions",
+    ] {
+        assert!(
+            rows.iter().all(|r| !r[key].is_null()),
+            "every row has {key}"
+        );
+    }
+    let kept_spilling: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["tuner"] == "kept" && spills(r))
+        .filter_map(|r| r["pipeline"].as_str())
+        .collect();
+    assert!(
+        kept_spilling.is_empty(),
+        "{family}: the tuner keeps candidates the compiler spills: {kept_spilling:?}"
+    );
+    assert!(stdout.contains("0 kept candidate(s) spill"), "{stdout}");
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/kernels")
+        .join(format!("{family}.json"));
+    let text = std::fs::read_to_string(&committed).expect("committed statistics");
+    let committed: Value = serde_json::from_str(&text).expect("valid JSON");
+    assert!(
+        committed.as_array() == Some(&rows),
+        "{} no longer matches what the kernels compile to: regenerate it with `gpubench kernels --isa {family} --json {}`",
+        committed_name(family),
+        committed_name(family)
+    );
+}
+
+fn committed_name(family: &str) -> String {
+    format!("docs/kernels/{family}.json")
+}
+
+#[test]
+fn rdna3_statistics_match_and_no_kept_candidate_spills() {
+    check_family("gfx1100");
+}
+
+#[test]
+fn rdna2_statistics_match_and_no_kept_candidate_spills() {
+    check_family("gfx1030");
+}
+
+#[test]
+fn an_unknown_family_is_a_usage_error_before_the_driver_sees_it() {
+    let output = Command::new(env!("CARGO_BIN_EXE_gpubench"))
+        .args(["kernels", "--isa", "navi31"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("known: gfx1010"));
+}

@@ -1,0 +1,359 @@
+//! The Vulkan side: one instance and device on the chosen physical device, with
+//! `VK_KHR_pipeline_executable_properties` enabled, and every feature the device offers (so
+//! f16, subgroup and 64-bit kernels compile as they would under wgpu). Each kernel becomes a
+//! shader module, a pipeline layout for its buffers and a compute pipeline created with
+//! `CAPTURE_STATISTICS`; the driver's statistics are read and everything is destroyed again.
+//! No queue is ever used.
+
+use std::ffi::CString;
+
+use ash::vk;
+
+use crate::spirv::{Bindings, spirv_for};
+use crate::{IsaError, PipelineStatistics, Statistic};
+
+/// What the device says about itself that decides which kernels a tuner would try on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceFacts {
+    /// The device's name ("AMD Radeon ..." or "Null hardware (RADV GFX1100)").
+    pub name: String,
+    /// The driver's own name and version string.
+    pub driver: String,
+    /// The subgroup size compute shaders get by default.
+    pub subgroup_size: u32,
+    /// The largest subgroup size the device may use.
+    pub max_subgroup_size: u32,
+    /// `maxComputeWorkGroupInvocations`.
+    pub max_invocations: u32,
+    /// `maxComputeSharedMemorySize`, bytes.
+    pub max_workgroup_bytes: u32,
+    /// Whether it is a CPU (`VK_PHYSICAL_DEVICE_TYPE_CPU`).
+    pub cpu: bool,
+}
+
+/// A device that compiles kernels and reports their statistics.
+pub struct Compiler {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    device: ash::Device,
+    executables: ash::khr::pipeline_executable_properties::Device,
+    facts: DeviceFacts,
+}
+
+fn vulkan(call: &'static str) -> impl Fn(vk::Result) -> IsaError {
+    move |result| IsaError::Vulkan { call, result }
+}
+
+/// Text of a fixed-size C string field; lossy, since drivers' names are ASCII.
+fn text(bytes: &[std::ffi::c_char]) -> String {
+    let bytes: Vec<u8> = bytes
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+impl Compiler {
+    /// Opens the first Vulkan device whose name contains `wanted` (case-insensitive).
+    pub fn open(wanted: &str) -> Result<Self, IsaError> {
+        // SAFETY: loads the system's Vulkan loader; its entry points are used as documented.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| IsaError::Loader(e.to_string()))?;
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"gpubench kernels")
+            .api_version(vk::API_VERSION_1_3);
+        let create = vk::InstanceCreateInfo::default().application_info(&app);
+        // SAFETY: a valid create info without layers or extensions.
+        let instance =
+            unsafe { entry.create_instance(&create, None) }.map_err(vulkan("vkCreateInstance"))?;
+        match Self::on_instance(&instance, wanted) {
+            Ok((device, facts)) => {
+                let executables =
+                    ash::khr::pipeline_executable_properties::Device::new(&instance, &device);
+                Ok(Self {
+                    _entry: entry,
+                    instance,
+                    device,
+                    executables,
+                    facts,
+                })
+            }
+            Err(error) => {
+                // SAFETY: nothing created from the instance outlives this.
+                unsafe { instance.destroy_instance(None) };
+                Err(error)
+            }
+        }
+    }
+
+    /// The device on `instance` whose name contains `wanted`, created, and its facts.
+    fn on_instance(
+        instance: &ash::Instance,
+        wanted: &str,
+    ) -> Result<(ash::Device, DeviceFacts), IsaError> {
+        // SAFETY: the instance is valid for every query below.
+        let physical = unsafe { instance.enumerate_physical_devices() }
+            .map_err(vulkan("vkEnumeratePhysicalDevices"))?;
+        let named: Vec<(vk::PhysicalDevice, String)> = physical
+            .into_iter()
+            .map(|p| {
+                // SAFETY: p comes from this instance.
+                let props = unsafe { instance.get_physical_device_properties(p) };
+                (p, text(&props.device_name))
+            })
+            .collect();
+        let lower = wanted.to_lowercase();
+        let Some((chosen, name)) = named
+            .iter()
+            .find(|(_, n)| n.to_lowercase().contains(&lower))
+            .cloned()
+        else {
+            let found = named.iter().map(|(_, n)| n.as_str()).collect::<Vec<_>>();
+            let found = if found.is_empty() {
+                "none".to_string()
+            } else {
+                found.join(", ")
+            };
+            return Err(IsaError::NoDevice {
+                wanted: wanted.to_string(),
+                found,
+            });
+        };
+        Self::on_device(instance, chosen, &name)
+    }
+
+    fn on_device(
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+        name: &str,
+    ) -> Result<(ash::Device, DeviceFacts), IsaError> {
+        let extension = ash::khr::pipeline_executable_properties::NAME;
+        // SAFETY: physical comes from this instance.
+        let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }
+            .map_err(vulkan("vkEnumerateDeviceExtensionProperties"))?;
+        if !extensions
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(extension))
+        {
+            return Err(IsaError::NoStatistics(name.to_string()));
+        }
+        let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut stats = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+        let mut features = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut v11)
+            .push_next(&mut v12)
+            .push_next(&mut v13)
+            .push_next(&mut stats);
+        // SAFETY: a valid chain of feature structures for a Vulkan 1.3 device.
+        unsafe { instance.get_physical_device_features2(physical, &mut features) };
+        let mut p11 = vk::PhysicalDeviceVulkan11Properties::default();
+        let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
+        let mut p13 = vk::PhysicalDeviceVulkan13Properties::default();
+        let mut props = vk::PhysicalDeviceProperties2::default()
+            .push_next(&mut p11)
+            .push_next(&mut p12)
+            .push_next(&mut p13);
+        // SAFETY: as above, for properties.
+        unsafe { instance.get_physical_device_properties2(physical, &mut props) };
+        let (limits, device_type) = (props.properties.limits, props.properties.device_type);
+        let facts = DeviceFacts {
+            name: name.to_string(),
+            driver: format!("{} {}", text(&p12.driver_name), text(&p12.driver_info)),
+            subgroup_size: p11.subgroup_size,
+            max_subgroup_size: p13.max_subgroup_size.max(p11.subgroup_size),
+            max_invocations: limits.max_compute_work_group_invocations,
+            max_workgroup_bytes: limits.max_compute_shared_memory_size,
+            cpu: device_type == vk::PhysicalDeviceType::CPU,
+        };
+        // SAFETY: physical comes from this instance.
+        let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+        let family = families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            .unwrap_or(0) as u32;
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let names = [extension.as_ptr()];
+        // Every feature the device offers is enabled, as queried (the chain is reused).
+        let create = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&names)
+            .push_next(&mut features);
+        // SAFETY: the create info and its chain are valid for this device.
+        let device = unsafe { instance.create_device(physical, &create, None) }
+            .map_err(vulkan("vkCreateDevice"))?;
+        Ok((device, facts))
+    }
+
+    /// What the device says about itself.
+    pub fn facts(&self) -> &DeviceFacts {
+        &self.facts
+    }
+
+    /// Compiles `entry` of `source` with `constants` into a compute pipeline and returns the
+    /// driver's statistics for it.
+    pub fn statistics(
+        &self,
+        kernel: &str,
+        source: &str,
+        entry: &str,
+        constants: &[(String, f64)],
+    ) -> Result<PipelineStatistics, IsaError> {
+        let (words, bindings) = spirv_for(kernel, source, entry, constants)?;
+        let layouts = self.set_layouts(&bindings)?;
+        let result = self.pipeline_statistics(&words, entry, &layouts, kernel);
+        for layout in layouts {
+            // SAFETY: created above on this device; no pipeline uses it any more.
+            unsafe { self.device.destroy_descriptor_set_layout(layout, None) };
+        }
+        result
+    }
+
+    /// One descriptor set layout per group up to the highest used (empty for the gaps).
+    fn set_layouts(&self, bindings: &Bindings) -> Result<Vec<vk::DescriptorSetLayout>, IsaError> {
+        let groups = bindings.keys().map(|(g, _)| g + 1).max().unwrap_or(0);
+        let mut layouts = Vec::new();
+        for group in 0..groups {
+            let entries: Vec<vk::DescriptorSetLayoutBinding<'_>> = bindings
+                .iter()
+                .filter(|((g, _), _)| *g == group)
+                .map(|(&(_, binding), &uniform)| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(binding)
+                        .descriptor_type(if uniform {
+                            vk::DescriptorType::UNIFORM_BUFFER
+                        } else {
+                            vk::DescriptorType::STORAGE_BUFFER
+                        })
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&entries);
+            // SAFETY: a valid create info on this device.
+            match unsafe { self.device.create_descriptor_set_layout(&info, None) } {
+                Ok(layout) => layouts.push(layout),
+                Err(e) => {
+                    for layout in layouts {
+                        // SAFETY: created above, unused.
+                        unsafe { self.device.destroy_descriptor_set_layout(layout, None) };
+                    }
+                    return Err(vulkan("vkCreateDescriptorSetLayout")(e));
+                }
+            }
+        }
+        Ok(layouts)
+    }
+
+    fn pipeline_statistics(
+        &self,
+        words: &[u32],
+        entry: &str,
+        layouts: &[vk::DescriptorSetLayout],
+        kernel: &str,
+    ) -> Result<PipelineStatistics, IsaError> {
+        let entry = CString::new(entry).map_err(|_| IsaError::Shader {
+            kernel: kernel.to_string(),
+            reason: "entry point name holds a NUL".to_string(),
+        })?;
+        let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(layouts);
+        // SAFETY: valid create infos on this device; every object is destroyed below.
+        let layout = unsafe { self.device.create_pipeline_layout(&layout_info, None) }
+            .map_err(vulkan("vkCreatePipelineLayout"))?;
+        let module_info = vk::ShaderModuleCreateInfo::default().code(words);
+        // SAFETY: as above; the words are naga's SPIR-V.
+        let module = match unsafe { self.device.create_shader_module(&module_info, None) } {
+            Ok(module) => module,
+            Err(e) => {
+                // SAFETY: created above, unused.
+                unsafe { self.device.destroy_pipeline_layout(layout, None) };
+                return Err(vulkan("vkCreateShaderModule")(e));
+            }
+        };
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(&entry);
+        let create = [vk::ComputePipelineCreateInfo::default()
+            .flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR)
+            .stage(stage)
+            .layout(layout)];
+        // SAFETY: as above.
+        let created = unsafe {
+            self.device
+                .create_compute_pipelines(vk::PipelineCache::null(), &create, None)
+        };
+        let result = match created {
+            Ok(pipelines) => {
+                let read = pipelines
+                    .first()
+                    .map(|&p| self.read_statistics(p))
+                    .unwrap_or(Err(vulkan("vkCreateComputePipelines")(
+                        vk::Result::ERROR_UNKNOWN,
+                    )));
+                for pipeline in pipelines {
+                    // SAFETY: created above, never bound.
+                    unsafe { self.device.destroy_pipeline(pipeline, None) };
+                }
+                read
+            }
+            Err((_, e)) => Err(vulkan("vkCreateComputePipelines")(e)),
+        };
+        // SAFETY: created above; the pipelines using them are gone.
+        unsafe {
+            self.device.destroy_shader_module(module, None);
+            self.device.destroy_pipeline_layout(layout, None);
+        }
+        result
+    }
+
+    fn read_statistics(&self, pipeline: vk::Pipeline) -> Result<PipelineStatistics, IsaError> {
+        let info = vk::PipelineInfoKHR::default().pipeline(pipeline);
+        // SAFETY: the pipeline was created with CAPTURE_STATISTICS on this device.
+        let executables = unsafe { self.executables.get_pipeline_executable_properties(&info) }
+            .map_err(vulkan("vkGetPipelineExecutablePropertiesKHR"))?;
+        let mut out = PipelineStatistics {
+            executables: executables.iter().map(|e| text(&e.name)).collect(),
+            statistics: Vec::new(),
+        };
+        for index in 0..executables.len() as u32 {
+            let info = vk::PipelineExecutableInfoKHR::default()
+                .pipeline(pipeline)
+                .executable_index(index);
+            // SAFETY: as above, for an executable the driver listed.
+            let stats = unsafe { self.executables.get_pipeline_executable_statistics(&info) }
+                .map_err(vulkan("vkGetPipelineExecutableStatisticsKHR"))?;
+            for s in stats {
+                // SAFETY: the union is read by the format the driver gives for it.
+                let value = unsafe {
+                    match s.format {
+                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => f64::from(s.value.b32),
+                        vk::PipelineExecutableStatisticFormatKHR::INT64 => s.value.i64 as f64,
+                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => s.value.u64 as f64,
+                        _ => s.value.f64,
+                    }
+                };
+                out.statistics.push(Statistic {
+                    name: text(&s.name),
+                    value,
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Compiler {
+    fn drop(&mut self) {
+        // SAFETY: every object made on the device was destroyed after use; nothing was
+        // submitted, so nothing is in flight.
+        unsafe {
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! Every compute pipeline the suites can build on an adapter, each as its pipeline compiles it
+//! (source, entry point, pipeline constants), named and tagged with what the matmul tuner does
+//! with it: the input of `gpubench kernels`, which hands each to a real GPU compiler.
+//!
+//! The list is built from the same constructors the suites use, so it cannot drift from what
+//! runs: the compute peak in every precision and width, the roofline sweep, every stream entry
+//! point, the launch and zero-copy transfer kernels, and for matmul every candidate the tuner
+//! would consider for the default profile's shapes on an adapter with these facts, kept or
+//! pruned (with the rule's reason). Cooperative-matrix kernels are left out: no compiler here
+//! offers the extension they need.
+
+use std::collections::BTreeSet;
+
+use gpubench_harness::Kernel;
+
+use crate::compute::grid::PeakGrid;
+use crate::compute::{FmaPeak, PeakForm};
+use crate::gpu::{Precision, SpecialisedShader};
+use crate::matmul::{AdapterFacts, Kind, candidates, profile_shapes, register_model, registers};
+use crate::roofline::{FMAS_SWEEP, RooflinePoint};
+use crate::shaders;
+use crate::stream::KERNELS;
+use gpubench_results::Profile;
+
+/// What the matmul tuner does with a pipeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TunerRole {
+    /// Not tuned: the suite always builds it.
+    Fixed,
+    /// A candidate the tuner measures.
+    Kept,
+    /// A candidate the tuner leaves out, and its rule's reason.
+    Pruned(String),
+}
+
+impl TunerRole {
+    /// `fixed`, `kept` or `pruned`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TunerRole::Fixed => "fixed",
+            TunerRole::Kept => "kept",
+            TunerRole::Pruned(_) => "pruned",
+        }
+    }
+}
+
+/// One pipeline as a suite would build it.
+#[derive(Debug, Clone)]
+pub struct KernelForm {
+    /// A stable name: the result id's kernel part, or the matmul variant, precision and pass.
+    pub pipeline: String,
+    /// The suite that builds it.
+    pub suite: &'static str,
+    /// What the tuner does with it.
+    pub tuner: TunerRole,
+    /// The shader as its pipeline compiles it.
+    pub shader: SpecialisedShader,
+    /// The tuner's estimate of the registers an invocation holds (matmul candidates only),
+    /// to set beside what the compiler reports.
+    pub estimated_registers: Option<u32>,
+}
+
+fn fixed(pipeline: String, suite: &'static str, shader: SpecialisedShader) -> KernelForm {
+    KernelForm {
+        pipeline,
+        suite,
+        tuner: TunerRole::Fixed,
+        shader,
+        estimated_registers: None,
+    }
+}
+
+fn plain(source: &str, entry: &str) -> SpecialisedShader {
+    SpecialisedShader {
+        source: source.to_string(),
+        entry: entry.to_string(),
+        constants: Vec::new(),
+    }
+}
+
+/// Every pipeline form for an adapter with `facts`, in suite order; the matmul candidates are
+/// those of `profile`'s shapes (each variant once per precision and row block).
+pub fn kernel_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>, String> {
+    let mut forms = Vec::new();
+    for precision in [Precision::F32, Precision::F16] {
+        for form in PeakForm::ALL {
+            let kernel = FmaPeak::new(precision, form, PeakGrid::fixed(1));
+            let shader = kernel.shader().map_err(|e| e.to_string())?;
+            forms.push(fixed(kernel.info().id, "compute", shader));
+        }
+    }
+    for fmas in FMAS_SWEEP {
+        let point = RooflinePoint::new(fmas, 1 << 20, 1);
+        forms.push(fixed(point.info().id, "roofline", point.shader()));
+    }
+    for spec in &KERNELS {
+        for entry in [spec.entry, spec.repeated_entry] {
+            forms.push(fixed(
+                format!("stream/{entry}"),
+                "stream",
+                plain(shaders::STREAM, entry),
+            ));
+        }
+    }
+    forms.push(fixed(
+        "launch/bump".to_string(),
+        "launch",
+        plain(shaders::LAUNCH, "bump"),
+    ));
+    forms.push(fixed(
+        "transfer/copy_words".to_string(),
+        "transfer",
+        plain(shaders::TRANSFER, "copy_words"),
+    ));
+    forms.extend(matmul_forms(facts, profile)?);
+    Ok(forms)
+}
+
+/// The matmul tuner's candidates over `profile`'s shapes, each variant's shaders once per
+/// precision and the row block its kernel is generated for.
+fn matmul_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>, String> {
+    let mut seen = BTreeSet::new();
+    let mut forms = Vec::new();
+    let model = register_model(facts);
+    for precision in [Precision::F32, Precision::F16] {
+        for shape in profile_shapes(profile, facts.cpu) {
+            for candidate in candidates(facts, precision, shape) {
+                let shaders = candidate.variant.shaders(precision, shape.m)?;
+                // Small-M kernels are generated per row block and differ by M; the others are
+                // the same for every shape and are listed once.
+                let per_block = matches!(candidate.variant.kind, Kind::Gemv(_));
+                let sources: String = shaders.iter().map(|s| s.source.as_str()).collect();
+                if !seen.insert((precision.name(), candidate.variant.name, sources)) {
+                    continue;
+                }
+                let tuner = match &candidate.pruned {
+                    Some(reason) => TunerRole::Pruned(reason.clone()),
+                    None => TunerRole::Kept,
+                };
+                let passes = shaders.len();
+                for (i, shader) in shaders.into_iter().enumerate() {
+                    let mut pipeline =
+                        format!("matmul/{}/{}", precision.name(), candidate.variant.name);
+                    if per_block {
+                        pipeline.push_str(&format!("/m{}", shape.m));
+                    }
+                    if passes > 1 {
+                        pipeline.push_str(&format!("/pass{i}"));
+                    }
+                    forms.push(KernelForm {
+                        pipeline,
+                        suite: "matmul",
+                        tuner: tuner.clone(),
+                        shader,
+                        // The estimate is the main pass's; a split-K reduction pass is pruned
+                        // with its variant but holds nothing the estimate counts.
+                        estimated_registers: (i == 0)
+                            .then(|| registers(&candidate.variant, precision, shape.m, model)),
+                    });
+                }
+            }
+        }
+    }
+    Ok(forms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RDNA3: AdapterFacts = AdapterFacts {
+        cpu: false,
+        subgroups: true,
+        subgroup_max: 64,
+        max_invocations: 1024,
+        max_workgroup_bytes: 65536,
+    };
+
+    #[test]
+    fn every_suite_and_tuner_role_is_listed_once_per_name() {
+        let forms = kernel_forms(RDNA3, Profile::Default).expect("forms");
+        let suites: BTreeSet<&str> = forms.iter().map(|f| f.suite).collect();
+        assert_eq!(
+            suites,
+            BTreeSet::from([
+                "compute", "roofline", "stream", "launch", "transfer", "matmul"
+            ])
+        );
+        let roles: BTreeSet<&str> = forms.iter().map(|f| f.tuner.name()).collect();
+        assert_eq!(roles, BTreeSet::from(["fixed", "kept", "pruned"]));
+        let names: BTreeSet<&str> = forms.iter().map(|f| f.pipeline.as_str()).collect();
+        assert_eq!(names.len(), forms.len(), "pipeline names are unique");
+    }
+}
