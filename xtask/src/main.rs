@@ -21,6 +21,7 @@ mod deny;
 mod k8s;
 mod setup;
 mod slurm;
+mod validation;
 
 use std::process::{Command, ExitCode};
 
@@ -42,7 +43,11 @@ tasks:
                         `--save-baseline main` or a filter)
   slurm                 setup, then the Slurm deployment on a one-node cluster started here
                         (root and apt-get needed; part of `test`)
-  k8s                   validate deploy/k8s against the Kubernetes schemas (part of `test`)";
+  k8s                   validate deploy/k8s against the Kubernetes schemas (part of `test`)
+  validation            setup, then every suite under the Khronos validation layer with
+                        synchronisation validation: fails on any VUID or SYNC message, with a
+                        control that must be caught (part of `test`; the layer is unpacked into
+                        target/xtask where it is not installed)";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
         "deny" => deny::check(deny::Checks::All),
         "bench" => setup::ensure_adapter().and_then(|()| bench(&rest)),
         "slurm" => setup::ensure_adapter().and_then(|()| slurm::check()),
+        "validation" => setup::ensure_adapter().and_then(|()| validation::check()),
         "k8s" => k8s::check(),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
@@ -81,8 +87,8 @@ pub fn cargo(args: &[&str]) -> Result<(), String> {
     cargo_with_env(args, &[])
 }
 
-/// Runs cargo with extra environment variables.
-pub fn cargo_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
+/// Runs cargo with extra environment variables; its exit code (`None`: ended by a signal).
+pub fn cargo_with_env_status(args: &[&str], env: &[(&str, &str)]) -> Result<Option<i32>, String> {
     let shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
     eprintln!("$ {}cargo {}", shown.concat(), args.join(" "));
     let status = Command::new(env!("CARGO"))
@@ -91,10 +97,15 @@ pub fn cargo_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<(), String>
         .current_dir(workspace_root())
         .status()
         .map_err(|e| format!("could not start cargo: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    Ok(status.code())
+}
+
+/// Runs cargo with extra environment variables.
+pub fn cargo_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
+    match cargo_with_env_status(args, env)? {
+        Some(0) => Ok(()),
+        Some(code) => Err(format!("`cargo {}` failed (exit {code})", args.join(" "))),
+        None => Err(format!("`cargo {}` was ended by a signal", args.join(" "))),
     }
 }
 
@@ -201,6 +212,7 @@ fn test() -> Result<(), String> {
         &[("CI", "1"), ("WGPU_BACKEND", "vulkan")],
     )?;
     checks::quick_run()?;
+    validation::check()?;
     k8s::check()?;
     slurm::check()
 }

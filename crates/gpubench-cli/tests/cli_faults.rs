@@ -176,53 +176,47 @@ fn stalled_run(out: &Path, fault: &str) -> std::process::Child {
     child
 }
 
+/// Sends `signal` to a run stalled by `fault` and checks that it ended within 3 s with
+/// `code`, its file holding the 8 stream results, marked incomplete; its stderr.
+#[cfg(unix)]
+fn signal_a_stalled_run(fault: &str, signal: &str, code: i32) -> String {
+    let Some(dir) = vulkan_temp_dir() else {
+        return String::new();
+    };
+    let out = dir.path().join("r.json");
+    let child = stalled_run(&out, fault);
+    send_signal(&child, signal);
+    let sent = Instant::now();
+    let output = child.wait_with_output().expect("exits");
+    assert!(
+        sent.elapsed() < Duration::from_secs(3),
+        "{fault}: took {:?} after the signal",
+        sent.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(code));
+    let doc = read_doc(&out);
+    assert_eq!(doc["complete"], false);
+    assert_eq!(doc["results"].as_array().map(Vec::len), Some(8));
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 /// One signal during a dispatch that would run for an hour ends the run within 3 s, by the
 /// run's own path (the wait for the GPU gives up, the file is written and the run says what
 /// it kept), not by the watchdog.
 #[cfg(unix)]
 #[test]
 fn one_signal_ends_a_wait_for_an_endless_dispatch() {
-    let Some(dir) = vulkan_temp_dir() else { return };
-    let out = dir.path().join("r.json");
-    let child = stalled_run(&out, "stall-gpu");
-    send_signal(&child, "-INT");
-    let sent = Instant::now();
-    let output = child.wait_with_output().expect("exits");
-    assert!(
-        sent.elapsed() < Duration::from_secs(3),
-        "took {:?} after the signal",
-        sent.elapsed()
-    );
-    assert_eq!(output.status.code(), Some(130));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = signal_a_stalled_run("stall-gpu", "-INT", 130);
     assert!(stderr.contains("8 finished results kept"), "{stderr}");
     assert!(!stderr.contains("did not stop within"), "{stderr}");
-    let doc = read_doc(&out);
-    assert_eq!(doc["complete"], false);
-    assert_eq!(doc["results"].as_array().map(Vec::len), Some(8));
 }
 
 /// One signal while the host is busy with work that never looks at the flag (a minute's
-/// stall) still ends the process within 3 s: the watchdog says so and exits 130, and the file
+/// stall) still ends the process within 3 s: the watchdog says so and exits 143, and the file
 /// on disk holds every result finished before, marked incomplete.
 #[cfg(unix)]
 #[test]
 fn one_signal_ends_the_process_while_the_host_is_busy() {
-    let Some(dir) = vulkan_temp_dir() else { return };
-    let out = dir.path().join("r.json");
-    let child = stalled_run(&out, "stall-host");
-    send_signal(&child, "-TERM");
-    let sent = Instant::now();
-    let output = child.wait_with_output().expect("exits");
-    assert!(
-        sent.elapsed() < Duration::from_secs(3),
-        "took {:?} after the signal",
-        sent.elapsed()
-    );
-    assert_eq!(output.status.code(), Some(143));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = signal_a_stalled_run("stall-host", "-TERM", 143);
     assert!(stderr.contains("did not stop within 2 s"), "{stderr}");
-    let doc = read_doc(&out);
-    assert_eq!(doc["complete"], false);
-    assert_eq!(doc["results"].as_array().map(Vec::len), Some(8));
 }

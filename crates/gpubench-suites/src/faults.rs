@@ -30,6 +30,11 @@ pub enum Fault {
     /// A benchmark whose sample spends a minute on the host without looking at the stop flag
     /// (as a large CPU reference does): the process must still end soon after a signal.
     StallHost,
+    /// A benchmark whose sample records raw Vulkan commands behind wgpu's back: two fills of
+    /// one buffer with no barrier between them (a write-after-write hazard) and a fill at an
+    /// offset Vulkan forbids. The validation layers' positive control: a run with it must
+    /// show a SYNC- and a VUID- message, or the layer was not live. Vulkan only.
+    VulkanHazard,
 }
 
 /// Dependent steps per invocation of the stalling kernel, and its workgroups (of 64): one
@@ -44,7 +49,7 @@ const STALL_HOST: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Fault {
     /// Every fault, by name.
-    pub const ALL: [(&'static str, Fault); 7] = [
+    pub const ALL: [(&'static str, Fault); 8] = [
         ("wrong-output", Fault::WrongOutput),
         ("device-lost", Fault::DeviceLost),
         ("over-limit", Fault::OverLimit),
@@ -52,6 +57,7 @@ impl Fault {
         ("panic", Fault::Panic),
         ("stall-gpu", Fault::StallGpu),
         ("stall-host", Fault::StallHost),
+        ("vulkan-hazard", Fault::VulkanHazard),
     ];
 
     /// Parses a fault name.
@@ -123,6 +129,13 @@ impl Kernel for FaultyKernel {
         .param("fault", self.name())
     }
 
+    fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        if self.fault == Fault::VulkanHazard && ctx.summary.backend != "vulkan" {
+            return Err("records raw Vulkan commands: a Vulkan adapter only".to_string());
+        }
+        Ok(())
+    }
+
     fn setup(&self, ctx: &GpuContext) -> Outcome<FaultyState> {
         let size = if self.fault == Fault::OverLimit {
             ctx.limits.max_buffer_size.saturating_add(4)
@@ -170,6 +183,12 @@ impl Kernel for FaultyKernel {
                     }
                 }
                 Fault::StallHost => std::thread::sleep(STALL_HOST),
+                Fault::VulkanHazard => {
+                    // wgpu refuses raw commands in an encoder its own API recorded into.
+                    let mut raw = ctx.device.create_command_encoder(&Default::default());
+                    record_hazard(ctx, &mut raw, buffer);
+                    clock.submit([raw.finish()]);
+                }
                 Fault::WrongOutput | Fault::OverLimit => {}
             }
         }
@@ -192,6 +211,38 @@ impl Kernel for FaultyKernel {
                 )]
             },
         })
+    }
+}
+
+/// Records, behind wgpu's back, two fills of `buffer` with no barrier between them and a fill
+/// at an offset that is not a multiple of 4 (see [`Fault::VulkanHazard`]).
+fn record_hazard(ctx: &GpuContext, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer) {
+    use wgpu::hal::api::Vulkan;
+    // SAFETY: the device is a Vulkan one (check_support), the handles are wgpu's own and are
+    // not destroyed, and the commands go into the encoder's open command buffer, which wgpu
+    // ends. The misuse is deliberate and only under `--inject-fault vulkan-hazard`: fills of a
+    // buffer this benchmark owns, which every driver executes (the hazard and the offset are
+    // what the validation layer is there to report).
+    unsafe {
+        let Some(device) = ctx
+            .device
+            .as_hal::<Vulkan>()
+            .map(|d| d.raw_device().clone())
+        else {
+            return;
+        };
+        let Some(raw) = buffer.as_hal::<Vulkan>().map(|b| b.raw_handle()) else {
+            return;
+        };
+        encoder.as_hal_mut::<Vulkan, _, _>(|hal| {
+            if let Some(hal) = hal {
+                let commands = hal.raw_handle();
+                device.cmd_fill_buffer(commands, raw, 0, CLEAR_BYTES, 1);
+                device.cmd_fill_buffer(commands, raw, 0, CLEAR_BYTES, 2);
+                // VUID-vkCmdFillBuffer-dstOffset-00025: the offset must be a multiple of 4.
+                device.cmd_fill_buffer(commands, raw, 2, 4, 3);
+            }
+        });
     }
 }
 
