@@ -201,7 +201,7 @@ impl Compiler {
         kernel: &str,
         source: &str,
         entry: &str,
-        constants: &[(String, f64)],
+        constants: &[(&str, f64)],
     ) -> Result<PipelineStatistics, IsaError> {
         let (words, bindings) = spirv_for(kernel, source, entry, constants)?;
         let layouts = self.set_layouts(&bindings)?;

@@ -18,7 +18,7 @@ pub fn spirv_for(
     kernel: &str,
     source: &str,
     entry: &str,
-    constants: &[(String, f64)],
+    constants: &[(&str, f64)],
 ) -> Result<(Vec<u32>, Bindings), IsaError> {
     let fail = |reason: String| IsaError::Shader {
         kernel: kernel.to_string(),
@@ -33,7 +33,8 @@ pub fn spirv_for(
     let info = validator
         .validate(&module)
         .map_err(|e| fail(e.emit_to_string(source)))?;
-    let constants: naga::back::PipelineConstants = constants.iter().cloned().collect();
+    let constants: naga::back::PipelineConstants =
+        constants.iter().map(|&(k, v)| (k.to_string(), v)).collect();
     let stage_entry = Some((naga::ShaderStage::Compute, entry));
     let (module, info) =
         naga::back::pipeline_constants::process_overrides(&module, &info, stage_entry, &constants)
@@ -96,14 +97,14 @@ mod tests {
 
     #[test]
     fn constants_are_applied_and_only_used_buffers_are_bound() {
-        let constants = [("BLOCK".to_string(), 4.0)];
+        let constants = [("BLOCK", 4.0)];
         let (words, bindings) = spirv_for("test", KERNEL, "main", &constants).expect("compiles");
         assert_eq!(words[0], 0x0723_0203, "SPIR-V magic number");
         assert_eq!(
             bindings.into_iter().collect::<Vec<_>>(),
             [((0, 0), true), ((0, 2), false)]
         );
-        let unknown = [("NOT_THERE".to_string(), 1.0)];
+        let unknown = [("NOT_THERE", 1.0)];
         assert!(spirv_for("test", KERNEL, "main", &unknown).is_err());
         assert!(spirv_for("test", KERNEL, "missing", &[]).is_err());
     }

@@ -20,7 +20,7 @@ use crate::matmul::{AdapterFacts, Kind, candidates, profile_shapes, register_mod
 use crate::roofline::{FMAS_SWEEP, RooflinePoint};
 use crate::shaders;
 use crate::stream::KERNELS;
-use gpubench_results::Profile;
+use gpubench_results::{Profile, suite_names};
 
 /// What the matmul tuner does with a pipeline.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,30 +86,34 @@ pub fn kernel_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelF
         for form in PeakForm::ALL {
             let kernel = FmaPeak::new(precision, form, PeakGrid::fixed(1));
             let shader = kernel.shader().map_err(|e| e.to_string())?;
-            forms.push(fixed(kernel.info().id, "compute", shader));
+            forms.push(fixed(kernel.info().id, suite_names::COMPUTE, shader));
         }
     }
     for fmas in FMAS_SWEEP {
         let point = RooflinePoint::new(fmas, 1 << 20, 1);
-        forms.push(fixed(point.info().id, "roofline", point.shader()));
+        forms.push(fixed(
+            point.info().id,
+            suite_names::ROOFLINE,
+            point.shader(),
+        ));
     }
     for spec in &KERNELS {
         for entry in [spec.entry, spec.repeated_entry] {
             forms.push(fixed(
                 format!("stream/{entry}"),
-                "stream",
+                suite_names::STREAM,
                 plain(shaders::STREAM, entry),
             ));
         }
     }
     forms.push(fixed(
         "launch/bump".to_string(),
-        "launch",
+        suite_names::LAUNCH,
         plain(shaders::LAUNCH, "bump"),
     ));
     forms.push(fixed(
         "transfer/copy_words".to_string(),
-        "transfer",
+        suite_names::TRANSFER,
         plain(shaders::TRANSFER, "copy_words"),
     ));
     forms.extend(matmul_forms(facts, profile)?);
@@ -149,7 +153,7 @@ fn matmul_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>
                     }
                     forms.push(KernelForm {
                         pipeline,
-                        suite: "matmul",
+                        suite: suite_names::MATMUL,
                         tuner: tuner.clone(),
                         shader,
                         // The estimate is the main pass's; a split-K reduction pass is pruned

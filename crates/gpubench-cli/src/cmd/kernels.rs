@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::cli::KernelsArgs;
 use crate::exit::Exit;
+use crate::paths::check_output;
 use crate::stdout::print_then;
 
 /// Where Vulkan loaders look for driver manifests, in the loader's order (without the user's
@@ -142,6 +143,10 @@ fn tuner_facts(facts: &DeviceFacts) -> AdapterFacts {
 }
 
 pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
+    // A bad --json name is said now, not after every kernel has been compiled.
+    if let Some(path) = &args.json {
+        check_output("--json", path)?;
+    }
     let wanted = match (&args.isa, &args.device) {
         (Some(family), _) => {
             let family = radv_family(family).ok_or_else(|| {
@@ -186,18 +191,12 @@ pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
     let forms = kernel_forms(tuner_facts(&facts), Profile::Default).map_err(anyhow::Error::msg)?;
     let mut rows = Vec::with_capacity(forms.len());
     for form in &forms {
-        let constants: Vec<(String, f64)> = form
-            .shader
-            .constants
-            .iter()
-            .map(|&(k, v)| (k.to_string(), v))
-            .collect();
         let stats = compiler
             .statistics(
                 &form.pipeline,
                 &form.shader.source,
                 &form.shader.entry,
-                &constants,
+                &form.shader.constants,
             )
             .with_context(|| format!("compiling {}", form.pipeline))?;
         rows.push(KernelRow::new(form, &stats));

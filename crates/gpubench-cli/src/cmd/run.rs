@@ -84,8 +84,7 @@ pub fn run_one(
     }
     let out_path = sink.path;
     if let Some(code) = signals.received() {
-        let exit = interrupted(&doc, &out_path, &plan.baseline, code);
-        signals.reported();
+        let exit = interrupted(&doc, &out_path, &plan.baseline, code, signals);
         // Dropping the device waits for the work a stopped wait left in flight, which can be
         // minutes of one dispatch; the process is about to end and gets it all back anyway.
         std::mem::forget(ctx);
@@ -117,8 +116,14 @@ pub fn check_args(args: &RunArgs) -> anyhow::Result<()> {
     Plan::from_args(&probe).map(|_| ())
 }
 
-/// Says what an interrupted run kept; no baseline is recorded.
-fn interrupted(doc: &RunDocument, out_path: &Path, baseline: &BaselineArgs, code: Exit) -> Exit {
+/// Says what an interrupted run kept (so the watchdog need not); no baseline is recorded.
+fn interrupted(
+    doc: &RunDocument,
+    out_path: &Path,
+    baseline: &BaselineArgs,
+    code: Exit,
+    signals: &StopSignal,
+) -> Exit {
     note!(
         "interrupted: {} finished results kept in {} (marked {})",
         doc.results.len(),
@@ -130,6 +135,7 @@ fn interrupted(doc: &RunDocument, out_path: &Path, baseline: &BaselineArgs, code
         }
     );
     baseline_gate::refuse_interrupted(baseline);
+    signals.reported();
     code
 }
 
@@ -159,9 +165,7 @@ fn report_and_gate(
     }
     let printed = print_unless_stopped(stdout, &signals.flag())?;
     if let Some(code) = signals.received() {
-        let exit = interrupted(doc, out_path, &plan.baseline, code);
-        signals.reported();
-        return Ok(exit);
+        return Ok(interrupted(doc, out_path, &plan.baseline, code, signals));
     }
     baseline_gate::record(baseline, &plan.baseline, doc)?;
     if printed == Printed::Closed {
