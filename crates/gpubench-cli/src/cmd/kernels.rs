@@ -20,6 +20,11 @@ use crate::exit::Exit;
 use crate::paths::check_output;
 use crate::stdout::print_then;
 
+/// The occupancy a register prune is held to: a candidate pruned "for registers" must spill, or
+/// reach no more than this many waves per SIMD (a quarter of the 32 RADV reports at most, the
+/// share the register budgets are meant to keep).
+const PRUNED_WAVES: f64 = 8.0;
+
 /// Where Vulkan loaders look for driver manifests, in the loader's order (without the user's
 /// own folders, which hold no system driver).
 fn icd_folders() -> Vec<PathBuf> {
@@ -259,9 +264,12 @@ fn table(rows: &[KernelRow]) -> String {
                 .is_some_and(|w| w.contains("registers"))
         })
         .collect();
-    let pruned_fine = for_registers.iter().filter(|r| !spills(r)).count();
+    let pruned_fine = for_registers
+        .iter()
+        .filter(|r| !spills(r) && r.subgroups_per_simd.unwrap_or(0.0) > PRUNED_WAVES)
+        .count();
     format!(
-        "{}\ntuner against the compiler: {kept_spilling} kept candidate(s) spill; {pruned_fine} of {} pruned for registers do not spill\nspilled: VGPRs/SGPRs spilled to memory; LDS and scratch in bytes; waves/SIMD: the occupancy the compiler reports. Compiler statistics, not measurements.\n",
+        "{}\ntuner against the compiler: {kept_spilling} kept candidate(s) spill; {pruned_fine} of {} pruned for registers neither spill nor fall to {PRUNED_WAVES} waves/SIMD or fewer\nspilled: VGPRs/SGPRs spilled to memory; LDS and scratch in bytes; waves/SIMD: the occupancy the compiler reports. Compiler statistics, not measurements.\n",
         grid.to_table(None),
         for_registers.len()
     )

@@ -31,10 +31,11 @@ use crate::gpu::Precision;
 pub const REGISTER_BUDGET: u32 = 128;
 
 /// The register budget where subgroups are 64 wide (AMD's wave64, which RADV compiles compute
-/// shaders for): RADV on gfx1100 gives such a shader at most 128 VGPRs (its statistics show
-/// none above 132, and spills from 120), and addresses, indices and loop state take about a
-/// fifth more than this estimate counts.
-pub const WAVE64_REGISTER_BUDGET: u32 = 96;
+/// shaders for): the largest estimate at which nothing spills on RDNA3. RADV on gfx1100 gives
+/// such a shader at most 128 VGPRs (none above 132), and its statistics put the edge between 104
+/// (tiled forms at 108-132 VGPRs, none spilling) and 112 (every tiled form spills 7 or more):
+/// addresses, indices and loop state take about a quarter more than this estimate counts.
+pub const WAVE64_REGISTER_BUDGET: u32 = 104;
 
 /// How the register estimate counts for an adapter: the budget it is held to, and whether
 /// halves pack two to a register.
@@ -159,13 +160,26 @@ pub fn registers(v: &Variant, precision: Precision, m: u32, model: RegisterModel
     };
     match v.kind {
         Kind::Family(p) => p.registers(precision, acc),
-        Kind::Reg { tm, tn } | Kind::Unrolled { tm, tn } | Kind::RegCols { tm, tn } => {
-            words(tm * 4 * tn + 4 * tm + 16 * tn, acc)
-        }
+        // TM x TN vec4 sums and the A vec4 of every row; B's four rows are loaded one vec4
+        // column at a time.
+        Kind::Reg { tm, tn } => words(4 * tm * tn + 4 * tm + 16, acc),
+        // All of a K-step's B rows first, then one A row's vec4 at a time.
+        Kind::Unrolled { tm, tn } => words(4 * tm * tn + 16 * tn + 4, acc),
+        // A's row block is the workgroup's, so every lane loads the same A values: the compiler
+        // holds them in scalar registers (RADV: 84 VGPRs for cols8x8 on gfx1100 to reg8x8's 132).
+        Kind::RegCols { tm, tn } => words(4 * tm * tn + 16, acc),
         // The rows M gives (at most eight) of CV vec4 sums, four B rows of CV vec4, one A
         // vec4. RADV's statistics showed the rows matter: at M = 1 the x8-c4 kernel takes 60
         // to 96 VGPRs on gfx1100 and never spills, which an eight-row estimate (196) pruned.
-        Kind::Gemv(p) => words(4 * GemvParams::rows_for(m) * p.cv + 16 * p.cv + 4, acc),
+        // The subgroup butterfly holds a shuffled copy of a lane's CV sums as well: at eight
+        // rows that form spills 8-9 VGPRs on gfx1100 where the workgroup-memory form does not.
+        Kind::Gemv(p) => {
+            let shuffled = if p.subgroups { 4 * p.cv } else { 0 };
+            words(
+                4 * GemvParams::rows_for(m) * p.cv + 16 * p.cv + 4 + shuffled,
+                acc,
+            )
+        }
         Kind::Tiled { .. } | Kind::Coop(_) => 4,
     }
 }
