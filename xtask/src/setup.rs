@@ -17,6 +17,7 @@ pub fn ensure_adapter() -> Result<(), String> {
         return Ok(());
     }
     if vulkan_driver_present() {
+        eprintln!("setup: {}", found_drivers());
         return Ok(());
     }
     let debian = Path::new("/etc/debian_version").exists();
@@ -37,6 +38,7 @@ pub fn ensure_adapter() -> Result<(), String> {
             "libvulkan1",
         ])?;
         if vulkan_driver_present() {
+            eprintln!("setup: {}", found_drivers());
             return Ok(());
         }
         return Err(
@@ -49,6 +51,26 @@ pub fn ensure_adapter() -> Result<(), String> {
          `sudo dnf install mesa-vulkan-drivers vulkan-loader`; on Arch `sudo pacman -S vulkan-swrast \
          vulkan-icd-loader`. Then run `cargo xtask setup` again."
             .to_string(),
+    )
+}
+
+/// The Vulkan driver manifests found, in words (what `setup` says when it has nothing to do).
+fn found_drivers() -> String {
+    let mut manifests: Vec<String> = ICD_DIRS
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flat_map(|entries| entries.flatten())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    manifests.sort();
+    manifests.dedup();
+    format!(
+        "the Vulkan loader and {} driver manifest(s) are installed ({}); nothing to install. \
+         `cargo run -p gpubench-cli -- list` shows the adapters they give",
+        manifests.len(),
+        manifests.join(", ")
     )
 }
 

@@ -15,11 +15,17 @@ const JOB_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Runs the check; `Ok` also when it had to be skipped (it printed why).
 pub fn check() -> Result<(), String> {
+    if std::env::var_os("GPUBENCH_SKIP_SLURM").is_some_and(|v| v == "1") {
+        eprintln!("slurm check skipped: GPUBENCH_SKIP_SLURM=1");
+        return Ok(());
+    }
     if let Some(why) = cannot_run() {
         eprintln!("slurm check skipped: {why}");
         return Ok(());
     }
-    install()?;
+    if install()? {
+        stop_package_services();
+    }
     let root = workspace_root();
     let state = root.join("target/xtask/slurm");
     let _ = std::fs::remove_dir_all(&state);
@@ -35,7 +41,7 @@ pub fn check() -> Result<(), String> {
         .status();
     outcome?;
     eprintln!(
-        "slurm check: one-node cluster, fleet array and report job passed in {:.0} s",
+        "slurm check: one-node cluster, fleet array and report job passed in {:.0} s; its daemons are stopped",
         started.elapsed().as_secs_f64()
     );
     Ok(())
@@ -52,20 +58,42 @@ fn cannot_run() -> Option<String> {
     None
 }
 
-/// slurm-wlm and munge, and the GL driver so that both llvmpipe adapters exist.
-fn install() -> Result<(), String> {
+/// slurm-wlm and munge, and the GL driver so that both llvmpipe adapters exist; true when
+/// they were installed now (and not already there).
+fn install() -> Result<bool, String> {
     let have = ["slurmctld", "slurmd", "sbatch", "munged"]
         .iter()
         .all(|tool| which(tool));
     if have && Path::new("/usr/lib/x86_64-linux-gnu/libEGL_mesa.so.0").exists() {
-        return Ok(());
+        return Ok(false);
     }
-    eprintln!("slurm check: installing slurm-wlm, munge and Mesa's GL driver");
+    eprintln!(
+        "slurm check: installing Debian's slurm-wlm and munge system-wide (and Mesa's GL driver) \
+         with apt-get, to start a one-node cluster whose state stays under target/xtask/slurm. \
+         Any services the packages start are stopped again, and the cluster's own daemons when \
+         the check ends; GPUBENCH_SKIP_SLURM=1 skips this check"
+    );
     // A stale package index (a fresh CI image) fails the first try: update, then try again.
     if apt_install()? || (apt(&["update", "-q"])? && apt_install()?) {
-        return Ok(());
+        return Ok(true);
     }
     Err("apt-get install slurm-wlm munge failed".to_string())
+}
+
+/// Stops the system services Debian's packages may have started when this check installed them
+/// (where an init system ran their scripts; services that were there before are left alone): the check starts its own daemons on its own files, and a machine
+/// running the tests should not be left with a cluster controller and munge running.
+fn stop_package_services() {
+    if !which("service") {
+        return;
+    }
+    for name in ["slurmd", "slurmctld", "munge"] {
+        let _ = Command::new("service")
+            .args([name, "stop"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
 }
 
 fn apt_install() -> Result<bool, String> {

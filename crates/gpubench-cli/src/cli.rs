@@ -250,7 +250,11 @@ pub struct RunArgs {
     /// record how far it moved: the run's own noise level, shown beside comparison verdicts.
     #[arg(long, default_value = "on", value_parser = ["on", "off"])]
     pub noise_check: String,
-    /// Do not show progress bars.
+    /// How progress is shown on stderr: `auto` draws a bar on a terminal and prints one line
+    /// per suite and per finished benchmark otherwise (`plain`, for CI logs); `off` shows none.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: crate::progress::ProgressMode,
+    /// The same as `--progress off`.
     #[arg(long)]
     pub no_progress: bool,
     /// List every warning under the table, not one line per kind (all are in the results file).

@@ -1,19 +1,58 @@
-//! Progress on stderr: the elapsed time, a bar that never moves backwards, an estimate of the
-//! time left, and the suite, benchmark and phase being worked on. indicatif hides it when stderr
-//! is not a terminal.
+//! Progress on stderr, in one of two forms:
+//!
+//! - **bar** (on a terminal): the elapsed time, a bar that never moves backwards, and the suite,
+//!   benchmark and phase being worked on. A steady tick (twice a second) keeps the spinner and
+//!   the clock moving while a phase blocks (autotuning a suite, a long sample); a redraw costs
+//!   microseconds of one CPU core, far below the run-to-run noise of any measurement here.
+//! - **plain** (stderr piped or logged, as in CI): one line when a suite starts and one per
+//!   finished benchmark, with its status and median, as hyperfine and criterion print; and a
+//!   "still working" line after a minute without one (a long autotune), because CI systems end
+//!   steps that are silent for ten minutes.
 //!
 //! Suites build their benchmarks (and autotune) only when their turn comes, so the number of
 //! benchmarks is not known up front. The bar therefore gives each suite an equal share and
-//! fills a suite's share as its benchmarks finish; the estimate is as good as that assumption.
-//! A steady tick (twice a second) keeps the spinner and the clock moving while a phase blocks
-//! (autotuning a suite, a long sample); a redraw costs microseconds of one CPU core, far below
-//! the run-to-run noise of any measurement here.
+//! fills a suite's share as its benchmarks finish. It shows no estimate of the time left: the
+//! suites' durations differ by more than ten times (autotuned matmul is most of a default run
+//! on a CPU adapter, a small share on a GPU), so any estimate from equal shares is wrong by
+//! several times.
 
-use std::time::Duration;
+use std::io::Write as _;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use gpubench_harness::runner::{Phase, RunObserver};
-use gpubench_harness::{BenchResult, BenchmarkInfo};
+use gpubench_harness::{BenchResult, BenchmarkInfo, Status};
+use gpubench_report::numbers::{printable, sig3};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How progress is shown (`--progress`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressMode {
+    /// A bar when stderr is a terminal, plain lines otherwise.
+    Auto,
+    /// A bar (drawn only when stderr is a terminal).
+    Bar,
+    /// One line per suite and per finished benchmark.
+    Plain,
+    /// Nothing.
+    Off,
+}
+
+impl ProgressMode {
+    /// The form `self` takes when stderr is (or is not) a terminal: never `Auto`.
+    pub fn resolve(self, stderr_is_terminal: bool) -> Self {
+        match self {
+            Self::Auto if stderr_is_terminal => Self::Bar,
+            Self::Auto => Self::Plain,
+            other => other,
+        }
+    }
+}
+
+/// How long plain progress may stay silent before it says what it is still doing.
+const HEARTBEAT: Duration = Duration::from_secs(60);
 
 /// Bar units per suite.
 const SHARE: u64 = 1000;
@@ -68,19 +107,22 @@ impl Position {
     }
 }
 
-/// A bar over the whole run, its message naming the suite, benchmark and phase.
+/// Progress over the whole run: a bar, plain lines, or nothing.
 pub struct Progress {
     bar: ProgressBar,
+    plain: Option<PlainLines>,
     position: Position,
     suite_name: String,
     current: String,
 }
 
 impl Progress {
-    /// A bar for a run of `suites` suites; hidden when `enabled` is false or stderr is no
-    /// terminal.
-    pub fn new(suites: usize, enabled: bool) -> Self {
-        let target = if enabled {
+    /// Progress for a run of `suites` suites, shown as `mode` says (resolved against whether
+    /// stderr is a terminal).
+    pub fn new(suites: usize, mode: ProgressMode) -> Self {
+        use std::io::IsTerminal as _;
+        let mode = mode.resolve(std::io::stderr().is_terminal());
+        let target = if mode == ProgressMode::Bar {
             ProgressDrawTarget::stderr()
         } else {
             ProgressDrawTarget::hidden()
@@ -91,15 +133,16 @@ impl Progress {
         };
         let bar = ProgressBar::with_draw_target(Some(position.length()), target);
         if let Ok(style) = ProgressStyle::with_template(
-            "{spinner} {elapsed_precise} [{bar:24}] {percent:>3}% ~{eta} left  {msg}",
+            "{spinner} {elapsed_precise} [{bar:24}] {percent:>3}%  {msg}",
         ) {
             bar.set_style(style);
         }
-        if enabled {
+        if mode == ProgressMode::Bar {
             bar.enable_steady_tick(Duration::from_millis(500));
         }
         Self {
             bar,
+            plain: (mode == ProgressMode::Plain).then(PlainLines::start),
             position,
             suite_name: String::new(),
             current: String::new(),
@@ -119,6 +162,9 @@ impl Progress {
             self.position.suites.max(self.position.suite),
             self.suite_name
         ));
+        if let Some(plain) = &self.plain {
+            plain.doing(&format!("{} {what}", self.suite_name));
+        }
     }
 
     /// Says which suite is preparing (building, autotuning) its benchmarks.
@@ -126,6 +172,13 @@ impl Progress {
         self.position.preparing();
         self.suite_name = suite.to_string();
         self.redraw("preparing (autotuning where the suite does)");
+        if let Some(plain) = &self.plain {
+            plain.line(&format!(
+                "suite {}/{} {suite}: preparing (autotuning where the suite does)",
+                self.position.suite,
+                self.position.suites.max(self.position.suite)
+            ));
+        }
     }
 
     /// A suite has built its `count` benchmarks.
@@ -134,10 +187,111 @@ impl Progress {
         self.redraw("starting");
     }
 
-    /// Removes the bar.
-    pub fn finish(&self) {
+    /// Removes the bar, or stops the plain lines' clock.
+    pub fn finish(&mut self) {
         self.bar.finish_and_clear();
+        if let Some(plain) = self.plain.take() {
+            plain.stop();
+        }
     }
+}
+
+/// The line plain progress prints for a finished benchmark: its place in the suite, id, status
+/// and median (or reason).
+fn finished_line(position: &Position, result: &BenchResult) -> String {
+    let place = format!(
+        "{}/{}",
+        position.finished,
+        position.planned.max(position.finished)
+    );
+    let outcome = match (result.status, result.median()) {
+        (Status::Ok, Some(median)) => {
+            format!("ok, median {} {}", sig3(median), result.unit)
+        }
+        (status, _) => format!(
+            "{}: {}",
+            status.as_str(),
+            result.reason.as_deref().unwrap_or("no reason given")
+        ),
+    };
+    format!("{} {place} {}: {outcome}", result.suite, result.id)
+}
+
+/// Plain progress lines, each stamped with the time since the run started, and the thread that
+/// says what is still running when nothing has been printed for [`HEARTBEAT`].
+struct PlainLines {
+    started: Instant,
+    state: Arc<Mutex<PlainState>>,
+    stop: Sender<()>,
+    heartbeat: Option<JoinHandle<()>>,
+}
+
+/// What the heartbeat reads: when the last line went out, and what is being worked on.
+struct PlainState {
+    last_line: Instant,
+    doing: String,
+}
+
+impl PlainLines {
+    fn start() -> Self {
+        let started = Instant::now();
+        let state = Arc::new(Mutex::new(PlainState {
+            last_line: started,
+            doing: String::new(),
+        }));
+        let (stop, stopped) = mpsc::channel::<()>();
+        let shared = Arc::clone(&state);
+        let heartbeat = std::thread::Builder::new()
+            .name("gpubench-progress".to_string())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(Duration::from_secs(1))
+                {
+                    let mut state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                    if state.last_line.elapsed() >= HEARTBEAT {
+                        let silent = state.last_line.elapsed().as_secs();
+                        let doing = state.doing.clone();
+                        emit(
+                            started,
+                            &format!("still working ({silent} s since the last line): {doing}"),
+                        );
+                        state.last_line = Instant::now();
+                    }
+                }
+            })
+            .ok();
+        Self {
+            started,
+            state,
+            stop,
+            heartbeat,
+        }
+    }
+
+    fn line(&self, text: &str) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        emit(self.started, text);
+        state.last_line = Instant::now();
+    }
+
+    fn doing(&self, what: &str) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.doing = what.to_string();
+    }
+
+    fn stop(mut self) {
+        let _ = self.stop.send(());
+        if let Some(thread) = self.heartbeat.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Writes `text` to stderr stamped with the time since `started`.
+fn emit(started: Instant, text: &str) {
+    let secs = started.elapsed().as_secs();
+    let stamp = format!("{:02}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    let _ = writeln!(std::io::stderr(), "[{stamp}] {}", printable(text));
 }
 
 impl RunObserver for Progress {
@@ -167,7 +321,9 @@ impl RunObserver for Progress {
     fn finished(&mut self, result: &BenchResult) {
         self.position.finished();
         self.redraw(&self.current.clone());
-        if result.status != gpubench_harness::Status::Ok {
+        if let Some(plain) = &self.plain {
+            plain.line(&finished_line(&self.position, result));
+        } else if result.status != Status::Ok {
             self.bar.println(format!(
                 "{} {}: {}",
                 result.id,

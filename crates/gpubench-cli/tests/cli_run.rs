@@ -190,3 +190,68 @@ fn a_wrong_answer_fails_the_run_with_exit_4_and_no_number() {
         .expect("row for the broken kernel");
     assert!(row.contains("failed") && !row.contains("GB/s"), "{row}");
 }
+
+/// A quick launch run with `progress` (`--progress` values) and stderr piped, as a CI log takes
+/// it: its stderr, and the ids of the results it wrote.
+fn piped_launch_run(progress: &str) -> (String, Vec<String>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("r.json");
+    let output = gpubench_command()
+        .args([
+            "run",
+            "--suite",
+            "launch",
+            "--profile",
+            "quick",
+            "--backend",
+            "vulkan",
+        ])
+        .args([
+            "--noise-check",
+            "off",
+            "--telemetry",
+            "off",
+            "--progress",
+            progress,
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let doc = read_doc(&out);
+    let ids = doc["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["id"].as_str().map(str::to_string))
+        .collect();
+    (text(&output.stderr), ids)
+}
+
+#[test]
+fn a_piped_run_prints_a_line_per_finished_benchmark_and_off_prints_none() {
+    if !common::require_vulkan() {
+        return;
+    }
+    let (stderr, ids) = piped_launch_run("auto");
+    assert!(ids.len() >= 5, "{ids:?}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with('[')).collect();
+    assert!(
+        lines[0].ends_with("suite 1/1 launch: preparing (autotuning where the suite does)"),
+        "{stderr}"
+    );
+    for (n, id) in ids.iter().enumerate() {
+        let line = lines
+            .iter()
+            .find(|l| l.contains(&format!(" {id}: ")))
+            .unwrap_or_else(|| panic!("no progress line for {id}: {stderr}"));
+        assert!(
+            line.contains(&format!("launch {}/{} {id}: ok, median ", n + 1, ids.len())),
+            "{line}"
+        );
+    }
+    assert_eq!(lines.len(), ids.len() + 1, "{stderr}");
+    let (quiet, _) = piped_launch_run("off");
+    assert!(!quiet.lines().any(|l| l.starts_with('[')), "{quiet}");
+}

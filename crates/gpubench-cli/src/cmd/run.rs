@@ -321,13 +321,14 @@ fn tool_info() -> ToolInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::ProgressMode;
     use gpubench_baseline::testing::doc_with;
 
     fn sink(path: PathBuf, named: Naming) -> ResultsFile {
         ResultsFile {
             path,
             named,
-            progress: Progress::new(1, false),
+            progress: Progress::new(1, ProgressMode::Off),
             written: false,
         }
     }

@@ -17,6 +17,7 @@ use crate::cli::{AdapterChoice, BaselineArgs, RunArgs};
 use crate::cmd::baseline_gate;
 use crate::exit::UsageError;
 use crate::paths::{Files, check_baseline_dir};
+use crate::progress::ProgressMode;
 
 /// Everything `run` needs, checked.
 pub struct Plan {
@@ -36,8 +37,8 @@ pub struct Plan {
     pub baseline: BaselineArgs,
     /// The `--baseline FILE`, loaded.
     pub explicit_baseline: Option<(String, RunDocument)>,
-    /// Whether to draw progress bars.
-    pub progress: bool,
+    /// How progress is shown.
+    pub progress: ProgressMode,
     /// What the adapter must be.
     pub expect: AdapterExpectation,
     /// Whether telemetry is read.
@@ -98,7 +99,11 @@ impl Plan {
             table: TableStyle::for_stdout(args.verbose),
             baseline: args.baseline.clone(),
             explicit_baseline,
-            progress: !args.no_progress,
+            progress: if args.no_progress {
+                ProgressMode::Off
+            } else {
+                args.progress
+            },
             expect: args.expect.expectation(),
             telemetry: args.telemetry == "on",
             files,
