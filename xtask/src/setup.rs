@@ -56,6 +56,17 @@ pub fn ensure_adapter() -> Result<(), String> {
 
 /// The Vulkan driver manifests found, in words (what `setup` says when it has nothing to do).
 fn found_drivers() -> String {
+    let manifests = driver_manifests();
+    format!(
+        "the Vulkan loader and {} driver manifest(s) are installed ({}); nothing to install. \
+         `cargo run -p gpubench-cli -- list` shows the adapters they give",
+        manifests.len(),
+        manifests.join(", ")
+    )
+}
+
+/// The file names of the driver manifests in the loader's folders, sorted, once each.
+fn driver_manifests() -> Vec<String> {
     let mut manifests: Vec<String> = ICD_DIRS
         .iter()
         .filter_map(|dir| std::fs::read_dir(dir).ok())
@@ -66,23 +77,11 @@ fn found_drivers() -> String {
         .collect();
     manifests.sort();
     manifests.dedup();
-    format!(
-        "the Vulkan loader and {} driver manifest(s) are installed ({}); nothing to install. \
-         `cargo run -p gpubench-cli -- list` shows the adapters they give",
-        manifests.len(),
-        manifests.join(", ")
-    )
+    manifests
 }
 
 fn vulkan_driver_present() -> bool {
-    let icd = ICD_DIRS.iter().any(|dir| {
-        std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries
-                .flatten()
-                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
-        })
-    });
-    icd && loader_present()
+    !driver_manifests().is_empty() && loader_present()
 }
 
 fn loader_present() -> bool {

@@ -157,14 +157,19 @@ impl Progress {
             n => format!(" {}/{n}", self.position.finished),
         };
         self.bar.set_message(format!(
-            "suite {}/{} {}{within}: {what}",
-            self.position.suite,
-            self.position.suites.max(self.position.suite),
+            "{} {}{within}: {what}",
+            self.suite_place(),
             self.suite_name
         ));
         if let Some(plain) = &self.plain {
             plain.doing(&format!("{} {what}", self.suite_name));
         }
+    }
+
+    /// `suite k/n`: the current suite's place in the run.
+    fn suite_place(&self) -> String {
+        let p = &self.position;
+        format!("suite {}/{}", p.suite, p.suites.max(p.suite))
     }
 
     /// Says which suite is preparing (building, autotuning) its benchmarks.
@@ -174,9 +179,8 @@ impl Progress {
         self.redraw("preparing (autotuning where the suite does)");
         if let Some(plain) = &self.plain {
             plain.line(&format!(
-                "suite {}/{} {suite}: preparing (autotuning where the suite does)",
-                self.position.suite,
-                self.position.suites.max(self.position.suite)
+                "{} {suite}: preparing (autotuning where the suite does)",
+                self.suite_place()
             ));
         }
     }
