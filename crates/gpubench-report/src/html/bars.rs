@@ -5,14 +5,16 @@
 
 use plotters::prelude::*;
 
-use super::charts::{Area, colour, err, svg};
+use super::charts::{AXIS_FONT, Area, TICK_FONT, colour, err, svg};
 use super::data::Bar;
 use super::overlay::{Key, Overlay, tick};
 use crate::ReportError;
 use crate::numbers::sig3;
 
 /// Font size of category labels.
-const CATEGORY_FONT: f64 = 11.0;
+const CATEGORY_FONT: f64 = 12.0;
+/// Plotters' size of a panel's caption (14.5 px).
+const PANEL_CAPTION_FONT: u32 = 18;
 /// Most lines a category label takes.
 const CATEGORY_LINES: usize = 3;
 
@@ -38,6 +40,38 @@ impl Panel<'_> {
             .flatten()
             .map(|b| b.high.max(b.value).max(b.best.unwrap_or(0.0)))
             .fold(0.0f64, f64::max)
+    }
+
+    /// The panel's text alternative: its title, its unit, and each category's medians by
+    /// member (`members` names them; a missing bar reads "not drawn").
+    pub fn alt(&self, members: &[String]) -> String {
+        let rows: Vec<String> = self
+            .categories
+            .iter()
+            .zip(self.values)
+            .map(|(name, row)| {
+                let cells: Vec<String> = row
+                    .iter()
+                    .enumerate()
+                    .map(|(m, bar)| {
+                        let value = bar
+                            .as_ref()
+                            .map_or("not drawn".to_string(), |b| sig3(b.value));
+                        match members.get(m).filter(|_| members.len() > 1) {
+                            Some(member) => format!("{member} {value}"),
+                            None => value,
+                        }
+                    })
+                    .collect();
+                format!("{name}: {}", cells.join(", "))
+            })
+            .collect();
+        format!(
+            "Bar chart, {}: median {} with 95% intervals. {}.",
+            self.title,
+            self.unit,
+            rows.join("; ")
+        )
     }
 
     /// Whether any bar has a best sample to tick.
@@ -94,14 +128,16 @@ pub fn draw_panel(area: &Area<'_>, overlay: &mut Overlay, panel: &Panel<'_>) -> 
     }
     let n = panel.categories.len();
     let mut chart = ChartBuilder::on(area)
-        .caption(panel.title, ("sans-serif", 16))
+        .caption(panel.title, ("sans-serif", PANEL_CAPTION_FONT))
         .margin(12)
-        .x_label_area_size(12 + 14 * CATEGORY_LINES as u32)
+        .x_label_area_size(12 + 15 * CATEGORY_LINES as u32)
         .y_label_area_size(64)
         .build_cartesian_2d(0f64..n as f64, 0f64..(top * 1.12).min(f64::MAX))
         .map_err(err)?;
     chart
         .configure_mesh()
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", AXIS_FONT))
         .disable_x_mesh()
         .light_line_style(WHITE)
         .x_labels(0)
@@ -117,7 +153,7 @@ pub fn draw_panel(area: &Area<'_>, overlay: &mut Overlay, panel: &Panel<'_>) -> 
     for (c, name) in panel.categories.iter().enumerate() {
         let x = chart.backend_coord(&(c as f64 + 0.5, 0.0)).0;
         for (line, text) in wrap(name, max_chars).iter().enumerate() {
-            let y = range.1.end + 16 + 13 * line as i32;
+            let y = range.1.end + 16 + 14 * line as i32;
             overlay.text((x, y), "middle", CATEGORY_FONT, text);
         }
         let members = panel.values.get(c).map_or(0, Vec::len);
@@ -201,7 +237,7 @@ pub fn bars(
     if categories.is_empty() || top.is_nan() || top <= 0.0 {
         return Ok(None);
     }
-    svg(|root, overlay| {
+    svg(&panel.alt(members), |root, overlay| {
         draw_panel(root, overlay, &panel)?;
         if members.len() > 1 {
             for (m, member) in members.iter().enumerate() {

@@ -9,20 +9,31 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::data::{Ceilings, Series};
+use super::data::Series;
+use super::histogram;
 use super::overlay::{Key, Overlay, tick};
 use crate::ReportError;
 use crate::numbers::sig3;
 
-/// Width of every chart, in pixels.
+/// Width of every chart, in pixels: the widest it is shown (it scales down to narrower
+/// columns through its `viewBox`, never up).
 pub const WIDTH: u32 = 860;
 /// Height of the chart above its legend, in pixels.
 pub const HEIGHT: u32 = 440;
+/// Plotters' size of tick labels: its SVG backend writes sizes divided by 1.24, so 15 is a
+/// 12.1 px font.
+pub(super) const TICK_FONT: u32 = 15;
+/// Plotters' size of axis descriptions (12.9 px).
+pub(super) const AXIS_FONT: u32 = 16;
+/// Plotters' size of chart captions (16.1 px).
+pub(super) const CAPTION_FONT: u32 = 20;
 
 pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
-/// Draws into a fresh SVG string with `draw`, then adds the overlay's marks, labels and legend.
+/// Draws into a fresh SVG string with `draw`, then adds the overlay's marks, labels and legend;
+/// `alt` is the chart's text alternative (what it shows, with a short data summary).
 pub(super) fn svg(
+    alt: &str,
     draw: impl FnOnce(&Area<'_>, &mut Overlay) -> Result<(), String>,
 ) -> Result<String, ReportError> {
     let mut buffer = String::new();
@@ -33,7 +44,7 @@ pub(super) fn svg(
         draw(&root, &mut overlay).map_err(ReportError::Chart)?;
         root.present().map_err(chart_error)?;
     }
-    Ok(overlay.finish(buffer, WIDTH, HEIGHT))
+    Ok(overlay.finish(buffer, WIDTH, HEIGHT, alt))
 }
 
 fn chart_error(error: impl std::fmt::Display) -> ReportError {
@@ -59,23 +70,20 @@ pub fn colour(index: usize) -> RGBColor {
     COLOURS[index % COLOURS.len()]
 }
 
-/// The colour of the f16 compute roof.
-const F16_ROOF: RGBColor = RGBColor(178, 24, 43);
-
 /// Smallest axis bound or span drawn: plotters takes powers of ten of an axis's span to place
 /// its ticks, and that loop never ends on a span of zero or infinity, so every bound is kept
 /// between this and `f64::MAX` (values beyond are clipped at the edge of the chart).
 const AXIS_FLOOR: f64 = 1e-300;
 
 /// `v` kept inside what an axis can show: `AXIS_FLOOR..=f64::MAX`.
-fn axis_bound(v: f64) -> f64 {
+pub(super) fn axis_bound(v: f64) -> f64 {
     v.clamp(AXIS_FLOOR, f64::MAX)
 }
 
 /// Range of positive values, widened by `pad` (a factor) on each side for log axes. The ratio
 /// of the ends is kept finite (at most 1e300: plotters counts a log axis's decades from it, and
 /// an infinite count never ends), raising the low end where needed.
-fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(f64, f64)> {
+pub(super) fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(f64, f64)> {
     let (lo, hi) = values
         .filter(|v| v.is_finite() && *v > 0.0)
         .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
@@ -89,7 +97,7 @@ fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(f64, f64)> 
 
 /// The log-log axes shared by the roofline and the size sweeps, with tick labels without
 /// spurious decimals (`x_label` formats the x ticks).
-type LogChart<'a, 'b> = ChartContext<
+pub(super) type LogChart<'a, 'b> = ChartContext<
     'a,
     SVGBackend<'b>,
     Cartesian2d<
@@ -98,7 +106,7 @@ type LogChart<'a, 'b> = ChartContext<
     >,
 >;
 
-fn log_axes<'a, 'b>(
+pub(super) fn log_axes<'a, 'b>(
     root: &'a Area<'b>,
     caption: &str,
     (x, y): ((f64, f64), (f64, f64)),
@@ -107,7 +115,7 @@ fn log_axes<'a, 'b>(
     x_label: &dyn Fn(&f64) -> String,
 ) -> Result<LogChart<'a, 'b>, String> {
     let mut chart = ChartBuilder::on(root)
-        .caption(caption, ("sans-serif", 20))
+        .caption(caption, ("sans-serif", CAPTION_FONT))
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64)
@@ -115,6 +123,8 @@ fn log_axes<'a, 'b>(
         .map_err(err)?;
     chart
         .configure_mesh()
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", AXIS_FONT))
         .x_desc(x_desc)
         .y_desc(y_desc)
         .x_label_formatter(x_label)
@@ -124,138 +134,24 @@ fn log_axes<'a, 'b>(
     Ok(chart)
 }
 
-/// The roofline: bandwidth and compute ceilings against arithmetic intensity (log-log), with
-/// measured points (the roofline sweep and matmul shapes) placed by their intensity. Where f16
-/// points are drawn, so is the f16 roof (or a note that none was measured).
-pub fn roofline(ceilings: &Ceilings, points: &[Series]) -> Result<Option<String>, ReportError> {
-    let all_points = points.iter().flat_map(|s| s.points.iter());
-    let f16_ridge = ceilings
-        .compute_f16_gflops
-        .zip(ceilings.bandwidth_gbs)
-        .map(|(c, b)| c / b);
-    let xs = all_points
-        .clone()
-        .map(|p| p.0)
-        .chain(ceilings.ridge())
-        .chain(f16_ridge);
-    let Some((x0, x1)) = log_range(xs.chain([0.05, 64.0]), 2.0) else {
-        return Ok(None);
-    };
-    let ys = all_points
-        .map(|p| p.1)
-        .chain(ceilings.compute_gflops)
-        .chain(ceilings.compute_f16_gflops)
-        .chain(ceilings.bandwidth_gbs.map(|b| b * x0));
-    let Some((y0, y1)) = log_range(ys, 2.0) else {
-        return Ok(None);
-    };
-    if points.is_empty() && ceilings.compute_gflops.is_none() {
-        return Ok(None);
-    }
-    // The f16 roof bounds f16 arithmetic: products summing f16 data in f32 do not count.
-    let f16_drawn = points
+/// The text alternative of a chart of lines: its title, its axes, and each series' range of
+/// values with the best one.
+fn series_alt(title: &str, x_desc: &str, series: &[Series], unit: &str) -> String {
+    let each: Vec<String> = series
         .iter()
-        .any(|s| s.name.contains("f16") && !s.name.contains("f32 sums"));
-    svg(|root, overlay| {
-        let mut chart = log_axes(
-            root,
-            "Roofline",
-            ((x0, x1), (y0, y1)),
-            10.0,
-            ("arithmetic intensity (FLOP per byte moved)", "GFLOP/s"),
-            &|v| tick(*v),
-        )?;
-        overlay.plot_area(chart.plotting_area().get_pixel_range());
-        let roofs = [
-            (
-                ceilings.compute_gflops,
-                "f32",
-                &ceilings.compute_from,
-                BLACK,
-            ),
-            (
-                ceilings.compute_f16_gflops.filter(|_| f16_drawn),
-                "f16",
-                &ceilings.compute_f16_from,
-                F16_ROOF,
-            ),
-        ];
-        for (peak, precision, from, c) in roofs {
-            draw_roof(
-                &mut chart,
-                overlay,
-                ceilings,
-                (x0, x1, y0),
-                (peak, precision, from, c),
-            )?;
-        }
-        if f16_drawn && ceilings.compute_f16_gflops.is_none() {
-            overlay.legend(
-                Key::Dashed(F16_ROOF),
-                "no f16 roof measured (no f16 compute peak in this run)",
-            );
-        }
-        if let Some(bw) = ceilings.bandwidth_gbs {
-            let p = chart.backend_coord(&(x0 * 1.6, bw * x0 * 1.6));
-            overlay.label_later(
-                p,
-                &format!("{} GB/s ({})", sig3(bw), ceilings.bandwidth_from),
-            );
-        }
-        draw_points(&chart, overlay, points, ("GFLOP/s", BestLabel::ById));
-        Ok(())
-    })
-    .map(Some)
-}
-
-/// One roof, `min(bandwidth x intensity, peak)`, labelled with its peak and where it came from.
-fn draw_roof(
-    chart: &mut LogChart<'_, '_>,
-    overlay: &mut Overlay,
-    ceilings: &Ceilings,
-    (x0, x1, y0): (f64, f64, f64),
-    (peak, precision, from, c): (Option<f64>, &str, &str, RGBColor),
-) -> Result<(), String> {
-    if peak.is_none() && (precision == "f16" || ceilings.bandwidth_gbs.is_none()) {
-        return Ok(());
-    }
-    let roof = |x: f64| {
-        let bw = ceilings.bandwidth_gbs.map_or(f64::INFINITY, |b| b * x);
-        bw.min(peak.unwrap_or(f64::INFINITY))
-    };
-    let line: Vec<(f64, f64)> = (0..=100)
-        .map(|i| x0 * (x1 / x0).powf(f64::from(i) / 100.0))
-        .map(|x| (x, roof(x)))
-        .filter(|p| p.1.is_finite() && p.1 >= y0)
+        .filter_map(|s| {
+            let best = s.points.iter().map(|p| p.1).max_by(f64::total_cmp)?;
+            let least = s.points.iter().map(|p| p.1).min_by(f64::total_cmp)?;
+            Some(format!(
+                "{} {} to {} {unit} over {} points",
+                s.name,
+                sig3(least),
+                sig3(best),
+                s.points.len()
+            ))
+        })
         .collect();
-    let key = if precision == "f16" {
-        chart
-            .draw_series(DashedLineSeries::new(line, 8, 4, c.stroke_width(2)))
-            .map_err(err)?;
-        Key::Dashed(c)
-    } else {
-        chart
-            .draw_series(LineSeries::new(line, c.stroke_width(2)))
-            .map_err(err)?;
-        Key::Line(c)
-    };
-    let text = match peak {
-        Some(p) => format!("{precision} peak {} GFLOP/s ({from})", sig3(p)),
-        None => "no compute ceiling measured".to_string(),
-    };
-    if let Some(p) = peak {
-        overlay.label_later(
-            chart.backend_coord(&(x1 / 1.3, p)),
-            &format!("{precision} peak {}", sig3(p)),
-        );
-    }
-    let roof_text = if precision == "f16" {
-        format!("f16 roof: {text}")
-    } else {
-        ceilings.label()
-    };
-    overlay.legend(key, roof_text);
-    Ok(())
+    format!("{title}: {unit} against {x_desc}. {}.", each.join("; "))
 }
 
 /// The series' line in its colour, which it returns.
@@ -273,13 +169,17 @@ fn draw_line<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
 /// How a series' best point is labelled: by the result (the shape, for the roofline) or by
 /// the series (the path, for size sweeps).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BestLabel {
-    ById,
-    BySeries,
+pub(super) enum BestLabel {
+    /// By the result's id less its suite.
+    Id,
+    /// By the result's id, after the file named before `: ` in the series' name.
+    FileAndId,
+    /// By the series' name.
+    Series,
 }
 
 /// Every series' points as marks with tooltips, and each series' best point labelled.
-fn draw_points<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+pub(super) fn draw_points<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
     chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
     overlay: &mut Overlay,
     series: &[Series],
@@ -311,14 +211,23 @@ fn draw_points<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
         let id = what.lines().next().unwrap_or_default();
         let name = match by {
             // The id without its suite and its array size: `fma128/vec4-f32`.
-            BestLabel::ById => id.split('/').skip(1).take(2).collect::<Vec<_>>().join("/"),
-            BestLabel::BySeries => s.name.clone(),
+            BestLabel::Id => short_label(id),
+            BestLabel::FileAndId => match s.name.rsplit_once(": ") {
+                Some((file, _)) => format!("{file}: {}", short_label(id)),
+                None => short_label(id),
+            },
+            BestLabel::Series => s.name.clone(),
         };
         let text = format!("{name}: {} {unit}", sig3(p.1));
         if placed < LABELS && overlay.label(chart.backend_coord(&p), &text) {
             placed += 1;
         }
     }
+}
+
+/// The id without its suite and its array size: `fma128/vec4-f32`.
+fn short_label(id: &str) -> String {
+    id.split('/').skip(1).take(2).collect::<Vec<_>>().join("/")
 }
 
 /// Most direct labels of best points per chart.
@@ -339,47 +248,51 @@ pub fn size_sweep(
     let (Some(x), Some(y)) = (log_range(xs, 1.5), log_range(ys, 2.0)) else {
         return Ok(None);
     };
-    svg(|root, overlay| {
-        let mut chart = log_axes(
-            root,
-            title,
-            (x, y),
-            4.0,
-            (x_desc, "GB/s (10^9 bytes/s)"),
-            &|v| crate::numbers::bytes_label(*v),
-        )?;
-        overlay.plot_area(chart.plotting_area().get_pixel_range());
-        for s in series {
-            let c = draw_line(&mut chart, s)?;
-            if let Some((_, fixed_us, gbs)) = models.iter().find(|m| m.0 == s.name) {
-                let model = |bytes: f64| bytes / (fixed_us * 1e-6 + bytes / (gbs * 1e9)) / 1e9;
-                let steps: Vec<(f64, f64)> = (0..=60)
-                    .map(|k| x.0 * (x.1 / x.0).powf(f64::from(k) / 60.0))
-                    .map(|x| (x, model(x)))
-                    .filter(|p| p.1 >= y.0 && p.1 <= y.1)
-                    .collect();
-                chart
-                    .draw_series(DashedLineSeries::new(steps, 6, 4, c.stroke_width(1)))
-                    .map_err(err)?;
+    svg(
+        &series_alt(title, x_desc, series, "GB/s"),
+        |root, overlay| {
+            let mut chart = log_axes(
+                root,
+                title,
+                (x, y),
+                4.0,
+                (x_desc, "GB/s (10^9 bytes/s)"),
+                &|v| crate::numbers::bytes_label(*v),
+            )?;
+            overlay.plot_area(chart.plotting_area().get_pixel_range());
+            for s in series {
+                let c = draw_line(&mut chart, s)?;
+                if let Some((_, fixed_us, gbs)) = models.iter().find(|m| m.0 == s.name) {
+                    let model = |bytes: f64| bytes / (fixed_us * 1e-6 + bytes / (gbs * 1e9)) / 1e9;
+                    let steps: Vec<(f64, f64)> = (0..=60)
+                        .map(|k| x.0 * (x.1 / x.0).powf(f64::from(k) / 60.0))
+                        .map(|x| (x, model(x)))
+                        .filter(|p| p.1 >= y.0 && p.1 <= y.1)
+                        .collect();
+                    chart
+                        .draw_series(DashedLineSeries::new(steps, 6, 4, c.stroke_width(1)))
+                        .map_err(err)?;
+                }
             }
-        }
-        draw_points(&chart, overlay, series, ("GB/s", BestLabel::BySeries));
-        if let Some(entries) = &legend {
-            overlay.replace_legend(entries.clone());
-        }
-        if !models.is_empty() {
-            overlay.legend(
-                Key::Dashed(colour(7)),
-                "fitted model t = fixed + bytes / bandwidth",
-            );
-        }
-        Ok(())
-    })
+            draw_points(&chart, overlay, series, ("GB/s", BestLabel::Series));
+            if let Some(entries) = &legend {
+                overlay.replace_legend(entries.clone());
+            }
+            if !models.is_empty() {
+                overlay.legend(
+                    Key::Dashed(colour(7)),
+                    "fitted model t = fixed + bytes / bandwidth",
+                );
+            }
+            Ok(())
+        },
+    )
     .map(Some)
 }
 
 /// A histogram of round-trip latencies (microseconds) with p50/p95/p99 marked; the x axis runs
-/// from the fastest to the slowest sample with a little padding, the y axis counts samples.
+/// over the bulk of the samples (see [`histogram`]: samples beyond it are counted in the marked
+/// end bin and named in the legend), with a little padding; the y axis counts samples.
 pub fn latency(
     name: &str,
     samples_us: &[f64],
@@ -390,24 +303,19 @@ pub fn latency(
         .copied()
         .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
-    if finite.len() < 2 {
+    let Some(h) = histogram::bin(&finite, LATENCY_BINS) else {
         return Ok(None);
-    }
-    let lo = axis_bound(finite.iter().copied().fold(f64::INFINITY, f64::min));
-    let hi = axis_bound(finite.iter().copied().fold(0.0, f64::max).max(lo * 1.01));
-    const BINS: usize = 40;
-    let width = (hi - lo) / BINS as f64;
-    let mut counts = [0u32; BINS];
-    for v in &finite {
-        let bin = (((v - lo) / width) as usize).min(BINS - 1);
-        counts[bin] += 1;
-    }
-    let top = (f64::from(counts.iter().copied().max().unwrap_or(1)) * 1.15).ceil() as i32;
+    };
+    let (lo, hi) = (axis_bound(h.lo), axis_bound(h.hi));
+    let top = (f64::from(h.counts.iter().copied().max().unwrap_or(1)) * 1.15).ceil() as i32;
     let pad = (hi - lo) * 0.04;
     let x_range = axis_bound((lo - pad).max(lo / 2.0))..axis_bound(hi + pad);
-    svg(|root, overlay| {
+    svg(&latency_alt(name, &h, percentiles), |root, overlay| {
         let mut chart = ChartBuilder::on(root)
-            .caption(format!("Launch round trip: {name}"), ("sans-serif", 20))
+            .caption(
+                format!("Launch round trip: {name}"),
+                ("sans-serif", CAPTION_FONT),
+            )
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(56)
@@ -415,43 +323,135 @@ pub fn latency(
             .map_err(err)?;
         chart
             .configure_mesh()
+            .label_style(("sans-serif", TICK_FONT))
+            .axis_desc_style(("sans-serif", AXIS_FONT))
             .x_desc("submit-to-completion latency (us)")
             .y_desc("samples")
             .x_label_formatter(&|v| tick(*v))
             .draw()
             .map_err(err)?;
         overlay.plot_area(chart.plotting_area().get_pixel_range());
-        for (i, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
-            let x = lo + width * i as f64;
-            let (a, b) = (
-                chart.backend_coord(&(x, 0)),
-                chart.backend_coord(&(x + width * 0.9, n as i32)),
-            );
-            let tip = format!(
-                "{} - {} us: {n} of {} samples",
-                sig3(x),
-                sig3(x + width),
-                finite.len()
-            );
-            overlay.rect((a.0, b.1, b.0, a.1), colour(0), 0.7, "mark", &tip);
-        }
-        overlay.legend(
-            Key::Block(colour(0), 0.7),
-            format!("{} samples", finite.len()),
+        draw_bins(&chart, overlay, &h);
+        draw_percentiles(&mut chart, overlay, percentiles, (lo, hi, top))
+    })
+    .map(Some)
+}
+
+/// Bins of a latency histogram.
+const LATENCY_BINS: usize = 40;
+/// The colour of an end bin holding samples from beyond the axis (no percentile line uses it).
+const CLIPPED: RGBColor = RGBColor(64, 64, 64);
+
+/// The latency histogram's text alternative: what it counts, its percentiles and its axis.
+fn latency_alt(name: &str, h: &histogram::Histogram, percentiles: &[(&str, f64)]) -> String {
+    let marks: Vec<String> = percentiles
+        .iter()
+        .map(|(label, v)| format!("{label} {} us", sig3(*v)))
+        .collect();
+    format!(
+        "Histogram of {} launch round-trip latencies ({name}): {}; axis {} to {} us, {} beyond it.",
+        h.n,
+        marks.join(", "),
+        sig3(h.lo),
+        sig3(h.hi),
+        beyond(h.clipped())
+    )
+}
+
+/// "1 sample", "3 samples", "no sample".
+fn beyond(n: usize) -> String {
+    match n {
+        0 => "no sample".to_string(),
+        1 => "1 sample".to_string(),
+        n => format!("{n} samples"),
+    }
+}
+
+type HistogramChart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordi32>,
+>;
+
+/// The bins as marks; an end bin holding samples from beyond the axis drawn darker, outlined,
+/// with a tooltip saying how many and how far, and a legend entry saying so.
+fn draw_bins(chart: &HistogramChart<'_, '_>, overlay: &mut Overlay, h: &histogram::Histogram) {
+    let width = h.bin_width();
+    for (i, &n) in h.counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let x = h.lo + width * i as f64;
+        let (a, b) = (
+            chart.backend_coord(&(x, 0)),
+            chart.backend_coord(&(x + width * 0.9, n as i32)),
         );
-        for (i, (label, value)) in percentiles.iter().enumerate() {
-            let c = colour(i + 1);
+        let mut tip = format!(
+            "{} - {} us: {n} of {} samples",
+            sig3(x),
+            sig3(x + width),
+            h.n
+        );
+        let (class, c) = if h.is_clipped(i) {
+            tip.push_str(&clipped_note(h, i));
+            ("mark clipped", CLIPPED)
+        } else {
+            ("mark", colour(0))
+        };
+        overlay.rect((a.0, b.1, b.0, a.1), c, 0.7, class, &tip);
+    }
+    overlay.legend(Key::Block(colour(0), 0.7), format!("{} samples", h.n));
+    for (side, (n, v)) in [("below", h.below), ("above", h.above)] {
+        if n > 0 {
+            let text = format!(
+                "{} beyond the axis ({side} it, out to {} us), counted in the marked end bin",
+                beyond(n),
+                sig3(v)
+            );
+            overlay.legend(Key::Block(CLIPPED, 0.7), text);
+        }
+    }
+    overlay.describe(format!(
+        "The axis runs over the samples within Q1 - {k} IQR and Q3 + {k} IQR; {} beyond it.",
+        beyond(h.clipped()),
+        k = histogram::FENCE_IQR
+    ));
+}
+
+/// What an end bin's tooltip adds: the samples in it from beyond the axis.
+fn clipped_note(h: &histogram::Histogram, i: usize) -> String {
+    let (n, v) = if i == 0 { h.below } else { h.above };
+    format!(
+        "\nincludes {} beyond the axis, out to {} us",
+        beyond(n),
+        sig3(v)
+    )
+}
+
+/// The percentiles as vertical lines where they fall on the axis; the legend gives every value.
+fn draw_percentiles(
+    chart: &mut HistogramChart<'_, '_>,
+    overlay: &mut Overlay,
+    percentiles: &[(&str, f64)],
+    (lo, hi, top): (f64, f64, i32),
+) -> Result<(), String> {
+    for (i, (label, value)) in percentiles.iter().enumerate() {
+        let c = colour(i + 1);
+        let on_axis = (lo..=hi).contains(value);
+        if on_axis {
             chart
                 .draw_series(LineSeries::new(
                     vec![(*value, 0), (*value, top)],
                     c.stroke_width(2),
                 ))
                 .map_err(err)?;
-            overlay.legend(Key::Line(c), format!("{label} {} us", sig3(*value)));
         }
-        Ok(())
-    })
-    .map(Some)
+        let text = format!("{label} {} us", sig3(*value));
+        let text = if on_axis {
+            text
+        } else {
+            format!("{text} (beyond the axis)")
+        };
+        overlay.legend(Key::Line(c), text);
+    }
+    Ok(())
 }
 
 /// Linear axes from time 0 to `x1` seconds and from 0 to `y1` in `unit`, with a caption.
@@ -470,7 +470,7 @@ pub(super) fn time_axes<'a, 'b>(
     String,
 > {
     let mut chart = ChartBuilder::on(root)
-        .caption(caption, ("sans-serif", 20))
+        .caption(caption, ("sans-serif", CAPTION_FONT))
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64)
@@ -478,6 +478,8 @@ pub(super) fn time_axes<'a, 'b>(
         .map_err(err)?;
     chart
         .configure_mesh()
+        .label_style(("sans-serif", TICK_FONT))
+        .axis_desc_style(("sans-serif", AXIS_FONT))
         .x_desc("time (s)")
         .y_desc(unit)
         .x_label_formatter(&|v| tick(*v))
@@ -498,13 +500,19 @@ pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportE
     }
     let x1 = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-3);
     let y1 = axis_bound(points.iter().map(|p| p.1).fold(0.0, f64::max) * 1.15);
-    svg(|root, overlay| {
+    let alt = series_alt(
+        "Line chart of sustained throughput per window",
+        "time (s)",
+        series,
+        unit,
+    );
+    svg(&alt, |root, overlay| {
         let mut chart = time_axes(root, "Sustained throughput per window", x1, y1, unit)?;
         overlay.plot_area(chart.plotting_area().get_pixel_range());
         for s in series {
             draw_line(&mut chart, s)?;
         }
-        draw_points(&chart, overlay, series, (unit, BestLabel::BySeries));
+        draw_points(&chart, overlay, series, (unit, BestLabel::Series));
         Ok(())
     })
     .map(Some)

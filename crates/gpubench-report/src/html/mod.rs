@@ -1,15 +1,22 @@
 //! The HTML report: one self-contained page (inline CSS and SVG, no scripts, no network) with
-//! the machine summary, the roofline, transfer bandwidth against size, launch latency, stream
-//! bars, cross-card bars when several files are given, the sustained timeline, the telemetry
-//! panel where the run sampled telemetry, and every failed
+//! the machine summary, the roofline, the compute peaks and matmul shapes, transfer bandwidth
+//! against size, launch latency, stream bars, cross-card bars when several files are given, the
+//! sustained timeline, the telemetry panel where the run sampled telemetry, and every failed
 //! or skipped result with its reason.
+//!
+//! Where several files are given, what users set side by side shares one chart with a colour
+//! per file: the roofline, compute, matmul, stream and transfer charts. Every chart scales to
+//! the page's width and carries a text alternative (see [`overlay`]).
 
 pub mod bars;
 pub mod charts;
 pub mod data;
 mod fleet;
+pub mod histogram;
 pub mod overlay;
+pub mod roofline;
 mod stream;
+pub mod suite_bars;
 pub mod telemetry;
 mod verdicts;
 
@@ -30,7 +37,8 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
     } else {
         for (label, doc) in labelled {
             body.push_str(&machine_section(label, doc));
-            roofline_section(&mut body, "", doc)?;
+            roofline_section(&mut body, "", &[(label.clone(), doc)])?;
+            suite_bars::compute_and_matmul(&mut body, "", &[(label.clone(), doc)])?;
             stream_section(&mut body, "", &[(label.clone(), doc)])?;
             transfer_section(&mut body, "", &[(label.clone(), doc)])?;
             latency_sections(&mut body, "", doc)?;
@@ -41,7 +49,8 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
 }
 
 /// The several-file page: machines side by side, verdicts against the first file, one overlaid
-/// chart each for transfers and stream, the cross-card charts, then what each file alone has.
+/// chart each for the roofline, compute, matmul, transfers and stream, the cross-card charts,
+/// then what each file alone has.
 fn several_files(body: &mut String, labelled: &[(String, RunDocument)]) -> Result<(), ReportError> {
     let docs: Vec<RunDocument> = labelled.iter().map(|(_, d)| d.clone()).collect();
     let files: Vec<(String, &RunDocument)> = labelled.iter().map(|(l, d)| (l.clone(), d)).collect();
@@ -53,13 +62,14 @@ fn several_files(body: &mut String, labelled: &[(String, RunDocument)]) -> Resul
             machine_section(label, doc)
         ));
     }
+    roofline_section(body, " (every file)", &files)?;
+    suite_bars::compute_and_matmul(body, " (every file)", &files)?;
     transfer_section(body, " (every file)", &files)?;
     stream_section(body, " (every file)", &files)?;
     body.push_str(&verdicts::section(labelled));
     fleet::cross_card_sections(body, labelled, &docs)?;
     for (label, doc) in labelled {
         let title = format!(" ({label})");
-        roofline_section(body, &title, doc)?;
         latency_sections(body, &title, doc)?;
         per_file_sections(body, &title, doc)?;
     }
@@ -98,15 +108,39 @@ fn per_file_sections(body: &mut String, title: &str, doc: &RunDocument) -> Resul
     Ok(())
 }
 
-/// The roofline with its measured ceilings.
-fn roofline_section(body: &mut String, title: &str, doc: &RunDocument) -> Result<(), ReportError> {
-    let ceilings = data::ceilings(doc);
-    if let Some(svg) = charts::roofline(&ceilings, &data::roofline_points(doc))? {
+/// The roofline with its measured ceilings: one chart for every file, a colour per file when
+/// several.
+fn roofline_section(
+    body: &mut String,
+    title: &str,
+    files: &[(String, &RunDocument)],
+) -> Result<(), ReportError> {
+    let several = files.len() > 1;
+    let sets: Vec<roofline::RoofSet> = files
+        .iter()
+        .map(|(label, doc)| roofline::RoofSet {
+            label: if several {
+                label.clone()
+            } else {
+                String::new()
+            },
+            ceilings: data::ceilings(doc),
+            points: data::roofline_points(doc),
+        })
+        .collect();
+    let each = if several {
+        " Each file's roofs and points take its colour; each kind of point its marker."
+    } else {
+        ""
+    };
+    if let Some(svg) = roofline::chart(&sets)? {
         section(
             body,
             &format!("Roofline{title}"),
             &svg,
-            "Ceilings are measured on this adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed), which bounds products that sum in f16; f16 products that sum in f32 run their arithmetic in f32, under the f32 roof. Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.",
+            &format!(
+                "Ceilings are measured on each adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed), which bounds products that sum in f16; f16 products that sum in f32 run their arithmetic in f32, under the f32 roof. Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.{each}"
+            ),
         );
     }
     Ok(())
@@ -120,7 +154,7 @@ fn latency_sections(body: &mut String, title: &str, doc: &RunDocument) -> Result
                 body,
                 &format!("Launch latency{title}"),
                 &svg,
-                "Each sample is one dispatch submitted and waited for.",
+                "Each sample is one dispatch submitted and waited for. Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach.",
             );
         }
     }
@@ -370,11 +404,14 @@ pub fn escape(text: &str) -> String {
 
 fn page(body: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>gpubench report</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{body}<footer>GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB; every number is the median of verified samples.</footer>\n</body>\n</html>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>gpubench report</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{body}<footer>GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB; every number is the median of verified samples.</footer>\n</body>\n</html>\n"
     )
 }
 
-const CSS: &str = "body { font-family: sans-serif; margin: 2em auto; max-width: 920px; color: #222; }\n\
+const CSS: &str = "body { font-family: sans-serif; margin: 2em auto; padding: 0 12px; max-width: 884px; color: #222; }\n\
+svg.chart { display: block; width: 100%; height: auto; max-width: 860px; }\n\
+table { display: block; max-width: 100%; overflow-x: auto; } .machine td { overflow-wrap: anywhere; }\n\
+ul.left-out { color: #666; font-size: 0.9em; }\n\
 h1 { font-size: 1.6em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; }\n\
 table { border-collapse: collapse; } th, td { text-align: left; padding: 2px 10px 2px 0; vertical-align: top; }\n\
 figure { margin: 0; } .note { color: #555; font-size: 0.9em; }\n\

@@ -3,6 +3,11 @@
 //! area so that it never covers data. Plotters draws the axes, the grid and the lines; the
 //! marks, labels and legend are written here in the same pixel space (mapped from data
 //! coordinates with the chart's own `backend_coord`) and appended to its SVG.
+//!
+//! [`Overlay::finish`] also rewrites plotters' opening tag: the fixed `width` and `height` go
+//! (the chart scales to its column through `viewBox` and CSS, never wider than drawn, so text
+//! drawn at 12 px is at least 12 px on a normal page), and the chart gets `role="img"`, an
+//! `aria-label`, a `<title>` and a `<desc>` that summarises what it draws, for screen readers.
 
 use std::fmt::Write;
 
@@ -40,6 +45,7 @@ pub struct Overlay {
     plots: Vec<PixelBox>,
     legend: Vec<(Key, String)>,
     later: Vec<((i32, i32), String)>,
+    summary: Vec<String>,
 }
 
 /// Estimated width in pixels of `text` at `size` (the browser's sans-serif averages a little
@@ -221,17 +227,47 @@ impl Overlay {
         self.legend = entries;
     }
 
-    /// The legend's rows: entries flowed left to right within `width`, as (x, row, key, text).
-    fn legend_layout(&self, width: i32) -> Vec<(i32, i32, Key, &str)> {
+    /// How many legend entries there are so far.
+    pub fn legend_len(&self) -> usize {
+        self.legend.len()
+    }
+
+    /// Drops the legend entries after the first `len`.
+    pub fn truncate_legend(&mut self, len: usize) {
+        self.legend.truncate(len);
+    }
+
+    /// Adds a sentence to the chart's text alternative (its `<desc>`): a short data summary.
+    pub fn describe(&mut self, text: impl Into<String>) {
+        self.summary.push(text.into());
+    }
+
+    /// The legend's rows: entries flowed left to right within `width`, as (x, row, key, text);
+    /// an entry too long for one row takes rows of its own, broken at spaces, with its key on
+    /// the first (the others have none).
+    fn legend_layout(&self, width: i32) -> Vec<(i32, i32, Option<Key>, String)> {
         let (mut x, mut row) = (12, 0);
         let mut out = Vec::new();
+        let room = width - 24 - 46;
         for (key, text) in &self.legend {
             let w = 28 + text_width(text, FONT) + 18;
+            if w - 46 > room {
+                if x > 12 {
+                    row += 1;
+                }
+                let max = (f64::from(room) / (FONT * 0.58)).floor().max(8.0) as usize;
+                for (i, line) in wrap_words(text, max).into_iter().enumerate() {
+                    out.push((12, row, (i == 0).then_some(*key), line));
+                    row += 1;
+                }
+                x = 12;
+                continue;
+            }
             if x + w > width - 12 && x > 12 {
                 x = 12;
                 row += 1;
             }
-            out.push((x, row, *key, text.as_str()));
+            out.push((x, row, Some(*key), text.clone()));
             x += w;
         }
         out
@@ -270,9 +306,38 @@ impl Overlay {
         };
     }
 
+    /// The `<desc>` text: the summary sentences, the number of data marks and the legend.
+    fn description(&self) -> String {
+        let mut parts = self.summary.clone();
+        let marks = self.marks.matches("class=\"mark").count();
+        if marks > 0 {
+            parts.push(format!(
+                "{marks} data marks, each with its value as a tooltip."
+            ));
+        }
+        if !self.legend.is_empty() {
+            let entries: Vec<&str> = self.legend.iter().map(|(_, t)| t.as_str()).collect();
+            parts.push(format!("Legend: {}.", entries.join("; ")));
+        }
+        parts.join(" ")
+    }
+
+    /// The chart's opening tag and text alternative: scalable (a `viewBox`, no fixed size),
+    /// `role="img"` with `alt` as its `aria-label` and `<title>`, and the summary as `<desc>`.
+    fn opening(&self, alt: &str, width: u32, height: i32) -> String {
+        format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 {width} {height}\" \
+             preserveAspectRatio=\"xMidYMid meet\" style=\"width:100%;height:auto;max-width:{width}px\" \
+             role=\"img\" aria-label=\"{alt}\">\n<title>{alt}</title>\n<desc>{}</desc>\n",
+            escape(&self.description()),
+            alt = escape(alt),
+        )
+    }
+
     /// Writes the plot areas, marks, labels and the legend (under `top`, the height plotters
-    /// drew) into `svg`, growing its height to fit the legend.
-    pub fn finish(mut self, mut svg: String, width: u32, top: u32) -> String {
+    /// drew) into `svg`, growing its height to fit the legend, and replaces plotters' opening
+    /// tag with a scalable one that carries `alt`, the chart's text alternative.
+    pub fn finish(mut self, mut svg: String, width: u32, top: u32, alt: &str) -> String {
         for (p, text) in std::mem::take(&mut self.later) {
             self.label(p, &text);
         }
@@ -301,26 +366,49 @@ impl Overlay {
             );
             for (x, row, key, text) in layout {
                 let y = top as i32 + 4 + LEGEND_ROW / 2 + row * LEGEND_ROW + 2;
-                Self::key(&mut tail, key, x, y);
+                if let Some(key) = key {
+                    Self::key(&mut tail, key, x, y);
+                }
                 let _ = writeln!(
                     tail,
                     "<text x=\"{}\" y=\"{}\" font-family=\"sans-serif\" font-size=\"{FONT}\" fill=\"#222\">{}</text>",
                     x + 26,
                     y + 4,
-                    escape(text)
+                    escape(&text)
                 );
             }
             tail.push_str("</g>\n");
         }
-        let old = format!("height=\"{top}\" viewBox=\"0 0 {width} {top}\"");
-        let new = format!("height=\"{height}\" viewBox=\"0 0 {width} {height}\"");
-        svg = svg.replacen(&old, &new, 1);
+        let opening = self.opening(alt, width, height);
+        match svg
+            .find("<svg")
+            .and_then(|s| Some((s, s + svg[s..].find('>')? + 1)))
+        {
+            Some((start, end)) => svg.replace_range(start..end, &opening),
+            None => svg.insert_str(0, &opening),
+        }
         match svg.rfind("</svg>") {
             Some(end) => svg.insert_str(end, &tail),
             None => svg.push_str(&tail),
         }
         svg
     }
+}
+
+/// `text` in lines of at most `max` characters, broken at spaces (a word longer than `max`
+/// stands on a line of its own).
+fn wrap_words(text: &str, max: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split(' ') {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= max => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// A tick label without spurious decimals: at most three significant digits, trailing zeros
@@ -367,6 +455,23 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(tick(v), want, "{v}");
         }
+    }
+
+    #[test]
+    fn a_legend_entry_wider_than_the_chart_wraps_inside_it() {
+        let mut o = Overlay::default();
+        o.legend(Key::Line(RGBColor(0, 0, 0)), "short");
+        let long = "a-very-long-file-name: roof: 4.20 GB/s (roofline/ceiling/bandwidth), 56.9 GFLOP/s (roofline/ceiling/compute); ridge 13.5 FLOP/B";
+        o.legend(Key::Line(RGBColor(0, 0, 0)), long);
+        let layout = o.legend_layout(600);
+        assert!(layout.len() > 2, "the long entry takes several rows");
+        for (x, _, _, text) in &layout {
+            assert!(x + 26 + text_width(text, FONT) <= 600 - 12, "{text}");
+        }
+        let keys = layout.iter().filter(|e| e.2.is_some()).count();
+        assert_eq!(keys, 2, "one key per entry");
+        let joined: Vec<&str> = layout[1..].iter().map(|e| e.3.as_str()).collect();
+        assert_eq!(joined.join(" "), long);
     }
 
     #[test]

@@ -98,7 +98,9 @@ pub fn chart(files: &[(String, Vec<StreamBar>)]) -> Result<Option<String>, Repor
         values: &ref_values,
         style: &ref_style,
     };
-    svg(|root, overlay| {
+    let labels: Vec<String> = files.iter().map(|(l, _)| l.clone()).collect();
+    let alt = format!("Stream: {} {}", left.alt(&labels), right.alt(&labels));
+    svg(&alt, |root, overlay| {
         let split = if refs.is_empty() { 860 } else { 560 };
         let (a, b) = root.split_horizontally(split);
         draw_panel(&a, overlay, &left)?;

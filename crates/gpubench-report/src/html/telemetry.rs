@@ -68,7 +68,20 @@ fn over_time(
     }
     let x1 = points.iter().map(|p| p.0).fold(0.0, f64::max).max(1e-3);
     let top = points.iter().map(|p| p.1).chain(max).fold(0.0, f64::max) * 1.15;
-    svg(|root, overlay| {
+    let (least, most) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.1), b.max(p.1))
+        });
+    let alt = format!(
+        "Line chart of {} over the run: {} readings over {} s, from {} to {} {unit}.",
+        name.to_lowercase(),
+        points.len(),
+        crate::numbers::sig3(x1),
+        crate::numbers::sig3(least),
+        crate::numbers::sig3(most)
+    );
+    svg(&alt, |root, overlay| {
         let mut chart = time_axes(root, &format!("{name} over the run"), x1, top, unit)?;
         overlay.plot_area(chart.plotting_area().get_pixel_range());
         chart

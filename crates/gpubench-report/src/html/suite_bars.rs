@@ -1,0 +1,365 @@
+//! Bar charts of the compute and matmul suites: the compute peaks grouped by type, then width
+//! (`f32 scalar`, `f32 vec2`, ..., `f16 vec4`), and one chart per matmul precision (`f32`,
+//! `f16`, `f16-coop`) with a group of bars per shape, smallest first. Several files share each
+//! chart, a colour per file.
+//!
+//! A result that is not ok has no number, and a bar of zero would read as a measurement: such
+//! results are left out of the chart and listed under it with their status and reason.
+
+use gpubench_results::suite_names::{COMPUTE, MATMUL};
+use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
+
+use super::bars::{Panel, common_legend, draw_panel};
+use super::charts::{colour, svg};
+use super::data::{self, Bar};
+use super::overlay::Key;
+use super::{escape, fleet::BARS_PER_CHART};
+use crate::ReportError;
+
+/// Where a category sorts: ranks compared in order.
+type Rank = (u64, u64, u64);
+
+/// The bars of one chart, `[category][file]`, and what was left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Grouped {
+    /// Category names, in order.
+    pub categories: Vec<String>,
+    /// `values[category][file]`: `None` where that file has no ok result for it.
+    pub values: Vec<Vec<Option<Bar>>>,
+    /// Results not drawn, as (`status: reason`, the ids with that status and reason).
+    pub left_out: Vec<(String, Vec<String>)>,
+    ranks: Vec<Rank>,
+}
+
+impl Grouped {
+    /// Adds file `f`'s (of `files`) result `r` under `category`: its bar when it is ok, else a
+    /// line saying why it is not drawn.
+    fn add(
+        &mut self,
+        (f, files): (usize, usize),
+        r: &BenchResult,
+        (rank, category): (Rank, String),
+        who: &str,
+    ) {
+        let bar = data::bar(r).filter(|_| r.status == Status::Ok);
+        let Some(mut bar) = bar else {
+            let why = format!(
+                "{}: {}",
+                r.status.as_str(),
+                r.reason.as_deref().unwrap_or("no reason recorded")
+            );
+            let id = format!("{who}{}", r.id);
+            match self.left_out.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, ids)) => ids.push(id),
+                None => self.left_out.push((why, vec![id])),
+            }
+            return;
+        };
+        if !who.is_empty() {
+            bar.tip = format!("{}\nfile: {}", bar.tip, who.trim_end_matches(": "));
+        }
+        let c = match self.categories.iter().position(|c| *c == category) {
+            Some(c) => c,
+            None => {
+                self.categories.push(category);
+                self.values.push(vec![None; files]);
+                self.ranks.push(rank);
+                self.categories.len() - 1
+            }
+        };
+        self.values[c][f] = Some(bar);
+    }
+
+    /// Sorts the categories by rank (first seen among equals).
+    fn sort(&mut self) {
+        let mut order: Vec<usize> = (0..self.categories.len()).collect();
+        order.sort_by_key(|&i| self.ranks[i]);
+        self.categories = order.iter().map(|&i| self.categories[i].clone()).collect();
+        self.values = order.iter().map(|&i| self.values[i].clone()).collect();
+        self.ranks = order.iter().map(|&i| self.ranks[i]).collect();
+    }
+}
+
+/// The label prefix of a file's rows when several files share a chart.
+fn who(label: &str, several: bool) -> String {
+    if several {
+        format!("{label}: ")
+    } else {
+        String::new()
+    }
+}
+
+/// The results of every file that `pick` places (rank and category), gathered by category.
+fn gather(
+    files: &[(String, &RunDocument)],
+    pick: &dyn Fn(&BenchResult) -> Option<(Rank, String)>,
+) -> Grouped {
+    let mut g = Grouped::default();
+    for (f, (label, doc)) in files.iter().enumerate() {
+        let who = who(label, files.len() > 1);
+        for r in &doc.results {
+            if let Some(place) = pick(r) {
+                g.add((f, files.len()), r, place, &who);
+            }
+        }
+    }
+    g.sort();
+    g
+}
+
+fn param<'a>(r: &'a BenchResult, key: &str) -> Option<&'a str> {
+    r.params.get(key).and_then(|v| v.as_str())
+}
+
+fn is_kernel_throughput(r: &BenchResult, suite: &str) -> bool {
+    r.suite == suite && r.metric == MetricKind::Throughput && r.role == Role::Kernel
+}
+
+/// A compute peak's place: by precision (f32, f16, then others), then width (scalar, vec2,
+/// vec4, then others); named `f32 vec4` (with the kernel's name first when it is not the FMA
+/// peak).
+fn compute_place(r: &BenchResult) -> Option<(Rank, String)> {
+    if !is_kernel_throughput(r, COMPUTE) {
+        return None;
+    }
+    let (Some(precision), Some(form)) = (param(r, "precision"), param(r, "form")) else {
+        return Some(((u64::MAX, 0, 0), data::short_id(r)));
+    };
+    let p = ["f32", "f16"].iter().position(|x| *x == precision);
+    let w = ["scalar", "vec2", "vec3", "vec4"]
+        .iter()
+        .position(|x| *x == form);
+    let kernel = param(r, "kernel").filter(|k| *k != "fma-peak");
+    let name = match kernel {
+        Some(k) => format!("{k} {precision} {form}"),
+        None => format!("{precision} {form}"),
+    };
+    let rank = |i: Option<usize>| i.map_or(u64::MAX - 1, |i| i as u64);
+    Some(((rank(p), rank(w), 0), name))
+}
+
+/// The compute peaks of every file.
+pub fn compute(files: &[(String, &RunDocument)]) -> Grouped {
+    gather(files, &compute_place)
+}
+
+/// A matmul result's precision group: the id's second part (`f32`, `f16`, `f16-coop`).
+fn matmul_group(r: &BenchResult) -> Option<&str> {
+    is_kernel_throughput(r, MATMUL)
+        .then(|| r.id.split('/').nth(1))
+        .flatten()
+}
+
+/// A matmul result's place: by M, N, K (smallest first), named by its shape.
+fn matmul_place(r: &BenchResult) -> (Rank, String) {
+    let dim = |k: &str| r.params.get(k).and_then(serde_json::Value::as_u64);
+    let shape = param(r, "shape").map_or_else(
+        || r.id.rsplit('/').next().unwrap_or_default().to_string(),
+        str::to_string,
+    );
+    match (dim("m"), dim("n"), dim("k")) {
+        (Some(m), Some(n), Some(k)) => ((m, n, k), shape),
+        _ => ((u64::MAX, 0, 0), shape),
+    }
+}
+
+/// The matmul shapes of every file, one `Grouped` per precision group in first-seen order.
+pub fn matmul(files: &[(String, &RunDocument)]) -> Vec<(String, Grouped)> {
+    let mut groups: Vec<String> = Vec::new();
+    for r in files.iter().flat_map(|(_, d)| &d.results) {
+        if let Some(g) = matmul_group(r).filter(|g| !groups.iter().any(|x| x == g)) {
+            groups.push(g.to_string());
+        }
+    }
+    groups
+        .into_iter()
+        .map(|group| {
+            let pick = |r: &BenchResult| {
+                (matmul_group(r) == Some(group.as_str())).then(|| matmul_place(r))
+            };
+            let g = gather(files, &pick);
+            (group, g)
+        })
+        .collect()
+}
+
+/// One chart of `g` (bars coloured per file, or per `colour_of` category for one file), or
+/// `None` when nothing is drawn.
+fn chart(
+    title: &str,
+    unit: &str,
+    g: &Grouped,
+    members: &[String],
+    colour_of: Option<&dyn Fn(&str) -> usize>,
+) -> Result<Option<String>, ReportError> {
+    if g.categories.is_empty() {
+        return Ok(None);
+    }
+    let category_colour = |c: usize| {
+        let name = g.categories.get(c).map_or("", String::as_str);
+        colour_of.map(|f| f(name))
+    };
+    let style = |c: usize, m: usize| (colour(category_colour(c).unwrap_or(m)), 0.85);
+    // One entry per colour the categories use, named by the category's first word.
+    let mut keys: Vec<(usize, String)> = Vec::new();
+    for (c, name) in g.categories.iter().enumerate() {
+        let first = name.split(' ').next().unwrap_or_default().to_string();
+        if let Some(k) = category_colour(c).filter(|k| !keys.iter().any(|(x, _)| x == k)) {
+            keys.push((k, first));
+        }
+    }
+    let panel = Panel {
+        title,
+        unit,
+        categories: &g.categories,
+        values: &g.values,
+        style: &style,
+    };
+    svg(&panel.alt(members), |root, overlay| {
+        draw_panel(root, overlay, &panel)?;
+        match colour_of {
+            Some(_) => {
+                for (c, name) in &keys {
+                    overlay.legend(Key::Block(colour(*c), 0.85), name.clone());
+                }
+            }
+            None if members.len() > 1 => {
+                for (m, member) in members.iter().enumerate() {
+                    overlay.legend(Key::Block(colour(m), 0.85), member.clone());
+                }
+            }
+            None => {}
+        }
+        common_legend(overlay, panel.has_best());
+        Ok(())
+    })
+    .map(Some)
+}
+
+/// The list of results left out of a chart, with their status and reason.
+fn left_out_list(g: &Grouped) -> String {
+    if g.left_out.is_empty() {
+        return String::new();
+    }
+    let mut html = String::from(
+        "<p class=\"note\">Not drawn (not measured ok, so no bar: a zero would read as a measurement):</p>\n<ul class=\"left-out\">\n",
+    );
+    for (why, ids) in &g.left_out {
+        html.push_str(&format!(
+            "<li>{}: {}</li>\n",
+            escape(why),
+            escape(&ids.join(", "))
+        ));
+    }
+    html.push_str("</ul>\n");
+    html
+}
+
+/// `g` split into charts of at most [`BARS_PER_CHART`] categories (the left-out list goes with
+/// the first part).
+fn parts(g: &Grouped) -> Vec<Grouped> {
+    if g.categories.len() <= BARS_PER_CHART {
+        return vec![g.clone()];
+    }
+    g.categories
+        .chunks(BARS_PER_CHART)
+        .zip(g.values.chunks(BARS_PER_CHART))
+        .enumerate()
+        .map(|(i, (categories, values))| Grouped {
+            categories: categories.to_vec(),
+            values: values.to_vec(),
+            left_out: if i == 0 {
+                g.left_out.clone()
+            } else {
+                Vec::new()
+            },
+            ranks: Vec::new(),
+        })
+        .collect()
+}
+
+/// A section per part of `g`: its chart, note and left-out list; a section with the list alone
+/// when nothing is drawn.
+fn sections(
+    body: &mut String,
+    heading: &str,
+    g: &Grouped,
+    note: &str,
+    draw: &dyn Fn(&Grouped) -> Result<Option<String>, ReportError>,
+) -> Result<(), ReportError> {
+    if g.categories.is_empty() && g.left_out.is_empty() {
+        return Ok(());
+    }
+    let all = parts(g);
+    for (i, part) in all.iter().enumerate() {
+        let h = if all.len() > 1 {
+            format!("{heading} ({}/{})", i + 1, all.len())
+        } else {
+            heading.to_string()
+        };
+        body.push_str(&format!("<section>\n<h2>{}</h2>\n", escape(&h)));
+        match draw(part)? {
+            Some(svg) => body.push_str(&format!(
+                "<figure>{svg}</figure>\n<p class=\"note\">{}</p>\n",
+                escape(note)
+            )),
+            None => body.push_str("<p class=\"note\">Nothing measured ok to draw.</p>\n"),
+        }
+        body.push_str(&left_out_list(part));
+        body.push_str("</section>\n");
+    }
+    Ok(())
+}
+
+/// The compute and matmul sections of one or more files; `title` follows each heading.
+pub fn compute_and_matmul(
+    body: &mut String,
+    title: &str,
+    files: &[(String, &RunDocument)],
+) -> Result<(), ReportError> {
+    let members: Vec<String> = files.iter().map(|(l, _)| l.clone()).collect();
+    let several = files.len() > 1;
+    let g = compute(files);
+    // One file: a colour per precision (the first word of the category), so the types group.
+    let by_precision = |name: &str| -> usize {
+        match name.split(' ').next() {
+            Some("f16") => 3,
+            Some("f32") => 0,
+            _ => 7,
+        }
+    };
+    sections(
+        body,
+        &format!("Compute peaks{title}"),
+        &g,
+        "Peak arithmetic rate by type, then vector width: the median with its 95% interval, an FMA counting as two operations.",
+        &|part| {
+            let colour_of = (!several).then_some(&by_precision as &dyn Fn(&str) -> usize);
+            chart(
+                "Compute peak by type and width",
+                "GFLOP/s",
+                part,
+                &members,
+                colour_of,
+            )
+        },
+    )?;
+    for (group, g) in matmul(files) {
+        sections(
+            body,
+            &format!("Matmul {group} by shape{title}"),
+            &g,
+            "Each shape's tuned kernel (M x N x K, smallest first): the median with its 95% interval. The roofline places the same results by arithmetic intensity.",
+            &|part| {
+                chart(
+                    &format!("Matmul {group} by shape (M x N x K)"),
+                    "GFLOP/s",
+                    part,
+                    &members,
+                    None,
+                )
+            },
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,396 @@
+//! The HTML report's overlaid roofline, its compute and matmul charts, the clipped latency
+//! histogram and the charts' accessibility, checked on pages rendered from a recorded lavapipe
+//! run.
+
+use gpubench_results::results_file::load_document;
+use gpubench_results::{RunDocument, Status};
+
+fn recorded() -> RunDocument {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lavapipe-quick.json");
+    load_document(&path).expect("the recorded run loads")
+}
+
+fn render(files: &[(&str, &RunDocument)]) -> String {
+    let labelled: Vec<(String, RunDocument)> = files
+        .iter()
+        .map(|(l, d)| (l.to_string(), (*d).clone()))
+        .collect();
+    gpubench_report::html::render(&labelled).expect("renders")
+}
+
+/// `doc` with every sample, median and interval scaled by `factor`.
+fn scaled(doc: &RunDocument, factor: f64) -> RunDocument {
+    let mut out = doc.clone();
+    for r in &mut out.results {
+        for v in &mut r.samples {
+            *v *= factor;
+        }
+        if let Some(s) = &mut r.summary {
+            for v in [
+                &mut s.median,
+                &mut s.ci_low,
+                &mut s.ci_high,
+                &mut s.min,
+                &mut s.max,
+                &mut s.mean,
+            ] {
+                *v *= factor;
+            }
+        }
+    }
+    out
+}
+
+/// Turns the result `id` of `doc` into one with `status` and `reason` and no summary.
+fn mark_not_ok(doc: &mut RunDocument, id: &str, status: Status, reason: &str) {
+    let r = doc
+        .results
+        .iter_mut()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("{id} ran"));
+    r.status = status;
+    r.reason = Some(reason.into());
+    r.summary = None;
+}
+
+/// Every `<svg>...</svg>` element of the page.
+fn svgs(page: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = page;
+    while let Some(start) = rest.find("<svg") {
+        let end =
+            rest[start..].find("</svg>").expect("every svg is closed") + start + "</svg>".len();
+        found.push(rest[start..end].to_string());
+        rest = &rest[end..];
+    }
+    found
+}
+
+fn parse(svg: &str) -> roxmltree::Document<'_> {
+    roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed SVG: {e}"))
+}
+
+fn texts(svg: &str) -> Vec<String> {
+    parse(svg)
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect()
+}
+
+/// The charts with a text equal to `text`.
+fn charts_with<'a>(charts: &'a [String], text: &str) -> Vec<&'a String> {
+    charts
+        .iter()
+        .filter(|svg| texts(svg).iter().any(|t| t == text))
+        .collect()
+}
+
+fn one_chart_with<'a>(charts: &'a [String], text: &str) -> &'a String {
+    let found = charts_with(charts, text);
+    assert_eq!(found.len(), 1, "one chart titled {text:?}");
+    found[0]
+}
+
+/// The data marks of `svg` whose class is exactly `class`: (fill, tooltip).
+fn marks(svg: &str, class: &str) -> Vec<(String, String)> {
+    parse(svg)
+        .descendants()
+        .filter(|n| n.attribute("class") == Some(class))
+        .map(|n| {
+            let tip = n
+                .children()
+                .find(|c| c.has_tag_name("title"))
+                .and_then(|t| t.text())
+                .unwrap_or_default();
+            (
+                n.attribute("fill").unwrap_or_default().to_string(),
+                tip.to_string(),
+            )
+        })
+        .collect()
+}
+
+fn distinct(v: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in v {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
+}
+
+#[test]
+fn several_files_share_one_roofline_with_a_series_per_file() {
+    let doc = recorded();
+    let slower = scaled(&doc, 0.8);
+    let page = render(&[("a", &doc), ("b", &slower)]);
+    let charts = svgs(&page);
+    let roofline = one_chart_with(&charts, "Roofline");
+    assert!(
+        !page.contains("<h2>Roofline (a)</h2>") && !page.contains("<h2>Roofline (b)</h2>"),
+        "no roofline per file"
+    );
+    let points: usize = gpubench_report::html::data::roofline_points(&doc)
+        .iter()
+        .map(|s| s.points.len())
+        .sum();
+    let drawn: Vec<(String, String)> = ["mark"].iter().flat_map(|c| marks(roofline, c)).collect();
+    assert_eq!(drawn.len(), 2 * points, "every file's points");
+    let fills = distinct(drawn.iter().map(|(f, _)| f.clone()));
+    assert_eq!(fills.len(), 2, "one colour per file: {fills:?}");
+    for (file, fill) in [("a", &fills[0]), ("b", &fills[1])] {
+        let of_file = drawn.iter().filter(|(f, _)| f == fill);
+        assert!(
+            of_file
+                .clone()
+                .all(|(_, t)| t.ends_with(&format!("file: {file}"))),
+            "every point of {file} names it"
+        );
+        assert_eq!(of_file.count(), points);
+    }
+    let labels = texts(roofline);
+    for file in ["a", "b"] {
+        assert!(
+            labels
+                .iter()
+                .any(|t| t.starts_with(&format!("{file}: roof: "))),
+            "the legend names {file}'s roof: {labels:?}"
+        );
+    }
+    for kind in ["roofline sweep", "matmul f32"] {
+        assert!(labels.iter().any(|t| t == kind), "{kind} in {labels:?}");
+    }
+}
+
+/// The ok compute results of `doc`.
+fn ok_compute(doc: &RunDocument) -> usize {
+    doc.results
+        .iter()
+        .filter(|r| r.suite == "compute" && r.status == Status::Ok && r.summary.is_some())
+        .count()
+}
+
+#[test]
+fn the_compute_chart_groups_by_type_and_width_and_leaves_out_what_is_not_ok() {
+    let mut doc = recorded();
+    let skip = "adapter lacks SHADER_F16";
+    mark_not_ok(&mut doc, "compute/fma-peak/vec4-f16", Status::Skipped, skip);
+    let page = render(&[("lavapipe-quick", &doc)]);
+    let charts = svgs(&page);
+    let compute = one_chart_with(&charts, "Compute peak by type and width");
+    let labels = texts(compute);
+    let order: Vec<usize> = ["f32 scalar", "f32 vec4", "f16 scalar"]
+        .iter()
+        .map(|c| {
+            labels
+                .iter()
+                .position(|t| t == c)
+                .unwrap_or_else(|| panic!("{c} in {labels:?}"))
+        })
+        .collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "f32 first, scalar first"
+    );
+    assert!(
+        !labels.iter().any(|t| t == "f16 vec4"),
+        "no bar for a skipped peak"
+    );
+    let bars = marks(compute, "mark");
+    assert_eq!(bars.len(), ok_compute(&doc), "one bar per ok result");
+    assert!(
+        bars.iter()
+            .all(|(_, t)| !t.starts_with("compute/fma-peak/vec4-f16")),
+        "the skipped result is not drawn"
+    );
+    assert!(
+        page.contains(&format!(
+            "<li>skipped: {skip}: compute/fma-peak/vec4-f16</li>"
+        )),
+        "the skip is said in text"
+    );
+
+    let other = scaled(&doc, 0.5);
+    let page = render(&[("a", &doc), ("b", &other)]);
+    let compute = one_chart_with(&svgs(&page), "Compute peak by type and width").clone();
+    let bars = marks(&compute, "mark");
+    assert_eq!(bars.len(), 2 * ok_compute(&doc), "both files in one chart");
+    assert_eq!(distinct(bars.into_iter().map(|(f, _)| f)).len(), 2);
+    assert!(page.contains("<li>skipped: adapter lacks SHADER_F16: a: compute/fma-peak/vec4-f16, b: compute/fma-peak/vec4-f16</li>"));
+}
+
+#[test]
+fn matmul_charts_show_each_shape_and_leave_out_what_is_not_ok() {
+    let mut doc = recorded();
+    let failure = "verification failed: 3 of 16384 values outside tolerance";
+    mark_not_ok(&mut doc, "matmul/f32/128x128x128", Status::Failed, failure);
+    let page = render(&[("lavapipe-quick", &doc)]);
+    let charts = svgs(&page);
+    let f32 = one_chart_with(&charts, "Matmul f32 by shape (M x N x K)");
+    let labels = texts(f32);
+    let shapes: Vec<usize> = ["1x256x256", "8x256x256", "64x256x256", "256x256x256"]
+        .iter()
+        .map(|s| {
+            labels
+                .iter()
+                .position(|t| t == s)
+                .unwrap_or_else(|| panic!("{s} in {labels:?}"))
+        })
+        .collect();
+    assert!(
+        shapes.windows(2).all(|w| w[0] < w[1]),
+        "smallest shape first"
+    );
+    assert!(
+        !labels.iter().any(|t| t == "128x128x128"),
+        "no bar for a failure"
+    );
+    let bars = marks(f32, "mark");
+    assert_eq!(bars.len(), 4);
+    assert!(
+        bars.iter()
+            .all(|(_, t)| !t.starts_with("matmul/f32/128x128x128"))
+    );
+    assert!(page.contains(&format!(
+        "<li>failed: {failure}: matmul/f32/128x128x128</li>"
+    )));
+    one_chart_with(&charts, "Matmul f16 by shape (M x N x K)");
+
+    // A group with nothing ok draws no chart, only the reasons.
+    for r in doc
+        .results
+        .iter_mut()
+        .filter(|r| r.id.starts_with("matmul/f16/"))
+    {
+        r.status = Status::Skipped;
+        r.reason = Some("adapter lacks SHADER_F16".into());
+        r.summary = None;
+    }
+    let page = render(&[("lavapipe-quick", &doc)]);
+    assert!(charts_with(&svgs(&page), "Matmul f16 by shape (M x N x K)").is_empty());
+    assert!(page.contains("<h2>Matmul f16 by shape</h2>"));
+    assert!(page.contains("<li>skipped: adapter lacks SHADER_F16: matmul/f16/128x128x128,"));
+}
+
+/// The bins' sample counts, read from their tooltips (`a - b us: n of N samples`).
+fn bin_counts(svg: &str) -> Vec<u32> {
+    ["mark", "mark clipped"]
+        .iter()
+        .flat_map(|c| marks(svg, c))
+        .filter_map(|(_, t)| {
+            let after = t.split(" us: ").nth(1)?;
+            after.split(' ').next()?.parse().ok()
+        })
+        .collect()
+}
+
+#[test]
+fn one_outlier_does_not_squash_the_latency_histogram() {
+    // Two modes, 180 - 220 us and 380 - 420 us, and one 3,800 us stall.
+    let mut samples: Vec<f64> = (0..100).map(|i| 180.0 + 0.4 * f64::from(i)).collect();
+    samples.extend((0..99).map(|i| 380.0 + 0.4 * f64::from(i)));
+    samples.push(3800.0);
+    let svg = gpubench_report::html::charts::latency("t", &samples, &[("p50", 300.0)])
+        .expect("drawn")
+        .expect("a chart");
+    let counts = bin_counts(&svg);
+    assert_eq!(counts.iter().sum::<u32>(), 200, "every sample is counted");
+    let busiest = counts.iter().copied().max().unwrap_or(0);
+    assert!(busiest <= 180, "no bin holds over 90%: {counts:?}");
+    assert!(
+        counts.len() >= 8,
+        "the samples spread over bins: {counts:?}"
+    );
+    let clipped = marks(&svg, "mark clipped");
+    assert_eq!(clipped.len(), 1, "the end bin is marked");
+    assert!(
+        clipped[0]
+            .1
+            .contains("includes 1 sample beyond the axis, out to 3800 us"),
+        "{clipped:?}"
+    );
+    let labels = texts(&svg);
+    assert!(
+        labels
+            .iter()
+            .any(|t| t.starts_with("1 sample beyond the axis")),
+        "the legend counts the clipped sample: {labels:?}"
+    );
+    let ticks: Vec<f64> = labels.iter().filter_map(|t| t.parse().ok()).collect();
+    assert!(
+        ticks.iter().all(|v| *v < 1000.0),
+        "the axis stops short of the stall: {ticks:?}"
+    );
+    let root = parse(&svg);
+    let label = root
+        .root_element()
+        .attribute("aria-label")
+        .unwrap_or_default();
+    assert!(label.contains("1 sample beyond it"), "{label}");
+}
+
+/// The root `<svg>` is scalable and labelled: a viewBox, no fixed size, role="img", an
+/// aria-label, a `<title>` and a `<desc>`; and its text is at least 12 px where drawn.
+fn assert_accessible(svg: &str) {
+    let doc = parse(svg);
+    let root = doc.root_element();
+    assert_eq!(root.attribute("role"), Some("img"));
+    let label = root.attribute("aria-label").unwrap_or_default();
+    assert!(label.len() > 20, "a text alternative: {label:?}");
+    let view = root.attribute("viewBox").unwrap_or_default();
+    assert_eq!(view.split(' ').count(), 4, "a viewBox: {view:?}");
+    assert!(
+        root.attribute("width").is_none() && root.attribute("height").is_none(),
+        "no fixed pixel size"
+    );
+    for tag in ["title", "desc"] {
+        let child = root.children().find(|c| c.has_tag_name(tag));
+        assert!(
+            child.and_then(|c| c.text()).is_some_and(|t| !t.is_empty()),
+            "a <{tag}>"
+        );
+    }
+    for n in doc.descendants().filter(|n| n.has_tag_name("text")) {
+        let size: f64 = n
+            .attribute("font-size")
+            .and_then(|s| s.trim_end_matches("px").parse().ok())
+            .unwrap_or(0.0);
+        assert!(
+            size >= 12.0,
+            "text {:?} at {size} px",
+            n.text().unwrap_or_default()
+        );
+    }
+}
+
+#[test]
+fn every_chart_scales_with_the_page_and_has_a_text_alternative() {
+    let doc = recorded();
+    let one = render(&[("lavapipe-quick", &doc)]);
+    let two = render(&[("a", &doc), ("b", &scaled(&doc, 0.9))]);
+    for page in [&one, &two] {
+        assert!(
+            page.contains(
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            )
+        );
+        let charts = svgs(page);
+        assert!(charts.len() > 6, "the page has its charts");
+        for svg in &charts {
+            assert_accessible(svg);
+        }
+    }
+    let roofline = one_chart_with(&svgs(&one), "Roofline").clone();
+    let label = parse(&roofline)
+        .root_element()
+        .attribute("aria-label")
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        label.starts_with("Roofline chart") && label.contains("GFLOP/s"),
+        "{label}"
+    );
+}
