@@ -1,17 +1,24 @@
-//! Records the git commit the binary is built from (when built inside a git checkout).
+//! Build information for `--version` and the results file, through vergen: the commit (short
+//! SHA), whether the tree had uncommitted changes, the commit date, the rustc and the target.
+//! vergen asks cargo to rebuild when the checked-out commit or the index moves, so a binary
+//! never reports a commit it was not built from. Outside a git checkout (a source archive, an
+//! image built without `.git`) the git fields are empty unless `VERGEN_GIT_SHA` is set in the
+//! build's environment (the Dockerfile passes it as a build argument).
 
-fn main() {
-    let commit = std::process::Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_string())
-        .unwrap_or_default();
-    println!("cargo:rustc-env=GPUBENCH_GIT_COMMIT={commit}");
-    let head = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.git/HEAD");
-    if head.exists() {
-        println!("cargo:rerun-if-changed={}", head.display());
-    }
+use vergen_gitcl::{Cargo, Emitter, Gitcl, Rustc};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let cargo = Cargo::builder().target_triple(true).opt_level(true).build();
+    let rustc = Rustc::builder().semver(true).build();
+    let git = Gitcl::builder()
+        .sha(true)
+        .dirty(false)
+        .commit_date(true)
+        .build();
+    Emitter::default()
+        .add_instructions(&cargo)?
+        .add_instructions(&rustc)?
+        .add_instructions(&git)?
+        .emit()?;
+    Ok(())
 }

@@ -227,8 +227,14 @@ impl Comparison {
     /// Whether the comparison should fail a gate (exit 3): a status change to worse always does;
     /// a timing regression does unless the comparison is report-only.
     pub fn fails_gate(&self) -> bool {
+        self.gating().next().is_some()
+    }
+
+    /// The regressions that fail the gate: every status change to worse, and timing
+    /// regressions unless the comparison is report-only.
+    pub fn gating(&self) -> impl Iterator<Item = &PairComparison> {
         self.regressions()
-            .any(|p| p.verdict == Verdict::StatusChanged || !self.report_only)
+            .filter(|p| p.verdict == Verdict::StatusChanged || !self.report_only)
     }
 
     /// How many pairs have each verdict, in a stable order.
@@ -265,6 +271,7 @@ pub fn compare(
     let bootstrap_resamples = resamples_within_budget(base, &new_by_id);
     let band_options = BandOptions {
         software,
+        same_device: same_device(base, new),
         noise: options.noise,
         resamples: bootstrap_resamples,
     };
@@ -330,9 +337,33 @@ fn resamples_within_budget(base: &RunDocument, new_by_id: &BTreeMap<&str, &Bench
 #[derive(Debug, Clone, Copy)]
 struct BandOptions {
     software: bool,
+    /// Both runs are of the same kind of device (PCI vendor and device id, backend), though
+    /// not the same machine: a newer driver, another host CPU under a software adapter.
+    same_device: bool,
     noise: Option<f64>,
     /// Bootstrap resamples per interval ([`resamples_within_budget`]).
     resamples: usize,
+}
+
+/// Whether a status change fails the gate. On one machine, any loss does (ok -> failed, ok ->
+/// skipped, skipped -> failed). Across machines, a new failure always does (a wrong answer is
+/// wrong on every adapter), and ok -> skipped does where both are the same kind of device (a CI
+/// runner with another driver or host CPU that lost a feature); between different cards a
+/// skipped result is a fact about the cards.
+fn status_regressed(base: Status, new: Status, mode: Mode, same_device: bool) -> bool {
+    match mode {
+        Mode::SameMachine => status_got_worse(base, new),
+        Mode::CrossMachine => {
+            (new == Status::Failed && base != Status::Failed)
+                || (same_device && status_got_worse(base, new))
+        }
+    }
+}
+
+/// Both runs' adapters are the same kind of device: PCI vendor and device id, and backend.
+fn same_device(base: &RunDocument, new: &RunDocument) -> bool {
+    let (b, n) = (&base.machine.adapter, &new.machine.adapter);
+    b.vendor_id == n.vendor_id && b.device_id == n.device_id && b.backend == n.backend
 }
 
 /// A result present in one run only: `new` is `Some` when it is the new run's.
@@ -390,8 +421,7 @@ fn judge_pair(
             base.status.as_str(),
             new.status.as_str()
         ));
-        // Across machines a status difference is a fact about the adapters, not a regression.
-        pair.regression = mode == Mode::SameMachine && status_got_worse(base.status, new.status);
+        pair.regression = status_regressed(base.status, new.status, mode, band.same_device);
         return pair;
     }
     if base.status != Status::Ok {
@@ -686,6 +716,8 @@ mod tests {
         let mut other = scaled(&base, 0.5);
         other.machine.fingerprint = "vulkan-1002-73bf-amd-test".to_string();
         other.machine.adapter.name = "AMD Test".to_string();
+        other.machine.adapter.vendor_id = 0x1002;
+        other.machine.adapter.device_id = 0x73bf;
         other.results[0].status = Status::Skipped;
         let cmp = compare("a", &base, "b", &other, &CompareOptions::default());
         assert_eq!(cmp.mode, Mode::CrossMachine);
@@ -696,7 +728,30 @@ mod tests {
                 .skip(1)
                 .all(|p| p.verdict == Verdict::RatioOnly && p.ratio.is_some())
         );
-        assert!(!cmp.fails_gate());
+        assert!(!cmp.fails_gate(), "another card skipping a result is a fact about it");
+    }
+
+    #[test]
+    fn across_machines_a_new_failure_always_gates_and_a_skip_gates_on_the_same_device() {
+        let base = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
+        // The same software adapter on a runner with another Mesa: another fingerprint.
+        let mut runner = scaled(&base, 2.2);
+        runner.machine.fingerprint = "vulkan-10005-0000-llvmpipe-llvm-19".to_string();
+        runner.results[0].status = Status::Skipped;
+        let cmp = compare("a", &base, "b", &runner, &CompareOptions::default());
+        assert_eq!(cmp.mode, Mode::CrossMachine);
+        assert_eq!(cmp.gating().count(), 1, "ok -> skipped on the same device gates");
+        assert!(cmp.pairs.iter().skip(1).all(|p| !p.regression), "2.2x slower: ratio only");
+
+        let mut other_card = scaled(&base, 1.0);
+        other_card.machine.fingerprint = "vulkan-10de-2335-nvidia".to_string();
+        other_card.machine.adapter.vendor_id = 0x10de;
+        other_card.results[0].status = Status::Failed;
+        let cmp = compare("a", &base, "b", &other_card, &CompareOptions::default());
+        assert_eq!(cmp.gating().count(), 1, "a wrong answer fails on any adapter");
+        other_card.results[0].status = Status::Skipped;
+        let cmp = compare("a", &base, "b", &other_card, &CompareOptions::default());
+        assert!(!cmp.fails_gate(), "another card's skip does not gate");
     }
 
     proptest! {

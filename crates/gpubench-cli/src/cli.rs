@@ -12,7 +12,8 @@ use crate::values::{FaultArg, ProfileArg, ShaderChecksArg, matmul_variant_parser
 #[derive(Debug, Parser)]
 #[command(
     name = "gpubench",
-    version,
+    version = crate::build_info::short(),
+    long_version = crate::build_info::long(),
     propagate_version = true,
     after_help = crate::exit::help_table()
 )]
@@ -46,6 +47,28 @@ pub enum Command {
     /// show its statistics: registers, spills, workgroup memory, occupancy. With --isa, Mesa's
     /// RADV compiles for that AMD GPU family on null hardware: no GPU needed, nothing is run.
     Kernels(KernelsArgs),
+    /// Print a shell completion script on stdout, e.g. `gpubench completions bash >
+    /// /usr/share/bash-completion/completions/gpubench`.
+    Completions(CompletionsArgs),
+    /// Render saved result files again, in any format (the way to read an old file in the
+    /// terminal, or to convert it: `show run.json --format md`).
+    Show(ShowArgs),
+    /// Write man pages (gpubench.1 and one per subcommand) into a directory.
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Where to write the pages (created when missing), e.g. /usr/local/share/man/man1.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -265,6 +288,8 @@ pub struct RunArgs {
     pub inject_fault: Vec<FaultArg>,
     #[command(flatten)]
     pub baseline: BaselineArgs,
+    #[command(flatten)]
+    pub exports: ExportArgs,
 }
 
 /// Baseline handling of `run`.
@@ -280,16 +305,16 @@ pub struct BaselineArgs {
     /// Compare against this result file instead of the adapter's stored baseline.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
-    /// Record this run as the adapter's baseline (refused when a result failed or the run was
-    /// interrupted).
+    /// Record this run as the adapter's baseline (refused when a result failed, the run was
+    /// interrupted, or its own noise was over the noise band).
     #[arg(long)]
     pub save_baseline: bool,
+    /// With --save-baseline: record it even when the run's own noise was over the noise band
+    /// (said as a warning).
+    #[arg(long, requires = "save_baseline")]
+    pub force: bool,
     #[command(flatten)]
     pub gate: GateArgs,
-    /// Also write the github-action-benchmark custom JSON here (smaller-is-better results go to
-    /// `<stem>-smaller.json` beside it).
-    #[arg(long, value_name = "FILE")]
-    pub export_gab: Option<PathBuf>,
 }
 
 impl BaselineArgs {
@@ -334,9 +359,55 @@ pub struct CompareArgs {
     pub format: Format,
     #[command(flatten)]
     pub gate: GateArgs,
-    /// Also write the last file's results as github-action-benchmark custom JSON.
+    #[command(flatten)]
+    pub exports: ExportArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Result files or directories of them, rendered one after another (CSV: one table, JSON:
+    /// one array); a directory gives the newest run of each machine and adapter below it.
+    #[arg(required = true, num_args = 1.., value_name = "FILE|DIR")]
+    pub files: Vec<PathBuf>,
+    /// Every run found in a directory, not only the newest of each machine and adapter.
+    #[arg(long)]
+    pub all_runs: bool,
+    /// Output format on stdout.
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
+    /// List every warning under the table, not one line per kind.
+    #[arg(long)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub exports: ExportArgs,
+}
+
+/// Files written besides stdout: any number of `--export-*` at once, each repeatable, each
+/// holding what `--format` of that name would print.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExportArgs {
+    /// Also write JSON here (the results document; a comparison's full structure).
     #[arg(long, value_name = "FILE")]
-    pub export_gab: Option<PathBuf>,
+    pub export_json: Vec<PathBuf>,
+    /// Also write CSV here (one row per result, with adapter, host and time columns).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Vec<PathBuf>,
+    /// Also write GitHub-flavoured Markdown here (for job summaries and PR comments).
+    #[arg(long, value_name = "FILE")]
+    pub export_md: Vec<PathBuf>,
+    /// Also write Bencher Metric Format here (for `bencher run --file`).
+    #[arg(long, value_name = "FILE")]
+    pub export_bmf: Vec<PathBuf>,
+    /// Also write github-action-benchmark custom JSON here (bigger-is-better results;
+    /// smaller-is-better ones go to `<stem>-smaller.json` beside it). Of `compare`: the last
+    /// file's results.
+    #[arg(long, value_name = "FILE")]
+    pub export_gab: Vec<PathBuf>,
+    /// Prefix every benchmark name in the BMF and github-action-benchmark exports with the
+    /// adapter (`nvidia-h200/stream/copy/...`), so several machines' entries can share one
+    /// dashboard without colliding.
+    #[arg(long)]
+    pub export_adapter_names: bool,
 }
 
 /// A noise band in percent (`5` or `5%`), returned as a fraction.

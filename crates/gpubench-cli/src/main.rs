@@ -14,6 +14,7 @@ macro_rules! note {
 }
 
 mod baseline_dir;
+mod build_info;
 mod cli;
 mod cmd;
 mod exit;
@@ -43,6 +44,9 @@ fn main() -> ExitCode {
         cli::Command::Compare(compare) => cmd::compare::run(&compare),
         cli::Command::Doctor(doctor) => cmd::doctor::run(&doctor),
         cli::Command::Kernels(kernels) => cmd::kernels::run(&kernels),
+        cli::Command::Show(show) => cmd::show::run(&show),
+        cli::Command::Completions(shell) => cmd::shell_files::completions(&shell),
+        cli::Command::Man(man) => cmd::shell_files::man_pages(&man),
     };
     match outcome {
         Ok(code) => code.into(),

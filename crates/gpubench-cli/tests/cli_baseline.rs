@@ -27,7 +27,8 @@ fn save_then_compare_and_never_record_a_failed_run() {
     let out = quick_run(
         &dir.path().join("second.json"),
         &baselines,
-        &["--save-baseline"],
+        // --force: a shared host's noise must not decide whether this test records one.
+        &["--save-baseline", "--force"],
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("baseline recorded"));
@@ -78,7 +79,7 @@ fn outside_a_checkout_baselines_live_in_the_user_data_directory() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let looked = format!("looked for {}", stored.display());
     assert!(text(&out.stderr).contains(&looked), "{}", text(&out.stderr));
-    let out = run("second.json", &["--save-baseline"]);
+    let out = run("second.json", &["--save-baseline", "--force"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let saved = std::fs::read_dir(&stored).expect("created").count();
     assert_eq!(saved, 1);

@@ -255,3 +255,60 @@ fn a_piped_run_prints_a_line_per_finished_benchmark_and_off_prints_none() {
     let (quiet, _) = piped_launch_run("off");
     assert!(!quiet.lines().any(|l| l.starts_with('[')), "{quiet}");
 }
+
+#[test]
+fn a_run_writes_every_export_in_one_pass_and_each_matches_its_format() {
+    let Some(dir) = common::vulkan_temp_dir() else {
+        return;
+    };
+    let path = |name: &str| dir.path().join(name);
+    let (out, json, csv, md) = (path("r.json"), path("e.json"), path("e.csv"), path("e.md"));
+    let output = gpubench_command()
+        .args([
+            "run",
+            "--suite",
+            "launch",
+            "--profile",
+            "quick",
+            "--backend",
+            "vulkan",
+        ])
+        .args([
+            "--noise-check",
+            "off",
+            "--telemetry",
+            "off",
+            "--format",
+            "csv",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .arg("--export-json")
+        .arg(&json)
+        .arg("--export-csv")
+        .arg(&csv)
+        .arg("--export-md")
+        .arg(&md)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        read_doc(&json),
+        read_doc(&out),
+        "--export-json is the results document"
+    );
+    let csv = std::fs::read_to_string(&csv).expect("csv export");
+    assert_eq!(
+        csv,
+        text(&output.stdout),
+        "--export-csv is what --format csv prints"
+    );
+    let adapter = read_doc(&out)["machine"]["adapter"]["name"].clone();
+    let adapter = adapter.as_str().expect("adapter name");
+    assert!(
+        csv.lines().skip(1).all(|row| row.contains(adapter)),
+        "{csv}"
+    );
+    let md = std::fs::read_to_string(&md).expect("md export");
+    assert!(md.contains("| ") && md.contains("launch"), "{md}");
+}

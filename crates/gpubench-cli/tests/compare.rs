@@ -65,8 +65,14 @@ fn thirty_percent_slower_fails_and_one_percent_passes() {
     let out = run(&["compare", s(&base), s(&same)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
+    // The summary line comes first and counts; no row below it regressed.
     assert!(
-        stdout.contains("unchanged") && !stdout.contains("regressed"),
+        stdout.starts_with("verdicts: 0 regressed, 0 improved, 2 unchanged"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("exit 0: nothing regressed")
+            && !stdout.lines().skip(1).any(|l| l.contains("regressed")),
         "{stdout}"
     );
 

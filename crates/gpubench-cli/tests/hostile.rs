@@ -440,6 +440,7 @@ fn a_run_with_a_closed_stdout_still_writes_every_file() {
         "--baseline-dir",
         s(&bl),
         "--save-baseline",
+        "--force",
     ];
     // Stderr closed as well (`2>&1 | head`): its messages must not stop the work either.
     let output = quick_stream_command(&out, "64KiB", &flags)
@@ -462,7 +463,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
     let first = quick_stream_run(
         &dir.path().join("first.json"),
         "64KiB",
-        &["--baseline-dir", s(&bl), "--save-baseline"],
+        &["--baseline-dir", s(&bl), "--save-baseline", "--force"],
     );
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let stored = std::fs::read_dir(&bl)
@@ -503,7 +504,7 @@ fn a_signal_while_stdout_is_blocked_means_no_baseline() {
     let mut filler = writer.try_clone().expect("clone");
     std::thread::spawn(move || filler.write_all(&vec![b'x'; 16 << 20]));
     std::thread::sleep(Duration::from_millis(300));
-    let saving = ["--baseline-dir", s(&bl), "--save-baseline"];
+    let saving = ["--baseline-dir", s(&bl), "--save-baseline", "--force"];
     let child = quick_stream_command(&out, "64KiB", &saving)
         .stdout(writer.try_clone().expect("clone"))
         .stderr(Stdio::piped())

@@ -50,6 +50,12 @@ fn finish(out: Map<String, Value>) -> Result<String, ReportError> {
 
 /// The run in this format.
 pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
+    render_run_named(doc, None)
+}
+
+/// The run in this format, every benchmark named `PREFIX/id` when a prefix is given (several
+/// machines' runs in one Bencher project, see [`crate::adapter_prefix`]).
+pub fn render_run_named(doc: &RunDocument, prefix: Option<&str>) -> Result<String, ReportError> {
     let mut out = Map::new();
     for r in &doc.results {
         let Some(s) = measured(r) else {
@@ -62,7 +68,7 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         };
         insert(
             &mut out,
-            &r.id,
+            &crate::prefixed(prefix, &r.id),
             &bencher_measure(r.metric.name(), &r.unit),
             metric,
         )?;

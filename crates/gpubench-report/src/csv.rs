@@ -1,6 +1,8 @@
 //! CSV: one line per result (or per compared pair, or per benchmark across runs), numbers at full
 //! precision for spreadsheets and scripts. Cells of skipped and failed results stay empty where
-//! a number would be; the status and reason columns say why.
+//! a number would be; the status and reason columns say why. A run's rows carry its adapter,
+//! driver, host and start time, so files from several machines can be concatenated and still
+//! told apart.
 
 use gpubench_baseline::{Comparison, CrossCell, CrossTable};
 use gpubench_results::{RunDocument, Status};
@@ -30,7 +32,13 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         "n",
         "timing",
         "reason",
+        "adapter",
+        "backend",
+        "driver",
+        "host",
+        "run_started",
     ]);
+    let adapter = &doc.machine.adapter;
     for r in &doc.results {
         let s = r.summary.as_ref().filter(|_| r.status == Status::Ok);
         let num = |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.map(f));
@@ -52,6 +60,13 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
             s.map_or(String::new(), |s| s.n.to_string()),
             r.timing.map_or("", |t| t.as_str()).to_string(),
             r.reason.clone().unwrap_or_default(),
+            adapter.name.clone(),
+            adapter.backend.clone(),
+            format!("{} {}", adapter.driver, adapter.driver_info)
+                .trim()
+                .to_string(),
+            doc.machine.hostname.clone().unwrap_or_default(),
+            doc.started_at.clone(),
         ]);
     }
     Ok(printable(&grid.to_csv()))

@@ -51,6 +51,13 @@ pub struct GabExport {
 /// Splits the measured results of `doc` into the two custom formats, each headed by its
 /// run-level count.
 pub fn gab_export(doc: &RunDocument) -> Result<GabExport, ReportError> {
+    gab_export_named(doc, None)
+}
+
+/// [`gab_export`] with every name, the run-level counts' too, as `PREFIX/name` when a prefix
+/// is given, so several machines' entries can share one dashboard (see
+/// [`crate::adapter_prefix`]).
+pub fn gab_export_named(doc: &RunDocument, prefix: Option<&str>) -> Result<GabExport, ReportError> {
     let verified = doc
         .results
         .iter()
@@ -63,17 +70,18 @@ pub fn gab_export(doc: &RunDocument) -> Result<GabExport, ReportError> {
         .count();
     let mut bigger = vec![run_count(
         doc,
+        prefix,
         "verified-results",
         verified,
         "ok and verified",
     )];
-    let mut smaller = vec![run_count(doc, "failed-results", failed, "failed")];
+    let mut smaller = vec![run_count(doc, prefix, "failed-results", failed, "failed")];
     for r in &doc.results {
         let Some(s) = measured(r) else {
             continue;
         };
         let entry = Entry {
-            name: r.id.clone(),
+            name: crate::prefixed(prefix, &r.id),
             unit: r.unit.clone(),
             value: s.median,
             range: format!("±{}", sig3((s.ci_high - s.ci_low).abs() / 2.0)),
@@ -98,9 +106,15 @@ pub fn gab_export(doc: &RunDocument) -> Result<GabExport, ReportError> {
 }
 
 /// A run-level count: a fact of the run, not a timing, so it has no range.
-fn run_count(doc: &RunDocument, name: &str, count: usize, what: &str) -> Entry {
+fn run_count(
+    doc: &RunDocument,
+    prefix: Option<&str>,
+    name: &str,
+    count: usize,
+    what: &str,
+) -> Entry {
     Entry {
-        name: format!("gpubench/run/{name}"),
+        name: crate::prefixed(prefix, &format!("gpubench/run/{name}")),
         unit: "results".to_string(),
         value: count as f64,
         range: String::new(),

@@ -126,6 +126,25 @@ impl Format {
     }
 }
 
+/// The prefix that tells one machine's exported benchmarks from another's: the adapter's name
+/// as a slug, with the host's when the file records one (`gpu-node-3/nvidia-h200`): a fleet of
+/// identical cards is told apart by host, one machine's several cards by adapter.
+pub fn adapter_prefix(doc: &RunDocument) -> String {
+    let adapter = gpubench_results::schema::slug(&doc.machine.adapter.name);
+    match doc.machine.hostname.as_deref() {
+        Some(host) => format!("{}/{adapter}", gpubench_results::schema::slug(host)),
+        None => adapter,
+    }
+}
+
+/// `name`, under `prefix` when there is one.
+fn prefixed(prefix: Option<&str>, name: &str) -> String {
+    match prefix {
+        Some(prefix) => format!("{prefix}/{name}"),
+        None => name.to_string(),
+    }
+}
+
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

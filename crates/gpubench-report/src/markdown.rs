@@ -23,10 +23,7 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         out.push_str(&suite.grid.to_markdown());
     }
     if !text.notes.is_empty() {
-        out.push('\n');
-        for note in &text.notes {
-            out.push_str(&format!("- {}\n", md(note)));
-        }
+        out.push_str(&warnings_block(&text.notes));
     }
     out.push('\n');
     for line in &text.legend {
@@ -34,6 +31,26 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
     }
     Ok(printable(&out))
 }
+
+/// The run's warnings, folded into one `<details>` block when there are more than a few, so a
+/// pull-request comment shows the tables and the comparison first; a blank line after
+/// `<summary>` lets GitHub render the list inside as Markdown.
+fn warnings_block(notes: &[String]) -> String {
+    let list: String = notes
+        .iter()
+        .map(|note| format!("- {}\n", markdown_text(note)))
+        .collect();
+    if notes.len() <= FOLDED_WARNINGS {
+        return format!("\n{list}");
+    }
+    format!(
+        "\n<details>\n<summary>{} warnings (every one is also in the results file)</summary>\n\n{list}\n</details>\n",
+        notes.len()
+    )
+}
+
+/// More warnings than this are folded away.
+const FOLDED_WARNINGS: usize = 3;
 
 /// A comparison in this format.
 pub fn render_comparison(comparison: &Comparison) -> Result<String, ReportError> {
@@ -65,4 +82,23 @@ fn render_text(title: &str, text: &ComparisonText) -> String {
     out.truncate(out.trim_end().len());
     out.push('\n');
     printable(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_few_warnings_stay_a_list_and_many_fold_into_details() {
+        let notes = |n: usize| (0..n).map(|i| format!("warning {i}")).collect::<Vec<_>>();
+        let few = warnings_block(&notes(FOLDED_WARNINGS));
+        assert!(
+            !few.contains("<details>") && few.contains("- warning 0\n"),
+            "{few}"
+        );
+        let many = warnings_block(&notes(22));
+        assert!(many.contains("<details>\n<summary>22 warnings"), "{many}");
+        assert!(many.contains("</summary>\n\n- warning 0\n"), "{many}");
+        assert!(many.trim_end().ends_with("</details>"), "{many}");
+    }
 }

@@ -35,15 +35,12 @@ pub fn os_description() -> String {
     }
 }
 
-/// The host's name: the kernel's on Linux, else `HOSTNAME`/`COMPUTERNAME`; `None` when unknown.
-/// It tells apart machines of one model in a fleet (eight identical nodes are eight machines).
+/// The host's name, from the operating system (gethostname(2), GetComputerNameExW on Windows),
+/// so it is found on every platform whatever the shell exports; `None` when unknown. It tells
+/// apart machines of one model in a fleet (eight identical nodes are eight machines).
 pub fn hostname() -> Option<String> {
-    system_file("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .or_else(|| std::env::var("COMPUTERNAME").ok())
-        .map(|name| name.trim().to_string())
-        .filter(|name| !name.is_empty())
+    let name = gethostname::gethostname();
+    Some(name.to_string_lossy().trim().to_string()).filter(|name| !name.is_empty())
 }
 
 /// Logical CPUs available to this process.

@@ -75,7 +75,8 @@ pub struct ToolInfo {
     pub name: String,
     /// Crate version.
     pub version: String,
-    /// Git commit the binary was built from, when known.
+    /// Git commit the binary was built from (short SHA, `-dirty` when tracked files had
+    /// uncommitted changes), when known.
     #[serde(default)]
     pub git_commit: Option<String>,
 }

@@ -1,16 +1,14 @@
 //! What `run` and `compare` share about baselines and verdicts: comparing, printing the
-//! verdicts, deciding the exit code, recording a baseline, and the github-action-benchmark
-//! export. Kept out of `run.rs` so the run loop stays about running.
+//! verdicts, deciding the exit code, recording a baseline. Kept out of `run.rs` so the run loop stays about running.
 
 use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use gpubench_baseline::{BaselineStore, CompareOptions, Comparison, compare};
+use gpubench_baseline::{BaselineStore, CompareOptions, Comparison, Mode, Verdict, compare};
 use gpubench_harness::RunDocument;
-use gpubench_report::gab::{companion_path, gab_export};
-use gpubench_results::results_file::{load_document, write_atomic};
+use gpubench_results::results_file::load_document;
 
 use crate::cli::{BaselineArgs, GateArgs};
 use crate::exit::Exit;
@@ -54,21 +52,13 @@ fn check_unique_ids(path: &Path, doc: RunDocument) -> anyhow::Result<RunDocument
     Ok(doc)
 }
 
-/// Adds `--export-gab`'s file and its smaller-is-better companion to a command's outputs.
-pub fn add_export_outputs(files: &mut Files, export: Option<&PathBuf>) -> anyhow::Result<()> {
-    if let Some(path) = export {
-        files.output("--export-gab", path)?;
-        files.output("--export-gab's companion", &companion_path(path))?;
-    }
-    Ok(())
-}
-
-/// Exit 3 when the comparison fails the gate and the flags allow failing.
+/// Exit 3 when the comparison fails the gate and the flags allow failing; the failing ids (and
+/// only those: never a report-only one) are said on stderr.
 pub fn gate_exit(cmp: &Comparison, gate: &GateArgs) -> Exit {
     if gate.no_fail || !cmp.fails_gate() {
         return Exit::Success;
     }
-    let ids: Vec<&str> = cmp.regressions().map(|p| p.id.as_str()).collect();
+    let ids: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
     note!(
         "regression against {}: {} (use --no-fail to report without failing)",
         cmp.base.label,
@@ -77,19 +67,66 @@ pub fn gate_exit(cmp: &Comparison, gate: &GateArgs) -> Exit {
     Exit::Regression
 }
 
-/// Writes the github-action-benchmark export of `doc` to `path` and its smaller-is-better
-/// companion beside it: both always, neither empty.
-pub fn write_gab(path: &Path, doc: &RunDocument) -> anyhow::Result<()> {
-    let export = gab_export(doc)?;
-    let companion = companion_path(path);
-    write_atomic(path, export.bigger_is_better.as_bytes())?;
-    write_atomic(&companion, export.smaller_is_better.as_bytes())?;
-    note!(
-        "github-action-benchmark export written to {} and {}",
-        path.display(),
-        companion.display()
+/// One line, printed before anything else of a comparison: how many pairs got each verdict,
+/// and why the exit code is what it is.
+pub fn verdict_summary(cmp: &Comparison, gate: &GateArgs) -> String {
+    let counts = cmp.counts();
+    let mut parts: Vec<String> = ["regressed", "improved", "unchanged", "inconclusive"]
+        .iter()
+        .map(|verdict| format!("{} {verdict}", counts.get(verdict).copied().unwrap_or(0)))
+        .collect();
+    parts.extend(
+        counts
+            .iter()
+            .filter(|(verdict, _)| {
+                !["regressed", "improved", "unchanged", "inconclusive"].contains(verdict)
+            })
+            .map(|(verdict, n)| format!("{n} {verdict}")),
     );
-    Ok(())
+    format!("verdicts: {}; {}", parts.join(", "), exit_reason(cmp, gate))
+}
+
+/// Why a comparison exits as it does, in words.
+fn exit_reason(cmp: &Comparison, gate: &GateArgs) -> String {
+    let gating: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
+    let timing = cmp
+        .regressions()
+        .filter(|p| p.verdict == Verdict::Regressed)
+        .count();
+    if !gating.is_empty() {
+        let listed = listed_ids(&gating);
+        return match gate.no_fail {
+            true => format!("exit 0 because of --no-fail (else 3: {listed})"),
+            false => format!("exit 3: {listed}"),
+        };
+    }
+    if timing > 0 && cmp.report_only {
+        let why = if cmp.differences.iter().any(|d| d.field == "build") {
+            "the two runs are builds of different profiles"
+        } else {
+            "timings on a software adapter only report (--strict gives them full weight)"
+        };
+        return format!("exit 0: {timing} timing regressions do not fail the gate: {why}");
+    }
+    if cmp.mode == Mode::CrossMachine {
+        return "exit 0: different adapters, so timings are ratios only (a new failure, or a lost result on the same kind of device, would exit 3)".to_string();
+    }
+    "exit 0: nothing regressed".to_string()
+}
+
+/// The first few ids, and how many more.
+fn listed_ids(ids: &[&str]) -> String {
+    const SHOWN: usize = 3;
+    let mut text = ids[..ids.len().min(SHOWN)].join(", ");
+    if ids.len() > SHOWN {
+        text.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    }
+    let what = if ids.len() == 1 {
+        "regression"
+    } else {
+        "regressions"
+    };
+    format!("{} {what} ({text})", ids.len())
 }
 
 /// The `--baseline FILE` of `run`, loaded before anything runs so a bad file fails fast.
@@ -136,17 +173,15 @@ impl BaselinePlan {
     }
 }
 
-/// After a completed run: compare with the baseline and say how `run` exits on the verdicts
-/// (3 only with --strict on a software adapter, unless --no-fail). The verdicts go to `stdout`
-/// in a text format, else to stderr so machine-readable stdout stays one document.
+/// After a completed run: the comparison with the baseline (`None` when there is none, said
+/// on stderr), to be printed with the run and gated by [`gate_exit`] (3 only with --strict on a
+/// software adapter, unless --no-fail).
 pub fn after_run(
     plan: &BaselinePlan,
     args: &BaselineArgs,
     doc: &RunDocument,
     doc_path: &Path,
-    format: Format,
-    stdout: &mut String,
-) -> anyhow::Result<Exit> {
+) -> Option<Comparison> {
     let Some((label, base)) = &plan.baseline else {
         if !args.save_baseline {
             note!(
@@ -154,7 +189,7 @@ pub fn after_run(
                 plan.stored_path.display()
             );
         }
-        return Ok(Exit::Success);
+        return None;
     };
     let new_label = format!("this run ({})", doc_path.display());
     // A run of some suites is compared with those suites of the baseline only: the others were
@@ -162,26 +197,83 @@ pub fn after_run(
     let mut base = base.clone();
     base.results
         .retain(|r| doc.config.suites.contains(&r.suite));
-    let cmp = compare(label, &base, &new_label, doc, &options(&args.gate));
-    let text_format = matches!(format, Format::Table | Format::Markdown);
-    let shown = if text_format { format } else { Format::Table };
-    let text = shown.render_comparison(&cmp, &TableStyle::for_stdout(false))?;
-    if text_format {
-        stdout.push_str(&format!("\n{text}\n"));
-    } else {
-        note!("\n{text}");
-    }
-    // The same gate as `compare`: regressions fail (exit 3) unless --no-fail; on a software
-    // adapter only status changes do, unless --strict.
-    Ok(gate_exit(&cmp, &args.gate))
+    Some(compare(label, &base, &new_label, doc, &options(&args.gate)))
+}
+
+/// The run in `format`; in the text formats (table, Markdown) headed by the verdict summary
+/// line and followed by the verdicts. The machine-readable formats hold the run alone, one
+/// document.
+pub fn run_with_verdicts(
+    format: Format,
+    doc: &RunDocument,
+    verdicts: Option<(&Comparison, &str)>,
+    style: &TableStyle,
+) -> anyhow::Result<String> {
+    let run = format.render_run(doc, style)?;
+    let Some((cmp, summary)) = verdicts.filter(|_| is_text(format)) else {
+        return Ok(run);
+    };
+    let comparison = format.render_comparison(cmp, style)?;
+    Ok(match format {
+        Format::Markdown => format!("**{summary}**\n\n{run}\n{comparison}\n"),
+        _ => format!("{summary}\n\n{run}\n{comparison}\n"),
+    })
+}
+
+/// Whether `format` is read by people (verdicts go with the run there).
+pub fn is_text(format: Format) -> bool {
+    matches!(format, Format::Table | Format::Markdown)
 }
 
 /// Records the run as the adapter's baseline when `--save-baseline` asked for it.
 pub fn record(plan: &BaselinePlan, args: &BaselineArgs, doc: &RunDocument) -> anyhow::Result<()> {
-    if args.save_baseline {
-        save_baseline(&plan.store, doc)?;
+    if !args.save_baseline {
+        return Ok(());
     }
-    Ok(())
+    // A failed or interrupted run is refused by the store, whatever its noise.
+    let recordable = !doc.has_failures() && doc.complete;
+    if let Some(problem) = too_noisy(doc, args.gate.noise).filter(|_| recordable) {
+        if !args.force {
+            return Err(TooNoisy(problem).into());
+        }
+        note!("warning: recording the baseline anyway (--force): {problem}");
+    }
+    save_baseline(&plan.store, doc)
+}
+
+/// A baseline refused because its own run was noisier than the band its verdicts will use.
+#[derive(Debug)]
+pub struct TooNoisy(pub String);
+
+impl std::fmt::Display for TooNoisy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "not recording a baseline: {}; rerun when the machine is quiet, or record it anyway with --force",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for TooNoisy {}
+
+/// Why `doc` would make a poor baseline: its own noise level (the reference kernel's drift and
+/// spread, see `--noise-check`) is wider than the noise band of the rates it will judge, so
+/// verdicts against it would mostly be noise. `None` when it is within the band or unmeasured.
+pub fn too_noisy(doc: &RunDocument, noise_override: Option<f64>) -> Option<String> {
+    let level = doc.noise.as_ref()?.level?;
+    let band = gpubench_baseline::noise::band_for(
+        gpubench_results::MetricKind::Bandwidth,
+        doc.machine.software_adapter,
+        noise_override,
+    );
+    (level > band).then(|| {
+        format!(
+            "this run's own noise was ±{:.1}% (the reference kernel measured at its start and end), over the ±{:.0}% band later runs are judged by",
+            level * 100.0,
+            band * 100.0
+        )
+    })
 }
 
 /// The adapter's stored baseline, `None` when there is none. An unreadable one is an error,
@@ -233,5 +325,100 @@ fn save_baseline(store: &BaselineStore, doc: &RunDocument) -> anyhow::Result<()>
             Ok(())
         }
         Err(other) => Err(other.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_baseline::testing::{doc_with, scaled};
+    use gpubench_results::Status;
+    use gpubench_results::run_noise::RunNoise;
+
+    fn with_noise(software: bool, level: f64) -> RunDocument {
+        let mut doc = doc_with("gpu", software);
+        let mut noise = RunNoise::new("compute/fma-peak/vec4-f32", "GFLOP/s");
+        noise.level = Some(level);
+        doc.noise = Some(noise);
+        doc
+    }
+
+    #[test]
+    fn a_baseline_noisier_than_its_band_is_refused_and_a_quiet_one_is_not() {
+        let problem = too_noisy(&with_noise(true, 0.759), None).expect("refused");
+        assert!(
+            problem.contains("±75.9%") && problem.contains("±25%"),
+            "{problem}"
+        );
+        assert!(too_noisy(&with_noise(true, 0.034), None).is_none());
+        assert!(
+            too_noisy(&with_noise(false, 0.08), None).is_some(),
+            "hardware band 5%"
+        );
+        assert!(
+            too_noisy(&with_noise(false, 0.08), Some(0.10)).is_none(),
+            "--noise 10"
+        );
+        assert!(
+            too_noisy(&doc_with("gpu", false), None).is_none(),
+            "no noise check"
+        );
+    }
+
+    fn gate(no_fail: bool, strict: bool) -> GateArgs {
+        GateArgs {
+            noise: None,
+            strict,
+            no_fail,
+        }
+    }
+
+    #[test]
+    fn the_summary_counts_verdicts_and_says_why_the_exit_code_is_what_it_is() {
+        let base = doc_with("gpu", false);
+        let slow = scaled(&base, 2.2);
+        let cmp = compare("base", &base, "new", &slow, &options(&gate(false, false)));
+        let summary = verdict_summary(&cmp, &gate(false, false));
+        assert!(
+            summary.starts_with("verdicts: 2 regressed, 0 improved"),
+            "{summary}"
+        );
+        assert!(summary.contains("exit 3: 2 regressions ("), "{summary}");
+        let summary = verdict_summary(&cmp, &gate(true, false));
+        assert!(
+            summary.contains("exit 0 because of --no-fail (else 3"),
+            "{summary}"
+        );
+
+        // On a software adapter the same slowdown only reports, and the line says so.
+        let soft = doc_with("llvmpipe", true);
+        let cmp = compare(
+            "b",
+            &soft,
+            "n",
+            &scaled(&soft, 2.2),
+            &CompareOptions::default(),
+        );
+        let summary = verdict_summary(&cmp, &gate(false, false));
+        assert!(
+            summary.contains("exit 0: 2 timing regressions do not fail"),
+            "{summary}"
+        );
+        assert!(summary.contains("--strict"), "{summary}");
+        assert_eq!(gate_exit(&cmp, &gate(false, false)), Exit::Success);
+
+        // A status change there fails, and the cause named is the status change alone.
+        let mut broken = scaled(&soft, 2.2);
+        broken.results[0].status = Status::Failed;
+        let cmp = compare("b", &soft, "n", &broken, &CompareOptions::default());
+        let gating: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
+        assert_eq!(
+            gating,
+            [soft.results[0].id.as_str()],
+            "never a report-only id"
+        );
+        let summary = verdict_summary(&cmp, &gate(false, false));
+        assert!(summary.contains("exit 3: 1 regression ("), "{summary}");
+        assert_eq!(gate_exit(&cmp, &gate(false, false)), Exit::Regression);
     }
 }

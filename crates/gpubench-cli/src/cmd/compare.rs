@@ -8,10 +8,18 @@ use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 
 use crate::cli::CompareArgs;
-use crate::cmd::baseline_gate::{add_export_outputs, gate_exit, options, write_gab};
+use crate::cmd::baseline_gate::{gate_exit, is_text, options, verdict_summary};
 use crate::exit::{Exit, UsageError};
 use crate::paths::Files;
 use crate::stdout::print_then;
+
+/// What the files gave.
+enum Compared {
+    /// Two runs: verdicts (or ratios across machines).
+    Verdicts(Box<gpubench_baseline::Comparison>),
+    /// Three or more, or `--cross`: the cross-card table.
+    Cross(gpubench_baseline::CrossTable),
+}
 
 /// Compares the files; exit 3 when two runs of one adapter show a regression (see `GateArgs`).
 pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
@@ -29,9 +37,11 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .into());
     }
     let style = TableStyle::for_stdout(false);
-    if (inputs.len() > 2 || args.cross) && args.format == Format::Bmf {
+    if (inputs.len() > 2 || args.cross)
+        && (args.format == Format::Bmf || !args.exports.export_bmf.is_empty())
+    {
         return Err(UsageError(
-            "--format bmf holds one run's values; use table, json, csv or md for three or more files"
+            "BMF holds one run's values, so it cannot hold a cross-card table; use table, json, csv or md there (or `gpubench show FILES --export-bmf F --export-adapter-names` for every run's values)"
                 .to_string(),
         )
         .into());
@@ -40,7 +50,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     for input in &inputs {
         files.input("input", &input.path)?;
     }
-    add_export_outputs(&mut files, args.export_gab.as_ref())?;
+    args.exports.check(&mut files)?;
     let (labels, docs): (Vec<String>, Vec<_>) = inputs
         .into_iter()
         .map(|input| {
@@ -52,22 +62,41 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .into_iter()
         .unzip();
 
-    let (text, exit) = if let ([base, new], false) = (docs.as_slice(), args.cross) {
+    let comparison = if let ([base, new], false) = (docs.as_slice(), args.cross) {
         let cmp = compare(&labels[0], base, &labels[1], new, &options(&args.gate));
-        (
-            args.format.render_comparison(&cmp, &style)?,
-            gate_exit(&cmp, &args.gate),
-        )
+        Compared::Verdicts(Box::new(cmp))
     } else {
         let runs: Vec<(&str, &gpubench_harness::RunDocument)> =
             labels.iter().map(String::as_str).zip(docs.iter()).collect();
-        (
-            args.format.render_cross(&cross_table(&runs), &style)?,
-            Exit::Success,
-        )
+        Compared::Cross(cross_table(&runs))
     };
-    if let (Some(path), Some(last)) = (&args.export_gab, docs.last()) {
-        write_gab(path, last)?;
+    let summary = match &comparison {
+        Compared::Verdicts(cmp) => Some(verdict_summary(cmp, &args.gate)),
+        Compared::Cross(_) => None,
+    };
+    // The text formats open with the summary line; machine-readable ones stay one document.
+    let render = |format: Format| -> anyhow::Result<String> {
+        let body = match &comparison {
+            Compared::Verdicts(cmp) => format.render_comparison(cmp, &style)?,
+            Compared::Cross(cross) => format.render_cross(cross, &style)?,
+        };
+        Ok(match (&summary, format) {
+            (Some(summary), Format::Table) => format!("{summary}\n\n{body}"),
+            (Some(summary), Format::Markdown) => format!("**{summary}**\n\n{body}"),
+            _ => body,
+        })
+    };
+    let text = render(args.format)?;
+    if let Some(summary) = summary.as_ref().filter(|_| !is_text(args.format)) {
+        note!("{summary}");
     }
+    args.exports.write_rendered(render)?;
+    if let Some(last) = docs.last() {
+        args.exports.write_gab(&[last])?;
+    }
+    let exit = match &comparison {
+        Compared::Verdicts(cmp) => gate_exit(cmp, &args.gate),
+        Compared::Cross(_) => Exit::Success,
+    };
     print_then(&text, exit)
 }

@@ -21,6 +21,7 @@ use gpubench_results::schema::slug;
 use gpubench_harness::device::Selection;
 
 use crate::cli::RunArgs;
+use crate::cmd::exports::render_runs;
 use crate::cmd::run::Plan;
 use crate::exit::{Exit, UsageError};
 use crate::signals::StopSignal;
@@ -39,6 +40,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
     crate::cmd::run::check_args(args)?;
     let dir = results_dir(args)?;
     let adapters = chosen_adapters(args)?;
+    args.exports.check_several(adapters.len(), Format::Table)?;
     let created = !dir.exists();
     std::fs::create_dir_all(&dir)
         .map_err(|e| anyhow::anyhow!("creating the results directory {}: {e}", dir.display()))?;
@@ -86,6 +88,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
             dir.display()
         );
     }
+    write_exports(args, &outcomes)?;
     let closed = print_cross_table(args, &outcomes)?;
     match fleet_exit(&outcomes) {
         Exit::Success if closed => Ok(Exit::StdoutClosed),
@@ -140,6 +143,36 @@ fn results_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
         )),
     };
     Ok(dir)
+}
+
+/// Writes the `--export-*` files of every adapter's run that left a document, as `show` would
+/// of their files: one CSV table, one JSON array, BMF and github-action-benchmark names by
+/// adapter.
+fn write_exports(
+    args: &RunArgs,
+    outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)],
+) -> anyhow::Result<()> {
+    if !args.exports.any() {
+        return Ok(());
+    }
+    let runs: Vec<(String, RunDocument)> = outcomes
+        .iter()
+        .filter_map(|(_, path, outcome)| match outcome {
+            AdapterRun::Finished(_, Some(doc)) => {
+                Some((path.display().to_string(), (**doc).clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    if runs.is_empty() {
+        note!("no adapter left results: no export written");
+        return Ok(());
+    }
+    let style = TableStyle::for_stdout(args.verbose);
+    args.exports
+        .write_rendered(|format| render_runs(format, &runs, &style, &args.exports))?;
+    let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| doc).collect();
+    args.exports.write_gab(&docs)
 }
 
 /// Prints the cross-card table of the runs that left a results file; true when stdout was closed.

@@ -12,6 +12,8 @@ use std::sync::Arc;
 use gpubench_harness::TelemetryHook;
 use gpubench_harness::runner::{Phase, RunObserver};
 use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, RunDocument};
+use gpubench_report::Format;
+use gpubench_report::table::TableStyle;
 use gpubench_results::ResultsError;
 use gpubench_results::results_file::{save_document, save_new_document};
 use gpubench_results::schema::{ToolInfo, slug};
@@ -150,19 +152,31 @@ fn report_and_gate(
     out_path: &Path,
     signals: &StopSignal,
 ) -> anyhow::Result<Exit> {
-    let format = plan.format;
-    let mut stdout = format.render_run(doc, &plan.table)?;
     note!("results written to {}", out_path.display());
     if let Some(html) = &plan.html {
         let labelled = [(crate::cmd::report::label(out_path), doc.clone())];
         crate::cmd::report::write_html(html, &labelled)?;
         note!("report written to {}", html.display());
     }
-    let verdict_exit =
-        baseline_gate::after_run(baseline, &plan.baseline, doc, out_path, format, &mut stdout)?;
-    if let Some(path) = &plan.baseline.export_gab {
-        baseline_gate::write_gab(path, doc)?;
+    let verdicts = baseline_gate::after_run(baseline, &plan.baseline, doc, out_path);
+    let summary = verdicts
+        .as_ref()
+        .map(|cmp| baseline_gate::verdict_summary(cmp, &plan.baseline.gate));
+    let with_summary = verdicts.as_ref().zip(summary.as_deref());
+    let render = |format| baseline_gate::run_with_verdicts(format, doc, with_summary, &plan.table);
+    let stdout = render(plan.format)?;
+    if let Some((cmp, summary)) = with_summary.filter(|_| !baseline_gate::is_text(plan.format)) {
+        // Machine-readable stdout stays one document: the verdicts go to stderr.
+        let table = Format::Table.render_comparison(cmp, &TableStyle::for_stdout(false))?;
+        note!("{summary}\n\n{table}");
     }
+    plan.exports.write_rendered(render)?;
+    plan.exports.write_gab(&[doc])?;
+    // The same gate as `compare`: regressions fail (exit 3) unless --no-fail; on a software
+    // adapter only status changes do, unless --strict.
+    let verdict_exit = verdicts.as_ref().map_or(Exit::Success, |cmp| {
+        baseline_gate::gate_exit(cmp, &plan.baseline.gate)
+    });
     let printed = print_unless_stopped(stdout, &signals.flag())?;
     if let Some(code) = signals.received() {
         return Ok(interrupted(doc, out_path, &plan.baseline, code, signals));
@@ -310,11 +324,13 @@ fn free_name(base: &Path) -> PathBuf {
 
 /// This build of the tool, as the results file records it.
 fn tool_info() -> ToolInfo {
-    let commit = env!("GPUBENCH_GIT_COMMIT");
     ToolInfo {
         name: "gpubench".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
-        git_commit: (!commit.is_empty()).then(|| commit.to_string()),
+        git_commit: crate::build_info::commit().map(|sha| match crate::build_info::dirty() {
+            true => format!("{sha}-dirty"),
+            false => sha.to_string(),
+        }),
     }
 }
 

@@ -13,7 +13,7 @@ use gpubench_report::table::TableStyle;
 use gpubench_suites::plan::{RunPlan, SampleOverrides};
 use gpubench_suites::{PlanError, SuiteOption, SuiteOptions};
 
-use crate::cli::{AdapterChoice, BaselineArgs, RunArgs};
+use crate::cli::{AdapterChoice, BaselineArgs, ExportArgs, RunArgs};
 use crate::cmd::baseline_gate;
 use crate::exit::UsageError;
 use crate::paths::{Files, check_baseline_dir};
@@ -35,6 +35,8 @@ pub struct Plan {
     pub table: TableStyle,
     /// Baseline handling.
     pub baseline: BaselineArgs,
+    /// The files written besides stdout.
+    pub exports: ExportArgs,
     /// The `--baseline FILE`, loaded.
     pub explicit_baseline: Option<(String, RunDocument)>,
     /// How progress is shown.
@@ -50,7 +52,8 @@ pub struct Plan {
 impl Plan {
     /// The plan of one adapter of a fleet: `args` with the adapter at `index` of `gpubench list`
     /// chosen on its own backend (flags win over the WGPU_* variables, so the environment cannot
-    /// choose another) and `out` as its results file; no HTML page (the fleet's comes after).
+    /// choose another) and `out` as its results file; no HTML page and no exports (the fleet's
+    /// come after, of every adapter's run).
     pub fn for_fleet_adapter(
         args: &RunArgs,
         index: usize,
@@ -62,6 +65,7 @@ impl Plan {
         one.adapter.backend = Some(backend.to_string());
         one.out = Some(out);
         one.html = None;
+        one.exports = ExportArgs::default();
         Self::from_args(&one)
     }
 
@@ -77,7 +81,7 @@ impl Plan {
                 files.output(flag, path)?;
             }
         }
-        baseline_gate::add_export_outputs(&mut files, args.baseline.export_gab.as_ref())?;
+        args.exports.check(&mut files)?;
         check_baseline_dir(&args.baseline.dir(), args.baseline.save_baseline)?;
         check_suites(args)?;
         let selection = args.adapter.selection();
@@ -98,6 +102,7 @@ impl Plan {
             format: args.format,
             table: TableStyle::for_stdout(args.verbose),
             baseline: args.baseline.clone(),
+            exports: args.exports.clone(),
             explicit_baseline,
             progress: if args.no_progress {
                 ProgressMode::Off

@@ -1,0 +1,194 @@
+//! The `--export-*` files of `run`, `compare` and `show`: every file checked as an output
+//! before any work, each written atomically with what `--format` of its name would print, and
+//! several runs rendered into one document where the format can hold them.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use gpubench_harness::RunDocument;
+use gpubench_report::Format;
+use gpubench_report::gab::{companion_path, gab_export_named};
+use gpubench_report::table::TableStyle;
+use gpubench_results::results_file::write_atomic;
+
+use crate::cli::ExportArgs;
+use crate::exit::UsageError;
+use crate::paths::Files;
+
+impl ExportArgs {
+    /// Every `--export-*` of one text format, with its format.
+    pub fn formatted(&self) -> impl Iterator<Item = (Format, &PathBuf)> {
+        [
+            (Format::Json, &self.export_json),
+            (Format::Csv, &self.export_csv),
+            (Format::Markdown, &self.export_md),
+            (Format::Bmf, &self.export_bmf),
+        ]
+        .into_iter()
+        .flat_map(|(format, paths)| paths.iter().map(move |path| (format, path)))
+    }
+
+    /// Whether any export was asked for.
+    pub fn any(&self) -> bool {
+        self.formatted().next().is_some() || !self.export_gab.is_empty()
+    }
+
+    /// Adds every export file (and each github-action-benchmark companion) to the command's
+    /// outputs, so a clash or an unwritable path is refused before any work.
+    pub fn check(&self, files: &mut Files) -> anyhow::Result<()> {
+        for (format, path) in self.formatted() {
+            files.output(&format!("--export-{}", format.name()), path)?;
+        }
+        for path in &self.export_gab {
+            files.output("--export-gab", path)?;
+            files.output("--export-gab's companion", &companion_path(path))?;
+        }
+        Ok(())
+    }
+
+    /// The BMF and github-action-benchmark prefix of `doc`'s names, when asked for.
+    pub fn prefix(&self, doc: &RunDocument) -> Option<String> {
+        self.export_adapter_names
+            .then(|| gpubench_report::adapter_prefix(doc))
+    }
+
+    /// Writes every text export, `render` giving each format's text.
+    pub fn write_rendered(
+        &self,
+        render: impl Fn(Format) -> anyhow::Result<String>,
+    ) -> anyhow::Result<()> {
+        for (format, path) in self.formatted() {
+            write_export(
+                &format!("--export-{}", format.name()),
+                path,
+                &render(format)?,
+            )?;
+            note!("{} export written to {}", format.name(), path.display());
+        }
+        Ok(())
+    }
+
+    /// Writes every `--export-gab` pair for `docs` (one run, or several merged under
+    /// adapter names).
+    pub fn write_gab(&self, docs: &[&RunDocument]) -> anyhow::Result<()> {
+        if self.export_gab.is_empty() {
+            return Ok(());
+        }
+        let (mut bigger, mut smaller) = (Vec::new(), Vec::new());
+        for doc in docs {
+            let export = gab_export_named(doc, self.prefix(doc).as_deref())?;
+            bigger.extend(json_array(&export.bigger_is_better)?);
+            smaller.extend(json_array(&export.smaller_is_better)?);
+        }
+        let bigger = serde_json::to_string_pretty(&bigger)? + "\n";
+        let smaller = serde_json::to_string_pretty(&smaller)? + "\n";
+        for path in &self.export_gab {
+            let companion = companion_path(path);
+            write_export("--export-gab", path, &bigger)?;
+            write_export("--export-gab's companion", &companion, &smaller)?;
+            note!(
+                "github-action-benchmark export written to {} and {}",
+                path.display(),
+                companion.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Refuses exports that cannot hold several runs without their names colliding: BMF and
+    /// github-action-benchmark name entries by benchmark id, so several runs need
+    /// `--export-adapter-names` (or distinct ids).
+    pub fn check_several(&self, docs: usize, format: Format) -> anyhow::Result<()> {
+        let keyed =
+            format == Format::Bmf || !self.export_bmf.is_empty() || !self.export_gab.is_empty();
+        if docs > 1 && keyed && !self.export_adapter_names {
+            return Err(UsageError(format!(
+                "BMF and github-action-benchmark name entries by benchmark id, so {docs} runs would collide: add --export-adapter-names to name them by adapter and host"
+            ))
+            .into());
+        }
+        Ok(())
+    }
+}
+
+/// Several runs in one text: the table and Markdown one after another under each run's label,
+/// CSV as one table (each row carries its adapter, host and time), JSON as an array, BMF
+/// merged (names prefixed when asked).
+pub fn render_runs(
+    format: Format,
+    runs: &[(String, RunDocument)],
+    style: &TableStyle,
+    exports: &ExportArgs,
+) -> anyhow::Result<String> {
+    if let [(_, doc)] = runs {
+        return render_one(format, doc, style, exports);
+    }
+    Ok(match format {
+        Format::Table | Format::Markdown => {
+            let mut out = String::new();
+            for (label, doc) in runs {
+                let heading = match format {
+                    Format::Markdown => format!("## {label}\n\n"),
+                    _ => format!("== {label} ==\n"),
+                };
+                out.push_str(&heading);
+                out.push_str(&render_one(format, doc, style, exports)?);
+                out.push('\n');
+            }
+            out
+        }
+        Format::Csv => {
+            let mut out = String::new();
+            for (i, (_, doc)) in runs.iter().enumerate() {
+                let text = format.render_run(doc, style)?;
+                // The header is the first line (no header cell holds a line break).
+                let body = if i == 0 {
+                    text.as_str()
+                } else {
+                    text.split_once('\n').map_or("", |(_, rest)| rest)
+                };
+                out.push_str(body);
+            }
+            out
+        }
+        Format::Json => {
+            let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| doc).collect();
+            serde_json::to_string_pretty(&docs)? + "\n"
+        }
+        Format::Bmf => {
+            let mut merged = serde_json::Map::new();
+            for (_, doc) in runs {
+                let text = render_one(format, doc, style, exports)?;
+                let serde_json::Value::Object(entries) = serde_json::from_str(&text)? else {
+                    anyhow::bail!("the BMF export is not a JSON object");
+                };
+                merged.extend(entries);
+            }
+            serde_json::to_string_pretty(&serde_json::Value::Object(merged))? + "\n"
+        }
+    })
+}
+
+/// One run in `format`; BMF names prefixed when asked.
+fn render_one(
+    format: Format,
+    doc: &RunDocument,
+    style: &TableStyle,
+    exports: &ExportArgs,
+) -> anyhow::Result<String> {
+    Ok(match format {
+        Format::Bmf => gpubench_report::bmf::render_run_named(doc, exports.prefix(doc).as_deref())?,
+        other => other.render_run(doc, style)?,
+    })
+}
+
+/// The entries of a JSON array the export wrote.
+fn json_array(text: &str) -> anyhow::Result<Vec<serde_json::Value>> {
+    serde_json::from_str(text).context("the github-action-benchmark export is not a JSON array")
+}
+
+/// Writes one export atomically, the flag named on failure.
+fn write_export(flag: &str, path: &Path, text: &str) -> anyhow::Result<()> {
+    write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing {flag} {}", path.display()))
+}

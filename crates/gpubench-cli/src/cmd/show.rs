@@ -1,0 +1,36 @@
+//! `gpubench show FILE... [--format X] [--export-* FILE]`: saved results rendered again, in
+//! the terminal or in any export format, exactly as `run` would have printed them. Every input
+//! is read and every output checked before anything is written.
+
+use gpubench_report::table::TableStyle;
+
+use crate::cli::ShowArgs;
+use crate::cmd::exports::render_runs;
+use crate::exit::Exit;
+use crate::paths::Files;
+use crate::stdout::print_then;
+
+/// Renders the files on stdout and into every export.
+pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
+    let inputs = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
+    args.exports.check_several(inputs.len(), args.format)?;
+    let mut files = Files::new();
+    for input in &inputs {
+        files.input("input", &input.path)?;
+    }
+    args.exports.check(&mut files)?;
+    let runs = inputs
+        .into_iter()
+        .map(|input| {
+            let (path, doc) = input.load()?;
+            Ok((path.display().to_string(), doc))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let style = TableStyle::for_stdout(args.verbose);
+    let text = render_runs(args.format, &runs, &style, &args.exports)?;
+    args.exports
+        .write_rendered(|format| render_runs(format, &runs, &style, &args.exports))?;
+    let docs: Vec<_> = runs.iter().map(|(_, doc)| doc).collect();
+    args.exports.write_gab(&docs)?;
+    print_then(&text, Exit::Success)
+}

@@ -1,0 +1,245 @@
+//! `gpubench show` and the `--export-*` flags end to end on result files in a temporary
+//! directory (no GPU): several exports in one pass, each what `--format` of its name prints,
+//! several runs in one CSV table and one JSON array, BMF and github-action-benchmark names by
+//! adapter; and the build information, completions and man pages (no GPU either).
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use gpubench_baseline::testing::doc_with;
+use gpubench_harness::RunDocument;
+use gpubench_results::results_file::save_document;
+
+fn run(args: &[&str]) -> Output {
+    Command::cargo_bin("gpubench")
+        .expect("binary built")
+        .args(args)
+        .output()
+        .expect("run gpubench")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn s(path: &Path) -> &str {
+    path.to_str().expect("utf-8 temp path")
+}
+
+fn write(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
+    let path = dir.join(name);
+    save_document(&path, doc).expect("write fixture");
+    path
+}
+
+/// Two runs of two machines: an H200 on node-a and an RX 7900 on node-b.
+fn two_machines(dir: &Path) -> (PathBuf, PathBuf) {
+    let mut a = doc_with("NVIDIA H200", false);
+    a.machine.hostname = Some("node-a".to_string());
+    let mut b = doc_with("AMD Radeon RX 7900 XTX", false);
+    b.machine.hostname = Some("node-b".to_string());
+    (write(dir, "a.json", &a), write(dir, "b.json", &b))
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn every_export_in_one_pass_holds_what_its_format_prints() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, _) = two_machines(dir.path());
+    let out_path = |name: &str| dir.path().join(name);
+    let (json, csv, md, bmf, gab) = (
+        out_path("x.json"),
+        out_path("x.csv"),
+        out_path("x.md"),
+        out_path("x.bmf.json"),
+        out_path("gab.json"),
+    );
+    let out = run(&[
+        "show",
+        s(&a),
+        "--export-json",
+        s(&json),
+        "--export-csv",
+        s(&csv),
+        "--export-md",
+        s(&md),
+        "--export-bmf",
+        s(&bmf),
+        "--export-gab",
+        s(&gab),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("triad/vec4-f32/64MiB"));
+    for (format, path) in [("json", &json), ("csv", &csv), ("md", &md), ("bmf", &bmf)] {
+        let printed = run(&["show", s(&a), "--format", format]);
+        assert_eq!(printed.status.code(), Some(0), "{format}");
+        assert_eq!(read(path), text(&printed.stdout), "--export-{format}");
+    }
+    let bigger: serde_json::Value = serde_json::from_str(&read(&gab)).expect("gab json");
+    assert_eq!(bigger[0]["name"], "gpubench/run/verified-results");
+    assert!(dir.path().join("gab-smaller.json").exists());
+}
+
+#[test]
+fn several_runs_are_one_csv_table_and_one_json_array() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, b) = two_machines(dir.path());
+    let csv = run(&["show", s(&a), s(&b), "--format", "csv"]);
+    assert_eq!(csv.status.code(), Some(0), "{}", text(&csv.stderr));
+    let csv = text(&csv.stdout);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    for column in ["adapter", "driver", "host", "run_started"] {
+        assert!(header.contains(&column), "{column} in {header:?}");
+    }
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows.iter().all(|row| !row.starts_with("id,")), "one header");
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("NVIDIA H200") && r.contains("node-a"))
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.contains("RX 7900") && r.contains("node-b"))
+    );
+
+    let json = run(&["show", s(&a), s(&b), "--format", "json"]);
+    let docs: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json array");
+    assert_eq!(docs.as_array().map(Vec::len), Some(2));
+    assert_eq!(docs[1]["machine"]["hostname"], "node-b");
+
+    let table = text(&run(&["show", s(&a), s(&b)]).stdout);
+    assert!(table.contains("== ") && table.contains("NVIDIA H200") && table.contains("RX 7900"));
+}
+
+#[test]
+fn keyed_exports_of_several_runs_need_adapter_names_and_then_do_not_collide() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, b) = two_machines(dir.path());
+    let bmf = dir.path().join("bmf.json");
+    let refused = run(&["show", s(&a), s(&b), "--export-bmf", s(&bmf)]);
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
+    assert!(text(&refused.stderr).contains("--export-adapter-names"));
+    assert!(!bmf.exists(), "nothing written on a refusal");
+
+    let gab = dir.path().join("gab.json");
+    let out = run(&[
+        "show",
+        s(&a),
+        s(&b),
+        "--export-bmf",
+        s(&bmf),
+        "--export-gab",
+        s(&gab),
+        "--export-adapter-names",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let bmf: serde_json::Value = serde_json::from_str(&read(&bmf)).expect("bmf");
+    let names: Vec<&String> = bmf.as_object().expect("object").keys().collect();
+    assert!(names.contains(&&"node-a/nvidia-h200/stream/triad/vec4-f32/64MiB".to_string()));
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("node-b/amd-radeon-rx-7900-xtx/"))
+    );
+    let gab: serde_json::Value = serde_json::from_str(&read(&gab)).expect("gab");
+    let gab_names: Vec<&str> = gab
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    assert!(gab_names.contains(&"node-a/nvidia-h200/gpubench/run/verified-results"));
+    assert!(gab_names.contains(&"node-b/amd-radeon-rx-7900-xtx/gpubench/run/verified-results"));
+    let unique: std::collections::BTreeSet<&&str> = gab_names.iter().collect();
+    assert_eq!(unique.len(), gab_names.len(), "no two entries share a name");
+}
+
+#[test]
+fn an_export_that_is_an_input_is_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, _) = two_machines(dir.path());
+    let before = read(&a);
+    let csv = dir.path().join("out.csv");
+    let out = run(&[
+        "show",
+        s(&a),
+        "--export-csv",
+        s(&csv),
+        "--export-json",
+        s(&a),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(read(&a), before, "the input is untouched");
+    assert!(!csv.exists(), "no export before every output is checked");
+}
+
+#[test]
+fn compare_writes_its_verdicts_in_every_export_format() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, _) = two_machines(dir.path());
+    let (json, md) = (dir.path().join("cmp.json"), dir.path().join("cmp.md"));
+    let out = run(&[
+        "compare",
+        s(&a),
+        s(&a),
+        "--export-json",
+        s(&json),
+        "--export-md",
+        s(&md),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let cmp: serde_json::Value = serde_json::from_str(&read(&json)).expect("json");
+    assert_eq!(cmp["pairs"][0]["verdict"], "unchanged");
+    let printed = run(&["compare", s(&a), s(&a), "--format", "md"]);
+    assert_eq!(read(&md), text(&printed.stdout));
+}
+
+#[test]
+fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcommand() {
+    let version = text(&run(&["--version"]).stdout);
+    assert!(version.starts_with("gpubench 0.1.0\n"), "{version}");
+    for fact in ["commit:", "rustc:", "target:"] {
+        assert!(version.contains(fact), "{fact} in {version}");
+    }
+    // Built inside the repository's checkout: the commit is the checkout's HEAD.
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| text(&o.stdout).trim().to_string());
+    if let Some(head) = head {
+        assert!(
+            version.contains(&format!("commit:      {head}")),
+            "{version} vs {head}"
+        );
+    }
+
+    let bash = text(&run(&["completions", "bash"]).stdout);
+    for word in ["show", "compare", "--export-csv", "--progress"] {
+        assert!(bash.contains(word), "{word} in the bash completions");
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let man = dir.path().join("man1");
+    let out = run(&["man", "--dir", s(&man)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for page in [
+        "gpubench.1",
+        "gpubench-run.1",
+        "gpubench-show.1",
+        "gpubench-compare.1",
+    ] {
+        let page = read(&man.join(page));
+        assert!(
+            page.starts_with(".ie") || page.contains(".TH"),
+            "a roff page"
+        );
+    }
+    assert!(read(&man.join("gpubench-run.1")).contains("export\\-json"));
+}
