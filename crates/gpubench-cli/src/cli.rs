@@ -313,6 +313,11 @@ pub struct BaselineArgs {
     /// (said as a warning).
     #[arg(long, requires = "save_baseline")]
     pub force: bool,
+    /// With --save-baseline: run the suites N times and record the quietest run (the lowest
+    /// noise-check level among those without a failure); every run keeps its results file.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "save_baseline",
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub runs: u32,
     #[command(flatten)]
     pub gate: GateArgs,
 }

@@ -88,3 +88,61 @@ fn outside_a_checkout_baselines_live_in_the_user_data_directory() {
         "nothing in the working directory"
     );
 }
+
+#[test]
+fn several_runs_record_the_quietest_and_keep_every_file() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let baselines = dir.path().join("baselines");
+    let out = dir.path().join("x.json");
+    let bl = baselines.to_string_lossy().to_string();
+    let flags = [
+        "--baseline-dir",
+        &bl,
+        "--save-baseline",
+        "--force",
+        "--runs",
+        "2",
+    ];
+    let output = common::quick_suite_run("launch", &out, &flags);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let level = |path: &Path| common::read_doc(path)["noise"]["level"].as_f64();
+    let runs = [1, 2].map(|k| dir.path().join(format!("x-run{k}.json")));
+    let levels = runs
+        .clone()
+        .map(|path| level(&path).expect("each run has its noise level"));
+    let quietest = if levels[0] <= levels[1] {
+        &runs[0]
+    } else {
+        &runs[1]
+    };
+    let chosen = common::read_doc(&out);
+    assert_eq!(
+        chosen,
+        common::read_doc(quietest),
+        "--out holds the quietest run"
+    );
+    let recorded = std::fs::read_dir(&baselines)
+        .expect("baseline dir")
+        .next()
+        .expect("one baseline")
+        .expect("entry")
+        .path();
+    assert_eq!(
+        common::read_doc(&recorded)["started_at"],
+        chosen["started_at"],
+        "the baseline is that run"
+    );
+
+    for refused in [
+        vec!["--runs", "2"],
+        vec!["--save-baseline", "--runs", "2", "--noise-check", "off"],
+    ] {
+        let output = common::quick_suite_run("launch", &dir.path().join("y.json"), &refused);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{refused:?}: {}",
+            text(&output.stderr)
+        );
+    }
+}

@@ -48,15 +48,6 @@ pub fn run_one(
     let ctx = GpuContext::new(&plan.selection)?;
     plan.expect.check(&ctx.summary)?;
     plan.run.check_adapter(&ctx).map_err(usage_error)?;
-    let (out_path, named) = match &plan.out {
-        Some(path) => (path.clone(), Naming::Explicit),
-        None => {
-            let base = default_output_path(&ctx);
-            let path = free_name(&base);
-            plan.files.planned_output("the results file", &path)?;
-            (path, Naming::Chosen { base })
-        }
-    };
     let baseline = BaselinePlan::prepare(
         &plan.baseline,
         plan.explicit_baseline.take(),
@@ -67,39 +58,123 @@ pub fn run_one(
         note!("interrupted before the run started: nothing written");
         return Ok((code, None));
     }
-    let mut sink = ResultsFile {
-        path: out_path,
-        named,
-        progress: Progress::new(progress_steps(&plan), plan.progress),
-        written: false,
-    };
-    let telemetry = open_telemetry(&ctx, plan.telemetry)?;
-    let outcome = Session::new(&ctx, &plan.run, signals.flag())
-        .with_telemetry(telemetry)
-        .run(tool_info(), &mut sink);
-    sink.progress.finish();
-    let doc = outcome.map_err(session_error)?;
-    // A run stopped before its first result has written nothing yet: keep it, marked
-    // incomplete, like any other.
-    if !sink.written {
-        sink.write(&doc)?;
+    let telemetry = open_telemetry(&ctx, plan.telemetry, plan.format)?;
+    let mut runs = Vec::new();
+    for k in 1..=plan.runs {
+        if plan.runs > 1 {
+            note!("== run {k}/{} ==", plan.runs);
+        }
+        let (path, named) = results_path(&mut plan, &ctx, k)?;
+        let mut sink = ResultsFile {
+            path,
+            named,
+            progress: Progress::new(progress_steps(&plan), plan.progress),
+            written: false,
+        };
+        let outcome = Session::new(&ctx, &plan.run, signals.flag())
+            .with_telemetry(telemetry.clone())
+            .run(tool_info(), &mut sink);
+        sink.progress.finish();
+        let doc = outcome.map_err(session_error)?;
+        // A run stopped before its first result has written nothing yet: keep it, marked
+        // incomplete, like any other.
+        if !sink.written {
+            sink.write(&doc)?;
+        }
+        if let Some(code) = signals.received() {
+            let exit = interrupted(&doc, &sink.path, &plan.baseline, code, signals);
+            // Dropping the device waits for the work a stopped wait left in flight, which can
+            // be minutes of one dispatch; the process is about to end and gets it all back.
+            std::mem::forget(ctx);
+            return Ok((exit, Some(doc)));
+        }
+        runs.push((doc, sink.path));
     }
-    let out_path = sink.path;
-    if let Some(code) = signals.received() {
-        let exit = interrupted(&doc, &out_path, &plan.baseline, code, signals);
-        // Dropping the device waits for the work a stopped wait left in flight, which can be
-        // minutes of one dispatch; the process is about to end and gets it all back anyway.
-        std::mem::forget(ctx);
-        return Ok((exit, Some(doc)));
-    }
+    let (doc, out_path) = quietest(runs, &plan)?;
     let exit = report_and_gate(&plan, &baseline, &doc, &out_path, signals)?;
     Ok((exit, Some(doc)))
 }
 
+/// Where run `k` of the plan's runs is written: `--out` (with `-runK` added when there are
+/// several, `--out` itself then holding the recorded one), else a free name from the time and
+/// the adapter.
+fn results_path(plan: &mut Plan, ctx: &GpuContext, k: u32) -> anyhow::Result<(PathBuf, Naming)> {
+    Ok(match &plan.out {
+        Some(path) if plan.runs > 1 => (plan::numbered_run(path, k), Naming::Explicit),
+        Some(path) => (path.clone(), Naming::Explicit),
+        None => {
+            let base = default_output_path(ctx);
+            let path = free_name(&base);
+            plan.files.planned_output("the results file", &path)?;
+            (path, Naming::Chosen { base })
+        }
+    })
+}
+
+/// Of several runs (`--runs N`), the one to report and record: the quietest by its own noise
+/// check among those that completed without a failure (else the last). Pooling their samples
+/// would hide the state each run met in one distribution; the quietest is a real run, every
+/// number in it measured together. With `--out`, the chosen run is also written there.
+fn quietest(
+    mut runs: Vec<(RunDocument, PathBuf)>,
+    plan: &Plan,
+) -> anyhow::Result<(RunDocument, PathBuf)> {
+    if runs.len() == 1 {
+        return runs.pop().ok_or_else(|| anyhow::anyhow!("no run was made"));
+    }
+    let level = |doc: &RunDocument| doc.noise.as_ref().and_then(|n| n.level);
+    for (k, (doc, path)) in runs.iter().enumerate() {
+        let noise = level(doc).map_or("not measured".to_string(), |l| {
+            format!("±{:.1}%", l * 100.0)
+        });
+        note!(
+            "run {}/{}: noise {noise}, {}",
+            k + 1,
+            runs.len(),
+            path.display()
+        );
+    }
+    let usable = |doc: &RunDocument| doc.complete && !doc.has_failures();
+    let chosen = (0..runs.len())
+        .filter(|&k| usable(&runs[k].0))
+        .min_by(|&a, &b| {
+            let key = |k: usize| level(&runs[k].0).unwrap_or(f64::INFINITY);
+            key(a).total_cmp(&key(b))
+        })
+        .unwrap_or(runs.len() - 1);
+    let (doc, path) = runs.swap_remove(chosen);
+    note!(
+        "reporting and recording run {} of {}: the quietest that completed without a failure",
+        chosen + 1,
+        plan.runs
+    );
+    match &plan.out {
+        Some(out) => {
+            save_document(out, &doc)?;
+            note!(
+                "{} holds run {} ({})",
+                out.display(),
+                chosen + 1,
+                path.display()
+            );
+            Ok((doc, out.clone()))
+        }
+        None => Ok((doc, path)),
+    }
+}
+
 /// The run's telemetry for `ctx` (a missing reader is recorded, never an error), its state
 /// said on stderr.
-fn open_telemetry(ctx: &GpuContext, enabled: bool) -> anyhow::Result<Arc<dyn TelemetryHook>> {
+fn open_telemetry(
+    ctx: &GpuContext,
+    enabled: bool,
+    format: Format,
+) -> anyhow::Result<Arc<dyn TelemetryHook>> {
     let telemetry = Telemetry::open(ctx, &TelemetryOptions::from_env(enabled))?;
+    if baseline_gate::is_text(format) {
+        // The table's and Markdown's heading say it, once, with the results.
+        return Ok(Arc::new(telemetry));
+    }
     let (status, reason) = telemetry.status();
     match (telemetry.source_name(), reason) {
         (Some(source), _) => note!("telemetry: {source}"),

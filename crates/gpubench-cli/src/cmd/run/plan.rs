@@ -41,6 +41,8 @@ pub struct Plan {
     pub explicit_baseline: Option<(String, RunDocument)>,
     /// How progress is shown.
     pub progress: ProgressMode,
+    /// How many times the suites run (`--runs`); the quietest run is reported and recorded.
+    pub runs: u32,
     /// What the adapter must be.
     pub expect: AdapterExpectation,
     /// Whether telemetry is read.
@@ -81,6 +83,18 @@ impl Plan {
                 files.output(flag, path)?;
             }
         }
+        if let (Some(out), true) = (&args.out, args.baseline.runs > 1) {
+            for k in 1..=args.baseline.runs {
+                files.output("--out (one run of --runs)", &numbered_run(out, k))?;
+            }
+        }
+        if args.baseline.runs > 1 && args.noise_check != "on" {
+            return Err(UsageError(
+                "--runs keeps the quietest run by its own noise check: leave --noise-check on"
+                    .to_string(),
+            )
+            .into());
+        }
         args.exports.check(&mut files)?;
         check_baseline_dir(&args.baseline.dir(), args.baseline.save_baseline)?;
         check_suites(args)?;
@@ -109,11 +123,24 @@ impl Plan {
             } else {
                 args.progress
             },
+            runs: args.baseline.runs,
             expect: args.expect.expectation(),
             telemetry: args.telemetry == "on",
             files,
         })
     }
+}
+
+/// Run `k` of `--runs` when `--out` is `out`: `out-runK.json` beside it.
+pub fn numbered_run(out: &std::path::Path, k: u32) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned());
+    let name = match out.extension() {
+        Some(ext) => format!("{stem}-run{k}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-run{k}"),
+    };
+    out.with_file_name(name)
 }
 
 /// A refusal of the library's (a suite, an option) as a usage error naming the flag.
