@@ -191,31 +191,31 @@ fn a_wrong_answer_fails_the_run_with_exit_4_and_no_number() {
     assert!(row.contains("failed") && !row.contains("GB/s"), "{row}");
 }
 
+/// A quick launch run on Vulkan writing `out`, without the noise check or telemetry (the fewest
+/// lines on stderr); tests add what they exercise.
+fn quiet_launch_command(out: &Path) -> std::process::Command {
+    let mut cmd = gpubench_command();
+    cmd.args([
+        "run",
+        "--suite",
+        "launch",
+        "--profile",
+        "quick",
+        "--backend",
+        "vulkan",
+    ])
+    .args(["--noise-check", "off", "--telemetry", "off", "--out"])
+    .arg(out);
+    cmd
+}
+
 /// A quick launch run with `progress` (`--progress` values) and stderr piped, as a CI log takes
 /// it: its stderr, and the ids of the results it wrote.
 fn piped_launch_run(progress: &str) -> (String, Vec<String>) {
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("r.json");
-    let output = gpubench_command()
-        .args([
-            "run",
-            "--suite",
-            "launch",
-            "--profile",
-            "quick",
-            "--backend",
-            "vulkan",
-        ])
-        .args([
-            "--noise-check",
-            "off",
-            "--telemetry",
-            "off",
-            "--progress",
-            progress,
-        ])
-        .arg("--out")
-        .arg(&out)
+    let output = quiet_launch_command(&out)
+        .args(["--progress", progress])
         .output()
         .expect("runs");
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -263,26 +263,8 @@ fn a_run_writes_every_export_in_one_pass_and_each_matches_its_format() {
     };
     let path = |name: &str| dir.path().join(name);
     let (out, json, csv, md) = (path("r.json"), path("e.json"), path("e.csv"), path("e.md"));
-    let output = gpubench_command()
-        .args([
-            "run",
-            "--suite",
-            "launch",
-            "--profile",
-            "quick",
-            "--backend",
-            "vulkan",
-        ])
-        .args([
-            "--noise-check",
-            "off",
-            "--telemetry",
-            "off",
-            "--format",
-            "csv",
-        ])
-        .arg("--out")
-        .arg(&out)
+    let output = quiet_launch_command(&out)
+        .args(["--format", "csv"])
         .arg("--export-json")
         .arg(&json)
         .arg("--export-csv")

@@ -129,14 +129,7 @@ fn run_count(
 /// Where the smaller-is-better half of an export to `path` goes: `out.json` ->
 /// `out-smaller.json`, beside it.
 pub fn companion_path(path: &Path) -> PathBuf {
-    let stem = path
-        .file_stem()
-        .map_or_else(|| "gab".into(), |s| s.to_string_lossy().into_owned());
-    let name = match path.extension() {
-        Some(ext) => format!("{stem}-smaller.{}", ext.to_string_lossy()),
-        None => format!("{stem}-smaller"),
-    };
-    path.with_file_name(name)
+    gpubench_results::results_file::sibling_with_suffix(path, "-smaller", "gab")
 }
 
 #[cfg(test)]

@@ -14,6 +14,19 @@ use crate::schema::{OLDEST_READABLE_SCHEMA, RunDocument, SCHEMA_VERSION, legacy_
 /// Files larger than this are refused before parsing.
 pub const MAX_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
 
+/// `path` with `suffix` added to its stem, beside it: `out.json` + `-smaller` ->
+/// `out-smaller.json`; `fallback` names a path that has no stem.
+pub fn sibling_with_suffix(path: &Path, suffix: &str, fallback: &str) -> std::path::PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or_else(|| fallback.into(), |s| s.to_string_lossy().into_owned());
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}{suffix}.{}", ext.to_string_lossy()),
+        None => format!("{stem}{suffix}"),
+    };
+    path.with_file_name(name)
+}
+
 /// Writes `bytes` to `path` atomically: temp file beside it, fsync, rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     write_atomic_as(path, bytes, Replace::Yes)

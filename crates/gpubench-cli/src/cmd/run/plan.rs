@@ -133,14 +133,7 @@ impl Plan {
 
 /// Run `k` of `--runs` when `--out` is `out`: `out-runK.json` beside it.
 pub fn numbered_run(out: &std::path::Path, k: u32) -> PathBuf {
-    let stem = out
-        .file_stem()
-        .map_or_else(|| "results".into(), |s| s.to_string_lossy().into_owned());
-    let name = match out.extension() {
-        Some(ext) => format!("{stem}-run{k}.{}", ext.to_string_lossy()),
-        None => format!("{stem}-run{k}"),
-    };
-    out.with_file_name(name)
+    gpubench_results::results_file::sibling_with_suffix(out, &format!("-run{k}"), "results")
 }
 
 /// A refusal of the library's (a suite, an option) as a usage error naming the flag.
