@@ -242,4 +242,11 @@ fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcom
         );
     }
     assert!(read(&man.join("gpubench-run.1")).contains("export\\-json"));
+
+    // A page whose name is taken by a directory is refused before any page is written.
+    let blocked = dir.path().join("blocked");
+    std::fs::create_dir_all(blocked.join("gpubench-show.1")).expect("mkdir");
+    let out = run(&["man", "--dir", s(&blocked)]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(!blocked.join("gpubench.1").exists(), "nothing written");
 }

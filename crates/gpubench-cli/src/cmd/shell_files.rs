@@ -9,6 +9,7 @@ use gpubench_results::results_file::write_atomic;
 
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
 use crate::exit::Exit;
+use crate::paths::Files;
 use crate::stdout::print_then;
 
 /// Prints the completion script for the shell.
@@ -19,13 +20,14 @@ pub fn completions(args: &CompletionsArgs) -> anyhow::Result<Exit> {
     print_then(&text, Exit::Success)
 }
 
-/// Writes gpubench.1 and gpubench-SUBCOMMAND.1 for every subcommand into the directory.
+/// Writes gpubench.1 and gpubench-SUBCOMMAND.1 for every subcommand into the directory; every
+/// page's path is checked as an output before any is written.
 pub fn man_pages(args: &ManArgs) -> anyhow::Result<Exit> {
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating --dir {}", args.dir.display()))?;
     let mut command = Cli::command();
     command.build();
-    let mut written = vec![write_page(&args.dir, "gpubench", command.clone())?];
+    let mut pages = vec![("gpubench".to_string(), command.clone())];
     for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
         let name = format!("gpubench-{}", sub.get_name());
         let page = sub
@@ -33,6 +35,14 @@ pub fn man_pages(args: &ManArgs) -> anyhow::Result<Exit> {
             .display_name(name.clone())
             .bin_name(format!("gpubench {}", sub.get_name()))
             .version(crate::build_info::short());
+        pages.push((name, page));
+    }
+    let mut files = Files::new();
+    for (name, _) in &pages {
+        files.output("--dir", &args.dir.join(format!("{name}.1")))?;
+    }
+    let mut written = Vec::new();
+    for (name, page) in pages {
         written.push(write_page(&args.dir, &name, page)?);
     }
     note!(
