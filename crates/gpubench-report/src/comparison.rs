@@ -170,9 +170,20 @@ fn side_cell(side: Option<&Side>) -> String {
 
 /// The verdict as shown: status changes say what changed; report-only regressions say so.
 pub fn verdict_cell(pair: &PairComparison, report_only: bool) -> String {
+    verdict_cell_with(pair, report_only, |note| format!("({note})"))
+}
+
+/// The verdict as [`verdict_cell`] shows it, its note (if any) written by `note`: inline in
+/// parentheses, or a marker of a note under the table.
+pub fn verdict_cell_with(
+    pair: &PairComparison,
+    report_only: bool,
+    note: impl FnOnce(&str) -> String,
+) -> String {
     let mut text = pair.verdict.as_str().to_string();
-    if let Some(note) = &pair.note {
-        text.push_str(&format!(" ({note})"));
+    if let Some(detail) = &pair.note {
+        text.push(' ');
+        text.push_str(&note(detail));
     }
     if pair.verdict == Verdict::Regressed && report_only {
         text.push_str(" [report-only]");

@@ -1,7 +1,10 @@
 //! A table of text cells that the text formats draw in their own way: comfy-table for the
 //! terminal, pipes for Markdown, commas for CSV. Builders decide the cells once.
 
-use comfy_table::{Cell, CellAlignment, Table, presets};
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
+
+use crate::layout::{text_width, wrap_words};
+use crate::numbers::printable;
 
 /// Header and rows of text cells.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,24 +38,13 @@ impl Grid {
         self.rows.push(row);
     }
 
-    /// A terminal table, fitted to `width` columns when given.
+    /// A terminal table, fitted to `width` columns when given: the first column and numeric
+    /// columns are kept whole, the other columns wrap at word boundaries.
     pub fn to_table(&self, width: Option<u16>) -> String {
-        let mut table = Table::new();
-        table
-            .load_style(presets::UTF8_FULL_CONDENSED)
-            .set_header(self.header.clone());
-        crate::layout::arrange(&mut table, width);
-        for row in &self.rows {
-            table.add_row(row.iter().enumerate().map(|(i, text)| {
-                let cell = Cell::new(text);
-                if self.numeric.contains(&i) {
-                    cell.set_alignment(CellAlignment::Right)
-                } else {
-                    cell
-                }
-            }));
-        }
-        table.to_string()
+        let wrap = (1..self.header.len())
+            .filter(|i| !self.numeric.contains(i))
+            .collect();
+        TerminalGrid::new(self.clone(), wrap).render(width)
     }
 
     /// A GitHub-flavoured Markdown table.
@@ -89,6 +81,199 @@ impl Grid {
             out.push_str(&line(row));
         }
         out
+    }
+}
+
+/// A grid as the terminal draws it: which columns hold free text (the only ones that may wrap,
+/// at word boundaries) and which cells are coloured. Columns can be dropped or shortened to fit a
+/// narrow terminal before it is drawn.
+#[derive(Debug, Clone)]
+pub struct TerminalGrid {
+    /// The cells.
+    pub grid: Grid,
+    /// Columns (by index) of free text, which wrap when the table is wider than its width.
+    pub wrap: Vec<usize>,
+    /// Coloured cells: row, column, colour (drawn as ANSI styling by comfy-table).
+    pub colors: Vec<(usize, usize, Color)>,
+}
+
+impl TerminalGrid {
+    /// `grid`, with free text in the `wrap` columns and no colour.
+    pub fn new(grid: Grid, wrap: Vec<usize>) -> Self {
+        Self {
+            grid,
+            wrap,
+            colors: Vec::new(),
+        }
+    }
+
+    /// The index of the column named `name`, the first (the ids) excepted.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        (1..self.grid.header.len()).find(|&i| self.grid.header[i] == name)
+    }
+
+    /// Removes column `column`, keeping the other columns' marks.
+    pub fn drop_column(&mut self, column: usize) {
+        if column >= self.grid.header.len() {
+            return;
+        }
+        self.grid.header.remove(column);
+        for row in &mut self.grid.rows {
+            if column < row.len() {
+                row.remove(column);
+            }
+        }
+        let shift = |marks: &mut Vec<usize>| {
+            marks.retain(|&c| c != column);
+            for c in marks.iter_mut() {
+                if *c > column {
+                    *c -= 1;
+                }
+            }
+        };
+        shift(&mut self.grid.numeric);
+        shift(&mut self.wrap);
+        self.colors.retain(|&(_, c, _)| c != column);
+        for (_, c, _) in &mut self.colors {
+            if *c > column {
+                *c -= 1;
+            }
+        }
+    }
+
+    /// Rewrites every cell of column `column` (not its header) with `short`.
+    pub fn shorten_column(&mut self, column: usize, short: impl Fn(&str) -> String) {
+        for row in &mut self.grid.rows {
+            if let Some(cell) = row.get_mut(column) {
+                *cell = short(cell);
+            }
+        }
+    }
+
+    /// How wide the table is drawn with every cell on one line.
+    pub fn natural_width(&self) -> usize {
+        crate::layout::widest_line(&self.draw(&self.escaped()))
+    }
+
+    /// How wide the table is drawn with its free-text columns wrapped at every space (their
+    /// longest word), the narrowest wrapping can make it.
+    pub fn narrowest_width(&self) -> usize {
+        let cells = self.escaped();
+        let columns = cells.header.len();
+        (0..columns)
+            .map(|c| {
+                let texts = std::iter::once(&cells.header[c])
+                    .chain(cells.rows.iter().filter_map(|r| r.get(c)));
+                let widest = if self.wrap.contains(&c) {
+                    texts
+                        .flat_map(|t| t.split_whitespace())
+                        .map(text_width)
+                        .max()
+                } else {
+                    texts.flat_map(|t| t.lines()).map(text_width).max()
+                };
+                widest.unwrap_or(0) + 3
+            })
+            .sum::<usize>()
+            + 1
+    }
+
+    /// The table, fitted to `width` columns when given by wrapping the free-text columns at
+    /// word boundaries (ids and numbers never wrap), else with every cell on one line. Cells are
+    /// made [`printable`] before they are laid out, so escapes count in the width and colour
+    /// (added after) is never escaped.
+    pub fn render(&self, width: Option<u16>) -> String {
+        let mut cells = self.escaped();
+        if let Some(width) = width {
+            self.wrap_to(&mut cells, usize::from(width));
+        }
+        self.draw(&cells)
+    }
+
+    /// Header and rows, escaped.
+    fn escaped(&self) -> Grid {
+        let mut grid = self.grid.clone();
+        for cell in grid.header.iter_mut().chain(grid.rows.iter_mut().flatten()) {
+            *cell = printable(cell);
+        }
+        grid
+    }
+
+    /// Wraps the free-text columns of `cells` so the table fits `width`, where it can.
+    fn wrap_to(&self, cells: &mut Grid, width: usize) {
+        let columns = cells.header.len();
+        let column_width = |grid: &Grid, c: usize| {
+            std::iter::once(&grid.header[c])
+                .chain(grid.rows.iter().filter_map(|r| r.get(c)))
+                .flat_map(|cell| cell.lines())
+                .map(text_width)
+                .max()
+                .unwrap_or(0)
+        };
+        // Each column takes its text, a space either side and one border; one border closes.
+        let frame = 3 * columns + 1;
+        let fixed: usize = (0..columns)
+            .filter(|c| !self.wrap.contains(c))
+            .map(|c| column_width(cells, c))
+            .sum();
+        let free: Vec<usize> = self.wrap.iter().copied().filter(|&c| c < columns).collect();
+        let wanted: usize = free.iter().map(|&c| column_width(cells, c)).sum();
+        // Wrapping that cannot make the table fit (ids too long) would only add lines.
+        if frame + fixed + wanted <= width || free.is_empty() || self.narrowest_width() > width {
+            return;
+        }
+        let room = width.saturating_sub(frame + fixed);
+        for &c in &free {
+            let natural = column_width(cells, c);
+            // Shares of the room in proportion to each column's natural width.
+            let share = (room * natural).checked_div(wanted).unwrap_or(0).max(1);
+            if share >= natural {
+                continue;
+            }
+            let wrap_cell = |cell: &mut String| {
+                let lines: Vec<String> = cell
+                    .lines()
+                    .flat_map(|line| wrap_words(line, share))
+                    .map(|line| line.trim_start().to_string())
+                    .collect();
+                *cell = lines.join("\n");
+            };
+            wrap_cell(&mut cells.header[c]);
+            for row in &mut cells.rows {
+                if let Some(cell) = row.get_mut(c) {
+                    wrap_cell(cell);
+                }
+            }
+        }
+    }
+
+    /// Draws `cells` (already escaped and wrapped) with every line as given.
+    fn draw(&self, cells: &Grid) -> String {
+        let mut table = Table::new();
+        table
+            .load_style(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(cells.header.clone());
+        if self.colors.is_empty() {
+            table.force_no_tty();
+        } else {
+            table.enforce_styling();
+        }
+        for (r, row) in cells.rows.iter().enumerate() {
+            table.add_row(row.iter().enumerate().map(|(i, text)| {
+                let mut cell = Cell::new(text);
+                if cells.numeric.contains(&i) {
+                    cell = cell.set_alignment(CellAlignment::Right);
+                }
+                if let Some(&(_, _, color)) =
+                    self.colors.iter().find(|&&(cr, cc, _)| cr == r && cc == i)
+                {
+                    cell = cell.fg(color);
+                }
+                cell
+            }));
+        }
+        table.to_string()
     }
 }
 

@@ -203,7 +203,7 @@ fn a_terminal_table_fits_80_columns_and_piped_output_keeps_its_lines() {
             &doc,
             &TableStyle {
                 width: Some(80),
-                verbose: false,
+                ..TableStyle::default()
             },
         )
         .expect("render");

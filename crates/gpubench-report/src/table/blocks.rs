@@ -50,7 +50,12 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> Op
     }
     let mut table = Table::new();
     let mut header = vec![format!("{suite} by size")];
-    header.extend(paths.iter().map(|p| p.to_string()));
+    // On a narrow terminal, long path names in the header split after their hyphens, never
+    // inside a word.
+    header.extend(paths.iter().map(|p| match width {
+        Some(_) if paths.len() > 2 => crate::layout::split_at_hyphens(p, 12),
+        _ => p.to_string(),
+    }));
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_header(header);
@@ -65,10 +70,12 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> Op
         }
         table.add_row(row);
     }
-    Some(format!(
-        "{table}\nper cell: median GB/s by the row's headline clock (host, end to end; GPU timestamps per copy \
+    let explained = "per cell: median GB/s by the row's headline clock (host, end to end; GPU timestamps per copy \
          for copy-engine paths; host per memcpy for host-write), us per transfer (bytes / bandwidth), \
-         and (copy GB/s) by GPU timestamps around the copy or kernel inside an end-to-end transfer\n"
+         and (copy GB/s) by GPU timestamps around the copy or kernel inside an end-to-end transfer";
+    Some(format!(
+        "{table}\n{}",
+        crate::layout::prose(&[explained.to_string()], width)
     ))
 }
 

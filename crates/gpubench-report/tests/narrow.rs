@@ -1,0 +1,264 @@
+//! The terminal table at 80 columns and piped: ids and verdict words are never broken, long
+//! reasons go under the table as notes, prose wraps at word boundaries, and colour appears only
+//! when asked for and never in Markdown.
+
+use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
+use gpubench_baseline::{CompareOptions, compare};
+use gpubench_report::Format;
+use gpubench_report::table::TableStyle;
+use gpubench_results::results_file::load_document;
+use gpubench_results::{RunDocument, Status};
+
+/// Longer than any recorded id (the longest, without its suite, is 34 characters).
+const LONG_ID: &str = "stream/copy-with-a-long-kernel-name/vec4/16MiB";
+const LONG_REASON: &str = "the adapter offers no 16x16x16 f16 x f16 -> f16 cooperative-matrix configuration (wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX)";
+
+fn recorded() -> RunDocument {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lavapipe-quick.json");
+    load_document(&path).expect("the recorded run loads")
+}
+
+/// The recorded lavapipe run with a long id and two skips of one long reason.
+fn with_long_texts() -> RunDocument {
+    let mut doc = recorded();
+    let mut long = doc
+        .results
+        .iter()
+        .find(|r| r.suite == "stream" && r.status == Status::Ok)
+        .expect("a stream result")
+        .clone();
+    long.id = LONG_ID.to_string();
+    doc.results.push(long);
+    for id in ["stream/skipped-one/16MiB", "stream/skipped-two/16MiB"] {
+        doc.results
+            .push(not_ok_result(id, Status::Skipped, LONG_REASON));
+    }
+    doc
+}
+
+fn at(width: u16) -> TableStyle {
+    TableStyle {
+        width: Some(width),
+        ..TableStyle::default()
+    }
+}
+
+fn is_table_line(line: &str) -> bool {
+    line.starts_with(['┌', '│', '╞', '├', '└'])
+}
+
+/// Drops ANSI styling (`ESC [ ... m`).
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn words(text: &str) -> Vec<&str> {
+    text.split_whitespace().collect()
+}
+
+#[test]
+fn a_run_at_80_columns_keeps_every_id_whole_and_every_line_within_80() {
+    let doc = with_long_texts();
+    let text = Format::Table.render_run(&doc, &at(80)).expect("render");
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns: {line}\n{text}",
+            line.chars().count()
+        );
+    }
+    let table_lines: Vec<&str> = text.lines().filter(|l| is_table_line(l)).collect();
+    for r in &doc.results {
+        let short = r.id.strip_prefix(&format!("{}/", r.suite)).unwrap_or(&r.id);
+        assert!(
+            table_lines
+                .iter()
+                .any(|l| l.split(['│', '┆']).any(|cell| cell.trim() == short)),
+            "{short} is not whole on one table line:\n{text}"
+        );
+    }
+    assert!(
+        text.contains("narrow terminal (80 columns):")
+            && text.contains("every value is in the results file"),
+        "{text}"
+    );
+    // The shared long reason is one note, its cells marked (the marker may wrap under the
+    // status word).
+    let marked = table_lines.iter().filter(|l| l.contains("[1]")).count();
+    assert_eq!(marked, 2, "{text}");
+    assert_eq!(text.matches("[1] the adapter offers").count(), 1, "{text}");
+}
+
+#[test]
+fn piped_a_long_reason_is_a_note_under_the_table_and_the_row_stays_short() {
+    let doc = with_long_texts();
+    let text = Format::Table
+        .render_run(&doc, &TableStyle::default())
+        .expect("render");
+    let row = text
+        .lines()
+        .find(|l| l.contains("skipped-one/16MiB"))
+        .expect("the row");
+    assert!(row.contains("skipped [1]"), "{row}");
+    assert!(!row.contains("cooperative"), "{row}");
+    assert!(row.chars().count() < 120, "{row}");
+    assert!(
+        text.lines().any(|l| l == format!("[1] {LONG_REASON}")),
+        "the whole reason, once, on one line:\n{text}"
+    );
+    // Prose stays on one line when piped.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("value: median") && l.ends_with("on the host."))
+    );
+    // No table line carries the reason.
+    assert!(
+        text.lines()
+            .filter(|l| is_table_line(l))
+            .all(|l| !l.contains("cooperative-matrix")),
+        "{text}"
+    );
+}
+
+#[test]
+fn prose_wraps_at_word_boundaries_at_80_columns() {
+    let doc = with_long_texts();
+    let text = Format::Table.render_run(&doc, &at(80)).expect("render");
+    let prose: Vec<&str> = text.lines().filter(|l| !is_table_line(l)).collect();
+    let joined = prose.join(" ");
+    let all = words(&joined);
+    let legend = "value: median of the samples; ±: half-width of the bootstrap 95% interval of the median; \
+         host: the same work timed submit-to-completion on the host.";
+    let expected = words(legend);
+    assert!(
+        all.windows(expected.len())
+            .any(|w| w == expected.as_slice()),
+        "the legend's words, each whole and in order:\n{text}"
+    );
+    let heading = &doc.machine.adapter.name;
+    assert!(
+        text.lines()
+            .next()
+            .is_some_and(|l| l.starts_with(heading.as_str()))
+    );
+    assert!(
+        text.lines()
+            .filter(|l| l.starts_with("value: median"))
+            .all(|l| l.chars().count() <= 80)
+    );
+    assert!(prose.iter().all(|l| l.chars().count() <= 80));
+}
+
+#[test]
+fn comparison_verdict_words_stay_whole_at_80_columns() {
+    let base = recorded();
+    let mut new = scaled(&base, 1.3);
+    let lost = new
+        .results
+        .iter_mut()
+        .find(|r| r.status == Status::Ok)
+        .expect("an ok result");
+    lost.status = Status::Failed;
+    lost.reason = Some("device lost while mapping the readback buffer (timeout)".into());
+    lost.summary = None;
+    lost.samples.clear();
+    let cmp = compare(
+        "base.json",
+        &base,
+        "new.json",
+        &new,
+        &CompareOptions::default(),
+    );
+    let text = Format::Table
+        .render_comparison(&cmp, &at(80))
+        .expect("render");
+    for pair in &cmp.pairs {
+        let row = text
+            .lines()
+            .find(|l| l.split(['│', '┆']).any(|c| c.trim() == pair.id))
+            .unwrap_or_else(|| panic!("{} whole on one line:\n{text}", pair.id));
+        assert!(
+            row.split(['│', '┆'])
+                .any(|c| c.split_whitespace().next() == Some(pair.verdict.as_str())),
+            "{} on the row of {}:\n{row}\n{text}",
+            pair.verdict.as_str(),
+            pair.id
+        );
+    }
+    assert!(
+        text.contains("[1] device lost while mapping the readback buffer (timeout)"),
+        "{text}"
+    );
+    // A small comparison fits in 80 columns entirely.
+    let small = doc_with("NVIDIA Test", false);
+    let cmp = compare(
+        "base.json",
+        &small,
+        "new.json",
+        &scaled(&small, 1.3),
+        &CompareOptions::default(),
+    );
+    let text = Format::Table
+        .render_comparison(&cmp, &at(80))
+        .expect("render");
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    assert!(text.contains("regressed"), "{text}");
+}
+
+#[test]
+fn colour_only_when_asked_and_never_in_markdown() {
+    let mut base = doc_with("NVIDIA Test", false);
+    base.results[0].id = "stream/a\u{1b}[2Jb/64MiB".to_string();
+    let cmp = compare(
+        "base.json",
+        &base,
+        "new.json",
+        &scaled(&base, 1.3),
+        &CompareOptions::default(),
+    );
+    let coloured = TableStyle {
+        width: Some(80),
+        color: true,
+        ..TableStyle::default()
+    };
+    let text = Format::Table
+        .render_comparison(&cmp, &coloured)
+        .expect("render");
+    assert!(text.contains('\u{1b}'), "a regression is coloured:\n{text}");
+    // The id's own escape is still made visible; only the styling is raw.
+    assert!(text.contains("a\\u{1b}[2Jb"), "{text}");
+    assert!(!text.contains("\u{1b}[2J"), "{text}");
+    let plain = strip_ansi(&text);
+    assert!(plain.lines().all(|l| l.chars().count() <= 80), "{plain}");
+    assert!(plain.contains("regressed"));
+    for style in [at(80), TableStyle::default()] {
+        let text = Format::Table
+            .render_comparison(&cmp, &style)
+            .expect("render");
+        assert!(!text.contains('\u{1b}'), "{text}");
+    }
+    let md = Format::Markdown
+        .render_comparison(&cmp, &coloured)
+        .expect("render");
+    assert!(!md.contains('\u{1b}'), "{md}");
+    let run = Format::Markdown
+        .render_run(&base, &coloured)
+        .expect("render");
+    assert!(!run.contains('\u{1b}'));
+    // Piped stdout (as under the test harness) is never coloured.
+    assert!(!TableStyle::for_stdout(false).color || TableStyle::for_stdout(false).width.is_some());
+}
