@@ -8,9 +8,25 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 
 use super::LaunchMode;
-use crate::gpu::{DispatchKernel, compute_pipeline};
+use crate::gpu::{DispatchKernel, bind_buffers, compute_pipeline};
 use crate::shaders;
 use crate::verify::{Checker, Tolerance};
+
+/// Dispatches per sample of `gpu-gap-independent`, each on a buffer of its own: a fixed count,
+/// since a buffer bumped twice in one pass is a dependency again (wgpu tracks usage per buffer,
+/// so a second read-write use of one puts a barrier before that dispatch). 4096 keeps a sample
+/// in milliseconds even at a microsecond per dispatch.
+pub const INDEPENDENT_SLOTS: u32 = 4096;
+
+/// One buffer of `gpu-gap-independent` and the group that binds it.
+struct Slot {
+    counter: wgpu::Buffer,
+    group: wgpu::BindGroup,
+    /// Its value at set-up.
+    start: u32,
+    /// Dispatches that bumped it since.
+    bumps: u64,
+}
 
 /// What set-up made, and how many dispatches the runs have made since.
 pub struct LaunchState {
@@ -23,6 +39,8 @@ pub struct LaunchState {
     start: u32,
     /// Dispatches submitted since set-up.
     dispatched: u64,
+    /// `gpu-gap-independent`'s buffers (empty in every other mode).
+    slots: Vec<Slot>,
 }
 
 /// One launch mode.
@@ -61,6 +79,12 @@ impl Launch {
             for _ in 0..dispatches {
                 pass.dispatch_workgroups_indirect(&state.indirect, 0);
             }
+        } else if self.mode == LaunchMode::GpuGapIndependent {
+            pass.set_pipeline(&state.dispatch.pipeline);
+            for slot in state.slots.iter().take(dispatches as usize) {
+                pass.set_bind_group(0, &slot.group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
         } else {
             state.dispatch.encode(&mut pass, dispatches);
         }
@@ -87,7 +111,10 @@ impl Launch {
             clock.stop_host();
             return 0;
         }
-        if self.mode != LaunchMode::GpuGap {
+        if !matches!(
+            self.mode,
+            LaunchMode::GpuGap | LaunchMode::GpuGapIndependent
+        ) {
             clock.start_host();
         }
         let timestamps = clock.pass_timestamps(true, true);
@@ -186,6 +213,10 @@ impl Kernel for Launch {
         if mode.host_timed() {
             info.timing = TimingPreference::Host;
         }
+        if mode == LaunchMode::GpuGapIndependent {
+            info.iterations = IterationPolicy::Fixed(INDEPENDENT_SLOTS);
+            info = info.param("buffers", INDEPENDENT_SLOTS);
+        }
         if mode.is_round_trip() {
             info.iterations = IterationPolicy::Fixed(1);
             info.min_samples = Some(self.round_trips);
@@ -203,7 +234,11 @@ impl Kernel for Launch {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        if self.mode == LaunchMode::GpuGap && !ctx.has_pass_timestamps() {
+        let gpu_time = matches!(
+            self.mode,
+            LaunchMode::GpuGap | LaunchMode::GpuGapIndependent
+        );
+        if gpu_time && !ctx.has_pass_timestamps() {
             return Err(
                 "the GPU gap is GPU time, and this adapter has no timestamp queries".to_string(),
             );
@@ -234,6 +269,26 @@ impl Kernel for Launch {
             &[(0, &counter)],
             (1, 1),
         );
+        let slots = match self.mode {
+            LaunchMode::GpuGapIndependent => (0..INDEPENDENT_SLOTS)
+                .map(|_| {
+                    let start = (rng.next_u64() as u32) | 1;
+                    let counter = ctx.buffer_with_data(
+                        "launch independent counter",
+                        &start.to_le_bytes(),
+                        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    );
+                    let group = bind_buffers(ctx, &dispatch.pipeline, &[(0, &counter)]);
+                    Slot {
+                        counter,
+                        group,
+                        start,
+                        bumps: 0,
+                    }
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         ctx.wait_idle()?;
         Ok(LaunchState {
             dispatch,
@@ -241,6 +296,7 @@ impl Kernel for Launch {
             indirect,
             start,
             dispatched: 0,
+            slots,
         })
     }
 
@@ -256,6 +312,13 @@ impl Kernel for Launch {
             | LaunchMode::DispatchIndirect
             | LaunchMode::Record
             | LaunchMode::GpuGap => self.one_pass(state, ctx, n, clock),
+            LaunchMode::GpuGapIndependent => {
+                let n = n.min(state.slots.len() as u32);
+                for slot in state.slots.iter_mut().take(n as usize) {
+                    slot.bumps += 1;
+                }
+                self.one_pass(state, ctx, n, clock)
+            }
             LaunchMode::SubmitCall => {
                 self.submit_calls(state, ctx, n, clock);
                 n
@@ -273,6 +336,9 @@ impl Kernel for Launch {
     }
 
     fn verify(&self, state: &mut LaunchState, ctx: &GpuContext) -> Outcome<Verification> {
+        if self.mode == LaunchMode::GpuGapIndependent {
+            return verify_slots(&state.slots, ctx);
+        }
         let bytes = ctx.read_buffer(&state.counter, 4)?;
         let mut checker = Checker::new();
         let got = bytes
@@ -295,4 +361,37 @@ impl Kernel for Launch {
         );
         Ok(checker.finish())
     }
+}
+
+/// Every buffer of `gpu-gap-independent` holds its start plus its bumps: all copied into one
+/// buffer and read back at once.
+fn verify_slots(slots: &[Slot], ctx: &GpuContext) -> Outcome<Verification> {
+    let size = 4 * slots.len() as u64;
+    let gathered = ctx.buffer(
+        "launch independent counters",
+        size.max(4),
+        wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+    );
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    for (i, slot) in slots.iter().enumerate() {
+        encoder.copy_buffer_to_buffer(&slot.counter, 0, &gathered, 4 * i as u64, 4);
+    }
+    ctx.queue.submit([encoder.finish()]);
+    let bytes = ctx.read_buffer(&gathered, size)?;
+    let mut checker = Checker::new();
+    if bytes.len() as u64 != size {
+        checker.fail(format!("counters read back {} bytes, not {size}", bytes.len()));
+        return Ok(checker.finish());
+    }
+    for (i, (slot, got)) in slots.iter().zip(bytes.chunks_exact(4)).enumerate() {
+        let got = u32::from_le_bytes([got[0], got[1], got[2], got[3]]);
+        let want = slot.start.wrapping_add(slot.bumps as u32);
+        checker.check(f64::from(got), f64::from(want), 0.0, Tolerance::EXACT, || {
+            format!(
+                "buffer {i} after {} dispatches (started at {})",
+                slot.bumps, slot.start
+            )
+        });
+    }
+    Ok(checker.finish())
 }

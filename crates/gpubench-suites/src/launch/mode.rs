@@ -4,7 +4,9 @@
 //! The first five are the storms and the round trip, each one figure; `record`, `submit-call`
 //! and `gpu-gap` split launching into the three costs a user has to tell apart (recording on
 //! the CPU, the submit call on the CPU, the device's time per back-to-back dispatch), and
-//! `round-trip-spin` is the round trip with the host polling instead of sleeping.
+//! `round-trip-spin` is the round trip with the host polling instead of sleeping, and
+//! `gpu-gap-independent` is the GPU gap without the dependency between dispatches (and so
+//! without wgpu's barrier before each).
 
 /// How the storm launches its dispatches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,11 +29,14 @@ pub enum LaunchMode {
     GpuGap,
     /// One dispatch submitted and waited for by polling in a loop.
     RoundTripSpin,
+    /// GPU time per dispatch of N dispatches in one pass, each bumping its own buffer: no
+    /// write hazard between them, so no barrier.
+    GpuGapIndependent,
 }
 
 impl LaunchMode {
     /// Every mode in report order.
-    pub const ALL: [LaunchMode; 9] = [
+    pub const ALL: [LaunchMode; 10] = [
         LaunchMode::DispatchInPass,
         LaunchMode::DispatchIndirect,
         LaunchMode::PassInEncoder,
@@ -40,6 +45,7 @@ impl LaunchMode {
         LaunchMode::Record,
         LaunchMode::SubmitCall,
         LaunchMode::GpuGap,
+        LaunchMode::GpuGapIndependent,
         LaunchMode::RoundTripSpin,
     ];
 
@@ -55,6 +61,7 @@ impl LaunchMode {
             LaunchMode::SubmitCall => "submit-call",
             LaunchMode::GpuGap => "gpu-gap",
             LaunchMode::RoundTripSpin => "round-trip-spin",
+            LaunchMode::GpuGapIndependent => "gpu-gap-independent",
         }
     }
 
@@ -64,7 +71,8 @@ impl LaunchMode {
             LaunchMode::DispatchInPass
             | LaunchMode::DispatchIndirect
             | LaunchMode::Record
-            | LaunchMode::GpuGap => "per-dispatch",
+            | LaunchMode::GpuGap
+            | LaunchMode::GpuGapIndependent => "per-dispatch",
             LaunchMode::PassInEncoder => "per-pass",
             LaunchMode::Submit | LaunchMode::SubmitCall => "per-submit",
             LaunchMode::RoundTrip | LaunchMode::RoundTripSpin => "one-dispatch",
@@ -108,6 +116,9 @@ impl LaunchMode {
             LaunchMode::GpuGap => {
                 "microseconds of GPU time per dispatch, N dispatches of a 1-invocation kernel back to back in one pass (GPU timestamps at the pass's start and end, nothing subtracted: wgpu's barrier before each dispatch, the launch and the kernel itself); recording is outside the host clock (host: submit to completion)"
             }
+            LaunchMode::GpuGapIndependent => {
+                "microseconds of GPU time per dispatch, N dispatches of a 1-invocation kernel back to back in one pass, each bumping a buffer of its own, so no dispatch depends on another and wgpu puts no barrier between them (GPU timestamps at the pass's start and end); beside gpu-gap, the difference is the cost of the barrier a dependent dispatch pays"
+            }
             LaunchMode::RoundTripSpin => {
                 "microseconds from queue.submit of one dispatch until the host sees it complete, spinning (device.poll Wait with a zero timeout in a loop, yielding the core between polls: the thread never sleeps in the driver); host clock; no timestamps in the timed pass"
             }
@@ -124,6 +135,7 @@ impl LaunchMode {
             LaunchMode::Record => "launch record",
             LaunchMode::SubmitCall => "launch submit call",
             LaunchMode::GpuGap => "launch gap",
+            LaunchMode::GpuGapIndependent => "launch gap independent",
         }
     }
 }
