@@ -202,6 +202,8 @@ def build(gpubench, cuda, nominal):
          "launch/raw-loop"),
         ("GPU gap per dispatch vs CUDA graph node", "launch/gpu-gap/per-dispatch",
          "launch/graph"),
+        ("GPU gap, independent dispatches, vs CUDA graph node",
+         "launch/gpu-gap-independent/per-dispatch", "launch/graph"),
         ("round trip vs CUDA launch + synchronize", "launch/round-trip/one-dispatch",
          "launch/round-trip"),
         ("round trip (spin) vs CUDA launch + synchronize",
