@@ -728,7 +728,10 @@ mod tests {
                 .skip(1)
                 .all(|p| p.verdict == Verdict::RatioOnly && p.ratio.is_some())
         );
-        assert!(!cmp.fails_gate(), "another card skipping a result is a fact about it");
+        assert!(
+            !cmp.fails_gate(),
+            "another card skipping a result is a fact about it"
+        );
     }
 
     #[test]
@@ -740,15 +743,26 @@ mod tests {
         runner.results[0].status = Status::Skipped;
         let cmp = compare("a", &base, "b", &runner, &CompareOptions::default());
         assert_eq!(cmp.mode, Mode::CrossMachine);
-        assert_eq!(cmp.gating().count(), 1, "ok -> skipped on the same device gates");
-        assert!(cmp.pairs.iter().skip(1).all(|p| !p.regression), "2.2x slower: ratio only");
+        assert_eq!(
+            cmp.gating().count(),
+            1,
+            "ok -> skipped on the same device gates"
+        );
+        assert!(
+            cmp.pairs.iter().skip(1).all(|p| !p.regression),
+            "2.2x slower: ratio only"
+        );
 
         let mut other_card = scaled(&base, 1.0);
         other_card.machine.fingerprint = "vulkan-10de-2335-nvidia".to_string();
         other_card.machine.adapter.vendor_id = 0x10de;
         other_card.results[0].status = Status::Failed;
         let cmp = compare("a", &base, "b", &other_card, &CompareOptions::default());
-        assert_eq!(cmp.gating().count(), 1, "a wrong answer fails on any adapter");
+        assert_eq!(
+            cmp.gating().count(),
+            1,
+            "a wrong answer fails on any adapter"
+        );
         other_card.results[0].status = Status::Skipped;
         let cmp = compare("a", &base, "b", &other_card, &CompareOptions::default());
         assert!(!cmp.fails_gate(), "another card's skip does not gate");

@@ -380,18 +380,27 @@ fn verify_slots(slots: &[Slot], ctx: &GpuContext) -> Outcome<Verification> {
     let bytes = ctx.read_buffer(&gathered, size)?;
     let mut checker = Checker::new();
     if bytes.len() as u64 != size {
-        checker.fail(format!("counters read back {} bytes, not {size}", bytes.len()));
+        checker.fail(format!(
+            "counters read back {} bytes, not {size}",
+            bytes.len()
+        ));
         return Ok(checker.finish());
     }
     for (i, (slot, got)) in slots.iter().zip(bytes.chunks_exact(4)).enumerate() {
         let got = u32::from_le_bytes([got[0], got[1], got[2], got[3]]);
         let want = slot.start.wrapping_add(slot.bumps as u32);
-        checker.check(f64::from(got), f64::from(want), 0.0, Tolerance::EXACT, || {
-            format!(
-                "buffer {i} after {} dispatches (started at {})",
-                slot.bumps, slot.start
-            )
-        });
+        checker.check(
+            f64::from(got),
+            f64::from(want),
+            0.0,
+            Tolerance::EXACT,
+            || {
+                format!(
+                    "buffer {i} after {} dispatches (started at {})",
+                    slot.bumps, slot.start
+                )
+            },
+        );
     }
     Ok(checker.finish())
 }
