@@ -16,4 +16,10 @@ mkdir -p "$dir" /tmp/gpubench-apt-amd64/partial
 opts=(-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/gpubench-apt-amd64)
 apt-get "${opts[@]}" update -qq
 (cd "$dir" && apt-get "${opts[@]}" download $packages)
+# apt names files with the epoch as %3a and versions with +: plain names only, so every tool that
+# carries the folder (and dpkg -x, which reads the package, not its name) takes them as they are.
+for f in "$dir"/*.deb; do
+    plain=$(basename "$f" | sed 's/%3a/_/g; s/+/_/g')
+    [ "$plain" = "$(basename "$f")" ] || mv "$f" "$dir/$plain"
+done
 ls "$dir"/*.deb | wc -l

@@ -25,7 +25,9 @@ mkdir -p "$out"
 log() { echo "gpu-check: $*" | tee -a "$out/check.log" >&2; }
 
 unpack_loaders() {
-    if [ -n "${GPUBENCH_VULKAN_DEBS:-}" ] && ! ldconfig -p | grep -q 'libvulkan.so.1'; then
+    # grep reads all of ldconfig's output (no -q): under pipefail, -q's early exit makes
+    # ldconfig die of SIGPIPE once its list passes a pipe's 64 KiB, and the pipeline fails.
+    if [ -n "${GPUBENCH_VULKAN_DEBS:-}" ] && ! ldconfig -p | grep 'libvulkan.so.1' > /dev/null; then
         for f in "$GPUBENCH_VULKAN_DEBS"/*.deb; do dpkg -x "$f" /; done
         ldconfig
         log "unpacked $(ls "$GPUBENCH_VULKAN_DEBS"/*.deb | wc -l) loader packages"

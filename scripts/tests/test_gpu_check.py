@@ -42,6 +42,18 @@ class ReferencePlan(unittest.TestCase):
             with self.assertRaises(Exception):
                 ref.parse_shape(bad)
 
+    def test_clock_event_reasons_work_with_old_and_new_pynvml(self):
+        class New:
+            def nvmlDeviceGetCurrentClocksEventReasons(self, handle):
+                return ("new", handle)
+
+        class Old:
+            def nvmlDeviceGetCurrentClocksThrottleReasons(self, handle):
+                return ("old", handle)
+
+        self.assertEqual(ref.clock_event_reasons(New(), 7), ("new", 7))
+        self.assertEqual(ref.clock_event_reasons(Old(), 7), ("old", 7))
+
     def test_size_labels_match_gpubench(self):
         self.assertEqual(ref.size_label(4096), "4KiB")
         self.assertEqual(ref.size_label(256 << 20), "256MiB")

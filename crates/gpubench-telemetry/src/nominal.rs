@@ -214,6 +214,12 @@ mod tests {
             (h200.name.as_str(), h200.matched_by.as_str()),
             ("NVIDIA H200 SXM 141GB", "device-id")
         );
+        // The NVL's name contains the SXM's pattern; its own, longer one wins.
+        let nvl = find(&table, 0x10de, 0x233b, "NVIDIA H200 NVL").expect("h200 nvl");
+        assert_eq!(
+            (nvl.name.as_str(), nvl.fp32_tflops),
+            ("NVIDIA H200 NVL 141GB", Some(60.0))
+        );
         let max = find(&table, 0, 0, "Apple M2 Max").expect("by name");
         assert_eq!(
             (max.name.as_str(), max.matched_by.as_str()),
@@ -260,8 +266,18 @@ mod tests {
         );
         annotate(&mut fma, h200.as_ref(), None);
         assert_eq!(fma.extra["pct_of_nominal"], 50.0);
-        // No FP16 non-tensor figure for the H200: nothing is added.
+        // The FP16 non-tensor peak where the table has it; nothing where it has none.
         let params = [("kernel", "fma-peak"), ("precision", "f16")];
+        let mut half = ok(
+            "compute/fma16",
+            "compute",
+            MetricKind::Throughput,
+            &params,
+            66900.0,
+        );
+        annotate(&mut half, h200.as_ref(), None);
+        assert_eq!(half.extra["pct_of_nominal"], 50.0);
+        let h100_pcie = find(&table, 0x10de, 0x2331, "NVIDIA H100 PCIe");
         let mut half = ok(
             "compute/fma16",
             "compute",
@@ -269,7 +285,7 @@ mod tests {
             &params,
             1.0,
         );
-        annotate(&mut half, h200.as_ref(), None);
+        annotate(&mut half, h100_pcie.as_ref(), None);
         assert!(!half.extra.contains_key("pct_of_nominal"));
         let mut unmatched = ok("stream/triad", "stream", MetricKind::Bandwidth, &[], 1.0);
         annotate(&mut unmatched, None, None);
