@@ -71,19 +71,30 @@ pub fn gate_exit(cmp: &Comparison, gate: &GateArgs) -> Exit {
 /// and why the exit code is what it is.
 pub fn verdict_summary(cmp: &Comparison, gate: &GateArgs) -> String {
     let counts = cmp.counts();
-    let mut parts: Vec<String> = ["regressed", "improved", "unchanged", "inconclusive"]
+    let mut parts: Vec<String> = ALWAYS_COUNTED
         .iter()
         .map(|verdict| format!("{} {verdict}", counts.get(verdict).copied().unwrap_or(0)))
         .collect();
     parts.extend(
         counts
             .iter()
-            .filter(|(verdict, _)| {
-                !["regressed", "improved", "unchanged", "inconclusive"].contains(verdict)
-            })
+            .filter(|(verdict, _)| !ALWAYS_COUNTED.contains(verdict))
             .map(|(verdict, n)| format!("{n} {verdict}")),
     );
     format!("verdicts: {}; {}", parts.join(", "), exit_reason(cmp, gate))
+}
+
+/// The verdicts the summary counts even at zero; the others appear only when they occur.
+const ALWAYS_COUNTED: [&str; 4] = ["regressed", "improved", "unchanged", "inconclusive"];
+
+/// `body` in a text format headed by the summary line (bold in Markdown); the machine-readable
+/// formats are left as they are, one document.
+pub fn headed(format: Format, summary: &str, body: &str) -> String {
+    match format {
+        Format::Table => format!("{summary}\n\n{body}"),
+        Format::Markdown => format!("**{summary}**\n\n{body}"),
+        _ => body.to_string(),
+    }
 }
 
 /// Why a comparison exits as it does, in words.
@@ -214,10 +225,7 @@ pub fn run_with_verdicts(
         return Ok(run);
     };
     let comparison = format.render_comparison(cmp, style)?;
-    Ok(match format {
-        Format::Markdown => format!("**{summary}**\n\n{run}\n{comparison}\n"),
-        _ => format!("{summary}\n\n{run}\n{comparison}\n"),
-    })
+    Ok(headed(format, summary, &format!("{run}\n{comparison}\n")))
 }
 
 /// Whether `format` is read by people (verdicts go with the run there).
@@ -234,28 +242,14 @@ pub fn record(plan: &BaselinePlan, args: &BaselineArgs, doc: &RunDocument) -> an
     let recordable = !doc.has_failures() && doc.complete;
     if let Some(problem) = too_noisy(doc, args.gate.noise).filter(|_| recordable) {
         if !args.force {
-            return Err(TooNoisy(problem).into());
+            anyhow::bail!(
+                "not recording a baseline: {problem}; rerun when the machine is quiet, or record it anyway with --force"
+            );
         }
         note!("warning: recording the baseline anyway (--force): {problem}");
     }
     save_baseline(&plan.store, doc)
 }
-
-/// A baseline refused because its own run was noisier than the band its verdicts will use.
-#[derive(Debug)]
-pub struct TooNoisy(pub String);
-
-impl std::fmt::Display for TooNoisy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "not recording a baseline: {}; rerun when the machine is quiet, or record it anyway with --force",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for TooNoisy {}
 
 /// Why `doc` would make a poor baseline: its own noise level (the reference kernel's drift and
 /// spread, see `--noise-check`) is wider than the noise band of the rates it will judge, so

@@ -8,7 +8,7 @@ use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 
 use crate::cli::CompareArgs;
-use crate::cmd::baseline_gate::{gate_exit, is_text, options, verdict_summary};
+use crate::cmd::baseline_gate::{gate_exit, headed, is_text, options, verdict_summary};
 use crate::exit::{Exit, UsageError};
 use crate::paths::Files;
 use crate::stdout::print_then;
@@ -80,10 +80,9 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
             Compared::Verdicts(cmp) => format.render_comparison(cmp, &style)?,
             Compared::Cross(cross) => format.render_cross(cross, &style)?,
         };
-        Ok(match (&summary, format) {
-            (Some(summary), Format::Table) => format!("{summary}\n\n{body}"),
-            (Some(summary), Format::Markdown) => format!("**{summary}**\n\n{body}"),
-            _ => body,
+        Ok(match &summary {
+            Some(summary) => headed(format, summary, &body),
+            None => body,
         })
     };
     let text = render(args.format)?;

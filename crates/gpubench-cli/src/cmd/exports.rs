@@ -116,7 +116,7 @@ impl ExportArgs {
 /// merged (names prefixed when asked).
 pub fn render_runs(
     format: Format,
-    runs: &[(String, RunDocument)],
+    runs: &[(String, &RunDocument)],
     style: &TableStyle,
     exports: &ExportArgs,
 ) -> anyhow::Result<String> {
@@ -152,7 +152,7 @@ pub fn render_runs(
             out
         }
         Format::Json => {
-            let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| doc).collect();
+            let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| *doc).collect();
             serde_json::to_string_pretty(&docs)? + "\n"
         }
         Format::Bmf => {

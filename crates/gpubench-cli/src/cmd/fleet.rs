@@ -155,12 +155,10 @@ fn write_exports(
     if !args.exports.any() {
         return Ok(());
     }
-    let runs: Vec<(String, RunDocument)> = outcomes
+    let runs: Vec<(String, &RunDocument)> = outcomes
         .iter()
         .filter_map(|(_, path, outcome)| match outcome {
-            AdapterRun::Finished(_, Some(doc)) => {
-                Some((path.display().to_string(), (**doc).clone()))
-            }
+            AdapterRun::Finished(_, Some(doc)) => Some((path.display().to_string(), &**doc)),
             _ => None,
         })
         .collect();
@@ -171,7 +169,7 @@ fn write_exports(
     let style = TableStyle::for_stdout(args.verbose);
     args.exports
         .write_rendered(|format| render_runs(format, &runs, &style, &args.exports))?;
-    let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| doc).collect();
+    let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| *doc).collect();
     args.exports.write_gab(&docs)
 }
 

@@ -2,6 +2,7 @@
 //! the terminal or in any export format, exactly as `run` would have printed them. Every input
 //! is read and every output checked before anything is written.
 
+use gpubench_harness::RunDocument;
 use gpubench_report::table::TableStyle;
 
 use crate::cli::ShowArgs;
@@ -19,18 +20,22 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
         files.input("input", &input.path)?;
     }
     args.exports.check(&mut files)?;
-    let runs = inputs
+    let loaded = inputs
         .into_iter()
         .map(|input| {
             let (path, doc) = input.load()?;
             Ok((path.display().to_string(), doc))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let runs: Vec<(String, &RunDocument)> = loaded
+        .iter()
+        .map(|(label, doc)| (label.clone(), doc))
+        .collect();
     let style = TableStyle::for_stdout(args.verbose);
     let text = render_runs(args.format, &runs, &style, &args.exports)?;
     args.exports
         .write_rendered(|format| render_runs(format, &runs, &style, &args.exports))?;
-    let docs: Vec<_> = runs.iter().map(|(_, doc)| doc).collect();
+    let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| *doc).collect();
     args.exports.write_gab(&docs)?;
     print_then(&text, Exit::Success)
 }
