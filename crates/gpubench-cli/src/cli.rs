@@ -249,6 +249,11 @@ pub struct RunArgs {
     /// `tuning_gflops`, e.g. cols8x8 or gemv-x8-c2-wg8-ks1-wgmem; an unknown name lists all).
     #[arg(long, value_name = "VARIANT", value_parser = matmul_variant_parser(), hide_possible_values = true)]
     pub matmul_variant: Option<&'static str>,
+    /// Leave out the cooperative-matrix (tensor core) matmul kernels: their rows are skipped
+    /// with the reason. For drivers whose experimental support might lose the device, which
+    /// would end every later benchmark of the run.
+    #[arg(long)]
+    pub no_coop_matrix: bool,
     /// Minimum timed samples per benchmark (overrides the profile).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub samples: Option<u32>,

@@ -57,15 +57,25 @@ const HEARTBEAT: Duration = Duration::from_secs(60);
 /// Bar units per suite.
 const SHARE: u64 = 1000;
 
-/// Where the bar stands: suites started, and the current suite's benchmarks.
+/// Where the bar stands: suites started, the current suite's stages (one per autotuned matmul
+/// product, one for most suites) and the current stage's benchmarks. A suite's share is split
+/// evenly between its stages, so a stage that adds benchmarks never moves the bar backwards.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Position {
     suites: u64,
     suite: u64,
+    /// Stages the current suite announced (1 when it did not say).
+    stages: u64,
+    /// Stages of the current suite that have built their benchmarks.
+    stage: u64,
+    /// Benchmarks of the current stage, and how many of them finished.
     planned: u64,
     finished: u64,
-    /// The current suite announced itself as preparing and has not planned yet.
-    preparing: bool,
+    /// Benchmarks of the current suite so far, over all its stages, and how many finished.
+    suite_planned: u64,
+    suite_finished: u64,
+    /// The current suite announced itself as preparing.
+    announced: bool,
 }
 
 impl Position {
@@ -75,35 +85,52 @@ impl Position {
 
     fn units(&self) -> u64 {
         let done_suites = self.suite.saturating_sub(1) * SHARE;
+        let stages = self.stages.max(1);
+        let done_stages = self.stage.saturating_sub(1).min(stages) * SHARE;
         let within = match self.planned {
+            0 if self.stage > 0 => SHARE,
             0 => 0,
             n => self.finished.min(n) * SHARE / n,
         };
-        done_suites + within
+        done_suites + (done_stages + within).min(stages * SHARE) / stages
     }
 
     fn next_suite(&mut self) {
         self.suite += 1;
+        self.stages = 1;
+        self.stage = 0;
         self.planned = 0;
         self.finished = 0;
+        self.suite_planned = 0;
+        self.suite_finished = 0;
+        self.announced = false;
     }
 
     fn preparing(&mut self) {
         self.next_suite();
-        self.preparing = true;
+        self.announced = true;
     }
 
-    /// A suite's benchmarks are built; a suite that did not announce itself starts here.
+    /// The announced suite builds its benchmarks in `count` stages.
+    fn stages(&mut self, count: usize) {
+        self.stages = (count as u64).max(1);
+    }
+
+    /// A stage's benchmarks are built; a suite that did not announce itself, or that has built
+    /// all the stages it announced, starts a new suite here.
     fn planned(&mut self, count: usize) {
-        if !self.preparing {
+        if !self.announced || self.stage >= self.stages {
             self.next_suite();
         }
-        self.preparing = false;
+        self.stage += 1;
         self.planned = count as u64;
+        self.finished = 0;
+        self.suite_planned += count as u64;
     }
 
     fn finished(&mut self) {
         self.finished += 1;
+        self.suite_finished += 1;
     }
 }
 
@@ -152,9 +179,10 @@ impl Progress {
     fn redraw(&self, what: &str) {
         self.bar.set_length(self.position.length());
         self.bar.set_position(self.position.units());
-        let within = match self.position.planned {
+        let p = &self.position;
+        let within = match p.suite_planned {
             0 => String::new(),
-            n => format!(" {}/{n}", self.position.finished),
+            n => format!(" {}/{n}", p.suite_finished),
         };
         self.bar.set_message(format!(
             "{} {}{within}: {what}",
@@ -185,7 +213,12 @@ impl Progress {
         }
     }
 
-    /// A suite has built its `count` benchmarks.
+    /// The suite that is preparing builds its benchmarks in `count` stages.
+    pub fn stages(&mut self, count: usize) {
+        self.position.stages(count);
+    }
+
+    /// A suite (or a stage of one) has built its `count` benchmarks.
     pub fn add_benchmarks(&mut self, count: usize) {
         self.position.planned(count);
         self.redraw("starting");
@@ -205,8 +238,8 @@ impl Progress {
 fn finished_line(position: &Position, result: &BenchResult) -> String {
     let place = format!(
         "{}/{}",
-        position.finished,
-        position.planned.max(position.finished)
+        position.suite_finished,
+        position.suite_planned.max(position.suite_finished)
     );
     let outcome = match (result.status, result.median()) {
         (Status::Ok, Some(median)) => {
@@ -353,6 +386,7 @@ mod tests {
             .map(|step| {
                 match *step {
                     "prepare" => p.preparing(),
+                    "stages3" => p.stages(3),
                     "plan2" => p.planned(2),
                     "plan0" => p.planned(0),
                     "plan40" => p.planned(40),
@@ -377,6 +411,26 @@ mod tests {
         assert!(trace.iter().all(|(u, len)| u <= len && *len == 3 * SHARE));
         assert_eq!(units[3], SHARE, "the first suite fills its share");
         assert_eq!(units[6], SHARE + SHARE / 40);
+    }
+
+    #[test]
+    fn a_suite_in_stages_fills_its_share_stage_by_stage() {
+        // Three matmul products: two benchmarks, then forty (a failed candidate each), then one.
+        let steps = [
+            "prepare", "stages3", "plan2", "done", "done", "plan40", "done", "plan2", "done",
+            "done", "prepare", "plan2",
+        ];
+        let trace = walk(2, &steps);
+        let units: Vec<u64> = trace.iter().map(|(u, _)| *u).collect();
+        assert!(units.windows(2).all(|w| w[0] <= w[1]), "{units:?}");
+        assert_eq!(units[4], SHARE / 3, "the first stage fills a third");
+        assert_eq!(units[6], (SHARE + SHARE / 40) / 3);
+        assert_eq!(units[9], SHARE, "the last stage fills the suite");
+        assert_eq!(
+            trace[11],
+            (SHARE, 2 * SHARE),
+            "a new suite, not a fourth stage"
+        );
     }
 
     #[test]

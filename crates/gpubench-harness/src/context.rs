@@ -357,12 +357,14 @@ impl GpuContext {
         )
     }
 
-    /// How many compute pipelines have been built on this context so far.
+    /// How many compute pipelines have been built on this context so far, each use of one kept
+    /// from an earlier build (a suite's pipeline cache) counted again.
     pub fn pipelines_built(&self) -> u64 {
         self.pipelines_built.load(Ordering::SeqCst)
     }
 
-    /// Counts one more compute pipeline built (by the suites' pipeline helpers).
+    /// Counts one more compute pipeline built, or reused from a suite's cache of pipelines
+    /// built on this context under the same shader checks (by the suites' pipeline helpers).
     pub fn count_pipeline_built(&self) {
         self.pipelines_built.fetch_add(1, Ordering::SeqCst);
     }

@@ -75,6 +75,7 @@ pub struct Runner<'a> {
     queries: Option<TimestampQueries>,
     stop: Arc<AtomicBool>,
     telemetry: Option<Arc<dyn TelemetryHook>>,
+    screen: Option<Duration>,
 }
 
 /// Why [`Runner::prepare`] gave no benchmark ready to time.
@@ -169,7 +170,18 @@ impl<'a> Runner<'a> {
             settings,
             stop: Arc::new(AtomicBool::new(false)),
             telemetry: None,
+            screen: None,
         }
+    }
+
+    /// Ends a benchmark after its verified first run when that run alone took longer than
+    /// `bound`, with that run as its only sample (`None`: never). For autotuning, where a
+    /// candidate already many times slower than the best cannot win, and its full protocol
+    /// (calibration, warm-up, samples) would cost several of its slow iterations: on a CPU
+    /// adapter the simplest kernel took 5 s per 1024^3 product, 35 s per product to sample.
+    /// Such a result says so in its `screened` param.
+    pub fn set_screen(&mut self, bound: Option<Duration>) {
+        self.screen = bound;
     }
 
     /// Calls `hook` around each measured region and records what it saw in the result.
@@ -260,6 +272,25 @@ impl<'a> Runner<'a> {
         let first = self.prepare_observed(bench, observer)?;
         let work = bench.work();
         let prefer_gpu = info.timing == TimingPreference::GpuWhenAvailable;
+        if let Some(bound) = self.screen.filter(|&bound| first.host > bound) {
+            let mut samples = Samples::default();
+            samples.push(first, 1);
+            let run = Measured {
+                work,
+                iterations: 1,
+                prefer_gpu,
+                first,
+                capped: false,
+            };
+            let mut result = summarise(&self.settings, info, &samples, &run);
+            let why = format!(
+                "one run only: its verified first run took {:.3} s, over the bound of {:.3} s",
+                first.host.as_secs_f64(),
+                bound.as_secs_f64()
+            );
+            result.params.insert("screened".into(), why.into());
+            return Ok(result);
+        }
 
         observer.phase(Phase::Calibrate);
         let iterations = match info.iterations {

@@ -23,6 +23,8 @@ pub mod sustained;
 pub mod transfer;
 pub mod verify;
 
+use std::time::Duration;
+
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
 use gpubench_results::suite_names;
 use serde::{Deserialize, Serialize};
@@ -230,6 +232,10 @@ pub struct SuiteOptions {
     pub matmul_shapes: Vec<(u32, u32, u32)>,
     /// A matmul variant forced by `--matmul-variant` (no autotuning).
     pub matmul_variant: Option<String>,
+    /// Whether the cooperative-matrix (tensor core) matmul products run; off (`--no-coop-matrix`)
+    /// where a driver's experimental support is suspect, so a device loss there cannot cost
+    /// the rest of a run. Off, their rows are skipped with the reason.
+    pub coop_matrix: bool,
     /// Upper bound of the total-allocation probe, from `--capacity-cap`.
     pub capacity_cap: Option<u64>,
     /// Length of the sustained run in seconds, from `--duration`.
@@ -249,6 +255,7 @@ impl SuiteOptions {
             stream_size: None,
             matmul_shapes: Vec::new(),
             matmul_variant: None,
+            coop_matrix: true,
             capacity_cap: None,
             duration: None,
             seed: 0x5eed,
@@ -269,6 +276,18 @@ impl Default for SuiteOptions {
 pub trait Tuner {
     /// Runs `bench` (verify, then a few samples) and returns its result.
     fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult;
+
+    /// As [`Tuner::measure`], but a candidate whose verified first run took longer than
+    /// `bound` (or than the tuner's own time cap, whichever is longer) keeps that run as its
+    /// only sample, marked `screened` (see `Runner::set_screen`). By default no screening.
+    fn measure_within(
+        &mut self,
+        bench: &mut dyn Benchmark,
+        bound: Option<Duration>,
+    ) -> BenchResult {
+        let _ = bound;
+        self.measure(bench)
+    }
 }
 
 /// What a suite builds its benchmarks from: the adapter, the run's options, and a tuner for
@@ -285,6 +304,15 @@ pub struct BuildContext<'a> {
 /// A suite's benchmarks, in the order they run, or why they could not be built.
 pub type Benchmarks = Result<Vec<Box<dyn Benchmark>>, PlanError>;
 
+/// One step of a suite's work: builds the benchmarks it runs (autotuning first where the suite
+/// does) when its turn comes, so that every earlier step's results are measured and saved
+/// before it starts. A suite that tunes per product (matmul) has a stage per product: a stop or
+/// a timeout during one product's tuning keeps every product before it.
+pub type Stage = Box<dyn FnOnce(&mut BuildContext<'_>) -> Vec<Box<dyn Benchmark>>>;
+
+/// A suite's stages, in the order they run, or why they could not be planned.
+pub type Stages = Result<Vec<Stage>, PlanError>;
+
 /// A suite: the benchmarks it runs, and the results it derives from them.
 pub trait Suite {
     /// Name as given to `--suite`.
@@ -293,6 +321,14 @@ pub trait Suite {
     /// The benchmarks to run, in order. A suite may measure candidates with `build.tuner`
     /// first (e.g. to pick the fastest verified kernel variant).
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks;
+
+    /// The benchmarks in stages, each built when its turn comes (see [`Stage`]); options are
+    /// checked here, before the first stage. By default one stage holding [`Suite::benchmarks`].
+    fn stages(&self, build: &mut BuildContext<'_>) -> Stages {
+        let benches = self.benchmarks(build)?;
+        let stage: Stage = Box::new(move |_| benches);
+        Ok(vec![stage])
+    }
 
     /// Results that are probed rather than timed (capacity), produced before the suite's
     /// benchmarks run. Every resource they use is freed before they return.

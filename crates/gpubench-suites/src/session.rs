@@ -1,6 +1,7 @@
-//! Drives a [`RunPlan`] on one adapter: each suite in turn builds its benchmarks (matmul
-//! autotunes then), runs its probes, has every benchmark measured by the harness's runner,
-//! annotates each result and derives its own; the injected faults run last. The document goes
+//! Drives a [`RunPlan`] on one adapter: each suite in turn plans its stages, runs its probes,
+//! builds each stage's benchmarks when its turn comes (matmul autotunes one product per stage),
+//! has every benchmark measured by the harness's runner, annotates each result and derives its
+//! own; the injected faults run last. The document goes
 //! to the caller's [`RunSink`] after every change worth keeping, so an interrupted or crashed
 //! run leaves every finished result on disk.
 //!
@@ -24,7 +25,7 @@ use crate::faults::SelfTestSuite;
 use crate::gpu;
 use crate::noise_check::NoiseCheck;
 use crate::plan::RunPlan;
-use crate::{BuildContext, PlanError, Suite, Tuner};
+use crate::{BuildContext, PlanError, Stage, Suite, Tuner};
 
 /// Where a run's document goes, and who hears about its progress (the runner's callbacks, plus
 /// the two below).
@@ -36,7 +37,11 @@ pub trait RunSink: RunObserver {
     /// A suite is building its benchmarks (autotuning where it does).
     fn preparing(&mut self, _suite: &str) {}
 
-    /// A suite has built `count` more benchmarks to run.
+    /// A suite that announced itself will build its benchmarks in `count` stages (one per
+    /// matmul product, one for most suites).
+    fn stages(&mut self, _count: usize) {}
+
+    /// A suite has built `count` more benchmarks to run (once per stage).
     fn planned(&mut self, _count: usize) {}
 }
 
@@ -194,9 +199,9 @@ impl<'a> Session<'a> {
     }
 }
 
-/// A suite and, for injected faults, the benchmarks it runs. Other suites build theirs when
-/// their turn comes (matmul autotunes then), so earlier results are saved first and a stop
-/// during tuning ends the run.
+/// A suite and, for injected faults, the benchmarks it runs. Other suites build theirs stage by
+/// stage when their turn comes (matmul autotunes a product per stage), so earlier results are
+/// saved first and a stop during tuning ends the run keeping every finished product.
 struct Step {
     suite: Box<dyn Suite>,
     prebuilt: Option<Vec<Box<dyn Benchmark>>>,
@@ -218,34 +223,51 @@ struct RunLoop<'r, 'a> {
 }
 
 impl RunLoop<'_, '_> {
-    /// Builds, probes, measures and derives one suite.
+    /// Plans, probes, builds stage by stage, measures and derives one suite.
     fn run_suite(&mut self, step: Step) -> Result<Flow, SessionError> {
         let Step { suite, prebuilt } = step;
         let first_of_suite = self.doc.results.len();
         let ctx = self.session.ctx;
-        let mut benches = match prebuilt {
-            Some(benches) => benches,
+        let stages = match prebuilt {
+            Some(benches) => {
+                let stage: Stage = Box::new(move |_| benches);
+                vec![stage]
+            }
             None => {
                 self.sink.preparing(suite.name());
                 let options = self.session.plan.options();
                 let tuner = &mut self.session.tuner;
-                suite.benchmarks(&mut BuildContext {
+                let stages = suite.stages(&mut BuildContext {
                     ctx,
                     options,
                     tuner,
-                })?
+                })?;
+                self.sink.stages(stages.len());
+                stages
             }
         };
-        self.sink.planned(benches.len());
-        let total = self.index + benches.len();
         if !ctx.faults.device_lost() {
             let probes = suite.probes(ctx, self.session.plan.options());
             self.doc.results.extend(probes);
             self.sink.save(&self.doc)?;
         }
-        for bench in &mut benches {
-            if self.run_one(suite.as_ref(), bench.as_mut(), total)? == Flow::Stop {
+        for stage in stages {
+            if self.session.runner.stop_requested() {
                 return Ok(Flow::Stop);
+            }
+            let options = self.session.plan.options();
+            let tuner = &mut self.session.tuner;
+            let mut benches = stage(&mut BuildContext {
+                ctx,
+                options,
+                tuner,
+            });
+            self.sink.planned(benches.len());
+            let total = self.index + benches.len();
+            for bench in &mut benches {
+                if self.run_one(suite.as_ref(), bench.as_mut(), total)? == Flow::Stop {
+                    return Ok(Flow::Stop);
+                }
             }
         }
         let (earlier, measured) = self.doc.results.split_at(first_of_suite);
@@ -328,6 +350,20 @@ impl Tuner for ShortRunTuner<'_> {
             return BenchResult::empty(bench.info(), Status::Skipped, Some(reason));
         }
         self.runner.run(bench, &mut Silent)
+    }
+
+    /// Screens at `bound`, never below the tuner's own time cap: a candidate that fits in
+    /// the cap is always sampled in full.
+    fn measure_within(
+        &mut self,
+        bench: &mut dyn Benchmark,
+        bound: Option<Duration>,
+    ) -> BenchResult {
+        let cap = self.runner.settings().max_time;
+        self.runner.set_screen(bound.map(|b| b.max(cap)));
+        let result = self.measure(bench);
+        self.runner.set_screen(None);
+        result
     }
 }
 
@@ -504,6 +540,186 @@ mod tests {
             1,
             "not set up"
         );
+    }
+
+    /// A suite in three stages: the tiny stream benchmarks, then a stage that requests a stop
+    /// (as a signal during a product's tuning would), then one that must never be built.
+    struct Staged {
+        stop: Arc<AtomicBool>,
+        built: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Suite for Staged {
+        fn name(&self) -> &'static str {
+            "stream"
+        }
+
+        fn benchmarks(&self, _build: &mut BuildContext<'_>) -> crate::Benchmarks {
+            Ok(Vec::new())
+        }
+
+        fn stages(&self, _build: &mut BuildContext<'_>) -> crate::Stages {
+            let counted = |built: &Arc<std::sync::atomic::AtomicUsize>| {
+                built.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            };
+            let (built1, built2, built3) = (
+                Arc::clone(&self.built),
+                Arc::clone(&self.built),
+                Arc::clone(&self.built),
+            );
+            let stop = Arc::clone(&self.stop);
+            let first: Stage = Box::new(move |build: &mut BuildContext<'_>| {
+                counted(&built1);
+                crate::stream::StreamSuite
+                    .benchmarks(build)
+                    .expect("the stream suite builds")
+            });
+            let second: Stage = Box::new(move |_: &mut BuildContext<'_>| {
+                counted(&built2);
+                stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                Vec::new()
+            });
+            let third: Stage = Box::new(move |_: &mut BuildContext<'_>| {
+                counted(&built3);
+                Vec::new()
+            });
+            Ok(vec![first, second, third])
+        }
+    }
+
+    #[test]
+    fn a_stop_in_a_later_stage_keeps_every_earlier_stage_and_builds_no_more() {
+        let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+            return;
+        };
+        let plan = tiny_stream_plan();
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut session = Session::new(&ctx, &plan, Arc::clone(&stop));
+        let config = plan
+            .config(session.settings().clone())
+            .expect("the config records");
+        let doc = RunDocument::start(tool(), ctx.machine_info(), config, Vec::new());
+        let mut sink = Recorder::default();
+        let built = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let mut driver = RunLoop {
+            session: &mut session,
+            sink: &mut sink,
+            doc,
+            index: 0,
+        };
+        let step = Step {
+            suite: Box::new(Staged {
+                stop,
+                built: Arc::clone(&built),
+            }),
+            prebuilt: None,
+        };
+        let flow = driver.run_suite(step).expect("runs");
+        assert_eq!(flow, Flow::Stop);
+        assert_eq!(
+            built.load(std::sync::atomic::Ordering::SeqCst),
+            2,
+            "the stage after the stop is never built"
+        );
+        assert_eq!(
+            driver.doc.results.len(),
+            8,
+            "the first stage's results are kept"
+        );
+        assert!(driver.doc.results.iter().all(|r| r.status == Status::Ok));
+        assert_eq!(sink.planned, 8);
+        assert_eq!(sink.saves.last(), Some(&8), "saved after the last result");
+    }
+
+    /// Clears a small buffer and sleeps on the host before the completion is awaited: a
+    /// candidate as slow as asked.
+    struct Sleepy {
+        info: gpubench_harness::BenchmarkInfo,
+        sleep: Duration,
+        buffer: Option<wgpu::Buffer>,
+    }
+
+    impl Sleepy {
+        fn new(sleep: Duration) -> Self {
+            Self {
+                info: gpubench_harness::BenchmarkInfo::new(
+                    "selftest/sleepy",
+                    "selftest",
+                    gpubench_harness::MetricKind::Bandwidth,
+                    "bytes cleared",
+                ),
+                sleep,
+                buffer: None,
+            }
+        }
+    }
+
+    impl Benchmark for Sleepy {
+        fn info(&self) -> &gpubench_harness::BenchmarkInfo {
+            &self.info
+        }
+
+        fn setup(&mut self, ctx: &GpuContext) -> gpubench_harness::Outcome {
+            self.buffer = Some(ctx.buffer("sleepy", 256, wgpu::BufferUsages::COPY_DST));
+            Ok(())
+        }
+
+        fn work(&self) -> gpubench_harness::Work {
+            gpubench_harness::Work::bytes(0, 256)
+        }
+
+        fn run(
+            &mut self,
+            clock: &mut gpubench_harness::SampleClock<'_>,
+        ) -> gpubench_harness::Outcome {
+            let ctx = clock.ctx();
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            if let Some(buffer) = &self.buffer {
+                encoder.clear_buffer(buffer, 0, None);
+            }
+            clock.submit([encoder.finish()]);
+            // The host clock runs from the submit until completion is seen, after this.
+            std::thread::sleep(self.sleep);
+            Ok(())
+        }
+
+        fn verify(
+            &mut self,
+            _ctx: &GpuContext,
+        ) -> gpubench_harness::Outcome<gpubench_harness::Verification> {
+            Ok(gpubench_harness::Verification {
+                checked: 1,
+                mismatches: 0,
+                first_mismatches: Vec::new(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_candidate_slower_than_the_bound_keeps_its_first_run_and_a_fast_one_is_sampled() {
+        let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+            return;
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut tuner = ShortRunTuner::new(&ctx, Profile::Quick, stop);
+        // The quick tuner's cap is 200 ms: a bound below it is raised to it.
+        let slow = tuner.measure_within(
+            &mut Sleepy::new(Duration::from_millis(250)),
+            Some(Duration::from_millis(1)),
+        );
+        assert_eq!(slow.status, Status::Ok, "{:?}", slow.reason);
+        assert!(slow.verified);
+        assert_eq!(slow.samples.len(), 1, "only the verified first run");
+        let why = slow.params["screened"].as_str().expect("says why");
+        assert!(why.contains("over the bound of 0.200 s"), "{why}");
+        let fast = tuner.measure_within(
+            &mut Sleepy::new(Duration::ZERO),
+            Some(Duration::from_millis(1)),
+        );
+        assert!(!fast.params.contains_key("screened"));
+        assert!(fast.samples.len() >= 2, "{}", fast.samples.len());
+        let unbounded = tuner.measure(&mut Sleepy::new(Duration::from_millis(1)));
+        assert!(!unbounded.params.contains_key("screened"));
     }
 
     #[test]

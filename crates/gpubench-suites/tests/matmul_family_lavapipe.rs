@@ -174,6 +174,37 @@ fn the_cooperative_matrix_product_is_skipped_with_the_reason_where_not_offered()
     );
 }
 
+#[test]
+fn turned_off_cooperative_matrices_leave_a_skipped_row_saying_so_and_each_product_is_a_stage() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.coop_matrix = false;
+    let tuner = &mut ShortTuner(Runner::new(&ctx, short_settings()));
+    let build = &mut BuildContext {
+        ctx: &ctx,
+        options: &options,
+        tuner,
+    };
+    let stages = MatmulSuite.stages(build).expect("the suite plans");
+    // One stage per shape and precision: the quick profile's five shapes, twice.
+    assert_eq!(stages.len(), 10);
+    // The second stage is f16 at the first shape; nothing before it is built or tuned.
+    let mut stages = stages.into_iter().skip(1);
+    let f16 = stages.next().expect("a second stage")(build);
+    let ids: Vec<&str> = f16.iter().map(|b| b.info().id.as_str()).collect();
+    assert!(ids.contains(&"matmul/f16/128x128x128"), "{ids:?}");
+    let mut coop = f16
+        .into_iter()
+        .find(|b| b.info().id == "matmul/f16-coop/128x128x128")
+        .expect("the cooperative-matrix row is still there");
+    let result = Runner::new(&ctx, short_settings()).run(coop.as_mut(), &mut Silent);
+    assert_eq!(result.status, Status::Skipped);
+    let reason = result.reason.unwrap_or_default();
+    assert!(reason.contains("--no-coop-matrix"), "{reason}");
+}
+
 /// Measures candidates with the test runner's short settings.
 struct ShortTuner<'a>(Runner<'a>);
 

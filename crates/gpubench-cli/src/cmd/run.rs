@@ -344,6 +344,10 @@ impl RunSink for ResultsFile {
         self.progress.preparing(suite);
     }
 
+    fn stages(&mut self, count: usize) {
+        self.progress.stages(count);
+    }
+
     fn planned(&mut self, count: usize) {
         self.progress.add_benchmarks(count);
     }

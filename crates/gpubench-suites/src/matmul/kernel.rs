@@ -4,10 +4,9 @@ use gpubench_harness::{
     BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification,
     Work,
 };
-use gpubench_results::rng::SplitMix64;
-use half::f16;
+use std::sync::Arc;
 
-use super::reference::{MatrixRef, elements_to_check, reference_element};
+use super::inputs::{DeviceInputs, ProductInputs, Reference, element};
 use super::variant::{Kind, Variant};
 use crate::gpu::{DispatchKernel, Precision};
 use crate::verify::{Checker, DotTolerance, Tolerance};
@@ -62,40 +61,27 @@ impl Shape {
     }
 }
 
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    lda: u32,
-    ldb: u32,
-    ldc: u32,
-    _pad: [u32; 2],
-}
-
-/// What set-up made: the dispatches, the output and the host copy of the inputs.
+/// What set-up made: the dispatches and the output (the inputs are the product's, shared).
 pub struct MatmulState {
     dispatches: Vec<DispatchKernel>,
     c: wgpu::Buffer,
-    a_host: Vec<f32>,
-    b_host: Vec<f32>,
-    // Held so the bind group's buffers outlive every dispatch.
-    _inputs: Vec<wgpu::Buffer>,
+    // Held so the bind groups' buffers outlive every dispatch.
+    _inputs: DeviceInputs,
+    _partial_sums: Option<wgpu::Buffer>,
 }
 
 /// C = A x B for one shape, precision and variant.
 pub struct Matmul {
     id: String,
-    shape: Shape,
-    precision: Precision,
+    inputs: Arc<ProductInputs>,
     variant: Variant,
-    seed: u64,
     extra_params: Vec<(String, serde_json::Value)>,
+    turned_off: Option<&'static str>,
 }
 
 impl Matmul {
-    /// A kernel with result id `id`; its parameters name the shape, precision and variant.
+    /// A kernel with result id `id` and inputs of its own; its parameters name the shape,
+    /// precision and variant.
     pub fn new(
         id: String,
         shape: Shape,
@@ -103,14 +89,25 @@ impl Matmul {
         variant: Variant,
         seed: u64,
     ) -> Self {
+        Self::sharing(id, variant, ProductInputs::new(shape, precision, seed))
+    }
+
+    /// A kernel of `variant` over `inputs`, which other kernels of the same product share (the
+    /// tuner's candidates and the chosen one).
+    pub fn sharing(id: String, variant: Variant, inputs: Arc<ProductInputs>) -> Self {
         Self {
             id,
-            shape,
-            precision,
+            inputs,
             variant,
-            seed,
             extra_params: Vec::new(),
+            turned_off: None,
         }
+    }
+
+    /// Never runs: the runner reports it skipped with `reason` (an option turned it off).
+    pub fn turned_off(mut self, reason: &'static str) -> Self {
+        self.turned_off = Some(reason);
+        self
     }
 
     /// Adds a parameter (e.g. the tuning table) to the result.
@@ -124,84 +121,12 @@ impl Matmul {
         self.variant
     }
 
-    /// The uniform, A and B (B padded with zero rows up to `lda`), and C filled with NaN so an
-    /// element no invocation wrote cannot pass.
-    fn buffers(&self, ctx: &GpuContext, a_host: &[f32], b_host: &[f32]) -> [wgpu::Buffer; 4] {
-        let s = self.shape;
-        let params = Params {
-            m: s.m,
-            n: s.n,
-            k: s.k,
-            lda: s.lda(),
-            ldb: s.ldb(),
-            ldc: s.ldb(),
-            _pad: [0; 2],
-        };
-        // B has lda rows: the rows past K are the zero padding the vec4 kernels read.
-        let mut b_padded = b_host.to_vec();
-        b_padded.resize(s.b_len() as usize, 0.0);
-        let c_init = vec![f32::NAN; s.c_len() as usize];
-        let storage = wgpu::BufferUsages::STORAGE;
-        let p = self.precision;
-        [
-            ctx.buffer_with_data(
-                "matmul params",
-                bytemuck::bytes_of(&params),
-                wgpu::BufferUsages::UNIFORM,
-            ),
-            ctx.buffer_with_data("matmul a", &to_bytes(a_host, p), storage),
-            ctx.buffer_with_data("matmul b", &to_bytes(&b_padded, p), storage),
-            ctx.buffer_with_data(
-                "matmul c",
-                &to_bytes(&c_init, p),
-                storage | wgpu::BufferUsages::COPY_SRC,
-            ),
-        ]
+    fn shape(&self) -> Shape {
+        self.inputs.shape()
     }
-}
 
-/// `len` zero-mean random values in [-1, 1), rounded to `precision` (held as f32, exactly),
-/// with the padding columns (index within a row >= `used`) zero.
-fn random_matrix(
-    rng: &mut SplitMix64,
-    rows: u32,
-    ld: u32,
-    cols: u32,
-    precision: Precision,
-) -> Vec<f32> {
-    let mut out = vec![0.0f32; rows as usize * ld as usize];
-    for r in 0..rows as usize {
-        for c in 0..cols as usize {
-            let v = rng.next_unit_f32() * 2.0 - 1.0;
-            out[r * ld as usize + c] = match precision {
-                Precision::F32 => v,
-                Precision::F16 => f16::from_f32(v).to_f32(),
-            };
-        }
-    }
-    out
-}
-
-fn to_bytes(values: &[f32], precision: Precision) -> Vec<u8> {
-    match precision {
-        Precision::F32 => bytemuck::cast_slice(values).to_vec(),
-        Precision::F16 => {
-            let halves: Vec<f16> = values.iter().map(|&v| f16::from_f32(v)).collect();
-            bytemuck::cast_slice(&halves).to_vec()
-        }
-    }
-}
-
-fn from_bytes(bytes: &[u8], precision: Precision) -> Vec<f64> {
-    match precision {
-        Precision::F32 => bytes
-            .chunks_exact(4)
-            .map(|c| f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])))
-            .collect(),
-        Precision::F16 => bytes
-            .chunks_exact(2)
-            .map(|c| f16::from_le_bytes([c[0], c[1]]).to_f64())
-            .collect(),
+    fn precision(&self) -> Precision {
+        self.inputs.precision()
     }
 }
 
@@ -209,7 +134,7 @@ impl Kernel for Matmul {
     type State = MatmulState;
 
     fn info(&self) -> BenchmarkInfo {
-        let (shape, precision, variant) = (self.shape, self.precision, self.variant);
+        let (shape, precision, variant) = (self.shape(), self.precision(), self.variant);
         let mut info = BenchmarkInfo::new(
             self.id.clone(),
             "matmul",
@@ -236,15 +161,22 @@ impl Kernel for Matmul {
     }
 
     fn required_features(&self) -> wgpu::Features {
-        self.precision.features() | self.variant.features()
+        if self.turned_off.is_some() {
+            // Reported as turned off, not as whatever the adapter lacks.
+            return wgpu::Features::empty();
+        }
+        self.precision().features() | self.variant.features()
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        let s = self.shape;
-        if let Some(reason) = self.variant.unsupported(ctx, self.precision, s.m, s.n) {
+        if let Some(reason) = self.turned_off {
+            return Err(reason.to_string());
+        }
+        let (s, precision) = (self.shape(), self.precision());
+        if let Some(reason) = self.variant.unsupported(ctx, precision, s.m, s.n) {
             return Err(reason);
         }
-        let largest = s.a_len().max(s.b_len()).max(s.c_len()) * self.precision.bytes();
+        let largest = s.a_len().max(s.b_len()).max(s.c_len()) * precision.bytes();
         let limit = ctx
             .limits
             .max_storage_buffer_binding_size
@@ -258,18 +190,23 @@ impl Kernel for Matmul {
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<MatmulState> {
-        let s = self.shape;
-        let mut rng = SplitMix64::new(self.seed);
-        let a_host = random_matrix(&mut rng, s.m, s.lda(), s.k, self.precision);
-        let b_host = random_matrix(&mut rng, s.k, s.ldb(), s.n, self.precision);
+        let (s, precision) = (self.shape(), self.precision());
         let shaders = self
             .variant
-            .shaders(self.precision, s.m)
+            .shaders(precision, s.m)
             .map_err(BenchError::Setup)?;
-        let [params, a, b, c] = self.buffers(ctx, &a_host, &b_host);
+        let inputs = self.inputs.device(ctx)?;
+        // C starts as NaN, so an element no invocation wrote cannot pass.
+        let c_init = vec![f32::NAN; s.c_len() as usize];
+        let c = ctx.buffer_with_data(
+            "matmul c",
+            &super::inputs::to_bytes(&c_init, precision),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
         let grids = self.variant.grids(s.m, s.n);
         let mut dispatches = Vec::new();
-        let mut inputs = vec![params, a, b];
+        let mut partial_sums = None;
+        let (params, a, b) = (&inputs.params, &inputs.a, &inputs.b);
         if let [main, reduce] = shaders.as_slice() {
             // Split-K: the product writes partial sums, in the accumulation precision, that the
             // reduction adds into C.
@@ -277,16 +214,15 @@ impl Kernel for Matmul {
                 Kind::Gemv(p) => p.ks,
                 _ => 1,
             };
-            let acc = self.variant.accumulation(self.precision);
+            let acc = self.variant.accumulation(precision);
             let bytes = u64::from(splits) * s.c_len() * acc.bytes();
             let part = ctx.try_buffer("matmul partial sums", bytes, wgpu::BufferUsages::STORAGE)?;
-            let [params, a, b] = [&inputs[0], &inputs[1], &inputs[2]];
-            let pipeline = main.pipeline(ctx, &self.id);
+            let pipeline = self.inputs.pipeline(ctx, main, &self.id);
             let bindings = [(0, params), (1, a), (2, b), (3, &part)];
             dispatches.push(DispatchKernel::new(
                 ctx, "matmul", pipeline, &bindings, grids[0],
             ));
-            let pipeline = reduce.pipeline(ctx, &self.id);
+            let pipeline = self.inputs.pipeline(ctx, reduce, &self.id);
             let bindings = [(0, params), (1, &part), (3, &c)];
             dispatches.push(DispatchKernel::new(
                 ctx,
@@ -295,12 +231,11 @@ impl Kernel for Matmul {
                 &bindings,
                 grids[1],
             ));
-            inputs.push(part);
+            partial_sums = Some(part);
         } else {
-            let [params, a, b] = [&inputs[0], &inputs[1], &inputs[2]];
             let bindings = [(0, params), (1, a), (2, b), (3, &c)];
             for (shader, grid) in shaders.iter().zip(&grids) {
-                let pipeline = shader.pipeline(ctx, &self.id);
+                let pipeline = self.inputs.pipeline(ctx, shader, &self.id);
                 dispatches.push(DispatchKernel::new(
                     ctx, "matmul", pipeline, &bindings, *grid,
                 ));
@@ -309,15 +244,14 @@ impl Kernel for Matmul {
         Ok(MatmulState {
             dispatches,
             c,
-            a_host,
-            b_host,
             _inputs: inputs,
+            _partial_sums: partial_sums,
         })
     }
 
     fn work(&self, _state: &MatmulState) -> Work {
-        let s = self.shape;
-        let bytes = self.precision.bytes();
+        let s = self.shape();
+        let bytes = self.precision().bytes();
         let (m, n, k) = (u64::from(s.m), u64::from(s.n), u64::from(s.k));
         Work::flops(s.flops()).with_bytes((m * k + k * n) * bytes, m * n * bytes)
     }
@@ -347,70 +281,47 @@ impl Kernel for Matmul {
     }
 
     fn verify(&self, state: &mut MatmulState, ctx: &GpuContext) -> Outcome<Verification> {
-        let s = self.shape;
+        let (s, precision) = (self.shape(), self.precision());
         let bytes = ctx.read_buffer(&state.c, state.c.size())?;
-        let got = from_bytes(&bytes, self.precision);
         let tolerance = DotTolerance {
             k: u64::from(s.k),
-            accumulate: self.variant.accumulation(self.precision),
-            output: self.precision,
+            accumulate: self.variant.accumulation(precision),
+            output: precision,
         };
-        Ok(check_product(
-            &got,
-            &state.a_host,
-            &state.b_host,
+        Ok(check_against(
+            &bytes,
+            precision,
+            self.inputs.reference(),
             s,
             tolerance,
-            self.seed,
         ))
     }
 }
 
-/// Compares the GPU's C (row stride `ldb`) with the f64 reference on the elements
-/// [`elements_to_check`] picks.
-pub fn check_product(
-    got: &[f64],
-    a: &[f32],
-    b: &[f32],
+/// Compares the GPU's C (row stride `ldb`, as `precision` bytes) with `reference`.
+fn check_against(
+    c: &[u8],
+    precision: Precision,
+    reference: &Reference,
     s: Shape,
     tol: DotTolerance,
-    seed: u64,
 ) -> Verification {
-    let a = MatrixRef {
-        data: a,
-        rows: s.m as usize,
-        cols: s.k as usize,
-        ld: s.lda() as usize,
-    };
-    let b = MatrixRef {
-        data: b,
-        rows: s.k as usize,
-        cols: s.n as usize,
-        ld: s.ldb() as usize,
-    };
-    let picks = elements_to_check(s.m as usize, s.n as usize, seed);
-    let wants: Vec<(f64, f64)> = picks
-        .iter()
-        .map(|&(i, j)| reference_element(a, b, i, j))
-        .collect();
-    let rms = (wants.iter().map(|(w, _)| w * w).sum::<f64>() / wants.len().max(1) as f64).sqrt();
     let ldc = s.ldb() as usize;
     let mut checker = Checker::new();
-    if got.len() < s.m as usize * ldc {
-        checker.fail(format!(
-            "C has {} elements, expected {}",
-            got.len(),
-            s.m as usize * ldc
-        ));
+    let expected = s.m as usize * ldc;
+    let held = c.len() / precision.bytes() as usize;
+    if held < expected {
+        checker.fail(format!("C has {held} elements, expected {expected}"));
         return checker.finish();
     }
-    for (&(i, j), &(want, sum_abs)) in picks.iter().zip(&wants) {
-        let bound = tol.bound(want, sum_abs, rms);
+    for (&(i, j), &(want, sum_abs)) in reference.picks.iter().zip(&reference.wants) {
+        let bound = tol.bound(want, sum_abs, reference.rms);
         let exact = Tolerance {
             abs: bound,
             rel: 0.0,
         };
-        checker.check(got[i * ldc + j], want, want, exact, || {
+        let got = element(c, i * ldc + j, precision).unwrap_or(f64::NAN);
+        checker.check(got, want, want, exact, || {
             format!("C[{i}][{j}] (bound {bound:.3e})")
         });
     }

@@ -29,6 +29,7 @@
 
 pub mod coop;
 pub mod gemv;
+mod inputs;
 mod kernel;
 mod reference;
 mod select;
@@ -38,12 +39,15 @@ mod variant;
 mod wgsl;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
 
 use gpubench_harness::{
     BenchResult, Benchmark, GpuContext, Kernel, KernelBench, MetricKind, Profile, Status,
 };
 
-pub use kernel::{Matmul, MatmulState, Shape, check_product};
+pub use inputs::ProductInputs;
+pub use kernel::{Matmul, MatmulState, Shape};
 pub use reference::{MatrixRef, elements_to_check, reference_element};
 pub use select::{
     AdapterFacts, CPU_TILE, Candidate, REGISTER_BUDGET, RegisterModel, SMALL_M,
@@ -56,7 +60,7 @@ pub use variant::{
 use crate::compute::measured_peak;
 use crate::derived::{derived_result, param_str};
 use crate::gpu::Precision;
-use crate::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions, Tuner};
+use crate::{Benchmarks, BuildContext, PlanError, Stage, Stages, Suite, Tuner};
 
 /// The shapes a profile runs: squares, then batch-like shapes (M from 1 up against a fixed
 /// N x K), smaller on software adapters. `--matmul-shape` values come after them.
@@ -87,7 +91,14 @@ impl Suite for MatmulSuite {
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let (ctx, options, tuner) = (build.ctx, build.options, &mut *build.tuner);
+        let stages = self.stages(build)?;
+        Ok(stages.into_iter().flat_map(|stage| stage(build)).collect())
+    }
+
+    /// One stage per product (shape and precision), tuned when its turn comes: a stop or a
+    /// time limit during one product's tuning keeps every product measured before it.
+    fn stages(&self, build: &mut BuildContext<'_>) -> Stages {
+        let (ctx, options) = (build.ctx, build.options);
         let forced = match &options.matmul_variant {
             Some(name) => Some(find_variant(name).ok_or_else(|| {
                 PlanError::bad(
@@ -108,13 +119,15 @@ impl Suite for MatmulSuite {
                 shapes.push(shape);
             }
         }
-        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+        let mut stages: Vec<Stage> = Vec::new();
         for shape in shapes {
             for precision in [Precision::F32, Precision::F16] {
-                benches.extend(plan_product(ctx, options, tuner, shape, precision, forced));
+                stages.push(Box::new(move |build: &mut BuildContext<'_>| {
+                    plan_product(build, shape, precision, forced)
+                }));
             }
         }
-        Ok(benches)
+        Ok(stages)
     }
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
@@ -126,25 +139,38 @@ impl Suite for MatmulSuite {
 
 /// The benchmarks for one product: the forced variant, or the tuned choice plus any variant
 /// that failed verification; then, for f16 (and f32 where the adapter has an f32
-/// configuration), the cooperative-matrix product as a row of its own.
+/// configuration), the cooperative-matrix product as a row of its own. Every candidate and the
+/// chosen kernel share one set of inputs and one CPU reference ([`inputs`]).
 fn plan_product(
-    ctx: &GpuContext,
-    options: &SuiteOptions,
-    tuner: &mut dyn Tuner,
+    build: &mut BuildContext<'_>,
     shape: Shape,
     precision: Precision,
     forced: Option<Variant>,
 ) -> Vec<Box<dyn Benchmark>> {
+    let (ctx, options) = (build.ctx, build.options);
     let id = result_id(precision, shape);
-    let product =
-        |id: String, variant: Variant| Matmul::new(id, shape, precision, variant, options.seed);
+    let inputs = ProductInputs::new(shape, precision, options.seed);
+    let product = |id: String, variant: Variant| Matmul::sharing(id, variant, Arc::clone(&inputs));
     let untuned = |kernel: Matmul| KernelBench::boxed(kernel.with_param("tuned", false.into()));
     if let Some(variant) = forced {
         return vec![untuned(product(id.clone(), variant))];
     }
     let space = candidates(AdapterFacts::of(ctx), precision, shape);
-    let mut benches = tune(ctx, tuner, &id, &space, &product);
-    benches.extend(coop_product(ctx, tuner, shape, precision, options.seed));
+    if ctx.faults.device_lost() {
+        // Nothing can be tuned: the runner records the product as not run, with the reason.
+        return space
+            .first()
+            .map(|c| untuned(product(id.clone(), c.variant)))
+            .into_iter()
+            .collect();
+    }
+    let mut benches = tune(ctx, &mut *build.tuner, &id, &space, &product);
+    benches.extend(coop_product(
+        ctx,
+        &mut *build.tuner,
+        &inputs,
+        options.coop_matrix,
+    ));
     benches
 }
 
@@ -173,9 +199,16 @@ fn tune(
         return vec![untuned(product(id.to_string(), first.variant))];
     }
     let tried: Vec<Variant> = measurable.iter().map(|c| c.variant).collect();
+    let started = std::time::Instant::now();
+    let mut measured = first_pass(tuner, &tried, &|v| product(variant_id(v), *v));
+    let screened: Vec<&str> = tried
+        .iter()
+        .zip(&measured)
+        .filter(|(_, r)| r.params.contains_key("screened"))
+        .map(|(v, _)| v.name)
+        .collect();
     let mut measure =
         |v: &Variant| tuner.measure(&mut KernelBench::new(product(variant_id(v), *v)));
-    let mut measured: Vec<BenchResult> = tried.iter().map(&mut measure).collect();
     let names: Vec<&str> = tried.iter().map(|v| v.name).collect();
     let mut table = tuning_table(&names, &measured);
     let (chosen, final_table) = final_rounds(&tried, &mut measured, &mut measure);
@@ -197,6 +230,11 @@ fn tune(
         if let Some(rounds) = final_table {
             kernel = kernel.with_param("tuning_final_rounds", rounds);
         }
+        if !screened.is_empty() {
+            kernel = kernel.with_param("tuning_screened", screened.clone().into());
+        }
+        let seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+        kernel = kernel.with_param("tuning_seconds", seconds.into());
         benches.push(KernelBench::boxed(kernel));
     }
     for (variant, result) in tried.iter().zip(&measured) {
@@ -207,6 +245,44 @@ fn tune(
         }
     }
     benches
+}
+
+/// A candidate whose verified first run takes this many times the fastest candidate's
+/// iteration so far is not sampled further: it cannot come within [`select::CLOSE`] of it.
+pub const SCREEN_FACTOR: u32 = 10;
+
+/// The first pass over `tried`, in the list's order except the reference (the first, simplest
+/// kernel), which goes last: by then the fastest iteration so far bounds it, and on a CPU
+/// adapter it is a hundred times slower than the best. Each candidate after the first is
+/// screened ([`Tuner::measure_within`]) at [`SCREEN_FACTOR`] times the fastest iteration so far.
+fn first_pass(
+    tuner: &mut dyn Tuner,
+    tried: &[Variant],
+    kernel: &dyn Fn(&Variant) -> Matmul,
+) -> Vec<BenchResult> {
+    let mut order: Vec<usize> = (1..tried.len()).collect();
+    order.push(0);
+    let mut fastest: Option<f64> = None;
+    let mut results: Vec<Option<BenchResult>> = vec![None; tried.len()];
+    for i in order {
+        let bench = &mut KernelBench::new(kernel(&tried[i]));
+        let bound = fastest.map(|s| Duration::from_secs_f64(s * f64::from(SCREEN_FACTOR)));
+        let result = tuner.measure_within(bench, bound);
+        let counted = result.status == Status::Ok
+            && result.verified
+            && !result.params.contains_key("screened");
+        if let Some(seconds) = iteration_seconds(&result).filter(|_| counted) {
+            fastest = Some(fastest.map_or(seconds, |f| f.min(seconds)));
+        }
+        results[i] = Some(result);
+    }
+    results.into_iter().flatten().collect()
+}
+
+/// The seconds one iteration of a throughput result took, from its median and its work.
+fn iteration_seconds(result: &BenchResult) -> Option<f64> {
+    let gflops = result.median().filter(|g| g.is_finite() && *g > 0.0)?;
+    Some(result.work.flops as f64 / (gflops * 1e9))
 }
 
 /// The choice among the first pass's `measured` results of `tried`: the fastest, or where
@@ -260,13 +336,26 @@ fn final_rounds(
 fn coop_product(
     ctx: &GpuContext,
     tuner: &mut dyn Tuner,
-    shape: Shape,
-    precision: Precision,
-    seed: u64,
+    inputs: &Arc<ProductInputs>,
+    enabled_by_options: bool,
 ) -> Vec<Box<dyn Benchmark>> {
+    let (shape, precision) = (inputs.shape(), inputs.precision());
     let id = format!("matmul/{}-coop/{}", precision.name(), shape.label());
-    let offered = coop::offered(ctx, precision);
     let subgroup = ctx.adapter.get_info().subgroup_max_size;
+    let f16_row = || find_variant(&format!("coop16x16-wg{}", subgroup.clamp(32, 64)));
+    if !enabled_by_options {
+        // The f16 row, skipped with the reason (f32 rows exist only where offered).
+        let reason = "cooperative-matrix kernels turned off for this run (--no-coop-matrix)";
+        return match f16_row() {
+            Some(variant) if precision == Precision::F16 => vec![KernelBench::boxed(
+                Matmul::sharing(id, variant, Arc::clone(inputs))
+                    .with_param("tuned", false.into())
+                    .turned_off(reason),
+            )],
+            _ => Vec::new(),
+        };
+    }
+    let offered = coop::offered(ctx, precision);
     let space: Vec<Candidate> = catalogue()
         .iter()
         .filter(|v| v.applies_to(precision))
@@ -285,7 +374,7 @@ fn coop_product(
         .features
         .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
     let product = |id: String, variant: Variant| {
-        Matmul::new(id, shape, precision, variant, seed)
+        Matmul::sharing(id, variant, Arc::clone(inputs))
             .with_param("experimental_features", enabled.into())
     };
     if space.is_empty() {
@@ -293,7 +382,7 @@ fn coop_product(
             return Vec::new();
         }
         // The 16 x 16 f16 form, which the runner skips with the adapter's reason.
-        let Some(variant) = find_variant(&format!("coop16x16-wg{}", subgroup.clamp(32, 64))) else {
+        let Some(variant) = f16_row() else {
             return Vec::new();
         };
         return vec![KernelBench::boxed(
@@ -386,6 +475,18 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
         );
         params.insert("b_bytes".to_string(), (k * n * bytes).into());
         let id = format!("{}/b-read", result.id);
+        if let Some((stream_gbps, _)) = &stream {
+            // Read faster than the stream kernel reads memory: B (32 MiB of f16 at 4096 x 4096,
+            // inside an H200's 50 MB L2) was served from a cache, not from device memory.
+            let cached = gbps > *stream_gbps;
+            params.insert("cache_resident".to_string(), cached.into());
+            if cached {
+                params.insert(
+                    "cache_note".to_string(),
+                    "B was read faster than the stream read kernel reads device memory: it stayed in a cache between products, so this is cache bandwidth, not memory bandwidth".into(),
+                );
+            }
+        }
         if let Some((stream_gbps, stream_id)) = &stream {
             let mut fraction = params.clone();
             fraction.insert("b_read_gbps".to_string(), gbps.into());
@@ -507,6 +608,16 @@ mod tests {
         );
         assert_eq!(derived[1].median(), Some(16.0));
         assert_eq!(derived[0].median(), Some(80.0));
+        assert_eq!(derived[1].params["cache_resident"], false);
+        // B read faster than the stream kernel reads memory is flagged as cache-resident.
+        read.summary = summarize(&[10.0, 10.0]);
+        let fast = small_m_bandwidth(std::slice::from_ref(&one), std::slice::from_ref(&read));
+        assert_eq!(fast[1].params["cache_resident"], true);
+        assert!(
+            fast[0].params["cache_note"]
+                .as_str()
+                .is_some_and(|n| n.contains("cache"))
+        );
         assert_eq!(
             small_m_bandwidth(&[one], &[]).len(),
             1,

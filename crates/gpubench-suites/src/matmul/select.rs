@@ -207,6 +207,9 @@ fn pruned(facts: AdapterFacts, v: &Variant, precision: Precision, m: u32) -> Opt
     if facts.cpu {
         return None;
     }
+    if let Some(reason) = gemv_redundant_on_gpu(facts, v, precision, m) {
+        return Some(reason.to_string());
+    }
     if wg % facts.subgroup_max != 0 {
         return Some(format!(
             "{wg} invocations are not a whole number of {}-lane subgroups",
@@ -220,6 +223,41 @@ fn pruned(facts: AdapterFacts, v: &Variant, precision: Precision, m: u32) -> Opt
         return Some(format!(
             "about {regs} registers per invocation would spill (budget {budget})"
         ));
+    }
+    None
+}
+
+/// Why a small-M form is left out on a GPU although it would fit: the product reads B once and
+/// is bound by that, so forms that differ only where the time is not spent are not all tried
+/// (on an NVIDIA adapter the f16 space was 72 forms for one shape, each a compile and a check).
+fn gemv_redundant_on_gpu(
+    facts: AdapterFacts,
+    v: &Variant,
+    precision: Precision,
+    m: u32,
+) -> Option<&'static str> {
+    let Kind::Gemv(p) = v.kind else {
+        return None;
+    };
+    // The subgroup twin holds a shuffled copy of the sums: where that spills, this form stays.
+    let twin = Variant {
+        kind: Kind::Gemv(GemvParams {
+            subgroups: true,
+            ..p
+        }),
+        ..*v
+    };
+    let model = register_model(facts);
+    let twin_fits = registers(&twin, precision, m, model) <= model.budget;
+    if precision == Precision::F16 && v.accumulation(precision) == Precision::F16 {
+        return Some(
+            "small M reads B at memory speed whatever the accumulation: the f32-accumulating twin is tried, and it is the more accurate",
+        );
+    }
+    if facts.subgroups && !p.subgroups && twin_fits {
+        return Some(
+            "the subgroup and workgroup-memory forms differ only in the final reduction, once per output: the subgroup twin is tried",
+        );
     }
     None
 }
@@ -329,7 +367,7 @@ pub fn tuning_table(names: &[&str], results: &[BenchResult]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matmul::Shape;
+    use crate::matmul::{Shape, gemv_space};
     use gpubench_harness::{BenchmarkInfo, MetricKind};
     use gpubench_results::stats::summarize;
 
@@ -524,6 +562,62 @@ mod tests {
             !one.iter()
                 .any(|c| matches!(c.variant.kind, Kind::Family(_)))
         );
+    }
+
+    #[test]
+    fn a_gpu_tries_each_small_m_form_once_not_its_redundant_twins() {
+        let kept = |facts: AdapterFacts, precision: Precision, m: u32| -> Vec<Variant> {
+            candidates(facts, precision, Shape::new(m, 4096, 4096))
+                .into_iter()
+                .filter(|c| c.pruned.is_none() && matches!(c.variant.kind, Kind::Gemv(_)))
+                .map(|c| c.variant)
+                .collect()
+        };
+        let all_forms = gemv_space().iter().filter(|p| p.wg >= 64).count();
+        for precision in [Precision::F32, Precision::F16] {
+            let one = kept(GPU, precision, 1);
+            assert!(!one.is_empty());
+            // Half the forms at most (the subgroup twin of each), f32 accumulation only.
+            assert!(one.len() <= all_forms / 2, "{}", one.len());
+            assert!(
+                one.iter()
+                    .all(|v| v.accumulation(precision) == Precision::F32),
+                "{precision:?}"
+            );
+            assert!(
+                one.iter()
+                    .all(|v| matches!(v.kind, Kind::Gemv(p) if p.subgroups))
+            );
+        }
+        // Without SUBGROUP the workgroup-memory forms are the ones tried.
+        let flat = AdapterFacts {
+            subgroups: false,
+            ..GPU
+        };
+        assert!(!kept(flat, Precision::F16, 1).is_empty());
+        // At eight rows a subgroup twin that would spill leaves its workgroup-memory form in:
+        // x8-c2 is about 100 registers, its subgroup twin 108, over wave64's 104.
+        let wave64 = AdapterFacts {
+            subgroup_max: 64,
+            max_workgroup_bytes: 64 * 1024,
+            ..GPU
+        };
+        let eight = kept(wave64, Precision::F32, 8);
+        assert!(
+            eight
+                .iter()
+                .any(|v| matches!(v.kind, Kind::Gemv(p) if !p.subgroups)),
+            "{:?}",
+            eight.iter().map(|v| v.name).collect::<Vec<_>>()
+        );
+        // A CPU adapter's space is chosen whole, with nothing pruned as redundant.
+        let cpu = AdapterFacts {
+            cpu: true,
+            subgroup_max: 8,
+            ..GPU
+        };
+        let space = candidates(cpu, Precision::F16, Shape::new(1, 1024, 1024));
+        assert!(space.iter().all(|c| c.pruned.is_none()));
     }
 
     #[test]

@@ -167,6 +167,7 @@ fn suite_options(args: &RunArgs) -> SuiteOptions {
     options.duration = args.duration;
     options.matmul_shapes = args.matmul_shapes.clone();
     options.matmul_variant = args.matmul_variant.map(ToString::to_string);
+    options.coop_matrix = !args.no_coop_matrix;
     options.seed = args.seed;
     options.shader_checks = args.shader_checks.0;
     options
