@@ -106,6 +106,9 @@ pub struct Findings {
     pub other_links: Vec<PcieLink>,
     /// Measured host-to-device copy bandwidth, GB/s, or why it was not measured.
     pub h2d_gbs: Result<f64, String>,
+    /// The transfer path that measured it (a path whose bytes cross the bus: see the transfer
+    /// suite's `crosses_link`).
+    pub h2d_path: String,
     /// Measured stream bandwidth, GB/s, or why it was not measured.
     pub stream_gbs: Result<f64, String>,
     /// The matched datasheet row.
@@ -375,7 +378,8 @@ fn h2d_vs_link(f: &Findings) -> Check {
     };
     let pct = 100.0 * gbs / nominal;
     let detail = format!(
-        "measured {gbs:.2} GB/s host to device, {pct:.0}% of the link's nominal {nominal:.1} GB/s"
+        "measured {gbs:.2} GB/s host to device ({}), {pct:.0}% of the link's nominal {nominal:.1} GB/s",
+        f.h2d_path
     );
     if pct < LOW_LINK_PCT {
         return Check::new("h2d-vs-link", CheckStatus::Warn, detail)

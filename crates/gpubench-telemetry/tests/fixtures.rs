@@ -174,6 +174,7 @@ fn findings(telemetry: &Telemetry, h2d_gbs: f64, stream_gbs: f64) -> Findings {
         link: telemetry.link(),
         other_links: Vec::new(),
         h2d_gbs: Ok(h2d_gbs),
+        h2d_path: "h2d-staging-copy".to_string(),
         stream_gbs: Ok(stream_gbs),
         nominal: telemetry.nominal().cloned(),
     }

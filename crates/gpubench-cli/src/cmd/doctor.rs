@@ -16,7 +16,7 @@ use gpubench_suites::compute::grid::peak_grid;
 use gpubench_suites::compute::{FmaPeak, PeakForm};
 use gpubench_suites::gpu::Precision;
 use gpubench_suites::stream::{AdapterClass, Stream, StreamKernel, stream_array_bytes};
-use gpubench_suites::transfer::{Transfer, TransferPath};
+use gpubench_suites::transfer::{MemoryMap, Transfer, TransferPath};
 use gpubench_telemetry::doctor::{self, Check, CheckStatus, Findings};
 use gpubench_telemetry::{GpuProcess, Telemetry, TelemetryOptions};
 use serde::Serialize;
@@ -44,6 +44,8 @@ struct Report<'a> {
     nominal: Option<&'a NominalFigures>,
     other_processes: Option<&'a Vec<GpuProcess>>,
     measured_h2d_gbs: Option<f64>,
+    /// The transfer path that measured it.
+    measured_h2d_path: &'a str,
     measured_stream_gbs: Option<f64>,
 }
 
@@ -73,6 +75,7 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
             nominal: findings.nominal.as_ref(),
             other_processes: findings.processes.as_ref(),
             measured_h2d_gbs: findings.h2d_gbs.as_ref().ok().copied(),
+            measured_h2d_path: &findings.h2d_path,
             measured_stream_gbs: findings.stream_gbs.as_ref().ok().copied(),
         };
         format!("{}\n", serde_json::to_string_pretty(&report)?)
@@ -102,7 +105,15 @@ fn gather(ctx: &GpuContext, telemetry: &Arc<Telemetry>) -> Findings {
     } else {
         H2D_BYTES
     };
-    let mut h2d = KernelBench::new(Transfer::new(TransferPath::StagingCopy, h2d_bytes, SEED));
+    // The staging copy alone where staging is host memory; where it lands in device memory
+    // (a large BAR) that copy never crosses the bus, and the whole mapped upload is timed.
+    let memory = MemoryMap::probe(ctx);
+    let h2d_path = if memory.crosses_link(TransferPath::StagingCopy, h2d_bytes).0 {
+        TransferPath::StagingCopy
+    } else {
+        TransferPath::MappedStaging
+    };
+    let mut h2d = KernelBench::new(Transfer::new(h2d_path, h2d_bytes, SEED).placed(&memory));
     let h2d = measure(&runner, &mut h2d);
     let (status, reason) = telemetry.status();
     let link = telemetry.link();
@@ -122,6 +133,7 @@ fn gather(ctx: &GpuContext, telemetry: &Arc<Telemetry>) -> Findings {
         },
         link,
         h2d_gbs: median_of(&h2d),
+        h2d_path: h2d_path.name().to_string(),
         stream_gbs: stream.and_then(|r| median_of(&r)),
         nominal: telemetry.nominal().cloned(),
     }

@@ -88,6 +88,10 @@ impl Kernel for Transfer {
         .param("size", format_size(self.bytes));
         if let Some(memory) = &self.memory {
             info = memory.annotate(info, path.roles(), self.bytes);
+            let (crosses, why) = memory.crosses_link(path, self.bytes);
+            info = info
+                .param("crosses_link", crosses)
+                .param("crosses_link_why", why);
         }
         match measures {
             Measures::EndToEnd => {

@@ -17,6 +17,7 @@
 //! Elsewhere (Metal, DX12, GL) only the adapter type speaks: integrated GPUs and CPU adapters
 //! share one memory with the host (unified), a discrete GPU's placement is unknown.
 
+use super::{Measures, TransferPath};
 use gpubench_harness::{BenchmarkInfo, GpuContext};
 use gpubench_results::units::{MIB, format_size};
 
@@ -332,6 +333,59 @@ impl MemoryMap {
         bits.iter().find(|(r, _)| *r == role).map(|&(_, b)| b)
     }
 
+    /// Whether the bytes `path` times at `bytes` move between host memory and device memory
+    /// over the bus, and why (or why not), from where its buffers live. Comparisons with a
+    /// link's bandwidth (CUDA's pinned copies, doctor's link check) take only the rows that
+    /// do: with a large BAR, wgpu's write-mapped staging lands in device memory, and the
+    /// staging copy is then a VRAM-to-VRAM copy (about 2 TB/s on an H200), not a transfer.
+    pub fn crosses_link(&self, path: TransferPath, bytes: u64) -> (bool, String) {
+        if self.unified {
+            return (
+                false,
+                "host and device share one memory: no link to cross".to_string(),
+            );
+        }
+        let kind = |role| self.placement(role, bytes).kind;
+        match path.measures() {
+            Measures::EndToEnd => (
+                true,
+                "end to end: the data starts or ends in the host's own memory".to_string(),
+            ),
+            Measures::CopyEngine => {
+                let role = match path.direction() {
+                    "d2h" => BufferRole::Readback,
+                    _ => BufferRole::Staging,
+                };
+                match kind(role) {
+                    MemoryKind::Host => {
+                        (true, format!("the {} buffer is host memory", role.name()))
+                    }
+                    other => (
+                        false,
+                        format!(
+                            "the {} buffer is {} memory: the copy may never leave the device",
+                            role.name(),
+                            other.name()
+                        ),
+                    ),
+                }
+            }
+            Measures::HostWrite => match kind(BufferRole::Staging) {
+                MemoryKind::Bar | MemoryKind::ResizableBar => (
+                    true,
+                    "the host writes through the BAR into device memory".to_string(),
+                ),
+                other => (
+                    false,
+                    format!(
+                        "the host writes {} memory: a memcpy that never crosses the bus",
+                        other.name()
+                    ),
+                ),
+            },
+        }
+    }
+
     /// The info with params saying where each of `roles` lives at `bytes`: `memory_source`,
     /// `unified_memory`, `memory_layout` (Vulkan), `<role>_memory` / `<role>_memory_detail`, and
     /// on Vulkan `<role>_memory_type_bits`: what Vulkan reported for a buffer of that usage.
@@ -547,6 +601,41 @@ mod tests {
         memory.types.pop();
         let no_bar = probed(wgpu::DeviceType::DiscreteGpu, memory);
         expect(&no_bar, (Staging, MIB), MemoryKind::Host, "memory type 1 ");
+    }
+
+    #[test]
+    fn only_rows_whose_bytes_cross_the_bus_count_as_crossing_the_link() {
+        use TransferPath::*;
+        let crosses = |map: &MemoryMap, path| map.crosses_link(path, MIB).0;
+        // Resizable BAR (an H200's large BAR): the staging copy is VRAM to VRAM, the host's
+        // memcpy into staging writes device memory over the bus.
+        let rebar = probed(wgpu::DeviceType::DiscreteGpu, discrete(None));
+        assert!(!crosses(&rebar, StagingCopy));
+        assert!(
+            rebar
+                .crosses_link(StagingCopy, MIB)
+                .1
+                .contains("resizable-bar")
+        );
+        assert!(crosses(&rebar, HostWrite));
+        for end_to_end in [WriteBuffer, MappedStaging, MappedAtCreation, MapRead] {
+            assert!(crosses(&rebar, end_to_end), "{end_to_end:?}");
+        }
+        // Readback is cached host memory: the readback copy crosses.
+        assert!(crosses(&rebar, ReadbackCopy));
+        // No BAR: staging is host memory, so its copy crosses and the memcpy does not.
+        let mut memory = discrete(Some(256 * MIB));
+        memory.types.pop();
+        let no_bar = probed(wgpu::DeviceType::DiscreteGpu, memory);
+        assert!(crosses(&no_bar, StagingCopy));
+        assert!(!crosses(&no_bar, HostWrite));
+        // A backend that does not say where buffers live: only end-to-end rows count.
+        let dx12 = MemoryMap::new(wgpu::DeviceType::DiscreteGpu, None);
+        assert!(!crosses(&dx12, StagingCopy));
+        assert!(crosses(&dx12, WriteBuffer));
+        // One memory: nothing crosses.
+        let cpu = probed(wgpu::DeviceType::Cpu, lavapipe());
+        assert!(TransferPath::ALL.iter().all(|&p| !crosses(&cpu, p)));
     }
 
     #[test]
