@@ -16,20 +16,34 @@ and a reason instead of a number.
   transfer    H2D and D2H from pageable and from pinned memory at gpubench's sweep sizes
   launch      an empty kernel: raw launch loop and CUDA graph replay (GPU us per launch), and the
               round trip (launch + cudaStreamSynchronize, host us), from scripts/cuda_launch.cu
-              built with nvcc; without nvcc, CuPy's launch path and graph capture, labelled so
+              built with nvcc for the card's own compute capability (nvcc from PATH, then
+              /usr/local/cuda/bin, then PyPI's nvidia-cuda-nvcc in site-packages); where nvcc is
+              missing, fails, times out or its program does not answer in JSON, CuPy's launch
+              path and graph capture, each row labelled so and saying why (`nvcc_failure`)
 
 Units as in gpubench: GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP/s, microseconds.
 
 Usage: python3 scripts/cuda_reference.py [--quick] [--stream-bytes N] [--matmul-shapes MxNxK,...]
                                          [--transfer-sizes N,...] [--only SECTION,...] [--plan]
+                                         [--out FILE]
 --plan prints what would be measured, as JSON, without importing torch (tests use it to check the
 sizes against gpubench's own).
+
+--out FILE writes the document to FILE (atomically: FILE.tmp, then a rename) at the start (the
+plan and the device, no rows), after every section and at the end, so a run that is stopped keeps
+every finished section; without it the document is printed on stdout at the end. SIGTERM or
+SIGINT writes what is finished with "complete": false and "interrupted": "SIGTERM" (or
+"SIGINT") and exits 143 (130); a document that ran to its end has "complete": true. A run killed
+outright (SIGKILL) leaves the last saved document, "complete": false and no "interrupted".
 """
 
 import argparse
+import glob
 import json
 import os
 import shutil
+import signal
+import site
 import statistics
 import subprocess
 import sys
@@ -458,39 +472,199 @@ def transfer_rows(cuda, telemetry, sizes):
     return rows
 
 
-def launch_rows(telemetry, quick):
-    """The empty-kernel launch costs, from the nvcc-built program where nvcc exists."""
-    launches, trips = (2000, 300) if quick else (10000, 2000)
+# How long nvcc may build cuda_launch.cu, and how long its program may run (seconds; the
+# environment can shorten them, as the rehearsal and the tests do).
+NVCC_TIMEOUT_S = float(os.environ.get("CUDA_NVCC_TIMEOUT", "120"))
+LAUNCH_PROGRAM_TIMEOUT_S = float(os.environ.get("CUDA_LAUNCH_TIMEOUT", "120"))
+# How much of nvcc's (or the program's) stderr a row keeps: the end, where the error is.
+STDERR_TAIL = 800
+
+# The child processes running now (nvcc, the launch program), so that a SIGTERM or SIGINT
+# handler can stop them before it exits instead of leaving them orphaned.
+CHILDREN = set()
+
+
+def run_child(command, timeout):
+    """subprocess.run(command, capture_output, text) with the child kept in CHILDREN while it
+    runs; raises subprocess.TimeoutExpired (the child killed) past timeout."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    CHILDREN.add(proc)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    finally:
+        CHILDREN.discard(proc)
+    return subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
+
+
+def python_package_dirs():
+    """The folders pip installs packages into for this interpreter (site-packages, the user's
+    site-packages, and sys.path's own entries, for a --target folder on PYTHONPATH)."""
+    dirs = []
+    try:
+        dirs += site.getsitepackages()
+    except AttributeError:  # some virtual environments' site module lacks it
+        pass
+    try:
+        dirs.append(site.getusersitepackages())
+    except AttributeError:
+        pass
+    dirs += [p for p in sys.path if p]
+    seen, out = set(), []
+    for d in dirs:
+        d = os.path.abspath(d)
+        if d not in seen and os.path.isdir(d):
+            seen.add(d)
+            out.append(d)
+    return out
+
+
+def find_nvcc():
+    """nvcc: PATH, then /usr/local/cuda/bin, then PyPI's nvidia-cuda-nvcc in site-packages
+    (CUDA 12's wheels put it in nvidia/cuda_nvcc/bin, CUDA 13's in nvidia/cu13/bin); None where
+    there is none. A machine with torch from PyPI often has no CUDA toolkit but can have the
+    wheel."""
+    found = shutil.which("nvcc")
+    if found:
+        return found
+    if os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
+        return "/usr/local/cuda/bin/nvcc"
+    for root in python_package_dirs():
+        for pattern in ("nvidia/cuda_nvcc/bin/nvcc", "nvidia/cu[0-9]*/bin/nvcc"):
+            for candidate in sorted(glob.glob(os.path.join(root, pattern)), reverse=True):
+                if os.access(candidate, os.X_OK):
+                    return candidate
+    return None
+
+
+def pypi_cuda_flags(nvcc):
+    """The -I and link flags PyPI's nvcc needs: its nvcc.profile looks for the runtime's headers
+    and libraries in a toolkit's layout (targets/<arch>/include) that the wheels do not have.
+    CUDA 13's wheels put nvcc and the runtime (nvidia-cuda-runtime) in one tree, nvidia/cu13;
+    CUDA 12's in nvidia/cuda_nvcc and nvidia/cuda_runtime. One tree only, nvcc's own first, so
+    that two CUDA releases' headers are never mixed. Empty for any other nvcc."""
+    bin_dir = os.path.dirname(os.path.abspath(nvcc))
+    package = os.path.dirname(bin_dir)
+    nvidia = os.path.dirname(package)
+    if os.path.basename(nvidia) != "nvidia" or os.path.basename(bin_dir) != "bin":
+        return []
+    roots = [r for r in (package, os.path.join(nvidia, "cuda_runtime")) if os.path.isdir(r)]
+    flags = []
+    include = next((os.path.join(r, "include") for r in roots
+                    if os.path.exists(os.path.join(r, "include", "cuda_runtime.h"))), None)
+    if include:
+        flags += ["-I", include]
+    for root in roots:
+        lib = os.path.join(root, "lib")
+        if os.path.exists(os.path.join(lib, "libcudart_static.a")):
+            return flags + ["-L", lib]  # nvcc's default, the static runtime
+        shared = sorted(glob.glob(os.path.join(lib, "libcudart.so.*")))
+        if shared:
+            # The wheel has only the versioned shared library (no libcudart.so for -lcudart):
+            # link it by path, and find it there at run time.
+            return flags + ["-cudart", "none", "-Xlinker", shared[-1],
+                            "-Xlinker", f"-rpath={lib}"]
+    return flags
+
+
+def nvcc_command(nvcc, source, binary, arch, extra=()):
+    """The build of cuda_launch.cu for one architecture (sm_90 for an H200)."""
+    return [nvcc, "-O2", f"-arch={arch}", *extra, *pypi_cuda_flags(nvcc), "-o", binary, source]
+
+
+def tail(text, limit=STDERR_TAIL):
+    """The end of a tool's output, where its error is."""
+    text = (text or "").strip()
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def device_arch(cuda):
+    """sm_XY for the device's own compute capability."""
+    major, minor = cuda.torch.cuda.get_device_capability(0)
+    return f"sm_{major}{minor}"
+
+
+def nvcc_launch_rows(telemetry, nvcc, arch, launches, trips):
+    """The launch costs from cuda_launch.cu built by nvcc: (rows, None), or (None, why) where the
+    build or the program did not give figures, for the CuPy path to stand in."""
     source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_launch.cu")
-    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc"
-                                    if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
-    if nvcc is None:
-        return cupy_launch_rows(telemetry, launches, trips)
     with tempfile.TemporaryDirectory() as tmp:
         binary = os.path.join(tmp, "cuda_launch")
-        subprocess.run([nvcc, "-O2", "-o", binary, source], check=True, capture_output=True,
-                       timeout=120)
-        proc, tele = telemetry.during(lambda: subprocess.run(
-            [binary, str(launches), str(trips)], capture_output=True, text=True, timeout=120))
-    data = json.loads(proc.stdout)
+        command = nvcc_command(nvcc, source, binary, arch)
+        try:
+            build = run_child(command, NVCC_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return None, f"{nvcc} -arch={arch} timed out after {NVCC_TIMEOUT_S:g} s"
+        except OSError as error:
+            return None, f"{nvcc} did not start: {error}"
+        if build.returncode != 0:
+            return None, (f"{nvcc} -arch={arch} failed (exit {build.returncode}): "
+                          f"{tail(build.stderr or build.stdout)}")
+        try:
+            proc, tele = telemetry.during(lambda: run_child(
+                [binary, str(launches), str(trips)], LAUNCH_PROGRAM_TIMEOUT_S))
+        except subprocess.TimeoutExpired:
+            return None, (f"the nvcc-built program timed out after "
+                          f"{LAUNCH_PROGRAM_TIMEOUT_S:g} s")
+        except OSError as error:
+            return None, f"the nvcc-built program did not start: {error}"
+    # The program prints one JSON object, also when it fails (status and reason); anything else
+    # (a crash, a loader error) is kept as text rather than raised.
+    try:
+        data = json.loads(proc.stdout)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+    except ValueError:
+        return None, (f"the nvcc-built program (exit {proc.returncode}) printed no JSON: "
+                      f"stdout {tail(proc.stdout, 200)!r}, stderr {tail(proc.stderr)!r}")
     if data.get("status") != "ok":
-        return [not_measured("launch", "failed", data.get("reason", proc.stderr[-400:]))]
-    method = f"scripts/cuda_launch.cu (nvcc -O2), empty kernel <<<1,1>>>, {launches} per burst"
+        return None, (f"the nvcc-built program reported {data.get('status')!r} "
+                      f"(exit {proc.returncode}): {data.get('reason') or tail(proc.stderr)}")
+    method = (f"scripts/cuda_launch.cu (nvcc -O2 -arch={arch}), empty kernel <<<1,1>>>, "
+              f"{launches} per burst")
     trip = data["round_trip_us"]
     return [
         row("launch/raw-loop", data["raw_loop_gpu_us_per_launch"], "us",
-            "GPU time per launch", method + ", CUDA events", telemetry=tele,
+            "GPU time per launch", method + ", CUDA events", telemetry=tele, nvcc=nvcc,
             host_us_per_launch_call=data["raw_loop_host_us_per_launch"]),
         row("launch/graph", data["graph_gpu_us_per_kernel"], "us", "GPU time per kernel node",
             method + ", captured once into a CUDA graph and replayed, CUDA events",
-            telemetry=tele),
+            telemetry=tele, nvcc=nvcc),
         row("launch/round-trip", trip["p50"], "us", "one launch + cudaStreamSynchronize",
-            method + ", host clock (steady_clock), median", percentiles=trip, telemetry=tele),
-    ]
+            method + ", host clock (steady_clock), median", percentiles=trip, telemetry=tele,
+            nvcc=nvcc),
+    ], None
+
+
+def launch_rows(cuda, telemetry, quick):
+    """The empty-kernel launch costs: from the nvcc-built program where nvcc builds it for this
+    device and it answers, else from CuPy, each row saying why nvcc's figures are not there."""
+    launches, trips = (2000, 300) if quick else (10000, 2000)
+    nvcc = find_nvcc()
+    if nvcc is None:
+        why = ("nvcc not found (PATH, /usr/local/cuda/bin, site-packages nvidia/cuda_nvcc or "
+               "nvidia/cu*: pip install nvidia-cuda-nvcc)")
+    else:
+        rows, why = nvcc_launch_rows(telemetry, nvcc, device_arch(cuda), launches, trips)
+        if rows is not None:
+            return rows
+    print(f"launch: {why}; CuPy's launch path instead", file=sys.stderr, flush=True)
+    try:
+        rows = cupy_launch_rows(telemetry, launches, trips)
+    except Exception as error:
+        return [not_measured("launch", "failed", f"nvcc: {why}; CuPy: "
+                                                 f"{type(error).__name__}: {error}")]
+    for r in rows:
+        r["nvcc_failure"] = why
+    return rows
 
 
 def cupy_launch_rows(telemetry, launches, trips):
-    """Without nvcc: CuPy's launch path (Python in the loop: an upper bound) and graph replay."""
+    """Without nvcc's figures: CuPy's launch path (Python in the loop: an upper bound) and graph
+    replay."""
     import cupy
 
     kernel = cupy.RawKernel('extern "C" __global__ void empty() {}', "empty")
@@ -527,7 +701,7 @@ def cupy_launch_rows(telemetry, launches, trips):
             kernel((1,), (1,), ())
             stream.synchronize()
             samples.append((time.perf_counter() - t0) * 1e6)
-    method = "CuPy RawKernel (no nvcc found: Python in the launch loop)"
+    method = "CuPy RawKernel (no figures from nvcc: Python in the launch loop)"
     return [
         row("launch/raw-loop", raw, "us", "GPU time per launch", method, telemetry=tele),
         row("launch/graph", per_node, "us", "GPU time per kernel node",
@@ -552,39 +726,130 @@ def plan_from(args):
     }
 
 
-def measure(plan):
-    """Every section of the plan; a section that fails leaves its reason and the others run."""
+class Sink:
+    """Where the document goes: FILE, rewritten atomically at every save (a reader, or a run
+    stopped halfway, never sees half a file), or stdout once at the end without --out."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def save(self, doc, final=False):
+        if self.path is None:
+            if final:
+                sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+                sys.stdout.flush()
+            return
+        tmp = f"{self.path}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, self.path)
+
+
+class NoSink:
+    """measure() called without a sink (the tests): nothing written."""
+
+    def save(self, doc, final=False):
+        pass
+
+
+class Progress:
+    """The document as far as it is finished. Every change builds a new dict and stores it in one
+    assignment, so the signal handler (which runs between two bytecodes of the main thread) always
+    sees a consistent document: a section's rows appear together with its name in
+    sections_done, never halfway."""
+
+    def __init__(self, sink, doc):
+        self.sink = sink
+        self.doc = doc
+
+    def commit(self, **changes):
+        self.doc = {**self.doc, **changes}
+        self.sink.save(self.doc)
+
+
+# The run in progress, for the signal handler; None outside main().
+PROGRESS = None
+
+
+def on_signal(signum, _frame):
+    """SIGTERM / SIGINT: stop the child processes, save what is finished, marked incomplete, and
+    exit 128 + the signal's number without unwinding (torch's teardown can block on a device that
+    is still busy, and every finished section is already in the document)."""
+    name = signal.Signals(signum).name
+    for child in list(CHILDREN):
+        try:
+            child.kill()
+        except OSError:
+            pass
+    if PROGRESS is not None:
+        doc = {**PROGRESS.doc, "complete": False, "interrupted": name}
+        try:
+            PROGRESS.sink.save(doc, final=True)
+        except OSError as error:
+            print(f"cannot save the document: {error}", file=sys.stderr)
+        running = doc.get("section_running")
+        print(f"interrupted by {name}" + (f" during {running}" if running else "")
+              + f"; sections done: {', '.join(doc.get('sections_done', [])) or 'none'}",
+              file=sys.stderr, flush=True)
+    os._exit(128 + signum)
+
+
+def measure(plan, sink=None):
+    """Every section of the plan; a section that fails leaves its reason and the others run. The
+    document is saved through sink at the start, after every section and at the end."""
+    global PROGRESS
+    sink = sink or NoSink()
+    progress = PROGRESS = Progress(sink, {
+        "tool": "cuda_reference.py", "plan": plan, "status": "running", "complete": False,
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "sections_done": [], "rows": []})
+    progress.commit()
     telemetry = Telemetry()
-    result = {"tool": "cuda_reference.py", "plan": plan, "nvml": telemetry.device(), "rows": []}
+    progress.commit(nvml=telemetry.device())
     try:
         cuda = Cuda()
     except Exception as error:
-        result["status"] = "failed"
-        result["reason"] = f"no CUDA: {error}"
-        return result
+        progress.commit(status="failed", reason=f"no CUDA: {error}")
+        return finish(progress)
     torch = cuda.torch
     props = torch.cuda.get_device_properties(0)
-    result.update({"status": "ok", "device": props.name, "torch": torch.__version__,
-                   "cuda": torch.version.cuda, "sms": props.multi_processor_count,
-                   "memory_gib": props.total_memory / GIB})
+    progress.commit(status="ok", device=props.name, torch=torch.__version__,
+                    cuda=torch.version.cuda, sms=props.multi_processor_count,
+                    memory_gib=props.total_memory / GIB)
     shapes = [parse_shape(s) for s in plan["matmul_shapes"]]
     work = {
         "stream": lambda: stream_rows(cuda, telemetry, plan["stream_bytes"]),
         "compute": lambda: compute_rows(cuda, telemetry),
         "matmul": lambda: matmul_rows(cuda, telemetry, shapes),
         "transfer": lambda: transfer_rows(cuda, telemetry, plan["transfer_sizes"]),
-        "launch": lambda: launch_rows(telemetry, plan["quick"]),
+        "launch": lambda: launch_rows(cuda, telemetry, plan["quick"]),
     }
     for section in plan["sections"]:
+        progress.commit(section_running=section)
         started = time.perf_counter()
         try:
-            result["rows"].extend(work[section]())
+            rows = work[section]()
         except Exception as error:
-            result["rows"].append(not_measured(section, "failed", f"{type(error).__name__}: "
-                                                                  f"{error}"))
-        result.setdefault("seconds", {})[section] = round(time.perf_counter() - started, 2)
-        print(f"{section}: {result['seconds'][section]} s", file=sys.stderr, flush=True)
-    return result
+            rows = [not_measured(section, "failed", f"{type(error).__name__}: {error}")]
+        seconds = round(time.perf_counter() - started, 2)
+        doc = progress.doc
+        progress.commit(rows=doc["rows"] + rows,
+                        sections_done=doc["sections_done"] + [section],
+                        seconds={**doc.get("seconds", {}), section: seconds},
+                        section_running=None)
+        print(f"{section}: {seconds} s", file=sys.stderr, flush=True)
+    return finish(progress)
+
+
+def finish(progress):
+    """The end of the run: complete, saved (printed without --out); the final document."""
+    doc = {k: v for k, v in progress.doc.items() if k != "section_running"}
+    doc["complete"] = True
+    doc["finished_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    progress.doc = doc
+    progress.sink.save(doc, final=True)
+    return doc
 
 
 def arguments(argv):
@@ -595,6 +860,8 @@ def arguments(argv):
     parser.add_argument("--transfer-sizes", type=lambda t: [int(s) for s in t.split(",")])
     parser.add_argument("--only", type=lambda t: t.split(","), help=",".join(SECTIONS))
     parser.add_argument("--plan", action="store_true", help="print the plan and stop")
+    parser.add_argument("--out", help="write the document here, after every section "
+                                      "(atomically), instead of stdout at the end")
     args = parser.parse_args(argv)
     unknown = set(args.only or []) - set(SECTIONS)
     if unknown:
@@ -603,12 +870,15 @@ def arguments(argv):
 
 
 def main(argv=None):
-    plan = plan_from(arguments(sys.argv[1:] if argv is None else argv))
-    if "--plan" in (sys.argv[1:] if argv is None else argv):
+    args = arguments(sys.argv[1:] if argv is None else argv)
+    plan = plan_from(args)
+    if args.plan:
         print(json.dumps(plan, indent=2))
         return 0
-    result = measure(plan)
-    print(json.dumps(result, indent=2))
+    # Before torch's import, which takes seconds: a stop at any moment keeps the document.
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    result = measure(plan, Sink(args.out))
     return 0 if result["status"] == "ok" else 1
 
 

@@ -1,36 +1,182 @@
 #!/usr/bin/env bash
 # The real-GPU check in one call, for an NVIDIA card: make sure the run will be on that card,
 # then CUDA's reference figures (scripts/cuda_reference.py, short, first), then gpubench through
-# Vulkan at the same sizes, then the side-by-side table. Everything lands in OUTDIR.
+# Vulkan at the same sizes, then the side-by-side table. Everything lands in OUTDIR, and all of
+# it in one archive, OUTDIR/gpu-check.tar.gz: where few files come back from the machine, that
+# one is enough.
 #
 #   scripts/gpu-check.sh OUTDIR [path/to/gpubench]
+#   scripts/gpu-check.sh --rehearsal OUTDIR [path/to/gpubench]
 #
-# Build the release binary first (`cargo build --release -p gpubench-cli`). Loader packages
-# (.deb: see scripts/gpu-check-debs.sh) in the folder GPUBENCH_VULKAN_DEBS are unpacked first
-# where the machine has no Vulkan loader. The card's settings are only read, never changed.
+# Build the release binary first (`cargo build --release -p gpubench-cli`) and carry it stripped:
+# `strip -o gpubench-stripped target/release/gpubench` (about 10 MiB instead of 55 MiB), then
+# `scripts/gpu-check.sh out ./gpubench-stripped`. Loader packages (.deb: see
+# scripts/gpu-check-debs.sh) in the folder GPUBENCH_VULKAN_DEBS are unpacked first where the
+# machine has no Vulkan loader. The card's settings are only read, never changed.
 #
 # Stops within seconds, exit 3, when no NVIDIA discrete adapter is found through Vulkan (a
-# software adapter is never measured in its place), printing the loader's log and vulkaninfo.
+# software adapter is never measured in its place), printing the loader's log and vulkaninfo;
+# the archive then holds check.log and adapters.json, and nothing was measured.
 # Time: GPUBENCH_TIMEOUT (default 290 s) bounds gpubench's run, CUDA_TIMEOUT (default 150 s) the
-# reference; gpubench saves after every result, so a timeout keeps what was measured.
+# reference; both save after every result (section), so a timeout keeps what was measured. The
+# suites run cheapest first and matmul last, so a stop in matmul keeps the others.
+# GPUBENCH_COOP=off runs gpubench with --no-coop-matrix (f16 matmul without cooperative
+# matrices); GPUBENCH_NOMINAL=FILE gives the nominal figures (see side_by_side.py).
+#
+# SIGTERM or SIGINT to this script: the running step gets the signal, saves what it finished
+# (gpubench and the reference both do), and the script still builds the table from whatever
+# exists, writes the archive and exits 143 (130). Otherwise the exit status is 0 when the
+# side-by-side table was produced, 1 when not, 3 at the vendor check. The wall time of the whole
+# check is logged (`gpu-check: wall time N s`, stderr and check.log).
+#
+# --rehearsal runs all of it here, without an NVIDIA card: gpubench on the Vulkan software
+# adapter (lavapipe: --profile quick --expect-type cpu, 16 MiB stream arrays), and the CUDA side
+# through the repo's test doubles (scripts/tests/doubles: torch, cupy, pynvml, nvcc, nvidia-smi,
+# first on PYTHONPATH and PATH), at gpubench's quick-profile sizes so the table pairs rows; the
+# baseline is saved with --force (a software adapter is noisier than the band). Its outputs say
+# "REHEARSAL" at the top; they are not measurements.
 set -uo pipefail
-out=${1:?usage: gpu-check.sh OUTDIR [gpubench]}
+rehearsal=0
+if [ "${1:-}" = --rehearsal ]; then
+    rehearsal=1
+    shift
+fi
+out=${1:?usage: gpu-check.sh [--rehearsal] OUTDIR [gpubench]}
 bin=${2:-./target/release/gpubench}
 here=$(cd "$(dirname "$0")" && pwd)
 vendor=${GPUBENCH_EXPECT_VENDOR:-0x10de}
-# One size for both tools: gpubench --stream-size and the reference --stream-bytes.
-stream_size=1GiB
-stream_bytes=$((1 << 30))
+started=$(date +%s)
 mkdir -p "$out"
-log() { echo "gpu-check: $*" | tee -a "$out/check.log" >&2; }
+# The script's own stderr, kept apart: a trap that runs while a step's output is redirected to a
+# file still logs here (the steps themselves do not inherit it).
+exec {stderr}>&2
+log() { echo "gpu-check: $*" | tee -a "$out/check.log" >&"$stderr"; }
 
+# --- Signals -------------------------------------------------------------------------------
+# bash runs a trap only between commands, never while a foreground command runs, so each step
+# runs in the background (run_step) and the script waits for it: a signal then interrupts the
+# wait, is forwarded to the step, and the wait resumes until the step has saved and exited.
+caught=      # TERM or INT, once one has arrived: no further step starts
+signals=0    # how many have arrived (run_step tells a signal's return from the step's own)
+child=       # the step running now
+finishing=0  # building the table and the archive: a signal is noted, not forwarded
+watchdog=
+# Seconds a step may take to save and exit after a forwarded signal before it is killed.
+grace=${GPU_CHECK_GRACE:-20}
+
+# shellcheck disable=SC2329  # invoked by the traps below
+on_signal() {
+    signals=$((signals + 1))
+    [ -n "$caught" ] || caught=$1
+    if [ "$finishing" = 0 ] && [ -n "$child" ]; then
+        log "SIG$1: forwarded to the running step (pid $child), which saves what it finished"
+        kill -s "$1" "$child" 2>/dev/null
+        # A step that does not exit within the grace period is killed with its process group
+        # (each step runs under timeout, which leads its own group). The watchdog is one process
+        # (python, not a subshell with a sleep) so that stopping it leaves nothing behind.
+        [ -n "$watchdog" ] || {
+            python3 -c 'import os, signal, sys, time
+time.sleep(float(sys.argv[1]))
+for target in (-int(sys.argv[2]), int(sys.argv[2])):
+    try:
+        os.kill(target, signal.SIGKILL)
+    except OSError:
+        pass' "$grace" "$child" < /dev/null > /dev/null 2>&1 {stderr}>&- &
+            watchdog=$!
+        }
+    elif [ "$finishing" = 1 ]; then
+        log "SIG$1: noted; the table and the archive are finished first"
+    else
+        log "SIG$1: between steps; the steps left are skipped"
+    fi
+}
+trap 'on_signal TERM' TERM
+trap 'on_signal INT' INT
+
+# Runs one step ("$@", with the caller's redirections) and returns its exit status.
+run_step() {
+    local rc again before
+    "$@" {stderr}>&- &
+    child=$!
+    while :; do
+        before=$signals
+        wait "$child"
+        rc=$?
+        [ "$signals" = "$before" ] && break
+        # The wait returned for a signal: wait again for the step itself, unless it has ended
+        # (then the second wait gives its status; 127 where the first had already taken it).
+        if ! kill -0 "$child" 2>/dev/null; then
+            wait "$child"
+            again=$?
+            [ "$again" = 127 ] || rc=$again
+            break
+        fi
+    done
+    child=
+    if [ -n "$watchdog" ]; then
+        kill "$watchdog" 2>/dev/null
+        wait "$watchdog" 2>/dev/null
+        watchdog=
+    fi
+    return "$rc"
+}
+
+# True while no signal has arrived: the next step may start.
+measuring() { [ -z "$caught" ]; }
+
+# --- The archive, the table, the end --------------------------------------------------------
+# Every file in OUTDIR (folders such as baselines/ included) but the archive itself, written
+# beside it and renamed, so a half-written archive is never taken for the real one.
+write_archive() {
+    local name=gpu-check.tar.gz
+    if (cd "$out" && find . -mindepth 1 -maxdepth 1 ! -name "$name" ! -name "$name.tmp" \
+            -printf '%P\0' | LC_ALL=C sort -z | tar --null -czf "$name.tmp" -T -) \
+        && mv -f "$out/$name.tmp" "$out/$name"; then
+        echo "gpu-check: archive $out/$name ($(du -k "$out/$name" | cut -f1) KiB)" >&"$stderr"
+    else
+        echo "gpu-check: writing the archive failed" >&"$stderr"
+    fi
+}
+
+wall_time() { log "wall time $(( $(date +%s) - started )) s"; }
+
+# The side-by-side table from whatever exists (either side may be missing or partial), the wall
+# time, the archive; then the exit status.
+finish() {
+    finishing=1
+    local produced=0 nominal=() banner=()
+    [ -n "${GPUBENCH_NOMINAL:-}" ] && nominal=(--nominal "$GPUBENCH_NOMINAL")
+    [ "$rehearsal" = 1 ] && banner=(--banner "$rehearsal_banner")
+    log "building side-by-side"
+    if python3 "$here/side_by_side.py" "$out/gpubench.json" "$out/cuda.json" "${nominal[@]}" \
+        "${banner[@]}" --json "$out/side-by-side.json" \
+        > "$out/side-by-side.md.tmp" 2>>"$out/check.log"; then
+        mv -f "$out/side-by-side.md.tmp" "$out/side-by-side.md"
+        produced=1
+        cat "$out/side-by-side.md"
+    else
+        rm -f "$out/side-by-side.md.tmp"
+        log "no side-by-side table: neither side was measured"
+    fi
+    wall_time
+    write_archive
+    case $caught in
+        TERM) exit 143 ;;
+        INT) exit 130 ;;
+    esac
+    [ "$produced" = 1 ] && exit 0
+    exit 1
+}
+
+# --- Finding the card -----------------------------------------------------------------------
 unpack_loaders() {
     # grep reads all of ldconfig's output (no -q): under pipefail, -q's early exit makes
     # ldconfig die of SIGPIPE once its list passes a pipe's 64 KiB, and the pipeline fails.
     if [ -n "${GPUBENCH_VULKAN_DEBS:-}" ] && ! ldconfig -p | grep 'libvulkan.so.1' > /dev/null; then
-        for f in "$GPUBENCH_VULKAN_DEBS"/*.deb; do dpkg -x "$f" /; done
+        local debs=("$GPUBENCH_VULKAN_DEBS"/*.deb) f
+        for f in "${debs[@]}"; do dpkg -x "$f" /; done
         ldconfig
-        log "unpacked $(ls "$GPUBENCH_VULKAN_DEBS"/*.deb | wc -l) loader packages"
+        log "unpacked ${#debs[@]} loader packages"
     fi
 }
 
@@ -64,7 +210,8 @@ missing_libs() {
     [ -n "$lib" ] && ldd "$lib" 2>/dev/null | awk '/not found/ {print $1}'
 }
 
-# Index of the expected adapter in the adapters gpubench listed, or nothing.
+# Index of the expected adapter in the adapters gpubench listed, or nothing: the vendor's,
+# discrete, through Vulkan. The only rule outside the rehearsal.
 pick_adapter() {
     python3 -c '
 import json, sys
@@ -85,44 +232,111 @@ stop_no_gpu() {
     else
         log "vulkaninfo not installed"
     fi
+    wall_time
+    write_archive
     exit 3
 }
 
-unpack_loaders
-icd=$(find_icd)
-if [ -n "$icd" ]; then
-    export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
-    log "Vulkan driver manifest: $icd"
-    missing=$(missing_libs "$icd")
-    [ -n "$missing" ] && log "the driver's library lacks: $(echo $missing)"
+# --- The two modes --------------------------------------------------------------------------
+suites=stream,compute,transfer,launch,roofline,matmul
+coop=()
+[ "${GPUBENCH_COOP:-}" = off ] && coop=(--no-coop-matrix)
+if [ "$rehearsal" = 1 ]; then
+    rehearsal_banner="REHEARSAL: software adapter and CUDA test doubles, not measurements"
+    log "$rehearsal_banner"
+    doubles=$here/tests/doubles
+    export PATH="$doubles/bin:$PATH" PYTHONPATH="$doubles/python${PYTHONPATH:+:$PYTHONPATH}"
+    export CUDA_NVCC_TIMEOUT=${CUDA_NVCC_TIMEOUT:-20} CUDA_LAUNCH_TIMEOUT=${CUDA_LAUNCH_TIMEOUT:-20}
+    # The software adapter is accepted here, in the rehearsal, and nowhere else.
+    pick_rehearsal_adapter() {
+        python3 -c '
+import json, sys
+for a in json.load(sys.stdin):
+    if a["device_type"] == "cpu" and a["backend"] == "vulkan":
+        print(a["index"]); break' < "$out/adapters.json"
+    }
+    run_step timeout 60 "$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
+    measuring || finish
+    index=$(pick_rehearsal_adapter)
+    if [ -z "$index" ]; then
+        log "no Vulkan software adapter (lavapipe) for the rehearsal"
+        "$bin" list 2>&1 | tee -a "$out/check.log" >&2
+        wall_time
+        write_archive
+        exit 3
+    fi
+    log "rehearsal: adapter $index is the Vulkan software adapter"
+    expect=(--expect-type cpu)
+    profile=quick
+    stream_size=16MiB
+    stream_bytes=$((16 << 20))
+    # gpubench's quick-profile matmul shapes and transfer sizes (4 KiB x 4^i up to 4 MiB).
+    reference=(--quick --matmul-shapes "128x128x128,256x256x256,1x256x256,8x256x256,64x256x256"
+               --transfer-sizes "4096,16384,65536,262144,1048576,4194304")
+    doctor_timeout=30
+    cuda_timeout=${CUDA_TIMEOUT:-60}
+    gpubench_timeout=${GPUBENCH_TIMEOUT:-300}
+    max_time=()
+    [ -n "${GPUBENCH_MAX_TIME:-}" ] && max_time=(--max-time "$GPUBENCH_MAX_TIME")
+    # A software adapter's own noise is over the band a baseline is refused above: record it
+    # anyway, so that the rehearsal writes (and archives) baselines/ as the real check does.
+    force=(--force)
 else
-    log "no NVIDIA Vulkan driver manifest found"
+    unpack_loaders
+    icd=$(find_icd)
+    if [ -n "$icd" ]; then
+        export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
+        log "Vulkan driver manifest: $icd"
+        missing=$(missing_libs "$icd")
+        [ -n "$missing" ] && log "the driver's library lacks: ${missing//$'\n'/ }"
+    else
+        log "no NVIDIA Vulkan driver manifest found"
+    fi
+    run_step timeout 60 "$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
+    measuring || finish
+    index=$(pick_adapter)
+    [ -n "$index" ] || stop_no_gpu
+    log "adapter $index is vendor $vendor, discrete, Vulkan"
+    expect=(--expect-vendor "$vendor" --expect-type discrete)
+    profile=default
+    # One size for both tools: gpubench --stream-size and the reference --stream-bytes.
+    stream_size=1GiB
+    stream_bytes=$((1 << 30))
+    reference=()
+    doctor_timeout=60
+    cuda_timeout=${CUDA_TIMEOUT:-150}
+    gpubench_timeout=${GPUBENCH_TIMEOUT:-290}
+    max_time=(--max-time "${GPUBENCH_MAX_TIME:-2}")
+    force=()
 fi
-"$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
-index=$(pick_adapter)
-[ -n "$index" ] || stop_no_gpu
-log "adapter $index is vendor $vendor, discrete, Vulkan"
 
-{ nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,clocks.max.mem,power.limit,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv || true; } > "$out/nvidia-smi.csv" 2>&1
+# --- The measurements -----------------------------------------------------------------------
+measuring && run_step timeout 30 nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,clocks.max.mem,power.limit,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv \
+    > "$out/nvidia-smi.csv" 2>&1
 # The checklist with real NVML readings (clocks, throttle reasons, link, other processes).
-timeout 60 "$bin" doctor --adapter "$index" --json > "$out/doctor.json" 2>>"$out/check.log"
-log "doctor exit $?"
+if measuring; then
+    run_step timeout "$doctor_timeout" "$bin" doctor --adapter "$index" --json \
+        > "$out/doctor.json" 2>>"$out/check.log"
+    log "doctor exit $?"
+fi
 
-start=$(date +%s)
-timeout "${CUDA_TIMEOUT:-150}" python3 "$here/cuda_reference.py" --stream-bytes "$stream_bytes" \
-    > "$out/cuda.json" 2> "$out/cuda.err"
-log "cuda reference exit $? after $(( $(date +%s) - start )) s"
+if measuring; then
+    step_start=$(date +%s)
+    run_step timeout "$cuda_timeout" python3 "$here/cuda_reference.py" \
+        --stream-bytes "$stream_bytes" "${reference[@]}" --out "$out/cuda.json" \
+        > "$out/cuda.err" 2>&1
+    log "cuda reference exit $? after $(( $(date +%s) - step_start )) s"
+fi
 
-start=$(date +%s)
-timeout -s TERM -k 20 "${GPUBENCH_TIMEOUT:-290}" "$bin" run --adapter "$index" \
-    --expect-vendor "$vendor" --expect-type discrete --profile default \
-    --suite stream,compute,matmul,transfer,launch,roofline --stream-size "$stream_size" \
-    --max-time "${GPUBENCH_MAX_TIME:-2}" --no-progress --baseline-dir "$out/baselines" --save-baseline \
-    --out "$out/gpubench.json" --html "$out/gpubench.html" > "$out/gpubench.txt" 2>&1
-log "gpubench exit $? after $(( $(date +%s) - start )) s"
+if measuring; then
+    step_start=$(date +%s)
+    run_step timeout -s TERM -k 20 "$gpubench_timeout" "$bin" run --adapter "$index" \
+        "${expect[@]}" --profile "$profile" --suite "$suites" --stream-size "$stream_size" \
+        "${max_time[@]}" "${coop[@]}" --no-progress --baseline-dir "$out/baselines" \
+        --save-baseline "${force[@]}" --out "$out/gpubench.json" --html "$out/gpubench.html" \
+        > "$out/gpubench.txt" 2>&1
+    log "gpubench exit $? after $(( $(date +%s) - step_start )) s"
+fi
 
-nominal=()
-[ -n "${GPUBENCH_NOMINAL:-}" ] && nominal=(--nominal "$GPUBENCH_NOMINAL")
-python3 "$here/side_by_side.py" "$out/gpubench.json" "$out/cuda.json" "${nominal[@]}" \
-    --json "$out/side-by-side.json" > "$out/side-by-side.md" 2>>"$out/check.log"
-cat "$out/side-by-side.md"
+[ -n "$caught" ] && log "stopped by SIG$caught: the table is built from what was saved"
+finish

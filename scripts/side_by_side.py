@@ -4,17 +4,32 @@ each pair as a ratio, the datasheet (nominal) figure as a third column, the SM c
 beside both, and the targets met or missed.
 
   python3 scripts/side_by_side.py GPUBENCH.json CUDA.json [--nominal NOMINAL.json] [--json OUT]
+                                  [--banner TEXT]
 
-GPUBENCH.json is a `gpubench run` results file, CUDA.json what scripts/cuda_reference.py printed.
+GPUBENCH.json is a `gpubench run` results file, CUDA.json what scripts/cuda_reference.py wrote.
 NOMINAL.json, when given, is an object with any of memory_bandwidth_gbs, fp32_gflops,
 fp16_gflops, fp16_tensor_gflops and pcie_gbs (GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP/s) and a
 source. Without it the figures come from the results file itself: the datasheet row gpubench
 matched to the adapter (data/nominal-gpus.json) and the nominal one-way bandwidth of the PCIe
-link it read. Prints Markdown; exit 2 when an input cannot be read.
+link it read. --banner puts a line above everything (the rehearsal's "not measurements").
+
+The table is built from whichever side could be read: a check that was stopped, or whose one side
+failed, still shows the other. A side that is missing, empty or not JSON has its cells say so
+("not measured: cuda.json missing"); a file saved part-way ("complete": false: both tools save
+after every result or section) is used, flagged in the header, and the cells it never reached say
+so ("CUDA reference interrupted (SIGTERM) before this section"). Prints Markdown; exit 0 when at
+least one side was read, 2 when neither could be.
+
+The best H2D path is chosen among the results whose bytes cross the link (the `crosses_link`
+param gpubench records); a results file from before that param leaves out h2d-staging-copy and
+h2d-host-write, which can time a VRAM-to-VRAM copy (a large BAR) or a host memcpy. The table says
+which results were left out and why.
 """
 
 import argparse
 import json
+import os
+import re
 import sys
 
 # (label, gpubench id template, CUDA key template, nominal key, target: gpubench / CUDA >= this)
@@ -40,18 +55,94 @@ MATMUL = [
 ]
 
 
-def load(path, what):
+def load(path):
+    """(document, None) or (None, why not), the why in a few words naming the file: a side that
+    cannot be read leaves its cells saying so instead of stopping the table."""
+    name = os.path.basename(path)
     try:
         with open(path, encoding="utf-8-sig") as f:
-            return json.load(f)
-    except (OSError, ValueError) as error:
-        print(f"error: cannot read the {what} file {path}: {error}", file=sys.stderr)
-        sys.exit(2)
+            text = f.read()
+    except FileNotFoundError:
+        return None, f"{name} missing"
+    except OSError as error:
+        return None, f"{name} unreadable: {error.strerror or error}"
+    if not text.strip():
+        return None, f"{name} empty"
+    try:
+        doc = json.loads(text)
+    except ValueError as error:
+        return None, f"{name} is not JSON (cut short?): {error}"
+    if not isinstance(doc, dict):
+        return None, f"{name} is not a JSON object"
+    return doc, None
+
+
+def section_of(cuda_key):
+    """The cuda_reference.py section a row key belongs to: its first part."""
+    return cuda_key.split("/", 1)[0]
+
+
+class Side:
+    """One input as read: its document, or why there is none; whether it ran to its end; and,
+    for a figure it does not hold, the words its cell shows instead."""
+
+    def __init__(self, tool, doc, problem=None):
+        self.tool, self.doc, self.problem = tool, doc, problem
+
+    @property
+    def read(self):
+        return self.doc is not None
+
+    @property
+    def complete(self):
+        """False only where the file says so: files from before the flag ran to their end."""
+        return self.read and self.doc.get("complete") is not False
+
+    def why_missing(self, key):
+        """Why the figure at key is not there, when it is for a reason of the whole file (not
+        read, stopped before it); None when the file simply lacks it."""
+        if not self.read:
+            return f"not measured: {self.problem}"
+        doc = self.doc
+        if self.tool == "CUDA":
+            if doc.get("status") == "failed" and doc.get("reason"):
+                return f"not measured: {doc['reason']}"
+            # A section that failed as a whole leaves one row under the section's own name.
+            failed = next((r for r in doc.get("rows") or [] if r.get("key") == section_of(key)
+                           and r.get("status") != "ok"), None)
+            if failed:
+                return f"not measured: {section_of(key)} {failed.get('status')}: " \
+                       f"{failed.get('reason')}"
+            if self.complete or section_of(key) in (doc.get("sections_done") or []):
+                return None
+            if doc.get("interrupted"):
+                return f"CUDA reference interrupted ({doc['interrupted']}) before this section"
+            return "CUDA reference stopped (no end saved: killed or timed out) before this section"
+        if not self.complete:
+            return "gpubench run stopped before this result"
+        return None
+
+    def header(self):
+        """The header line's note on this side: not read, or saved part-way."""
+        if not self.read:
+            return f"NOT READ ({self.problem})"
+        if self.complete:
+            return None
+        doc = self.doc
+        if self.tool == "CUDA":
+            how = (f"interrupted by {doc['interrupted']}" if doc.get("interrupted")
+                   else "stopped with no end saved (killed or timed out)")
+            running = doc.get("section_running")
+            done = ", ".join(doc.get("sections_done") or []) or "none"
+            return (f"INCOMPLETE: {how}" + (f" during {running}" if running else "")
+                    + f"; sections done: {done}")
+        return (f"INCOMPLETE (\"complete\": false: stopped, or still running): "
+                f"{len(doc.get('results') or [])} results saved")
 
 
 def nominal_from_results(doc):
     """The nominal figures a gpubench results file recorded (datasheet row, PCIe link)."""
-    tele = doc.get("telemetry") or {}
+    tele = (doc or {}).get("telemetry") or {}
     row = tele.get("nominal") or {}
     link = tele.get("link") or {}
     out = {}
@@ -73,7 +164,7 @@ def nominal_from_results(doc):
 
 def gpubench_index(doc):
     """id -> result, for every result."""
-    return {r["id"]: r for r in doc.get("results", [])}
+    return {r["id"]: r for r in (doc or {}).get("results") or [] if "id" in r}
 
 
 def gpubench_value(result):
@@ -94,7 +185,7 @@ def gpubench_clock(result):
 
 
 def cuda_index(doc):
-    return {r["key"]: r for r in doc.get("rows", []) if "key" in r}
+    return {r["key"]: r for r in (doc or {}).get("rows") or [] if "key" in r}
 
 
 def cuda_clock(row):
@@ -109,14 +200,48 @@ def size_label(nbytes):
     return f"{nbytes}B"
 
 
+def label_bytes(label):
+    """size_label's inverse: '4MiB' -> 4194304; None for anything else."""
+    match = re.fullmatch(r"(\d+)(GiB|MiB|KiB|B)", label)
+    if not match:
+        return None
+    scale = {"GiB": 1 << 30, "MiB": 1 << 20, "KiB": 1 << 10, "B": 1}[match.group(2)]
+    return int(match.group(1)) * scale
+
+
+def plan_from_results(ours):
+    """The sizes to pair, from gpubench's result ids, where there is no CUDA plan to read them
+    from (the reference never started, or its file is lost): the stream size, the matmul shapes
+    and the transfer sizes, in the order they ran."""
+    plan = {"matmul_shapes": [], "transfer_sizes": []}
+    for rid in ours:
+        parts = rid.split("/")
+        if parts[0] == "stream" and len(parts) == 4 and "stream_bytes" not in plan:
+            size = label_bytes(parts[3])
+            if size:
+                plan["stream_bytes"] = size
+        elif parts[0] == "matmul" and len(parts) == 3 and re.fullmatch(r"\d+x\d+x\d+",
+                                                                        parts[2]):
+            if parts[2] not in plan["matmul_shapes"]:
+                plan["matmul_shapes"].append(parts[2])
+        elif parts[0] == "transfer" and len(parts) == 4 and parts[2] == "bytes":
+            size = label_bytes(parts[3])
+            if size and size not in plan["transfer_sizes"]:
+                plan["transfer_sizes"].append(size)
+    return plan
+
+
 class Table:
     """The rows of the side-by-side comparison and the checks made along the way."""
 
-    def __init__(self, ours, theirs, nominal):
+    def __init__(self, ours, theirs, nominal, gpubench_side=None, cuda_side=None):
         self.ours, self.theirs, self.nominal = ours, theirs, nominal
-        self.rows, self.above_nominal = [], []
+        self.gpubench_side = gpubench_side or Side("gpubench", {})
+        self.cuda_side = cuda_side or Side("CUDA", {})
+        self.rows, self.above_nominal, self.notes = [], [], []
 
-    def add(self, label, ours_id, cuda_key, nominal_key, target, higher_is_better=True):
+    def add(self, label, ours_id, cuda_key, nominal_key, target, higher_is_better=True,
+            note=None):
         mine = self.ours.get(ours_id)
         ref = self.theirs.get(cuda_key)
         a = gpubench_value(mine)
@@ -134,12 +259,15 @@ class Table:
             "label": label, "gpubench_id": ours_id, "cuda_key": cuda_key,
             "gpubench": a, "gpubench_status": (mine or {}).get("status", "absent"),
             "gpubench_reason": (mine or {}).get("reason"),
+            "gpubench_why": None if mine else self.gpubench_side.why_missing(ours_id),
             "cuda": b, "cuda_status": (ref or {}).get("status", "absent"),
             "cuda_reason": (ref or {}).get("reason"),
+            "cuda_why": None if ref else self.cuda_side.why_missing(cuda_key),
             "unit": (mine or {}).get("unit") or (ref or {}).get("unit"),
             "ratio": ratio, "target": target, "nominal": nominal,
             "met": None if ratio is None or target is None else ratio >= target,
             "sm_clock_mhz": {"gpubench": gpubench_clock(mine), "cuda": cuda_clock(ref)},
+            "note": note,
         })
 
     def own_ratio(self, label, numerator_id, denominator_id, target):
@@ -147,30 +275,85 @@ class Table:
         a = gpubench_value(self.ours.get(numerator_id))
         b = gpubench_value(self.ours.get(denominator_id))
         ratio = a / b if a is not None and b else None
+        why = None
+        if ratio is None:
+            why = next((w for w in (self.gpubench_side.why_missing(i)
+                                    for i in (numerator_id, denominator_id)
+                                    if i not in self.ours) if w), None)
         self.rows.append({
             "label": label, "gpubench_id": f"{numerator_id} / {denominator_id}",
             "cuda_key": None, "gpubench": ratio, "cuda": None, "unit": "ratio", "ratio": ratio,
             "target": target, "nominal": None, "gpubench_status": "ok" if ratio else "absent",
-            "cuda_status": "own", "met": None if ratio is None else ratio >= target,
+            "gpubench_why": why, "cuda_status": "own", "cuda_why": None,
+            "met": None if ratio is None else ratio >= target,
             "sm_clock_mhz": {}, "note": f"{fmt(a)} / {fmt(b)} GFLOP/s",
         })
 
 
-def best_of(ours, prefix, suffix):
-    """The id of the fastest ok result whose id starts with prefix and ends with suffix."""
+# Transfer paths a results file from before `crosses_link` may hold whose timed bytes need not
+# cross the link: what each can time instead.
+NOT_ACROSS_THE_LINK = {
+    "h2d-staging-copy": "a copy between two device-side buffers: with a large BAR (ReBAR) the "
+                        "staging buffer can be in VRAM, a VRAM-to-VRAM copy",
+    "h2d-host-write": "the host's memcpy into a mapped buffer: host memory bandwidth, or writes "
+                      "into a BAR, not a timed transfer to device memory",
+}
+
+
+def link_paths(ours, direction, suffix):
+    """The transfer results at one size that may stand for a host-device transfer: (eligible
+    ids, [(excluded id, why)]). Where the file records `crosses_link`, H2D takes only results
+    with crosses_link true (and D2H leaves out any with it false); a file from before the param
+    leaves out the H2D paths of NOT_ACROSS_THE_LINK."""
+    marked = any("crosses_link" in (r.get("params") or {})
+                 for rid, r in ours.items() if rid.startswith("transfer/"))
+    eligible, excluded = [], []
+    for rid, result in ours.items():
+        if not (rid.startswith(f"transfer/{direction}-") and rid.endswith(suffix)):
+            continue
+        params = result.get("params") or {}
+        crosses = params.get("crosses_link")
+        # gpubench says why alongside (crosses_link_why); the generic words where it does not.
+        why = params.get("crosses_link_why") or (
+            "the timed bytes do not move from host memory to device memory over the bus"
+            if direction == "h2d" else "the timed bytes do not cross the bus")
+        if marked and direction == "h2d" and crosses is not True:
+            excluded.append((rid, f"crosses_link false: {why}" if crosses is False
+                             else "no crosses_link param in a file that records it"))
+        elif marked and crosses is False:
+            excluded.append((rid, f"crosses_link false: {why}"))
+        elif not marked and direction == "h2d" and any(
+                f"/{path}/" in rid for path in NOT_ACROSS_THE_LINK):
+            path = next(p for p in NOT_ACROSS_THE_LINK if f"/{p}/" in rid)
+            excluded.append((rid, f"results file without crosses_link (older gpubench): "
+                                  f"{path} can be {NOT_ACROSS_THE_LINK[path]}"))
+        else:
+            eligible.append(rid)
+    return eligible, excluded
+
+
+def best_of(ours, prefix, suffix, among=None):
+    """The id of the fastest ok result whose id starts with prefix and ends with suffix (of the
+    ids in among, when given)."""
     best = None
     for rid, result in ours.items():
         value = gpubench_value(result)
+        if among is not None and rid not in among:
+            continue
         if rid.startswith(prefix) and rid.endswith(suffix) and value is not None:
             if best is None or value > best[1]:
                 best = (rid, value)
     return best[0] if best else f"{prefix}*{suffix}"
 
 
-def build(gpubench, cuda, nominal):
+def build(gpubench, cuda, nominal, gpubench_problem=None, cuda_problem=None):
+    """The table from both documents; either may be None (with its problem), and then its cells
+    say why they are empty."""
+    gpubench_side = Side("gpubench", gpubench, gpubench_problem or "gpubench results not given")
+    cuda_side = Side("CUDA", cuda, cuda_problem or "CUDA reference not given")
     ours, theirs = gpubench_index(gpubench), cuda_index(cuda)
-    table = Table(ours, theirs, nominal)
-    plan = cuda.get("plan", {})
+    table = Table(ours, theirs, nominal, gpubench_side, cuda_side)
+    plan = (cuda or {}).get("plan") or plan_from_results(ours)
     size = size_label(plan.get("stream_bytes", 0))
     for label, mine, ref, nom, target in STREAM:
         table.add(label, mine.format(size=size), ref, nom, target)
@@ -189,12 +372,21 @@ def build(gpubench, cuda, nominal):
     sizes = plan.get("transfer_sizes") or [0]
     largest = size_label(max(sizes))
     for direction in ("h2d", "d2h"):
-        best = best_of(ours, f"transfer/{direction}-", f"/bytes/{largest}")
+        suffix = f"/bytes/{largest}"
+        eligible, excluded = link_paths(ours, direction, suffix)
+        best = best_of(ours, f"transfer/{direction}-", suffix, among=set(eligible))
+        note = None
+        if excluded:
+            note = "left out: " + ", ".join(rid.split("/")[1] for rid, _ in excluded) + \
+                " (not across the link: see the notes)"
+            for rid, why in excluded:
+                table.notes.append(f"best {direction.upper()} path at {largest}: left out "
+                                   f"{rid}: {why}")
         table.add(f"best {direction.upper()} path at {largest} vs CUDA pinned", best,
                   f"transfer/{direction}-pinned/{largest}", "pcie_gbs",
-                  0.7 if direction == "h2d" else None)
+                  0.7 if direction == "h2d" else None, note=note)
         table.add(f"best {direction.upper()} path at {largest} vs CUDA pageable", best,
-                  f"transfer/{direction}-pageable/{largest}", "pcie_gbs", None)
+                  f"transfer/{direction}-pageable/{largest}", "pcie_gbs", None, note=note)
     for label, mine, ref in (
         ("dispatch in a pass vs CUDA graph node", "launch/dispatch-in-pass/per-dispatch",
          "launch/graph"),
@@ -210,6 +402,11 @@ def build(gpubench, cuda, nominal):
          "launch/round-trip-spin/one-dispatch", "launch/round-trip"),
     ):
         table.add(label, mine, ref, None, None, higher_is_better=False)
+    launch = [theirs[k] for k in ("launch/raw-loop", "launch/graph", "launch/round-trip")
+              if k in theirs]
+    if launch and launch[0].get("nvcc_failure"):
+        table.notes.append(f"CUDA launch figures from CuPy, not the nvcc-built program: "
+                           f"{launch[0]['nvcc_failure']}")
     return table
 
 
@@ -221,24 +418,36 @@ def fmt(value):
     return f"{value:.3g}"
 
 
+def cell(value, why):
+    """A figure, or where it is missing for a reason of its whole file, that reason."""
+    if value is None and why:
+        return why
+    return fmt(value)
+
+
 def status_note(row, side):
     status = row.get(f"{side}_status")
-    if status in ("ok", "own"):
+    if status in ("ok", "own") or (status == "absent" and row.get(f"{side}_why")):
         return ""
     reason = row.get(f"{side}_reason")
     return f"{status}" + (f": {reason}" if reason else "")
 
 
-def markdown(table, gpubench, cuda, nominal):
+def markdown(table, gpubench, cuda, nominal, banner=None):
+    gpubench, cuda = gpubench or {}, cuda or {}
     machine = gpubench.get("machine", {})
     adapter = machine.get("adapter", {}) if isinstance(machine, dict) else {}
-    out = [
+    flags = {side.tool: side.header() for side in (table.gpubench_side, table.cuda_side)}
+    out = [f"**{banner}**", ""] if banner else []
+    out += [
         "# gpubench (Vulkan) beside CUDA",
         "",
         f"- gpubench adapter: {adapter.get('name', '?')} ({adapter.get('driver_info', '?')}), "
-        f"backend {adapter.get('backend', '?')}",
+        f"backend {adapter.get('backend', '?')}"
+        + (f"; gpubench results {flags['gpubench']}" if flags["gpubench"] else ""),
         f"- CUDA reference: {cuda.get('device', '?')}, torch {cuda.get('torch', '?')}, "
-        f"CUDA {cuda.get('cuda', '?')}; NVML: {json.dumps(cuda.get('nvml', {}))}",
+        f"CUDA {cuda.get('cuda', '?')}; NVML: {json.dumps(cuda.get('nvml', {}))}"
+        + (f"; CUDA reference {flags['CUDA']}" if flags["CUDA"] else ""),
         f"- nominal figures: {nominal.get('source', 'none given')}",
         "",
         "Ratio: gpubench / CUDA for rates; CUDA / gpubench for times (above 1: gpubench faster). "
@@ -256,7 +465,8 @@ def markdown(table, gpubench, cuda, nominal):
         notes = "; ".join(n for n in (status_note(r, "gpubench"), status_note(r, "cuda"),
                                       r.get("note")) if n)
         out.append(
-            f"| {r['label']} | {fmt(r['gpubench'])} | {fmt(r['cuda'])} | {r['unit'] or '-'} | "
+            f"| {r['label']} | {cell(r['gpubench'], r.get('gpubench_why'))} | "
+            f"{cell(r['cuda'], r.get('cuda_why'))} | {r['unit'] or '-'} | "
             f"{fmt(r['ratio'])} | {target} | {fmt(r['nominal'])} | "
             f"{fmt(clocks.get('gpubench'))} / {fmt(clocks.get('cuda'))} | {notes} |")
     unverified = [rid for rid, res in gpubench_index(gpubench).items()
@@ -273,6 +483,7 @@ def markdown(table, gpubench, cuda, nominal):
         f"- figures above nominal: {len(table.above_nominal)}"
         + "".join(f"\n  - {line}" for line in table.above_nominal),
     ]
+    out += [f"- note: {line}" for line in table.notes]
     return "\n".join(out) + "\n"
 
 
@@ -282,16 +493,35 @@ def main(argv=None):
     parser.add_argument("cuda")
     parser.add_argument("--nominal")
     parser.add_argument("--json", dest="json_out")
+    parser.add_argument("--banner", help="a line above everything, in bold")
     args = parser.parse_args(argv)
-    gpubench = load(args.gpubench, "gpubench results")
-    cuda = load(args.cuda, "CUDA reference")
-    nominal = (load(args.nominal, "nominal figures") if args.nominal
-               else nominal_from_results(gpubench))
-    table = build(gpubench, cuda, nominal)
-    sys.stdout.write(markdown(table, gpubench, cuda, nominal))
+    gpubench, gpubench_problem = load(args.gpubench)
+    cuda, cuda_problem = load(args.cuda)
+    if gpubench is None and cuda is None:
+        print(f"error: neither side could be read: {gpubench_problem}; {cuda_problem}",
+              file=sys.stderr)
+        return 2
+    nominal = nominal_from_results(gpubench)
+    if args.nominal:
+        given, problem = load(args.nominal)
+        if given is None:
+            # The nominal column is context, not a measurement: the table stands without it.
+            print(f"warning: nominal figures not read ({problem}); those of the results file "
+                  f"instead", file=sys.stderr)
+            nominal = dict(nominal, source=f"{nominal.get('source', 'none')} ({args.nominal} "
+                                           f"not read: {problem})")
+        else:
+            nominal = given
+    table = build(gpubench, cuda, nominal, gpubench_problem, cuda_problem)
+    sys.stdout.write(markdown(table, gpubench, cuda, nominal, args.banner))
     if args.json_out:
+        sides = {side.tool: {"read": side.read, "problem": side.problem if not side.read
+                             else None, "complete": side.complete, "flag": side.header()}
+                 for side in (table.gpubench_side, table.cuda_side)}
         with open(args.json_out, "w", encoding="utf-8") as f:
-            json.dump({"rows": table.rows, "above_nominal": table.above_nominal}, f, indent=2)
+            json.dump({"banner": args.banner, "inputs": sides, "rows": table.rows,
+                       "above_nominal": table.above_nominal, "notes": table.notes}, f,
+                      indent=2)
     return 0
 
 

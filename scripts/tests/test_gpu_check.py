@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -125,9 +125,11 @@ class SideBySide(unittest.TestCase):
         self.assertFalse(rows["stream triad vs CUDA D2D copy"]["met"])
         self.assertAlmostEqual(rows["SGEMM 1024x1024x1024 (TF32 off)"]["ratio"], 0.6)
         self.assertTrue(rows["own f16 / own f32 at 1024x1024x1024"]["met"])
+        # A file without crosses_link: the staging copy (faster, but maybe VRAM to VRAM) is left
+        # out of the best H2D path.
         h2d = rows["best H2D path at 256MiB vs CUDA pinned"]
-        self.assertEqual(h2d["gpubench_id"], "transfer/h2d-staging-copy/bytes/256MiB")
-        self.assertAlmostEqual(h2d["ratio"], 0.8)
+        self.assertEqual(h2d["gpubench_id"], "transfer/h2d-write-buffer/bytes/256MiB")
+        self.assertAlmostEqual(h2d["ratio"], 0.4)
         # Times: CUDA / gpubench, so below 1 means gpubench is slower.
         self.assertAlmostEqual(rows["round trip vs CUDA launch + synchronize"]["ratio"], 0.5)
 
@@ -177,10 +179,333 @@ class SideBySide(unittest.TestCase):
             self.assertIn("# gpubench (Vulkan) beside CUDA", out.getvalue())
             with open(os.path.join(tmp, "o.json")) as f:
                 self.assertTrue(json.load(f)["rows"])
-            with self.assertRaises(SystemExit) as stop:
-                with redirect_stdout(io.StringIO()):
-                    sbs.main([os.path.join(tmp, "absent.json"), paths["c"]])
-            self.assertEqual(stop.exception.code, 2)
+            # One side missing: the table from the other, its cells saying why; exit 0.
+            out = io.StringIO()
+            with redirect_stdout(out):
+                code = sbs.main([os.path.join(tmp, "absent.json"), paths["c"]])
+            self.assertEqual(code, 0)
+            self.assertIn("| stream copy vs CUDA D2D copy | not measured: absent.json missing "
+                          "| 4300 |", out.getvalue())
+            # Neither side: exit 2, no table.
+            out = io.StringIO()
+            with redirect_stdout(out), redirect_stderr(io.StringIO()):
+                code = sbs.main([os.path.join(tmp, "absent.json"), os.path.join(tmp, "none")])
+            self.assertEqual(code, 2)
+            self.assertEqual(out.getvalue(), "")
+
+
+def transfer(rid, median, crosses=None, why=None):
+    """A transfer result, with the crosses_link param where given (newer gpubench)."""
+    result = gpubench_result(rid, median)
+    if crosses is not None:
+        result["params"] = {"crosses_link": crosses}
+    if why:
+        result["params"]["crosses_link_why"] = why
+    return result
+
+
+class PartialSides(unittest.TestCase):
+    """A side missing, empty, unreadable or saved part-way: the table from whatever exists."""
+
+    def docs(self):
+        return SideBySide.docs(self)
+
+    def by_label(self, table):
+        return {r["label"]: r for r in table.rows}
+
+    def test_files_that_cannot_be_read_say_why_in_a_few_words(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            def path(name, text=None):
+                p = os.path.join(tmp, name)
+                if text is not None:
+                    with open(p, "w") as f:
+                        f.write(text)
+                return p
+
+            self.assertEqual(sbs.load(path("cuda.json")), (None, "cuda.json missing"))
+            self.assertEqual(sbs.load(path("e.json", "  \n")), (None, "e.json empty"))
+            doc, why = sbs.load(path("cut.json", '{"rows": [{"key": "st'))
+            self.assertIsNone(doc)
+            self.assertTrue(why.startswith("cut.json is not JSON (cut short?)"), why)
+            self.assertEqual(sbs.load(path("list.json", "[1]")),
+                             (None, "list.json is not a JSON object"))
+            os.mkdir(path("dir.json"))
+            doc, why = sbs.load(path("dir.json"))
+            self.assertTrue(why.startswith("dir.json unreadable"), why)
+            self.assertEqual(sbs.load(path("ok.json", '{"a": 1}')), ({"a": 1}, None))
+
+    def test_a_missing_cuda_side_leaves_its_cells_saying_so(self):
+        gpubench, _ = self.docs()
+        table = sbs.build(gpubench, None, {}, cuda_problem="cuda.json missing")
+        rows = self.by_label(table)
+        self.assertEqual(rows["stream copy vs CUDA D2D copy"]["cuda_why"],
+                         "not measured: cuda.json missing")
+        text = sbs.markdown(table, gpubench, None, {})
+        self.assertIn("| stream copy vs CUDA D2D copy | 4000 | not measured: cuda.json missing |",
+                      text)
+        self.assertIn("CUDA reference NOT READ (cuda.json missing)", text)
+        # The sizes come from gpubench's own ids where there is no CUDA plan.
+        self.assertIn("SGEMM 1024x1024x1024 (TF32 off)", rows)
+        self.assertIn("best H2D path at 256MiB vs CUDA pinned", rows)
+
+    def test_sizes_are_read_back_from_gpubench_ids(self):
+        ours = sbs.gpubench_index({"results": [
+            gpubench_result("stream/copy/vec4-f32/16MiB", 1.0),
+            gpubench_result("matmul/f32/128x128x128", 1.0),
+            gpubench_result("matmul/f16/128x128x128", 1.0),
+            gpubench_result("matmul/f32/1x256x256", 1.0),
+            gpubench_result("transfer/h2d-write-buffer/bytes/4KiB", 1.0),
+            gpubench_result("transfer/d2h-map-read/bytes/4MiB", 1.0),
+            gpubench_result("transfer/h2d-write-buffer/fit", 1.0),
+        ]})
+        self.assertEqual(sbs.plan_from_results(ours), {
+            "stream_bytes": 16 << 20, "matmul_shapes": ["128x128x128", "1x256x256"],
+            "transfer_sizes": [4096, 4 << 20]})
+        self.assertEqual(sbs.label_bytes("4KiB"), 4096)
+        self.assertIsNone(sbs.label_bytes("fit"))
+
+    def test_a_cuda_file_saved_part_way_names_the_sections_it_never_finished(self):
+        gpubench, cuda = self.docs()
+        cuda.update(complete=False, interrupted="SIGTERM", sections_done=["stream"],
+                    section_running="compute")
+        cuda["rows"] = [r for r in cuda["rows"] if r["key"].startswith("stream/")]
+        table = sbs.build(gpubench, cuda, {})
+        rows = self.by_label(table)
+        self.assertAlmostEqual(rows["stream copy vs CUDA D2D copy"]["ratio"], 4000 / 4300)
+        self.assertEqual(rows["SGEMM 1024x1024x1024 (TF32 off)"]["cuda_why"],
+                         "CUDA reference interrupted (SIGTERM) before this section")
+        # A key of a finished section that is simply absent is no interruption.
+        self.assertIsNone(rows["stream copy vs CUDA copy kernel"]["cuda_why"])
+        text = sbs.markdown(table, gpubench, cuda, {})
+        self.assertIn("CUDA reference INCOMPLETE: interrupted by SIGTERM during compute; "
+                      "sections done: stream", text)
+        self.assertIn("| SGEMM 1024x1024x1024 (TF32 off) | 30000 | CUDA reference interrupted "
+                      "(SIGTERM) before this section |", text)
+
+    def test_a_cuda_file_killed_outright_says_no_end_was_saved(self):
+        gpubench, cuda = self.docs()
+        cuda.update(complete=False, sections_done=["stream", "matmul"])
+        cuda["rows"] = [r for r in cuda["rows"] if not r["key"].startswith("launch/")]
+        rows = self.by_label(sbs.build(gpubench, cuda, {}))
+        self.assertEqual(rows["round trip vs CUDA launch + synchronize"]["cuda_why"],
+                         "CUDA reference stopped (no end saved: killed or timed out) before "
+                         "this section")
+
+    def test_a_reference_without_cuda_says_so_in_every_cell(self):
+        gpubench, _ = self.docs()
+        cuda = {"plan": {"stream_bytes": 1 << 30, "matmul_shapes": [], "transfer_sizes": [4096]},
+                "status": "failed", "reason": "no CUDA: No module named 'torch'",
+                "complete": True, "rows": []}
+        rows = self.by_label(sbs.build(gpubench, cuda, {}))
+        self.assertEqual(rows["stream copy vs CUDA D2D copy"]["cuda_why"],
+                         "not measured: no CUDA: No module named 'torch'")
+
+    def test_a_cuda_section_that_failed_whole_says_why_in_its_cells(self):
+        gpubench, cuda = self.docs()
+        cuda["rows"] = [r for r in cuda["rows"] if not r["key"].startswith("launch/")] + [
+            {"key": "launch", "status": "failed", "reason": "nvcc: x; CuPy: ImportError: y"}]
+        rows = self.by_label(sbs.build(gpubench, cuda, {}))
+        self.assertEqual(rows["round trip vs CUDA launch + synchronize"]["cuda_why"],
+                         "not measured: launch failed: nvcc: x; CuPy: ImportError: y")
+
+    def test_a_gpubench_file_saved_part_way_is_used_and_flagged(self):
+        gpubench, cuda = self.docs()
+        gpubench["complete"] = False
+        table = sbs.build(gpubench, cuda, {})
+        rows = self.by_label(table)
+        self.assertAlmostEqual(rows["stream copy vs CUDA D2D copy"]["ratio"], 4000 / 4300)
+        self.assertEqual(rows["dispatch in a pass vs CUDA graph node"]["gpubench_why"],
+                         "gpubench run stopped before this result")
+        text = sbs.markdown(table, gpubench, cuda, {})
+        self.assertIn('gpubench results INCOMPLETE ("complete": false', text)
+        self.assertIn("8 results saved", text)
+        # A complete file flags nothing.
+        gpubench["complete"] = True
+        self.assertNotIn("INCOMPLETE", sbs.markdown(sbs.build(gpubench, cuda, {}), gpubench,
+                                                    cuda, {}))
+
+    def test_command_line_with_one_side_and_an_unreadable_nominal_file(self):
+        gpubench, cuda = self.docs()
+        with tempfile.TemporaryDirectory() as tmp:
+            g = os.path.join(tmp, "gpubench.json")
+            with open(g, "w") as f:
+                json.dump(gpubench, f)
+            with open(os.path.join(tmp, "cuda.json"), "w") as f:
+                f.write("")
+            out, err = io.StringIO(), io.StringIO()
+            with redirect_stdout(out), redirect_stderr(err):
+                code = sbs.main([g, os.path.join(tmp, "cuda.json"), "--nominal",
+                                 os.path.join(tmp, "nominal.json"), "--banner", "REHEARSAL: x",
+                                 "--json", os.path.join(tmp, "o.json")])
+            self.assertEqual(code, 0)
+            text = out.getvalue()
+            self.assertTrue(text.startswith("**REHEARSAL: x**\n\n# gpubench (Vulkan) beside CUDA"))
+            self.assertIn("not measured: cuda.json empty", text)
+            self.assertIn("nominal.json not read: nominal.json missing", text)
+            with open(os.path.join(tmp, "o.json")) as f:
+                doc = json.load(f)
+            self.assertEqual(doc["inputs"]["CUDA"], {"read": False, "problem": "cuda.json empty",
+                                                     "complete": False,
+                                                     "flag": "NOT READ (cuda.json empty)"})
+            self.assertTrue(doc["inputs"]["gpubench"]["read"])
+
+
+class BestHostToDevicePath(unittest.TestCase):
+    """The best H2D path stands beside CUDA's pinned and pageable copies only where its bytes
+    really cross the link."""
+
+    cuda = {"plan": {"stream_bytes": 1 << 30, "matmul_shapes": [],
+                     "transfer_sizes": [4096, 256 << 20]},
+            "rows": [cuda_row("transfer/h2d-pinned/256MiB", 50.0),
+                     cuda_row("transfer/h2d-pageable/256MiB", 25.0),
+                     cuda_row("transfer/d2h-pinned/256MiB", 50.0)]}
+
+    def rows(self, results):
+        table = sbs.build({"results": results}, self.cuda, {})
+        return table, {r["label"]: r for r in table.rows}
+
+    def test_only_results_that_cross_the_link_are_chosen(self):
+        table, rows = self.rows([
+            transfer("transfer/h2d-staging-copy/bytes/256MiB", 400.0, crosses=False),
+            transfer("transfer/h2d-host-write/bytes/256MiB", 300.0, crosses=False),
+            transfer("transfer/h2d-write-buffer/bytes/256MiB", 20.0, crosses=True),
+            transfer("transfer/h2d-mapped-staging/bytes/256MiB", 30.0, crosses=True),
+            transfer("transfer/h2d-zero-copy/bytes/256MiB", 90.0),  # no param: left out too
+            transfer("transfer/h2d-mapped-staging/bytes/4KiB", 1.0, crosses=True),
+        ])
+        pinned = rows["best H2D path at 256MiB vs CUDA pinned"]
+        self.assertEqual(pinned["gpubench_id"], "transfer/h2d-mapped-staging/bytes/256MiB")
+        self.assertAlmostEqual(pinned["ratio"], 0.6)
+        self.assertEqual(rows["best H2D path at 256MiB vs CUDA pageable"]["gpubench_id"],
+                         "transfer/h2d-mapped-staging/bytes/256MiB")
+        self.assertIn("h2d-staging-copy, h2d-host-write, h2d-zero-copy", pinned["note"])
+        notes = "\n".join(table.notes)
+        self.assertIn("left out transfer/h2d-staging-copy/bytes/256MiB: crosses_link false", notes)
+        self.assertIn("left out transfer/h2d-zero-copy/bytes/256MiB: no crosses_link param",
+                      notes)
+        self.assertNotIn("4KiB", notes)  # only the size the rows stand at
+        text = sbs.markdown(table, {"results": []}, self.cuda, {})
+        self.assertIn("- note: best H2D path at 256MiB: left out "
+                      "transfer/h2d-host-write/bytes/256MiB: crosses_link false", text)
+
+    def test_older_files_leave_out_the_staging_copy_and_the_host_write(self):
+        table, rows = self.rows([
+            transfer("transfer/h2d-staging-copy/bytes/256MiB", 400.0),
+            transfer("transfer/h2d-host-write/bytes/256MiB", 300.0),
+            transfer("transfer/h2d-write-buffer/bytes/256MiB", 20.0),
+            transfer("transfer/h2d-mapped-staging/bytes/256MiB", 30.0),
+        ])
+        self.assertEqual(rows["best H2D path at 256MiB vs CUDA pinned"]["gpubench_id"],
+                         "transfer/h2d-mapped-staging/bytes/256MiB")
+        notes = "\n".join(table.notes)
+        self.assertIn("transfer/h2d-staging-copy/bytes/256MiB: results file without "
+                      "crosses_link (older gpubench)", notes)
+        self.assertIn("VRAM-to-VRAM", notes)
+        self.assertIn("transfer/h2d-host-write/bytes/256MiB", notes)
+
+    def test_d2h_leaves_out_only_what_is_marked_as_not_crossing(self):
+        table, rows = self.rows([
+            transfer("transfer/h2d-write-buffer/bytes/256MiB", 20.0, crosses=True),
+            transfer("transfer/d2h-readback-copy/bytes/256MiB", 300.0, crosses=False,
+                     why="the readback buffer is device memory"),
+            transfer("transfer/d2h-map-read/bytes/256MiB", 25.0),
+        ])
+        d2h = rows["best D2H path at 256MiB vs CUDA pinned"]
+        self.assertEqual(d2h["gpubench_id"], "transfer/d2h-map-read/bytes/256MiB")
+        self.assertAlmostEqual(d2h["ratio"], 0.5)
+        # gpubench's own words for why, where it records them.
+        self.assertEqual(table.notes, [
+            "best D2H path at 256MiB: left out transfer/d2h-readback-copy/bytes/256MiB: "
+            "crosses_link false: the readback buffer is device memory"])
+
+    def test_no_path_that_crosses_the_link_leaves_the_row_without_a_figure(self):
+        table, rows = self.rows([
+            transfer("transfer/h2d-staging-copy/bytes/256MiB", 400.0, crosses=False)])
+        pinned = rows["best H2D path at 256MiB vs CUDA pinned"]
+        self.assertEqual(pinned["gpubench_id"], "transfer/h2d-*/bytes/256MiB")
+        self.assertIsNone(pinned["ratio"])
+        self.assertEqual(len(table.notes), 1)
+
+
+class ReferenceFiles(unittest.TestCase):
+    """cuda_reference.py's document writing and its nvcc lookup, without torch."""
+
+    def test_the_document_is_replaced_whole_and_no_temporary_stays(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "cuda.json")
+            sink = ref.Sink(path)
+            sink.save({"rows": [1]})
+            sink.save({"rows": [1, 2]})
+            with open(path) as f:
+                self.assertEqual(json.load(f), {"rows": [1, 2]})
+            self.assertEqual(os.listdir(tmp), ["cuda.json"])
+
+    def test_without_torch_the_saved_document_is_complete_with_its_reason(self):
+        if importlib.util.find_spec("torch") is not None:
+            self.skipTest("torch is installed here")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "cuda.json")
+            result = ref.measure(ref.plan_from(ref.arguments(["--quick"])), ref.Sink(path))
+            with open(path) as f:
+                saved = json.load(f)
+            self.assertEqual(saved, result)
+            self.assertTrue(saved["complete"])
+            self.assertEqual(saved["sections_done"], [])
+            self.assertNotIn("section_running", saved)
+
+    def test_pypi_nvcc_gets_the_runtime_wheels_headers_and_library(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            def touch(*parts):
+                p = os.path.join(tmp, *parts)
+                os.makedirs(os.path.dirname(p), exist_ok=True)
+                open(p, "w").close()
+                return p
+
+            # CUDA 13's wheels: one tree, nvidia/cu13, with the static runtime.
+            nvcc13 = touch("a", "nvidia", "cu13", "bin", "nvcc")
+            touch("a", "nvidia", "cu13", "include", "cuda_runtime.h")
+            touch("a", "nvidia", "cu13", "lib", "libcudart_static.a")
+            root = os.path.join(tmp, "a", "nvidia", "cu13")
+            self.assertEqual(ref.pypi_cuda_flags(nvcc13),
+                             ["-I", os.path.join(root, "include"), "-L", os.path.join(root, "lib")])
+            # CUDA 12's: nvcc and the runtime in two packages, the runtime only shared.
+            nvcc12 = touch("b", "nvidia", "cuda_nvcc", "bin", "nvcc")
+            touch("b", "nvidia", "cuda_runtime", "include", "cuda_runtime.h")
+            so = touch("b", "nvidia", "cuda_runtime", "lib", "libcudart.so.12")
+            runtime = os.path.join(tmp, "b", "nvidia", "cuda_runtime")
+            self.assertEqual(ref.pypi_cuda_flags(nvcc12), [
+                "-I", os.path.join(runtime, "include"), "-cudart", "none", "-Xlinker", so,
+                "-Xlinker", f"-rpath={os.path.join(runtime, 'lib')}"])
+            # A toolkit's nvcc finds its own.
+            self.assertEqual(ref.pypi_cuda_flags("/usr/local/cuda/bin/nvcc"), [])
+            command = ref.nvcc_command(nvcc13, "x.cu", "x", "sm_90")
+            self.assertEqual(command[:3], [nvcc13, "-O2", "-arch=sm_90"])
+            self.assertEqual(command[-3:], ["-o", "x", "x.cu"])
+
+    def test_nvcc_is_looked_for_in_site_packages_after_path(self):
+        if os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
+            self.skipTest("/usr/local/cuda/bin/nvcc exists here and comes first")
+        with tempfile.TemporaryDirectory() as tmp:
+            nvcc = os.path.join(tmp, "nvidia", "cu13", "bin", "nvcc")
+            os.makedirs(os.path.dirname(nvcc))
+            with open(nvcc, "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(nvcc, 0o755)
+            saved = ref.shutil.which, ref.python_package_dirs
+            try:
+                ref.shutil.which = lambda name: None
+                ref.python_package_dirs = lambda: [tmp]
+                self.assertEqual(ref.find_nvcc(), nvcc)
+                ref.python_package_dirs = lambda: []
+                self.assertIsNone(ref.find_nvcc())
+                ref.shutil.which = lambda name: "/somewhere/nvcc"
+                self.assertEqual(ref.find_nvcc(), "/somewhere/nvcc")
+            finally:
+                ref.shutil.which, ref.python_package_dirs = saved
+
+    def test_tails_keep_the_end(self):
+        self.assertEqual(ref.tail("short\n"), "short")
+        self.assertEqual(ref.tail("x" * 10 + "the error", limit=9), "...the error")
 
 
 if __name__ == "__main__":

@@ -1,38 +1,59 @@
-//! The quick CLI run at the end of `cargo xtask test`: the whole quick profile on the software
-//! adapter, and a check of its JSON that a person would otherwise do by eye.
+//! The GPU check's dress rehearsal at the end of `cargo xtask test`: the real
+//! `scripts/gpu-check.sh --rehearsal`, whose gpubench run is the whole quick profile on the
+//! software adapter (the quick run this step always was) and whose CUDA side runs through the
+//! repo's test doubles. Then a check of gpubench's JSON that a person would otherwise do by
+//! eye, and of the one archive the real check brings back from a GPU machine.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 
 use crate::{cargo, workspace_root};
 
-/// Runs `gpubench run --profile quick` on Vulkan and checks the results file.
-pub fn quick_run() -> Result<(), String> {
-    let out: PathBuf = workspace_root().join("target/xtask/quick.json");
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+/// What the archive must hold for the check's window not to be wasted.
+const ARCHIVED: [&str; 3] = ["side-by-side.md", "gpubench.json", "cuda.json"];
+
+/// Runs the rehearsal, then checks gpubench's results file and the archive.
+pub fn rehearsal() -> Result<(), String> {
+    let root = workspace_root();
+    cargo(&["build", "--quiet", "-p", "gpubench-cli"])?;
+    let out: PathBuf = root.join("target/xtask/rehearsal");
+    match std::fs::remove_dir_all(&out) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("clearing {}: {e}", out.display())),
     }
-    let out_text = out.to_string_lossy().to_string();
-    cargo(&[
-        "run",
-        "--quiet",
-        "-p",
-        "gpubench-cli",
-        "--",
-        "run",
-        "--profile",
-        "quick",
-        "--backend",
-        "vulkan",
-        "--no-progress",
-        "--out",
-        &out_text,
-    ])?;
-    let text = std::fs::read_to_string(&out).map_err(|e| format!("reading {out_text}: {e}"))?;
+    let bin = root.join("target/debug/gpubench");
+    eprintln!(
+        "$ scripts/gpu-check.sh --rehearsal {} {}",
+        out.display(),
+        bin.display()
+    );
+    // The quick profile's run takes minutes here: far more time than the real check's default.
+    let status = Command::new("bash")
+        .arg(root.join("scripts/gpu-check.sh"))
+        .arg("--rehearsal")
+        .arg(&out)
+        .arg(&bin)
+        .env("GPUBENCH_TIMEOUT", "1500")
+        .current_dir(&root)
+        .status()
+        .map_err(|e| format!("could not start bash: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "the rehearsal exited with {status}: see {}",
+            out.join("check.log").display()
+        ));
+    }
+    check_archive(&out.join("gpu-check.tar.gz"))?;
+    let results = out.join("gpubench.json");
+    let results_text = results.to_string_lossy().to_string();
+    let text =
+        std::fs::read_to_string(&results).map_err(|e| format!("reading {results_text}: {e}"))?;
     let doc: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{out_text} is not JSON: {e}"))?;
-    check_document(&doc).map_err(|e| format!("{out_text}: {e}"))?;
+        serde_json::from_str(&text).map_err(|e| format!("{results_text} is not JSON: {e}"))?;
+    check_document(&doc).map_err(|e| format!("{results_text}: {e}"))?;
     // The published contract: the fresh file validates against docs/results.schema.json.
     crate::cargo_with_env(
         &[
@@ -46,12 +67,41 @@ pub fn quick_run() -> Result<(), String> {
             "--",
             "--ignored",
         ],
-        &[("GPUBENCH_VALIDATE_RESULTS", &out_text)],
+        &[("GPUBENCH_VALIDATE_RESULTS", &results_text)],
     )?;
-    let results = doc["results"].as_array().map_or(0, Vec::len);
+    let count = doc["results"].as_array().map_or(0, Vec::len);
     eprintln!(
-        "quick run: {results} results, all ok or skipped with a reason, every ok result verified"
+        "rehearsal: {count} results, all ok or skipped with a reason, every ok result verified; the archive holds {}",
+        ARCHIVED.join(", ")
     );
+    Ok(())
+}
+
+/// The archive lists every file the check's window must bring back.
+fn check_archive(archive: &Path) -> Result<(), String> {
+    let listed = Command::new("tar")
+        .arg("tzf")
+        .arg(archive)
+        .output()
+        .map_err(|e| format!("could not start tar: {e}"))?;
+    if !listed.status.success() {
+        return Err(format!(
+            "{} is not a readable archive: {}",
+            archive.display(),
+            String::from_utf8_lossy(&listed.stderr)
+        ));
+    }
+    let names = String::from_utf8_lossy(&listed.stdout);
+    let names: Vec<&str> = names.lines().map(|n| n.trim_start_matches("./")).collect();
+    for wanted in ARCHIVED {
+        if !names.contains(&wanted) {
+            return Err(format!(
+                "{} lacks {wanted} (it holds {})",
+                archive.display(),
+                names.join(", ")
+            ));
+        }
+    }
     Ok(())
 }
 

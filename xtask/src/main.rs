@@ -34,7 +34,9 @@ tasks:
                         say what to install
   run [-- ARGS...]      setup, then `gpubench run ARGS` in release mode (default suites)
   test                  setup, then fmt, cargo-deny, clippy, every test on the adapter, the benches
-                        once and a quick run checked end to end (what CI runs)
+                        once and the GPU check rehearsed end to end: gpu-check.sh --rehearsal,
+                        a quick run on the software adapter, CUDA's side through test doubles
+                        (what CI runs)
   check                 fmt, clippy, cargo-deny's offline checks and the tests that need no
                         adapter: the fast loop while developing (test is the full gate)
   deny                  cargo-deny with deny.toml: licenses, bans, sources and the RustSec
@@ -211,7 +213,7 @@ fn test() -> Result<(), String> {
         ],
         &[("CI", "1"), ("WGPU_BACKEND", "vulkan")],
     )?;
-    checks::quick_run()?;
+    checks::rehearsal()?;
     validation::check()?;
     k8s::check()?;
     slurm::check()

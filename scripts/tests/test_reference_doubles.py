@@ -1,0 +1,170 @@
+"""cuda_reference.py run whole, as a child process, on the CUDA test doubles of
+scripts/tests/doubles (torch, cupy, pynvml on PYTHONPATH; nvcc first on PATH): the document it
+saves as it goes, a stop by SIGTERM or SIGINT in the middle of a section, and the launch section's
+fallbacks to CuPy when nvcc fails in each way it can. No GPU, no torch: a second or two each."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.dirname(HERE)
+DOUBLES = os.path.join(HERE, "doubles")
+REFERENCE = os.path.join(SCRIPTS, "cuda_reference.py")
+
+
+def doubles_env(**extra):
+    """The environment of a reference run on the doubles (and none of the knobs leaking in)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GPU_DOUBLES_", "CUDA_NVCC_", "CUDA_LAUNCH_"))}
+    env["PATH"] = os.path.join(DOUBLES, "bin") + os.pathsep + env.get("PATH", "")
+    env["PYTHONPATH"] = os.path.join(DOUBLES, "python")
+    env.update(extra)
+    return env
+
+
+def read_json(path):
+    """The document, or None while it does not exist yet (it is replaced whole, never torn)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def wait_for(predicate, timeout=20.0, what="the condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class ReferenceOnDoubles(unittest.TestCase):
+    def run_reference(self, *args, timeout=60, **env):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "cuda.json")
+            log = os.path.join(tmp, "nvcc.log")
+            proc = subprocess.run(
+                [sys.executable, REFERENCE, "--quick", "--out", out, *args],
+                env=doubles_env(GPU_DOUBLES_NVCC_LOG=log, **env), capture_output=True,
+                text=True, timeout=timeout)
+            calls = []
+            if os.path.exists(log):
+                with open(log) as f:
+                    calls = [json.loads(line) for line in f]
+            return proc, read_json(out), calls
+
+    def test_a_run_saves_a_complete_document_and_builds_for_the_device(self):
+        proc, doc, calls = self.run_reference("--stream-bytes", str(16 << 20), "--only",
+                                              "stream,compute,launch")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(proc.stdout, "", "with --out the document goes to the file only")
+        self.assertTrue(doc["complete"])
+        self.assertNotIn("interrupted", doc)
+        self.assertEqual(doc["sections_done"], ["stream", "compute", "launch"])
+        self.assertEqual(doc["device"], "NVIDIA H200 (CUDA test double)")
+        keys = [r["key"] for r in doc["rows"]]
+        self.assertIn("stream/copy-d2d", keys)
+        self.assertIn("compute/fma-peak-f16x2", keys)
+        self.assertTrue(all(r["status"] == "ok" for r in doc["rows"]), doc["rows"])
+        launch = {r["key"]: r for r in doc["rows"] if r["key"].startswith("launch/")}
+        self.assertEqual(set(launch), {"launch/raw-loop", "launch/graph", "launch/round-trip"})
+        self.assertIn("-arch=sm_90", launch["launch/graph"]["method"])
+        self.assertNotIn("nvcc_failure", launch["launch/graph"])
+        self.assertEqual(launch["launch/round-trip"]["percentiles"]["n"], 300)
+        # The nvcc on PATH was asked for the device's own architecture (9.0: sm_90).
+        self.assertEqual(len(calls), 1)
+        self.assertIn("-arch=sm_90", calls[0])
+
+    def test_without_out_the_document_is_printed_at_the_end(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.run([sys.executable, REFERENCE, "--quick", "--only", "compute"],
+                                  env=doubles_env(), capture_output=True, text=True, timeout=60,
+                                  cwd=tmp)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            doc = json.loads(proc.stdout)
+            self.assertTrue(doc["complete"])
+            self.assertEqual(os.listdir(tmp), [])
+
+    def fallback(self, **env):
+        """The launch section's rows when nvcc does not give figures: CuPy's, each with why."""
+        proc, doc, _ = self.run_reference("--only", "launch", **env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = doc["rows"]
+        self.assertEqual([r["key"] for r in rows],
+                         ["launch/raw-loop", "launch/graph", "launch/round-trip"])
+        for r in rows:
+            self.assertEqual(r["status"], "ok")
+            self.assertIn("CuPy RawKernel", r["method"])
+        reasons = {r["nvcc_failure"] for r in rows}
+        self.assertEqual(len(reasons), 1)
+        return reasons.pop()
+
+    def test_a_failed_build_falls_back_to_cupy_keeping_nvccs_error(self):
+        why = self.fallback(GPU_DOUBLES_NVCC="fail")
+        self.assertIn("-arch=sm_90 failed (exit 2)", why)
+        self.assertIn("cuda_runtime.h: No such file or directory", why)
+
+    def test_a_program_that_prints_no_json_falls_back_to_cupy(self):
+        why = self.fallback(GPU_DOUBLES_NVCC="garbage")
+        self.assertIn("printed no JSON", why)
+        self.assertIn("Segmentation fault", why)
+
+    def test_a_program_that_reports_a_failure_falls_back_to_cupy(self):
+        why = self.fallback(GPU_DOUBLES_NVCC="refuses")
+        self.assertIn("reported 'failed'", why)
+        self.assertIn("driver version is insufficient", why)
+
+    def test_a_build_that_times_out_falls_back_to_cupy(self):
+        started = time.monotonic()
+        why = self.fallback(GPU_DOUBLES_NVCC_SLEEP="30", CUDA_NVCC_TIMEOUT="0.3")
+        self.assertIn("timed out after 0.3 s", why)
+        self.assertLess(time.monotonic() - started, 15)
+
+    def interrupt(self, signum):
+        """Stops a run during its launch section (nvcc held in its build) with signum."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "cuda.json")
+            proc = subprocess.Popen(
+                [sys.executable, REFERENCE, "--quick", "--only", "stream,launch", "--out", out],
+                env=doubles_env(GPU_DOUBLES_NVCC_SLEEP="30"), stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, start_new_session=True)
+            try:
+                wait_for(lambda: (read_json(out) or {}).get("section_running") == "launch",
+                         what="the launch section")
+                time.sleep(0.2)  # nvcc started
+                proc.send_signal(signum)
+                _, stderr = proc.communicate(timeout=20)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+            return proc.returncode, read_json(out), stderr
+
+    def test_sigterm_saves_the_finished_sections_marked_incomplete(self):
+        code, doc, stderr = self.interrupt(signal.SIGTERM)
+        self.assertEqual(code, 143, stderr)
+        self.assertFalse(doc["complete"])
+        self.assertEqual(doc["interrupted"], "SIGTERM")
+        self.assertEqual(doc["sections_done"], ["stream"])
+        self.assertEqual(doc["section_running"], "launch")
+        self.assertEqual({r["key"].split("/")[0] for r in doc["rows"]}, {"stream"})
+        self.assertIn("interrupted by SIGTERM during launch", stderr)
+
+    def test_sigint_is_saved_the_same_way(self):
+        code, doc, _ = self.interrupt(signal.SIGINT)
+        self.assertEqual(code, 130)
+        self.assertEqual(doc["interrupted"], "SIGINT")
+        self.assertFalse(doc["complete"])
+
+
+if __name__ == "__main__":
+    unittest.main()

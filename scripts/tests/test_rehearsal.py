@@ -1,0 +1,284 @@
+"""scripts/gpu-check.sh --rehearsal end to end, with a stub gpubench (stub_gpubench.py: a few
+results, short sleeps) and the CUDA test doubles: the archive and what it holds, the flags each
+tool got, and a SIGTERM (or SIGINT) to the script at several moments, each leaving the archive
+with a partial table and exit 143 (130). No GPU; a few seconds a run."""
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(os.path.dirname(HERE), "gpu-check.sh")
+STUB = os.path.join(HERE, "stub_gpubench.py")
+BANNER = "REHEARSAL: software adapter and CUDA test doubles, not measurements"
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def wait_for(predicate, timeout=30.0, what="the condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Rehearsal(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.out = os.path.join(self.tmp.name, "check")
+        self.stub_log = os.path.join(self.tmp.name, "stub.log")
+        # The stub through a wrapper: it runs whatever the file's mode bits in the checkout are.
+        self.gpubench = os.path.join(self.tmp.name, "gpubench")
+        with open(self.gpubench, "w") as f:
+            f.write(f'#!/bin/sh\nexec "{sys.executable}" "{STUB}" "$@"\n')
+        os.chmod(self.gpubench, 0o755)
+
+    def env(self, **extra):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("GPUBENCH_", "CUDA_", "GPU_DOUBLES_", "STUB_GPUBENCH_",
+                                    "VK_", "GPU_CHECK_"))}
+        env.update(STUB_GPUBENCH_LOG=self.stub_log, STUB_GPUBENCH_SLEEP="0.05")
+        env.update(extra)
+        return env
+
+    def start(self, rehearsal=True, **env):
+        mode = ["--rehearsal"] if rehearsal else []
+        proc = subprocess.Popen(["bash", SCRIPT, *mode, self.out, self.gpubench],
+                                env=self.env(**env), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+        def stop():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+        self.addCleanup(stop)
+        return proc
+
+    def finish(self, proc, timeout=60):
+        stdout, stderr = proc.communicate(timeout=timeout)
+        return proc.returncode, stdout, stderr
+
+    def archive(self):
+        """name -> bytes of every file in OUTDIR/gpu-check.tar.gz."""
+        path = os.path.join(self.out, "gpu-check.tar.gz")
+        self.assertTrue(os.path.exists(path), "no archive")
+        with tarfile.open(path) as tar:
+            return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+
+    def stub_calls(self, command):
+        if not os.path.exists(self.stub_log):
+            return []
+        with open(self.stub_log) as f:
+            return [c for c in map(json.loads, f) if c and c[0] == command]
+
+    def check_marked(self, files, stderr):
+        """The rehearsal says what it is, in the table, the log, and the archive's wall time."""
+        table = files["side-by-side.md"].decode()
+        self.assertTrue(table.startswith(f"**{BANNER}**\n"), table[:200])
+        log = files["check.log"].decode()
+        self.assertIn(BANNER, log)
+        self.assertRegex(log, r"gpu-check: wall time \d+ s")
+        self.assertRegex(stderr, r"gpu-check: wall time \d+ s")
+        return table
+
+    def test_the_whole_check_leaves_one_archive_with_both_sides(self):
+        proc = self.start(GPUBENCH_COOP="off")
+        code, stdout, stderr = self.finish(proc)
+        self.assertEqual(code, 0, stderr)
+        files = self.archive()
+        for name in ("side-by-side.md", "side-by-side.json", "gpubench.json", "cuda.json",
+                     "check.log", "gpubench.html", "doctor.json", "adapters.json",
+                     "nvidia-smi.csv", "cuda.err", "gpubench.txt"):
+            self.assertIn(name, files)
+        self.assertTrue(any(n.startswith("baselines/") for n in files), sorted(files))
+        self.assertNotIn("gpu-check.tar.gz", files)
+        table = self.check_marked(files, stderr)
+        self.assertEqual(stdout, table, "the table is printed too")
+        self.assertNotIn("INCOMPLETE", table)
+        self.assertNotIn("not measured", table)
+        self.assertIn("NVIDIA H200 (test double)", files["nvidia-smi.csv"].decode())
+        # Rows pair: the stub's 128x128x128 matmul beside the double's, at the same shape.
+        self.assertRegex(table, r"\| SGEMM 128x128x128 \(TF32 off\) \| 40 \| \d+ \| GFLOP/s \|")
+        self.assertRegex(table, r"\| best H2D path at 4MiB vs CUDA pinned \| 3 \| [\d.]+ \|")
+        self.assertIn("left out transfer/h2d-staging-copy/bytes/4MiB: crosses_link false", table)
+        cuda = json.loads(files["cuda.json"])
+        self.assertTrue(cuda["complete"])
+        self.assertEqual(cuda["plan"]["stream_bytes"], 16 << 20)
+        self.assertEqual(cuda["plan"]["matmul_shapes"], [
+            "128x128x128", "256x256x256", "1x256x256", "8x256x256", "64x256x256"])
+        self.assertEqual(cuda["plan"]["transfer_sizes"], [4096 * 4**i for i in range(6)])
+        self.assertTrue(json.loads(files["gpubench.json"])["complete"])
+        # gpubench was asked for the software adapter, quick, matmul last, and no vendor.
+        [run] = self.stub_calls("run")
+        self.assertEqual(run[run.index("--expect-type") + 1], "cpu")
+        self.assertNotIn("--expect-vendor", run)
+        self.assertEqual(run[run.index("--profile") + 1], "quick")
+        self.assertEqual(run[run.index("--suite") + 1],
+                         "stream,compute,transfer,launch,roofline,matmul")
+        self.assertEqual(run[run.index("--stream-size") + 1], "16MiB")
+        for flag in ("--save-baseline", "--force", "--html", "--no-coop-matrix"):
+            self.assertIn(flag, run)
+
+    def test_the_real_mode_never_takes_a_software_adapter(self):
+        # Even one that claims NVIDIA's vendor id: the real mode wants a discrete adapter, and
+        # the cpu rule lives only in the rehearsal's branch.
+        proc = self.start(rehearsal=False, STUB_GPUBENCH_VENDOR_ID="0x10de")
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 3, stderr)
+        self.assertIn("no discrete Vulkan adapter of vendor 0x10de", stderr)
+        for never in ("cuda.json", "gpubench.json", "gpubench.html", "side-by-side.md"):
+            self.assertFalse(os.path.exists(os.path.join(self.out, never)), never)
+        self.assertEqual(self.stub_calls("run") + self.stub_calls("doctor"), [])
+        # What comes back from the machine says why.
+        files = self.archive()
+        self.assertIn("stopping before any measurement", files["check.log"].decode())
+        self.assertNotIn(BANNER, files["check.log"].decode())
+
+    def test_the_real_mode_runs_the_real_flags_on_an_nvidia_discrete_adapter(self):
+        # The real mode's whole path, on the stub posing as an NVIDIA discrete adapter, with the
+        # real (torch-less) reference: what each tool is asked for.
+        if importlib.util.find_spec("torch") is not None:
+            self.skipTest("torch is installed here: the reference would really measure")
+        proc = self.start(rehearsal=False, STUB_GPUBENCH_VENDOR_ID="0x10de",
+                          STUB_GPUBENCH_DEVICE_TYPE="discrete")
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 0, stderr)
+        [run] = self.stub_calls("run")
+        self.assertEqual(run[run.index("--expect-vendor") + 1], "0x10de")
+        self.assertEqual(run[run.index("--expect-type") + 1], "discrete")
+        self.assertEqual(run[run.index("--profile") + 1], "default")
+        self.assertEqual(run[run.index("--stream-size") + 1], "1GiB")
+        self.assertEqual(run[run.index("--max-time") + 1], "2")
+        self.assertEqual(run[run.index("--suite") + 1],
+                         "stream,compute,transfer,launch,roofline,matmul")
+        for flag in ("--force", "--no-coop-matrix"):
+            self.assertNotIn(flag, run)
+        files = self.archive()
+        table = files["side-by-side.md"].decode()
+        self.assertFalse(table.startswith("**REHEARSAL"))
+        self.assertNotIn("REHEARSAL", files["check.log"].decode())
+        self.assertIn("not measured: no CUDA", table)
+        cuda = json.loads(files["cuda.json"])
+        self.assertTrue(cuda["complete"])
+        self.assertEqual(cuda["plan"]["stream_bytes"], 1 << 30)
+
+    def test_sigterm_during_the_cuda_reference(self):
+        # The nvcc double holds the reference in its launch section, four sections saved.
+        proc = self.start(GPU_DOUBLES_NVCC_SLEEP="30")
+        cuda = os.path.join(self.out, "cuda.json")
+        wait_for(lambda: (read_json(cuda) or {}).get("section_running") == "launch",
+                 what="the reference's launch section")
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 143, stderr)
+        files = self.archive()
+        table = self.check_marked(files, stderr)
+        self.assertIn("CUDA reference INCOMPLETE: interrupted by SIGTERM during launch; "
+                      "sections done: stream, compute, matmul, transfer", table)
+        self.assertIn("| round trip vs CUDA launch + synchronize | not measured: gpubench.json "
+                      "missing | CUDA reference interrupted (SIGTERM) before this section |",
+                      table)
+        self.assertRegex(table, r"\| SGEMM 128x128x128 \(TF32 off\) \| not measured: "
+                                r"gpubench.json missing \| \d+ \|")
+        self.assertNotIn("gpubench.json", files)
+        self.assertEqual(self.stub_calls("run"), [], "gpubench must not start after the stop")
+        self.assertIn("SIGTERM: forwarded to the running step", files["check.log"].decode())
+
+    def test_sigterm_during_the_gpubench_run(self):
+        proc = self.start(STUB_GPUBENCH_SLEEP="0.3")
+        results = os.path.join(self.out, "gpubench.json")
+        wait_for(lambda: len((read_json(results) or {}).get("results") or []) >= 4,
+                 what="four gpubench results")
+        proc.send_signal(signal.SIGTERM)
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 143, stderr)
+        files = self.archive()
+        table = self.check_marked(files, stderr)
+        saved = json.loads(files["gpubench.json"])
+        self.assertFalse(saved["complete"])
+        self.assertIn('gpubench results INCOMPLETE ("complete": false', table)
+        self.assertRegex(table, r"\| stream copy vs CUDA D2D copy \| 11 \| \d+ \|")
+        self.assertRegex(table, r"\| SGEMM 128x128x128 \(TF32 off\) \| gpubench run stopped "
+                                r"before this result \| \d+ \|")
+        self.assertTrue(json.loads(files["cuda.json"])["complete"])
+        self.assertNotIn("--no-coop-matrix", self.stub_calls("run")[0])
+
+    def test_a_step_that_ignores_the_signal_is_killed_after_the_grace_period(self):
+        proc = self.start(STUB_GPUBENCH_SLEEP="0.3", STUB_GPUBENCH_IGNORE_SIGNALS="1",
+                          GPU_CHECK_GRACE="0.5")
+        results = os.path.join(self.out, "gpubench.json")
+        wait_for(lambda: len((read_json(results) or {}).get("results") or []) >= 2,
+                 what="two gpubench results")
+        proc.send_signal(signal.SIGTERM)
+        code, _, stderr = self.finish(proc, timeout=20)
+        self.assertEqual(code, 143, stderr)
+        self.assertIn("gpubench exit 137", stderr)
+        table = self.archive()["side-by-side.md"].decode()
+        self.assertIn("gpubench results INCOMPLETE", table)
+        self.assertRegex(table, r"\| stream copy vs CUDA D2D copy \| 11 \| \d+ \|")
+
+    def test_sigint_during_the_gpubench_run(self):
+        proc = self.start(STUB_GPUBENCH_SLEEP="0.3")
+        results = os.path.join(self.out, "gpubench.json")
+        wait_for(lambda: len((read_json(results) or {}).get("results") or []) >= 2,
+                 what="two gpubench results")
+        proc.send_signal(signal.SIGINT)
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 130, stderr)
+        table = self.archive()["side-by-side.md"].decode()
+        self.assertIn("gpubench results INCOMPLETE", table)
+
+    def test_sigterm_while_the_table_is_built(self):
+        # gpubench cut short by its own timeout (a partial file), then a SIGTERM while
+        # side_by_side.py waits on its nominal file, a FIFO this test opens only after the
+        # signal: the table is still built, with the figures given after the signal.
+        fifo = os.path.join(self.tmp.name, "nominal.json")
+        os.mkfifo(fifo)
+        proc = self.start(STUB_GPUBENCH_SLEEP="0.4", GPUBENCH_TIMEOUT="1",
+                          GPUBENCH_NOMINAL=fifo)
+        log = os.path.join(self.out, "check.log")
+
+        def building():
+            try:
+                with open(log) as f:
+                    return "building side-by-side" in f.read()
+            except OSError:
+                return False
+
+        wait_for(building, what="the side-by-side step")
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        with open(fifo, "w") as f:
+            json.dump({"memory_bandwidth_gbs": 4800, "source": "the test's FIFO"}, f)
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 143, stderr)
+        files = self.archive()
+        table = self.check_marked(files, stderr)
+        self.assertIn("- nominal figures: the test's FIFO", table)
+        self.assertIn("gpubench results INCOMPLETE", table)
+        self.assertIn("gpubench run stopped before this result", table)
+        self.assertIn("SIGTERM: noted; the table and the archive are finished first",
+                      files["check.log"].decode())
+
+
+if __name__ == "__main__":
+    unittest.main()
