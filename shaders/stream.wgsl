@@ -128,6 +128,157 @@ fn triad_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
+// The *_x kernels: the same four kernels with PER_TRIP vec4 elements per invocation per loop
+// trip (2 or 4, a pipeline constant the host sets; the grid is sized for PER_TRIP elements per
+// invocation). A trip issues all its loads before any store, so PER_TRIP loads are in flight
+// per invocation rather than one: Little's law at HBM latency asks for more bytes in flight
+// than 256-wide workgroups of one vec4 each keep. The elements of a trip are a stride of the
+// grid apart, so each load is as coalesced as the one-element walk's. The one-element walks
+// above stay as they are (a loop inside the trip cost lavapipe bandwidth); which form runs is
+// chosen per adapter by measuring (the stream suite's tuning table).
+override PER_TRIP: u32 = 2u;
+const MAX_PER_TRIP: u32 = 4u;
+
+// c = a, PER_TRIP elements per trip, then the remainder one at a time.
+fn copy_x_walk(first: u32) {
+    let s = params.threads;
+    let step = PER_TRIP * s;
+    var i = first;
+    for (; i + step - s < params.n; i += step) {
+        var x: array<vec4<f32>, MAX_PER_TRIP>;
+        for (var u = 0u; u < PER_TRIP; u++) {
+            x[u] = a[i + u * s];
+        }
+        for (var u = 0u; u < PER_TRIP; u++) {
+            c[i + u * s] = x[u];
+        }
+    }
+    for (; i < params.n; i += s) {
+        c[i] = a[i];
+    }
+}
+
+@compute @workgroup_size(256)
+fn copy_x(@builtin(global_invocation_id) gid: vec3<u32>) {
+    copy_x_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn copy_x_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    copy_x_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        copy_x_walk(v);
+    }
+}
+
+// c = scalar * a, PER_TRIP elements per trip.
+fn scale_x_walk(first: u32) {
+    let s = params.threads;
+    let step = PER_TRIP * s;
+    var i = first;
+    for (; i + step - s < params.n; i += step) {
+        var x: array<vec4<f32>, MAX_PER_TRIP>;
+        for (var u = 0u; u < PER_TRIP; u++) {
+            x[u] = a[i + u * s];
+        }
+        for (var u = 0u; u < PER_TRIP; u++) {
+            c[i + u * s] = params.scalar * x[u];
+        }
+    }
+    for (; i < params.n; i += s) {
+        c[i] = params.scalar * a[i];
+    }
+}
+
+@compute @workgroup_size(256)
+fn scale_x(@builtin(global_invocation_id) gid: vec3<u32>) {
+    scale_x_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn scale_x_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    scale_x_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        scale_x_walk(v);
+    }
+}
+
+// c = a + b, PER_TRIP elements per trip.
+fn add_x_walk(first: u32) {
+    let s = params.threads;
+    let step = PER_TRIP * s;
+    var i = first;
+    for (; i + step - s < params.n; i += step) {
+        var x: array<vec4<f32>, MAX_PER_TRIP>;
+        var y: array<vec4<f32>, MAX_PER_TRIP>;
+        for (var u = 0u; u < PER_TRIP; u++) {
+            x[u] = a[i + u * s];
+            y[u] = b[i + u * s];
+        }
+        for (var u = 0u; u < PER_TRIP; u++) {
+            c[i + u * s] = x[u] + y[u];
+        }
+    }
+    for (; i < params.n; i += s) {
+        c[i] = a[i] + b[i];
+    }
+}
+
+@compute @workgroup_size(256)
+fn add_x(@builtin(global_invocation_id) gid: vec3<u32>) {
+    add_x_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn add_x_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    add_x_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        add_x_walk(v);
+    }
+}
+
+// c = a + scalar * b, PER_TRIP elements per trip.
+fn triad_x_walk(first: u32) {
+    let s = params.threads;
+    let step = PER_TRIP * s;
+    var i = first;
+    for (; i + step - s < params.n; i += step) {
+        var x: array<vec4<f32>, MAX_PER_TRIP>;
+        var y: array<vec4<f32>, MAX_PER_TRIP>;
+        for (var u = 0u; u < PER_TRIP; u++) {
+            x[u] = a[i + u * s];
+            y[u] = b[i + u * s];
+        }
+        for (var u = 0u; u < PER_TRIP; u++) {
+            c[i + u * s] = x[u] + params.scalar * y[u];
+        }
+    }
+    for (; i < params.n; i += s) {
+        c[i] = a[i] + params.scalar * b[i];
+    }
+}
+
+@compute @workgroup_size(256)
+fn triad_x(@builtin(global_invocation_id) gid: vec3<u32>) {
+    triad_x_walk(gid.x);
+}
+
+@compute @workgroup_size(256)
+fn triad_x_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
+    var v = gid.x;
+    triad_x_walk(v);
+    for (var r = 1u; r < params.repeats; r++) {
+        v = next_first(v);
+        triad_x_walk(v);
+    }
+}
+
 // Read-only reduction: invocation t sums, in each walk r, the elements a[v], a[v + threads], ...
 // with v = (t + r x WORKGROUP) mod threads, and writes its partial sum over all walks to c[t]
 // once. No workgroup memory (slow on software adapters); the partials are few next to n. The

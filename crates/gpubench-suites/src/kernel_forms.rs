@@ -19,7 +19,7 @@ use crate::gpu::{Precision, SpecialisedShader};
 use crate::matmul::{AdapterFacts, Kind, candidates, profile_shapes, register_model, registers};
 use crate::roofline::{FMAS_SWEEP, RooflinePoint};
 use crate::shaders;
-use crate::stream::KERNELS;
+use crate::stream::{KERNELS, PER_TRIP};
 use gpubench_results::{Profile, suite_names};
 
 /// What the matmul tuner does with a pipeline.
@@ -104,6 +104,20 @@ pub fn kernel_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelF
                 suite_names::STREAM,
                 plain(shaders::STREAM, entry),
             ));
+        }
+        let Some((once, repeated)) = spec.per_trip_entries else {
+            continue;
+        };
+        for per_trip in PER_TRIP.into_iter().filter(|&p| p > 1) {
+            for entry in [once, repeated] {
+                let mut shader = plain(shaders::STREAM, entry);
+                shader.constants = vec![("PER_TRIP", f64::from(per_trip))];
+                forms.push(fixed(
+                    format!("stream/{entry}-per-trip{per_trip}"),
+                    suite_names::STREAM,
+                    shader,
+                ));
+            }
         }
     }
     forms.push(fixed(

@@ -151,3 +151,38 @@ fn an_array_over_the_binding_limit_is_skipped_with_the_reason() {
     assert_status_reason(&result, Status::Skipped, "exceeds the adapter's limit");
     assert!(result.summary.is_none());
 }
+
+#[test]
+fn every_per_trip_form_verifies_at_odd_lengths_walked_once_and_repeated() {
+    let Some(ctx) = context() else { return };
+    let runner = Runner::new(&ctx, short_settings());
+    // 4099 vec4s: no multiple of any trip of 2 or 4 strided elements, so the remainder loop
+    // runs; 64 KiB + 48 B is walked several times per dispatch.
+    for bytes in [4099 * 16, 64 * 1024 + 48] {
+        for kernel in [
+            StreamKernel::Copy,
+            StreamKernel::Scale,
+            StreamKernel::Add,
+            StreamKernel::Triad,
+        ] {
+            for per_trip in [2, 4] {
+                for repeats in [1, 3] {
+                    let stream = Stream::new(kernel, bytes, 5)
+                        .with_repeats(repeats)
+                        .with_per_trip(per_trip);
+                    assert_eq!(stream.per_trip(), per_trip);
+                    let result = run_ok(&runner, &mut KernelBench::new(stream));
+                    assert_eq!(result.params["per_trip"], per_trip, "{}", result.id);
+                    assert!(
+                        !result.id.contains("per-trip"),
+                        "the id stays: {}",
+                        result.id
+                    );
+                }
+            }
+        }
+    }
+    // Kernels without the form keep one element per trip.
+    let read = Stream::new(StreamKernel::Read, 4099 * 16, 5).with_per_trip(4);
+    assert_eq!(read.per_trip(), 1);
+}

@@ -1,8 +1,12 @@
 //! The matmul suite: C = A x B, row-major, f32 and f16, over square and batch-like shapes, with
 //! the kernel variant chosen per shape and precision by measuring (autotuning).
 //!
-//! For each shape and precision the suite builds every applicable variant, has the tuner run
-//! each briefly (verify first, then a few samples), and keeps the fastest one that verified.
+//! For each shape and precision (one stage of the suite each, tuned when its turn comes) the
+//! suite builds every applicable variant, has the tuner run each briefly (verify first, then a
+//! few samples), and keeps the fastest one that verified. The candidates share one set of
+//! inputs, one CPU reference and the compiled pipelines (the `inputs` module); a candidate
+//! whose first run is already [`SCREEN_FACTOR`] times slower than the fastest so far keeps
+//! that run alone.
 //! The result's params name the chosen variant and carry the whole tuning table (each
 //! variant's median GFLOP/s, or why it was skipped or failed). Because the simplest tiled
 //! kernel is always among the candidates, the choice is never slower than it (as measured).
@@ -140,7 +144,7 @@ impl Suite for MatmulSuite {
 /// The benchmarks for one product: the forced variant, or the tuned choice plus any variant
 /// that failed verification; then, for f16 (and f32 where the adapter has an f32
 /// configuration), the cooperative-matrix product as a row of its own. Every candidate and the
-/// chosen kernel share one set of inputs and one CPU reference ([`inputs`]).
+/// chosen kernel share one set of inputs and one CPU reference (the `inputs` module).
 fn plan_product(
     build: &mut BuildContext<'_>,
     shape: Shape,

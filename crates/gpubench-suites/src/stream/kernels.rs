@@ -10,7 +10,7 @@ use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
 use crate::gpu::{
-    DispatchKernel, check_binding_fits, compute_pipeline, f32_bytes, grid_workgroups, read_f32,
+    DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, grid_workgroups, read_f32,
 };
 use crate::shaders;
 use crate::verify::{Checker, Tolerance, compare_f32};
@@ -65,6 +65,9 @@ pub struct StreamSpec {
     pub entry: &'static str,
     /// The entry point that walks them `repeats` times per dispatch.
     pub repeated_entry: &'static str,
+    /// The entry points (once, repeated) of the form that takes [`PER_TRIP`]-many elements per
+    /// invocation per loop trip, where the kernel has one.
+    pub per_trip_entries: Option<(&'static str, &'static str)>,
     /// Input arrays read, each once per iteration.
     pub inputs: u64,
     /// What is written per iteration.
@@ -75,6 +78,10 @@ pub struct StreamSpec {
     pub counts: &'static str,
 }
 
+/// The elements per invocation per loop trip the stream suite tries (the `_x` entry points take
+/// 2 and 4: stream.wgsl's `PER_TRIP`, at most its `MAX_PER_TRIP`).
+pub const PER_TRIP: [u32; 3] = [1, 2, 4];
+
 /// Every stream kernel, in report order.
 pub const KERNELS: [StreamSpec; 6] = [
     StreamSpec {
@@ -82,6 +89,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         name: "copy",
         entry: "copy",
         repeated_entry: "copy_repeated",
+        per_trip_entries: Some(("copy_x", "copy_x_repeated")),
         inputs: 1,
         output: Output::Array,
         per_invocation: 1,
@@ -92,6 +100,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         name: "scale",
         entry: "scale",
         repeated_entry: "scale_repeated",
+        per_trip_entries: Some(("scale_x", "scale_x_repeated")),
         inputs: 1,
         output: Output::Array,
         per_invocation: 1,
@@ -102,6 +111,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         name: "add",
         entry: "add",
         repeated_entry: "add_repeated",
+        per_trip_entries: Some(("add_x", "add_x_repeated")),
         inputs: 2,
         output: Output::Array,
         per_invocation: 1,
@@ -112,6 +122,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         name: "triad",
         entry: "triad",
         repeated_entry: "triad_repeated",
+        per_trip_entries: Some(("triad_x", "triad_x_repeated")),
         inputs: 2,
         output: Output::Array,
         per_invocation: 1,
@@ -123,6 +134,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         // `read` is a WGSL access mode and cannot name a function.
         entry: "read_sum",
         repeated_entry: "read_sum_repeated",
+        per_trip_entries: None,
         inputs: 1,
         output: Output::Partials,
         // Few elements per invocation means many invocations: on lavapipe, 64 per invocation
@@ -136,6 +148,7 @@ pub const KERNELS: [StreamSpec; 6] = [
         name: "fill",
         entry: "fill",
         repeated_entry: "fill_repeated",
+        per_trip_entries: None,
         inputs: 0,
         output: Output::Array,
         per_invocation: 1,
@@ -236,9 +249,12 @@ pub struct Stream {
     bytes: u64,
     seed: u64,
     repeats: u32,
+    per_trip: u32,
     shader: &'static str,
     entry: &'static str,
     suite: &'static str,
+    extra_params: Vec<(String, serde_json::Value)>,
+    id_suffix: Option<String>,
 }
 
 impl Stream {
@@ -269,9 +285,54 @@ impl Stream {
             bytes,
             seed,
             repeats: 1,
+            per_trip: 1,
             shader,
             entry,
             suite,
+            extra_params: Vec::new(),
+            id_suffix: None,
+        }
+    }
+
+    /// The same kernel under its id with `/per-trip-N` appended: a tuning candidate reported
+    /// on its own (one that failed verification).
+    pub fn as_candidate(mut self) -> Self {
+        self.id_suffix = Some(format!("per-trip-{}", self.per_trip));
+        self
+    }
+
+    /// The same kernel taking `per_trip` elements per invocation per loop trip (one of
+    /// [`PER_TRIP`]; 1 for a kernel without that form or from another shader).
+    pub fn with_per_trip(mut self, per_trip: u32) -> Self {
+        let offered = self.spec.per_trip_entries.is_some() && self.is_own_entry();
+        self.per_trip = if offered && PER_TRIP.contains(&per_trip) {
+            per_trip
+        } else {
+            1
+        };
+        self
+    }
+
+    /// Elements each invocation takes per loop trip.
+    pub fn per_trip(&self) -> u32 {
+        self.per_trip
+    }
+
+    /// Adds a parameter (e.g. the tuning table) to the result.
+    pub fn with_param(mut self, key: &str, value: serde_json::Value) -> Self {
+        self.extra_params.push((key.to_string(), value));
+        self
+    }
+
+    /// The entry point that runs and its pipeline constants: the one-element walk, or the
+    /// `_x` form with `PER_TRIP` set.
+    fn pipeline_entry(&self) -> (&'static str, Vec<(&'static str, f64)>) {
+        match self.spec.per_trip_entries {
+            Some((once, repeated)) if self.per_trip > 1 => {
+                let entry = if self.repeats > 1 { repeated } else { once };
+                (entry, vec![("PER_TRIP", f64::from(self.per_trip))])
+            }
+            _ => (self.entry, Vec::new()),
         }
     }
 
@@ -349,18 +410,26 @@ impl Kernel for Stream {
     type State = StreamState;
 
     fn info(&self) -> BenchmarkInfo {
-        let id = format!(
+        let mut id = format!(
             "{}/{}/vec4-f32/{}",
             self.suite,
             self.name(),
             format_size(self.bytes)
         );
-        BenchmarkInfo::new(id, self.suite, MetricKind::Bandwidth, self.spec.counts)
+        if let Some(suffix) = &self.id_suffix {
+            id = format!("{id}/{suffix}");
+        }
+        let mut info = BenchmarkInfo::new(id, self.suite, MetricKind::Bandwidth, self.spec.counts)
             .param("kernel", self.name())
             .param("element", "vec4<f32>")
             .param("array_bytes", self.bytes)
             .param("array_size", format_size(self.bytes))
             .param("repeats", self.repeats)
+            .param("per_trip", self.per_trip);
+        for (key, value) in &self.extra_params {
+            info.params.insert(key.clone(), value.clone());
+        }
+        info
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
@@ -371,7 +440,8 @@ impl Kernel for Stream {
         let n = self.elements();
         let floats = (n * 4) as usize;
         let mut rng = SplitMix64::new(self.seed);
-        let workgroups = grid_workgroups(ctx, n, WORKGROUP, self.spec.per_invocation);
+        let per_invocation = self.spec.per_invocation * u64::from(self.per_trip);
+        let workgroups = grid_workgroups(ctx, n, WORKGROUP, per_invocation);
         let threads = u64::from(workgroups) * u64::from(WORKGROUP);
         let params = Params {
             n: u32::try_from(n)
@@ -406,8 +476,9 @@ impl Kernel for Stream {
             .map(|(slot, buffer)| (slot as u32, buffer))
             .collect();
         bindings.push((3, &output));
-        let pipeline = compute_pipeline(ctx, self.entry, self.shader, self.entry);
-        let dispatch = DispatchKernel::new(ctx, self.entry, pipeline, &bindings, (workgroups, 1));
+        let (entry, constants) = self.pipeline_entry();
+        let pipeline = compute_pipeline_with(ctx, entry, self.shader, entry, &constants);
+        let dispatch = DispatchKernel::new(ctx, entry, pipeline, &bindings, (workgroups, 1));
         Ok(StreamState {
             dispatch,
             output,

@@ -6,6 +6,11 @@
 //! convention): copy and scale move 2 arrays, add and triad 3, read 1 (plus its small partial
 //! sums), fill 1. Every element of every output is checked against a CPU replay.
 //!
+//! Copy, scale, add and triad come in two forms, one element per invocation per loop trip or
+//! 2 or 4 with all of a trip's loads issued first (more bytes in flight per invocation); a GPU
+//! chooses by measuring the triad (`per_trip`, `tuning_gbps`), a CPU adapter keeps one. The
+//! ids do not change with the form.
+//!
 //! Kernels over arrays small enough to live in a cache walk them several times per dispatch
 //! ([`sizing`]), so that what is timed is the kernel rather than the barrier between dispatches;
 //! a result whose dispatches are still shorter than the target says so.
@@ -20,7 +25,7 @@ use gpubench_results::units::{MIB, format_size};
 
 pub use copy_engine::CopyEngine;
 pub use host_memcpy::HostMemcpy;
-pub use kernels::{KERNELS, SCALAR, Stream, StreamKernel, StreamSpec, VEC4_BYTES};
+pub use kernels::{KERNELS, PER_TRIP, SCALAR, Stream, StreamKernel, StreamSpec, VEC4_BYTES};
 pub use sizing::AdapterClass;
 
 use crate::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions};
@@ -39,13 +44,34 @@ impl Suite for StreamSuite {
         let bytes = stream_array_bytes(ctx, options)?;
         let seed = options.seed;
         let class = AdapterClass::of(ctx);
-        let kernel = |k: StreamKernel, size: u64| {
-            KernelBench::boxed(Stream::new(k, size, seed).sized_for(class))
+        let stream = |k: StreamKernel, size: u64, per_trip: u32| {
+            Stream::new(k, size, seed)
+                .sized_for(class)
+                .with_per_trip(per_trip)
         };
-        let mut benches: Vec<Box<dyn Benchmark>> = KERNELS
-            .iter()
-            .map(|spec| kernel(spec.kernel, bytes))
-            .collect();
+        // Elements per invocation per loop trip: one on a CPU adapter (an invocation is a lane
+        // of a SIMD register and the host's prefetchers keep the stream in flight: lavapipe
+        // measured the three forms alike, within its noise); on a GPU the triad, the kernel
+        // with the most loads, chooses for the four kernels that have the form, so the choice
+        // costs three candidates' set-ups (a GiB of inputs and its check each, on a large card).
+        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+        let choice = if ctx.is_software() {
+            PerTripChoice::cpu()
+        } else {
+            tune_per_trip(build.tuner, &|u| stream(StreamKernel::Triad, bytes, u))
+        };
+        for spec in &KERNELS {
+            let mut kernel = stream(spec.kernel, bytes, choice.per_trip);
+            if spec.per_trip_entries.is_some() {
+                for (key, value) in &choice.params {
+                    kernel = kernel.with_param(key, value.clone());
+                }
+            }
+            benches.push(KernelBench::boxed(kernel));
+        }
+        benches.extend(choice.failed);
+        let kernel =
+            |k: StreamKernel, size: u64| KernelBench::boxed(stream(k, size, choice.per_trip));
         benches.push(KernelBench::boxed(CopyEngine::new(bytes, seed)));
         benches.push(KernelBench::boxed(HostMemcpy::new(bytes, seed)));
         if options.profile == Profile::Full {
@@ -77,6 +103,65 @@ impl Suite for StreamSuite {
         if let Some(warning) = sizing::short_dispatch_warning(dispatch_s, repeats) {
             result.warnings.push(warning);
         }
+    }
+}
+
+/// How many elements an invocation takes per loop trip, why, and the candidates that failed
+/// verification (each a failing result of its own: a wrong answer is a defect to see, not a
+/// footnote in a table).
+struct PerTripChoice {
+    per_trip: u32,
+    params: Vec<(&'static str, serde_json::Value)>,
+    failed: Vec<Box<dyn Benchmark>>,
+}
+
+impl PerTripChoice {
+    /// A CPU adapter's rule: one element per trip, nothing measured.
+    fn cpu() -> Self {
+        Self {
+            per_trip: 1,
+            params: vec![(
+                "per_trip_rule",
+                "CPU adapter: one element per trip (its prefetchers keep the stream in flight)"
+                    .into(),
+            )],
+            failed: Vec::new(),
+        }
+    }
+}
+
+/// Measures `make(u)` for every `u` of [`PER_TRIP`] with `tuner` and keeps the fastest that
+/// verified; one element per trip where none did. The figures' ids are the same whichever
+/// form runs; `per_trip`, `per_trip_tuned_on` and `tuning_gbps` say which and why.
+fn tune_per_trip(tuner: &mut dyn crate::Tuner, make: &dyn Fn(u32) -> Stream) -> PerTripChoice {
+    let measured: Vec<BenchResult> = PER_TRIP
+        .iter()
+        .map(|&u| tuner.measure(&mut KernelBench::new(make(u))))
+        .collect();
+    let names: Vec<String> = PER_TRIP.iter().map(|u| u.to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let table = crate::matmul::tuning_table(&names, &measured);
+    let per_trip = crate::matmul::select_fastest(&measured).map_or(1, |i| PER_TRIP[i]);
+    let failed = PER_TRIP
+        .iter()
+        .zip(&measured)
+        .filter(|(_, r)| r.status == gpubench_harness::Status::Failed)
+        .map(|(&u, _)| {
+            KernelBench::boxed(
+                make(u)
+                    .as_candidate()
+                    .with_param("tuning_gbps", table.clone()),
+            )
+        })
+        .collect();
+    let tuned_on = gpubench_harness::Kernel::info(&make(1)).id;
+    PerTripChoice {
+        per_trip,
+        params: vec![
+            ("per_trip_tuned_on", tuned_on.into()),
+            ("tuning_gbps", table),
+        ],
+        failed,
     }
 }
 
@@ -116,4 +201,38 @@ pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u6
         .min(ctx.limits.max_storage_buffer_binding_size)
         .min(ctx.limits.max_buffer_size);
     Ok(1u64 << (63 - cap.max(4096).leading_zeros()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn the_triad_chooses_a_verified_form_and_says_what_it_measured() {
+        let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+            return;
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut tuner = crate::session::ShortRunTuner::new(&ctx, Profile::Quick, stop);
+        let bytes = 4099 * VEC4_BYTES;
+        let choice = tune_per_trip(&mut tuner, &|u| {
+            Stream::new(StreamKernel::Triad, bytes, 7).with_per_trip(u)
+        });
+        assert!(PER_TRIP.contains(&choice.per_trip));
+        assert!(choice.failed.is_empty(), "every form verifies");
+        let params: std::collections::BTreeMap<_, _> = choice.params.into_iter().collect();
+        let table = params["tuning_gbps"].as_object().expect("a table");
+        assert_eq!(table.len(), PER_TRIP.len());
+        assert!(
+            table.values().all(|v| v.as_f64().is_some_and(|g| g > 0.0)),
+            "{table:?}"
+        );
+        assert_eq!(
+            params["per_trip_tuned_on"], "stream/triad/vec4-f32/64.05KiB",
+            "the candidates keep the figure's id"
+        );
+        assert_eq!(PerTripChoice::cpu().per_trip, 1);
+    }
 }
