@@ -12,6 +12,8 @@ import tempfile
 import time
 import unittest
 
+from polling import read_json, wait_for
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.dirname(HERE)
 DOUBLES = os.path.join(HERE, "doubles")
@@ -26,25 +28,6 @@ def doubles_env(**extra):
     env["PYTHONPATH"] = os.path.join(DOUBLES, "python")
     env.update(extra)
     return env
-
-
-def read_json(path):
-    """The document, or None while it does not exist yet (it is replaced whole, never torn)."""
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def wait_for(predicate, timeout=20.0, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class ReferenceOnDoubles(unittest.TestCase):

@@ -14,28 +14,12 @@ import tempfile
 import time
 import unittest
 
+from polling import read_json, wait_for
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(os.path.dirname(HERE), "gpu-check.sh")
 STUB = os.path.join(HERE, "stub_gpubench.py")
 BANNER = "REHEARSAL: software adapter and CUDA test doubles, not measurements"
-
-
-def read_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def wait_for(predicate, timeout=30.0, what="the condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class Rehearsal(unittest.TestCase):
