@@ -59,6 +59,7 @@ pub struct ProductInputs {
     seed: u64,
     host: OnceLock<HostInputs>,
     reference: OnceLock<Reference>,
+    nan_output: OnceLock<Vec<u8>>,
     device: Mutex<Option<(wgpu::Device, DeviceInputs)>>,
     pipelines: Mutex<Vec<CachedPipeline>>,
 }
@@ -93,6 +94,7 @@ impl ProductInputs {
             seed,
             host: OnceLock::new(),
             reference: OnceLock::new(),
+            nan_output: OnceLock::new(),
             device: Mutex::new(None),
             pipelines: Mutex::new(Vec::new()),
         })
@@ -121,6 +123,15 @@ impl ProductInputs {
             let a = random_matrix(&mut rng, s.m, s.lda(), s.k, self.precision);
             let b = random_matrix(&mut rng, s.k, s.ldb(), s.n, self.precision);
             HostInputs { a, b }
+        })
+    }
+
+    /// C's initial contents in the product's precision, all NaN (a value no kernel writes, so an
+    /// element no invocation wrote cannot pass): made once, uploaded into each candidate's C.
+    pub fn nan_output(&self) -> &[u8] {
+        self.nan_output.get_or_init(|| {
+            let s = self.shape;
+            to_bytes(&vec![f32::NAN; s.c_len() as usize], self.precision)
         })
     }
 

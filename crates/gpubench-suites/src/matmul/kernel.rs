@@ -56,7 +56,7 @@ impl Shape {
         u64::from(self.lda()) * u64::from(self.ldb())
     }
 
-    fn c_len(&self) -> u64 {
+    pub(super) fn c_len(&self) -> u64 {
         u64::from(self.m) * u64::from(self.ldb())
     }
 }
@@ -197,10 +197,9 @@ impl Kernel for Matmul {
             .map_err(BenchError::Setup)?;
         let inputs = self.inputs.device(ctx)?;
         // C starts as NaN, so an element no invocation wrote cannot pass.
-        let c_init = vec![f32::NAN; s.c_len() as usize];
         let c = ctx.buffer_with_data(
             "matmul c",
-            &super::inputs::to_bytes(&c_init, precision),
+            self.inputs.nan_output(),
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         );
         let grids = self.variant.grids(s.m, s.n);

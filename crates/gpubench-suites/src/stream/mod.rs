@@ -50,8 +50,9 @@ impl Suite for StreamSuite {
                 .with_per_trip(per_trip)
         };
         // Elements per invocation per loop trip: one on a CPU adapter (an invocation is a lane
-        // of a SIMD register and the host's prefetchers keep the stream in flight: lavapipe
-        // measured the three forms alike, within its noise); on a GPU the triad, the kernel
+        // of a SIMD register and the host's prefetchers keep the stream in flight: on lavapipe
+        // the three forms came in no steady order, and measuring them doubled the suite's
+        // time); on a GPU the triad, the kernel
         // with the most loads, chooses for the four kernels that have the form, so the choice
         // costs three candidates' set-ups (a GiB of inputs and its check each, on a large card).
         let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
