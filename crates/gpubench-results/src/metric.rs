@@ -15,6 +15,9 @@ pub enum MetricKind {
     Bandwidth,
     /// Floating-point operations per second, in GFLOP/s (10^9 FLOP/s; an FMA counts as two).
     Throughput,
+    /// Integer operations per second, in GIOP/s (10^9 integer operations/s; a multiply-add
+    /// counts as two, a 4-lane 8-bit dot product with its accumulate as eight).
+    IntThroughput,
     /// Time per operation in microseconds (lower is better).
     TimePerOp,
     /// An amount of memory in GiB (2^30 bytes), e.g. the largest buffer that could be allocated.
@@ -34,6 +37,7 @@ impl MetricKind {
         match self {
             MetricKind::Bandwidth => "GB/s",
             MetricKind::Throughput => "GFLOP/s",
+            MetricKind::IntThroughput => "GIOP/s",
             MetricKind::TimePerOp => "us",
             MetricKind::Capacity => "GiB",
             MetricKind::Size => "KiB",
@@ -47,6 +51,7 @@ impl MetricKind {
         match self {
             MetricKind::Bandwidth => "bandwidth",
             MetricKind::Throughput => "throughput",
+            MetricKind::IntThroughput => "int-throughput",
             MetricKind::TimePerOp => "time-per-op",
             MetricKind::Capacity => "capacity",
             MetricKind::Size => "size",
@@ -58,7 +63,10 @@ impl MetricKind {
     /// Whether the metric is a rate that repeats within a few percent on a quiet machine
     /// (bandwidth, throughput), as opposed to a time or a derived quantity.
     pub fn is_rate(self) -> bool {
-        matches!(self, MetricKind::Bandwidth | MetricKind::Throughput)
+        matches!(
+            self,
+            MetricKind::Bandwidth | MetricKind::Throughput | MetricKind::IntThroughput
+        )
     }
 
     /// Whether a larger value is better.
@@ -71,6 +79,7 @@ impl MetricKind {
         match self {
             MetricKind::Bandwidth => work.total_bytes() as f64 / seconds / 1e9,
             MetricKind::Throughput => work.flops as f64 / seconds / 1e9,
+            MetricKind::IntThroughput => work.int_ops as f64 / seconds / 1e9,
             MetricKind::TimePerOp => seconds * 1e6 / work.ops.max(1) as f64,
             MetricKind::Capacity => work.total_bytes() as f64 / (1u64 << 30) as f64,
             MetricKind::Size => work.total_bytes() as f64 / 1024.0,
@@ -113,6 +122,10 @@ pub struct Work {
     pub flops: u64,
     /// Operations (dispatches, submits, transfers) per iteration, for time-per-operation metrics.
     pub ops: u64,
+    /// Integer arithmetic operations per iteration (a multiply-add counts as two), for integer
+    /// throughput.
+    #[serde(default)]
+    pub int_ops: u64,
 }
 
 impl Work {
@@ -123,6 +136,7 @@ impl Work {
             bytes_written: written,
             flops: 0,
             ops: 1,
+            int_ops: 0,
         }
     }
 
@@ -133,6 +147,7 @@ impl Work {
             bytes_written: 0,
             flops,
             ops: 1,
+            int_ops: 0,
         }
     }
 
@@ -143,6 +158,18 @@ impl Work {
             bytes_written: 0,
             flops: 0,
             ops,
+            int_ops: 0,
+        }
+    }
+
+    /// One operation of `int_ops` integer arithmetic operations, with no memory traffic declared.
+    pub const fn int_ops(int_ops: u64) -> Self {
+        Self {
+            bytes_read: 0,
+            bytes_written: 0,
+            flops: 0,
+            ops: 1,
+            int_ops,
         }
     }
 
@@ -164,9 +191,10 @@ impl std::str::FromStr for MetricKind {
 
     /// Parses a metric's file name (`bandwidth`, `time-per-op`, ...).
     fn from_str(name: &str) -> Result<Self, String> {
-        const ALL: [MetricKind; 7] = [
+        const ALL: [MetricKind; 8] = [
             MetricKind::Bandwidth,
             MetricKind::Throughput,
+            MetricKind::IntThroughput,
             MetricKind::TimePerOp,
             MetricKind::Capacity,
             MetricKind::Size,
