@@ -196,6 +196,13 @@ pub struct NominalFigures {
     pub fp16_tflops: Option<f64>,
     /// Dense FP16 peak on tensor (matrix) units, TFLOP/s.
     pub fp16_tensor_tflops: Option<f64>,
+    /// FP64 peak without tensor units, TFLOP/s.
+    #[serde(default)]
+    pub fp64_tflops: Option<f64>,
+    /// Dense INT8 peak on tensor (matrix) units, 10^12 operations/s (no gpubench row runs on
+    /// them: it is shown, never compared).
+    #[serde(default)]
+    pub int8_tensor_tops: Option<f64>,
     /// PCIe generation of the card's host interface.
     pub pcie_generation: Option<u8>,
     /// Where the figures come from.

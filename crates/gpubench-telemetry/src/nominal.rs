@@ -48,6 +48,12 @@ pub struct Card {
     /// Dense FP16 tensor peak with FP32 accumulation, TFLOP/s.
     #[serde(default)]
     pub fp16_tensor_tflops: Option<f64>,
+    /// FP64 peak without tensor units, TFLOP/s.
+    #[serde(default)]
+    pub fp64_tflops: Option<f64>,
+    /// Dense INT8 tensor peak, 10^12 operations/s.
+    #[serde(default)]
+    pub int8_tensor_tops: Option<f64>,
     /// PCIe generation.
     #[serde(default)]
     pub pcie_generation: Option<u8>,
@@ -109,6 +115,8 @@ fn figures(card: &Card, matched_by: &str) -> NominalFigures {
         fp32_tflops: card.fp32_tflops,
         fp16_tflops: card.fp16_tflops,
         fp16_tensor_tflops: card.fp16_tensor_tflops,
+        fp64_tflops: card.fp64_tflops,
+        int8_tensor_tops: card.int8_tensor_tops,
         pcie_generation: card.pcie_generation,
         source: card.source.clone(),
     }
@@ -120,6 +128,7 @@ fn nominal_for(result: &BenchResult, nominal: &NominalFigures) -> Option<(&'stat
     let peak = |precision: Option<&str>| match precision {
         Some("f32") => Some(("fp32_tflops", nominal.fp32_tflops? * 1e3)),
         Some("f16") => Some(("fp16_tflops", nominal.fp16_tflops? * 1e3)),
+        Some("f64") => Some(("fp64_tflops", nominal.fp64_tflops? * 1e3)),
         _ => None,
     };
     match (result.suite.as_str(), result.metric) {
@@ -287,6 +296,30 @@ mod tests {
         );
         annotate(&mut half, h100_pcie.as_ref(), None);
         assert!(!half.extra.contains_key("pct_of_nominal"));
+        // FP64 against the non-tensor FP64 figure; integer rows against nothing (the INT8
+        // figure is the tensor units', which a packed dot product does not run on).
+        let params = [("kernel", "fma-peak"), ("precision", "f64")];
+        let mut double = ok(
+            "compute/f64",
+            "compute",
+            MetricKind::Throughput,
+            &params,
+            17000.0,
+        );
+        annotate(&mut double, h200.as_ref(), None);
+        assert_eq!(double.extra["pct_of_nominal"], 50.0);
+        assert_eq!(double.extra["nominal_figure"], "fp64_tflops");
+        let params = [("kernel", "dot-peak"), ("type", "i8")];
+        let mut dot = ok(
+            "compute/dot",
+            "compute",
+            MetricKind::IntThroughput,
+            &params,
+            1.0,
+        );
+        annotate(&mut dot, h200.as_ref(), None);
+        assert!(!dot.extra.contains_key("pct_of_nominal"));
+        assert_eq!(h200.as_ref().and_then(|n| n.int8_tensor_tops), Some(1979.0));
         let mut unmatched = ok("stream/triad", "stream", MetricKind::Bandwidth, &[], 1.0);
         annotate(&mut unmatched, None, None);
         assert!(unmatched.extra.is_empty());
