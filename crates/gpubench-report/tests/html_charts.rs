@@ -222,6 +222,104 @@ fn the_compute_chart_groups_by_type_and_width_and_leaves_out_what_is_not_ok() {
     assert!(page.contains("<li>skipped: adapter lacks SHADER_F16: a: compute/fma-peak/vec4-f16, b: compute/fma-peak/vec4-f16</li>"));
 }
 
+/// `doc` with the compute suite's other number types added, made from its f32 scalar peak: f64
+/// (GFLOP/s), i32 and i64 multiply-adds and the i8 dot product (GIOP/s), and the bf16 row that
+/// is skipped everywhere.
+fn with_number_types(doc: &RunDocument) -> RunDocument {
+    let mut out = doc.clone();
+    let base = doc
+        .results
+        .iter()
+        .find(|r| r.id == "compute/fma-peak/scalar-f32")
+        .expect("the recording has the f32 peak")
+        .clone();
+    let rows = [
+        (
+            "compute/fma-peak/vec4-f64",
+            "fma-peak",
+            "precision",
+            "f64",
+            "vec4",
+        ),
+        (
+            "compute/int-peak/scalar-i32",
+            "int-peak",
+            "type",
+            "i32",
+            "scalar",
+        ),
+        (
+            "compute/int-peak/vec4-i64",
+            "int-peak",
+            "type",
+            "i64",
+            "vec4",
+        ),
+        (
+            "compute/dot-peak/packed-i8",
+            "dot-peak",
+            "type",
+            "i8",
+            "packed",
+        ),
+    ];
+    for (id, kernel, key, ty, form) in rows {
+        let mut r = base.clone();
+        r.id = id.to_string();
+        r.params.remove("precision");
+        r.params.insert("kernel".into(), kernel.into());
+        r.params.insert(key.into(), ty.into());
+        r.params.insert("form".into(), form.into());
+        if kernel != "fma-peak" {
+            r.metric = gpubench_results::MetricKind::IntThroughput;
+        }
+        out.results.push(r);
+    }
+    let mut bf16 = base;
+    bf16.id = "compute/fma-peak/vec4-bf16".to_string();
+    out.results.push(bf16);
+    let reason = "WGSL has no bf16 type";
+    mark_not_ok(
+        &mut out,
+        "compute/fma-peak/vec4-bf16",
+        Status::Skipped,
+        reason,
+    );
+    out
+}
+
+#[test]
+fn integer_peaks_get_their_own_chart_in_giop_and_f64_joins_the_float_chart() {
+    let doc = with_number_types(&recorded());
+    let page = render(&[("lavapipe-quick", &doc)]);
+    let charts = svgs(&page);
+    let float = texts(one_chart_with(&charts, "Compute peak by type and width"));
+    assert!(float.iter().any(|t| t == "f64 vec4"), "{float:?}");
+    assert!(
+        !float.iter().any(|t| t.starts_with("i32")),
+        "no GIOP/s bar among GFLOP/s"
+    );
+    let int_chart = one_chart_with(&charts, "Integer compute peak by type and width");
+    let labels = texts(int_chart);
+    let order: Vec<usize> = ["i32 scalar", "i64 vec4", "dot i8 packed"]
+        .iter()
+        .map(|c| {
+            labels
+                .iter()
+                .position(|t| t == c)
+                .unwrap_or_else(|| panic!("{c} in {labels:?}"))
+        })
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{labels:?}");
+    assert!(labels.iter().any(|t| t.contains("GIOP/s")), "{labels:?}");
+    assert_eq!(
+        marks(int_chart, "mark").len(),
+        3,
+        "one bar per integer result"
+    );
+    assert!(page.contains("<li>skipped: WGSL has no bf16 type: compute/fma-peak/vec4-bf16</li>"));
+}
+
 #[test]
 fn matmul_charts_show_each_shape_and_leave_out_what_is_not_ok() {
     let mut doc = recorded();

@@ -642,6 +642,8 @@ fn the_machines_table_shows_where_and_how_each_file_ran() {
             fp32_tflops: None,
             fp16_tflops: None,
             fp16_tensor_tflops: None,
+            fp64_tflops: None,
+            int8_tensor_tops: None,
             pcie_generation: None,
             source: "datasheet".into(),
         }),

@@ -215,10 +215,11 @@ fn measured_ceilings(
     }
     let bandwidth =
         best(&|r| r.suite == STREAM && r.metric == MetricKind::Bandwidth && r.role == Role::Kernel);
+    // The f32 roof: f32 peaks (or a peak that names no precision), never f16, f64 or bf16.
     let compute = best(&|r| {
         r.suite == COMPUTE
             && r.metric == MetricKind::Throughput
-            && param_str(r, "precision") != Some("f16")
+            && param_str(r, "precision").is_none_or(|p| p == "f32")
     });
     let compute = compute.or_else(|| {
         best(&|r| {

@@ -143,6 +143,33 @@ pub fn compute(files: &[(String, &RunDocument)]) -> Grouped {
     gather(files, &compute_place)
 }
 
+/// An integer compute peak's place: by type (i32, u32, i64, i16, then the dot products' i8 and
+/// u8), then form (scalar, vec4, packed); named `i32 vec4`, or `dot i8 packed`.
+fn compute_int_place(r: &BenchResult) -> Option<(Rank, String)> {
+    let int = r.suite == COMPUTE && r.metric == MetricKind::IntThroughput && r.role == Role::Kernel;
+    if !int {
+        return None;
+    }
+    let (Some(ty), Some(form)) = (param(r, "type"), param(r, "form")) else {
+        return Some(((u64::MAX, 0, 0), data::short_id(r)));
+    };
+    let t = ["i32", "u32", "i64", "i16", "i8", "u8"]
+        .iter()
+        .position(|x| *x == ty);
+    let f = ["scalar", "vec4", "packed"].iter().position(|x| *x == form);
+    let name = match param(r, "kernel") {
+        Some("dot-peak") => format!("dot {ty} {form}"),
+        _ => format!("{ty} {form}"),
+    };
+    let rank = |i: Option<usize>| i.map_or(u64::MAX - 1, |i| i as u64);
+    Some(((rank(t), rank(f), 0), name))
+}
+
+/// The integer compute peaks of every file.
+pub fn compute_int(files: &[(String, &RunDocument)]) -> Grouped {
+    gather(files, &compute_int_place)
+}
+
 /// A matmul result's precision group: the id's second part (`f32`, `f16`, `f16-coop`).
 fn matmul_group(r: &BenchResult) -> Option<&str> {
     is_kernel_throughput(r, MATMUL)
@@ -325,6 +352,7 @@ pub fn compute_and_matmul(
         match name.split(' ').next() {
             Some("f16") => 3,
             Some("f32") => 0,
+            Some("f64") => 2,
             _ => 7,
         }
     };
@@ -338,6 +366,31 @@ pub fn compute_and_matmul(
             chart(
                 "Compute peak by type and width",
                 "GFLOP/s",
+                part,
+                &members,
+                colour_of,
+            )
+        },
+    )?;
+    let by_type = |name: &str| -> usize {
+        match name.split(' ').next() {
+            Some("i32") => 0,
+            Some("u32") => 1,
+            Some("i64") => 2,
+            Some("i16") => 3,
+            _ => 4,
+        }
+    };
+    sections(
+        body,
+        &format!("Integer compute peaks{title}"),
+        &compute_int(files),
+        "Peak integer rate by type, then vector width: the median with its 95% interval, a multiply-add counting as two operations and a packed 8-bit dot product with its accumulate as eight.",
+        &|part| {
+            let colour_of = (!several).then_some(&by_type as &dyn Fn(&str) -> usize);
+            chart(
+                "Integer compute peak by type and width",
+                "GIOP/s",
                 part,
                 &members,
                 colour_of,
