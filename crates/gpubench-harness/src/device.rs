@@ -17,7 +17,11 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::SHADER_F16)
     .union(wgpu::Features::SUBGROUP)
     .union(wgpu::Features::PIPELINE_CACHE)
-    .union(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+    .union(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS)
+    // The compute suite's number types beyond f32 and f16.
+    .union(wgpu::Features::SHADER_F64)
+    .union(wgpu::Features::SHADER_INT64)
+    .union(wgpu::Features::SHADER_I16);
 
 /// The summary of an adapter at position `index` in `gpubench list`.
 pub fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
@@ -42,7 +46,7 @@ pub fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
 
 /// Features worth showing in listings and results.
 pub fn interesting_features() -> wgpu::Features {
-    WANTED_FEATURES | wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64
+    WANTED_FEATURES
 }
 
 /// Names of the flags set in `features`, e.g. `TIMESTAMP_QUERY`.

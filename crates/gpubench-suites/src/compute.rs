@@ -29,6 +29,7 @@
 //! exact CPU prediction), so both are built on [`FmaDispatch`].
 
 pub mod grid;
+pub mod types;
 
 use gpubench_harness::{
     BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind,
@@ -40,6 +41,7 @@ use crate::gpu::{DispatchKernel, Precision, SpecialisedShader, f32_bytes, read_f
 use crate::verify::{Checker, Tolerance};
 use crate::{Benchmarks, BuildContext, Suite, shaders};
 use grid::{PeakGrid, peak_grid};
+use types::{DotPeak, DotType, IntForm, IntPeak, IntType};
 
 /// Steps per chain, passed to compute_peak.wgsl as its `STEPS` pipeline constant.
 pub const STEPS: u32 = 1024;
@@ -156,6 +158,22 @@ impl FmaDispatch {
         output_floats: usize,
         grid: (u32, u32),
     ) -> Self {
+        let init = vec![f32::NAN; output_floats];
+        Self::with_output(ctx, label, shader, params, inputs, f32_bytes(&init), grid)
+    }
+
+    /// [`FmaDispatch::new`] with an output of 32-bit words that starts as `init` (the integer
+    /// kernels, whose every bit pattern is a possible answer, start each word as the complement
+    /// of the one they should write).
+    pub(crate) fn with_output(
+        ctx: &GpuContext,
+        label: &str,
+        shader: &SpecialisedShader,
+        params: &[u8],
+        inputs: &[&[f32]],
+        init: &[u8],
+        grid: (u32, u32),
+    ) -> Self {
         let pipeline = shader.pipeline(ctx, label);
         let params_label = format!("{label} params");
         let mut buffers =
@@ -164,10 +182,9 @@ impl FmaDispatch {
             let usage = wgpu::BufferUsages::STORAGE;
             buffers.push(ctx.buffer_with_data(&format!("{label} input"), f32_bytes(data), usage));
         }
-        let init = vec![f32::NAN; output_floats];
         let output = ctx.buffer_with_data(
             &format!("{label} out"),
-            f32_bytes(&init),
+            init,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         );
         let mut bindings: Vec<(u32, &wgpu::Buffer)> = (0u32..).zip(&buffers).collect();
@@ -183,6 +200,15 @@ impl FmaDispatch {
     /// The timed region: `iterations` dispatches.
     pub(crate) fn submit(&self, ctx: &GpuContext, clock: &mut SampleClock<'_>, iterations: u32) {
         self.dispatch.submit(ctx, clock, iterations);
+    }
+
+    /// The output, read back as 32-bit words.
+    pub(crate) fn read_words(&self, ctx: &GpuContext) -> Result<Vec<u32>, BenchError> {
+        let bytes = ctx.read_buffer(&self.output, self.output.size())?;
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect())
     }
 
     /// Reads the output back and compares it bit for bit with `want` (every value on the way is
@@ -202,18 +228,74 @@ impl FmaDispatch {
     }
 }
 
-/// Peak FMA throughput of one precision and form.
+/// The floating-point type of an FMA peak: f32 and f16 (the [`Precision`]s the other suites
+/// share), or f64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatType {
+    /// 32-bit IEEE floats.
+    F32,
+    /// 16-bit IEEE floats (SHADER_F16).
+    F16,
+    /// 64-bit IEEE floats (SHADER_F64).
+    F64,
+}
+
+impl FloatType {
+    /// Name as used in ids and params (`f32`, `f16`, `f64`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatType::F32 => "f32",
+            FloatType::F16 => "f16",
+            FloatType::F64 => "f64",
+        }
+    }
+
+    /// Device features the type needs.
+    pub fn features(self) -> wgpu::Features {
+        match self {
+            FloatType::F32 => wgpu::Features::empty(),
+            FloatType::F16 => wgpu::Features::SHADER_F16,
+            FloatType::F64 => wgpu::Features::SHADER_F64,
+        }
+    }
+
+    /// compute_peak.wgsl with its `T` made this type.
+    fn source(self) -> Result<String, String> {
+        match self {
+            FloatType::F32 => specialise(shaders::COMPUTE_PEAK, Precision::F32, &[], &[]),
+            FloatType::F16 => specialise(shaders::COMPUTE_PEAK, Precision::F16, &[], &[]),
+            FloatType::F64 => {
+                let (from, to) = ("alias T = f32;", "alias T = f64;");
+                if !shaders::COMPUTE_PEAK.contains(from) {
+                    return Err(format!("compute_peak.wgsl has no '{from}' to make f64"));
+                }
+                Ok(shaders::COMPUTE_PEAK.replace(from, to))
+            }
+        }
+    }
+}
+
+impl From<Precision> for FloatType {
+    fn from(precision: Precision) -> Self {
+        match precision {
+            Precision::F32 => FloatType::F32,
+            Precision::F16 => FloatType::F16,
+        }
+    }
+}
+
+/// Peak FMA throughput of one floating-point type and form.
 pub struct FmaPeak {
-    precision: Precision,
+    precision: FloatType,
     form: PeakForm,
     grid: PeakGrid,
 }
 
 impl FmaPeak {
     /// `form` chains in `precision`, over `grid` (workgroups of 64 invocations).
-    pub fn new(precision: Precision, form: PeakForm, grid: PeakGrid) -> Self {
+    pub fn new(precision: impl Into<FloatType>, form: PeakForm, grid: PeakGrid) -> Self {
         Self {
-            precision,
+            precision: precision.into(),
             form,
             grid,
         }
@@ -234,8 +316,7 @@ impl FmaPeak {
     /// The shader its pipeline compiles: the precision by alias rewriting, [`STEPS`] as the
     /// `STEPS` pipeline constant.
     pub fn shader(&self) -> Result<SpecialisedShader, BenchError> {
-        let source = specialise(shaders::COMPUTE_PEAK, self.precision, &[], &[])
-            .map_err(BenchError::Setup)?;
+        let source = self.precision.source().map_err(BenchError::Setup)?;
         Ok(SpecialisedShader {
             source,
             entry: self.form.entry().to_string(),
@@ -321,7 +402,8 @@ impl Kernel for FmaPeak {
     }
 }
 
-/// The compute suite: f32 and f16, scalar, vec2 and vec4, over a grid sized from the adapter.
+/// The compute suite: f32 and f16, scalar, vec2 and vec4; f64 scalar and vec4; the integer
+/// types and the packed 8-bit dot products ([`types`]); all over one grid sized from the adapter.
 pub struct ComputeSuite;
 
 impl Suite for ComputeSuite {
@@ -330,15 +412,63 @@ impl Suite for ComputeSuite {
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let grid = peak_grid(build.ctx);
+        let kernels = PeakKernels::new(&peak_grid(build.ctx));
         let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+        benches.extend(kernels.float.into_iter().map(KernelBench::boxed));
+        benches.extend(kernels.int.into_iter().map(KernelBench::boxed));
+        benches.extend(kernels.dot.into_iter().map(KernelBench::boxed));
+        benches.push(KernelBench::boxed(types::BF16));
+        Ok(benches)
+    }
+}
+
+/// Every kernel of the compute suite over one grid, in report order: f32 and f16 in every form,
+/// f64 scalar and vec4, each integer type scalar and vec4, the two dot products.
+pub struct PeakKernels {
+    /// The FMA peaks.
+    pub float: Vec<FmaPeak>,
+    /// The integer multiply-add peaks.
+    pub int: Vec<IntPeak>,
+    /// The packed 8-bit dot-product peaks.
+    pub dot: Vec<DotPeak>,
+}
+
+impl PeakKernels {
+    /// Every kernel over `grid`.
+    pub fn new(grid: &PeakGrid) -> Self {
+        let mut float = Vec::new();
         for precision in [Precision::F32, Precision::F16] {
             for form in PeakForm::ALL {
-                let kernel = FmaPeak::new(precision, form, grid.clone());
-                benches.push(KernelBench::boxed(kernel));
+                float.push(FmaPeak::new(precision, form, grid.clone()));
             }
         }
-        Ok(benches)
+        for form in [PeakForm::Scalar, PeakForm::Vec4] {
+            float.push(FmaPeak::new(FloatType::F64, form, grid.clone()));
+        }
+        let int = IntType::ALL
+            .into_iter()
+            .flat_map(|ty| IntForm::ALL.map(|form| IntPeak::new(ty, form, grid.clone())))
+            .collect();
+        let dot = DotType::ALL.map(|ty| DotPeak::new(ty, grid.clone())).into();
+        Self { float, int, dot }
+    }
+
+    /// Every kernel's result id and the shader its pipeline compiles.
+    pub fn shaders(&self) -> Result<Vec<(String, SpecialisedShader)>, String> {
+        let mut out = Vec::new();
+        for kernel in &self.float {
+            out.push((
+                kernel.info().id,
+                kernel.shader().map_err(|e| e.to_string())?,
+            ));
+        }
+        for kernel in &self.int {
+            out.push((kernel.info().id, kernel.shader()?));
+        }
+        for kernel in &self.dot {
+            out.push((kernel.info().id, kernel.shader()));
+        }
+        Ok(out)
     }
 }
 

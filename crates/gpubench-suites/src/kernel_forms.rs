@@ -3,7 +3,7 @@
 //! with it: the input of `gpubench kernels`, which hands each to a real GPU compiler.
 //!
 //! The list is built from the same constructors the suites use, so it cannot drift from what
-//! runs: the compute peak in every precision and width, the roofline sweep, every stream entry
+//! runs: the compute peak in every number type and width, the roofline sweep, every stream entry
 //! point, the launch and zero-copy transfer kernels, and for matmul every candidate the tuner
 //! would consider for the default profile's shapes on an adapter with these facts, kept or
 //! pruned (with the rule's reason). Cooperative-matrix kernels are left out: no compiler here
@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 
 use gpubench_harness::Kernel;
 
+use crate::compute::PeakKernels;
 use crate::compute::grid::PeakGrid;
-use crate::compute::{FmaPeak, PeakForm};
 use crate::gpu::{Precision, SpecialisedShader};
 use crate::matmul::{AdapterFacts, Kind, candidates, profile_shapes, register_model, registers};
 use crate::roofline::{FMAS_SWEEP, RooflinePoint};
@@ -82,12 +82,8 @@ fn plain(source: &str, entry: &str) -> SpecialisedShader {
 /// those of `profile`'s shapes (each variant once per precision and row block).
 pub fn kernel_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>, String> {
     let mut forms = Vec::new();
-    for precision in [Precision::F32, Precision::F16] {
-        for form in PeakForm::ALL {
-            let kernel = FmaPeak::new(precision, form, PeakGrid::fixed(1));
-            let shader = kernel.shader().map_err(|e| e.to_string())?;
-            forms.push(fixed(kernel.info().id, suite_names::COMPUTE, shader));
-        }
+    for (id, shader) in PeakKernels::new(&PeakGrid::fixed(1)).shaders()? {
+        forms.push(fixed(id, suite_names::COMPUTE, shader));
     }
     for fmas in FMAS_SWEEP {
         let point = RooflinePoint::new(fmas, 1 << 20, 1);

@@ -151,7 +151,7 @@ pub const REGISTRY: &[SuiteEntry] = &[
     },
     SuiteEntry {
         name: suite_names::COMPUTE,
-        about: "peak FMA throughput, f32 and f16, scalar and vec4",
+        about: "peak throughput per number type: f32, f16, f64 FMA; i32, u32, i64, i16 multiply-add; 8-bit dot products",
         included: Included::Always,
         build: || Box::new(compute::ComputeSuite),
     },

@@ -11,6 +11,12 @@ pub const SELFTEST: &str = include_str!("../../../shaders/selftest.wgsl");
 /// Peak FMA throughput: scalar and vec4 chains (f32 as written; f16 by specialisation).
 pub const COMPUTE_PEAK: &str = include_str!("../../../shaders/compute_peak.wgsl");
 
+/// Peak integer multiply-add throughput: scalar and vec4 chains (i32 as written; u32, i64 and
+/// i16 by rewriting its type).
+pub const COMPUTE_INT: &str = include_str!("../../../shaders/compute_int.wgsl");
+/// Peak packed 8-bit dot-product throughput (dot4I8Packed, dot4U8Packed).
+pub const COMPUTE_DOT: &str = include_str!("../../../shaders/compute_dot.wgsl");
+
 /// Workgroup-tiled matmul (shared-memory tiles, one output per invocation; the tile edge is a
 /// pipeline constant). The unrolled matmul kernels are generated (`matmul::unrolled`).
 pub const MATMUL_TILED: &str = include_str!("../../../shaders/matmul_tiled.wgsl");
@@ -29,6 +35,8 @@ pub const ALL: &[(&str, &str)] = &[
     ("launch.wgsl", LAUNCH),
     ("selftest.wgsl", SELFTEST),
     ("compute_peak.wgsl", COMPUTE_PEAK),
+    ("compute_int.wgsl", COMPUTE_INT),
+    ("compute_dot.wgsl", COMPUTE_DOT),
     ("matmul_tiled.wgsl", MATMUL_TILED),
     ("matmul_reg.wgsl", MATMUL_REG),
     ("roofline.wgsl", ROOFLINE),

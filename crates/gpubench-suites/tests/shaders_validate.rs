@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use gpubench_harness::Kernel;
+use gpubench_suites::compute::PeakKernels;
 use gpubench_suites::compute::grid::PeakGrid;
-use gpubench_suites::compute::{FmaPeak, PeakForm};
 use gpubench_suites::gpu::{Precision, SpecialisedShader};
 use gpubench_suites::matmul::{Kind, VARIANTS, catalogue, coop_space, gemv, tiled, unrolled};
 use gpubench_suites::roofline::{FMAS_SWEEP, RooflinePoint};
@@ -126,12 +126,13 @@ fn validate_specialised(name: &str, shader: &SpecialisedShader) {
 
 #[test]
 fn every_specialised_fma_shader_validates() {
-    for precision in [Precision::F32, Precision::F16] {
-        for form in PeakForm::ALL {
-            let kernel = FmaPeak::new(precision, form, PeakGrid::fixed(1));
-            let shader = kernel.shader().expect("the peak shader specialises");
-            validate_specialised(&kernel.info().id, &shader);
-        }
+    // Every number type of the compute suite: f32, f16, f64, the integers, the dot products.
+    let shaders = PeakKernels::new(&PeakGrid::fixed(1))
+        .shaders()
+        .expect("the peak shaders specialise");
+    assert!(shaders.len() >= 18, "{} compute pipelines", shaders.len());
+    for (id, shader) in &shaders {
+        validate_specialised(id, shader);
     }
     for fmas in FMAS_SWEEP {
         let point = RooflinePoint::new(fmas, 1 << 20, 1);
