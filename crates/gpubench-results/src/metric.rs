@@ -20,6 +20,8 @@ pub enum MetricKind {
     IntThroughput,
     /// Time per operation in microseconds (lower is better).
     TimePerOp,
+    /// Time per dependent memory load in nanoseconds (lower is better): a pointer chase.
+    Latency,
     /// An amount of memory in GiB (2^30 bytes), e.g. the largest buffer that could be allocated.
     Capacity,
     /// A size in KiB (2^10 bytes) derived from a model, e.g. the transfer size reaching half the
@@ -39,6 +41,7 @@ impl MetricKind {
             MetricKind::Throughput => "GFLOP/s",
             MetricKind::IntThroughput => "GIOP/s",
             MetricKind::TimePerOp => "us",
+            MetricKind::Latency => "ns",
             MetricKind::Capacity => "GiB",
             MetricKind::Size => "KiB",
             MetricKind::ArithmeticIntensity => "FLOP/B",
@@ -53,6 +56,7 @@ impl MetricKind {
             MetricKind::Throughput => "throughput",
             MetricKind::IntThroughput => "int-throughput",
             MetricKind::TimePerOp => "time-per-op",
+            MetricKind::Latency => "latency",
             MetricKind::Capacity => "capacity",
             MetricKind::Size => "size",
             MetricKind::ArithmeticIntensity => "arithmetic-intensity",
@@ -71,7 +75,10 @@ impl MetricKind {
 
     /// Whether a larger value is better.
     pub fn higher_is_better(self) -> bool {
-        !matches!(self, MetricKind::TimePerOp | MetricKind::Size)
+        !matches!(
+            self,
+            MetricKind::TimePerOp | MetricKind::Latency | MetricKind::Size
+        )
     }
 
     /// The metric's value for one iteration's `work` done in `seconds`.
@@ -81,6 +88,7 @@ impl MetricKind {
             MetricKind::Throughput => work.flops as f64 / seconds / 1e9,
             MetricKind::IntThroughput => work.int_ops as f64 / seconds / 1e9,
             MetricKind::TimePerOp => seconds * 1e6 / work.ops.max(1) as f64,
+            MetricKind::Latency => seconds * 1e9 / work.ops.max(1) as f64,
             MetricKind::Capacity => work.total_bytes() as f64 / (1u64 << 30) as f64,
             MetricKind::Size => work.total_bytes() as f64 / 1024.0,
             MetricKind::ArithmeticIntensity => work.flops as f64 / work.total_bytes().max(1) as f64,
@@ -191,11 +199,12 @@ impl std::str::FromStr for MetricKind {
 
     /// Parses a metric's file name (`bandwidth`, `time-per-op`, ...).
     fn from_str(name: &str) -> Result<Self, String> {
-        const ALL: [MetricKind; 8] = [
+        const ALL: [MetricKind; 9] = [
             MetricKind::Bandwidth,
             MetricKind::Throughput,
             MetricKind::IntThroughput,
             MetricKind::TimePerOp,
+            MetricKind::Latency,
             MetricKind::Capacity,
             MetricKind::Size,
             MetricKind::ArithmeticIntensity,

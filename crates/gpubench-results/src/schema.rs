@@ -9,8 +9,9 @@
 //! - readers refuse versions newer than [`SCHEMA_VERSION`] rather than guess.
 //!
 //! History: 1, the first; 2, warnings became `{kind, message, figure}` objects (schema 1's
-//! plain strings still read, as kind `other`); 3, the metric `int-throughput` (GIOP/s) and
-//! `work.int_ops` (a schema-2 reader would refuse the new metric's name).
+//! plain strings still read, as kind `other`); 3, the metrics `int-throughput` (GIOP/s) and
+//! `latency` (ns per dependent load) and `work.int_ops` (a schema-2 reader would refuse the new
+//! metrics' names).
 
 use std::collections::BTreeMap;
 

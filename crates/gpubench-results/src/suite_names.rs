@@ -9,8 +9,10 @@ pub const STREAM: &str = "stream";
 pub const TRANSFER: &str = "transfer";
 /// Launch overhead.
 pub const LAUNCH: &str = "launch";
-/// Peak FMA throughput.
+/// Peak throughput per number type.
 pub const COMPUTE: &str = "compute";
+/// The memory hierarchy: bandwidth and latency against the working set.
+pub const MEMORY: &str = "memory";
 /// Matrix products.
 pub const MATMUL: &str = "matmul";
 /// Arithmetic-intensity sweep.
