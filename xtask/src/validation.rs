@@ -246,6 +246,7 @@ pub fn check() -> Result<(), String> {
         "compute",
         "transfer",
         "launch",
+        "memory",
         "matmul",
         "roofline",
         "capacity",

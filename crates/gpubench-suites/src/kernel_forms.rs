@@ -4,7 +4,8 @@
 //!
 //! The list is built from the same constructors the suites use, so it cannot drift from what
 //! runs: the compute peak in every number type and width, the roofline sweep, every stream entry
-//! point, the launch and zero-copy transfer kernels, and for matmul every candidate the tuner
+//! point, the launch and zero-copy transfer kernels, the memory suite's read and chase, and for
+//! matmul every candidate the tuner
 //! would consider for the default profile's shapes on an adapter with these facts, kept or
 //! pruned (with the rule's reason). Cooperative-matrix kernels are left out: no compiler here
 //! offers the extension they need.
@@ -126,8 +127,26 @@ pub fn kernel_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelF
         suite_names::TRANSFER,
         plain(shaders::TRANSFER, "copy_words"),
     ));
+    forms.extend(memory_forms());
     forms.extend(matmul_forms(facts, profile)?);
     Ok(forms)
+}
+
+/// The memory suite's two pipelines, as a GPU builds them (chunks of 32 invocations, the GPU's
+/// loads per dispatch).
+fn memory_forms() -> [KernelForm; 2] {
+    let mut read = plain(shaders::MEMORY, "read_window");
+    read.constants = vec![
+        ("WINDOW_TRIPS", f64::from(crate::memory::read::WINDOW_TRIPS)),
+        ("CHUNK", 32.0),
+    ];
+    let mut chase = plain(shaders::MEMORY, "chase");
+    let steps = crate::memory::chase::steps_for(crate::stream::AdapterClass::Discrete);
+    chase.constants = vec![("STEPS", f64::from(steps))];
+    [
+        fixed("memory/read_window".to_string(), suite_names::MEMORY, read),
+        fixed("memory/chase".to_string(), suite_names::MEMORY, chase),
+    ]
 }
 
 /// The matmul tuner's candidates over `profile`'s shapes, each variant's shaders once per
@@ -197,7 +216,7 @@ mod tests {
         assert_eq!(
             suites,
             BTreeSet::from([
-                "compute", "roofline", "stream", "launch", "transfer", "matmul"
+                "compute", "roofline", "stream", "launch", "transfer", "memory", "matmul"
             ])
         );
         let roles: BTreeSet<&str> = forms.iter().map(|f| f.tuner.name()).collect();

@@ -13,6 +13,7 @@ pub mod gpu;
 pub mod kernel_forms;
 pub mod launch;
 pub mod matmul;
+pub mod memory;
 pub mod noise_check;
 pub mod plan;
 pub mod roofline;
@@ -154,6 +155,12 @@ pub const REGISTRY: &[SuiteEntry] = &[
         about: "peak throughput per number type: f32, f16, f64 FMA; i32, u32, i64, i16 multiply-add; 8-bit dot products",
         included: Included::Always,
         build: || Box::new(compute::ComputeSuite),
+    },
+    SuiteEntry {
+        name: suite_names::MEMORY,
+        about: "read bandwidth and dependent-load latency against working-set size, with the cache levels they show",
+        included: Included::Always,
+        build: || Box::new(memory::MemorySuite),
     },
     SuiteEntry {
         name: suite_names::MATMUL,
@@ -376,7 +383,7 @@ mod tests {
     #[test]
     fn defaults_come_from_the_registry() {
         let defaults = [
-            "stream", "transfer", "launch", "compute", "matmul", "roofline",
+            "stream", "transfer", "launch", "compute", "memory", "matmul", "roofline",
         ];
         assert_eq!(default_suites(Profile::Quick), defaults);
         assert_eq!(default_suites(Profile::Default), defaults);

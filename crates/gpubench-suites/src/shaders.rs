@@ -26,6 +26,9 @@ pub const MATMUL_REG: &str = include_str!("../../../shaders/matmul_reg.wgsl");
 /// The roofline kernel: FMAS multiply-adds per vec4 read.
 pub const ROOFLINE: &str = include_str!("../../../shaders/roofline.wgsl");
 
+/// The memory hierarchy: read bandwidth and pointer-chase latency against the working set.
+pub const MEMORY: &str = include_str!("../../../shaders/memory.wgsl");
+
 /// Zero-copy upload: a kernel copying a host-written buffer, read in place, into device memory.
 pub const TRANSFER: &str = include_str!("../../../shaders/transfer.wgsl");
 
@@ -41,4 +44,5 @@ pub const ALL: &[(&str, &str)] = &[
     ("matmul_reg.wgsl", MATMUL_REG),
     ("roofline.wgsl", ROOFLINE),
     ("transfer.wgsl", TRANSFER),
+    ("memory.wgsl", MEMORY),
 ];

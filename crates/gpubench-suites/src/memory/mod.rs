@@ -1,0 +1,526 @@
+//! The memory suite: the memory hierarchy seen from a shader. Read bandwidth ([`read`]) and
+//! dependent-load latency ([`chase`]) against the working set, over the same sizes from 4 KiB
+//! to four times the largest cache the adapter is assumed to have, at two points per octave
+//! (2^k and 1.5 x 2^k bytes; the quick profile stops at twice the cache); derived rows give each level the bandwidth curve shows
+//! ([`levels`]): its size, its bandwidth and the latency measured inside it.
+//!
+//! The largest cache: the host's own on a software adapter (its kernels run on the host CPU,
+//! [`host_caches`]), else the adapter class's assumption (`AdapterClass::assumed_llc_bytes`:
+//! 256 MiB for a discrete GPU, 96 MiB for an integrated one). The adapter's binding and buffer
+//! limits cap the sweep, and a sweep that could not reach four times the cache says so, since
+//! its last plateau may then be a cache rather than memory.
+
+pub mod chase;
+pub mod host_caches;
+pub mod levels;
+pub mod read;
+
+use std::collections::BTreeMap;
+
+use gpubench_harness::{
+    BenchResult, Benchmark, GpuContext, Kernel, KernelBench, MetricKind, Profile, Role, Status,
+};
+use gpubench_results::units::{MIB, format_size};
+
+use crate::derived::derived_result;
+use crate::stream::AdapterClass;
+use crate::{Benchmarks, BuildContext, Suite};
+
+pub use chase::PointerChase;
+pub use host_caches::{HostCache, host_data_caches};
+pub use levels::{Plateau, Trend, plateaus};
+pub use read::WorkingSetRead;
+
+/// One compute pipeline shared by every size of a sweep: the kernel does not depend on the
+/// working set, and compiling it once instead of once per size saves most of the sweep's time
+/// on a software adapter (its compiler takes tens of milliseconds a pipeline).
+#[derive(Clone, Default)]
+pub struct SharedPipeline(std::rc::Rc<std::cell::RefCell<Option<wgpu::ComputePipeline>>>);
+
+impl SharedPipeline {
+    /// The pipeline, built by `build` the first time.
+    pub fn get_or_build(
+        &self,
+        build: impl FnOnce() -> wgpu::ComputePipeline,
+    ) -> wgpu::ComputePipeline {
+        self.0.borrow_mut().get_or_insert_with(build).clone()
+    }
+}
+
+/// The smallest working set swept.
+pub const SMALLEST: u64 = 4096;
+/// The largest working set a software adapter sweeps, whatever its host's caches: a CPU run
+/// stays within CI's minutes.
+pub const SOFTWARE_CAP: u64 = 512 * MIB;
+/// The largest cache assumed on a software adapter whose host says nothing of its caches.
+const SOFTWARE_LLC_FALLBACK: u64 = 32 * MIB;
+
+/// The working sets of a sweep from [`SMALLEST`] to `top`: 2^k and 1.5 x 2^k bytes.
+pub fn working_sets(top: u64) -> Vec<u64> {
+    let mut sizes = Vec::new();
+    let mut size = SMALLEST;
+    while size <= top {
+        sizes.push(size);
+        if size + size / 2 <= top {
+            sizes.push(size + size / 2);
+        }
+        size *= 2;
+    }
+    sizes
+}
+
+/// What the sweep is sized from: the largest cache assumed, where that assumption comes from,
+/// and the top of the sweep after the adapter's limits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepPlan {
+    /// The largest cache assumed, bytes.
+    pub largest_cache: u64,
+    /// Where that figure comes from.
+    pub cache_source: String,
+    /// The largest working set swept, bytes.
+    pub top: u64,
+    /// Why the top is under four times the cache, when it is.
+    pub capped_by: Option<String>,
+}
+
+impl SweepPlan {
+    /// The plan for an adapter of `class` with `limit` bytes per binding, the host's caches
+    /// being `host` (used only on a software adapter), in `profile`: the quick profile stops at
+    /// twice the largest cache (the largest sets cost the most to set up and to chase).
+    pub fn new(class: AdapterClass, limit: u64, host: &[HostCache], profile: Profile) -> Self {
+        let (largest_cache, cache_source) = match (class.assumed_llc_bytes(), host.last()) {
+            (Some(llc), _) => (llc, format!("assumed for a {} adapter", class.name())),
+            (None, Some(cache)) => (cache.bytes, format!("the host's {}", cache.name())),
+            (None, None) => (
+                SOFTWARE_LLC_FALLBACK,
+                "assumed: the host reports no caches".to_string(),
+            ),
+        };
+        let wanted = 4 * largest_cache;
+        let soft_cap = if class == AdapterClass::Software {
+            SOFTWARE_CAP
+        } else {
+            u64::MAX
+        };
+        let quick_cap = if profile == Profile::Quick {
+            2 * largest_cache
+        } else {
+            u64::MAX
+        };
+        let top = wanted.min(soft_cap).min(quick_cap).min(limit).max(SMALLEST);
+        let capped_by = (top < wanted).then(|| {
+            if top == quick_cap {
+                "the quick profile (twice the largest cache)".to_string()
+            } else if top == limit {
+                format!(
+                    "the adapter's storage binding limit ({})",
+                    format_size(limit)
+                )
+            } else {
+                format!("the software adapter's cap ({})", format_size(SOFTWARE_CAP))
+            }
+        });
+        Self {
+            largest_cache,
+            cache_source,
+            top,
+            capped_by,
+        }
+    }
+
+    /// The plan for `ctx`'s adapter in `profile`.
+    pub fn of(ctx: &GpuContext, profile: Profile) -> Self {
+        let class = AdapterClass::of(ctx);
+        let limit = ctx
+            .limits
+            .max_storage_buffer_binding_size
+            .min(ctx.limits.max_buffer_size);
+        let host = if class == AdapterClass::Software {
+            host_data_caches()
+        } else {
+            Vec::new()
+        };
+        Self::new(class, limit, &host, profile)
+    }
+}
+
+/// The memory suite: the read sweep, then the latency sweep, over the same working sets.
+pub struct MemorySuite;
+
+impl Suite for MemorySuite {
+    fn name(&self) -> &'static str {
+        gpubench_results::suite_names::MEMORY
+    }
+
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let ctx = build.ctx;
+        let class = AdapterClass::of(ctx);
+        let plan = SweepPlan::of(ctx, build.options.profile);
+        let seed = build.options.seed;
+        let groups = read::min_groups(class);
+        let chunk = read::chunk_for(ctx);
+        let steps = chase::steps_for(class);
+        let sizes = working_sets(plan.top);
+        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+        let (read_pipeline, chase_pipeline) =
+            (SharedPipeline::default(), SharedPipeline::default());
+        for &bytes in &sizes {
+            let kernel = WorkingSetRead::new(bytes, groups, chunk, seed).sharing(&read_pipeline);
+            benches.push(with_plan(kernel, &plan));
+        }
+        for &bytes in &sizes {
+            let kernel = PointerChase::new(bytes, steps, seed).sharing(&chase_pipeline);
+            benches.push(with_plan(kernel, &plan));
+        }
+        Ok(benches)
+    }
+
+    fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
+        derive_levels(results, &host_data_caches())
+    }
+}
+
+/// `kernel` as a benchmark whose result carries the plan's params.
+fn with_plan<K: Kernel + 'static>(kernel: K, plan: &SweepPlan) -> Box<dyn Benchmark> {
+    let mut bench = KernelBench::new(kernel);
+    bench.info_mut().params.extend(plan_params(plan));
+    Box::new(bench)
+}
+
+/// The plan as params every row of the sweep carries.
+fn plan_params(plan: &SweepPlan) -> BTreeMap<String, serde_json::Value> {
+    let mut params = BTreeMap::new();
+    params.insert("largest_cache_bytes".into(), plan.largest_cache.into());
+    params.insert(
+        "largest_cache_source".into(),
+        plan.cache_source.clone().into(),
+    );
+    params.insert("sweep_top_bytes".into(), plan.top.into());
+    if let Some(why) = &plan.capped_by {
+        params.insert("sweep_capped_by".into(), why.clone().into());
+    }
+    params
+}
+
+/// The curve of one kernel's measured rows: (working set, median).
+fn curve(results: &[BenchResult], kernel: &str) -> Vec<(u64, f64)> {
+    results
+        .iter()
+        .filter(|r| r.role == Role::Kernel && r.status == Status::Ok)
+        .filter(|r| crate::derived::param_str(r, "kernel") == Some(kernel))
+        .filter_map(|r| {
+            let bytes = r.params.get("working_set_bytes")?.as_u64()?;
+            Some((bytes, r.median()?))
+        })
+        .collect()
+}
+
+/// One curve's level rows: what they are called and measure.
+struct Family<'a> {
+    /// Id prefix: `level` (from the read curve) or `latency-level` (from the chase's).
+    prefix: &'static str,
+    /// Id of the plateau beyond the caches: `beyond-caches` or `latency-beyond-caches`.
+    beyond: &'static str,
+    /// The curve the plateaus come from, and its metric and words.
+    curve: (&'a [(u64, f64)], MetricKind, &'static str, &'static str),
+    /// Which way the curve goes from level to level.
+    trend: Trend,
+    /// The other curve, summarised over each plateau's sizes.
+    other: (&'a [(u64, f64)], MetricKind, &'static str, &'static str),
+}
+
+/// The level rows of a memory suite's `results`, from each curve on its own: the read curve
+/// gives `memory/level-k/{size,bandwidth,latency}`, the chase's
+/// `memory/latency-level-k/{size,latency,bandwidth}` (on a software adapter the read kernel is
+/// bound by the shader compiler's loads, not by the caches, and only the chase shows them).
+/// A curve with fewer than two plateaus shows no level and gives no rows. The last plateau is
+/// `beyond-caches` when the sweep reached four times the largest cache. On a software adapter
+/// `host` names the host cache nearest each level (params `host_cache`, `host_cache_bytes`).
+pub fn derive_levels(results: &[BenchResult], host: &[HostCache]) -> Vec<BenchResult> {
+    let bandwidth = curve(results, "read");
+    let latency = curve(results, "chase");
+    let Some(first) = results.iter().find(|r| r.role == Role::Kernel) else {
+        return Vec::new();
+    };
+    let reached_memory = !first.params.contains_key("sweep_capped_by");
+    let software = crate::derived::param_str(first, "largest_cache_source")
+        .is_some_and(|s| s.starts_with("the host"));
+    let host = if software { host } else { &[] };
+    let read = (
+        bandwidth.as_slice(),
+        MetricKind::Bandwidth,
+        "bandwidth",
+        "median read bandwidth over the level's working sets",
+    );
+    let chase = (
+        latency.as_slice(),
+        MetricKind::Latency,
+        "latency",
+        "median dependent-load latency over the level's working sets (ns)",
+    );
+    let families = [
+        Family {
+            prefix: "level",
+            beyond: "beyond-caches",
+            curve: read,
+            trend: Trend::Falling,
+            other: chase,
+        },
+        Family {
+            prefix: "latency-level",
+            beyond: "latency-beyond-caches",
+            curve: chase,
+            trend: Trend::Rising,
+            other: read,
+        },
+    ];
+    families
+        .iter()
+        .flat_map(|family| family_rows(family, reached_memory, host))
+        .collect()
+}
+
+fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) -> Vec<BenchResult> {
+    let found = plateaus(family.curve.0, family.trend);
+    if found.len() < 2 {
+        return Vec::new();
+    }
+    let suite = gpubench_results::suite_names::MEMORY;
+    let mut out = Vec::new();
+    for (k, plateau) in found.iter().enumerate() {
+        let beyond = reached_memory && k + 1 == found.len();
+        let name = if beyond {
+            family.beyond.to_string()
+        } else {
+            format!("{}-{}", family.prefix, k + 1)
+        };
+        let mut params = BTreeMap::new();
+        params.insert("first_bytes".into(), plateau.first_bytes.into());
+        params.insert("last_bytes".into(), plateau.last_bytes.into());
+        params.insert("points".into(), plateau.points.into());
+        params.insert(
+            "range".into(),
+            format!(
+                "{} to {}",
+                format_size(plateau.first_bytes),
+                format_size(plateau.last_bytes)
+            )
+            .into(),
+        );
+        if !beyond {
+            if let Some(cache) = nearest(host, plateau.last_bytes) {
+                params.insert("host_cache".into(), cache.name().into());
+                params.insert("host_cache_bytes".into(), cache.bytes.into());
+            }
+            let mut size = derived_result(
+                format!("memory/{name}/size"),
+                suite,
+                MetricKind::Size,
+                "detected level size: the largest working set on the level's plateau (KiB)",
+                plateau.last_bytes as f64 / 1024.0,
+                params.clone(),
+            );
+            // A level that holds more serves more at its speed.
+            size.higher_is_better = true;
+            out.push(size);
+        }
+        let (_, metric, word, counts) = family.curve;
+        out.push(derived_result(
+            format!("memory/{name}/{word}"),
+            suite,
+            metric,
+            counts,
+            plateau.median,
+            params.clone(),
+        ));
+        let (other, metric, word, counts) = family.other;
+        let inside: Vec<f64> = other
+            .iter()
+            .filter(|(b, _)| (plateau.first_bytes..=plateau.last_bytes).contains(b))
+            .map(|(_, v)| *v)
+            .collect();
+        if let Some(median) = median(&inside) {
+            out.push(derived_result(
+                format!("memory/{name}/{word}"),
+                suite,
+                metric,
+                counts,
+                median,
+                params,
+            ));
+        }
+    }
+    out
+}
+
+/// The host cache whose size is nearest `bytes` by ratio.
+fn nearest(host: &[HostCache], bytes: u64) -> Option<HostCache> {
+    let distance = |c: &HostCache| (c.bytes as f64 / bytes as f64).ln().abs();
+    host.iter()
+        .copied()
+        .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+}
+
+fn median(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    match sorted.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(sorted[mid]),
+        _ => Some((sorted[mid - 1] + sorted[mid]) / 2.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sweep_has_two_points_an_octave_and_stops_at_its_top() {
+        let sizes = working_sets(64 << 10);
+        let kib: Vec<u64> = sizes.iter().map(|b| b / 1024).collect();
+        assert_eq!(kib, [4, 6, 8, 12, 16, 24, 32, 48, 64]);
+        assert_eq!(working_sets(4096), [4096]);
+        assert!(sizes.iter().all(|b| b % 64 == 0), "whole chase nodes");
+    }
+
+    #[test]
+    fn the_sweep_reaches_four_times_the_largest_cache_unless_a_limit_stops_it() {
+        let host = [
+            HostCache {
+                level: 1,
+                bytes: 32 << 10,
+            },
+            HostCache {
+                level: 3,
+                bytes: 32 << 20,
+            },
+        ];
+        let default = Profile::Default;
+        let cpu = SweepPlan::new(AdapterClass::Software, 1 << 30, &host, default);
+        assert_eq!(
+            (cpu.largest_cache, cpu.top, cpu.capped_by),
+            (32 << 20, 128 << 20, None)
+        );
+        assert_eq!(cpu.cache_source, "the host's L3");
+        let gpu = SweepPlan::new(AdapterClass::Discrete, 1 << 40, &host, default);
+        assert_eq!((gpu.largest_cache, gpu.top), (256 << 20, 1 << 30));
+        let limited = SweepPlan::new(AdapterClass::Discrete, 128 << 20, &[], default);
+        assert_eq!(limited.top, 128 << 20);
+        assert!(limited.capped_by.expect("capped").contains("binding limit"));
+        let unknown = SweepPlan::new(AdapterClass::Software, 1 << 30, &[], default);
+        assert_eq!(unknown.top, 128 << 20);
+        let quick = SweepPlan::new(AdapterClass::Software, 1 << 30, &host, Profile::Quick);
+        assert_eq!(quick.top, 64 << 20);
+        assert!(quick.capped_by.expect("capped").contains("quick"));
+    }
+
+    fn row(kernel: &str, bytes: u64, value: f64, capped: bool) -> BenchResult {
+        let metric = if kernel == "read" {
+            MetricKind::Bandwidth
+        } else {
+            MetricKind::Latency
+        };
+        let mut info = gpubench_harness::BenchmarkInfo::new(
+            format!("memory/{kernel}/{bytes}"),
+            "memory",
+            metric,
+            "test",
+        )
+        .param("kernel", kernel)
+        .param("working_set_bytes", bytes)
+        .param("largest_cache_source", "the host's L3");
+        if capped {
+            info = info.param("sweep_capped_by", "a limit");
+        }
+        let mut r = BenchResult::empty(&info, Status::Ok, None);
+        r.summary = gpubench_results::stats::summarize(&[value]);
+        r.samples = vec![value];
+        r
+    }
+
+    #[test]
+    fn levels_carry_size_bandwidth_latency_and_the_nearest_host_cache() {
+        let sizes = working_sets(16 << 20);
+        let mut results = Vec::new();
+        for &b in &sizes {
+            let (bw, ns) = if b <= 32 << 10 {
+                (100.0, 1.5)
+            } else if b <= 1 << 20 {
+                (50.0, 5.0)
+            } else {
+                (20.0, 40.0)
+            };
+            results.push(row("read", b, bw, false));
+            results.push(row("chase", b, ns, false));
+        }
+        let host = [
+            HostCache {
+                level: 1,
+                bytes: 32 << 10,
+            },
+            HostCache {
+                level: 2,
+                bytes: 1 << 20,
+            },
+        ];
+        let derived = derive_levels(&results, &host);
+        let ids: Vec<&str> = derived.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "memory/level-1/size",
+                "memory/level-1/bandwidth",
+                "memory/level-1/latency",
+                "memory/level-2/size",
+                "memory/level-2/bandwidth",
+                "memory/level-2/latency",
+                "memory/beyond-caches/bandwidth",
+                "memory/beyond-caches/latency",
+                "memory/latency-level-1/size",
+                "memory/latency-level-1/latency",
+                "memory/latency-level-1/bandwidth",
+                "memory/latency-level-2/size",
+                "memory/latency-level-2/latency",
+                "memory/latency-level-2/bandwidth",
+                "memory/latency-beyond-caches/latency",
+                "memory/latency-beyond-caches/bandwidth",
+            ]
+        );
+        let value = |k: usize| derived[k].median().unwrap_or(f64::NAN);
+        let close = |k: usize, want: f64| (value(k) / want - 1.0).abs() < 1e-9;
+        assert!(
+            close(0, 32.0) && close(3, 1024.0),
+            "sizes in KiB: {derived:?}"
+        );
+        assert!(close(1, 100.0) && close(6, 20.0), "bandwidths: {derived:?}");
+        assert!(close(5, 5.0) && close(7, 40.0), "latencies: {derived:?}");
+        assert_eq!(derived[0].params["host_cache"], "L1d");
+        assert_eq!(derived[3].params["host_cache"], "L2");
+        assert!(derived.iter().all(|r| r.role == Role::Derived));
+        // A capped sweep does not call its last plateau memory.
+        let capped: Vec<BenchResult> = results
+            .iter()
+            .map(|r| {
+                let kernel = crate::derived::param_str(r, "kernel")
+                    .unwrap_or("")
+                    .to_string();
+                row(
+                    &kernel,
+                    r.params["working_set_bytes"].as_u64().unwrap_or(0),
+                    r.median().unwrap_or(0.0),
+                    true,
+                )
+            })
+            .collect();
+        let ids: Vec<String> = derive_levels(&capped, &host)
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert!(ids.contains(&"memory/level-3/size".to_string()), "{ids:?}");
+        // A flat curve shows no level.
+        let flat: Vec<BenchResult> = sizes.iter().map(|&b| row("read", b, 5.0, false)).collect();
+        assert!(derive_levels(&flat, &host).is_empty());
+    }
+}

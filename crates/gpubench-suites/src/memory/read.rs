@@ -1,0 +1,369 @@
+//! Read bandwidth over one working set: memory.wgsl's `read_window`.
+//!
+//! Every workgroup reads one window of [`WINDOW_ELEMENTS`] vec4s (1 MiB) from a circle of the
+//! working set's elements. A set smaller than a window is walked several times by every
+//! workgroup, so each core or SM keeps it all in its own caches; a larger one is shared out
+//! window by window and the grid grows until the windows cover it, so the shared caches see all
+//! of it. The figure counts the bytes the windows read (plus the small per-invocation sums
+//! written), once per dispatch.
+
+use gpubench_harness::{
+    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification,
+    Work,
+};
+use gpubench_results::rng::SplitMix64;
+use gpubench_results::units::format_size;
+
+use crate::gpu::{DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32};
+use crate::shaders;
+use crate::stream::AdapterClass;
+use crate::verify::{Checker, Tolerance};
+
+/// Invocations per workgroup (memory.wgsl's `WORKGROUP`).
+pub const WORKGROUP: u32 = 256;
+/// Loop trips per invocation, four loads each (memory.wgsl's `WINDOW_TRIPS`).
+pub const WINDOW_TRIPS: u32 = 64;
+/// Elements (vec4<f32>) one workgroup reads per dispatch: 1 MiB.
+pub const WINDOW_ELEMENTS: u32 = WINDOW_TRIPS * 4 * WORKGROUP;
+/// Bytes in one element.
+const ELEMENT_BYTES: u64 = 16;
+/// Workgroups whose every invocation is replayed on the CPU; a larger grid has this many,
+/// spread evenly, the last among them.
+const CHECKED_GROUPS: u32 = 64;
+
+/// The fewest workgroups a dispatch has on an adapter of `class`: enough to fill it (H200's 132
+/// SMs take 8 each, 1024; an integrated GPU's few dozen cores 256; a CPU 8 per host thread, so
+/// that its thread pool stays busy and a dispatch lasts well past its fixed cost).
+pub fn min_groups(class: AdapterClass) -> u32 {
+    match class {
+        AdapterClass::Software => {
+            let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+            8 * threads.min(256) as u32
+        }
+        AdapterClass::Integrated => 256,
+        AdapterClass::Discrete => 1024,
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    n: u32,
+    window: u32,
+    row: u32,
+    _pad: u32,
+}
+
+/// Invocations that read adjacent elements (memory.wgsl's `CHUNK`): the adapter's smallest
+/// subgroup where it is a power of two from 4 to 128 (8 on lavapipe with AVX2, 32 on NVIDIA,
+/// RDNA and Apple GPUs), else 32.
+pub fn chunk_for(ctx: &GpuContext) -> u32 {
+    let size = ctx.adapter.get_info().subgroup_min_size;
+    if size.is_power_of_two() && (4..=128).contains(&size) {
+        size
+    } else {
+        32
+    }
+}
+
+/// Read bandwidth over a working set of `bytes`.
+pub struct WorkingSetRead {
+    bytes: u64,
+    groups_at_least: u32,
+    chunk: u32,
+    seed: u64,
+    pipeline: super::SharedPipeline,
+}
+
+/// What set-up made.
+pub struct ReadState {
+    dispatch: DispatchKernel,
+    sums: wgpu::Buffer,
+    data: Vec<f32>,
+    groups: u32,
+    _buffers: Vec<wgpu::Buffer>,
+}
+
+impl WorkingSetRead {
+    /// A working set of `bytes` (a multiple of 16, at least 4 KiB), read by at least
+    /// `groups_at_least` workgroups in chunks of `chunk` invocations (a power of two, at most
+    /// 256; see [`chunk_for`]), inputs from `seed`.
+    pub fn new(bytes: u64, groups_at_least: u32, chunk: u32, seed: u64) -> Self {
+        let chunk = if chunk.is_power_of_two() {
+            chunk.min(WORKGROUP)
+        } else {
+            32
+        };
+        Self {
+            bytes,
+            groups_at_least,
+            chunk,
+            seed,
+            pipeline: super::SharedPipeline::default(),
+        }
+    }
+
+    /// The same kernel compiling its pipeline once with every other kernel given `pipeline`
+    /// (all of them the same chunk width).
+    pub fn sharing(mut self, pipeline: &super::SharedPipeline) -> Self {
+        self.pipeline = pipeline.clone();
+        self
+    }
+
+    fn elements(&self) -> u64 {
+        self.bytes / ELEMENT_BYTES
+    }
+
+    /// Workgroups in the grid: the floor, or as many windows as cover the set.
+    pub fn groups(&self) -> u32 {
+        let windows = self.elements().div_ceil(u64::from(WINDOW_ELEMENTS));
+        u32::try_from(windows)
+            .unwrap_or(u32::MAX)
+            .max(self.groups_at_least.max(1))
+    }
+}
+
+impl Kernel for WorkingSetRead {
+    type State = ReadState;
+
+    fn info(&self) -> BenchmarkInfo {
+        BenchmarkInfo::new(
+            format!("memory/read/{}", format_size(self.bytes)),
+            gpubench_results::suite_names::MEMORY,
+            MetricKind::Bandwidth,
+            "bytes read per second from a working set of this size (1 MiB windows per workgroup) + sums written",
+        )
+        .param("kernel", "read")
+        .param("working_set_bytes", self.bytes)
+        .param("working_set", format_size(self.bytes))
+        .param("workgroups", self.groups())
+        .param("window_bytes", u64::from(WINDOW_ELEMENTS) * ELEMENT_BYTES)
+        .param("chunk_invocations", self.chunk)
+    }
+
+    fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        let groups = self.groups();
+        if u64::from(groups) * u64::from(WINDOW_ELEMENTS) > u64::from(u32::MAX) {
+            return Err(format!(
+                "{} needs {groups} windows, more than 32-bit indices reach",
+                format_size(self.bytes)
+            ));
+        }
+        if groups > ctx.limits.max_compute_workgroups_per_dimension {
+            return Err(format!(
+                "{groups} workgroups exceed max_compute_workgroups_per_dimension"
+            ));
+        }
+        check_binding_fits(ctx, self.bytes, "working set")
+    }
+
+    fn setup(&self, ctx: &GpuContext) -> Outcome<ReadState> {
+        let n = u32::try_from(self.elements()).map_err(|_| {
+            BenchError::Unsupported("working set too large for u32 indexing".into())
+        })?;
+        if n < WORKGROUP || !self.bytes.is_multiple_of(ELEMENT_BYTES) {
+            return Err(BenchError::Unsupported(format!(
+                "a working set of {} is under 4 KiB or not whole vec4s",
+                format_size(self.bytes)
+            )));
+        }
+        let groups = self.groups();
+        let mut rng = SplitMix64::new(self.seed);
+        let data = exact_inputs(&mut rng, n as usize * 4);
+        let params = Params {
+            n,
+            window: WINDOW_ELEMENTS,
+            row: groups,
+            _pad: 0,
+        };
+        let uniform = ctx.buffer_with_data(
+            "memory read params",
+            bytemuck::bytes_of(&params),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let input = ctx.buffer_with_data(
+            "memory working set",
+            f32_bytes(&data),
+            wgpu::BufferUsages::STORAGE,
+        );
+        // Sums start as random negatives: an invocation that writes nothing cannot pass.
+        let sums_init = rng.f32_vec((groups * WORKGROUP * 4) as usize, -2.0, -1.0);
+        let sums = ctx.buffer_with_data(
+            "memory sums",
+            f32_bytes(&sums_init),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let constants = [
+            ("WINDOW_TRIPS", f64::from(WINDOW_TRIPS)),
+            ("CHUNK", f64::from(self.chunk)),
+        ];
+        let pipeline = self.pipeline.get_or_build(|| {
+            compute_pipeline_with(
+                ctx,
+                "read_window",
+                shaders::MEMORY,
+                "read_window",
+                &constants,
+            )
+        });
+        let dispatch = DispatchKernel::new(
+            ctx,
+            "read_window",
+            pipeline,
+            &[(0, &uniform), (1, &input), (2, &sums)],
+            (groups, 1),
+        );
+        Ok(ReadState {
+            dispatch,
+            sums,
+            data,
+            groups,
+            _buffers: vec![uniform, input],
+        })
+    }
+
+    fn work(&self, state: &ReadState) -> Work {
+        let groups = u64::from(state.groups);
+        Work::bytes(
+            groups * u64::from(WINDOW_ELEMENTS) * ELEMENT_BYTES,
+            groups * u64::from(WORKGROUP) * ELEMENT_BYTES,
+        )
+    }
+
+    fn run(&self, state: &mut ReadState, clock: &mut SampleClock<'_>) -> Outcome {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
+        state.dispatch.submit(ctx, clock, iterations);
+        Ok(())
+    }
+
+    fn verify(&self, state: &mut ReadState, ctx: &GpuContext) -> Outcome<Verification> {
+        let got = read_f32(ctx, &state.sums)?;
+        Ok(verify_sums(&got, &state.data, state.groups, self.chunk))
+    }
+}
+
+/// `len` inputs, multiples of 1/256 in [0.5, 1.5): never zero, and every window's sums exact
+/// in f32 (256 terms per invocation stay far below 2^24 steps).
+fn exact_inputs(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
+    (0..len)
+        .map(|_| (128 + rng.next_below(256)) as f32 / 256.0)
+        .collect()
+}
+
+/// The workgroups whose sums are replayed: all of a small grid, else [`CHECKED_GROUPS`] spread
+/// over it with the last among them.
+fn checked_groups(groups: u32) -> Vec<u32> {
+    if groups <= CHECKED_GROUPS {
+        return (0..groups).collect();
+    }
+    let mut picked: Vec<u32> = (0..CHECKED_GROUPS)
+        .map(|k| (u64::from(k) * u64::from(groups) / u64::from(CHECKED_GROUPS)) as u32)
+        .collect();
+    picked.push(groups - 1);
+    picked.dedup();
+    picked
+}
+
+/// The sum invocation `lane` of workgroup `group` makes over `data` (vec4s as 4 floats) with
+/// chunks of `chunk` invocations: memory.wgsl's walk, replayed exactly.
+fn replay(data: &[f32], (group, lane): (u32, u32), chunk: u32) -> [f64; 4] {
+    let n = (data.len() / 4) as u64;
+    let run =
+        u64::from(lane / chunk) * u64::from(chunk * 4 * WINDOW_TRIPS) + u64::from(lane % chunk);
+    let mut i = (u64::from(group) * u64::from(WINDOW_ELEMENTS) + run) % n;
+    let mut sum = [0.0f64; 4];
+    for _ in 0..WINDOW_TRIPS * 4 {
+        for (k, s) in sum.iter_mut().enumerate() {
+            *s += f64::from(data[4 * i as usize + k]);
+        }
+        i += u64::from(chunk);
+        if i >= n {
+            i -= n;
+        }
+    }
+    sum
+}
+
+/// Checks every invocation's sum in the [`checked_groups`] against [`replay`]; exact, since
+/// every partial sum is an f32 integer of 1/256 steps.
+fn verify_sums(got: &[f32], data: &[f32], groups: u32, chunk: u32) -> Verification {
+    let mut checker = Checker::new();
+    if got.len() != (groups * WORKGROUP * 4) as usize {
+        checker.fail(format!(
+            "{} sums, expected {}",
+            got.len() / 4,
+            groups * WORKGROUP
+        ));
+        return checker.finish();
+    }
+    for group in checked_groups(groups) {
+        for lane in 0..WORKGROUP {
+            let want = replay(data, (group, lane), chunk);
+            let at = 4 * (group * WORKGROUP + lane) as usize;
+            for (k, &w) in want.iter().enumerate() {
+                checker.check(f64::from(got[at + k]), w, w, Tolerance::EXACT, || {
+                    format!("workgroup {group}, invocation {lane}, component {k}")
+                });
+            }
+        }
+    }
+    checker.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_sets_are_walked_by_every_workgroup_and_large_ones_shared_out() {
+        // 4 KiB is 256 elements: in chunks of 32, invocation 5 steps by 32 from element 5 and
+        // reads each element that is 5 mod 32, 32 times.
+        let data: Vec<f32> = (0..1024).map(|x| (x % 7 + 1) as f32).collect();
+        let component = |k: usize, chunk: usize, times: f64| -> f64 {
+            (0..data.len() / 4)
+                .filter(|e| e % chunk == 5 % chunk)
+                .map(|e| times * f64::from(data[4 * e + k]))
+                .sum()
+        };
+        let want = [0, 1, 2, 3].map(|k| component(k, 32, 32.0));
+        assert_eq!(replay(&data, (3, 5), 32), want);
+        // In chunks of 8, invocation 13 (chunk 1, lane 5) starts at 2048 + 5 = 5 mod 256 and
+        // reads each element that is 5 mod 8, 8 times.
+        let want = [0, 1, 2, 3].map(|k| component(k, 8, 8.0));
+        assert_eq!(replay(&data, (0, 13), 8), want);
+        let floor = 16;
+        assert_eq!(WorkingSetRead::new(4096, floor, 32, 1).groups(), floor);
+        let window = u64::from(WINDOW_ELEMENTS) * ELEMENT_BYTES;
+        assert_eq!(WorkingSetRead::new(64 * window, floor, 32, 1).groups(), 64);
+        assert_eq!(
+            WorkingSetRead::new(64 * window + 16, floor, 32, 1).groups(),
+            65
+        );
+    }
+
+    #[test]
+    fn a_wrong_or_missing_sum_fails_and_the_checked_groups_include_the_last() {
+        let mut rng = SplitMix64::new(4);
+        let data = exact_inputs(&mut rng, 384 * 4);
+        let groups = 2;
+        let mut got: Vec<f32> = Vec::new();
+        for g in 0..groups {
+            for l in 0..WORKGROUP {
+                got.extend(replay(&data, (g, l), 8).map(|v| v as f32));
+            }
+        }
+        assert!(verify_sums(&got, &data, groups, 8).passed());
+        assert!(
+            !verify_sums(&got, &data, groups, 32).passed(),
+            "another walk"
+        );
+        got[4 * (WORKGROUP + 9) as usize + 2] += 1.0 / 256.0;
+        assert!(!verify_sums(&got, &data, groups, 8).passed());
+        assert!(!verify_sums(&got[4..], &data, groups, 8).passed());
+        let picked = checked_groups(1000);
+        assert_eq!(
+            (picked.len(), picked[0], picked.last()),
+            (65, 0, Some(&999))
+        );
+    }
+}
