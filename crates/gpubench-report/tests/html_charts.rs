@@ -492,3 +492,68 @@ fn every_chart_scales_with_the_page_and_has_a_text_alternative() {
         "{label}"
     );
 }
+
+/// `doc` with a memory sweep: read rows at `gbs(bytes)` and chase rows at `ns(bytes)` over
+/// 4 KiB to 1 MiB, built from one of its own results.
+fn with_memory(
+    doc: &RunDocument,
+    gbs: impl Fn(u64) -> f64,
+    ns: impl Fn(u64) -> f64,
+) -> RunDocument {
+    let mut out = doc.clone();
+    let base = out.results[0].clone();
+    let mut bytes = 4096u64;
+    while bytes <= 1 << 20 {
+        for (kernel, value, metric) in [
+            ("read", gbs(bytes), gpubench_results::MetricKind::Bandwidth),
+            ("chase", ns(bytes), gpubench_results::MetricKind::Latency),
+        ] {
+            let mut r = base.clone();
+            r.id = format!("memory/{kernel}/{bytes}");
+            r.suite = "memory".into();
+            r.metric = metric;
+            r.params.clear();
+            r.params.insert("kernel".into(), kernel.into());
+            r.params.insert("working_set_bytes".into(), bytes.into());
+            r.samples = vec![value];
+            r.summary = gpubench_results::stats::summarize(&[value]);
+            out.results.push(r);
+        }
+        bytes *= 2;
+    }
+    out
+}
+
+#[test]
+fn the_memory_curves_are_drawn_per_file_with_their_units() {
+    let small = with_memory(
+        &recorded(),
+        |b| if b <= 32 << 10 { 90.0 } else { 30.0 },
+        |_| 12.0,
+    );
+    let big = with_memory(
+        &recorded(),
+        |_| 400.0,
+        |b| if b <= 64 << 10 { 30.0 } else { 300.0 },
+    );
+    let page = render(&[("cpu", &small), ("gpu", &big)]);
+    let charts = svgs(&page);
+    let bandwidth = one_chart_with(&charts, "Read bandwidth against working set");
+    let latency = one_chart_with(&charts, "Dependent-load latency against working set");
+    // Nine sizes, two files, each point a mark in each chart.
+    assert_eq!(marks(bandwidth, "mark").len(), 18);
+    assert_eq!(marks(latency, "mark").len(), 18);
+    let words = texts(latency);
+    assert!(
+        words.iter().any(|t| t == "ns per dependent load"),
+        "{words:?}"
+    );
+    assert!(
+        words.iter().any(|t| t == "cpu") && words.iter().any(|t| t == "gpu"),
+        "{words:?}"
+    );
+    assert!(texts(bandwidth).iter().any(|t| t == "GB/s (10^9 bytes/s)"));
+    // A file without memory rows draws neither chart.
+    let plain = render(&[("plain", &recorded())]);
+    assert!(!plain.contains("Read bandwidth against working set"));
+}

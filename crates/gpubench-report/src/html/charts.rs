@@ -243,50 +243,66 @@ pub fn size_sweep(
     models: &[(String, f64, f64)],
     legend: Option<Vec<(Key, String)>>,
 ) -> Result<Option<String>, ReportError> {
+    sweep_in(title, (x_desc, GB_S), series, models, legend)
+}
+
+/// GB/s on a y axis: the unit and the axis's words.
+const GB_S: (&str, &str) = ("GB/s", "GB/s (10^9 bytes/s)");
+
+/// A value against working-set size, one line per series, log axes: `y` names the unit and
+/// the axis (`("ns", "ns per load")`).
+pub fn working_set_sweep(
+    title: &str,
+    series: &[Series],
+    y: (&str, &str),
+) -> Result<Option<String>, ReportError> {
+    sweep_in(title, ("working set (bytes)", y), series, &[], None)
+}
+
+/// [`size_sweep`] with the y unit and axis words given.
+fn sweep_in(
+    title: &str,
+    (x_desc, (unit, y_desc)): (&str, (&str, &str)),
+    series: &[Series],
+    models: &[(String, f64, f64)],
+    legend: Option<Vec<(Key, String)>>,
+) -> Result<Option<String>, ReportError> {
     let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
     let ys = series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
     let (Some(x), Some(y)) = (log_range(xs, 1.5), log_range(ys, 2.0)) else {
         return Ok(None);
     };
-    svg(
-        &series_alt(title, x_desc, series, "GB/s"),
-        |root, overlay| {
-            let mut chart = log_axes(
-                root,
-                title,
-                (x, y),
-                4.0,
-                (x_desc, "GB/s (10^9 bytes/s)"),
-                &|v| crate::numbers::bytes_label(*v),
-            )?;
-            overlay.plot_area(chart.plotting_area().get_pixel_range());
-            for s in series {
-                let c = draw_line(&mut chart, s)?;
-                if let Some((_, fixed_us, gbs)) = models.iter().find(|m| m.0 == s.name) {
-                    let model = |bytes: f64| bytes / (fixed_us * 1e-6 + bytes / (gbs * 1e9)) / 1e9;
-                    let steps: Vec<(f64, f64)> = (0..=60)
-                        .map(|k| x.0 * (x.1 / x.0).powf(f64::from(k) / 60.0))
-                        .map(|x| (x, model(x)))
-                        .filter(|p| p.1 >= y.0 && p.1 <= y.1)
-                        .collect();
-                    chart
-                        .draw_series(DashedLineSeries::new(steps, 6, 4, c.stroke_width(1)))
-                        .map_err(err)?;
-                }
+    svg(&series_alt(title, x_desc, series, unit), |root, overlay| {
+        let mut chart = log_axes(root, title, (x, y), 4.0, (x_desc, y_desc), &|v| {
+            crate::numbers::bytes_label(*v)
+        })?;
+        overlay.plot_area(chart.plotting_area().get_pixel_range());
+        for s in series {
+            let c = draw_line(&mut chart, s)?;
+            if let Some((_, fixed_us, gbs)) = models.iter().find(|m| m.0 == s.name) {
+                let model = |bytes: f64| bytes / (fixed_us * 1e-6 + bytes / (gbs * 1e9)) / 1e9;
+                let steps: Vec<(f64, f64)> = (0..=60)
+                    .map(|k| x.0 * (x.1 / x.0).powf(f64::from(k) / 60.0))
+                    .map(|x| (x, model(x)))
+                    .filter(|p| p.1 >= y.0 && p.1 <= y.1)
+                    .collect();
+                chart
+                    .draw_series(DashedLineSeries::new(steps, 6, 4, c.stroke_width(1)))
+                    .map_err(err)?;
             }
-            draw_points(&chart, overlay, series, ("GB/s", BestLabel::Series));
-            if let Some(entries) = &legend {
-                overlay.replace_legend(entries.clone());
-            }
-            if !models.is_empty() {
-                overlay.legend(
-                    Key::Dashed(colour(7)),
-                    "fitted model t = fixed + bytes / bandwidth",
-                );
-            }
-            Ok(())
-        },
-    )
+        }
+        draw_points(&chart, overlay, series, (unit, BestLabel::Series));
+        if let Some(entries) = &legend {
+            overlay.replace_legend(entries.clone());
+        }
+        if !models.is_empty() {
+            overlay.legend(
+                Key::Dashed(colour(7)),
+                "fitted model t = fixed + bytes / bandwidth",
+            );
+        }
+        Ok(())
+    })
     .map(Some)
 }
 

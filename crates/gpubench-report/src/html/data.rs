@@ -3,7 +3,9 @@
 //! their declared work), transfer paths by size with their fitted models, latency samples and
 //! the sustained series.
 
-use gpubench_results::suite_names::{COMPUTE, MATMUL, ROOFLINE, STREAM, SUSTAINED, TRANSFER};
+use gpubench_results::suite_names::{
+    COMPUTE, MATMUL, MEMORY, ROOFLINE, STREAM, SUSTAINED, TRANSFER,
+};
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 /// A named line or point set.
@@ -439,6 +441,34 @@ pub fn stream_sweep(doc: &RunDocument) -> Vec<Series> {
     series.retain(|s| s.points.len() > 1);
     for s in &mut series {
         s.sort();
+    }
+    series
+}
+
+/// The memory suite's `kernel` rows (`read` or `chase`) of every file, one series per file
+/// (named by file when several), by working set: the bandwidth or latency curve.
+pub fn memory_sweep(files: &[(String, &RunDocument)], kernel: &str) -> Vec<Series> {
+    let several = files.len() > 1;
+    let mut series = Vec::new();
+    for (i, (label, doc)) in files.iter().enumerate() {
+        let name = if several {
+            label.clone()
+        } else {
+            kernel.to_string()
+        };
+        let mut s = Series::new(name, i);
+        s.marker = i;
+        for r in doc.results.iter().filter(|r| {
+            r.suite == MEMORY && r.role == Role::Kernel && param_str(r, "kernel") == Some(kernel)
+        }) {
+            if let (Some(bytes), Some(y)) = (param_f64(r, "working_set_bytes"), ok(r)) {
+                s.push((bytes, y), tip(r));
+            }
+        }
+        if s.points.len() > 1 {
+            s.sort();
+            series.push(s);
+        }
     }
     series
 }

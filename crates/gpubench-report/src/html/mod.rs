@@ -40,6 +40,7 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
             roofline_section(&mut body, "", &[(label.clone(), doc)])?;
             suite_bars::compute_and_matmul(&mut body, "", &[(label.clone(), doc)])?;
             stream_section(&mut body, "", &[(label.clone(), doc)])?;
+            memory_section(&mut body, "", &[(label.clone(), doc)])?;
             transfer_section(&mut body, "", &[(label.clone(), doc)])?;
             latency_sections(&mut body, "", doc)?;
             per_file_sections(&mut body, "", doc)?;
@@ -66,6 +67,7 @@ fn several_files(body: &mut String, labelled: &[(String, RunDocument)]) -> Resul
     suite_bars::compute_and_matmul(body, " (every file)", &files)?;
     transfer_section(body, " (every file)", &files)?;
     stream_section(body, " (every file)", &files)?;
+    memory_section(body, " (every file)", &files)?;
     body.push_str(&verdicts::section(labelled));
     fleet::cross_card_sections(body, labelled, &docs)?;
     for (label, doc) in labelled {
@@ -141,6 +143,40 @@ fn roofline_section(
             &format!(
                 "Ceilings are measured on each adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed), which bounds products that sum in f16; f16 products that sum in f32 run their arithmetic in f32, under the f32 roof. Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.{each}"
             ),
+        );
+    }
+    Ok(())
+}
+
+/// The memory hierarchy: read bandwidth and dependent-load latency against the working set,
+/// log x, a colour per file when several.
+fn memory_section(
+    body: &mut String,
+    title: &str,
+    files: &[(String, &RunDocument)],
+) -> Result<(), ReportError> {
+    if let Some(svg) = charts::working_set_sweep(
+        "Read bandwidth against working set",
+        &data::memory_sweep(files, "read"),
+        ("GB/s", "GB/s (10^9 bytes/s)"),
+    )? {
+        section(
+            body,
+            &format!("Memory hierarchy: bandwidth{title}"),
+            &svg,
+            "Bytes read per second by workgroups that each stream a 1 MiB window of a working set of this size (smaller sets are walked repeatedly, larger ones shared out): each fall marks where the set leaves a cache. On a software adapter the shader's loads, not the caches, may bound the curve.",
+        );
+    }
+    if let Some(svg) = charts::working_set_sweep(
+        "Dependent-load latency against working set",
+        &data::memory_sweep(files, "chase"),
+        ("ns", "ns per dependent load"),
+    )? {
+        section(
+            body,
+            &format!("Memory hierarchy: latency{title}"),
+            &svg,
+            "One invocation following a random cycle through the working set in 64-byte nodes, one load at a time: each step up marks where the set leaves a cache.",
         );
     }
     Ok(())
