@@ -17,6 +17,7 @@ use gpubench_results::units::format_size;
 use crate::gpu::{DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32};
 use crate::shaders;
 use crate::stream::AdapterClass;
+use crate::stream::kernels::exact_inputs;
 use crate::verify::{Checker, Tolerance};
 
 /// Invocations per workgroup (memory.wgsl's `WORKGROUP`).
@@ -240,14 +241,6 @@ impl Kernel for WorkingSetRead {
         let got = read_f32(ctx, &state.sums)?;
         Ok(verify_sums(&got, &state.data, state.groups, self.chunk))
     }
-}
-
-/// `len` inputs, multiples of 1/256 in [0.5, 1.5): never zero, and every window's sums exact
-/// in f32 (256 terms per invocation stay far below 2^24 steps).
-fn exact_inputs(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
-    (0..len)
-        .map(|_| (128 + rng.next_below(256)) as f32 / 256.0)
-        .collect()
 }
 
 /// The workgroups whose sums are replayed: all of a small grid, else [`CHECKED_GROUPS`] spread

@@ -522,8 +522,8 @@ impl Kernel for Stream {
 }
 
 /// `len` inputs, multiples of [`INPUT_STEP`] in [0.5, 1.5): random, never zero, and summed
-/// exactly by the reduction.
-fn exact_inputs(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
+/// exactly by the reduction (and by the memory suite's read).
+pub(crate) fn exact_inputs(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
     (0..len)
         .map(|_| (128 + rng.next_below(256)) as f32 * INPUT_STEP)
         .collect()
