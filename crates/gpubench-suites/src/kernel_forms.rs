@@ -132,9 +132,11 @@ pub fn kernel_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelF
     Ok(forms)
 }
 
-/// The memory suite's two pipelines, as a GPU builds them (chunks of 32 invocations, the GPU's
-/// loads per dispatch).
-fn memory_forms() -> [KernelForm; 2] {
+/// The memory suite's pipelines, as a GPU builds them: read and chase (chunks of 32
+/// invocations, the GPU's loads per dispatch), the workgroup-memory reads (vec4, and the word
+/// form at a conflict-free and a 32-way stride) and the four atomic kernels.
+fn memory_forms() -> Vec<KernelForm> {
+    use crate::memory::{atomics, shared};
     let mut read = plain(shaders::MEMORY, "read_window");
     read.constants = vec![
         ("WINDOW_TRIPS", f64::from(crate::memory::read::WINDOW_TRIPS)),
@@ -143,10 +145,27 @@ fn memory_forms() -> [KernelForm; 2] {
     let mut chase = plain(shaders::MEMORY, "chase");
     let steps = crate::memory::chase::steps_for(crate::stream::AdapterClass::Discrete);
     chase.constants = vec![("STEPS", f64::from(steps))];
-    [
+    let mut forms = vec![
         fixed("memory/read_window".to_string(), suite_names::MEMORY, read),
         fixed("memory/chase".to_string(), suite_names::MEMORY, chase),
-    ]
+    ];
+    for tile in [
+        shared::TileRead::Vec4,
+        shared::TileRead::Stride(1),
+        shared::TileRead::Stride(32),
+    ] {
+        let mut shader = plain(shaders::MEMORY_SHARED, tile.entry());
+        shader.constants = tile.constants();
+        let id = format!("memory/workgroup/{}", tile.name());
+        forms.push(fixed(id, suite_names::MEMORY, shader));
+    }
+    for target in atomics::AtomicTarget::ALL {
+        let mut shader = plain(shaders::MEMORY_SHARED, target.entry());
+        shader.constants = vec![("ADDS", f64::from(atomics::ADDS))];
+        let id = format!("memory/atomic-add/{}", target.name());
+        forms.push(fixed(id, suite_names::MEMORY, shader));
+    }
+    forms
 }
 
 /// The matmul tuner's candidates over `profile`'s shapes, each variant's shaders once per

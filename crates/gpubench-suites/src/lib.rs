@@ -158,7 +158,7 @@ pub const REGISTRY: &[SuiteEntry] = &[
     },
     SuiteEntry {
         name: suite_names::MEMORY,
-        about: "read bandwidth and dependent-load latency against working-set size, with the cache levels they show",
+        about: "read bandwidth and dependent-load latency against working-set size, with the cache levels they show; workgroup memory with a bank-conflict stride sweep; atomicAdd throughput",
         included: Included::Always,
         build: || Box::new(memory::MemorySuite),
     },

@@ -28,6 +28,9 @@ pub const ROOFLINE: &str = include_str!("../../../shaders/roofline.wgsl");
 
 /// The memory hierarchy: read bandwidth and pointer-chase latency against the working set.
 pub const MEMORY: &str = include_str!("../../../shaders/memory.wgsl");
+/// Workgroup (shared) memory bandwidth with a bank-conflict stride sweep, and atomicAdd
+/// throughput on storage and workgroup memory.
+pub const MEMORY_SHARED: &str = include_str!("../../../shaders/memory_shared.wgsl");
 
 /// Zero-copy upload: a kernel copying a host-written buffer, read in place, into device memory.
 pub const TRANSFER: &str = include_str!("../../../shaders/transfer.wgsl");
@@ -45,4 +48,5 @@ pub const ALL: &[(&str, &str)] = &[
     ("roofline.wgsl", ROOFLINE),
     ("transfer.wgsl", TRANSFER),
     ("memory.wgsl", MEMORY),
+    ("memory_shared.wgsl", MEMORY_SHARED),
 ];

@@ -1,7 +1,7 @@
 //! The memory suite on the Vulkan adapter (lavapipe in CI), whose memory hierarchy is the host
 //! CPU's: every read and chase row verifies, the chase sees memory far slower than the smallest
 //! working set, and a level it detects lands within 2x of the host's L2 as `lscpu -C` reports
-//! it. (lavapipe's shader loads cost more than the host's L1 and L2 deliver, so its read curve
+//! it; the workgroup-memory and atomic rows all verify. (lavapipe's shader loads cost more than the host's L1 and L2 deliver, so its read curve
 //! is flat and its chase merges L1 into L2; see docs/suites/memory.md.)
 
 mod common;
@@ -85,7 +85,12 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_l2() {
         .iter_mut()
         .map(|bench| run_ok(&runner, bench.as_mut()))
         .collect();
-    let last = results.last().expect("rows").params["working_set"].clone();
+    let last = results
+        .iter()
+        .rfind(|r| r.id.starts_with("memory/latency/"))
+        .expect("latency rows")
+        .params["working_set"]
+        .clone();
     let top = host.last().expect("caches").bytes;
     assert_eq!(
         results[0].params["sweep_top_bytes"],
@@ -100,6 +105,30 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_l2() {
     assert!(
         largest > 5.0 * smallest,
         "memory is slower than the smallest working set: {smallest} ns, then {largest} ns"
+    );
+    // Workgroup memory and atomics: every row measured and verified (run_ok), each form once.
+    let mut shared: Vec<&str> = results
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| id.starts_with("memory/workgroup/") || id.starts_with("memory/atomic-add/"))
+        .collect();
+    shared.sort_unstable();
+    assert_eq!(
+        shared,
+        [
+            "memory/atomic-add/storage-each",
+            "memory/atomic-add/storage-one",
+            "memory/atomic-add/workgroup-each",
+            "memory/atomic-add/workgroup-one",
+            "memory/workgroup/read-vec4",
+            "memory/workgroup/stride-1",
+            "memory/workgroup/stride-16",
+            "memory/workgroup/stride-2",
+            "memory/workgroup/stride-32",
+            "memory/workgroup/stride-33",
+            "memory/workgroup/stride-4",
+            "memory/workgroup/stride-8",
+        ]
     );
     let levels = derive_levels(&results, &host);
     let sizes: Vec<f64> = levels

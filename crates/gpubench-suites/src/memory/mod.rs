@@ -2,7 +2,10 @@
 //! dependent-load latency ([`chase`]) against the working set, over the same sizes from 4 KiB
 //! to four times the largest cache the adapter is assumed to have, at two points per octave
 //! (2^k and 1.5 x 2^k bytes; the quick profile stops at twice the cache); derived rows give each level the bandwidth curve shows
-//! ([`levels`]): its size, its bandwidth and the latency measured inside it.
+//! ([`levels`]): its size, its bandwidth and the latency measured inside it. Then workgroup
+//! (shared) memory: its read bandwidth and a stride sweep that shows bank conflicts
+//! ([`shared`]), and atomicAdd throughput, contended and not, in storage and workgroup memory
+//! ([`atomics`]).
 //!
 //! The largest cache: the host's own on a software adapter (its kernels run on the host CPU,
 //! [`host_caches`]), else the adapter class's assumption (`AdapterClass::assumed_llc_bytes`:
@@ -10,10 +13,12 @@
 //! limits cap the sweep, and a sweep that could not reach four times the cache says so, since
 //! its last plateau may then be a cache rather than memory.
 
+pub mod atomics;
 pub mod chase;
 pub mod host_caches;
 pub mod levels;
 pub mod read;
+pub mod shared;
 
 use std::collections::BTreeMap;
 
@@ -144,7 +149,8 @@ impl SweepPlan {
     }
 }
 
-/// The memory suite: the read sweep, then the latency sweep, over the same working sets.
+/// The memory suite: the read sweep, then the latency sweep, over the same working sets; then
+/// workgroup-memory bandwidth with its stride sweep, and atomicAdd throughput.
 pub struct MemorySuite;
 
 impl Suite for MemorySuite {
@@ -171,6 +177,20 @@ impl Suite for MemorySuite {
         for &bytes in &sizes {
             let kernel = PointerChase::new(bytes, steps, seed).sharing(&chase_pipeline);
             benches.push(with_plan(kernel, &plan));
+        }
+        let groups = shared::groups_for(class);
+        let reads = std::iter::once(shared::TileRead::Vec4)
+            .chain(shared::STRIDES.iter().map(|&s| shared::TileRead::Stride(s)));
+        for read in reads {
+            benches.push(Box::new(KernelBench::new(shared::WorkgroupRead::new(
+                read, groups, seed,
+            ))));
+        }
+        let groups = atomics::groups_for(class);
+        for target in atomics::AtomicTarget::ALL {
+            benches.push(Box::new(KernelBench::new(atomics::AtomicAdds::new(
+                target, groups,
+            ))));
         }
         Ok(benches)
     }
