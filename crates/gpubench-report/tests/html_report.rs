@@ -343,6 +343,38 @@ fn compute_peak(doc: &RunDocument, precision: &str) -> f64 {
 }
 
 #[test]
+fn an_f64_peak_gives_its_own_roof_and_none_is_drawn_without_one() {
+    let mut doc = recorded();
+    let labels = texts(chart_with(&svgs(&render_one(&doc)), |t| t == "Roofline"));
+    assert!(!labels.iter().any(|t| t.contains("f64")), "{labels:?}");
+    // The recorded run predates the f64 peak: add one at a sixteenth of the f32 vector peak.
+    let mut f64_row = doc
+        .results
+        .iter()
+        .find(|r| r.id == "compute/fma-peak/vec4-f32")
+        .expect("the fixture's f32 peak")
+        .clone();
+    f64_row.id = "compute/fma-peak/vec4-f64".into();
+    f64_row.params.insert("precision".into(), "f64".into());
+    for v in &mut f64_row.samples {
+        *v /= 16.0;
+    }
+    f64_row.summary = gpubench_results::stats::summarize(&f64_row.samples);
+    let peak = f64_row.median().expect("a median");
+    doc.results.push(f64_row);
+    let labels = texts(chart_with(&svgs(&render_one(&doc)), |t| t == "Roofline"));
+    let roof = format!("f64 peak {}", gpubench_report::numbers::sig3(peak));
+    assert!(
+        labels.iter().any(|t| t.contains(&roof)),
+        "{roof} in {labels:?}"
+    );
+    assert!(
+        labels.iter().any(|t| t.starts_with("f64 roof:")),
+        "{labels:?}"
+    );
+}
+
+#[test]
 fn the_f16_roof_is_drawn_wherever_f16_results_are() {
     let doc = recorded();
     let f16 = compute_peak(&doc, "f16");

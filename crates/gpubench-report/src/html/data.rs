@@ -110,6 +110,10 @@ pub struct Ceilings {
     pub compute_f16_gflops: Option<f64>,
     /// Which result gave it.
     pub compute_f16_from: String,
+    /// Best measured f64 compute (the compute suite's f64 peak), GFLOP/s.
+    pub compute_f64_gflops: Option<f64>,
+    /// Which result gave it.
+    pub compute_f64_from: String,
 }
 
 impl Ceilings {
@@ -170,7 +174,8 @@ pub fn intensity(r: &BenchResult) -> Option<f64> {
 
 /// The roofline suite's own ceilings when it ran; otherwise the bandwidth ceiling from the best
 /// stream kernel (not the copy engine, not the host) and the compute ceiling from the best f32
-/// peak. The f16 roof is the compute suite's best f16 peak, when it ran.
+/// peak. The f16 roof is the compute suite's best f16 peak, when it ran, and the f64 roof its
+/// best f64 peak.
 pub fn ceilings(doc: &RunDocument) -> Ceilings {
     let best = |pick: &dyn Fn(&BenchResult) -> bool| {
         doc.results
@@ -179,14 +184,19 @@ pub fn ceilings(doc: &RunDocument) -> Ceilings {
             .filter_map(|r| ok(r).map(|m| (m, short_id(r))))
             .max_by(|a, b| a.0.total_cmp(&b.0))
     };
-    let f16 = best(&|r| {
-        r.suite == COMPUTE
-            && r.metric == MetricKind::Throughput
-            && param_str(r, "precision") == Some("f16")
-    });
+    let peak_of = |precision: &str| {
+        best(&|r| {
+            r.suite == COMPUTE
+                && r.metric == MetricKind::Throughput
+                && param_str(r, "precision") == Some(precision)
+        })
+    };
+    let (f16, f64) = (peak_of("f16"), peak_of("f64"));
     let mut ceilings = measured_ceilings(doc, &best);
     ceilings.compute_f16_gflops = f16.as_ref().map(|c| c.0);
     ceilings.compute_f16_from = f16.map(|c| c.1).unwrap_or_default();
+    ceilings.compute_f64_gflops = f64.as_ref().map(|c| c.0);
+    ceilings.compute_f64_from = f64.map(|c| c.1).unwrap_or_default();
     ceilings
 }
 

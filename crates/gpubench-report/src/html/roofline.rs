@@ -1,7 +1,8 @@
 //! The roofline: bandwidth and compute ceilings against arithmetic intensity (log-log), with
 //! measured points (the roofline sweep and matmul shapes) placed by their intensity.
 //!
-//! One file draws its roofs in black (the f16 roof dashed red) and a colour per series. Several
+//! One file draws its roofs in black (the f16 roof dashed red, the f64 roof, where the compute
+//! suite measured f64, dotted blue) and a colour per series. Several
 //! files share one chart, since the roofs and points are what users set side by side: each
 //! file's roofs and points take that file's colour, each kind of point (sweep, matmul f32, ...)
 //! its own marker, and the legend names the files, their roofs and the kinds.
@@ -16,6 +17,8 @@ use crate::numbers::sig3;
 
 /// The colour of the f16 compute roof (one file).
 const F16_ROOF: RGBColor = RGBColor(178, 24, 43);
+/// The f64 roof's colour on a one-file chart.
+const F64_ROOF: RGBColor = RGBColor(33, 102, 172);
 
 /// One file's roofline: its label, its measured ceilings and its points.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -75,6 +78,7 @@ fn ranges(files: &[RoofSet]) -> Option<Ranges> {
         [
             c.compute_gflops,
             c.compute_f16_gflops,
+            c.compute_f64_gflops,
             c.bandwidth_gbs.map(|b| b * x0),
         ]
         .into_iter()
@@ -148,7 +152,8 @@ fn draw_roofs(
 ) -> Result<(), String> {
     let c = &file.ceilings;
     let f16_drawn = file.f16_drawn();
-    let (f32_colour, f16_colour) = style.map_or((BLACK, F16_ROOF), |(c, _)| (c, c));
+    let (f32_colour, f16_colour, f64_colour) =
+        style.map_or((BLACK, F16_ROOF, F64_ROOF), |(c, _)| (c, c, c));
     let prefix = style.map_or(String::new(), |(_, l)| format!("{l}: "));
     let roofs = [
         (c.compute_gflops, "f32", c.compute_from.as_str(), f32_colour),
@@ -157,6 +162,12 @@ fn draw_roofs(
             "f16",
             c.compute_f16_from.as_str(),
             f16_colour,
+        ),
+        (
+            c.compute_f64_gflops,
+            "f64",
+            c.compute_f64_from.as_str(),
+            f64_colour,
         ),
     ];
     for roof in roofs {
@@ -188,7 +199,7 @@ fn draw_roof(
     (peak, precision, from, c): (Option<f64>, &str, &str, RGBColor),
     prefix: &str,
 ) -> Result<(), String> {
-    if peak.is_none() && (precision == "f16" || ceilings.bandwidth_gbs.is_none()) {
+    if peak.is_none() && (precision != "f32" || ceilings.bandwidth_gbs.is_none()) {
         return Ok(());
     }
     let roof = |x: f64| {
@@ -200,9 +211,10 @@ fn draw_roof(
         .map(|x| (x, roof(x)))
         .filter(|p| p.1.is_finite() && p.1 >= y0)
         .collect();
-    let key = if precision == "f16" {
+    let key = if precision != "f32" {
+        let (dash, gap) = if precision == "f64" { (3, 3) } else { (8, 4) };
         chart
-            .draw_series(DashedLineSeries::new(line, 8, 4, c.stroke_width(2)))
+            .draw_series(DashedLineSeries::new(line, dash, gap, c.stroke_width(2)))
             .map_err(super::charts::err)?;
         Key::Dashed(c)
     } else {
@@ -220,6 +232,10 @@ fn draw_roof(
     let roof_text = match (precision, peak) {
         ("f16", Some(p)) => format!("f16 roof: f16 peak {} GFLOP/s ({from})", sig3(p)),
         ("f16", None) => "f16 roof: no compute ceiling measured".to_string(),
+        ("f64", Some(p)) => format!(
+            "f64 roof: f64 peak {} GFLOP/s ({from}); no f64 points are swept",
+            sig3(p)
+        ),
         _ => ceilings.label(),
     };
     overlay.legend(key, format!("{prefix}{roof_text}"));
