@@ -6,7 +6,14 @@
 //! sub-block from the staged blocks in registers. While it does, the next K-step's blocks are
 //! already being loaded from global memory into registers (register prefetch, a form of double
 //! buffering that needs one copy of the staged blocks, not two), so the loads overlap the
-//! multiply-adds and each K-step needs two barriers.
+//! multiply-adds and each K-step needs two barriers: one before the multiply-adds read the
+//! staged blocks, one before the next step overwrites them.
+//!
+//! Double-buffered staging (`stages = 2`, labels ending `-db`) keeps two copies of the staged
+//! blocks: step t reads copy t mod 2 while the next step's registers are stored into the other,
+//! so one barrier per K-step suffices (it both publishes the next copy and retires the current
+//! one), for twice the workgroup memory. Which wins depends on the adapter's barrier cost
+//! against its occupancy, so the tuner measures both.
 //!
 //! Why each parameter exists:
 //! - BM x BN (the workgroup tile): every element of A is read from global memory N / BN times
@@ -40,6 +47,8 @@ pub struct TileParams {
     pub tm: u32,
     /// Columns of C per invocation (a multiple of 4).
     pub tn: u32,
+    /// Copies of the staged blocks: 1 (two barriers per K-step) or 2 (double-buffered, one).
+    pub stages: u32,
 }
 
 /// Workgroup tiles the family tries (BM x BN).
@@ -48,13 +57,32 @@ pub const TILES: [(u32, u32); 3] = [(64, 64), (128, 64), (128, 128)];
 pub const K_STEPS: [u32; 3] = [8, 16, 32];
 /// Outputs per invocation the family tries (TM x TN).
 pub const BLOCKS: [(u32, u32); 3] = [(4, 4), (8, 4), (8, 8)];
+/// Registers double-buffered staging adds to a form: the read addresses of this step's copy and
+/// the store addresses of the next one are live together. RADV 22.3 gives the double-buffered
+/// forms 8 to 12 more VGPRs than their one-copy twins (the median: 12 on gfx1100, 8 on gfx1030;
+/// docs/kernels). The estimate takes 8: with 12, forms that compile to 108 VGPRs at 14 waves on
+/// gfx1100 would be pruned for registers they do not run short of.
+pub const DOUBLE_BUFFER_REGISTERS: u32 = 8;
 /// Fewest and most invocations per workgroup the family uses.
 pub const INVOCATIONS: (u32, u32) = (64, 256);
 
 impl TileParams {
     /// A parameter set (not checked: see [`TileParams::is_well_formed`]).
     pub const fn new(bm: u32, bn: u32, bk: u32, tm: u32, tn: u32) -> Self {
-        Self { bm, bn, bk, tm, tn }
+        Self {
+            bm,
+            bn,
+            bk,
+            tm,
+            tn,
+            stages: 1,
+        }
+    }
+
+    /// The same tiles with double-buffered staging: two copies, one barrier per K-step.
+    pub const fn double_buffered(mut self) -> Self {
+        self.stages = 2;
+        self
     }
 
     /// Every well-formed parameter set of the family, before any adapter's limits prune it.
@@ -66,6 +94,7 @@ impl TileParams {
                     let p = TileParams::new(bm, bn, bk, tm, tn);
                     if p.is_well_formed() {
                         out.push(p);
+                        out.push(p.double_buffered());
                     }
                 }
             }
@@ -100,20 +129,32 @@ impl TileParams {
             && (self.bk * self.bn / 4).is_multiple_of(wg)
             && self.loads().0 >= 1
             && self.loads().1 >= 1
+            && (1..=2).contains(&self.stages)
     }
 
-    /// Bytes of workgroup memory for data in `precision`.
+    /// Bytes of workgroup memory for data in `precision`: every copy of both staged blocks.
     pub fn workgroup_bytes(&self, precision: Precision) -> u64 {
-        u64::from(self.bk * (self.bm + self.bn)) * precision.bytes()
+        u64::from(self.stages * self.bk * (self.bm + self.bn)) * precision.bytes()
+    }
+
+    /// vec4s in one copy of the staged A block and of the staged B block.
+    pub fn staged_vec4(&self) -> (u32, u32) {
+        (self.bk * self.bm / 4, self.bk * self.bn / 4)
     }
 
     /// An estimate of the 32-bit registers an invocation holds live: accumulators, one
-    /// K-step's operands and the prefetched vec4s (halves pack two to a register).
+    /// K-step's operands and the prefetched vec4s (halves pack two to a register), and with
+    /// double-buffered staging [`DOUBLE_BUFFER_REGISTERS`] more.
     pub fn registers(&self, data: Precision, accumulation: Precision) -> u32 {
         let per = |p: Precision| if p == Precision::F16 { 1 } else { 2 };
         let acc = (self.tm * self.tn + self.tm + self.tn) * per(accumulation) / 2;
         let (la, lb) = self.loads();
-        acc + 4 * (la + lb) * per(data) / 2
+        let staging = if self.stages == 2 {
+            DOUBLE_BUFFER_REGISTERS
+        } else {
+            0
+        };
+        acc + 4 * (la + lb) * per(data) / 2 + staging
     }
 
     /// Where an invocation's `j`-th vec4 column of the staged B block lies in a row of it, as
@@ -134,16 +175,18 @@ impl TileParams {
         (self.tm / 4, v)
     }
 
-    /// The parameter part of the variant name, e.g. `bm128-bn64-bk16-t8x4-wg128`.
+    /// The parameter part of the variant name, e.g. `bm128-bn64-bk16-t8x4-wg128`, with `-db`
+    /// for double-buffered staging.
     pub fn label(&self) -> String {
         format!(
-            "bm{}-bn{}-bk{}-t{}x{}-wg{}",
+            "bm{}-bn{}-bk{}-t{}x{}-wg{}{}",
             self.bm,
             self.bn,
             self.bk,
             self.tm,
             self.tn,
-            self.invocations()
+            self.invocations(),
+            if self.stages == 2 { "-db" } else { "" }
         )
     }
 
@@ -173,10 +216,15 @@ pub fn source(p: TileParams, precision: Precision, accumulation: Precision) -> S
 fn header(p: TileParams, precision: Precision, accumulation: Precision) -> String {
     let (t, acc) = (precision.name(), accumulation.name());
     let enable = wgsl::enable_f16(precision, accumulation);
+    let staging = if p.stages == 2 {
+        "\n// Staging double-buffered: step t reads copy t % 2 (at t % 2 times one copy's vec4s), one\n// barrier per K-step."
+    } else {
+        ""
+    };
     format!(
         "{enable}// C = A x B, row-major, workgroup-tiled: a {bm} x {bn} block of C per workgroup, K in steps
 // of {bk}, {tm} x {tn} outputs per invocation, {wg} invocations, A staged transposed, the next
-// K-step prefetched into registers. Generated by gpubench-suites (matmul::tiled).
+// K-step prefetched into registers. Generated by gpubench-suites (matmul::tiled).{staging}
 
 alias V = vec4<{t}>;
 alias VA = vec4<{acc}>;
@@ -195,8 +243,8 @@ var<workgroup> sb: array<V, {sb}>;
         wg = p.invocations(),
         bm4 = p.bm / 4,
         bn4 = p.bn / 4,
-        sa = p.bk * p.bm / 4,
-        sb = p.bk * p.bn / 4,
+        sa = p.stages * p.staged_vec4().0,
+        sb = p.stages * p.staged_vec4().1,
         bindings = wgsl::product_bindings("V"),
     )
 }
@@ -292,45 +340,82 @@ fn prefetch(
     emit!(out, "{indent}}}");
 }
 
-/// The loop over K-steps: store the prefetched registers, barrier, prefetch the next step,
-/// multiply-add from workgroup memory, barrier.
+/// The loop over K-steps. One copy: store the prefetched registers, barrier, prefetch the next
+/// step, multiply-add from workgroup memory, barrier. Two copies: the first step is stored
+/// before the loop; then prefetch the next step, multiply-add from this step's copy, store the
+/// next step into the other copy, barrier.
 fn main_loop(out: &mut String, p: TileParams) {
-    let (la, lb) = p.loads();
-    let wg = p.invocations();
-    let (bk4, bm4, bn4) = (p.bk / 4, p.bm / 4, p.bn / 4);
+    if p.stages == 2 {
+        return double_buffered_loop(out, p);
+    }
     out.push_str("    for (var t = 0u; t < steps; t++) {\n");
-    for s in 0..la {
-        let e = format!("(lid + {}u)", s * wg);
-        emit!(out, "        {{");
-        emit!(out, "            let r = {e} / {bk4}u;");
-        emit!(out, "            let k0 = 4u * ({e} % {bk4}u);");
-        for (comp, name) in ["x", "y", "z", "w"].iter().enumerate() {
-            emit!(
-                out,
-                "            sa[(k0 + {comp}u) * {bm4}u + r / 4u][r % 4u] = pa{s}.{name};"
-            );
-        }
-        emit!(out, "        }}");
-    }
-    for s in 0..lb {
-        emit!(out, "        sb[lid + {}u] = pb{s};", s * wg);
-    }
+    store_staged(out, p, ("", ""), "        ");
     out.push_str("        workgroupBarrier();\n        if (t + 1u < steps) {\n");
     load_step(out, p, "(t + 1u)", "            ");
     out.push_str("        }\n");
+    multiply_adds(out, p, ("", ""));
+    out.push_str("        workgroupBarrier();\n    }\n");
+}
+
+/// [`main_loop`] with two copies of the staged blocks and one barrier per K-step.
+fn double_buffered_loop(out: &mut String, p: TileParams) {
+    let (sa, sb) = p.staged_vec4();
+    store_staged(out, p, ("", ""), "    ");
+    out.push_str("    workgroupBarrier();\n");
+    out.push_str("    for (var t = 0u; t < steps; t++) {\n");
+    emit!(out, "        let cur_a = (t % 2u) * {sa}u;");
+    emit!(out, "        let cur_b = (t % 2u) * {sb}u;");
+    out.push_str("        if (t + 1u < steps) {\n");
+    load_step(out, p, "(t + 1u)", "            ");
+    out.push_str("        }\n");
+    multiply_adds(out, p, ("cur_a + ", "cur_b + "));
+    out.push_str("        if (t + 1u < steps) {\n");
+    emit!(out, "            let next_a = {sa}u - cur_a;");
+    emit!(out, "            let next_b = {sb}u - cur_b;");
+    store_staged(out, p, ("next_a + ", "next_b + "), "            ");
+    out.push_str("        }\n        workgroupBarrier();\n    }\n");
+}
+
+/// Stores the prefetch registers into the staged blocks, at the copies `base` starts (a WGSL
+/// prefix such as `"next_a + "`, empty for the first copy).
+fn store_staged(out: &mut String, p: TileParams, (base_a, base_b): (&str, &str), indent: &str) {
+    let (la, lb) = p.loads();
+    let wg = p.invocations();
+    let (bk4, bm4) = (p.bk / 4, p.bm / 4);
+    for s in 0..la {
+        let e = format!("(lid + {}u)", s * wg);
+        emit!(out, "{indent}{{");
+        emit!(out, "{indent}    let r = {e} / {bk4}u;");
+        emit!(out, "{indent}    let k0 = 4u * ({e} % {bk4}u);");
+        for (comp, name) in ["x", "y", "z", "w"].iter().enumerate() {
+            emit!(
+                out,
+                "{indent}    sa[{base_a}(k0 + {comp}u) * {bm4}u + r / 4u][r % 4u] = pa{s}.{name};"
+            );
+        }
+        emit!(out, "{indent}}}");
+    }
+    for s in 0..lb {
+        emit!(out, "{indent}sb[{base_b}lid + {}u] = pb{s};", s * wg);
+    }
+}
+
+/// The K-step's multiply-adds from the staged copies at `base` (as in [`store_staged`]).
+fn multiply_adds(out: &mut String, p: TileParams, (base_a, base_b): (&str, &str)) {
+    let (bm4, bn4) = (p.bm / 4, p.bn / 4);
     emit!(out, "        for (var kk = 0u; kk < {}u; kk++) {{", p.bk);
     for v in 0..p.tm / 4 {
         let (stride, offset) = p.a_fragment(v);
         emit!(
             out,
-            "            let a{v} = VA(sa[kk * {bm4}u + ty * {stride}u + {offset}u]);"
+            "            let a{v} = VA(sa[{base_a}kk * {bm4}u + ty * {stride}u + {offset}u]);"
         );
     }
     for j in 0..p.tn / 4 {
         let (stride, offset) = p.b_fragment(j);
         emit!(
             out,
-            "            let b{j} = VA(sb[kk * {bn4}u + tx * {stride}u + {offset}u]);"
+            "            let b{j} = VA(sb[{base_b}kk * {bn4}u + tx * {stride}u + {offset}u]);"
         );
     }
     let comps = ["x", "y", "z", "w"];
@@ -340,7 +425,7 @@ fn main_loop(out: &mut String, p: TileParams) {
             emit!(out, "            c{i}_{j} = fma(VA({a}), b{j}, c{i}_{j});");
         }
     }
-    out.push_str("        }\n        workgroupBarrier();\n    }\n");
+    out.push_str("        }\n");
 }
 
 /// The stores, dropping rows past M and vec4 columns past the padded width.
@@ -450,6 +535,40 @@ mod tests {
             2,
             "the old layout conflicts"
         );
+    }
+
+    /// The double-buffered kernel as it is generated: one barrier in the loop, the copies
+    /// swapped by offset.
+    #[test]
+    fn the_64x64_double_buffered_f32_kernel() {
+        let p = TileParams::new(64, 64, 16, 4, 4).double_buffered();
+        let source = source(p, Precision::F32, Precision::F32);
+        let in_loop = &source[source.find("for (var t").unwrap_or(0)..];
+        assert_eq!(in_loop.matches("workgroupBarrier()").count(), 1);
+        assert_eq!(
+            source.matches("workgroupBarrier()").count(),
+            2,
+            "one more before the loop"
+        );
+        insta::assert_snapshot!(source);
+    }
+
+    /// A second copy starts on a 128-byte boundary (a whole number of 32-bank rows, in f16 as
+    /// in f32), so its reads meet the banks as the first copy's do.
+    #[test]
+    fn the_second_copy_keeps_the_bank_pattern() {
+        for p in TileParams::space().into_iter().filter(|p| p.stages == 2) {
+            let (sa, sb) = p.staged_vec4();
+            for words in [4, 2] {
+                assert_eq!((sa * words) % 32, 0, "{}", p.label());
+                assert_eq!((sb * words) % 32, 0, "{}", p.label());
+            }
+            assert_eq!(
+                p.workgroup_bytes(Precision::F32),
+                2 * TileParams { stages: 1, ..p }.workgroup_bytes(Precision::F32)
+            );
+            assert!(p.label().ends_with("-db"), "{}", p.label());
+        }
     }
 
     /// Every column of C is written by exactly one invocation of a workgroup row, once.

@@ -328,13 +328,18 @@ impl Variant {
                 4 * tn
             ),
             Kind::Family(p) => format!(
-                "workgroup-tiled family: {}x{} block per workgroup, K-step {}, {}x{} outputs per invocation, {} invocations, A transposed in workgroup memory, next K-step prefetched into registers",
+                "workgroup-tiled family: {}x{} block per workgroup, K-step {}, {}x{} outputs per invocation, {} invocations, A transposed in workgroup memory, next K-step prefetched into registers{}",
                 p.bm,
                 p.bn,
                 p.bk,
                 p.tm,
                 p.tn,
-                p.invocations()
+                p.invocations(),
+                if p.stages == 2 {
+                    ", staging double-buffered (one barrier per K-step)"
+                } else {
+                    ""
+                }
             ),
             Kind::Gemv(p) => format!(
                 "small-M GEMV: {} lanes along N ({} vec4 columns each) x {} along K per workgroup, K split across {} workgroups, {} reduction",
