@@ -13,8 +13,9 @@
 // atomic_*: every invocation makes ADDS atomicAdds of its own value (1 to 7, from its global
 // index), four per loop trip, to one word that every invocation shares (`one`: contended) or to
 // a word of its own (`each`), in storage or in workgroup memory. The old values are not used.
-// Workgroup memory starts at zero in every dispatch, so the workgroup forms write their words
-// out at the end; the storage words keep counting across dispatches.
+// The workgroup forms zero their words first (the pipelines skip wgpu's zeroing of workgroup
+// memory, which the tile reads do not need) and write them out at the end of every dispatch;
+// the storage words keep counting across dispatches.
 
 const WORKGROUP: u32 = 256u;
 // vec4 elements in the tile (16 KiB), and the same bytes as 4-byte words.
@@ -145,6 +146,10 @@ fn atomic_workgroup_one(
     @builtin(workgroup_id) wid: vec3<u32>,
 ) {
     let v = add_value(wid.x * WORKGROUP + lane);
+    if lane == 0u {
+        atomicStore(&shared_one, 0u);
+    }
+    workgroupBarrier();
     for (var t = 0u; t < ADDS / 4u; t++) {
         atomicAdd(&shared_one, v);
         atomicAdd(&shared_one, v);
@@ -164,6 +169,7 @@ fn atomic_workgroup_each(
 ) {
     let g = wid.x * WORKGROUP + lane;
     let v = add_value(g);
+    atomicStore(&shared_each[lane], 0u);
     for (var t = 0u; t < ADDS / 4u; t++) {
         atomicAdd(&shared_each[lane], v);
         atomicAdd(&shared_each[lane], v);

@@ -194,16 +194,17 @@ impl Compiler {
         &self.facts
     }
 
-    /// Compiles `entry` of `source` with `constants` into a compute pipeline and returns the
-    /// driver's statistics for it.
+    /// Compiles `entry` of `source` with `constants` (workgroup memory zeroed first when
+    /// `zero_init` says) into a compute pipeline and returns the driver's statistics for it.
     pub fn statistics(
         &self,
         kernel: &str,
         source: &str,
         entry: &str,
         constants: &[(&str, f64)],
+        zero_init: bool,
     ) -> Result<PipelineStatistics, IsaError> {
-        let (words, bindings) = spirv_for(kernel, source, entry, constants)?;
+        let (words, bindings) = spirv_for(kernel, source, entry, constants, zero_init)?;
         let layouts = self.set_layouts(&bindings)?;
         let result = self.pipeline_statistics(&words, entry, &layouts, kernel);
         for layout in layouts {

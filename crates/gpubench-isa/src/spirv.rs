@@ -1,7 +1,8 @@
 //! WGSL to SPIR-V as wgpu's Vulkan backend writes it for a pipeline built with runtime checks
 //! off (gpubench's timed kernels, `ShaderChecks::Off`): pipeline constants substituted by naga's
 //! own override processing, SPIR-V 1.6 for a Vulkan 1.3 device, no bounds checks and no loop
-//! bounding, workgroup memory zeroed by the driver (native on Vulkan 1.3), integer division
+//! bounding, workgroup memory zeroed by the driver (native on Vulkan 1.3) unless the pipeline
+//! turns that off (kernels that fill their workgroup memory before reading it), integer division
 //! checks kept as wgpu keeps them. Also the resources the entry point binds, for the pipeline
 //! layout.
 
@@ -13,12 +14,14 @@ use crate::IsaError;
 /// (else a storage buffer).
 pub type Bindings = BTreeMap<(u32, u32), bool>;
 
-/// The SPIR-V words for `entry` in `source` with `constants`, and the buffers it binds.
+/// The SPIR-V words for `entry` in `source` with `constants`, its workgroup memory zeroed
+/// first when `zero_init` says, and the buffers it binds.
 pub fn spirv_for(
     kernel: &str,
     source: &str,
     entry: &str,
     constants: &[(&str, f64)],
+    zero_init: bool,
 ) -> Result<(Vec<u32>, Bindings), IsaError> {
     let fail = |reason: String| IsaError::Shader {
         kernel: kernel.to_string(),
@@ -45,8 +48,11 @@ pub fn spirv_for(
         // Group and binding become descriptor set and binding, as in the layout wgpu derives.
         fake_missing_bindings: true,
         bounds_check_policies: naga::proc::BoundsCheckPolicies::default(),
-        zero_initialize_workgroup_memory:
-            naga::back::spv::ZeroInitializeWorkgroupMemoryMode::Native,
+        zero_initialize_workgroup_memory: if zero_init {
+            naga::back::spv::ZeroInitializeWorkgroupMemoryMode::Native
+        } else {
+            naga::back::spv::ZeroInitializeWorkgroupMemoryMode::None
+        },
         force_loop_bounding: false,
         ..Default::default()
     };
@@ -98,14 +104,15 @@ mod tests {
     #[test]
     fn constants_are_applied_and_only_used_buffers_are_bound() {
         let constants = [("BLOCK", 4.0)];
-        let (words, bindings) = spirv_for("test", KERNEL, "main", &constants).expect("compiles");
+        let (words, bindings) =
+            spirv_for("test", KERNEL, "main", &constants, true).expect("compiles");
         assert_eq!(words[0], 0x0723_0203, "SPIR-V magic number");
         assert_eq!(
             bindings.into_iter().collect::<Vec<_>>(),
             [((0, 0), true), ((0, 2), false)]
         );
         let unknown = [("NOT_THERE", 1.0)];
-        assert!(spirv_for("test", KERNEL, "main", &unknown).is_err());
-        assert!(spirv_for("test", KERNEL, "missing", &[]).is_err());
+        assert!(spirv_for("test", KERNEL, "main", &unknown, true).is_err());
+        assert!(spirv_for("test", KERNEL, "missing", &[], true).is_err());
     }
 }

@@ -107,6 +107,20 @@ pub fn compute_pipeline_with(
     entry: &str,
     constants: &[(&str, f64)],
 ) -> wgpu::ComputePipeline {
+    compute_pipeline_zeroing(ctx, label, (source, entry), constants, true)
+}
+
+/// As [`compute_pipeline_with`], zeroing workgroup memory before the kernel runs only when
+/// `zero_init` says. A kernel that writes all of its workgroup memory before reading it turns
+/// it off: the zeroing is wasted stores on every adapter, and on GL (naga writes it as one
+/// constructor of every element) it costs llvmpipe minutes to compile for a 16 KiB array.
+pub fn compute_pipeline_zeroing(
+    ctx: &GpuContext,
+    label: &str,
+    (source, entry): (&str, &str),
+    constants: &[(&str, f64)],
+    zero_init: bool,
+) -> wgpu::ComputePipeline {
     let module = shader_module(ctx, label, source);
     let pipeline = ctx
         .device
@@ -117,7 +131,7 @@ pub fn compute_pipeline_with(
             entry_point: Some(entry),
             compilation_options: wgpu::PipelineCompilationOptions {
                 constants,
-                ..Default::default()
+                zero_initialize_workgroup_memory: zero_init,
             },
             cache: None,
         });

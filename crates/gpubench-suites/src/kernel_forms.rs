@@ -59,6 +59,9 @@ pub struct KernelForm {
     /// The tuner's estimate of the registers an invocation holds (matmul candidates only),
     /// to set beside what the compiler reports.
     pub estimated_registers: Option<u32>,
+    /// Whether the pipeline zeroes workgroup memory before the kernel runs (wgpu's default;
+    /// off for kernels that fill it before reading it).
+    pub zero_init_workgroup: bool,
 }
 
 fn fixed(pipeline: String, suite: &'static str, shader: SpecialisedShader) -> KernelForm {
@@ -68,6 +71,7 @@ fn fixed(pipeline: String, suite: &'static str, shader: SpecialisedShader) -> Ke
         tuner: TunerRole::Fixed,
         shader,
         estimated_registers: None,
+        zero_init_workgroup: true,
     }
 }
 
@@ -157,13 +161,17 @@ fn memory_forms() -> Vec<KernelForm> {
         let mut shader = plain(shaders::MEMORY_SHARED, tile.entry());
         shader.constants = tile.constants();
         let id = format!("memory/workgroup/{}", tile.name());
-        forms.push(fixed(id, suite_names::MEMORY, shader));
+        let mut form = fixed(id, suite_names::MEMORY, shader);
+        form.zero_init_workgroup = false;
+        forms.push(form);
     }
     for target in atomics::AtomicTarget::ALL {
         let mut shader = plain(shaders::MEMORY_SHARED, target.entry());
         shader.constants = vec![("ADDS", f64::from(atomics::ADDS))];
         let id = format!("memory/atomic-add/{}", target.name());
-        forms.push(fixed(id, suite_names::MEMORY, shader));
+        let mut form = fixed(id, suite_names::MEMORY, shader);
+        form.zero_init_workgroup = false;
+        forms.push(form);
     }
     forms
 }
@@ -208,6 +216,7 @@ fn matmul_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>
                         // with its variant but holds nothing the estimate counts.
                         estimated_registers: (i == 0)
                             .then(|| registers(&candidate.variant, precision, shape.m, model)),
+                        zero_init_workgroup: true,
                     });
                 }
             }

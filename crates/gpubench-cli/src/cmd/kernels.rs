@@ -202,6 +202,7 @@ pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
                 &form.shader.source,
                 &form.shader.entry,
                 &form.shader.constants,
+                form.zero_init_workgroup,
             )
             .with_context(|| format!("compiling {}", form.pipeline))?;
         rows.push(KernelRow::new(form, &stats));

@@ -11,7 +11,7 @@ use gpubench_harness::{
     BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
 };
 
-use crate::gpu::{DispatchKernel, compute_pipeline_with};
+use crate::gpu::{DispatchKernel, compute_pipeline_zeroing};
 use crate::shaders;
 use crate::stream::AdapterClass;
 use crate::verify::{Checker, Tolerance};
@@ -213,7 +213,9 @@ impl Kernel for AtomicAdds {
         );
         let entry = self.target.entry();
         let constants = [("ADDS", f64::from(ADDS))];
-        let pipeline = compute_pipeline_with(ctx, entry, shaders::MEMORY_SHARED, entry, &constants);
+        // The workgroup forms zero their words themselves (memory_shared.wgsl).
+        let source = (shaders::MEMORY_SHARED, entry);
+        let pipeline = compute_pipeline_zeroing(ctx, entry, source, &constants, false);
         let binding = if self.target.in_storage() { 3 } else { 4 };
         let dispatch =
             DispatchKernel::new(ctx, entry, pipeline, &[(binding, &words)], (self.groups, 1));

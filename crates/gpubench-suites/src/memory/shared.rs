@@ -13,7 +13,7 @@ use gpubench_harness::{
 };
 use gpubench_results::rng::SplitMix64;
 
-use crate::gpu::{DispatchKernel, compute_pipeline_with, f32_bytes, read_f32};
+use crate::gpu::{DispatchKernel, compute_pipeline_zeroing, f32_bytes, read_f32};
 use crate::shaders;
 use crate::stream::AdapterClass;
 use crate::stream::kernels::exact_inputs;
@@ -212,12 +212,13 @@ impl Kernel for WorkgroupRead {
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         );
         let entry = self.read.entry();
-        let pipeline = compute_pipeline_with(
+        // The tile is written whole before it is read: no zeroing first.
+        let pipeline = compute_pipeline_zeroing(
             ctx,
             entry,
-            shaders::MEMORY_SHARED,
-            entry,
+            (shaders::MEMORY_SHARED, entry),
             &self.read.constants(),
+            false,
         );
         let sums_binding = match self.read {
             TileRead::Vec4 => 1,
