@@ -88,10 +88,7 @@ impl AtomicTarget {
 /// software adapter's contended dispatch stays near a millisecond.
 pub fn groups_for(class: AdapterClass) -> u32 {
     match class {
-        AdapterClass::Software => {
-            let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
-            2 * threads.min(256) as u32
-        }
+        AdapterClass::Software => 2 * super::host_threads(),
         AdapterClass::Integrated => 256,
         AdapterClass::Discrete => 1024,
     }

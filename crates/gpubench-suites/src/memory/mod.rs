@@ -52,6 +52,12 @@ impl SharedPipeline {
     }
 }
 
+/// Threads the host offers (4 when it does not say), at most 256: a software adapter runs its
+/// workgroups on them, so its grids are sized by them.
+pub fn host_threads() -> u32 {
+    std::thread::available_parallelism().map_or(4, |n| n.get().min(256)) as u32
+}
+
 /// The smallest working set swept.
 pub const SMALLEST: u64 = 4096;
 /// The largest working set a software adapter sweeps, whatever its host's caches: a CPU run

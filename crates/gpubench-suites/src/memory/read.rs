@@ -37,10 +37,7 @@ const CHECKED_GROUPS: u32 = 64;
 /// that its thread pool stays busy and a dispatch lasts well past its fixed cost).
 pub fn min_groups(class: AdapterClass) -> u32 {
     match class {
-        AdapterClass::Software => {
-            let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
-            8 * threads.min(256) as u32
-        }
+        AdapterClass::Software => 8 * super::host_threads(),
         AdapterClass::Integrated => 256,
         AdapterClass::Discrete => 1024,
     }

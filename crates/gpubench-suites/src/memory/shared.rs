@@ -38,10 +38,7 @@ const CHECKED_GROUPS: u32 = 4;
 /// busy (an H200's 132 SMs hold 8 such workgroups each), and on a CPU 4 per host thread.
 pub fn groups_for(class: AdapterClass) -> u32 {
     match class {
-        AdapterClass::Software => {
-            let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
-            4 * threads.min(256) as u32
-        }
+        AdapterClass::Software => 4 * super::host_threads(),
         AdapterClass::Integrated => 512,
         AdapterClass::Discrete => 4096,
     }
@@ -78,6 +75,14 @@ impl TileRead {
         match self {
             TileRead::Vec4 => 16,
             TileRead::Stride(_) => 4,
+        }
+    }
+
+    /// f32 values each lane's sum has: a vec4's four, or one.
+    pub fn sum_floats_per_lane(self) -> usize {
+        match self {
+            TileRead::Vec4 => 4,
+            TileRead::Stride(_) => 1,
         }
     }
 
@@ -139,11 +144,7 @@ impl WorkgroupRead {
     }
 
     fn sum_floats(&self) -> usize {
-        let per_lane = match self.read {
-            TileRead::Vec4 => 4,
-            TileRead::Stride(_) => 1,
-        };
-        (self.groups * WORKGROUP) as usize * per_lane
+        (self.groups * WORKGROUP) as usize * self.read.sum_floats_per_lane()
     }
 }
 
@@ -292,11 +293,7 @@ pub fn replay(tile: &[f32], read: TileRead, lane: u32) -> Vec<f64> {
 /// Every lane of the first [`CHECKED_GROUPS`] workgroups and of the last against [`replay`];
 /// every other workgroup read the same tile and must match the first exactly.
 fn verify_sums(got: &[f32], tile: &[f32], read: TileRead, groups: u32) -> Verification {
-    let per_lane = match read {
-        TileRead::Vec4 => 4,
-        TileRead::Stride(_) => 1,
-    };
-    let per_group = WORKGROUP as usize * per_lane;
+    let per_group = WORKGROUP as usize * read.sum_floats_per_lane();
     let want: Vec<f64> = (0..WORKGROUP)
         .flat_map(|lane| replay(tile, read, lane))
         .collect();
