@@ -13,7 +13,8 @@ use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status};
 use gpubench_suites::gpu::Precision;
 use gpubench_suites::matmul::{
-    AdapterFacts, Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue, find_variant,
+    AdapterFacts, Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue,
+    coop::CoopParams, coop_space, emulated_coop, find_variant,
 };
 use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
@@ -40,15 +41,15 @@ fn generated(ctx: &GpuContext, pick: impl Fn(&Variant) -> bool) -> Vec<(Variant,
     out
 }
 
-/// Runs `variant` on `shape` and asserts it is ok and verified, or skipped where the adapter's
-/// limits rule it out (as the tuner's pruning does).
+/// Runs `variant` on `shape` and asserts it is ok and verified (true), or skipped where the
+/// adapter's limits rule it out, as the tuner's pruning does (false).
 fn assert_verifies(
     ctx: &GpuContext,
     runner: &Runner<'_>,
     shape: Shape,
     variant: Variant,
     precision: Precision,
-) {
+) -> bool {
     let id = format!(
         "test/{}/{}/{}",
         precision.name(),
@@ -62,9 +63,10 @@ fn assert_verifies(
     {
         let result = runner.run(&mut bench, &mut Silent);
         assert_eq!(result.status, Status::Skipped, "{}", result.id);
-        return;
+        return false;
     }
     run_ok(runner, &mut bench);
+    true
 }
 
 /// 127x255x63, and 61x67x45: no dimension a multiple of 4, 8, 16 or any tile edge.
@@ -162,6 +164,61 @@ fn each_family_verifies_at_1000_cubed() {
     }
 }
 
+/// Every cooperative-matrix configuration's emulated twin (the same kernel, the matrix
+/// operations in plain WGSL) verifies at a shape with a partial block along M and N, N not a
+/// multiple of 4, and K giving 6, 3 or 2 steps of 8, 16 or 32 (odd and even counts, where
+/// swapped copies go wrong): the staging, double buffering, edges and subgroup tiling of the
+/// kernel the adapters with matrix units run. Twins beyond the adapter's workgroup memory are
+/// skipped by its limit, so the test also asserts that every value of every parameter, and
+/// every data and accumulation form, was verified in some configuration.
+#[test]
+fn every_cooperative_matrix_form_verifies_emulated() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let runner = Runner::new(&ctx, short_settings());
+    let shape = Shape::new(131, 133, 45);
+    let space = coop_space();
+    assert!(space.len() >= 24, "{} configurations", space.len());
+    let mut verified = Vec::new();
+    for &p in &space {
+        for (precision, acc32) in forms(&ctx) {
+            let variant = emulated_coop(p, acc32);
+            if assert_verifies(&ctx, &runner, shape, variant, precision) {
+                verified.push((p, precision, acc32));
+            }
+        }
+    }
+    let covered = |what: &str, has: &dyn Fn(&CoopParams) -> bool| {
+        assert!(
+            space.iter().any(has) && verified.iter().any(|(p, ..)| has(p)),
+            "no verified twin with {what}"
+        );
+    };
+    for size in [8, 16] {
+        covered(&format!("S = {size}"), &|p| p.size == size);
+    }
+    for sg in [32, 64] {
+        covered(&format!("subgroups of {sg}"), &|p| p.sg == sg);
+    }
+    for warps in [(2, 2), (2, 4), (4, 2)] {
+        covered(&format!("{warps:?} subgroups"), &|p| p.warps == warps);
+    }
+    for steps in [1, 2] {
+        covered(&format!("BK = {steps} S"), &|p| p.bk == steps * p.size);
+        covered(&format!("{steps} staged copies"), &|p| p.stages == steps);
+    }
+    for (precision, acc32) in forms(&ctx) {
+        assert!(
+            verified
+                .iter()
+                .any(|&(_, pr, a)| pr == precision && a == acc32),
+            "no verified twin in {} (f32 sums: {acc32})",
+            precision.name()
+        );
+    }
+}
+
 #[test]
 fn the_cooperative_matrix_product_is_skipped_with_the_reason_where_not_offered() {
     let Some(ctx) = require_vulkan() else {
@@ -174,7 +231,7 @@ fn the_cooperative_matrix_product_is_skipped_with_the_reason_where_not_offered()
         return; // an adapter with matrix units: the suite test below runs its rows
     }
     let runner = Runner::new(&ctx, short_settings());
-    let variant = find_variant("coop16x16-wg32").expect("in the catalogue");
+    let variant = find_variant("coop16x16-sg32-w2x2-bk16-db").expect("in the catalogue");
     let kernel = Matmul::new("test/coop".into(), ODD[0], Precision::F16, variant, 1);
     let result = runner.run(&mut KernelBench::new(kernel), &mut Silent);
     assert_eq!(result.status, Status::Skipped, "{:?}", result.reason);

@@ -211,6 +211,23 @@ fn every_matmul_variant_validates() {
     assert!(generated > families, "{generated} shaders validated");
 }
 
+/// The emulated twin of every cooperative-matrix configuration validates too, and uses no
+/// matrix type.
+#[test]
+fn every_emulated_cooperative_matrix_twin_validates() {
+    for p in coop_space() {
+        for (data, sums) in [
+            (Precision::F32, Precision::F32),
+            (Precision::F16, Precision::F16),
+            (Precision::F16, Precision::F32),
+        ] {
+            let source = gpubench_suites::matmul::coop::source(p.emulated(), data, sums);
+            assert!(!source.contains("coop_mat"));
+            validate(&format!("{} emulated", p.label()), &source);
+        }
+    }
+}
+
 fn gemv_space_len() -> usize {
     gpubench_suites::matmul::gemv_space().len()
 }

@@ -58,7 +58,8 @@ pub use select::{
     WAVE64_REGISTER_BUDGET, candidates, register_model, registers, select_fastest, tuning_table,
 };
 pub use variant::{
-    Kind, VARIANTS, Variant, catalogue, coop_space, find_variant, gemv_space, variant_names,
+    Kind, VARIANTS, Variant, catalogue, coop_space, emulated_coop, find_variant, gemv_space,
+    variant_names,
 };
 
 use crate::compute::measured_peak;
@@ -345,8 +346,13 @@ fn coop_product(
 ) -> Vec<Box<dyn Benchmark>> {
     let (shape, precision) = (inputs.shape(), inputs.precision());
     let id = format!("matmul/{}-coop/{}", precision.name(), shape.label());
-    let subgroup = ctx.adapter.get_info().subgroup_max_size;
-    let f16_row = || find_variant(&format!("coop16x16-wg{}", subgroup.clamp(32, 64)));
+    // Written for the adapter's largest subgroup (see `coop` on why that is always correct).
+    // No form is written for subgroups above 64: none is tuned there.
+    let subgroup = coop::subgroup_for(ctx.adapter.get_info().subgroup_max_size);
+    let f16_row = || {
+        let sg = subgroup.unwrap_or(64);
+        find_variant(&format!("coop16x16-sg{sg}-w2x2-bk16-db"))
+    };
     if !enabled_by_options {
         // The f16 row, skipped with the reason (f32 rows exist only where offered).
         let reason = "cooperative-matrix kernels turned off for this run (--no-coop-matrix)";
@@ -365,7 +371,7 @@ fn coop_product(
         .filter(|v| v.applies_to(precision))
         .filter(|v| match v.kind {
             Kind::Coop(p) => {
-                p.wg == subgroup && offered.contains(&(p.size, v.accumulation(precision)))
+                Some(p.sg) == subgroup && offered.contains(&(p.size, v.accumulation(precision)))
             }
             _ => false,
         })

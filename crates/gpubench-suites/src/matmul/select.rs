@@ -180,7 +180,8 @@ pub fn registers(v: &Variant, precision: Precision, m: u32, model: RegisterModel
                 acc,
             )
         }
-        Kind::Tiled { .. } | Kind::Coop(_) => 4,
+        Kind::Coop(p) => p.registers(precision, v.accumulation(precision)),
+        Kind::Tiled { .. } => 4,
     }
 }
 

@@ -127,12 +127,43 @@ pub fn gemv_space() -> Vec<GemvParams> {
     out
 }
 
-/// The cooperative-matrix parameter sets: the two sizes WGSL names, on subgroups of 32 and 64.
+/// The cooperative-matrix parameter sets: both sizes WGSL names, on subgroups of 32 and 64,
+/// 2 x 2, 2 x 4 and 4 x 2 subgroups of 64 x 64 each, K-steps of S and 2S, one or two staged
+/// copies; those whose f16 form (f32 sums) needs more than 48 KiB of workgroup memory (the
+/// NVIDIA figure; RDNA3 has 64, Apple 32, and the adapter's own limit prunes the rest) are left
+/// out.
 pub fn coop_space() -> Vec<CoopParams> {
-    [(8, 32), (8, 64), (16, 32), (16, 64)]
-        .into_iter()
-        .map(|(size, wg)| CoopParams { size, wg })
-        .collect()
+    let mut out = Vec::new();
+    for size in [8, 16] {
+        for sg in [32, 64] {
+            for warps in [(2, 2), (2, 4), (4, 2)] {
+                for bk in [size, 2 * size] {
+                    for stages in [1, 2] {
+                        let p = CoopParams {
+                            size,
+                            sg,
+                            warps,
+                            bk,
+                            stages,
+                            emulated: false,
+                        };
+                        if p.workgroup_bytes(Precision::F16, Precision::F32) <= 48 * 1024 {
+                            out.push(p);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The emulated twin of the cooperative-matrix variant `p` (f16 data accumulated in f32 with
+/// `acc32`): the same kernel with the matrix operations in plain WGSL, which any adapter runs.
+/// It is not in the catalogue: it exists to verify the generator where no adapter has the
+/// feature.
+pub fn emulated_coop(p: CoopParams, acc32: bool) -> Variant {
+    Variant::generated(Kind::Coop(p.emulated()), acc32)
 }
 
 /// The names `--matmul-variant` accepts.
@@ -282,7 +313,7 @@ impl Variant {
             Kind::RegCols { .. } => (REG_WG * REG_WG, 1, 0),
             Kind::Family(p) => (p.invocations(), 1, p.workgroup_bytes(precision)),
             Kind::Gemv(p) => (p.wg, 1, p.workgroup_bytes(GemvParams::rows_for(m), acc)),
-            Kind::Coop(p) => (p.wg, 1, p.workgroup_bytes(precision, acc)),
+            Kind::Coop(p) => (p.invocations(), 1, p.workgroup_bytes(precision, acc)),
         }
     }
 
@@ -354,10 +385,22 @@ impl Variant {
                 }
             ),
             Kind::Coop(p) => format!(
-                "cooperative matrix: {0}x{0} products, {1}x{1} block per workgroup of {2} invocations",
+                "cooperative matrix{0}: {1}x{1} products, {2}x{3} subgroups of {4} invocations, 64x64 of C per subgroup, K-steps of {5}, {6}",
+                if p.emulated {
+                    " (emulated in plain WGSL)"
+                } else {
+                    ""
+                },
                 p.size,
-                coop::TILES * p.size,
-                p.wg
+                p.warps.0,
+                p.warps.1,
+                p.sg,
+                p.bk,
+                if p.stages == 2 {
+                    "double-buffered staging"
+                } else {
+                    "one staged copy"
+                }
             ),
         }
     }
@@ -400,7 +443,9 @@ impl Variant {
                 ));
             }
         }
-        if let Kind::Coop(p) = self.kind {
+        if let Kind::Coop(p) = self.kind
+            && !p.emulated
+        {
             let acc = self.accumulation(precision);
             if !coop::offered(ctx, precision).contains(&(p.size, acc)) {
                 return Some(format!(
