@@ -160,6 +160,18 @@ impl SpecialisedShader {
     pub fn pipeline(&self, ctx: &GpuContext, label: &str) -> wgpu::ComputePipeline {
         compute_pipeline_with(ctx, label, &self.source, &self.entry, &self.constants)
     }
+
+    /// [`Self::pipeline`] without wgpu's zeroing of workgroup memory, for a kernel that writes
+    /// every workgroup element it reads first (see [`compute_pipeline_zeroing`]).
+    pub fn pipeline_unzeroed(&self, ctx: &GpuContext, label: &str) -> wgpu::ComputePipeline {
+        compute_pipeline_zeroing(
+            ctx,
+            label,
+            (&self.source, &self.entry),
+            &self.constants,
+            false,
+        )
+    }
 }
 
 /// A bind group for group 0 of `pipeline` with `(binding, buffer)` pairs.

@@ -216,7 +216,8 @@ fn matmul_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>
                         // with its variant but holds nothing the estimate counts.
                         estimated_registers: (i == 0)
                             .then(|| registers(&candidate.variant, precision, shape.m, model)),
-                        zero_init_workgroup: true,
+                        // As `matmul::ProductInputs::pipeline` builds them.
+                        zero_init_workgroup: false,
                     });
                 }
             }

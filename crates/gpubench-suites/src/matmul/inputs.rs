@@ -182,7 +182,10 @@ impl ProductInputs {
             ctx.count_pipeline_built();
             return cached.pipeline.clone();
         }
-        let pipeline = shader.pipeline(ctx, label);
+        // Every matmul kernel writes each workgroup element it reads within the same K-step
+        // or reduction (staged blocks zero past the edges are written, not assumed), so
+        // wgpu's zeroing would only add stores and a barrier to every workgroup.
+        let pipeline = shader.pipeline_unzeroed(ctx, label);
         cache.push(CachedPipeline {
             shader: shader.clone(),
             checks,
