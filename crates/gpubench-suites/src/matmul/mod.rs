@@ -348,7 +348,8 @@ fn coop_product(
     let id = format!("matmul/{}-coop/{}", precision.name(), shape.label());
     // Written for the adapter's largest subgroup (see `coop` on why that is always correct).
     // No form is written for subgroups above 64: none is tuned there.
-    let subgroup = coop::subgroup_for(ctx.adapter.get_info().subgroup_max_size);
+    let info = ctx.adapter.get_info();
+    let subgroup = coop::subgroup_for(info.backend, info.subgroup_max_size);
     let f16_row = || {
         let sg = subgroup.unwrap_or(64);
         find_variant(&format!("coop16x16-sg{sg}-w2x2-bk16-db"))

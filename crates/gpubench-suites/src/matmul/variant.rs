@@ -409,6 +409,8 @@ impl Variant {
     pub fn features(&self) -> wgpu::Features {
         match self.kind {
             Kind::Gemv(p) if p.subgroups => wgpu::Features::SUBGROUP,
+            // The native kernel places its tiles by the real subgroups' ids.
+            Kind::Coop(p) if !p.emulated => wgpu::Features::SUBGROUP,
             _ => wgpu::Features::empty(),
         }
     }

@@ -24,17 +24,20 @@
 //!   sums are rounded to the output type; `coopStoreT` has no bounds.
 //!
 //! Subgroup size. wgpu's Vulkan backend lets the driver pick any subgroup size between the
-//! adapter's minimum and maximum, so the kernel cannot count on one: it is written for `sg`
-//! invocations per subgroup, and a subgroup is `lid / sg`. With `sg` the adapter's largest
-//! subgroup size that is always correct: a real subgroup that is smaller covers part of one
-//! of the kernel's subgroups and computes the same tiles (redundant work, never a wrong
-//! answer); a real subgroup never spans two. The suite picks `sg` from the adapter's maximum.
+//! adapter's minimum and maximum, so the kernel cannot count on one. It is written for `sg`
+//! invocations per subgroup (a workgroup of `W x sg`), and the real subgroups own the W tiles
+//! by `subgroup_id`. With `sg` at least the widest subgroup the adapter runs, there are at
+//! least W real subgroups: where they are narrower, the surplus repeat the last one's products
+//! and stores (the same values: naga wants matrix operations in uniform control flow) and copy
+//! nothing out, so the cost is speed, never the answer. Were they wider, tiles would go unowned
+//! and C would fail verification. The suite picks `sg` by [`subgroup_for`].
 //!
 //! An emulated twin of every configuration ([`CoopParams::emulated`]) replaces the three
 //! matrix operations with plain WGSL over the same staged memory, lane by lane, and changes
-//! nothing else; it runs on any adapter, so the staging, the double buffering, the edges and
-//! the subgroup tiling are verified against the CPU reference where no adapter has the
-//! feature.
+//! nothing else but the subgroups (the twin's are runs of `sg` invocations); it runs on any
+//! adapter, so the staging, the double buffering, the edges and the tiling are verified
+//! against the CPU reference where no adapter has the feature. What it cannot check is the
+//! native matrix layouts and how a driver groups invocations into subgroups.
 
 use gpubench_harness::GpuContext;
 
@@ -236,12 +239,13 @@ pub fn offered(ctx: &GpuContext, data: Precision) -> Vec<(u32, Precision)> {
     out
 }
 
-/// The subgroup size the kernels for an adapter whose largest subgroup is `max` are written
-/// for: 32 up to 32 (a smaller real subgroup only repeats work), 64 at 64, none above.
-pub fn subgroup_for(max: u32) -> Option<u32> {
-    match max {
-        0..=32 => Some(32),
-        33..=64 => Some(64),
+/// The subgroup size the kernels for an adapter are written for: at least the largest
+/// subgroup it can run (32 up to 32, 64 at 64, none above). wgpu's Metal backend reports every
+/// Apple GPU's range as 4 to 64, but an Apple SIMD-group is 32 wide, so Metal gets 32.
+pub fn subgroup_for(backend: wgpu::Backend, max: u32) -> Option<u32> {
+    match (backend, max) {
+        (wgpu::Backend::Metal, _) | (_, 0..=32) => Some(32),
+        (_, 33..=64) => Some(64),
         _ => None,
     }
 }
@@ -455,9 +459,15 @@ mod tests {
 
     #[test]
     fn the_subgroup_size_is_the_adapters_largest() {
-        assert_eq!(subgroup_for(4), Some(32));
-        assert_eq!(subgroup_for(32), Some(32));
-        assert_eq!(subgroup_for(64), Some(64));
-        assert_eq!(subgroup_for(128), None);
+        use wgpu::Backend::{Metal, Vulkan};
+        assert_eq!(subgroup_for(Vulkan, 4), Some(32));
+        assert_eq!(subgroup_for(Vulkan, 32), Some(32));
+        assert_eq!(subgroup_for(Vulkan, 64), Some(64));
+        assert_eq!(subgroup_for(Vulkan, 128), None);
+        assert_eq!(
+            subgroup_for(Metal, 64),
+            Some(32),
+            "Apple SIMD-groups are 32 wide"
+        );
     }
 }

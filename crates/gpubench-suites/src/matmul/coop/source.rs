@@ -72,21 +72,41 @@ fn prologue(out: &mut String, p: CoopParams) {
     let (bm, bn) = p.block();
     let (la, lb) = loads(p);
     emit!(out, "@compute @workgroup_size({})", p.invocations());
-    emit!(
-        out,
-        "fn {}(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {{",
-        p.entry_point()
-    );
+    let w = p.subgroups();
+    if p.emulated {
+        emit!(
+            out,
+            "fn {}(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>) {{",
+            p.entry_point()
+        );
+        emit!(
+            out,
+            "    // The twin's subgroups: runs of {} invocations, each lane owning its elements.",
+            p.sg
+        );
+        emit!(out, "    let vs = lid / {}u;", p.sg);
+        emit!(out, "    let lane = lid % {}u;", p.sg);
+        emit!(out, "    let lanes = {}u;", p.sg);
+        out.push_str("    let owner = true;\n");
+    } else {
+        emit!(
+            out,
+            "fn {}(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3<u32>, @builtin(subgroup_id) sid: u32, @builtin(subgroup_invocation_id) sl: u32, @builtin(subgroup_size) ssz: u32) {{",
+            p.entry_point()
+        );
+        emit!(
+            out,
+            "    // The real subgroups own the tiles by id (see matmul::coop on subgroup sizes). Where\n    // they are narrower than {} there are more than {w}: the surplus repeat the last one's\n    // products and stores, the same values (naga wants matrix operations in uniform control\n    // flow), and copy nothing out. Wider ones leave tiles unowned: C fails verification.",
+            p.sg
+        );
+        emit!(out, "    let vs = min(sid, {}u);", w - 1);
+        out.push_str("    let lane = sl;\n    let lanes = ssz;\n");
+        emit!(out, "    let owner = sid < {w}u;");
+    }
     emit!(out, "    let k4 = params.lda / 4u;");
     emit!(out, "    let n4 = params.ldb / 4u;");
     emit!(out, "    let row0 = wid.y * {bm}u;");
     emit!(out, "    let col0 = wid.x * {bn}u;");
-    emit!(
-        out,
-        "    // The kernel's subgroup (see matmul::coop on subgroup sizes)."
-    );
-    emit!(out, "    let vs = lid / {}u;", p.sg);
-    emit!(out, "    let lane = lid % {}u;", p.sg);
     emit!(out, "    let wr = vs / {}u;", p.warps.1);
     emit!(out, "    let wc = vs % {}u;", p.warps.1);
     emit!(
@@ -209,10 +229,21 @@ fn store_staged(
 /// One K-step's products from the staged copy at `base`: per sub-step of S along K, the
 /// subgroup's A fragments (one per tile row) and B fragments (one per tile column), then every
 /// tile's multiply-add.
-fn products(out: &mut String, p: CoopParams, precision: Precision, (base_a, base_b): (&str, &str)) {
+fn products(out: &mut String, p: CoopParams, precision: Precision, bases: (&str, &str)) {
     if p.emulated {
-        return emulated_products(out, p, precision, (base_a, base_b));
+        emulated_products(out, p, precision, bases);
+    } else {
+        native_products(out, p, precision, bases);
     }
+}
+
+/// [`products`] with the matrix operations.
+fn native_products(
+    out: &mut String,
+    p: CoopParams,
+    precision: Precision,
+    (base_a, base_b): (&str, &str),
+) {
     let n = p.tiles();
     let (stride_a, stride_b) = p.strides(precision);
     let s = p.size;
@@ -283,7 +314,7 @@ fn main_loop(out: &mut String, p: CoopParams, precision: Precision) {
 /// columns past the padded row dropped, rounded to the output type; a barrier before the
 /// next pass reuses the staging.
 fn epilogue(out: &mut String, p: CoopParams, accumulation: Precision) {
-    let (n, s, sg) = (p.tiles(), p.size, p.sg);
+    let (n, s) = (p.tiles(), p.size);
     let g = p.out_tiles(accumulation);
     let width = g * s;
     let base = p.out_len(accumulation);
@@ -314,7 +345,7 @@ fn epilogue(out: &mut String, p: CoopParams, accumulation: Precision) {
         out.push_str("    workgroupBarrier();\n");
         emit!(
             out,
-            "    for (var u = lane; u < {}u; u += {sg}u) {{",
+            "    for (var u = lane; owner && u < {}u; u += lanes) {{",
             s * width / 4
         );
         emit!(
@@ -335,7 +366,7 @@ fn epilogue(out: &mut String, p: CoopParams, accumulation: Precision) {
             width / 4
         );
         out.push_str(
-            "        if (r < params.m && q < n4) {\n            c[r * n4 + q] = V(vec4<ACC>(sc[at], sc[at + 1u], sc[at + 2u], sc[at + 3u]));\n        }\n    }\n",
+            "        if (r < params.m && q < n4) {\n            c[r * (params.ldc / 4u) + q] = V(vec4<ACC>(sc[at], sc[at + 1u], sc[at + 2u], sc[at + 3u]));\n        }\n    }\n",
         );
     }
     out.push_str("}\n");
