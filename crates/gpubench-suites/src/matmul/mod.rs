@@ -346,8 +346,8 @@ fn coop_product(
 ) -> Vec<Box<dyn Benchmark>> {
     let (shape, precision) = (inputs.shape(), inputs.precision());
     let id = format!("matmul/{}-coop/{}", precision.name(), shape.label());
-    // Written for the adapter's largest subgroup (see `coop` on why that is always correct).
-    // No form is written for subgroups above 64: none is tuned there.
+    // Written for the widest subgroup the adapter runs (`coop::subgroup_for`); none is
+    // written for subgroups above 64, so none is tuned there.
     let info = ctx.adapter.get_info();
     let subgroup = coop::subgroup_for(info.backend, info.subgroup_max_size);
     let f16_row = || {

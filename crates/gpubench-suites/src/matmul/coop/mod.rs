@@ -288,16 +288,21 @@ mod tests {
         assert!(space.iter().any(|p| p.stages == 2) && space.iter().any(|p| p.stages == 1));
     }
 
-    #[test]
-    fn blocks_cover_the_product() {
-        let p = CoopParams {
+    /// A double-buffered 16 x 16 form on 32-wide subgroups.
+    fn form16(warps: (u32, u32), bk: u32) -> CoopParams {
+        CoopParams {
             size: 16,
             sg: 32,
-            warps: (2, 4),
-            bk: 32,
+            warps,
+            bk,
             stages: 2,
             emulated: false,
-        };
+        }
+    }
+
+    #[test]
+    fn blocks_cover_the_product() {
+        let p = form16((2, 4), 32);
         assert_eq!(p.label(), "coop16x16-sg32-w2x4-bk32-db");
         assert_eq!(p.emulated().label(), "coop16x16-sg32-w2x4-bk32-db-emulated");
         assert_eq!(p.block(), (128, 256));
@@ -424,14 +429,7 @@ mod tests {
                 assert!(fits, "S = {size}, sg = {sg}");
             }
         }
-        let p = CoopParams {
-            size: 16,
-            sg: 32,
-            warps: (2, 2),
-            bk: 16,
-            stages: 2,
-            emulated: false,
-        };
+        let p = form16((2, 2), 16);
         // Two copies of 128 x (16 + 8) and 16 x (128 + 8) halves, plus 4 x 2 KiB of sums.
         assert_eq!(
             p.workgroup_bytes(Precision::F16, Precision::F32),
@@ -443,14 +441,7 @@ mod tests {
     /// 16 accumulators of 8 f32 a lane, 8 fragments of 8 halves, 8 prefetched vec4 of halves.
     #[test]
     fn the_register_estimate_counts_accumulators_fragments_and_prefetch() {
-        let p = CoopParams {
-            size: 16,
-            sg: 32,
-            warps: (2, 2),
-            bk: 32,
-            stages: 2,
-            emulated: false,
-        };
+        let p = form16((2, 2), 32);
         assert_eq!(loads(p), (8, 8));
         assert_eq!(p.registers(Precision::F16, Precision::F32), 128 + 32 + 32);
         let wide = CoopParams { sg: 64, ..p };

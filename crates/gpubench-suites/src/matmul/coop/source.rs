@@ -138,51 +138,61 @@ fn prologue(out: &mut String, p: CoopParams) {
     load_step(out, p, "0u", "    ");
 }
 
+/// `(lid + v * wg)`, the `v`-th element an invocation handles, and the check that keeps it
+/// below `total` where the last round of `wg` invocations runs past it (none otherwise).
+fn nth_element(v: u32, wg: u32, total: u32) -> (String, Option<String>) {
+    let e = format!("(lid + {}u)", v * wg);
+    let tail = ((v + 1) * wg > total).then(|| format!("{e} < {total}u"));
+    (e, tail)
+}
+
 /// Loads K-step `step` of A and B into the prefetch registers (zero past the edges).
 fn load_step(out: &mut String, p: CoopParams, step: &str, indent: &str) {
     let (bm, bn) = p.block();
     let (la, lb) = loads(p);
     let wg = p.invocations();
     let (bk4, bn4) = (p.bk / 4, bn / 4);
-    for v in 0..la {
-        let e = format!("(lid + {}u)", v * wg);
-        let whole = (v + 1) * wg <= bm * bk4;
-        emit!(out, "{indent}{{");
-        emit!(out, "{indent}    let r = row0 + {e} / {bk4}u;");
-        emit!(out, "{indent}    let q = {step} * {bk4}u + {e} % {bk4}u;");
-        emit!(out, "{indent}    pa{v} = V(0.0);");
-        let guard = if whole {
-            String::new()
-        } else {
-            format!("{e} < {}u && ", bm * bk4)
+    // One register from row `r` and vec4 column `q`, zero unless `inside` (and `tail`) hold.
+    let mut load =
+        |reg: String, tail: Option<String>, [r, q]: [String; 2], inside: &str, source: &str| {
+            let guard = tail.map(|t| format!("{t} && ")).unwrap_or_default();
+            emit!(out, "{indent}{{");
+            emit!(out, "{indent}    let r = {r};");
+            emit!(out, "{indent}    let q = {q};");
+            emit!(out, "{indent}    {reg} = V(0.0);");
+            emit!(
+                out,
+                "{indent}    if ({guard}{inside}) {{ {reg} = {source}; }}"
+            );
+            emit!(out, "{indent}}}");
         };
-        emit!(
-            out,
-            "{indent}    if ({guard}r < params.m && q < k4) {{ pa{v} = a[r * k4 + q]; }}"
+    for v in 0..la {
+        let (e, tail) = nth_element(v, wg, bm * bk4);
+        let at = [
+            format!("row0 + {e} / {bk4}u"),
+            format!("{step} * {bk4}u + {e} % {bk4}u"),
+        ];
+        load(
+            format!("pa{v}"),
+            tail,
+            at,
+            "r < params.m && q < k4",
+            "a[r * k4 + q]",
         );
-        emit!(out, "{indent}}}");
     }
     for v in 0..lb {
-        let e = format!("(lid + {}u)", v * wg);
-        let whole = (v + 1) * wg <= p.bk * bn4;
-        emit!(out, "{indent}{{");
-        emit!(
-            out,
-            "{indent}    let r = {step} * {}u + {e} / {bn4}u;",
-            p.bk
+        let (e, tail) = nth_element(v, wg, p.bk * bn4);
+        let at = [
+            format!("{step} * {}u + {e} / {bn4}u", p.bk),
+            format!("col0 / 4u + {e} % {bn4}u"),
+        ];
+        load(
+            format!("pb{v}"),
+            tail,
+            at,
+            "r < params.lda && q < n4",
+            "b[r * n4 + q]",
         );
-        emit!(out, "{indent}    let q = col0 / 4u + {e} % {bn4}u;");
-        emit!(out, "{indent}    pb{v} = V(0.0);");
-        let guard = if whole {
-            String::new()
-        } else {
-            format!("{e} < {}u && ", p.bk * bn4)
-        };
-        emit!(
-            out,
-            "{indent}    if ({guard}r < params.lda && q < n4) {{ pb{v} = b[r * n4 + q]; }}"
-        );
-        emit!(out, "{indent}}}");
     }
 }
 
@@ -202,12 +212,8 @@ fn store_staged(
     let (stride_a, stride_b) = p.strides(precision);
     let mut store = |array: &str, v: u32, total: u32, per_row: u32, stride: u32, base: &str| {
         let reg = format!("p{}{v}", &array[1..]);
-        let e = format!("(lid + {}u)", v * wg);
-        let guard = if (v + 1) * wg <= total {
-            String::new()
-        } else {
-            format!("if ({e} < {total}u) ")
-        };
+        let (e, tail) = nth_element(v, wg, total);
+        let guard = tail.map(|t| format!("if ({t}) ")).unwrap_or_default();
         emit!(out, "{indent}{guard}{{");
         emit!(
             out,
