@@ -1,8 +1,16 @@
 //! The memory suite on the Vulkan adapter (lavapipe in CI), whose memory hierarchy is the host
 //! CPU's: every read and chase row verifies, the chase sees memory far slower than the smallest
-//! working set, and a level it detects lands within 2x of the host's L2 as `lscpu -C` reports
-//! it; the workgroup-memory and atomic rows all verify. (lavapipe's shader loads cost more than the host's L1 and L2 deliver, so its read curve
-//! is flat and its chase merges L1 into L2; see docs/suites/memory.md.)
+//! working set, and the levels it detects land within 2x of the host's caches as `lscpu -C`
+//! reports them: L1d, L2, and L3 where the host lets this machine use it all; the
+//! workgroup-memory and atomic rows all verify. (lavapipe's shader loads cost more than the
+//! host's L1 and L2 deliver, so its read curve is flat and the chase shows the levels; see
+//! docs/suites/memory.md.)
+//!
+//! A virtual machine may hold only part of its host's L3 (the hypervisor partitions it between
+//! tenants): lscpu still reports the whole, while a pointer chase on the CPU itself falls to
+//! memory at the part it holds. The test runs that chase natively first, and checks the L3
+//! level against the L3 the CPU delivers when that is less than half of what lscpu reports,
+//! saying so.
 
 mod common;
 
@@ -11,7 +19,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use common::run_ok;
-use gpubench_harness::testing::{require_vulkan, short_settings};
+use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::{BenchResult, MetricKind, Profile, Runner};
 use gpubench_suites::memory::{HostCache, MemorySuite, derive_levels, host_data_caches};
 use gpubench_suites::session::ShortRunTuner;
@@ -47,6 +55,73 @@ fn lscpu_caches() -> Vec<HostCache> {
     }
 }
 
+/// The largest working set (bytes) that a dependent-load chase on the CPU itself, over one
+/// random cycle of 64-byte nodes, still serves from a cache: of the sizes from twice `l2` to
+/// four times `l3` at two an octave (each the fastest of three walks), the last before the
+/// latency passes the geometric mean of the first size's and the last's (halfway, in log
+/// space, from cache to memory); and the curve itself, for the message.
+fn native_cache_reach(l2: u64, l3: u64) -> (u64, Vec<(u64, f64)>) {
+    const NODE: usize = 64;
+    let top = 4 * l3;
+    let mut sizes = Vec::new();
+    let mut octave = (2 * l2).next_power_of_two();
+    while octave <= top {
+        sizes.push(octave);
+        sizes.push(octave / 2 * 3);
+        octave *= 2;
+    }
+    sizes.retain(|&s| s <= top);
+    let nodes = |bytes: u64| (bytes as usize / NODE).max(2);
+    let mut memory = vec![[0u32; NODE / 4]; nodes(top)];
+    let mut order: Vec<u32> = (0..memory.len() as u32).collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let latencies: Vec<f64> = sizes
+        .iter()
+        .map(|&bytes| {
+            let n = nodes(bytes);
+            // Sattolo's shuffle: one cycle through every node, in an order no prefetcher follows.
+            for (i, slot) in order[..n].iter_mut().enumerate() {
+                *slot = i as u32;
+            }
+            for i in (1..n).rev() {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let j = (state % i as u64) as usize;
+                order.swap(i, j);
+            }
+            for i in 0..n {
+                memory[order[i] as usize][0] = order[(i + 1) % n];
+            }
+            let mut at = order[0] as usize;
+            for _ in 0..n {
+                at = memory[at][0] as usize;
+            }
+            // The fastest of three walks: a neighbour's burst only ever adds time.
+            let loads = 1usize << 19;
+            (0..3)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    for _ in 0..loads {
+                        at = std::hint::black_box(memory[at][0]) as usize;
+                    }
+                    std::hint::black_box(at);
+                    start.elapsed().as_secs_f64() * 1e9 / loads as f64
+                })
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    let (first, last) = (latencies[0], latencies[latencies.len() - 1]);
+    let halfway = (first * last).sqrt();
+    let reach = sizes
+        .iter()
+        .zip(&latencies)
+        .take_while(|(_, ns)| **ns < halfway)
+        .last()
+        .map_or(2 * l2, |(bytes, _)| *bytes);
+    (reach, sizes.into_iter().zip(latencies).collect())
+}
+
 fn median_of(results: &[BenchResult], id: &str) -> f64 {
     results
         .iter()
@@ -56,7 +131,7 @@ fn median_of(results: &[BenchResult], id: &str) -> f64 {
 }
 
 #[test]
-fn the_sweeps_verify_and_the_chase_finds_the_hosts_l2() {
+fn the_sweeps_verify_and_the_chase_finds_the_hosts_caches() {
     let Some(ctx) = require_vulkan() else {
         return;
     };
@@ -80,7 +155,9 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_l2() {
         tuner: &mut tuner,
     };
     let mut benches = MemorySuite.benchmarks(&mut build).expect("planned");
-    let runner = Runner::new(&ctx, short_settings());
+    // The quick profile as the tool runs it: the test's short samples are too few for a
+    // shared host's bursts, and the levels are what a user of the quick profile sees.
+    let runner = Runner::new(&ctx, Profile::Quick.settings(true));
     let results: Vec<BenchResult> = benches
         .iter_mut()
         .map(|bench| run_ok(&runner, bench.as_mut()))
@@ -130,19 +207,100 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_l2() {
             "memory/workgroup/stride-8",
         ]
     );
-    let levels = derive_levels(&results, &host);
-    let sizes: Vec<f64> = levels
-        .iter()
-        .filter(|r| r.id.starts_with("memory/latency-level-") && r.metric == MetricKind::Size)
-        .filter_map(BenchResult::median)
-        .map(|kib| kib * 1024.0)
-        .collect();
-    let l2_bytes = l2.bytes as f64;
-    assert!(
-        sizes
+    // The levels, against the caches. A shared host's neighbours can blur a sweep for seconds;
+    // the chase is measured again (twice at most) before a miss counts, and each try is
+    // compared with the CPU's own chase measured just before it.
+    let mut results = results;
+    let mut misses = Vec::new();
+    for attempt in 1..=3 {
+        if attempt > 1 {
+            for bench in benches
+                .iter_mut()
+                .filter(|b| b.info().id.starts_with("memory/latency/"))
+            {
+                let fresh = run_ok(&runner, bench.as_mut());
+                if let Some(slot) = results.iter_mut().find(|r| r.id == fresh.id) {
+                    *slot = fresh;
+                }
+            }
+        }
+        match level_misses(&results, &host, l2) {
+            None => return,
+            Some(miss) => misses.push(format!("try {attempt}: {miss}")),
+        }
+    }
+    panic!("{}", misses.join("\n"));
+}
+
+/// What is wrong with the latency levels `results` show against the host's caches: each of
+/// L1d, L2 and L3 has its level within 2x in size. L3's is checked against lscpu's when the
+/// CPU's own chase reaches at least half of it, else against what that chase reaches.
+fn level_misses(results: &[BenchResult], host: &[HostCache], l2: HostCache) -> Option<String> {
+    let levels = derive_levels(results, host);
+    let size_of = |cache: &str| {
+        levels
             .iter()
-            .any(|&s| s >= l2_bytes / 2.0 && s <= l2_bytes * 2.0),
-        "a latency level within 2x of the host's L2 ({} bytes): {sizes:?}",
-        l2.bytes
-    );
+            .filter(|r| r.id.starts_with("memory/latency-level-") && r.metric == MetricKind::Size)
+            .find(|r| r.params.get("host_cache").and_then(|c| c.as_str()) == Some(cache))
+            .and_then(BenchResult::median)
+            .map(|kib| kib * 1024.0)
+    };
+    let found: Vec<String> = levels
+        .iter()
+        .filter(|r| r.metric == MetricKind::Size)
+        .map(|r| format!("{} {:?}", r.id, r.params.get("range")))
+        .collect();
+    let chase: Vec<String> = results
+        .iter()
+        .filter(|r| r.id.starts_with("memory/latency/"))
+        .map(|r| format!("{} {:.1}", r.id, r.median().unwrap_or(f64::NAN)))
+        .collect();
+    let within_2x = |bytes: f64, reference: u64| {
+        bytes >= reference as f64 / 2.0 && bytes <= reference as f64 * 2.0
+    };
+    let mut references: Vec<(&str, u64, String)> = Vec::new();
+    if let Some(l1) = host.iter().find(|c| c.level == 1) {
+        references.push(("L1d", l1.bytes, "lscpu's L1d".into()));
+    }
+    references.push(("L2", l2.bytes, "lscpu's L2".into()));
+    if let Some(l3) = host.iter().find(|c| c.level == 3) {
+        let (reach, native) = native_cache_reach(l2.bytes, l3.bytes);
+        if 2 * reach >= l3.bytes {
+            references.push(("L3", l3.bytes, "lscpu's L3".into()));
+        } else {
+            let native: Vec<String> = native
+                .iter()
+                .map(|(bytes, ns)| format!("{} KiB {ns:.1} ns", bytes >> 10))
+                .collect();
+            eprintln!(
+                "lscpu reports an L3 of {} bytes, but a chase on the CPU itself reaches memory \
+                 past {reach} bytes: this machine holds only part of the L3, and the L3 level \
+                 is checked against that; the CPU's chase: {native:?}",
+                l3.bytes
+            );
+            references.push((
+                "L3",
+                reach,
+                "the part of lscpu's L3 the CPU's own chase reaches".to_string(),
+            ));
+        }
+    }
+    let misses: Vec<String> = references
+        .into_iter()
+        .filter_map(|(cache, reference, what)| {
+            let detected = size_of(cache);
+            (!detected.is_some_and(|bytes| within_2x(bytes, reference))).then(|| {
+                format!(
+                    "the latency level taken for {cache} ({detected:?} bytes) is not within 2x \
+                     of {what} ({reference} bytes)"
+                )
+            })
+        })
+        .collect();
+    (!misses.is_empty()).then(|| {
+        format!(
+            "{}; levels: {found:?}; chase (ns): {chase:?}",
+            misses.join("; ")
+        )
+    })
 }

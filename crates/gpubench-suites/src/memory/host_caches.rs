@@ -2,7 +2,7 @@
 //!
 //! A software adapter runs its kernels on the host CPU, so its memory hierarchy is the host's:
 //! the memory suite sizes its sweep from the largest of these caches, and on such an adapter
-//! names the host cache nearest each level it detects. Elsewhere (another OS, a GPU) nothing is
+//! pairs each level it detects with a host cache. Elsewhere (another OS, a GPU) nothing is
 //! assumed from them.
 
 use std::path::Path;

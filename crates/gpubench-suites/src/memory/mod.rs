@@ -261,7 +261,10 @@ struct Family<'a> {
 /// bound by the shader compiler's loads, not by the caches, and only the chase shows them).
 /// A curve with fewer than two plateaus shows no level and gives no rows. The last plateau is
 /// `beyond-caches` when the sweep reached four times the largest cache. On a software adapter
-/// `host` names the host cache nearest each level (params `host_cache`, `host_cache_bytes`).
+/// `host` names the host cache each level is taken for (params `host_cache`,
+/// `host_cache_bytes`): levels and caches pair in order of size, each at most once, as near in
+/// size as can be, and a last plateau that runs to twice the largest cache or further is
+/// `beyond-caches` too (the host's memory), however far the sweep went.
 pub fn derive_levels(results: &[BenchResult], host: &[HostCache]) -> Vec<BenchResult> {
     let bandwidth = curve(results, "read");
     let latency = curve(results, "chase");
@@ -312,9 +315,19 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
         return Vec::new();
     }
     let suite = gpubench_results::suite_names::MEMORY;
+    // On a software adapter a plateau that runs to twice the host's largest cache or further is
+    // no cache's: it is the host's memory, however far the sweep went.
+    let largest_host_cache = host.iter().map(|c| c.bytes).max();
+    let past_host_caches =
+        |p: &Plateau| largest_host_cache.is_some_and(|bytes| p.last_bytes >= 2 * bytes);
+    let beyond = |k: usize| k + 1 == found.len() && (reached_memory || past_host_caches(&found[k]));
+    let candidates: Vec<Option<u64>> = (0..found.len())
+        .map(|k| (!beyond(k) && !past_host_caches(&found[k])).then_some(found[k].last_bytes))
+        .collect();
+    let caches = matched_caches(host, &candidates);
     let mut out = Vec::new();
     for (k, plateau) in found.iter().enumerate() {
-        let beyond = reached_memory && k + 1 == found.len();
+        let beyond = beyond(k);
         let name = if beyond {
             family.beyond.to_string()
         } else {
@@ -334,7 +347,7 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
             .into(),
         );
         if !beyond {
-            if let Some(cache) = nearest(host, plateau.last_bytes) {
+            if let Some(cache) = caches[k] {
                 params.insert("host_cache".into(), cache.name().into());
                 params.insert("host_cache_bytes".into(), cache.bytes.into());
             }
@@ -379,12 +392,51 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
     out
 }
 
-/// The host cache whose size is nearest `bytes` by ratio.
-fn nearest(host: &[HostCache], bytes: u64) -> Option<HostCache> {
-    let distance = |c: &HostCache| (c.bytes as f64 / bytes as f64).ln().abs();
-    host.iter()
-        .copied()
-        .min_by(|a, b| distance(a).total_cmp(&distance(b)))
+/// The host cache each level is taken for: levels (their sizes; `None` for a plateau no cache
+/// can be) and caches pair in order of size, each at most once, as many pairs as can be, and of
+/// those pairings the one whose sizes differ least (the sum of each pair's log ratio). A level
+/// the hierarchy shows beyond the caches (a TLB's reach, a step inside a cache) stays unpaired.
+fn matched_caches(host: &[HostCache], levels: &[Option<u64>]) -> Vec<Option<HostCache>> {
+    let mut caches = host.to_vec();
+    caches.sort_by_key(|c| (c.bytes, c.level));
+    let (m, n) = (caches.len(), levels.len());
+    // best[i][j]: the best pairing of the first i caches with the first j levels, as (pairs,
+    // total log ratio); more pairs first, then the smaller ratio.
+    let better = |a: (usize, f64), b: (usize, f64)| a.0 > b.0 || (a.0 == b.0 && a.1 < b.1);
+    let mut best = vec![vec![(0usize, 0.0f64); n + 1]; m + 1];
+    for i in 1..=m {
+        for j in 1..=n {
+            let mut choice = best[i - 1][j];
+            if better(best[i][j - 1], choice) {
+                choice = best[i][j - 1];
+            }
+            if let Some(bytes) = levels[j - 1] {
+                let (pairs, cost) = best[i - 1][j - 1];
+                let paired = (
+                    pairs + 1,
+                    cost + (caches[i - 1].bytes as f64 / bytes as f64).ln().abs(),
+                );
+                if better(paired, choice) {
+                    choice = paired;
+                }
+            }
+            best[i][j] = choice;
+        }
+    }
+    let mut out = vec![None; n];
+    let (mut i, mut j) = (m, n);
+    while i > 0 && j > 0 {
+        if best[i][j] == best[i - 1][j] {
+            i -= 1;
+        } else if best[i][j] == best[i][j - 1] {
+            j -= 1;
+        } else {
+            out[j - 1] = Some(caches[i - 1]);
+            i -= 1;
+            j -= 1;
+        }
+    }
+    out
 }
 
 fn median(values: &[f64]) -> Option<f64> {
@@ -413,16 +465,7 @@ mod tests {
 
     #[test]
     fn the_sweep_reaches_four_times_the_largest_cache_unless_a_limit_stops_it() {
-        let host = [
-            HostCache {
-                level: 1,
-                bytes: 32 << 10,
-            },
-            HostCache {
-                level: 3,
-                bytes: 32 << 20,
-            },
-        ];
+        let host = [cache(1, 32 << 10), cache(3, 32 << 20)];
         let default = Profile::Default;
         let cpu = SweepPlan::new(AdapterClass::Software, 1 << 30, &host, default);
         assert_eq!(
@@ -440,6 +483,81 @@ mod tests {
         let quick = SweepPlan::new(AdapterClass::Software, 1 << 30, &host, Profile::Quick);
         assert_eq!(quick.top, 64 << 20);
         assert!(quick.capped_by.expect("capped").contains("quick"));
+    }
+
+    #[test]
+    fn levels_pair_with_host_caches_in_order_each_once() {
+        // The chase on a guest that holds 4 MiB of its host's 32 MiB L3: 7 ns to 16 KiB, 11 ns
+        // to 512 KiB, a climb to 3 MiB nearer in size to L2 than to L3, then memory, in a sweep
+        // capped before four times L3.
+        let sizes = working_sets(64 << 20);
+        let results: Vec<BenchResult> = sizes
+            .iter()
+            .map(|&b| {
+                let ns = match b {
+                    b if b <= 16 << 10 => 7.0,
+                    b if b <= 512 << 10 => 11.0,
+                    b if b <= 3 << 20 => 11.0 * (b as f64 / (512 << 10) as f64).powf(0.42),
+                    _ => 160.0,
+                };
+                row("chase", b, ns, true)
+            })
+            .collect();
+        let host = [cache(1, 32 << 10), cache(2, 1 << 20), cache(3, 32 << 20)];
+        let derived = derive_levels(&results, &host);
+        let sizes: Vec<(&str, String)> = derived
+            .iter()
+            .filter(|r| r.metric == MetricKind::Size)
+            .map(|r| {
+                let cache = r.params.get("host_cache").and_then(|c| c.as_str());
+                (r.id.as_str(), cache.unwrap_or("none").to_string())
+            })
+            .collect();
+        assert_eq!(
+            sizes,
+            [
+                ("memory/latency-level-1/size", "L1d".to_string()),
+                ("memory/latency-level-2/size", "L2".to_string()),
+                ("memory/latency-level-3/size", "L3".to_string()),
+            ],
+            "{derived:?}"
+        );
+        assert!(
+            derived
+                .iter()
+                .any(|r| r.id == "memory/latency-beyond-caches/latency"),
+            "{derived:?}"
+        );
+    }
+
+    #[test]
+    fn a_level_between_caches_stays_unpaired_and_no_cache_is_named_twice() {
+        let host = [cache(3, 32 << 20), cache(1, 32 << 10), cache(2, 1 << 20)];
+        // A step inside L2 (where the first-level TLB's reach ends) gives a level at 384 KiB.
+        let levels = [
+            Some(32 << 10),
+            Some(384 << 10),
+            Some(1 << 20),
+            Some(4 << 20),
+            None,
+        ];
+        let names: Vec<Option<String>> = matched_caches(&host, &levels)
+            .iter()
+            .map(|c| c.map(|c| c.name().to_string()))
+            .collect();
+        let want = [Some("L1d"), None, Some("L2"), Some("L3"), None];
+        assert_eq!(names, want.map(|n| n.map(str::to_string)));
+        // Fewer levels than caches: each goes to the cache nearest in size, in order.
+        let names: Vec<Option<String>> = matched_caches(&host, &[Some(2 << 20), Some(24 << 20)])
+            .iter()
+            .map(|c| c.map(|c| c.name().to_string()))
+            .collect();
+        assert_eq!(names, [Some("L2".to_string()), Some("L3".to_string())]);
+        assert_eq!(matched_caches(&[], &levels), [None; 5]);
+    }
+
+    fn cache(level: u8, bytes: u64) -> HostCache {
+        HostCache { level, bytes }
     }
 
     fn row(kernel: &str, bytes: u64, value: f64, capped: bool) -> BenchResult {
@@ -467,7 +585,7 @@ mod tests {
     }
 
     #[test]
-    fn levels_carry_size_bandwidth_latency_and_the_nearest_host_cache() {
+    fn levels_carry_size_bandwidth_latency_and_their_host_cache() {
         let sizes = working_sets(16 << 20);
         let mut results = Vec::new();
         for &b in &sizes {
@@ -481,16 +599,7 @@ mod tests {
             results.push(row("read", b, bw, false));
             results.push(row("chase", b, ns, false));
         }
-        let host = [
-            HostCache {
-                level: 1,
-                bytes: 32 << 10,
-            },
-            HostCache {
-                level: 2,
-                bytes: 1 << 20,
-            },
-        ];
+        let host = [cache(1, 32 << 10), cache(2, 1 << 20)];
         let derived = derive_levels(&results, &host);
         let ids: Vec<&str> = derived.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(
@@ -540,7 +649,25 @@ mod tests {
                 )
             })
             .collect();
+        let with_l3 = [host[0], host[1], cache(3, 32 << 20)];
+        let derived = derive_levels(&capped, &with_l3);
+        let level_3 = derived
+            .iter()
+            .find(|r| r.id == "memory/level-3/size")
+            .unwrap_or_else(|| panic!("a third level: {derived:?}"));
+        assert_eq!(level_3.params["host_cache"], "L3");
+        // Unless the host has no cache left for it: then it is the host's memory.
         let ids: Vec<String> = derive_levels(&capped, &host)
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert!(
+            ids.contains(&"memory/beyond-caches/bandwidth".to_string())
+                && !ids.iter().any(|id| id.starts_with("memory/level-3/")),
+            "{ids:?}"
+        );
+        // Without host caches to pair with, a capped sweep's last plateau stays a level.
+        let ids: Vec<String> = derive_levels(&capped, &[])
             .into_iter()
             .map(|r| r.id)
             .collect();
