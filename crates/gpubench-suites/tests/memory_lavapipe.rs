@@ -225,7 +225,19 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_caches() {
             }
         }
         match level_misses(&results, &host, l2) {
-            None => return,
+            None => {
+                let found: Vec<String> = derive_levels(&results, &host)
+                    .iter()
+                    .filter(|r| r.id.starts_with("memory/latency-") && r.metric == MetricKind::Size)
+                    .map(|r| {
+                        let cache = r.params.get("host_cache").and_then(|c| c.as_str());
+                        let kib = r.median().unwrap_or(f64::NAN);
+                        format!("{} {kib} KiB ({})", r.id, cache.unwrap_or("unpaired"))
+                    })
+                    .collect();
+                eprintln!("the chase's levels on try {attempt}: {found:?}");
+                return;
+            }
             Some(miss) => misses.push(format!("try {attempt}: {miss}")),
         }
     }

@@ -228,7 +228,12 @@ fn plan_params(plan: &SweepPlan) -> BTreeMap<String, serde_json::Value> {
     params
 }
 
-/// The curve of one kernel's measured rows: (working set, median).
+/// The curve of one kernel's measured rows: (working set, best sample), the best being the
+/// fastest (the lowest latency, the highest bandwidth). Levels are read from these, not from
+/// the medians the rows report: a shared host's other work only ever slows a sample, and a
+/// neighbour's burst of a few seconds lifts the medians of a size or two and no others',
+/// enough to split a level or cut it short, while each size's fastest sample stays what the
+/// memory itself does. (On a quiet adapter the two differ by the rows' small spread.)
 fn curve(results: &[BenchResult], kernel: &str) -> Vec<(u64, f64)> {
     results
         .iter()
@@ -236,7 +241,14 @@ fn curve(results: &[BenchResult], kernel: &str) -> Vec<(u64, f64)> {
         .filter(|r| crate::derived::param_str(r, "kernel") == Some(kernel))
         .filter_map(|r| {
             let bytes = r.params.get("working_set_bytes")?.as_u64()?;
-            Some((bytes, r.median()?))
+            r.median()?;
+            let summary = r.summary.as_ref()?;
+            let best = if r.higher_is_better {
+                summary.max
+            } else {
+                summary.min
+            };
+            Some((bytes, best))
         })
         .collect()
 }
@@ -259,12 +271,14 @@ struct Family<'a> {
 /// gives `memory/level-k/{size,bandwidth,latency}`, the chase's
 /// `memory/latency-level-k/{size,latency,bandwidth}` (on a software adapter the read kernel is
 /// bound by the shader compiler's loads, not by the caches, and only the chase shows them).
-/// A curve with fewer than two plateaus shows no level and gives no rows. The last plateau is
-/// `beyond-caches` when the sweep reached four times the largest cache. On a software adapter
-/// `host` names the host cache each level is taken for (params `host_cache`,
-/// `host_cache_bytes`): levels and caches pair in order of size, each at most once, as near in
-/// size as can be, and a last plateau that runs to twice the largest cache or further is
-/// `beyond-caches` too (the host's memory), however far the sweep went.
+/// Levels are read from each size's best sample (see [`curve`]), and their figures are the
+/// medians of the best samples of the sizes on them. A curve with fewer than two plateaus
+/// shows no level and gives no rows. The last plateau is `beyond-caches` when the sweep
+/// reached four times the largest cache. On a software adapter `host` names the host cache
+/// each level is taken for (params `host_cache`, `host_cache_bytes`): levels and caches pair in
+/// order of size, each at most once, as near in size as can be, and a last plateau that runs
+/// to twice the largest cache or further is `beyond-caches` too (the host's memory), however
+/// far the sweep went.
 pub fn derive_levels(results: &[BenchResult], host: &[HostCache]) -> Vec<BenchResult> {
     let bandwidth = curve(results, "read");
     let latency = curve(results, "chase");
@@ -279,13 +293,13 @@ pub fn derive_levels(results: &[BenchResult], host: &[HostCache]) -> Vec<BenchRe
         bandwidth.as_slice(),
         MetricKind::Bandwidth,
         "bandwidth",
-        "median read bandwidth over the level's working sets",
+        "read bandwidth over the level's working sets: the median of each one's best sample",
     );
     let chase = (
         latency.as_slice(),
         MetricKind::Latency,
         "latency",
-        "median dependent-load latency over the level's working sets (ns)",
+        "dependent-load latency over the level's working sets: the median of each one's best sample (ns)",
     );
     let families = [
         Family {
@@ -363,30 +377,22 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
             size.higher_is_better = true;
             out.push(size);
         }
-        let (_, metric, word, counts) = family.curve;
-        out.push(derived_result(
-            format!("memory/{name}/{word}"),
-            suite,
-            metric,
-            counts,
-            plateau.median,
-            params.clone(),
-        ));
-        let (other, metric, word, counts) = family.other;
-        let inside: Vec<f64> = other
-            .iter()
-            .filter(|(b, _)| (plateau.first_bytes..=plateau.last_bytes).contains(b))
-            .map(|(_, v)| *v)
-            .collect();
-        if let Some(median) = median(&inside) {
-            out.push(derived_result(
-                format!("memory/{name}/{word}"),
-                suite,
-                metric,
-                counts,
-                median,
-                params,
-            ));
+        for (curve, metric, word, counts) in [family.curve, family.other] {
+            let inside: Vec<f64> = curve
+                .iter()
+                .filter(|(b, _)| (plateau.first_bytes..=plateau.last_bytes).contains(b))
+                .map(|(_, v)| *v)
+                .collect();
+            if let Some(median) = median(&inside) {
+                out.push(derived_result(
+                    format!("memory/{name}/{word}"),
+                    suite,
+                    metric,
+                    counts,
+                    median,
+                    params.clone(),
+                ));
+            }
         }
     }
     out
@@ -561,6 +567,10 @@ mod tests {
     }
 
     fn row(kernel: &str, bytes: u64, value: f64, capped: bool) -> BenchResult {
+        row_of_samples(kernel, bytes, &[value], capped)
+    }
+
+    fn row_of_samples(kernel: &str, bytes: u64, samples: &[f64], capped: bool) -> BenchResult {
         let metric = if kernel == "read" {
             MetricKind::Bandwidth
         } else {
@@ -579,9 +589,54 @@ mod tests {
             info = info.param("sweep_capped_by", "a limit");
         }
         let mut r = BenchResult::empty(&info, Status::Ok, None);
-        r.summary = gpubench_results::stats::summarize(&[value]);
-        r.samples = vec![value];
+        r.summary = gpubench_results::stats::summarize(samples);
+        r.samples = samples.to_vec();
         r
+    }
+
+    #[test]
+    fn a_neighbours_burst_moves_no_level_edge() {
+        // L1d to 32 KiB at 1.5 ns, L2 to 1 MiB at 5 ns, then memory at 40 ns; a burst on the
+        // host lifts most samples at 512 and 768 KiB to 9 ns, two of five stay at 5 ns.
+        let burst = [9.0, 5.0, 9.2, 5.0, 9.1];
+        let results: Vec<BenchResult> = working_sets(16 << 20)
+            .into_iter()
+            .map(|b| match b {
+                b if b <= 32 << 10 => row("chase", b, 1.5, false),
+                b if b == 512 << 10 || b == 768 << 10 => row_of_samples("chase", b, &burst, false),
+                b if b <= 1 << 20 => row("chase", b, 5.0, false),
+                b => row("chase", b, 40.0, false),
+            })
+            .collect();
+        // By medians alone the burst would be a level of its own, and cut L2 short.
+        let by_median: Vec<(u64, f64)> = results
+            .iter()
+            .filter_map(|r| Some((r.params["working_set_bytes"].as_u64()?, r.median()?)))
+            .collect();
+        let cut = plateaus(&by_median, Trend::Rising);
+        assert!(
+            cut.len() == 4 && cut[1].last_bytes == 384 << 10,
+            "the burst splits L2 when read by medians: {cut:?}"
+        );
+        let host = [cache(1, 32 << 10), cache(2, 1 << 20)];
+        let derived = derive_levels(&results, &host);
+        let find = |id: &str| {
+            derived
+                .iter()
+                .find(|r| r.id == id)
+                .and_then(BenchResult::median)
+                .unwrap_or_else(|| panic!("{id} in {derived:?}"))
+        };
+        assert_eq!(find("memory/latency-level-2/size"), 1024.0);
+        assert!(
+            !derived
+                .iter()
+                .any(|r| r.id.starts_with("memory/latency-level-3"))
+        );
+        // The levels' figures are their sizes' best samples too.
+        assert_eq!(find("memory/latency-level-1/latency"), 1.5);
+        assert_eq!(find("memory/latency-level-2/latency"), 5.0);
+        assert_eq!(find("memory/latency-beyond-caches/latency"), 40.0);
     }
 
     #[test]
