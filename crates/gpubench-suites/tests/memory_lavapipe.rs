@@ -224,30 +224,25 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_caches() {
                 }
             }
         }
-        match level_misses(&results, &host, l2) {
-            None => {
-                let found: Vec<String> = derive_levels(&results, &host)
-                    .iter()
-                    .filter(|r| r.id.starts_with("memory/latency-") && r.metric == MetricKind::Size)
-                    .map(|r| {
-                        let cache = r.params.get("host_cache").and_then(|c| c.as_str());
-                        let kib = r.median().unwrap_or(f64::NAN);
-                        format!("{} {kib} KiB ({})", r.id, cache.unwrap_or("unpaired"))
-                    })
-                    .collect();
-                eprintln!("the chase's levels on try {attempt}: {found:?}");
+        match check_levels(&results, &host, l2) {
+            Ok(found) => {
+                eprintln!("the levels on try {attempt}: {found:?}");
                 return;
             }
-            Some(miss) => misses.push(format!("try {attempt}: {miss}")),
+            Err(miss) => misses.push(format!("try {attempt}: {miss}")),
         }
     }
     panic!("{}", misses.join("\n"));
 }
 
-/// What is wrong with the latency levels `results` show against the host's caches: each of
-/// L1d, L2 and L3 has its level within 2x in size; L3 only when the CPU's own chase reaches at
-/// least half of it.
-fn level_misses(results: &[BenchResult], host: &[HostCache], l2: HostCache) -> Option<String> {
+/// The levels `results` show (Ok), or what is wrong with the latency levels against the host's
+/// caches (Err): each of L1d, L2 and L3 has its level within 2x in size; L3 only when the CPU's
+/// own chase reaches at least half of it.
+fn check_levels(
+    results: &[BenchResult],
+    host: &[HostCache],
+    l2: HostCache,
+) -> Result<Vec<String>, String> {
     let levels = derive_levels(results, host);
     let size_of = |cache: &str| {
         levels
@@ -260,7 +255,16 @@ fn level_misses(results: &[BenchResult], host: &[HostCache], l2: HostCache) -> O
     let found: Vec<String> = levels
         .iter()
         .filter(|r| r.metric == MetricKind::Size)
-        .map(|r| format!("{} {:?}", r.id, r.params.get("range")))
+        .map(|r| {
+            let cache = r.params.get("host_cache").and_then(|c| c.as_str());
+            let range = r.params.get("range").and_then(|c| c.as_str());
+            format!(
+                "{} {} ({})",
+                r.id,
+                range.unwrap_or("?"),
+                cache.unwrap_or("unpaired")
+            )
+        })
         .collect();
     let chase: Vec<String> = results
         .iter()
@@ -307,10 +311,12 @@ fn level_misses(results: &[BenchResult], host: &[HostCache], l2: HostCache) -> O
             })
         })
         .collect();
-    (!misses.is_empty()).then(|| {
-        format!(
+    if misses.is_empty() {
+        Ok(found)
+    } else {
+        Err(format!(
             "{}; levels: {found:?}; chase (ns): {chase:?}",
             misses.join("; ")
-        )
-    })
+        ))
+    }
 }
