@@ -6,14 +6,16 @@
 //! **improved** when entirely above `1 + band`, **unchanged** when it lies inside the band, and
 //! **inconclusive** otherwise (it straddles an edge or is wider than the band). Status changes
 //! are verdicts of their own; a result that was ok and now fails or is skipped is a regression
-//! whatever the timing noise, so report-only mode never hides it.
+//! whatever the timing noise, so report-only mode never hides it. A metric this gpubench does
+//! not know (a newer gpubench wrote it) is **not judged**: its values are shown, with no ratio
+//! and no verdict, since which way is better for it is not known here.
 //!
 //! Runs of different adapters (fingerprints) are compared across machines: ratios only, no
 //! verdicts, labelled with what differs.
 
 use std::collections::BTreeMap;
 
-use gpubench_results::{BenchResult, RunDocument, Status};
+use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::machine::{Difference, machine_differences};
@@ -428,6 +430,17 @@ fn judge_pair(
         pair.verdict = Verdict::NotMeasured;
         return pair;
     }
+    if let Some(unknown) = unknown_metric(base, new) {
+        // Which way is better for a metric this build does not know is not known here: the
+        // file's `higher_is_better` is shown, but a ratio "oriented so > 1 is faster" or a
+        // verdict would take it on trust. Status changes above are judged all the same: a
+        // failure is one whatever the metric.
+        pair.verdict = Verdict::NotJudged;
+        pair.note = Some(format!(
+            "not judged: metric kind '{unknown}' unknown to this gpubench"
+        ));
+        return pair;
+    }
     if let Some(changed) = metric_changed(base, new) {
         pair.note = Some(changed);
         return pair;
@@ -464,6 +477,13 @@ fn judge_pair(
     };
     pair.regression = pair.verdict == Verdict::Regressed;
     pair
+}
+
+/// The metric of `base` or `new` that this gpubench does not know, if either is one.
+fn unknown_metric(base: &BenchResult, new: &BenchResult) -> Option<MetricKind> {
+    [base.metric, new.metric]
+        .into_iter()
+        .find(|m| !m.is_known())
 }
 
 /// `metric changed (GB/s, higher is better -> GB/s, lower is better): not comparable` when the

@@ -21,7 +21,8 @@ pub enum CrossCell {
     Value {
         /// The median.
         median: f64,
-        /// Oriented ratio against the first column (> 1 faster).
+        /// Oriented ratio against the first column (> 1 faster); none for a metric this
+        /// gpubench does not know.
         ratio: Option<f64>,
     },
     /// Skipped or failed, with the reason.
@@ -96,15 +97,19 @@ pub fn cross_table(runs: &[(&str, &RunDocument)]) -> CrossTable {
 }
 
 /// One run's cell for `row`'s id: its median and ratio against `reference`, why it has none,
-/// or absent.
+/// or absent. A metric this gpubench does not know gets no ratio: orienting one (> 1 faster)
+/// would take its direction on trust.
 fn cell(found: Option<&BenchResult>, reference: Option<f64>, row: &BenchResult) -> CrossCell {
     let Some(r) = found else {
         return CrossCell::Absent;
     };
+    let known = row.metric.is_known() && r.metric.is_known();
     match r.median() {
         Some(median) => CrossCell::Value {
             median,
-            ratio: reference.and_then(|base| oriented(base, median, row.higher_is_better)),
+            ratio: reference
+                .filter(|_| known)
+                .and_then(|base| oriented(base, median, row.higher_is_better)),
         },
         None => CrossCell::NotMeasured {
             status: r.status,

@@ -32,6 +32,9 @@ pub enum Verdict {
     NotMeasured,
     /// Across machines: a ratio, no verdict.
     RatioOnly,
+    /// The metric is one this gpubench does not know (a newer one wrote it): its direction is
+    /// not known here, so its values are shown and never judged.
+    NotJudged,
 }
 
 impl Verdict {
@@ -47,6 +50,7 @@ impl Verdict {
             Verdict::StatusChanged => "status-changed",
             Verdict::NotMeasured => "not-measured",
             Verdict::RatioOnly => "ratio-only",
+            Verdict::NotJudged => "not-judged",
         }
     }
 }

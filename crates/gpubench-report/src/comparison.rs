@@ -243,14 +243,25 @@ pub fn cross_text(table: &CrossTable) -> ComparisonText {
         }));
         grid.push(cells);
     }
+    let mut notes = vec![
+        "values: medians; (1.23x): ratio against [1], oriented so that > 1 is faster; different machines get ratios, not verdicts"
+            .to_string(),
+    ];
+    notes.extend(unknown_metrics_note(table));
     ComparisonText {
         heading,
         grid,
-        notes: vec![
-            "values: medians; (1.23x): ratio against [1], oriented so that > 1 is faster; different machines get ratios, not verdicts"
-                .to_string(),
-        ],
+        notes,
     }
+}
+
+/// Why some rows of a cross-card table have values and no ratio: their metric is one this
+/// gpubench does not know, so which way is faster is not known here. `None` when all are known.
+fn unknown_metrics_note(table: &CrossTable) -> Option<String> {
+    let names = crate::run_text::unknown_metric_names(table.rows.iter().map(|r| &r.metric))?;
+    Some(format!(
+        "metric kind {names} unknown to this gpubench: values only, no ratio (which way is faster is not known here)"
+    ))
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! heading (adapter, profile, telemetry, run noise), one grid per suite, the warning notes and
 //! the legend. The terminal adds only what needs its own drawing (sweeps, latency, datasheet).
 
-use gpubench_results::{BenchResult, RunDocument, Status};
+use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
 
 use crate::grid::Grid;
 use crate::numbers::{ci_percent, sig3, status_cell};
@@ -152,6 +152,7 @@ fn legend(doc: &RunDocument) -> Vec<String> {
             .to_string(),
         "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.".to_string(),
     ];
+    lines.extend(unknown_metrics_line(doc));
     if doc
         .results
         .iter()
@@ -165,6 +166,31 @@ fn legend(doc: &RunDocument) -> Vec<String> {
         );
     }
     lines
+}
+
+/// What the table cannot say of a metric this gpubench does not know (a newer one wrote the
+/// file): that its rows are as written, in their own unit, and never judged. `None` when every
+/// metric is known.
+fn unknown_metrics_line(doc: &RunDocument) -> Option<String> {
+    let names = unknown_metric_names(doc.results.iter().map(|r| &r.metric))?;
+    Some(format!(
+        "metric kind {names} unknown to this gpubench (a newer one wrote the file): shown as written, in the unit the file gives, never judged."
+    ))
+}
+
+/// The metrics among `metrics` that this gpubench does not know, each once, quoted and joined
+/// (`'a', 'b'`); `None` when it knows them all.
+pub(crate) fn unknown_metric_names<'a>(
+    metrics: impl Iterator<Item = &'a MetricKind>,
+) -> Option<String> {
+    let mut names: Vec<&str> = Vec::new();
+    for metric in metrics.filter(|m| !m.is_known()) {
+        if !names.contains(&metric.name()) {
+            names.push(metric.name());
+        }
+    }
+    let quoted: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    (!quoted.is_empty()).then(|| quoted.join(", "))
 }
 
 #[cfg(test)]

@@ -2,6 +2,10 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use jiff::SignedDuration;
+use jiff::civil::DateTime;
+use jiff::fmt::temporal::Pieces;
+
 use crate::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
 
 /// A small system file's text, through the bounded reader.
@@ -50,121 +54,56 @@ pub fn cpu_count() -> usize {
 
 /// UTC time now as RFC 3339 (`2026-11-29T16:21:00Z`).
 pub fn now_rfc3339() -> String {
-    let (date, time) = utc_parts(SystemTime::now());
-    format!("{date}T{time}Z")
+    rfc3339_at(SystemTime::now())
 }
 
 /// UTC time now for file names (`20261129-162100`).
 pub fn now_compact() -> String {
-    let (date, time) = utc_parts(SystemTime::now());
-    format!("{}-{}", date.replace('-', ""), time.replace(':', ""))
+    compact_at(SystemTime::now())
 }
 
-fn utc_parts(at: SystemTime) -> (String, String) {
-    let secs = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    (
-        format!("{y:04}-{m:02}-{d:02}"),
-        format!("{:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60),
-    )
+/// `at` in UTC as RFC 3339, to the whole second (`2026-11-29T16:21:00Z`). Neither format
+/// names an offset or a zone, so formatting a civil time by it cannot fail.
+fn rfc3339_at(at: SystemTime) -> String {
+    utc_civil(at).strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+/// `at` in UTC for file names, to the whole second (`20261129-162100`).
+fn compact_at(at: SystemTime) -> String {
+    utc_civil(at).strftime("%Y%m%d-%H%M%S").to_string()
 }
+
+/// The civil UTC date and time of `at`, truncated to the whole second. A clock before 1970 is
+/// wrong, and these stamps have always written the epoch for it; one past the end of year 9999
+/// (the last time jiff's calendar holds) writes that last second, where the hand-written
+/// calendar this replaces wrote a five-digit year that no reader of these files parsed.
+fn utc_civil(at: SystemTime) -> DateTime {
+    let seconds = at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let seconds = i64::try_from(seconds).unwrap_or(i64::MAX);
+    EPOCH
+        .checked_add(SignedDuration::from_secs(seconds))
+        .unwrap_or(LAST_SECOND)
+}
+
+/// 1970-01-01T00:00:00, UTC's civil time at the Unix epoch.
+const EPOCH: DateTime = DateTime::constant(1970, 1, 1, 0, 0, 0, 0);
+
+/// The last whole second jiff's civil calendar holds.
+const LAST_SECOND: DateTime = DateTime::constant(9999, 12, 31, 23, 59, 59, 0);
 
 /// Nanoseconds since 1970-01-01 UTC of an RFC 3339 time (`2026-11-29T16:21:00Z`,
-/// `2026-11-29T17:21:00.25+01:00`), the form `started_at` is written in; `None` for anything
-/// else. Runs are ordered by this, not by their text (offsets and fractions sort wrongly).
+/// `2026-11-29T17:21:00.25+01:00`), the form `started_at` is written in; `None` for a text
+/// that is no date and time with an offset. Read by jiff, which also takes the ISO 8601 forms
+/// close to it (seconds left out, a time zone annotation after the offset). Runs are ordered by
+/// this, not by their text (offsets and fractions sort wrongly).
 pub fn parse_rfc3339(text: &str) -> Option<i128> {
-    let bytes = text.as_bytes();
-    let number = |range: std::ops::Range<usize>| -> Option<i64> {
-        let part = text.get(range)?;
-        part.bytes()
-            .all(|b| b.is_ascii_digit())
-            .then(|| part.parse().ok())?
-    };
-    let separators = [(4, b'-'), (7, b'-'), (13, b':'), (16, b':')];
-    let date_time = bytes.len() >= 20
-        && separators.iter().all(|&(i, c)| bytes[i] == c)
-        && matches!(bytes[10], b'T' | b't' | b' ');
-    if !date_time {
-        return None;
-    }
-    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
-    let (hour, minute, second) = (number(11..13)?, number(14..16)?, number(17..19)?);
-    let valid = (1..=12).contains(&month)
-        && (1..=days_in_month(year, month)).contains(&day)
-        && hour < 24
-        && minute < 60
-        && second <= 60;
-    if !valid {
-        return None;
-    }
-    let mut rest = &text[19..];
-    let mut nanos: i128 = 0;
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            return None;
-        }
-        let padded = format!("{:0<9}", &fraction[..digits.min(9)]);
-        nanos = padded.parse().ok()?;
-        rest = &fraction[digits..];
-    }
-    let offset_minutes: i64 = match rest {
-        "Z" | "z" => 0,
-        _ if rest.len() == 6 && rest.as_bytes()[3] == b':' => {
-            let sign = match rest.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let hours: i64 = rest[1..3].parse().ok()?;
-            let minutes: i64 = rest[4..6].parse().ok()?;
-            if hours > 23 || minutes > 59 {
-                return None;
-            }
-            sign * (hours * 60 + minutes)
-        }
-        _ => return None,
-    };
-    let days = days_from_civil(year, month as u32, day as u32);
-    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    Some(i128::from(seconds) * 1_000_000_000 + nanos)
-}
-
-fn days_in_month(year: i64, month: i64) -> i64 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// A proleptic Gregorian date to days since 1970-01-01 (Howard Hinnant's algorithm, the
-/// inverse of [`civil_from_days`]).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = i64::from((month + 9) % 12);
-    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    // Pieces rather than a jiff `Timestamp`: a timestamp ends some hours before the year 9999
+    // does, and every second these stamps write (through 9999-12-31T23:59:59Z) reads back.
+    let pieces = Pieces::parse(text).ok()?;
+    let offset = pieces.to_numeric_offset()?;
+    let local = pieces.date().to_datetime(pieces.time()?);
+    let since_epoch = local.duration_since(EPOCH).as_nanos();
+    Some(since_epoch - i128::from(offset.seconds()) * 1_000_000_000)
 }
 
 #[cfg(test)]
@@ -196,14 +135,88 @@ mod tests {
         }
         let now = now_rfc3339();
         assert!(parse_rfc3339(&now).is_some(), "{now}");
-        assert_eq!(days_from_civil(2026, 11, 29), 20_786);
-        assert_eq!(days_from_civil(2000, 2, 29), 11_016);
     }
 
+    /// The instant `seconds` (and `nanos`) after 1970-01-01 UTC, or before it when negative.
+    fn instant(seconds: i64, nanos: u32) -> SystemTime {
+        let after = std::time::Duration::new(seconds.unsigned_abs(), nanos);
+        if seconds < 0 {
+            UNIX_EPOCH - after
+        } else {
+            UNIX_EPOCH + after
+        }
+    }
+
+    /// The formats as results files and file names hold them, pinned byte for byte: written by
+    /// the hand-made calendar code first, they hold for any replacement of it.
     #[test]
-    fn civil_dates_match_known_days() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(20_786), (2026, 11, 29));
+    fn timestamps_and_file_name_stamps_are_pinned() {
+        let cases = [
+            // The epoch.
+            (0, 0, "1970-01-01T00:00:00Z", "19700101-000000"),
+            // Leap days, one in a year divisible by 400.
+            (951_827_696, 0, "2000-02-29T12:34:56Z", "20000229-123456"),
+            (1_709_251_199, 0, "2024-02-29T23:59:59Z", "20240229-235959"),
+            // The end of a year and the second after it.
+            (1_798_761_599, 0, "2026-12-31T23:59:59Z", "20261231-235959"),
+            (1_798_761_600, 0, "2027-01-01T00:00:00Z", "20270101-000000"),
+            // Sub-second: truncated to the second, never rounded up.
+            (
+                1_795_969_260,
+                999_999_999,
+                "2026-11-29T16:21:00Z",
+                "20261129-162100",
+            ),
+            (1_795_969_260, 1, "2026-11-29T16:21:00Z", "20261129-162100"),
+            // 2100 is no leap year.
+            (4_107_542_400, 0, "2100-03-01T00:00:00Z", "21000301-000000"),
+            // The far future: the last second of year 9999.
+            (
+                253_402_300_799,
+                0,
+                "9999-12-31T23:59:59Z",
+                "99991231-235959",
+            ),
+            // A clock before 1970 is wrong: the epoch is written.
+            (-1, 0, "1970-01-01T00:00:00Z", "19700101-000000"),
+        ];
+        for (seconds, nanos, rfc3339, compact) in cases {
+            let at = instant(seconds, nanos);
+            assert_eq!(rfc3339_at(at), rfc3339, "{seconds}.{nanos:09}");
+            assert_eq!(compact_at(at), compact, "{seconds}.{nanos:09}");
+            if seconds >= 0 {
+                // What is written reads back as the same second.
+                let read = parse_rfc3339(rfc3339).expect("reads back");
+                assert_eq!(read, i128::from(seconds) * 1_000_000_000, "{rfc3339}");
+            }
+        }
+    }
+
+    /// Past the calendar's end the stamp stays a valid, readable time: its last second (the
+    /// hand-written calendar wrote `10000-01-01T00:00:00Z`, which no reader parsed).
+    #[test]
+    fn a_clock_past_the_year_9999_writes_the_last_second() {
+        let past = instant(253_402_300_800, 0);
+        assert_eq!(rfc3339_at(past), "9999-12-31T23:59:59Z");
+        assert_eq!(compact_at(past), "99991231-235959");
+        let end_of_time = UNIX_EPOCH + std::time::Duration::from_secs(u64::MAX / 2);
+        assert_eq!(rfc3339_at(end_of_time), "9999-12-31T23:59:59Z");
+    }
+
+    /// Parsed instants, pinned in nanoseconds since the epoch.
+    #[test]
+    fn parsed_instants_are_pinned() {
+        let cases: [(&str, i128); 7] = [
+            ("1970-01-01T00:00:00Z", 0),
+            ("2000-02-29T12:34:56Z", 951_827_696_000_000_000),
+            ("2026-11-29T17:21:00.25+01:00", 1_795_969_260_250_000_000),
+            ("2026-11-29t16:21:00z", 1_795_969_260_000_000_000),
+            ("2026-11-29 16:21:00.123456789Z", 1_795_969_260_123_456_789),
+            ("2027-01-01T01:00:00-01:00", 1_798_768_800_000_000_000),
+            ("1969-12-31T23:59:59Z", -1_000_000_000),
+        ];
+        for (text, nanos) in cases {
+            assert_eq!(parse_rfc3339(text), Some(nanos), "{text}");
+        }
     }
 }

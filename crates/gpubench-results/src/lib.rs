@@ -9,6 +9,7 @@ pub mod adapter;
 pub mod bounded;
 pub mod error;
 pub mod hostinfo;
+pub mod kind_name;
 pub mod metric;
 pub mod profile;
 pub mod results_file;
@@ -23,6 +24,7 @@ pub mod warnings;
 
 pub use adapter::AdapterSummary;
 pub use error::ResultsError;
+pub use kind_name::KindName;
 pub use metric::{BenchmarkInfo, IterationPolicy, MetricKind, Role, TimingPreference, Work};
 pub use profile::{Profile, RunSettings};
 pub use schema::{BenchResult, RunDocument, Status, TimingSource};

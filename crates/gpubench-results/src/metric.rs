@@ -5,10 +5,15 @@
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::kind_name::{KindName, KindNameError};
 
 /// What a result's number measures, which decides its unit and its direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+///
+/// A file from a newer gpubench may name a metric this one does not know: it reads as
+/// `Unknown`, keeping the name as written (new metrics do not raise `schema_version`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MetricKind {
     /// Bytes read plus bytes written per second, in GB/s (10^9 B/s).
@@ -31,10 +36,48 @@ pub enum MetricKind {
     ArithmeticIntensity,
     /// A percentage of a measured ceiling (matmul as a fraction of the FMA peak).
     FractionOfPeak,
+    /// A metric this gpubench does not know, written by a newer one, kept by its name. Its unit
+    /// and direction are its result's own (`unit`, `higher_is_better`): readers show them and
+    /// never judge the result, since what "better" means for it is not known here.
+    #[serde(untagged)]
+    Unknown(KindName),
 }
 
 impl MetricKind {
-    /// The unit the metric is reported in.
+    /// Every metric this gpubench knows, in the order the schema lists them.
+    pub const KNOWN: [MetricKind; 9] = [
+        MetricKind::Bandwidth,
+        MetricKind::Throughput,
+        MetricKind::IntThroughput,
+        MetricKind::TimePerOp,
+        MetricKind::Latency,
+        MetricKind::Capacity,
+        MetricKind::Size,
+        MetricKind::ArithmeticIntensity,
+        MetricKind::FractionOfPeak,
+    ];
+
+    /// The known metric written `name`, or `None` when this gpubench does not know it.
+    pub fn known(name: &str) -> Option<MetricKind> {
+        Self::KNOWN.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The metric a file names `name`: a known one, else [`MetricKind::Unknown`] keeping the
+    /// name; an error only for a name no file may hold (empty, or too long to keep).
+    pub fn from_name(name: &str) -> Result<MetricKind, KindNameError> {
+        match Self::known(name) {
+            Some(known) => Ok(known),
+            None => KindName::new(name).map(MetricKind::Unknown),
+        }
+    }
+
+    /// Whether this gpubench knows the metric (its unit, its direction, how to judge it).
+    pub fn is_known(self) -> bool {
+        !matches!(self, MetricKind::Unknown(_))
+    }
+
+    /// The unit the metric is reported in; empty for an unknown metric, whose results carry
+    /// their own unit (`BenchResult::unit`).
     pub fn unit(self) -> &'static str {
         match self {
             MetricKind::Bandwidth => "GB/s",
@@ -46,11 +89,12 @@ impl MetricKind {
             MetricKind::Size => "KiB",
             MetricKind::ArithmeticIntensity => "FLOP/B",
             MetricKind::FractionOfPeak => "%",
+            MetricKind::Unknown(_) => "",
         }
     }
 
-    /// The metric's name as written in files.
-    pub fn name(self) -> &'static str {
+    /// The metric's name as written in files (an unknown one's as its file wrote it).
+    pub fn name(&self) -> &str {
         match self {
             MetricKind::Bandwidth => "bandwidth",
             MetricKind::Throughput => "throughput",
@@ -61,6 +105,7 @@ impl MetricKind {
             MetricKind::Size => "size",
             MetricKind::ArithmeticIntensity => "arithmetic-intensity",
             MetricKind::FractionOfPeak => "fraction-of-peak",
+            MetricKind::Unknown(name) => name.as_str(),
         }
     }
 
@@ -73,7 +118,8 @@ impl MetricKind {
         )
     }
 
-    /// Whether a larger value is better.
+    /// Whether a larger value is better. An unknown metric's direction is not known here: it
+    /// says `true`, and nothing judges by it ([`MetricKind::is_known`] comes first).
     pub fn higher_is_better(self) -> bool {
         !matches!(
             self,
@@ -94,6 +140,8 @@ impl MetricKind {
             MetricKind::ArithmeticIntensity => work.flops as f64 / work.total_bytes().max(1) as f64,
             // A fraction is derived from two results, never timed: seconds do not enter it.
             MetricKind::FractionOfPeak => f64::NAN,
+            // Nothing here knows how an unknown metric is computed.
+            MetricKind::Unknown(_) => f64::NAN,
         }
     }
 }
@@ -197,28 +245,27 @@ impl Work {
 impl std::str::FromStr for MetricKind {
     type Err = String;
 
-    /// Parses a metric's file name (`bandwidth`, `time-per-op`, ...).
+    /// Parses the name of a metric this gpubench knows (`bandwidth`, `time-per-op`, ...): for
+    /// names a user types, where an unknown one is a mistake. Files go through
+    /// [`MetricKind::from_name`], which keeps unknown names.
     fn from_str(name: &str) -> Result<Self, String> {
-        const ALL: [MetricKind; 9] = [
-            MetricKind::Bandwidth,
-            MetricKind::Throughput,
-            MetricKind::IntThroughput,
-            MetricKind::TimePerOp,
-            MetricKind::Latency,
-            MetricKind::Capacity,
-            MetricKind::Size,
-            MetricKind::ArithmeticIntensity,
-            MetricKind::FractionOfPeak,
-        ];
-        ALL.into_iter()
-            .find(|m| m.name() == name)
-            .ok_or_else(|| format!("unknown metric '{name}'"))
+        Self::known(name).ok_or_else(|| format!("unknown metric '{name}'"))
     }
 }
 
 impl std::fmt::Display for MetricKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A file's metric name: known, or kept as [`MetricKind::Unknown`]; the error says why a name
+/// cannot be kept (empty, too long).
+impl<'de> Deserialize<'de> for MetricKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        // The error quotes only the name's start: a file's string may be megabytes long.
+        MetricKind::from_name(&name).map_err(|e| serde::de::Error::custom(format!("metric: {e}")))
     }
 }
 
@@ -301,5 +348,41 @@ impl BenchmarkInfo {
     pub fn param(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
         self.params.insert(key.to_string(), value.into());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_names_read_as_their_kind_and_others_are_kept() {
+        for kind in MetricKind::KNOWN {
+            let json = serde_json::to_string(&kind).expect("serialise");
+            assert_eq!(json, format!("\"{}\"", kind.name()));
+            let back: MetricKind = serde_json::from_str(&json).expect("read");
+            assert_eq!(back, kind);
+            assert!(back.is_known());
+        }
+        let newer: MetricKind = serde_json::from_str("\"joules-per-request\"").expect("unknown");
+        assert_eq!(newer.name(), "joules-per-request");
+        assert!(!newer.is_known() && !newer.is_rate());
+        assert_eq!(newer.unit(), "", "an unknown metric's unit is its result's");
+        assert_eq!(
+            serde_json::to_string(&newer).expect("serialise"),
+            "\"joules-per-request\""
+        );
+        // Typed input stays strict: a user's unknown name is a mistake, not a newer file.
+        assert!("joules-per-request".parse::<MetricKind>().is_err());
+        assert_eq!("latency".parse::<MetricKind>(), Ok(MetricKind::Latency));
+    }
+
+    #[test]
+    fn names_no_file_may_hold_are_refused_with_the_reason() {
+        assert!(serde_json::from_str::<MetricKind>("\"\"").is_err());
+        let long = format!("\"{}\"", "m".repeat(KindName::CAPACITY + 1));
+        let error = serde_json::from_str::<MetricKind>(&long).expect_err("too long");
+        assert!(error.to_string().contains("up to 63 bytes"), "{error}");
+        assert!(serde_json::from_str::<MetricKind>("3").is_err());
     }
 }

@@ -6,7 +6,11 @@
 //!   unknown fields (serde's default) and newer readers fill the default;
 //! - a field whose type or meaning changes, or that is removed or renamed, raises the version;
 //!   readers keep reading every older version back to [`OLDEST_READABLE_SCHEMA`];
-//! - readers refuse versions newer than [`SCHEMA_VERSION`] rather than guess.
+//! - readers refuse versions newer than [`SCHEMA_VERSION`] rather than guess;
+//! - new metrics, warning kinds and fields keep the version: a reader keeps a metric or warning
+//!   kind it does not know ([`MetricKind::Unknown`], [`crate::warnings::WarningKind::Unknown`],
+//!   names of 1 to [`crate::KindName::CAPACITY`] bytes), shows it, and never judges it (its
+//!   direction is unknown); writing the document back keeps the name as it was.
 //!
 //! History: 1, the first; 2, warnings became `{kind, message, figure}` objects (schema 1's
 //! plain strings still read, as kind `other`); 3, the metrics `int-throughput` (GIOP/s) and
@@ -216,11 +220,13 @@ pub struct BenchResult {
     /// Parameters (size, precision, variant, ...).
     #[serde(default)]
     pub params: BTreeMap<String, serde_json::Value>,
-    /// What the number measures (written as its name: bandwidth, throughput, time-per-op, ...).
+    /// What the number measures (written as its name: bandwidth, throughput, time-per-op, ...;
+    /// a name this version does not know is kept as written, and its result never judged).
     pub metric: MetricKind,
-    /// Unit of every number in `summary` and `samples`.
+    /// Unit of every number in `summary` and `samples` (the only unit an unknown metric has).
     pub unit: String,
-    /// Whether larger is better.
+    /// Whether larger is better (shown, but not judged by, for a metric this version does not
+    /// know).
     pub higher_is_better: bool,
     /// What part the result plays (files written before roles existed get theirs from
     /// [`legacy_role`] when read).

@@ -3,12 +3,16 @@
 //! Files store each warning typed, as a [`WarningRecord`] (`{kind, message, figure}`), so a
 //! reader groups them by [`WarningKind`] and ranks them by their figure without parsing prose.
 //! Files written before typed warnings (schema 1) hold plain strings: those read as kind
-//! `other`, with the text as the message.
+//! `other`, with the text as the message. A kind this gpubench does not know (a newer one wrote
+//! it) reads as [`WarningKind::Unknown`], keeping its name; it is shown with its message and
+//! never acts on a verdict (nothing judges by warnings).
 
 use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::kind_name::{KindName, KindNameError};
 
 /// Something about a result or run that makes its numbers less trustworthy.
 #[derive(Debug, Clone, PartialEq)]
@@ -165,9 +169,7 @@ impl Warning {
 }
 
 /// What a stored warning is about: the key the notes under a table group by.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum WarningKind {
     /// Samples short against timer resolution and launch cost; figure: median sample, us.
@@ -204,14 +206,78 @@ pub enum WarningKind {
     PoorFit,
     /// A baseline kept suites from an earlier run.
     BaselineMerged,
-    /// A warning from a file older than typed warnings, or of a kind this gpubench does not know.
-    #[serde(other)]
+    /// A warning from a file older than typed warnings.
     Other,
+    /// A kind this gpubench does not know, written by a newer one, kept by its name: shown
+    /// with its message, and like every warning it never changes a verdict.
+    #[serde(untagged)]
+    Unknown(KindName),
 }
 
 impl WarningKind {
-    /// The kind in a few words, for the grouped notes.
-    pub fn label(self) -> &'static str {
+    /// Every kind this gpubench knows, in the order the schema lists them.
+    pub const KNOWN: [WarningKind; 18] = [
+        WarningKind::ShortSamples,
+        WarningKind::HighVariation,
+        WarningKind::Outliers,
+        WarningKind::SlowFirstRun,
+        WarningKind::TimeCapped,
+        WarningKind::TimestampsRejected,
+        WarningKind::ClockDisagreement,
+        WarningKind::SoftwareAdapter,
+        WarningKind::NoTimestamps,
+        WarningKind::ShortDispatches,
+        WarningKind::Throttling,
+        WarningKind::AllocationBelowLimit,
+        WarningKind::CapacityStopped,
+        WarningKind::PartialFit,
+        WarningKind::FitThroughOrigin,
+        WarningKind::PoorFit,
+        WarningKind::BaselineMerged,
+        WarningKind::Other,
+    ];
+
+    /// The kind a file names `name`: a known one, else [`WarningKind::Unknown`] keeping the
+    /// name; an error only for a name no file may hold (empty, or too long to keep).
+    pub fn from_name(name: &str) -> Result<WarningKind, KindNameError> {
+        match Self::KNOWN.into_iter().find(|k| k.name() == name) {
+            Some(known) => Ok(known),
+            None => KindName::new(name).map(WarningKind::Unknown),
+        }
+    }
+
+    /// Whether this gpubench knows the kind.
+    pub fn is_known(self) -> bool {
+        !matches!(self, WarningKind::Unknown(_))
+    }
+
+    /// The kind's name as written in files.
+    pub fn name(&self) -> &str {
+        match self {
+            WarningKind::ShortSamples => "short-samples",
+            WarningKind::HighVariation => "high-variation",
+            WarningKind::Outliers => "outliers",
+            WarningKind::SlowFirstRun => "slow-first-run",
+            WarningKind::TimeCapped => "time-capped",
+            WarningKind::TimestampsRejected => "timestamps-rejected",
+            WarningKind::ClockDisagreement => "clock-disagreement",
+            WarningKind::SoftwareAdapter => "software-adapter",
+            WarningKind::NoTimestamps => "no-timestamps",
+            WarningKind::ShortDispatches => "short-dispatches",
+            WarningKind::Throttling => "throttling",
+            WarningKind::AllocationBelowLimit => "allocation-below-limit",
+            WarningKind::CapacityStopped => "capacity-stopped",
+            WarningKind::PartialFit => "partial-fit",
+            WarningKind::FitThroughOrigin => "fit-through-origin",
+            WarningKind::PoorFit => "poor-fit",
+            WarningKind::BaselineMerged => "baseline-merged",
+            WarningKind::Other => "other",
+            WarningKind::Unknown(name) => name.as_str(),
+        }
+    }
+
+    /// The kind in a few words, for the grouped notes; an unknown kind's name as written.
+    pub fn label(&self) -> &str {
         match self {
             WarningKind::ShortSamples => "samples are short",
             WarningKind::HighVariation => "high variation",
@@ -231,6 +297,7 @@ impl WarningKind {
             WarningKind::PoorFit => "a line fits the sweep poorly",
             WarningKind::BaselineMerged => "baseline merged",
             WarningKind::Other => "other",
+            WarningKind::Unknown(name) => name.as_str(),
         }
     }
 
@@ -251,6 +318,8 @@ impl WarningKind {
             WarningKind::SlowFirstRun | WarningKind::ClockDisagreement => format!("{figure:.1}x"),
             WarningKind::ShortSamples | WarningKind::ShortDispatches => format!("{figure:.1} us"),
             WarningKind::AllocationBelowLimit => crate::units::format_size(figure as u64),
+            // Its unit is not known here: the figure as written.
+            WarningKind::Unknown(_) => format!("{figure}"),
             _ => format!("{figure:.0}"),
         }
     }
@@ -279,9 +348,22 @@ impl WarningRecord {
     }
 }
 
+/// A file's kind name: known, or kept as [`WarningKind::Unknown`]; the error says why a name
+/// cannot be kept (empty, too long).
+impl<'de> Deserialize<'de> for WarningKind {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        WarningKind::from_name(&name).map_err(|e| serde::de::Error::custom(format!("warning: {e}")))
+    }
+}
+
+/// The message; a kind this gpubench does not know goes first, since no label explains it.
 impl fmt::Display for WarningRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        match self.kind {
+            WarningKind::Unknown(kind) => write!(f, "{kind}: {}", self.message),
+            _ => f.write_str(&self.message),
+        }
     }
 }
 
@@ -291,8 +373,12 @@ impl fmt::Display for WarningRecord {
 enum StoredForm {
     /// The typed form every current file writes.
     Typed {
-        /// What the warning is about.
-        kind: WarningKind,
+        /// What the warning is about: a kind this version knows, or any other name (a newer
+        /// gpubench's), kept as written.
+        // Read as text, made a kind after: a name that cannot be kept is then refused with its
+        // reason, where inside this untagged enum it would be "no variant matched".
+        #[schemars(with = "WarningKind")]
+        kind: String,
         /// The warning in words, with what to do about it.
         message: String,
         /// The headline figure, in the unit its kind names.
@@ -322,7 +408,8 @@ impl<'de> Deserialize<'de> for WarningRecord {
                 message,
                 figure,
             } => WarningRecord {
-                kind,
+                kind: WarningKind::from_name(&kind)
+                    .map_err(|e| serde::de::Error::custom(format!("warning: {e}")))?,
                 message,
                 figure,
             },
@@ -359,7 +446,34 @@ mod tests {
         let newer: WarningRecord =
             serde_json::from_str(r#"{"kind": "a-kind-from-the-future", "message": "m"}"#)
                 .expect("unknown kind");
-        assert_eq!(newer.kind, WarningKind::Other);
+        assert_eq!(newer.kind.name(), "a-kind-from-the-future");
+        assert!(!newer.kind.is_known());
+        assert_eq!(newer.to_string(), "a-kind-from-the-future: m");
+        let json = serde_json::to_string(&newer).expect("serialise");
+        assert_eq!(json, r#"{"kind":"a-kind-from-the-future","message":"m"}"#);
+    }
+
+    #[test]
+    fn every_known_kind_is_written_by_its_name_and_read_back() {
+        for kind in WarningKind::KNOWN {
+            let json = serde_json::to_string(&kind).expect("serialise");
+            assert_eq!(json, format!("\"{}\"", kind.name()));
+            assert_eq!(
+                serde_json::from_str::<WarningKind>(&json).expect("read"),
+                kind
+            );
+            assert!(kind.is_known());
+        }
+    }
+
+    #[test]
+    fn a_kind_name_no_file_may_hold_is_refused_with_its_reason() {
+        let long = format!(
+            r#"{{"kind": "{}", "message": "m"}}"#,
+            "k".repeat(crate::kind_name::KindName::CAPACITY + 1)
+        );
+        let error = serde_json::from_str::<WarningRecord>(&long).expect_err("too long");
+        assert!(error.to_string().contains("up to 63 bytes"), "{error}");
     }
 
     #[test]

@@ -44,7 +44,11 @@ fn the_published_schema_is_what_the_types_generate() {
 #[test]
 fn every_shipped_results_file_validates() {
     let validator = validator();
-    let mut files = vec![repo().join("crates/gpubench-report/tests/fixtures/lavapipe-quick.json")];
+    let mut files = vec![
+        repo().join("crates/gpubench-report/tests/fixtures/lavapipe-quick.json"),
+        // Kinds a newer gpubench wrote: the schema is open to them.
+        repo().join("crates/gpubench-results/tests/fixtures/unknown-kinds.json"),
+    ];
     for entry in std::fs::read_dir(repo().join("baselines")).expect("baselines/") {
         let path = entry.expect("entry").path();
         if path.extension().is_some_and(|e| e == "json") {
@@ -84,6 +88,33 @@ fn documents_the_schema_forbids_are_refused() {
         read_json(&repo().join("crates/gpubench-report/tests/fixtures/lavapipe-quick.json"));
     doc.as_object_mut().expect("object").remove("machine");
     assert!(!validator.is_valid(&doc), "machine is required");
+}
+
+/// The schema is open to metric and warning kinds it does not list, within the names a reader
+/// keeps (1 to 63 bytes), and to nothing else there.
+#[test]
+fn unknown_kinds_validate_within_the_names_a_reader_keeps() {
+    let validator = validator();
+    let fixture = repo().join("crates/gpubench-results/tests/fixtures/unknown-kinds.json");
+    let doc = read_json(&fixture);
+    assert_eq!(doc["results"][2]["metric"], "joules-per-request");
+    assert_eq!(doc["results"][0]["warnings"][0]["kind"], "power-capped");
+    assert!(validator.is_valid(&doc));
+    let long = "m".repeat(gpubench_results::KindName::CAPACITY + 1);
+    for (pointer, value) in [
+        ("/results/2/metric", serde_json::json!("")),
+        ("/results/2/metric", serde_json::json!(long)),
+        ("/results/2/metric", serde_json::json!(7)),
+        ("/results/0/warnings/0/kind", serde_json::json!(long)),
+        ("/results/0/warnings/0/kind", serde_json::json!(null)),
+    ] {
+        let mut bad = doc.clone();
+        *bad.pointer_mut(pointer).expect("the fixture has it") = value.clone();
+        assert!(
+            !validator.is_valid(&bad),
+            "{pointer} = {value} must not validate"
+        );
+    }
 }
 
 /// Run by `cargo xtask test` (`-- --ignored`) on the file of its fresh quick run of every suite,

@@ -530,7 +530,13 @@ pub fn cross_card_of(
     for base in first
         .results
         .iter()
-        .filter(|r| keep(r) && ok(r).is_some() && r.summary.as_ref().is_some_and(|s| s.n > 1))
+        // A metric this gpubench does not know has no known direction to orient a ratio by.
+        .filter(|r| {
+            keep(r)
+                && r.metric.is_known()
+                && ok(r).is_some()
+                && r.summary.as_ref().is_some_and(|s| s.n > 1)
+        })
     {
         let Some(base_median) = ok(base).filter(|m| *m > 0.0) else {
             continue;

@@ -88,6 +88,16 @@ fn telemetry_cell(doc: &RunDocument) -> String {
     parts.join("; ")
 }
 
+/// Why a suite has no cross-card chart.
+fn no_cross_card(docs: &[RunDocument], suite: &str) -> &'static str {
+    let mut results = docs.iter().take(1).flat_map(|d| &d.results);
+    if results.all(|r| r.suite != suite || !r.metric.is_known()) {
+        "Its metrics are unknown to this gpubench (a newer one wrote the files): which way is better is not known here, so no ratio is charted (the tables list each file's results)."
+    } else {
+        "No result of this suite was measured ok, with repeated samples, in every file: nothing to set side by side (the tables list each file's results)."
+    }
+}
+
 /// A cross-card chart per suite (split into charts of [`BARS_PER_CHART`]), results named
 /// without their suite.
 pub fn cross_card_sections(
@@ -100,8 +110,9 @@ pub fn cross_card_sections(
         let (ids, rows) = data::cross_card_of(docs, |r| r.suite == suite);
         if ids.is_empty() {
             body.push_str(&format!(
-                "<section>\n<h2>Cross-card: {}</h2>\n<p class=\"note\">No result of this suite was measured ok, with repeated samples, in every file: nothing to set side by side (the tables list each file's results).</p>\n</section>\n",
-                escape(&suite)
+                "<section>\n<h2>Cross-card: {}</h2>\n<p class=\"note\">{}</p>\n</section>\n",
+                escape(&suite),
+                no_cross_card(docs, &suite)
             ));
             continue;
         }

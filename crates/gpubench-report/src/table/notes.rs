@@ -5,7 +5,8 @@
 //!
 //! Warnings are stored typed (`{kind, message, figure}`), so grouping is a group-by on the kind
 //! and the worst cases are the extreme figures. Warnings of old files (plain text) are kind
-//! `other`, grouped together.
+//! `other`, grouped together; a kind this gpubench does not know (a newer one wrote it) is
+//! grouped by its name and shown with its messages.
 
 use std::collections::BTreeMap;
 
@@ -65,20 +66,36 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
         let worst: Vec<String> = cases
             .iter()
             .take(WORST)
-            .map(|(id, warning)| match warning.figure {
-                Some(figure) => format!("{id} ({})", kind.show_figure(figure)),
-                None => id.to_string(),
-            })
+            .map(|(id, warning)| case(kind, id, warning))
             .collect();
         lines.push(format!(
             "  {:>3} x {}: {}{}",
             cases.len(),
-            kind.label(),
+            label(kind),
             worst.join(", "),
             if cases.len() > WORST { ", ..." } else { "" }
         ));
     }
     lines
+}
+
+/// A kind's label in the grouped notes; a kind this gpubench does not know says so.
+fn label(kind: WarningKind) -> String {
+    if kind.is_known() {
+        kind.label().to_string()
+    } else {
+        format!("{} (a kind unknown to this gpubench)", kind.label())
+    }
+}
+
+/// One case of a group: the result and its figure. A kind this gpubench does not know has no
+/// label to explain it and no known unit for its figure, so its own message goes instead.
+fn case(kind: WarningKind, id: &str, warning: &WarningRecord) -> String {
+    match warning.figure {
+        _ if !kind.is_known() => format!("{id} ({})", warning.message),
+        Some(figure) => format!("{id} ({})", kind.show_figure(figure)),
+        None => id.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -122,11 +139,19 @@ mod tests {
                     figure: None,
                 },
             ),
+            (
+                "i",
+                WarningRecord::new(
+                    WarningKind::from_name("power-capped").expect("a name"),
+                    "the board hit its power cap",
+                    Some(40.0),
+                ),
+            ),
         ]);
         let lines = warning_lines(&d, false);
-        assert_eq!(lines.len(), 5, "{lines:?}");
+        assert_eq!(lines.len(), 6, "{lines:?}");
         assert!(
-            lines[0].starts_with("warnings: 8 on 8 results"),
+            lines[0].starts_with("warnings: 9 on 9 results"),
             "{}",
             lines[0]
         );
@@ -140,8 +165,16 @@ mod tests {
         );
         assert_eq!(lines[3], "    1 x samples are outliers: e (3)");
         assert_eq!(lines[4], "    1 x other: h");
+        assert_eq!(
+            lines[5],
+            "    1 x power-capped (a kind unknown to this gpubench): i (the board hit its power cap)"
+        );
         let all = warning_lines(&d, true);
-        assert_eq!(all.len(), 8);
+        assert_eq!(all.len(), 9);
         assert!(all[1].starts_with("warning: b: high variation (cv 31.2%"));
+        assert_eq!(
+            all[8],
+            "warning: i: power-capped: the board hit its power cap"
+        );
     }
 }

@@ -1,0 +1,70 @@
+/// The compute suite: f32 and f16, scalar, vec2 and vec4; f64 scalar and vec4; the integer
+/// types and the packed 8-bit dot products ([`types`]); all over one grid sized from the adapter.
+pub struct ComputeSuite;
+
+impl Suite for ComputeSuite {
+    fn name(&self) -> &'static str {
+        gpubench_results::suite_names::COMPUTE
+    }
+
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let kernels = PeakKernels::new(&peak_grid(build.ctx));
+        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+        benches.extend(kernels.float.into_iter().map(KernelBench::boxed));
+        benches.extend(kernels.int.into_iter().map(KernelBench::boxed));
+        benches.extend(kernels.dot.into_iter().map(KernelBench::boxed));
+        benches.push(KernelBench::boxed(types::BF16));
+        Ok(benches)
+    }
+}
+
+/// Every kernel of the compute suite over one grid, in report order: f32 and f16 in every form,
+/// f64 scalar and vec4, each integer type scalar and vec4, the two dot products.
+pub struct PeakKernels {
+    /// The FMA peaks.
+    pub float: Vec<FmaPeak>,
+    /// The integer multiply-add peaks.
+    pub int: Vec<IntPeak>,
+    /// The packed 8-bit dot-product peaks.
+    pub dot: Vec<DotPeak>,
+}
+
+impl PeakKernels {
+    /// Every kernel over `grid`.
+    pub fn new(grid: &PeakGrid) -> Self {
+        let mut float = Vec::new();
+        for precision in [Precision::F32, Precision::F16] {
+            for form in PeakForm::ALL {
+                float.push(FmaPeak::new(precision, form, grid.clone()));
+            }
+        }
+        for form in [PeakForm::Scalar, PeakForm::Vec4] {
+            float.push(FmaPeak::new(FloatType::F64, form, grid.clone()));
+        }
+        let int = IntType::ALL
+            .into_iter()
+            .flat_map(|ty| IntForm::ALL.map(|form| IntPeak::new(ty, form, grid.clone())))
+            .collect();
+        let dot = DotType::ALL.map(|ty| DotPeak::new(ty, grid.clone())).into();
+        Self { float, int, dot }
+    }
+
+    /// Every kernel's result id and the shader its pipeline compiles.
+    pub fn shaders(&self) -> Result<Vec<(String, SpecialisedShader)>, String> {
+        let mut out = Vec::new();
+        for kernel in &self.float {
+            out.push((
+                kernel.info().id,
+                kernel.shader().map_err(|e| e.to_string())?,
+            ));
+        }
+        for kernel in &self.int {
+            out.push((kernel.info().id, kernel.shader()?));
+        }
+        for kernel in &self.dot {
+            out.push((kernel.info().id, kernel.shader()));
+        }
+        Ok(out)
+    }
+}
+
