@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
 use gpubench_benches::{GpuTime, context, in_ci, iter_gpu, prepare, runner};
+use gpubench_harness::kit::gpu::Precision;
 use gpubench_harness::{Benchmark, KernelBench};
 use gpubench_results::units::{MIB, format_size};
-use gpubench_suites::gpu::Precision;
 use gpubench_suites::launch::{Launch, LaunchMode};
 use gpubench_suites::matmul::{Matmul, Shape, find_variant};
 use gpubench_suites::stream::{Stream, StreamKernel};

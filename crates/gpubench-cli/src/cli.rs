@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::values::{FaultArg, ProfileArg, ShaderChecksArg, matmul_variant_parser, suite_parser};
+use crate::suite_flags::SuiteFlags;
+use crate::values::{ProfileArg, ShaderChecksArg, suite_parser};
 
 /// A cross-vendor GPU compute benchmark: transfer, memory bandwidth, compute throughput and
 /// launch overhead through wgpu, every kernel verified, every number with its interval.
@@ -233,27 +234,9 @@ pub struct RunArgs {
     /// Output format on stdout.
     #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
-    /// Bytes per stream array, e.g. 64MiB (binary units).
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub stream_size: Option<u64>,
-    /// Length of the sustained run in seconds (default: 30 in the full profile, 10 otherwise).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_positive_seconds)]
-    pub duration: Option<f64>,
-    /// Upper bound of the capacity suite's total-allocation probe, e.g. 8GiB.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-    pub capacity_cap: Option<u64>,
-    /// An extra matmul shape MxNxK, e.g. 127x255x63 (repeatable; run after the profile's shapes).
-    #[arg(long = "matmul-shape", value_name = "MxNxK", value_parser = gpubench_suites::plan::parse_matmul_shape)]
-    pub matmul_shapes: Vec<(u32, u32, u32)>,
-    /// Run this matmul kernel variant instead of autotuning (names as in a result's
-    /// `tuning_gflops`, e.g. cols8x8 or gemv-x8-c2-wg8-ks1-wgmem; an unknown name lists all).
-    #[arg(long, value_name = "VARIANT", value_parser = matmul_variant_parser(), hide_possible_values = true)]
-    pub matmul_variant: Option<&'static str>,
-    /// Leave out the cooperative-matrix (tensor core) matmul kernels: their rows are skipped
-    /// with the reason. For drivers whose experimental support might lose the device, which
-    /// would end every later benchmark of the run.
-    #[arg(long)]
-    pub no_coop_matrix: bool,
+    /// The suites' own options (each suite declares them; see `gpubench_engine::OptionSpec`).
+    #[command(flatten)]
+    pub suite_options: SuiteFlags,
     /// Minimum timed samples per benchmark (overrides the profile).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=100_000))]
     pub samples: Option<u32>,
@@ -288,9 +271,6 @@ pub struct RunArgs {
     /// List every warning under the table, not one line per kind (all are in the results file).
     #[arg(long)]
     pub verbose: bool,
-    /// Add a deliberately faulty benchmark (for testing the harness), run after the suites.
-    #[arg(long, value_enum, hide = true)]
-    pub inject_fault: Vec<FaultArg>,
     #[command(flatten)]
     pub baseline: BaselineArgs,
     #[command(flatten)]
@@ -431,10 +411,6 @@ fn parse_noise(text: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_size(text: &str) -> Result<u64, String> {
-    gpubench_results::units::parse_size(text)
-}
-
 fn parse_positive_ms(text: &str) -> Result<f64, String> {
     parse_positive(text, "milliseconds")
 }
@@ -512,12 +488,10 @@ mod tests {
         .expect("parses");
         assert_eq!(args.suites, ["stream", "matmul"]);
         assert_eq!(args.profile.0, gpubench_harness::Profile::Quick);
-        assert_eq!(args.matmul_shapes, [(127, 255, 63)]);
-        assert_eq!(args.matmul_variant, Some("tiled16"));
-        assert_eq!(
-            args.inject_fault[0].0,
-            gpubench_suites::faults::Fault::DeviceLost
-        );
+        let given = &args.suite_options.values;
+        assert_eq!(given["matmul_shapes"], serde_json::json!(["127x255x63"]));
+        assert_eq!(given["matmul_variant"], "tiled16");
+        assert_eq!(given["inject_fault"], serde_json::json!(["device-lost"]));
         let defaults = run_args(&[]).expect("parses");
         assert!(defaults.suites.is_empty());
         assert_eq!(defaults.profile.0, gpubench_harness::Profile::Default);

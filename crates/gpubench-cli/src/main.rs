@@ -24,6 +24,7 @@ mod paths;
 mod progress;
 mod signals;
 mod stdout;
+mod suite_flags;
 mod values;
 
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
-//! Flag values that name something from a fixed list: profiles, faults, suites, matmul
-//! variants, shader checks. Each list comes from where the things are defined (the profile enum, the fault
-//! table, the suite registry, the variant table), so `--help` lists them and a typo is a usage
+//! Flag values that name something from a fixed list: profiles, suites, shader
+//! checks. Each list comes from where the things are defined (the profile enum, the suite
+//! registry), so `--help` lists them and a typo is a usage
 //! error (exit 2) naming the known values, before any adapter is opened.
 
 use std::ffi::OsStr;
@@ -8,10 +8,10 @@ use std::ffi::OsStr;
 use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Command, ValueEnum};
+use gpubench_engine::Included;
 use gpubench_harness::Profile;
-use gpubench_suites::faults::Fault;
-use gpubench_suites::gpu::ShaderChecks;
-use gpubench_suites::{Included, REGISTRY};
+use gpubench_harness::shader_checks::ShaderChecks;
+use gpubench_suites::REGISTRY;
 
 /// A `--profile` value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,34 +57,6 @@ impl ValueEnum for ShaderChecksArg {
     }
 }
 
-/// Every fault of the fault table, in its order.
-const FAULT_ARGS: [FaultArg; Fault::ALL.len()] = {
-    let mut out = [FaultArg(Fault::ALL[0].1); Fault::ALL.len()];
-    let mut i = 0;
-    while i < out.len() {
-        out[i] = FaultArg(Fault::ALL[i].1);
-        i += 1;
-    }
-    out
-};
-
-/// An `--inject-fault` value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FaultArg(pub Fault);
-
-impl ValueEnum for FaultArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        &FAULT_ARGS
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Fault::ALL
-            .iter()
-            .find(|(_, fault)| *fault == self.0)
-            .map(|(name, _)| PossibleValue::new(*name))
-    }
-}
-
 /// One known name and what `--help` says about it.
 type Choice = (&'static str, Option<String>);
 
@@ -102,28 +74,18 @@ pub fn suite_parser() -> Known {
         noun: "suite",
         choices: || {
             REGISTRY
-                .iter()
-                .map(|entry| {
-                    let when = match entry.included {
+                .listed()
+                .map(|suite| {
+                    let info = suite.info();
+                    let when = match info.included {
                         Included::Always => "",
                         Included::FullProfile => " (default in the full profile only)",
-                        Included::WhenNamed => " (only when named)",
+                        Included::WhenNamed | Included::WhenItsOptionIsGiven => {
+                            " (only when named)"
+                        }
                     };
-                    (entry.name, Some(format!("{}{when}", entry.about)))
+                    (info.name, Some(format!("{}{when}", info.about)))
                 })
-                .collect()
-        },
-    }
-}
-
-/// `--matmul-variant`: a matmul kernel variant.
-pub fn matmul_variant_parser() -> Known {
-    Known {
-        noun: "variant",
-        choices: || {
-            gpubench_suites::matmul::variant_names()
-                .into_iter()
-                .map(|name| (name, None))
                 .collect()
         },
     }
@@ -170,16 +132,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_fault_and_suite_is_a_value() {
-        let faults: Vec<Fault> = FaultArg::value_variants().iter().map(|f| f.0).collect();
-        let table: Vec<Fault> = Fault::ALL.iter().map(|(_, f)| *f).collect();
-        assert_eq!(faults, table);
+    fn every_suite_is_a_value() {
         let suites: Vec<String> = suite_parser()
             .possible_values()
             .expect("listed")
             .map(|v| v.get_name().to_string())
             .collect();
-        assert_eq!(suites, gpubench_suites::SUITES);
+        assert_eq!(suites, REGISTRY.names());
         let checks: Vec<ShaderChecks> = ShaderChecksArg::value_variants()
             .iter()
             .map(|c| c.0)

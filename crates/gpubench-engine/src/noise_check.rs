@@ -1,5 +1,5 @@
-//! The reference behind a run's noise level ([`gpubench_results::run_noise`]): the compute
-//! suite's f32 vec4 FMA kernel over the adapter's peak grid, measured with fixed settings (the
+//! The reference behind a run's noise level ([`gpubench_results::run_noise`]): the kit's f32
+//! vec4 FMA kernel (the compute suite's `compute/fma-peak/vec4-f32`) over the adapter's peak grid, measured with fixed settings (the
 //! quick profile's sample length, a fixed number of samples) before the first suite and after
 //! the last, whatever the run's own settings, so that the two checks, and the checks of any two
 //! runs on one machine, measure the same thing the same way.
@@ -17,9 +17,9 @@ use gpubench_harness::{GpuContext, Kernel, KernelBench, Profile, Runner, Status}
 use gpubench_results::run_noise::RunNoise;
 use gpubench_results::stats::Summary;
 
-use crate::compute::grid::peak_grid;
-use crate::compute::{FmaPeak, PeakForm};
-use crate::gpu::Precision;
+use gpubench_harness::kit::fma::grid::peak_grid;
+use gpubench_harness::kit::fma::{FmaPeak, PeakForm};
+use gpubench_harness::kit::gpu::Precision;
 
 /// Samples per check: enough for a median and a 5th-95th percentile spread, short enough to
 /// add well under a second to a run on a software adapter.

@@ -11,6 +11,7 @@ pub mod device;
 pub mod error;
 pub mod expect;
 pub mod kernel;
+pub mod kit;
 pub mod runner;
 pub mod shader_checks;
 pub mod telemetry_hook;

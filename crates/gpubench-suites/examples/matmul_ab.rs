@@ -9,12 +9,12 @@
 //! array the size of B and prints each variant's bytes of B read per second as a share of it:
 //! the memory roofline of a small-M product, in the same round.
 
+use gpubench_harness::kit::gpu::Precision;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::{KernelBench, Profile, Runner, Status};
 use gpubench_results::stats::median;
-use gpubench_suites::gpu::Precision;
+use gpubench_suites::matmul::options::parse_matmul_shape;
 use gpubench_suites::matmul::{Matmul, Shape, Variant, find_variant};
-use gpubench_suites::plan::parse_matmul_shape;
 use gpubench_suites::stream::{Stream, StreamKernel};
 
 /// The name that adds the stream read kernel to every round.

@@ -11,21 +11,22 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use common::{assert_ok, run_ok, short_settings};
+use gpubench_engine::plan::{RunPlan, SampleOverrides};
+use gpubench_engine::session::{RunSink, Session};
+use gpubench_engine::{BuildContext, Suite, SuiteOptions, Tuner};
+use gpubench_harness::kit::fma::grid::PeakGrid;
+use gpubench_harness::kit::fma::{FloatType, FmaPeak, PeakForm};
+use gpubench_harness::kit::gpu::{Precision, ShaderChecks, ShaderChecksScope};
+use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::runner::RunObserver;
 use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::{Benchmark, GpuContext, Kernel, KernelBench, Profile, RunDocument, Runner};
 use gpubench_results::schema::ToolInfo;
-use gpubench_suites::compute::grid::PeakGrid;
+use gpubench_suites::compute::PeakKernels;
 use gpubench_suites::compute::types::{DotPeak, DotType, IntForm, IntPeak, IntType};
-use gpubench_suites::compute::{FloatType, FmaPeak, PeakForm, PeakKernels};
-use gpubench_suites::gpu::{Precision, ShaderChecks, ShaderChecksScope};
 use gpubench_suites::matmul::{Matmul, Shape, find_variant};
-use gpubench_suites::plan::{RunPlan, SampleOverrides};
 use gpubench_suites::roofline::{FMAS_SWEEP, RooflinePoint, RooflineSuite, roofline_size};
-use gpubench_suites::session::{RunSink, Session};
-use gpubench_suites::stream::AdapterClass;
 use gpubench_suites::sustained::SustainedSuite;
-use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
 /// A matmul of `shape` in `precision` for each named variant.
 fn matmuls(shape: Shape, precision: Precision, names: &[&str]) -> Vec<Box<dyn Benchmark>> {
@@ -215,7 +216,7 @@ fn a_session_records_the_shader_checks_in_every_compute_result() {
         sample_ms: Some(2.0),
         max_time: Some(0.2),
     };
-    let plan = RunPlan::new(&["compute"], options)
+    let plan = RunPlan::new(&gpubench_suites::REGISTRY, &["compute"], options)
         .and_then(|plan| plan.with_sampling(sampling))
         .expect("plan");
     let tool = ToolInfo {
@@ -307,7 +308,7 @@ fn roofline_points_record_how_their_array_was_sized() {
 fn sustained_run_reuses_the_peak_kernel_on_the_adapter() {
     assert_all_ok(|ctx| {
         let mut options = SuiteOptions::new(Profile::Quick);
-        options.duration = Some(0.2);
+        options.set("duration", 0.2);
         let tuner = &mut NoTuning;
         let benches = SustainedSuite.benchmarks(&mut BuildContext {
             ctx,

@@ -5,7 +5,7 @@ mod common;
 
 use common::{assert_status_reason, run_short};
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Status};
-use gpubench_suites::faults::Fault;
+use gpubench_suites::selftest::Fault;
 use gpubench_suites::stream::{Stream, StreamKernel};
 
 fn context() -> Option<GpuContext> {

@@ -8,15 +8,16 @@
 mod common;
 
 use common::{run_ok, short_settings};
+use gpubench_engine::{BuildContext, Suite, SuiteOptions, Tuner};
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::gpu::Precision;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status};
-use gpubench_suites::gpu::Precision;
 use gpubench_suites::matmul::{
-    AdapterFacts, Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue,
-    coop::CoopParams, coop_space, emulated_coop, find_variant,
+    Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue, coop::CoopParams, coop_space,
+    emulated_coop, find_variant,
 };
-use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
 /// The data and accumulation forms the adapter runs: f32, and f16 (both sums) with SHADER_F16.
 fn forms(ctx: &GpuContext) -> Vec<(Precision, bool)> {
@@ -248,7 +249,7 @@ fn turned_off_cooperative_matrices_leave_a_skipped_row_saying_so_and_each_produc
         return;
     };
     let mut options = SuiteOptions::new(Profile::Quick);
-    options.coop_matrix = false;
+    options.set("coop_matrix", false);
     let tuner = &mut ShortTuner(Runner::new(&ctx, short_settings()));
     let build = &mut BuildContext {
         ctx: &ctx,
@@ -288,7 +289,7 @@ fn the_tuning_table_names_what_was_tried_and_small_m_tries_the_gemv_kernel() {
         return;
     };
     let mut options = SuiteOptions::new(Profile::Quick);
-    options.matmul_shapes = vec![(1, 300, 200)];
+    options.set("matmul_shapes", serde_json::json!(["1x300x200"]));
     let tuner = &mut ShortTuner(Runner::new(&ctx, short_settings()));
     let benches = MatmulSuite
         .benchmarks(&mut BuildContext {

@@ -1,6 +1,6 @@
-//! Every WGSL file in shaders/ parses and validates with naga, on the CPU, without an adapter.
-//! Walking the directory (not only the embedded list) catches a shader that was added but never
-//! registered in shaders.rs. The forms the suites compile (f16 by alias rewriting, `override`
+//! Every WGSL file (the kit's in shaders/, each suite's in its folder) parses and validates with
+//! naga, on the CPU, without an adapter. Walking the folders (not only the declared list)
+//! catches a shader that was added but never declared by its suite. The forms the suites compile (f16 by alias rewriting, `override`
 //! constants set per pipeline, the generated unrolled matmul kernels) are validated as well,
 //! each as its pipeline sees it.
 
@@ -8,9 +8,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use gpubench_harness::Kernel;
+use gpubench_harness::kit::fma::grid::PeakGrid;
+use gpubench_harness::kit::gpu::{Precision, SpecialisedShader};
 use gpubench_suites::compute::PeakKernels;
-use gpubench_suites::compute::grid::PeakGrid;
-use gpubench_suites::gpu::{Precision, SpecialisedShader};
 use gpubench_suites::matmul::{Kind, VARIANTS, catalogue, coop_space, gemv, tiled, unrolled};
 use gpubench_suites::roofline::{FMAS_SWEEP, RooflinePoint};
 use gpubench_suites::stream::KERNELS;
@@ -33,32 +33,79 @@ fn has_entry(module: &naga::Module, entry: &str) -> bool {
     module.entry_points.iter().any(|e| e.name == entry)
 }
 
-#[test]
-fn every_shader_file_parses_and_validates() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shaders");
-    let mut on_disk = BTreeSet::new();
-    for entry in std::fs::read_dir(&dir).expect("shaders/ exists") {
+/// Every `.wgsl` file under `dir`, recursively: (file name, source).
+fn wgsl_files(dir: &Path, out: &mut Vec<(String, String)>) {
+    for entry in std::fs::read_dir(dir).expect("readable folder") {
         let path = entry.expect("readable entry").path();
-        if path.extension().is_some_and(|e| e == "wgsl") {
+        if path.is_dir() {
+            wgsl_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "wgsl") {
             let name = path
                 .file_name()
                 .expect("file name")
                 .to_string_lossy()
                 .to_string();
             let source = std::fs::read_to_string(&path).expect("readable shader");
-            validate(&name, &source);
-            on_disk.insert(name);
+            out.push((name, source));
         }
     }
-    assert!(!on_disk.is_empty(), "no shaders found in {}", dir.display());
-    let embedded: BTreeSet<String> = gpubench_suites::shaders::ALL
-        .iter()
-        .map(|(name, _)| name.to_string())
+}
+
+/// Every WGSL file of the kit (`shaders/`) and of every suite's folder validates, and each is
+/// one a suite declares through its `shaders`: a file added to a folder but never declared
+/// fails here, and so does a declared one that is not on disk.
+#[test]
+fn every_shader_file_parses_validates_and_is_declared() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    wgsl_files(&root.join("../../shaders"), &mut files);
+    wgsl_files(&root.join("src"), &mut files);
+    let mut on_disk = BTreeSet::new();
+    for (name, source) in &files {
+        validate(name, source);
+        on_disk.insert(name.clone());
+    }
+    assert!(!on_disk.is_empty(), "no shaders found");
+    let declared: BTreeSet<String> = gpubench_suites::REGISTRY
+        .shaders()
+        .into_iter()
+        .map(|(_, name, source)| {
+            validate(name, source);
+            name.to_string()
+        })
         .collect();
     assert_eq!(
-        on_disk, embedded,
-        "shaders.rs must list exactly the files in shaders/"
+        on_disk, declared,
+        "every suite's shaders() must list exactly the WGSL files in its folder"
     );
+}
+
+/// Every pipeline every suite declares, on a GPU's facts and a CPU's, validates as its
+/// pipeline compiles it.
+#[test]
+fn every_declared_pipeline_validates_as_compiled() {
+    let gpu = gpubench_harness::kit::facts::AdapterFacts {
+        cpu: false,
+        subgroups: true,
+        subgroup_max: 64,
+        max_invocations: 1024,
+        max_workgroup_bytes: 65536,
+    };
+    let cpu = gpubench_harness::kit::facts::AdapterFacts {
+        cpu: true,
+        subgroup_max: 8,
+        ..gpu
+    };
+    for facts in [gpu, cpu] {
+        let forms = gpubench_suites::REGISTRY
+            .pipelines(facts, gpubench_harness::Profile::Default)
+            .expect("forms");
+        let suites: BTreeSet<&str> = forms.iter().map(|f| f.suite).collect();
+        assert!(suites.len() >= 7, "{suites:?}");
+        for form in &forms {
+            validate_specialised(&form.pipeline, &form.shader);
+        }
+    }
 }
 
 #[test]
@@ -145,7 +192,7 @@ fn every_specialised_fma_shader_validates() {
 /// own `Params` lays it out).
 #[test]
 fn every_stream_entry_point_validates_and_reads_its_repeats() {
-    let module = validate("stream.wgsl", gpubench_suites::shaders::STREAM);
+    let module = validate("stream.wgsl", gpubench_suites::stream::WGSL);
     for spec in &KERNELS {
         for entry in [spec.entry, spec.repeated_entry] {
             assert!(has_entry(&module, entry), "stream.wgsl: no {entry}");

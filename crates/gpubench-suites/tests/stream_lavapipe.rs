@@ -7,15 +7,14 @@ mod common;
 use common::{
     assert_host_time_beside_gpu, assert_status_reason, run_ok, run_short, short_settings,
 };
+use gpubench_engine::{BuildContext, Suite, SuiteOptions, Tuner};
+use gpubench_harness::kit::sizing::AdapterClass;
+use gpubench_harness::kit::sizing::{MAX_REPEATS, TARGET_DISPATCH_S, repeats_for};
 use gpubench_harness::{
     BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status, TimingSource,
 };
-use gpubench_suites::faults::broken_copy;
-use gpubench_suites::stream::sizing::{MAX_REPEATS, TARGET_DISPATCH_S, repeats_for};
-use gpubench_suites::stream::{
-    AdapterClass, CopyEngine, HostMemcpy, Stream, StreamKernel, StreamSuite,
-};
-use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
+use gpubench_suites::selftest::broken_copy;
+use gpubench_suites::stream::{CopyEngine, HostMemcpy, Stream, StreamKernel, StreamSuite};
 
 fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()
@@ -83,7 +82,7 @@ fn small_arrays_are_walked_until_a_dispatch_is_long_enough() {
     let Some(ctx) = context() else { return };
     let bytes = 256 * 1024;
     let mut options = SuiteOptions::new(Profile::Quick);
-    options.stream_size = Some(bytes);
+    options.set("stream_size", bytes);
     let suite = StreamSuite;
     let tuner = &mut NothingToTune;
     let build = &mut BuildContext {

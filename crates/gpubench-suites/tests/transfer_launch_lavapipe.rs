@@ -7,6 +7,7 @@
 mod common;
 
 use common::{assert_ok, short_settings};
+use gpubench_engine::{BuildContext, Suite, SuiteOptions, Tuner};
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::require_vulkan;
 use gpubench_harness::timing::HostSpan;
@@ -17,7 +18,6 @@ use gpubench_suites::launch::{Launch, LaunchMode};
 use gpubench_suites::transfer::{
     Measures, MemoryMap, Transfer, TransferPath, TransferSuite, zero_copy_support,
 };
-use gpubench_suites::{BuildContext, Suite, SuiteOptions, Tuner};
 
 /// Where lavapipe's buffers live, as every transfer row must record it: Vulkan memory
 /// properties read through wgpu-hal, one unified memory type for every role the path uses.

@@ -7,12 +7,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::forms::{KernelForm, TunerRole};
 use gpubench_isa::{Compiler, DeviceFacts, PipelineStatistics};
 use gpubench_report::grid::Grid;
 use gpubench_results::Profile;
 use gpubench_results::results_file::write_atomic;
-use gpubench_suites::kernel_forms::{KernelForm, TunerRole, kernel_forms};
-use gpubench_suites::matmul::AdapterFacts;
+use gpubench_suites::REGISTRY;
 use serde::Serialize;
 
 use crate::cli::KernelsArgs;
@@ -193,7 +194,9 @@ pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
         facts.max_invocations,
         facts.max_workgroup_bytes
     );
-    let forms = kernel_forms(tuner_facts(&facts), Profile::Default).map_err(anyhow::Error::msg)?;
+    let forms = REGISTRY
+        .pipelines(tuner_facts(&facts), Profile::Default)
+        .map_err(anyhow::Error::msg)?;
     let mut rows = Vec::with_capacity(forms.len());
     for form in &forms {
         let stats = compiler

@@ -9,6 +9,7 @@ mod plan;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use gpubench_engine::session::{RunSink, Session, SessionError};
 use gpubench_harness::TelemetryHook;
 use gpubench_harness::runner::{Phase, RunObserver};
 use gpubench_harness::{BenchResult, BenchmarkInfo, GpuContext, RunDocument};
@@ -17,7 +18,6 @@ use gpubench_report::table::TableStyle;
 use gpubench_results::ResultsError;
 use gpubench_results::results_file::{save_document, save_new_document};
 use gpubench_results::schema::{ToolInfo, slug};
-use gpubench_suites::session::{RunSink, Session, SessionError};
 use gpubench_telemetry::{Telemetry, TelemetryOptions};
 
 use crate::cli::{BaselineArgs, RunArgs};
@@ -371,9 +371,10 @@ impl RunObserver for ResultsFile {
     }
 }
 
-/// The steps the progress bar divides the run into: each suite, and the injected faults as one.
+/// The steps the progress bar divides the run into: each suite (the injected faults' hidden
+/// suite included).
 fn progress_steps(plan: &Plan) -> usize {
-    plan.run.suites().len() + usize::from(!plan.run.faults().is_empty())
+    plan.run.suites().len()
 }
 
 /// `results/<time>-<backend><index>-<adapter>.json` (the directory is created with the first

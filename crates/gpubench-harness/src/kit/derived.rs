@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
+use crate::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
 use gpubench_results::stats::summarize;
 
 /// A derived value as a result: `metric` says what it is (and its unit), `params` where it came

@@ -29,10 +29,10 @@
 //! choice in its options and, through [`record_shader_checks`], in every result whose benchmark
 //! built a pipeline.
 
-use gpubench_harness::{BenchError, BenchResult, GpuContext, SampleClock};
+use crate::{BenchError, BenchResult, GpuContext, SampleClock};
 use gpubench_results::units::format_size;
 
-pub use gpubench_harness::shader_checks::ShaderChecks;
+pub use crate::shader_checks::ShaderChecks;
 
 /// While it lives, pipelines built on `ctx` use `checks`; dropping it restores the choice in
 /// force before.
@@ -155,6 +155,21 @@ pub struct SpecialisedShader {
 }
 
 impl SpecialisedShader {
+    /// `entry` of `source` with no pipeline constants.
+    pub fn plain(source: &str, entry: &str) -> Self {
+        Self {
+            source: source.to_string(),
+            entry: entry.to_string(),
+            constants: Vec::new(),
+        }
+    }
+
+    /// This shader with `constants` as its pipeline constants.
+    pub fn with_constants(mut self, constants: Vec<(&'static str, f64)>) -> Self {
+        self.constants = constants;
+        self
+    }
+
     /// The compute pipeline for this entry point with these constants, its layout derived
     /// from the shader.
     pub fn pipeline(&self, ctx: &GpuContext, label: &str) -> wgpu::ComputePipeline {

@@ -14,7 +14,7 @@
 //! roofline's array is at least 4x an assumed last-level cache for the adapter's type
 //! ([`AdapterClass::assumed_llc_bytes`]).
 
-use gpubench_harness::{BenchResult, GpuContext, MetricKind, Status};
+use crate::{BenchResult, GpuContext, MetricKind, Status};
 use gpubench_results::units::MIB;
 use gpubench_results::warnings::{WarningKind, WarningRecord};
 
@@ -127,7 +127,7 @@ pub fn short_dispatch_warning(dispatch_s: f64, repeats: u64) -> Option<WarningRe
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_harness::{BenchmarkInfo, Work};
+    use crate::{BenchmarkInfo, Work};
     use gpubench_results::stats::summarize;
 
     #[test]

@@ -1,7 +1,7 @@
 //! Comparing GPU output with CPU references, with tolerances scaled to the data type and the
 //! length of any reduction.
 
-use gpubench_harness::Verification;
+use crate::Verification;
 
 /// How many differences a failed verification describes.
 const REPORTED: usize = 5;
@@ -201,16 +201,16 @@ pub struct DotTolerance {
     /// Terms in each dot product.
     pub k: u64,
     /// Precision of the running sum.
-    pub accumulate: crate::gpu::Precision,
+    pub accumulate: crate::kit::gpu::Precision,
     /// Precision of the stored result.
-    pub output: crate::gpu::Precision,
+    pub output: crate::kit::gpu::Precision,
 }
 
 impl DotTolerance {
     /// The largest acceptable |got - want| for a result `want` whose terms have magnitudes
     /// summing to `sum_abs`, in a product whose reference values have root-mean-square `rms`.
     pub fn bound(&self, want: f64, sum_abs: f64, rms: f64) -> f64 {
-        use crate::gpu::Precision;
+        use crate::kit::gpu::Precision;
         let k = self.k.max(1) as f64;
         let accumulation = match self.accumulate {
             Precision::F32 => k * F32_EPS * sum_abs,
@@ -223,7 +223,7 @@ impl DotTolerance {
 #[cfg(test)]
 mod dot_tests {
     use super::*;
-    use crate::gpu::Precision;
+    use crate::kit::gpu::Precision;
     use gpubench_results::rng::SplitMix64;
 
     /// Dot products of zero-mean random f16 values, summed in f16 (through half::f16), stay

@@ -17,7 +17,23 @@ use gpubench_results::stats;
 use gpubench_results::units::{GIB, MIB, format_size};
 use gpubench_results::warnings::{WarningKind, WarningRecord};
 
-use crate::{Benchmarks, BuildContext, Suite, SuiteOptions};
+use gpubench_engine::options::parse_size_value;
+use gpubench_engine::{Arity, OptionSpec};
+use gpubench_engine::{Benchmarks, BuildContext, Suite, SuiteOptions};
+use gpubench_engine::{Included, SuiteInfo};
+
+/// The capacity suite's option: the upper bound of the total-allocation probe.
+pub const CAPACITY_CAP: OptionSpec = OptionSpec {
+    key: "capacity_cap",
+    flag: "capacity-cap",
+    value_name: "SIZE",
+    help: "Upper bound of the capacity suite's total-allocation probe, e.g. 8GiB.",
+    arity: Arity::One,
+    default: || serde_json::Value::Null,
+    parse: parse_size_value,
+    choices: None,
+    hidden: false,
+};
 
 /// The smallest single buffer the probe tries before giving up.
 const MIN_PROBE: u64 = MIB;
@@ -26,8 +42,17 @@ const MIN_PROBE: u64 = MIB;
 pub struct CapacitySuite;
 
 impl Suite for CapacitySuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::CAPACITY
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "capacity",
+            about: "largest single buffer and total memory actually allocated and written",
+            included: Included::FullProfile,
+            after: &[],
+        }
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        &[CAPACITY_CAP]
     }
 
     fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {
@@ -35,7 +60,9 @@ impl Suite for CapacitySuite {
     }
 
     fn probes(&self, ctx: &GpuContext, options: &SuiteOptions) -> Vec<BenchResult> {
-        let cap = options.capacity_cap.unwrap_or_else(|| default_cap(ctx));
+        let cap = options
+            .get::<u64>(CAPACITY_CAP.key)
+            .unwrap_or_else(|| default_cap(ctx));
         let single = probe_single(ctx);
         let chunk = single.as_ref().map_or(0, |s| s.bytes).clamp(MIB, 256 * MIB);
         let total = probe_total(ctx, cap, chunk);

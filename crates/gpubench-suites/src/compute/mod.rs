@@ -1,10 +1,58 @@
+//! The compute suite: peak throughput per number type. The FMA chains (f32, f16, f64) are the
+//! kit's reference load ([`gpubench_harness::kit::fma`]); the integer multiply-add chains and the
+//! packed 8-bit dot products are this suite's own ([`types`]).
+
+pub mod types;
+
+use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::Profile;
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::fma::grid::{PeakGrid, peak_grid};
+use gpubench_harness::kit::fma::{FloatType, FmaPeak, PeakForm};
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::gpu::{Precision, SpecialisedShader};
+use gpubench_harness::{Benchmark, Kernel, KernelBench};
+use types::{DotPeak, DotType, IntForm, IntPeak, IntType};
+
+/// compute_int.wgsl: peak integer multiply-add chains (i32 as written; u32, i64 and i16 by rewriting its type).
+pub const INT_WGSL: &str = include_str!("compute_int.wgsl");
+/// compute_dot.wgsl: peak packed 8-bit dot products (dot4I8Packed, dot4U8Packed).
+pub const DOT_WGSL: &str = include_str!("compute_dot.wgsl");
+
 /// The compute suite: f32 and f16, scalar, vec2 and vec4; f64 scalar and vec4; the integer
 /// types and the packed 8-bit dot products ([`types`]); all over one grid sized from the adapter.
 pub struct ComputeSuite;
 
 impl Suite for ComputeSuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::COMPUTE
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "compute",
+            about: "peak throughput per number type: f32, f16, f64 FMA; i32, u32, i64, i16 multiply-add; 8-bit dot products",
+            included: Included::Always,
+            after: &[],
+        }
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("compute_peak.wgsl", gpubench_harness::kit::fma::SHADER),
+            ("compute_int.wgsl", INT_WGSL),
+            ("compute_dot.wgsl", DOT_WGSL),
+        ]
+    }
+
+    fn pipelines(
+        &self,
+        _facts: AdapterFacts,
+        _profile: Profile,
+    ) -> Result<Vec<KernelForm>, String> {
+        let kernels = PeakKernels::new(&PeakGrid::fixed(1));
+        Ok(kernels
+            .shaders()?
+            .into_iter()
+            .map(|(id, shader)| KernelForm::fixed(id, shader))
+            .collect())
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -67,4 +115,3 @@ impl PeakKernels {
         Ok(out)
     }
 }
-

@@ -26,11 +26,10 @@ use gpubench_harness::{
     BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
 };
 
-use super::grid::PeakGrid;
-use super::{FmaDispatch, STEPS, UNROLL};
-use crate::gpu::SpecialisedShader;
-use crate::shaders;
-use crate::verify::{Checker, Tolerance};
+use gpubench_harness::kit::fma::grid::PeakGrid;
+use gpubench_harness::kit::fma::{FmaDispatch, STEPS, UNROLL};
+use gpubench_harness::kit::gpu::SpecialisedShader;
+use gpubench_harness::kit::verify::{Checker, Tolerance};
 
 /// Independent chains per invocation in every integer and dot-product form.
 pub const CHAINS: u32 = 8;
@@ -126,7 +125,7 @@ impl IntType {
         if self == IntType::I16 {
             out.push_str("enable wgpu_int16;\n");
         }
-        for line in shaders::COMPUTE_INT.lines() {
+        for line in crate::compute::INT_WGSL.lines() {
             if line == alias_i32 {
                 found.0 = true;
                 out.push_str(alias);
@@ -242,7 +241,7 @@ fn grid_support(ctx: &GpuContext, grid: &PeakGrid) -> Result<(), String> {
             "a grid of {x} x {y} workgroups exceeds max_compute_workgroups_per_dimension"
         ));
     }
-    crate::gpu::check_binding_fits(ctx, grid.invocations() * 4, "grid")
+    gpubench_harness::kit::gpu::check_binding_fits(ctx, grid.invocations() * 4, "grid")
 }
 
 /// An output that starts as the complement of every expected word, so an invocation that wrote
@@ -459,7 +458,7 @@ impl DotPeak {
     /// The shader its pipeline compiles.
     pub fn shader(&self) -> SpecialisedShader {
         SpecialisedShader {
-            source: shaders::COMPUTE_DOT.to_string(),
+            source: crate::compute::DOT_WGSL.to_string(),
             entry: self.ty.entry().to_string(),
             constants: vec![("STEPS", f64::from(STEPS))],
         }
@@ -672,7 +671,7 @@ mod tests {
             assert!(source.contains(alias) && source.contains(low_bits));
             assert_eq!(source.contains("enable wgpu_int16;"), ty == IntType::I16);
         }
-        let int = shaders::COMPUTE_INT;
+        let int = crate::compute::INT_WGSL;
         assert_eq!(
             int.matches("x = step_scalar(x, a, b);").count(),
             UNROLL as usize
@@ -681,7 +680,7 @@ mod tests {
             int.matches("x = step_vec4(x, a, b);").count(),
             UNROLL as usize
         );
-        let dot = shaders::COMPUTE_DOT;
+        let dot = crate::compute::DOT_WGSL;
         assert_eq!(dot.matches("x = step_i8(x, w);").count(), UNROLL as usize);
         assert_eq!(dot.matches("x = step_u8(x, w);").count(), UNROLL as usize);
         assert!(dot.contains("0x9e3779b9u") && dot.contains("0x85ebca6bu"));

@@ -8,9 +8,8 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 
 use super::LaunchMode;
-use crate::gpu::{DispatchKernel, bind_buffers, compute_pipeline};
-use crate::shaders;
-use crate::verify::{Checker, Tolerance};
+use gpubench_harness::kit::gpu::{DispatchKernel, bind_buffers, compute_pipeline};
+use gpubench_harness::kit::verify::{Checker, Tolerance};
 
 /// Dispatches per sample of `gpu-gap-independent`, each on a buffer of its own: a fixed count,
 /// since a buffer bumped twice in one pass is a dependency again (wgpu tracks usage per buffer,
@@ -261,7 +260,7 @@ impl Kernel for Launch {
             bytemuck::cast_slice(&args),
             wgpu::BufferUsages::INDIRECT,
         );
-        let pipeline = compute_pipeline(ctx, "launch bump", shaders::LAUNCH, "bump");
+        let pipeline = compute_pipeline(ctx, "launch bump", crate::launch::WGSL, "bump");
         let dispatch = DispatchKernel::new(
             ctx,
             self.mode.pass_label(),

@@ -61,7 +61,14 @@ use gpubench_harness::{KernelBench, Profile};
 pub use kernel::{Launch, LaunchState};
 pub use mode::LaunchMode;
 
-use crate::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::gpu::SpecialisedShader;
+
+/// launch.wgsl: the launch-overhead kernel, one invocation bumping a counter.
+pub const WGSL: &str = include_str!("launch.wgsl");
 
 /// Round trips recorded by the quick profile.
 pub const QUICK_ROUND_TRIPS: usize = 200;
@@ -72,8 +79,26 @@ pub const DEFAULT_ROUND_TRIPS: usize = 1000;
 pub struct LaunchSuite;
 
 impl Suite for LaunchSuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::LAUNCH
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "launch",
+            about: "cost of tiny dispatches, passes and submits, and the submit round trip",
+            included: Included::Always,
+            after: &[],
+        }
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[("launch.wgsl", WGSL)]
+    }
+
+    fn pipelines(
+        &self,
+        _facts: AdapterFacts,
+        _profile: Profile,
+    ) -> Result<Vec<KernelForm>, String> {
+        let shader = SpecialisedShader::plain(WGSL, "bump");
+        Ok(vec![KernelForm::fixed("launch/bump", shader)])
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

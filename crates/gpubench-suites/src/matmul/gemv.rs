@@ -23,7 +23,7 @@
 //! variant is never chosen.
 
 use super::wgsl::{self, emit};
-use crate::gpu::Precision;
+use gpubench_harness::kit::gpu::Precision;
 
 /// One parameter set of the small-M kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

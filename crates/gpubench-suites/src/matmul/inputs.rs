@@ -21,7 +21,7 @@ use half::f16;
 
 use super::kernel::Shape;
 use super::reference::{MatrixRef, elements_to_check, reference_element};
-use crate::gpu::{Precision, ShaderChecks, SpecialisedShader};
+use gpubench_harness::kit::gpu::{Precision, ShaderChecks, SpecialisedShader};
 
 /// A and B on the host, rounded to the product's precision and held as f32 (exactly).
 pub struct HostInputs {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::inputs::{DeviceInputs, ProductInputs, Reference, element};
 use super::variant::{Kind, Variant};
-use crate::gpu::{DispatchKernel, Precision};
-use crate::verify::{Checker, DotTolerance, Tolerance};
+use gpubench_harness::kit::gpu::{DispatchKernel, Precision};
+use gpubench_harness::kit::verify::{Checker, DotTolerance, Tolerance};
 
 /// A matmul shape: C (M x N) = A (M x K) x B (K x N).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

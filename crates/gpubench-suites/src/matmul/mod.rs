@@ -32,9 +32,11 @@
 //! earlier in the same run.
 
 pub mod coop;
+pub mod forms;
 pub mod gemv;
 mod inputs;
 mod kernel;
+pub mod options;
 mod reference;
 mod select;
 pub mod tiled;
@@ -54,18 +56,27 @@ pub use inputs::ProductInputs;
 pub use kernel::{Matmul, MatmulState, Shape};
 pub use reference::{MatrixRef, elements_to_check, reference_element};
 pub use select::{
-    AdapterFacts, CPU_TILE, Candidate, REGISTER_BUDGET, RegisterModel, SMALL_M,
-    WAVE64_REGISTER_BUDGET, candidates, register_model, registers, select_fastest, tuning_table,
+    CPU_TILE, Candidate, REGISTER_BUDGET, RegisterModel, SMALL_M, WAVE64_REGISTER_BUDGET,
+    candidates, register_model, registers, select_fastest, tuning_table,
 };
 pub use variant::{
     Kind, VARIANTS, Variant, catalogue, coop_space, emulated_coop, find_variant, gemv_space,
     variant_names,
 };
 
-use crate::compute::measured_peak;
-use crate::derived::{derived_result, param_str};
-use crate::gpu::Precision;
-use crate::{Benchmarks, BuildContext, PlanError, Stage, Stages, Suite, Tuner};
+use gpubench_engine::OptionSpec;
+use gpubench_engine::{Benchmarks, BuildContext, PlanError, Stage, Stages, Suite, Tuner};
+use gpubench_engine::{Included, SuiteInfo, SuiteOptions};
+use gpubench_harness::kit::derived::{derived_result, param_str};
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::fma::measured_peak;
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::gpu::Precision;
+
+/// matmul_tiled.wgsl: the workgroup-tiled matmul (shared-memory tiles; the tile edge is a pipeline constant). The unrolled kernels are generated ([`unrolled`]).
+pub const TILED_WGSL: &str = include_str!("matmul_tiled.wgsl");
+/// matmul_reg.wgsl: the register-blocked vec4 matmul without workgroup memory.
+pub const REG_WGSL: &str = include_str!("matmul_reg.wgsl");
 
 /// The shapes a profile runs: squares, then batch-like shapes (M from 1 up against a fixed
 /// N x K), smaller on software adapters. `--matmul-shape` values come after them.
@@ -91,8 +102,32 @@ pub fn result_id(precision: Precision, shape: Shape) -> String {
 pub struct MatmulSuite;
 
 impl Suite for MatmulSuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::MATMUL
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "matmul",
+            about: "autotuned matrix multiply, f32 and f16, square and batch-like shapes",
+            included: Included::Always,
+            after: &["compute"],
+        }
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        &options::OPTIONS
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("matmul_tiled.wgsl", TILED_WGSL),
+            ("matmul_reg.wgsl", REG_WGSL),
+        ]
+    }
+
+    fn pipelines(&self, facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>, String> {
+        forms::matmul_forms(facts, profile)
+    }
+
+    fn check_adapter(&self, ctx: &GpuContext, options: &SuiteOptions) -> Result<(), PlanError> {
+        options::check_shapes_fit(ctx, options)
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -104,10 +139,10 @@ impl Suite for MatmulSuite {
     /// time limit during one product's tuning keeps every product measured before it.
     fn stages(&self, build: &mut BuildContext<'_>) -> Stages {
         let (ctx, options) = (build.ctx, build.options);
-        let forced = match &options.matmul_variant {
-            Some(name) => Some(find_variant(name).ok_or_else(|| {
+        let forced = match options.get::<String>(options::VARIANT) {
+            Some(name) => Some(find_variant(&name).ok_or_else(|| {
                 PlanError::bad(
-                    crate::SuiteOption::MatmulVariant,
+                    options::VARIANT,
                     format!(
                         "{name}: unknown variant (known: {})",
                         variant_names().join(", ")
@@ -117,8 +152,8 @@ impl Suite for MatmulSuite {
             None => None,
         };
         let mut shapes = profile_shapes(options.profile, ctx.is_software());
-        // The plan refused empty and oversized shapes before any suite was built.
-        for &(m, n, k) in &options.matmul_shapes {
+        // The option's parser refused empty and oversized shapes before any suite was built.
+        for (m, n, k) in options::shapes(options)? {
             let shape = Shape::new(m, n, k);
             if !shapes.contains(&shape) {
                 shapes.push(shape);
@@ -174,7 +209,7 @@ fn plan_product(
         ctx,
         &mut *build.tuner,
         &inputs,
-        options.coop_matrix,
+        options.flag(options::COOP_MATRIX, true),
     ));
     benches
 }

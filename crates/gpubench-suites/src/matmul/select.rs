@@ -16,14 +16,16 @@
 //! invocation holds (above [`REGISTER_BUDGET`] the compiler spills to memory, and the product
 //! measures the spilling). What was pruned, and why, is listed in the tuning table.
 
-use gpubench_harness::{BenchResult, GpuContext, Status};
-use serde_json::{Map, Value};
+use gpubench_harness::{BenchResult, Status};
+
+use gpubench_harness::kit::facts::AdapterFacts;
+pub use gpubench_harness::kit::tuning::{select_fastest, table_value, tuning_table};
 
 use super::gemv::GemvParams;
 use super::kernel::Shape;
 use super::tiled::TileParams;
 use super::variant::{Kind, VARIANTS, Variant, catalogue};
-use crate::gpu::Precision;
+use gpubench_harness::kit::gpu::Precision;
 
 /// The most 32-bit registers an invocation's accumulators, operands and prefetched loads may
 /// take on a GPU: half of NVIDIA's 255, leaving room for addresses and two 256-invocation
@@ -69,35 +71,6 @@ pub const CPU_TILE: TileParams = TileParams::new(64, 64, 16, 8, 8);
 
 /// Products with fewer rows than this (the smallest tile's) also try the small-M kernel.
 pub const SMALL_M: u32 = 64;
-
-/// What the search space depends on, read from the adapter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AdapterFacts {
-    /// The adapter is a CPU (`DeviceType::Cpu`).
-    pub cpu: bool,
-    /// SUBGROUP is enabled on the device.
-    pub subgroups: bool,
-    /// The largest subgroup size the adapter may use.
-    pub subgroup_max: u32,
-    /// `max_compute_invocations_per_workgroup`.
-    pub max_invocations: u32,
-    /// `max_compute_workgroup_storage_size`, bytes.
-    pub max_workgroup_bytes: u32,
-}
-
-impl AdapterFacts {
-    /// The facts of `ctx`'s adapter and device.
-    pub fn of(ctx: &GpuContext) -> Self {
-        let info = ctx.adapter.get_info();
-        Self {
-            cpu: info.device_type == wgpu::DeviceType::Cpu,
-            subgroups: ctx.features.contains(wgpu::Features::SUBGROUP),
-            subgroup_max: info.subgroup_max_size.max(1),
-            max_invocations: ctx.limits.max_compute_invocations_per_workgroup,
-            max_workgroup_bytes: ctx.limits.max_compute_workgroup_storage_size,
-        }
-    }
-}
 
 /// One variant of a product's search space, or why the adapter's facts prune it.
 #[derive(Debug, Clone)]
@@ -263,24 +236,6 @@ fn gemv_redundant_on_gpu(
     None
 }
 
-/// The index of the fastest verified ok result (highest median), if any. Ties go to the earlier
-/// (simpler) variant.
-pub fn select_fastest(results: &[BenchResult]) -> Option<usize> {
-    let mut best: Option<(usize, f64)> = None;
-    for (i, result) in results.iter().enumerate() {
-        if result.status != Status::Ok || !result.verified {
-            continue;
-        }
-        let Some(median) = result.median().filter(|m| m.is_finite()) else {
-            continue;
-        };
-        if best.is_none_or(|(_, b)| median > b) {
-            best = Some((i, median));
-        }
-    }
-    best.map(|(i, _)| i)
-}
-
 /// Candidates within this fraction of the fastest first-pass median go to the final rounds: one
 /// short pass per candidate on a shared or boost-clocked machine cannot order them.
 pub const CLOSE: f64 = 0.85;
@@ -342,35 +297,13 @@ pub fn select_final(rounds: &[Vec<Option<f64>>]) -> Option<usize> {
     best.map(|(f, _)| f)
 }
 
-/// A GFLOP/s figure as the tuning tables keep it: three decimals.
-pub fn table_value(gflops: f64) -> f64 {
-    (gflops * 1000.0).round() / 1000.0
-}
-
-/// The tuning table as a JSON object: variant name to its median GFLOP/s, or to
-/// "failed: reason" / "skipped: reason".
-pub fn tuning_table(names: &[&str], results: &[BenchResult]) -> Value {
-    let mut table = Map::new();
-    for (name, result) in names.iter().zip(results) {
-        let value = match (result.status, result.median()) {
-            (Status::Ok, Some(median)) if result.verified => Value::from(table_value(median)),
-            (status, _) => Value::from(format!(
-                "{}: {}",
-                status.as_str(),
-                result.reason.as_deref().unwrap_or("no measurement")
-            )),
-        };
-        table.insert((*name).to_string(), value);
-    }
-    Value::Object(table)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::matmul::{Shape, gemv_space};
     use gpubench_harness::{BenchmarkInfo, MetricKind};
     use gpubench_results::stats::summarize;
+    use serde_json::Value;
 
     fn result(id: &str, status: Status, verified: bool, median: Option<f64>) -> BenchResult {
         let info = BenchmarkInfo::new(id, "matmul", MetricKind::Throughput, "flops");

@@ -32,7 +32,7 @@
 //! every accumulator a plain `var` (no private arrays, which some compilers keep in memory).
 
 use super::wgsl::{self, emit};
-use crate::gpu::Precision;
+use gpubench_harness::kit::gpu::Precision;
 
 /// One parameter set of the tiled family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -17,7 +17,7 @@ use super::wgsl::{self, emit};
 /// Workgroup edge of the register-blocked kernels: the `WX` and `WY` overrides of matmul_reg.wgsl
 /// and the workgroup size the unrolled kernels are generated with.
 pub(super) const REG_WG: u32 = 8;
-use crate::gpu::Precision;
+use gpubench_harness::kit::gpu::Precision;
 
 /// The entry point of the kernel for a `tm` x `4 tn` block (`tm` rows, `tn` vec4 columns).
 pub fn entry_point(tm: u32, tn: u32) -> String {

@@ -11,8 +11,7 @@ use super::coop::{self, CoopParams};
 use super::gemv::{self, GemvParams};
 use super::tiled::{self, TileParams};
 use super::unrolled::{self, REG_WG};
-use crate::gpu::{Precision, SpecialisedShader, specialise};
-use crate::shaders;
+use gpubench_harness::kit::gpu::{Precision, SpecialisedShader, specialise};
 
 /// The shape of the work each invocation does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,13 +268,13 @@ impl Variant {
         // the source; the workgroup shape and the tile edge are pipeline constants.
         let (file, entry, consts, constants) = match self.kind {
             Kind::Reg { tm, tn } => (
-                shaders::MATMUL_REG,
+                crate::matmul::REG_WGSL,
                 "matmul_reg",
                 vec![("TM", tm), ("TN", tn)],
                 workgroup,
             ),
             Kind::RegCols { tm, tn } => (
-                shaders::MATMUL_REG,
+                crate::matmul::REG_WGSL,
                 "matmul_reg_cols",
                 vec![("TM", tm), ("TN", tn)],
                 workgroup,
@@ -288,7 +287,7 @@ impl Variant {
                 });
             }
             Kind::Tiled { tile } => (
-                shaders::MATMUL_TILED,
+                crate::matmul::TILED_WGSL,
                 "matmul_tiled",
                 vec![],
                 vec![("TILE", f64::from(tile))],

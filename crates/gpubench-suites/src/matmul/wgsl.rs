@@ -1,7 +1,7 @@
 //! Pieces every generated matmul module shares: the `enable` line, the parameter block and
 //! bindings of the common buffer layout, and the line writer.
 
-use crate::gpu::Precision;
+use gpubench_harness::kit::gpu::Precision;
 
 /// Pushes one formatted line onto a `String` (formatting into a `String` cannot fail).
 macro_rules! emit {

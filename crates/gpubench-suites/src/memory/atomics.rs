@@ -11,10 +11,9 @@ use gpubench_harness::{
     BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
 };
 
-use crate::gpu::{DispatchKernel, compute_pipeline_zeroing};
-use crate::shaders;
-use crate::stream::AdapterClass;
-use crate::verify::{Checker, Tolerance};
+use gpubench_harness::kit::gpu::{DispatchKernel, compute_pipeline_zeroing};
+use gpubench_harness::kit::sizing::AdapterClass;
+use gpubench_harness::kit::verify::{Checker, Tolerance};
 
 /// Invocations per workgroup (memory_shared.wgsl's `WORKGROUP`).
 pub const WORKGROUP: u32 = 256;
@@ -211,7 +210,7 @@ impl Kernel for AtomicAdds {
         let entry = self.target.entry();
         let constants = [("ADDS", f64::from(ADDS))];
         // The workgroup forms zero their words themselves (memory_shared.wgsl).
-        let source = (shaders::MEMORY_SHARED, entry);
+        let source = (crate::memory::SHARED_WGSL, entry);
         let pipeline = compute_pipeline_zeroing(ctx, entry, source, &constants, false);
         let binding = if self.target.in_storage() { 3 } else { 4 };
         let dispatch =

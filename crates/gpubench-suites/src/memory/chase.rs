@@ -16,10 +16,9 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
-use crate::gpu::{DispatchKernel, check_binding_fits, compute_pipeline_with};
-use crate::shaders;
-use crate::stream::AdapterClass;
-use crate::verify::{Checker, Tolerance};
+use gpubench_harness::kit::gpu::{DispatchKernel, check_binding_fits, compute_pipeline_with};
+use gpubench_harness::kit::sizing::AdapterClass;
+use gpubench_harness::kit::verify::{Checker, Tolerance};
 
 /// Bytes per node of the cycle.
 pub const NODE_BYTES: u64 = 64;
@@ -147,7 +146,7 @@ impl Kernel for PointerChase {
         );
         let constants = [("STEPS", f64::from(self.steps))];
         let pipeline = self.pipeline.get_or_build(|| {
-            compute_pipeline_with(ctx, "chase", shaders::MEMORY, "chase", &constants)
+            compute_pipeline_with(ctx, "chase", crate::memory::WGSL, "chase", &constants)
         });
         let dispatch = DispatchKernel::new(
             ctx,

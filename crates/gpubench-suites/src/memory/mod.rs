@@ -15,6 +15,7 @@
 
 pub mod atomics;
 pub mod chase;
+mod forms;
 pub mod host_caches;
 pub mod levels;
 pub mod read;
@@ -27,14 +28,22 @@ use gpubench_harness::{
 };
 use gpubench_results::units::{MIB, format_size};
 
-use crate::derived::derived_result;
-use crate::stream::AdapterClass;
-use crate::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_harness::kit::derived::derived_result;
+use gpubench_harness::kit::sizing::AdapterClass;
 
 pub use chase::PointerChase;
+use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::forms::KernelForm;
 pub use host_caches::{HostCache, host_data_caches};
 pub use levels::{Plateau, Trend, plateaus};
 pub use read::WorkingSetRead;
+
+/// memory.wgsl: read bandwidth and pointer-chase latency against the working set.
+pub const WGSL: &str = include_str!("memory.wgsl");
+/// memory_shared.wgsl: workgroup-memory bandwidth with a bank-conflict stride sweep, and atomicAdd throughput on storage and workgroup memory.
+pub const SHARED_WGSL: &str = include_str!("memory_shared.wgsl");
 
 /// One compute pipeline shared by every size of a sweep: the kernel does not depend on the
 /// working set, and compiling it once instead of once per size saves most of the sweep's time
@@ -160,8 +169,25 @@ impl SweepPlan {
 pub struct MemorySuite;
 
 impl Suite for MemorySuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::MEMORY
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "memory",
+            about: "read bandwidth and dependent-load latency against working-set size, with the cache levels they show; workgroup memory with a bank-conflict stride sweep; atomicAdd throughput",
+            included: Included::Always,
+            after: &[],
+        }
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)]
+    }
+
+    fn pipelines(
+        &self,
+        _facts: AdapterFacts,
+        _profile: Profile,
+    ) -> Result<Vec<KernelForm>, String> {
+        Ok(forms::memory_forms())
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -238,7 +264,7 @@ fn curve(results: &[BenchResult], kernel: &str) -> Vec<(u64, f64)> {
     results
         .iter()
         .filter(|r| r.role == Role::Kernel && r.status == Status::Ok)
-        .filter(|r| crate::derived::param_str(r, "kernel") == Some(kernel))
+        .filter(|r| gpubench_harness::kit::derived::param_str(r, "kernel") == Some(kernel))
         .filter_map(|r| {
             let bytes = r.params.get("working_set_bytes")?.as_u64()?;
             let summary = r.summary.as_ref()?;
@@ -285,7 +311,7 @@ pub fn derive_levels(results: &[BenchResult], host: &[HostCache]) -> Vec<BenchRe
         return Vec::new();
     };
     let reached_memory = !first.params.contains_key("sweep_capped_by");
-    let software = crate::derived::param_str(first, "largest_cache_source")
+    let software = gpubench_harness::kit::derived::param_str(first, "largest_cache_source")
         .is_some_and(|s| s.starts_with("the host"));
     let host = if software { host } else { &[] };
     let read = (
@@ -692,7 +718,7 @@ mod tests {
         let capped: Vec<BenchResult> = results
             .iter()
             .map(|r| {
-                let kernel = crate::derived::param_str(r, "kernel")
+                let kernel = gpubench_harness::kit::derived::param_str(r, "kernel")
                     .unwrap_or("")
                     .to_string();
                 row(

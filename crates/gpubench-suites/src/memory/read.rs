@@ -14,11 +14,12 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
-use crate::gpu::{DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32};
-use crate::shaders;
-use crate::stream::AdapterClass;
-use crate::stream::kernels::exact_inputs;
-use crate::verify::{Checker, Tolerance};
+use gpubench_harness::kit::gpu::{
+    DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32,
+};
+use gpubench_harness::kit::inputs::exact_inputs;
+use gpubench_harness::kit::sizing::AdapterClass;
+use gpubench_harness::kit::verify::{Checker, Tolerance};
 
 /// Invocations per workgroup (memory.wgsl's `WORKGROUP`).
 pub const WORKGROUP: u32 = 256;
@@ -199,7 +200,7 @@ impl Kernel for WorkingSetRead {
             compute_pipeline_with(
                 ctx,
                 "read_window",
-                shaders::MEMORY,
+                crate::memory::WGSL,
                 "read_window",
                 &constants,
             )

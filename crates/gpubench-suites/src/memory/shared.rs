@@ -13,11 +13,10 @@ use gpubench_harness::{
 };
 use gpubench_results::rng::SplitMix64;
 
-use crate::gpu::{DispatchKernel, compute_pipeline_zeroing, f32_bytes, read_f32};
-use crate::shaders;
-use crate::stream::AdapterClass;
-use crate::stream::kernels::exact_inputs;
-use crate::verify::{Checker, Tolerance};
+use gpubench_harness::kit::gpu::{DispatchKernel, compute_pipeline_zeroing, f32_bytes, read_f32};
+use gpubench_harness::kit::inputs::exact_inputs;
+use gpubench_harness::kit::sizing::AdapterClass;
+use gpubench_harness::kit::verify::{Checker, Tolerance};
 
 /// Invocations per workgroup (memory_shared.wgsl's `WORKGROUP`).
 pub const WORKGROUP: u32 = 256;
@@ -217,7 +216,7 @@ impl Kernel for WorkgroupRead {
         let pipeline = compute_pipeline_zeroing(
             ctx,
             entry,
-            (shaders::MEMORY_SHARED, entry),
+            (crate::memory::SHARED_WGSL, entry),
             &self.read.constants(),
             false,
         );

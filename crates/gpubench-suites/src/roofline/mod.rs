@@ -24,11 +24,19 @@ use gpubench_results::units::{KIB, MIB, format_size};
 
 // The chains are the compute peak's: multiplier 1 and addend 2^-10, so every value stays exact
 // (see roofline.wgsl).
-use crate::compute::{A, B, FmaDispatch, measured_peak};
-use crate::derived::derived_result;
-use crate::gpu::{Precision, SpecialisedShader, check_binding_fits, grid_workgroups};
-use crate::stream::AdapterClass;
-use crate::{Benchmarks, BuildContext, Suite, shaders};
+use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::kit::derived::derived_result;
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::fma::{A, B, FmaDispatch, measured_peak};
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::gpu::{
+    Precision, SpecialisedShader, check_binding_fits, grid_workgroups,
+};
+use gpubench_harness::kit::sizing::AdapterClass;
+
+/// roofline.wgsl: the roofline kernel, FMAS multiply-adds per vec4 read.
+pub const WGSL: &str = include_str!("roofline.wgsl");
 
 const WORKGROUP: u32 = 256;
 /// Bytes per element.
@@ -109,7 +117,7 @@ impl RooflinePoint {
     /// per vec4 as the `FMAS` pipeline constant.
     pub fn shader(&self) -> SpecialisedShader {
         SpecialisedShader {
-            source: shaders::ROOFLINE.to_string(),
+            source: crate::roofline::WGSL.to_string(),
             entry: "roofline".to_string(),
             constants: vec![("FMAS", f64::from(self.fmas))],
         }
@@ -265,8 +273,31 @@ pub fn roofline_size_on(ctx: &GpuContext, profile: Profile) -> RooflineSize {
 pub struct RooflineSuite;
 
 impl Suite for RooflineSuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::ROOFLINE
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "roofline",
+            about: "one kernel swept over arithmetic intensity, with ceilings and ridge point",
+            included: Included::Always,
+            after: &["stream", "compute"],
+        }
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[("roofline.wgsl", WGSL)]
+    }
+
+    fn pipelines(
+        &self,
+        _facts: AdapterFacts,
+        _profile: Profile,
+    ) -> Result<Vec<KernelForm>, String> {
+        Ok(FMAS_SWEEP
+            .into_iter()
+            .map(|fmas| {
+                let point = RooflinePoint::new(fmas, 1 << 20, 1);
+                KernelForm::fixed(point.info().id, point.shader())
+            })
+            .collect())
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -397,7 +428,7 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::derived::param_str;
+    use gpubench_harness::kit::derived::param_str;
     use gpubench_results::stats::summarize;
 
     fn point(fmas: u32, gflops: f64) -> BenchResult {

@@ -1,5 +1,11 @@
-//! Fault injection: benchmarks that go wrong on purpose, so tests (and the hidden
-//! `--inject-fault` flag) can prove the harness reports each fault cleanly and carries on.
+//! Fault injection: a hidden suite of benchmarks that go wrong on purpose, so tests (and the
+//! hidden `--inject-fault` flag, this suite's one option) can prove the harness reports each
+//! fault cleanly and carries on. It runs after every other suite, and only when a fault is
+//! asked for.
+
+mod broken_copy;
+
+pub use broken_copy::BrokenCopy;
 
 use gpubench_harness::{
     Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome, SampleClock,
@@ -7,9 +13,12 @@ use gpubench_harness::{
 };
 use gpubench_results::units::format_size;
 
-use crate::gpu::{self, DispatchKernel};
-use crate::stream::{Stream, StreamKernel};
-use crate::{Benchmarks, BuildContext, Suite, shaders};
+use gpubench_engine::{Arity, Benchmarks, BuildContext, Included, OptionSpec, Suite, SuiteInfo};
+use gpubench_harness::kit::gpu::{self, DispatchKernel};
+use serde_json::Value;
+
+/// selftest.wgsl: the deliberately wrong kernels.
+pub const WGSL: &str = include_str!("selftest.wgsl");
 
 /// A fault the CLI can inject into a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,15 +84,8 @@ impl Fault {
 }
 
 /// A copy of `bytes` through the deliberately broken kernel of `selftest.wgsl`.
-pub fn broken_copy(bytes: u64, seed: u64) -> KernelBench<Stream> {
-    KernelBench::new(Stream::with_shader(
-        StreamKernel::Copy,
-        bytes,
-        seed,
-        shaders::SELFTEST,
-        "broken_copy",
-        "selftest",
-    ))
+pub fn broken_copy(bytes: u64, seed: u64) -> KernelBench<BrokenCopy> {
+    KernelBench::new(BrokenCopy::new(bytes, seed))
 }
 
 /// A kernel that behaves until its fault strikes: it verifies, and then the fault happens on the
@@ -260,7 +262,7 @@ fn stall_kernel(ctx: &GpuContext) -> DispatchKernel {
         &vec![0u8; 64 * 16 * STALL_GPU_WORKGROUPS as usize],
         wgpu::BufferUsages::STORAGE,
     );
-    let pipeline = gpu::compute_pipeline(ctx, "selftest stall", shaders::SELFTEST, "spin");
+    let pipeline = gpu::compute_pipeline(ctx, "selftest stall", crate::selftest::WGSL, "spin");
     DispatchKernel::new(
         ctx,
         "selftest stall",
@@ -270,16 +272,52 @@ fn stall_kernel(ctx: &GpuContext) -> DispatchKernel {
     )
 }
 
-/// The suite injected faults run under: it builds nothing itself (the CLI hands it the faulty
-/// benchmarks) and derives nothing.
+/// The option that asks for faults: a list of [`Fault::ALL`]'s names.
+pub const INJECT_FAULT: OptionSpec = OptionSpec {
+    key: "inject_fault",
+    flag: "inject-fault",
+    value_name: "FAULT",
+    help: "Add a deliberately faulty benchmark (for testing the harness), run after the suites.",
+    arity: Arity::Many,
+    default: || Value::Array(Vec::new()),
+    parse: |text| match Fault::parse(text) {
+        Some(_) => Ok(Value::from(text)),
+        None => Err(format!(
+            "'{text}' is not a fault (known: {})",
+            Fault::ALL.map(|(name, _)| name).join(", ")
+        )),
+    },
+    choices: Some(|| Fault::ALL.iter().map(|(name, _)| *name).collect()),
+    hidden: true,
+};
+
+/// The suite injected faults run under: one benchmark per fault asked for, in order.
 pub struct SelfTestSuite;
 
 impl Suite for SelfTestSuite {
-    fn name(&self) -> &'static str {
-        "selftest"
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "selftest",
+            about: "benchmarks that fail on purpose (fault injection)",
+            included: Included::WhenItsOptionIsGiven,
+            after: &[],
+        }
     }
 
-    fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {
-        Ok(Vec::new())
+    fn options(&self) -> &'static [OptionSpec] {
+        &[INJECT_FAULT]
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[("selftest.wgsl", WGSL)]
+    }
+
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
+        let names: Vec<String> = build.options.get(INJECT_FAULT.key).unwrap_or_default();
+        Ok(names
+            .iter()
+            .filter_map(|name| Fault::parse(name))
+            .map(|fault| fault.benchmark(build.options.seed))
+            .collect())
     }
 }

@@ -7,8 +7,8 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
-use crate::gpu::check_buffer_fits;
-use crate::verify::compare_bytes;
+use gpubench_harness::kit::gpu::check_buffer_fits;
+use gpubench_harness::kit::verify::compare_bytes;
 
 /// Copies of `bytes` between two device buffers, timed between encoder timestamps.
 pub struct CopyEngine {

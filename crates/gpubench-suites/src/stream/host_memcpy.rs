@@ -12,8 +12,8 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
-use crate::gpu::check_binding_fits;
-use crate::verify::compare_bytes;
+use gpubench_harness::kit::gpu::check_binding_fits;
+use gpubench_harness::kit::verify::compare_bytes;
 
 /// memcpy of `bytes`, timed by the host clock.
 pub struct HostMemcpy {

@@ -9,21 +9,19 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
-use crate::gpu::{
+use gpubench_harness::kit::gpu::{
     DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, grid_workgroups, read_f32,
 };
-use crate::shaders;
-use crate::verify::{Checker, Tolerance, compare_f32};
+use gpubench_harness::kit::verify::{Checker, Tolerance, compare_f32};
 
-use super::sizing::{AdapterClass, MAX_REPEATS, repeats_for};
+use gpubench_harness::kit::inputs::exact_inputs;
+use gpubench_harness::kit::sizing::{AdapterClass, MAX_REPEATS, repeats_for};
 
 /// Bytes in one `vec4<f32>`.
 pub const VEC4_BYTES: u64 = 16;
 /// The scalar of scale and triad, as in BabelStream.
 pub const SCALAR: f32 = 0.4;
 const WORKGROUP: u32 = 256;
-/// Inputs are multiples of this in [0.5, 1.5): every sum the reduction makes is then exact.
-const INPUT_STEP: f32 = 1.0 / 256.0;
 /// The most terms a partial sum may have and stay exact in f32: each term is below 1.5 = 384
 /// steps, and the sum must stay below 2^24 steps.
 pub const EXACT_SUM_TERMS: u64 = (1 << 24) / 384;
@@ -264,7 +262,7 @@ impl Stream {
             kernel,
             bytes,
             seed,
-            shaders::STREAM,
+            crate::stream::WGSL,
             kernel.entry(),
             "stream",
         )
@@ -521,14 +519,6 @@ impl Kernel for Stream {
     }
 }
 
-/// `len` inputs, multiples of [`INPUT_STEP`] in [0.5, 1.5): random, never zero, and summed
-/// exactly by the reduction (and by the memory suite's read).
-pub(crate) fn exact_inputs(rng: &mut SplitMix64, len: usize) -> Vec<f32> {
-    (0..len)
-        .map(|_| (128 + rng.next_below(256)) as f32 * INPUT_STEP)
-        .collect()
-}
-
 /// The first element invocation `t` handles in walk `r`: that of invocation `t + r x WORKGROUP`,
 /// modulo the grid (stream.wgsl's `next_first` steps it walk after walk).
 fn first(t: usize, r: u32, threads: usize) -> usize {
@@ -537,7 +527,7 @@ fn first(t: usize, r: u32, threads: usize) -> usize {
 }
 
 /// A partial sum of `terms` inputs: exact while it cannot leave f32's integers of
-/// [`INPUT_STEP`], else the classic bound for a sum in any order.
+/// [`gpubench_harness::kit::inputs::INPUT_STEP`], else the classic bound for a sum in any order.
 pub fn partial_sum_tolerance(terms: u64) -> Tolerance {
     if terms <= EXACT_SUM_TERMS {
         Tolerance::EXACT
@@ -676,7 +666,8 @@ mod tests {
         assert_eq!(partial_sum_tolerance(terms), Tolerance::EXACT);
         assert_ne!(partial_sum_tolerance(EXACT_SUM_TERMS + 1), Tolerance::EXACT);
         // The largest exact sum: every term at its maximum, still an f32 integer of steps.
-        let top = (1.5 - f64::from(INPUT_STEP)) * EXACT_SUM_TERMS as f64;
+        let top =
+            (1.5 - f64::from(gpubench_harness::kit::inputs::INPUT_STEP)) * EXACT_SUM_TERMS as f64;
         assert_eq!(f64::from(top as f32), top);
         assert_eq!(StreamKernel::Triad.spec().max_repeats(), MAX_REPEATS);
         assert_eq!(StreamKernel::Triad.spec().bytes_per_walk(1024), 3 * 1024);

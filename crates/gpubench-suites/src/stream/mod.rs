@@ -18,25 +18,72 @@
 pub mod copy_engine;
 pub mod host_memcpy;
 pub mod kernels;
-pub mod sizing;
 
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Role};
 use gpubench_results::units::{MIB, format_size};
 
 pub use copy_engine::CopyEngine;
+use gpubench_harness::kit::sizing::{self, AdapterClass};
 pub use host_memcpy::HostMemcpy;
 pub use kernels::{KERNELS, PER_TRIP, SCALAR, Stream, StreamKernel, StreamSpec, VEC4_BYTES};
-pub use sizing::AdapterClass;
 
-use crate::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions};
+use gpubench_engine::{Arity, OptionSpec};
+use gpubench_engine::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions};
+use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::gpu::SpecialisedShader;
+use serde_json::Value;
+
+/// stream.wgsl: the device-memory bandwidth kernels (copy, scale, add, triad, read, fill).
+pub const WGSL: &str = include_str!("stream.wgsl");
 
 /// The stream suite: the six kernels, the copy engine and the host memcpy reference, all on
 /// arrays of the same size; in the full profile, triad over smaller arrays too.
 pub struct StreamSuite;
 
 impl Suite for StreamSuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::STREAM
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "stream",
+            about: "device memory bandwidth (copy, scale, add, triad, read, fill), copy engine, host memcpy",
+            included: Included::Always,
+            after: &[],
+        }
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        &[STREAM_SIZE]
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[("stream.wgsl", WGSL)]
+    }
+
+    fn pipelines(
+        &self,
+        _facts: AdapterFacts,
+        _profile: Profile,
+    ) -> Result<Vec<KernelForm>, String> {
+        let mut forms = Vec::new();
+        for spec in &KERNELS {
+            for entry in [spec.entry, spec.repeated_entry] {
+                let shader = SpecialisedShader::plain(WGSL, entry);
+                forms.push(KernelForm::fixed(format!("stream/{entry}"), shader));
+            }
+            let Some((once, repeated)) = spec.per_trip_entries else {
+                continue;
+            };
+            for per_trip in PER_TRIP.into_iter().filter(|&p| p > 1) {
+                for entry in [once, repeated] {
+                    let shader = SpecialisedShader::plain(WGSL, entry)
+                        .with_constants(vec![("PER_TRIP", f64::from(per_trip))]);
+                    let name = format!("stream/{entry}-per-trip{per_trip}");
+                    forms.push(KernelForm::fixed(name, shader));
+                }
+            }
+        }
+        Ok(forms)
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -134,15 +181,19 @@ impl PerTripChoice {
 /// Measures `make(u)` for every `u` of [`PER_TRIP`] with `tuner` and keeps the fastest that
 /// verified; one element per trip where none did. The figures' ids are the same whichever
 /// form runs; `per_trip`, `per_trip_tuned_on` and `tuning_gbps` say which and why.
-fn tune_per_trip(tuner: &mut dyn crate::Tuner, make: &dyn Fn(u32) -> Stream) -> PerTripChoice {
+fn tune_per_trip(
+    tuner: &mut dyn gpubench_engine::Tuner,
+    make: &dyn Fn(u32) -> Stream,
+) -> PerTripChoice {
     let measured: Vec<BenchResult> = PER_TRIP
         .iter()
         .map(|&u| tuner.measure(&mut KernelBench::new(make(u))))
         .collect();
     let names: Vec<String> = PER_TRIP.iter().map(|u| u.to_string()).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let table = crate::matmul::tuning_table(&names, &measured);
-    let per_trip = crate::matmul::select_fastest(&measured).map_or(1, |i| PER_TRIP[i]);
+    let table = gpubench_harness::kit::tuning::tuning_table(&names, &measured);
+    let per_trip =
+        gpubench_harness::kit::tuning::select_fastest(&measured).map_or(1, |i| PER_TRIP[i]);
     let failed = PER_TRIP
         .iter()
         .zip(&measured)
@@ -166,12 +217,36 @@ fn tune_per_trip(tuner: &mut dyn crate::Tuner, make: &dyn Fn(u32) -> Stream) -> 
     }
 }
 
-/// Refuses a `--stream-size` no stream kernel can take: under 4 KiB, or not whole vec4s. Needs
-/// no adapter, so a caller can check it before anything runs.
+/// `config.options` key of the bytes per stream array.
+pub const STREAM_SIZE_KEY: &str = "stream_size";
+
+/// The stream suite's option: bytes per stream array.
+pub const STREAM_SIZE: OptionSpec = OptionSpec {
+    key: STREAM_SIZE_KEY,
+    flag: "stream-size",
+    value_name: "SIZE",
+    help: "Bytes per stream array, e.g. 64MiB (binary units).",
+    arity: Arity::One,
+    default: || Value::Null,
+    parse: |text| {
+        let bytes = gpubench_results::units::parse_size(text)?;
+        check_stream_size(bytes)
+            .map(|()| Value::from(bytes))
+            .map_err(|error| match error {
+                PlanError::BadOption { problem, .. } => problem,
+                other => other.to_string(),
+            })
+    },
+    choices: None,
+    hidden: false,
+};
+
+/// Refuses a stream size no stream kernel can take: under 4 KiB, or not whole vec4s. Needs
+/// no adapter, so it is checked before anything runs.
 pub fn check_stream_size(bytes: u64) -> Result<(), PlanError> {
     if bytes < 4096 || !bytes.is_multiple_of(VEC4_BYTES) {
         return Err(PlanError::bad(
-            crate::SuiteOption::StreamSize,
+            STREAM_SIZE_KEY,
             format!(
                 "{} must be at least 4KiB and a multiple of 16 bytes",
                 format_size(bytes)
@@ -186,7 +261,7 @@ pub fn check_stream_size(bytes: u64) -> Result<(), PlanError> {
 /// MI300X's infinity cache, and 128 MiB on a software adapter, 4x a typical server L3), capped
 /// by the adapter's binding and buffer limits and rounded down to a power of two.
 pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u64, PlanError> {
-    if let Some(bytes) = options.stream_size {
+    if let Some(bytes) = options.get::<u64>(STREAM_SIZE_KEY) {
         check_stream_size(bytes)?;
         return Ok(bytes);
     }
@@ -216,7 +291,7 @@ mod tests {
             return;
         };
         let stop = Arc::new(AtomicBool::new(false));
-        let mut tuner = crate::session::ShortRunTuner::new(&ctx, Profile::Quick, stop);
+        let mut tuner = gpubench_engine::tuner::ShortRunTuner::new(&ctx, Profile::Quick, stop);
         let bytes = 4099 * VEC4_BYTES;
         let choice = tune_per_trip(&mut tuner, &|u| {
             Stream::new(StreamKernel::Triad, bytes, 7).with_per_trip(u)

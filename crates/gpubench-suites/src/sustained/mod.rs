@@ -11,10 +11,26 @@ use std::time::Duration;
 use gpubench_harness::{BenchResult, KernelBench, Profile, Status};
 use gpubench_results::stats::median;
 
-use crate::compute::grid::peak_grid;
-use crate::compute::{FmaPeak, PeakForm};
-use crate::gpu::Precision;
-use crate::{Benchmarks, BuildContext, Suite, SuiteOptions};
+use gpubench_engine::options::parse_seconds_value;
+use gpubench_engine::{Arity, OptionSpec};
+use gpubench_engine::{Benchmarks, BuildContext, Suite, SuiteOptions};
+use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::kit::fma::grid::peak_grid;
+use gpubench_harness::kit::fma::{FmaPeak, PeakForm};
+use gpubench_harness::kit::gpu::Precision;
+
+/// The sustained suite's option: the run's length in seconds.
+pub const DURATION: OptionSpec = OptionSpec {
+    key: "duration",
+    flag: "duration",
+    value_name: "SECONDS",
+    help: "Length of the sustained run in seconds (default: 30 in the full profile, 10 otherwise).",
+    arity: Arity::One,
+    default: || serde_json::Value::Null,
+    parse: parse_seconds_value,
+    choices: None,
+    hidden: false,
+};
 
 /// The last third of the windows must reach this fraction of the best window.
 pub const THROTTLE_THRESHOLD: f64 = 0.9;
@@ -24,9 +40,9 @@ pub const WINDOW: Duration = Duration::from_millis(100);
 /// The sustained suite.
 pub struct SustainedSuite;
 
-/// The run's length: `--duration`, else 30 s in the full profile and 10 s otherwise.
+/// The run's length: the duration option, else 30 s in the full profile and 10 s otherwise.
 pub fn duration(options: &SuiteOptions) -> Duration {
-    match (options.duration, options.profile) {
+    match (options.get::<f64>(DURATION.key), options.profile) {
         (Some(seconds), _) => Duration::from_secs_f64(seconds),
         (None, Profile::Full) => Duration::from_secs(30),
         (None, _) => Duration::from_secs(10),
@@ -34,8 +50,17 @@ pub fn duration(options: &SuiteOptions) -> Duration {
 }
 
 impl Suite for SustainedSuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::SUSTAINED
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "sustained",
+            about: "the FMA kernel kept busy for a set duration, throttling flagged",
+            included: Included::FullProfile,
+            after: &[],
+        }
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        &[DURATION]
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

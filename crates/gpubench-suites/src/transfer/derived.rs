@@ -13,7 +13,7 @@ use gpubench_results::stats::{self, Summary};
 use gpubench_results::units::KIB;
 
 use super::{FIT_RESAMPLES, FIT_SEED, POOR_FIT, TransferPath};
-use crate::fit::{self, SizeSamples, TransferModel};
+use crate::transfer::fit::{self, SizeSamples, TransferModel};
 
 /// Every path's fitted results from the suite's `results`; `earlier` may hold stream's host
 /// memcpy row, the reference for the fitted bandwidth.
@@ -304,9 +304,9 @@ pub fn fitted_model(path: TransferPath, results: &[BenchResult]) -> Option<Trans
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Suite;
     use crate::stream::HostMemcpy;
     use crate::transfer::{Transfer, TransferSuite, sizes_up_to};
+    use gpubench_engine::Suite;
     use gpubench_harness::Kernel;
     use gpubench_results::units::MIB;
 

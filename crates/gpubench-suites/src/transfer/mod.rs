@@ -23,17 +23,25 @@
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile};
 use gpubench_results::units::{KIB, MIB};
 
-use crate::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::{Benchmarks, BuildContext, Suite};
 
 mod derived;
+pub mod fit;
 pub mod kernel;
 pub mod placement;
 pub mod state;
 
 pub use derived::fitted_model;
+use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::gpu::SpecialisedShader;
 pub use kernel::{Transfer, zero_copy_support};
 pub use placement::{BufferRole, MemoryKind, MemoryMap};
 pub use state::TransferState;
+
+/// transfer.wgsl: the zero-copy upload, a kernel copying a host-written buffer, read in place, into device memory.
+pub const WGSL: &str = include_str!("transfer.wgsl");
 
 /// Smallest size of every sweep.
 pub const SMALLEST: u64 = 4 * KIB;
@@ -226,8 +234,26 @@ pub fn sizes_up_to(cap: u64) -> Vec<u64> {
 pub struct TransferSuite;
 
 impl Suite for TransferSuite {
-    fn name(&self) -> &'static str {
-        gpubench_results::suite_names::TRANSFER
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "transfer",
+            about: "host-device transfers over a size sweep, with fitted fixed cost and bandwidth",
+            included: Included::Always,
+            after: &["stream"],
+        }
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[("transfer.wgsl", WGSL)]
+    }
+
+    fn pipelines(
+        &self,
+        _facts: AdapterFacts,
+        _profile: Profile,
+    ) -> Result<Vec<KernelForm>, String> {
+        let shader = SpecialisedShader::plain(WGSL, "copy_words");
+        Ok(vec![KernelForm::fixed("transfer/copy_words", shader)])
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

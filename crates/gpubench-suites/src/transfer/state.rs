@@ -7,8 +7,8 @@ use gpubench_results::rng::SplitMix64;
 
 use super::TransferPath;
 use super::placement::BufferRole;
-use crate::gpu::{DispatchKernel, compute_pipeline, grid_workgroups};
-use crate::verify::compare_bytes;
+use gpubench_harness::kit::gpu::{DispatchKernel, compute_pipeline, grid_workgroups};
+use gpubench_harness::kit::verify::compare_bytes;
 
 /// Buffers and host memory of one transfer benchmark, per path; what the runs change (the
 /// buffer mapped at creation, the bytes read out, whether the staging is mapped) is kept for
@@ -314,7 +314,7 @@ fn zero_copy(ctx: &GpuContext, data: Vec<u8>, dst: wgpu::Buffer, bytes: u64) -> 
     let pipeline = compute_pipeline(
         ctx,
         "transfer zero-copy",
-        crate::shaders::TRANSFER,
+        crate::transfer::WGSL,
         "copy_words",
     );
     let groups = grid_workgroups(ctx, bytes / 16, WORKGROUP, PER_INVOCATION);

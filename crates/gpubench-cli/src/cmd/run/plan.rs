@@ -5,13 +5,14 @@
 
 use std::path::PathBuf;
 
+use gpubench_engine::plan::{RunPlan, SampleOverrides};
+use gpubench_engine::{PlanError, SuiteOptions};
 use gpubench_harness::RunDocument;
 use gpubench_harness::device::Selection;
 use gpubench_harness::expect::AdapterExpectation;
 use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
-use gpubench_suites::plan::{RunPlan, SampleOverrides};
-use gpubench_suites::{PlanError, SuiteOption, SuiteOptions};
+use gpubench_suites::REGISTRY;
 
 use crate::cli::{AdapterChoice, BaselineArgs, ExportArgs, RunArgs};
 use crate::cmd::baseline_gate;
@@ -97,16 +98,13 @@ impl Plan {
         }
         args.exports.check(&mut files)?;
         check_baseline_dir(&args.baseline.dir(), args.baseline.save_baseline)?;
-        check_suites(args)?;
         let selection = args.adapter.selection();
         selection
             .backends()
             .map_err(|e| UsageError(format!("--backend: {e}")))?;
-        let faults = args.inject_fault.iter().map(|f| f.0).collect();
-        let run = RunPlan::new(&args.suites, suite_options(args))
+        let run = RunPlan::new(&REGISTRY, &args.suites, suite_options(args))
             .and_then(|plan| plan.with_sampling(sample_overrides(args)))
             .map_err(usage_error)?
-            .with_faults(faults)
             .with_noise_check(args.noise_check == "on");
         Ok(Self {
             run,
@@ -140,34 +138,20 @@ pub fn numbered_run(out: &std::path::Path, k: u32) -> PathBuf {
 pub fn usage_error(error: PlanError) -> anyhow::Error {
     match error {
         PlanError::BadOption { option, problem } => {
-            UsageError(format!("{} {problem}", flag(option))).into()
+            UsageError(format!("{} {problem}", crate::suite_flags::flag_of(option))).into()
         }
-        PlanError::UnknownSuite(_) => UsageError(error.to_string()).into(),
-    }
-}
-
-/// The flag that sets `option`.
-fn flag(option: SuiteOption) -> &'static str {
-    match option {
-        SuiteOption::Samples => "--samples",
-        SuiteOption::SampleLength => "--sample-ms",
-        SuiteOption::MaxTime => "--max-time",
-        SuiteOption::Duration => "--duration",
-        SuiteOption::StreamSize => "--stream-size",
-        SuiteOption::MatmulShape => "--matmul-shape",
-        SuiteOption::MatmulVariant => "--matmul-variant",
+        PlanError::NamedTwice(suite) => UsageError(format!(
+            "--suite {suite} is named twice; name each suite once"
+        ))
+        .into(),
+        other => UsageError(other.to_string()).into(),
     }
 }
 
 /// The suites' options, as given.
 fn suite_options(args: &RunArgs) -> SuiteOptions {
     let mut options = SuiteOptions::new(args.profile.0);
-    options.stream_size = args.stream_size;
-    options.capacity_cap = args.capacity_cap;
-    options.duration = args.duration;
-    options.matmul_shapes = args.matmul_shapes.clone();
-    options.matmul_variant = args.matmul_variant.map(ToString::to_string);
-    options.coop_matrix = !args.no_coop_matrix;
+    options.values = args.suite_options.values.clone();
     options.seed = args.seed;
     options.shader_checks = args.shader_checks.0;
     options
@@ -182,23 +166,6 @@ fn sample_overrides(args: &RunArgs) -> SampleOverrides {
     }
 }
 
-/// Refuses a suite named twice (its results would carry the same ids twice) and option values
-/// a suite would refuse only once its turn came, after earlier results were written.
-fn check_suites(args: &RunArgs) -> anyhow::Result<()> {
-    for (i, suite) in args.suites.iter().enumerate() {
-        if args.suites[..i].contains(suite) {
-            return Err(UsageError(format!(
-                "--suite {suite} is named twice; name each suite once"
-            ))
-            .into());
-        }
-    }
-    if let Some(bytes) = args.stream_size {
-        gpubench_suites::stream::check_stream_size(bytes).map_err(usage_error)?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
@@ -209,23 +176,18 @@ mod tests {
     fn every_library_option_maps_to_a_flag_run_takes() {
         let cli = crate::cli::Cli::command();
         let run = cli.find_subcommand("run").expect("run");
-        let options = [
-            SuiteOption::Samples,
-            SuiteOption::SampleLength,
-            SuiteOption::MaxTime,
-            SuiteOption::Duration,
-            SuiteOption::StreamSize,
-            SuiteOption::MatmulShape,
-            SuiteOption::MatmulVariant,
-        ];
-        for option in options {
-            let long = flag(option).trim_start_matches("--");
+        let keys = ["samples", "sample_length", "max_time"]
+            .into_iter()
+            .chain(REGISTRY.options().into_iter().map(|(_, spec)| spec.key));
+        for key in keys {
+            let flag = crate::suite_flags::flag_of(key);
+            let long = flag.trim_start_matches("--");
             assert!(
                 run.get_arguments().any(|a| a.get_long() == Some(long)),
-                "{option:?} maps to --{long}, which run does not take"
+                "{key} maps to {flag}, which run does not take"
             );
         }
-        let error = usage_error(PlanError::bad(SuiteOption::MatmulShape, "0x4x4: too small"));
+        let error = usage_error(PlanError::bad("matmul_shapes", "0x4x4: too small"));
         assert_eq!(error.to_string(), "--matmul-shape 0x4x4: too small");
     }
 }

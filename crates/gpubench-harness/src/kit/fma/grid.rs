@@ -20,7 +20,7 @@
 //! becomes two-dimensional, and the output (one f32 per invocation) must fit one storage
 //! binding.
 
-use gpubench_harness::GpuContext;
+use crate::GpuContext;
 
 /// Invocations per workgroup of the peak kernels (the shader's `@workgroup_size`).
 pub const WORKGROUP: u32 = 64;

@@ -1,4 +1,6 @@
-//! The compute suite: peak fused multiply-add throughput in f32 and f16, scalar, vec2 and vec4.
+//! The FMA reference load: peak fused multiply-add chains in f32, f16 and f64, scalar, vec2 and
+//! vec4, the kernel the compute suite times, the run's noise check measures and the sustained and
+//! roofline suites build on.
 //!
 //! Why this shape of kernel: a multiply-add unit has a latency of several cycles, so one chain
 //! per invocation measures latency, not throughput. Every invocation therefore runs [`LANES`]
@@ -29,19 +31,29 @@
 //! exact CPU prediction), so both are built on [`FmaDispatch`].
 
 pub mod grid;
-pub mod types;
 
-use gpubench_harness::{
-    BenchError, BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind,
-    Outcome, SampleClock, Status, Verification, Work,
+use crate::kit::derived::param_str;
+use crate::kit::gpu::{
+    DispatchKernel, Precision, SpecialisedShader, f32_bytes, read_f32, specialise,
 };
+use crate::kit::verify::{Checker, Tolerance};
+use crate::{
+    BenchError, BenchResult, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock,
+    Status, Verification, Work,
+};
+use grid::PeakGrid;
 
-use crate::derived::param_str;
-use crate::gpu::{DispatchKernel, Precision, SpecialisedShader, f32_bytes, read_f32, specialise};
-use crate::verify::{Checker, Tolerance};
-use crate::{Benchmarks, BuildContext, Suite, shaders};
-use grid::{PeakGrid, peak_grid};
-use types::{DotPeak, DotType, IntForm, IntPeak, IntType};
+/// The FMA chain kernel (compute_peak.wgsl): the compute suite's peak, the run's noise
+/// reference, the sustained load and the roofline's kernel are all built from it.
+pub const SHADER: &str = include_str!("../../../../../shaders/compute_peak.wgsl");
+
+/// Where the timed forms' result ids live (`compute/fma-peak/vec4-f32`, ...): ids keep their
+/// meaning, so the run's noise reference and the peaks other suites scale by keep these names
+/// whichever suite times the kernel.
+pub const ID_PREFIX: &str = "compute/fma-peak";
+
+/// The suite the timed forms' results name, with [`ID_PREFIX`].
+const SUITE: &str = "compute";
 
 /// Steps per chain, passed to compute_peak.wgsl as its `STEPS` pipeline constant.
 pub const STEPS: u32 = 1024;
@@ -149,7 +161,7 @@ impl FmaDispatch {
     /// `shader` bound to `params` (binding 0), one storage buffer per slice of `inputs`
     /// (bindings 1, 2, ...) and an output of `output_floats` values (the next binding), over
     /// `grid`. `label` names the pipeline, the pass and the buffers.
-    pub(crate) fn new(
+    pub fn new(
         ctx: &GpuContext,
         label: &str,
         shader: &SpecialisedShader,
@@ -165,7 +177,7 @@ impl FmaDispatch {
     /// [`FmaDispatch::new`] with an output of 32-bit words that starts as `init` (the integer
     /// kernels, whose every bit pattern is a possible answer, start each word as the complement
     /// of the one they should write).
-    pub(crate) fn with_output(
+    pub fn with_output(
         ctx: &GpuContext,
         label: &str,
         shader: &SpecialisedShader,
@@ -198,12 +210,12 @@ impl FmaDispatch {
     }
 
     /// The timed region: `iterations` dispatches.
-    pub(crate) fn submit(&self, ctx: &GpuContext, clock: &mut SampleClock<'_>, iterations: u32) {
+    pub fn submit(&self, ctx: &GpuContext, clock: &mut SampleClock<'_>, iterations: u32) {
         self.dispatch.submit(ctx, clock, iterations);
     }
 
     /// The output, read back as 32-bit words.
-    pub(crate) fn read_words(&self, ctx: &GpuContext) -> Result<Vec<u32>, BenchError> {
+    pub fn read_words(&self, ctx: &GpuContext) -> Result<Vec<u32>, BenchError> {
         let bytes = ctx.read_buffer(&self.output, self.output.size())?;
         Ok(bytes
             .chunks_exact(4)
@@ -213,7 +225,7 @@ impl FmaDispatch {
 
     /// Reads the output back and compares it bit for bit with `want` (every value on the way is
     /// exactly representable: no tolerance at all); `what` names value `i` in the report.
-    pub(crate) fn verify_exact(
+    pub fn verify_exact(
         &self,
         ctx: &GpuContext,
         want: &[f64],
@@ -262,14 +274,14 @@ impl FloatType {
     /// compute_peak.wgsl with its `T` made this type.
     fn source(self) -> Result<String, String> {
         match self {
-            FloatType::F32 => specialise(shaders::COMPUTE_PEAK, Precision::F32, &[], &[]),
-            FloatType::F16 => specialise(shaders::COMPUTE_PEAK, Precision::F16, &[], &[]),
+            FloatType::F32 => specialise(SHADER, Precision::F32, &[], &[]),
+            FloatType::F16 => specialise(SHADER, Precision::F16, &[], &[]),
             FloatType::F64 => {
                 let (from, to) = ("alias T = f32;", "alias T = f64;");
-                if !shaders::COMPUTE_PEAK.contains(from) {
+                if !SHADER.contains(from) {
                     return Err(format!("compute_peak.wgsl has no '{from}' to make f64"));
                 }
-                Ok(shaders::COMPUTE_PEAK.replace(from, to))
+                Ok(SHADER.replace(from, to))
             }
         }
     }
@@ -306,11 +318,7 @@ impl FmaPeak {
     }
 
     fn id(&self) -> String {
-        format!(
-            "compute/fma-peak/{}-{}",
-            self.form.name(),
-            self.precision.name()
-        )
+        format!("{ID_PREFIX}/{}-{}", self.form.name(), self.precision.name())
     }
 
     /// The shader its pipeline compiles: the precision by alias rewriting, [`STEPS`] as the
@@ -331,7 +339,7 @@ impl Kernel for FmaPeak {
     fn info(&self) -> BenchmarkInfo {
         BenchmarkInfo::new(
             self.id(),
-            "compute",
+            SUITE,
             MetricKind::Throughput,
             "floating-point operations per second (an FMA counts as 2)",
         )
@@ -361,7 +369,7 @@ impl Kernel for FmaPeak {
                 "a grid of {x} x {y} workgroups exceeds max_compute_workgroups_per_dimension"
             ));
         }
-        crate::gpu::check_binding_fits(ctx, self.grid.invocations() * 4, "grid")
+        crate::kit::gpu::check_binding_fits(ctx, self.grid.invocations() * 4, "grid")
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<FmaDispatch> {
@@ -402,12 +410,12 @@ impl Kernel for FmaPeak {
     }
 }
 
-/// The measured peak of `precision`: the best median over the compute suite's ok results, when
-/// the compute suite ran. Other suites express their throughput as a fraction of it.
+/// The measured peak of `precision`: the best median over the ok results of this kernel's timed
+/// forms (the compute suite's `fma-peak` rows), when they ran. Other suites express their throughput as a fraction of it.
 pub fn measured_peak(results: &[BenchResult], precision: Precision) -> Option<(f64, String)> {
     results
         .iter()
-        .filter(|r| r.suite == gpubench_results::suite_names::COMPUTE && r.status == Status::Ok)
+        .filter(|r| r.status == Status::Ok && r.suite == SUITE)
         .filter(|r| param_str(r, "kernel") == Some("fma-peak"))
         .filter(|r| param_str(r, "precision") == Some(precision.name()))
         .filter_map(|r| Some((r.median()?, r.id.clone())))
@@ -445,7 +453,7 @@ mod tests {
     fn every_form_has_the_lanes_the_shader_writes() {
         // The loop runs STEPS / 16 iterations of 16 written-out steps.
         assert_eq!(STEPS % UNROLL, 0);
-        let source = shaders::COMPUTE_PEAK;
+        let source = SHADER;
         assert_eq!(
             source.matches("x = step_scalar(x, a, b);").count(),
             UNROLL as usize

@@ -2,8 +2,8 @@
 //! (and is verified) on adapters without cooperative matrices.
 
 use super::CoopParams;
-use crate::gpu::Precision;
 use crate::matmul::wgsl::emit;
+use gpubench_harness::kit::gpu::Precision;
 
 /// Elements of an S x S tile each lane of the emulation holds.
 fn emulated_elements(p: CoopParams) -> u32 {

@@ -41,7 +41,7 @@
 
 use gpubench_harness::GpuContext;
 
-use crate::gpu::Precision;
+use gpubench_harness::kit::gpu::Precision;
 
 mod emulation;
 mod source;

@@ -3,8 +3,8 @@
 
 use super::emulation::{emulated_products, emulation_helpers};
 use super::{CoopParams, SUBGROUP_EDGE, loads};
-use crate::gpu::Precision;
 use crate::matmul::wgsl::{self, emit};
+use gpubench_harness::kit::gpu::Precision;
 
 /// The WGSL module for `p`, data in `precision`, sums in `accumulation`.
 pub fn source(p: CoopParams, precision: Precision, accumulation: Precision) -> String {

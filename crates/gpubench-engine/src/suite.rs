@@ -1,0 +1,150 @@
+//! The [`Suite`] trait: everything the rest of the tool needs to know about a suite comes from
+//! it (name, description, when it runs, what it runs after, options, shaders, pipelines), so a
+//! suite is one folder plus one registry line, and no list elsewhere names it.
+
+use std::time::Duration;
+
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
+
+use crate::{OptionSpec, PlanError, SuiteOptions};
+
+/// When a suite runs without being named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Included {
+    /// In every profile's default suites.
+    Always,
+    /// Only in the full profile's (long or memory-hungry suites).
+    FullProfile,
+    /// Only when named.
+    WhenNamed,
+    /// Never listed or named: it joins a run, after every other suite, when one of its options
+    /// is given (the fault injection's benchmarks).
+    WhenItsOptionIsGiven,
+}
+
+/// What a suite is, for the registry, `--suite` and `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SuiteInfo {
+    /// Name as given to `--suite`, and as results record it.
+    pub name: &'static str,
+    /// What it measures, in one line (shown by `--help`).
+    pub about: &'static str,
+    /// Which runs include it unnamed.
+    pub included: Included,
+    /// Suites whose results it reads when they ran (a ceiling, a reference row): the registry
+    /// checks they come before it, and a run keeps registry order.
+    pub after: &'static [&'static str],
+}
+
+/// Measures a candidate benchmark briefly (for autotuning). The session implements it with a
+/// short-settings runner ([`crate::tuner::ShortRunTuner`]), so even tuning is timed by the
+/// harness only.
+pub trait Tuner {
+    /// Runs `bench` (verify, then a few samples) and returns its result.
+    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult;
+
+    /// As [`Tuner::measure`], but a candidate whose verified first run took longer than
+    /// `bound` (or than the tuner's own time cap, whichever is longer) keeps that run as its
+    /// only sample, marked `screened` (see `Runner::set_screen`). By default no screening.
+    fn measure_within(
+        &mut self,
+        bench: &mut dyn Benchmark,
+        bound: Option<Duration>,
+    ) -> BenchResult {
+        let _ = bound;
+        self.measure(bench)
+    }
+}
+
+/// What a suite builds its benchmarks from: the adapter, the run's options, and a tuner for
+/// measuring candidates.
+pub struct BuildContext<'a> {
+    /// The adapter the benchmarks will run on.
+    pub ctx: &'a GpuContext,
+    /// The run's options.
+    pub options: &'a SuiteOptions,
+    /// Measures candidates briefly, for suites that autotune.
+    pub tuner: &'a mut dyn Tuner,
+}
+
+/// A suite's benchmarks, in the order they run, or why they could not be built.
+pub type Benchmarks = Result<Vec<Box<dyn Benchmark>>, PlanError>;
+
+/// One step of a suite's work: builds the benchmarks it runs (autotuning first where the suite
+/// does) when its turn comes, so that every earlier step's results are measured and saved
+/// before it starts. A suite that tunes per product (matmul) has a stage per product: a stop or
+/// a timeout during one product's tuning keeps every product before it.
+pub type Stage = Box<dyn FnOnce(&mut BuildContext<'_>) -> Vec<Box<dyn Benchmark>>>;
+
+/// A suite's stages, in the order they run, or why they could not be planned.
+pub type Stages = Result<Vec<Stage>, PlanError>;
+
+/// A suite: what it is, what it takes, what it compiles, the benchmarks it runs, and the
+/// results it derives from them.
+pub trait Suite: Send + Sync {
+    /// Its name, description, inclusion and order.
+    fn info(&self) -> SuiteInfo;
+
+    /// Its name (the same as [`Suite::info`]'s).
+    fn name(&self) -> &'static str {
+        self.info().name
+    }
+
+    /// The options it takes: a front end offers each (the CLI as a flag), the options' own
+    /// parsers check the values, and the run records every one in `config.options`.
+    fn options(&self) -> &'static [OptionSpec] {
+        &[]
+    }
+
+    /// Its WGSL files, by file name: the CPU-only shader tests validate each.
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    /// Every compute pipeline it can build on an adapter with `facts` in a run of `profile`,
+    /// as its pipelines compile them: `gpubench kernels` and the validation-layer run iterate
+    /// them, and the shader tests validate each form.
+    fn pipelines(
+        &self,
+        _facts: AdapterFacts,
+        _profile: Profile,
+    ) -> Result<Vec<KernelForm>, String> {
+        Ok(Vec::new())
+    }
+
+    /// Refuses, once the adapter is open and before anything runs, option values the adapter
+    /// cannot honour (a matrix over its binding limit).
+    fn check_adapter(&self, _ctx: &GpuContext, _options: &SuiteOptions) -> Result<(), PlanError> {
+        Ok(())
+    }
+
+    /// The benchmarks to run, in order. A suite may measure candidates with `build.tuner`
+    /// first (e.g. to pick the fastest verified kernel variant).
+    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks;
+
+    /// The benchmarks in stages, each built when its turn comes (see [`Stage`]); options are
+    /// checked here, before the first stage. By default one stage holding [`Suite::benchmarks`].
+    fn stages(&self, build: &mut BuildContext<'_>) -> Stages {
+        let benches = self.benchmarks(build)?;
+        let stage: Stage = Box::new(move |_| benches);
+        Ok(vec![stage])
+    }
+
+    /// Results that are probed rather than timed (capacity), produced before the suite's
+    /// benchmarks run. Every resource they use is freed before they return.
+    fn probes(&self, _ctx: &GpuContext, _options: &SuiteOptions) -> Vec<BenchResult> {
+        Vec::new()
+    }
+
+    /// Adds suite-specific analysis to one of its measured results (flags, series metadata),
+    /// right after it was measured.
+    fn annotate(&self, _result: &mut BenchResult) {}
+
+    /// Results computed from this suite's measured `results` (fitted models, ceilings, ratios),
+    /// given everything measured so far in the run (`earlier`, other suites included).
+    fn derive(&self, _results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,369 @@
+//! The engine's session driving real suites on the software adapter: every result saved as it
+//! lands, a stop between stages keeping every finished one, tuning cut short by a stop.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use gpubench_engine::noise_check::SAMPLES;
+use gpubench_engine::plan::{RunPlan, SampleOverrides};
+use gpubench_engine::session::{RunSink, Session};
+use gpubench_engine::tuner::ShortRunTuner;
+use gpubench_engine::{BuildContext, Stage, Suite, SuiteInfo, SuiteOptions, Tuner};
+use gpubench_harness::runner::RunObserver;
+use gpubench_harness::{Benchmark, GpuContext, Profile, RunDocument, Status};
+use gpubench_results::schema::ToolInfo;
+
+/// Remembers how many results each save held, and how many benchmarks started.
+#[derive(Default)]
+struct Recorder {
+    saves: Vec<usize>,
+    started: usize,
+    planned: usize,
+}
+
+impl RunObserver for Recorder {
+    fn started(&mut self, _index: usize, _total: usize, _info: &gpubench_harness::BenchmarkInfo) {
+        self.started += 1;
+    }
+}
+
+impl RunSink for Recorder {
+    fn save(&mut self, doc: &RunDocument) -> Result<(), gpubench_results::ResultsError> {
+        self.saves.push(doc.results.len());
+        Ok(())
+    }
+
+    fn planned(&mut self, count: usize) {
+        self.planned += count;
+    }
+}
+
+fn tool() -> ToolInfo {
+    ToolInfo {
+        name: "gpubench".to_string(),
+        version: "test".to_string(),
+        git_commit: None,
+    }
+}
+
+fn tiny_stream_plan() -> RunPlan {
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.set("stream_size", 64 * 1024);
+    let sampling = SampleOverrides {
+        samples: Some(2),
+        sample_ms: Some(2.0),
+        max_time: Some(0.2),
+    };
+    RunPlan::new(&gpubench_suites::REGISTRY, &["stream"], options)
+        .expect("plan")
+        .with_sampling(sampling)
+        .expect("sampling")
+}
+
+/// Runs the tiny stream plan on lavapipe, with a stop requested from the start when
+/// `stopped`; `None` where GPU tests are skipped.
+fn run_tiny_stream(stopped: bool) -> Option<(RunDocument, Recorder)> {
+    let ctx = gpubench_harness::testing::require_vulkan()?;
+    let plan = tiny_stream_plan();
+    let mut sink = Recorder::default();
+    let stop = Arc::new(AtomicBool::new(stopped));
+    let doc = Session::new(&ctx, &plan, stop)
+        .run(tool(), &mut sink)
+        .expect("runs");
+    Some((doc, sink))
+}
+
+#[test]
+fn a_tiny_plan_runs_and_is_saved_after_every_result() {
+    let Some((doc, sink)) = run_tiny_stream(false) else {
+        return;
+    };
+    assert!(doc.complete);
+    assert_eq!(
+        doc.results.len(),
+        8,
+        "six kernels, copy engine, host memcpy"
+    );
+    assert_eq!(sink.started, 8);
+    assert_eq!(sink.planned, 8);
+    assert!(doc.results.iter().all(|r| r.status == Status::Ok));
+    // A save with 0 results first, then one with each new result, then the end.
+    for count in 0..=doc.results.len() {
+        assert!(
+            sink.saves.contains(&count),
+            "no save with {count} results: {:?}",
+            sink.saves
+        );
+    }
+    assert!(
+        sink.saves.windows(2).all(|w| w[0] <= w[1]),
+        "{:?}",
+        sink.saves
+    );
+    assert_eq!(sink.saves.last(), Some(&doc.results.len()));
+    assert_eq!(doc.config.suites, ["stream"]);
+    assert_eq!(doc.config.options["stream_size"], 65536);
+    assert_eq!(doc.config.settings.min_samples, 2);
+    // The reference is measured with its own settings, not the plan's two samples.
+    let noise = doc.noise.expect("noise measured");
+    let counts = [&noise.start, &noise.end].map(|s| s.as_ref().map(|s| s.n));
+    assert_eq!(counts, [Some(SAMPLES); 2], "{noise:?}");
+    assert!(noise.level.is_some_and(|l| l.is_finite() && l >= 0.0));
+}
+
+/// Counts the candidates that got as far as their set-up.
+struct CountingBench {
+    info: gpubench_harness::BenchmarkInfo,
+    setups: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Benchmark for CountingBench {
+    fn info(&self) -> &gpubench_harness::BenchmarkInfo {
+        &self.info
+    }
+
+    fn setup(&mut self, _ctx: &GpuContext) -> gpubench_harness::Outcome {
+        self.setups
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Err(gpubench_harness::BenchError::Setup("counted".into()))
+    }
+
+    fn work(&self) -> gpubench_harness::Work {
+        gpubench_harness::Work::ops(1)
+    }
+
+    fn run(&mut self, _clock: &mut gpubench_harness::SampleClock<'_>) -> gpubench_harness::Outcome {
+        Ok(())
+    }
+
+    fn verify(
+        &mut self,
+        _ctx: &GpuContext,
+    ) -> gpubench_harness::Outcome<gpubench_harness::Verification> {
+        Err(gpubench_harness::BenchError::Setup("never set up".into()))
+    }
+}
+
+#[test]
+fn a_stop_skips_every_further_autotuning_candidate_without_its_set_up() {
+    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+        return;
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tuner = ShortRunTuner::new(&ctx, Profile::Quick, Arc::clone(&stop));
+    let setups = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut bench = CountingBench {
+        info: gpubench_harness::BenchmarkInfo::new(
+            "selftest/candidate",
+            "selftest",
+            gpubench_harness::MetricKind::Throughput,
+            "a candidate",
+        ),
+        setups: Arc::clone(&setups),
+    };
+    tuner.measure(&mut bench);
+    assert_eq!(setups.load(std::sync::atomic::Ordering::SeqCst), 1);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let result = tuner.measure(&mut bench);
+    assert_eq!(result.status, Status::Skipped);
+    assert_eq!(
+        setups.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "not set up"
+    );
+}
+
+/// The stop flag the staged suite's second stage sets, and how many stages it built.
+static STAGED_STOP: std::sync::LazyLock<Arc<AtomicBool>> =
+    std::sync::LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+static STAGED_BUILT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// A suite in three stages: the tiny stream benchmarks, then a stage that requests a stop
+/// (as a signal during a product's tuning would), then one that must never be built.
+struct Staged;
+
+fn counted() {
+    STAGED_BUILT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+impl Suite for Staged {
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "staged",
+            about: "the stream kernels, then a stop, then a stage never built",
+            included: gpubench_engine::Included::WhenNamed,
+            after: &[],
+        }
+    }
+
+    fn options(&self) -> &'static [gpubench_engine::OptionSpec] {
+        gpubench_suites::stream::StreamSuite.options()
+    }
+
+    fn benchmarks(&self, _build: &mut BuildContext<'_>) -> gpubench_engine::Benchmarks {
+        Ok(Vec::new())
+    }
+
+    fn stages(&self, _build: &mut BuildContext<'_>) -> gpubench_engine::Stages {
+        let first: Stage = Box::new(|build: &mut BuildContext<'_>| {
+            counted();
+            gpubench_suites::stream::StreamSuite
+                .benchmarks(build)
+                .expect("the stream suite builds")
+        });
+        let second: Stage = Box::new(|_: &mut BuildContext<'_>| {
+            counted();
+            STAGED_STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+            Vec::new()
+        });
+        let third: Stage = Box::new(|_: &mut BuildContext<'_>| {
+            counted();
+            Vec::new()
+        });
+        Ok(vec![first, second, third])
+    }
+}
+
+#[test]
+fn a_stop_in_a_later_stage_keeps_every_earlier_stage_and_builds_no_more() {
+    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+        return;
+    };
+    let registry: &'static gpubench_engine::Registry = Box::leak(Box::new(
+        gpubench_engine::Registry::new(&[|| Box::new(Staged)]).expect("a registry"),
+    ));
+    let sampling = SampleOverrides {
+        samples: Some(2),
+        sample_ms: Some(2.0),
+        max_time: Some(0.2),
+    };
+    let options = SuiteOptions::new(Profile::Quick).with("stream_size", 64 * 1024);
+    let plan = RunPlan::new(registry, &["staged"], options)
+        .expect("plan")
+        .with_sampling(sampling)
+        .expect("sampling")
+        .with_noise_check(false);
+    let mut session = Session::new(&ctx, &plan, Arc::clone(&STAGED_STOP));
+    let mut sink = Recorder::default();
+    let doc = session.run(tool(), &mut sink).expect("runs");
+    assert_eq!(
+        STAGED_BUILT.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the stage after the stop is never built"
+    );
+    assert!(!doc.complete, "a stopped run is incomplete");
+    assert_eq!(doc.results.len(), 8, "the first stage's results are kept");
+    assert!(doc.results.iter().all(|r| r.status == Status::Ok));
+    assert_eq!(sink.planned, 8);
+    assert_eq!(sink.saves.last(), Some(&8), "saved after the last result");
+}
+
+/// Clears a small buffer and sleeps on the host before the completion is awaited: a
+/// candidate as slow as asked.
+struct Sleepy {
+    info: gpubench_harness::BenchmarkInfo,
+    sleep: Duration,
+    buffer: Option<wgpu::Buffer>,
+}
+
+impl Sleepy {
+    fn new(sleep: Duration) -> Self {
+        Self {
+            info: gpubench_harness::BenchmarkInfo::new(
+                "selftest/sleepy",
+                "selftest",
+                gpubench_harness::MetricKind::Bandwidth,
+                "bytes cleared",
+            ),
+            sleep,
+            buffer: None,
+        }
+    }
+}
+
+impl Benchmark for Sleepy {
+    fn info(&self) -> &gpubench_harness::BenchmarkInfo {
+        &self.info
+    }
+
+    fn setup(&mut self, ctx: &GpuContext) -> gpubench_harness::Outcome {
+        self.buffer = Some(ctx.buffer("sleepy", 256, wgpu::BufferUsages::COPY_DST));
+        Ok(())
+    }
+
+    fn work(&self) -> gpubench_harness::Work {
+        gpubench_harness::Work::bytes(0, 256)
+    }
+
+    fn run(&mut self, clock: &mut gpubench_harness::SampleClock<'_>) -> gpubench_harness::Outcome {
+        let ctx = clock.ctx();
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        if let Some(buffer) = &self.buffer {
+            encoder.clear_buffer(buffer, 0, None);
+        }
+        clock.submit([encoder.finish()]);
+        // The host clock runs from the submit until completion is seen, after this.
+        std::thread::sleep(self.sleep);
+        Ok(())
+    }
+
+    fn verify(
+        &mut self,
+        _ctx: &GpuContext,
+    ) -> gpubench_harness::Outcome<gpubench_harness::Verification> {
+        Ok(gpubench_harness::Verification {
+            checked: 1,
+            mismatches: 0,
+            first_mismatches: Vec::new(),
+        })
+    }
+}
+
+#[test]
+fn a_candidate_slower_than_the_bound_keeps_its_first_run_and_a_fast_one_is_sampled() {
+    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+        return;
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tuner = ShortRunTuner::new(&ctx, Profile::Quick, stop);
+    // The quick tuner's cap is 200 ms: a bound below it is raised to it.
+    let slow = tuner.measure_within(
+        &mut Sleepy::new(Duration::from_millis(250)),
+        Some(Duration::from_millis(1)),
+    );
+    assert_eq!(slow.status, Status::Ok, "{:?}", slow.reason);
+    assert!(slow.verified);
+    assert_eq!(slow.samples.len(), 1, "only the verified first run");
+    let why = slow.params["screened"].as_str().expect("says why");
+    assert!(why.contains("over the bound of 0.200 s"), "{why}");
+    let fast = tuner.measure_within(
+        &mut Sleepy::new(Duration::ZERO),
+        Some(Duration::from_millis(1)),
+    );
+    assert!(!fast.params.contains_key("screened"));
+    assert!(fast.samples.len() >= 2, "{}", fast.samples.len());
+    let unbounded = tuner.measure(&mut Sleepy::new(Duration::from_millis(1)));
+    assert!(!unbounded.params.contains_key("screened"));
+}
+
+#[test]
+fn a_stop_before_the_start_runs_nothing_and_leaves_the_run_incomplete() {
+    let Some((doc, sink)) = run_tiny_stream(true) else {
+        return;
+    };
+    assert!(!doc.complete);
+    assert!(doc.results.is_empty());
+    assert_eq!(sink.started, 0);
+    assert_eq!(sink.saves, [0, 0], "saved at the start and at the stop");
+    let noise = doc
+        .noise
+        .expect("the noise record says why it has no checks");
+    assert!(noise.start.is_none() && noise.end.is_none() && noise.level.is_none());
+    let reason = noise.reason.unwrap_or_default();
+    assert!(
+        reason.contains("start: a stop was requested")
+            && reason.contains("end: not measured, the run was stopped"),
+        "{reason}"
+    );
+}
