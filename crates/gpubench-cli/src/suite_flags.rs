@@ -5,6 +5,10 @@
 
 use std::collections::BTreeMap;
 
+use std::ffi::OsStr;
+
+use clap::builder::TypedValueParser;
+use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use gpubench_engine::Arity;
 use gpubench_suites::REGISTRY;
@@ -18,8 +22,36 @@ pub struct SuiteFlags {
     pub values: BTreeMap<String, Value>,
 }
 
+/// An option's own parser as a flag's, its refusal worded as every flag's is:
+/// `--FLAG VALUE: problem` (a usage error, exit 2, before any adapter is opened).
+#[derive(Clone)]
+struct SpecParser(&'static gpubench_engine::OptionSpec);
+
+impl TypedValueParser for SpecParser {
+    type Value = Value;
+
+    fn parse_ref(
+        &self,
+        cmd: &Command,
+        _arg: Option<&Arg>,
+        value: &OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        let text = value.to_string_lossy();
+        (self.0.parse)(&text).map_err(|problem| {
+            let flag = self.0.flag;
+            // A problem that starts with the value already names it.
+            let message = if problem.starts_with(text.as_ref()) {
+                format!("--{flag} {problem}")
+            } else {
+                format!("--{flag} {text}: {problem}")
+            };
+            clap::Error::raw(ErrorKind::InvalidValue, message).format(&mut cmd.clone())
+        })
+    }
+}
+
 /// The flag of one option.
-fn arg_of(spec: &gpubench_engine::OptionSpec) -> Arg {
+fn arg_of(spec: &'static gpubench_engine::OptionSpec) -> Arg {
     let arg = Arg::new(spec.key)
         .long(spec.flag)
         .help(spec.help)
@@ -28,11 +60,11 @@ fn arg_of(spec: &gpubench_engine::OptionSpec) -> Arg {
         Arity::Switch => arg.action(ArgAction::SetTrue),
         Arity::One => arg
             .value_name(spec.value_name)
-            .value_parser(spec.parse)
+            .value_parser(SpecParser(spec))
             .action(ArgAction::Set),
         Arity::Many => arg
             .value_name(spec.value_name)
-            .value_parser(spec.parse)
+            .value_parser(SpecParser(spec))
             .action(ArgAction::Append),
     }
 }
