@@ -86,6 +86,10 @@ pub struct KernelsArgs {
     /// Also write the rows as a JSON list to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<std::path::PathBuf>,
+    /// Also write a Markdown summary to FILE: the compiler, then one table row per pipeline
+    /// (registers, spills, LDS, scratch, occupancy, instructions).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -255,12 +259,12 @@ pub struct RunArgs {
     pub shader_checks: ShaderChecksArg,
     /// Read clocks, power, temperature and throttle reasons in a background thread while each
     /// benchmark is measured (`off`: no thread; link and datasheet figures are still recorded).
-    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
-    pub telemetry: String,
+    #[arg(long, value_enum, default_value = "on")]
+    pub telemetry: crate::values::OnOff,
     /// Measure a fixed reference (the f32 vec4 FMA kernel) at the start and end of the run and
     /// record how far it moved: the run's own noise level, shown beside comparison verdicts.
-    #[arg(long, default_value = "on", value_parser = ["on", "off"])]
-    pub noise_check: String,
+    #[arg(long, value_enum, default_value = "on")]
+    pub noise_check: crate::values::OnOff,
     /// How progress is shown on stderr: `auto` draws a bar on a terminal and prints one line
     /// per suite and per finished benchmark otherwise (`plain`, for CI logs); `off` shows none.
     #[arg(long, value_enum, default_value = "auto")]
@@ -495,6 +499,20 @@ mod tests {
         let defaults = run_args(&[]).expect("parses");
         assert!(defaults.suites.is_empty());
         assert_eq!(defaults.profile.0, gpubench_harness::Profile::Default);
+        assert!(defaults.telemetry.is_on() && defaults.noise_check.is_on());
+    }
+
+    #[test]
+    fn on_off_switches_parse_on_and_off_only() {
+        let off = run_args(&["--telemetry", "off", "--noise-check", "off"]).expect("parses");
+        assert!(!off.telemetry.is_on() && !off.noise_check.is_on());
+        let on = run_args(&["--telemetry", "on"]).expect("parses");
+        assert!(on.telemetry.is_on());
+        for flag in ["--telemetry", "--noise-check"] {
+            let error = run_args(&[flag, "maybe"]).expect_err("refused");
+            assert_eq!(error.exit_code(), 2, "{flag}");
+            assert!(error.to_string().contains("on, off"), "{error}");
+        }
     }
 
     #[test]

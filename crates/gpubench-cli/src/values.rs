@@ -57,6 +57,22 @@ impl ValueEnum for ShaderChecksArg {
     }
 }
 
+/// A switch given as a value, `on` or `off` (`--telemetry`, `--noise-check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OnOff {
+    // No doc comments on the variants: clap would list them as help under `--help`, where
+    // `[possible values: on, off]` says all there is.
+    On,
+    Off,
+}
+
+impl OnOff {
+    /// Whether the switch is on.
+    pub fn is_on(self) -> bool {
+        self == OnOff::On
+    }
+}
+
 /// One known name and what `--help` says about it.
 type Choice = (&'static str, Option<String>);
 
@@ -86,6 +102,10 @@ pub fn suite_parser() -> Known {
                     };
                     (info.name, Some(format!("{}{when}", info.about)))
                 })
+                .chain([(
+                    gpubench_engine::registry::ALL,
+                    Some("every suite above, whatever the profile".to_string()),
+                )])
                 .collect()
         },
     }
@@ -138,7 +158,9 @@ mod tests {
             .expect("listed")
             .map(|v| v.get_name().to_string())
             .collect();
-        assert_eq!(suites, REGISTRY.names());
+        let mut named = REGISTRY.names();
+        named.push("all");
+        assert_eq!(suites, named);
         let checks: Vec<ShaderChecks> = ShaderChecksArg::value_variants()
             .iter()
             .map(|c| c.0)

@@ -63,6 +63,10 @@ fn unknown_adapter_exits_1_lists_what_was_found_and_writes_nothing() {
     );
     if !adapters().is_empty() {
         assert!(stderr.contains("Adapters found"), "{stderr}");
+        assert!(
+            stderr.contains("with --adapter <index|name> or --backend <vulkan|metal|dx12|gl>"),
+            "{stderr}"
+        );
     }
     assert!(!out.exists(), "no results file for a failed selection");
     assert_eq!(std::fs::read_dir(dir.path()).expect("list").count(), 0);

@@ -74,6 +74,10 @@ fn doctor_names_the_software_adapter_and_passes_a_healthy_host() {
     }
     let text = checklist("healthy-gen4-x16", None, 0);
     assert_check(&text, "software-adapter", "warn", "is a software adapter");
+    assert!(
+        text.contains("what to do: --adapter <index|name>: choose a GPU adapter"),
+        "{text}"
+    );
     assert_check(&text, "pcie-link@0000:01:00.0", "ok", "gen4 x16");
     assert_check(&text, "telemetry", "unknown", "not applicable");
 }

@@ -543,7 +543,7 @@ fn assert_a_quick_run_skips(suite: &str, flags: &[&str], id_part: &str, words: &
 #[test]
 fn the_host_memcpy_row_is_skipped_with_the_gpu_rows() {
     let flags = ["--stream-size", "64GiB"];
-    assert_a_quick_run_skips("stream", &flags, "host-memcpy", "--stream-size");
+    assert_a_quick_run_skips("stream", &flags, "host-memcpy", "`stream_size` option");
 }
 
 /// Case 12: a capacity cap below one chunk is a skip with its reason, not a failure (exit 0).
@@ -554,6 +554,6 @@ fn a_capacity_cap_below_one_chunk_is_a_skip() {
         "capacity",
         &flags,
         "total-allocation",
-        "--capacity-cap 4KiB",
+        "capacity cap (`capacity_cap`) of 4KiB",
     );
 }

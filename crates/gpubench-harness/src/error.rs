@@ -13,7 +13,7 @@ pub enum HarnessError {
     },
     /// Adapters exist, but none matches the selection.
     #[error(
-        "no adapter matches {selection}. Adapters found:\n{found}\nChoose one with --adapter <index|name> or --backend <vulkan|metal|dx12|gl>"
+        "no adapter matches {selection}. Adapters found:\n{found}\nChoose one of them by its index or name, or another backend (vulkan, metal, dx12, gl)"
     )]
     NoMatch {
         /// The selection as the user gave it.

@@ -110,7 +110,7 @@ pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
 /// A cross-card table in this format (BMF has none: it says so).
 pub fn render_cross(_table: &CrossTable) -> Result<String, ReportError> {
     Err(ReportError::Unsupported(
-        "bmf holds one run's values; a cross-card table holds several: use --format json, csv, md or table"
+        "bmf holds one run's values; a cross-card table holds several: choose another format (json, csv, md or table)"
             .to_string(),
     ))
 }

@@ -108,10 +108,10 @@ fn comparison_notes(cmp: &Comparison) -> Vec<String> {
         let build = cmp.differences.iter().find(|d| d.field == "build");
         notes.push(match build {
             Some(d) => format!(
-                "build profiles differ ({} base, {} run): timing verdicts are report-only (they never fail the run, --strict or not); record a baseline with a {} build",
+                "build profiles differ ({} base, {} run): timing verdicts are report-only (they never fail the run, strict or not); record a baseline with a {} build",
                 d.base, d.new, d.new
             ),
-            None => "software adapter: timing verdicts are report-only (they never fail the run); use --strict to gate on them"
+            None => "software adapter: timing verdicts are report-only (they never fail the run); compare in strict mode to gate on them"
                 .to_string(),
         });
     }

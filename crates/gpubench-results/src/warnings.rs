@@ -74,11 +74,11 @@ impl fmt::Display for Warning {
         match self {
             Warning::ShortSamples { median_us } => write!(
                 f,
-                "samples are short ({median_us:.0} us): timer resolution and launch cost weigh in; raise --sample-ms"
+                "samples are short ({median_us:.0} us): timer resolution and launch cost weigh in; raise the sample length"
             ),
             Warning::HighVariation { cv, target } => write!(
                 f,
-                "high variation (cv {:.1}% above the {:.1}% target): close other GPU work, or raise --samples / --max-time",
+                "high variation (cv {:.1}% above the {:.1}% target): close other GPU work, or raise the sample count or the time cap",
                 cv * 100.0,
                 target * 100.0
             ),
@@ -92,7 +92,7 @@ impl fmt::Display for Warning {
             ),
             Warning::TimeCapped { samples } => write!(
                 f,
-                "time cap reached after {samples} samples before the variation target: raise --max-time for a tighter interval"
+                "time cap reached after {samples} samples before the variation target: raise the time cap for a tighter interval"
             ),
             Warning::TimestampsRejected { count } => write!(
                 f,
@@ -116,7 +116,7 @@ impl fmt::Display for Warning {
             ),
             Warning::SoftwareAdapter => write!(
                 f,
-                "software adapter: these are CPU numbers, not GPU numbers; choose a GPU with --adapter"
+                "software adapter: these are CPU numbers, not GPU numbers; choose a GPU adapter (`gpubench list` shows them)"
             ),
             Warning::NoTimestamps => write!(
                 f,

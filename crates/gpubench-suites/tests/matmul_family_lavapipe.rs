@@ -271,7 +271,7 @@ fn turned_off_cooperative_matrices_leave_a_skipped_row_saying_so_and_each_produc
     let result = Runner::new(&ctx, short_settings()).run(coop.as_mut(), &mut Silent);
     assert_eq!(result.status, Status::Skipped);
     let reason = result.reason.unwrap_or_default();
-    assert!(reason.contains("--no-coop-matrix"), "{reason}");
+    assert!(reason.contains("`coop_matrix` option is off"), "{reason}");
 }
 
 /// Measures candidates with the test runner's short settings.

@@ -141,7 +141,7 @@ fn software_adapter(f: &Findings) -> Check {
             CheckStatus::Warn,
             format!("{} is a software adapter: the host's CPU does the work, so every number is a CPU number", f.adapter),
         )
-        .action("pick a GPU with --adapter (see `gpubench list`); if none is listed, install its Vulkan, Metal or DX12 driver");
+        .action("choose a GPU adapter by its index or name (`gpubench list` shows them); if none is listed, install its Vulkan, Metal or DX12 driver");
     }
     Check::new(
         "software-adapter",

@@ -215,7 +215,7 @@ fn mode_of(opened: Opened, enabled: bool) -> (Mode, DeviceFacts) {
         Opened::Source(mut source) => {
             let facts = source.facts();
             if !enabled {
-                let reason = Some("turned off with --telemetry off".to_string());
+                let reason = Some("turned off for this run".to_string());
                 return (
                     Mode::Absent {
                         status: TelemetryStatus::Off,

@@ -59,12 +59,12 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
         .into());
     }
     let selection = args.adapter.selection();
-    let ctx = GpuContext::new(&selection)?;
+    let ctx = super::open_adapter(&selection)?;
     let telemetry = Arc::new(
         Telemetry::open(&ctx, &TelemetryOptions::from_env(true)).context("opening telemetry")?,
     );
     let findings = gather(&ctx, &telemetry);
-    let checks = doctor::checks(&findings);
+    let checks = with_flags(doctor::checks(&findings));
     let failed = doctor::any_failed(&checks);
     let text = if args.json {
         let report = Report {
@@ -91,6 +91,26 @@ pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
         Exit::Success
     };
     crate::stdout::print_then(&text, exit)
+}
+
+/// The flag that carries out a check's action, by the check's name (the telemetry crate names
+/// no flag).
+fn action_flag(check: &str) -> Option<&'static str> {
+    match check {
+        "software-adapter" => Some("--adapter <index|name>"),
+        _ => None,
+    }
+}
+
+/// `checks` with each action that a flag carries out led by that flag, as every flag's message
+/// is worded: `--FLAG VALUE: what to do`.
+fn with_flags(mut checks: Vec<Check>) -> Vec<Check> {
+    for check in &mut checks {
+        if let (Some(action), Some(flag)) = (check.action.as_mut(), action_flag(&check.name)) {
+            *action = format!("{flag}: {action}");
+        }
+    }
+    checks
 }
 
 /// Runs the load and collects everything the checks judge.
@@ -206,4 +226,33 @@ fn render(ctx: &GpuContext, checks: &[Check]) -> String {
         }
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_software_adapter_action_is_led_by_the_flag_that_carries_it_out() {
+        let check = |name: &str, action: Option<&str>| Check {
+            name: name.to_string(),
+            status: CheckStatus::Warn,
+            detail: String::new(),
+            action: action.map(String::from),
+        };
+        let checks = with_flags(vec![
+            check("software-adapter", Some("choose a GPU adapter")),
+            check("pcie-link", Some("reseat the card")),
+            check("software-adapter", None),
+        ]);
+        let actions: Vec<Option<&str>> = checks.iter().map(|c| c.action.as_deref()).collect();
+        assert_eq!(
+            actions,
+            [
+                Some("--adapter <index|name>: choose a GPU adapter"),
+                Some("reseat the card"),
+                None
+            ]
+        );
+    }
 }

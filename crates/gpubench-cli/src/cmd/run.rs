@@ -45,7 +45,7 @@ pub fn run_one(
     for warning in plan.selection.notes() {
         note!("warning: {warning}");
     }
-    let ctx = GpuContext::new(&plan.selection)?;
+    let ctx = super::open_adapter(&plan.selection)?;
     plan.expect.check(&ctx.summary)?;
     plan.run.check_adapter(&ctx).map_err(usage_error)?;
     let baseline = BaselinePlan::prepare(

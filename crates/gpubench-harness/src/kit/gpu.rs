@@ -269,14 +269,15 @@ pub fn read_f32(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<f32>, Ben
     Ok(bytes_to_f32(&ctx.read_buffer(buffer, buffer.size())?))
 }
 
-/// Skips arrays larger than one storage binding or one buffer may be; `flag` names the option
-/// that sets the size.
-pub fn check_binding_fits(ctx: &GpuContext, bytes: u64, flag: &str) -> Result<(), String> {
+/// Skips arrays larger than one storage binding or one buffer may be; `what` says what is
+/// bound (`stream array`, `working set`), and a caller whose size an option sets adds that
+/// option to the reason.
+pub fn check_binding_fits(ctx: &GpuContext, bytes: u64, what: &str) -> Result<(), String> {
     let binding = ctx.limits.max_storage_buffer_binding_size;
     let buffer = ctx.limits.max_buffer_size;
     if bytes > binding || bytes > buffer {
         return Err(format!(
-            "array of {} exceeds the adapter's limit (storage binding {}, buffer {}); pass a smaller {flag}",
+            "{what} of {} exceeds the adapter's limit (storage binding {}, buffer {})",
             format_size(bytes),
             format_size(binding),
             format_size(buffer)

@@ -111,8 +111,8 @@ pub fn short_dispatch_warning(dispatch_s: f64, repeats: u64) -> Option<WarningRe
     (dispatch_s < TARGET_DISPATCH_S).then(|| {
         let message = format!(
             "dispatches are short ({:.1} us median at {repeats} walks of the array per dispatch, \
-             target {:.0} us): the barrier and dispatch cost between dispatches weigh in; use a \
-             larger --stream-size",
+             target {:.0} us): the barrier and dispatch cost between dispatches weigh in; choose a \
+             larger stream size (the `stream_size` option)",
             dispatch_s * 1e6,
             TARGET_DISPATCH_S * 1e6
         );

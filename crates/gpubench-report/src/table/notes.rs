@@ -49,7 +49,7 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
         ids.len()
     };
     lines.push(format!(
-        "warnings: {} on {results} results, by kind (all in the results file; --verbose lists each):",
+        "warnings: {} on {results} results, by kind (all in the results file; the verbose table lists each):",
         per_result.len()
     ));
     let mut grouped: Vec<(WarningKind, Vec<(&str, &WarningRecord)>)> = kinds.into_iter().collect();

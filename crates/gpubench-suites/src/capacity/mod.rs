@@ -191,7 +191,7 @@ fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
     let (stopped_by, capped) = loop {
         if bytes + chunk > cap {
             let why = format!(
-                "the cap of {} (raise it with --capacity-cap)",
+                "the cap of {} (raise it with the `capacity_cap` option)",
                 format_size(cap)
             );
             break (why, true);
@@ -275,7 +275,7 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     if total.bytes == 0 && total.capped {
         let info = BenchmarkInfo::new(TOTAL_ID, "capacity", MetricKind::Capacity, TOTAL_COUNTS);
         let reason = format!(
-            "--capacity-cap {} is below one chunk of {}; give at least {} to measure",
+            "the capacity cap (`capacity_cap`) of {} is below one chunk of {}; give at least {} to measure",
             format_size(cap),
             format_size(chunk),
             format_size(chunk)
@@ -352,7 +352,7 @@ mod tests {
 
     /// A cap below one chunk is the user's choice: skipped with the reason, never a failure.
     #[test]
-    fn a_cap_below_one_chunk_is_a_skip_naming_the_flag() {
+    fn a_cap_below_one_chunk_is_a_skip_naming_the_option() {
         let capped = Total {
             bytes: 0,
             chunks: 0,
@@ -363,7 +363,7 @@ mod tests {
         assert_eq!(r.status, Status::Skipped);
         let reason = r.reason.as_deref().unwrap_or_default();
         assert!(
-            reason.contains("--capacity-cap 4KiB") && reason.contains("256MiB"),
+            reason.contains("`capacity_cap`) of 4KiB") && reason.contains("256MiB"),
             "{reason}"
         );
     }

@@ -241,7 +241,7 @@ fn grid_support(ctx: &GpuContext, grid: &PeakGrid) -> Result<(), String> {
             "a grid of {x} x {y} workgroups exceeds max_compute_workgroups_per_dimension"
         ));
     }
-    gpubench_harness::kit::gpu::check_binding_fits(ctx, grid.invocations() * 4, "grid")
+    gpubench_harness::kit::gpu::check_binding_fits(ctx, grid.invocations() * 4, "grid output")
 }
 
 /// An output that starts as the complement of every expected word, so an invocation that wrote

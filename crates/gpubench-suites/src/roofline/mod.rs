@@ -146,7 +146,7 @@ impl Kernel for RooflinePoint {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        check_binding_fits(ctx, self.bytes, "--stream-size")
+        check_binding_fits(ctx, self.bytes, "roofline array")
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<RooflineState> {

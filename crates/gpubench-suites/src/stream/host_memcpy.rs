@@ -12,7 +12,7 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
-use gpubench_harness::kit::gpu::check_binding_fits;
+use super::{SMALLER_STREAM_SIZE, check_stream_array_fits};
 use gpubench_harness::kit::verify::compare_bytes;
 
 /// memcpy of `bytes`, timed by the host clock.
@@ -53,7 +53,7 @@ impl Kernel for HostMemcpy {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        check_binding_fits(ctx, self.bytes, "--stream-size")
+        check_stream_array_fits(ctx, self.bytes)
             .map_err(|why| format!("{why} (skipped with the GPU rows it is the reference for)"))
     }
 
@@ -96,7 +96,7 @@ impl Kernel for HostMemcpy {
 fn host_array(bytes: u64) -> Outcome<(Vec<u8>, usize)> {
     let unsupported = || {
         BenchError::Unsupported(format!(
-            "the host could not allocate {} for memcpy; pass a smaller --stream-size",
+            "the host could not allocate {} for memcpy; {SMALLER_STREAM_SIZE}",
             format_size(bytes)
         ))
     };
@@ -113,7 +113,10 @@ mod tests {
     #[test]
     fn a_size_the_host_cannot_hold_is_a_skip_not_an_abort() {
         let error = host_array(u64::MAX / 2).expect_err("no host has that much");
-        assert!(error.to_string().contains("--stream-size"), "{error}");
+        assert!(
+            error.to_string().contains("`stream_size` option"),
+            "{error}"
+        );
         let (array, len) = host_array(4096).expect("small");
         assert!(len == 4096 && array.capacity() >= 4096);
     }

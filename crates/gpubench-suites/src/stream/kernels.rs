@@ -10,7 +10,7 @@ use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, grid_workgroups, read_f32,
+    DispatchKernel, compute_pipeline_with, f32_bytes, grid_workgroups, read_f32,
 };
 use gpubench_harness::kit::verify::{Checker, Tolerance, compare_f32};
 
@@ -431,7 +431,7 @@ impl Kernel for Stream {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        check_binding_fits(ctx, self.bytes, "--stream-size")
+        super::check_stream_array_fits(ctx, self.bytes)
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<StreamState> {

@@ -256,6 +256,16 @@ pub fn check_stream_size(bytes: u64) -> Result<(), PlanError> {
     Ok(())
 }
 
+/// What to do about a stream array the adapter or the host cannot hold, for a skip's reason.
+pub const SMALLER_STREAM_SIZE: &str = "choose a smaller stream size (the `stream_size` option)";
+
+/// Skips a stream array of `bytes` over the adapter's binding or buffer limit, saying which
+/// option sets its size.
+pub fn check_stream_array_fits(ctx: &GpuContext, bytes: u64) -> Result<(), String> {
+    gpubench_harness::kit::gpu::check_binding_fits(ctx, bytes, "stream array")
+        .map_err(|why| format!("{why}; {SMALLER_STREAM_SIZE}"))
+}
+
 /// Bytes per stream array: the option when given, else the profile's size (quick: 256 MiB on a
 /// GPU, 16 MiB on a software adapter; otherwise 512 MiB on a GPU, 10x H200's L2 and 2x
 /// MI300X's infinity cache, and 128 MiB on a software adapter, 4x a typical server L3), capped
@@ -286,7 +296,7 @@ mod tests {
     use std::sync::atomic::AtomicBool;
 
     #[test]
-    fn the_triad_chooses_a_verified_form_and_says_what_it_measured() {
+    fn the_triad_chooses_a_verified_form_and_says_what_it_measured_on_an_adapter() {
         let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
             return;
         };

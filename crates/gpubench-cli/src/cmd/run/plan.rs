@@ -89,7 +89,7 @@ impl Plan {
                 files.output("--out (one run of --runs)", &numbered_run(out, k))?;
             }
         }
-        if args.baseline.runs > 1 && args.noise_check != "on" {
+        if args.baseline.runs > 1 && !args.noise_check.is_on() {
             return Err(UsageError(
                 "--runs keeps the quietest run by its own noise check: leave --noise-check on"
                     .to_string(),
@@ -105,7 +105,7 @@ impl Plan {
         let run = RunPlan::new(&REGISTRY, &args.suites, suite_options(args))
             .and_then(|plan| plan.with_sampling(sample_overrides(args)))
             .map_err(usage_error)?
-            .with_noise_check(args.noise_check == "on");
+            .with_noise_check(args.noise_check.is_on());
         Ok(Self {
             run,
             selection,
@@ -123,7 +123,7 @@ impl Plan {
             },
             runs: args.baseline.runs,
             expect: args.expect.expectation(),
-            telemetry: args.telemetry == "on",
+            telemetry: args.telemetry.is_on(),
             files,
         })
     }

@@ -369,7 +369,7 @@ impl Kernel for FmaPeak {
                 "a grid of {x} x {y} workgroups exceeds max_compute_workgroups_per_dimension"
             ));
         }
-        crate::kit::gpu::check_binding_fits(ctx, self.grid.invocations() * 4, "grid")
+        crate::kit::gpu::check_binding_fits(ctx, self.grid.invocations() * 4, "grid output")
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<FmaDispatch> {
