@@ -96,7 +96,8 @@ impl std::fmt::Debug for RunPlan {
 }
 
 impl RunPlan {
-    /// A plan for the suites `names` of `registry` (none: the profile's defaults) built with
+    /// A plan for the suites `names` of `registry` (none: the profile's defaults; `all` alone:
+    /// every suite a user may name) built with
     /// `options`. The suites run in registry order, so each runs after those it reads
     /// ([`crate::SuiteInfo::after`]); a suite whose option is given joins at the end when it
     /// runs only then. Refuses an unknown suite, a suite named twice and an option no suite
@@ -108,6 +109,8 @@ impl RunPlan {
     ) -> Result<Self, PlanError> {
         let names = if names.is_empty() {
             registry.defaults(options.profile)
+        } else if names == [crate::registry::ALL] {
+            registry.names()
         } else {
             names.to_vec()
         };

@@ -28,6 +28,9 @@ pub enum RegistryError {
     DuplicateOption(&'static str),
 }
 
+/// The name that asks for every suite a user may name (`--suite all`).
+pub const ALL: &str = "all";
+
 /// A constructor of one suite: a registry line.
 pub type SuiteConstructor = fn() -> Box<dyn Suite>;
 
@@ -51,7 +54,7 @@ impl Registry {
         let (mut keys, mut flags) = (Vec::new(), Vec::new());
         for (i, suite) in suites.iter().enumerate() {
             let info = suite.info();
-            if suites[..i].iter().any(|s| s.name() == info.name) {
+            if info.name == ALL || suites[..i].iter().any(|s| s.name() == info.name) {
                 return Err(RegistryError::DuplicateName(info.name));
             }
             for after in info.after {

@@ -8,6 +8,8 @@
 
 pub mod capacity;
 pub mod compute;
+#[cfg(feature = "example-suite")]
+pub mod example;
 pub mod launch;
 pub mod matmul;
 pub mod memory;
@@ -34,6 +36,8 @@ pub const SUITES: &[SuiteConstructor] = &[
     || Box::new(capacity::CapacitySuite),
     || Box::new(sustained::SustainedSuite),
     || Box::new(selftest::SelfTestSuite),
+    #[cfg(feature = "example-suite")]
+    || Box::new(example::ExampleSuite),
 ];
 
 /// The registry of [`SUITES`], checked once.

@@ -1,0 +1,76 @@
+//! A suite is one folder and one registry line: the example suite (`src/example` of the suites
+//! crate, compiled into the test binary by the `example-suite` feature and named nowhere else)
+//! reaches `--suite`, `run --help` (its option), the results file and its `config.options`,
+//! every export and the HTML report. The shader tests and `gpubench kernels` take it from the
+//! same registry (`shaders_validate`, `kernels_isa`), and the validation-layer run through
+//! `--suite all`.
+
+mod common;
+
+use common::{gpubench_command, quick_suite_run, read_doc, result_with, text, vulkan_temp_dir};
+
+#[test]
+fn the_example_suite_and_its_option_are_offered_by_help() {
+    let out = gpubench_command()
+        .args(["run", "--help"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    assert!(help.contains("--example-size <SIZE>"), "{help}");
+    assert!(help.contains("example"), "{help}");
+    let refused = gpubench_command()
+        .args(["run", "--suite", "example", "--example-size", "lots"])
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(2), "its own parser refuses");
+    assert!(text(&refused.stderr).contains("--example-size lots"));
+}
+
+#[test]
+fn the_example_suite_runs_verified_and_reaches_every_output() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let path = |name: &str| dir.path().join(name).to_string_lossy().to_string();
+    let (out, html) = (dir.path().join("r.json"), path("r.html"));
+    let exports = [
+        ("--export-json", path("e.json")),
+        ("--export-csv", path("e.csv")),
+        ("--export-md", path("e.md")),
+        ("--export-bmf", path("e.bmf.json")),
+        ("--export-gab", path("e.gab.json")),
+    ];
+    let mut flags = vec![
+        "--example-size",
+        "64KiB",
+        "--noise-check",
+        "off",
+        "--telemetry",
+        "off",
+        "--max-time",
+        "0.3",
+        "--html",
+        html.as_str(),
+    ];
+    for (flag, file) in &exports {
+        flags.extend([*flag, file.as_str()]);
+    }
+    let output = quick_suite_run("example", &out, &flags);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let doc = read_doc(&out);
+    let row = result_with(&doc, "example/scale_add/f32/64KiB");
+    assert_eq!(row["status"], "ok");
+    assert_eq!(row["verified"], true);
+    assert_eq!(doc["config"]["suites"], serde_json::json!(["example"]));
+    assert_eq!(doc["config"]["options"]["example_size"], 65536);
+    assert!(
+        text(&output.stdout).contains("example/scale_add"),
+        "the table"
+    );
+    for (flag, file) in exports.iter().chain([&("--html", html.clone())]) {
+        let written = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{flag}: {e}"));
+        assert!(
+            written.contains("example/scale_add") || written.contains("example\\/scale_add"),
+            "{flag} leaves the example suite's row out"
+        );
+    }
+}
