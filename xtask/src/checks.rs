@@ -54,6 +54,7 @@ pub fn rehearsal() -> Result<(), String> {
     let doc: Value =
         serde_json::from_str(&text).map_err(|e| format!("{results_text} is not JSON: {e}"))?;
     check_document(&doc).map_err(|e| format!("{results_text}: {e}"))?;
+    crate::ids::check(&doc)?;
     // The published contract: the fresh file validates against docs/results.schema.json.
     crate::cargo_with_env(
         &[

@@ -15,10 +15,13 @@
 //!   `check` and `test` run its offline checks (licenses, bans, sources).
 //! - `bench [FILTER]`: the criterion benches, in GPU time.
 //! - `slurm`, `k8s`: those two checks alone.
+//! - `kernels`: regenerate docs/kernels/*.md, every kernel's statistics as RADV compiles it.
 
 mod checks;
 mod deny;
+mod ids;
 mod k8s;
+mod kernels;
 mod setup;
 mod slurm;
 mod validation;
@@ -46,10 +49,15 @@ tasks:
   slurm                 setup, then the Slurm deployment on a one-node cluster started here
                         (root and apt-get needed; part of `test`)
   k8s                   validate deploy/k8s against the Kubernetes schemas (part of `test`)
+  ids FILE              write docs/results/lavapipe-quick-ids.tsv (the quick run's ids, metrics and
+                        units that `test` holds the rehearsal's run to) from a results file
   validation            setup, then every suite under the Khronos validation layer with
                         synchronisation validation: fails on any VUID or SYNC message, with a
                         control that must be caught (part of `test`; the layer is unpacked into
-                        target/xtask where it is not installed)";
+                        target/xtask where it is not installed)
+  kernels               setup, then regenerate docs/kernels/gfx1100.md and gfx1030.md: every
+                        kernel's registers, spills, LDS and occupancy as RADV compiles it on null
+                        hardware (`gpubench kernels --isa FAMILY --summary FILE`)";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -66,6 +74,8 @@ fn main() -> ExitCode {
         "slurm" => setup::ensure_adapter().and_then(|()| slurm::check()),
         "validation" => setup::ensure_adapter().and_then(|()| validation::check()),
         "k8s" => k8s::check(),
+        "ids" => ids::write(&rest),
+        "kernels" => setup::ensure_adapter().and_then(|()| kernels::regenerate()),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -159,38 +169,60 @@ fn lints() -> Result<(), String> {
 
 fn check() -> Result<(), String> {
     lints()?;
-    // The library tests of every crate (pure: the GPU tests live in tests/), and the
-    // integration tests that need no adapter.
-    cargo(&["test", "--workspace", "--lib", "--quiet"])?;
-    cargo(&[
-        "test",
-        "--quiet",
-        "-p",
-        "gpubench-results",
-        "-p",
-        "gpubench-baseline",
-        "-p",
-        "gpubench-report",
-        "-p",
-        "gpubench-telemetry",
-        "--tests",
-    ])?;
-    cargo(&[
-        "test",
-        "--quiet",
-        "-p",
-        "gpubench-suites",
-        "--test",
-        "shaders_validate",
-    ])?;
-    cargo(&[
-        "test",
-        "--quiet",
-        "-p",
-        "gpubench-cli",
-        "--test",
-        "help_text",
-    ])
+    // The library tests of every crate but the few that need an adapter (named so, and
+    // skipped), and the integration tests that need none. Under GPUBENCH_NO_ADAPTER_CHECK a
+    // test that asks for an adapter fails, so this check cannot quietly come to need one.
+    let no_adapter = [("GPUBENCH_NO_ADAPTER_CHECK", "1")];
+    cargo_with_env(
+        &[
+            "test",
+            "--workspace",
+            "--lib",
+            "--quiet",
+            "--",
+            "--skip",
+            "on_an_adapter",
+        ],
+        &no_adapter,
+    )?;
+    cargo_with_env(
+        &[
+            "test",
+            "--quiet",
+            "-p",
+            "gpubench-results",
+            "-p",
+            "gpubench-baseline",
+            "-p",
+            "gpubench-report",
+            "-p",
+            "gpubench-telemetry",
+            "--tests",
+        ],
+        &no_adapter,
+    )?;
+    cargo_with_env(
+        &[
+            "test",
+            "--quiet",
+            "-p",
+            "gpubench-suites",
+            "--test",
+            "shaders_validate",
+        ],
+        &no_adapter,
+    )?;
+    cargo_with_env(
+        &[
+            "test",
+            "--quiet",
+            "-p",
+            "gpubench-cli",
+            "--test",
+            "help_text",
+        ],
+        &no_adapter,
+    )
 }
 
 fn test() -> Result<(), String> {

@@ -1,20 +1,33 @@
 //! `gpubench kernels --isa`: every kernel compiled by Mesa's RADV for real AMD GPUs on null
-//! hardware. The committed statistics (`docs/kernels/*.json`) must be what this tree's kernels
-//! compile to, and the matmul tuner is held to the compiler: no candidate it keeps may spill,
-//! and every candidate it prunes for registers must spill or fall to 8 waves per SIMD or fewer.
+//! hardware. The committed summaries (`docs/kernels/*.md`, written by `cargo xtask kernels`)
+//! must be what this tree's kernels compile to, and the matmul tuner is held to the compiler
+//! (on fresh `--json` rows): no candidate it keeps may spill, and every candidate it prunes for
+//! registers must spill or fall to 8 waves per SIMD or fewer.
 
 use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
-/// The rows `gpubench kernels --isa family` writes, and its stdout.
-fn compile(family: &str) -> (Vec<Value>, String) {
+/// What `gpubench kernels --isa family` writes.
+struct Compiled {
+    /// The `--json` rows.
+    rows: Vec<Value>,
+    /// The `--summary` page.
+    summary: String,
+    /// Its stdout.
+    stdout: String,
+}
+
+fn compile(family: &str) -> Compiled {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("k.json");
+    let summary = dir.path().join("k.md");
     let output = Command::new(env!("CARGO_BIN_EXE_gpubench"))
         .args(["kernels", "--isa", family, "--json"])
         .arg(&json)
+        .arg("--summary")
+        .arg(&summary)
         .output()
         .expect("runs");
     assert!(
@@ -24,8 +37,11 @@ fn compile(family: &str) -> (Vec<Value>, String) {
     );
     let text = std::fs::read_to_string(&json).expect("json written");
     let rows: Value = serde_json::from_str(&text).expect("valid JSON");
-    let rows = rows.as_array().expect("a list").clone();
-    (rows, String::from_utf8_lossy(&output.stdout).into_owned())
+    Compiled {
+        rows: rows.as_array().expect("a list").clone(),
+        summary: std::fs::read_to_string(&summary).expect("summary written"),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    }
 }
 
 fn number(row: &Value, key: &str) -> f64 {
@@ -41,14 +57,35 @@ fn spills(row: &Value) -> bool {
 /// The waves per SIMD a register prune must fall to when it does not spill.
 const PRUNED_WAVES: f64 = 8.0;
 
-/// The committed rows of `family`, by pipeline.
-fn committed(family: &str) -> Vec<Value> {
+/// The committed summary of `family`.
+fn committed(family: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../docs/kernels")
-        .join(format!("{family}.json"));
-    let text = std::fs::read_to_string(&path).expect("committed statistics");
-    let rows: Value = serde_json::from_str(&text).expect("valid JSON");
-    rows.as_array().expect("a list").clone()
+        .join(format!("{family}.md"));
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("committed summary {}: {e}", path.display()))
+}
+
+/// Whether a summary line is a table row of the example suite (its second cell).
+fn example_row(line: &str) -> bool {
+    line.starts_with('|') && line.split('|').nth(2).map(str::trim) == Some("example")
+}
+
+/// Where `committed` and `fresh` differ: the first few lines only one of them has.
+fn differences(committed: &str, fresh: &str) -> String {
+    let only = |a: &str, b: &str| -> Vec<String> {
+        let others: std::collections::HashSet<&str> = b.lines().collect();
+        a.lines()
+            .filter(|l| !others.contains(l))
+            .take(5)
+            .map(str::to_string)
+            .collect()
+    };
+    let (committed_only, fresh_only) = (only(committed, fresh), only(fresh, committed));
+    if committed_only.is_empty() && fresh_only.is_empty() {
+        return "the same lines, in another order or count".to_string();
+    }
+    format!("committed only: {committed_only:#?}\nfresh only: {fresh_only:#?}")
 }
 
 /// The matmul candidates (main passes) pruned for registers that the compiler says neither
@@ -74,7 +111,11 @@ fn unjustified_prunes(rows: &[Value], sibling: &[Value]) -> Vec<String> {
 }
 
 fn check_family(family: &str, sibling: &str) {
-    let (rows, stdout) = compile(family);
+    let Compiled {
+        rows,
+        summary,
+        stdout,
+    } = compile(family);
     for key in [
         "pipeline",
         "suite",
@@ -103,21 +144,35 @@ fn check_family(family: &str, sibling: &str) {
         "{family}: the tuner keeps candidates the compiler spills: {kept_spilling:?}"
     );
     assert!(stdout.contains("0 kept candidate(s) spill"), "{stdout}");
-    let unjustified = unjustified_prunes(&rows, &committed(sibling));
+    let unjustified = unjustified_prunes(&rows, &compile(sibling).rows);
     assert!(
         unjustified.is_empty(),
         "{family}: the tuner prunes for registers candidates the compiler neither spills nor limits to {PRUNED_WAVES} waves/SIMD: {unjustified:?}"
     );
+    // The example suite (compiled into the test binary only) reaches the compiler too; the
+    // committed summaries are the shipped suites'.
     assert!(
-        committed(family) == rows,
-        "{} no longer matches what the kernels compile to: regenerate it with `gpubench kernels --isa {family} --json {}`",
-        committed_name(family),
-        committed_name(family)
+        rows.iter()
+            .any(|r| r["pipeline"] == "example/scale_add" && r["suite"] == "example"),
+        "the example suite's pipeline is compiled"
     );
-}
-
-fn committed_name(family: &str) -> String {
-    format!("docs/kernels/{family}.json")
+    assert!(
+        summary
+            .lines()
+            .any(|l| example_row(l) && l.starts_with("| example/scale_add |")),
+        "the example suite's pipeline is in the summary: {summary}"
+    );
+    let fresh: String = summary
+        .lines()
+        .filter(|l| !example_row(l))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    let committed = committed(family);
+    assert!(
+        committed == fresh,
+        "docs/kernels/{family}.md no longer matches what the kernels compile to: regenerate it with `cargo xtask kernels`\n{}",
+        differences(&committed, &fresh)
+    );
 }
 
 #[test]

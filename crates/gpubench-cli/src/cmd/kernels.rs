@@ -3,6 +3,9 @@
 //! null hardware, with the compiler's own statistics: registers, spills, LDS, scratch,
 //! occupancy (subgroups per SIMD), instructions. `--device NAME` uses any Vulkan device that
 //! reports pipeline statistics instead. Nothing is run: these are compiler outputs.
+//!
+//! `--json FILE` writes every row in full; `--summary FILE` a Markdown page a person reads (the
+//! compiler, then one table row per pipeline), the form docs/kernels keeps.
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +21,7 @@ use serde::Serialize;
 
 use crate::cli::KernelsArgs;
 use crate::exit::Exit;
-use crate::paths::check_output;
+use crate::paths::Files;
 use crate::stdout::print_then;
 
 /// The occupancy a register prune is held to: a candidate pruned "for registers" must spill, or
@@ -149,9 +152,13 @@ fn tuner_facts(facts: &DeviceFacts) -> AdapterFacts {
 }
 
 pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
-    // A bad --json name is said now, not after every kernel has been compiled.
+    // A bad --json or --summary name is said now, not after every kernel has been compiled.
+    let mut files = Files::new();
     if let Some(path) = &args.json {
-        check_output("--json", path)?;
+        files.output("--json", path)?;
+    }
+    if let Some(path) = &args.summary {
+        files.output("--summary", path)?;
     }
     let wanted = match (&args.isa, &args.device) {
         (Some(family), _) => {
@@ -216,7 +223,60 @@ pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
         write_atomic(path, text.as_bytes())?;
         note!("{} pipelines written to {}", rows.len(), path.display());
     }
+    if let Some(path) = &args.summary {
+        let how = match &args.isa {
+            Some(family) => format!("--isa {family}"),
+            None => "--device NAME".to_string(),
+        };
+        let text = summary(&facts, &how, &rows);
+        write_atomic(path, text.as_bytes())?;
+        note!("{} pipelines summarised in {}", rows.len(), path.display());
+    }
     print_then(&table(&rows), Exit::Success)
+}
+
+/// A figure as the tables show it: `-` where the compiler reports none.
+fn figure(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |v| format!("{v}"))
+}
+
+/// The Markdown summary: a heading naming the compiler, the tuner's line from the table, then
+/// one row per pipeline. `how` is the option that chose the compiler (`--isa gfx1100`).
+fn summary(facts: &DeviceFacts, how: &str, rows: &[KernelRow]) -> String {
+    let mut out = format!(
+        "# Kernel statistics: {}, {}\n\n\
+         Written by `gpubench kernels {how} --summary FILE`: every pipeline the suites build and \
+         every matmul tuning candidate, with the compiler's statistics (not measurements; \
+         `--json FILE` has the full rows). Subgroups {}-{}, {} invocations and {} bytes of \
+         workgroup memory at most.\n\n\
+         {}.\n\n\
+         | pipeline | suite | tuner | VGPRs | SGPRs | spilled VGPRs | spilled SGPRs | LDS bytes | scratch bytes | subgroups/SIMD | instructions |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        facts.name,
+        facts.driver.trim(),
+        facts.subgroup_size,
+        facts.max_subgroup_size,
+        facts.max_invocations,
+        facts.max_workgroup_bytes,
+        tuner_line(rows),
+    );
+    for r in rows {
+        let cells = [
+            r.pipeline.replace('|', "\\|"),
+            r.suite.to_string(),
+            r.tuner.to_string(),
+            figure(r.vgprs),
+            figure(r.sgprs),
+            figure(r.spilled_vgprs),
+            figure(r.spilled_sgprs),
+            figure(r.lds_bytes),
+            figure(r.scratch_bytes),
+            figure(r.subgroups_per_simd),
+            figure(r.instructions),
+        ];
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    out
 }
 
 fn table(rows: &[KernelRow]) -> String {
@@ -232,7 +292,6 @@ fn table(rows: &[KernelRow]) -> String {
         "instr",
     ])
     .numeric(&[2, 3, 4, 5, 6, 7, 8]);
-    let n = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v}"));
     for r in rows {
         let spilled = match (r.spilled_vgprs, r.spilled_sgprs) {
             (Some(v), Some(s)) => format!("{v}/{s}"),
@@ -241,15 +300,25 @@ fn table(rows: &[KernelRow]) -> String {
         grid.push(vec![
             r.pipeline.clone(),
             r.tuner.to_string(),
-            n(r.vgprs),
-            n(r.sgprs),
+            figure(r.vgprs),
+            figure(r.sgprs),
             spilled,
-            n(r.lds_bytes),
-            n(r.scratch_bytes),
-            n(r.subgroups_per_simd),
-            n(r.instructions),
+            figure(r.lds_bytes),
+            figure(r.scratch_bytes),
+            figure(r.subgroups_per_simd),
+            figure(r.instructions),
         ]);
     }
+    format!(
+        "{}\n{}\nspilled: VGPRs/SGPRs spilled to memory; LDS and scratch in bytes; waves/SIMD: the occupancy the compiler reports. Compiler statistics, not measurements.\n",
+        grid.to_table(None),
+        tuner_line(rows)
+    )
+}
+
+/// The tuner held to the compiler: how many kept candidates spill, and how many of those
+/// pruned for registers neither spill nor lose occupancy.
+fn tuner_line(rows: &[KernelRow]) -> String {
     let spills = |r: &&KernelRow| {
         r.spilled_vgprs.unwrap_or(0.0) + r.spilled_sgprs.unwrap_or(0.0) > 0.0
             || r.scratch_bytes.unwrap_or(0.0) > 0.0
@@ -273,8 +342,7 @@ fn table(rows: &[KernelRow]) -> String {
         .filter(|r| !spills(r) && r.subgroups_per_simd.unwrap_or(0.0) > PRUNED_WAVES)
         .count();
     format!(
-        "{}\ntuner against the compiler: {kept_spilling} kept candidate(s) spill; {pruned_fine} of {} pruned for registers neither spill nor fall to {PRUNED_WAVES} waves/SIMD or fewer\nspilled: VGPRs/SGPRs spilled to memory; LDS and scratch in bytes; waves/SIMD: the occupancy the compiler reports. Compiler statistics, not measurements.\n",
-        grid.to_table(None),
+        "tuner against the compiler: {kept_spilling} kept candidate(s) spill; {pruned_fine} of {} pruned for registers neither spill nor fall to {PRUNED_WAVES} waves/SIMD or fewer",
         for_registers.len()
     )
 }
@@ -282,6 +350,55 @@ fn table(rows: &[KernelRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_summary_names_the_compiler_and_has_a_row_per_pipeline() {
+        let facts = DeviceFacts {
+            name: "Null hardware (RADV GFX1100)".to_string(),
+            driver: "radv Mesa 22.3.6 ".to_string(),
+            subgroup_size: 64,
+            max_subgroup_size: 64,
+            max_invocations: 1024,
+            max_workgroup_bytes: 65536,
+            cpu: false,
+        };
+        let row = |pipeline: &str, vgprs: Option<f64>| KernelRow {
+            pipeline: pipeline.to_string(),
+            suite: "stream",
+            tuner: "fixed",
+            pruned_because: None,
+            estimated_registers: None,
+            vgprs,
+            sgprs: Some(128.0),
+            spilled_vgprs: Some(0.0),
+            spilled_sgprs: Some(0.0),
+            lds_bytes: Some(0.0),
+            scratch_bytes: Some(0.0),
+            subgroups_per_simd: Some(32.0),
+            instructions: Some(27.0),
+            code_bytes: Some(144.0),
+        };
+        let text = summary(
+            &facts,
+            "--isa gfx1100",
+            &[row("stream/copy", Some(12.0)), row("odd|name", None)],
+        );
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "# Kernel statistics: Null hardware (RADV GFX1100), radv Mesa 22.3.6"
+        );
+        assert!(text.contains("`gpubench kernels --isa gfx1100 --summary FILE`"));
+        assert!(text.contains("0 kept candidate(s) spill"));
+        assert_eq!(
+            &lines[lines.len() - 2..],
+            [
+                "| stream/copy | stream | fixed | 12 | 128 | 0 | 0 | 0 | 0 | 32 | 27 |",
+                "| odd\\|name | stream | fixed | - | 128 | 0 | 0 | 0 | 0 | 32 | 27 |",
+            ]
+        );
+        assert!(text.ends_with("|\n"));
+    }
 
     #[test]
     fn families_take_either_name_and_unknown_ones_are_refused() {
