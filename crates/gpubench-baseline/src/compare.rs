@@ -416,6 +416,23 @@ fn judge_pair(
         note: None,
         within_run_noise: false,
     };
+    if settled_without_ratio(&mut pair, base, new, mode, band.same_device) {
+        return pair;
+    }
+    judge_values(&mut pair, base, new, mode, band);
+    pair
+}
+
+/// Settles `pair` where no ratio can be judged: a status that changed (judged as such), a
+/// result not measured, a metric this build does not know or that changed meaning. `false`
+/// where the values are to be judged.
+fn settled_without_ratio(
+    pair: &mut PairComparison,
+    base: &BenchResult,
+    new: &BenchResult,
+    mode: Mode,
+    same_device: bool,
+) -> bool {
     if base.status != new.status {
         pair.verdict = Verdict::StatusChanged;
         pair.note = Some(format!(
@@ -423,12 +440,12 @@ fn judge_pair(
             base.status.as_str(),
             new.status.as_str()
         ));
-        pair.regression = status_regressed(base.status, new.status, mode, band.same_device);
-        return pair;
+        pair.regression = status_regressed(base.status, new.status, mode, same_device);
+        return true;
     }
     if base.status != Status::Ok {
         pair.verdict = Verdict::NotMeasured;
-        return pair;
+        return true;
     }
     if let Some(unknown) = unknown_metric(base, new) {
         // Which way is better for a metric this build does not know is not known here: the
@@ -439,12 +456,26 @@ fn judge_pair(
         pair.note = Some(format!(
             "not judged: metric kind '{unknown}' unknown to this gpubench"
         ));
-        return pair;
+        return true;
     }
     if let Some(changed) = metric_changed(base, new) {
         pair.note = Some(changed);
-        return pair;
+        return true;
     }
+    false
+}
+
+/// Judges the values of a pair both runs measured with one metric: ratio only for derived
+/// values and across machines, inconclusive across clocks, else the verdict of the ratio's
+/// interval against the band.
+fn judge_values(
+    pair: &mut PairComparison,
+    base: &BenchResult,
+    new: &BenchResult,
+    mode: Mode,
+    band: BandOptions,
+) {
+    let band_value = pair.band;
     if base.timing.is_none() || new.timing.is_none() {
         // Derived or probed values (fitted models, ceilings, ridge point, fractions of peak,
         // capacity) are computed from measured results that carry their own verdicts; judging
@@ -453,7 +484,7 @@ fn judge_pair(
         pair.ratio = estimate(base, new, band.resamples);
         pair.verdict = Verdict::RatioOnly;
         pair.note = Some("derived value: ratio only, its inputs carry the verdicts".to_string());
-        return pair;
+        return;
     }
     if base.timing != new.timing {
         // GPU time and host time (submit to completion) measure different things.
@@ -464,7 +495,7 @@ fn judge_pair(
             base.timing.map_or("-", |t| t.as_str()),
             new.timing.map_or("-", |t| t.as_str())
         ));
-        return pair;
+        return;
     }
     pair.ratio = estimate(base, new, band.resamples);
     pair.verdict = match (mode, pair.ratio) {
@@ -476,7 +507,6 @@ fn judge_pair(
         }
     };
     pair.regression = pair.verdict == Verdict::Regressed;
-    pair
 }
 
 /// The metric of `base` or `new` that this gpubench does not know, if either is one.

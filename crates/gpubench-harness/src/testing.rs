@@ -14,6 +14,14 @@ use gpubench_results::profile::{Profile, RunSettings};
 /// The variable that, set to `1`, lets GPU tests skip where no adapter exists.
 pub const SKIP_GPU_TESTS: &str = "GPUBENCH_SKIP_GPU_TESTS";
 
+/// The variable `cargo xtask check` sets: that check promises to run no test that needs an
+/// adapter, so an adapter asked for under it is a test in the wrong place, and fails.
+pub const NO_ADAPTER_CHECK: &str = "GPUBENCH_NO_ADAPTER_CHECK";
+
+/// The word every library (unit) test that needs an adapter has in its name, so a check that
+/// runs no adapter test can leave them out (`cargo test -- --skip on_an_adapter`).
+pub const ADAPTER_TEST_MARK: &str = "on_an_adapter";
+
 /// Whether GPU tests were asked to skip (`GPUBENCH_SKIP_GPU_TESTS=1`).
 pub fn gpu_tests_skipped() -> bool {
     std::env::var(SKIP_GPU_TESTS).is_ok_and(|v| v == "1")
@@ -32,8 +40,14 @@ pub fn no_adapter<T>(why: &str) -> Option<T> {
     );
 }
 
-/// A context on the adapter `selection` picks, or a panic (see the module docs).
+/// A context on the adapter `selection` picks, or a panic (see the module docs). Under the
+/// adapter-free check ([`NO_ADAPTER_CHECK`]) it panics before looking: such a test needs
+/// [`ADAPTER_TEST_MARK`] in its name, or a place in `tests/`.
 pub fn require_adapter(selection: &Selection) -> Option<GpuContext> {
+    assert!(
+        std::env::var_os(NO_ADAPTER_CHECK).is_none(),
+        "this test needs an adapter but runs in the adapter-free check: put `{ADAPTER_TEST_MARK}` in its name or move it to tests/"
+    );
     match GpuContext::new(selection) {
         Ok(ctx) => Some(ctx),
         Err(error) => no_adapter(&error.to_string()),

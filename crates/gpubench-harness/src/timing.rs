@@ -440,7 +440,7 @@ mod tests {
     }
 
     #[test]
-    fn copies_stay_gpu_timed_where_only_passes_carry_timestamps() {
+    fn copies_stay_gpu_timed_where_only_passes_carry_timestamps_on_an_adapter() {
         let Some(mut ctx) = crate::testing::require_vulkan() else {
             return;
         };

@@ -162,51 +162,8 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_caches() {
         .iter_mut()
         .map(|bench| run_ok(&runner, bench.as_mut()))
         .collect();
-    let last = results
-        .iter()
-        .rfind(|r| r.id.starts_with("memory/latency/"))
-        .expect("latency rows")
-        .params["working_set"]
-        .clone();
-    let top = host.last().expect("caches").bytes;
-    assert_eq!(
-        results[0].params["sweep_top_bytes"],
-        (2 * top).min(512 << 20),
-        "the quick sweep reaches twice the host's largest cache"
-    );
-    let smallest = median_of(&results, "memory/latency/4KiB");
-    let largest = median_of(
-        &results,
-        &format!("memory/latency/{}", last.as_str().unwrap_or("")),
-    );
-    assert!(
-        largest > 5.0 * smallest,
-        "memory is slower than the smallest working set: {smallest} ns, then {largest} ns"
-    );
-    // Workgroup memory and atomics: every row measured and verified (run_ok), each form once.
-    let mut shared: Vec<&str> = results
-        .iter()
-        .map(|r| r.id.as_str())
-        .filter(|id| id.starts_with("memory/workgroup/") || id.starts_with("memory/atomic-add/"))
-        .collect();
-    shared.sort_unstable();
-    assert_eq!(
-        shared,
-        [
-            "memory/atomic-add/storage-each",
-            "memory/atomic-add/storage-one",
-            "memory/atomic-add/workgroup-each",
-            "memory/atomic-add/workgroup-one",
-            "memory/workgroup/read-vec4",
-            "memory/workgroup/stride-1",
-            "memory/workgroup/stride-16",
-            "memory/workgroup/stride-2",
-            "memory/workgroup/stride-32",
-            "memory/workgroup/stride-33",
-            "memory/workgroup/stride-4",
-            "memory/workgroup/stride-8",
-        ]
-    );
+    check_sweep_reach(&results, &host);
+    check_workgroup_and_atomic_rows(&results);
     // The levels, against the caches. A shared host's neighbours can blur a sweep for seconds;
     // the chase is measured again (four times at most) before a miss counts, and each try is
     // compared with the CPU's own chase measured just before it.
@@ -233,6 +190,60 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_caches() {
         }
     }
     panic!("{}", misses.join("\n"));
+}
+
+/// The quick sweep reaches twice the host's largest cache, and its largest working set is
+/// slower than its smallest.
+fn check_sweep_reach(results: &[BenchResult], host: &[HostCache]) {
+    let last = results
+        .iter()
+        .rfind(|r| r.id.starts_with("memory/latency/"))
+        .expect("latency rows")
+        .params["working_set"]
+        .clone();
+    let top = host.last().expect("caches").bytes;
+    assert_eq!(
+        results[0].params["sweep_top_bytes"],
+        (2 * top).min(512 << 20),
+        "the quick sweep reaches twice the host's largest cache"
+    );
+    let smallest = median_of(results, "memory/latency/4KiB");
+    let largest = median_of(
+        results,
+        &format!("memory/latency/{}", last.as_str().unwrap_or("")),
+    );
+    assert!(
+        largest > 5.0 * smallest,
+        "memory is slower than the smallest working set: {smallest} ns, then {largest} ns"
+    );
+}
+
+/// Workgroup memory and atomics: every row measured and verified (run_ok), each form once.
+fn check_workgroup_and_atomic_rows(results: &[BenchResult]) {
+    // Workgroup memory and atomics: every row measured and verified (run_ok), each form once.
+    let mut shared: Vec<&str> = results
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| id.starts_with("memory/workgroup/") || id.starts_with("memory/atomic-add/"))
+        .collect();
+    shared.sort_unstable();
+    assert_eq!(
+        shared,
+        [
+            "memory/atomic-add/storage-each",
+            "memory/atomic-add/storage-one",
+            "memory/atomic-add/workgroup-each",
+            "memory/atomic-add/workgroup-one",
+            "memory/workgroup/read-vec4",
+            "memory/workgroup/stride-1",
+            "memory/workgroup/stride-16",
+            "memory/workgroup/stride-2",
+            "memory/workgroup/stride-32",
+            "memory/workgroup/stride-33",
+            "memory/workgroup/stride-4",
+            "memory/workgroup/stride-8",
+        ]
+    );
 }
 
 /// The levels `results` show (Ok), or what is wrong with the latency levels against the host's
@@ -274,7 +285,33 @@ fn check_levels(
     let within_2x = |bytes: f64, reference: u64| {
         bytes >= reference as f64 / 2.0 && bytes <= reference as f64 * 2.0
     };
-    let mut references: Vec<(&str, u64, String)> = Vec::new();
+    let references = cache_references(host, l2);
+    let misses: Vec<String> = references
+        .into_iter()
+        .filter_map(|(cache, reference, what)| {
+            let detected = size_of(cache);
+            (!detected.is_some_and(|bytes| within_2x(bytes, reference))).then(|| {
+                format!(
+                    "the latency level taken for {cache} ({detected:?} bytes) is not within 2x \
+                     of {what} ({reference} bytes)"
+                )
+            })
+        })
+        .collect();
+    if misses.is_empty() {
+        Ok(found)
+    } else {
+        Err(format!(
+            "{}; levels: {found:?}; chase (ns): {chase:?}",
+            misses.join("; ")
+        ))
+    }
+}
+
+/// The caches a latency level is held to: L1d and L2, and L3 only where the CPU's own chase
+/// reaches at least half of it (a share of a shared L3 is all a guest may hold).
+fn cache_references(host: &[HostCache], l2: HostCache) -> Vec<(&'static str, u64, String)> {
+    let mut references: Vec<(&'static str, u64, String)> = Vec::new();
     if let Some(l1) = host.iter().find(|c| c.level == 1) {
         references.push(("L1d", l1.bytes, "lscpu's L1d".into()));
     }
@@ -299,24 +336,5 @@ fn check_levels(
             );
         }
     }
-    let misses: Vec<String> = references
-        .into_iter()
-        .filter_map(|(cache, reference, what)| {
-            let detected = size_of(cache);
-            (!detected.is_some_and(|bytes| within_2x(bytes, reference))).then(|| {
-                format!(
-                    "the latency level taken for {cache} ({detected:?} bytes) is not within 2x \
-                     of {what} ({reference} bytes)"
-                )
-            })
-        })
-        .collect();
-    if misses.is_empty() {
-        Ok(found)
-    } else {
-        Err(format!(
-            "{}; levels: {found:?}; chase (ns): {chase:?}",
-            misses.join("; ")
-        ))
-    }
+    references
 }

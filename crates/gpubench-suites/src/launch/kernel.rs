@@ -1,4 +1,4 @@
-//! The launch kernel: `bump` (shaders/launch.wgsl) launched the way its [`LaunchMode`] says,
+//! The launch kernel: `bump` (launch.wgsl) launched the way its [`LaunchMode`] says,
 //! and the counter check that proves every launch ran exactly once.
 
 use gpubench_harness::{

@@ -1,6 +1,6 @@
 //! The launch suite (the launch storm): what it costs to get tiny work onto the device.
 //!
-//! A one-invocation kernel bumps a counter (`shaders/launch.wgsl`), launched in ten ways. Five
+//! A one-invocation kernel bumps a counter (`launch.wgsl`), launched in ten ways. Five
 //! are each one figure that mixes several costs:
 //!
 //! - `dispatch-in-pass`: N dispatches in one compute pass (cost per dispatch);

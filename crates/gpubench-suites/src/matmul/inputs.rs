@@ -19,8 +19,8 @@ use gpubench_harness::{BenchError, GpuContext};
 use gpubench_results::rng::SplitMix64;
 use half::f16;
 
-use super::kernel::Shape;
 use super::reference::{MatrixRef, elements_to_check, reference_element};
+use super::shape::Shape;
 use gpubench_harness::kit::gpu::{Precision, ShaderChecks, SpecialisedShader};
 
 /// A and B on the host, rounded to the product's precision and held as f32 (exactly).

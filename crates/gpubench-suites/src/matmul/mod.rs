@@ -39,6 +39,7 @@ mod kernel;
 pub mod options;
 mod reference;
 mod select;
+mod shape;
 pub mod tiled;
 pub mod unrolled;
 mod variant;
@@ -53,12 +54,13 @@ use gpubench_harness::{
 };
 
 pub use inputs::ProductInputs;
-pub use kernel::{Matmul, MatmulState, Shape};
+pub use kernel::{Matmul, MatmulState};
 pub use reference::{MatrixRef, elements_to_check, reference_element};
 pub use select::{
     CPU_TILE, Candidate, REGISTER_BUDGET, RegisterModel, SMALL_M, WAVE64_REGISTER_BUDGET,
     candidates, register_model, registers, select_fastest, tuning_table,
 };
+pub use shape::Shape;
 pub use variant::{
     Kind, VARIANTS, Variant, catalogue, coop_space, emulated_coop, find_variant, gemv_space,
     variant_names,
@@ -391,7 +393,8 @@ fn coop_product(
     };
     if !enabled_by_options {
         // The f16 row, skipped with the reason (f32 rows exist only where offered).
-        let reason = "cooperative-matrix kernels turned off for this run (--no-coop-matrix)";
+        let reason =
+            "cooperative-matrix kernels turned off for this run (the `coop_matrix` option is off)";
         return match f16_row() {
             Some(variant) if precision == Precision::F16 => vec![KernelBench::boxed(
                 Matmul::sharing(id, variant, Arc::clone(inputs))

@@ -22,7 +22,7 @@ use gpubench_harness::kit::facts::AdapterFacts;
 pub use gpubench_harness::kit::tuning::{select_fastest, table_value, tuning_table};
 
 use super::gemv::GemvParams;
-use super::kernel::Shape;
+use super::shape::Shape;
 use super::tiled::TileParams;
 use super::variant::{Kind, VARIANTS, Variant, catalogue};
 use gpubench_harness::kit::gpu::Precision;

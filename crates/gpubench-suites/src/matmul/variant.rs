@@ -254,7 +254,7 @@ impl Variant {
         })
     }
 
-    /// The shader of a variant of the fixed table: a file of shaders/ with its aliases
+    /// The shader of a variant of the fixed table: a WGSL file of this folder with its aliases
     /// rewritten, or a generated unrolled module, and the constants its pipeline sets.
     fn fixed_shader(&self, precision: Precision) -> Result<SpecialisedShader, String> {
         let keep: &[&str] = if self.f32_accumulate {

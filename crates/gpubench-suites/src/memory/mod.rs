@@ -664,11 +664,10 @@ mod tests {
         assert_eq!(find("memory/latency-beyond-caches/latency"), 40.0);
     }
 
-    #[test]
-    fn levels_carry_size_bandwidth_latency_and_their_host_cache() {
-        let sizes = working_sets(16 << 20);
+    /// A sweep to 16 MiB with a 32 KiB and a 1 MiB level, and a host with caches of those sizes.
+    fn two_level_sweep() -> (Vec<BenchResult>, [HostCache; 2]) {
         let mut results = Vec::new();
-        for &b in &sizes {
+        for &b in &working_sets(16 << 20) {
             let (bw, ns) = if b <= 32 << 10 {
                 (100.0, 1.5)
             } else if b <= 1 << 20 {
@@ -679,7 +678,12 @@ mod tests {
             results.push(row("read", b, bw, false));
             results.push(row("chase", b, ns, false));
         }
-        let host = [cache(1, 32 << 10), cache(2, 1 << 20)];
+        (results, [cache(1, 32 << 10), cache(2, 1 << 20)])
+    }
+
+    #[test]
+    fn levels_carry_size_bandwidth_latency_and_their_host_cache() {
+        let (results, host) = two_level_sweep();
         let derived = derive_levels(&results, &host);
         let ids: Vec<&str> = derived.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(
@@ -714,6 +718,11 @@ mod tests {
         assert_eq!(derived[0].params["host_cache"], "L1d");
         assert_eq!(derived[3].params["host_cache"], "L2");
         assert!(derived.iter().all(|r| r.role == Role::Derived));
+    }
+
+    #[test]
+    fn a_capped_sweep_pairs_its_last_plateau_with_a_cache_left_or_calls_it_memory() {
+        let (results, host) = two_level_sweep();
         // A capped sweep does not call its last plateau memory.
         let capped: Vec<BenchResult> = results
             .iter()
@@ -753,7 +762,10 @@ mod tests {
             .collect();
         assert!(ids.contains(&"memory/level-3/size".to_string()), "{ids:?}");
         // A flat curve shows no level.
-        let flat: Vec<BenchResult> = sizes.iter().map(|&b| row("read", b, 5.0, false)).collect();
+        let flat: Vec<BenchResult> = working_sets(16 << 20)
+            .into_iter()
+            .map(|b| row("read", b, 5.0, false))
+            .collect();
         assert!(derive_levels(&flat, &host).is_empty());
     }
 }

@@ -1,5 +1,5 @@
 //! The transfer suite's derived results: per path, the fit of `t = fixed + bytes / bandwidth`
-//! over the verified sizes (see [`crate::fit`]), reported as three results (fixed cost,
+//! over the verified sizes (see [`crate::transfer::fit`]), reported as three results (fixed cost,
 //! asymptotic bandwidth, half-bandwidth size) with bootstrap intervals, the GPU-side fit of the
 //! copy alone where timestamps bracketed it inside an end-to-end transfer, and the host memcpy
 //! it is bounded by. Each path is fitted to its headline clock (host time end to end, GPU time
@@ -304,7 +304,6 @@ pub fn fitted_model(path: TransferPath, results: &[BenchResult]) -> Option<Trans
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::HostMemcpy;
     use crate::transfer::{Transfer, TransferSuite, sizes_up_to};
     use gpubench_engine::Suite;
     use gpubench_harness::Kernel;
@@ -364,7 +363,14 @@ mod tests {
         assert!(!bandwidth.extra.contains_key("host_memcpy_gbs"));
         // With stream's host memcpy measured earlier (20 GB/s read + written = 10 GB/s moved
         // once), the fit says what fraction of the host's own copy rate the path reaches.
-        let memcpy_info = HostMemcpy::new(16 * MIB, 1).info();
+        // The stream suite's host-memcpy row, as its results file has it.
+        let memcpy_info = BenchmarkInfo::new(
+            "stream/host-memcpy/bytes/16MiB",
+            "stream",
+            MetricKind::Bandwidth,
+            "bytes read + written per second by the host's memcpy",
+        )
+        .role(Role::HostReference);
         let mut memcpy = BenchResult::empty(&memcpy_info, Status::Ok, None);
         memcpy.verified = true;
         memcpy.summary = stats::summarize(&[20.0]);

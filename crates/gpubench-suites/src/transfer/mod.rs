@@ -15,7 +15,7 @@
 //! report host time per memcpy. Bandwidth counts the bytes moved once. Every row is verified
 //! byte for byte: the destination starts with different random bytes, so a transfer that did not
 //! happen fails. The suite derives, per path, the fit of `t = fixed + bytes / bandwidth` (see
-//! [`crate::fit`]).
+//! [`crate::transfer::fit`]).
 //!
 //! [`kernel`] holds the one [`Transfer`] kernel, [`state`] its typed state per path, `derived`
 //! the fit.

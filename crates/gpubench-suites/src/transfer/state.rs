@@ -103,7 +103,7 @@ const WHOLE_SAMPLE: Step = Step {
     last: true,
 };
 
-/// Invocations of the zero-copy kernel's workgroup (as in `shaders/transfer.wgsl`).
+/// Invocations of the zero-copy kernel's workgroup (as in `transfer.wgsl`).
 const WORKGROUP: u32 = 256;
 /// vec4<u32> elements each zero-copy invocation copies (the grid is sized for it).
 const PER_INVOCATION: u64 = 16;

@@ -1,0 +1,73 @@
+//! A suite is one folder that imports the engine and the harness's kit, never another suite:
+//! what two suites share belongs in the kit. This walks every suite folder and fails on a path
+//! into a sibling (`crate::other_suite`), comments included, since a doc link is a dependency
+//! too.
+
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file below `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable folder") {
+        let path = entry.expect("readable entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The modules `text` reaches as `crate::NAME`.
+fn crate_paths(text: &str) -> Vec<String> {
+    text.match_indices("crate::")
+        .map(|(at, _)| {
+            text[at + "crate::".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn no_suite_reaches_into_another() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut folders = Vec::new();
+    for entry in std::fs::read_dir(&src).expect("src") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            folders.push(path);
+        }
+    }
+    assert!(folders.len() >= 9, "the suite folders: {folders:?}");
+    let mut crossings = Vec::new();
+    for folder in &folders {
+        let own = folder
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .to_string();
+        let mut files = Vec::new();
+        rust_files(folder, &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("readable");
+            for target in crate_paths(&text) {
+                if target != own {
+                    crossings.push(format!("{} -> crate::{target}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        crossings.is_empty(),
+        "suites reaching into others: {crossings:#?}"
+    );
+}
+
+#[test]
+fn a_crossing_is_seen() {
+    assert_eq!(
+        crate_paths("use crate::stream::Stream; // crate::matmul"),
+        ["stream", "matmul"]
+    );
+}
