@@ -156,3 +156,91 @@ impl Registry {
         Ok(forms)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Arity, Benchmarks, BuildContext, SuiteInfo};
+
+    /// A suite that is only its info and options.
+    struct Fake(SuiteInfo, &'static [OptionSpec]);
+
+    impl Suite for Fake {
+        fn info(&self) -> SuiteInfo {
+            self.0
+        }
+
+        fn options(&self) -> &'static [OptionSpec] {
+            self.1
+        }
+
+        fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {
+            Ok(Vec::new())
+        }
+    }
+
+    const fn info(name: &'static str, after: &'static [&'static str]) -> SuiteInfo {
+        SuiteInfo {
+            name,
+            about: "a fake",
+            included: Included::Always,
+            after,
+        }
+    }
+
+    const SIZE: OptionSpec = OptionSpec {
+        key: "size",
+        flag: "size",
+        value_name: "N",
+        help: "a size",
+        arity: Arity::One,
+        default: || serde_json::Value::Null,
+        parse: |text| Ok(serde_json::Value::from(text)),
+        choices: None,
+        hidden: false,
+    };
+
+    #[test]
+    fn names_order_and_options_are_checked_once() {
+        let ok = Registry::new(&[
+            || Box::new(Fake(info("a", &[]), &[SIZE])),
+            || Box::new(Fake(info("b", &["a"]), &[])),
+        ])
+        .expect("valid");
+        assert_eq!(ok.names(), ["a", "b"]);
+        assert_eq!(ok.option("size").map(|s| s.flag), Some("size"));
+        assert!(matches!(ok.find("c"), Err(PlanError::UnknownSuite { .. })));
+        assert_eq!(
+            Registry::new(&[
+                || Box::new(Fake(info("a", &[]), &[])),
+                || { Box::new(Fake(info("a", &[]), &[])) }
+            ])
+            .err(),
+            Some(RegistryError::DuplicateName("a"))
+        );
+        assert_eq!(
+            Registry::new(&[
+                || Box::new(Fake(info("b", &["a"]), &[])),
+                || { Box::new(Fake(info("a", &[]), &[])) }
+            ])
+            .err(),
+            Some(RegistryError::Order {
+                suite: "b",
+                after: "a"
+            })
+        );
+        assert_eq!(
+            Registry::new(&[
+                || Box::new(Fake(info("a", &[]), &[SIZE])),
+                || { Box::new(Fake(info("b", &[]), &[SIZE])) }
+            ])
+            .err(),
+            Some(RegistryError::DuplicateOption("size"))
+        );
+        assert_eq!(
+            Registry::new(&[|| Box::new(Fake(info(ALL, &[]), &[]))]).err(),
+            Some(RegistryError::DuplicateName(ALL)),
+            "`all` is the word for every suite"
+        );
+    }
+}
