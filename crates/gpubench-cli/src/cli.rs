@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::suite_flags::SuiteFlags;
-use crate::values::{ProfileArg, ShaderChecksArg, suite_parser};
+use crate::values::suite_parser;
 
 /// A cross-vendor GPU compute benchmark: transfer, memory bandwidth, compute throughput and
 /// launch overhead through wgpu, every kernel verified, every number with its interval.
@@ -227,7 +227,7 @@ pub struct RunArgs {
     pub suites: Vec<&'static str>,
     /// Sizes and sample counts.
     #[arg(long, value_enum, default_value = "default")]
-    pub profile: ProfileArg,
+    pub profile: gpubench_harness::Profile,
     /// Where to write the results JSON (default: results/<time>-<backend><index>-<adapter>.json,
     /// never replacing an existing file).
     #[arg(long, value_name = "FILE")]
@@ -256,7 +256,7 @@ pub struct RunArgs {
     /// naga's runtime checks (bounds clamping, loop bounding) in the timed kernels' shaders;
     /// recorded in the results.
     #[arg(long, value_name = "on|off", value_enum, default_value = "off")]
-    pub shader_checks: ShaderChecksArg,
+    pub shader_checks: gpubench_harness::shader_checks::ShaderChecks,
     /// Read clocks, power, temperature and throttle reasons in a background thread while each
     /// benchmark is measured (`off`: no thread; link and datasheet figures are still recorded).
     #[arg(long, value_enum, default_value = "on")]
@@ -491,14 +491,14 @@ mod tests {
         ])
         .expect("parses");
         assert_eq!(args.suites, ["stream", "matmul"]);
-        assert_eq!(args.profile.0, gpubench_harness::Profile::Quick);
+        assert_eq!(args.profile, gpubench_harness::Profile::Quick);
         let given = &args.suite_options.values;
         assert_eq!(given["matmul_shapes"], serde_json::json!(["127x255x63"]));
         assert_eq!(given["matmul_variant"], "tiled16");
         assert_eq!(given["inject_fault"], serde_json::json!(["device-lost"]));
         let defaults = run_args(&[]).expect("parses");
         assert!(defaults.suites.is_empty());
-        assert_eq!(defaults.profile.0, gpubench_harness::Profile::Default);
+        assert_eq!(defaults.profile, gpubench_harness::Profile::Default);
         assert!(defaults.telemetry.is_on() && defaults.noise_check.is_on());
     }
 

@@ -1,7 +1,7 @@
-//! Flag values that name something from a fixed list: profiles, suites, shader
-//! checks. Each list comes from where the things are defined (the profile enum, the suite
-//! registry), so `--help` lists them and a typo is a usage
-//! error (exit 2) naming the known values, before any adapter is opened.
+//! Flag values that name something from a list: the suites (from the registry) and the on/off
+//! switches. The profile and the shader checks are the library's own enums (their `clap`
+//! feature). Each list comes from where the things are defined, so `--help` lists them and a
+//! typo is a usage error (exit 2) naming the known values, before any adapter is opened.
 
 use std::ffi::OsStr;
 
@@ -9,53 +9,7 @@ use clap::builder::{PossibleValue, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{Arg, Command, ValueEnum};
 use gpubench_engine::Included;
-use gpubench_harness::Profile;
-use gpubench_harness::shader_checks::ShaderChecks;
 use gpubench_suites::REGISTRY;
-
-/// A `--profile` value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProfileArg(pub Profile);
-
-impl ValueEnum for ProfileArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        &[
-            ProfileArg(Profile::Quick),
-            ProfileArg(Profile::Default),
-            ProfileArg(Profile::Full),
-        ]
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        let help = match self.0 {
-            Profile::Quick => "CI and smoke tests: small sizes, few samples",
-            Profile::Default => "a real machine in a few minutes",
-            Profile::Full => "size sweeps, longer sampling, and the capacity and sustained suites",
-        };
-        Some(PossibleValue::new(self.0.name()).help(help))
-    }
-}
-
-/// A `--shader-checks` value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ShaderChecksArg(pub ShaderChecks);
-
-impl ValueEnum for ShaderChecksArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        &[
-            ShaderChecksArg(ShaderChecks::On),
-            ShaderChecksArg(ShaderChecks::Off),
-        ]
-    }
-
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        let help = match self.0 {
-            ShaderChecks::On => "wgpu's bounds clamping, loop bounding and division guards",
-            ShaderChecks::Off => "none of them: every kernel's output is verified before timing",
-        };
-        Some(PossibleValue::new(self.0.name()).help(help))
-    }
-}
 
 /// A switch given as a value, `on` or `off` (`--telemetry`, `--noise-check`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -150,6 +104,7 @@ impl TypedValueParser for Known {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpubench_harness::shader_checks::ShaderChecks;
 
     #[test]
     fn every_suite_is_a_value() {
@@ -161,10 +116,7 @@ mod tests {
         let mut named = REGISTRY.names();
         named.push("all");
         assert_eq!(suites, named);
-        let checks: Vec<ShaderChecks> = ShaderChecksArg::value_variants()
-            .iter()
-            .map(|c| c.0)
-            .collect();
+        let checks: Vec<ShaderChecks> = ShaderChecks::value_variants().to_vec();
         assert_eq!(checks, ShaderChecks::ALL);
     }
 }

@@ -6,12 +6,21 @@ use serde::{Deserialize, Serialize};
 
 /// Whether naga's runtime checks are compiled into the shaders of timed kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ShaderChecks {
     /// wgpu's default: bounds clamping, loop bounding, integer-division guards.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "wgpu's bounds clamping, loop bounding and division guards")
+    )]
     On,
     /// None of them (the default: every kernel's output is verified; see the module docs).
     #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "none of them: every kernel's output is verified before timing")
+    )]
     Off,
 }
 

@@ -7,13 +7,23 @@ use serde::{Deserialize, Serialize};
 
 /// A named set of sizes and sample settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Profile {
     /// CI and smoke tests: small sizes, few samples; well under a minute on lavapipe.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "CI and smoke tests: small sizes, few samples")
+    )]
     Quick,
     /// A real machine in a few minutes.
+    #[cfg_attr(feature = "clap", value(help = "a real machine in a few minutes"))]
     Default,
     /// Size sweeps and longer sampling.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "size sweeps, longer sampling, and the capacity and sustained suites")
+    )]
     Full,
 }
 

@@ -150,10 +150,10 @@ pub fn usage_error(error: PlanError) -> anyhow::Error {
 
 /// The suites' options, as given.
 fn suite_options(args: &RunArgs) -> SuiteOptions {
-    let mut options = SuiteOptions::new(args.profile.0);
+    let mut options = SuiteOptions::new(args.profile);
     options.values = args.suite_options.values.clone();
     options.seed = args.seed;
-    options.shader_checks = args.shader_checks.0;
+    options.shader_checks = args.shader_checks;
     options
 }
 
