@@ -262,6 +262,14 @@ impl DispatchKernel {
         }
         clock.submit([encoder.finish()]);
     }
+
+    /// A single-dispatch kernel's whole `Kernel::run`: the sample's iterations through
+    /// [`Self::submit`] on the clock's context.
+    pub fn run(&self, clock: &mut SampleClock<'_>) -> crate::Outcome {
+        let (ctx, iterations) = (clock.ctx(), clock.iterations());
+        self.submit(ctx, clock, iterations);
+        Ok(())
+    }
 }
 
 /// Reads all of `buffer` (which needs COPY_SRC) back as f32 values.

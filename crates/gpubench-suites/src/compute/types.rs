@@ -361,9 +361,7 @@ impl Kernel for IntPeak {
     }
 
     fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.dispatch.submit(ctx, clock, iterations);
-        Ok(())
+        state.dispatch.run(clock)
     }
 
     fn verify(&self, state: &mut IntState, ctx: &GpuContext) -> Outcome<Verification> {
@@ -525,9 +523,7 @@ impl Kernel for DotPeak {
     }
 
     fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.dispatch.submit(ctx, clock, iterations);
-        Ok(())
+        state.dispatch.run(clock)
     }
 
     fn verify(&self, state: &mut IntState, ctx: &GpuContext) -> Outcome<Verification> {

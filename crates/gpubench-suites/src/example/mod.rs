@@ -184,9 +184,7 @@ impl Kernel for ScaleAdd {
     }
 
     fn run(&self, state: &mut ScaleAddState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.dispatch.submit(ctx, clock, iterations);
-        Ok(())
+        state.dispatch.run(clock)
     }
 
     fn verify(&self, state: &mut ScaleAddState, ctx: &GpuContext) -> Outcome<Verification> {

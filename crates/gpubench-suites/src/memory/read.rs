@@ -230,9 +230,7 @@ impl Kernel for WorkingSetRead {
     }
 
     fn run(&self, state: &mut ReadState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.dispatch.submit(ctx, clock, iterations);
-        Ok(())
+        state.dispatch.run(clock)
     }
 
     fn verify(&self, state: &mut ReadState, ctx: &GpuContext) -> Outcome<Verification> {

@@ -244,9 +244,7 @@ impl Kernel for WorkgroupRead {
     }
 
     fn run(&self, state: &mut WorkgroupState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.dispatch.submit(ctx, clock, iterations);
-        Ok(())
+        state.dispatch.run(clock)
     }
 
     fn verify(&self, state: &mut WorkgroupState, ctx: &GpuContext) -> Outcome<Verification> {

@@ -188,9 +188,7 @@ impl Kernel for RooflinePoint {
     }
 
     fn run(&self, state: &mut RooflineState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.fma.submit(ctx, clock, iterations);
-        Ok(())
+        state.fma.run(clock)
     }
 
     fn verify(&self, state: &mut RooflineState, ctx: &GpuContext) -> Outcome<Verification> {

@@ -108,9 +108,7 @@ impl Kernel for BrokenCopy {
     }
 
     fn run(&self, state: &mut BrokenCopyState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.dispatch.submit(ctx, clock, iterations);
-        Ok(())
+        state.dispatch.run(clock)
     }
 
     fn verify(&self, state: &mut BrokenCopyState, ctx: &GpuContext) -> Outcome<Verification> {

@@ -499,9 +499,7 @@ impl Kernel for Stream {
     }
 
     fn run(&self, state: &mut StreamState, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.dispatch.submit(ctx, clock, iterations);
-        Ok(())
+        state.dispatch.run(clock)
     }
 
     fn verify(&self, state: &mut StreamState, ctx: &GpuContext) -> Outcome<Verification> {

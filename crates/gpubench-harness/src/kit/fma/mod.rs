@@ -209,9 +209,9 @@ impl FmaDispatch {
         }
     }
 
-    /// The timed region: `iterations` dispatches.
-    pub fn submit(&self, ctx: &GpuContext, clock: &mut SampleClock<'_>, iterations: u32) {
-        self.dispatch.submit(ctx, clock, iterations);
+    /// The timed region: the sample's iterations as dispatches (a whole `Kernel::run`).
+    pub fn run(&self, clock: &mut SampleClock<'_>) -> crate::Outcome {
+        self.dispatch.run(clock)
     }
 
     /// The output, read back as 32-bit words.
@@ -396,9 +396,7 @@ impl Kernel for FmaPeak {
     }
 
     fn run(&self, state: &mut FmaDispatch, clock: &mut SampleClock<'_>) -> Outcome {
-        let (ctx, iterations) = (clock.ctx(), clock.iterations());
-        state.submit(ctx, clock, iterations);
-        Ok(())
+        state.run(clock)
     }
 
     fn verify(&self, state: &mut FmaDispatch, ctx: &GpuContext) -> Outcome<Verification> {
