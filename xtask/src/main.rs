@@ -173,7 +173,7 @@ fn check() -> Result<(), String> {
     // skipped), and the integration tests that need none. Under GPUBENCH_NO_ADAPTER_CHECK a
     // test that asks for an adapter fails, so this check cannot quietly come to need one.
     let no_adapter = [("GPUBENCH_NO_ADAPTER_CHECK", "1")];
-    cargo_with_env(
+    let runs: [&[&str]; 4] = [
         &[
             "test",
             "--workspace",
@@ -183,9 +183,6 @@ fn check() -> Result<(), String> {
             "--skip",
             "on_an_adapter",
         ],
-        &no_adapter,
-    )?;
-    cargo_with_env(
         &[
             "test",
             "--quiet",
@@ -199,9 +196,6 @@ fn check() -> Result<(), String> {
             "gpubench-telemetry",
             "--tests",
         ],
-        &no_adapter,
-    )?;
-    cargo_with_env(
         &[
             "test",
             "--quiet",
@@ -209,10 +203,11 @@ fn check() -> Result<(), String> {
             "gpubench-suites",
             "--test",
             "shaders_validate",
+            "--test",
+            "plan",
+            "--test",
+            "boundaries",
         ],
-        &no_adapter,
-    )?;
-    cargo_with_env(
         &[
             "test",
             "--quiet",
@@ -221,8 +216,9 @@ fn check() -> Result<(), String> {
             "--test",
             "help_text",
         ],
-        &no_adapter,
-    )
+    ];
+    runs.iter()
+        .try_for_each(|args| cargo_with_env(args, &no_adapter))
 }
 
 fn test() -> Result<(), String> {

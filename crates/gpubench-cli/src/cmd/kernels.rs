@@ -160,7 +160,41 @@ pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
     if let Some(path) = &args.summary {
         files.output("--summary", path)?;
     }
-    let wanted = match (&args.isa, &args.device) {
+    let wanted = compiler_wanted(args)?;
+    let compiler = Compiler::open(&wanted)?;
+    let facts = compiler.facts().clone();
+    note!(
+        "compiler: {} ({}), subgroups {}-{}, {} invocations and {} bytes of workgroup memory at most; nothing is run",
+        facts.name,
+        facts.driver.trim(),
+        facts.subgroup_size,
+        facts.max_subgroup_size,
+        facts.max_invocations,
+        facts.max_workgroup_bytes
+    );
+    let rows = compile_every_pipeline(&compiler, &facts)?;
+    if let Some(path) = &args.json {
+        let mut text = serde_json::to_string_pretty(&rows)?;
+        text.push('\n');
+        write_atomic(path, text.as_bytes())?;
+        note!("{} pipelines written to {}", rows.len(), path.display());
+    }
+    if let Some(path) = &args.summary {
+        let how = match &args.isa {
+            Some(family) => format!("--isa {family}"),
+            None => "--device NAME".to_string(),
+        };
+        let text = summary(&facts, &how, &rows);
+        write_atomic(path, text.as_bytes())?;
+        note!("{} pipelines summarised in {}", rows.len(), path.display());
+    }
+    print_then(&table(&rows), Exit::Success)
+}
+
+/// The Vulkan device to compile with: RADV forced to `--isa`'s family (set up here, before
+/// anything loads Vulkan), or the `--device` name.
+fn compiler_wanted(args: &KernelsArgs) -> anyhow::Result<String> {
+    Ok(match (&args.isa, &args.device) {
         (Some(family), _) => {
             let family = radv_family(family).ok_or_else(|| {
                 let known: Vec<String> = FAMILIES
@@ -189,20 +223,16 @@ pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
         }
         // clap requires one of the two.
         (None, device) => device.clone().unwrap_or_default(),
-    };
-    let compiler = Compiler::open(&wanted)?;
-    let facts = compiler.facts().clone();
-    note!(
-        "compiler: {} ({}), subgroups {}-{}, {} invocations and {} bytes of workgroup memory at most; nothing is run",
-        facts.name,
-        facts.driver.trim(),
-        facts.subgroup_size,
-        facts.max_subgroup_size,
-        facts.max_invocations,
-        facts.max_workgroup_bytes
-    );
+    })
+}
+
+/// Every pipeline every suite declares, compiled, with the compiler's statistics.
+fn compile_every_pipeline(
+    compiler: &Compiler,
+    facts: &DeviceFacts,
+) -> anyhow::Result<Vec<KernelRow>> {
     let forms = REGISTRY
-        .pipelines(tuner_facts(&facts), Profile::Default)
+        .pipelines(tuner_facts(facts), Profile::Default)
         .map_err(anyhow::Error::msg)?;
     let mut rows = Vec::with_capacity(forms.len());
     for form in &forms {
@@ -217,22 +247,7 @@ pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
             .with_context(|| format!("compiling {}", form.pipeline))?;
         rows.push(KernelRow::new(form, &stats));
     }
-    if let Some(path) = &args.json {
-        let mut text = serde_json::to_string_pretty(&rows)?;
-        text.push('\n');
-        write_atomic(path, text.as_bytes())?;
-        note!("{} pipelines written to {}", rows.len(), path.display());
-    }
-    if let Some(path) = &args.summary {
-        let how = match &args.isa {
-            Some(family) => format!("--isa {family}"),
-            None => "--device NAME".to_string(),
-        };
-        let text = summary(&facts, &how, &rows);
-        write_atomic(path, text.as_bytes())?;
-        note!("{} pipelines summarised in {}", rows.len(), path.display());
-    }
-    print_then(&table(&rows), Exit::Success)
+    Ok(rows)
 }
 
 /// A figure as the tables show it: `-` where the compiler reports none.
