@@ -63,14 +63,34 @@ fn committed() -> Result<BTreeSet<String>, String> {
         .collect())
 }
 
-/// Holds `doc` (a quick run on the software adapter) to the committed list.
+/// The suites `doc` ran (its `config.suites`).
+fn suites_run(doc: &Value) -> Vec<&str> {
+    doc["config"]["suites"]
+        .as_array()
+        .map(|suites| suites.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Holds `doc` (a quick run on the software adapter) to the committed list, over the suites it
+/// ran (the GPU check's rehearsal runs a chosen few; every id starts with its suite's name).
 pub fn check(doc: &Value) -> Result<(), String> {
     let fresh = rows(doc);
-    let listed = committed()?;
+    let suites = suites_run(doc);
+    if suites.is_empty() {
+        return Err("the quick run names no suites in its config".to_string());
+    }
+    let listed: BTreeSet<String> = committed()?
+        .into_iter()
+        .filter(|row| suites.iter().any(|s| row.starts_with(&format!("{s}/"))))
+        .collect();
     let gone: Vec<&String> = listed.difference(&fresh).collect();
     let new: Vec<&String> = fresh.difference(&listed).collect();
     if gone.is_empty() && new.is_empty() {
-        eprintln!("ids: the quick run's {} rows match {LIST}", fresh.len());
+        eprintln!(
+            "ids: the quick run's {} rows match {LIST} over its suites ({})",
+            fresh.len(),
+            suites.join(", ")
+        );
         return Ok(());
     }
     Err(format!(
@@ -111,6 +131,19 @@ fn read(path: &Path) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_list_is_held_over_the_suites_the_run_ran() {
+        let listed = committed().expect("the committed list");
+        assert!(listed.iter().any(|r| r.starts_with("memory/")));
+        let doc = serde_json::json!({"config": {"suites": ["launch"]}, "results": []});
+        let error = check(&doc).expect_err("no launch rows");
+        assert!(
+            error.contains("launch/") && !error.contains("memory/"),
+            "{error}"
+        );
+        assert!(check(&serde_json::json!({"results": []})).is_err());
+    }
 
     #[test]
     fn host_sized_rows_are_written_by_their_shape_and_levels_left_out() {
