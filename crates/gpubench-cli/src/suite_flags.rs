@@ -50,11 +50,20 @@ impl TypedValueParser for SpecParser {
     }
 }
 
+/// An option's help as the derived flags show theirs: a one-sentence help without its final
+/// period (clap's derive drops it from such doc comments).
+fn help_text(help: &'static str) -> &'static str {
+    match help.strip_suffix('.') {
+        Some(sentence) if !sentence.contains(". ") => sentence,
+        _ => help,
+    }
+}
+
 /// The flag of one option.
 fn arg_of(spec: &'static gpubench_engine::OptionSpec) -> Arg {
     let arg = Arg::new(spec.key)
         .long(spec.flag)
-        .help(spec.help)
+        .help(help_text(spec.help))
         .hide(spec.hidden);
     match spec.arity {
         Arity::Switch => arg.action(ArgAction::SetTrue),
@@ -138,6 +147,8 @@ mod tests {
             assert_eq!(flag_of(spec.key), format!("--{}", spec.flag));
         }
         assert_eq!(flag_of("sample_length"), "--sample-ms");
+        assert_eq!(help_text("One sentence."), "One sentence");
+        assert_eq!(help_text("Two. Sentences."), "Two. Sentences.");
     }
 
     #[test]
