@@ -14,12 +14,13 @@ use crate::exit::UsageError;
 
 /// The inputs and outputs of one command, gathered so each new one is checked against all
 /// earlier ones.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Files {
     entries: Vec<Entry>,
 }
 
 /// One file with what names it on the command line.
+#[derive(Clone)]
 struct Entry {
     role: String,
     path: PathBuf,
@@ -79,7 +80,7 @@ impl Files {
 }
 
 /// What makes two paths one file.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Identity {
     /// The canonical path: of the file when it exists, else of its directory joined with its
     /// name.

@@ -12,10 +12,70 @@ use gpubench_results::results_file::load_document;
 
 use crate::cli::{BaselineArgs, GateArgs};
 use crate::exit::Exit;
-use crate::paths::Files;
+use crate::paths::{Files, check_baseline_dir};
+
+/// How verdicts are reached and whether they fail the command.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Gate {
+    /// The noise band for every metric, a fraction (`None`: each metric's own band).
+    pub noise: Option<f64>,
+    /// Software adapters' timing verdicts get full weight.
+    pub strict: bool,
+    /// Regressions are reported without failing the command.
+    pub no_fail: bool,
+}
+
+impl From<GateArgs> for Gate {
+    fn from(args: GateArgs) -> Self {
+        Self {
+            noise: args.noise,
+            strict: args.strict,
+            no_fail: args.no_fail,
+        }
+    }
+}
+
+/// The baseline side of `run`, checked before any adapter opens: where the store is, the
+/// `--baseline FILE` loaded, whether the run is recorded, and the gate.
+#[derive(Debug, Clone)]
+pub struct BaselineSettings {
+    /// The baseline directory in force.
+    pub dir: PathBuf,
+    /// The file the run is compared with instead of the stored baseline, loaded.
+    pub explicit: Option<(String, RunDocument)>,
+    /// Record the run as the adapter's baseline.
+    pub save: bool,
+    /// Record it even when its own noise was over the band.
+    pub force: bool,
+    /// How verdicts are reached and whether they fail the run.
+    pub gate: Gate,
+}
+
+impl BaselineArgs {
+    /// The settings these flags make: the `--baseline FILE` read now (a bad file fails before
+    /// any work) and added to the command's inputs, the directory checked.
+    pub fn checked(&self, files: &mut Files) -> anyhow::Result<BaselineSettings> {
+        let explicit = match &self.baseline {
+            None => None,
+            Some(path) => {
+                files.input("--baseline", path)?;
+                Some((path.display().to_string(), load(path)?))
+            }
+        };
+        let dir = self.dir();
+        check_baseline_dir(&dir, self.save_baseline)?;
+        Ok(BaselineSettings {
+            dir,
+            explicit,
+            save: self.save_baseline,
+            force: self.force,
+            gate: self.gate.into(),
+        })
+    }
+}
 
 /// The comparison options the flags ask for.
-pub fn options(gate: &GateArgs) -> CompareOptions {
+pub fn options(gate: &Gate) -> CompareOptions {
     CompareOptions {
         noise: gate.noise,
         strict: gate.strict,
@@ -54,7 +114,7 @@ fn check_unique_ids(path: &Path, doc: RunDocument) -> anyhow::Result<RunDocument
 
 /// Exit 3 when the comparison fails the gate and the flags allow failing; the failing ids (and
 /// only those: never a report-only one) are said on stderr.
-pub fn gate_exit(cmp: &Comparison, gate: &GateArgs) -> Exit {
+pub fn gate_exit(cmp: &Comparison, gate: &Gate) -> Exit {
     if gate.no_fail || !cmp.fails_gate() {
         return Exit::Success;
     }
@@ -69,7 +129,7 @@ pub fn gate_exit(cmp: &Comparison, gate: &GateArgs) -> Exit {
 
 /// One line, printed before anything else of a comparison: how many pairs got each verdict,
 /// and why the exit code is what it is.
-pub fn verdict_summary(cmp: &Comparison, gate: &GateArgs) -> String {
+pub fn verdict_summary(cmp: &Comparison, gate: &Gate) -> String {
     let counts = cmp.counts();
     let mut parts: Vec<String> = ALWAYS_COUNTED
         .iter()
@@ -98,7 +158,7 @@ pub fn headed(format: Format, summary: &str, body: &str) -> String {
 }
 
 /// Why a comparison exits as it does, in words.
-fn exit_reason(cmp: &Comparison, gate: &GateArgs) -> String {
+fn exit_reason(cmp: &Comparison, gate: &Gate) -> String {
     let gating: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
     let timing = cmp
         .regressions()
@@ -140,16 +200,6 @@ fn listed_ids(ids: &[&str]) -> String {
     format!("{} {what} ({text})", ids.len())
 }
 
-/// The `--baseline FILE` of `run`, loaded before anything runs so a bad file fails fast.
-pub fn load_explicit_baseline(
-    args: &BaselineArgs,
-) -> anyhow::Result<Option<(String, RunDocument)>> {
-    match &args.baseline {
-        None => Ok(None),
-        Some(path) => Ok(Some((path.display().to_string(), load(path)?))),
-    }
-}
-
 /// The baseline side of a run, settled once the adapter is known and before anything runs: the
 /// store, the adapter's baseline file, and what the run is compared with.
 pub struct BaselinePlan {
@@ -164,17 +214,16 @@ impl BaselinePlan {
     /// and loads what the run is compared with, so a corrupt stored baseline fails before the
     /// run, not after it.
     pub fn prepare(
-        args: &BaselineArgs,
-        explicit: Option<(String, RunDocument)>,
+        settings: &mut BaselineSettings,
         key: &str,
         files: &mut Files,
     ) -> anyhow::Result<Self> {
-        let store = BaselineStore::new(args.dir());
+        let store = BaselineStore::new(settings.dir.clone());
         let stored_path = store.path_for(key)?;
         files.input("the stored baseline", &stored_path)?;
-        let baseline = match explicit {
+        let baseline = match settings.explicit.take() {
             Some(found) => Some(found),
-            None => stored_baseline(&stored_path, args.save_baseline)?,
+            None => stored_baseline(&stored_path, settings.save)?,
         };
         Ok(Self {
             store,
@@ -189,12 +238,12 @@ impl BaselinePlan {
 /// software adapter, unless --no-fail).
 pub fn after_run(
     plan: &BaselinePlan,
-    args: &BaselineArgs,
+    settings: &BaselineSettings,
     doc: &RunDocument,
     doc_path: &Path,
 ) -> Option<Comparison> {
     let Some((label, base)) = &plan.baseline else {
-        if !args.save_baseline {
+        if !settings.save {
             note!(
                 "no baseline for this adapter and profile yet (looked for {}); record this kind of run as one with --save-baseline",
                 plan.stored_path.display()
@@ -208,7 +257,13 @@ pub fn after_run(
     let mut base = base.clone();
     base.results
         .retain(|r| doc.config.suites.contains(&r.suite));
-    Some(compare(label, &base, &new_label, doc, &options(&args.gate)))
+    Some(compare(
+        label,
+        &base,
+        &new_label,
+        doc,
+        &options(&settings.gate),
+    ))
 }
 
 /// The run in `format`; in the text formats (table, Markdown) headed by the verdict summary
@@ -234,14 +289,18 @@ pub fn is_text(format: Format) -> bool {
 }
 
 /// Records the run as the adapter's baseline when `--save-baseline` asked for it.
-pub fn record(plan: &BaselinePlan, args: &BaselineArgs, doc: &RunDocument) -> anyhow::Result<()> {
-    if !args.save_baseline {
+pub fn record(
+    plan: &BaselinePlan,
+    settings: &BaselineSettings,
+    doc: &RunDocument,
+) -> anyhow::Result<()> {
+    if !settings.save {
         return Ok(());
     }
     // A failed or interrupted run is refused by the store, whatever its noise.
     let recordable = !doc.has_failures() && doc.complete;
-    if let Some(problem) = too_noisy(doc, args.gate.noise).filter(|_| recordable) {
-        if !args.force {
+    if let Some(problem) = too_noisy(doc, settings.gate.noise).filter(|_| recordable) {
+        if !settings.force {
             anyhow::bail!(
                 "not recording a baseline: {problem}; rerun when the machine is quiet, or record it anyway with --force"
             );
@@ -289,8 +348,8 @@ fn stored_baseline(path: &Path, replacing: bool) -> anyhow::Result<Option<(Strin
 }
 
 /// Says why an interrupted run is not recorded, when --save-baseline asked for it.
-pub fn refuse_interrupted(args: &BaselineArgs) {
-    if args.save_baseline {
+pub fn refuse_interrupted(settings: &BaselineSettings) {
+    if settings.save {
         note!("not recording a baseline: the run was interrupted");
     }
 }
@@ -359,8 +418,8 @@ mod tests {
         );
     }
 
-    fn gate(no_fail: bool, strict: bool) -> GateArgs {
-        GateArgs {
+    fn gate(no_fail: bool, strict: bool) -> Gate {
+        Gate {
             noise: None,
             strict,
             no_fail,

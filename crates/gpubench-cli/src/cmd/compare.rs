@@ -8,7 +8,7 @@ use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 
 use crate::cli::CompareArgs;
-use crate::cmd::baseline_gate::{gate_exit, headed, is_text, options, verdict_summary};
+use crate::cmd::baseline_gate::{Gate, gate_exit, headed, is_text, options, verdict_summary};
 use crate::exit::{Exit, UsageError};
 use crate::paths::Files;
 use crate::stdout::print_then;
@@ -37,8 +37,14 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .into());
     }
     let style = TableStyle::for_stdout(false);
+    let gate = Gate::from(args.gate);
+    let mut files = Files::new();
+    for input in &inputs {
+        files.input("input", &input.path)?;
+    }
+    let exports = args.exports.checked(&mut files)?;
     if (inputs.len() > 2 || args.cross)
-        && (args.format == Format::Bmf || !args.exports.export_bmf.is_empty())
+        && (args.format == Format::Bmf || exports.holds(Format::Bmf))
     {
         return Err(UsageError(
             "BMF holds one run's values, so it cannot hold a cross-card table; use table, json, csv or md there (or `gpubench show FILES --export-bmf F --export-adapter-names` for every run's values)"
@@ -46,11 +52,6 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         )
         .into());
     }
-    let mut files = Files::new();
-    for input in &inputs {
-        files.input("input", &input.path)?;
-    }
-    args.exports.check(&mut files)?;
     let (labels, docs): (Vec<String>, Vec<_>) = inputs
         .into_iter()
         .map(|input| {
@@ -63,7 +64,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         .unzip();
 
     let comparison = if let ([base, new], false) = (docs.as_slice(), args.cross) {
-        let cmp = compare(&labels[0], base, &labels[1], new, &options(&args.gate));
+        let cmp = compare(&labels[0], base, &labels[1], new, &options(&gate));
         Compared::Verdicts(Box::new(cmp))
     } else {
         let runs: Vec<(&str, &gpubench_harness::RunDocument)> =
@@ -71,7 +72,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         Compared::Cross(cross_table(&runs))
     };
     let summary = match &comparison {
-        Compared::Verdicts(cmp) => Some(verdict_summary(cmp, &args.gate)),
+        Compared::Verdicts(cmp) => Some(verdict_summary(cmp, &gate)),
         Compared::Cross(_) => None,
     };
     // The text formats open with the summary line; machine-readable ones stay one document.
@@ -89,12 +90,12 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     if let Some(summary) = summary.as_ref().filter(|_| !is_text(args.format)) {
         note!("{summary}");
     }
-    args.exports.write_rendered(render)?;
+    exports.write_rendered(render)?;
     if let Some(last) = docs.last() {
-        args.exports.write_gab(&[last])?;
+        exports.write_gab(&[last])?;
     }
     let exit = match &comparison {
-        Compared::Verdicts(cmp) => gate_exit(cmp, &args.gate),
+        Compared::Verdicts(cmp) => gate_exit(cmp, &gate),
         Compared::Cross(_) => Exit::Success,
     };
     print_then(&text, exit)

@@ -15,40 +15,65 @@ use crate::cli::ExportArgs;
 use crate::exit::UsageError;
 use crate::paths::Files;
 
+/// The `--export-*` files of one command, checked as outputs: each path with the format it
+/// holds. A fleet adapter's run has none (the fleet writes its exports after every adapter).
+#[derive(Debug, Clone, Default)]
+pub struct ExportPlan {
+    /// Every text export, with its format.
+    formatted: Vec<(Format, PathBuf)>,
+    /// Every github-action-benchmark file (its smaller-is-better companion goes beside it).
+    gab: Vec<PathBuf>,
+    /// BMF and github-action-benchmark names carry the adapter.
+    adapter_names: bool,
+}
+
 impl ExportArgs {
-    /// Every `--export-*` of one text format, with its format.
-    pub fn formatted(&self) -> impl Iterator<Item = (Format, &PathBuf)> {
-        [
+    /// The exports asked for, each added to the command's outputs (a github-action-benchmark
+    /// file with its companion) so a clash or an unwritable path is refused before any work.
+    pub fn checked(&self, files: &mut Files) -> anyhow::Result<ExportPlan> {
+        let formatted: Vec<(Format, PathBuf)> = [
             (Format::Json, &self.export_json),
             (Format::Csv, &self.export_csv),
             (Format::Markdown, &self.export_md),
             (Format::Bmf, &self.export_bmf),
         ]
         .into_iter()
-        .flat_map(|(format, paths)| paths.iter().map(move |path| (format, path)))
-    }
-
-    /// Whether any export was asked for.
-    pub fn any(&self) -> bool {
-        self.formatted().next().is_some() || !self.export_gab.is_empty()
-    }
-
-    /// Adds every export file (and each github-action-benchmark companion) to the command's
-    /// outputs, so a clash or an unwritable path is refused before any work.
-    pub fn check(&self, files: &mut Files) -> anyhow::Result<()> {
-        for (format, path) in self.formatted() {
+        .flat_map(|(format, paths)| paths.iter().map(move |path| (format, path.clone())))
+        .collect();
+        for (format, path) in &formatted {
             files.output(&format!("--export-{}", format.name()), path)?;
         }
         for path in &self.export_gab {
             files.output("--export-gab", path)?;
             files.output("--export-gab's companion", &companion_path(path))?;
         }
-        Ok(())
+        Ok(ExportPlan {
+            formatted,
+            gab: self.export_gab.clone(),
+            adapter_names: self.export_adapter_names,
+        })
+    }
+}
+
+impl ExportPlan {
+    /// Every text export, with its format.
+    fn formatted(&self) -> impl Iterator<Item = (Format, &PathBuf)> {
+        self.formatted.iter().map(|(format, path)| (*format, path))
+    }
+
+    /// Whether any export was asked for.
+    pub fn any(&self) -> bool {
+        !self.formatted.is_empty() || !self.gab.is_empty()
+    }
+
+    /// Whether a file of `format` is among the exports.
+    pub fn holds(&self, format: Format) -> bool {
+        self.formatted.iter().any(|(f, _)| *f == format)
     }
 
     /// The BMF and github-action-benchmark prefix of `doc`'s names, when asked for.
     pub fn prefix(&self, doc: &RunDocument) -> Option<String> {
-        self.export_adapter_names
+        self.adapter_names
             .then(|| gpubench_report::adapter_prefix(doc))
     }
 
@@ -71,7 +96,7 @@ impl ExportArgs {
     /// Writes every `--export-gab` pair for `docs` (one run, or several merged under
     /// adapter names).
     pub fn write_gab(&self, docs: &[&RunDocument]) -> anyhow::Result<()> {
-        if self.export_gab.is_empty() {
+        if self.gab.is_empty() {
             return Ok(());
         }
         let (mut bigger, mut smaller) = (Vec::new(), Vec::new());
@@ -82,7 +107,7 @@ impl ExportArgs {
         }
         let bigger = serde_json::to_string_pretty(&bigger)? + "\n";
         let smaller = serde_json::to_string_pretty(&smaller)? + "\n";
-        for path in &self.export_gab {
+        for path in &self.gab {
             let companion = companion_path(path);
             write_export("--export-gab", path, &bigger)?;
             write_export("--export-gab's companion", &companion, &smaller)?;
@@ -99,9 +124,8 @@ impl ExportArgs {
     /// github-action-benchmark name entries by benchmark id, so several runs need
     /// `--export-adapter-names` (or distinct ids).
     pub fn check_several(&self, docs: usize, format: Format) -> anyhow::Result<()> {
-        let keyed =
-            format == Format::Bmf || !self.export_bmf.is_empty() || !self.export_gab.is_empty();
-        if docs > 1 && keyed && !self.export_adapter_names {
+        let keyed = format == Format::Bmf || self.holds(Format::Bmf) || !self.gab.is_empty();
+        if docs > 1 && keyed && !self.adapter_names {
             return Err(UsageError(format!(
                 "BMF and github-action-benchmark name entries by benchmark id, so {docs} runs would collide: add --export-adapter-names to name them by adapter and host"
             ))
@@ -118,7 +142,7 @@ pub fn render_runs(
     format: Format,
     runs: &[(String, &RunDocument)],
     style: &TableStyle,
-    exports: &ExportArgs,
+    exports: &ExportPlan,
 ) -> anyhow::Result<String> {
     if let [(_, doc)] = runs {
         return render_one(format, doc, style, exports);
@@ -174,7 +198,7 @@ fn render_one(
     format: Format,
     doc: &RunDocument,
     style: &TableStyle,
-    exports: &ExportArgs,
+    exports: &ExportPlan,
 ) -> anyhow::Result<String> {
     Ok(match format {
         Format::Bmf => gpubench_report::bmf::render_run_named(doc, exports.prefix(doc).as_deref())?,

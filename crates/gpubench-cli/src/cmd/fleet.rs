@@ -37,10 +37,10 @@ enum AdapterRun {
 /// Runs every adapter in turn and prints the cross-card table of their results, from the
 /// documents the runs returned.
 pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
-    crate::cmd::run::check_args(args)?;
+    let fleet = Plan::for_fleet(args)?;
     let dir = results_dir(args)?;
     let adapters = chosen_adapters(args)?;
-    args.exports.check_several(adapters.len(), Format::Table)?;
+    fleet.exports.check_several(adapters.len(), Format::Table)?;
     let created = !dir.exists();
     std::fs::create_dir_all(&dir)
         .map_err(|e| anyhow::anyhow!("creating the results directory {}: {e}", dir.display()))?;
@@ -61,7 +61,8 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
             adapter.name,
             adapter.backend
         );
-        let outcome = Plan::for_fleet_adapter(args, adapter.index, &adapter.backend, out.clone())
+        let outcome = fleet
+            .for_fleet_adapter(adapter.index, &adapter.backend, out.clone())
             .and_then(|plan| crate::cmd::run::run_one(plan, &signals));
         let outcome = match outcome {
             Ok((exit, doc)) => AdapterRun::Finished(exit, doc.map(Box::new)),
@@ -88,7 +89,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
             dir.display()
         );
     }
-    write_exports(args, &outcomes)?;
+    write_exports(&fleet, &outcomes)?;
     let closed = print_cross_table(args, &outcomes)?;
     match fleet_exit(&outcomes) {
         Exit::Success if closed => Ok(Exit::StdoutClosed),
@@ -149,10 +150,11 @@ fn results_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
 /// of their files: one CSV table, one JSON array, BMF and github-action-benchmark names by
 /// adapter.
 fn write_exports(
-    args: &RunArgs,
+    fleet: &Plan,
     outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)],
 ) -> anyhow::Result<()> {
-    if !args.exports.any() {
+    let exports = &fleet.exports;
+    if !exports.any() {
         return Ok(());
     }
     let runs: Vec<(String, &RunDocument)> = outcomes
@@ -166,11 +168,9 @@ fn write_exports(
         note!("no adapter left results: no export written");
         return Ok(());
     }
-    let style = TableStyle::for_stdout(args.verbose);
-    args.exports
-        .write_rendered(|format| render_runs(format, &runs, &style, &args.exports))?;
+    exports.write_rendered(|format| render_runs(format, &runs, &fleet.table, exports))?;
     let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| *doc).collect();
-    args.exports.write_gab(&docs)
+    exports.write_gab(&docs)
 }
 
 /// Prints the cross-card table of the runs that left a results file; true when stdout was closed.

@@ -20,8 +20,8 @@ use gpubench_results::results_file::{save_document, save_new_document};
 use gpubench_results::schema::{ToolInfo, slug};
 use gpubench_telemetry::{Telemetry, TelemetryOptions};
 
-use crate::cli::{BaselineArgs, RunArgs};
-use crate::cmd::baseline_gate::{self, BaselinePlan};
+use crate::cli::RunArgs;
+use crate::cmd::baseline_gate::{self, BaselinePlan, BaselineSettings};
 use crate::exit::Exit;
 use crate::progress::Progress;
 use crate::signals::StopSignal;
@@ -49,8 +49,7 @@ pub fn run_one(
     plan.expect.check(&ctx.summary)?;
     plan.run.check_adapter(&ctx).map_err(usage_error)?;
     let baseline = BaselinePlan::prepare(
-        &plan.baseline,
-        plan.explicit_baseline.take(),
+        &mut plan.baseline,
         &gpubench_baseline::baseline_key(&ctx.machine_info(), plan.run.options().profile.name()),
         &mut plan.files,
     )?;
@@ -184,20 +183,11 @@ fn open_telemetry(
     Ok(Arc::new(telemetry))
 }
 
-/// Checks `args` as a run would, without its output paths (a fleet checks them itself): a
-/// mistake is a usage error before any adapter runs.
-pub fn check_args(args: &RunArgs) -> anyhow::Result<()> {
-    let mut probe = args.clone();
-    probe.out = None;
-    probe.html = None;
-    Plan::from_args(&probe).map(|_| ())
-}
-
 /// Says what an interrupted run kept (so the watchdog need not); no baseline is recorded.
 fn interrupted(
     doc: &RunDocument,
     out_path: &Path,
-    baseline: &BaselineArgs,
+    baseline: &BaselineSettings,
     code: Exit,
     signals: &StopSignal,
 ) -> Exit {

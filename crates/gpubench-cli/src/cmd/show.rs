@@ -14,12 +14,12 @@ use crate::stdout::print_then;
 /// Renders the files on stdout and into every export.
 pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
     let inputs = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
-    args.exports.check_several(inputs.len(), args.format)?;
     let mut files = Files::new();
     for input in &inputs {
         files.input("input", &input.path)?;
     }
-    args.exports.check(&mut files)?;
+    let exports = args.exports.checked(&mut files)?;
+    exports.check_several(inputs.len(), args.format)?;
     let loaded = inputs
         .into_iter()
         .map(|input| {
@@ -32,10 +32,9 @@ pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
         .map(|(label, doc)| (label.clone(), doc))
         .collect();
     let style = TableStyle::for_stdout(args.verbose);
-    let text = render_runs(args.format, &runs, &style, &args.exports)?;
-    args.exports
-        .write_rendered(|format| render_runs(format, &runs, &style, &args.exports))?;
+    let text = render_runs(args.format, &runs, &style, &exports)?;
+    exports.write_rendered(|format| render_runs(format, &runs, &style, &exports))?;
     let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| *doc).collect();
-    args.exports.write_gab(&docs)?;
+    exports.write_gab(&docs)?;
     print_then(&text, Exit::Success)
 }

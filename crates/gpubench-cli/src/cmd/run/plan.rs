@@ -3,24 +3,25 @@
 //! (adapter selection, output paths, the stdout format, the baseline). Every mistake found here
 //! is a usage error (exit 2) and leaves no file behind.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use gpubench_engine::plan::{RunPlan, SampleOverrides};
 use gpubench_engine::{PlanError, SuiteOptions};
-use gpubench_harness::RunDocument;
 use gpubench_harness::device::Selection;
 use gpubench_harness::expect::AdapterExpectation;
 use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 use gpubench_suites::REGISTRY;
 
-use crate::cli::{AdapterChoice, BaselineArgs, ExportArgs, RunArgs};
-use crate::cmd::baseline_gate;
+use crate::cli::RunArgs;
+use crate::cmd::baseline_gate::BaselineSettings;
+use crate::cmd::exports::ExportPlan;
 use crate::exit::UsageError;
-use crate::paths::{Files, check_baseline_dir};
+use crate::paths::Files;
 use crate::progress::ProgressMode;
 
 /// Everything `run` needs, checked.
+#[derive(Clone)]
 pub struct Plan {
     /// What runs, and how.
     pub run: RunPlan,
@@ -35,11 +36,9 @@ pub struct Plan {
     /// How the terminal table is drawn (width, verbosity).
     pub table: TableStyle,
     /// Baseline handling.
-    pub baseline: BaselineArgs,
+    pub baseline: BaselineSettings,
     /// The files written besides stdout.
-    pub exports: ExportArgs,
-    /// The `--baseline FILE`, loaded.
-    pub explicit_baseline: Option<(String, RunDocument)>,
+    pub exports: ExportPlan,
     /// How progress is shown.
     pub progress: ProgressMode,
     /// How many times the suites run (`--runs`); the quietest run is reported and recorded.
@@ -53,42 +52,56 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan of one adapter of a fleet: `args` with the adapter at `index` of `gpubench list`
-    /// chosen on its own backend (flags win over the WGPU_* variables, so the environment cannot
-    /// choose another) and `out` as its results file; no HTML page and no exports (the fleet's
-    /// come after, of every adapter's run).
+    /// Checks `args` for a run on one adapter; every refusal is a usage error naming the flag.
+    pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
+        let mut files = Files::new();
+        if let Some(out) = &args.out {
+            claim_results_file(&mut files, "--out", out, args.baseline.runs)?;
+        }
+        if let Some(html) = &args.html {
+            files.output("--html", html)?;
+        }
+        let mut plan = Self::checked(args, files)?;
+        plan.out = args.out.clone();
+        plan.html = args.html.clone();
+        Ok(plan)
+    }
+
+    /// Checks `args` for a fleet (`--adapter all`): everything but the results file and the
+    /// HTML page, which the fleet names itself (`--out` is its directory there). Each adapter's
+    /// plan is derived from this one by [`Plan::for_fleet_adapter`].
+    pub fn for_fleet(args: &RunArgs) -> anyhow::Result<Self> {
+        Self::checked(args, Files::new())
+    }
+
+    /// The plan of one adapter of a fleet: this plan with the adapter at `index` of `gpubench
+    /// list` chosen on its own backend (flags win over the WGPU_* variables, so the
+    /// environment cannot choose another) and `out` as its results file, checked against every
+    /// file the fleet already claims (its exports among them); no HTML page and no exports
+    /// (the fleet's come after, of every adapter's run).
     pub fn for_fleet_adapter(
-        args: &RunArgs,
+        &self,
         index: usize,
         backend: &str,
         out: PathBuf,
     ) -> anyhow::Result<Self> {
-        let mut one = args.clone();
-        one.adapter.adapter = Some(AdapterChoice::Index(index));
-        one.adapter.backend = Some(backend.to_string());
+        let mut one = self.clone();
+        one.selection = Selection::resolve(Some(index.to_string()), Some(backend.to_string()));
+        claim_results_file(
+            &mut one.files,
+            "the adapter's results file",
+            &out,
+            self.runs,
+        )?;
         one.out = Some(out);
         one.html = None;
-        one.exports = ExportArgs::default();
-        Self::from_args(&one)
+        one.exports = ExportPlan::default();
+        Ok(one)
     }
 
-    /// Checks `args`; every refusal is a usage error naming the flag.
-    pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
-        let mut files = Files::new();
-        let explicit_baseline = baseline_gate::load_explicit_baseline(&args.baseline)?;
-        if let Some(path) = &args.baseline.baseline {
-            files.input("--baseline", path)?;
-        }
-        for (flag, path) in [("--out", &args.out), ("--html", &args.html)] {
-            if let Some(path) = path {
-                files.output(flag, path)?;
-            }
-        }
-        if let (Some(out), true) = (&args.out, args.baseline.runs > 1) {
-            for k in 1..=args.baseline.runs {
-                files.output("--out (one run of --runs)", &numbered_run(out, k))?;
-            }
-        }
+    /// What `from_args` and `for_fleet` share: every flag but the output paths, with `files`
+    /// holding the outputs checked so far.
+    fn checked(args: &RunArgs, mut files: Files) -> anyhow::Result<Self> {
         if args.baseline.runs > 1 && !args.noise_check.is_on() {
             return Err(UsageError(
                 "--runs keeps the quietest run by its own noise check: leave --noise-check on"
@@ -96,8 +109,8 @@ impl Plan {
             )
             .into());
         }
-        args.exports.check(&mut files)?;
-        check_baseline_dir(&args.baseline.dir(), args.baseline.save_baseline)?;
+        let baseline = args.baseline.checked(&mut files)?;
+        let exports = args.exports.checked(&mut files)?;
         let selection = args.adapter.selection();
         selection
             .backends()
@@ -109,13 +122,12 @@ impl Plan {
         Ok(Self {
             run,
             selection,
-            out: args.out.clone(),
-            html: args.html.clone(),
+            out: None,
+            html: None,
             format: args.format,
             table: TableStyle::for_stdout(args.verbose),
-            baseline: args.baseline.clone(),
-            exports: args.exports.clone(),
-            explicit_baseline,
+            baseline,
+            exports,
             progress: if args.no_progress {
                 ProgressMode::Off
             } else {
@@ -127,6 +139,21 @@ impl Plan {
             files,
         })
     }
+}
+
+/// Adds the results file `out` to `files` (named `role` in messages), and with `runs` over one
+/// every `-runK` file beside it.
+fn claim_results_file(files: &mut Files, role: &str, out: &Path, runs: u32) -> anyhow::Result<()> {
+    files.output(role, out)?;
+    if runs > 1 {
+        for k in 1..=runs {
+            files.output(
+                &format!("{role} (one run of --runs)"),
+                &numbered_run(out, k),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Run `k` of `--runs` when `--out` is `out`: `out-runK.json` beside it.
@@ -168,9 +195,66 @@ fn sample_overrides(args: &RunArgs) -> SampleOverrides {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
 
     use super::*;
+
+    fn run_args(extra: &[&str]) -> RunArgs {
+        let argv = ["gpubench", "run"].iter().chain(extra);
+        match crate::cli::Cli::try_parse_from(argv).map(|cli| cli.command) {
+            Ok(crate::cli::Command::Run(args)) => *args,
+            other => panic!("not a run: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_fleet_adapters_plan_is_the_fleets_checked_plan_on_one_adapter() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let export = dir.path().join("all.json");
+        let export_arg = export.to_string_lossy().into_owned();
+        let args = run_args(&[
+            "--adapter",
+            "all",
+            "--suite",
+            "stream",
+            "--export-json",
+            &export_arg,
+            "--runs",
+            "2",
+            "--save-baseline",
+        ]);
+        let fleet = Plan::for_fleet(&args).expect("checked");
+        assert!(fleet.exports.any());
+
+        let out = dir.path().join("0-llvmpipe-vulkan.json");
+        let one = fleet
+            .for_fleet_adapter(0, "vulkan", out.clone())
+            .expect("derived");
+        assert_eq!(one.selection.adapter.as_deref(), Some("0"));
+        assert_eq!(one.selection.backend.as_deref(), Some("vulkan"));
+        assert!(!one.selection.adapter_from_env && !one.selection.backend_from_env);
+        assert_eq!(one.out.as_deref(), Some(out.as_path()));
+        assert!(!one.exports.any() && one.html.is_none());
+        let names = |plan: &Plan| -> Vec<&str> {
+            plan.run.suites().iter().map(|s| s.info().name).collect()
+        };
+        assert_eq!(names(&one), ["stream"]);
+        assert_eq!(names(&one), names(&fleet));
+        assert!(one.baseline.save && one.runs == 2);
+
+        // The fleet's own export, or a -runK file of another adapter's, cannot be an adapter's
+        // results file: both are refused before that adapter runs.
+        let error = fleet
+            .for_fleet_adapter(1, "gl", export.clone())
+            .err()
+            .expect("refused");
+        assert!(error.to_string().contains("--export-json"), "{error:#}");
+        let error = one
+            .for_fleet_adapter(1, "gl", numbered_run(&out, 2))
+            .err()
+            .expect("refused");
+        assert!(error.to_string().contains("one run of --runs"), "{error:#}");
+    }
 
     #[test]
     fn every_library_option_maps_to_a_flag_run_takes() {
