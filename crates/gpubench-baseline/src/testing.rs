@@ -132,3 +132,24 @@ pub fn scaled(doc: &RunDocument, slowdown: f64) -> RunDocument {
     }
     out
 }
+
+/// `doc` with every value twice as large (samples and their summary), whichever way its metric
+/// points.
+pub fn doubled(doc: &RunDocument) -> RunDocument {
+    let mut out = doc.clone();
+    for r in &mut out.results {
+        for sample in &mut r.samples {
+            *sample *= 2.0;
+        }
+        r.summary = summarize(&r.samples);
+    }
+    out
+}
+
+/// The results file of a newer gpubench, with a metric kind and a warning kind this one does
+/// not know (`gpubench-results/tests/fixtures/unknown-kinds.json`).
+pub fn unknown_kinds_fixture() -> RunDocument {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../gpubench-results/tests/fixtures/unknown-kinds.json");
+    gpubench_results::results_file::load_document(&path).unwrap_or_else(|e| panic!("{e}"))
+}

@@ -3,34 +3,12 @@
 //! metric's row and never judges it, while the known rows beside it are judged as always, and the
 //! unknown warning changes no verdict.
 
-use std::path::{Path, PathBuf};
-
+use gpubench_baseline::testing::{doubled, unknown_kinds_fixture};
 use gpubench_baseline::{CompareOptions, Comparison, CrossCell, Verdict, compare, cross_table};
-use gpubench_results::RunDocument;
-use gpubench_results::results_file::load_document;
-use gpubench_results::stats::summarize;
 
 const UNKNOWN_ROW: &str = "energy/request/joules";
 const BANDWIDTH_ROW: &str = "stream/triad/vec4-f32/64MiB";
 const TIME_ROW: &str = "launch/dispatch/1";
-
-fn fixture() -> RunDocument {
-    let path: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../gpubench-results/tests/fixtures/unknown-kinds.json");
-    load_document(&path).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// `doc` with every value twice as large (samples and their summary).
-fn doubled(doc: &RunDocument) -> RunDocument {
-    let mut out = doc.clone();
-    for r in &mut out.results {
-        for sample in &mut r.samples {
-            *sample *= 2.0;
-        }
-        r.summary = summarize(&r.samples);
-    }
-    out
-}
 
 fn verdict(cmp: &Comparison, id: &str) -> Verdict {
     cmp.pairs
@@ -42,7 +20,7 @@ fn verdict(cmp: &Comparison, id: &str) -> Verdict {
 
 #[test]
 fn an_unknown_metric_compared_with_itself_is_not_judged_and_known_rows_are() {
-    let doc = fixture();
+    let doc = unknown_kinds_fixture();
     let cmp = compare("a", &doc, "b", &doc, &CompareOptions::default());
     assert_eq!(verdict(&cmp, UNKNOWN_ROW), Verdict::NotJudged);
     assert_eq!(verdict(&cmp, BANDWIDTH_ROW), Verdict::Unchanged);
@@ -66,7 +44,7 @@ fn an_unknown_metric_compared_with_itself_is_not_judged_and_known_rows_are() {
 
 #[test]
 fn doubling_every_value_judges_the_known_rows_only() {
-    let base = fixture();
+    let base = unknown_kinds_fixture();
     let cmp = compare("a", &base, "b", &doubled(&base), &CompareOptions::default());
     // Twice the bandwidth is faster, twice the time per operation slower; twice the joules is
     // neither here: this gpubench does not know which way is better for them.
@@ -96,7 +74,7 @@ fn doubling_every_value_judges_the_known_rows_only() {
 
 #[test]
 fn a_status_change_of_an_unknown_metric_is_still_a_status_change() {
-    let base = fixture();
+    let base = unknown_kinds_fixture();
     let mut failed = base.clone();
     let r = &mut failed.results[2];
     r.status = gpubench_results::Status::Failed;
@@ -109,7 +87,7 @@ fn a_status_change_of_an_unknown_metric_is_still_a_status_change() {
 
 #[test]
 fn the_cross_table_shows_the_unknown_row_without_a_ratio() {
-    let base = fixture();
+    let base = unknown_kinds_fixture();
     let twice = doubled(&base);
     let table = cross_table(&[("a", &base), ("b", &twice)]);
     let row = table
@@ -139,7 +117,7 @@ fn the_cross_table_shows_the_unknown_row_without_a_ratio() {
 
 #[test]
 fn comparisons_with_unknown_kinds_round_trip_through_json() {
-    let doc = fixture();
+    let doc = unknown_kinds_fixture();
     let cmp = compare("a", &doc, "b", &doubled(&doc), &CompareOptions::default());
     let json = serde_json::to_string(&cmp).expect("serialise");
     assert!(json.contains(r#""metric":"joules-per-request""#), "{json}");

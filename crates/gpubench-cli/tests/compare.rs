@@ -8,16 +8,12 @@ use std::process::Output;
 use assert_cmd::Command;
 use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
 use gpubench_harness::{RunDocument, Status};
-use gpubench_results::results_file::save_document;
+
+mod common;
+use common::{arg, text, write_doc};
 
 fn gpubench() -> Command {
     Command::cargo_bin("gpubench").expect("binary built")
-}
-
-fn write(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
-    let path = dir.join(name);
-    save_document(&path, doc).expect("write fixture");
-    path
 }
 
 /// `doc` written to `dir` as `base.json`, and beside it, for each `(name, factor)` of `slower`,
@@ -27,23 +23,15 @@ fn base_and_slower<const N: usize>(
     doc: &RunDocument,
     slower: [(&str, f64); N],
 ) -> (PathBuf, [PathBuf; N]) {
-    let base = write(dir, "base.json", doc);
+    let base = write_doc(dir, "base.json", doc);
     (
         base,
-        slower.map(|(name, factor)| write(dir, name, &scaled(doc, factor))),
+        slower.map(|(name, factor)| write_doc(dir, name, &scaled(doc, factor))),
     )
 }
 
 fn run(args: &[&str]) -> Output {
     gpubench().args(args).output().expect("run gpubench")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().expect("utf-8 temp path")
 }
 
 #[test]
@@ -53,7 +41,7 @@ fn thirty_percent_slower_fails_and_one_percent_passes() {
     let (base, [slow, same]) =
         base_and_slower(dir.path(), &doc, [("slow.json", 1.3), ("same.json", 1.01)]);
 
-    let out = run(&["compare", s(&base), s(&slow)]);
+    let out = run(&["compare", arg(&base), arg(&slow)]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     assert!(
         text(&out.stdout).contains("regressed"),
@@ -62,7 +50,7 @@ fn thirty_percent_slower_fails_and_one_percent_passes() {
     );
     assert!(text(&out.stderr).contains("regression"));
 
-    let out = run(&["compare", s(&base), s(&same)]);
+    let out = run(&["compare", arg(&base), arg(&same)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     // The summary line comes first and counts; no row below it regressed.
@@ -76,12 +64,12 @@ fn thirty_percent_slower_fails_and_one_percent_passes() {
         "{stdout}"
     );
 
-    let out = run(&["compare", s(&base), s(&slow), "--no-fail"]);
+    let out = run(&["compare", arg(&base), arg(&slow), "--no-fail"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("regressed"));
 
     // A band wider than the slowdown turns the verdict into "unchanged".
-    let out = run(&["compare", s(&base), s(&slow), "--noise", "40"]);
+    let out = run(&["compare", arg(&base), arg(&slow), "--noise", "40"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
 
@@ -95,9 +83,9 @@ fn failing_benchmark_is_a_regression() {
         Status::Failed,
         "verification failed",
     );
-    let base = write(dir.path(), "base.json", &base_doc);
-    let new = write(dir.path(), "new.json", &broken);
-    let out = run(&["compare", s(&base), s(&new)]);
+    let base = write_doc(dir.path(), "base.json", &base_doc);
+    let new = write_doc(dir.path(), "new.json", &broken);
+    let out = run(&["compare", arg(&base), arg(&new)]);
     assert_eq!(out.status.code(), Some(3));
     let stdout = text(&out.stdout);
     assert!(stdout.contains("status-changed (ok -> failed)"), "{stdout}");
@@ -109,25 +97,25 @@ fn software_adapters_report_only_unless_strict() {
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
     let (base, [slow]) = base_and_slower(dir.path(), &doc, [("slow.json", 1.5)]);
-    let out = run(&["compare", s(&base), s(&slow)]);
+    let out = run(&["compare", arg(&base), arg(&slow)]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("report-only"));
-    let out = run(&["compare", s(&base), s(&slow), "--strict"]);
+    let out = run(&["compare", arg(&base), arg(&slow), "--strict"]);
     assert_eq!(out.status.code(), Some(3));
 }
 
 #[test]
 fn different_adapters_and_many_files_give_ratios() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let a = write(dir.path(), "a.json", &doc_with("NVIDIA Test", false));
-    let b = write(
+    let a = write_doc(dir.path(), "a.json", &doc_with("NVIDIA Test", false));
+    let b = write_doc(
         dir.path(),
         "b.json",
         &scaled(&doc_with("AMD Test", false), 2.0),
     );
-    let c = write(dir.path(), "c.json", &doc_with("Intel Test", false));
+    let c = write_doc(dir.path(), "c.json", &doc_with("Intel Test", false));
 
-    let out = run(&["compare", s(&a), s(&b)]);
+    let out = run(&["compare", arg(&a), arg(&b)]);
     assert_eq!(out.status.code(), Some(0), "cross-machine never gates");
     let stdout = text(&out.stdout);
     assert!(
@@ -138,7 +126,7 @@ fn different_adapters_and_many_files_give_ratios() {
         "{stdout}"
     );
 
-    let out = run(&["compare", s(&a), s(&b), s(&c), "--format", "csv"]);
+    let out = run(&["compare", arg(&a), arg(&b), arg(&c), "--format", "csv"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
@@ -146,7 +134,7 @@ fn different_adapters_and_many_files_give_ratios() {
         "{stdout}"
     );
 
-    let out = run(&["compare", s(&a), s(&b), s(&c), "--format", "bmf"]);
+    let out = run(&["compare", arg(&a), arg(&b), arg(&c), "--format", "bmf"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -158,12 +146,12 @@ fn formats_and_exports() {
     let gab = dir.path().join("gab.json");
     let out = run(&[
         "compare",
-        s(&base),
-        s(&new),
+        arg(&base),
+        arg(&new),
         "--format",
         "json",
         "--export-gab",
-        s(&gab),
+        arg(&gab),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let parsed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json on stdout");
@@ -175,11 +163,11 @@ fn formats_and_exports() {
     assert!(dir.path().join("gab-smaller.json").exists());
 
     for format in ["table", "csv", "md", "bmf"] {
-        let out = run(&["compare", s(&base), s(&new), "--format", format]);
+        let out = run(&["compare", arg(&base), arg(&new), "--format", format]);
         assert_eq!(out.status.code(), Some(0), "{format}");
         assert!(!out.stdout.is_empty(), "{format}");
     }
-    let out = run(&["compare", s(&base), s(&new), "--noise", "0"]);
+    let out = run(&["compare", arg(&base), arg(&new), "--noise", "0"]);
     assert_eq!(out.status.code(), Some(2), "bad --noise is a usage error");
 }
 
@@ -234,17 +222,23 @@ fn assert_every_reader_refuses(dir: &Path, baseline: &Path, path: &Path, expecte
         .into_owned();
     let export = dir.join(format!("export-{name}"));
     for args in [
-        vec!["compare", s(baseline), s(path), "--export-gab", s(&export)],
-        vec!["compare", s(path), s(baseline)],
-        vec!["compare", s(baseline), s(baseline), s(path)],
+        vec![
+            "compare",
+            arg(baseline),
+            arg(path),
+            "--export-gab",
+            arg(&export),
+        ],
+        vec!["compare", arg(path), arg(baseline)],
+        vec!["compare", arg(baseline), arg(baseline), arg(path)],
         // `run` reads --baseline before it looks for a GPU, so this needs none.
         vec![
             "run",
             "--baseline",
-            s(path),
+            arg(path),
             "--save-baseline",
             "--baseline-dir",
-            s(dir),
+            arg(dir),
         ],
     ] {
         let out = run(&args);
@@ -269,7 +263,7 @@ fn assert_every_reader_refuses(dir: &Path, baseline: &Path, path: &Path, expecte
 fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
     let dir = tempfile::tempdir().expect("temp dir");
     let good = doc_with("NVIDIA Test", false);
-    let baseline = write(dir.path(), "baseline.json", &good);
+    let baseline = write_doc(dir.path(), "baseline.json", &good);
     let before = std::fs::read(&baseline).expect("read");
 
     for (name, contents, expected) in bad_files(&good) {

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{adapters, gpubench_command, require_vulkan, text, vulkan_temp_dir};
+use common::{adapters, arg, gpubench_command, require_vulkan, text, vulkan_temp_dir};
 
 /// `gpubench run --adapter all --profile quick --suite launch --no-progress FLAGS --out DIR`.
 fn quick_launch_fleet(results: &Path, flags: &[&str]) -> Output {
@@ -18,10 +18,6 @@ fn quick_launch_fleet(results: &Path, flags: &[&str]) -> Output {
         .arg(results)
         .output()
         .expect("runs")
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().expect("UTF-8 temp path")
 }
 
 /// A fleet whose every adapter is refused measures nothing and leaves no empty directory.
@@ -41,7 +37,7 @@ fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
     let Some(dir) = vulkan_temp_dir() else { return };
     let results = dir.path().join("fleet");
     let baselines = dir.path().join("baselines");
-    let flags = ["--format", "md", "--baseline-dir", s(&baselines)];
+    let flags = ["--format", "md", "--baseline-dir", arg(&baselines)];
     let out = quick_launch_fleet(&results, &flags);
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");

@@ -11,31 +11,13 @@ use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use gpubench_baseline::testing::doc_with;
-use gpubench_harness::RunDocument;
-use gpubench_results::results_file::save_document;
 
 mod common;
 use common::{
-    assert_status_reason, gpubench_command, quick_stream_command, quick_stream_run,
-    quick_suite_run, read_doc, result_with, send_signal, text, vulkan_temp_dir,
+    arg, assert_status_reason, gpubench_command, gpubench_output, quick_stream_command,
+    quick_stream_run, quick_suite_run, read_doc, result_with, send_signal, text, vulkan_temp_dir,
+    write_doc,
 };
-
-fn gpubench(args: &[&str]) -> Output {
-    gpubench_command()
-        .args(args)
-        .output()
-        .expect("gpubench runs")
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().expect("utf-8 temp path")
-}
-
-fn write(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
-    let path = dir.join(name);
-    save_document(&path, doc).expect("write fixture");
-    path
-}
 
 /// Writes `bytes` to `dir/name`; its path.
 fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
@@ -80,16 +62,22 @@ fn mkfifo(path: &Path) {
 fn outputs_that_are_not_regular_files_are_refused() {
     use std::os::unix::fs::FileTypeExt;
     let dir = tempfile::tempdir().expect("temp dir");
-    let input = write(dir.path(), "v.json", &doc_with("NVIDIA Test", false));
+    let input = write_doc(dir.path(), "v.json", &doc_with("NVIDIA Test", false));
     let fifo = dir.path().join("fifo");
     mkfifo(&fifo);
-    let out = gpubench(&["report", s(&input), "--html", s(&fifo)]);
+    let out = gpubench_output(&["report", arg(&input), "--html", arg(&fifo)]);
     assert_usage(&out, "not a regular file");
-    let out = gpubench(&["run", "--out", s(&fifo), "--suite", "launch"]);
+    let out = gpubench_output(&["run", "--out", arg(&fifo), "--suite", "launch"]);
     assert_usage(&out, "not a regular file");
-    let out = gpubench(&["run", "--html", "/dev/null", "--suite", "launch"]);
+    let out = gpubench_output(&["run", "--html", "/dev/null", "--suite", "launch"]);
     assert_usage(&out, "--html /dev/null");
-    let out = gpubench(&["compare", s(&input), s(&input), "--export-gab", s(&fifo)]);
+    let out = gpubench_output(&[
+        "compare",
+        arg(&input),
+        arg(&input),
+        "--export-gab",
+        arg(&fifo),
+    ]);
     assert_usage(&out, "not a regular file");
     let kind = std::fs::symlink_metadata(&fifo)
         .expect("still there")
@@ -102,22 +90,28 @@ fn outputs_that_are_not_regular_files_are_refused() {
 fn an_output_may_not_be_an_input_or_another_output_under_any_spelling() {
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = doc_with("NVIDIA Test", false);
-    let base = write(dir.path(), "base.json", &doc);
-    let new = write(dir.path(), "v.json", &doc);
+    let base = write_doc(dir.path(), "base.json", &doc);
+    let new = write_doc(dir.path(), "v.json", &doc);
     let before = std::fs::read(&new).expect("read");
     let dotted = dir.path().join(".").join("v.json");
-    let out = gpubench(&["report", s(&new), "--html", s(&dotted)]);
+    let out = gpubench_output(&["report", arg(&new), "--html", arg(&dotted)]);
     assert_usage(&out, "same file as input");
-    let out = gpubench(&["compare", s(&base), s(&new), "--export-gab", s(&dotted)]);
+    let out = gpubench_output(&[
+        "compare",
+        arg(&base),
+        arg(&new),
+        "--export-gab",
+        arg(&dotted),
+    ]);
     assert_usage(&out, "same file as input");
     let x = dir.path().join("x.json");
     let x_again = dir.path().join("sub").join("..").join("x.json");
     std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
-    let out = gpubench(&["run", "--out", s(&x), "--html", s(&x_again)]);
+    let out = gpubench_output(&["run", "--out", arg(&x), "--html", arg(&x_again)]);
     assert_usage(&out, "same file as --out");
-    let out = gpubench(&["run", "--out", s(&x), "--export-gab", s(&x)]);
+    let out = gpubench_output(&["run", "--out", arg(&x), "--export-gab", arg(&x)]);
     assert_usage(&out, "same file as --out");
-    let out = gpubench(&["run", "--out", s(&new), "--baseline", s(&dotted)]);
+    let out = gpubench_output(&["run", "--out", arg(&new), "--baseline", arg(&dotted)]);
     assert_usage(&out, "same file as --baseline");
     assert_eq!(
         std::fs::read(&new).expect("read"),
@@ -132,7 +126,7 @@ fn an_output_may_not_be_an_input_or_another_output_under_any_spelling() {
 #[test]
 fn refused_flags_write_nothing_and_keep_the_old_results_file() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let keep = write(dir.path(), "keep.json", &doc_with("NVIDIA Test", false));
+    let keep = write_doc(dir.path(), "keep.json", &doc_with("NVIDIA Test", false));
     let before = std::fs::read(&keep).expect("read");
     // clap refuses what a value parser can see; the library names its options and the CLI the
     // flag that set each (--stream-size, --matmul-variant reach the library).
@@ -158,7 +152,7 @@ fn refused_flags_write_nothing_and_keep_the_old_results_file() {
         ),
     ];
     for (flags, needle) in cases {
-        let mut args = vec!["run", "--out", s(&keep)];
+        let mut args = vec!["run", "--out", arg(&keep)];
         args.extend(flags);
         let out = gpubench_command()
             .args(&args)
@@ -184,12 +178,12 @@ fn a_baseline_dir_that_is_a_file_is_refused_up_front() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = write_bytes(dir.path(), "bl", b"not a directory");
     let out_path = dir.path().join("r.json");
-    let out = gpubench(&[
+    let out = gpubench_output(&[
         "run",
         "--out",
-        s(&out_path),
+        arg(&out_path),
         "--baseline-dir",
-        s(&file),
+        arg(&file),
         "--save-baseline",
     ]);
     assert_usage(&out, "--baseline-dir");
@@ -200,13 +194,13 @@ fn a_baseline_dir_that_is_a_file_is_refused_up_front() {
 #[test]
 fn a_bad_output_path_is_a_usage_error_in_every_subcommand() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let input = write(dir.path(), "v.json", &doc_with("NVIDIA Test", false));
+    let input = write_doc(dir.path(), "v.json", &doc_with("NVIDIA Test", false));
     let missing = "/nonexistent-gpubench-dir/x";
-    let out = gpubench(&["report", s(&input), "--html", missing]);
+    let out = gpubench_output(&["report", arg(&input), "--html", missing]);
     assert_usage(&out, "does not exist");
-    let out = gpubench(&["compare", s(&input), s(&input), "--export-gab", missing]);
+    let out = gpubench_output(&["compare", arg(&input), arg(&input), "--export-gab", missing]);
     assert_usage(&out, "does not exist");
-    let out = gpubench(&["run", "--out", missing]);
+    let out = gpubench_output(&["run", "--out", missing]);
     assert_usage(&out, "does not exist");
 }
 
@@ -215,9 +209,9 @@ fn a_bad_output_path_is_a_usage_error_in_every_subcommand() {
 #[test]
 fn an_endless_input_is_refused_without_reading_it() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let base = write(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
+    let base = write_doc(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
     let child = gpubench_command()
-        .args(["compare", s(&base), "/dev/zero"])
+        .args(["compare", arg(&base), "/dev/zero"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -235,16 +229,16 @@ fn an_endless_input_is_refused_without_reading_it() {
 #[test]
 fn a_bom_is_accepted_and_an_io_error_is_said_once() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let base = write(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
+    let base = write_doc(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
     let mut bytes = b"\xEF\xBB\xBF".to_vec();
     bytes.extend(std::fs::read(&base).expect("read"));
     let bom = write_bytes(dir.path(), "bom.json", &bytes);
-    let out = gpubench(&["compare", s(&base), s(&bom)]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&bom)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     // A path through a file (not a directory, ENOTDIR): an I/O error naming its cause once.
     // (A directory is no error: it stands for the runs in it.)
     let through_file = base.join("inner.json");
-    let out = gpubench(&["compare", s(&base), s(&through_file)]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&through_file)]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     let cause = std::io::Error::from_raw_os_error(20).to_string();
@@ -256,11 +250,11 @@ fn a_bom_is_accepted_and_an_io_error_is_said_once() {
 fn compare_refuses_duplicate_ids() {
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = doc_with("NVIDIA Test", false);
-    let base = write(dir.path(), "base.json", &doc);
+    let base = write_doc(dir.path(), "base.json", &doc);
     let mut twice = doc.clone();
     twice.results.push(doc.results[0].clone());
-    let dup = write(dir.path(), "dup.json", &twice);
-    let out = gpubench(&["compare", s(&base), s(&dup)]);
+    let dup = write_doc(dir.path(), "dup.json", &twice);
+    let out = gpubench_output(&["compare", arg(&base), arg(&dup)]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
     assert!(
@@ -275,13 +269,13 @@ fn control_bytes_in_ids_and_names_are_escaped() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut doc = doc_with("evil\x1b]0;title\x07\x1b[2J\r\0name", false);
     doc.results[0].id = "stream/\x1b[2Jcopy\r\0".to_string();
-    let base = write(dir.path(), "base.json", &doc);
-    let third = write(dir.path(), "third.json", &doc);
+    let base = write_doc(dir.path(), "base.json", &doc);
+    let third = write_doc(dir.path(), "third.json", &doc);
     for format in ["table", "md", "csv"] {
         for files in [vec![&base, &base], vec![&base, &base, &third]] {
             let mut args = vec!["compare", "--format", format];
-            args.extend(files.iter().map(|p| s(p)));
-            let out = gpubench(&args);
+            args.extend(files.iter().map(|p| arg(p)));
+            let out = gpubench_output(&args);
             assert!(out.status.success(), "{}", text(&out.stderr));
             let stdout = text(&out.stdout);
             assert!(
@@ -303,17 +297,17 @@ fn control_bytes_and_markup_reach_no_terminal_page_or_comment_raw() {
     let mut doc = doc_with("NVIDIA Test", false);
     doc.results[0].id =
         "stream/<img src=x onerror=alert(1)>[x](javascript:alert(1))\0\u{202e}".into();
-    let base = write(dir.path(), "base.json", &doc);
-    let out = gpubench(&["compare", s(dir.path()), "--format", "md"]);
+    let base = write_doc(dir.path(), "base.json", &doc);
+    let out = gpubench_output(&["compare", arg(dir.path()), "--format", "md"]);
     let stderr = text(&out.stderr);
     assert!(stderr.contains("passed over"), "{stderr}");
     assert!(!stderr.contains(['\x1b', '\u{202e}']), "{stderr:?}");
-    let md = gpubench(&["compare", s(&base), s(&base), "--format", "md"]);
+    let md = gpubench_output(&["compare", arg(&base), arg(&base), "--format", "md"]);
     let md = text(&md.stdout);
     assert!(!md.contains("<img") && !md.contains("[x]("), "{md}");
     assert!(md.contains("&lt;img") && md.contains("\\[x\\]"), "{md}");
     let html = dir.path().join("r.html");
-    let page = gpubench(&["report", s(&base), "--html", s(&html)]);
+    let page = gpubench_output(&["report", arg(&base), "--html", arg(&html)]);
     assert!(page.status.success(), "{}", text(&page.stderr));
     let page = std::fs::read_to_string(&html).expect("page");
     assert!(
@@ -335,17 +329,17 @@ fn the_largest_finite_values_print_short_and_chart_quickly() {
             summary.ci_high = 1.7e308;
         }
     }
-    let big = write(dir.path(), "big.json", &doc);
+    let big = write_doc(dir.path(), "big.json", &doc);
     let html = dir.path().join("x.html");
     let child = gpubench_command()
-        .args(["report", s(&big), "--html", s(&html)])
+        .args(["report", arg(&big), "--html", arg(&html)])
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
     let out = wait_at_most(child, Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(html.exists());
-    let out = gpubench(&["compare", s(&big), s(&big), "--format", "table"]);
+    let out = gpubench_output(&["compare", arg(&big), arg(&big), "--format", "table"]);
     let stdout = text(&out.stdout);
     assert!(!stdout.contains("0000000000"), "{stdout}");
 }
@@ -360,9 +354,9 @@ fn millions_of_samples_compare_in_bounded_time() {
     doc.results[0].samples = (0..3_000_000)
         .map(|i| 100.0 + f64::from(i % 1000) * 1e-3)
         .collect();
-    let huge = write(dir.path(), "huge.json", &doc);
+    let huge = write_doc(dir.path(), "huge.json", &doc);
     let child = gpubench_command()
-        .args(["compare", s(&huge), s(&huge)])
+        .args(["compare", arg(&huge), arg(&huge)])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -385,9 +379,9 @@ fn closed_pipe() -> std::io::PipeWriter {
 fn a_closed_stdout_ends_quietly_with_141() {
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = doc_with("NVIDIA Test", false);
-    let base = write(dir.path(), "base.json", &doc);
+    let base = write_doc(dir.path(), "base.json", &doc);
     let gab = dir.path().join("g.json");
-    let compare = ["compare", s(&base), s(&base), "--export-gab", s(&gab)];
+    let compare = ["compare", arg(&base), arg(&base), "--export-gab", arg(&gab)];
     for args in [&["list"][..], &["list", "--json"][..], &compare[..]] {
         let out = gpubench_command()
             .args(args)
@@ -400,15 +394,15 @@ fn a_closed_stdout_ends_quietly_with_141() {
     }
     assert!(gab.exists(), "the export is written before stdout");
     // With stderr closed too, the messages nobody can read stop nothing.
-    let slow = write(
+    let slow = write_doc(
         dir.path(),
         "slow.json",
         &gpubench_baseline::testing::scaled(&doc, 1.3),
     );
     let html = dir.path().join("r.html");
     let cases: [(&[&str], i32); 2] = [
-        (&["compare", s(&base), s(&slow)], 141),
-        (&["report", s(&base), "--html", s(&html)], 0),
+        (&["compare", arg(&base), arg(&slow)], 141),
+        (&["report", arg(&base), "--html", arg(&html)], 0),
     ];
     for (args, code) in cases {
         let out = gpubench_command()
@@ -434,11 +428,11 @@ fn a_run_with_a_closed_stdout_still_writes_every_file() {
     );
     let flags = [
         "--html",
-        s(&html),
+        arg(&html),
         "--export-gab",
-        s(&gab),
+        arg(&gab),
         "--baseline-dir",
-        s(&bl),
+        arg(&bl),
         "--save-baseline",
         "--force",
     ];
@@ -463,7 +457,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
     let first = quick_stream_run(
         &dir.path().join("first.json"),
         "64KiB",
-        &["--baseline-dir", s(&bl), "--save-baseline", "--force"],
+        &["--baseline-dir", arg(&bl), "--save-baseline", "--force"],
     );
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let stored = std::fs::read_dir(&bl)
@@ -474,7 +468,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
         .path();
     let before = std::fs::read(&stored).expect("read");
 
-    let out = quick_stream_run(&stored, "64KiB", &["--baseline-dir", s(&bl)]);
+    let out = quick_stream_run(&stored, "64KiB", &["--baseline-dir", arg(&bl)]);
     assert_usage(&out, "same file as --out");
     assert_eq!(
         std::fs::read(&stored).expect("read"),
@@ -484,7 +478,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
 
     std::fs::write(&stored, b"{\"schema_version\": 1").expect("corrupt it");
     let later = dir.path().join("later.json");
-    let out = quick_stream_run(&later, "64KiB", &["--baseline-dir", s(&bl)]);
+    let out = quick_stream_run(&later, "64KiB", &["--baseline-dir", arg(&bl)]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("stored baseline"));
     assert!(!later.exists(), "refused before the run");
@@ -504,7 +498,7 @@ fn a_signal_while_stdout_is_blocked_means_no_baseline() {
     let mut filler = writer.try_clone().expect("clone");
     std::thread::spawn(move || filler.write_all(&vec![b'x'; 16 << 20]));
     std::thread::sleep(Duration::from_millis(300));
-    let saving = ["--baseline-dir", s(&bl), "--save-baseline", "--force"];
+    let saving = ["--baseline-dir", arg(&bl), "--save-baseline", "--force"];
     let child = quick_stream_command(&out, "64KiB", &saving)
         .stdout(writer.try_clone().expect("clone"))
         .stderr(Stdio::piped())

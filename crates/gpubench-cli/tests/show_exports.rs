@@ -8,8 +8,9 @@ use std::process::Output;
 
 use assert_cmd::Command;
 use gpubench_baseline::testing::doc_with;
-use gpubench_harness::RunDocument;
-use gpubench_results::results_file::save_document;
+
+mod common;
+use common::{arg, text, write_doc};
 
 fn run(args: &[&str]) -> Output {
     Command::cargo_bin("gpubench")
@@ -19,27 +20,13 @@ fn run(args: &[&str]) -> Output {
         .expect("run gpubench")
 }
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().expect("utf-8 temp path")
-}
-
-fn write(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
-    let path = dir.join(name);
-    save_document(&path, doc).expect("write fixture");
-    path
-}
-
 /// Two runs of two machines: an H200 on node-a and an RX 7900 on node-b.
 fn two_machines(dir: &Path) -> (PathBuf, PathBuf) {
     let mut a = doc_with("NVIDIA H200", false);
     a.machine.hostname = Some("node-a".to_string());
     let mut b = doc_with("AMD Radeon RX 7900 XTX", false);
     b.machine.hostname = Some("node-b".to_string());
-    (write(dir, "a.json", &a), write(dir, "b.json", &b))
+    (write_doc(dir, "a.json", &a), write_doc(dir, "b.json", &b))
 }
 
 fn read(path: &Path) -> String {
@@ -60,22 +47,22 @@ fn every_export_in_one_pass_holds_what_its_format_prints() {
     );
     let out = run(&[
         "show",
-        s(&a),
+        arg(&a),
         "--export-json",
-        s(&json),
+        arg(&json),
         "--export-csv",
-        s(&csv),
+        arg(&csv),
         "--export-md",
-        s(&md),
+        arg(&md),
         "--export-bmf",
-        s(&bmf),
+        arg(&bmf),
         "--export-gab",
-        s(&gab),
+        arg(&gab),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("triad/vec4-f32/64MiB"));
     for (format, path) in [("json", &json), ("csv", &csv), ("md", &md), ("bmf", &bmf)] {
-        let printed = run(&["show", s(&a), "--format", format]);
+        let printed = run(&["show", arg(&a), "--format", format]);
         assert_eq!(printed.status.code(), Some(0), "{format}");
         assert_eq!(read(path), text(&printed.stdout), "--export-{format}");
     }
@@ -88,7 +75,7 @@ fn every_export_in_one_pass_holds_what_its_format_prints() {
 fn several_runs_are_one_csv_table_and_one_json_array() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (a, b) = two_machines(dir.path());
-    let csv = run(&["show", s(&a), s(&b), "--format", "csv"]);
+    let csv = run(&["show", arg(&a), arg(&b), "--format", "csv"]);
     assert_eq!(csv.status.code(), Some(0), "{}", text(&csv.stderr));
     let csv = text(&csv.stdout);
     let mut lines = csv.lines();
@@ -107,12 +94,12 @@ fn several_runs_are_one_csv_table_and_one_json_array() {
             .any(|r| r.contains("RX 7900") && r.contains("node-b"))
     );
 
-    let json = run(&["show", s(&a), s(&b), "--format", "json"]);
+    let json = run(&["show", arg(&a), arg(&b), "--format", "json"]);
     let docs: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json array");
     assert_eq!(docs.as_array().map(Vec::len), Some(2));
     assert_eq!(docs[1]["machine"]["hostname"], "node-b");
 
-    let table = text(&run(&["show", s(&a), s(&b)]).stdout);
+    let table = text(&run(&["show", arg(&a), arg(&b)]).stdout);
     assert!(table.contains("== ") && table.contains("NVIDIA H200") && table.contains("RX 7900"));
 }
 
@@ -121,7 +108,7 @@ fn keyed_exports_of_several_runs_need_adapter_names_and_then_do_not_collide() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (a, b) = two_machines(dir.path());
     let bmf = dir.path().join("bmf.json");
-    let refused = run(&["show", s(&a), s(&b), "--export-bmf", s(&bmf)]);
+    let refused = run(&["show", arg(&a), arg(&b), "--export-bmf", arg(&bmf)]);
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
     assert!(text(&refused.stderr).contains("--export-adapter-names"));
     assert!(!bmf.exists(), "nothing written on a refusal");
@@ -129,12 +116,12 @@ fn keyed_exports_of_several_runs_need_adapter_names_and_then_do_not_collide() {
     let gab = dir.path().join("gab.json");
     let out = run(&[
         "show",
-        s(&a),
-        s(&b),
+        arg(&a),
+        arg(&b),
         "--export-bmf",
-        s(&bmf),
+        arg(&bmf),
         "--export-gab",
-        s(&gab),
+        arg(&gab),
         "--export-adapter-names",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -167,11 +154,11 @@ fn an_export_that_is_an_input_is_refused_and_nothing_is_written() {
     let csv = dir.path().join("out.csv");
     let out = run(&[
         "show",
-        s(&a),
+        arg(&a),
         "--export-csv",
-        s(&csv),
+        arg(&csv),
         "--export-json",
-        s(&a),
+        arg(&a),
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert_eq!(read(&a), before, "the input is untouched");
@@ -185,17 +172,17 @@ fn compare_writes_its_verdicts_in_every_export_format() {
     let (json, md) = (dir.path().join("cmp.json"), dir.path().join("cmp.md"));
     let out = run(&[
         "compare",
-        s(&a),
-        s(&a),
+        arg(&a),
+        arg(&a),
         "--export-json",
-        s(&json),
+        arg(&json),
         "--export-md",
-        s(&md),
+        arg(&md),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let cmp: serde_json::Value = serde_json::from_str(&read(&json)).expect("json");
     assert_eq!(cmp["pairs"][0]["verdict"], "unchanged");
-    let printed = run(&["compare", s(&a), s(&a), "--format", "md"]);
+    let printed = run(&["compare", arg(&a), arg(&a), "--format", "md"]);
     assert_eq!(read(&md), text(&printed.stdout));
 }
 
@@ -227,7 +214,7 @@ fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcom
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let man = dir.path().join("man1");
-    let out = run(&["man", "--dir", s(&man)]);
+    let out = run(&["man", "--dir", arg(&man)]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     for page in [
         "gpubench.1",
@@ -246,7 +233,7 @@ fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcom
     // A page whose name is taken by a directory is refused before any page is written.
     let blocked = dir.path().join("blocked");
     std::fs::create_dir_all(blocked.join("gpubench-show.1")).expect("mkdir");
-    let out = run(&["man", "--dir", s(&blocked)]);
+    let out = run(&["man", "--dir", arg(&blocked)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(!blocked.join("gpubench.1").exists(), "nothing written");
 }

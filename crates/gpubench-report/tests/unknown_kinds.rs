@@ -4,44 +4,23 @@
 //! with its kind and message; comparisons show the row and never judge it, while the known rows
 //! beside it are judged as always.
 
-use std::path::Path;
-
+use gpubench_baseline::testing::{doubled, unknown_kinds_fixture};
 use gpubench_baseline::{CompareOptions, Comparison, compare, cross_table};
 use gpubench_report::Format;
 use gpubench_report::gab::gab_export;
 use gpubench_report::table::TableStyle;
-use gpubench_results::RunDocument;
-use gpubench_results::results_file::{load_document, parse_document};
-use gpubench_results::stats::summarize;
+use gpubench_results::results_file::parse_document;
 
 const UNKNOWN_ROW: &str = "energy/request/joules";
 
-fn fixture() -> RunDocument {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../gpubench-results/tests/fixtures/unknown-kinds.json");
-    load_document(&path).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// `doc` with every value twice as large (samples and their summary).
-fn doubled(doc: &RunDocument) -> RunDocument {
-    let mut out = doc.clone();
-    for r in &mut out.results {
-        for sample in &mut r.samples {
-            *sample *= 2.0;
-        }
-        r.summary = summarize(&r.samples);
-    }
-    out
-}
-
 fn run_in(format: Format) -> String {
     format
-        .render_run(&fixture(), &TableStyle::default())
+        .render_run(&unknown_kinds_fixture(), &TableStyle::default())
         .expect("render")
 }
 
 fn comparison() -> Comparison {
-    let base = fixture();
+    let base = unknown_kinds_fixture();
     compare(
         "base.json",
         &base,
@@ -115,7 +94,7 @@ fn the_json_export_writes_the_unknown_kinds_back_as_they_were() {
     assert_eq!(value["results"][2]["unit"], "J/request");
     assert_eq!(value["results"][0]["warnings"][0]["kind"], "power-capped");
     let again = parse_document(text.as_bytes()).expect("the export reads as a results file");
-    assert_eq!(again, fixture());
+    assert_eq!(again, unknown_kinds_fixture());
 }
 
 #[test]
@@ -128,7 +107,7 @@ fn bencher_and_github_action_benchmark_carry_the_row_in_its_unit() {
             .is_some_and(|v| (v - 0.34965).abs() < 1e-12),
         "{bmf:#}"
     );
-    let gab = gab_export(&fixture()).expect("export");
+    let gab = gab_export(&unknown_kinds_fixture()).expect("export");
     // The file says lower is better: the entry goes where the file's direction puts it.
     let smaller: serde_json::Value = serde_json::from_str(&gab.smaller_is_better).expect("JSON");
     let entry = smaller
@@ -181,7 +160,7 @@ fn every_comparison_format_shows_the_row_not_judged_and_judges_the_rest() {
 
 #[test]
 fn the_cross_table_shows_the_row_in_its_unit_without_a_ratio() {
-    let base = fixture();
+    let base = unknown_kinds_fixture();
     let twice = doubled(&base);
     let cross = cross_table(&[("base", &base), ("twice", &twice)]);
     for format in [Format::Table, Format::Markdown] {
@@ -220,11 +199,11 @@ fn the_cross_table_shows_the_row_in_its_unit_without_a_ratio() {
 
 #[test]
 fn the_html_report_lists_the_row_and_the_verdict_table_does_not_judge_it() {
-    let one = gpubench_report::html::render(&[("base.json".to_string(), fixture())])
+    let one = gpubench_report::html::render(&[("base.json".to_string(), unknown_kinds_fixture())])
         .expect("single-file page");
     let row = line_with(&one, UNKNOWN_ROW);
     assert!(row.contains("<td>J/request</td>"), "{row}");
-    let base = fixture();
+    let base = unknown_kinds_fixture();
     let two = gpubench_report::html::render(&[
         ("base.json".to_string(), base.clone()),
         ("twice.json".to_string(), doubled(&base)),

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 
+use gpubench_harness::RunDocument;
 use gpubench_harness::testing::no_adapter;
+use gpubench_results::results_file::save_document;
 use serde_json::Value;
 
 /// The gpubench binary built for these tests.
@@ -22,6 +24,26 @@ pub fn gpubench_command() -> Command {
         cmd.env_remove(var);
     }
     cmd
+}
+
+/// `gpubench ARGS`, run to its end.
+pub fn gpubench_output(args: &[&str]) -> Output {
+    gpubench_command()
+        .args(args)
+        .output()
+        .expect("gpubench runs")
+}
+
+/// A temporary path as a command-line argument.
+pub fn arg(path: &Path) -> &str {
+    path.to_str().expect("UTF-8 temp path")
+}
+
+/// `doc` saved as `dir/name`; its path.
+pub fn write_doc(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
+    let path = dir.join(name);
+    save_document(&path, doc).expect("write fixture");
+    path
 }
 
 /// Every adapter `gpubench list --json` reports.
