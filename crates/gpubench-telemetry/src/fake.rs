@@ -12,18 +12,15 @@ use crate::source::{DeviceFacts, GpuProcess, Reading, TelemetrySource};
 
 /// What the scripted source reports.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FakeScript {
     /// Name recorded as the source (default `fake`).
-    #[serde(default)]
     pub name: Option<String>,
     /// Readings, played in order; the last repeats.
-    #[serde(default)]
     pub readings: Vec<Reading>,
     /// Limits and versions.
-    #[serde(default)]
     pub facts: DeviceFacts,
     /// Other processes on the device; `None` when the source "cannot tell".
-    #[serde(default)]
     pub processes: Option<Vec<GpuProcess>>,
 }
 

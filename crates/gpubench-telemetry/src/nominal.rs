@@ -25,7 +25,6 @@ pub struct Card {
     /// Card name.
     pub name: String,
     /// PCI vendor id, hexadecimal.
-    #[serde(default)]
     pub vendor_id: Option<String>,
     /// PCI device ids, hexadecimal.
     #[serde(default)]
@@ -37,25 +36,18 @@ pub struct Card {
     #[serde(default)]
     pub names: Vec<String>,
     /// Memory bandwidth, GB/s.
-    #[serde(default)]
     pub memory_bandwidth_gbs: Option<f64>,
     /// FP32 peak without tensor units, TFLOP/s.
-    #[serde(default)]
     pub fp32_tflops: Option<f64>,
     /// FP16 peak without tensor units, TFLOP/s.
-    #[serde(default)]
     pub fp16_tflops: Option<f64>,
     /// Dense FP16 tensor peak with FP32 accumulation, TFLOP/s.
-    #[serde(default)]
     pub fp16_tensor_tflops: Option<f64>,
     /// FP64 peak without tensor units, TFLOP/s.
-    #[serde(default)]
     pub fp64_tflops: Option<f64>,
     /// Dense INT8 tensor peak, 10^12 operations/s.
-    #[serde(default)]
     pub int8_tensor_tops: Option<f64>,
     /// PCIe generation.
-    #[serde(default)]
     pub pcie_generation: Option<u8>,
     /// Where the figures come from.
     pub source: String,

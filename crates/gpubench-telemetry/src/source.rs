@@ -5,38 +5,31 @@ use serde::{Deserialize, Serialize};
 
 /// One reading of the device; each quantity is `None` where the source does not expose it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Reading {
     /// Graphics (SM, shader) clock, MHz.
-    #[serde(default)]
     pub sm_clock_mhz: Option<f64>,
     /// Memory clock, MHz.
-    #[serde(default)]
     pub memory_clock_mhz: Option<f64>,
     /// Board power, watts.
-    #[serde(default)]
     pub power_w: Option<f64>,
     /// GPU temperature, degrees Celsius.
-    #[serde(default)]
     pub temperature_c: Option<f64>,
     /// Share of the last interval the GPU was busy, percent.
-    #[serde(default)]
     pub utilization_pct: Option<f64>,
     /// Reasons the clocks are held down right now (`sw-power-cap`, `hw-thermal-slowdown`, ...).
-    #[serde(default)]
     pub throttle_reasons: Vec<String>,
 }
 
 /// What does not change during a run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct DeviceFacts {
     /// Highest graphics clock the device can reach, MHz.
-    #[serde(default)]
     pub max_sm_clock_mhz: Option<f64>,
     /// Highest memory clock, MHz.
-    #[serde(default)]
     pub max_memory_clock_mhz: Option<f64>,
     /// Kernel driver version.
-    #[serde(default)]
     pub driver_version: Option<String>,
 }
 
