@@ -4,7 +4,7 @@
 //! reports them: L1d, L2, and L3 where the host lets this machine use it; the
 //! workgroup-memory and atomic rows all verify. (lavapipe's shader loads cost more than the
 //! host's L1 and L2 deliver, so its read curve is flat and the chase shows the levels; see
-//! docs/suites/memory.md.)
+//! src/memory/README.md.)
 //!
 //! A virtual machine may hold only part of its host's L3 (the hypervisor partitions it between
 //! tenants): lscpu still reports the whole, while a pointer chase on the CPU itself falls to
