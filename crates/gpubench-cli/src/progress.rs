@@ -132,6 +132,27 @@ impl Position {
         self.finished += 1;
         self.suite_finished += 1;
     }
+
+    /// Where the current suite stands, in words that never read like a restart: `k/n` of a
+    /// suite built at once; of a suite built in stages (an autotuned matmul product each),
+    /// the stage and the place within it (`stage 2/10, 1/2`), since the suite's total is not
+    /// known before its last stage is built.
+    fn place(&self) -> String {
+        if self.stages > 1 {
+            return format!(
+                "stage {}/{}, {}/{}",
+                self.stage,
+                self.stages.max(self.stage),
+                self.finished,
+                self.planned.max(self.finished)
+            );
+        }
+        format!(
+            "{}/{}",
+            self.suite_finished,
+            self.suite_planned.max(self.suite_finished)
+        )
+    }
 }
 
 /// Progress over the whole run: a bar, plain lines, or nothing.
@@ -179,10 +200,9 @@ impl Progress {
     fn redraw(&self, what: &str) {
         self.bar.set_length(self.position.length());
         self.bar.set_position(self.position.units());
-        let p = &self.position;
-        let within = match p.suite_planned {
+        let within = match self.position.suite_planned {
             0 => String::new(),
-            n => format!(" {}/{n}", p.suite_finished),
+            _ => format!(" {}", self.position.place()),
         };
         self.bar.set_message(format!(
             "{} {}{within}: {what}",
@@ -236,11 +256,7 @@ impl Progress {
 /// The line plain progress prints for a finished benchmark: its place in the suite, id, status
 /// and median (or reason).
 fn finished_line(position: &Position, result: &BenchResult) -> String {
-    let place = format!(
-        "{}/{}",
-        position.suite_finished,
-        position.suite_planned.max(position.suite_finished)
-    );
+    let place = position.place();
     let outcome = match (result.status, result.median()) {
         (Status::Ok, Some(median)) => {
             format!("ok, median {} {}", sig3(median), result.unit)
@@ -431,6 +447,33 @@ mod tests {
             (SHARE, 2 * SHARE),
             "a new suite, not a fourth stage"
         );
+    }
+
+    #[test]
+    fn a_staged_suites_place_counts_within_its_stage_and_never_restarts() {
+        let mut p = Position {
+            suites: 1,
+            ..Position::default()
+        };
+        p.preparing();
+        p.stages(3);
+        p.planned(1);
+        p.finished();
+        assert_eq!(p.place(), "stage 1/3, 1/1");
+        p.planned(2);
+        p.finished();
+        assert_eq!(p.place(), "stage 2/3, 1/2");
+        p.finished();
+        assert_eq!(p.place(), "stage 2/3, 2/2");
+
+        let mut single = Position {
+            suites: 1,
+            ..Position::default()
+        };
+        single.preparing();
+        single.planned(8);
+        single.finished();
+        assert_eq!(single.place(), "1/8");
     }
 
     #[test]

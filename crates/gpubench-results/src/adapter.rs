@@ -34,11 +34,47 @@ pub struct AdapterSummary {
 }
 
 impl AdapterSummary {
-    /// One line for listings: `[0] llvmpipe (...) (vulkan, cpu, driver llvmpipe)`.
+    /// One line for listings: `[0] llvmpipe (...) (vulkan, cpu, driver llvmpipe)`; the driver
+    /// part only where the backend names one (GL does not).
     pub fn listing_line(&self) -> String {
+        let driver = match self.driver.trim() {
+            "" => String::new(),
+            name => format!(", driver {name}"),
+        };
         format!(
-            "[{}] {} ({}, {}, driver {})",
-            self.index, self.name, self.backend, self.device_type, self.driver
+            "[{}] {} ({}, {}{driver})",
+            self.index, self.name, self.backend, self.device_type
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adapter(backend: &str, driver: &str) -> AdapterSummary {
+        AdapterSummary {
+            index: 1,
+            name: "llvmpipe".to_string(),
+            vendor_id: 0x10005,
+            device_id: 0,
+            device_type: "cpu".to_string(),
+            driver: driver.to_string(),
+            driver_info: String::new(),
+            backend: backend.to_string(),
+            software: true,
+            limits: BTreeMap::new(),
+            features: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_listing_names_a_driver_only_where_there_is_one() {
+        assert_eq!(
+            adapter("vulkan", "llvmpipe").listing_line(),
+            "[1] llvmpipe (vulkan, cpu, driver llvmpipe)"
+        );
+        assert_eq!(adapter("gl", "").listing_line(), "[1] llvmpipe (gl, cpu)");
+        assert_eq!(adapter("gl", "  ").listing_line(), "[1] llvmpipe (gl, cpu)");
     }
 }
