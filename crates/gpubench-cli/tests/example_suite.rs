@@ -1,7 +1,7 @@
 //! A suite is one folder and one registry line: the example suite (`src/example` of the suites
 //! crate, compiled into the test binary by the `example-suite` feature and named nowhere else)
 //! reaches `--suite`, `run --help` (its option), the results file and its `config.options`,
-//! every export and the HTML report. The shader tests and `gpubench kernels` take it from the
+//! every export and the HTML report (charted there by the chart hint it declares). The shader tests and `gpubench kernels` take it from the
 //! same registry (`shaders_validate`, `kernels_isa`), and the validation-layer run through
 //! `--suite all`.
 
@@ -65,6 +65,21 @@ fn the_example_suite_runs_verified_and_reaches_every_output() {
     assert!(
         text(&output.stdout).contains("example/scale_add"),
         "the table"
+    );
+    // Its row declares a chart hint (bars of the group `example`), and the HTML report, which
+    // names no suite, charts it by that hint.
+    assert_eq!(row["chart"]["kind"], "bars", "{row}");
+    assert_eq!(row["chart"]["group"], "example", "{row}");
+    let page = std::fs::read_to_string(&html).expect("the HTML report");
+    let section = page
+        .split("<h2>example</h2>")
+        .nth(1)
+        .and_then(|rest| rest.split("</section>").next())
+        .expect("a section charting the example suite's bars");
+    assert!(section.contains("<svg"), "a chart: {section}");
+    assert!(
+        section.contains("example/scale_add/f32/64KiB") && section.contains("scale_add"),
+        "its bar: {section}"
     );
     for (flag, file) in exports.iter().chain([&("--html", html.clone())]) {
         let written = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{flag}: {e}"));

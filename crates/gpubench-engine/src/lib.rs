@@ -20,6 +20,7 @@ pub mod suite;
 pub mod tuner;
 
 pub use error::PlanError;
+pub use gpubench_results::{ChartHint, Roof};
 pub use options::{Arity, OptionSpec, SuiteOptions};
 pub use registry::Registry;
 pub use suite::{Benchmarks, BuildContext, Included, Stage, Stages, Suite, SuiteInfo, Tuner};

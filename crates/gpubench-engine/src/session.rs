@@ -173,6 +173,13 @@ impl<'a> Session<'a> {
     }
 }
 
+/// Gives each of `results` that has no chart hint the one `suite` declares for it.
+fn stamp_hints(suite: &dyn Suite, results: &mut [BenchResult]) {
+    for result in results.iter_mut().filter(|r| r.chart.is_none()) {
+        result.chart = suite.chart_hint(result);
+    }
+}
+
 /// Whether the run goes on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Flow {
@@ -203,7 +210,8 @@ impl RunLoop<'_, '_> {
         })?;
         self.sink.stages(stages.len());
         if !ctx.faults.device_lost() {
-            let probes = suite.probes(ctx, self.session.plan.options());
+            let mut probes = suite.probes(ctx, self.session.plan.options());
+            stamp_hints(suite, &mut probes);
             self.doc.results.extend(probes);
             self.sink.save(&self.doc)?;
         }
@@ -227,7 +235,8 @@ impl RunLoop<'_, '_> {
             }
         }
         let (earlier, measured) = self.doc.results.split_at(first_of_suite);
-        let derived = suite.derive(measured, earlier);
+        let mut derived = suite.derive(measured, earlier);
+        stamp_hints(suite, &mut derived);
         self.doc.results.extend(derived);
         self.sink.save(&self.doc)?;
         Ok(Flow::Next)
@@ -247,7 +256,8 @@ impl RunLoop<'_, '_> {
         if self.session.ctx.faults.device_lost() {
             // Stop cleanly: record what was not run and why, keep everything measured.
             let reason = "not run: the device was lost earlier in this run".to_string();
-            let skipped = BenchResult::empty(bench.info(), Status::Skipped, Some(reason));
+            let mut skipped = BenchResult::empty(bench.info(), Status::Skipped, Some(reason));
+            stamp_hints(suite, std::slice::from_mut(&mut skipped));
             self.doc.results.push(skipped);
             return Ok(Flow::Next);
         }
@@ -262,6 +272,7 @@ impl RunLoop<'_, '_> {
             return Ok(Flow::Stop);
         }
         suite.annotate(&mut result);
+        stamp_hints(suite, std::slice::from_mut(&mut result));
         if let Some(hook) = runner.telemetry() {
             hook.annotate(&mut result);
         }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
+use gpubench_results::ChartHint;
 
 use crate::{OptionSpec, PlanError, SuiteOptions};
 
@@ -146,5 +147,13 @@ pub trait Suite: Send + Sync {
     /// given everything measured so far in the run (`earlier`, other suites included).
     fn derive(&self, _results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
         Vec::new()
+    }
+
+    /// How one of its results (measured, probed, derived or recorded as not run) asks to be
+    /// charted: the session stamps every result the suite produced that has no hint yet, so
+    /// the reports chart it by role, metric and hint, never by suite name. By default none:
+    /// the result is listed in the tables and no chart draws it.
+    fn chart_hint(&self, _result: &BenchResult) -> Option<ChartHint> {
+        None
     }
 }

@@ -2,7 +2,7 @@
 //! heading (adapter, profile, telemetry, run noise), one grid per suite, the warning notes and
 //! the legend. The terminal adds only what needs its own drawing (sweeps, latency, datasheet).
 
-use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
+use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 use crate::grid::Grid;
 use crate::numbers::{ci_percent, sig3, status_cell};
@@ -153,10 +153,12 @@ fn legend(doc: &RunDocument) -> Vec<String> {
         "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.".to_string(),
     ];
     lines.extend(unknown_metrics_line(doc));
+    // Kernels timed per operation are the launch storms and round trips (by role and metric,
+    // never by suite name).
     if doc
         .results
         .iter()
-        .any(|r| r.suite == gpubench_results::suite_names::LAUNCH)
+        .any(|r| r.role == Role::Kernel && r.metric == MetricKind::TimePerOp)
     {
         lines.push(
             "launch: value is per op by the timing column's clock: GPU timestamps for the storms and gpu-gap, \

@@ -62,6 +62,26 @@ impl KindName {
         Ok(Self { len, bytes })
     }
 
+    /// A name fixed in the source (a suite's own warning kind), checked when the constant is
+    /// evaluated: an empty or too long name does not compile where it is used in a `const`.
+    pub const fn fixed(name: &'static str) -> Self {
+        let source = name.as_bytes();
+        assert!(
+            !source.is_empty() && source.len() <= Self::CAPACITY,
+            "a kind's name is 1 to 63 bytes"
+        );
+        let mut bytes = [0; Self::CAPACITY];
+        let mut i = 0;
+        while i < source.len() {
+            bytes[i] = source[i];
+            i += 1;
+        }
+        Self {
+            len: source.len() as u8,
+            bytes,
+        }
+    }
+
     /// The name as written.
     pub fn as_str(&self) -> &str {
         // Always whole UTF-8: `new` copies a `&str` whole, never cutting a character.

@@ -7,6 +7,7 @@
 
 pub mod adapter;
 pub mod bounded;
+pub mod chart;
 pub mod error;
 pub mod hostinfo;
 pub mod kind_name;
@@ -23,6 +24,7 @@ pub mod units;
 pub mod warnings;
 
 pub use adapter::AdapterSummary;
+pub use chart::{ChartHint, Roof};
 pub use error::ResultsError;
 pub use kind_name::KindName;
 pub use metric::{BenchmarkInfo, IterationPolicy, MetricKind, Role, TimingPreference, Work};

@@ -287,6 +287,11 @@ pub struct BenchResult {
     /// What telemetry saw while this benchmark was measured; absent when nothing was measured
     /// or the run had no telemetry.
     pub telemetry: Option<crate::telemetry::TelemetrySummary>,
+    /// How the result asks to be charted, as its suite declared it; absent in files written
+    /// before hints existed (the reports infer one, see [`crate::chart::hint_of`]) and for
+    /// results no chart draws. A kind this version does not know is kept as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart: Option<crate::chart::ChartHint>,
 }
 
 impl BenchResult {
@@ -321,6 +326,7 @@ impl BenchResult {
             extra: BTreeMap::new(),
             warnings: Vec::new(),
             telemetry: None,
+            chart: None,
         }
     }
 

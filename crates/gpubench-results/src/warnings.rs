@@ -6,6 +6,14 @@
 //! `other`, with the text as the message. A kind this gpubench does not know (a newer one wrote
 //! it) reads as [`WarningKind::Unknown`], keeping its name; it is shown with its message and
 //! never acts on a verdict (nothing judges by warnings).
+//!
+//! The kinds defined here are the measuring path's (samples, timers, the adapter) and the
+//! baseline store's. A suite's own kinds (a sustained run's throttling, a transfer fit's
+//! quality) live with the suite, as an [`OwnedKind`] constant; their records carry how they are
+//! shown (label, figure unit, which end is worst), so any reader shows them without knowing
+//! the suite, and a new suite adds kinds without touching this crate. Files written before
+//! suites owned their kinds name six of them without that presentation:
+//! [`legacy_presentation`] keeps showing those as before.
 
 use std::fmt;
 
@@ -160,11 +168,7 @@ impl Warning {
 
     /// The warning as stored in a results file.
     pub fn record(&self) -> WarningRecord {
-        WarningRecord {
-            kind: self.kind(),
-            message: self.to_string(),
-            figure: self.figure(),
-        }
+        WarningRecord::new(self.kind(), self.to_string(), self.figure())
     }
 }
 
@@ -192,31 +196,20 @@ pub enum WarningKind {
     NoTimestamps,
     /// Stream dispatches shorter than their target; figure: median dispatch, us.
     ShortDispatches,
-    /// A sustained run slowed down; figure: last third against the best window, %.
-    Throttling,
-    /// Less memory could be allocated than the adapter reports; figure: bytes allocated.
-    AllocationBelowLimit,
-    /// What ended a capacity probe.
-    CapacityStopped,
-    /// A transfer fit left unverified sizes out; figure: sizes fitted.
-    PartialFit,
-    /// A transfer fit was refitted through the origin.
-    FitThroughOrigin,
-    /// A line describes a transfer sweep poorly; figure: the worst size's error, %.
-    PoorFit,
     /// A baseline kept suites from an earlier run.
     BaselineMerged,
     /// A warning from a file older than typed warnings.
     Other,
-    /// A kind this gpubench does not know, written by a newer one, kept by its name: shown
-    /// with its message, and like every warning it never changes a verdict.
+    /// A kind not defined here, kept by its name: a suite's own ([`OwnedKind`], shown as its
+    /// records say), or one a newer gpubench wrote (shown with its message). Like every
+    /// warning it never changes a verdict.
     #[serde(untagged)]
     Unknown(KindName),
 }
 
 impl WarningKind {
     /// Every kind this gpubench knows, in the order the schema lists them.
-    pub const KNOWN: [WarningKind; 18] = [
+    pub const KNOWN: [WarningKind; 12] = [
         WarningKind::ShortSamples,
         WarningKind::HighVariation,
         WarningKind::Outliers,
@@ -227,12 +220,6 @@ impl WarningKind {
         WarningKind::SoftwareAdapter,
         WarningKind::NoTimestamps,
         WarningKind::ShortDispatches,
-        WarningKind::Throttling,
-        WarningKind::AllocationBelowLimit,
-        WarningKind::CapacityStopped,
-        WarningKind::PartialFit,
-        WarningKind::FitThroughOrigin,
-        WarningKind::PoorFit,
         WarningKind::BaselineMerged,
         WarningKind::Other,
     ];
@@ -264,12 +251,6 @@ impl WarningKind {
             WarningKind::SoftwareAdapter => "software-adapter",
             WarningKind::NoTimestamps => "no-timestamps",
             WarningKind::ShortDispatches => "short-dispatches",
-            WarningKind::Throttling => "throttling",
-            WarningKind::AllocationBelowLimit => "allocation-below-limit",
-            WarningKind::CapacityStopped => "capacity-stopped",
-            WarningKind::PartialFit => "partial-fit",
-            WarningKind::FitThroughOrigin => "fit-through-origin",
-            WarningKind::PoorFit => "poor-fit",
             WarningKind::BaselineMerged => "baseline-merged",
             WarningKind::Other => "other",
             WarningKind::Unknown(name) => name.as_str(),
@@ -289,40 +270,152 @@ impl WarningKind {
             WarningKind::SoftwareAdapter => "software adapter",
             WarningKind::NoTimestamps => "no timestamp queries",
             WarningKind::ShortDispatches => "dispatches are short",
-            WarningKind::Throttling => "throttling",
-            WarningKind::AllocationBelowLimit => "less could be allocated than reported",
-            WarningKind::CapacityStopped => "capacity probe stopped",
-            WarningKind::PartialFit => "fitted over some sizes only",
-            WarningKind::FitThroughOrigin => "fit refitted through the origin",
-            WarningKind::PoorFit => "a line fits the sweep poorly",
             WarningKind::BaselineMerged => "baseline merged",
             WarningKind::Other => "other",
             WarningKind::Unknown(name) => name.as_str(),
         }
     }
 
+    /// The unit of this kind's figure; `None` for a kind not defined here (its records say).
+    pub fn unit(self) -> Option<FigureUnit> {
+        Some(match self {
+            WarningKind::HighVariation => FigureUnit::Percent,
+            WarningKind::SlowFirstRun | WarningKind::ClockDisagreement => FigureUnit::Times,
+            WarningKind::ShortSamples | WarningKind::ShortDispatches => FigureUnit::Microseconds,
+            WarningKind::Unknown(_) => return None,
+            _ => FigureUnit::Count,
+        })
+    }
+
     /// Whether the worst case is the one with the lowest figure (the shortest samples).
     pub fn worst_is_lowest(self) -> bool {
         matches!(
             self,
-            WarningKind::ShortSamples | WarningKind::ShortDispatches | WarningKind::Throttling
+            WarningKind::ShortSamples | WarningKind::ShortDispatches
         )
     }
 
-    /// A figure of this kind as the notes show it, with its unit.
+    /// A figure of this kind as the notes show it, with its unit; a kind not defined here shows
+    /// the figure as written.
     pub fn show_figure(self, figure: f64) -> String {
+        self.unit()
+            .map_or_else(|| format!("{figure}"), |unit| unit.show(figure))
+    }
+}
+
+/// The unit a warning's figure is in, which says how it is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum FigureUnit {
+    /// How many (samples, sizes, pairs).
+    Count,
+    /// A percentage.
+    Percent,
+    /// How many times (a ratio).
+    Times,
+    /// Microseconds.
+    Microseconds,
+    /// Bytes.
+    Bytes,
+    /// A unit a newer gpubench wrote: the figure is shown as written.
+    #[serde(other)]
+    Other,
+}
+
+impl FigureUnit {
+    /// `figure` with its unit, as the notes show it.
+    pub fn show(self, figure: f64) -> String {
         match self {
-            WarningKind::HighVariation | WarningKind::Throttling | WarningKind::PoorFit => {
-                format!("{figure:.1}%")
-            }
-            WarningKind::SlowFirstRun | WarningKind::ClockDisagreement => format!("{figure:.1}x"),
-            WarningKind::ShortSamples | WarningKind::ShortDispatches => format!("{figure:.1} us"),
-            WarningKind::AllocationBelowLimit => crate::units::format_size(figure as u64),
-            // Its unit is not known here: the figure as written.
-            WarningKind::Unknown(_) => format!("{figure}"),
-            _ => format!("{figure:.0}"),
+            FigureUnit::Count => format!("{figure:.0}"),
+            FigureUnit::Percent => format!("{figure:.1}%"),
+            FigureUnit::Times => format!("{figure:.1}x"),
+            FigureUnit::Microseconds => format!("{figure:.1} us"),
+            FigureUnit::Bytes if figure >= 0.0 => crate::units::format_size(figure as u64),
+            FigureUnit::Bytes | FigureUnit::Other => format!("{figure}"),
         }
     }
+}
+
+/// A warning kind a suite owns, declared as a constant in the suite's folder: its name in
+/// files, its label in the grouped notes, the unit of its figure, and which end of the figure
+/// is worst. Its records carry all of it, so every reader shows them alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnedKind {
+    /// The name in files.
+    name: KindName,
+    /// A few words for the grouped notes.
+    label: &'static str,
+    /// The unit of the figure.
+    unit: FigureUnit,
+    /// The worst case has the lowest figure.
+    worst_is_lowest: bool,
+}
+
+impl OwnedKind {
+    /// A kind named `name` (1 to 63 bytes, checked where the constant is evaluated), labelled
+    /// `label`, its figure in `unit`, worst at the highest figure unless `worst_is_lowest`.
+    pub const fn new(
+        name: &'static str,
+        label: &'static str,
+        unit: FigureUnit,
+        worst_is_lowest: bool,
+    ) -> Self {
+        Self {
+            name: KindName::fixed(name),
+            label,
+            unit,
+            worst_is_lowest,
+        }
+    }
+
+    /// The kind, as records and files name it.
+    pub fn kind(&self) -> WarningKind {
+        WarningKind::Unknown(self.name)
+    }
+
+    /// A warning of this kind saying `message`, ranked by `figure`, with its presentation.
+    pub fn record(&self, message: impl Into<String>, figure: Option<f64>) -> WarningRecord {
+        WarningRecord {
+            label: Some(self.label.to_string()),
+            unit: Some(self.unit),
+            worst_is_lowest: self.worst_is_lowest,
+            ..WarningRecord::new(self.kind(), message, figure)
+        }
+    }
+}
+
+/// How a record is shown: its label, the unit of its figure, which end is worst.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Presentation {
+    /// A few words for the grouped notes.
+    pub label: String,
+    /// The unit of the figure.
+    pub unit: FigureUnit,
+    /// The worst case has the lowest figure.
+    pub worst_is_lowest: bool,
+}
+
+/// The presentation of the six kinds suites wrote before they owned them (their files carry
+/// none): the same label, unit and order as before, so old files read as they did.
+pub fn legacy_presentation(name: &str) -> Option<Presentation> {
+    let (label, unit, worst_is_lowest) = match name {
+        "throttling" => ("throttling", FigureUnit::Percent, true),
+        "allocation-below-limit" => (
+            "less could be allocated than reported",
+            FigureUnit::Bytes,
+            false,
+        ),
+        "capacity-stopped" => ("capacity probe stopped", FigureUnit::Count, false),
+        "partial-fit" => ("fitted over some sizes only", FigureUnit::Count, false),
+        "fit-through-origin" => ("fit refitted through the origin", FigureUnit::Count, false),
+        "poor-fit" => ("a line fits the sweep poorly", FigureUnit::Percent, false),
+        _ => return None,
+    };
+    Some(Presentation {
+        label: label.to_string(),
+        unit,
+        worst_is_lowest,
+    })
 }
 
 /// One warning as a results file stores it.
@@ -335,6 +428,13 @@ pub struct WarningRecord {
     pub message: String,
     /// The warning's headline figure, in the unit its kind names; absent when it has none.
     pub figure: Option<f64>,
+    /// How the kind is labelled in the grouped notes: written for a kind its suite owns.
+    pub label: Option<String>,
+    /// The unit of the figure: written for a kind its suite owns.
+    pub unit: Option<FigureUnit>,
+    /// The worst case has the lowest figure: written (true) for a kind its suite owns.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub worst_is_lowest: bool,
 }
 
 impl WarningRecord {
@@ -344,6 +444,30 @@ impl WarningRecord {
             kind,
             message: message.into(),
             figure,
+            label: None,
+            unit: None,
+            worst_is_lowest: false,
+        }
+    }
+
+    /// How this record is shown: as it says (a kind its suite owns), else as its kind is
+    /// defined here, else as the kind was shown before suites owned it; `None` for a kind
+    /// nothing here can present (a newer gpubench's).
+    pub fn presentation(&self) -> Option<Presentation> {
+        if let (Some(label), Some(unit)) = (&self.label, self.unit) {
+            return Some(Presentation {
+                label: label.clone(),
+                unit,
+                worst_is_lowest: self.worst_is_lowest,
+            });
+        }
+        match self.kind {
+            WarningKind::Unknown(name) => legacy_presentation(name.as_str()),
+            kind => kind.unit().map(|unit| Presentation {
+                label: kind.label().to_string(),
+                unit,
+                worst_is_lowest: kind.worst_is_lowest(),
+            }),
         }
     }
 }
@@ -361,7 +485,9 @@ impl<'de> Deserialize<'de> for WarningKind {
 impl fmt::Display for WarningRecord {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
-            WarningKind::Unknown(kind) => write!(f, "{kind}: {}", self.message),
+            WarningKind::Unknown(kind) if self.presentation().is_none() => {
+                write!(f, "{kind}: {}", self.message)
+            }
             _ => f.write_str(&self.message),
         }
     }
@@ -384,6 +510,15 @@ enum StoredForm {
         /// The headline figure, in the unit its kind names.
         #[serde(default)]
         figure: Option<f64>,
+        /// The label of a kind its suite owns, for the grouped notes.
+        #[serde(default)]
+        label: Option<String>,
+        /// The unit of the figure of a kind its suite owns.
+        #[serde(default)]
+        unit: Option<FigureUnit>,
+        /// The worst case of a kind its suite owns has the lowest figure.
+        #[serde(default)]
+        worst_is_lowest: bool,
     },
     /// Schema 1's plain text.
     Text(String),
@@ -407,17 +542,19 @@ impl<'de> Deserialize<'de> for WarningRecord {
                 kind,
                 message,
                 figure,
+                label,
+                unit,
+                worst_is_lowest,
             } => WarningRecord {
                 kind: WarningKind::from_name(&kind)
                     .map_err(|e| serde::de::Error::custom(format!("warning: {e}")))?,
                 message,
                 figure,
+                label,
+                unit,
+                worst_is_lowest,
             },
-            StoredForm::Text(message) => WarningRecord {
-                kind: WarningKind::Other,
-                message,
-                figure: None,
-            },
+            StoredForm::Text(message) => WarningRecord::new(WarningKind::Other, message, None),
         })
     }
 }
@@ -474,6 +611,55 @@ mod tests {
         );
         let error = serde_json::from_str::<WarningRecord>(&long).expect_err("too long");
         assert!(error.to_string().contains("up to 63 bytes"), "{error}");
+    }
+
+    const SLOWDOWN: OwnedKind =
+        OwnedKind::new("slowdown", "the run slowed down", FigureUnit::Percent, true);
+
+    #[test]
+    fn an_owned_kind_carries_its_presentation_through_a_file() {
+        let record = SLOWDOWN.record("slower by the end", Some(12.34));
+        assert_eq!(record.kind.name(), "slowdown");
+        assert_eq!(record.kind, SLOWDOWN.kind());
+        let json = serde_json::to_string(&record).expect("serialise");
+        assert!(
+            json.contains(r#""label":"the run slowed down""#)
+                && json.contains(r#""unit":"percent""#)
+                && json.contains(r#""worst_is_lowest":true"#),
+            "{json}"
+        );
+        let back: WarningRecord = serde_json::from_str(&json).expect("read back");
+        assert_eq!(back, record);
+        let shown = back.presentation().expect("presented");
+        assert_eq!(shown.label, "the run slowed down");
+        assert_eq!(shown.unit.show(12.34), "12.3%");
+        assert!(shown.worst_is_lowest);
+        assert_eq!(
+            back.to_string(),
+            "slower by the end",
+            "no unknown-kind prefix"
+        );
+    }
+
+    #[test]
+    fn kinds_suites_wrote_before_they_owned_them_read_as_before() {
+        let old: WarningRecord =
+            serde_json::from_str(r#"{"kind": "poor-fit", "message": "m", "figure": 31.24}"#)
+                .expect("an old file's warning");
+        let shown = old.presentation().expect("presented");
+        assert_eq!(shown.label, "a line fits the sweep poorly");
+        assert_eq!(shown.unit.show(31.24), "31.2%");
+        let throttling = legacy_presentation("throttling").expect("known before");
+        assert!(throttling.worst_is_lowest);
+        assert_eq!(
+            legacy_presentation("allocation-below-limit").map(|p| p.unit),
+            Some(FigureUnit::Bytes)
+        );
+        let newer: WarningRecord =
+            serde_json::from_str(r#"{"kind": "power-capped", "message": "m", "unit": "joules"}"#)
+                .expect("a newer unit is kept as other");
+        assert_eq!(newer.unit, Some(FigureUnit::Other));
+        assert!(newer.presentation().is_none(), "no label: not presentable");
     }
 
     #[test]

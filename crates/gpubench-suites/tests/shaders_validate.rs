@@ -196,7 +196,7 @@ fn every_specialised_fma_shader_validates() {
 /// own `Params` lays it out).
 #[test]
 fn every_stream_entry_point_validates_and_reads_its_repeats() {
-    let module = validate("stream.wgsl", gpubench_suites::stream::WGSL);
+    let module = validate("stream.wgsl", gpubench_suites::stream::source());
     for spec in &KERNELS {
         for entry in [spec.entry, spec.repeated_entry] {
             assert!(has_entry(&module, entry), "stream.wgsl: no {entry}");

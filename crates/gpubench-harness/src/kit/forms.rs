@@ -58,6 +58,15 @@ impl KernelForm {
         }
     }
 
+    /// The fixed form of `entry` of `source` as written (no pipeline constants), named
+    /// `{suite}/{entry}`: a suite's kernel that is one entry point of its shader file.
+    pub fn plain(suite: &str, source: &str, entry: &str) -> Self {
+        Self::fixed(
+            format!("{suite}/{entry}"),
+            SpecialisedShader::plain(source, entry),
+        )
+    }
+
     /// This form, its pipeline built without zeroing workgroup memory.
     pub fn unzeroed(mut self) -> Self {
         self.zero_init_workgroup = false;

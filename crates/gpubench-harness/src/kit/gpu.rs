@@ -306,6 +306,77 @@ pub fn check_buffer_fits(ctx: &GpuContext, bytes: u64) -> Result<(), String> {
     Ok(())
 }
 
+/// A uniform buffer holding `params` (a kernel's uniform block, laid out as its WGSL struct).
+pub fn uniform_buffer<T: bytemuck::Pod>(ctx: &GpuContext, label: &str, params: &T) -> wgpu::Buffer {
+    ctx.buffer_with_data(
+        label,
+        bytemuck::bytes_of(params),
+        wgpu::BufferUsages::UNIFORM,
+    )
+}
+
+/// The geometry of a grid-stride kernel over `items`: what its uniform block says (the item
+/// count and the invocations in the whole dispatch, both u32) and the workgroups to dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StrideGrid {
+    /// Items the kernel walks.
+    pub items: u32,
+    /// Workgroups in the dispatch ([`grid_workgroups`]).
+    pub workgroups: u32,
+    /// Invocations in the whole dispatch, the loop's stride.
+    pub threads: u32,
+}
+
+impl StrideGrid {
+    /// The grid of [`grid_workgroups`] for `items`, `workgroup` invocations per workgroup and
+    /// about `per_invocation` items each; unsupported where `items` or the invocations do not
+    /// fit the u32 a shader indexes with.
+    pub fn new(
+        ctx: &GpuContext,
+        items: u64,
+        workgroup: u32,
+        per_invocation: u64,
+    ) -> Result<Self, BenchError> {
+        let too_long = || BenchError::Unsupported("array too long for u32 indexing".into());
+        let workgroups = grid_workgroups(ctx, items, workgroup, per_invocation);
+        let threads = u64::from(workgroups) * u64::from(workgroup);
+        Ok(Self {
+            items: u32::try_from(items).map_err(|_| too_long())?,
+            workgroups,
+            threads: u32::try_from(threads).map_err(|_| too_long())?,
+        })
+    }
+}
+
+impl StrideGrid {
+    /// The uniform block of a grid-stride kernel over this grid that takes one scalar: the
+    /// item count, `scalar`, the invocations, and `word`, the kernel's own last word.
+    pub fn params(&self, scalar: f32, word: u32) -> StrideParams {
+        StrideParams {
+            n: self.items,
+            scalar,
+            threads: self.threads,
+            word,
+        }
+    }
+}
+
+/// The uniform block the grid-stride kernels over vec4 or f32 arrays share (stream's, the
+/// example's, the self-test's broken copy): in WGSL `struct Params { n: u32, scalar: f32,
+/// threads: u32, word: u32 }`, whatever each shader names its fields.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct StrideParams {
+    /// Items in each array.
+    pub n: u32,
+    /// The kernel's scalar (stream's scale and triad, the example's `a`).
+    pub scalar: f32,
+    /// Invocations in the whole dispatch, the loop's stride.
+    pub threads: u32,
+    /// The kernel's own last word (stream's walks per dispatch; padding elsewhere).
+    pub word: u32,
+}
+
 /// Workgroups for a grid-stride kernel over `items` with `workgroup` invocations each: enough
 /// to give every invocation about `per_invocation` items, capped by the adapter's limit.
 pub fn grid_workgroups(ctx: &GpuContext, items: u64, workgroup: u32, per_invocation: u64) -> u32 {

@@ -505,6 +505,114 @@ pub(super) fn time_axes<'a, 'b>(
     Ok(chart)
 }
 
+/// Which axes of a [`curve`] are logarithmic: (x, y).
+pub type LogAxes = (bool, bool);
+
+/// A value against a parameter, one line per series, each axis linear or logarithmic (a log
+/// axis plots log10 of the positive values, its ticks labelled with the values themselves):
+/// the chart of a curve hint no layout of its own draws. `x_desc` names the parameter.
+pub fn curve(
+    title: &str,
+    x_desc: &str,
+    series: &[Series],
+    unit: &str,
+    (log_x, log_y): LogAxes,
+) -> Result<Option<String>, ReportError> {
+    let scale = |v: f64, log: bool| match log {
+        true => (v > 0.0).then(|| v.log10()),
+        false => Some(v),
+    };
+    let drawn: Vec<Series> = series
+        .iter()
+        .map(|s| {
+            let mut d = Series::new(s.name.clone(), s.colour);
+            d.marker = s.marker;
+            for (i, (x, y)) in s.points.iter().enumerate() {
+                if let (Some(x), Some(y)) = (scale(*x, log_x), scale(*y, log_y))
+                    && x.is_finite()
+                    && y.is_finite()
+                {
+                    d.push((x, y), s.tip(i));
+                }
+            }
+            d
+        })
+        .filter(|d| !d.points.is_empty())
+        .collect();
+    let (xs, ys): (Vec<f64>, Vec<f64>) = drawn.iter().flat_map(|s| s.points.clone()).unzip();
+    let (Some(x), Some(y)) = (padded(&xs), padded(&ys)) else {
+        return Ok(None);
+    };
+    let label = |log: bool| move |v: &f64| tick(if log { 10f64.powf(*v) } else { *v });
+    let (x_label, y_label) = (label(log_x), label(log_y));
+    svg(&series_alt(title, x_desc, series, unit), |root, overlay| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, ("sans-serif", CAPTION_FONT))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x.0..x.1, y.0..y.1)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .label_style(("sans-serif", TICK_FONT))
+            .axis_desc_style(("sans-serif", AXIS_FONT))
+            .x_desc(x_desc)
+            .y_desc(unit)
+            .x_label_formatter(&x_label)
+            .y_label_formatter(&y_label)
+            .draw()
+            .map_err(err)?;
+        overlay.plot_area(chart.plotting_area().get_pixel_range());
+        for s in &drawn {
+            draw_line(&mut chart, s)?;
+        }
+        curve_marks(&chart, overlay, &drawn, unit, log_y);
+        Ok(())
+    })
+    .map(Some)
+}
+
+/// A [`curve`]'s points as marks with tooltips and legend entries, and each series' best point
+/// labelled with its value (undone from log10 where the y axis is logarithmic).
+fn curve_marks<X: Ranged<ValueType = f64>, Y: Ranged<ValueType = f64>>(
+    chart: &ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    overlay: &mut Overlay,
+    series: &[Series],
+    unit: &str,
+    log_y: bool,
+) {
+    let mut placed = 0;
+    for s in series {
+        let c = colour(s.colour);
+        for (i, p) in s.points.iter().enumerate() {
+            overlay.marker(chart.backend_coord(p), s.marker, c, &s.tip(i));
+        }
+        overlay.legend(Key::Marker(c, s.marker), s.name.clone());
+        let best = s.points.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some(p) = best.filter(|_| placed < LABELS) {
+            let value = if log_y { 10f64.powf(p.1) } else { p.1 };
+            let text = format!("{}: {} {unit}", s.name, sig3(value));
+            if overlay.label(chart.backend_coord(p), &text) {
+                placed += 1;
+            }
+        }
+    }
+}
+
+/// The range of finite `values` widened by a tenth of its span on each side (by one where
+/// the span is zero), kept inside what an axis can show; `None` when there are none.
+fn padded(values: &[f64]) -> Option<(f64, f64)> {
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !(lo.is_finite() && hi.is_finite()) {
+        return None;
+    }
+    let pad = if hi > lo { (hi - lo) / 10.0 } else { 1.0 };
+    let bound = |v: f64| v.clamp(-f64::MAX / 4.0, f64::MAX / 4.0);
+    Some((bound(lo - pad), bound(hi + pad)))
+}
+
 /// Throughput per window over time for the sustained run, with the best window marked.
 pub fn timeline(series: &[Series], unit: &str) -> Result<Option<String>, ReportError> {
     let points: Vec<(f64, f64)> = series

@@ -1,11 +1,10 @@
-//! What the charts draw, extracted from result documents by suite and parameter conventions:
-//! stream kernels, compute peaks, matmul shapes and roofline points (placed by FLOP per byte of
-//! their declared work), transfer paths by size with their fitted models, latency samples and
-//! the sustained series.
+//! What the charts draw, extracted from result documents by role, metric and chart hint (the
+//! hint a result declares, or for files written before hints, the one
+//! [`gpubench_results::chart::legacy_hint`] infers): stream kernels, compute peaks, matmul
+//! shapes and roofline points (placed by FLOP per byte of their declared work), transfer paths
+//! by size with their fitted models, latency samples and the sustained series.
 
-use gpubench_results::suite_names::{
-    COMPUTE, MATMUL, MEMORY, ROOFLINE, STREAM, SUSTAINED, TRANSFER,
-};
+use gpubench_results::chart::{ChartHint, Roof, group, hint_of};
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 /// A named line or point set.
@@ -106,11 +105,11 @@ pub struct Ceilings {
     pub compute_gflops: Option<f64>,
     /// Which result gave it.
     pub compute_from: String,
-    /// Best measured f16 compute (the compute suite's f16 peak), GFLOP/s.
+    /// Best measured f16 compute (the best f16 ceiling-candidate peak), GFLOP/s.
     pub compute_f16_gflops: Option<f64>,
     /// Which result gave it.
     pub compute_f16_from: String,
-    /// Best measured f64 compute (the compute suite's f64 peak), GFLOP/s.
+    /// Best measured f64 compute (the best f64 ceiling-candidate peak), GFLOP/s.
     pub compute_f64_gflops: Option<f64>,
     /// Which result gave it.
     pub compute_f64_from: String,
@@ -157,6 +156,26 @@ fn param_f64(r: &BenchResult, key: &str) -> Option<f64> {
     r.params.get(key).and_then(serde_json::Value::as_f64)
 }
 
+/// Whether `r`'s chart hint puts it in the chart group `name`.
+pub fn in_group(r: &BenchResult, name: &str) -> bool {
+    hint_of(r).is_some_and(|h| h.group() == Some(name))
+}
+
+/// Whether `r`'s chart hint makes it a roofline ceiling candidate.
+fn ceiling_candidate(r: &BenchResult) -> bool {
+    hint_of(r).is_some_and(|h| h.roof() == Some(&Roof::Ceiling))
+}
+
+/// The curve hint's x parameter and series parameter of `r`, when it is in curve group `name`.
+fn curve_keys(r: &BenchResult, name: &str) -> Option<(String, Option<String>)> {
+    match hint_of(r)?.into_owned() {
+        ChartHint::Curve {
+            group, x, series, ..
+        } if group == name => Some((x, series)),
+        _ => None,
+    }
+}
+
 /// The id without its suite prefix.
 pub fn short_id(r: &BenchResult) -> String {
     r.id.strip_prefix(&format!("{}/", r.suite))
@@ -172,10 +191,11 @@ pub fn intensity(r: &BenchResult) -> Option<f64> {
     })
 }
 
-/// The roofline suite's own ceilings when it ran; otherwise the bandwidth ceiling from the best
-/// stream kernel (not the copy engine, not the host) and the compute ceiling from the best f32
-/// peak. The f16 roof is the compute suite's best f16 peak, when it ran, and the f64 roof its
-/// best f64 peak.
+/// The run's ceiling rows (roles `bandwidth-ceiling` and `compute-ceiling`) when it has them;
+/// otherwise the bandwidth ceiling from the best ceiling-candidate kernel (not the copy engine,
+/// not the host) and the compute ceiling from the best f32 candidate peak, else the best point
+/// of the roofline sweep. The f16 roof is the best f16 candidate peak, when one ran, and the
+/// f64 roof the best f64 one.
 pub fn ceilings(doc: &RunDocument) -> Ceilings {
     let best = |pick: &dyn Fn(&BenchResult) -> bool| {
         doc.results
@@ -186,9 +206,9 @@ pub fn ceilings(doc: &RunDocument) -> Ceilings {
     };
     let peak_of = |precision: &str| {
         best(&|r| {
-            r.suite == COMPUTE
-                && r.metric == MetricKind::Throughput
+            r.metric == MetricKind::Throughput
                 && param_str(r, "precision") == Some(precision)
+                && ceiling_candidate(r)
         })
     };
     let (f16, f64) = (peak_of("f16"), peak_of("f64"));
@@ -225,17 +245,20 @@ fn measured_ceilings(
             ..Ceilings::default()
         };
     }
-    let bandwidth =
-        best(&|r| r.suite == STREAM && r.metric == MetricKind::Bandwidth && r.role == Role::Kernel);
+    let bandwidth = best(&|r| {
+        r.metric == MetricKind::Bandwidth && r.role == Role::Kernel && ceiling_candidate(r)
+    });
     // The f32 roof: f32 peaks (or a peak that names no precision), never f16, f64 or bf16.
     let compute = best(&|r| {
-        r.suite == COMPUTE
-            && r.metric == MetricKind::Throughput
+        r.metric == MetricKind::Throughput
             && param_str(r, "precision").is_none_or(|p| p == "f32")
+            && ceiling_candidate(r)
     });
     let compute = compute.or_else(|| {
         best(&|r| {
-            r.suite == ROOFLINE && r.metric == MetricKind::Throughput && r.role == Role::Kernel
+            r.metric == MetricKind::Throughput
+                && r.role == Role::Kernel
+                && matches!(hint_of(r).as_deref(), Some(ChartHint::Roofline { .. }))
         })
     });
     Ceilings {
@@ -303,7 +326,8 @@ fn sig3(v: f64) -> String {
     crate::numbers::sig3(v)
 }
 
-/// Roofline sweep points and matmul points by precision, x = FLOP/byte, y = GFLOP/s.
+/// The roofline's points (sweep points and products by precision, as their hints name the
+/// series), x = FLOP/byte, y = GFLOP/s.
 pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
     let mut series: Vec<Series> = Vec::new();
     for r in doc
@@ -311,14 +335,13 @@ pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
         .iter()
         .filter(|r| r.metric == MetricKind::Throughput && r.role == Role::Kernel)
     {
-        let name = match r.suite.as_str() {
-            ROOFLINE => "roofline sweep".to_string(),
-            // f16 data summed in f32 runs its arithmetic in f32: the f32 roof bounds it.
-            MATMUL => match (param_str(r, "precision"), param_str(r, "accumulation")) {
-                (Some("f16"), Some("f32")) => "matmul f16 (f32 sums)".to_string(),
-                (precision, _) => format!("matmul {}", precision.unwrap_or("")),
+        let name = match hint_of(r).as_deref() {
+            Some(ChartHint::Roofline { series }) => series.clone(),
+            Some(hint) => match hint.roof() {
+                Some(Roof::Point { series }) => series.clone(),
+                _ => continue,
             },
-            _ => continue,
+            None => continue,
         };
         let (Some(x), Some(y)) = (intensity(r), ok(r)) else {
             continue;
@@ -331,16 +354,20 @@ pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
     series
 }
 
-/// Bandwidth against size per transfer path, and each path's fitted model
+/// Bandwidth against size per transfer path (the rows of the transfer-sizes curves, by their
+/// x and series parameters), and each path's fitted model from its derived rows
 /// (path, fixed cost in us, asymptotic GB/s).
 pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
     let mut series: Vec<Series> = Vec::new();
     let mut models = Vec::new();
-    for r in doc.results.iter().filter(|r| r.suite == TRANSFER) {
-        let Some(path) = param_str(r, "path") else {
+    for r in &doc.results {
+        let Some((x, series_key)) = curve_keys(r, group::TRANSFER_SIZES) else {
             continue;
         };
-        if r.params.contains_key("fit") {
+        let Some(path) = series_key.as_deref().and_then(|k| param_str(r, k)) else {
+            continue;
+        };
+        if r.role == Role::Derived {
             let fixed = r.extra.get("fixed_us").and_then(serde_json::Value::as_f64);
             let gbs = r
                 .extra
@@ -355,8 +382,7 @@ pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
             }
             continue;
         }
-        let (Some(bytes), Some(y), MetricKind::Bandwidth) =
-            (param_f64(r, "bytes"), ok(r), r.metric)
+        let (Some(bytes), Some(y), MetricKind::Bandwidth) = (param_f64(r, &x), ok(r), r.metric)
         else {
             continue;
         };
@@ -439,7 +465,7 @@ pub fn stream_sweep(doc: &RunDocument) -> Vec<Series> {
     for r in doc
         .results
         .iter()
-        .filter(|r| r.suite == STREAM && r.role != Role::HostReference)
+        .filter(|r| r.role != Role::HostReference && in_group(r, group::STREAM_KERNELS))
     {
         let (Some(kernel), Some(bytes), Some(y)) =
             (param_str(r, "kernel"), param_f64(r, "array_bytes"), ok(r))
@@ -455,8 +481,9 @@ pub fn stream_sweep(doc: &RunDocument) -> Vec<Series> {
     series
 }
 
-/// The memory suite's `kernel` rows (`read` or `chase`) of every file, one series per file
-/// (named by file when several), by working set: the bandwidth or latency curve.
+/// The working-set curves' kernel rows whose series is `kernel` (`read` or `chase`) of every
+/// file, one series per file (named by file when several), by working set (the hint's x): the
+/// bandwidth or latency curve.
 pub fn memory_sweep(files: &[(String, &RunDocument)], kernel: &str) -> Vec<Series> {
     let several = files.len() > 1;
     let mut series = Vec::new();
@@ -468,10 +495,14 @@ pub fn memory_sweep(files: &[(String, &RunDocument)], kernel: &str) -> Vec<Serie
         };
         let mut s = Series::new(name, i);
         s.marker = i;
-        for r in doc.results.iter().filter(|r| {
-            r.suite == MEMORY && r.role == Role::Kernel && param_str(r, "kernel") == Some(kernel)
-        }) {
-            if let (Some(bytes), Some(y)) = (param_f64(r, "working_set_bytes"), ok(r)) {
+        for r in doc.results.iter().filter(|r| r.role == Role::Kernel) {
+            let Some((x, Some(key))) = curve_keys(r, group::WORKING_SET) else {
+                continue;
+            };
+            if param_str(r, &key) != Some(kernel) {
+                continue;
+            }
+            if let (Some(bytes), Some(y)) = (param_f64(r, &x), ok(r)) {
                 s.push((bytes, y), tip(r));
             }
         }
@@ -487,7 +518,11 @@ pub fn memory_sweep(files: &[(String, &RunDocument)], kernel: &str) -> Vec<Serie
 pub fn stream_bars(doc: &RunDocument) -> Vec<StreamBar> {
     let largest = |r: &BenchResult| param_f64(r, "array_bytes").unwrap_or(0.0);
     let mut bars: Vec<(StreamBar, f64)> = Vec::new();
-    for r in doc.results.iter().filter(|r| r.suite == STREAM) {
+    for r in doc
+        .results
+        .iter()
+        .filter(|r| in_group(r, group::STREAM_KERNELS))
+    {
         let Some(bar) = bar(r) else { continue };
         let row = StreamBar {
             label: param_str(r, "kernel").map_or_else(|| short_id(r), str::to_string),
@@ -589,7 +624,8 @@ pub fn sustained(doc: &RunDocument) -> (Vec<Series>, String) {
     let series = doc
         .results
         .iter()
-        .filter(|r| r.suite == SUSTAINED && r.status == Status::Ok)
+        .filter(|r| r.status == Status::Ok)
+        .filter(|r| matches!(hint_of(r).as_deref(), Some(ChartHint::Windows)))
         .map(|r| {
             unit = r.unit.clone();
             let window = r
@@ -638,7 +674,7 @@ mod tests {
         let copies: Vec<BenchResult> = doc
             .results
             .iter()
-            .filter(|r| r.suite == TRANSFER && !r.params.contains_key("fit"))
+            .filter(|r| r.suite == "transfer" && !r.params.contains_key("fit"))
             .filter(|r| param_str(r, "path") == Some("h2d-mapped-staging"))
             .map(|r| {
                 let mut row = as_path(r, "h2d-staging-copy");

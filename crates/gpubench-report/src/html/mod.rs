@@ -1,8 +1,10 @@
 //! The HTML report: one self-contained page (inline CSS and SVG, no scripts, no network) with
 //! the machine summary, the roofline, the compute peaks and matmul shapes, transfer bandwidth
-//! against size, launch latency, stream bars, cross-card bars when several files are given, the
-//! sustained timeline, the telemetry panel where the run sampled telemetry, and every failed
-//! or skipped result with its reason.
+//! against size, the charts any other suite's results ask for by their chart hints ([`hinted`]),
+//! launch latency, stream bars, cross-card bars when several files are given, the sustained
+//! timeline, the telemetry panel where the run sampled telemetry, and every failed or skipped
+//! result with its reason. Rows are chosen by role, metric and chart hint, never by suite name
+//! (files written before hints get theirs from `gpubench_results::chart::legacy_hint`).
 //!
 //! Where several files are given, what users set side by side shares one chart with a colour
 //! per file: the roofline, compute, matmul, stream and transfer charts. Every chart scales to
@@ -12,6 +14,7 @@ pub mod bars;
 pub mod charts;
 pub mod data;
 mod fleet;
+pub mod hinted;
 pub mod histogram;
 pub mod overlay;
 pub mod roofline;
@@ -42,6 +45,7 @@ pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError>
             stream_section(&mut body, "", &[(label.clone(), doc)])?;
             memory_section(&mut body, "", &[(label.clone(), doc)])?;
             transfer_section(&mut body, "", &[(label.clone(), doc)])?;
+            hinted_sections(&mut body, "", &[(label.clone(), doc)])?;
             latency_sections(&mut body, "", doc)?;
             per_file_sections(&mut body, "", doc)?;
         }
@@ -68,6 +72,7 @@ fn several_files(body: &mut String, labelled: &[(String, RunDocument)]) -> Resul
     transfer_section(body, " (every file)", &files)?;
     stream_section(body, " (every file)", &files)?;
     memory_section(body, " (every file)", &files)?;
+    hinted_sections(body, " (every file)", &files)?;
     body.push_str(&verdicts::section(labelled));
     fleet::cross_card_sections(body, labelled, &docs)?;
     for (label, doc) in labelled {
@@ -180,6 +185,17 @@ fn memory_section(
         );
     }
     Ok(())
+}
+
+/// The charts of results whose chart hints name groups without a layout of their own (any
+/// suite's, the report naming none): their bars, curves and timelines.
+fn hinted_sections(
+    body: &mut String,
+    title: &str,
+    files: &[(String, &RunDocument)],
+) -> Result<(), ReportError> {
+    suite_bars::hinted_sections(body, title, files)?;
+    hinted::sections(body, title, files)
 }
 
 /// Launch round-trip histograms.

@@ -1,12 +1,14 @@
-//! Bar charts of the compute and matmul suites: the compute peaks grouped by type, then width
-//! (`f32 scalar`, `f32 vec2`, ..., `f16 vec4`), and one chart per matmul precision (`f32`,
-//! `f16`, `f16-coop`) with a group of bars per shape, smallest first. Several files share each
-//! chart, a colour per file.
+//! Bar charts of the results whose chart hint asks for bars: the peaks (hint group `peaks`)
+//! grouped by type, then width (`f32 scalar`, `f32 vec2`, ..., `f16 vec4`), one chart per
+//! matmul precision (group `matmul-shapes`: `f32`, `f16`, `f16-coop`) with a group of bars per
+//! shape, smallest first, and a chart per any other group of bars, named by the hint's label
+//! parameters and ordered by its order parameters. Several files share each chart, a colour
+//! per file.
 //!
 //! A result that is not ok has no number, and a bar of zero would read as a measurement: such
 //! results are left out of the chart and listed under it with their status and reason.
 
-use gpubench_results::suite_names::{COMPUTE, MATMUL};
+use gpubench_results::chart::{ChartHint, group, hint_of};
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 use super::bars::{Panel, common_legend, draw_panel};
@@ -111,15 +113,16 @@ fn param<'a>(r: &'a BenchResult, key: &str) -> Option<&'a str> {
     r.params.get(key).and_then(|v| v.as_str())
 }
 
-fn is_kernel_throughput(r: &BenchResult, suite: &str) -> bool {
-    r.suite == suite && r.metric == MetricKind::Throughput && r.role == Role::Kernel
+/// Whether `r` is a kernel's `metric` in the bars group `name`.
+fn is_kernel_in(r: &BenchResult, metric: MetricKind, name: &str) -> bool {
+    r.metric == metric && r.role == Role::Kernel && data::in_group(r, name)
 }
 
 /// A compute peak's place: by precision (f32, f16, then others), then width (scalar, vec2,
 /// vec4, then others); named `f32 vec4` (with the kernel's name first when it is not the FMA
 /// peak).
 fn compute_place(r: &BenchResult) -> Option<(Rank, String)> {
-    if !is_kernel_throughput(r, COMPUTE) {
+    if !is_kernel_in(r, MetricKind::Throughput, group::PEAKS) {
         return None;
     }
     let (Some(precision), Some(form)) = (param(r, "precision"), param(r, "form")) else {
@@ -146,8 +149,7 @@ pub fn compute(files: &[(String, &RunDocument)]) -> Grouped {
 /// An integer compute peak's place: by type (i32, u32, i64, i16, then the dot products' i8 and
 /// u8), then form (scalar, vec4, packed); named `i32 vec4`, or `dot i8 packed`.
 fn compute_int_place(r: &BenchResult) -> Option<(Rank, String)> {
-    let int = r.suite == COMPUTE && r.metric == MetricKind::IntThroughput && r.role == Role::Kernel;
-    if !int {
+    if !is_kernel_in(r, MetricKind::IntThroughput, group::PEAKS) {
         return None;
     }
     let (Some(ty), Some(form)) = (param(r, "type"), param(r, "form")) else {
@@ -172,7 +174,7 @@ pub fn compute_int(files: &[(String, &RunDocument)]) -> Grouped {
 
 /// A matmul result's precision group: the id's second part (`f32`, `f16`, `f16-coop`).
 fn matmul_group(r: &BenchResult) -> Option<&str> {
-    is_kernel_throughput(r, MATMUL)
+    is_kernel_in(r, MetricKind::Throughput, group::MATMUL_SHAPES)
         .then(|| r.id.split('/').nth(1))
         .flatten()
 }
@@ -208,6 +210,86 @@ pub fn matmul(files: &[(String, &RunDocument)]) -> Vec<(String, Grouped)> {
             (group, g)
         })
         .collect()
+}
+
+/// The bars hint of `r` when its group has no layout of its own: (group, label parameters,
+/// order parameters).
+fn other_bars(r: &BenchResult) -> Option<(String, Vec<String>, Vec<String>)> {
+    match hint_of(r)?.into_owned() {
+        ChartHint::Bars {
+            group: name,
+            label,
+            order,
+            ..
+        } if !group::LAID_OUT.contains(&name.as_str()) => Some((name, label, order)),
+        _ => None,
+    }
+}
+
+/// A bar's place by its hint: named by the `label` parameters' values (the id without its
+/// suite when one is missing), ranked by the first three `order` parameters, smallest first
+/// (a missing one last).
+fn hinted_place(r: &BenchResult, label: &[String], order: &[String]) -> (Rank, String) {
+    let texts: Option<Vec<String>> = label
+        .iter()
+        .map(|k| {
+            let v = r.params.get(k)?;
+            Some(v.as_str().map_or_else(|| v.to_string(), str::to_string))
+        })
+        .collect();
+    let name = texts
+        .filter(|t| !t.is_empty())
+        .map_or_else(|| data::short_id(r), |t| t.join(" "));
+    let key = |i: usize| {
+        order.get(i).map_or(0, |k| {
+            let v = r.params.get(k).and_then(serde_json::Value::as_f64);
+            v.map_or(u64::MAX, |v| v.max(0.0).to_bits())
+        })
+    };
+    ((key(0), key(1), key(2)), name)
+}
+
+/// Every other group of bars of every file (see [`other_bars`]), in first-seen order, each
+/// with its unit (the first row's).
+pub fn hinted(files: &[(String, &RunDocument)]) -> Vec<(String, String, Grouped)> {
+    let mut groups: Vec<(String, String)> = Vec::new();
+    for r in files.iter().flat_map(|(_, d)| &d.results) {
+        if let Some((name, _, _)) = other_bars(r)
+            && !groups.iter().any(|(g, _)| *g == name)
+        {
+            groups.push((name, r.unit.clone()));
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(name, unit)| {
+            let pick = |r: &BenchResult| {
+                let (g, label, order) = other_bars(r)?;
+                (g == name).then(|| hinted_place(r, &label, &order))
+            };
+            let g = gather(files, &pick);
+            (name, unit, g)
+        })
+        .collect()
+}
+
+/// A section per other group of bars (see [`hinted`]), titled by the group.
+pub fn hinted_sections(
+    body: &mut String,
+    title: &str,
+    files: &[(String, &RunDocument)],
+) -> Result<(), ReportError> {
+    let members: Vec<String> = files.iter().map(|(l, _)| l.clone()).collect();
+    for (name, unit, g) in hinted(files) {
+        sections(
+            body,
+            &format!("{name}{title}"),
+            &g,
+            "A bar per result, as its suite's chart hint names and orders them: the median with its 95% interval.",
+            &|part| chart(&name, &unit, part, &members, None),
+        )?;
+    }
+    Ok(())
 }
 
 /// One chart of `g` (bars coloured per file, or per `colour_of` category for one file), or

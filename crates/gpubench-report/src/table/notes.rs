@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use gpubench_results::RunDocument;
-use gpubench_results::warnings::{WarningKind, WarningRecord};
+use gpubench_results::warnings::{Presentation, WarningKind, WarningRecord};
 
 /// Worst cases named per kind.
 const WORST: usize = 3;
@@ -55,9 +55,12 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
     let mut grouped: Vec<(WarningKind, Vec<(&str, &WarningRecord)>)> = kinds.into_iter().collect();
     grouped.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     for (kind, mut cases) in grouped {
+        // The records of one kind share its presentation (the suite that owns it wrote them).
+        let shown = cases.first().and_then(|(_, w)| w.presentation());
+        let worst_is_lowest = shown.as_ref().is_some_and(|p| p.worst_is_lowest);
         cases.sort_by(|a, b| {
             let (x, y) = (a.1.figure.unwrap_or(0.0), b.1.figure.unwrap_or(0.0));
-            if kind.worst_is_lowest() {
+            if worst_is_lowest {
                 x.total_cmp(&y)
             } else {
                 y.total_cmp(&x)
@@ -66,12 +69,12 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
         let worst: Vec<String> = cases
             .iter()
             .take(WORST)
-            .map(|(id, warning)| case(kind, id, warning))
+            .map(|(id, warning)| case(shown.as_ref(), id, warning))
             .collect();
         lines.push(format!(
             "  {:>3} x {}: {}{}",
             cases.len(),
-            label(kind),
+            label(kind, shown.as_ref()),
             worst.join(", "),
             if cases.len() > WORST { ", ..." } else { "" }
         ));
@@ -79,22 +82,22 @@ pub fn warning_lines(doc: &RunDocument, verbose: bool) -> Vec<String> {
     lines
 }
 
-/// A kind's label in the grouped notes; a kind this gpubench does not know says so.
-fn label(kind: WarningKind) -> String {
-    if kind.is_known() {
-        kind.label().to_string()
-    } else {
-        format!("{} (a kind unknown to this gpubench)", kind.label())
+/// A kind's label in the grouped notes; a kind nothing here can present (a newer gpubench's)
+/// says so.
+fn label(kind: WarningKind, shown: Option<&Presentation>) -> String {
+    match shown {
+        Some(shown) => shown.label.clone(),
+        None => format!("{} (a kind unknown to this gpubench)", kind.name()),
     }
 }
 
-/// One case of a group: the result and its figure. A kind this gpubench does not know has no
+/// One case of a group: the result and its figure. A kind nothing here can present has no
 /// label to explain it and no known unit for its figure, so its own message goes instead.
-fn case(kind: WarningKind, id: &str, warning: &WarningRecord) -> String {
-    match warning.figure {
-        _ if !kind.is_known() => format!("{id} ({})", warning.message),
-        Some(figure) => format!("{id} ({})", kind.show_figure(figure)),
-        None => id.to_string(),
+fn case(shown: Option<&Presentation>, id: &str, warning: &WarningRecord) -> String {
+    match (shown, warning.figure) {
+        (None, _) => format!("{id} ({})", warning.message),
+        (Some(shown), Some(figure)) => format!("{id} ({})", shown.unit.show(figure)),
+        (Some(_), None) => id.to_string(),
     }
 }
 
@@ -102,7 +105,7 @@ fn case(kind: WarningKind, id: &str, warning: &WarningRecord) -> String {
 mod tests {
     use super::*;
     use gpubench_baseline::testing::doc_with;
-    use gpubench_results::warnings::Warning;
+    use gpubench_results::warnings::{FigureUnit, OwnedKind, Warning};
 
     fn doc(warnings: &[(&str, WarningRecord)]) -> RunDocument {
         let mut doc = doc_with("Card", false);
@@ -116,6 +119,9 @@ mod tests {
         }
         doc
     }
+
+    const SLOWDOWN: OwnedKind =
+        OwnedKind::new("slowdown", "the run slowed down", FigureUnit::Percent, true);
 
     fn variation(cv: f64) -> WarningRecord {
         Warning::HighVariation { cv, target: 0.05 }.record()
@@ -133,11 +139,7 @@ mod tests {
             ("g", Warning::ShortSamples { median_us: 20.0 }.record()),
             (
                 "h",
-                WarningRecord {
-                    kind: WarningKind::Other,
-                    message: "a warning from an old file".into(),
-                    figure: None,
-                },
+                WarningRecord::new(WarningKind::Other, "a warning from an old file", None),
             ),
             (
                 "i",
@@ -147,11 +149,13 @@ mod tests {
                     Some(40.0),
                 ),
             ),
+            ("j", SLOWDOWN.record("slower by the end", Some(12.34))),
+            ("k", SLOWDOWN.record("slower by the end", Some(3.0))),
         ]);
         let lines = warning_lines(&d, false);
-        assert_eq!(lines.len(), 6, "{lines:?}");
+        assert_eq!(lines.len(), 7, "{lines:?}");
         assert!(
-            lines[0].starts_with("warnings: 9 on 9 results"),
+            lines[0].starts_with("warnings: 11 on 11 results"),
             "{}",
             lines[0]
         );
@@ -163,14 +167,18 @@ mod tests {
             lines[2],
             "    2 x samples are short: g (20.0 us), f (80.0 us)"
         );
-        assert_eq!(lines[3], "    1 x samples are outliers: e (3)");
-        assert_eq!(lines[4], "    1 x other: h");
         assert_eq!(
-            lines[5],
+            lines[3], "    2 x the run slowed down: k (3.0%), j (12.3%)",
+            "a suite's own kind, shown as its records say, lowest worst"
+        );
+        assert_eq!(lines[4], "    1 x samples are outliers: e (3)");
+        assert_eq!(lines[5], "    1 x other: h");
+        assert_eq!(
+            lines[6],
             "    1 x power-capped (a kind unknown to this gpubench): i (the board hit its power cap)"
         );
         let all = warning_lines(&d, true);
-        assert_eq!(all.len(), 9);
+        assert_eq!(all.len(), 11);
         assert!(all[1].starts_with("warning: b: high variation (cv 31.2%"));
         assert_eq!(
             all[8],

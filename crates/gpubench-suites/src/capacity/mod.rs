@@ -15,12 +15,29 @@ use gpubench_harness::{
 };
 use gpubench_results::stats;
 use gpubench_results::units::{GIB, MIB, format_size};
-use gpubench_results::warnings::{WarningKind, WarningRecord};
+use gpubench_results::warnings::{FigureUnit, OwnedKind};
 
 use gpubench_engine::options::parse_size_value;
 use gpubench_engine::{Arity, OptionSpec};
 use gpubench_engine::{Benchmarks, BuildContext, Suite, SuiteOptions};
 use gpubench_engine::{Included, SuiteInfo};
+
+/// This suite's warning: less memory could be allocated than the adapter reports; figure: the
+/// bytes allocated.
+pub const ALLOCATION_BELOW_LIMIT: OwnedKind = OwnedKind::new(
+    "allocation-below-limit",
+    "less could be allocated than reported",
+    FigureUnit::Bytes,
+    false,
+);
+
+/// This suite's note on the total-allocation probe: what stopped it.
+pub const CAPACITY_STOPPED: OwnedKind = OwnedKind::new(
+    "capacity-stopped",
+    "capacity probe stopped",
+    FigureUnit::Count,
+    false,
+);
 
 /// The capacity suite's option: the upper bound of the total-allocation probe.
 pub const CAPACITY_CAP: OptionSpec = OptionSpec {
@@ -249,8 +266,7 @@ fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> BenchResult 
             .insert("size".into(), format_size(probe.bytes).into());
         r.extra.insert("attempts".into(), probe.attempts.into());
         if probe.bytes < max_buffer / 4 * 4 {
-            r.warnings.push(WarningRecord::new(
-                WarningKind::AllocationBelowLimit,
+            r.warnings.push(ALLOCATION_BELOW_LIMIT.record(
                 format!(
                     "the adapter reports max_buffer_size {} but only {} could be allocated",
                     format_size(max_buffer),
@@ -299,11 +315,8 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     r.params.insert("chunk".into(), format_size(chunk).into());
     r.extra.insert("chunks".into(), total.chunks.into());
     if total.bytes > 0 {
-        r.warnings.push(WarningRecord::new(
-            WarningKind::CapacityStopped,
-            format!("stopped by {}", total.stopped_by),
-            None,
-        ));
+        r.warnings
+            .push(CAPACITY_STOPPED.record(format!("stopped by {}", total.stopped_by), None));
     }
     r.extra.insert("stopped_by".into(), total.stopped_by.into());
     r
@@ -330,7 +343,7 @@ mod tests {
         assert_eq!(r.params["chunk"], "256MiB");
         assert_eq!(r.extra["chunks"], 8);
         assert_eq!(r.warnings.len(), 1);
-        assert_eq!(r.warnings[0].kind, WarningKind::CapacityStopped);
+        assert_eq!(r.warnings[0].kind, CAPACITY_STOPPED.kind());
         assert_eq!(r.warnings[0].message, "stopped by the cap of 4GiB");
 
         let refused = Total {

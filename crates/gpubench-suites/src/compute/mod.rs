@@ -64,6 +64,21 @@ impl Suite for ComputeSuite {
         benches.push(KernelBench::boxed(types::BF16));
         Ok(benches)
     }
+
+    /// Every peak is a bar by precision and width, and a compute ceiling candidate.
+    fn chart_hint(
+        &self,
+        _result: &gpubench_harness::BenchResult,
+    ) -> Option<gpubench_results::ChartHint> {
+        use gpubench_results::chart::{ChartHint, Roof, group};
+        let label = ["kernel", "precision", "form"];
+        Some(ChartHint::bars(
+            group::PEAKS,
+            &label,
+            &[],
+            Some(Roof::Ceiling),
+        ))
+    }
 }
 
 /// Every kernel of the compute suite over one grid, in report order: f32 and f16 in every form,

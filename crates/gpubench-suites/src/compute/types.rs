@@ -27,7 +27,7 @@ use gpubench_harness::{
 };
 
 use gpubench_harness::kit::fma::grid::PeakGrid;
-use gpubench_harness::kit::fma::{FmaDispatch, STEPS, UNROLL};
+use gpubench_harness::kit::fma::{FmaDispatch, STEPS, chain_params, chain_shader};
 use gpubench_harness::kit::gpu::SpecialisedShader;
 use gpubench_harness::kit::verify::{Checker, Tolerance};
 
@@ -234,6 +234,14 @@ fn invocations(grid: &PeakGrid) -> u32 {
     u32::try_from(grid.invocations()).unwrap_or(u32::MAX)
 }
 
+/// What one dispatch over `grid` does: [`STEPS`] steps of each of the [`CHAINS`] chains of every
+/// invocation, `ops_per_step` integer operations each, and one word written per invocation.
+fn chain_work(grid: &PeakGrid, ops_per_step: u64) -> Work {
+    let invocations = u64::from(invocations(grid));
+    let steps = invocations * u64::from(CHAINS) * u64::from(STEPS);
+    Work::int_ops(ops_per_step * steps).with_bytes(0, invocations * 4)
+}
+
 fn grid_support(ctx: &GpuContext, grid: &PeakGrid) -> Result<(), String> {
     let (x, y) = grid.workgroups;
     if x.max(y) > ctx.limits.max_compute_workgroups_per_dimension {
@@ -273,6 +281,36 @@ pub struct IntState {
     expected: Vec<Option<u32>>,
 }
 
+impl IntState {
+    /// `shader` over `grid`, its uniform block the two words `first, second` (the integer
+    /// chains' multiplier and addend, the dot products' second operand), its output words
+    /// starting as the complements of `expected` (see [`complement_init`]).
+    fn new(
+        ctx: &GpuContext,
+        label: &str,
+        shader: &SpecialisedShader,
+        (first, second): (u32, u32),
+        grid: &PeakGrid,
+        expected: Vec<Option<u32>>,
+    ) -> Self {
+        let params = Params {
+            first,
+            second,
+            _pad: [0; 2],
+        };
+        let dispatch = FmaDispatch::with_output(
+            ctx,
+            label,
+            shader,
+            bytemuck::bytes_of(&params),
+            &[],
+            &complement_init(&expected),
+            grid.workgroups,
+        );
+        Self { dispatch, expected }
+    }
+}
+
 /// Peak integer multiply-add throughput of one type and form.
 pub struct IntPeak {
     ty: IntType,
@@ -292,11 +330,7 @@ impl IntPeak {
 
     /// The shader its pipeline compiles.
     pub fn shader(&self) -> Result<SpecialisedShader, String> {
-        Ok(SpecialisedShader {
-            source: self.ty.source()?,
-            entry: self.form.entry().to_string(),
-            constants: vec![("STEPS", f64::from(STEPS))],
-        })
+        Ok(chain_shader(self.ty.source()?, self.form.entry()))
     }
 }
 
@@ -304,7 +338,7 @@ impl Kernel for IntPeak {
     type State = IntState;
 
     fn info(&self) -> BenchmarkInfo {
-        BenchmarkInfo::new(
+        let info = BenchmarkInfo::new(
             self.id(),
             "compute",
             MetricKind::IntThroughput,
@@ -313,15 +347,8 @@ impl Kernel for IntPeak {
         .param("kernel", "int-peak")
         .param("type", self.ty.name())
         .param("form", self.form.name())
-        .param("chains_lanes_per_invocation", CHAINS)
-        .param("steps_per_chain", STEPS)
-        .param("steps_per_iteration", UNROLL)
-        .param("invocations", invocations(&self.grid))
-        .param(
-            "workgroups",
-            vec![self.grid.workgroups.0, self.grid.workgroups.1],
-        )
-        .param("grid_sizing", self.grid.sizing.as_str())
+        .param("chains_lanes_per_invocation", CHAINS);
+        chain_params(info, &self.grid)
     }
 
     fn required_features(&self) -> wgpu::Features {
@@ -337,27 +364,16 @@ impl Kernel for IntPeak {
         let expected: Vec<Option<u32>> = (0..invocations(&self.grid))
             .map(|id| Some(self.ty.expected_output(id, STEPS)))
             .collect();
-        let params = Params {
-            first: MAD_A,
-            second: MAD_B,
-            _pad: [0; 2],
-        };
-        let dispatch = FmaDispatch::with_output(
-            ctx,
-            &self.id(),
-            &shader,
-            bytemuck::bytes_of(&params),
-            &[],
-            &complement_init(&expected),
-            self.grid.workgroups,
-        );
-        Ok(IntState { dispatch, expected })
+        let params = (MAD_A, MAD_B);
+        let label = self.id();
+        Ok(IntState::new(
+            ctx, &label, &shader, params, &self.grid, expected,
+        ))
     }
 
     fn work(&self, _state: &IntState) -> Work {
-        let invocations = u64::from(invocations(&self.grid));
-        let mads = invocations * u64::from(CHAINS) * u64::from(STEPS);
-        Work::int_ops(2 * mads).with_bytes(0, invocations * 4)
+        // A multiply-add is two operations.
+        chain_work(&self.grid, 2)
     }
 
     fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
@@ -455,11 +471,7 @@ impl DotPeak {
 
     /// The shader its pipeline compiles.
     pub fn shader(&self) -> SpecialisedShader {
-        SpecialisedShader {
-            source: crate::compute::DOT_WGSL.to_string(),
-            entry: self.ty.entry().to_string(),
-            constants: vec![("STEPS", f64::from(STEPS))],
-        }
+        chain_shader(crate::compute::DOT_WGSL.to_string(), self.ty.entry())
     }
 }
 
@@ -468,7 +480,7 @@ impl Kernel for DotPeak {
 
     fn info(&self) -> BenchmarkInfo {
         let n = invocations(&self.grid);
-        BenchmarkInfo::new(
+        let info = BenchmarkInfo::new(
             self.id(),
             "compute",
             MetricKind::IntThroughput,
@@ -478,15 +490,8 @@ impl Kernel for DotPeak {
         .param("type", self.ty.name())
         .param("form", "packed")
         .param("chains_per_invocation", CHAINS)
-        .param("steps_per_chain", STEPS)
-        .param("steps_per_iteration", UNROLL)
-        .param("invocations", n)
-        .param("invocations_checked", dot_checked(n).len())
-        .param(
-            "workgroups",
-            vec![self.grid.workgroups.0, self.grid.workgroups.1],
-        )
-        .param("grid_sizing", self.grid.sizing.as_str())
+        .param("invocations_checked", dot_checked(n).len());
+        chain_params(info, &self.grid)
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
@@ -499,27 +504,20 @@ impl Kernel for DotPeak {
         for id in dot_checked(n) {
             expected[id as usize] = Some(self.ty.expected_output(id, STEPS));
         }
-        let params = Params {
-            first: DOT_W,
-            second: 0,
-            _pad: [0; 2],
-        };
-        let dispatch = FmaDispatch::with_output(
+        let (label, shader) = (self.id(), self.shader());
+        Ok(IntState::new(
             ctx,
-            &self.id(),
-            &self.shader(),
-            bytemuck::bytes_of(&params),
-            &[],
-            &complement_init(&expected),
-            self.grid.workgroups,
-        );
-        Ok(IntState { dispatch, expected })
+            &label,
+            &shader,
+            (DOT_W, 0),
+            &self.grid,
+            expected,
+        ))
     }
 
     fn work(&self, _state: &IntState) -> Work {
-        let invocations = u64::from(invocations(&self.grid));
-        let dots = invocations * u64::from(CHAINS) * u64::from(STEPS);
-        Work::int_ops(8 * dots).with_bytes(0, invocations * 4)
+        // Four products and four additions per step.
+        chain_work(&self.grid, 8)
     }
 
     fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
@@ -593,6 +591,7 @@ impl Kernel for Inexpressible {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpubench_harness::kit::fma::UNROLL;
 
     /// Steps every chain one multiply-add at a time, in `ty`'s width.
     fn replay_mad(ty: IntType, id: u32, steps: u32) -> u32 {

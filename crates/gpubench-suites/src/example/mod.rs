@@ -15,14 +15,14 @@ use gpubench_engine::{
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, SpecialisedShader, check_binding_fits, compute_pipeline, f32_bytes,
-    grid_workgroups, read_f32,
+    DispatchKernel, StrideGrid, check_binding_fits, compute_pipeline, f32_bytes, read_f32,
+    uniform_buffer,
 };
 use gpubench_harness::kit::inputs::exact_inputs;
 use gpubench_harness::kit::verify::{Tolerance, compare_f32};
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome, Profile,
-    SampleClock, Verification, Work,
+    BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome, Profile, SampleClock,
+    Verification, Work,
 };
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::{MIB, format_size};
@@ -77,8 +77,7 @@ impl Suite for ExampleSuite {
         _facts: AdapterFacts,
         _profile: Profile,
     ) -> Result<Vec<KernelForm>, String> {
-        let shader = SpecialisedShader::plain(WGSL, "scale_add");
-        Ok(vec![KernelForm::fixed("example/scale_add", shader)])
+        Ok(vec![KernelForm::plain("example", WGSL, "scale_add")])
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -87,6 +86,20 @@ impl Suite for ExampleSuite {
             bytes,
             seed: build.options.seed,
         })])
+    }
+
+    /// Its row is a bar of its own chart, named by its kernel.
+    fn chart_hint(
+        &self,
+        _result: &gpubench_harness::BenchResult,
+    ) -> Option<gpubench_results::ChartHint> {
+        use gpubench_results::ChartHint;
+        Some(ChartHint::bars(
+            "example",
+            &["kernel"],
+            &["array_bytes"],
+            None,
+        ))
     }
 }
 
@@ -114,16 +127,6 @@ pub struct ScaleAddState {
     _inputs: [wgpu::Buffer; 3],
 }
 
-/// The uniform block of `example.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    n: u32,
-    a: f32,
-    threads: u32,
-    pad: u32,
-}
-
 impl Kernel for ScaleAdd {
     type State = ScaleAddState;
 
@@ -143,33 +146,22 @@ impl Kernel for ScaleAdd {
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<ScaleAddState> {
-        let n = self.bytes / 4;
-        let workgroups = grid_workgroups(ctx, n, WORKGROUP, 1);
-        let threads = u64::from(workgroups) * u64::from(WORKGROUP);
-        let params = Params {
-            n: u32::try_from(n).map_err(|_| BenchError::Unsupported("array too long".into()))?,
-            a: A,
-            threads: u32::try_from(threads).unwrap_or(u32::MAX),
-            pad: 0,
-        };
+        let grid = StrideGrid::new(ctx, self.bytes / 4, WORKGROUP, 1)?;
+        // example.wgsl's uniform block: n, a, threads and padding.
+        let params = grid.params(A, 0);
         let mut rng = SplitMix64::new(self.seed);
-        let (x, y) = (
-            exact_inputs(&mut rng, n as usize),
-            exact_inputs(&mut rng, n as usize),
-        );
+        let n = grid.items as usize;
+        let (x, y) = (exact_inputs(&mut rng, n), exact_inputs(&mut rng, n));
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let uniform = ctx.buffer_with_data(
-            "example params",
-            bytemuck::bytes_of(&params),
-            wgpu::BufferUsages::UNIFORM,
-        );
+        let uniform = uniform_buffer(ctx, "example params", &params);
         let xs = ctx.buffer_with_data("example x", f32_bytes(&x), storage);
         let ys = ctx.buffer_with_data("example y", f32_bytes(&y), storage);
         // The output starts as something no answer is: an element left unwritten cannot pass.
         let z = ctx.buffer_with_data("example z", &vec![0u8; self.bytes as usize], storage);
         let pipeline = compute_pipeline(ctx, "example scale_add", WGSL, "scale_add");
         let bindings = [(0, &uniform), (1, &xs), (2, &ys), (3, &z)];
-        let dispatch = DispatchKernel::new(ctx, "scale_add", pipeline, &bindings, (workgroups, 1));
+        let grid = (grid.workgroups, 1);
+        let dispatch = DispatchKernel::new(ctx, "scale_add", pipeline, &bindings, grid);
         Ok(ScaleAddState {
             dispatch,
             z,

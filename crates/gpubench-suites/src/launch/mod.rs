@@ -65,7 +65,6 @@ use gpubench_engine::{Benchmarks, BuildContext, Suite};
 use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
-use gpubench_harness::kit::gpu::SpecialisedShader;
 
 /// launch.wgsl: the launch-overhead kernel, one invocation bumping a counter.
 pub const WGSL: &str = include_str!("launch.wgsl");
@@ -97,8 +96,7 @@ impl Suite for LaunchSuite {
         _facts: AdapterFacts,
         _profile: Profile,
     ) -> Result<Vec<KernelForm>, String> {
-        let shader = SpecialisedShader::plain(WGSL, "bump");
-        Ok(vec![KernelForm::fixed("launch/bump", shader)])
+        Ok(vec![KernelForm::plain("launch", WGSL, "bump")])
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {

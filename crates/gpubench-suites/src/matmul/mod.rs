@@ -177,6 +177,24 @@ impl Suite for MatmulSuite {
         derived.extend(small_m_bandwidth(results, earlier));
         derived
     }
+
+    /// Each product is a bar by shape and a point of the roofline by precision.
+    fn chart_hint(&self, result: &BenchResult) -> Option<gpubench_results::ChartHint> {
+        use gpubench_results::chart::{ChartHint, group, precision_point};
+        use gpubench_results::{MetricKind, Role};
+        if result.role != Role::Kernel || result.metric != MetricKind::Throughput {
+            return None;
+        }
+        let param = |key: &str| result.params.get(key).and_then(serde_json::Value::as_str);
+        let roof = precision_point("matmul", param("precision"), param("accumulation"));
+        let order = ["m", "n", "k"];
+        Some(ChartHint::bars(
+            group::MATMUL_SHAPES,
+            &["shape"],
+            &order,
+            Some(roof),
+        ))
+    }
 }
 
 /// The benchmarks for one product: the forced variant, or the tuned choice plus any variant

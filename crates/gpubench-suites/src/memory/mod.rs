@@ -230,6 +230,14 @@ impl Suite for MemorySuite {
     fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
         derive_levels(results, &host_data_caches())
     }
+
+    /// The read and chase sweeps are curves against the working set on log axes.
+    fn chart_hint(&self, result: &BenchResult) -> Option<gpubench_results::ChartHint> {
+        use gpubench_results::chart::{ChartHint, group};
+        let kernel = result.params.get("kernel").and_then(|k| k.as_str());
+        (result.role == gpubench_results::Role::Kernel && matches!(kernel, Some("read" | "chase")))
+            .then(|| ChartHint::log_curve(group::WORKING_SET, "working_set_bytes", "kernel"))
+    }
 }
 
 /// `kernel` as a benchmark whose result carries the plan's params.

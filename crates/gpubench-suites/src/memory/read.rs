@@ -15,7 +15,7 @@ use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32,
+    DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32, uniform_buffer,
 };
 use gpubench_harness::kit::inputs::exact_inputs;
 use gpubench_harness::kit::sizing::AdapterClass;
@@ -175,11 +175,7 @@ impl Kernel for WorkingSetRead {
             row: groups,
             _pad: 0,
         };
-        let uniform = ctx.buffer_with_data(
-            "memory read params",
-            bytemuck::bytes_of(&params),
-            wgpu::BufferUsages::UNIFORM,
-        );
+        let uniform = uniform_buffer(ctx, "memory read params", &params);
         let input = ctx.buffer_with_data(
             "memory working set",
             f32_bytes(&data),

@@ -311,6 +311,16 @@ impl Suite for RooflineSuite {
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
         derive_ceilings(results, earlier)
     }
+
+    /// Each measured kernel is a point of the roofline sweep.
+    fn chart_hint(&self, result: &BenchResult) -> Option<gpubench_results::ChartHint> {
+        use gpubench_results::{ChartHint, MetricKind, Role};
+        (result.role == Role::Kernel && result.metric == MetricKind::Throughput).then(|| {
+            ChartHint::Roofline {
+                series: "roofline sweep".into(),
+            }
+        })
+    }
 }
 
 /// The array size a result records (`array_bytes`).

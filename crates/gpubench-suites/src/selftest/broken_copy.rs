@@ -3,13 +3,12 @@
 //! the row has always had (`selftest/broken_copy/vec4-f32/<size>`).
 
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, compute_pipeline, f32_bytes, grid_workgroups, read_f32,
+    DispatchKernel, StrideGrid, compute_pipeline, f32_bytes, read_f32, uniform_buffer,
 };
 use gpubench_harness::kit::inputs::exact_inputs;
 use gpubench_harness::kit::verify::{Tolerance, compare_f32};
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification,
-    Work,
+    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
 };
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
@@ -18,16 +17,6 @@ use gpubench_results::units::format_size;
 const ENTRY: &str = "broken_copy";
 /// Invocations per workgroup, as `broken_copy` declares.
 const WORKGROUP: u32 = 256;
-
-/// The uniform block of `selftest.wgsl`.
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    n: u32,
-    scalar: f32,
-    threads: u32,
-    pad: u32,
-}
 
 /// A copy of `bytes` through the broken kernel.
 pub struct BrokenCopy {
@@ -69,22 +58,13 @@ impl Kernel for BrokenCopy {
     }
 
     fn setup(&self, ctx: &GpuContext) -> Outcome<BrokenCopyState> {
-        let n = self.bytes / 16;
-        let workgroups = grid_workgroups(ctx, n, WORKGROUP, 1);
-        let threads = u64::from(workgroups) * u64::from(WORKGROUP);
-        let params = Params {
-            n: u32::try_from(n).map_err(|_| BenchError::Unsupported("array too long".into()))?,
-            scalar: 0.0,
-            threads: u32::try_from(threads).unwrap_or(u32::MAX),
-            pad: 0,
-        };
-        let input = exact_inputs(&mut SplitMix64::new(self.seed), (n * 4) as usize);
+        let grid = StrideGrid::new(ctx, self.bytes / 16, WORKGROUP, 1)?;
+        // selftest.wgsl's uniform block: n, an unused scalar, threads and padding.
+        let params = grid.params(0.0, 0);
+        let floats = grid.items as usize * 4;
+        let input = exact_inputs(&mut SplitMix64::new(self.seed), floats);
         let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let params = ctx.buffer_with_data(
-            "broken copy params",
-            bytemuck::bytes_of(&params),
-            wgpu::BufferUsages::UNIFORM,
-        );
+        let params = uniform_buffer(ctx, "broken copy params", &params);
         let a = ctx.buffer_with_data("broken copy a", f32_bytes(&input), usage);
         // The output starts as something else: an element left unwritten cannot pass.
         let output = ctx.buffer_with_data("broken copy c", &vec![0u8; self.bytes as usize], usage);
@@ -94,7 +74,7 @@ impl Kernel for BrokenCopy {
             ENTRY,
             pipeline,
             &[(0, &params), (1, &a), (3, &output)],
-            (workgroups, 1),
+            (grid.workgroups, 1),
         );
         Ok(BrokenCopyState {
             dispatch,

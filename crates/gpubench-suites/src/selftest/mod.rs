@@ -252,11 +252,7 @@ fn record_hazard(ctx: &GpuContext, encoder: &mut wgpu::CommandEncoder, buffer: &
 /// [`STALL_GPU_STEPS`] steps per invocation.
 fn stall_kernel(ctx: &GpuContext) -> DispatchKernel {
     let params: [u32; 4] = [STALL_GPU_STEPS, 0, 0, 0];
-    let params = ctx.buffer_with_data(
-        "stall params",
-        bytemuck::bytes_of(&params),
-        wgpu::BufferUsages::UNIFORM,
-    );
+    let params = gpu::uniform_buffer(ctx, "stall params", &params);
     let values = ctx.buffer_with_data(
         "stall values",
         &vec![0u8; 64 * 16 * STALL_GPU_WORKGROUPS as usize],

@@ -3,14 +3,14 @@
 //! same way for every kernel.
 
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification,
-    Work,
+    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
 };
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, compute_pipeline_with, f32_bytes, grid_workgroups, read_f32,
+    DispatchKernel, StrideGrid, StrideParams, compute_pipeline_with, f32_bytes, read_f32,
+    uniform_buffer,
 };
 use gpubench_harness::kit::verify::{Checker, Tolerance, compare_f32};
 
@@ -59,7 +59,7 @@ pub struct StreamSpec {
     pub kernel: StreamKernel,
     /// Name, as used in result ids.
     pub name: &'static str,
-    /// The WGSL entry point in stream.wgsl that walks the arrays once.
+    /// The WGSL entry point of the stream shader that walks the arrays once.
     pub entry: &'static str,
     /// The entry point that walks them `repeats` times per dispatch.
     pub repeated_entry: &'static str,
@@ -193,7 +193,7 @@ impl StreamKernel {
         self.spec().name
     }
 
-    /// The WGSL entry point in stream.wgsl.
+    /// The WGSL entry point of the stream shader.
     pub fn entry(self) -> &'static str {
         self.spec().entry
     }
@@ -219,15 +219,6 @@ impl StreamKernel {
             _ => Tolerance::f32_elementwise(),
         }
     }
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    n: u32,
-    scalar: f32,
-    threads: u32,
-    repeats: u32,
 }
 
 /// What set-up made: the dispatch, its output and the host copy of the inputs.
@@ -262,7 +253,7 @@ impl Stream {
             kernel,
             bytes,
             seed,
-            crate::stream::WGSL,
+            super::source(),
             kernel.entry(),
             "stream",
         )
@@ -385,16 +376,12 @@ impl Stream {
     fn input_buffers(
         &self,
         ctx: &GpuContext,
-        params: &Params,
+        params: &StrideParams,
         a: &[f32],
         b: &[f32],
     ) -> Vec<wgpu::Buffer> {
         let storage = wgpu::BufferUsages::STORAGE;
-        let mut inputs = vec![ctx.buffer_with_data(
-            "stream params",
-            bytemuck::bytes_of(params),
-            wgpu::BufferUsages::UNIFORM,
-        )];
+        let mut inputs = vec![uniform_buffer(ctx, "stream params", params)];
         for (label, data) in [("stream a", a), ("stream b", b)] {
             if !data.is_empty() {
                 inputs.push(ctx.buffer_with_data(label, f32_bytes(data), storage));
@@ -439,15 +426,10 @@ impl Kernel for Stream {
         let floats = (n * 4) as usize;
         let mut rng = SplitMix64::new(self.seed);
         let per_invocation = self.spec.per_invocation * u64::from(self.per_trip);
-        let workgroups = grid_workgroups(ctx, n, WORKGROUP, per_invocation);
-        let threads = u64::from(workgroups) * u64::from(WORKGROUP);
-        let params = Params {
-            n: u32::try_from(n)
-                .map_err(|_| BenchError::Unsupported("array too long for u32 indexing".into()))?,
-            scalar: SCALAR,
-            threads: threads as u32,
-            repeats: self.repeats,
-        };
+        let grid = StrideGrid::new(ctx, n, WORKGROUP, per_invocation)?;
+        let threads = u64::from(grid.threads);
+        // stream.wgsl's uniform block: n, scalar, threads and the walks per dispatch.
+        let params = grid.params(SCALAR, self.repeats);
         let mut input = |index: u64| {
             if self.spec.inputs > index {
                 exact_inputs(&mut rng, floats)
@@ -476,7 +458,7 @@ impl Kernel for Stream {
         bindings.push((3, &output));
         let (entry, constants) = self.pipeline_entry();
         let pipeline = compute_pipeline_with(ctx, entry, self.shader, entry, &constants);
-        let dispatch = DispatchKernel::new(ctx, entry, pipeline, &bindings, (workgroups, 1));
+        let dispatch = DispatchKernel::new(ctx, entry, pipeline, &bindings, (grid.workgroups, 1));
         Ok(StreamState {
             dispatch,
             output,

@@ -18,6 +18,7 @@
 pub mod copy_engine;
 pub mod host_memcpy;
 pub mod kernels;
+mod source;
 
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Role};
 use gpubench_results::units::{MIB, format_size};
@@ -26,6 +27,7 @@ pub use copy_engine::CopyEngine;
 use gpubench_harness::kit::sizing::{self, AdapterClass};
 pub use host_memcpy::HostMemcpy;
 pub use kernels::{KERNELS, PER_TRIP, SCALAR, Stream, StreamKernel, StreamSpec, VEC4_BYTES};
+pub use source::source;
 
 use gpubench_engine::{Arity, OptionSpec};
 use gpubench_engine::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions};
@@ -35,7 +37,9 @@ use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::SpecialisedShader;
 use serde_json::Value;
 
-/// stream.wgsl: the device-memory bandwidth kernels (copy, scale, add, triad, read, fill).
+/// stream.wgsl: what the device-memory bandwidth kernels share, the reduction and the fill's
+/// walk; the pipelines compile it with the templated walks and entry points appended
+/// ([`source()`]).
 pub const WGSL: &str = include_str!("stream.wgsl");
 
 /// The stream suite: the six kernels, the copy engine and the host memcpy reference, all on
@@ -68,15 +72,14 @@ impl Suite for StreamSuite {
         let mut forms = Vec::new();
         for spec in &KERNELS {
             for entry in [spec.entry, spec.repeated_entry] {
-                let shader = SpecialisedShader::plain(WGSL, entry);
-                forms.push(KernelForm::fixed(format!("stream/{entry}"), shader));
+                forms.push(KernelForm::plain("stream", source(), entry));
             }
             let Some((once, repeated)) = spec.per_trip_entries else {
                 continue;
             };
             for per_trip in PER_TRIP.into_iter().filter(|&p| p > 1) {
                 for entry in [once, repeated] {
-                    let shader = SpecialisedShader::plain(WGSL, entry)
+                    let shader = SpecialisedShader::plain(source(), entry)
                         .with_constants(vec![("PER_TRIP", f64::from(per_trip))]);
                     let name = format!("stream/{entry}-per-trip{per_trip}");
                     forms.push(KernelForm::fixed(name, shader));
@@ -151,6 +154,19 @@ impl Suite for StreamSuite {
         if let Some(warning) = sizing::short_dispatch_warning(dispatch_s, repeats) {
             result.warnings.push(warning);
         }
+    }
+
+    /// Every row is a bar of the stream chart (by kernel, at its largest array); its best
+    /// shader kernel is a bandwidth ceiling candidate.
+    fn chart_hint(&self, _result: &BenchResult) -> Option<gpubench_results::ChartHint> {
+        use gpubench_results::chart::{ChartHint, Roof, group};
+        let roof = Some(Roof::Ceiling);
+        Some(ChartHint::bars(
+            group::STREAM_KERNELS,
+            &["kernel"],
+            &["array_bytes"],
+            roof,
+        ))
     }
 }
 

@@ -12,6 +12,15 @@
 // walks once, NAME_repeated walks params.repeats times. A single walk keeps its own entry point
 // because the loop around the walks, even when it runs no trip, cost lavapipe about a quarter
 // of its bandwidth.
+//
+// This file is what the kernels share (the uniform block, the bindings, next_first, PER_TRIP)
+// and the walks of a shape of their own (the reduction, the fill). The four array kernels
+// (copy: c = a, scale: c = scalar * a, add: c = a + b, triad: c = a + scalar * b) are one
+// template: each has a one-element walk, NAME_walk, and a PER_TRIP walk, NAME_x_walk, both
+// written from its element operation, and every walk but the reduction's gets its two entry
+// points from one template too. The stream suite appends them to this file when it builds a
+// pipeline (source.rs, `stream::source()`), and that whole text is what every pipeline compiles
+// and what the shader tests validate.
 
 struct Params {
     // Number of vec4 elements in each array.
@@ -40,244 +49,17 @@ fn next_first(v: u32) -> u32 {
     return select(w, w - params.threads, w >= params.threads);
 }
 
-// c = a
-fn copy_walk(first: u32) {
-    for (var i = first; i < params.n; i += params.threads) {
-        c[i] = a[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn copy(@builtin(global_invocation_id) gid: vec3<u32>) {
-    copy_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn copy_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    copy_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        copy_walk(v);
-    }
-}
-
-// c = scalar * a
-fn scale_walk(first: u32) {
-    for (var i = first; i < params.n; i += params.threads) {
-        c[i] = params.scalar * a[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn scale(@builtin(global_invocation_id) gid: vec3<u32>) {
-    scale_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn scale_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    scale_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        scale_walk(v);
-    }
-}
-
-// c = a + b
-fn add_walk(first: u32) {
-    for (var i = first; i < params.n; i += params.threads) {
-        c[i] = a[i] + b[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn add(@builtin(global_invocation_id) gid: vec3<u32>) {
-    add_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn add_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    add_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        add_walk(v);
-    }
-}
-
-// c = a + scalar * b
-fn triad_walk(first: u32) {
-    for (var i = first; i < params.n; i += params.threads) {
-        c[i] = a[i] + params.scalar * b[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn triad(@builtin(global_invocation_id) gid: vec3<u32>) {
-    triad_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn triad_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    triad_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        triad_walk(v);
-    }
-}
-
-// The *_x kernels: the same four kernels with PER_TRIP vec4 elements per invocation per loop
+// The *_x kernels: the same four array kernels with PER_TRIP vec4 elements per invocation per loop
 // trip (2 or 4, a pipeline constant the host sets; the grid is sized for PER_TRIP elements per
 // invocation). A trip issues all its loads before any store, so PER_TRIP loads are in flight
 // per invocation rather than one: Little's law at HBM latency asks for more bytes in flight
 // than 256-wide workgroups of one vec4 each keep. The elements of a trip are a stride of the
-// grid apart, so each load is as coalesced as the one-element walk's. The one-element walks
-// above stay as they are (a loop inside the trip cost lavapipe bandwidth); which form runs is
-// chosen per adapter by measuring (the stream suite's tuning table).
+// grid apart, so each load is as coalesced as the one-element walk's. The remainder, under a
+// trip's worth, is taken one element at a time. The one-element walks stay as they are (a loop
+// inside the trip cost lavapipe bandwidth); which form runs is chosen per adapter by measuring
+// (the stream suite's tuning table).
 override PER_TRIP: u32 = 2u;
 const MAX_PER_TRIP: u32 = 4u;
-
-// c = a, PER_TRIP elements per trip, then the remainder one at a time.
-fn copy_x_walk(first: u32) {
-    let s = params.threads;
-    let step = PER_TRIP * s;
-    var i = first;
-    for (; i + step - s < params.n; i += step) {
-        var x: array<vec4<f32>, MAX_PER_TRIP>;
-        for (var u = 0u; u < PER_TRIP; u++) {
-            x[u] = a[i + u * s];
-        }
-        for (var u = 0u; u < PER_TRIP; u++) {
-            c[i + u * s] = x[u];
-        }
-    }
-    for (; i < params.n; i += s) {
-        c[i] = a[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn copy_x(@builtin(global_invocation_id) gid: vec3<u32>) {
-    copy_x_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn copy_x_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    copy_x_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        copy_x_walk(v);
-    }
-}
-
-// c = scalar * a, PER_TRIP elements per trip.
-fn scale_x_walk(first: u32) {
-    let s = params.threads;
-    let step = PER_TRIP * s;
-    var i = first;
-    for (; i + step - s < params.n; i += step) {
-        var x: array<vec4<f32>, MAX_PER_TRIP>;
-        for (var u = 0u; u < PER_TRIP; u++) {
-            x[u] = a[i + u * s];
-        }
-        for (var u = 0u; u < PER_TRIP; u++) {
-            c[i + u * s] = params.scalar * x[u];
-        }
-    }
-    for (; i < params.n; i += s) {
-        c[i] = params.scalar * a[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn scale_x(@builtin(global_invocation_id) gid: vec3<u32>) {
-    scale_x_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn scale_x_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    scale_x_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        scale_x_walk(v);
-    }
-}
-
-// c = a + b, PER_TRIP elements per trip.
-fn add_x_walk(first: u32) {
-    let s = params.threads;
-    let step = PER_TRIP * s;
-    var i = first;
-    for (; i + step - s < params.n; i += step) {
-        var x: array<vec4<f32>, MAX_PER_TRIP>;
-        var y: array<vec4<f32>, MAX_PER_TRIP>;
-        for (var u = 0u; u < PER_TRIP; u++) {
-            x[u] = a[i + u * s];
-            y[u] = b[i + u * s];
-        }
-        for (var u = 0u; u < PER_TRIP; u++) {
-            c[i + u * s] = x[u] + y[u];
-        }
-    }
-    for (; i < params.n; i += s) {
-        c[i] = a[i] + b[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn add_x(@builtin(global_invocation_id) gid: vec3<u32>) {
-    add_x_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn add_x_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    add_x_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        add_x_walk(v);
-    }
-}
-
-// c = a + scalar * b, PER_TRIP elements per trip.
-fn triad_x_walk(first: u32) {
-    let s = params.threads;
-    let step = PER_TRIP * s;
-    var i = first;
-    for (; i + step - s < params.n; i += step) {
-        var x: array<vec4<f32>, MAX_PER_TRIP>;
-        var y: array<vec4<f32>, MAX_PER_TRIP>;
-        for (var u = 0u; u < PER_TRIP; u++) {
-            x[u] = a[i + u * s];
-            y[u] = b[i + u * s];
-        }
-        for (var u = 0u; u < PER_TRIP; u++) {
-            c[i + u * s] = x[u] + params.scalar * y[u];
-        }
-    }
-    for (; i < params.n; i += s) {
-        c[i] = a[i] + params.scalar * b[i];
-    }
-}
-
-@compute @workgroup_size(256)
-fn triad_x(@builtin(global_invocation_id) gid: vec3<u32>) {
-    triad_x_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn triad_x_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    triad_x_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        triad_x_walk(v);
-    }
-}
 
 // Read-only reduction: invocation t sums, in each walk r, the elements a[v], a[v + threads], ...
 // with v = (t + r x WORKGROUP) mod threads, and writes its partial sum over all walks to c[t]
@@ -333,20 +115,5 @@ fn fill_walk(first: u32) {
     for (var i = first; i < params.n; i += params.threads) {
         let k = f32(i & 0xffffu);
         c[i] = vec4<f32>(k, k + 1.0, k + 2.0, k + 3.0) * params.scalar;
-    }
-}
-
-@compute @workgroup_size(256)
-fn fill(@builtin(global_invocation_id) gid: vec3<u32>) {
-    fill_walk(gid.x);
-}
-
-@compute @workgroup_size(256)
-fn fill_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
-    var v = gid.x;
-    fill_walk(v);
-    for (var r = 1u; r < params.repeats; r++) {
-        v = next_first(v);
-        fill_walk(v);
     }
 }

@@ -5,7 +5,7 @@
 //! the best window; the coefficient of variation over all windows says how steady the device
 //! was. Both go into the result (`extra`, and a warning when throttled).
 
-use gpubench_results::warnings::{WarningKind, WarningRecord};
+use gpubench_results::warnings::{FigureUnit, OwnedKind};
 use std::time::Duration;
 
 use gpubench_harness::{BenchResult, KernelBench, Profile, Status};
@@ -18,6 +18,11 @@ use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::kit::fma::grid::peak_grid;
 use gpubench_harness::kit::fma::{FmaPeak, PeakForm};
 use gpubench_harness::kit::gpu::Precision;
+
+/// This suite's warning: the last third of the run fell below the threshold of the best window;
+/// figure: the last third against the best window, %, the lowest the worst.
+pub const THROTTLING: OwnedKind =
+    OwnedKind::new("throttling", "throttling", FigureUnit::Percent, true);
 
 /// The sustained suite's option: the run's length in seconds.
 pub const DURATION: OptionSpec = OptionSpec {
@@ -103,12 +108,15 @@ impl Suite for SustainedSuite {
                 THROTTLE_THRESHOLD * 100.0,
                 reasons_seen(result)
             );
-            result.warnings.push(WarningRecord::new(
-                WarningKind::Throttling,
-                message,
-                Some(analysis.ratio * 100.0),
-            ));
+            result
+                .warnings
+                .push(THROTTLING.record(message, Some(analysis.ratio * 100.0)));
         }
+    }
+
+    /// Its samples are windows over time.
+    fn chart_hint(&self, _result: &BenchResult) -> Option<gpubench_results::ChartHint> {
+        Some(gpubench_results::ChartHint::Windows)
     }
 }
 

@@ -5,7 +5,7 @@
 //! it is bounded by. Each path is fitted to its headline clock (host time end to end, GPU time
 //! per copy, host time per memcpy: `fitted_from` says which).
 
-use gpubench_results::warnings::{WarningKind, WarningRecord};
+use gpubench_results::warnings::{FigureUnit, OwnedKind, WarningRecord};
 use std::collections::BTreeMap;
 
 use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
@@ -14,6 +14,31 @@ use gpubench_results::units::KIB;
 
 use super::{FIT_RESAMPLES, FIT_SEED, POOR_FIT, TransferPath};
 use crate::transfer::fit::{self, SizeSamples, TransferModel};
+
+/// This suite's warning: a fit left unverified sizes out; figure: the sizes fitted.
+pub const PARTIAL_FIT: OwnedKind = OwnedKind::new(
+    "partial-fit",
+    "fitted over some sizes only",
+    FigureUnit::Count,
+    false,
+);
+
+/// This suite's warning: the free fit gave a negative fixed cost and was refitted through the
+/// origin.
+pub const FIT_THROUGH_ORIGIN: OwnedKind = OwnedKind::new(
+    "fit-through-origin",
+    "fit refitted through the origin",
+    FigureUnit::Count,
+    false,
+);
+
+/// This suite's warning: a line describes the sweep poorly; figure: the worst size's error, %.
+pub const POOR_FIT_WARNING: OwnedKind = OwnedKind::new(
+    "poor-fit",
+    "a line fits the sweep poorly",
+    FigureUnit::Percent,
+    false,
+);
 
 /// Every path's fitted results from the suite's `results`; `earlier` may hold stream's host
 /// memcpy row, the reference for the fitted bandwidth.
@@ -193,22 +218,19 @@ fn fit_warnings(
 ) -> Vec<WarningRecord> {
     let mut warnings = Vec::new();
     if usable != measured {
-        warnings.push(WarningRecord::new(
-            WarningKind::PartialFit,
+        warnings.push(PARTIAL_FIT.record(
             format!("fitted over {usable} of {measured} sizes: the others were not verified"),
             Some(usable as f64),
         ));
     }
     if model.constrained {
-        warnings.push(WarningRecord::new(
-            WarningKind::FitThroughOrigin,
+        warnings.push(FIT_THROUGH_ORIGIN.record(
             "the free fit gave a negative fixed cost; refitted through the origin",
             None,
         ));
     }
     if residual > POOR_FIT {
-        warnings.push(WarningRecord::new(
-            WarningKind::PoorFit,
+        warnings.push(POOR_FIT_WARNING.record(
             format!(
                 "a line fits this sweep poorly (a size is {:.0}% off the model): bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); read the per-size rows",
                 residual * 100.0
@@ -397,11 +419,10 @@ mod tests {
         let derived = TransferSuite.derive(&results, &[]);
         assert!(derived.iter().all(|r| r.status == Status::Ok));
         assert!(
-            derived.iter().all(|r| r
-                .warnings
-                .iter()
-                .any(|w| w.kind == WarningKind::PoorFit
-                    && w.message.contains("fits this sweep poorly"))),
+            derived.iter().all(
+                |r| r.warnings.iter().any(|w| w.kind == POOR_FIT_WARNING.kind()
+                    && w.message.contains("fits this sweep poorly"))
+            ),
             "{:?}",
             derived[0].warnings
         );

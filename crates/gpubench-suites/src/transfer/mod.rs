@@ -4,7 +4,7 @@
 //! fitted fixed cost and asymptotic bandwidth per path.
 //!
 //! What each path times, and where wgpu puts its buffers on a discrete GPU, is the suite's page,
-//! docs/suites/transfer.md; how wgpu 30 and gpu-allocator choose memory, with their source
+//! this folder's README.md; how wgpu 30 and gpu-allocator choose memory, with their source
 //! files, is told once, in docs/notes/2026-12-01-wgpu-buffer-placement.md. Where each row's
 //! buffers lie is recorded in its params ([`placement`]).
 //!
@@ -35,7 +35,6 @@ pub use derived::fitted_model;
 use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
-use gpubench_harness::kit::gpu::SpecialisedShader;
 pub use kernel::{Transfer, zero_copy_support};
 pub use placement::{BufferRole, MemoryKind, MemoryMap};
 pub use state::TransferState;
@@ -252,8 +251,7 @@ impl Suite for TransferSuite {
         _facts: AdapterFacts,
         _profile: Profile,
     ) -> Result<Vec<KernelForm>, String> {
-        let shader = SpecialisedShader::plain(WGSL, "copy_words");
-        Ok(vec![KernelForm::fixed("transfer/copy_words", shader)])
+        Ok(vec![KernelForm::plain("transfer", WGSL, "copy_words")])
     }
 
     fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
@@ -273,6 +271,13 @@ impl Suite for TransferSuite {
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
         derived::derive(results, earlier)
+    }
+
+    /// Each path's rows (its fitted model's too) are a curve against size on log axes.
+    fn chart_hint(&self, result: &BenchResult) -> Option<gpubench_results::ChartHint> {
+        use gpubench_results::chart::{ChartHint, group};
+        (result.params.contains_key("path"))
+            .then(|| ChartHint::log_curve(group::TRANSFER_SIZES, "bytes", "path"))
     }
 }
 

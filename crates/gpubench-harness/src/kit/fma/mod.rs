@@ -240,6 +240,28 @@ impl FmaDispatch {
     }
 }
 
+/// `info` with what every chain kernel over `grid` records (the FMA peaks here, the integer and
+/// dot-product peaks of the compute suite): the steps per chain ([`STEPS`]) and per loop
+/// iteration ([`UNROLL`]), the grid's invocations and workgroups, and what it was sized for.
+pub fn chain_params(info: BenchmarkInfo, grid: &PeakGrid) -> BenchmarkInfo {
+    let invocations = u32::try_from(grid.invocations()).unwrap_or(u32::MAX);
+    info.param("steps_per_chain", STEPS)
+        .param("steps_per_iteration", UNROLL)
+        .param("invocations", invocations)
+        .param("workgroups", vec![grid.workgroups.0, grid.workgroups.1])
+        .param("grid_sizing", grid.sizing.as_str())
+}
+
+/// A chain kernel's shader: `entry` of `source`, with [`STEPS`] as its `STEPS` pipeline
+/// constant.
+pub fn chain_shader(source: String, entry: &str) -> SpecialisedShader {
+    SpecialisedShader {
+        source,
+        entry: entry.to_string(),
+        constants: vec![("STEPS", f64::from(STEPS))],
+    }
+}
+
 /// The floating-point type of an FMA peak: f32 and f16 (the [`Precision`]s the other suites
 /// share), or f64.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -325,11 +347,7 @@ impl FmaPeak {
     /// `STEPS` pipeline constant.
     pub fn shader(&self) -> Result<SpecialisedShader, BenchError> {
         let source = self.precision.source().map_err(BenchError::Setup)?;
-        Ok(SpecialisedShader {
-            source,
-            entry: self.form.entry().to_string(),
-            constants: vec![("STEPS", f64::from(STEPS))],
-        })
+        Ok(chain_shader(source, self.form.entry()))
     }
 }
 
@@ -337,7 +355,7 @@ impl Kernel for FmaPeak {
     type State = FmaDispatch;
 
     fn info(&self) -> BenchmarkInfo {
-        BenchmarkInfo::new(
+        let info = BenchmarkInfo::new(
             self.id(),
             SUITE,
             MetricKind::Throughput,
@@ -347,15 +365,8 @@ impl Kernel for FmaPeak {
         .param("precision", self.precision.name())
         .param("form", self.form.name())
         .param("chains_per_invocation", self.form.chains())
-        .param("chains_lanes_per_invocation", self.form.lanes())
-        .param("steps_per_chain", STEPS)
-        .param("steps_per_iteration", UNROLL)
-        .param("invocations", self.invocations())
-        .param(
-            "workgroups",
-            vec![self.grid.workgroups.0, self.grid.workgroups.1],
-        )
-        .param("grid_sizing", self.grid.sizing.as_str())
+        .param("chains_lanes_per_invocation", self.form.lanes());
+        chain_params(info, &self.grid)
     }
 
     fn required_features(&self) -> wgpu::Features {

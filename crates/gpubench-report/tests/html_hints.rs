@@ -1,0 +1,237 @@
+//! The report charts rows by role, metric and chart hint, never by suite name: a suite it has
+//! never heard of ("fft") is charted from its hints (bars, a curve on log axes, a timeline
+//! table), and files written before hints are charted exactly as before (their hints are
+//! inferred), so declaring today's hints explicitly changes nothing on the page.
+
+use gpubench_results::chart::{ChartHint, legacy_hint};
+use gpubench_results::results_file::load_document;
+use gpubench_results::stats::summarize;
+use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
+
+fn recorded(path: &str) -> RunDocument {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    load_document(&path).expect("the recorded run loads")
+}
+
+/// An ok fft row with `params`, its median `value` and `hint`.
+fn fft_row(
+    base: &BenchResult,
+    id: &str,
+    params: &[(&str, serde_json::Value)],
+    value: f64,
+    hint: ChartHint,
+) -> BenchResult {
+    let mut r = base.clone();
+    r.id = id.to_string();
+    r.suite = "fft".into();
+    r.metric = MetricKind::Throughput;
+    r.unit = "GFLOP/s".into();
+    r.role = Role::Kernel;
+    r.status = Status::Ok;
+    r.params = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    r.samples = vec![value * 0.99, value, value * 1.01];
+    r.summary = summarize(&r.samples);
+    r.latency = None;
+    r.chart = Some(hint);
+    r
+}
+
+/// A document holding only an unknown suite's rows, each with its hint.
+fn fft_doc() -> RunDocument {
+    let mut doc = recorded("tests/fixtures/lavapipe-quick.json");
+    let base = doc.results[0].clone();
+    let bars = ChartHint::bars("FFT by variant", &["variant"], &["n"], None);
+    let curve = ChartHint::log_curve("FFT throughput by size", "n", "variant");
+    let mut rows = Vec::new();
+    for variant in ["radix2", "radix4"] {
+        rows.push(fft_row(
+            &base,
+            &format!("fft/{variant}/4096"),
+            &[("variant", variant.into()), ("n", 4096.into())],
+            10.0,
+            bars.clone(),
+        ));
+        for n in [256u64, 4096, 65536, 1 << 20] {
+            let value = (n as f64).log2() * if variant == "radix2" { 1.0 } else { 1.5 };
+            rows.push(fft_row(
+                &base,
+                &format!("fft/sweep/{variant}/{n}"),
+                &[("variant", variant.into()), ("n", n.into())],
+                value,
+                curve.clone(),
+            ));
+        }
+    }
+    let stage = ChartHint::Timeline {
+        group: "FFT request stages".into(),
+        item: "request".into(),
+        stage: "stage".into(),
+    };
+    for s in ["upload", "transform", "readback"] {
+        rows.push(fft_row(
+            &base,
+            &format!("fft/request-1/{s}"),
+            &[("request", "request-1".into()), ("stage", s.into())],
+            1.0,
+            stage.clone(),
+        ));
+    }
+    doc.results = rows;
+    doc
+}
+
+/// Every `<svg>...</svg>` of the page, each checked to be well-formed.
+fn svgs(page: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = page;
+    while let Some(start) = rest.find("<svg") {
+        let end = rest[start..].find("</svg>").expect("closed") + start + "</svg>".len();
+        let svg = &rest[start..end];
+        roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed SVG: {e}"));
+        found.push(svg.to_string());
+        rest = &rest[end..];
+    }
+    found
+}
+
+/// The trimmed texts of an SVG.
+fn texts(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).expect("parsed");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn an_unknown_suite_is_charted_by_its_hints() {
+    let doc = fft_doc();
+    let page = gpubench_report::html::render(&[("fft.json".into(), doc.clone())]).expect("renders");
+    assert!(
+        page.contains("<h2>FFT by variant</h2>"),
+        "the bars have a section"
+    );
+    assert!(
+        page.contains("<h2>FFT throughput by size</h2>"),
+        "the curve has a section"
+    );
+    assert!(
+        page.contains("<h2>FFT request stages</h2>"),
+        "the timeline is listed"
+    );
+    let charts = svgs(&page);
+    let bars = charts
+        .iter()
+        .find(|s| s.contains("FFT by variant"))
+        .expect("a bar chart");
+    for variant in ["radix2", "radix4"] {
+        assert!(
+            bars.contains(&format!(">{variant}<")) || bars.contains(variant),
+            "bar {variant}"
+        );
+        assert!(
+            bars.contains(&format!("fft/{variant}/4096")),
+            "the bar's tooltip"
+        );
+    }
+    let curve = charts
+        .iter()
+        .find(|s| s.contains("FFT throughput by size"))
+        .expect("a curve chart");
+    for n in [256u64, 4096, 65536, 1 << 20] {
+        for variant in ["radix2", "radix4"] {
+            assert!(
+                curve.contains(&format!("fft/sweep/{variant}/{n}")),
+                "point {variant} {n}"
+            );
+        }
+    }
+    // Log axes: the ticks are labelled with values, not their logarithms, over decades; the
+    // best point's label gives its value.
+    let labels = texts(curve);
+    for decade in ["1000", "10000", "100000"] {
+        assert!(labels.iter().any(|t| t == decade), "{decade} in {labels:?}");
+    }
+    assert!(
+        labels.iter().any(|t| t == "radix4: 30.0 GFLOP/s"),
+        "{labels:?}"
+    );
+    let stages = page
+        .split("<h2>FFT request stages</h2>")
+        .nth(1)
+        .expect("listed");
+    let (upload, transform, readback) = (
+        stages.find(">upload<"),
+        stages.find(">transform<"),
+        stages.find(">readback<"),
+    );
+    assert!(
+        upload.is_some() && transform.is_some() && readback.is_some(),
+        "every stage"
+    );
+    // The terminal table has the suite's grid, as for any suite.
+    let text = gpubench_report::run_text::run_text(&doc, false);
+    assert_eq!(
+        text.suites
+            .iter()
+            .map(|s| s.suite.as_str())
+            .collect::<Vec<_>>(),
+        ["fft"]
+    );
+}
+
+#[test]
+fn several_files_share_the_hinted_charts() {
+    let (a, b) = (fft_doc(), fft_doc());
+    let page = gpubench_report::html::render(&[("a.json".into(), a), ("b.json".into(), b)])
+        .expect("renders");
+    assert!(page.contains("<h2>FFT by variant (every file)</h2>"));
+    let charts = svgs(&page);
+    let curve = charts
+        .iter()
+        .find(|s| s.contains("FFT throughput by size"))
+        .expect("a curve chart");
+    assert!(curve.contains("a.json: radix2") && curve.contains("b.json: radix4"));
+}
+
+#[test]
+fn hints_declared_as_today_draw_what_old_files_draw() {
+    for path in [
+        "tests/fixtures/lavapipe-quick.json",
+        "../../baselines/vulkan-10005-0000-llvmpipe-llvm-15-0-6-256-bits-cpu-intel-r-xeon-r-processor-quick.json",
+    ] {
+        let old = recorded(path);
+        assert!(
+            old.results.iter().all(|r| r.chart.is_none()),
+            "written before hints"
+        );
+        let mut declared = old.clone();
+        for r in &mut declared.results {
+            r.chart = legacy_hint(r);
+        }
+        let render = |doc: &RunDocument| {
+            gpubench_report::html::render(&[("run".into(), doc.clone())]).expect("renders")
+        };
+        assert_eq!(render(&old), render(&declared), "{path}");
+        // And a file's rows under another suite's name are charted the same by their hints.
+        let mut renamed = declared.clone();
+        for r in &mut renamed.results {
+            r.id = format!("x{}", r.id);
+            r.suite = format!("x{}", r.suite);
+        }
+        let page = render(&renamed);
+        for heading in [
+            "<h2>Roofline</h2>",
+            "<h2>Compute peaks</h2>",
+            "<h2>Stream</h2>",
+            "<h2>Host-device transfer</h2>",
+            "<h2>Matmul f32 by shape</h2>",
+        ] {
+            assert!(render(&old).contains(heading), "{heading}");
+            assert!(page.contains(heading), "{path}: {heading} by hint alone");
+        }
+    }
+}
