@@ -54,14 +54,15 @@ pub struct Plan {
 impl Plan {
     /// Checks `args` for a run on one adapter; every refusal is a usage error naming the flag.
     pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
-        let mut files = Files::new();
-        if let Some(out) = &args.out {
-            claim_results_file(&mut files, "--out", out, args.baseline.runs)?;
-        }
-        if let Some(html) = &args.html {
-            files.output("--html", html)?;
-        }
-        let mut plan = Self::checked(args, files)?;
+        let mut plan = Self::checked(args, |files| {
+            if let Some(out) = &args.out {
+                claim_results_file(files, "--out", out, args.baseline.runs)?;
+            }
+            if let Some(html) = &args.html {
+                files.output("--html", html)?;
+            }
+            Ok(())
+        })?;
         plan.out = args.out.clone();
         plan.html = args.html.clone();
         Ok(plan)
@@ -71,7 +72,7 @@ impl Plan {
     /// HTML page, which the fleet names itself (`--out` is its directory there). Each adapter's
     /// plan is derived from this one by [`Plan::for_fleet_adapter`].
     pub fn for_fleet(args: &RunArgs) -> anyhow::Result<Self> {
-        Self::checked(args, Files::new())
+        Self::checked(args, |_| Ok(()))
     }
 
     /// The plan of one adapter of a fleet: this plan with the adapter at `index` of `gpubench
@@ -99,9 +100,12 @@ impl Plan {
         Ok(one)
     }
 
-    /// What `from_args` and `for_fleet` share: every flag but the output paths, with `files`
-    /// holding the outputs checked so far.
-    fn checked(args: &RunArgs, mut files: Files) -> anyhow::Result<Self> {
+    /// What `from_args` and `for_fleet` share: every flag but the output paths, which
+    /// `claim_outputs` adds to the command's files after its inputs and before its exports.
+    fn checked(
+        args: &RunArgs,
+        claim_outputs: impl FnOnce(&mut Files) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Self> {
         if args.baseline.runs > 1 && !args.noise_check.is_on() {
             return Err(UsageError(
                 "--runs keeps the quietest run by its own noise check: leave --noise-check on"
@@ -109,7 +113,9 @@ impl Plan {
             )
             .into());
         }
+        let mut files = Files::new();
         let baseline = args.baseline.checked(&mut files)?;
+        claim_outputs(&mut files)?;
         let exports = args.exports.checked(&mut files)?;
         let selection = args.adapter.selection();
         selection
