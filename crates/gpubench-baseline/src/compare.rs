@@ -232,11 +232,12 @@ impl Comparison {
         self.gating().next().is_some()
     }
 
-    /// The regressions that fail the gate: every status change to worse, and timing
-    /// regressions unless the comparison is report-only.
+    /// The regressions that fail the gate: every status change to worse and every new result
+    /// that failed, and timing regressions unless the comparison is report-only.
     pub fn gating(&self) -> impl Iterator<Item = &PairComparison> {
-        self.regressions()
-            .filter(|p| p.verdict == Verdict::StatusChanged || !self.report_only)
+        self.regressions().filter(|p| {
+            matches!(p.verdict, Verdict::StatusChanged | Verdict::Failed) || !self.report_only
+        })
     }
 
     /// How many pairs have each verdict, in a stable order.
@@ -372,6 +373,7 @@ fn same_device(base: &RunDocument, new: &RunDocument) -> bool {
 fn one_sided(result: &BenchResult, new: Option<&BenchResult>, band: BandOptions) -> PairComparison {
     let side = Some(Side::of(result));
     let (base_side, new_side, verdict) = match new {
+        Some(_) if result.status == Status::Failed => (None, side, Verdict::Failed),
         Some(_) => (None, side, Verdict::New),
         None => (side, None, Verdict::Missing),
     };
@@ -386,7 +388,7 @@ fn one_sided(result: &BenchResult, new: Option<&BenchResult>, band: BandOptions)
         ratio: None,
         band: band_for(result.metric, band.software, band.noise),
         verdict,
-        regression: false,
+        regression: verdict == Verdict::Failed,
         note: None,
         within_run_noise: false,
     }
@@ -732,6 +734,33 @@ mod tests {
         assert_eq!(verdict(&gone.id), Some(Verdict::Missing));
         assert_eq!(verdict("stream/extra"), Some(Verdict::New));
         assert!(cmp.fails_gate());
+
+        // A result only the new run has, that failed there, is a failure, never merely new,
+        // and it fails the gate even where timings only report.
+        let mut broken_extra = new.clone();
+        let last = broken_extra.results.len() - 1;
+        broken_extra.results[last].status = Status::Failed;
+        broken_extra.results[last].summary = None;
+        broken_extra.results[0] = base.results[0].clone();
+        let mut soft_base = base.clone();
+        soft_base.machine.software_adapter = true;
+        broken_extra.machine.software_adapter = true;
+        let cmp = compare(
+            "b",
+            &soft_base,
+            "n",
+            &broken_extra,
+            &CompareOptions::default(),
+        );
+        let pair = cmp
+            .pairs
+            .iter()
+            .find(|p| p.id == "stream/extra")
+            .expect("pair");
+        assert_eq!(pair.verdict, Verdict::Failed);
+        assert!(cmp.report_only);
+        let gating: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
+        assert_eq!(gating, ["stream/extra"]);
         // Report-only never hides a benchmark that started failing.
         let mut soft_base = base.clone();
         soft_base.machine.software_adapter = true;

@@ -24,6 +24,9 @@ pub enum Verdict {
     Inconclusive,
     /// Only in the new run.
     New,
+    /// Only in the new run, and failed there: a wrong answer or an error is a failure, never
+    /// merely new, and it fails the gate as a status change to failed would.
+    Failed,
     /// Only in the base run.
     Missing,
     /// The status differs (e.g. ok -> failed).
@@ -46,6 +49,7 @@ impl Verdict {
             Verdict::Unchanged => "unchanged",
             Verdict::Inconclusive => "inconclusive",
             Verdict::New => "new",
+            Verdict::Failed => "failed",
             Verdict::Missing => "missing",
             Verdict::StatusChanged => "status-changed",
             Verdict::NotMeasured => "not-measured",
