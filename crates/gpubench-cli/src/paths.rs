@@ -140,7 +140,15 @@ pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
             dir.display()
         ));
     }
-    match std::fs::metadata(path) {
+    // The destination's own entry, not what a link there points at: a link is refused, so the
+    // rename that writes the file can never replace it (`/dev/stdout` is one) or its target.
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return refuse(
+                "is a symbolic link; gpubench writes only regular files and never replaces a link: give the path it points to, or another name"
+                    .into(),
+            );
+        }
         Ok(meta) if meta.is_dir() => return refuse("is a directory; give a file name".into()),
         Ok(meta) if !meta.is_file() => {
             return refuse(
@@ -205,10 +213,16 @@ pub fn check_baseline_dir(dir: &Path, saving: bool) -> anyhow::Result<()> {
 }
 
 /// Writes and removes an empty file in `dir`.
+/// Whether `dir` takes a new file: one is created there under a random name, exclusively
+/// (create-new: never through a link or into a FIFO another user planted, never an existing
+/// file emptied), and removed at once. The same way the results are written (a temporary file
+/// beside the destination, then a rename).
 fn write_probe(dir: &Path) -> std::io::Result<()> {
-    let probe = dir.join(format!(".gpubench-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"")?;
-    std::fs::remove_file(&probe)
+    tempfile::Builder::new()
+        .prefix(".gpubench-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?
+        .close()
 }
 
 #[cfg(test)]
@@ -234,6 +248,51 @@ mod tests {
             files.output("--html", &again).is_err(),
             "two outputs, one path"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_at_the_destination_is_refused_and_left_with_its_target() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let target = dir.path().join("victim.json");
+        std::fs::write(&target, b"keep").expect("write");
+        let link = dir.path().join("out.json");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        let error = check_output("--export-json", &link).expect_err("a link");
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert!(std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()));
+        assert_eq!(std::fs::read(&target).expect("read"), b"keep");
+        // A dangling link too: writing through it would create a file elsewhere.
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink(dir.path().join("nowhere.json"), &dangling).expect("symlink");
+        assert!(check_output("--out", &dangling).is_err());
+        // A link above the destination is a directory like any other.
+        let linked_dir = dir.path().join("results");
+        std::os::unix::fs::symlink(dir.path(), &linked_dir).expect("symlink");
+        check_output("--out", &linked_dir.join("new.json")).expect("a linked directory");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_writability_check_plants_no_predictable_name_and_follows_no_link() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep").expect("write");
+        // The names an earlier gpubench probed with, all taken by links to the victim.
+        for pid in [std::process::id(), 1, 2] {
+            let planted = dir.path().join(format!(".gpubench-write-test-{pid}"));
+            std::os::unix::fs::symlink(&victim, planted).expect("symlink");
+        }
+        check_output("--out", &dir.path().join("r.json")).expect("writable");
+        check_baseline_dir(&dir.path().join("baselines"), true).expect("creatable");
+        assert_eq!(std::fs::read(&victim).expect("read"), b"keep");
+        let left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "the probe is removed: {left:?}");
     }
 
     #[test]
