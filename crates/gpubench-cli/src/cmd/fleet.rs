@@ -37,22 +37,38 @@ enum AdapterRun {
 /// Runs every adapter in turn and prints the cross-card table of their results, from the
 /// documents the runs returned.
 pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
-    let fleet = Plan::for_fleet(args)?;
-    let dir = results_dir(args)?;
+    let mut fleet = Plan::for_fleet(args)?;
+    refuse_html(args)?;
     let adapters = chosen_adapters(args)?;
     fleet.exports.check_several(adapters.len(), Format::Table)?;
-    let created = !dir.exists();
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| anyhow::anyhow!("creating the results directory {}: {e}", dir.display()))?;
+    let (dir, created) = claim_results_dir(args.out.as_deref())?;
+    // Every adapter's results file is named and checked, against each other and every file
+    // the fleet writes or reads, before any adapter runs.
+    let plans = adapters
+        .iter()
+        .map(|adapter| {
+            let out = dir.join(format!(
+                "{}-{}-{}.json",
+                adapter.index,
+                slug(&adapter.name),
+                adapter.backend
+            ));
+            fleet.for_fleet_adapter(adapter.index, &adapter.backend, out)
+        })
+        .collect::<anyhow::Result<Vec<Plan>>>();
+    let plans = match plans {
+        Ok(plans) => plans,
+        Err(error) => {
+            if created {
+                let _ = std::fs::remove_dir(&dir);
+            }
+            return Err(error);
+        }
+    };
     let signals = StopSignal::install();
     let mut outcomes = Vec::new();
-    for (i, adapter) in adapters.iter().enumerate() {
-        let out = dir.join(format!(
-            "{}-{}-{}.json",
-            adapter.index,
-            slug(&adapter.name),
-            adapter.backend
-        ));
+    for (i, (adapter, plan)) in adapters.iter().zip(plans).enumerate() {
+        let out = plan.out.clone().unwrap_or_default();
         note!(
             "== adapter {}/{}: [{}] {} ({})",
             i + 1,
@@ -61,9 +77,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
             adapter.name,
             adapter.backend
         );
-        let outcome = fleet
-            .for_fleet_adapter(adapter.index, &adapter.backend, out.clone())
-            .and_then(|plan| crate::cmd::run::run_one(plan, &signals));
+        let outcome = crate::cmd::run::run_one(plan, &signals);
         let outcome = match outcome {
             Ok((exit, doc)) => AdapterRun::Finished(exit, doc.map(Box::new)),
             Err(error) => {
@@ -119,31 +133,81 @@ fn chosen_adapters(args: &RunArgs) -> anyhow::Result<Vec<AdapterSummary>> {
     Ok(adapters)
 }
 
-/// `--out DIR`, else `results/fleet-<time>/`. An existing file is refused: with
-/// `--adapter all`, `--out` names a directory.
-fn results_dir(args: &RunArgs) -> anyhow::Result<PathBuf> {
-    if args.html.is_some() {
-        return Err(UsageError(
+/// A fleet writes its page afterwards, of every adapter's file.
+fn refuse_html(args: &RunArgs) -> anyhow::Result<()> {
+    match args.html {
+        Some(_) => Err(UsageError(
             "--html with --adapter all: write the fleet's page afterwards with `gpubench report DIR --html FILE`"
                 .to_string(),
         )
-        .into());
+        .into()),
+        None => Ok(()),
     }
-    let dir = match &args.out {
-        Some(dir) if dir.exists() && !dir.is_dir() => {
-            return Err(UsageError(format!(
-                "--out {} is a file; with --adapter all it names the results directory",
-                dir.display()
-            ))
-            .into());
-        }
-        Some(dir) => dir.clone(),
-        None => Path::new("results").join(format!(
+}
+
+/// The fleet's results directory, claimed before any adapter runs, and whether this run
+/// created it: `--out DIR` when it is new or empty (a file, or a directory that holds
+/// anything, is refused: another run's files would be replaced), else
+/// `results/fleet-<time>/`, created with `mkdir` so that two fleets started in the same second
+/// get a directory each (`fleet-<time>-2`).
+fn claim_results_dir(out: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
+    let Some(dir) = out else {
+        let base = Path::new("results").join(format!(
             "fleet-{}",
             gpubench_results::hostinfo::now_compact()
-        )),
+        ));
+        return claim_new_dir(&base).map(|dir| (dir, true));
     };
-    Ok(dir)
+    let refuse = |why: &str| Err(UsageError(format!("--out {}: {why}", dir.display())).into());
+    if dir.exists() && !dir.is_dir() {
+        return refuse("is a file; with --adapter all it names the results directory");
+    }
+    let created = !dir.exists() && create_dir(dir).map_err(|e| creating(dir, &e))?;
+    let empty = std::fs::read_dir(dir)
+        .map_err(|e| creating(dir, &e))?
+        .next()
+        .is_none();
+    if !empty {
+        return refuse(
+            "holds files already; a fleet writes one file per adapter there and never replaces another run's: give a new or empty directory",
+        );
+    }
+    Ok((dir.to_path_buf(), created))
+}
+
+/// `base`, or the first of `base-2`, `base-3`, ... that no other run has claimed, created.
+fn claim_new_dir(base: &Path) -> anyhow::Result<PathBuf> {
+    const TRIES: u32 = 1000;
+    for k in 1..=TRIES {
+        let dir = match k {
+            1 => base.to_path_buf(),
+            k => PathBuf::from(format!("{}-{k}", base.display())),
+        };
+        if create_dir(&dir).map_err(|e| creating(&dir, &e))? {
+            return Ok(dir);
+        }
+    }
+    anyhow::bail!(
+        "no free results directory beside {}: {TRIES} names are taken; give one with --out",
+        base.display()
+    )
+}
+
+/// Creates `dir` (and its parents): true when this call created it, false when it was there.
+fn create_dir(dir: &Path) -> std::io::Result<bool> {
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    match std::fs::create_dir(dir) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The error of a results directory that could not be created or read.
+fn creating(dir: &Path, error: &std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!("creating the results directory {}: {error}", dir.display())
 }
 
 /// Writes the `--export-*` files of every adapter's run that left a document, as `show` would
@@ -242,4 +306,37 @@ fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)]) -> Exit {
         return Exit::Regression;
     }
     Exit::Success
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fleet_claims_a_directory_of_its_own() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = dir.path().join("results").join("fleet-20261205-044500");
+        assert_eq!(claim_new_dir(&base).expect("claimed"), base);
+        // A second fleet in the same second: the next free name, never the first's.
+        let second = claim_new_dir(&base).expect("claimed");
+        assert_eq!(second, dir.path().join("results/fleet-20261205-044500-2"));
+        assert!(second.is_dir());
+
+        // --out: a new directory is created, an empty one taken, a non-empty one refused.
+        let new = dir.path().join("new");
+        assert_eq!(
+            claim_results_dir(Some(&new)).expect("new"),
+            (new.clone(), true)
+        );
+        assert_eq!(
+            claim_results_dir(Some(&new)).expect("empty"),
+            (new.clone(), false)
+        );
+        std::fs::write(new.join("0-llvmpipe-vulkan.json"), b"{}").expect("write");
+        let error = claim_results_dir(Some(&new)).expect_err("not empty");
+        assert!(error.to_string().contains("holds files already"), "{error}");
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"x").expect("write");
+        assert!(claim_results_dir(Some(&file)).is_err());
+    }
 }

@@ -77,23 +77,20 @@ impl Plan {
 
     /// The plan of one adapter of a fleet: this plan with the adapter at `index` of `gpubench
     /// list` chosen on its own backend (flags win over the WGPU_* variables, so the
-    /// environment cannot choose another) and `out` as its results file, checked against every
-    /// file the fleet already claims (its exports among them); no HTML page and no exports
-    /// (the fleet's come after, of every adapter's run).
+    /// environment cannot choose another) and `out` as its results file, claimed in this
+    /// fleet's files (so it is checked against every file the fleet writes or reads, the
+    /// other adapters' among them); no HTML page and no exports (the fleet's come after, of
+    /// every adapter's run).
     pub fn for_fleet_adapter(
-        &self,
+        &mut self,
         index: usize,
         backend: &str,
         out: PathBuf,
     ) -> anyhow::Result<Self> {
+        let role = "the adapter's results file";
+        claim_results_file(&mut self.files, role, &out, self.runs)?;
         let mut one = self.clone();
         one.selection = Selection::resolve(Some(index.to_string()), Some(backend.to_string()));
-        claim_results_file(
-            &mut one.files,
-            "the adapter's results file",
-            &out,
-            self.runs,
-        )?;
         one.out = Some(out);
         one.html = None;
         one.exports = ExportPlan::default();
@@ -148,15 +145,22 @@ impl Plan {
 }
 
 /// Adds the results file `out` to `files` (named `role` in messages), and with `runs` over one
-/// every `-runK` file beside it.
+/// every `-runK` file beside it. Those names gpubench chooses itself, so one that exists is
+/// refused: it is another run's file, never replaced.
 fn claim_results_file(files: &mut Files, role: &str, out: &Path, runs: u32) -> anyhow::Result<()> {
     files.output(role, out)?;
     if runs > 1 {
         for k in 1..=runs {
-            files.output(
-                &format!("{role} (one run of --runs)"),
-                &numbered_run(out, k),
-            )?;
+            let numbered = numbered_run(out, k);
+            if std::fs::symlink_metadata(&numbered).is_ok() {
+                return Err(UsageError(format!(
+                    "{role} {}: run {k} of --runs would be written to {}, which exists; gpubench never replaces a file it names itself: move it, or give another name",
+                    out.display(),
+                    numbered.display()
+                ))
+                .into());
+            }
+            files.output(&format!("{role} (one run of --runs)"), &numbered)?;
         }
     }
     Ok(())
@@ -229,7 +233,7 @@ mod tests {
             "2",
             "--save-baseline",
         ]);
-        let fleet = Plan::for_fleet(&args).expect("checked");
+        let mut fleet = Plan::for_fleet(&args).expect("checked");
         assert!(fleet.exports.any());
 
         let out = dir.path().join("0-llvmpipe-vulkan.json");
@@ -255,11 +259,24 @@ mod tests {
             .err()
             .expect("refused");
         assert!(error.to_string().contains("--export-json"), "{error:#}");
-        let error = one
+        let error = fleet
             .for_fleet_adapter(1, "gl", numbered_run(&out, 2))
             .err()
             .expect("refused");
         assert!(error.to_string().contains("one run of --runs"), "{error:#}");
+
+        // A -runK name that exists is another run's file: refused, and left as it was.
+        let taken = dir.path().join("taken.json");
+        std::fs::write(numbered_run(&taken, 1), b"other").expect("write");
+        let error = fleet
+            .for_fleet_adapter(2, "vulkan", taken.clone())
+            .err()
+            .expect("refused");
+        assert!(error.to_string().contains("which exists"), "{error:#}");
+        assert_eq!(
+            std::fs::read(numbered_run(&taken, 1)).expect("read"),
+            b"other"
+        );
     }
 
     #[test]
