@@ -36,6 +36,24 @@ pub enum BaselineError {
         #[source]
         source: std::io::Error,
     },
+    /// Another saver held the baseline's lock for the whole bounded wait.
+    #[error(
+        "not recording a baseline: another gpubench holds the lock {path} and has for {waited_s:.1} s; a save takes milliseconds, so look for a stuck gpubench (or another program holding that file), then run again"
+    )]
+    LockBusy {
+        /// The lock file.
+        path: PathBuf,
+        /// How long this save waited, seconds.
+        waited_s: f64,
+    },
+    /// Something that is not a regular file (a link, a FIFO) sits where the lock file goes.
+    #[error(
+        "not recording a baseline: {path} is not a regular file (a link or a FIFO); the store locks only a file it owns there: remove it, then run again"
+    )]
+    LockNotRegular {
+        /// The lock file's path.
+        path: PathBuf,
+    },
     /// The stored baseline exists but cannot be read in full, so replacing it could lose
     /// suites this run did not measure.
     #[error(

@@ -11,6 +11,7 @@
 pub mod compare;
 pub mod cross;
 pub mod error;
+pub mod lock;
 pub mod machine;
 pub mod noise;
 pub mod ratio;

@@ -9,7 +9,8 @@
 //! file in the same directory, fsync, rename): a crash or a concurrent reader never sees half a
 //! baseline. A run with failed results or one that did not complete is refused before anything
 //! is written, and so is replacing a stored baseline that cannot be read in full (a newer
-//! schema, a damaged file). Savers of one baseline take turns under a file lock.
+//! schema, a damaged file). Savers of one baseline take turns under a lock file the store owns
+//! ([`crate::lock`]), waiting a bounded time.
 
 use gpubench_results::warnings::{WarningKind, WarningRecord};
 use std::path::{Path, PathBuf};
@@ -54,12 +55,25 @@ pub struct Saved {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaselineStore {
     dir: PathBuf,
+    /// How long a save waits for another saver of the same baseline.
+    lock_wait: std::time::Duration,
 }
 
 impl BaselineStore {
     /// A store in `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
+        Self {
+            dir: dir.into(),
+            lock_wait: crate::lock::DEFAULT_WAIT,
+        }
+    }
+
+    /// The same store, its saves waiting at most `wait` for another saver (see [`crate::lock`]).
+    pub fn with_lock_wait(self, wait: std::time::Duration) -> Self {
+        Self {
+            lock_wait: wait,
+            ..self
+        }
     }
 
     /// The store's directory.
@@ -103,7 +117,7 @@ impl BaselineStore {
         })?;
         // Load, merge and replace under one lock, so two savers of different suites cannot
         // both read the old file and each write it back without the other's suites.
-        let _lock = self.lock(&path)?;
+        let _lock = crate::lock::acquire(&path, self.lock_wait)?;
         let (merged, kept_suites) = match path.exists().then(|| load_document(&path)) {
             Some(Ok(old)) => merge_by_suite(old, doc),
             // What cannot be read in full (another gpubench's newer schema, a damaged file) is
@@ -118,37 +132,6 @@ impl BaselineStore {
         };
         save_document(&path, &merged)?;
         Ok(Saved { path, kept_suites })
-    }
-
-    /// An exclusive lock on the store's baselines, held until the returned file is dropped: an
-    /// advisory lock on the directory itself (on Windows, which cannot open a directory as a
-    /// file, on `.<name>.lock` beside the baseline at `path`). The system releases it when the
-    /// process ends however it ends, so a killed saver leaves no stale lock.
-    fn lock(&self, path: &Path) -> Result<std::fs::File, BaselineError> {
-        let lock_path = if cfg!(windows) {
-            let name = path
-                .file_name()
-                .map_or_else(|| "baseline".into(), |n| n.to_string_lossy().into_owned());
-            self.dir.join(format!(".{name}.lock"))
-        } else {
-            self.dir.clone()
-        };
-        let io = |source| BaselineError::Io {
-            path: lock_path.clone(),
-            source,
-        };
-        let file = if cfg!(windows) {
-            std::fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&lock_path)
-        } else {
-            std::fs::File::open(&lock_path)
-        }
-        .map_err(io)?;
-        file.lock().map_err(io)?;
-        Ok(file)
     }
 }
 
@@ -270,8 +253,16 @@ mod tests {
         assert!(err.to_string().contains("did not complete"), "{err}");
 
         assert_eq!(std::fs::read(&path).expect("read"), before);
-        let files = std::fs::read_dir(dir.path()).expect("list").count();
-        assert_eq!(files, 1, "nothing else written");
+        let files: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        assert_eq!(
+            files.len(),
+            2,
+            "nothing written but the baseline and its lock: {files:?}"
+        );
+        assert!(files.contains(&crate::lock::lock_path(&path)));
 
         // A stored baseline that cannot be read in full is never replaced: its other suites
         // would be lost.

@@ -32,9 +32,11 @@ fn save_then_compare_and_never_record_a_failed_run() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("baseline recorded"));
+    // The baseline, beside its lock file (`.<baseline>.lock`, which the store owns).
     let recorded: Vec<_> = std::fs::read_dir(&baselines)
         .expect("baseline dir")
         .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     let before = std::fs::read(&recorded[0]).expect("read baseline");
@@ -55,6 +57,20 @@ fn save_then_compare_and_never_record_a_failed_run() {
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("not recording a baseline"));
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
+
+    // A stored baseline that cannot be read in full cannot be replaced (its other suites would
+    // be lost): said before the run, which then does not happen.
+    std::fs::write(&recorded[0], b"{ damaged").expect("damage the baseline");
+    let never = dir.path().join("never.json");
+    let out = quick_run(&never, &baselines, &["--save-baseline"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("could not replace it"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!never.exists(), "refused before the run");
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), b"{ damaged");
 }
 
 /// Outside a checkout (no `baselines/` in the working directory) and with no directory given,
@@ -81,7 +97,13 @@ fn outside_a_checkout_baselines_live_in_the_user_data_directory() {
     assert!(text(&out.stderr).contains(&looked), "{}", text(&out.stderr));
     let out = run("second.json", &["--save-baseline", "--force"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let saved = std::fs::read_dir(&stored).expect("created").count();
+    let saved = std::fs::read_dir(&stored)
+        .expect("created")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
+        .count();
     assert_eq!(saved, 1);
     assert!(
         !work.join("baselines").exists(),
@@ -123,10 +145,9 @@ fn several_runs_record_the_quietest_and_keep_every_file() {
     );
     let recorded = std::fs::read_dir(&baselines)
         .expect("baseline dir")
-        .next()
-        .expect("one baseline")
-        .expect("entry")
-        .path();
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .expect("one baseline");
     assert_eq!(
         common::read_doc(&recorded)["started_at"],
         chosen["started_at"],

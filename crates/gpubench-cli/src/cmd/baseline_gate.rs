@@ -329,20 +329,21 @@ pub fn too_noisy(doc: &RunDocument, noise_override: Option<f64>) -> Option<Strin
     })
 }
 
-/// The adapter's stored baseline, `None` when there is none. An unreadable one is an error,
-/// unless this run is about to replace it (--save-baseline): then it is reported and skipped.
+/// The adapter's stored baseline, `None` when there is none. An unreadable one is an error
+/// before the run, said for what the run was to do: compared with it, or replacing it (the
+/// store never replaces what it cannot read in full, since its other suites would be lost, so
+/// a run recorded over it would be refused after all its work).
 fn stored_baseline(path: &Path, replacing: bool) -> anyhow::Result<Option<(String, RunDocument)>> {
     if !path.exists() {
         return Ok(None);
     }
     match load(path) {
         Ok(doc) => Ok(Some((path.display().to_string(), doc))),
-        Err(error) if replacing => {
-            note!("warning: not comparing with the stored baseline, it will be replaced: {error}");
-            Ok(None)
-        }
+        Err(error) if replacing => Err(error.context(
+            "the stored baseline cannot be read in full, so this run could not replace it: move it away to start a new baseline, or upgrade gpubench if a newer one wrote it",
+        )),
         Err(error) => Err(error.context(
-            "reading the stored baseline (move it away, or replace it with --save-baseline)",
+            "reading the stored baseline (move it away to start a new one; upgrade gpubench if a newer one wrote it)",
         )),
     }
 }
