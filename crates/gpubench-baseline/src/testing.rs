@@ -100,6 +100,7 @@ pub fn doc_with(name: &str, software: bool) -> RunDocument {
                 seed: 1,
             },
             options: BTreeMap::new(),
+            log_filter: None,
         },
         started_at: "2026-01-01T00:00:00Z".to_string(),
         finished_at: Some("2026-01-01T00:01:00Z".to_string()),

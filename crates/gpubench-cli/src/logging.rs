@@ -25,8 +25,17 @@ pub fn filter(flag: Option<&str>) -> Option<String> {
         .filter(|f| f.trim() != "off")
 }
 
+/// The filter installed by [`init`], for the run's record; `None` before it or without one.
+static IN_FORCE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// The log filter in force (see [`init`]).
+pub fn in_force() -> Option<String> {
+    IN_FORCE.get().cloned().flatten()
+}
+
 /// Installs the logger for `filter` (see [`filter`]); nothing when it is `None`.
 pub fn init(filter: Option<String>) {
+    let _ = IN_FORCE.set(filter.clone());
     let Some(filter) = filter else {
         return;
     };

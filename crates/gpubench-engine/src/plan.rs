@@ -82,6 +82,7 @@ pub struct RunPlan {
     options: SuiteOptions,
     sampling: SampleOverrides,
     noise_check: bool,
+    log_filter: Option<String>,
 }
 
 impl std::fmt::Debug for RunPlan {
@@ -91,6 +92,7 @@ impl std::fmt::Debug for RunPlan {
             .field("options", &self.options)
             .field("sampling", &self.sampling)
             .field("noise_check", &self.noise_check)
+            .field("log_filter", &self.log_filter)
             .finish()
     }
 }
@@ -147,6 +149,7 @@ impl RunPlan {
             options,
             sampling: SampleOverrides::default(),
             noise_check: true,
+            log_filter: None,
         })
     }
 
@@ -160,6 +163,13 @@ impl RunPlan {
     /// Whether the run measures its noise reference.
     pub fn noise_check(&self) -> bool {
         self.noise_check
+    }
+
+    /// The log filter in force during the run, recorded in its configuration (logging above
+    /// `warn` slows short kernels' timings).
+    pub fn with_log_filter(mut self, filter: Option<String>) -> Self {
+        self.log_filter = filter;
+        self
     }
 
     /// Overrides the profile's sampling; refuses overrides the runner cannot follow.
@@ -212,6 +222,7 @@ impl RunPlan {
             suites: self.suite_names(),
             settings,
             options,
+            log_filter: self.log_filter.clone(),
         })
     }
 }

@@ -1,5 +1,5 @@
 //! The text of a run, built once and drawn by the terminal table and by Markdown alike: the
-//! heading (adapter, profile, telemetry, run noise), one grid per suite, the warning notes and
+//! heading (adapter, profile, telemetry, run noise, logging above warn), one grid per suite, the warning notes and
 //! the legend. The terminal adds only what needs its own drawing (sweeps, latency, datasheet).
 
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
@@ -92,6 +92,12 @@ fn heading(doc: &RunDocument) -> Vec<String> {
     );
     if let Some(noise) = &doc.noise {
         lines.push(format!("run noise: {}", noise.describe()));
+    }
+    if let Some(filter) = doc.config.verbose_logging() {
+        lines.push(format!(
+            "logging: '{}', above warn: short kernels' timings include it (not a baseline)",
+            crate::numbers::printable(filter)
+        ));
     }
     lines
 }
@@ -227,5 +233,21 @@ mod tests {
         let shown: usize = text.suites.iter().map(|s| s.rows.len()).sum();
         assert_eq!(shown, split.results.len());
         assert!(text.heading[0].starts_with("Card ("), "{:?}", text.heading);
+    }
+
+    #[test]
+    fn a_run_that_logged_above_warn_says_so_in_its_heading() {
+        let mut doc = doc_with("Card", false);
+        let said = |doc: &RunDocument| {
+            run_text(doc, false)
+                .heading
+                .iter()
+                .any(|l| l.starts_with("logging:"))
+        };
+        assert!(!said(&doc));
+        doc.config.log_filter = Some("warn".into());
+        assert!(!said(&doc), "warnings only change no timing");
+        doc.config.log_filter = Some("wgpu_hal=debug".into());
+        assert!(said(&doc));
     }
 }

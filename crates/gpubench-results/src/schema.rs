@@ -164,6 +164,22 @@ pub struct RunConfig {
     /// Extra options (sizes, shapes, variants) as given.
     #[serde(default)]
     pub options: BTreeMap<String, serde_json::Value>,
+    /// The log filter in force during the run (`--log`, `GPUBENCH_LOG` or `RUST_LOG`, in
+    /// env_logger's syntax), absent when nothing was logged. Logging above `warn` slows short
+    /// kernels' timings, so a run that logged more is said so and never becomes a baseline
+    /// unless forced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_filter: Option<String>,
+}
+
+impl RunConfig {
+    /// The log filter, when it lets through more than warnings and errors (`info`, `debug` or
+    /// `trace`, anywhere in it): such a run's timings include the logging.
+    pub fn verbose_logging(&self) -> Option<&str> {
+        self.log_filter
+            .as_deref()
+            .filter(|f| crate::log_filter::is_verbose(f))
+    }
 }
 
 /// Outcome of one benchmark.

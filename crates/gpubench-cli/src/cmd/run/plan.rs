@@ -110,6 +110,7 @@ impl Plan {
             )
             .into());
         }
+        check_baseline_conditions(args, crate::logging::in_force().as_deref())?;
         let mut files = Files::new();
         let baseline = args.baseline.checked(&mut files)?;
         claim_outputs(&mut files)?;
@@ -121,7 +122,8 @@ impl Plan {
         let run = RunPlan::new(&REGISTRY, &args.suites, suite_options(args))
             .and_then(|plan| plan.with_sampling(sample_overrides(args)))
             .map_err(usage_error)?
-            .with_noise_check(args.noise_check.is_on());
+            .with_noise_check(args.noise_check.is_on())
+            .with_log_filter(crate::logging::in_force());
         Ok(Self {
             run,
             selection,
@@ -142,6 +144,30 @@ impl Plan {
             files,
         })
     }
+}
+
+/// Refuses, before any work, a baseline recorded under conditions that hide in its numbers:
+/// without the run's own noise check (the gate that keeps a noisy run from becoming the
+/// reference), or with logging above `warn` (it slows short kernels' timings 2-3x). `--force`
+/// records it anyway.
+fn check_baseline_conditions(args: &RunArgs, log_filter: Option<&str>) -> anyhow::Result<()> {
+    if !args.baseline.save_baseline || args.baseline.force {
+        return Ok(());
+    }
+    if !args.noise_check.is_on() {
+        return Err(UsageError(
+            "--save-baseline with --noise-check off: a baseline is recorded only after the run's own noise check says it is quiet enough; leave the check on, or add --force to record it without"
+                .to_string(),
+        )
+        .into());
+    }
+    if let Some(filter) = log_filter.filter(|f| gpubench_results::log_filter::is_verbose(f)) {
+        return Err(UsageError(format!(
+            "--save-baseline with logging at '{filter}' (--log, GPUBENCH_LOG or RUST_LOG): logging above warn slows short kernels' timings, so such a run must not become the baseline; log at warn or not at all, or add --force"
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// Adds the results file `out` to `files` (named `role` in messages), and with `runs` over one
@@ -277,6 +303,24 @@ mod tests {
             std::fs::read(numbered_run(&taken, 1)).expect("read"),
             b"other"
         );
+    }
+
+    #[test]
+    fn a_baseline_under_conditions_that_hide_in_its_numbers_is_refused_unless_forced() {
+        let save = run_args(&["--save-baseline"]);
+        check_baseline_conditions(&save, None).expect("plain");
+        check_baseline_conditions(&save, Some("warn")).expect("warnings only");
+        let error = check_baseline_conditions(&save, Some("wgpu_hal=debug")).expect_err("debug");
+        assert!(
+            error.to_string().contains("logging at 'wgpu_hal=debug'"),
+            "{error}"
+        );
+        let unchecked = run_args(&["--save-baseline", "--noise-check", "off"]);
+        let error = check_baseline_conditions(&unchecked, None).expect_err("no noise check");
+        assert!(error.to_string().contains("--noise-check off"), "{error}");
+        let forced = run_args(&["--save-baseline", "--noise-check", "off", "--force"]);
+        check_baseline_conditions(&forced, Some("trace")).expect("forced");
+        check_baseline_conditions(&run_args(&[]), Some("trace")).expect("no baseline");
     }
 
     #[test]
