@@ -316,6 +316,28 @@ fn control_bytes_and_markup_reach_no_terminal_page_or_comment_raw() {
     );
 }
 
+/// `show`'s per-run headings name files: a name with an escape sequence, a line break or markup
+/// reaches neither the terminal nor a Markdown comment raw.
+#[test]
+fn file_names_in_shows_headings_are_shown_literally() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let doc = doc_with("NVIDIA Test", false);
+    let a = write_doc(dir.path(), "a\x1b[2J\n== forged ==.json", &doc);
+    let b = write_doc(dir.path(), "<img src=x onerror=alert(1)>.json", &doc);
+    let table = gpubench_output(&["show", arg(&a), arg(&b)]);
+    assert!(table.status.success(), "{}", text(&table.stderr));
+    let table = text(&table.stdout);
+    assert!(!table.contains('\x1b'), "{table:?}");
+    assert!(
+        !table.contains("\n== forged"),
+        "a name is one heading line: {table}"
+    );
+    let md = gpubench_output(&["show", arg(&a), arg(&b), "--format", "md"]);
+    let md = text(&md.stdout);
+    assert!(!md.contains("<img") && md.contains("&lt;img"), "{md}");
+    assert!(!md.contains('\x1b'), "{md:?}");
+}
+
 /// Cases 5 and 16: values near the top of f64 print in exponent form and chart in bounded time.
 #[test]
 fn the_largest_finite_values_print_short_and_chart_quickly() {
