@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
+
 /// One level of the host's data (or unified) caches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HostCache {
@@ -38,8 +40,10 @@ pub fn read_caches(dir: &Path) -> Vec<HostCache> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
+    // Through the one bounded reader, like every file gpubench reads: a FIFO or an endless
+    // file planted in a fake sysfs tree is refused, never read until memory runs out.
     let read = |path: &Path, name: &str| {
-        std::fs::read_to_string(path.join(name))
+        read_text_bounded(&path.join(name), SYSTEM_FILE_BYTES)
             .ok()
             .map(|s| s.trim().to_string())
     };
@@ -125,5 +129,23 @@ mod tests {
             ]
         );
         assert!(read_caches(&dir.path().join("absent")).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_in_the_cache_tree_is_passed_over_without_hanging() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("index0");
+        std::fs::create_dir(&path).expect("index dir");
+        std::fs::write(path.join("level"), "1\n").expect("file");
+        std::fs::write(path.join("type"), "Data\n").expect("file");
+        let status = std::process::Command::new("mkfifo")
+            .arg(path.join("size"))
+            .status()
+            .expect("mkfifo runs");
+        assert!(status.success());
+        let started = std::time::Instant::now();
+        assert!(read_caches(dir.path()).is_empty());
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 }
