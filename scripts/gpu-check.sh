@@ -46,6 +46,13 @@ bin=${2:-./target/release/gpubench}
 here=$(cd "$(dirname "$0")" && pwd)
 vendor=${GPUBENCH_EXPECT_VENDOR:-0x10de}
 started=$(date +%s)
+# The table is built from the files in OUTDIR and the archive takes all of them: an earlier
+# check's files would pass for this one's. A new or empty directory only (exit 2, before the
+# window starts).
+if [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
+    echo "gpu-check: $out exists and is not an empty directory: a check builds its table from the files it writes there and archives them all; give a new or empty OUTDIR" >&2
+    exit 2
+fi
 mkdir -p "$out"
 # The script's own stderr, kept apart: a trap that runs while a step's output is redirected to a
 # file still logs here (the steps themselves do not inherit it).

@@ -56,6 +56,26 @@ fn dry_run_on_a_software_adapter_stops_at_the_vendor_check() {
     assert!(log.contains("stopping before any measurement"), "{log}");
 }
 
+/// A second check into the same directory would build its table from the first one's files
+/// and archive them: refused before anything starts, the earlier files untouched.
+#[test]
+fn a_check_into_a_directory_that_holds_files_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let earlier = dir.path().join("gpubench.json");
+    std::fs::write(&earlier, b"{}").expect("write");
+    let run = Command::new("bash")
+        .arg(repo_root().join("scripts/gpu-check.sh"))
+        .arg(dir.path())
+        .arg(gpubench_path())
+        .output()
+        .expect("bash runs");
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not an empty directory"), "{stderr}");
+    assert_eq!(std::fs::read(&earlier).expect("read"), b"{}");
+    assert!(!dir.path().join("check.log").exists());
+}
+
 #[test]
 fn run_refuses_an_adapter_that_is_not_the_expected_one_before_writing() {
     let Some(dir) = vulkan_temp_dir() else { return };
