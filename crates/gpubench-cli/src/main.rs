@@ -30,10 +30,14 @@ mod values;
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 
 fn main() -> ExitCode {
     mesa_env::silence_device_select_layer();
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(error) => return parse_refused(error),
+    };
     logging::init(logging::filter(args.log.as_deref()));
     let outcome = match args.command {
         cli::Command::List(list) => cmd::list::run(&list),
@@ -54,6 +58,27 @@ fn main() -> ExitCode {
         Err(error) => {
             note!("error: {}", exit::error_line(&error));
             exit::exit_for(&error).into()
+        }
+    }
+}
+
+/// What clap stops at: a usage error (its message on stderr, exit 2), or `--help`/`--version`,
+/// whose text goes to stdout like every command's output, so a reader that has gone is exit 141
+/// as for any other command, not a silent 0. On a terminal clap prints it as it always does.
+fn parse_refused(error: clap::Error) -> ExitCode {
+    use std::io::IsTerminal as _;
+    let shown = matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    );
+    if !shown || std::io::stdout().is_terminal() {
+        error.exit()
+    }
+    match stdout::print_then(&error.render().to_string(), exit::Exit::Success) {
+        Ok(code) => code.into(),
+        Err(error) => {
+            note!("error: {error:#}");
+            exit::Exit::Error.into()
         }
     }
 }

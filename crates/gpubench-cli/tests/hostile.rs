@@ -404,7 +404,11 @@ fn a_closed_stdout_ends_quietly_with_141() {
     let base = write_doc(dir.path(), "base.json", &doc);
     let gab = dir.path().join("g.json");
     let compare = ["compare", arg(&base), arg(&base), "--export-gab", arg(&gab)];
-    for args in [&["list"][..], &["list", "--json"][..], &compare[..]] {
+    let help_and_version = [&["--help"][..], &["--version"][..], &["run", "--help"][..]];
+    for args in [&["list"][..], &["list", "--json"][..], &compare[..]]
+        .into_iter()
+        .chain(help_and_version)
+    {
         let out = gpubench_command()
             .args(args)
             .stdout(closed_pipe())
