@@ -2,7 +2,8 @@
 //! precision for spreadsheets and scripts. Cells of skipped and failed results stay empty where
 //! a number would be; the status and reason columns say why. A run's rows carry its adapter,
 //! driver, host and start time, so files from several machines can be concatenated and still
-//! told apart.
+//! told apart, and whether the run completed (`run_complete` false: it was interrupted, and the
+//! results it never reached are not there).
 
 use gpubench_baseline::{Comparison, CrossCell, CrossTable};
 use gpubench_results::{RunDocument, Status};
@@ -37,6 +38,7 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         "driver",
         "host",
         "run_started",
+        "run_complete",
     ]);
     let adapter = &doc.machine.adapter;
     for r in &doc.results {
@@ -67,6 +69,7 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
                 .to_string(),
             doc.machine.hostname.clone().unwrap_or_default(),
             doc.started_at.clone(),
+            doc.complete.to_string(),
         ]);
     }
     Ok(printable(&grid.to_csv()))

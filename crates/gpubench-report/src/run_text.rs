@@ -93,6 +93,12 @@ fn heading(doc: &RunDocument) -> Vec<String> {
     if let Some(noise) = &doc.noise {
         lines.push(format!("run noise: {}", noise.describe()));
     }
+    if !doc.complete {
+        lines.push(format!(
+            "interrupted: the run did not complete; the {} results it finished are shown, the rest were never measured",
+            doc.results.len()
+        ));
+    }
     if let Some(filter) = doc.config.verbose_logging() {
         lines.push(format!(
             "logging: '{}', above warn: short kernels' timings include it (not a baseline)",
@@ -249,5 +255,23 @@ mod tests {
         assert!(!said(&doc), "warnings only change no timing");
         doc.config.log_filter = Some("wgpu_hal=debug".into());
         assert!(said(&doc));
+    }
+
+    #[test]
+    fn an_interrupted_run_says_so_in_its_heading() {
+        let mut doc = doc_with("Card", false);
+        let interrupted = |doc: &RunDocument| {
+            run_text(doc, false)
+                .heading
+                .iter()
+                .any(|l| l.starts_with("interrupted:"))
+        };
+        assert!(!interrupted(&doc));
+        doc.complete = false;
+        assert!(interrupted(&doc));
+        let csv = crate::csv::render_run(&doc).expect("csv");
+        let header = csv.lines().next().expect("header");
+        assert!(header.ends_with(",run_complete"), "{header}");
+        assert!(csv.lines().skip(1).all(|l| l.ends_with(",false")), "{csv}");
     }
 }
