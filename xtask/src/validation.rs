@@ -280,10 +280,27 @@ pub fn check() -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// A new directory of this test's own under the temporary directory: `create_dir` fails
+    /// where the name exists (as a directory, a file or a link someone planted), and then the
+    /// next name is tried, so the test never writes through a path another user prepared.
+    fn own_temp_dir() -> std::path::PathBuf {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        (0..1000)
+            .map(|k| {
+                std::env::temp_dir().join(format!(
+                    "xtask-validation-{}-{nanos}-{k}",
+                    std::process::id()
+                ))
+            })
+            .find(|dir| std::fs::create_dir(dir).is_ok())
+            .expect("a new temporary directory")
+    }
+
     #[test]
     fn the_log_is_read_by_message_kind() {
-        let dir = std::env::temp_dir().join(format!("xtask-validation-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("mkdir");
+        let dir = own_temp_dir();
         let log = dir.join("validation.log");
         std::fs::write(
             &log,

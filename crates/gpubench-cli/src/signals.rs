@@ -10,7 +10,7 @@
 //! not look at the flag. So a watchdog thread gives the run [`STOP_GRACE`] after the first
 //! signal to write its file and say what it kept; past that it ends the process itself, saying
 //! so. The results file then holds what the last save wrote: every result finished before the
-//! step that would not stop, marked incomplete.
+//! step that would not stop.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -84,8 +84,8 @@ impl StopSignal {
                 if !reported.load(Ordering::SeqCst) {
                     note!(
                         "interrupted: the step in progress did not stop within {} s; stopping \
-                         now (the results file keeps every result finished before it, marked \
-                         incomplete)",
+                         now (every result finished before the signal is in the results file, \
+                         where one was written)",
                         STOP_GRACE.as_secs()
                     );
                 }
