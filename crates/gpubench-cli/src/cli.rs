@@ -175,8 +175,8 @@ impl AdapterArgs {
 #[derive(Debug, Args, Clone)]
 pub struct AdapterArgs {
     /// Adapter index (from `gpubench list`), a case-insensitive substring of its name, or `all`
-    /// (`run`: every adapter in turn, `--backend` filtering) [default: WGPU_ADAPTER_NAME, a name
-    /// substring].
+    /// (`run` and `doctor`: every adapter in turn, `--backend` filtering) [default:
+    /// WGPU_ADAPTER_NAME, a name substring].
     #[arg(long, value_name = "INDEX|NAME", value_parser = parse_adapter_choice)]
     pub adapter: Option<AdapterChoice>,
     /// Backend: vulkan, metal, dx12 or gl (comma list allowed) [default: WGPU_BACKEND, else

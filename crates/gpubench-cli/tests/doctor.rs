@@ -9,7 +9,9 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{gpubench_command, quick_stream_command, read_doc, require_vulkan, vulkan_temp_dir};
+use common::{
+    adapters, gpubench_command, quick_stream_command, read_doc, require_vulkan, vulkan_temp_dir,
+};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -80,6 +82,35 @@ fn doctor_names_the_software_adapter_and_passes_a_healthy_host() {
     );
     assert_check(&text, "pcie-link@0000:01:00.0", "ok", "gen4 x16");
     assert_check(&text, "telemetry", "unknown", "not applicable");
+}
+
+/// `--adapter all` checks every adapter of the node in turn (here lavapipe on Vulkan and
+/// llvmpipe on GL), each under its heading, and in JSON one report per adapter.
+#[test]
+fn doctor_checks_every_adapter_with_adapter_all() {
+    if !require_vulkan() {
+        return;
+    }
+    let all = |extra: &[&str]| {
+        let mut cmd = gpubench_command();
+        cmd.args(["doctor", "--adapter", "all"]).args(extra);
+        output_on_fixtures(cmd, "healthy-gen4-x16", None)
+    };
+    let listed = adapters().len();
+    let out = all(&[]);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let headings = text.lines().filter(|l| l.starts_with("== [")).count();
+    assert_eq!(headings, listed, "{text}");
+    let out = all(&["--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let reports: Value = serde_json::from_slice(&out.stdout).expect("--json is JSON");
+    let reports = reports.as_array().expect("one report per adapter");
+    assert_eq!(reports.len(), listed);
+    assert!(
+        reports.iter().all(|r| r["checks"].is_array()),
+        "{reports:?}"
+    );
 }
 
 /// doctor writes stdout through the one path every subcommand uses: a closed pipe ends quietly

@@ -22,6 +22,8 @@ use gpubench_telemetry::doctor::{self, Check, CheckStatus, Findings};
 use gpubench_telemetry::{GpuProcess, Telemetry, TelemetryOptions};
 use serde::Serialize;
 
+use gpubench_report::numbers::printable;
+
 use crate::cli::DoctorArgs;
 use crate::exit::Exit;
 
@@ -52,45 +54,113 @@ struct Report<'a> {
 
 pub fn run(args: &DoctorArgs) -> anyhow::Result<Exit> {
     if args.adapter.adapter == Some(crate::cli::AdapterChoice::All) {
-        return Err(crate::exit::UsageError(
-            "--adapter all runs every adapter only in `gpubench run`; doctor checks one: give its index or name"
-                .to_string(),
-        )
-        .into());
+        return run_all(args);
     }
-    let selection = args.adapter.selection();
-    let ctx = super::open_adapter(&selection)?;
+    let ctx = super::open_adapter(&args.adapter.selection())?;
+    let (checked, failed) = checklist(&ctx)?;
+    let text = if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&checked.json)?)
+    } else {
+        checked.text
+    };
+    crate::stdout::print_then(&text, exit_for(failed))
+}
+
+/// Every adapter `gpubench list` shows (on `--backend`'s backends), in turn, as a multi-GPU node
+/// needs: each checklist under its adapter's heading, or in JSON an array of the reports (an
+/// adapter that could not be opened is an object with its error). Exit 5 when a check failed on
+/// any adapter, else 1 when one could not be opened, else 0.
+fn run_all(args: &DoctorArgs) -> anyhow::Result<Exit> {
+    let adapters = crate::cmd::fleet::chosen_adapters(args.adapter.backend.as_deref())?;
+    let (mut texts, mut reports) = (Vec::new(), Vec::new());
+    let (mut failed, mut unopened) = (false, false);
+    for adapter in &adapters {
+        let heading = format!(
+            "== [{}] {} ({}) ==",
+            adapter.index, adapter.name, adapter.backend
+        );
+        let selection = gpubench_harness::device::Selection::resolve(
+            Some(adapter.index.to_string()),
+            Some(adapter.backend.clone()),
+        );
+        match super::open_adapter(&selection).and_then(|ctx| checklist(&ctx)) {
+            Ok((checked, one_failed)) => {
+                failed |= one_failed;
+                texts.push(format!("{}\n{}", printable(&heading), checked.text));
+                reports.push(checked.json);
+            }
+            Err(error) => {
+                unopened = true;
+                note!(
+                    "error: adapter [{}] {}: {error:#}",
+                    adapter.index,
+                    adapter.name
+                );
+                texts.push(format!(
+                    "{}\nnot checked: {}\n",
+                    printable(&heading),
+                    printable(&format!("{error:#}"))
+                ));
+                reports
+                    .push(serde_json::json!({"adapter": adapter, "error": format!("{error:#}")}));
+            }
+        }
+    }
+    let text = if args.json {
+        format!("{}\n", serde_json::to_string_pretty(&reports)?)
+    } else {
+        texts.join("\n")
+    };
+    let exit = match (failed, unopened) {
+        (true, _) => Exit::CheckFailed,
+        (false, true) => Exit::Error,
+        (false, false) => Exit::Success,
+    };
+    crate::stdout::print_then(&text, exit)
+}
+
+/// One adapter's checklist: as the terminal shows it and as JSON, and whether a check failed.
+struct Checked {
+    text: String,
+    json: serde_json::Value,
+}
+
+/// Runs the checklist on `ctx`'s adapter (the short load included).
+fn checklist(ctx: &GpuContext) -> anyhow::Result<(Checked, bool)> {
     let telemetry = Arc::new(
-        Telemetry::open(&ctx, &TelemetryOptions::from_env(true)).context("opening telemetry")?,
+        Telemetry::open(ctx, &TelemetryOptions::from_env(true)).context("opening telemetry")?,
     );
-    let findings = gather(&ctx, &telemetry);
+    let findings = gather(ctx, &telemetry);
     let checks = with_flags(doctor::checks(&findings));
     let failed = doctor::any_failed(&checks);
-    let text = if args.json {
-        let report = Report {
-            adapter: &ctx.summary,
-            failed,
-            checks: &checks,
-            load_telemetry: findings.load.as_ref(),
-            link: findings.link.as_ref(),
-            nominal: findings.nominal.as_ref(),
-            other_processes: findings.processes.as_ref(),
-            measured_h2d_gbs: findings.h2d_gbs.as_ref().ok().copied(),
-            measured_h2d_path: &findings.h2d_path,
-            measured_stream_gbs: findings.stream_gbs.as_ref().ok().copied(),
-        };
-        format!("{}\n", serde_json::to_string_pretty(&report)?)
-    } else {
+    let report = Report {
+        adapter: &ctx.summary,
+        failed,
+        checks: &checks,
+        load_telemetry: findings.load.as_ref(),
+        link: findings.link.as_ref(),
+        nominal: findings.nominal.as_ref(),
+        other_processes: findings.processes.as_ref(),
+        measured_h2d_gbs: findings.h2d_gbs.as_ref().ok().copied(),
+        measured_h2d_path: &findings.h2d_path,
+        measured_stream_gbs: findings.stream_gbs.as_ref().ok().copied(),
+    };
+    let checked = Checked {
+        json: serde_json::to_value(&report)?,
         // The terminal's rule: sysfs names, driver versions, process names and throttle
         // reasons (which any local user can set) reach it as visible escapes.
-        gpubench_report::numbers::printable(&render(&ctx, &checks))
+        text: printable(&render(ctx, &checks)),
     };
-    let exit = if failed {
+    Ok((checked, failed))
+}
+
+/// Exit 5 when a check failed.
+fn exit_for(failed: bool) -> Exit {
+    if failed {
         Exit::CheckFailed
     } else {
         Exit::Success
-    };
-    crate::stdout::print_then(&text, exit)
+    }
 }
 
 /// The flag that carries out a check's action, by the check's name (the telemetry crate names

@@ -39,7 +39,7 @@ enum AdapterRun {
 pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
     let mut fleet = Plan::for_fleet(args)?;
     refuse_html(args)?;
-    let adapters = chosen_adapters(args)?;
+    let adapters = chosen_adapters(args.adapter.backend.as_deref())?;
     fleet.exports.check_several(adapters.len(), Format::Table)?;
     let (dir, created) = claim_results_dir(args.out.as_deref())?;
     // Every adapter's results file is named and checked, against each other and every file
@@ -112,9 +112,9 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
 }
 
 /// Every adapter `gpubench list` shows, on the backends of `--backend` (all when not given).
-fn chosen_adapters(args: &RunArgs) -> anyhow::Result<Vec<AdapterSummary>> {
+pub fn chosen_adapters(backend: Option<&str>) -> anyhow::Result<Vec<AdapterSummary>> {
     // `--backend`, else WGPU_BACKEND, as for one adapter.
-    let backends = Selection::resolve(None, args.adapter.backend.clone())
+    let backends = Selection::resolve(None, backend.map(str::to_string))
         .backends()
         .map_err(|e| UsageError(format!("--backend: {e}")))?;
     let adapters: Vec<AdapterSummary> = list_adapters()
@@ -124,10 +124,7 @@ fn chosen_adapters(args: &RunArgs) -> anyhow::Result<Vec<AdapterSummary>> {
     if adapters.is_empty() {
         anyhow::bail!(
             "--adapter all found no adapter{}: `gpubench list` shows what wgpu finds",
-            args.adapter
-                .backend
-                .as_deref()
-                .map_or(String::new(), |b| format!(" on backend {b}"))
+            backend.map_or(String::new(), |b| format!(" on backend {b}"))
         );
     }
     Ok(adapters)
