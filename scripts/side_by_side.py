@@ -29,6 +29,7 @@ which results were left out and why.
 import argparse
 import json
 import os
+import stat
 import re
 import sys
 
@@ -55,13 +56,30 @@ MATMUL = [
 ]
 
 
+# The largest input read, as gpubench's own reader bounds a results file.
+MAX_INPUT_BYTES = 256 << 20
+
+
+def read_bounded(path, limit=MAX_INPUT_BYTES):
+    """The text of the regular file at `path`, at most `limit` bytes: opened without blocking
+    (a FIFO never hangs the check), refused unless it is a regular file (checked on the open
+    file), and read one byte past the limit at most (an endless device is cut off)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise OSError(0, "not a regular file (a FIFO, device or directory)")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(0, f"larger than {limit >> 20} MiB")
+    return data.decode("utf-8-sig", errors="replace")
+
+
 def load(path):
     """(document, None) or (None, why not), the why in a few words naming the file: a side that
     cannot be read leaves its cells saying so instead of stopping the table."""
     name = os.path.basename(path)
     try:
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()
+        text = read_bounded(path)
     except FileNotFoundError:
         return None, f"{name} missing"
     except OSError as error:

@@ -234,6 +234,26 @@ class PartialSides(unittest.TestCase):
             self.assertTrue(why.startswith("dir.json unreadable"), why)
             self.assertEqual(sbs.load(path("ok.json", '{"a": 1}')), ({"a": 1}, None))
 
+    @unittest.skipUnless(hasattr(os, "mkfifo"), "FIFOs are a POSIX thing")
+    def test_a_fifo_or_an_endless_device_is_refused_without_hanging_or_reading_it_all(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            fifo = os.path.join(tmp, "cuda.json")
+            os.mkfifo(fifo)
+            doc, why = sbs.load(fifo)
+            self.assertIsNone(doc)
+            self.assertIn("not a regular file", why)
+        doc, why = sbs.load("/dev/zero")
+        self.assertIsNone(doc)
+        self.assertIn("not a regular file", why)
+        with tempfile.TemporaryDirectory() as tmp:
+            big = os.path.join(tmp, "big.json")
+            with open(big, "wb") as f:
+                f.write(b" " * 2048)
+            text_limit = sbs.read_bounded(big, limit=4096)
+            self.assertEqual(len(text_limit), 2048)
+            with self.assertRaises(OSError):
+                sbs.read_bounded(big, limit=1024)
+
     def test_a_missing_cuda_side_leaves_its_cells_saying_so(self):
         gpubench, _ = self.docs()
         table = sbs.build(gpubench, None, {}, cuda_problem="cuda.json missing")
