@@ -190,11 +190,14 @@ impl TerminalGrid {
         self.draw(&cells)
     }
 
-    /// Header and rows, escaped.
+    /// Header and rows, escaped, each cell at most [`MAX_CELL_CHARS`] characters: the table
+    /// library lays a cell out in time that grows with the square of its length, and no
+    /// terminal shows more (a 100 MB id from a hostile file is cut, with how much was cut; the
+    /// file and the machine-readable formats keep it whole).
     fn escaped(&self) -> Grid {
         let mut grid = self.grid.clone();
         for cell in grid.header.iter_mut().chain(grid.rows.iter_mut().flatten()) {
-            *cell = printable(cell);
+            *cell = printable(&bounded_cell(cell));
         }
         grid
     }
@@ -277,6 +280,20 @@ impl TerminalGrid {
     }
 }
 
+/// The most characters of one cell the terminal table shows.
+pub const MAX_CELL_CHARS: usize = 2000;
+
+/// `text`, or its first [`MAX_CELL_CHARS`] characters and how many more there were.
+fn bounded_cell(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_CELL_CHARS) {
+        None => std::borrow::Cow::Borrowed(text),
+        Some((cut, _)) => {
+            let more = text[cut..].chars().count();
+            std::borrow::Cow::Owned(format!("{}... ({more} more characters)", &text[..cut]))
+        }
+    }
+}
+
 /// A Markdown cell: [`markdown_text`], line breaks folded.
 pub fn markdown_cell(text: &str) -> String {
     markdown_text(text).replace(['\n', '\r'], " ")
@@ -316,6 +333,18 @@ pub fn csv_cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_huge_cell_is_cut_for_the_terminal_saying_how_much() {
+        let mut grid = Grid::new(&["id", "value"]);
+        grid.push(vec!["x".repeat(MAX_CELL_CHARS + 5), "1".into()]);
+        let text = grid.to_table(None);
+        assert!(text.contains("... (5 more characters)"), "cut");
+        assert!(!text.contains(&"x".repeat(MAX_CELL_CHARS + 1)));
+        let mut small = Grid::new(&["id"]);
+        small.push(vec!["y".repeat(MAX_CELL_CHARS)]);
+        assert!(small.to_table(None).contains(&"y".repeat(MAX_CELL_CHARS)));
+    }
 
     #[test]
     fn escaping() {
