@@ -50,6 +50,7 @@ fn the_example_suite_runs_verified_and_reaches_every_output() {
         "0.3",
         "--html",
         html.as_str(),
+        "--export-adapter-names",
     ];
     for (flag, file) in &exports {
         flags.extend([*flag, file.as_str()]);
@@ -88,4 +89,18 @@ fn the_example_suite_runs_verified_and_reaches_every_output() {
             "{flag} leaves the example suite's row out"
         );
     }
+    // --export-adapter-names names the run's BMF entries by adapter, as show's.
+    let bmf: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path("e.bmf.json")).expect("bmf"))
+            .expect("JSON");
+    let adapter =
+        gpubench_results::schema::slug(doc["machine"]["adapter"]["name"].as_str().expect("name"));
+    let names: Vec<&String> = bmf.as_object().expect("object").keys().collect();
+    assert!(
+        !names.is_empty()
+            && names
+                .iter()
+                .all(|n| n.contains(&format!("{adapter}/example/"))),
+        "{names:?}"
+    );
 }

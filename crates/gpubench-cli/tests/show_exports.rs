@@ -146,6 +146,52 @@ fn keyed_exports_of_several_runs_need_adapter_names_and_then_do_not_collide() {
     assert_eq!(unique.len(), gab_names.len(), "no two entries share a name");
 }
 
+/// Vulkan and GL on one card (and identical cards in one host) share host and adapter name:
+/// their names get the backend (and then the adapter's index) only where they would collide,
+/// so every result is kept; the same run twice can never be told apart and is refused.
+#[test]
+fn adapter_names_add_what_tells_runs_of_one_card_apart_and_refuse_the_rest() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut vulkan = doc_with("NVIDIA H200", false);
+    vulkan.machine.hostname = Some("node".to_string());
+    let mut gl = vulkan.clone();
+    gl.machine.adapter.backend = "gl".to_string();
+    gl.machine.adapter.index = 1;
+    let (v, g) = (
+        write_doc(dir.path(), "v.json", &vulkan),
+        write_doc(dir.path(), "g.json", &gl),
+    );
+    let bmf = dir.path().join("bmf.json");
+    let flags = ["--export-bmf", arg(&bmf), "--export-adapter-names"];
+    let out = run(&[&["show", arg(&v), arg(&g)][..], &flags].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let bmf_doc: serde_json::Value = serde_json::from_str(&read(&bmf)).expect("bmf");
+    let names: Vec<&String> = bmf_doc.as_object().expect("object").keys().collect();
+    let measured = 2; // doc_with's ok results
+    assert_eq!(
+        names.len(),
+        2 * measured,
+        "every run's results kept: {names:?}"
+    );
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("node/nvidia-h200-vulkan/"))
+    );
+    assert!(names.iter().any(|n| n.starts_with("node/nvidia-h200-gl/")));
+
+    std::fs::remove_file(&bmf).expect("remove");
+    let twice = write_doc(dir.path(), "v2.json", &vulkan);
+    let out = run(&[&["show", arg(&v), arg(&twice)][..], &flags].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the same name"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!bmf.exists(), "nothing written on a refusal");
+}
+
 #[test]
 fn an_export_that_is_an_input_is_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().expect("temp dir");

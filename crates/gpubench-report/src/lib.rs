@@ -137,6 +137,31 @@ pub fn adapter_prefix(doc: &RunDocument) -> String {
     }
 }
 
+/// The prefixes that tell several runs' exported benchmarks apart: each run's
+/// [`adapter_prefix`], with its backend added where two runs share it (Vulkan and GL on one
+/// card: `node/llvmpipe-vulkan`) and then the adapter's index where they still do (identical
+/// cards in one host: `node/nvidia-h200-vulkan-3`). A prefix no other run shares stays as it
+/// was, so existing series keep their names and history. Runs that still share one (one adapter
+/// run twice) keep sharing it: the caller refuses that.
+pub fn adapter_prefixes(docs: &[&RunDocument]) -> Vec<String> {
+    let mut names: Vec<String> = docs.iter().map(|doc| adapter_prefix(doc)).collect();
+    let discriminators: [&dyn Fn(&RunDocument) -> String; 2] = [
+        &|doc| gpubench_results::schema::slug(&doc.machine.adapter.backend),
+        &|doc| doc.machine.adapter.index.to_string(),
+    ];
+    for discriminator in discriminators {
+        let shared: Vec<bool> = (0..names.len())
+            .map(|i| names.iter().filter(|n| **n == names[i]).count() > 1)
+            .collect();
+        for (i, doc) in docs.iter().enumerate() {
+            if shared[i] {
+                names[i] = format!("{}-{}", names[i], discriminator(doc));
+            }
+        }
+    }
+    names
+}
+
 /// `name`, under `prefix` when there is one.
 fn prefixed(prefix: Option<&str>, name: &str) -> String {
     match prefix {
@@ -148,5 +173,40 @@ fn prefixed(prefix: Option<&str>, name: &str) -> String {
 impl std::fmt::Display for Format {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_baseline::testing::doc_with;
+
+    #[test]
+    fn prefixes_grow_only_where_runs_would_share_one() {
+        let mut card = doc_with("NVIDIA H200", false);
+        card.machine.hostname = Some("node".to_string());
+        let other = doc_with("AMD Radeon RX 7900 XTX", false);
+        let mut gl = card.clone();
+        gl.machine.adapter.backend = "gl".to_string();
+        let mut twin = card.clone();
+        twin.machine.adapter.index = 1;
+        assert_eq!(
+            adapter_prefixes(&[&card, &other]),
+            ["node/nvidia-h200", "amd-radeon-rx-7900-xtx"],
+            "distinct runs keep the names their series have always had"
+        );
+        assert_eq!(
+            adapter_prefixes(&[&card, &gl, &twin]),
+            [
+                "node/nvidia-h200-vulkan-0",
+                "node/nvidia-h200-gl",
+                "node/nvidia-h200-vulkan-1"
+            ]
+        );
+        assert_eq!(
+            adapter_prefixes(&[&card, &card]),
+            ["node/nvidia-h200-vulkan-0", "node/nvidia-h200-vulkan-0"],
+            "the same run twice cannot be told apart: the caller refuses it"
+        );
     }
 }

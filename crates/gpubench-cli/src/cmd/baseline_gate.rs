@@ -266,16 +266,17 @@ pub fn after_run(
     ))
 }
 
-/// The run in `format`; in the text formats (table, Markdown) headed by the verdict summary
-/// line and followed by the verdicts. The machine-readable formats hold the run alone, one
-/// document.
+/// The run in `format` (BMF names under `bmf_prefix` when there is one); in the text formats
+/// (table, Markdown) headed by the verdict summary line and followed by the verdicts. The
+/// machine-readable formats hold the run alone, one document.
 pub fn run_with_verdicts(
     format: Format,
     doc: &RunDocument,
     verdicts: Option<(&Comparison, &str)>,
     style: &TableStyle,
+    bmf_prefix: Option<&str>,
 ) -> anyhow::Result<String> {
-    let run = format.render_run(doc, style)?;
+    let run = crate::cmd::exports::render_one(format, doc, style, bmf_prefix)?;
     let Some((cmp, summary)) = verdicts.filter(|_| is_text(format)) else {
         return Ok(run);
     };

@@ -73,10 +73,25 @@ impl ExportPlan {
         self.formatted.iter().any(|(f, _)| *f == format)
     }
 
-    /// The BMF and github-action-benchmark prefix of `doc`'s names, when asked for.
-    pub fn prefix(&self, doc: &RunDocument) -> Option<String> {
-        self.adapter_names
-            .then(|| gpubench_report::adapter_prefix(doc))
+    /// The BMF and github-action-benchmark prefix of each of `docs`' names, when asked for
+    /// ([`gpubench_report::adapter_prefixes`]: the backend and then the adapter's index added
+    /// only where runs would share one). Runs that would still share one are refused (exit
+    /// 2): those formats keep one value per name, so one run's results would be lost.
+    pub fn prefixes(&self, docs: &[&RunDocument]) -> anyhow::Result<Vec<Option<String>>> {
+        if !self.adapter_names {
+            return Ok(vec![None; docs.len()]);
+        }
+        let names = gpubench_report::adapter_prefixes(docs);
+        if let Some(shared) = names
+            .iter()
+            .find(|name| names.iter().filter(|n| n == name).count() > 1)
+        {
+            return Err(UsageError(format!(
+                "two runs would export their results under the same name {shared}/...: BMF and github-action-benchmark keep one value per name, so one run's results would be lost; export one run per adapter (a directory gives the newest of each unless --all-runs)"
+            ))
+            .into());
+        }
+        Ok(names.into_iter().map(Some).collect())
     }
 
     /// Writes every text export, `render` giving each format's text.
@@ -102,8 +117,8 @@ impl ExportPlan {
             return Ok(());
         }
         let (mut bigger, mut smaller) = (Vec::new(), Vec::new());
-        for doc in docs {
-            let export = gab_export_named(doc, self.prefix(doc).as_deref())?;
+        for (doc, prefix) in docs.iter().zip(self.prefixes(docs)?) {
+            let export = gab_export_named(doc, prefix.as_deref())?;
             bigger.extend(json_array(&export.bigger_is_better)?);
             smaller.extend(json_array(&export.smaller_is_better)?);
         }
@@ -146,13 +161,15 @@ pub fn render_runs(
     style: &TableStyle,
     exports: &ExportPlan,
 ) -> anyhow::Result<String> {
-    if let [(_, doc)] = runs {
-        return render_one(format, doc, style, exports);
+    let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| *doc).collect();
+    let prefixes = exports.prefixes(&docs)?;
+    if let ([(_, doc)], [prefix]) = (runs, prefixes.as_slice()) {
+        return render_one(format, doc, style, prefix.as_deref());
     }
     Ok(match format {
         Format::Table | Format::Markdown => {
             let mut out = String::new();
-            for (label, doc) in runs {
+            for ((label, doc), prefix) in runs.iter().zip(&prefixes) {
                 // A label is a path a user or a directory listing gave: on one line, and shown
                 // literally (no escape sequence reaches the terminal, no markup the page).
                 let heading = match format {
@@ -160,7 +177,7 @@ pub fn render_runs(
                     _ => format!("== {} ==\n", printable(label).replace('\n', "\\n")),
                 };
                 out.push_str(&heading);
-                out.push_str(&render_one(format, doc, style, exports)?);
+                out.push_str(&render_one(format, doc, style, prefix.as_deref())?);
                 out.push('\n');
             }
             out
@@ -179,14 +196,11 @@ pub fn render_runs(
             }
             out
         }
-        Format::Json => {
-            let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| *doc).collect();
-            serde_json::to_string_pretty(&docs)? + "\n"
-        }
+        Format::Json => serde_json::to_string_pretty(&docs)? + "\n",
         Format::Bmf => {
             let mut merged = serde_json::Map::new();
-            for (_, doc) in runs {
-                let text = render_one(format, doc, style, exports)?;
+            for ((_, doc), prefix) in runs.iter().zip(&prefixes) {
+                let text = render_one(format, doc, style, prefix.as_deref())?;
                 let serde_json::Value::Object(entries) = serde_json::from_str(&text)? else {
                     anyhow::bail!("the BMF export is not a JSON object");
                 };
@@ -197,15 +211,15 @@ pub fn render_runs(
     })
 }
 
-/// One run in `format`; BMF names prefixed when asked.
-fn render_one(
+/// One run in `format`; BMF names under `prefix` when there is one.
+pub fn render_one(
     format: Format,
     doc: &RunDocument,
     style: &TableStyle,
-    exports: &ExportPlan,
+    prefix: Option<&str>,
 ) -> anyhow::Result<String> {
     Ok(match format {
-        Format::Bmf => gpubench_report::bmf::render_run_named(doc, exports.prefix(doc).as_deref())?,
+        Format::Bmf => gpubench_report::bmf::render_run_named(doc, prefix)?,
         other => other.render_run(doc, style)?,
     })
 }

@@ -228,7 +228,11 @@ fn report_and_gate(
         .as_ref()
         .map(|cmp| baseline_gate::verdict_summary(cmp, &plan.baseline.gate));
     let with_summary = verdicts.as_ref().zip(summary.as_deref());
-    let render = |format| baseline_gate::run_with_verdicts(format, doc, with_summary, &plan.table);
+    // --export-adapter-names names BMF entries by adapter here too, as it does in show.
+    let prefix = plan.exports.prefixes(&[doc])?.pop().flatten();
+    let render = |format| {
+        baseline_gate::run_with_verdicts(format, doc, with_summary, &plan.table, prefix.as_deref())
+    };
     let stdout = render(plan.format)?;
     if let Some((cmp, summary)) = with_summary.filter(|_| !baseline_gate::is_text(plan.format)) {
         // Machine-readable stdout stays one document: the verdicts go to stderr.
