@@ -193,6 +193,13 @@ fn a_wrong_answer_fails_the_run_with_exit_4_and_no_number() {
         .find(|l| l.contains("broken_copy"))
         .expect("row for the broken kernel");
     assert!(row.contains("failed") && !row.contains("GB/s"), "{row}");
+    // The last line on stderr says the exit code and what caused it.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("exit 4: 1 benchmark failed (selftest/broken_copy"),
+        "{last}"
+    );
 }
 
 /// A quick launch run on Vulkan writing `out`, without the noise check or telemetry (the fewest

@@ -33,7 +33,54 @@ use plan::usage_error;
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let signals = StopSignal::install();
     let plan = Plan::from_args(args)?;
-    run_one(plan, &signals).map(|(exit, _)| exit)
+    let (exit, doc) = run_one(plan, &signals)?;
+    if let Some(line) = doc.as_ref().and_then(|doc| final_line(exit, doc)) {
+        note!("{line}");
+    }
+    Ok(exit)
+}
+
+/// The run's last line on stderr: the exit code and what caused it, so a CI log's last line
+/// says why a job failed (or that it did not). Interrupts, errors and a closed stdout say
+/// theirs where they happen.
+fn final_line(exit: Exit, doc: &RunDocument) -> Option<String> {
+    let with = |status: gpubench_results::Status| -> Vec<&str> {
+        doc.results
+            .iter()
+            .filter(|r| r.status == status)
+            .map(|r| r.id.as_str())
+            .collect()
+    };
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    Some(match exit {
+        Exit::BenchmarkFailed => {
+            let failed = with(gpubench_results::Status::Failed);
+            let shown = failed[..failed.len().min(3)].join(", ");
+            let more = match failed.len() {
+                n if n > 3 => format!(" and {} more", n - 3),
+                _ => String::new(),
+            };
+            format!(
+                "exit {}: {} ({shown}{more})",
+                exit.code(),
+                plural(failed.len(), "benchmark failed", "benchmarks failed")
+            )
+        }
+        Exit::Regression => format!(
+            "exit {}: regressed against the baseline (listed above; --no-fail reports without failing)",
+            exit.code()
+        ),
+        Exit::Success => {
+            let ok = with(gpubench_results::Status::Ok).len();
+            let skipped = with(gpubench_results::Status::Skipped).len();
+            format!(
+                "exit 0: {}, {ok} ok and verified, {skipped} skipped; no failure",
+                plural(doc.results.len(), "result", "results")
+            )
+        }
+        _ => return None,
+    })
 }
 
 /// Runs `plan` on the adapter it selects, writing its results file; the exit status and the
