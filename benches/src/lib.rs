@@ -155,7 +155,9 @@ pub fn iter_gpu(
 ) {
     bencher.iter_custom(|iters| {
         let iterations = u32::try_from(iters).unwrap_or(u32::MAX);
-        match runner.time_sample(bench, iterations) {
+        // Criterion's loop is synchronous: each sample is driven to its end here, the one
+        // place the benches block on the device.
+        match pollster::block_on(runner.time_sample(bench, iterations)) {
             Ok(timing) => {
                 let elapsed = timing.gpu.unwrap_or(timing.host).as_nanos() as f64;
                 elapsed * iters as f64 / f64::from(iterations)
@@ -169,8 +171,7 @@ pub fn iter_gpu(
 /// (support check, error scopes, fault log): a kernel that computes the wrong answer, or that
 /// the adapter cannot run, is never benchmarked.
 pub fn prepare(runner: &Runner<'_>, bench: &mut dyn Benchmark) -> Result<(), String> {
-    runner
-        .prepare(bench)
+    pollster::block_on(runner.prepare(bench))
         .map(|_first| ())
         .map_err(|error| format!("{}: {error}", bench.info().id))
 }

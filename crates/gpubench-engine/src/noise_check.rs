@@ -56,9 +56,9 @@ impl<'a> NoiseCheck<'a> {
 
     /// One check: the reference's summary, or why there is none (it failed, was skipped, or
     /// was cut short by a stop).
-    pub fn measure(&self) -> Result<Summary, String> {
+    pub async fn measure(&self) -> Result<Summary, String> {
         let mut bench = KernelBench::boxed(self.kernel());
-        let result = self.runner.run(bench.as_mut(), &mut Silent);
+        let result = self.runner.run(bench.as_mut(), &mut Silent).await;
         if self.runner.stop_requested() {
             return Err("a stop was requested".to_string());
         }

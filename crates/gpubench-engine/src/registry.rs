@@ -174,8 +174,11 @@ mod tests {
             self.1
         }
 
-        fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {
-            Ok(Vec::new())
+        fn benchmarks<'a>(
+            &'a self,
+            _build: &'a mut BuildContext<'_>,
+        ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+            Box::pin(async { Ok(Vec::new()) })
         }
     }
 

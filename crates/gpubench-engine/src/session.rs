@@ -98,7 +98,7 @@ impl<'a> Session<'a> {
 
     /// Runs every suite of the plan in order and returns the document: complete when the run
     /// got to its end, incomplete when a stop was requested.
-    pub fn run(
+    pub async fn run(
         &mut self,
         tool: ToolInfo,
         sink: &mut dyn RunSink,
@@ -112,7 +112,7 @@ impl<'a> Session<'a> {
             run_warnings(self.ctx),
         );
         sink.save(&doc)?;
-        self.start_noise_check(&mut doc);
+        self.start_noise_check(&mut doc).await;
         let mut driver = RunLoop {
             session: self,
             sink,
@@ -121,7 +121,9 @@ impl<'a> Session<'a> {
         };
         let suites = driver.session.plan.suites();
         for suite in suites {
-            if driver.session.runner.stop_requested() || driver.run_suite(*suite)? == Flow::Stop {
+            if driver.session.runner.stop_requested()
+                || driver.run_suite(*suite).await? == Flow::Stop
+            {
                 break;
             }
         }
@@ -131,7 +133,7 @@ impl<'a> Session<'a> {
             mut doc,
             ..
         } = driver;
-        session.end_noise_check(&mut doc);
+        session.end_noise_check(&mut doc).await;
         if let Some(hook) = session.runner.telemetry() {
             hook.finish(&mut doc);
         }
@@ -144,12 +146,12 @@ impl<'a> Session<'a> {
 
     /// Measures the noise reference before the first suite, when the plan asks for it (well
     /// under a second: not a step of the progress display).
-    fn start_noise_check(&self, doc: &mut RunDocument) {
+    async fn start_noise_check(&self, doc: &mut RunDocument) {
         let Some(check) = &self.noise else {
             return;
         };
         let mut noise = check.record();
-        match check.measure() {
+        match check.measure().await {
             Ok(summary) => noise.start = Some(summary),
             Err(reason) => noise.note(format!("start: {reason}")),
         }
@@ -158,7 +160,7 @@ impl<'a> Session<'a> {
 
     /// Measures the noise reference after the last suite, unless the run was stopped or lost
     /// its device, and works out the run's noise level.
-    fn end_noise_check(&self, doc: &mut RunDocument) {
+    async fn end_noise_check(&self, doc: &mut RunDocument) {
         let (Some(check), Some(noise)) = (&self.noise, doc.noise.as_mut()) else {
             return;
         };
@@ -167,7 +169,10 @@ impl<'a> Session<'a> {
         } else if self.ctx.faults.device_lost() {
             Err("end: not measured, the device was lost".to_string())
         } else {
-            check.measure().map_err(|reason| format!("end: {reason}"))
+            check
+                .measure()
+                .await
+                .map_err(|reason| format!("end: {reason}"))
         };
         noise.finish(end);
     }
@@ -197,20 +202,22 @@ struct RunLoop<'r, 'a> {
 
 impl RunLoop<'_, '_> {
     /// Plans, probes, builds stage by stage, measures and derives one suite.
-    fn run_suite(&mut self, suite: &dyn Suite) -> Result<Flow, SessionError> {
+    async fn run_suite(&mut self, suite: &dyn Suite) -> Result<Flow, SessionError> {
         let first_of_suite = self.doc.results.len();
         let ctx = self.session.ctx;
         self.sink.preparing(suite.name());
         let options = self.session.plan.options();
         let tuner = &mut self.session.tuner;
-        let stages = suite.stages(&mut BuildContext {
-            ctx,
-            options,
-            tuner,
-        })?;
+        let stages = suite
+            .stages(&mut BuildContext {
+                ctx,
+                options,
+                tuner,
+            })
+            .await?;
         self.sink.stages(stages.len());
         if !ctx.faults.device_lost() {
-            let mut probes = suite.probes(ctx, self.session.plan.options());
+            let mut probes = suite.probes(ctx, self.session.plan.options()).await;
             stamp_hints(suite, &mut probes);
             self.doc.results.extend(probes);
             self.sink.save(&self.doc)?;
@@ -225,11 +232,12 @@ impl RunLoop<'_, '_> {
                 ctx,
                 options,
                 tuner,
-            });
+            })
+            .await;
             self.sink.planned(benches.len());
             let total = self.index + benches.len();
             for bench in &mut benches {
-                if self.run_one(suite, bench.as_mut(), total)? == Flow::Stop {
+                if self.run_one(suite, bench.as_mut(), total).await? == Flow::Stop {
                     return Ok(Flow::Stop);
                 }
             }
@@ -243,7 +251,7 @@ impl RunLoop<'_, '_> {
     }
 
     /// Measures one benchmark and keeps its result; after a device loss, records it as not run.
-    fn run_one(
+    async fn run_one(
         &mut self,
         suite: &dyn Suite,
         bench: &mut dyn Benchmark,
@@ -265,7 +273,7 @@ impl RunLoop<'_, '_> {
         self.index += 1;
         let ctx = self.session.ctx;
         let pipelines = ctx.pipelines_built();
-        let mut result = runner.run(bench, &mut *self.sink);
+        let mut result = runner.run(bench, &mut *self.sink).await;
         gpu::record_shader_checks(ctx, &mut result, pipelines);
         if runner.stop_requested() {
             // The benchmark in flight was cut short: keep only what finished.

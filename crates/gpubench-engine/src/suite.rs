@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, LocalFuture, Profile};
 use gpubench_results::ChartHint;
 
 use crate::{OptionSpec, PlanError, SuiteOptions};
@@ -41,19 +41,19 @@ pub struct SuiteInfo {
 
 /// Measures a candidate benchmark briefly (for autotuning). The session implements it with a
 /// short-settings runner ([`crate::tuner::ShortRunTuner`]), so even tuning is timed by the
-/// harness only.
+/// harness only. Measuring waits on the device, so both methods return futures.
 pub trait Tuner {
     /// Runs `bench` (verify, then a few samples) and returns its result.
-    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult;
+    fn measure<'a>(&'a mut self, bench: &'a mut dyn Benchmark) -> LocalFuture<'a, BenchResult>;
 
     /// As [`Tuner::measure`], but a candidate whose verified first run took longer than
     /// `bound` (or than the tuner's own time cap, whichever is longer) keeps that run as its
     /// only sample, marked `screened` (see `Runner::set_screen`). By default no screening.
-    fn measure_within(
-        &mut self,
-        bench: &mut dyn Benchmark,
+    fn measure_within<'a>(
+        &'a mut self,
+        bench: &'a mut dyn Benchmark,
         bound: Option<Duration>,
-    ) -> BenchResult {
+    ) -> LocalFuture<'a, BenchResult> {
         let _ = bound;
         self.measure(bench)
     }
@@ -77,7 +77,10 @@ pub type Benchmarks = Result<Vec<Box<dyn Benchmark>>, PlanError>;
 /// does) when its turn comes, so that every earlier step's results are measured and saved
 /// before it starts. A suite that tunes per product (matmul) has a stage per product: a stop or
 /// a timeout during one product's tuning keeps every product before it.
-pub type Stage = Box<dyn FnOnce(&mut BuildContext<'_>) -> Vec<Box<dyn Benchmark>>>;
+/// Building waits on the device where the suite tunes, so a stage returns a future.
+pub type Stage = Box<
+    dyn for<'b, 'c> FnOnce(&'b mut BuildContext<'c>) -> LocalFuture<'b, Vec<Box<dyn Benchmark>>>,
+>;
 
 /// A suite's stages, in the order they run, or why they could not be planned.
 pub type Stages = Result<Vec<Stage>, PlanError>;
@@ -122,21 +125,28 @@ pub trait Suite: Send + Sync {
     }
 
     /// The benchmarks to run, in order. A suite may measure candidates with `build.tuner`
-    /// first (e.g. to pick the fastest verified kernel variant).
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks;
+    /// first (e.g. to pick the fastest verified kernel variant), which waits on the device.
+    fn benchmarks<'a>(&'a self, build: &'a mut BuildContext<'_>) -> LocalFuture<'a, Benchmarks>;
 
     /// The benchmarks in stages, each built when its turn comes (see [`Stage`]); options are
     /// checked here, before the first stage. By default one stage holding [`Suite::benchmarks`].
-    fn stages(&self, build: &mut BuildContext<'_>) -> Stages {
-        let benches = self.benchmarks(build)?;
-        let stage: Stage = Box::new(move |_| benches);
-        Ok(vec![stage])
+    fn stages<'a>(&'a self, build: &'a mut BuildContext<'_>) -> LocalFuture<'a, Stages> {
+        Box::pin(async move {
+            let benches = self.benchmarks(build).await?;
+            let stage: Stage = Box::new(move |_| Box::pin(async move { benches }));
+            Ok(vec![stage])
+        })
     }
 
     /// Results that are probed rather than timed (capacity), produced before the suite's
-    /// benchmarks run. Every resource they use is freed before they return.
-    fn probes(&self, _ctx: &GpuContext, _options: &SuiteOptions) -> Vec<BenchResult> {
-        Vec::new()
+    /// benchmarks run. Every resource they use is freed before they return. Probing waits on
+    /// the device, so it returns a future.
+    fn probes<'a>(
+        &'a self,
+        _ctx: &'a GpuContext,
+        _options: &'a SuiteOptions,
+    ) -> LocalFuture<'a, Vec<BenchResult>> {
+        Box::pin(async { Vec::new() })
     }
 
     /// Adds suite-specific analysis to one of its measured results (flags, series metadata),

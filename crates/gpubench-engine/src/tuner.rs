@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use gpubench_harness::runner::Silent;
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, Profile, Runner, Status};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, LocalFuture, Profile, Runner, Status};
 
 use crate::Tuner;
 
@@ -39,25 +39,29 @@ impl Tuner for ShortRunTuner<'_> {
     /// Once a stop is requested, every further candidate is skipped without its set-up (the
     /// shader compile and verification are what make each one take a while), so an autotune
     /// loop of any suite ends within one candidate of the signal.
-    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
-        if self.runner.stop_requested() {
-            let reason = "not run: a stop was requested during autotuning".to_string();
-            return BenchResult::empty(bench.info(), Status::Skipped, Some(reason));
-        }
-        self.runner.run(bench, &mut Silent)
+    fn measure<'a>(&'a mut self, bench: &'a mut dyn Benchmark) -> LocalFuture<'a, BenchResult> {
+        Box::pin(async move {
+            if self.runner.stop_requested() {
+                let reason = "not run: a stop was requested during autotuning".to_string();
+                return BenchResult::empty(bench.info(), Status::Skipped, Some(reason));
+            }
+            self.runner.run(bench, &mut Silent).await
+        })
     }
 
     /// Screens at `bound`, never below the tuner's own time cap: a candidate that fits in
     /// the cap is always sampled in full.
-    fn measure_within(
-        &mut self,
-        bench: &mut dyn Benchmark,
+    fn measure_within<'a>(
+        &'a mut self,
+        bench: &'a mut dyn Benchmark,
         bound: Option<Duration>,
-    ) -> BenchResult {
-        let cap = self.runner.settings().max_time;
-        self.runner.set_screen(bound.map(|b| b.max(cap)));
-        let result = self.measure(bench);
-        self.runner.set_screen(None);
-        result
+    ) -> LocalFuture<'a, BenchResult> {
+        Box::pin(async move {
+            let cap = self.runner.settings().max_time;
+            self.runner.set_screen(bound.map(|b| b.max(cap)));
+            let result = self.measure(bench).await;
+            self.runner.set_screen(None);
+            result
+        })
     }
 }

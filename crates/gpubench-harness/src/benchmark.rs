@@ -4,6 +4,7 @@
 
 use gpubench_results::metric::{BenchmarkInfo, Work};
 
+use crate::LocalFuture;
 use crate::context::GpuContext;
 use crate::error::BenchError;
 use crate::timing::SampleClock;
@@ -45,6 +46,9 @@ impl Verification {
 /// [`Benchmark::run`] once followed by [`Benchmark::verify`], then `run` repeatedly for
 /// calibration, warm-up and samples, then [`Benchmark::teardown`]. `run` must be idempotent:
 /// running it any number of times leaves output that `verify` accepts.
+///
+/// The steps that wait on the device (`setup`, `run`, `verify`) return [`LocalFuture`]s, so the
+/// trait stays object-safe; [`crate::KernelBench`] bridges a [`crate::Kernel`]'s `async fn`s.
 pub trait Benchmark {
     /// Id, suite, parameters, metric and timing policy.
     fn info(&self) -> &BenchmarkInfo;
@@ -60,17 +64,23 @@ pub trait Benchmark {
     }
 
     /// Creates buffers and pipelines and fills inputs. Not timed.
-    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError>;
+    fn setup<'a>(&'a mut self, ctx: &'a GpuContext) -> LocalFuture<'a, Result<(), BenchError>>;
 
     /// The work one iteration does.
     fn work(&self) -> Work;
 
     /// Records and submits `clock.iterations()` iterations through `clock`. This is the timed
     /// region: do no set-up here.
-    fn run(&mut self, clock: &mut SampleClock<'_>) -> Result<(), BenchError>;
+    fn run<'a>(
+        &'a mut self,
+        clock: &'a mut SampleClock<'_>,
+    ) -> LocalFuture<'a, Result<(), BenchError>>;
 
     /// Reads the output back and compares it with the CPU reference.
-    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError>;
+    fn verify<'a>(
+        &'a mut self,
+        ctx: &'a GpuContext,
+    ) -> LocalFuture<'a, Result<Verification, BenchError>>;
 
     /// Frees GPU memory. Called once after the last sample, whatever happened.
     fn teardown(&mut self) {}

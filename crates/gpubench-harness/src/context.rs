@@ -184,9 +184,9 @@ impl GpuContext {
             .remove(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
     }
 
-    /// Blocks until all submitted work is done (or a stop is requested).
-    pub fn wait_idle(&self) -> Result<(), BenchError> {
-        self.wait_for(None)
+    /// Waits until all submitted work is done (or a stop is requested).
+    pub async fn wait_idle(&self) -> Result<(), BenchError> {
+        self.wait_for(None).await
     }
 
     /// Makes every wait for the GPU on this context end with [`BenchError::Interrupted`]
@@ -207,10 +207,11 @@ impl GpuContext {
             .unwrap_or(false)
     }
 
-    /// Blocks until the submission `index` (every submission when `None`) is done, in slices of
+    /// Waits until the submission `index` (every submission when `None`) is done, in slices of
     /// [`WAIT_SLICE`]; [`BenchError::Interrupted`] when a stop is requested first. The wait
-    /// returns as soon as the work completes, so timing through it is as through one wait.
-    pub fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<(), BenchError> {
+    /// returns as soon as the work completes, so timing through it is as through one wait. On
+    /// native each slice is a blocking `device.poll(Wait)`, as it always was.
+    pub async fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<(), BenchError> {
         loop {
             let poll = wgpu::PollType::Wait {
                 submission_index: index.clone(),
@@ -255,7 +256,7 @@ impl GpuContext {
     /// A buffer of `size` bytes, or [`BenchError::Unsupported`] (the benchmark is skipped) when
     /// it exceeds `max_buffer_size` or the device is out of memory. Use it for every allocation
     /// whose size comes from the user or the profile.
-    pub fn try_buffer(
+    pub async fn try_buffer(
         &self,
         label: &str,
         size: u64,
@@ -270,7 +271,7 @@ impl GpuContext {
         }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let buffer = self.buffer(label, size, usage);
-        if let Some(error) = pollster::block_on(scope.pop()) {
+        if let Some(error) = scope.pop().await {
             return Err(BenchError::Unsupported(format!(
                 "{label}: out of memory allocating {}: {}",
                 gpubench_results::units::format_size(size),
@@ -281,7 +282,11 @@ impl GpuContext {
     }
 
     /// Copies `size` bytes from the start of `source` (which needs COPY_SRC) back to the host.
-    pub fn read_buffer(&self, source: &wgpu::Buffer, size: u64) -> Result<Vec<u8>, BenchError> {
+    pub async fn read_buffer(
+        &self,
+        source: &wgpu::Buffer,
+        size: u64,
+    ) -> Result<Vec<u8>, BenchError> {
         let staging = self.buffer(
             "gpubench readback",
             size,
@@ -290,11 +295,11 @@ impl GpuContext {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(source, 0, &staging, 0, size);
         self.queue.submit([encoder.finish()]);
-        self.map_and_read(&staging)
+        self.map_and_read(&staging).await
     }
 
-    /// Maps all of `buffer` for `mode` and blocks until the mapping is ready (or failed).
-    pub fn map_and_wait(
+    /// Maps all of `buffer` for `mode` and waits until the mapping is ready (or failed).
+    pub async fn map_and_wait(
         &self,
         buffer: &wgpu::Buffer,
         mode: wgpu::MapMode,
@@ -304,7 +309,7 @@ impl GpuContext {
             // The receiver outlives the poll below; a send error cannot happen while we wait.
             let _ = sender.send(result);
         });
-        self.wait_for(None)?;
+        self.wait_for(None).await?;
         receiver
             .recv()
             .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
@@ -312,22 +317,25 @@ impl GpuContext {
     }
 
     /// Maps a MAP_READ buffer, waits, and copies its whole contents out.
-    pub fn map_and_read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BenchError> {
-        self.map_and_wait(buffer, wgpu::MapMode::Read)?;
+    pub async fn map_and_read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BenchError> {
+        self.map_and_wait(buffer, wgpu::MapMode::Read).await?;
         let bytes = buffer.get_mapped_range(..)?.to_vec();
         buffer.unmap();
         Ok(bytes)
     }
 
-    /// Runs `f` inside out-of-memory and validation error scopes. Out of memory becomes
-    /// [`BenchError::Unsupported`] (the benchmark is skipped), a validation error
-    /// [`BenchError::Gpu`] (it failed).
-    pub fn scoped<T>(&self, f: impl FnOnce() -> Result<T, BenchError>) -> Result<T, BenchError> {
+    /// Runs `work` (a future, which does nothing until awaited here) inside out-of-memory and
+    /// validation error scopes. Out of memory becomes [`BenchError::Unsupported`] (the
+    /// benchmark is skipped), a validation error [`BenchError::Gpu`] (it failed).
+    pub async fn scoped<T>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, BenchError>>,
+    ) -> Result<T, BenchError> {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let value = f();
-        let validation_error = pollster::block_on(validation.pop());
-        let oom_error = pollster::block_on(oom.pop());
+        let value = work.await;
+        let validation_error = validation.pop().await;
+        let oom_error = oom.pop().await;
         if let Some(error) = oom_error {
             return Err(BenchError::Unsupported(format!(
                 "out of memory: {}",

@@ -9,6 +9,7 @@
 //!
 //! This is the shape of cubecl's `prepare -> input` split, applied to gpubench's protocol.
 
+use crate::LocalFuture;
 use crate::benchmark::{Benchmark, Verification};
 use crate::context::GpuContext;
 use crate::error::{BenchError, Outcome};
@@ -21,6 +22,13 @@ use gpubench_results::{BenchmarkInfo, Work};
 /// [`Kernel::run`] once and [`Kernel::verify`], then `run` for calibration, warm-up and samples;
 /// the state is dropped afterwards (which frees its buffers). `run` must be idempotent: any
 /// number of runs leaves output that `verify` accepts.
+///
+/// `setup`, `run` and `verify` are `async fn`s: each wait on the device in them is awaited, and
+/// the native binaries block once, on the whole run.
+#[allow(
+    async_fn_in_trait,
+    reason = "a run is driven on one thread: no Send bound is wanted on these futures"
+)]
 pub trait Kernel {
     /// Everything `setup` creates and the later steps use.
     type State;
@@ -39,18 +47,21 @@ pub trait Kernel {
     }
 
     /// Creates buffers and pipelines and fills inputs. Not timed.
-    fn setup(&self, ctx: &GpuContext) -> Outcome<Self::State>;
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<Self::State>;
 
     /// The work one iteration does (it may depend on what set-up chose, e.g. the grid).
     fn work(&self, state: &Self::State) -> Work;
 
     /// Records and submits `clock.iterations()` iterations through `clock` (which also gives the
     /// context): the timed region.
-    fn run(&self, state: &mut Self::State, clock: &mut SampleClock<'_>) -> Outcome;
+    async fn run(&self, state: &mut Self::State, clock: &mut SampleClock<'_>) -> Outcome;
 
     /// Reads the output back and compares it with the CPU reference.
-    fn verify(&self, state: &mut Self::State, ctx: &GpuContext)
-    -> Result<Verification, BenchError>;
+    async fn verify(
+        &self,
+        state: &mut Self::State,
+        ctx: &GpuContext,
+    ) -> Result<Verification, BenchError>;
 }
 
 /// Runs any [`Kernel`] as a [`Benchmark`]: owns its description and its set-up state.
@@ -120,11 +131,13 @@ impl<K: Kernel> Benchmark for KernelBench<K> {
         self.kernel.check_support(ctx)
     }
 
-    fn setup(&mut self, ctx: &GpuContext) -> Result<(), BenchError> {
-        // A second set-up starts from nothing: the old state's buffers go first.
-        self.state = None;
-        self.state = Some(self.kernel.setup(ctx)?);
-        Ok(())
+    fn setup<'a>(&'a mut self, ctx: &'a GpuContext) -> LocalFuture<'a, Result<(), BenchError>> {
+        Box::pin(async move {
+            // A second set-up starts from nothing: the old state's buffers go first.
+            self.state = None;
+            self.state = Some(self.kernel.setup(ctx).await?);
+            Ok(())
+        })
     }
 
     /// The declared work; before set-up (or after a failed one) nothing was done, so zero.
@@ -134,22 +147,32 @@ impl<K: Kernel> Benchmark for KernelBench<K> {
             .map_or_else(Work::default, |state| self.kernel.work(state))
     }
 
-    fn run(&mut self, clock: &mut SampleClock<'_>) -> Result<(), BenchError> {
-        let Self {
-            kernel,
-            state,
-            info,
-        } = self;
-        kernel.run(set_up(state, info, "run")?, clock)
+    fn run<'a>(
+        &'a mut self,
+        clock: &'a mut SampleClock<'_>,
+    ) -> LocalFuture<'a, Result<(), BenchError>> {
+        Box::pin(async move {
+            let Self {
+                kernel,
+                state,
+                info,
+            } = self;
+            kernel.run(set_up(state, info, "run")?, clock).await
+        })
     }
 
-    fn verify(&mut self, ctx: &GpuContext) -> Result<Verification, BenchError> {
-        let Self {
-            kernel,
-            state,
-            info,
-        } = self;
-        kernel.verify(set_up(state, info, "verify")?, ctx)
+    fn verify<'a>(
+        &'a mut self,
+        ctx: &'a GpuContext,
+    ) -> LocalFuture<'a, Result<Verification, BenchError>> {
+        Box::pin(async move {
+            let Self {
+                kernel,
+                state,
+                info,
+            } = self;
+            kernel.verify(set_up(state, info, "verify")?, ctx).await
+        })
     }
 
     fn teardown(&mut self) {

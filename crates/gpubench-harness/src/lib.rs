@@ -29,3 +29,8 @@ pub use kernel::{Kernel, KernelBench};
 pub use runner::{RunObserver, Runner};
 pub use telemetry_hook::TelemetryHook;
 pub use timing::{SampleClock, SampleTiming};
+
+/// A boxed future driven on the thread that created it (no `Send` bound: one thread drives a
+/// run). Every wait on the device is one of these or an `async fn`; the native binaries block
+/// on the whole run once, at their top (`pollster::block_on`), and a browser build can await it.
+pub type LocalFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + 'a>>;

@@ -215,18 +215,21 @@ impl<'a> Runner<'a> {
     }
 
     /// Runs one benchmark to a result. Never panics on GPU errors: they become statuses.
-    pub fn run(&self, bench: &mut dyn Benchmark, observer: &mut dyn RunObserver) -> BenchResult {
+    pub async fn run(
+        &self,
+        bench: &mut dyn Benchmark,
+        observer: &mut dyn RunObserver,
+    ) -> BenchResult {
         let info = bench.info().clone();
         // A panicking benchmark must not take the run (and the results so far) down with it.
-        let measured = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.measure(bench, &info, observer)
-        }))
-        .unwrap_or_else(|payload| {
-            Err(Stop::Fail(format!(
-                "benchmark panicked: {}",
-                panic_message(&*payload)
-            )))
-        });
+        let measured = CatchUnwind(Box::pin(self.measure(bench, &info, observer)))
+            .await
+            .unwrap_or_else(|payload| {
+                Err(Stop::Fail(format!(
+                    "benchmark panicked: {}",
+                    panic_message(&*payload)
+                )))
+            });
         let result = match measured {
             Ok(result) => result,
             Err(Stop::Skip(reason)) => BenchResult::empty(&info, Status::Skipped, Some(reason)),
@@ -239,7 +242,7 @@ impl<'a> Runner<'a> {
         bench.teardown();
         if !self.ctx.faults.device_lost() {
             // Let freed memory actually go before the next benchmark allocates.
-            let _ = self.ctx.wait_idle();
+            let _ = self.ctx.wait_idle().await;
         }
         observer.finished(&result);
         result
@@ -263,13 +266,13 @@ impl<'a> Runner<'a> {
         Ok(())
     }
 
-    fn measure(
+    async fn measure(
         &self,
         bench: &mut dyn Benchmark,
         info: &BenchmarkInfo,
         observer: &mut dyn RunObserver,
     ) -> Result<BenchResult, Stop> {
-        let first = self.prepare_observed(bench, observer)?;
+        let first = self.prepare_observed(bench, observer).await?;
         let work = bench.work();
         let prefer_gpu = info.timing == TimingPreference::GpuWhenAvailable;
         if let Some(bound) = self.screen.filter(|&bound| first.host > bound) {
@@ -297,7 +300,8 @@ impl<'a> Runner<'a> {
             IterationPolicy::Fixed(n) => n.max(1),
             IterationPolicy::Calibrate => {
                 let target = info.target_sample.unwrap_or(self.settings.target_sample);
-                self.calibrate(bench, prefer_gpu, target.min(self.settings.max_sample))?
+                self.calibrate(bench, prefer_gpu, target.min(self.settings.max_sample))
+                    .await?
             }
         };
         if let Some(hook) = &self.telemetry {
@@ -305,10 +309,14 @@ impl<'a> Runner<'a> {
         }
         // The measured region, telemetry around it: warm-up, then the timed samples.
         observer.phase(Phase::WarmUp);
-        let taken = self.warm_up(bench, iterations).and_then(|()| {
-            observer.phase(Phase::Sample);
-            self.take_samples(bench, info, iterations, prefer_gpu, observer)
-        });
+        let taken = match self.warm_up(bench, iterations).await {
+            Ok(()) => {
+                observer.phase(Phase::Sample);
+                self.take_samples(bench, info, iterations, prefer_gpu, observer)
+                    .await
+            }
+            Err(stop) => Err(stop),
+        };
         let telemetry = self.telemetry.as_ref().and_then(|hook| hook.end());
         let (samples, capped) = taken?;
         self.check_faults()?;
@@ -328,15 +336,16 @@ impl<'a> Runner<'a> {
     /// benchmark that fails here gets no number. Returns the first run's timing (compared with
     /// the samples to warn about a slow first run). Tools that drive their own timing loop
     /// (criterion benches) call this and then [`Runner::time_sample`].
-    pub fn prepare(&self, bench: &mut dyn Benchmark) -> Result<SampleTiming, PrepareError> {
+    pub async fn prepare(&self, bench: &mut dyn Benchmark) -> Result<SampleTiming, PrepareError> {
         self.prepare_observed(bench, &mut Silent)
+            .await
             .map_err(|stop| match stop {
                 Stop::Skip(reason) => PrepareError::Skipped(reason),
                 Stop::Fail(reason) => PrepareError::Failed(reason),
             })
     }
 
-    fn prepare_observed(
+    async fn prepare_observed(
         &self,
         bench: &mut dyn Benchmark,
         observer: &mut dyn RunObserver,
@@ -355,13 +364,13 @@ impl<'a> Runner<'a> {
         self.ctx.faults.drain();
 
         observer.phase(Phase::Setup);
-        self.ctx.scoped(|| bench.setup(self.ctx))?;
+        self.ctx.scoped(bench.setup(self.ctx)).await?;
         self.check_faults()?;
 
         observer.phase(Phase::Verify);
-        let first = self.ctx.scoped(|| self.sample(bench, 1))?;
+        let first = self.ctx.scoped(self.sample(bench, 1)).await?;
         self.check_faults()?;
-        let verification = self.ctx.scoped(|| bench.verify(self.ctx))?;
+        let verification = self.ctx.scoped(bench.verify(self.ctx)).await?;
         self.check_faults()?;
         if !verification.passed() {
             return Err(Stop::Fail(verification.failure_reason()));
@@ -370,12 +379,12 @@ impl<'a> Runner<'a> {
     }
 
     /// Untimed samples for the warm-up budget, at least the minimum count.
-    fn warm_up(&self, bench: &mut dyn Benchmark, iterations: u32) -> Result<(), Stop> {
+    async fn warm_up(&self, bench: &mut dyn Benchmark, iterations: u32) -> Result<(), Stop> {
         let start = Instant::now();
         let mut warmups = 0;
         while warmups < self.settings.min_warmup_samples || start.elapsed() < self.settings.warmup {
             self.check_stop()?;
-            self.sample(bench, iterations)?;
+            self.sample(bench, iterations).await?;
             warmups += 1;
             if start.elapsed() > self.settings.max_time {
                 break;
@@ -387,7 +396,7 @@ impl<'a> Runner<'a> {
     /// Timed samples until the count and the variation target are met or a time cap is reached
     /// (or, for a fixed-duration benchmark, until its duration has passed). Returns the samples
     /// and whether the time cap stopped them with the variation still above target.
-    fn take_samples(
+    async fn take_samples(
         &self,
         bench: &mut dyn Benchmark,
         info: &BenchmarkInfo,
@@ -408,7 +417,7 @@ impl<'a> Runner<'a> {
         let start = Instant::now();
         loop {
             self.check_stop()?;
-            let timing = self.sample(bench, iterations)?;
+            let timing = self.sample(bench, iterations).await?;
             samples.push(timing, iterations);
             observer.sampled(samples.host.len(), max_samples);
             let n = samples.host.len();
@@ -439,14 +448,14 @@ impl<'a> Runner<'a> {
     }
 
     /// Runs one sample of `iterations` and returns its timing.
-    fn sample(
+    async fn sample(
         &self,
         bench: &mut dyn Benchmark,
         iterations: u32,
     ) -> Result<SampleTiming, BenchError> {
         let mut clock = SampleClock::new(self.ctx, self.queries.as_ref(), iterations);
-        bench.run(&mut clock)?;
-        let timing = clock.finish();
+        bench.run(&mut clock).await?;
+        let timing = clock.finish().await;
         // Errors the device reported explain a failed wait better than the wait's own error.
         if self.ctx.faults.device_lost() {
             return Err(BenchError::DeviceLost(self.ctx.faults.drain().join("; ")));
@@ -460,17 +469,17 @@ impl<'a> Runner<'a> {
 
     /// Times one sample of `iterations` outside the full protocol, for tools that drive their
     /// own loop (criterion benches). Call after [`Benchmark::setup`].
-    pub fn time_sample(
+    pub async fn time_sample(
         &self,
         bench: &mut dyn Benchmark,
         iterations: u32,
     ) -> Result<SampleTiming, BenchError> {
-        self.sample(bench, iterations)
+        self.sample(bench, iterations).await
     }
 
     /// Doubles (or jumps) the iteration count until a sample lasts about the target time,
     /// keeping one submit under the watchdog-safe maximum.
-    fn calibrate(
+    async fn calibrate(
         &self,
         bench: &mut dyn Benchmark,
         prefer_gpu: bool,
@@ -482,7 +491,7 @@ impl<'a> Runner<'a> {
         let mut iterations: u32 = 1;
         for _ in 0..12 {
             self.check_stop()?;
-            let timing = self.sample(bench, iterations)?;
+            let timing = self.sample(bench, iterations).await?;
             let seconds = headline_seconds(&timing, prefer_gpu).max(1e-7);
             if seconds >= target || iterations >= MAX_ITERATIONS {
                 break;
@@ -646,6 +655,26 @@ impl Samples {
 }
 
 /// The text of a panic payload (`&str` or `String`), or a placeholder.
+/// A future that turns a panic while it is polled into an `Err` with the panic's payload, as
+/// `std::panic::catch_unwind` does for a closure: one benchmark's panic must not end the run.
+struct CatchUnwind<'a, T>(crate::LocalFuture<'a, T>);
+
+impl<T> std::future::Future for CatchUnwind<'_, T> {
+    type Output = std::thread::Result<T>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.as_mut().poll(cx))) {
+            Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(value)) => std::task::Poll::Ready(Ok(value)),
+            Err(payload) => std::task::Poll::Ready(Err(payload)),
+        }
+    }
+}
+
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()

@@ -77,12 +77,12 @@ impl TimestampQueries {
 
     /// Resolves both queries and returns the elapsed GPU time, or `None` when the pair is not
     /// usable (end not after start).
-    fn read(&self, ctx: &GpuContext) -> Result<Option<Duration>, BenchError> {
+    async fn read(&self, ctx: &GpuContext) -> Result<Option<Duration>, BenchError> {
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         encoder.resolve_query_set(&self.set, BEGIN_QUERY..END_QUERY + 1, &self.resolve, 0);
         encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, self.resolve.size());
         ctx.queue.submit([encoder.finish()]);
-        let bytes = ctx.map_and_read(&self.readback)?;
+        let bytes = ctx.map_and_read(&self.readback).await?;
         let ticks: &[u64] = bytemuck::try_cast_slice(&bytes)
             .map_err(|e| BenchError::Readback(format!("timestamp buffer: {e}")))?;
         Ok(ticks_to_duration(ticks[0], ticks[1], self.period_ns))
@@ -291,11 +291,11 @@ impl<'a> SampleClock<'a> {
         }
     }
 
-    /// Blocks (or spins, see [`SampleClock::spin_wait`]) until `index` is done; either way a
-    /// stop request ends the wait early ([`BenchError::Interrupted`]).
-    fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), BenchError> {
+    /// Waits (blocking in the driver, or spinning, see [`SampleClock::spin_wait`]) until `index`
+    /// is done; either way a stop request ends the wait early ([`BenchError::Interrupted`]).
+    async fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), BenchError> {
         if self.wait == WaitMode::Block {
-            return self.ctx.wait_for(Some(index));
+            return self.ctx.wait_for(Some(index)).await;
         }
         let device = &self.ctx.device;
         loop {
@@ -319,11 +319,11 @@ impl<'a> SampleClock<'a> {
     }
 
     /// Waits for the last submission (if any), stops the host clock and reads the timestamps.
-    pub(crate) fn finish(self) -> Result<SampleTiming, BenchError> {
+    pub(crate) async fn finish(self) -> Result<SampleTiming, BenchError> {
         let start = self.host_start.unwrap_or_else(Instant::now);
         let host_span = self.host_span();
         if let Some(index) = self.last_submission.clone()
-            && let Err(error) = self.wait_for(index)
+            && let Err(error) = self.wait_for(index).await
         {
             // A failed submit (e.g. on a destroyed device) makes the wait fail. One more
             // non-blocking poll lets wgpu run its maintenance, which reports device loss to
@@ -337,7 +337,7 @@ impl<'a> SampleClock<'a> {
         );
         let (gpu, gpu_rejected) = match self.queries {
             Some(queries) if self.wrote_begin && self.wrote_end => {
-                let gpu = queries.read(self.ctx)?;
+                let gpu = queries.read(self.ctx).await?;
                 (gpu, gpu.is_none())
             }
             _ => (None, false),
@@ -394,7 +394,7 @@ mod tests {
             )
         }
 
-        fn setup(&self, ctx: &GpuContext) -> crate::Outcome<CopyState> {
+        async fn setup(&self, ctx: &GpuContext) -> crate::Outcome<CopyState> {
             let data = gpubench_results::rng::SplitMix64::new(7).bytes(self.bytes as usize);
             let src = ctx.buffer_with_data("src", &data, wgpu::BufferUsages::COPY_SRC);
             let usage = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
@@ -406,7 +406,7 @@ mod tests {
             crate::Work::bytes(self.bytes, self.bytes)
         }
 
-        fn run(&self, state: &mut CopyState, clock: &mut SampleClock<'_>) -> crate::Outcome {
+        async fn run(&self, state: &mut CopyState, clock: &mut SampleClock<'_>) -> crate::Outcome {
             let mut encoder = clock
                 .ctx()
                 .device
@@ -420,12 +420,12 @@ mod tests {
             Ok(())
         }
 
-        fn verify(
+        async fn verify(
             &self,
             state: &mut CopyState,
             ctx: &GpuContext,
         ) -> crate::Outcome<crate::Verification> {
-            let got = ctx.read_buffer(&state.dst, self.bytes)?;
+            let got = ctx.read_buffer(&state.dst, self.bytes).await?;
             let mismatches = if self.copies == 0 {
                 0
             } else {
@@ -455,7 +455,7 @@ mod tests {
             bytes: 1 << 20,
             copies: 1,
         });
-        let result = runner.run(&mut copy, &mut crate::runner::Silent);
+        let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
         assert_eq!(result.status, crate::Status::Ok, "{:?}", result.reason);
         assert_eq!(result.timing, Some(crate::TimingSource::GpuTimestamp));
         assert!(result.host_summary.is_some(), "host time beside GPU time");
@@ -467,8 +467,8 @@ mod tests {
                 bytes: 8 << 20,
                 copies,
             });
-            runner.prepare(&mut bench).expect("prepare");
-            let timing = runner.time_sample(&mut bench, 1).expect("sample");
+            pollster::block_on(runner.prepare(&mut bench)).expect("prepare");
+            let timing = pollster::block_on(runner.time_sample(&mut bench, 1)).expect("sample");
             assert!(!timing.gpu_rejected);
             timing.gpu.expect("GPU time of the sample")
         };

@@ -16,6 +16,7 @@ use gpubench_results::stats::median;
 use gpubench_suites::matmul::options::parse_matmul_shape;
 use gpubench_suites::matmul::{Matmul, Shape, Variant, find_variant};
 use gpubench_suites::stream::{Stream, StreamKernel};
+use pollster::FutureExt as _;
 
 /// The name that adds the stream read kernel to every round.
 const STREAM_READ: &str = "stream-read";
@@ -63,7 +64,9 @@ fn main() -> Result<(), String> {
         for (i, variant) in plan.variants.iter().enumerate() {
             let id = format!("ab/{}", variant.name);
             let kernel = Matmul::new(id, plan.shape, plan.precision, *variant, 11);
-            let result = runner.run(&mut KernelBench::new(kernel), &mut Silent);
+            let result = runner
+                .run(&mut KernelBench::new(kernel), &mut Silent)
+                .block_on();
             match (result.status, result.median()) {
                 (Status::Ok, Some(v)) if result.verified => {
                     medians[i].push(v);
@@ -80,6 +83,7 @@ fn main() -> Result<(), String> {
             let mut read = KernelBench::new(Stream::new(StreamKernel::Read, b_bytes, 11));
             let gbs = runner
                 .run(&mut read, &mut Silent)
+                .block_on()
                 .median()
                 .unwrap_or(f64::NAN);
             // B is read once per product: its bytes per second are GFLOP/s x bytes / (2 M).

@@ -7,6 +7,7 @@
 
 mod common;
 
+use pollster::FutureExt as _;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -149,7 +150,9 @@ fn every_number_type_verifies_exactly_on_the_adapter() {
                 run_ok(&runner, bench.as_mut());
                 measured += 1;
             } else {
-                let result = runner.run(bench.as_mut(), &mut gpubench_harness::runner::Silent);
+                let result = runner
+                    .run(bench.as_mut(), &mut gpubench_harness::runner::Silent)
+                    .block_on();
                 common::assert_status_reason(
                     &result,
                     gpubench_harness::Status::Skipped,
@@ -172,19 +175,25 @@ fn an_integer_kernel_that_did_not_run_fails_verification() {
     };
     let grid = PeakGrid::fixed(2);
     let int = IntPeak::new(IntType::U32, IntForm::Vec4, grid.clone());
-    let mut state = int.setup(&ctx).expect("set-up");
-    let verification = int.verify(&mut state, &ctx).expect("readback");
+    let mut state = int.setup(&ctx).block_on().expect("set-up");
+    let verification = int.verify(&mut state, &ctx).block_on().expect("readback");
     assert!(!verification.passed(), "an unrun integer kernel passed");
     let dot = DotPeak::new(DotType::I8, grid);
-    let mut state = dot.setup(&ctx).expect("set-up");
-    assert!(!dot.verify(&mut state, &ctx).expect("readback").passed());
+    let mut state = dot.setup(&ctx).block_on().expect("set-up");
+    assert!(
+        !dot.verify(&mut state, &ctx)
+            .block_on()
+            .expect("readback")
+            .passed()
+    );
     // And f64 starts as NaN, like f32.
     let f64_peak = FmaPeak::new(FloatType::F64, PeakForm::Scalar, PeakGrid::fixed(2));
     if ctx.features.contains(wgpu::Features::SHADER_F64) {
-        let mut state = f64_peak.setup(&ctx).expect("set-up");
+        let mut state = f64_peak.setup(&ctx).block_on().expect("set-up");
         assert!(
             !f64_peak
                 .verify(&mut state, &ctx)
+                .block_on()
                 .expect("readback")
                 .passed()
         );
@@ -228,6 +237,7 @@ fn a_session_records_the_shader_checks_in_every_compute_result() {
     let stop = Arc::new(AtomicBool::new(false));
     let doc = Session::new(&ctx, &plan, stop)
         .run(tool, &mut sink)
+        .block_on()
         .expect("the session runs");
     assert_eq!(sink.0.as_ref(), Some(&doc), "the last save is the document");
     assert_eq!(doc.config.options["shader_checks"], "off");
@@ -264,11 +274,16 @@ fn roofline_points_verify_on_the_adapter() {
 struct NoTuning;
 
 impl Tuner for NoTuning {
-    fn measure(&mut self, bench: &mut dyn Benchmark) -> gpubench_harness::BenchResult {
-        panic!(
-            "the sustained suite tunes nothing, yet measured {}",
-            bench.info().id
-        )
+    fn measure<'a>(
+        &'a mut self,
+        bench: &'a mut dyn Benchmark,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::BenchResult> {
+        Box::pin(async move {
+            panic!(
+                "the sustained suite tunes nothing, yet measured {}",
+                bench.info().id
+            )
+        })
     }
 }
 
@@ -286,6 +301,7 @@ fn roofline_points_record_how_their_array_was_sized() {
     };
     let benches = RooflineSuite
         .benchmarks(build)
+        .block_on()
         .expect("the roofline suite builds");
     let limit = ctx
         .limits
@@ -310,11 +326,13 @@ fn sustained_run_reuses_the_peak_kernel_on_the_adapter() {
         let mut options = SuiteOptions::new(Profile::Quick);
         options.set("duration", 0.2);
         let tuner = &mut NoTuning;
-        let benches = SustainedSuite.benchmarks(&mut BuildContext {
-            ctx,
-            options: &options,
-            tuner,
-        });
+        let benches = SustainedSuite
+            .benchmarks(&mut BuildContext {
+                ctx,
+                options: &options,
+                tuner,
+            })
+            .block_on();
         let benches = benches.expect("the sustained suite builds");
         assert_eq!(benches.len(), 1);
         assert_eq!(benches[0].info().id, "sustained/fma-peak/vec4-f32");

@@ -13,11 +13,12 @@ use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::gpu::Precision;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::require_vulkan;
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status};
+use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, Runner, Status};
 use gpubench_suites::matmul::{
     Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue, coop::CoopParams, coop_space,
     emulated_coop, find_variant,
 };
+use pollster::FutureExt as _;
 
 /// The data and accumulation forms the adapter runs: f32, and f16 (both sums) with SHADER_F16.
 fn forms(ctx: &GpuContext) -> Vec<(Precision, bool)> {
@@ -62,7 +63,7 @@ fn assert_verifies(
         .unsupported(ctx, precision, shape.m, shape.n)
         .is_some()
     {
-        let result = runner.run(&mut bench, &mut Silent);
+        let result = runner.run(&mut bench, &mut Silent).block_on();
         assert_eq!(result.status, Status::Skipped, "{}", result.id);
         return false;
     }
@@ -234,7 +235,9 @@ fn the_cooperative_matrix_product_is_skipped_with_the_reason_where_not_offered()
     let runner = Runner::new(&ctx, short_settings());
     let variant = find_variant("coop16x16-sg32-w2x2-bk16-db").expect("in the catalogue");
     let kernel = Matmul::new("test/coop".into(), ODD[0], Precision::F16, variant, 1);
-    let result = runner.run(&mut KernelBench::new(kernel), &mut Silent);
+    let result = runner
+        .run(&mut KernelBench::new(kernel), &mut Silent)
+        .block_on();
     assert_eq!(result.status, Status::Skipped, "{:?}", result.reason);
     let reason = result.reason.unwrap_or_default();
     assert!(
@@ -256,19 +259,24 @@ fn turned_off_cooperative_matrices_leave_a_skipped_row_saying_so_and_each_produc
         options: &options,
         tuner,
     };
-    let stages = MatmulSuite.stages(build).expect("the suite plans");
+    let stages = MatmulSuite
+        .stages(build)
+        .block_on()
+        .expect("the suite plans");
     // One stage per shape and precision: the quick profile's five shapes, twice.
     assert_eq!(stages.len(), 10);
     // The second stage is f16 at the first shape; nothing before it is built or tuned.
     let mut stages = stages.into_iter().skip(1);
-    let f16 = stages.next().expect("a second stage")(build);
+    let f16 = stages.next().expect("a second stage")(build).block_on();
     let ids: Vec<&str> = f16.iter().map(|b| b.info().id.as_str()).collect();
     assert!(ids.contains(&"matmul/f16/128x128x128"), "{ids:?}");
     let mut coop = f16
         .into_iter()
         .find(|b| b.info().id == "matmul/f16-coop/128x128x128")
         .expect("the cooperative-matrix row is still there");
-    let result = Runner::new(&ctx, short_settings()).run(coop.as_mut(), &mut Silent);
+    let result = Runner::new(&ctx, short_settings())
+        .run(coop.as_mut(), &mut Silent)
+        .block_on();
     assert_eq!(result.status, Status::Skipped);
     let reason = result.reason.unwrap_or_default();
     assert!(reason.contains("`coop_matrix` option is off"), "{reason}");
@@ -278,8 +286,11 @@ fn turned_off_cooperative_matrices_leave_a_skipped_row_saying_so_and_each_produc
 struct ShortTuner<'a>(Runner<'a>);
 
 impl Tuner for ShortTuner<'_> {
-    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
-        self.0.run(bench, &mut Silent)
+    fn measure<'a>(
+        &'a mut self,
+        bench: &'a mut dyn Benchmark,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::BenchResult> {
+        Box::pin(async move { self.0.run(bench, &mut Silent).await })
     }
 }
 
@@ -297,6 +308,7 @@ fn the_tuning_table_names_what_was_tried_and_small_m_tries_the_gemv_kernel() {
             options: &options,
             tuner,
         })
+        .block_on()
         .expect("the suite builds");
     let info = |id: &str| {
         benches

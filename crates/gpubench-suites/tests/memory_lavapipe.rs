@@ -14,6 +14,7 @@
 
 mod common;
 
+use pollster::FutureExt as _;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -154,7 +155,10 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_caches() {
         options: &options,
         tuner: &mut tuner,
     };
-    let mut benches = MemorySuite.benchmarks(&mut build).expect("planned");
+    let mut benches = MemorySuite
+        .benchmarks(&mut build)
+        .block_on()
+        .expect("planned");
     // The quick profile as the tool runs it: the test's short samples are too few for a
     // shared host's bursts, and the levels are what a user of the quick profile sees.
     let runner = Runner::new(&ctx, Profile::Quick.settings(true));

@@ -11,8 +11,9 @@ use gpubench_engine::session::{RunSink, Session};
 use gpubench_engine::tuner::ShortRunTuner;
 use gpubench_engine::{BuildContext, Stage, Suite, SuiteInfo, SuiteOptions, Tuner};
 use gpubench_harness::runner::RunObserver;
-use gpubench_harness::{Benchmark, GpuContext, Profile, RunDocument, Status};
+use gpubench_harness::{Benchmark, GpuContext, LocalFuture, Profile, RunDocument, Status};
 use gpubench_results::schema::ToolInfo;
+use pollster::FutureExt as _;
 
 /// Remembers how many results each save held, and how many benchmarks started.
 #[derive(Default)]
@@ -70,6 +71,7 @@ fn run_tiny_stream(stopped: bool) -> Option<(RunDocument, Recorder)> {
     let stop = Arc::new(AtomicBool::new(stopped));
     let doc = Session::new(&ctx, &plan, stop)
         .run(tool(), &mut sink)
+        .block_on()
         .expect("runs");
     Some((doc, sink))
 }
@@ -123,25 +125,34 @@ impl Benchmark for CountingBench {
         &self.info
     }
 
-    fn setup(&mut self, _ctx: &GpuContext) -> gpubench_harness::Outcome {
-        self.setups
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Err(gpubench_harness::BenchError::Setup("counted".into()))
+    fn setup<'a>(
+        &'a mut self,
+        _ctx: &'a GpuContext,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome> {
+        Box::pin(async move {
+            self.setups
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Err(gpubench_harness::BenchError::Setup("counted".into()))
+        })
     }
 
     fn work(&self) -> gpubench_harness::Work {
         gpubench_harness::Work::ops(1)
     }
 
-    fn run(&mut self, _clock: &mut gpubench_harness::SampleClock<'_>) -> gpubench_harness::Outcome {
-        Ok(())
+    fn run<'a>(
+        &'a mut self,
+        _clock: &'a mut gpubench_harness::SampleClock<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome> {
+        Box::pin(async move { Ok(()) })
     }
 
-    fn verify(
-        &mut self,
-        _ctx: &GpuContext,
-    ) -> gpubench_harness::Outcome<gpubench_harness::Verification> {
-        Err(gpubench_harness::BenchError::Setup("never set up".into()))
+    fn verify<'a>(
+        &'a mut self,
+        _ctx: &'a GpuContext,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome<gpubench_harness::Verification>>
+    {
+        Box::pin(async move { Err(gpubench_harness::BenchError::Setup("never set up".into())) })
     }
 }
 
@@ -162,10 +173,10 @@ fn a_stop_skips_every_further_autotuning_candidate_without_its_set_up() {
         ),
         setups: Arc::clone(&setups),
     };
-    tuner.measure(&mut bench);
+    tuner.measure(&mut bench).block_on();
     assert_eq!(setups.load(std::sync::atomic::Ordering::SeqCst), 1);
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
-    let result = tuner.measure(&mut bench);
+    let result = tuner.measure(&mut bench).block_on();
     assert_eq!(result.status, Status::Skipped);
     assert_eq!(
         setups.load(std::sync::atomic::Ordering::SeqCst),
@@ -201,27 +212,40 @@ impl Suite for Staged {
         gpubench_suites::stream::StreamSuite.options()
     }
 
-    fn benchmarks(&self, _build: &mut BuildContext<'_>) -> gpubench_engine::Benchmarks {
-        Ok(Vec::new())
+    fn benchmarks<'a>(
+        &'a self,
+        _build: &'a mut BuildContext<'_>,
+    ) -> LocalFuture<'a, gpubench_engine::Benchmarks> {
+        Box::pin(async { Ok(Vec::new()) })
     }
 
-    fn stages(&self, _build: &mut BuildContext<'_>) -> gpubench_engine::Stages {
-        let first: Stage = Box::new(|build: &mut BuildContext<'_>| {
-            counted();
-            gpubench_suites::stream::StreamSuite
-                .benchmarks(build)
-                .expect("the stream suite builds")
+    fn stages<'a>(
+        &'a self,
+        _build: &'a mut BuildContext<'_>,
+    ) -> LocalFuture<'a, gpubench_engine::Stages> {
+        let first: Stage = Box::new(|build| {
+            Box::pin(async move {
+                counted();
+                gpubench_suites::stream::StreamSuite
+                    .benchmarks(build)
+                    .await
+                    .expect("the stream suite builds")
+            })
         });
-        let second: Stage = Box::new(|_: &mut BuildContext<'_>| {
-            counted();
-            STAGED_STOP.store(true, std::sync::atomic::Ordering::SeqCst);
-            Vec::new()
+        let second: Stage = Box::new(|_| {
+            Box::pin(async {
+                counted();
+                STAGED_STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+                Vec::new()
+            })
         });
-        let third: Stage = Box::new(|_: &mut BuildContext<'_>| {
-            counted();
-            Vec::new()
+        let third: Stage = Box::new(|_| {
+            Box::pin(async {
+                counted();
+                Vec::new()
+            })
         });
-        Ok(vec![first, second, third])
+        Box::pin(async { Ok(vec![first, second, third]) })
     }
 }
 
@@ -246,7 +270,7 @@ fn a_stop_in_a_later_stage_keeps_every_earlier_stage_and_builds_no_more() {
         .with_noise_check(false);
     let mut session = Session::new(&ctx, &plan, Arc::clone(&STAGED_STOP));
     let mut sink = Recorder::default();
-    let doc = session.run(tool(), &mut sink).expect("runs");
+    let doc = session.run(tool(), &mut sink).block_on().expect("runs");
     assert_eq!(
         STAGED_BUILT.load(std::sync::atomic::Ordering::SeqCst),
         2,
@@ -287,35 +311,48 @@ impl Benchmark for Sleepy {
         &self.info
     }
 
-    fn setup(&mut self, ctx: &GpuContext) -> gpubench_harness::Outcome {
-        self.buffer = Some(ctx.buffer("sleepy", 256, wgpu::BufferUsages::COPY_DST));
-        Ok(())
+    fn setup<'a>(
+        &'a mut self,
+        ctx: &'a GpuContext,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome> {
+        Box::pin(async move {
+            self.buffer = Some(ctx.buffer("sleepy", 256, wgpu::BufferUsages::COPY_DST));
+            Ok(())
+        })
     }
 
     fn work(&self) -> gpubench_harness::Work {
         gpubench_harness::Work::bytes(0, 256)
     }
 
-    fn run(&mut self, clock: &mut gpubench_harness::SampleClock<'_>) -> gpubench_harness::Outcome {
-        let ctx = clock.ctx();
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        if let Some(buffer) = &self.buffer {
-            encoder.clear_buffer(buffer, 0, None);
-        }
-        clock.submit([encoder.finish()]);
-        // The host clock runs from the submit until completion is seen, after this.
-        std::thread::sleep(self.sleep);
-        Ok(())
+    fn run<'a>(
+        &'a mut self,
+        clock: &'a mut gpubench_harness::SampleClock<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome> {
+        Box::pin(async move {
+            let ctx = clock.ctx();
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            if let Some(buffer) = &self.buffer {
+                encoder.clear_buffer(buffer, 0, None);
+            }
+            clock.submit([encoder.finish()]);
+            // The host clock runs from the submit until completion is seen, after this.
+            std::thread::sleep(self.sleep);
+            Ok(())
+        })
     }
 
-    fn verify(
-        &mut self,
-        _ctx: &GpuContext,
-    ) -> gpubench_harness::Outcome<gpubench_harness::Verification> {
-        Ok(gpubench_harness::Verification {
-            checked: 1,
-            mismatches: 0,
-            first_mismatches: Vec::new(),
+    fn verify<'a>(
+        &'a mut self,
+        _ctx: &'a GpuContext,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome<gpubench_harness::Verification>>
+    {
+        Box::pin(async move {
+            Ok(gpubench_harness::Verification {
+                checked: 1,
+                mismatches: 0,
+                first_mismatches: Vec::new(),
+            })
         })
     }
 }
@@ -328,22 +365,28 @@ fn a_candidate_slower_than_the_bound_keeps_its_first_run_and_a_fast_one_is_sampl
     let stop = Arc::new(AtomicBool::new(false));
     let mut tuner = ShortRunTuner::new(&ctx, Profile::Quick, stop);
     // The quick tuner's cap is 200 ms: a bound below it is raised to it.
-    let slow = tuner.measure_within(
-        &mut Sleepy::new(Duration::from_millis(250)),
-        Some(Duration::from_millis(1)),
-    );
+    let slow = tuner
+        .measure_within(
+            &mut Sleepy::new(Duration::from_millis(250)),
+            Some(Duration::from_millis(1)),
+        )
+        .block_on();
     assert_eq!(slow.status, Status::Ok, "{:?}", slow.reason);
     assert!(slow.verified);
     assert_eq!(slow.samples.len(), 1, "only the verified first run");
     let why = slow.params["screened"].as_str().expect("says why");
     assert!(why.contains("over the bound of 0.200 s"), "{why}");
-    let fast = tuner.measure_within(
-        &mut Sleepy::new(Duration::ZERO),
-        Some(Duration::from_millis(1)),
-    );
+    let fast = tuner
+        .measure_within(
+            &mut Sleepy::new(Duration::ZERO),
+            Some(Duration::from_millis(1)),
+        )
+        .block_on();
     assert!(!fast.params.contains_key("screened"));
     assert!(fast.samples.len() >= 2, "{}", fast.samples.len());
-    let unbounded = tuner.measure(&mut Sleepy::new(Duration::from_millis(1)));
+    let unbounded = tuner
+        .measure(&mut Sleepy::new(Duration::from_millis(1)))
+        .block_on();
     assert!(!unbounded.params.contains_key("screened"));
 }
 

@@ -10,11 +10,10 @@ use common::{
 use gpubench_engine::{BuildContext, Suite, SuiteOptions, Tuner};
 use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::kit::sizing::{MAX_REPEATS, TARGET_DISPATCH_S, repeats_for};
-use gpubench_harness::{
-    BenchResult, Benchmark, GpuContext, KernelBench, Profile, Runner, Status, TimingSource,
-};
+use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, Runner, Status, TimingSource};
 use gpubench_suites::selftest::broken_copy;
 use gpubench_suites::stream::{CopyEngine, HostMemcpy, Stream, StreamKernel, StreamSuite};
+use pollster::FutureExt as _;
 
 fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()
@@ -52,15 +51,15 @@ fn declared_work_counts_bytes_read_plus_written() {
     let Some(ctx) = context() else { return };
     let bytes = 64 * 1024;
     let mut triad = KernelBench::new(Stream::new(StreamKernel::Triad, bytes, 3));
-    triad.setup(&ctx).expect("setup");
+    triad.setup(&ctx).block_on().expect("setup");
     let work = triad.work();
     assert_eq!((work.bytes_read, work.bytes_written), (2 * bytes, bytes));
     let mut fill = KernelBench::new(Stream::new(StreamKernel::Fill, bytes, 3));
-    fill.setup(&ctx).expect("setup");
+    fill.setup(&ctx).block_on().expect("setup");
     assert_eq!(fill.work().total_bytes(), bytes);
     // Every walk counts: five walks of a triad move five times the bytes.
     let mut five = KernelBench::new(Stream::new(StreamKernel::Triad, bytes, 3).with_repeats(5));
-    five.setup(&ctx).expect("setup");
+    five.setup(&ctx).block_on().expect("setup");
     let work = five.work();
     assert_eq!(
         (work.bytes_read, work.bytes_written),
@@ -72,8 +71,11 @@ fn declared_work_counts_bytes_read_plus_written() {
 struct NothingToTune;
 
 impl Tuner for NothingToTune {
-    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
-        panic!("the stream suite measured {}", bench.info().id)
+    fn measure<'a>(
+        &'a mut self,
+        bench: &'a mut dyn Benchmark,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::BenchResult> {
+        Box::pin(async move { panic!("the stream suite measured {}", bench.info().id) })
     }
 }
 
@@ -90,7 +92,10 @@ fn small_arrays_are_walked_until_a_dispatch_is_long_enough() {
         options: &options,
         tuner,
     };
-    let mut benches = suite.benchmarks(build).expect("the suite builds");
+    let mut benches = suite
+        .benchmarks(build)
+        .block_on()
+        .expect("the suite builds");
     let runner = Runner::new(&ctx, short_settings());
     let class = AdapterClass::of(&ctx);
     let mut kernels = 0;

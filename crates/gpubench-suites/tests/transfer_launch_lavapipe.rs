@@ -18,6 +18,7 @@ use gpubench_suites::launch::{Launch, LaunchMode};
 use gpubench_suites::transfer::{
     Measures, MemoryMap, Transfer, TransferPath, TransferSuite, zero_copy_support,
 };
+use pollster::FutureExt as _;
 
 /// Where lavapipe's buffers live, as every transfer row must record it: Vulkan memory
 /// properties read through wgpu-hal, one unified memory type for every role the path uses.
@@ -59,7 +60,7 @@ fn transfer_paths_verify_record_placement_and_fit() {
         for bytes in [4096, 64 * 1024, 256 * 1024] {
             let transfer = Transfer::new(path, bytes, 11).placed(&memory);
             let mut bench = KernelBench::new(transfer);
-            let result = runner.run(&mut bench, &mut Silent);
+            let result = runner.run(&mut bench, &mut Silent).block_on();
             // The zero-copy path runs here: lavapipe is a CPU adapter, unified memory.
             assert_ok(&result);
             assert_placement_recorded(&result, path);
@@ -104,11 +105,16 @@ fn transfer_paths_verify_record_placement_and_fit() {
 struct NoTuning;
 
 impl Tuner for NoTuning {
-    fn measure(&mut self, bench: &mut dyn Benchmark) -> BenchResult {
-        panic!(
-            "the transfer suite tunes nothing, yet measured {}",
-            bench.info().id
-        )
+    fn measure<'a>(
+        &'a mut self,
+        bench: &'a mut dyn Benchmark,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::BenchResult> {
+        Box::pin(async move {
+            panic!(
+                "the transfer suite tunes nothing, yet measured {}",
+                bench.info().id
+            )
+        })
     }
 }
 
@@ -122,6 +128,7 @@ fn the_suite_records_where_every_rows_buffers_live() {
             options: &options,
             tuner: &mut NoTuning,
         })
+        .block_on()
         .expect("the transfer suite builds");
     let sizes = gpubench_suites::transfer::sweep_sizes(&ctx, Profile::Quick).len();
     assert_eq!(benches.len(), TransferPath::ALL.len() * sizes);
@@ -145,7 +152,7 @@ fn launch_modes_verify_and_round_trip_has_percentiles() {
     let runner = Runner::new(&ctx, short_settings());
     for mode in LaunchMode::ALL {
         let mut bench = KernelBench::new(Launch::new(mode, 50, 3));
-        let result = runner.run(&mut bench, &mut Silent);
+        let result = runner.run(&mut bench, &mut Silent).block_on();
         assert_ok(&result);
         if mode.is_round_trip() {
             let latency = result.latency.as_ref().expect("latency percentiles");
@@ -176,11 +183,14 @@ fn launch_split_times_each_cost_with_its_own_clock() {
     let runner = Runner::new(&ctx, short_settings());
     let sample = |mode: LaunchMode| {
         let mut bench = KernelBench::new(Launch::new(mode, 50, 5));
-        runner.prepare(&mut bench).expect("prepare");
+        runner.prepare(&mut bench).block_on().expect("prepare");
         // A round trip is one dispatch per sample; the others do 16.
         let iterations = if mode.is_round_trip() { 1 } else { 16 };
-        let timing = runner.time_sample(&mut bench, iterations).expect("sample");
-        let result = runner.run(&mut bench, &mut Silent);
+        let timing = runner
+            .time_sample(&mut bench, iterations)
+            .block_on()
+            .expect("sample");
+        let result = runner.run(&mut bench, &mut Silent).block_on();
         assert_ok(&result);
         (timing, result)
     };
@@ -222,9 +232,9 @@ fn a_transfer_that_never_happened_fails_verification() {
         .filter(|&p| p != TransferPath::MappedAtCreation)
     {
         let mut bench = KernelBench::new(Transfer::new(path, 4096, 9));
-        bench.setup(&ctx).expect("setup");
+        bench.setup(&ctx).block_on().expect("setup");
         // No run yet: the destination still holds its own random bytes, not the data.
-        let verdict = bench.verify(&ctx).expect("verify");
+        let verdict = bench.verify(&ctx).block_on().expect("verify");
         assert!(!verdict.passed(), "{path:?} passed without a transfer");
         bench.teardown();
     }

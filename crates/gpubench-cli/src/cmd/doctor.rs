@@ -130,7 +130,8 @@ fn checklist(ctx: &GpuContext) -> anyhow::Result<(Checked, bool)> {
     let telemetry = Arc::new(
         Telemetry::open(ctx, &TelemetryOptions::from_env(true)).context("opening telemetry")?,
     );
-    let findings = gather(ctx, &telemetry);
+    // The one place doctor blocks on the device: the whole load, driven to its end.
+    let findings = pollster::block_on(gather(ctx, &telemetry));
     let checks = with_flags(doctor::checks(&findings));
     let failed = doctor::any_failed(&checks);
     let report = Report {
@@ -184,13 +185,16 @@ fn with_flags(mut checks: Vec<Check>) -> Vec<Check> {
 }
 
 /// Runs the load and collects everything the checks judge.
-fn gather(ctx: &GpuContext, telemetry: &Arc<Telemetry>) -> Findings {
+async fn gather(ctx: &GpuContext, telemetry: &Arc<Telemetry>) -> Findings {
     let mut settings = Profile::Quick.settings(ctx.is_software());
     settings.max_time = Duration::from_secs(1);
     let hook: Arc<dyn TelemetryHook> = telemetry.clone();
     let runner = Runner::new(ctx, settings).with_telemetry(hook);
-    let load = measure(&runner, &mut fma_load(ctx));
-    let stream = stream_load(ctx).map(|mut bench| measure(&runner, bench.as_mut()));
+    let load = measure(&runner, &mut fma_load(ctx)).await;
+    let stream = match stream_load(ctx) {
+        Ok(mut bench) => Ok(measure(&runner, bench.as_mut()).await),
+        Err(reason) => Err(reason),
+    };
     let h2d_bytes = if ctx.is_software() {
         H2D_BYTES_SOFTWARE
     } else {
@@ -205,7 +209,7 @@ fn gather(ctx: &GpuContext, telemetry: &Arc<Telemetry>) -> Findings {
         TransferPath::MappedStaging
     };
     let mut h2d = KernelBench::new(Transfer::new(h2d_path, h2d_bytes, SEED).placed(&memory));
-    let h2d = measure(&runner, &mut h2d);
+    let h2d = measure(&runner, &mut h2d).await;
     let (status, reason) = telemetry.status();
     let link = telemetry.link();
     Findings {
@@ -230,8 +234,8 @@ fn gather(ctx: &GpuContext, telemetry: &Arc<Telemetry>) -> Findings {
     }
 }
 
-fn measure(runner: &Runner, bench: &mut dyn Benchmark) -> BenchResult {
-    runner.run(bench, &mut Silent)
+async fn measure(runner: &Runner<'_>, bench: &mut dyn Benchmark) -> BenchResult {
+    runner.run(bench, &mut Silent).await
 }
 
 /// The f32 vec4 FMA peak kept busy for [`LOAD`], one sample per 100 ms window.

@@ -117,9 +117,11 @@ pub fn run_one(
             progress: Progress::new(progress_steps(&plan), plan.progress),
             written: false,
         };
-        let outcome = Session::new(&ctx, &plan.run, signals.flag())
-            .with_telemetry(telemetry.clone())
-            .run(tool_info(), &mut sink);
+        let mut session =
+            Session::new(&ctx, &plan.run, signals.flag()).with_telemetry(telemetry.clone());
+        // The one place a run blocks on the device: the session's waits are all awaited in it.
+        let outcome = pollster::block_on(session.run(tool_info(), &mut sink));
+        drop(session);
         sink.progress.finish();
         let doc = outcome.map_err(session_error)?;
         // A run stopped before its first result has written nothing yet: keep it, marked

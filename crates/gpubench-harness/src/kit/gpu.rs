@@ -273,8 +273,8 @@ impl DispatchKernel {
 }
 
 /// Reads all of `buffer` (which needs COPY_SRC) back as f32 values.
-pub fn read_f32(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<f32>, BenchError> {
-    Ok(bytes_to_f32(&ctx.read_buffer(buffer, buffer.size())?))
+pub async fn read_f32(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<f32>, BenchError> {
+    Ok(bytes_to_f32(&ctx.read_buffer(buffer, buffer.size()).await?))
 }
 
 /// Skips arrays larger than one storage binding or one buffer may be; `what` says what is

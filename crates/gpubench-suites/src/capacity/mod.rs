@@ -72,18 +72,27 @@ impl Suite for CapacitySuite {
         &[CAPACITY_CAP]
     }
 
-    fn benchmarks(&self, _build: &mut BuildContext<'_>) -> Benchmarks {
-        Ok(Vec::new())
+    fn benchmarks<'a>(
+        &'a self,
+        _build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async { Ok(Vec::new()) })
     }
 
-    fn probes(&self, ctx: &GpuContext, options: &SuiteOptions) -> Vec<BenchResult> {
-        let cap = options
-            .get::<u64>(CAPACITY_CAP.key)
-            .unwrap_or_else(|| default_cap(ctx));
-        let single = probe_single(ctx);
-        let chunk = single.as_ref().map_or(0, |s| s.bytes).clamp(MIB, 256 * MIB);
-        let total = probe_total(ctx, cap, chunk);
-        vec![single_result(ctx, single), total_result(total, cap, chunk)]
+    fn probes<'a>(
+        &'a self,
+        ctx: &'a GpuContext,
+        options: &'a SuiteOptions,
+    ) -> gpubench_harness::LocalFuture<'a, Vec<BenchResult>> {
+        Box::pin(async move {
+            let cap = options
+                .get::<u64>(CAPACITY_CAP.key)
+                .unwrap_or_else(|| default_cap(ctx));
+            let single = probe_single(ctx).await;
+            let chunk = single.as_ref().map_or(0, |s| s.bytes).clamp(MIB, 256 * MIB);
+            let total = probe_total(ctx, cap, chunk).await;
+            vec![single_result(ctx, single), total_result(total, cap, chunk)]
+        })
     }
 }
 
@@ -118,25 +127,29 @@ struct Probe {
 /// Allocates `bytes` and proves it is usable over its whole size: a non-zero pattern is written
 /// at both ends, the whole buffer is cleared (which touches every page), and both ends must read
 /// back as zeros, so the clear really covered the buffer.
-fn allocate_and_touch(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer, BenchError> {
+async fn allocate_and_touch(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer, BenchError> {
     let edge = 4096.min(bytes / 2) / 4 * 4;
     let ends = [0, bytes - edge];
-    let buffer = ctx.scoped(|| {
-        let buffer = ctx.try_buffer(
-            "capacity probe",
-            bytes,
-            wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        )?;
-        let pattern = vec![0xA5u8; edge as usize];
-        for offset in ends {
-            ctx.queue.write_buffer(&buffer, offset, &pattern);
-        }
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&buffer, 0, None);
-        ctx.queue.submit([encoder.finish()]);
-        ctx.wait_idle()?;
-        Ok(buffer)
-    })?;
+    let buffer = ctx
+        .scoped(async {
+            let buffer = ctx
+                .try_buffer(
+                    "capacity probe",
+                    bytes,
+                    wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+                )
+                .await?;
+            let pattern = vec![0xA5u8; edge as usize];
+            for offset in ends {
+                ctx.queue.write_buffer(&buffer, offset, &pattern);
+            }
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            encoder.clear_buffer(&buffer, 0, None);
+            ctx.queue.submit([encoder.finish()]);
+            ctx.wait_idle().await?;
+            Ok(buffer)
+        })
+        .await?;
     let staging = ctx.buffer(
         "capacity readback",
         2 * edge,
@@ -147,7 +160,7 @@ fn allocate_and_touch(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer, Benc
         encoder.copy_buffer_to_buffer(&buffer, offset, &staging, i as u64 * edge, edge);
     }
     ctx.queue.submit([encoder.finish()]);
-    let read = ctx.map_and_read(&staging)?;
+    let read = ctx.map_and_read(&staging).await?;
     if read.iter().all(|b| *b == 0) {
         Ok(buffer)
     } else {
@@ -157,20 +170,20 @@ fn allocate_and_touch(ctx: &GpuContext, bytes: u64) -> Result<wgpu::Buffer, Benc
     }
 }
 
-fn release(ctx: &GpuContext, buffers: Vec<wgpu::Buffer>) {
+async fn release(ctx: &GpuContext, buffers: Vec<wgpu::Buffer>) {
     for buffer in buffers {
         buffer.destroy();
     }
-    let _ = ctx.wait_idle();
+    let _ = ctx.wait_idle().await;
 }
 
-fn probe_single(ctx: &GpuContext) -> Result<Probe, String> {
+async fn probe_single(ctx: &GpuContext) -> Result<Probe, String> {
     let mut bytes = ctx.limits.max_buffer_size / 4 * 4;
     let mut attempts = Vec::new();
     while bytes >= MIN_PROBE {
-        match allocate_and_touch(ctx, bytes) {
+        match allocate_and_touch(ctx, bytes).await {
             Ok(buffer) => {
-                release(ctx, vec![buffer]);
+                release(ctx, vec![buffer]).await;
                 attempts.push(format!("{}: ok", format_size(bytes)));
                 return Ok(Probe { bytes, attempts });
             }
@@ -202,7 +215,7 @@ struct Total {
     capped: bool,
 }
 
-fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
+async fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
     let mut held = Vec::new();
     let mut bytes = 0;
     let (stopped_by, capped) = loop {
@@ -213,7 +226,7 @@ fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
             );
             break (why, true);
         }
-        match allocate_and_touch(ctx, chunk) {
+        match allocate_and_touch(ctx, chunk).await {
             Ok(buffer) => {
                 bytes += chunk;
                 held.push(buffer);
@@ -222,7 +235,7 @@ fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
         }
     };
     let chunks = held.len();
-    release(ctx, held);
+    release(ctx, held).await;
     Total {
         bytes,
         chunks,

@@ -55,14 +55,19 @@ impl Suite for ComputeSuite {
             .collect())
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let kernels = PeakKernels::new(&peak_grid(build.ctx));
-        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
-        benches.extend(kernels.float.into_iter().map(KernelBench::boxed));
-        benches.extend(kernels.int.into_iter().map(KernelBench::boxed));
-        benches.extend(kernels.dot.into_iter().map(KernelBench::boxed));
-        benches.push(KernelBench::boxed(types::BF16));
-        Ok(benches)
+    fn benchmarks<'a>(
+        &'a self,
+        build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let kernels = PeakKernels::new(&peak_grid(build.ctx));
+            let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+            benches.extend(kernels.float.into_iter().map(KernelBench::boxed));
+            benches.extend(kernels.int.into_iter().map(KernelBench::boxed));
+            benches.extend(kernels.dot.into_iter().map(KernelBench::boxed));
+            benches.push(KernelBench::boxed(types::BF16));
+            Ok(benches)
+        })
     }
 
     /// Every peak is a bar by precision and width, and a compute ceiling candidate.

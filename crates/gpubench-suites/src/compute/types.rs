@@ -262,8 +262,8 @@ fn complement_init(expected: &[Option<u32>]) -> Vec<u8> {
 }
 
 /// Compares the words read back with the expected ones, exactly.
-fn verify_words(state: &IntState, ctx: &GpuContext) -> Outcome<Verification> {
-    let got = state.dispatch.read_words(ctx)?;
+async fn verify_words(state: &IntState, ctx: &GpuContext) -> Outcome<Verification> {
+    let got = state.dispatch.read_words(ctx).await?;
     let mut checker = Checker::new();
     for (id, (&g, want)) in got.iter().zip(&state.expected).enumerate() {
         if let Some(w) = *want {
@@ -359,7 +359,7 @@ impl Kernel for IntPeak {
         grid_support(ctx, &self.grid)
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<IntState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<IntState> {
         let shader = self.shader().map_err(gpubench_harness::BenchError::Setup)?;
         let expected: Vec<Option<u32>> = (0..invocations(&self.grid))
             .map(|id| Some(self.ty.expected_output(id, STEPS)))
@@ -376,12 +376,12 @@ impl Kernel for IntPeak {
         chain_work(&self.grid, 2)
     }
 
-    fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
         state.dispatch.run(clock)
     }
 
-    fn verify(&self, state: &mut IntState, ctx: &GpuContext) -> Outcome<Verification> {
-        verify_words(state, ctx)
+    async fn verify(&self, state: &mut IntState, ctx: &GpuContext) -> Outcome<Verification> {
+        verify_words(state, ctx).await
     }
 }
 
@@ -498,7 +498,7 @@ impl Kernel for DotPeak {
         grid_support(ctx, &self.grid)
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<IntState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<IntState> {
         let n = invocations(&self.grid);
         let mut expected = vec![None; n as usize];
         for id in dot_checked(n) {
@@ -520,12 +520,12 @@ impl Kernel for DotPeak {
         chain_work(&self.grid, 8)
     }
 
-    fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
         state.dispatch.run(clock)
     }
 
-    fn verify(&self, state: &mut IntState, ctx: &GpuContext) -> Outcome<Verification> {
-        verify_words(state, ctx)
+    async fn verify(&self, state: &mut IntState, ctx: &GpuContext) -> Outcome<Verification> {
+        verify_words(state, ctx).await
     }
 }
 
@@ -565,7 +565,7 @@ impl Kernel for Inexpressible {
         Err(self.reason.to_string())
     }
 
-    fn setup(&self, _ctx: &GpuContext) -> Outcome<()> {
+    async fn setup(&self, _ctx: &GpuContext) -> Outcome<()> {
         Err(gpubench_harness::BenchError::Unsupported(
             self.reason.to_string(),
         ))
@@ -575,13 +575,13 @@ impl Kernel for Inexpressible {
         Work::flops(0)
     }
 
-    fn run(&self, _state: &mut (), _clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, _state: &mut (), _clock: &mut SampleClock<'_>) -> Outcome {
         Err(gpubench_harness::BenchError::Unsupported(
             self.reason.to_string(),
         ))
     }
 
-    fn verify(&self, _state: &mut (), _ctx: &GpuContext) -> Outcome<Verification> {
+    async fn verify(&self, _state: &mut (), _ctx: &GpuContext) -> Outcome<Verification> {
         Err(gpubench_harness::BenchError::Unsupported(
             self.reason.to_string(),
         ))

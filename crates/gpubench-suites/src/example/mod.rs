@@ -80,12 +80,17 @@ impl Suite for ExampleSuite {
         Ok(vec![KernelForm::plain("example", WGSL, "scale_add")])
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let bytes = array_bytes(build.options);
-        Ok(vec![KernelBench::boxed(ScaleAdd {
-            bytes,
-            seed: build.options.seed,
-        })])
+    fn benchmarks<'a>(
+        &'a self,
+        build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let bytes = array_bytes(build.options);
+            Ok(vec![KernelBench::boxed(ScaleAdd {
+                bytes,
+                seed: build.options.seed,
+            })])
+        })
     }
 
     /// Its row is a bar of its own chart, named by its kernel.
@@ -145,7 +150,7 @@ impl Kernel for ScaleAdd {
         check_binding_fits(ctx, self.bytes, "example array")
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<ScaleAddState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<ScaleAddState> {
         let grid = StrideGrid::new(ctx, self.bytes / 4, WORKGROUP, 1)?;
         // example.wgsl's uniform block: n, a, threads and padding.
         let params = grid.params(A, 0);
@@ -175,12 +180,12 @@ impl Kernel for ScaleAdd {
         Work::bytes(2 * self.bytes, self.bytes)
     }
 
-    fn run(&self, state: &mut ScaleAddState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut ScaleAddState, clock: &mut SampleClock<'_>) -> Outcome {
         state.dispatch.run(clock)
     }
 
-    fn verify(&self, state: &mut ScaleAddState, ctx: &GpuContext) -> Outcome<Verification> {
-        let got = read_f32(ctx, &state.z)?;
+    async fn verify(&self, state: &mut ScaleAddState, ctx: &GpuContext) -> Outcome<Verification> {
+        let got = read_f32(ctx, &state.z).await?;
         let want: Vec<f64> = state
             .x
             .iter()

@@ -150,7 +150,7 @@ impl Launch {
     /// `n` passes of one dispatch each: in one command buffer (pass-in-encoder), or each in its
     /// own command buffer and submit (submit; the round trips, which wait for each before the
     /// next).
-    fn pass_per_dispatch(
+    async fn pass_per_dispatch(
         &self,
         state: &LaunchState,
         ctx: &GpuContext,
@@ -189,7 +189,7 @@ impl Launch {
             self.record(state, &mut encoder, timestamps, 1);
             clock.submit([encoder.finish()]);
             if round_trip && i < last {
-                ctx.wait_idle()?;
+                ctx.wait_idle().await?;
             }
         }
         Ok(())
@@ -245,7 +245,7 @@ impl Kernel for Launch {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<LaunchState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<LaunchState> {
         let mut rng = SplitMix64::new(self.seed);
         // A random start (never zero) so a counter that was never written cannot pass.
         let start = (rng.next_u64() as u32) | 1;
@@ -288,7 +288,7 @@ impl Kernel for Launch {
                 .collect(),
             _ => Vec::new(),
         };
-        ctx.wait_idle()?;
+        ctx.wait_idle().await?;
         Ok(LaunchState {
             dispatch,
             counter,
@@ -303,7 +303,7 @@ impl Kernel for Launch {
         Work::ops(1)
     }
 
-    fn run(&self, state: &mut LaunchState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut LaunchState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         let n = iterations.max(1);
         let submitted = match self.mode {
@@ -326,7 +326,7 @@ impl Kernel for Launch {
             | LaunchMode::Submit
             | LaunchMode::RoundTrip
             | LaunchMode::RoundTripSpin => {
-                self.pass_per_dispatch(state, ctx, n, clock)?;
+                self.pass_per_dispatch(state, ctx, n, clock).await?;
                 n
             }
         };
@@ -334,11 +334,11 @@ impl Kernel for Launch {
         Ok(())
     }
 
-    fn verify(&self, state: &mut LaunchState, ctx: &GpuContext) -> Outcome<Verification> {
+    async fn verify(&self, state: &mut LaunchState, ctx: &GpuContext) -> Outcome<Verification> {
         if self.mode == LaunchMode::GpuGapIndependent {
-            return verify_slots(&state.slots, ctx);
+            return verify_slots(&state.slots, ctx).await;
         }
-        let bytes = ctx.read_buffer(&state.counter, 4)?;
+        let bytes = ctx.read_buffer(&state.counter, 4).await?;
         let mut checker = Checker::new();
         let got = bytes
             .get(..4)
@@ -364,7 +364,7 @@ impl Kernel for Launch {
 
 /// Every buffer of `gpu-gap-independent` holds its start plus its bumps: all copied into one
 /// buffer and read back at once.
-fn verify_slots(slots: &[Slot], ctx: &GpuContext) -> Outcome<Verification> {
+async fn verify_slots(slots: &[Slot], ctx: &GpuContext) -> Outcome<Verification> {
     let size = 4 * slots.len() as u64;
     let gathered = ctx.buffer(
         "launch independent counters",
@@ -376,7 +376,7 @@ fn verify_slots(slots: &[Slot], ctx: &GpuContext) -> Outcome<Verification> {
         encoder.copy_buffer_to_buffer(&slot.counter, 0, &gathered, 4 * i as u64, 4);
     }
     ctx.queue.submit([encoder.finish()]);
-    let bytes = ctx.read_buffer(&gathered, size)?;
+    let bytes = ctx.read_buffer(&gathered, size).await?;
     let mut checker = Checker::new();
     if bytes.len() as u64 != size {
         checker.fail(format!(

@@ -99,16 +99,21 @@ impl Suite for LaunchSuite {
         Ok(vec![KernelForm::plain("launch", WGSL, "bump")])
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let options = build.options;
-        let round_trips = match options.profile {
-            Profile::Quick => QUICK_ROUND_TRIPS,
-            Profile::Default | Profile::Full => DEFAULT_ROUND_TRIPS,
-        };
-        Ok(LaunchMode::ALL
-            .iter()
-            .map(|&mode| KernelBench::boxed(Launch::new(mode, round_trips, options.seed)))
-            .collect())
+    fn benchmarks<'a>(
+        &'a self,
+        build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let options = build.options;
+            let round_trips = match options.profile {
+                Profile::Quick => QUICK_ROUND_TRIPS,
+                Profile::Default | Profile::Full => DEFAULT_ROUND_TRIPS,
+            };
+            Ok(LaunchMode::ALL
+                .iter()
+                .map(|&mode| KernelBench::boxed(Launch::new(mode, round_trips, options.seed)))
+                .collect())
+        })
     }
 }
 

@@ -140,7 +140,7 @@ impl Kernel for Matmul {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<MatmulState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<MatmulState> {
         let (s, precision) = (self.shape(), self.precision());
         let shaders = self
             .variant
@@ -166,7 +166,9 @@ impl Kernel for Matmul {
             };
             let acc = self.variant.accumulation(precision);
             let bytes = u64::from(splits) * s.c_len() * acc.bytes();
-            let part = ctx.try_buffer("matmul partial sums", bytes, wgpu::BufferUsages::STORAGE)?;
+            let part = ctx
+                .try_buffer("matmul partial sums", bytes, wgpu::BufferUsages::STORAGE)
+                .await?;
             let pipeline = self.inputs.pipeline(ctx, main, &self.id);
             let bindings = [(0, params), (1, a), (2, b), (3, &part)];
             dispatches.push(DispatchKernel::new(
@@ -206,7 +208,7 @@ impl Kernel for Matmul {
         Work::flops(s.flops()).with_bytes((m * k + k * n) * bytes, m * n * bytes)
     }
 
-    fn run(&self, state: &mut MatmulState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut MatmulState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         if let [one] = state.dispatches.as_slice() {
             one.submit(ctx, clock, iterations);
@@ -230,9 +232,9 @@ impl Kernel for Matmul {
         Ok(())
     }
 
-    fn verify(&self, state: &mut MatmulState, ctx: &GpuContext) -> Outcome<Verification> {
+    async fn verify(&self, state: &mut MatmulState, ctx: &GpuContext) -> Outcome<Verification> {
         let (s, precision) = (self.shape(), self.precision());
-        let bytes = ctx.read_buffer(&state.c, state.c.size())?;
+        let bytes = ctx.read_buffer(&state.c, state.c.size()).await?;
         let tolerance = DotTolerance {
             k: u64::from(s.k),
             accumulate: self.variant.accumulation(precision),

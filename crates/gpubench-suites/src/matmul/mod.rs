@@ -69,6 +69,7 @@ pub use variant::{
 use gpubench_engine::OptionSpec;
 use gpubench_engine::{Benchmarks, BuildContext, PlanError, Stage, Stages, Suite, Tuner};
 use gpubench_engine::{Included, SuiteInfo, SuiteOptions};
+use gpubench_harness::LocalFuture;
 use gpubench_harness::kit::derived::{derived_result, param_str};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::measured_peak;
@@ -132,44 +133,22 @@ impl Suite for MatmulSuite {
         options::check_shapes_fit(ctx, options)
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let stages = self.stages(build)?;
-        Ok(stages.into_iter().flat_map(|stage| stage(build)).collect())
+    fn benchmarks<'a>(&'a self, build: &'a mut BuildContext<'_>) -> LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let stages = self.stages(build).await?;
+            let mut benches = Vec::new();
+            for stage in stages {
+                benches.extend(stage(build).await);
+            }
+            Ok(benches)
+        })
     }
 
     /// One stage per product (shape and precision), tuned when its turn comes: a stop or a
     /// time limit during one product's tuning keeps every product measured before it.
-    fn stages(&self, build: &mut BuildContext<'_>) -> Stages {
-        let (ctx, options) = (build.ctx, build.options);
-        let forced = match options.get::<String>(options::VARIANT) {
-            Some(name) => Some(find_variant(&name).ok_or_else(|| {
-                PlanError::bad(
-                    options::VARIANT,
-                    format!(
-                        "{name}: unknown variant (known: {})",
-                        variant_names().join(", ")
-                    ),
-                )
-            })?),
-            None => None,
-        };
-        let mut shapes = profile_shapes(options.profile, ctx.is_software());
-        // The option's parser refused empty and oversized shapes before any suite was built.
-        for (m, n, k) in options::shapes(options)? {
-            let shape = Shape::new(m, n, k);
-            if !shapes.contains(&shape) {
-                shapes.push(shape);
-            }
-        }
-        let mut stages: Vec<Stage> = Vec::new();
-        for shape in shapes {
-            for precision in [Precision::F32, Precision::F16] {
-                stages.push(Box::new(move |build: &mut BuildContext<'_>| {
-                    plan_product(build, shape, precision, forced)
-                }));
-            }
-        }
-        Ok(stages)
+    fn stages<'a>(&'a self, build: &'a mut BuildContext<'_>) -> LocalFuture<'a, Stages> {
+        let stages = product_stages(build.ctx, build.options);
+        Box::pin(async move { stages })
     }
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
@@ -197,11 +176,45 @@ impl Suite for MatmulSuite {
     }
 }
 
+/// One stage per product (shape and precision) of the run's options, each tuned when its turn
+/// comes: a stop or a time limit during one product's tuning keeps every product before it.
+fn product_stages(ctx: &GpuContext, options: &SuiteOptions) -> Stages {
+    let forced = match options.get::<String>(options::VARIANT) {
+        Some(name) => Some(find_variant(&name).ok_or_else(|| {
+            PlanError::bad(
+                options::VARIANT,
+                format!(
+                    "{name}: unknown variant (known: {})",
+                    variant_names().join(", ")
+                ),
+            )
+        })?),
+        None => None,
+    };
+    let mut shapes = profile_shapes(options.profile, ctx.is_software());
+    // The option's parser refused empty and oversized shapes before any suite was built.
+    for (m, n, k) in options::shapes(options)? {
+        let shape = Shape::new(m, n, k);
+        if !shapes.contains(&shape) {
+            shapes.push(shape);
+        }
+    }
+    let mut stages: Vec<Stage> = Vec::new();
+    for shape in shapes {
+        for precision in [Precision::F32, Precision::F16] {
+            let stage: Stage =
+                Box::new(move |build| Box::pin(plan_product(build, shape, precision, forced)));
+            stages.push(stage);
+        }
+    }
+    Ok(stages)
+}
+
 /// The benchmarks for one product: the forced variant, or the tuned choice plus any variant
 /// that failed verification; then, for f16 (and f32 where the adapter has an f32
 /// configuration), the cooperative-matrix product as a row of its own. Every candidate and the
 /// chosen kernel share one set of inputs and one CPU reference (the `inputs` module).
-fn plan_product(
+async fn plan_product(
     build: &mut BuildContext<'_>,
     shape: Shape,
     precision: Precision,
@@ -224,20 +237,23 @@ fn plan_product(
             .into_iter()
             .collect();
     }
-    let mut benches = tune(ctx, &mut *build.tuner, &id, &space, &product);
-    benches.extend(coop_product(
-        ctx,
-        &mut *build.tuner,
-        &inputs,
-        options.flag(options::COOP_MATRIX, true),
-    ));
+    let mut benches = tune(ctx, &mut *build.tuner, &id, &space, &product).await;
+    benches.extend(
+        coop_product(
+            ctx,
+            &mut *build.tuner,
+            &inputs,
+            options.flag(options::COOP_MATRIX, true),
+        )
+        .await,
+    );
     benches
 }
 
 /// Measures every unpruned candidate with `tuner` and returns the fastest verified one (as the
 /// product's result, with the tuning table) and each candidate that failed verification (as a
 /// failing result of its own).
-fn tune(
+async fn tune(
     ctx: &GpuContext,
     tuner: &mut dyn Tuner,
     id: &str,
@@ -260,18 +276,17 @@ fn tune(
     }
     let tried: Vec<Variant> = measurable.iter().map(|c| c.variant).collect();
     let started = std::time::Instant::now();
-    let mut measured = first_pass(tuner, &tried, &|v| product(variant_id(v), *v));
+    let kernel = |v: &Variant| product(variant_id(v), *v);
+    let mut measured = first_pass(tuner, &tried, &kernel).await;
     let screened: Vec<&str> = tried
         .iter()
         .zip(&measured)
         .filter(|(_, r)| r.params.contains_key("screened"))
         .map(|(v, _)| v.name)
         .collect();
-    let mut measure =
-        |v: &Variant| tuner.measure(&mut KernelBench::new(product(variant_id(v), *v)));
     let names: Vec<&str> = tried.iter().map(|v| v.name).collect();
     let mut table = tuning_table(&names, &measured);
-    let (chosen, final_table) = final_rounds(&tried, &mut measured, &mut measure);
+    let (chosen, final_table) = final_rounds(&tried, &mut measured, tuner, &kernel).await;
     if let Some(entries) = table.as_object_mut() {
         for c in pruned {
             let reason = c.pruned.as_deref().unwrap_or_default();
@@ -315,7 +330,7 @@ pub const SCREEN_FACTOR: u32 = 10;
 /// kernel), which goes last: by then the fastest iteration so far bounds it, and on a CPU
 /// adapter it is a hundred times slower than the best. Each candidate after the first is
 /// screened ([`Tuner::measure_within`]) at [`SCREEN_FACTOR`] times the fastest iteration so far.
-fn first_pass(
+async fn first_pass(
     tuner: &mut dyn Tuner,
     tried: &[Variant],
     kernel: &dyn Fn(&Variant) -> Matmul,
@@ -327,7 +342,7 @@ fn first_pass(
     for i in order {
         let bench = &mut KernelBench::new(kernel(&tried[i]));
         let bound = fastest.map(|s| Duration::from_secs_f64(s * f64::from(SCREEN_FACTOR)));
-        let result = tuner.measure_within(bench, bound);
+        let result = tuner.measure_within(bench, bound).await;
         let counted = result.status == Status::Ok
             && result.verified
             && !result.params.contains_key("screened");
@@ -349,11 +364,12 @@ fn iteration_seconds(result: &BenchResult) -> Option<f64> {
 /// several are within [`select::CLOSE`] of it, the winner of [`select::FINAL_ROUNDS`]
 /// interleaved rounds over them, with those rounds as a table (finalist to its medians, in
 /// round order). A finalist that fails in a final round replaces its first-pass result, so it
-/// is reported failing and never chosen.
-fn final_rounds(
+/// is reported failing and never chosen. Each round measures `kernel` of a finalist with `tuner`.
+async fn final_rounds(
     tried: &[Variant],
     measured: &mut [BenchResult],
-    measure: &mut dyn FnMut(&Variant) -> BenchResult,
+    tuner: &mut dyn Tuner,
+    kernel: &dyn Fn(&Variant) -> Matmul,
 ) -> (Option<usize>, Option<serde_json::Value>) {
     let finalists = select::finalists(measured);
     if finalists.is_empty() {
@@ -363,7 +379,9 @@ fn final_rounds(
     for _ in 0..select::FINAL_ROUNDS {
         let mut round = Vec::new();
         for &f in &finalists {
-            let result = measure(&tried[f]);
+            let result = tuner
+                .measure(&mut KernelBench::new(kernel(&tried[f])))
+                .await;
             let ok = result.status == Status::Ok && result.verified;
             round.push(result.median().filter(|_| ok));
             if result.status == Status::Failed {
@@ -393,7 +411,7 @@ fn final_rounds(
 /// The cooperative-matrix product of `shape` (`matmul/f16-coop/...`, `matmul/f32-coop/...`),
 /// tuned over the configurations the adapter offers; for f16 without any, one row the runner
 /// reports skipped with the reason. f32 rows exist only where an f32 configuration does.
-fn coop_product(
+async fn coop_product(
     ctx: &GpuContext,
     tuner: &mut dyn Tuner,
     inputs: &Arc<ProductInputs>,
@@ -456,7 +474,7 @@ fn coop_product(
             product(id, variant).with_param("tuned", false.into()),
         )];
     }
-    tune(ctx, tuner, &id, &space, &product)
+    tune(ctx, tuner, &id, &space, &product).await
 }
 
 /// Each ok product's median as a percentage of the measured FMA peak of its accumulation

@@ -193,7 +193,7 @@ impl Kernel for AtomicAdds {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<AtomicState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<AtomicState> {
         let count = self.target.words(self.groups);
         // Storage counters start at zero (they count); totals start at a value no dispatch
         // writes, so a workgroup that writes nothing cannot pass.
@@ -226,15 +226,15 @@ impl Kernel for AtomicAdds {
         Work::int_ops(u64::from(self.groups) * u64::from(WORKGROUP) * u64::from(ADDS))
     }
 
-    fn run(&self, state: &mut AtomicState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut AtomicState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.dispatch.submit(ctx, clock, iterations);
         state.dispatches += u64::from(iterations);
         Ok(())
     }
 
-    fn verify(&self, state: &mut AtomicState, ctx: &GpuContext) -> Outcome<Verification> {
-        let bytes = ctx.read_buffer(&state.words, state.words.size())?;
+    async fn verify(&self, state: &mut AtomicState, ctx: &GpuContext) -> Outcome<Verification> {
+        let bytes = ctx.read_buffer(&state.words, state.words.size()).await?;
         let got: Vec<u32> = bytes
             .chunks_exact(4)
             .map(bytemuck::pod_read_unaligned::<u32>)

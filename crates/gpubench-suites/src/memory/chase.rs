@@ -127,7 +127,7 @@ impl Kernel for PointerChase {
         check_binding_fits(ctx, self.bytes, "working set")
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<ChaseState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<ChaseState> {
         let nodes = self.nodes() as u32;
         let successor = random_cycle(nodes, self.seed);
         let mut words = vec![0u32; (self.bytes / 4) as usize];
@@ -174,15 +174,15 @@ impl Kernel for PointerChase {
         }
     }
 
-    fn run(&self, state: &mut ChaseState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut ChaseState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.dispatch.submit(ctx, clock, iterations);
         state.loads_done += u64::from(iterations) * u64::from(self.steps);
         Ok(())
     }
 
-    fn verify(&self, state: &mut ChaseState, ctx: &GpuContext) -> Outcome<Verification> {
-        let bytes = ctx.read_buffer(&state.position, 4)?;
+    async fn verify(&self, state: &mut ChaseState, ctx: &GpuContext) -> Outcome<Verification> {
+        let bytes = ctx.read_buffer(&state.position, 4).await?;
         let got = bytemuck::pod_read_unaligned::<u32>(&bytes[..4]);
         let want = position_after(&state.successor, state.loads_done) * NODE_WORDS;
         let mut checker = Checker::new();

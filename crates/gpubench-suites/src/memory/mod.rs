@@ -190,41 +190,47 @@ impl Suite for MemorySuite {
         Ok(forms::memory_forms())
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let ctx = build.ctx;
-        let class = AdapterClass::of(ctx);
-        let plan = SweepPlan::of(ctx, build.options.profile);
-        let seed = build.options.seed;
-        let groups = read::min_groups(class);
-        let chunk = read::chunk_for(ctx);
-        let steps = chase::steps_for(class);
-        let sizes = working_sets(plan.top);
-        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
-        let (read_pipeline, chase_pipeline) =
-            (SharedPipeline::default(), SharedPipeline::default());
-        for &bytes in &sizes {
-            let kernel = WorkingSetRead::new(bytes, groups, chunk, seed).sharing(&read_pipeline);
-            benches.push(with_plan(kernel, &plan));
-        }
-        for &bytes in &sizes {
-            let kernel = PointerChase::new(bytes, steps, seed).sharing(&chase_pipeline);
-            benches.push(with_plan(kernel, &plan));
-        }
-        let groups = shared::groups_for(class);
-        let reads = std::iter::once(shared::TileRead::Vec4)
-            .chain(shared::STRIDES.iter().map(|&s| shared::TileRead::Stride(s)));
-        for read in reads {
-            benches.push(Box::new(KernelBench::new(shared::WorkgroupRead::new(
-                read, groups, seed,
-            ))));
-        }
-        let groups = atomics::groups_for(class);
-        for target in atomics::AtomicTarget::ALL {
-            benches.push(Box::new(KernelBench::new(atomics::AtomicAdds::new(
-                target, groups,
-            ))));
-        }
-        Ok(benches)
+    fn benchmarks<'a>(
+        &'a self,
+        build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let ctx = build.ctx;
+            let class = AdapterClass::of(ctx);
+            let plan = SweepPlan::of(ctx, build.options.profile);
+            let seed = build.options.seed;
+            let groups = read::min_groups(class);
+            let chunk = read::chunk_for(ctx);
+            let steps = chase::steps_for(class);
+            let sizes = working_sets(plan.top);
+            let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+            let (read_pipeline, chase_pipeline) =
+                (SharedPipeline::default(), SharedPipeline::default());
+            for &bytes in &sizes {
+                let kernel =
+                    WorkingSetRead::new(bytes, groups, chunk, seed).sharing(&read_pipeline);
+                benches.push(with_plan(kernel, &plan));
+            }
+            for &bytes in &sizes {
+                let kernel = PointerChase::new(bytes, steps, seed).sharing(&chase_pipeline);
+                benches.push(with_plan(kernel, &plan));
+            }
+            let groups = shared::groups_for(class);
+            let reads = std::iter::once(shared::TileRead::Vec4)
+                .chain(shared::STRIDES.iter().map(|&s| shared::TileRead::Stride(s)));
+            for read in reads {
+                benches.push(Box::new(KernelBench::new(shared::WorkgroupRead::new(
+                    read, groups, seed,
+                ))));
+            }
+            let groups = atomics::groups_for(class);
+            for target in atomics::AtomicTarget::ALL {
+                benches.push(Box::new(KernelBench::new(atomics::AtomicAdds::new(
+                    target, groups,
+                ))));
+            }
+            Ok(benches)
+        })
     }
 
     fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {

@@ -156,7 +156,7 @@ impl Kernel for WorkingSetRead {
         check_binding_fits(ctx, self.bytes, "working set")
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<ReadState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<ReadState> {
         let n = u32::try_from(self.elements()).map_err(|_| {
             BenchError::Unsupported("working set too large for u32 indexing".into())
         })?;
@@ -225,12 +225,12 @@ impl Kernel for WorkingSetRead {
         )
     }
 
-    fn run(&self, state: &mut ReadState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut ReadState, clock: &mut SampleClock<'_>) -> Outcome {
         state.dispatch.run(clock)
     }
 
-    fn verify(&self, state: &mut ReadState, ctx: &GpuContext) -> Outcome<Verification> {
-        let got = read_f32(ctx, &state.sums)?;
+    async fn verify(&self, state: &mut ReadState, ctx: &GpuContext) -> Outcome<Verification> {
+        let got = read_f32(ctx, &state.sums).await?;
         Ok(verify_sums(&got, &state.data, state.groups, self.chunk))
     }
 }

@@ -196,7 +196,7 @@ impl Kernel for WorkgroupRead {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<WorkgroupState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<WorkgroupState> {
         let mut rng = SplitMix64::new(self.seed);
         let tile = exact_inputs(&mut rng, TILE_WORDS as usize);
         let fill = ctx.buffer_with_data(
@@ -243,12 +243,12 @@ impl Kernel for WorkgroupRead {
         Work::bytes(self.loads() * self.read.load_bytes(), 0)
     }
 
-    fn run(&self, state: &mut WorkgroupState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut WorkgroupState, clock: &mut SampleClock<'_>) -> Outcome {
         state.dispatch.run(clock)
     }
 
-    fn verify(&self, state: &mut WorkgroupState, ctx: &GpuContext) -> Outcome<Verification> {
-        let got = read_f32(ctx, &state.sums)?;
+    async fn verify(&self, state: &mut WorkgroupState, ctx: &GpuContext) -> Outcome<Verification> {
+        let got = read_f32(ctx, &state.sums).await?;
         Ok(verify_sums(&got, &state.tile, self.read, self.groups))
     }
 }

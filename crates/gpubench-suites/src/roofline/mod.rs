@@ -149,7 +149,7 @@ impl Kernel for RooflinePoint {
         check_binding_fits(ctx, self.bytes, "roofline array")
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<RooflineState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<RooflineState> {
         let groups = u32::try_from(self.groups())
             .map_err(|_| BenchError::Unsupported("array too long for u32 indexing".into()))?;
         let workgroups = grid_workgroups(ctx, u64::from(groups), WORKGROUP, GROUPS_PER_INVOCATION);
@@ -187,15 +187,18 @@ impl Kernel for RooflinePoint {
             .with_bytes(self.bytes, state.threads() * VEC4)
     }
 
-    fn run(&self, state: &mut RooflineState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut RooflineState, clock: &mut SampleClock<'_>) -> Outcome {
         state.fma.run(clock)
     }
 
-    fn verify(&self, state: &mut RooflineState, ctx: &GpuContext) -> Outcome<Verification> {
+    async fn verify(&self, state: &mut RooflineState, ctx: &GpuContext) -> Outcome<Verification> {
         let want = expected_sums(&state.input, state.threads() as usize, self.fmas);
-        state.fma.verify_exact(ctx, &want, |i| {
-            format!("invocation {}, component {}", i / 4, i % 4)
-        })
+        state
+            .fma
+            .verify_exact(ctx, &want, |i| {
+                format!("invocation {}, component {}", i / 4, i % 4)
+            })
+            .await
     }
 }
 
@@ -298,14 +301,20 @@ impl Suite for RooflineSuite {
             .collect())
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let (ctx, options) = (build.ctx, build.options);
-        let size = roofline_size_on(ctx, options.profile);
-        let point = |fmas| RooflinePoint::new(fmas, size.bytes, options.seed).sized_by(&size.rule);
-        Ok(FMAS_SWEEP
-            .iter()
-            .map(|&fmas| KernelBench::boxed(point(fmas)))
-            .collect())
+    fn benchmarks<'a>(
+        &'a self,
+        build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let (ctx, options) = (build.ctx, build.options);
+            let size = roofline_size_on(ctx, options.profile);
+            let point =
+                |fmas| RooflinePoint::new(fmas, size.bytes, options.seed).sized_by(&size.rule);
+            Ok(FMAS_SWEEP
+                .iter()
+                .map(|&fmas| KernelBench::boxed(point(fmas)))
+                .collect())
+        })
     }
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {

@@ -57,7 +57,7 @@ impl Kernel for BrokenCopy {
         .param("per_trip", 1)
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<BrokenCopyState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<BrokenCopyState> {
         let grid = StrideGrid::new(ctx, self.bytes / 16, WORKGROUP, 1)?;
         // selftest.wgsl's uniform block: n, an unused scalar, threads and padding.
         let params = grid.params(0.0, 0);
@@ -87,12 +87,12 @@ impl Kernel for BrokenCopy {
         Work::bytes(self.bytes, self.bytes)
     }
 
-    fn run(&self, state: &mut BrokenCopyState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut BrokenCopyState, clock: &mut SampleClock<'_>) -> Outcome {
         state.dispatch.run(clock)
     }
 
-    fn verify(&self, state: &mut BrokenCopyState, ctx: &GpuContext) -> Outcome<Verification> {
-        let got = read_f32(ctx, &state.output)?;
+    async fn verify(&self, state: &mut BrokenCopyState, ctx: &GpuContext) -> Outcome<Verification> {
+        let got = read_f32(ctx, &state.output).await?;
         let want: Vec<f64> = state.input.iter().map(|&x| f64::from(x)).collect();
         Ok(compare_f32(&got, &want, Tolerance::EXACT))
     }

@@ -138,17 +138,19 @@ impl Kernel for FaultyKernel {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<FaultyState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<FaultyState> {
         let size = if self.fault == Fault::OverLimit {
             ctx.limits.max_buffer_size.saturating_add(4)
         } else {
             CLEAR_BYTES
         };
-        let buffer = ctx.try_buffer(
-            "fault target",
-            size,
-            wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
-        )?;
+        let buffer = ctx
+            .try_buffer(
+                "fault target",
+                size,
+                wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            )
+            .await?;
         let stall = (self.fault == Fault::StallGpu).then(|| stall_kernel(ctx));
         Ok(FaultyState {
             buffer,
@@ -161,7 +163,7 @@ impl Kernel for FaultyKernel {
         Work::bytes(0, CLEAR_BYTES)
     }
 
-    fn run(&self, state: &mut FaultyState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut FaultyState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         state.runs += 1;
         let buffer = &state.buffer;
@@ -198,8 +200,8 @@ impl Kernel for FaultyKernel {
         Ok(())
     }
 
-    fn verify(&self, state: &mut FaultyState, ctx: &GpuContext) -> Outcome<Verification> {
-        let bytes = ctx.read_buffer(&state.buffer, CLEAR_BYTES)?;
+    async fn verify(&self, state: &mut FaultyState, ctx: &GpuContext) -> Outcome<Verification> {
+        let bytes = ctx.read_buffer(&state.buffer, CLEAR_BYTES).await?;
         let wrong = bytes.iter().filter(|b| **b != 0).count() as u64;
         Ok(Verification {
             checked: bytes.len() as u64,
@@ -308,12 +310,17 @@ impl Suite for SelfTestSuite {
         &[("selftest.wgsl", WGSL)]
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let names: Vec<String> = build.options.get(INJECT_FAULT.key).unwrap_or_default();
-        Ok(names
-            .iter()
-            .filter_map(|name| Fault::parse(name))
-            .map(|fault| fault.benchmark(build.options.seed))
-            .collect())
+    fn benchmarks<'a>(
+        &'a self,
+        build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let names: Vec<String> = build.options.get(INJECT_FAULT.key).unwrap_or_default();
+            Ok(names
+                .iter()
+                .filter_map(|name| Fault::parse(name))
+                .map(|fault| fault.benchmark(build.options.seed))
+                .collect())
+        })
     }
 }

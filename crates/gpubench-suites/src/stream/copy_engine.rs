@@ -50,7 +50,7 @@ impl Kernel for CopyEngine {
         check_buffer_fits(ctx, self.bytes)
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<CopyEngineState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<CopyEngineState> {
         let data = SplitMix64::new(self.seed).bytes(self.bytes as usize);
         let src = ctx.buffer_with_data("copy src", &data, wgpu::BufferUsages::COPY_SRC);
         let dst = ctx.buffer(
@@ -65,7 +65,7 @@ impl Kernel for CopyEngine {
         Work::bytes(self.bytes, self.bytes)
     }
 
-    fn run(&self, state: &mut CopyEngineState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut CopyEngineState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         clock.write_timestamp(&mut encoder, Boundary::Begin);
@@ -77,8 +77,8 @@ impl Kernel for CopyEngine {
         Ok(())
     }
 
-    fn verify(&self, state: &mut CopyEngineState, ctx: &GpuContext) -> Outcome<Verification> {
-        let got = ctx.read_buffer(&state.dst, self.bytes)?;
+    async fn verify(&self, state: &mut CopyEngineState, ctx: &GpuContext) -> Outcome<Verification> {
+        let got = ctx.read_buffer(&state.dst, self.bytes).await?;
         Ok(compare_bytes(&got, &state.data))
     }
 }

@@ -57,7 +57,7 @@ impl Kernel for HostMemcpy {
             .map_err(|why| format!("{why} (skipped with the GPU rows it is the reference for)"))
     }
 
-    fn setup(&self, _ctx: &GpuContext) -> Outcome<HostMemcpyState> {
+    async fn setup(&self, _ctx: &GpuContext) -> Outcome<HostMemcpyState> {
         let mut rng = SplitMix64::new(self.seed);
         let (mut src, len) = host_array(self.bytes)?;
         while src.len() < len {
@@ -74,7 +74,7 @@ impl Kernel for HostMemcpy {
         Work::bytes(self.bytes, self.bytes)
     }
 
-    fn run(&self, state: &mut HostMemcpyState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut HostMemcpyState, clock: &mut SampleClock<'_>) -> Outcome {
         let iterations = clock.iterations();
         clock.start_host();
         for _ in 0..iterations {
@@ -86,7 +86,11 @@ impl Kernel for HostMemcpy {
         Ok(())
     }
 
-    fn verify(&self, state: &mut HostMemcpyState, _ctx: &GpuContext) -> Outcome<Verification> {
+    async fn verify(
+        &self,
+        state: &mut HostMemcpyState,
+        _ctx: &GpuContext,
+    ) -> Outcome<Verification> {
         Ok(compare_bytes(&state.dst, &state.src))
     }
 }

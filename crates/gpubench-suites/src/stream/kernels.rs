@@ -421,7 +421,7 @@ impl Kernel for Stream {
         super::check_stream_array_fits(ctx, self.bytes)
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<StreamState> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<StreamState> {
         let n = self.elements();
         let floats = (n * 4) as usize;
         let mut rng = SplitMix64::new(self.seed);
@@ -480,12 +480,12 @@ impl Kernel for Stream {
         Work::bytes(repeats * self.spec.inputs * self.bytes, written)
     }
 
-    fn run(&self, state: &mut StreamState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut StreamState, clock: &mut SampleClock<'_>) -> Outcome {
         state.dispatch.run(clock)
     }
 
-    fn verify(&self, state: &mut StreamState, ctx: &GpuContext) -> Outcome<Verification> {
-        let got = read_f32(ctx, &state.output)?;
+    async fn verify(&self, state: &mut StreamState, ctx: &GpuContext) -> Outcome<Verification> {
+        let got = read_f32(ctx, &state.output).await?;
         let kernel = self.spec.kernel;
         if self.spec.output == Output::Partials {
             let walks = (state.threads as usize, self.repeats);

@@ -89,51 +89,56 @@ impl Suite for StreamSuite {
         Ok(forms)
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let (ctx, options) = (build.ctx, build.options);
-        let bytes = stream_array_bytes(ctx, options)?;
-        let seed = options.seed;
-        let class = AdapterClass::of(ctx);
-        let stream = |k: StreamKernel, size: u64, per_trip: u32| {
-            Stream::new(k, size, seed)
-                .sized_for(class)
-                .with_per_trip(per_trip)
-        };
-        // Elements per invocation per loop trip: one on a CPU adapter (an invocation is a lane
-        // of a SIMD register and the host's prefetchers keep the stream in flight: on lavapipe
-        // the three forms came in no steady order, and measuring them doubled the suite's
-        // time); on a GPU the triad, the kernel
-        // with the most loads, chooses for the four kernels that have the form, so the choice
-        // costs three candidates' set-ups (a GiB of inputs and its check each, on a large card).
-        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
-        let choice = if ctx.is_software() {
-            PerTripChoice::cpu()
-        } else {
-            tune_per_trip(build.tuner, &|u| stream(StreamKernel::Triad, bytes, u))
-        };
-        for spec in &KERNELS {
-            let mut kernel = stream(spec.kernel, bytes, choice.per_trip);
-            if spec.per_trip_entries.is_some() {
-                for (key, value) in &choice.params {
-                    kernel = kernel.with_param(key, value.clone());
+    fn benchmarks<'a>(
+        &'a self,
+        build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let (ctx, options) = (build.ctx, build.options);
+            let bytes = stream_array_bytes(ctx, options)?;
+            let seed = options.seed;
+            let class = AdapterClass::of(ctx);
+            let stream = |k: StreamKernel, size: u64, per_trip: u32| {
+                Stream::new(k, size, seed)
+                    .sized_for(class)
+                    .with_per_trip(per_trip)
+            };
+            // Elements per invocation per loop trip: one on a CPU adapter (an invocation is a lane
+            // of a SIMD register and the host's prefetchers keep the stream in flight: on lavapipe
+            // the three forms came in no steady order, and measuring them doubled the suite's
+            // time); on a GPU the triad, the kernel
+            // with the most loads, chooses for the four kernels that have the form, so the choice
+            // costs three candidates' set-ups (a GiB of inputs and its check each, on a large card).
+            let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+            let choice = if ctx.is_software() {
+                PerTripChoice::cpu()
+            } else {
+                tune_per_trip(build.tuner, &|u| stream(StreamKernel::Triad, bytes, u)).await
+            };
+            for spec in &KERNELS {
+                let mut kernel = stream(spec.kernel, bytes, choice.per_trip);
+                if spec.per_trip_entries.is_some() {
+                    for (key, value) in &choice.params {
+                        kernel = kernel.with_param(key, value.clone());
+                    }
+                }
+                benches.push(KernelBench::boxed(kernel));
+            }
+            benches.extend(choice.failed);
+            let kernel =
+                |k: StreamKernel, size: u64| KernelBench::boxed(stream(k, size, choice.per_trip));
+            benches.push(KernelBench::boxed(CopyEngine::new(bytes, seed)));
+            benches.push(KernelBench::boxed(HostMemcpy::new(bytes, seed)));
+            if options.profile == Profile::Full {
+                // Cache versus DRAM: triad over arrays from 256 KiB up to the main size.
+                let mut size = 256 * 1024;
+                while size < bytes {
+                    benches.push(kernel(StreamKernel::Triad, size));
+                    size *= 4;
                 }
             }
-            benches.push(KernelBench::boxed(kernel));
-        }
-        benches.extend(choice.failed);
-        let kernel =
-            |k: StreamKernel, size: u64| KernelBench::boxed(stream(k, size, choice.per_trip));
-        benches.push(KernelBench::boxed(CopyEngine::new(bytes, seed)));
-        benches.push(KernelBench::boxed(HostMemcpy::new(bytes, seed)));
-        if options.profile == Profile::Full {
-            // Cache versus DRAM: triad over arrays from 256 KiB up to the main size.
-            let mut size = 256 * 1024;
-            while size < bytes {
-                benches.push(kernel(StreamKernel::Triad, size));
-                size *= 4;
-            }
-        }
-        Ok(benches)
+            Ok(benches)
+        })
     }
 
     /// A shader kernel's median time per dispatch (`dispatch_us`), and a warning when it is
@@ -197,14 +202,14 @@ impl PerTripChoice {
 /// Measures `make(u)` for every `u` of [`PER_TRIP`] with `tuner` and keeps the fastest that
 /// verified; one element per trip where none did. The figures' ids are the same whichever
 /// form runs; `per_trip`, `per_trip_tuned_on` and `tuning_gbps` say which and why.
-fn tune_per_trip(
+async fn tune_per_trip(
     tuner: &mut dyn gpubench_engine::Tuner,
     make: &dyn Fn(u32) -> Stream,
 ) -> PerTripChoice {
-    let measured: Vec<BenchResult> = PER_TRIP
-        .iter()
-        .map(|&u| tuner.measure(&mut KernelBench::new(make(u))))
-        .collect();
+    let mut measured: Vec<BenchResult> = Vec::with_capacity(PER_TRIP.len());
+    for &u in &PER_TRIP {
+        measured.push(tuner.measure(&mut KernelBench::new(make(u))).await);
+    }
     let names: Vec<String> = PER_TRIP.iter().map(|u| u.to_string()).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let table = gpubench_harness::kit::tuning::tuning_table(&names, &measured);
@@ -319,9 +324,9 @@ mod tests {
         let stop = Arc::new(AtomicBool::new(false));
         let mut tuner = gpubench_engine::tuner::ShortRunTuner::new(&ctx, Profile::Quick, stop);
         let bytes = 4099 * VEC4_BYTES;
-        let choice = tune_per_trip(&mut tuner, &|u| {
+        let choice = pollster::block_on(tune_per_trip(&mut tuner, &|u| {
             Stream::new(StreamKernel::Triad, bytes, 7).with_per_trip(u)
-        });
+        }));
         assert!(PER_TRIP.contains(&choice.per_trip));
         assert!(choice.failed.is_empty(), "every form verifies");
         let params: std::collections::BTreeMap<_, _> = choice.params.into_iter().collect();

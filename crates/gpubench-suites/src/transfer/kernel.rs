@@ -131,21 +131,21 @@ impl Kernel for Transfer {
         Ok(())
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<TransferState> {
-        TransferState::new(ctx, self.path, self.bytes, self.seed)
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<TransferState> {
+        TransferState::new(ctx, self.path, self.bytes, self.seed).await
     }
 
     fn work(&self, _state: &TransferState) -> Work {
         self.transfer_work()
     }
 
-    fn run(&self, state: &mut TransferState, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut TransferState, clock: &mut SampleClock<'_>) -> Outcome {
         let iterations = clock.iterations();
-        state.sample(clock, self.bytes, iterations)
+        state.sample(clock, self.bytes, iterations).await
     }
 
-    fn verify(&self, state: &mut TransferState, ctx: &GpuContext) -> Outcome<Verification> {
-        state.verify(ctx, self.bytes)
+    async fn verify(&self, state: &mut TransferState, ctx: &GpuContext) -> Outcome<Verification> {
+        state.verify(ctx, self.bytes).await
     }
 }
 

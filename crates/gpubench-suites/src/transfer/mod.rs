@@ -254,19 +254,24 @@ impl Suite for TransferSuite {
         Ok(vec![KernelForm::plain("transfer", WGSL, "copy_words")])
     }
 
-    fn benchmarks(&self, build: &mut BuildContext<'_>) -> Benchmarks {
-        let (ctx, options) = (build.ctx, build.options);
-        let sizes = sweep_sizes(ctx, options.profile);
-        let memory = MemoryMap::probe(ctx);
-        Ok(TransferPath::ALL
-            .iter()
-            .flat_map(|&path| {
-                let memory = &memory;
-                sizes.iter().map(move |&bytes| {
-                    KernelBench::boxed(Transfer::new(path, bytes, options.seed).placed(memory))
+    fn benchmarks<'a>(
+        &'a self,
+        build: &'a mut BuildContext<'_>,
+    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
+        Box::pin(async move {
+            let (ctx, options) = (build.ctx, build.options);
+            let sizes = sweep_sizes(ctx, options.profile);
+            let memory = MemoryMap::probe(ctx);
+            Ok(TransferPath::ALL
+                .iter()
+                .flat_map(|&path| {
+                    let memory = &memory;
+                    sizes.iter().map(move |&bytes| {
+                        KernelBench::boxed(Transfer::new(path, bytes, options.seed).placed(memory))
+                    })
                 })
-            })
-            .collect())
+                .collect())
+        })
     }
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {

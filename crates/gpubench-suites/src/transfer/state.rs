@@ -110,7 +110,7 @@ const PER_INVOCATION: u64 = 16;
 
 impl TransferState {
     /// The buffers and host memory of `path` for transfers of `bytes`, data from `seed`.
-    pub fn new(ctx: &GpuContext, path: TransferPath, bytes: u64, seed: u64) -> Outcome<Self> {
+    pub async fn new(ctx: &GpuContext, path: TransferPath, bytes: u64, seed: u64) -> Outcome<Self> {
         let len = usize::try_from(bytes)
             .map_err(|_| BenchError::Unsupported("transfer larger than host memory".into()))?;
         let mut rng = SplitMix64::new(seed);
@@ -159,7 +159,7 @@ impl TransferState {
                 let staging = staging();
                 // Mapped once here, outside any clock (wgpu zero-fills a first mapping, which
                 // also touches every page before timing).
-                ctx.map_and_wait(&staging, wgpu::MapMode::Write)?;
+                ctx.map_and_wait(&staging, wgpu::MapMode::Write).await?;
                 TransferState::HostWrite {
                     data,
                     staging,
@@ -169,13 +169,18 @@ impl TransferState {
             TransferPath::ZeroCopy => zero_copy(ctx, data, device("transfer dst"), bytes),
         };
         // Let the initial uploads finish so the first timed transfer does not wait for them.
-        ctx.wait_idle()?;
+        ctx.wait_idle().await?;
         Ok(state)
     }
 
     /// One sample of `iterations` operations: whole transfers one after the other, copies
     /// alone in one command buffer, or memcpys alone.
-    pub fn sample(&mut self, clock: &mut SampleClock<'_>, bytes: u64, iterations: u32) -> Outcome {
+    pub async fn sample(
+        &mut self,
+        clock: &mut SampleClock<'_>,
+        bytes: u64,
+        iterations: u32,
+    ) -> Outcome {
         match self {
             TransferState::StagingCopy { staging, dst, .. } => {
                 timed_copies(clock, (staging, dst), (bytes, iterations), WHOLE_SAMPLE);
@@ -190,7 +195,7 @@ impl TransferState {
             } => {
                 let ctx = clock.ctx();
                 if !*mapped {
-                    ctx.map_and_wait(staging, wgpu::MapMode::Write)?;
+                    ctx.map_and_wait(staging, wgpu::MapMode::Write).await?;
                     *mapped = true;
                 }
                 clock.start_host();
@@ -212,7 +217,7 @@ impl TransferState {
                         first: i == 0,
                         last: i == last,
                     };
-                    self.transfer(clock, bytes, step)?;
+                    self.transfer(clock, bytes, step).await?;
                 }
             }
         }
@@ -220,15 +225,15 @@ impl TransferState {
     }
 
     /// One whole transfer of `bytes` along an end-to-end path.
-    fn transfer(&mut self, clock: &mut SampleClock<'_>, bytes: u64, step: Step) -> Outcome {
+    async fn transfer(&mut self, clock: &mut SampleClock<'_>, bytes: u64, step: Step) -> Outcome {
         let ctx = clock.ctx();
         match self {
             TransferState::WriteBuffer { data, dst } => {
                 ctx.queue.write_buffer(dst, 0, data);
-                flush(ctx, clock, step)?;
+                flush(ctx, clock, step).await?;
             }
             TransferState::MappedStaging { data, staging, dst } => {
-                ctx.map_and_wait(staging, wgpu::MapMode::Write)?;
+                ctx.map_and_wait(staging, wgpu::MapMode::Write).await?;
                 staging.get_mapped_range_mut(..)?.copy_from_slice(data);
                 staging.unmap();
                 timed_copies(clock, (staging, dst), (bytes, 1), step);
@@ -242,14 +247,14 @@ impl TransferState {
                 });
                 buffer.get_mapped_range_mut(..)?.copy_from_slice(data);
                 buffer.unmap();
-                flush(ctx, clock, step)?;
+                flush(ctx, clock, step).await?;
                 *last = Some(buffer);
             }
             TransferState::MapRead {
                 src, staging, out, ..
             } => {
                 timed_copies(clock, (src, staging), (bytes, 1), step);
-                ctx.map_and_wait(staging, wgpu::MapMode::Read)?;
+                ctx.map_and_wait(staging, wgpu::MapMode::Read).await?;
                 out.copy_from_slice(&staging.get_mapped_range(..)?);
                 staging.unmap();
             }
@@ -259,7 +264,7 @@ impl TransferState {
                 kernel,
                 ..
             } => {
-                ctx.map_and_wait(shared, wgpu::MapMode::Write)?;
+                ctx.map_and_wait(shared, wgpu::MapMode::Write).await?;
                 shared.get_mapped_range_mut(..)?.copy_from_slice(data);
                 shared.unmap();
                 timed_kernel(clock, kernel, step);
@@ -276,21 +281,23 @@ impl TransferState {
     }
 
     /// What arrived where it should, against what was sent.
-    pub fn verify(&mut self, ctx: &GpuContext, bytes: u64) -> Outcome<Verification> {
+    pub async fn verify(&mut self, ctx: &GpuContext, bytes: u64) -> Outcome<Verification> {
         let (got, want) = match self {
             TransferState::WriteBuffer { data, dst }
             | TransferState::MappedStaging { data, dst, .. }
             | TransferState::StagingCopy { data, dst, .. }
-            | TransferState::ZeroCopy { data, dst, .. } => (ctx.read_buffer(dst, bytes)?, data),
+            | TransferState::ZeroCopy { data, dst, .. } => {
+                (ctx.read_buffer(dst, bytes).await?, data)
+            }
             TransferState::MappedAtCreation { data, last } => {
                 let buffer = last
                     .as_ref()
                     .ok_or_else(|| BenchError::Gpu("verify before any transfer".into()))?;
-                (ctx.read_buffer(buffer, bytes)?, data)
+                (ctx.read_buffer(buffer, bytes).await?, data)
             }
             TransferState::MapRead { data, out, .. } => (out.clone(), data),
             TransferState::ReadbackCopy { data, readback, .. } => {
-                (ctx.map_and_read(readback)?, data)
+                (ctx.map_and_read(readback).await?, data)
             }
             TransferState::HostWrite {
                 data,
@@ -301,7 +308,7 @@ impl TransferState {
                     staging.unmap();
                     *mapped = false;
                 }
-                (ctx.read_buffer(staging, bytes)?, data)
+                (ctx.read_buffer(staging, bytes).await?, data)
             }
         };
         Ok(compare_bytes(&got, want))
@@ -336,10 +343,10 @@ fn zero_copy(ctx: &GpuContext, data: Vec<u8>, dst: wgpu::Buffer, bytes: u64) -> 
 /// Submits what the queue holds (wgpu's own staging copy) and, unless this is the sample's last
 /// transfer, waits for it: each transfer completes before the next starts, and the clock waits
 /// for the last one.
-fn flush(ctx: &GpuContext, clock: &mut SampleClock<'_>, step: Step) -> Outcome {
+async fn flush(ctx: &GpuContext, clock: &mut SampleClock<'_>, step: Step) -> Outcome {
     clock.submit(std::iter::empty());
     if !step.last {
-        ctx.wait_idle()?;
+        ctx.wait_idle().await?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 use gpubench_harness::runner::Silent;
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, Runner, Status, TimingSource};
+use pollster::FutureExt as _;
 
 pub use gpubench_harness::testing::short_settings;
 
@@ -28,14 +29,16 @@ pub fn assert_ok(result: &BenchResult) {
 
 /// Runs `bench` through `runner` and asserts [`assert_ok`]; returns the result.
 pub fn run_ok(runner: &Runner<'_>, bench: &mut dyn Benchmark) -> BenchResult {
-    let result = runner.run(bench, &mut Silent);
+    let result = runner.run(bench, &mut Silent).block_on();
     assert_ok(&result);
     result
 }
 
 /// Runs `bench` on `ctx` with [`short_settings`] and returns its result, whatever the outcome.
 pub fn run_short(ctx: &GpuContext, bench: &mut dyn Benchmark) -> BenchResult {
-    Runner::new(ctx, short_settings()).run(bench, &mut Silent)
+    Runner::new(ctx, short_settings())
+        .run(bench, &mut Silent)
+        .block_on()
 }
 
 /// The result ended with `status` and a reason that contains `words`.

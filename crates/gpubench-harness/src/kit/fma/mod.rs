@@ -215,8 +215,8 @@ impl FmaDispatch {
     }
 
     /// The output, read back as 32-bit words.
-    pub fn read_words(&self, ctx: &GpuContext) -> Result<Vec<u32>, BenchError> {
-        let bytes = ctx.read_buffer(&self.output, self.output.size())?;
+    pub async fn read_words(&self, ctx: &GpuContext) -> Result<Vec<u32>, BenchError> {
+        let bytes = ctx.read_buffer(&self.output, self.output.size()).await?;
         Ok(bytes
             .chunks_exact(4)
             .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
@@ -225,13 +225,13 @@ impl FmaDispatch {
 
     /// Reads the output back and compares it bit for bit with `want` (every value on the way is
     /// exactly representable: no tolerance at all); `what` names value `i` in the report.
-    pub fn verify_exact(
+    pub async fn verify_exact(
         &self,
         ctx: &GpuContext,
         want: &[f64],
         what: impl Fn(usize) -> String,
     ) -> Result<Verification, BenchError> {
-        let got = read_f32(ctx, &self.output)?;
+        let got = read_f32(ctx, &self.output).await?;
         let mut checker = Checker::new();
         for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
             checker.check(f64::from(g), w, w, Tolerance::EXACT, || what(i));
@@ -383,7 +383,7 @@ impl Kernel for FmaPeak {
         crate::kit::gpu::check_binding_fits(ctx, self.grid.invocations() * 4, "grid output")
     }
 
-    fn setup(&self, ctx: &GpuContext) -> Outcome<FmaDispatch> {
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<FmaDispatch> {
         let params = Params {
             a: A,
             b: B,
@@ -406,16 +406,18 @@ impl Kernel for FmaPeak {
         Work::flops(2 * fmas).with_bytes(0, invocations * 4)
     }
 
-    fn run(&self, state: &mut FmaDispatch, clock: &mut SampleClock<'_>) -> Outcome {
+    async fn run(&self, state: &mut FmaDispatch, clock: &mut SampleClock<'_>) -> Outcome {
         state.run(clock)
     }
 
-    fn verify(&self, state: &mut FmaDispatch, ctx: &GpuContext) -> Outcome<Verification> {
+    async fn verify(&self, state: &mut FmaDispatch, ctx: &GpuContext) -> Outcome<Verification> {
         let (lanes, a, b) = (self.form.lanes(), f64::from(A), f64::from(B));
         let want: Vec<f64> = (0..self.invocations())
             .map(|id| expected_output(id, lanes, STEPS, a, b))
             .collect();
-        state.verify_exact(ctx, &want, |id| format!("invocation {id}"))
+        state
+            .verify_exact(ctx, &want, |id| format!("invocation {id}"))
+            .await
     }
 }
 

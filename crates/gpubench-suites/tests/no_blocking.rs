@@ -1,0 +1,84 @@
+//! Every wait on the device is async: library code awaits it, and only the native entry points
+//! (the CLI's commands, the criterion benches, the tests) block, once, with `pollster`. A
+//! browser build cannot block at all, so a `block_on` in the suites, the engine, the harness's
+//! kit, its runner or its clock would hang it. This walks those sources and fails on either
+//! spelling of a block, comments included. Unit-test modules (`#[cfg(test)] mod ...`, at the end
+//! of a file) are entry points of their own and are left out.
+
+use std::path::{Path, PathBuf};
+
+/// What may not appear in library code.
+const FORBIDDEN: [&str; 2] = ["block_on(", "pollster::"];
+
+/// Every `.rs` file below `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable folder") {
+        let path = entry.expect("readable entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `text` up to its unit-test module, if it has one.
+fn library_part(text: &str) -> &str {
+    text.find("#[cfg(test)]\nmod ")
+        .map_or(text, |at| &text[..at])
+}
+
+/// The forbidden spellings in `text`'s library part, with their line numbers.
+fn blocks(text: &str) -> Vec<(usize, &'static str)> {
+    library_part(text)
+        .lines()
+        .enumerate()
+        .flat_map(|(i, line)| {
+            FORBIDDEN
+                .iter()
+                .filter(move |f| line.contains(**f))
+                .map(move |f| (i + 1, *f))
+        })
+        .collect()
+}
+
+/// The library sources that must never block: the suites, the engine, the harness's kit,
+/// runner and clock.
+fn library_files() -> Vec<PathBuf> {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crates folder")
+        .to_path_buf();
+    let mut files = Vec::new();
+    rust_files(&crates.join("gpubench-suites/src"), &mut files);
+    rust_files(&crates.join("gpubench-engine/src"), &mut files);
+    rust_files(&crates.join("gpubench-harness/src/kit"), &mut files);
+    files.push(crates.join("gpubench-harness/src/runner.rs"));
+    files.push(crates.join("gpubench-harness/src/timing.rs"));
+    files
+}
+
+#[test]
+fn library_code_never_blocks_on_a_wait() {
+    let files = library_files();
+    assert!(files.len() >= 40, "the library sources: {files:?}");
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("readable");
+        for (line, what) in blocks(&text) {
+            found.push(format!("{}:{line}: {what}", file.display()));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "library code blocking on a wait (await it; block only at a binary's top): {found:#?}"
+    );
+}
+
+#[test]
+fn a_block_is_seen_and_a_test_module_is_not_scanned() {
+    let text = "fn a() {\n    pollster::block_on(f());\n}\n#[cfg(test)]\nmod tests {\n    \
+                fn t() { pollster::block_on(g()); }\n}\n";
+    assert_eq!(blocks(text), [(2, "block_on("), (2, "pollster::")]);
+    assert!(blocks("async fn a() { f().await; }").is_empty());
+}
