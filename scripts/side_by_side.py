@@ -65,9 +65,10 @@ def read_bounded(path, limit=MAX_INPUT_BYTES):
     (a FIFO never hangs the check), refused unless it is a regular file (checked on the open
     file), and read one byte past the limit at most (an endless device is cut off)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(0, "not a regular file (a FIFO, device or directory)")
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise OSError(0, "not a regular file (a FIFO, device or directory)")
         data = f.read(limit + 1)
     if len(data) > limit:
         raise OSError(0, f"larger than {limit >> 20} MiB")
