@@ -56,6 +56,36 @@ pub enum Command {
     Show(ShowArgs),
     /// Write man pages (gpubench.1 and one per subcommand) into a directory.
     Man(ManArgs),
+    /// Manage the stored baselines.
+    #[command(subcommand)]
+    Baseline(BaselineCommand),
+}
+
+/// What `gpubench baseline` does.
+#[derive(Debug, Subcommand)]
+pub enum BaselineCommand {
+    /// Record a finished run's results file as its adapter's baseline (the same checks as
+    /// `run --save-baseline`: a failed, interrupted, noisy, unchecked or verbosely logged run
+    /// is refused unless --force), so a long run need not be repeated.
+    Save(BaselineSaveArgs),
+}
+
+/// `gpubench baseline save FILE`.
+#[derive(Debug, Args)]
+pub struct BaselineSaveArgs {
+    /// The results file to record.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Directory of baselines [default: as `run` resolves it].
+    #[arg(long, value_name = "DIR")]
+    pub baseline_dir: Option<PathBuf>,
+    /// Record it even when its own noise was over the noise band, it had no noise check, or it
+    /// logged above warn (said as a warning).
+    #[arg(long)]
+    pub force: bool,
+    /// Noise band in percent the run's own noise is held to (default: as `run` uses).
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
 }
 
 #[derive(Debug, Args)]
@@ -360,8 +390,9 @@ pub struct CompareArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// Result files or directories of them, rendered one after another (CSV: one table, JSON:
-    /// one array); a directory gives the newest run of each machine and adapter below it.
-    #[arg(required = true, num_args = 1.., value_name = "FILE|DIR")]
+    /// one array); a directory gives the newest run of each machine and adapter below it. None:
+    /// the latest run under `results/`, where runs without --out are written.
+    #[arg(num_args = 0.., value_name = "FILE|DIR")]
     pub files: Vec<PathBuf>,
     /// Every run found in a directory, not only the newest of each machine and adapter.
     #[arg(long)]

@@ -52,6 +52,7 @@ fn main() -> ExitCode {
         cli::Command::Show(show) => cmd::show::run(&show),
         cli::Command::Completions(shell) => cmd::shell_files::completions(&shell),
         cli::Command::Man(man) => cmd::shell_files::man_pages(&man),
+        cli::Command::Baseline(cli::BaselineCommand::Save(save)) => cmd::baseline::save(&save),
     };
     match outcome {
         Ok(code) => code.into(),

@@ -149,7 +149,7 @@ fn refuse_html(args: &RunArgs) -> anyhow::Result<()> {
 /// get a directory each (`fleet-<time>-2`).
 fn claim_results_dir(out: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
     let Some(dir) = out else {
-        let base = Path::new("results").join(format!(
+        let base = Path::new(crate::cmd::run::RESULTS_DIR).join(format!(
             "fleet-{}",
             gpubench_results::hostinfo::now_compact()
         ));

@@ -59,6 +59,23 @@ pub fn expand(paths: &[PathBuf], all_runs: bool) -> anyhow::Result<Vec<Input>> {
     Ok(out)
 }
 
+/// The run below `dir` that started last, of any machine and adapter (`show` with no file).
+pub fn latest_run(dir: &Path) -> anyhow::Result<Input> {
+    let none = || {
+        anyhow::anyhow!(
+            "no run found under {}/ (where runs without --out are written): name a results file or directory, or run one first",
+            dir.display()
+        )
+    };
+    if !dir.is_dir() {
+        return Err(none());
+    }
+    runs_below(dir, true)?
+        .into_iter()
+        .max_by(|a, b| (started(a), &a.path).cmp(&(started(b), &b.path)))
+        .ok_or_else(none)
+}
+
 /// The machine a run was made on and its adapter: the key runs are grouped by.
 fn machine_key(header: &RunHeader) -> (String, String) {
     let m = &header.machine;
@@ -154,6 +171,30 @@ fn collect_json(
         } else if path.extension().is_some_and(|e| e == "json") && path.is_file() {
             out.push(path);
         }
+    }
+}
+
+#[cfg(test)]
+mod latest_tests {
+    use super::*;
+
+    #[test]
+    fn the_latest_run_is_the_one_that_started_last_of_any_adapter() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write = |name: &str, adapter: &str, started: &str| {
+            let mut doc = gpubench_baseline::testing::doc_with(adapter, false);
+            doc.started_at = started.to_string();
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            gpubench_results::results_file::save_document(&path, &doc).expect("write");
+            path
+        };
+        write("a.json", "Card A", "2026-12-01T00:00:00Z");
+        let newest = write("sub/b.json", "Card B", "2026-12-03T00:00:00Z");
+        write("c.json", "Card A", "2026-12-02T00:00:00Z");
+        assert_eq!(latest_run(dir.path()).expect("found").path, newest);
+        let error = latest_run(&dir.path().join("none")).expect_err("no directory");
+        assert!(error.to_string().contains("no run found"), "{error}");
     }
 }
 

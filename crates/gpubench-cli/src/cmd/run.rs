@@ -29,6 +29,9 @@ use crate::stdout::{Printed, print_unless_stopped};
 pub use plan::Plan;
 use plan::usage_error;
 
+/// Where runs without `--out` write their results (and where `show` with no file looks).
+pub const RESULTS_DIR: &str = "results";
+
 /// `gpubench run` on one adapter.
 pub fn run(args: &RunArgs) -> anyhow::Result<Exit> {
     let signals = StopSignal::install();
@@ -424,7 +427,7 @@ fn progress_steps(plan: &Plan) -> usize {
 /// write): the backend and index tell apart one adapter seen by two backends (llvmpipe on
 /// Vulkan and GL) and identical cards in one machine. [`free_name`] makes it unique.
 fn default_output_path(ctx: &GpuContext) -> PathBuf {
-    PathBuf::from("results").join(format!(
+    PathBuf::from(RESULTS_DIR).join(format!(
         "{}-{}{}-{}.json",
         gpubench_results::hostinfo::now_compact(),
         slug(&ctx.summary.backend),

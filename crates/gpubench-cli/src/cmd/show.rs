@@ -1,19 +1,27 @@
-//! `gpubench show FILE... [--format X] [--export-* FILE]`: saved results rendered again, in
-//! the terminal or in any export format, exactly as `run` would have printed them. Every input
-//! is read and every output checked before anything is written.
+//! `gpubench show [FILE...] [--format X] [--export-* FILE]`: saved results rendered again, in
+//! the terminal or in any export format, exactly as `run` would have printed them; with no
+//! file, the latest run under `results/`. Every input is read and every output checked before
+//! anything is written.
 
 use gpubench_harness::RunDocument;
 use gpubench_report::table::TableStyle;
 
 use crate::cli::ShowArgs;
 use crate::cmd::exports::render_runs;
+use crate::cmd::run::RESULTS_DIR;
 use crate::exit::Exit;
 use crate::paths::Files;
 use crate::stdout::print_then;
 
 /// Renders the files on stdout and into every export.
 pub fn run(args: &ShowArgs) -> anyhow::Result<Exit> {
-    let inputs = crate::cmd::inputs::expand(&args.files, args.all_runs)?;
+    let inputs = if args.files.is_empty() {
+        let latest = crate::cmd::inputs::latest_run(std::path::Path::new(RESULTS_DIR))?;
+        note!("showing the latest run: {}", latest.path.display());
+        vec![latest]
+    } else {
+        crate::cmd::inputs::expand(&args.files, args.all_runs)?
+    };
     let mut files = Files::new();
     for input in &inputs {
         files.input("input", &input.path)?;

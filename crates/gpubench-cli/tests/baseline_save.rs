@@ -1,0 +1,116 @@
+//! `gpubench baseline save FILE` and `gpubench show` with no file, on result files in a
+//! temporary directory (no GPU): a finished run becomes the baseline under the same gates as
+//! `run --save-baseline`, and `show` alone shows the latest run under `results/`.
+
+use std::path::Path;
+
+use gpubench_baseline::testing::doc_with;
+use gpubench_harness::{RunDocument, Status};
+use gpubench_results::run_noise::RunNoise;
+
+mod common;
+use common::{arg, gpubench_command, text, write_doc};
+
+/// A clean run: only ok results, its own noise check quiet.
+fn clean_run(adapter: &str) -> RunDocument {
+    let mut doc = doc_with(adapter, false);
+    doc.results.retain(|r| r.status == Status::Ok);
+    let mut noise = RunNoise::new("compute/fma-peak/vec4-f32", "GFLOP/s");
+    noise.level = Some(0.01);
+    doc.noise = Some(noise);
+    doc
+}
+
+fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = dir.path().join("baselines");
+    let save = |file: &Path, extra: &[&str]| {
+        gpubench_command()
+            .args(["baseline", "save", arg(file), "--baseline-dir", arg(&store)])
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+
+    let unchecked = write_doc(dir.path(), "unchecked.json", &doc_with("Card", false));
+    let out = save(&unchecked, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no noise check"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(json_files(&store).is_empty(), "nothing recorded");
+
+    let clean = write_doc(dir.path(), "clean.json", &clean_run("Card"));
+    let out = save(&clean, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("baseline recorded"),
+        "{}",
+        text(&out.stderr)
+    );
+    let recorded = json_files(&store);
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+
+    // The stored baseline itself as FILE would be read and replaced at once: refused.
+    let out = save(&recorded[0], &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+
+    // A run with a failed result never becomes the baseline, forced or not.
+    let mut broken = clean_run("Card");
+    broken.results[0].status = Status::Failed;
+    let broken = write_doc(dir.path(), "broken.json", &broken);
+    let before = std::fs::read(&recorded[0]).expect("read");
+    let out = save(&broken, &["--force"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
+}
+
+#[test]
+fn show_alone_shows_the_latest_run_under_results() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let show = || {
+        gpubench_command()
+            .arg("show")
+            .current_dir(dir.path())
+            .output()
+            .expect("runs")
+    };
+    let out = show();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no run found"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    let results = dir.path().join("results");
+    std::fs::create_dir(&results).expect("mkdir");
+    let mut older = clean_run("Older Card");
+    older.started_at = "2026-12-01T00:00:00Z".to_string();
+    let mut newer = clean_run("Newer Card");
+    newer.started_at = "2026-12-02T00:00:00Z".to_string();
+    write_doc(&results, "a.json", &newer);
+    write_doc(&results, "b.json", &older);
+    let out = show();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Newer Card") && !stdout.contains("Older Card"),
+        "{stdout}"
+    );
+    assert!(text(&out.stderr).contains("showing the latest run"));
+}
