@@ -132,6 +132,10 @@ pub fn workspace_root() -> std::path::PathBuf {
 }
 
 fn run(extra: &[String]) -> Result<(), String> {
+    // The build first, with cargo's own progress (a first release build takes minutes, and
+    // a silent one looks hung), then the run, whose build is then up to date.
+    eprintln!("xtask: building gpubench (release); a first build takes several minutes");
+    cargo(&["build", "--release", "-p", "gpubench-cli"])?;
     let mut args = vec![
         "run",
         "--release",
