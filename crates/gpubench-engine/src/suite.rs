@@ -124,9 +124,20 @@ pub trait Suite: Send + Sync {
         Ok(())
     }
 
-    /// The benchmarks to run, in order. A suite may measure candidates with `build.tuner`
-    /// first (e.g. to pick the fastest verified kernel variant), which waits on the device.
-    fn benchmarks<'a>(&'a self, build: &'a mut BuildContext<'_>) -> LocalFuture<'a, Benchmarks>;
+    /// The benchmarks to run, in order, for a suite that builds them without measuring
+    /// anything first (most suites; none by default). A suite that measures candidates with
+    /// the tuner, which waits on the device, overrides [`Suite::benchmarks`] instead.
+    fn build(&self, _ctx: &GpuContext, _options: &SuiteOptions) -> Benchmarks {
+        Ok(Vec::new())
+    }
+
+    /// The benchmarks to run, in order: [`Suite::build`]'s by default. A suite may measure
+    /// candidates with `build.tuner` first (e.g. to pick the fastest verified kernel variant),
+    /// which waits on the device.
+    fn benchmarks<'a>(&'a self, build: &'a mut BuildContext<'_>) -> LocalFuture<'a, Benchmarks> {
+        let built = self.build(build.ctx, build.options);
+        Box::pin(async move { built })
+    }
 
     /// The benchmarks in stages, each built when its turn comes (see [`Stage`]); options are
     /// checked here, before the first stage. By default one stage holding [`Suite::benchmarks`].

@@ -19,8 +19,8 @@ use gpubench_results::warnings::{FigureUnit, OwnedKind};
 
 use gpubench_engine::options::parse_size_value;
 use gpubench_engine::{Arity, OptionSpec};
-use gpubench_engine::{Benchmarks, BuildContext, Suite, SuiteOptions};
 use gpubench_engine::{Included, SuiteInfo};
+use gpubench_engine::{Suite, SuiteOptions};
 
 /// This suite's warning: less memory could be allocated than the adapter reports; figure: the
 /// bytes allocated.
@@ -70,13 +70,6 @@ impl Suite for CapacitySuite {
 
     fn options(&self) -> &'static [OptionSpec] {
         &[CAPACITY_CAP]
-    }
-
-    fn benchmarks<'a>(
-        &'a self,
-        _build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async { Ok(Vec::new()) })
     }
 
     fn probes<'a>(

@@ -4,8 +4,10 @@
 
 pub mod types;
 
-use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::SuiteOptions;
+use gpubench_engine::{Benchmarks, Suite};
 use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::GpuContext;
 use gpubench_harness::Profile;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::grid::{PeakGrid, peak_grid};
@@ -55,19 +57,14 @@ impl Suite for ComputeSuite {
             .collect())
     }
 
-    fn benchmarks<'a>(
-        &'a self,
-        build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async move {
-            let kernels = PeakKernels::new(&peak_grid(build.ctx));
-            let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
-            benches.extend(kernels.float.into_iter().map(KernelBench::boxed));
-            benches.extend(kernels.int.into_iter().map(KernelBench::boxed));
-            benches.extend(kernels.dot.into_iter().map(KernelBench::boxed));
-            benches.push(KernelBench::boxed(types::BF16));
-            Ok(benches)
-        })
+    fn build(&self, ctx: &GpuContext, _options: &SuiteOptions) -> Benchmarks {
+        let kernels = PeakKernels::new(&peak_grid(ctx));
+        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+        benches.extend(kernels.float.into_iter().map(KernelBench::boxed));
+        benches.extend(kernels.int.into_iter().map(KernelBench::boxed));
+        benches.extend(kernels.dot.into_iter().map(KernelBench::boxed));
+        benches.push(KernelBench::boxed(types::BF16));
+        Ok(benches)
     }
 
     /// Every peak is a bar by precision and width, and a compute ceiling candidate.

@@ -9,9 +9,7 @@
 //! output is representable and the CPU predicts it bit for bit.
 
 use gpubench_engine::options::parse_size_value;
-use gpubench_engine::{
-    Arity, Benchmarks, BuildContext, Included, OptionSpec, Suite, SuiteInfo, SuiteOptions,
-};
+use gpubench_engine::{Arity, Benchmarks, Included, OptionSpec, Suite, SuiteInfo, SuiteOptions};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::{
@@ -80,17 +78,12 @@ impl Suite for ExampleSuite {
         Ok(vec![KernelForm::plain("example", WGSL, "scale_add")])
     }
 
-    fn benchmarks<'a>(
-        &'a self,
-        build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async move {
-            let bytes = array_bytes(build.options);
-            Ok(vec![KernelBench::boxed(ScaleAdd {
-                bytes,
-                seed: build.options.seed,
-            })])
-        })
+    fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
+        let bytes = array_bytes(options);
+        Ok(vec![KernelBench::boxed(ScaleAdd {
+            bytes,
+            seed: options.seed,
+        })])
     }
 
     /// Its row is a bar of its own chart, named by its kernel.

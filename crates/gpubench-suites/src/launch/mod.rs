@@ -61,8 +61,10 @@ use gpubench_harness::{KernelBench, Profile};
 pub use kernel::{Launch, LaunchState};
 pub use mode::LaunchMode;
 
-use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::SuiteOptions;
+use gpubench_engine::{Benchmarks, Suite};
 use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::GpuContext;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 
@@ -99,21 +101,15 @@ impl Suite for LaunchSuite {
         Ok(vec![KernelForm::plain("launch", WGSL, "bump")])
     }
 
-    fn benchmarks<'a>(
-        &'a self,
-        build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async move {
-            let options = build.options;
-            let round_trips = match options.profile {
-                Profile::Quick => QUICK_ROUND_TRIPS,
-                Profile::Default | Profile::Full => DEFAULT_ROUND_TRIPS,
-            };
-            Ok(LaunchMode::ALL
-                .iter()
-                .map(|&mode| KernelBench::boxed(Launch::new(mode, round_trips, options.seed)))
-                .collect())
-        })
+    fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
+        let round_trips = match options.profile {
+            Profile::Quick => QUICK_ROUND_TRIPS,
+            Profile::Default | Profile::Full => DEFAULT_ROUND_TRIPS,
+        };
+        Ok(LaunchMode::ALL
+            .iter()
+            .map(|&mode| KernelBench::boxed(Launch::new(mode, round_trips, options.seed)))
+            .collect())
     }
 }
 

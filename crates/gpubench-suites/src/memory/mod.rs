@@ -28,7 +28,8 @@ use gpubench_harness::{
 };
 use gpubench_results::units::{MIB, format_size};
 
-use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::SuiteOptions;
+use gpubench_engine::{Benchmarks, Suite};
 use gpubench_harness::kit::derived::derived_result;
 use gpubench_harness::kit::sizing::AdapterClass;
 
@@ -190,47 +191,40 @@ impl Suite for MemorySuite {
         Ok(forms::memory_forms())
     }
 
-    fn benchmarks<'a>(
-        &'a self,
-        build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async move {
-            let ctx = build.ctx;
-            let class = AdapterClass::of(ctx);
-            let plan = SweepPlan::of(ctx, build.options.profile);
-            let seed = build.options.seed;
-            let groups = read::min_groups(class);
-            let chunk = read::chunk_for(ctx);
-            let steps = chase::steps_for(class);
-            let sizes = working_sets(plan.top);
-            let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
-            let (read_pipeline, chase_pipeline) =
-                (SharedPipeline::default(), SharedPipeline::default());
-            for &bytes in &sizes {
-                let kernel =
-                    WorkingSetRead::new(bytes, groups, chunk, seed).sharing(&read_pipeline);
-                benches.push(with_plan(kernel, &plan));
-            }
-            for &bytes in &sizes {
-                let kernel = PointerChase::new(bytes, steps, seed).sharing(&chase_pipeline);
-                benches.push(with_plan(kernel, &plan));
-            }
-            let groups = shared::groups_for(class);
-            let reads = std::iter::once(shared::TileRead::Vec4)
-                .chain(shared::STRIDES.iter().map(|&s| shared::TileRead::Stride(s)));
-            for read in reads {
-                benches.push(Box::new(KernelBench::new(shared::WorkgroupRead::new(
-                    read, groups, seed,
-                ))));
-            }
-            let groups = atomics::groups_for(class);
-            for target in atomics::AtomicTarget::ALL {
-                benches.push(Box::new(KernelBench::new(atomics::AtomicAdds::new(
-                    target, groups,
-                ))));
-            }
-            Ok(benches)
-        })
+    fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
+        let class = AdapterClass::of(ctx);
+        let plan = SweepPlan::of(ctx, options.profile);
+        let seed = options.seed;
+        let groups = read::min_groups(class);
+        let chunk = read::chunk_for(ctx);
+        let steps = chase::steps_for(class);
+        let sizes = working_sets(plan.top);
+        let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
+        let (read_pipeline, chase_pipeline) =
+            (SharedPipeline::default(), SharedPipeline::default());
+        for &bytes in &sizes {
+            let kernel = WorkingSetRead::new(bytes, groups, chunk, seed).sharing(&read_pipeline);
+            benches.push(with_plan(kernel, &plan));
+        }
+        for &bytes in &sizes {
+            let kernel = PointerChase::new(bytes, steps, seed).sharing(&chase_pipeline);
+            benches.push(with_plan(kernel, &plan));
+        }
+        let groups = shared::groups_for(class);
+        let reads = std::iter::once(shared::TileRead::Vec4)
+            .chain(shared::STRIDES.iter().map(|&s| shared::TileRead::Stride(s)));
+        for read in reads {
+            benches.push(Box::new(KernelBench::new(shared::WorkgroupRead::new(
+                read, groups, seed,
+            ))));
+        }
+        let groups = atomics::groups_for(class);
+        for target in atomics::AtomicTarget::ALL {
+            benches.push(Box::new(KernelBench::new(atomics::AtomicAdds::new(
+                target, groups,
+            ))));
+        }
+        Ok(benches)
     }
 
     fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {

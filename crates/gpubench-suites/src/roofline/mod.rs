@@ -24,7 +24,8 @@ use gpubench_results::units::{KIB, MIB, format_size};
 
 // The chains are the compute peak's: multiplier 1 and addend 2^-10, so every value stays exact
 // (see roofline.wgsl).
-use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::SuiteOptions;
+use gpubench_engine::{Benchmarks, Suite};
 use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::kit::derived::derived_result;
 use gpubench_harness::kit::facts::AdapterFacts;
@@ -301,20 +302,13 @@ impl Suite for RooflineSuite {
             .collect())
     }
 
-    fn benchmarks<'a>(
-        &'a self,
-        build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async move {
-            let (ctx, options) = (build.ctx, build.options);
-            let size = roofline_size_on(ctx, options.profile);
-            let point =
-                |fmas| RooflinePoint::new(fmas, size.bytes, options.seed).sized_by(&size.rule);
-            Ok(FMAS_SWEEP
-                .iter()
-                .map(|&fmas| KernelBench::boxed(point(fmas)))
-                .collect())
-        })
+    fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
+        let size = roofline_size_on(ctx, options.profile);
+        let point = |fmas| RooflinePoint::new(fmas, size.bytes, options.seed).sized_by(&size.rule);
+        Ok(FMAS_SWEEP
+            .iter()
+            .map(|&fmas| KernelBench::boxed(point(fmas)))
+            .collect())
     }
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {

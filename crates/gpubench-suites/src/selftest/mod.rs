@@ -13,7 +13,8 @@ use gpubench_harness::{
 };
 use gpubench_results::units::format_size;
 
-use gpubench_engine::{Arity, Benchmarks, BuildContext, Included, OptionSpec, Suite, SuiteInfo};
+use gpubench_engine::SuiteOptions;
+use gpubench_engine::{Arity, Benchmarks, Included, OptionSpec, Suite, SuiteInfo};
 use gpubench_harness::kit::gpu::{self, DispatchKernel};
 use serde_json::Value;
 
@@ -310,17 +311,12 @@ impl Suite for SelfTestSuite {
         &[("selftest.wgsl", WGSL)]
     }
 
-    fn benchmarks<'a>(
-        &'a self,
-        build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async move {
-            let names: Vec<String> = build.options.get(INJECT_FAULT.key).unwrap_or_default();
-            Ok(names
-                .iter()
-                .filter_map(|name| Fault::parse(name))
-                .map(|fault| fault.benchmark(build.options.seed))
-                .collect())
-        })
+    fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
+        let names: Vec<String> = options.get(INJECT_FAULT.key).unwrap_or_default();
+        Ok(names
+            .iter()
+            .filter_map(|name| Fault::parse(name))
+            .map(|fault| fault.benchmark(options.seed))
+            .collect())
     }
 }

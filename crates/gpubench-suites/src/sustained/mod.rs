@@ -13,8 +13,9 @@ use gpubench_results::stats::median;
 
 use gpubench_engine::options::parse_seconds_value;
 use gpubench_engine::{Arity, OptionSpec};
-use gpubench_engine::{Benchmarks, BuildContext, Suite, SuiteOptions};
+use gpubench_engine::{Benchmarks, Suite, SuiteOptions};
 use gpubench_engine::{Included, SuiteInfo};
+use gpubench_harness::GpuContext;
 use gpubench_harness::kit::fma::grid::peak_grid;
 use gpubench_harness::kit::fma::{FmaPeak, PeakForm};
 use gpubench_harness::kit::gpu::Precision;
@@ -68,27 +69,21 @@ impl Suite for SustainedSuite {
         &[DURATION]
     }
 
-    fn benchmarks<'a>(
-        &'a self,
-        build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async move {
-            let (ctx, options) = (build.ctx, build.options);
-            let length = duration(options);
-            let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_grid(ctx));
-            let mut bench = KernelBench::new(peak);
-            let info = bench.info_mut();
-            info.id = "sustained/fma-peak/vec4-f32".to_string();
-            info.suite = "sustained".to_string();
-            info.params
-                .insert("duration_s".into(), length.as_secs_f64().into());
-            info.params
-                .insert("window_ms".into(), (WINDOW.as_secs_f64() * 1e3).into());
-            info.duration = Some(length);
-            info.target_sample = Some(WINDOW);
-            let bench: Box<dyn gpubench_harness::Benchmark> = Box::new(bench);
-            Ok(vec![bench])
-        })
+    fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
+        let length = duration(options);
+        let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_grid(ctx));
+        let mut bench = KernelBench::new(peak);
+        let info = bench.info_mut();
+        info.id = "sustained/fma-peak/vec4-f32".to_string();
+        info.suite = "sustained".to_string();
+        info.params
+            .insert("duration_s".into(), length.as_secs_f64().into());
+        info.params
+            .insert("window_ms".into(), (WINDOW.as_secs_f64() * 1e3).into());
+        info.duration = Some(length);
+        info.target_sample = Some(WINDOW);
+        let bench: Box<dyn gpubench_harness::Benchmark> = Box::new(bench);
+        Ok(vec![bench])
     }
 
     fn annotate(&self, result: &mut BenchResult) {

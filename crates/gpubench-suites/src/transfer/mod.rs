@@ -23,7 +23,8 @@
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile};
 use gpubench_results::units::{KIB, MIB};
 
-use gpubench_engine::{Benchmarks, BuildContext, Suite};
+use gpubench_engine::SuiteOptions;
+use gpubench_engine::{Benchmarks, Suite};
 
 mod derived;
 pub mod fit;
@@ -254,24 +255,18 @@ impl Suite for TransferSuite {
         Ok(vec![KernelForm::plain("transfer", WGSL, "copy_words")])
     }
 
-    fn benchmarks<'a>(
-        &'a self,
-        build: &'a mut BuildContext<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, Benchmarks> {
-        Box::pin(async move {
-            let (ctx, options) = (build.ctx, build.options);
-            let sizes = sweep_sizes(ctx, options.profile);
-            let memory = MemoryMap::probe(ctx);
-            Ok(TransferPath::ALL
-                .iter()
-                .flat_map(|&path| {
-                    let memory = &memory;
-                    sizes.iter().map(move |&bytes| {
-                        KernelBench::boxed(Transfer::new(path, bytes, options.seed).placed(memory))
-                    })
+    fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
+        let sizes = sweep_sizes(ctx, options.profile);
+        let memory = MemoryMap::probe(ctx);
+        Ok(TransferPath::ALL
+            .iter()
+            .flat_map(|&path| {
+                let memory = &memory;
+                sizes.iter().map(move |&bytes| {
+                    KernelBench::boxed(Transfer::new(path, bytes, options.seed).placed(memory))
                 })
-                .collect())
-        })
+            })
+            .collect())
     }
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
