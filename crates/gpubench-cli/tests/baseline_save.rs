@@ -9,7 +9,7 @@ use gpubench_harness::{RunDocument, Status};
 use gpubench_results::run_noise::RunNoise;
 
 mod common;
-use common::{arg, gpubench_command, text, write_doc};
+use common::{arg, gpubench_command, json_files, text, write_doc};
 
 /// A clean run: only ok results, its own noise check quiet.
 fn clean_run(adapter: &str) -> RunDocument {
@@ -19,17 +19,6 @@ fn clean_run(adapter: &str) -> RunDocument {
     noise.level = Some(0.01);
     doc.noise = Some(noise);
     doc
-}
-
-fn json_files(dir: &Path) -> Vec<std::path::PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{quick_stream_command, quick_stream_run, text, vulkan_temp_dir};
+use common::{json_files, quick_stream_command, quick_stream_run, text, vulkan_temp_dir};
 
 fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
     let baselines = baselines.to_string_lossy();
@@ -33,11 +33,7 @@ fn save_then_compare_and_never_record_a_failed_run() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("baseline recorded"));
     // The baseline, beside its lock file (`.<baseline>.lock`, which the store owns).
-    let recorded: Vec<_> = std::fs::read_dir(&baselines)
-        .expect("baseline dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
+    let recorded = json_files(&baselines);
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     let before = std::fs::read(&recorded[0]).expect("read baseline");
 
@@ -97,14 +93,7 @@ fn outside_a_checkout_baselines_live_in_the_user_data_directory() {
     assert!(text(&out.stderr).contains(&looked), "{}", text(&out.stderr));
     let out = run("second.json", &["--save-baseline", "--force"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let saved = std::fs::read_dir(&stored)
-        .expect("created")
-        .filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))
-        })
-        .count();
-    assert_eq!(saved, 1);
+    assert_eq!(json_files(&stored).len(), 1);
     assert!(
         !work.join("baselines").exists(),
         "nothing in the working directory"
@@ -143,11 +132,7 @@ fn several_runs_record_the_quietest_and_keep_every_file() {
         common::read_doc(quietest),
         "--out holds the quietest run"
     );
-    let recorded = std::fs::read_dir(&baselines)
-        .expect("baseline dir")
-        .map(|e| e.expect("entry").path())
-        .find(|p| p.extension().is_some_and(|e| e == "json"))
-        .expect("one baseline");
+    let recorded = json_files(&baselines).pop().expect("one baseline");
     assert_eq!(
         common::read_doc(&recorded)["started_at"],
         chosen["started_at"],

@@ -14,7 +14,7 @@ use gpubench_baseline::testing::doc_with;
 
 mod common;
 use common::{
-    arg, assert_status_reason, gpubench_command, gpubench_output, quick_stream_command,
+    arg, assert_status_reason, gpubench_command, gpubench_output, json_files, quick_stream_command,
     quick_stream_run, quick_suite_run, read_doc, result_with, send_signal, text, vulkan_temp_dir,
     write_doc,
 };
@@ -470,14 +470,7 @@ fn a_run_with_a_closed_stdout_still_writes_every_file() {
         .expect("runs");
     assert_eq!(output.status.code(), Some(141));
     assert!(html.exists() && gab.exists());
-    let baselines = std::fs::read_dir(&bl)
-        .expect("baseline dir")
-        .filter(|e| {
-            e.as_ref()
-                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "json"))
-        })
-        .count();
-    assert_eq!(baselines, 1);
+    assert_eq!(json_files(&bl).len(), 1);
     assert_eq!(read_doc(&out)["complete"], true);
 }
 

@@ -46,6 +46,19 @@ pub fn write_doc(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
     path
 }
 
+/// The `*.json` files in `dir` (a baseline directory holds lock files beside them); none when
+/// it cannot be read.
+pub fn json_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Every adapter `gpubench list --json` reports.
 pub fn adapters() -> Vec<Value> {
     let out = gpubench_command()
