@@ -133,6 +133,16 @@ pub fn parent_dir(path: &Path) -> &Path {
 /// directory.
 pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
     let refuse = |why: String| Err(UsageError(format!("{flag} {}: {why}", path.display())).into());
+    // `results/` names a directory: a file cannot be written there under that name.
+    if path
+        .as_os_str()
+        .to_string_lossy()
+        .ends_with(std::path::MAIN_SEPARATOR)
+    {
+        return refuse(
+            "ends with a path separator, so it names a directory; give a file name".into(),
+        );
+    }
     let dir = parent_dir(path);
     if dir.exists() && !dir.is_dir() {
         return refuse(format!(
@@ -186,6 +196,13 @@ pub fn check_baseline_dir(dir: &Path, saving: bool) -> anyhow::Result<()> {
     }
     if !saving {
         return Ok(());
+    }
+    // A name the system refuses outright (a component longer than the file system allows):
+    // said now, not after the run, when the baseline would be written.
+    if let Err(error) = std::fs::symlink_metadata(dir)
+        && error.kind() != std::io::ErrorKind::NotFound
+    {
+        return refuse(format!("cannot be created ({error})"));
     }
     // The nearest existing ancestor is where the directory (or the file) gets created.
     let existing = dir
@@ -293,6 +310,22 @@ mod tests {
             .filter(|name| name.ends_with(".tmp"))
             .collect();
         assert!(left.is_empty(), "the probe is removed: {left:?}");
+    }
+
+    #[test]
+    fn names_the_system_would_refuse_are_refused_up_front() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let slash = format!(
+            "{}{}",
+            dir.path().join("r").display(),
+            std::path::MAIN_SEPARATOR
+        );
+        let error = check_output("--out", Path::new(&slash)).expect_err("a directory name");
+        assert!(error.to_string().contains("path separator"), "{error}");
+        let long = dir.path().join("b".repeat(300));
+        let error = check_baseline_dir(&long, true).expect_err("too long");
+        assert!(error.to_string().contains("cannot be created"), "{error}");
+        check_baseline_dir(&long, false).expect("not saving: never written");
     }
 
     #[test]
