@@ -38,11 +38,14 @@ pub enum BaselineError {
     },
     /// Another saver held the baseline's lock for the whole bounded wait.
     #[error(
-        "not recording a baseline: another gpubench holds the lock {path} and has for {waited_s:.1} s; a save takes milliseconds, so look for a stuck gpubench (or another program holding that file), then run again"
+        "not recording a baseline: another gpubench{} holds the lock {path} and has for {waited_s:.1} s; a save takes milliseconds, so look for a stuck gpubench (or another program holding that file), then run again",
+        holder.as_ref().map(|h| format!(" ({h})")).unwrap_or_default()
     )]
     LockBusy {
         /// The lock file.
         path: PathBuf,
+        /// Who holds it, as its holder wrote it (`process N`), when that can be read.
+        holder: Option<String>,
         /// How long this save waited, seconds.
         waited_s: f64,
     },

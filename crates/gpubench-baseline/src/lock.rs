@@ -38,10 +38,14 @@ pub fn acquire(baseline: &Path, wait: Duration) -> Result<File, BaselineError> {
     let started = Instant::now();
     loop {
         match file.try_lock() {
-            Ok(()) => return Ok(file),
+            Ok(()) => {
+                say_who_holds(&file);
+                return Ok(file);
+            }
             Err(TryLockError::WouldBlock) if started.elapsed() < wait => std::thread::sleep(RETRY),
             Err(TryLockError::WouldBlock) => {
                 return Err(BaselineError::LockBusy {
+                    holder: holder(&path),
                     path,
                     waited_s: wait.as_secs_f64(),
                 });
@@ -49,6 +53,24 @@ pub fn acquire(baseline: &Path, wait: Duration) -> Result<File, BaselineError> {
             Err(TryLockError::Error(source)) => return Err(BaselineError::Io { path, source }),
         }
     }
+}
+
+/// Writes this process's id into the lock it holds, so a saver kept waiting can say who holds
+/// it. Best effort: the lock works without it.
+fn say_who_holds(mut file: &File) {
+    use std::io::{Seek, Write};
+    let _ = file
+        .set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| write!(file, "{}", std::process::id()));
+}
+
+/// Who holds the lock at `path`, as its holder wrote it: `process N`; `None` when it cannot be
+/// read (the file is bounded and read without blocking, like every file gpubench reads).
+fn holder(path: &Path) -> Option<String> {
+    let text = gpubench_results::bounded::read_text_bounded(path, 64).ok()?;
+    let pid: u32 = text.trim().parse().ok()?;
+    Some(format!("process {pid}"))
 }
 
 /// Opens (creating) the lock file: never through a link, never blocking on a FIFO, and only a
