@@ -7,9 +7,14 @@
 
 use std::time::Duration;
 
+use pollster::FutureExt as _;
+
+use crate::benchmark::Benchmark;
 use crate::context::GpuContext;
 use crate::device::Selection;
-use gpubench_results::profile::{Profile, RunSettings};
+use crate::runner::{Runner, Silent};
+use gpubench_results::{BenchResult, Status, TimingSource};
+use gpubench_results::{Profile, RunSettings};
 
 /// The variable that, set to `1`, lets GPU tests skip where no adapter exists.
 pub const SKIP_GPU_TESTS: &str = "GPUBENCH_SKIP_GPU_TESTS";
@@ -74,4 +79,66 @@ pub fn short_settings() -> RunSettings {
     settings.max_samples = 5;
     settings.max_time = Duration::from_millis(200);
     settings
+}
+
+/// The result is ok, verified and has a positive, finite median.
+pub fn assert_ok(result: &BenchResult) {
+    assert_eq!(
+        result.status,
+        Status::Ok,
+        "{}: {:?}",
+        result.id,
+        result.reason
+    );
+    assert!(result.verified, "{} not verified", result.id);
+    assert!(
+        result.median().is_some_and(|m| m.is_finite() && m > 0.0),
+        "{}: median {:?}",
+        result.id,
+        result.median()
+    );
+}
+
+/// Runs `bench` through `runner` and asserts [`assert_ok`]; returns the result.
+pub fn run_ok(runner: &Runner<'_>, bench: &mut dyn Benchmark) -> BenchResult {
+    let result = runner.run(bench, &mut Silent).block_on();
+    assert_ok(&result);
+    result
+}
+
+/// Runs `bench` on `ctx` with [`short_settings`] and returns its result, whatever the outcome.
+pub fn run_short(ctx: &GpuContext, bench: &mut dyn Benchmark) -> BenchResult {
+    Runner::new(ctx, short_settings())
+        .run(bench, &mut Silent)
+        .block_on()
+}
+
+/// Runs the benchmarks `build` makes on the Vulkan adapter with [`short_settings`]; each must
+/// pass [`assert_ok`].
+pub fn assert_all_ok(build: impl FnOnce(&GpuContext) -> Vec<Box<dyn Benchmark>>) {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let runner = Runner::new(&ctx, short_settings());
+    for mut bench in build(&ctx) {
+        run_ok(&runner, bench.as_mut());
+    }
+}
+
+/// The result ended with `status` and a reason that contains `words`.
+pub fn assert_status_reason(result: &BenchResult, status: Status, words: &str) {
+    assert_eq!(result.status, status, "{}: {:?}", result.id, result.reason);
+    let reason = result.reason.as_deref().expect("reason");
+    assert!(reason.contains(words), "{}: {reason}", result.id);
+}
+
+/// A GPU-timed result also carries the host clock's samples (what an application waits for).
+pub fn assert_host_time_beside_gpu(result: &BenchResult) {
+    if result.timing == Some(TimingSource::GpuTimestamp) {
+        assert!(
+            result.host_summary.is_some(),
+            "{}: host time recorded beside GPU time",
+            result.id
+        );
+    }
 }

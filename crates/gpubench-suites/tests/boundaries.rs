@@ -3,19 +3,10 @@
 //! into a sibling (`crate::other_suite`), comments included, since a doc link is a dependency
 //! too.
 
-use std::path::{Path, PathBuf};
+mod common;
 
-/// Every `.rs` file below `dir`.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("readable folder") {
-        let path = entry.expect("readable entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use common::rust_files;
+use std::path::Path;
 
 /// The modules `text` reaches as `crate::NAME`.
 fn crate_paths(text: &str) -> Vec<String> {

@@ -3,24 +3,16 @@
 //! browser build cannot block at all, so a `block_on` in the suites, the engine, the harness's
 //! kit, its runner or its clock would hang it. This walks those sources and fails on either
 //! spelling of a block, comments included. Unit-test modules (`#[cfg(test)] mod ...`, at the end
-//! of a file) are entry points of their own and are left out.
+//! of a file or in a file of their own, like each suite's `on_an_adapter.rs`) are entry points
+//! of their own and are left out.
 
+mod common;
+
+use common::rust_files;
 use std::path::{Path, PathBuf};
 
 /// What may not appear in library code.
 const FORBIDDEN: [&str; 2] = ["block_on(", "pollster::"];
-
-/// Every `.rs` file below `dir`.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("readable folder") {
-        let path = entry.expect("readable entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// `text` up to its unit-test module, if it has one.
 fn library_part(text: &str) -> &str {
@@ -55,7 +47,21 @@ fn library_files() -> Vec<PathBuf> {
     rust_files(&crates.join("gpubench-harness/src/kit"), &mut files);
     files.push(crates.join("gpubench-harness/src/runner.rs"));
     files.push(crates.join("gpubench-harness/src/timing.rs"));
+    files.retain(|file| !test_only(file));
     files
+}
+
+/// Whether `file` is a test module of its own: one its folder's `mod.rs` (or `lib.rs`)
+/// declares `#[cfg(test)] mod NAME;`, such as a suite's `on_an_adapter.rs`. Like a unit-test
+/// module at the end of a file, it is an entry point.
+fn test_only(file: &Path) -> bool {
+    let (Some(folder), Some(stem)) = (file.parent(), file.file_stem()) else {
+        return false;
+    };
+    let declaration = format!("#[cfg(test)]\nmod {};", stem.to_string_lossy());
+    ["mod.rs", "lib.rs"].iter().any(|parent| {
+        std::fs::read_to_string(folder.join(parent)).is_ok_and(|text| text.contains(&declaration))
+    })
 }
 
 #[test]
@@ -76,9 +82,12 @@ fn library_code_never_blocks_on_a_wait() {
 }
 
 #[test]
-fn a_block_is_seen_and_a_test_module_is_not_scanned() {
+fn a_block_is_seen_and_a_test_module_or_file_is_not_scanned() {
     let text = "fn a() {\n    pollster::block_on(f());\n}\n#[cfg(test)]\nmod tests {\n    \
                 fn t() { pollster::block_on(g()); }\n}\n";
     assert_eq!(blocks(text), [(2, "block_on("), (2, "pollster::")]);
     assert!(blocks("async fn a() { f().await; }").is_empty());
+    let stream = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/stream");
+    assert!(test_only(&stream.join("on_an_adapter.rs")));
+    assert!(!test_only(&stream.join("source.rs")));
 }

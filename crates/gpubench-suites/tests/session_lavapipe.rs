@@ -10,15 +10,20 @@ use gpubench_engine::plan::{RunPlan, SampleOverrides};
 use gpubench_engine::session::{RunSink, Session};
 use gpubench_engine::tuner::ShortRunTuner;
 use gpubench_engine::{BuildContext, Stage, Suite, SuiteInfo, SuiteOptions, Tuner};
+use gpubench_harness::kit::fma::PeakForm;
+use gpubench_harness::kit::gpu::ShaderChecks;
 use gpubench_harness::runner::RunObserver;
+use gpubench_harness::testing::assert_ok;
 use gpubench_harness::{Benchmark, GpuContext, LocalFuture, Profile, RunDocument, Status};
 use gpubench_results::schema::ToolInfo;
 use pollster::FutureExt as _;
 
-/// Remembers how many results each save held, and how many benchmarks started.
+/// Remembers how many results each save held, the last document saved, and how many
+/// benchmarks started.
 #[derive(Default)]
 struct Recorder {
     saves: Vec<usize>,
+    last: Option<RunDocument>,
     started: usize,
     planned: usize,
 }
@@ -32,6 +37,7 @@ impl RunObserver for Recorder {
 impl RunSink for Recorder {
     fn save(&mut self, doc: &RunDocument) -> Result<(), gpubench_results::ResultsError> {
         self.saves.push(doc.results.len());
+        self.last = Some(doc.clone());
         Ok(())
     }
 
@@ -48,18 +54,23 @@ fn tool() -> ToolInfo {
     }
 }
 
-fn tiny_stream_plan() -> RunPlan {
-    let mut options = SuiteOptions::new(Profile::Quick);
-    options.set("stream_size", 64 * 1024);
+/// A plan of `suites` with `options` and two samples of 2 ms each.
+fn tiny_plan(suites: &[&str], options: SuiteOptions) -> RunPlan {
     let sampling = SampleOverrides {
         samples: Some(2),
         sample_ms: Some(2.0),
         max_time: Some(0.2),
     };
-    RunPlan::new(&gpubench_suites::REGISTRY, &["stream"], options)
+    RunPlan::new(&gpubench_suites::REGISTRY, suites, options)
         .expect("plan")
         .with_sampling(sampling)
         .expect("sampling")
+}
+
+fn tiny_stream_plan() -> RunPlan {
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.set("stream_size", 64 * 1024);
+    tiny_plan(&["stream"], options)
 }
 
 /// Runs the tiny stream plan on lavapipe, with a stop requested from the start when
@@ -408,5 +419,42 @@ fn a_stop_before_the_start_runs_nothing_and_leaves_the_run_incomplete() {
         reason.contains("start: a stop was requested")
             && reason.contains("end: not measured, the run was stopped"),
         "{reason}"
+    );
+}
+
+#[test]
+fn a_session_records_the_shader_checks_in_every_compute_result() {
+    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+        return;
+    };
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.shader_checks = ShaderChecks::Off;
+    let plan = tiny_plan(&["compute"], options);
+    let mut sink = Recorder::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let doc = Session::new(&ctx, &plan, stop)
+        .run(tool(), &mut sink)
+        .block_on()
+        .expect("the session runs");
+    assert_eq!(
+        sink.last.as_ref(),
+        Some(&doc),
+        "the last save is the document"
+    );
+    assert_eq!(doc.config.options["shader_checks"], "off");
+    let forms = PeakForm::ALL.len();
+    assert!(doc.results.len() >= forms, "{} results", doc.results.len());
+    for result in &doc.results {
+        if result.status == Status::Skipped {
+            continue; // f16 on an adapter without it
+        }
+        assert_ok(result);
+        assert_eq!(result.params["shader_checks"], "off", "{}", result.id);
+        assert!(result.params["grid_sizing"].is_string(), "{}", result.id);
+    }
+    assert!(
+        doc.results
+            .iter()
+            .any(|r| r.id == "compute/fma-peak/vec2-f32")
     );
 }

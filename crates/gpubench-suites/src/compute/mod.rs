@@ -2,6 +2,8 @@
 //! kit's reference load ([`gpubench_harness::kit::fma`]); the integer multiply-add chains and the
 //! packed 8-bit dot products are this suite's own ([`types`]).
 
+#[cfg(test)]
+mod on_an_adapter;
 pub mod types;
 
 use gpubench_engine::SuiteOptions;

@@ -55,6 +55,8 @@
 
 pub mod kernel;
 pub mod mode;
+#[cfg(test)]
+mod on_an_adapter;
 
 use gpubench_harness::{KernelBench, Profile};
 

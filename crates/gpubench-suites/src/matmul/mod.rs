@@ -36,6 +36,8 @@ pub mod forms;
 pub mod gemv;
 mod inputs;
 mod kernel;
+#[cfg(test)]
+mod on_an_adapter;
 pub mod options;
 mod reference;
 mod select;

@@ -18,6 +18,8 @@ pub mod chase;
 mod forms;
 pub mod host_caches;
 pub mod levels;
+#[cfg(test)]
+mod on_an_adapter;
 pub mod read;
 pub mod shared;
 

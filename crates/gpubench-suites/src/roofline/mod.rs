@@ -13,6 +13,9 @@
 //! and a stream result raises the ceiling only from the stream suite's largest arrays, and only
 //! when those are no smaller than the roofline's own.
 
+#[cfg(test)]
+mod on_an_adapter;
+
 use std::collections::BTreeMap;
 
 use gpubench_harness::{

@@ -4,6 +4,8 @@
 //! asked for.
 
 mod broken_copy;
+#[cfg(test)]
+mod on_an_adapter;
 
 pub use broken_copy::BrokenCopy;
 

@@ -18,6 +18,8 @@
 pub mod copy_engine;
 pub mod host_memcpy;
 pub mod kernels;
+#[cfg(test)]
+mod on_an_adapter;
 mod source;
 
 use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Role};

@@ -5,6 +5,9 @@
 //! the best window; the coefficient of variation over all windows says how steady the device
 //! was. Both go into the result (`extra`, and a warning when throttled).
 
+#[cfg(test)]
+mod on_an_adapter;
+
 use gpubench_results::warnings::{FigureUnit, OwnedKind};
 use std::time::Duration;
 

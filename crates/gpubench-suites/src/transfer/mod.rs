@@ -29,6 +29,8 @@ use gpubench_engine::{Benchmarks, Suite};
 mod derived;
 pub mod fit;
 pub mod kernel;
+#[cfg(test)]
+mod on_an_adapter;
 pub mod placement;
 pub mod state;
 

@@ -1,18 +1,15 @@
 //! The stream suite on a real adapter (lavapipe in CI): every kernel verifies and is timed by
-//! GPU timestamps; small arrays are walked several times per dispatch, and still verify; a
-//! deliberately broken kernel fails verification and gets no number.
+//! GPU timestamps; small arrays are walked several times per dispatch, and still verify; an
+//! array over the binding limit is skipped with the reason.
 
-mod common;
-
-use common::{
-    assert_host_time_beside_gpu, assert_status_reason, run_ok, run_short, short_settings,
-};
+use super::{CopyEngine, HostMemcpy, Stream, StreamKernel, StreamSuite};
 use gpubench_engine::{BuildContext, Suite, SuiteOptions, Tuner};
 use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::kit::sizing::{MAX_REPEATS, TARGET_DISPATCH_S, repeats_for};
+use gpubench_harness::testing::{
+    assert_host_time_beside_gpu, assert_status_reason, run_ok, run_short, short_settings,
+};
 use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, Runner, Status, TimingSource};
-use gpubench_suites::selftest::broken_copy;
-use gpubench_suites::stream::{CopyEngine, HostMemcpy, Stream, StreamKernel, StreamSuite};
 use pollster::FutureExt as _;
 
 fn context() -> Option<GpuContext> {
@@ -133,17 +130,6 @@ fn small_arrays_are_walked_until_a_dispatch_is_long_enough() {
         .iter()
         .filter(|b| !b.info().params.contains_key("repeats"));
     assert_eq!(others.count(), 2);
-}
-
-#[test]
-fn a_broken_kernel_fails_verification_and_reports_no_number() {
-    let Some(ctx) = context() else { return };
-    let result = run_short(&ctx, &mut broken_copy(64 * 1024, 5));
-    assert_eq!(result.status, Status::Failed);
-    assert!(!result.verified);
-    assert!(result.summary.is_none() && result.samples.is_empty());
-    let reason = result.reason.expect("a failure has a reason");
-    assert!(reason.starts_with("verification failed"), "{reason}");
 }
 
 #[test]

@@ -12,19 +12,17 @@
 //! level only where the CPU reaches at least half of what lscpu reports; elsewhere it says
 //! why it does not.
 
-mod common;
-
 use pollster::FutureExt as _;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use common::run_ok;
+use crate::memory::{HostCache, MemorySuite, derive_levels, host_data_caches};
 use gpubench_engine::tuner::ShortRunTuner;
 use gpubench_engine::{BuildContext, Suite, SuiteOptions};
 use gpubench_harness::testing::require_vulkan;
+use gpubench_harness::testing::run_ok;
 use gpubench_harness::{BenchResult, MetricKind, Profile, Runner};
-use gpubench_suites::memory::{HostCache, MemorySuite, derive_levels, host_data_caches};
 
 /// The host's data and unified caches as `lscpu -C` prints them (`NAME ONE-SIZE TYPE LEVEL`,
 /// sizes in bytes), or sysfs's where lscpu is missing.

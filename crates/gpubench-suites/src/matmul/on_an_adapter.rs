@@ -3,21 +3,20 @@
 //! 127x255x63 and at a shape no tile divides; 1000x1000x1000 once per family and form; the
 //! small-M kernel with and without its subgroup reduction; the cooperative-matrix row skipped
 //! with its reason where the adapter has none; and the suite's tuning table naming what it
-//! tried. Asserts status and verification, never speed.
+//! tried; a ragged f32 and f16 product on the classic variants. Asserts status and verification,
+//! never speed.
 
-mod common;
-
-use common::{run_ok, short_settings};
+use crate::matmul::{
+    Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue, coop::CoopParams, coop_space,
+    emulated_coop, find_variant,
+};
 use gpubench_engine::{BuildContext, Suite, SuiteOptions, Tuner};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::gpu::Precision;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::require_vulkan;
+use gpubench_harness::testing::{assert_all_ok, run_ok, short_settings};
 use gpubench_harness::{Benchmark, GpuContext, KernelBench, Profile, Runner, Status};
-use gpubench_suites::matmul::{
-    Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue, coop::CoopParams, coop_space,
-    emulated_coop, find_variant,
-};
 use pollster::FutureExt as _;
 
 /// The data and accumulation forms the adapter runs: f32, and f16 (both sums) with SHADER_F16.
@@ -357,4 +356,38 @@ fn the_tuning_table_names_what_was_tried_and_small_m_tries_the_gemv_kernel() {
             info.id
         );
     }
+}
+
+/// A matmul of `shape` in `precision` for each named variant.
+fn matmuls(shape: Shape, precision: Precision, names: &[&str]) -> Vec<Box<dyn Benchmark>> {
+    names
+        .iter()
+        .map(|name| {
+            let variant = find_variant(name).expect("variant exists");
+            let id = format!("test/{}/{name}", precision.name());
+            KernelBench::boxed(Matmul::new(id, shape, precision, variant, 7))
+        })
+        .collect()
+}
+
+#[test]
+fn a_ragged_matmul_verifies() {
+    // 63 x 65 x 31: no dimension is a multiple of any tile or of 4; the 32 x 32 blocks overhang
+    // both edges.
+    let shape = Shape::new(63, 65, 31);
+    assert_all_ok(|ctx| {
+        let f32_variants = [
+            "tiled16",
+            "reg8x8",
+            "cols8x8",
+            "unrolled8x8",
+            "unrolled32x32",
+        ];
+        let mut benches = matmuls(shape, Precision::F32, &f32_variants);
+        if ctx.features.contains(wgpu::Features::SHADER_F16) {
+            let f16_variants = ["tiled16", "unrolled16x16-acc32"];
+            benches.extend(matmuls(shape, Precision::F16, &f16_variants));
+        }
+        benches
+    });
 }

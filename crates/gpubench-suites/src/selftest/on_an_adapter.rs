@@ -1,12 +1,13 @@
 //! Faults injected on a real adapter: each becomes a clean status with a reason, never a panic
-//! of the process, and the runner goes on.
+//! of the process, and the runner goes on; a deliberately broken kernel fails verification
+//! and gets no number.
 
-mod common;
-
-use common::{assert_status_reason, run_short};
+use super::{Fault, broken_copy};
+use gpubench_harness::kit::fma::grid::PeakGrid;
+use gpubench_harness::kit::fma::{FmaPeak, PeakForm};
+use gpubench_harness::kit::gpu::Precision;
+use gpubench_harness::testing::{assert_status_reason, run_short};
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Status};
-use gpubench_suites::selftest::Fault;
-use gpubench_suites::stream::{Stream, StreamKernel};
 
 fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_vulkan()
@@ -17,9 +18,10 @@ fn run_fault(ctx: &GpuContext, fault: Fault) -> BenchResult {
     run_short(ctx, bench.as_mut())
 }
 
-/// The benchmark after a fault: a copy of 64 KiB arrays.
+/// The benchmark after a fault: the kit's scalar f32 FMA chain on a tiny grid.
 fn run_next(ctx: &GpuContext) -> BenchResult {
-    let mut next = KernelBench::new(Stream::new(StreamKernel::Copy, 64 * 1024, 1));
+    let peak = FmaPeak::new(Precision::F32, PeakForm::Scalar, PeakGrid::fixed(2));
+    let mut next = KernelBench::new(peak);
     run_short(ctx, &mut next)
 }
 
@@ -67,4 +69,15 @@ fn device_loss_fails_the_benchmark_and_later_ones_say_why() {
     assert_status_reason(&result, Status::Failed, "device lost");
     assert!(ctx.faults.device_lost());
     assert_status_reason(&run_next(&ctx), Status::Failed, "device lost");
+}
+
+#[test]
+fn a_broken_kernel_fails_verification_and_reports_no_number() {
+    let Some(ctx) = context() else { return };
+    let result = run_short(&ctx, &mut broken_copy(64 * 1024, 5));
+    assert_eq!(result.status, Status::Failed);
+    assert!(!result.verified);
+    assert!(result.summary.is_none() && result.samples.is_empty());
+    let reason = result.reason.expect("a failure has a reason");
+    assert!(reason.starts_with("verification failed"), "{reason}");
 }
