@@ -63,15 +63,39 @@ fn main() -> ExitCode {
     }
 }
 
+/// `plain` (clap's message) with the value or argument it echoes made one line, so a line
+/// break inside what was given cannot start a line of the message.
+fn echoed_on_one_line(error: &clap::Error, mut plain: String) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg] {
+        if let Some(ContextValue::String(given)) = error.get(kind) {
+            // As clap shows it: its plain rendering drops escape sequences.
+            let given = clap::builder::StyledStr::from(given.clone()).to_string();
+            let shown = gpubench_report::numbers::printable_line(&given);
+            plain = plain.replace(&given, &shown);
+        }
+    }
+    plain
+}
+
 /// What clap stops at: a usage error (its message on stderr, exit 2), or `--help`/`--version`,
 /// whose text goes to stdout like every command's output, so a reader that has gone is exit 141
 /// as for any other command, not a silent 0. On a terminal clap prints it as it always does.
+/// A usage error that echoes a value with control or invisible characters (`--profile` given
+/// a bidirectional override) is printed through the terminal's one rule, without colour.
 fn parse_refused(error: clap::Error) -> ExitCode {
     use std::io::IsTerminal as _;
     let shown = matches!(
         error.kind(),
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
     );
+    if !shown {
+        let plain = error.render().to_string();
+        if gpubench_report::numbers::printable(&plain) != plain {
+            note!("{}", echoed_on_one_line(&error, plain).trim_end());
+            return ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2));
+        }
+    }
     if !shown || std::io::stdout().is_terminal() {
         error.exit()
     }

@@ -50,7 +50,7 @@ impl Grid {
     /// A GitHub-flavoured Markdown table.
     pub fn to_markdown(&self) -> String {
         let line = |cells: &[String]| {
-            let escaped: Vec<String> = cells.iter().map(|c| markdown_cell(c)).collect();
+            let escaped: Vec<String> = cells.iter().map(|c| markdown_text(c)).collect();
             format!("| {} |\n", escaped.join(" | "))
         };
         let mut out = line(&self.header);
@@ -294,19 +294,16 @@ fn bounded_cell(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A Markdown cell: [`markdown_text`], line breaks folded.
-pub fn markdown_cell(text: &str) -> String {
-    markdown_text(text).replace(['\n', '\r'], " ")
-}
-
 /// Text as Markdown shows it literally, the one rule for every line gpubench writes there: `<`
 /// becomes an entity (no `<img onerror=...>`, no autolink), and the characters that open links, code
-/// spans and table cells (`[ ] | \\` and the backtick) are backslash-escaped, so a name from a
-/// file cannot become markup, a `javascript:` link or a broken table.
+/// spans and table cells (`[ ] | \\` and the backtick) are backslash-escaped, and a line break
+/// is folded into a space, so a name from a file cannot become markup, a `javascript:` link,
+/// a broken table or a line (a heading, a list item) of its own.
 pub fn markdown_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
+            '\n' | '\r' => out.push(' '),
             // `<` alone opens a tag or an autolink; `>` and `&` cannot make markup mid-line.
             '<' => out.push_str("&lt;"),
             '[' | ']' | '`' | '|' | '\\' => {
@@ -351,7 +348,7 @@ mod tests {
         assert_eq!(csv_cell("a,b"), "\"a,b\"");
         assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(csv_cell("plain"), "plain");
-        assert_eq!(markdown_cell("a|b\nc"), "a\\|b c");
+        assert_eq!(markdown_text("a|b\nc"), "a\\|b c");
         // Markup from a file stays text: no HTML, no link, no code span.
         assert_eq!(
             markdown_text("<img src=x onerror=alert(1)>"),

@@ -63,14 +63,12 @@ pub fn raw(value: Option<f64>) -> String {
 }
 
 /// `text` safe to put on a terminal: every control character but the line break (ESC, CR,
-/// NUL, tab, DEL, C1 controls) and every bidirectional override is written as its Rust escape
-/// (`\u{1b}`, `\r`, `\u{0}`), so an id or adapter name from a file cannot clear the screen, set
-/// the window title or hide text.
+/// NUL, tab, DEL, C1 controls), every bidirectional override and every invisible format
+/// character ([`invisible`]) is written as its Rust escape (`\u{1b}`, `\r`, `\u{200b}`), so an
+/// id or adapter name from a file cannot clear the screen, set the window title, hide text or
+/// look like another name.
 pub fn printable(text: &str) -> String {
-    let unsafe_char = |c: char| {
-        (c.is_control() && c != '\n')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-    };
+    let unsafe_char = |c: char| (c.is_control() && c != '\n') || invisible(c);
     if !text.contains(unsafe_char) {
         return text.to_string();
     }
@@ -83,6 +81,46 @@ pub fn printable(text: &str) -> String {
         }
     }
     out
+}
+
+/// One line of text safe to put on a terminal: [`printable`], with a line break inside it
+/// written as `\n` too, so a name or message from a file cannot start a line of its own.
+pub fn printable_line(text: &str) -> String {
+    let out = printable(text);
+    if out.contains('\n') {
+        out.replace('\n', "\\n")
+    } else {
+        out
+    }
+}
+
+/// Whether `c` draws nothing yet changes what a reader sees: Unicode's format characters
+/// (category Cf: zero-width spaces and joiners, bidirectional marks, overrides and isolates,
+/// the byte-order mark, tags, invisible operators, the soft hyphen) and the line and paragraph
+/// separators (Zl, Zp), which some terminals and editors break lines at.
+pub fn invisible(c: char) -> bool {
+    matches!(c,
+        '\u{ad}'
+        | '\u{600}'..='\u{605}'
+        | '\u{61c}'
+        | '\u{6dd}'
+        | '\u{70f}'
+        | '\u{890}'..='\u{891}'
+        | '\u{8e2}'
+        | '\u{180e}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206f}'
+        | '\u{feff}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{110bd}'
+        | '\u{110cd}'
+        | '\u{13430}'..='\u{1343f}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
+        | '\u{e0001}'
+        | '\u{e0020}'..='\u{e007f}')
 }
 
 /// An oriented ratio as `1.23x`.
@@ -164,7 +202,12 @@ mod tests {
         assert_eq!(printable("a\x1b[2Jb"), "a\\u{1b}[2Jb");
         assert_eq!(printable("x\ry\0\u{9b}"), "x\\ry\\u{0}\\u{9b}");
         assert_eq!(printable("\u{202e}cba"), "\\u{202e}cba");
+        assert_eq!(
+            printable("a\u{200b}b\u{feff}\u{2028}"),
+            "a\\u{200b}b\\u{feff}\\u{2028}"
+        );
         assert_eq!(printable("two\nlines ±5%"), "two\nlines ±5%");
+        assert_eq!(printable_line("two\nlines\r"), "two\\nlines\\r");
     }
 
     #[test]

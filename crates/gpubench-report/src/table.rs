@@ -12,7 +12,7 @@ use crate::ReportError;
 use crate::comparison::{ComparisonText, comparison_text, cross_text, verdict_cell_with};
 use crate::grid::TerminalGrid;
 use crate::layout::prose;
-use crate::numbers::printable;
+use crate::numbers::{printable, printable_line};
 use crate::run_text::{SuiteGrid, run_text};
 
 mod blocks;
@@ -82,9 +82,10 @@ fn explain_shortening(column: &str) -> String {
     }
 }
 
-/// `lines` made printable, then wrapped to `width` (whole when piped).
+/// `lines`, each one line ([`printable_line`]: a line break inside one is shown, not obeyed),
+/// then wrapped to `width` (whole when piped).
 fn prose_block(lines: &[String], width: Option<u16>) -> String {
-    let escaped: Vec<String> = lines.iter().map(|l| printable(l)).collect();
+    let escaped: Vec<String> = lines.iter().map(|l| printable_line(l)).collect();
     prose(&escaped, width)
 }
 

@@ -8,8 +8,8 @@ use anyhow::Context;
 use gpubench_harness::RunDocument;
 use gpubench_report::Format;
 use gpubench_report::gab::{companion_path, gab_export_named};
-use gpubench_report::grid::markdown_cell;
-use gpubench_report::numbers::printable;
+use gpubench_report::grid::markdown_text;
+use gpubench_report::numbers::{printable, printable_line};
 use gpubench_report::table::TableStyle;
 use gpubench_results::results_file::write_atomic;
 
@@ -173,8 +173,8 @@ pub fn render_runs(
                 // A label is a path a user or a directory listing gave: on one line, and shown
                 // literally (no escape sequence reaches the terminal, no markup the page).
                 let heading = match format {
-                    Format::Markdown => format!("## {}\n\n", printable(&markdown_cell(label))),
-                    _ => format!("== {} ==\n", printable(label).replace('\n', "\\n")),
+                    Format::Markdown => format!("## {}\n\n", printable(&markdown_text(label))),
+                    _ => format!("== {} ==\n", printable_line(label)),
                 };
                 out.push_str(&heading);
                 out.push_str(&render_one(format, doc, style, prefix.as_deref())?);
