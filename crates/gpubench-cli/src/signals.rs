@@ -2,8 +2,9 @@
 //! safe in a signal handler); the run loop sees them, keeps every finished result, marks the file
 //! incomplete and exits 130 (SIGINT) or 143 (SIGTERM), as shells do. A second signal, while the
 //! first is still being honoured (a blocked write, a wait that will not end), ends the process
-//! at once with the same code, as common command-line tools do: every results file on disk is
-//! whole already (they are only ever replaced by a rename).
+//! at once (within [`WATCH_EVERY`]) with the same code, as common command-line tools do: every
+//! results file on disk is whole already (they are only ever replaced by a rename), and the
+//! temporary file of a write cut short is removed first.
 //!
 //! Every wait for the GPU ends within a tenth of a second of the first signal (the context's
 //! waits come in slices), but CPU work (building a large input, checking a large product) does
@@ -14,7 +15,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::exit::Exit;
 
@@ -38,50 +39,65 @@ impl StopSignal {
     /// Installs handlers for SIGINT and SIGTERM. If installing fails, the run goes on without
     /// them (a signal then ends the process the default way).
     pub fn install() -> Self {
-        let flag = Arc::new(AtomicBool::new(false));
-        let exit_code = Arc::new(AtomicUsize::new(0));
+        let signals = Self {
+            flag: Arc::new(AtomicBool::new(false)),
+            exit_code: Arc::new(AtomicUsize::new(0)),
+            reported: Arc::new(AtomicBool::new(false)),
+        };
+        let watched = signals.start_watchdog();
         for (signal, code) in [
             (signal_hook::consts::SIGINT, Exit::Sigint),
             (signal_hook::consts::SIGTERM, Exit::Sigterm),
         ] {
-            // First, so that it sees the flag as the earlier signal left it: set means this is
-            // the second one.
-            let _ = signal_hook::flag::register_conditional_shutdown(
-                signal,
-                i32::from(code.code()),
-                Arc::clone(&flag),
-            );
+            if !watched {
+                // No watchdog to count signals: the handler ends the process at the second
+                // one itself. First, so that it sees the flag as the earlier signal left it.
+                let _ = signal_hook::flag::register_conditional_shutdown(
+                    signal,
+                    i32::from(code.code()),
+                    Arc::clone(&signals.flag),
+                );
+            }
             let _ = signal_hook::flag::register_usize(
                 signal,
-                Arc::clone(&exit_code),
+                Arc::clone(&signals.exit_code),
                 usize::from(code.code()),
             );
-            let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
+            let _ = signal_hook::flag::register(signal, Arc::clone(&signals.flag));
         }
-        let signals = Self {
-            flag,
-            exit_code,
-            reported: Arc::new(AtomicBool::new(false)),
-        };
-        signals.start_watchdog();
         signals
     }
 
-    /// Starts the thread that ends the process [`STOP_GRACE`] after the first signal, if the
-    /// run has not ended by then. Without a thread (none could be started) a second signal
-    /// still ends it.
-    fn start_watchdog(&self) {
-        let flag = Arc::clone(&self.flag);
+    /// Starts the thread that counts the signals and ends the process at the second one, or
+    /// [`STOP_GRACE`] after the first if the run has not ended by then; whether it started.
+    /// Before it ends the process it removes the temporary files of any write in progress
+    /// (the destination keeps its last whole version).
+    fn start_watchdog(&self) -> bool {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Ok(mut received) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+            return false;
+        };
         let exit_code = Arc::clone(&self.exit_code);
         let reported = Arc::clone(&self.reported);
-        let _ = std::thread::Builder::new()
+        std::thread::Builder::new()
             .name("gpubench-stop-watchdog".to_string())
             .spawn(move || {
-                while !flag.load(Ordering::SeqCst) {
+                let mut count = 0;
+                let mut first_at: Option<Instant> = None;
+                let second = loop {
+                    count += received.pending().count();
+                    if count >= 2 {
+                        break true;
+                    }
+                    if count > 0 && first_at.is_none() {
+                        first_at = Some(Instant::now());
+                    }
+                    if first_at.is_some_and(|at| at.elapsed() >= STOP_GRACE) {
+                        break false;
+                    }
                     std::thread::sleep(WATCH_EVERY);
-                }
-                std::thread::sleep(STOP_GRACE);
-                if !reported.load(Ordering::SeqCst) {
+                };
+                if !second && !reported.load(Ordering::SeqCst) {
                     note!(
                         "interrupted: the step in progress did not stop within {} s; stopping \
                          now (every result finished before the signal is in the results file, \
@@ -89,12 +105,14 @@ impl StopSignal {
                         STOP_GRACE.as_secs()
                     );
                 }
+                gpubench_results::in_flight::remove_all();
                 let code = exit_code.load(Ordering::SeqCst);
                 let code = i32::try_from(code).unwrap_or(i32::from(Exit::Sigint.code()));
                 // Not std::process::exit: the main thread may be inside the driver, and exit's
                 // handlers would tear the driver down under it.
                 signal_hook::low_level::exit(code)
-            });
+            })
+            .is_ok()
     }
 
     /// Says that the run has reported what the interrupt kept; from now on the watchdog ends

@@ -2,7 +2,7 @@
 //! a benchmark over the adapter's limits. Each must end cleanly, keep every finished result in a
 //! valid file, and say so in the exit code.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -11,7 +11,7 @@ use serde_json::Value;
 mod common;
 use common::{
     assert_status_reason, quick_stream_command, quick_stream_run, read_doc, result_with_id,
-    send_signal, vulkan_temp_dir,
+    send_signal, temporary_files, vulkan_temp_dir,
 };
 
 /// A quick stream run on 64 KiB arrays with the named faults injected after the suites.
@@ -150,6 +150,7 @@ fn a_second_signal_ends_the_run_at_once() {
     if out.exists() {
         read_doc(&out);
     }
+    assert_eq!(temporary_files(dir.path()), Vec::<PathBuf>::new());
 }
 
 /// Starts a quick 64 KiB stream run with `fault` injected after it, and waits until the stream
@@ -197,6 +198,7 @@ fn signal_a_stalled_run(fault: &str, signal: &str, code: i32) -> String {
     let doc = read_doc(&out);
     assert_eq!(doc["complete"], false);
     assert_eq!(doc["results"].as_array().map(Vec::len), Some(8));
+    assert_eq!(temporary_files(dir.path()), Vec::<PathBuf>::new());
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 

@@ -10,6 +10,7 @@ pub mod bounded;
 pub mod chart;
 pub mod error;
 pub mod hostinfo;
+pub mod in_flight;
 pub mod kind_name;
 pub mod log_filter;
 pub mod metric;

@@ -63,6 +63,7 @@ fn write_atomic_as(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), Re
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(io_err)?;
+    let _writing = crate::in_flight::Writing::start(temp.path().to_path_buf());
     temp.write_all(bytes).map_err(io_err)?;
     // Temporary files are private (0600 on Unix); a results file is not. Keep the target's
     // permissions when replacing it, else make it readable like any file the user writes.

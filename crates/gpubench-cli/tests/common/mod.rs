@@ -218,3 +218,19 @@ pub fn assert_status_reason(result: &Value, status: &str, words: &str) {
         "{words:?} not in {result}"
     );
 }
+
+/// The temporary files gpubench writes beside a destination (`.gpubench-*.tmp`) left in `dir`.
+pub fn temporary_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(".gpubench-") && n.ends_with(".tmp"))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
