@@ -328,7 +328,7 @@ impl<'a> Runner<'a> {
             capped,
         };
         let mut result = summarise(&self.settings, info, &samples, &run);
-        result.telemetry = telemetry;
+        result.telemetry = telemetry.map(Box::new);
         Ok(result)
     }
 
@@ -534,17 +534,17 @@ fn summarise(
     result.iterations_per_sample = run.iterations;
     result.samples = values;
     if source == TimingSource::GpuTimestamp {
-        result.host_summary = stats::summarize(&host_values);
+        result.host_summary = stats::summarize(&host_values).map(Box::new);
         result.host_samples = host_values;
     } else {
         // Host is the headline (end-to-end timing): keep what the timestamps saw as well.
         let gpu_values: Vec<f64> = samples.gpu.iter().flatten().map(|&s| value(s)).collect();
-        result.gpu_summary = stats::summarize(&gpu_values);
+        result.gpu_summary = stats::summarize(&gpu_values).map(Box::new);
         result.gpu_samples = gpu_values;
     }
     if info.metric == MetricKind::TimePerOp && info.iterations == IterationPolicy::Fixed(1) {
         let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();
-        result.latency = stats::latency_summary(&ns);
+        result.latency = stats::latency_summary(&ns).map(Box::new);
     }
     let warnings = warnings(
         settings,

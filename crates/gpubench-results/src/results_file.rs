@@ -185,15 +185,27 @@ pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err("file is empty, not a gpubench result".to_string());
     }
-    // A file of the current schema is read in one pass, straight into the document, never
-    // through a serde_json::Value (several times the file's size in memory). Anything else is
-    // read again to say what it is.
-    if let Ok(doc) = serde_json::from_slice::<RunDocument>(bytes)
-        && doc.schema_version == SCHEMA_VERSION
-    {
-        return Ok(doc);
-    }
-    let version = schema_version_of(bytes)?;
+    // Every readable schema is read in one pass, straight into the document, never through a
+    // serde_json::Value (several times the file's size in memory). A file that does not read
+    // is looked at again only for its schema_version, to say what it is.
+    let error = match serde_json::from_slice::<RunDocument>(bytes) {
+        Ok(mut doc) => {
+            check_version(u64::from(doc.schema_version))?;
+            if doc.schema_version < 2 {
+                fill_legacy_roles(&mut doc);
+            }
+            // The list grew by doubling while it was read: up to twice the room it needs.
+            doc.results.shrink_to_fit();
+            return Ok(doc);
+        }
+        Err(error) => error,
+    };
+    check_version(schema_version_of(bytes)?)?;
+    Err(format!("not a valid gpubench result: {error}"))
+}
+
+/// Whether this gpubench reads `version`, with the reason when it does not.
+fn check_version(version: u64) -> Result<(), String> {
     if version > u64::from(SCHEMA_VERSION) {
         return Err(format!(
             "schema_version {version} is newer than this gpubench reads ({SCHEMA_VERSION}): upgrade gpubench"
@@ -204,15 +216,7 @@ pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
             "schema_version {version} is older than any this gpubench reads"
         ));
     }
-    let invalid = |e: serde_json::Error| format!("not a valid gpubench result: {e}");
-    if version >= 2 {
-        // Written with every result's role; it did not read as a document above.
-        return serde_json::from_slice(bytes).map_err(invalid);
-    }
-    let mut value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON ({e})"))?;
-    fill_legacy_roles(&mut value);
-    serde_json::from_value(value).map_err(invalid)
+    Ok(())
 }
 
 /// The `schema_version` of a document, read without building it (every other field is
@@ -236,27 +240,12 @@ fn schema_version_of(bytes: &[u8]) -> Result<u64, String> {
         .ok_or_else(|| "schema_version is not a whole number".to_string())
 }
 
-/// Gives every result of a file written before results carried a `role` the role its id had
-/// then ([`legacy_role`]), so charts and derived results read old files as they read new ones.
-fn fill_legacy_roles(document: &mut serde_json::Value) {
-    let Some(results) = document
-        .get_mut("results")
-        .and_then(serde_json::Value::as_array_mut)
-    else {
-        return;
-    };
-    for result in results
-        .iter_mut()
-        .filter_map(serde_json::Value::as_object_mut)
-    {
-        if result.contains_key("role") {
-            continue;
-        }
-        let Some(id) = result.get("id").and_then(serde_json::Value::as_str) else {
-            continue;
-        };
-        let role = serde_json::to_value(legacy_role(id)).unwrap_or(serde_json::Value::Null);
-        result.insert("role".to_string(), role);
+/// Gives every result of a file written before results carried a `role` (schema 1, which
+/// never wrote one) the role its id had then ([`legacy_role`]), so charts and derived results
+/// read old files as they read new ones.
+fn fill_legacy_roles(document: &mut RunDocument) {
+    for result in &mut document.results {
+        result.role = legacy_role(&result.id);
     }
 }
 

@@ -279,21 +279,21 @@ pub struct BenchResult {
     /// the difference is the overhead an application pays on top of device time.
     #[serde(default)]
     #[serialize_always]
-    pub host_summary: Option<Summary>,
+    pub host_summary: Option<Box<Summary>>,
     /// Raw per-sample values by the host clock.
     #[serde(default)]
     pub host_samples: Vec<f64>,
     /// The same samples by GPU timestamps, when the headline is the host clock (an end-to-end
     /// transfer or round trip) and the benchmark bracketed its device work with timestamps: the
     /// difference is what the host side (staging, mapping, submit, wait) adds to device time.
-    pub gpu_summary: Option<Summary>,
+    pub gpu_summary: Option<Box<Summary>>,
     /// Raw per-sample values by GPU timestamps (only samples with a valid pair).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_samples: Vec<f64>,
     /// Latency percentiles for latency benchmarks.
     #[serde(default)]
     #[serialize_always]
-    pub latency: Option<LatencySummary>,
+    pub latency: Option<Box<LatencySummary>>,
     /// Extra derived values (fitted models, ratios), by name.
     #[serde(default)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -302,7 +302,7 @@ pub struct BenchResult {
     pub warnings: Vec<crate::warnings::WarningRecord>,
     /// What telemetry saw while this benchmark was measured; absent when nothing was measured
     /// or the run had no telemetry.
-    pub telemetry: Option<crate::telemetry::TelemetrySummary>,
+    pub telemetry: Option<Box<crate::telemetry::TelemetrySummary>>,
     /// How the result asks to be charted, as its suite declared it; absent in files written
     /// before hints existed (the reports infer one, see [`crate::chart::hint_of`]) and for
     /// results no chart draws. A kind this version does not know is kept as written.

@@ -218,7 +218,7 @@ async fn gather(ctx: &GpuContext, telemetry: &Arc<Telemetry>) -> Findings {
         driver: format!("{} {}", ctx.summary.driver, ctx.summary.driver_info),
         driver_version: telemetry.facts().driver_version.clone(),
         telemetry: Some((status, reason.map(String::from))),
-        load: load.telemetry.clone(),
+        load: load.telemetry.as_deref().cloned(),
         max_sm_clock_mhz: telemetry.facts().max_sm_clock_mhz,
         processes: telemetry.other_processes(),
         other_links: if link.is_none() {

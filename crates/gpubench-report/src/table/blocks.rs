@@ -153,7 +153,7 @@ mod tests {
     #[test]
     fn sweep_pivots_sizes_against_paths() {
         let mut d2h = transfer("d2h", 4096, 0.4096);
-        d2h.gpu_summary = summarize(&[2.0]);
+        d2h.gpu_summary = summarize(&[2.0]).map(Box::new);
         let rows = [
             transfer("h2d", 4096, 0.4096),
             transfer("h2d", 16384, 1.0),
@@ -180,8 +180,8 @@ mod tests {
         );
         let mut r = BenchResult::empty(&info, Status::Ok, None);
         let ns: Vec<u64> = (1..=100u64).map(|us| us * 1000).collect();
-        r.latency = latency_summary(&ns);
-        r.gpu_summary = summarize(&[12.5]);
+        r.latency = latency_summary(&ns).map(Box::new);
+        r.gpu_summary = summarize(&[12.5]).map(Box::new);
         let text = latency_table("launch", &[&r], None)
             .expect("table")
             .to_string();

@@ -230,7 +230,7 @@ mod tests {
         result.summary = gpubench_results::stats::summarize(&result.samples);
         let mut seen = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
         seen.throttle_reasons = vec!["gpu-idle".into(), "hw-thermal-slowdown".into()];
-        result.telemetry = Some(seen);
+        result.telemetry = Some(Box::new(seen));
         let mut without = result.clone();
         without.telemetry = None;
         SustainedSuite.annotate(&mut result);
