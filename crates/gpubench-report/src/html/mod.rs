@@ -503,18 +503,6 @@ fn failures_section(title: &str, doc: &RunDocument) -> Markup {
     )
 }
 
-/// Escapes text for the chart overlay's SVG, which is still written by hand: control
-/// characters (NUL included) and bidirectional overrides become their visible escapes first
-/// ([`printable`]), since an entity for U+202E would still reverse the text after it; then
-/// `& < > "` become entities.
-pub fn escape(text: &str) -> String {
-    printable(text)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// The page around `body`: head, inline style, heading and footer.
 fn page(body: Markup) -> Markup {
     html! {
