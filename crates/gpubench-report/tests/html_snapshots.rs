@@ -7,11 +7,11 @@
 
 mod common;
 
-use common::{fft_doc, mark_not_ok, recorded, render, scaled};
+use common::{fft_doc, mark_not_ok, nominal_h200, recorded, render, scaled};
 use gpubench_baseline::testing::{doc_with, not_ok_result};
 use gpubench_results::run_noise::RunNoise;
 use gpubench_results::telemetry::{
-    NominalFigures, PcieLink, RunTelemetry, TelemetryPoint, TelemetryStatus, TelemetrySummary,
+    NominalFigures, PcieLink, RunTelemetry, TelemetryStatus, TelemetrySummary,
 };
 use gpubench_results::{RunDocument, Status};
 
@@ -20,7 +20,7 @@ fn one_recorded_run() {
     let mut doc = recorded();
     mark_not_ok(
         &mut doc,
-        "stream/scale",
+        "stream/scale/vec4-f32/16MiB",
         Status::Failed,
         "verification failed: 3 of 4096 values outside tolerance",
     );
@@ -33,33 +33,9 @@ fn one_recorded_run() {
     insta::assert_snapshot!("one_run", render(&[("lavapipe-quick", &doc)]));
 }
 
-/// A sampled telemetry trace of three readings, two of them throttled, with the link and the
-/// datasheet row.
+/// The shared sampled telemetry with a driver, the link and the datasheet row.
 fn sampled_telemetry() -> RunTelemetry {
-    let throttle = "hw-thermal-slowdown".to_string();
-    let point = |t_s: f64, mhz: f64, hot: bool| TelemetryPoint {
-        t_s,
-        sm_clock_mhz: Some(mhz),
-        temperature_c: Some(if hot { 90.0 } else { 60.0 }),
-        power_w: None,
-        throttle_reasons: if hot {
-            vec![throttle.clone()]
-        } else {
-            Vec::new()
-        },
-    };
-    let mut totals = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
-    totals.readings = 3;
-    totals.throttle_reasons = vec![throttle.clone()];
     RunTelemetry {
-        totals,
-        trace: vec![
-            point(0.0, 1980.0, false),
-            point(0.5, 1500.0, true),
-            point(1.0, 1200.0, true),
-        ],
-        max_sm_clock_mhz: Some(1980.0),
-        max_memory_clock_mhz: None,
         driver_version: Some("550.54".into()),
         link: Some(PcieLink {
             address: "0000:01:00.0".into(),
@@ -76,17 +52,10 @@ fn sampled_telemetry() -> RunTelemetry {
             max_nominal_gbs: Some(63.0),
         }),
         nominal: Some(NominalFigures {
-            name: "NVIDIA H200".into(),
-            matched_by: "device id".into(),
-            memory_bandwidth_gbs: Some(4800.0),
-            fp32_tflops: None,
-            fp16_tflops: None,
-            fp16_tensor_tflops: None,
-            fp64_tflops: None,
-            int8_tensor_tops: None,
             pcie_generation: Some(5),
-            source: "datasheet".into(),
+            ..nominal_h200()
         }),
+        ..gpubench_baseline::testing::sampled_telemetry()
     }
 }
 

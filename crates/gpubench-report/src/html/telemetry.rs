@@ -189,39 +189,12 @@ fn facts_paragraph(run: &RunTelemetry) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_baseline::testing::doc_with;
-    use gpubench_results::telemetry::{Spread, TelemetrySummary};
+    use gpubench_baseline::testing::{doc_with, sampled_telemetry};
+    use gpubench_results::telemetry::TelemetrySummary;
 
     fn sampled_doc() -> RunDocument {
         let mut doc = doc_with("NVIDIA H200", false);
-        let mut totals = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
-        totals.readings = 3;
-        totals.sm_clock_mhz = Spread::of(&[1980.0, 1500.0, 1200.0]);
-        totals.throttle_reasons = vec!["hw-thermal-slowdown".to_string()];
-        let point = |t_s: f64, mhz: f64, hot: bool| TelemetryPoint {
-            t_s,
-            sm_clock_mhz: Some(mhz),
-            temperature_c: Some(if hot { 90.0 } else { 60.0 }),
-            power_w: None,
-            throttle_reasons: if hot {
-                vec!["hw-thermal-slowdown".to_string()]
-            } else {
-                Vec::new()
-            },
-        };
-        doc.telemetry = Some(RunTelemetry {
-            totals,
-            trace: vec![
-                point(0.0, 1980.0, false),
-                point(0.5, 1500.0, true),
-                point(1.0, 1200.0, true),
-            ],
-            max_sm_clock_mhz: Some(1980.0),
-            max_memory_clock_mhz: None,
-            driver_version: None,
-            link: None,
-            nominal: None,
-        });
+        doc.telemetry = Some(sampled_telemetry());
         doc
     }
 

@@ -1,18 +1,23 @@
 //! Helpers shared by the HTML report's tests: the recorded lavapipe run, documents derived from
-//! it, and rendering.
+//! it, rendering, and reading the charts of a page.
 
 #![allow(dead_code)] // each test binary uses its own subset
 
 use gpubench_results::chart::ChartHint;
 use gpubench_results::results_file::load_document;
 use gpubench_results::stats::summarize;
+use gpubench_results::telemetry::NominalFigures;
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
+
+/// The results file at `path`, relative to this crate.
+pub fn load(path: &str) -> RunDocument {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    load_document(&path).expect("the recorded run loads")
+}
 
 /// The recorded lavapipe run the HTML tests render.
 pub fn recorded() -> RunDocument {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lavapipe-quick.json");
-    load_document(&path).expect("the recorded run loads")
+    load("tests/fixtures/lavapipe-quick.json")
 }
 
 /// The page of `files`, each `(label, document)`.
@@ -47,14 +52,13 @@ pub fn scaled(doc: &RunDocument, factor: f64) -> RunDocument {
     out
 }
 
-/// Turns the first result of `doc` whose id starts with `prefix` into one with `status` and
-/// `reason` and no summary.
-pub fn mark_not_ok(doc: &mut RunDocument, prefix: &str, status: Status, reason: &str) {
+/// Turns the result `id` of `doc` into one with `status` and `reason` and no summary.
+pub fn mark_not_ok(doc: &mut RunDocument, id: &str, status: Status, reason: &str) {
     let result = doc
         .results
         .iter_mut()
-        .find(|r| r.id.starts_with(prefix))
-        .unwrap_or_else(|| panic!("{prefix} ran"));
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("{id} ran"));
     result.status = status;
     result.reason = Some(reason.into());
     result.summary = None;
@@ -128,4 +132,49 @@ pub fn fft_doc() -> RunDocument {
     }
     doc.results = rows;
     doc
+}
+
+/// Every `<svg>...</svg>` element of the page, each checked to be well-formed.
+pub fn svgs(page: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = page;
+    while let Some(start) = rest.find("<svg") {
+        let end =
+            rest[start..].find("</svg>").expect("every svg is closed") + start + "</svg>".len();
+        let svg = &rest[start..end];
+        parse(svg);
+        found.push(svg.to_string());
+        rest = &rest[end..];
+    }
+    found
+}
+
+/// `svg` parsed as XML.
+pub fn parse(svg: &str) -> roxmltree::Document<'_> {
+    roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed SVG: {e}"))
+}
+
+/// The trimmed texts of an SVG.
+pub fn texts(svg: &str) -> Vec<String> {
+    parse(svg)
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect()
+}
+
+/// A datasheet row for an H200.
+pub fn nominal_h200() -> NominalFigures {
+    NominalFigures {
+        name: "NVIDIA H200".into(),
+        matched_by: "device id".into(),
+        memory_bandwidth_gbs: Some(4800.0),
+        fp32_tflops: None,
+        fp16_tflops: None,
+        fp16_tensor_tflops: None,
+        fp64_tflops: None,
+        int8_tensor_tops: None,
+        pcie_generation: None,
+        source: "datasheet".into(),
+    }
 }
