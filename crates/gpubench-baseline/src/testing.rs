@@ -7,6 +7,9 @@ use std::time::Duration;
 use gpubench_results::AdapterSummary;
 use gpubench_results::schema::{MachineInfo, RunConfig, SCHEMA_VERSION, ToolInfo, fingerprint};
 use gpubench_results::stats::summarize;
+use gpubench_results::telemetry::{
+    RunTelemetry, Spread, TelemetryPoint, TelemetryStatus, TelemetrySummary,
+};
 use gpubench_results::{
     BenchResult, BenchmarkInfo, MetricKind, RunDocument, RunSettings, Status, TimingSource, Work,
 };
@@ -112,6 +115,41 @@ pub fn doc_with(name: &str, software: bool) -> RunDocument {
         ],
         telemetry: None,
         noise: None,
+    }
+}
+
+/// Sampled telemetry of three readings half a second apart: the graphics clock falling from
+/// 1980 MHz (the device's maximum) to 1200 MHz while the last two, at 90 degrees C, report
+/// `hw-thermal-slowdown`. No driver, link or datasheet row.
+pub fn sampled_telemetry() -> RunTelemetry {
+    let throttle = "hw-thermal-slowdown".to_string();
+    let point = |t_s: f64, mhz: f64, hot: bool| TelemetryPoint {
+        t_s,
+        sm_clock_mhz: Some(mhz),
+        temperature_c: Some(if hot { 90.0 } else { 60.0 }),
+        power_w: None,
+        throttle_reasons: if hot {
+            vec![throttle.clone()]
+        } else {
+            Vec::new()
+        },
+    };
+    let mut totals = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
+    totals.readings = 3;
+    totals.sm_clock_mhz = Spread::of(&[1980.0, 1500.0, 1200.0]);
+    totals.throttle_reasons = vec![throttle.clone()];
+    RunTelemetry {
+        totals,
+        trace: vec![
+            point(0.0, 1980.0, false),
+            point(0.5, 1500.0, true),
+            point(1.0, 1200.0, true),
+        ],
+        max_sm_clock_mhz: Some(1980.0),
+        max_memory_clock_mhz: None,
+        driver_version: None,
+        link: None,
+        nominal: None,
     }
 }
 

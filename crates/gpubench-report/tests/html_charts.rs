@@ -2,82 +2,10 @@
 //! histogram and the charts' accessibility, checked on pages rendered from a recorded lavapipe
 //! run.
 
-use gpubench_results::results_file::load_document;
+mod common;
+
+use common::{mark_not_ok, parse, recorded, render, scaled, svgs, texts};
 use gpubench_results::{RunDocument, Status};
-
-fn recorded() -> RunDocument {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lavapipe-quick.json");
-    load_document(&path).expect("the recorded run loads")
-}
-
-fn render(files: &[(&str, &RunDocument)]) -> String {
-    let labelled: Vec<(String, RunDocument)> = files
-        .iter()
-        .map(|(l, d)| (l.to_string(), (*d).clone()))
-        .collect();
-    gpubench_report::html::render(&labelled).expect("renders")
-}
-
-/// `doc` with every sample, median and interval scaled by `factor`.
-fn scaled(doc: &RunDocument, factor: f64) -> RunDocument {
-    let mut out = doc.clone();
-    for r in &mut out.results {
-        for v in &mut r.samples {
-            *v *= factor;
-        }
-        if let Some(s) = &mut r.summary {
-            for v in [
-                &mut s.median,
-                &mut s.ci_low,
-                &mut s.ci_high,
-                &mut s.min,
-                &mut s.max,
-                &mut s.mean,
-            ] {
-                *v *= factor;
-            }
-        }
-    }
-    out
-}
-
-/// Turns the result `id` of `doc` into one with `status` and `reason` and no summary.
-fn mark_not_ok(doc: &mut RunDocument, id: &str, status: Status, reason: &str) {
-    let r = doc
-        .results
-        .iter_mut()
-        .find(|r| r.id == id)
-        .unwrap_or_else(|| panic!("{id} ran"));
-    r.status = status;
-    r.reason = Some(reason.into());
-    r.summary = None;
-}
-
-/// Every `<svg>...</svg>` element of the page.
-fn svgs(page: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut rest = page;
-    while let Some(start) = rest.find("<svg") {
-        let end =
-            rest[start..].find("</svg>").expect("every svg is closed") + start + "</svg>".len();
-        found.push(rest[start..end].to_string());
-        rest = &rest[end..];
-    }
-    found
-}
-
-fn parse(svg: &str) -> roxmltree::Document<'_> {
-    roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed SVG: {e}"))
-}
-
-fn texts(svg: &str) -> Vec<String> {
-    parse(svg)
-        .descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
-        .collect()
-}
 
 /// The charts with a text equal to `text`.
 fn charts_with<'a>(charts: &'a [String], text: &str) -> Vec<&'a String> {
@@ -173,6 +101,32 @@ fn ok_compute(doc: &RunDocument) -> usize {
         .count()
 }
 
+/// Asserts that `wanted` are all among `labels`, in that order.
+fn assert_in_order(labels: &[String], wanted: &[&str], why: &str) {
+    let at: Vec<usize> = wanted
+        .iter()
+        .map(|w| {
+            labels
+                .iter()
+                .position(|t| t == w)
+                .unwrap_or_else(|| panic!("{w} in {labels:?}"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{why}: {labels:?}");
+}
+
+/// Asserts that `chart` has no category `category` and no mark for the result `id`.
+fn assert_not_drawn(chart: &str, category: &str, id: &str) {
+    assert!(
+        !texts(chart).iter().any(|t| t == category),
+        "no bar for {category}"
+    );
+    assert!(
+        marks(chart, "mark").iter().all(|(_, t)| !t.starts_with(id)),
+        "{id} is not drawn"
+    );
+}
+
 #[test]
 fn the_compute_chart_groups_by_type_and_width_and_leaves_out_what_is_not_ok() {
     let mut doc = recorded();
@@ -182,29 +136,16 @@ fn the_compute_chart_groups_by_type_and_width_and_leaves_out_what_is_not_ok() {
     let charts = svgs(&page);
     let compute = one_chart_with(&charts, "Compute peak by type and width");
     let labels = texts(compute);
-    let order: Vec<usize> = ["f32 scalar", "f32 vec4", "f16 scalar"]
-        .iter()
-        .map(|c| {
-            labels
-                .iter()
-                .position(|t| t == c)
-                .unwrap_or_else(|| panic!("{c} in {labels:?}"))
-        })
-        .collect();
-    assert!(
-        order.windows(2).all(|w| w[0] < w[1]),
-        "f32 first, scalar first"
+    assert_in_order(
+        &labels,
+        &["f32 scalar", "f32 vec4", "f16 scalar"],
+        "f32 first, scalar first",
     );
-    assert!(
-        !labels.iter().any(|t| t == "f16 vec4"),
-        "no bar for a skipped peak"
-    );
-    let bars = marks(compute, "mark");
-    assert_eq!(bars.len(), ok_compute(&doc), "one bar per ok result");
-    assert!(
-        bars.iter()
-            .all(|(_, t)| !t.starts_with("compute/fma-peak/vec4-f16")),
-        "the skipped result is not drawn"
+    assert_not_drawn(compute, "f16 vec4", "compute/fma-peak/vec4-f16");
+    assert_eq!(
+        marks(compute, "mark").len(),
+        ok_compute(&doc),
+        "one bar per ok result"
     );
     assert!(
         page.contains(&format!(
@@ -329,29 +270,13 @@ fn matmul_charts_show_each_shape_and_leave_out_what_is_not_ok() {
     let charts = svgs(&page);
     let f32 = one_chart_with(&charts, "Matmul f32 by shape (M x N x K)");
     let labels = texts(f32);
-    let shapes: Vec<usize> = ["1x256x256", "8x256x256", "64x256x256", "256x256x256"]
-        .iter()
-        .map(|s| {
-            labels
-                .iter()
-                .position(|t| t == s)
-                .unwrap_or_else(|| panic!("{s} in {labels:?}"))
-        })
-        .collect();
-    assert!(
-        shapes.windows(2).all(|w| w[0] < w[1]),
-        "smallest shape first"
+    assert_in_order(
+        &labels,
+        &["1x256x256", "8x256x256", "64x256x256", "256x256x256"],
+        "smallest shape first",
     );
-    assert!(
-        !labels.iter().any(|t| t == "128x128x128"),
-        "no bar for a failure"
-    );
-    let bars = marks(f32, "mark");
-    assert_eq!(bars.len(), 4);
-    assert!(
-        bars.iter()
-            .all(|(_, t)| !t.starts_with("matmul/f32/128x128x128"))
-    );
+    assert_not_drawn(f32, "128x128x128", "matmul/f32/128x128x128");
+    assert_eq!(marks(f32, "mark").len(), 4);
     assert!(page.contains(&format!(
         "<li>failed: {failure}: matmul/f32/128x128x128</li>"
     )));

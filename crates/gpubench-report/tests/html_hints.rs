@@ -3,108 +3,11 @@
 //! table), and files written before hints are charted exactly as before (their hints are
 //! inferred), so declaring today's hints explicitly changes nothing on the page.
 
-use gpubench_results::chart::{ChartHint, legacy_hint};
-use gpubench_results::results_file::load_document;
-use gpubench_results::stats::summarize;
-use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
+mod common;
 
-fn recorded(path: &str) -> RunDocument {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    load_document(&path).expect("the recorded run loads")
-}
-
-/// An ok fft row with `params`, its median `value` and `hint`.
-fn fft_row(
-    base: &BenchResult,
-    id: &str,
-    params: &[(&str, serde_json::Value)],
-    value: f64,
-    hint: ChartHint,
-) -> BenchResult {
-    let mut r = base.clone();
-    r.id = id.to_string();
-    r.suite = "fft".into();
-    r.metric = MetricKind::Throughput;
-    r.unit = "GFLOP/s".into();
-    r.role = Role::Kernel;
-    r.status = Status::Ok;
-    r.params = params
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
-    r.samples = vec![value * 0.99, value, value * 1.01];
-    r.summary = summarize(&r.samples);
-    r.latency = None;
-    r.chart = Some(hint);
-    r
-}
-
-/// A document holding only an unknown suite's rows, each with its hint.
-fn fft_doc() -> RunDocument {
-    let mut doc = recorded("tests/fixtures/lavapipe-quick.json");
-    let base = doc.results[0].clone();
-    let bars = ChartHint::bars("FFT by variant", &["variant"], &["n"], None);
-    let curve = ChartHint::log_curve("FFT throughput by size", "n", "variant");
-    let mut rows = Vec::new();
-    for variant in ["radix2", "radix4"] {
-        rows.push(fft_row(
-            &base,
-            &format!("fft/{variant}/4096"),
-            &[("variant", variant.into()), ("n", 4096.into())],
-            10.0,
-            bars.clone(),
-        ));
-        for n in [256u64, 4096, 65536, 1 << 20] {
-            let value = (n as f64).log2() * if variant == "radix2" { 1.0 } else { 1.5 };
-            rows.push(fft_row(
-                &base,
-                &format!("fft/sweep/{variant}/{n}"),
-                &[("variant", variant.into()), ("n", n.into())],
-                value,
-                curve.clone(),
-            ));
-        }
-    }
-    let stage = ChartHint::Timeline {
-        group: "FFT request stages".into(),
-        item: "request".into(),
-        stage: "stage".into(),
-    };
-    for s in ["upload", "transform", "readback"] {
-        rows.push(fft_row(
-            &base,
-            &format!("fft/request-1/{s}"),
-            &[("request", "request-1".into()), ("stage", s.into())],
-            1.0,
-            stage.clone(),
-        ));
-    }
-    doc.results = rows;
-    doc
-}
-
-/// Every `<svg>...</svg>` of the page, each checked to be well-formed.
-fn svgs(page: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut rest = page;
-    while let Some(start) = rest.find("<svg") {
-        let end = rest[start..].find("</svg>").expect("closed") + start + "</svg>".len();
-        let svg = &rest[start..end];
-        roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed SVG: {e}"));
-        found.push(svg.to_string());
-        rest = &rest[end..];
-    }
-    found
-}
-
-/// The trimmed texts of an SVG.
-fn texts(svg: &str) -> Vec<String> {
-    let doc = roxmltree::Document::parse(svg).expect("parsed");
-    doc.descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
-        .collect()
-}
+use common::{fft_doc, load, svgs, texts};
+use gpubench_results::RunDocument;
+use gpubench_results::chart::legacy_hint;
 
 #[test]
 fn an_unknown_suite_is_charted_by_its_hints() {
@@ -203,7 +106,7 @@ fn hints_declared_as_today_draw_what_old_files_draw() {
         "tests/fixtures/lavapipe-quick.json",
         "../../baselines/vulkan-10005-0000-llvmpipe-llvm-15-0-6-256-bits-cpu-intel-r-xeon-r-processor-quick.json",
     ] {
-        let old = recorded(path);
+        let old = load(path);
         assert!(
             old.results.iter().all(|r| r.chart.is_none()),
             "written before hints"

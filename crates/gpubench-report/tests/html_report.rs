@@ -2,51 +2,10 @@
 //! well-formed SVG carrying the series it promises, failures are listed with reasons, and the
 //! page needs nothing from the network.
 
-use gpubench_results::results_file::load_document;
+mod common;
+
+use common::{mark_not_ok, nominal_h200, parse, recorded, render, scaled, svgs, texts};
 use gpubench_results::{RunDocument, Status};
-
-fn recorded() -> RunDocument {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lavapipe-quick.json");
-    load_document(&path).expect("the recorded run loads")
-}
-
-/// Turns the result of `doc` whose id starts with `prefix` into one with `status` and `reason`
-/// and no summary.
-fn mark_not_ok(doc: &mut RunDocument, prefix: &str, status: Status, reason: &str) {
-    let result = doc
-        .results
-        .iter_mut()
-        .find(|r| r.id.starts_with(prefix))
-        .unwrap_or_else(|| panic!("{prefix} ran"));
-    result.status = status;
-    result.reason = Some(reason.into());
-    result.summary = None;
-}
-
-/// Every `<svg>...</svg>` element of the page, each parsed as XML.
-fn svgs(page: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut rest = page;
-    while let Some(start) = rest.find("<svg") {
-        let end =
-            rest[start..].find("</svg>").expect("every svg is closed") + start + "</svg>".len();
-        let svg = &rest[start..end];
-        roxmltree::Document::parse(svg)
-            .unwrap_or_else(|e| panic!("chart is not well-formed SVG: {e}"));
-        found.push(svg.to_string());
-        rest = &rest[end..];
-    }
-    found
-}
-
-fn texts(svg: &str) -> Vec<String> {
-    let doc = roxmltree::Document::parse(svg).expect("parsed");
-    doc.descendants()
-        .filter(|n| n.has_tag_name("text"))
-        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
-        .collect()
-}
 
 /// The chart one of whose texts matches `text`.
 fn chart_with(charts: &[String], text: impl Fn(&str) -> bool) -> &String {
@@ -128,7 +87,12 @@ fn one_run_renders_machine_charts_and_failures() {
     // One result failed verification and one was skipped: both must be listed with reasons.
     let failure = "verification failed: 3 of 4096 values outside tolerance";
     let skip = "adapter lacks SHADER_F16";
-    mark_not_ok(&mut doc, "stream/scale", Status::Failed, failure);
+    mark_not_ok(
+        &mut doc,
+        "stream/scale/vec4-f32/16MiB",
+        Status::Failed,
+        failure,
+    );
     mark_not_ok(&mut doc, "compute/fma-peak/vec4-f16", Status::Skipped, skip);
     let page = gpubench_report::html::render(&[("lavapipe-quick".to_string(), doc.clone())])
         .expect("renders");
@@ -201,34 +165,7 @@ fn several_runs_get_a_machines_table_and_a_cross_card_chart_for_every_suite() {
 }
 
 fn render_one(doc: &RunDocument) -> String {
-    gpubench_report::html::render(&[("lavapipe-quick".to_string(), doc.clone())]).expect("renders")
-}
-
-/// `doc` with every sample, median and interval scaled by `factor`.
-fn scaled(doc: &RunDocument, factor: f64) -> RunDocument {
-    let mut out = doc.clone();
-    for r in &mut out.results {
-        for v in &mut r.samples {
-            *v *= factor;
-        }
-        if let Some(s) = &mut r.summary {
-            for v in [
-                &mut s.median,
-                &mut s.ci_low,
-                &mut s.ci_high,
-                &mut s.min,
-                &mut s.max,
-                &mut s.mean,
-            ] {
-                *v *= factor;
-            }
-        }
-    }
-    out
-}
-
-fn parse(svg: &str) -> roxmltree::Document<'_> {
-    roxmltree::Document::parse(svg).expect("parsed")
+    render(&[("lavapipe-quick", doc)])
 }
 
 fn attr(n: roxmltree::Node<'_, '_>, name: &str) -> f64 {
@@ -653,9 +590,7 @@ fn several_files_share_one_transfer_chart_and_one_stream_chart() {
 
 #[test]
 fn the_machines_table_shows_where_and_how_each_file_ran() {
-    use gpubench_results::telemetry::{
-        NominalFigures, RunTelemetry, TelemetryStatus, TelemetrySummary,
-    };
+    use gpubench_results::telemetry::{RunTelemetry, TelemetryStatus, TelemetrySummary};
     let doc = recorded();
     let mut other = doc.clone();
     other.machine.hostname = Some("node7".into());
@@ -667,18 +602,7 @@ fn the_machines_table_shows_where_and_how_each_file_ran() {
         max_memory_clock_mhz: None,
         driver_version: Some("550.54".into()),
         link: None,
-        nominal: Some(NominalFigures {
-            name: "NVIDIA H200".into(),
-            matched_by: "device id".into(),
-            memory_bandwidth_gbs: Some(4800.0),
-            fp32_tflops: None,
-            fp16_tflops: None,
-            fp16_tensor_tflops: None,
-            fp64_tflops: None,
-            int8_tensor_tops: None,
-            pcie_generation: None,
-            source: "datasheet".into(),
-        }),
+        nominal: Some(nominal_h200()),
     });
     let mut noise = gpubench_results::run_noise::RunNoise::new("ref", "GFLOP/s");
     noise.level = Some(0.125);

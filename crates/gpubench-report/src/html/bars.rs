@@ -3,9 +3,10 @@
 //! tooltip. Category names are written under the bars in whole lines (broken at `/`, `-`, `_`)
 //! rather than cut or rotated, so every label stays readable.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use super::charts::{AXIS_FONT, Area, TICK_FONT, colour, err, svg};
+use super::charts::{AXIS_FONT, Area, Chart2d, TICK_FONT, colour, err, svg};
 use super::data::Bar;
 use super::overlay::{Key, Overlay, tick};
 use crate::ReportError;
@@ -167,11 +168,7 @@ pub fn draw_panel(area: &Area<'_>, overlay: &mut Overlay, panel: &Panel<'_>) -> 
     Ok(())
 }
 
-type BarChart<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
+type BarChart<'a, 'b> = Chart2d<'a, 'b, RangedCoordf64, RangedCoordf64>;
 
 /// One bar of category `c`, member `m` of `members`: the bar, its whisker and its best tick.
 fn draw_bar(

@@ -7,6 +7,8 @@
 //! build or run time.
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::types::{RangedCoordf64, RangedCoordi32};
 use plotters::prelude::*;
 
 use super::data::Series;
@@ -95,31 +97,34 @@ pub(super) fn log_range(values: impl Iterator<Item = f64>, pad: f64) -> Option<(
     })
 }
 
-/// The log-log axes shared by the roofline and the size sweeps, with tick labels without
-/// spurious decimals (`x_label` formats the x ticks).
-pub(super) type LogChart<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<
-        plotters::coord::combinators::LogCoord<f64>,
-        plotters::coord::combinators::LogCoord<f64>,
-    >,
->;
+/// A chart on two axes, drawn into an SVG string.
+pub(super) type Chart2d<'a, 'b, X, Y> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<X, Y>>;
 
-pub(super) fn log_axes<'a, 'b>(
+/// How the ticks of an axis of values `V` are labelled.
+type TickLabel<'f, V> = &'f dyn Fn(&V) -> String;
+
+/// The axes every chart of lines shares: `caption` over a plot of `x` by `y` (any of
+/// plotters' ranges), the axes described by `x_desc` and `y_desc`, their ticks labelled by
+/// `x_label` and `y_label`.
+fn line_axes<'a, 'b, XS, YS, XV, YV>(
     root: &'a Area<'b>,
     caption: &str,
-    (x, y): ((f64, f64), (f64, f64)),
-    x_base: f64,
+    (x, y): (XS, YS),
     (x_desc, y_desc): (&str, &str),
-    x_label: &dyn Fn(&f64) -> String,
-) -> Result<LogChart<'a, 'b>, String> {
+    (x_label, y_label): (TickLabel<'_, XV>, TickLabel<'_, YV>),
+) -> Result<Chart2d<'a, 'b, XS::CoordDescType, YS::CoordDescType>, String>
+where
+    XS: AsRangedCoord<Value = XV>,
+    YS: AsRangedCoord<Value = YV>,
+    XS::CoordDescType: ValueFormatter<XV>,
+    YS::CoordDescType: ValueFormatter<YV>,
+{
     let mut chart = ChartBuilder::on(root)
         .caption(caption, ("sans-serif", CAPTION_FONT))
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64)
-        .build_cartesian_2d((x.0..x.1).log_scale().base(x_base), (y.0..y.1).log_scale())
+        .build_cartesian_2d(x, y)
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -128,10 +133,37 @@ pub(super) fn log_axes<'a, 'b>(
         .x_desc(x_desc)
         .y_desc(y_desc)
         .x_label_formatter(x_label)
-        .y_label_formatter(&|v| tick(*v))
+        .y_label_formatter(y_label)
         .draw()
         .map_err(err)?;
     Ok(chart)
+}
+
+/// A tick label of a value drawn as itself (see [`tick`]).
+fn plain_tick(v: &f64) -> String {
+    tick(*v)
+}
+
+/// The log-log axes shared by the roofline and the size sweeps, with tick labels without
+/// spurious decimals (`x_label` formats the x ticks).
+pub(super) type LogChart<'a, 'b> = Chart2d<
+    'a,
+    'b,
+    plotters::coord::combinators::LogCoord<f64>,
+    plotters::coord::combinators::LogCoord<f64>,
+>;
+
+/// [`LogChart`] axes over `x` by `y`, the x axis in powers of `x_base`.
+pub(super) fn log_axes<'a, 'b>(
+    root: &'a Area<'b>,
+    caption: &str,
+    (x, y): ((f64, f64), (f64, f64)),
+    x_base: f64,
+    desc: (&str, &str),
+    x_label: &dyn Fn(&f64) -> String,
+) -> Result<LogChart<'a, 'b>, String> {
+    let ranges = ((x.0..x.1).log_scale().base(x_base), (y.0..y.1).log_scale());
+    line_axes(root, caption, ranges, desc, (x_label, &plain_tick))
 }
 
 /// The text alternative of a chart of lines: its title, its axes, and each series' range of
@@ -383,11 +415,7 @@ fn beyond(n: usize) -> String {
     }
 }
 
-type HistogramChart<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordi32>,
->;
+type HistogramChart<'a, 'b> = Chart2d<'a, 'b, RangedCoordf64, RangedCoordi32>;
 
 /// The bins as marks; an end bin holding samples from beyond the axis drawn darker, outlined,
 /// with a tooltip saying how many and how far, and a legend entry saying so.
@@ -477,32 +505,15 @@ pub(super) fn time_axes<'a, 'b>(
     x1: f64,
     y1: f64,
     unit: &str,
-) -> Result<
-    ChartContext<
-        'a,
-        SVGBackend<'b>,
-        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
-    >,
-    String,
-> {
-    let mut chart = ChartBuilder::on(root)
-        .caption(caption, ("sans-serif", CAPTION_FONT))
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..axis_bound(x1), 0f64..axis_bound(y1).max(1e-9))
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .label_style(("sans-serif", TICK_FONT))
-        .axis_desc_style(("sans-serif", AXIS_FONT))
-        .x_desc("time (s)")
-        .y_desc(unit)
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
-        .draw()
-        .map_err(err)?;
-    Ok(chart)
+) -> Result<Chart2d<'a, 'b, RangedCoordf64, RangedCoordf64>, String> {
+    let ranges = (0f64..axis_bound(x1), 0f64..axis_bound(y1).max(1e-9));
+    line_axes(
+        root,
+        caption,
+        ranges,
+        ("time (s)", unit),
+        (&plain_tick, &plain_tick),
+    )
 }
 
 /// Which axes of a [`curve`] are logarithmic: (x, y).
@@ -546,23 +557,13 @@ pub fn curve(
     let label = |log: bool| move |v: &f64| tick(if log { 10f64.powf(*v) } else { *v });
     let (x_label, y_label) = (label(log_x), label(log_y));
     svg(&series_alt(title, x_desc, series, unit), |root, overlay| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", CAPTION_FONT))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x.0..x.1, y.0..y.1)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .label_style(("sans-serif", TICK_FONT))
-            .axis_desc_style(("sans-serif", AXIS_FONT))
-            .x_desc(x_desc)
-            .y_desc(unit)
-            .x_label_formatter(&x_label)
-            .y_label_formatter(&y_label)
-            .draw()
-            .map_err(err)?;
+        let mut chart = line_axes(
+            root,
+            title,
+            (x.0..x.1, y.0..y.1),
+            (x_desc, unit),
+            (&x_label, &y_label),
+        )?;
         overlay.plot_area(chart.plotting_area().get_pixel_range());
         for s in &drawn {
             draw_line(&mut chart, s)?;

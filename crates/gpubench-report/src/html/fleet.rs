@@ -4,51 +4,76 @@
 //! label (the whole id less its suite, broken into lines under its bars) stays readable.
 
 use gpubench_results::RunDocument;
+use maud::{Markup, html};
 
-use super::{bars, data, escape, section};
+use super::{bars, data, header_row, join, section};
 use crate::ReportError;
 
 /// Results per cross-card chart: more and the labels under the bars overlap.
 pub const BARS_PER_CHART: usize = 8;
 
 /// One row per run: where it ran and how.
-pub fn machines_table(labelled: &[(String, RunDocument)]) -> String {
-    let mut html = String::from(
-        "<section class=\"machines\">\n<h2>Machines</h2>\n<table>\n<tr><th>run</th><th>host</th>\
-         <th>adapter</th><th>backend</th><th>driver</th><th>CPU</th><th>profile</th>\
-         <th>telemetry</th><th>run noise</th><th>started</th></tr>\n",
-    );
-    for (label, doc) in labelled {
-        let m = &doc.machine;
-        let adapter = if m.software_adapter {
-            format!("{} (software: CPU numbers)", m.adapter.name)
-        } else {
-            format!("{} ({})", m.adapter.name, m.adapter.device_type)
-        };
-        let cells = [
-            label.clone(),
-            m.hostname.clone().unwrap_or_else(|| "-".to_string()),
-            adapter,
-            m.adapter.backend.clone(),
-            format!("{} {}", m.adapter.driver, m.adapter.driver_info),
-            format!("{} ({} CPUs)", m.cpu_model, m.cpu_count),
-            format!("{}, {} build", doc.config.profile, m.build_profile),
-            telemetry_cell(doc),
-            noise_cell(doc),
-            format!(
-                "{}{}",
-                doc.started_at,
-                if doc.complete { "" } else { " (incomplete)" }
-            ),
-        ];
-        html.push_str("<tr>");
-        for cell in cells {
-            html.push_str(&format!("<td>{}</td>", escape(&cell)));
+pub fn machines_table(labelled: &[(String, RunDocument)]) -> Markup {
+    let header = [
+        "run",
+        "host",
+        "adapter",
+        "backend",
+        "driver",
+        "CPU",
+        "profile",
+        "telemetry",
+        "run noise",
+        "started",
+    ];
+    html! {
+        section class="machines" {
+            "\n"
+            h2 { "Machines" }
+            "\n"
+            table {
+                "\n"
+                (header_row(&header))
+                "\n"
+                @for (label, doc) in labelled {
+                    tr {
+                        @for cell in machine_cells(label, doc) {
+                            td { (cell) }
+                        }
+                    }
+                    "\n"
+                }
+            }
+            "\n"
         }
-        html.push_str("</tr>\n");
+        "\n"
     }
-    html.push_str("</table>\n</section>\n");
-    html
+}
+
+/// The cells of one run's row in the machines table.
+fn machine_cells(label: &str, doc: &RunDocument) -> [String; 10] {
+    let m = &doc.machine;
+    let adapter = if m.software_adapter {
+        format!("{} (software: CPU numbers)", m.adapter.name)
+    } else {
+        format!("{} ({})", m.adapter.name, m.adapter.device_type)
+    };
+    [
+        label.to_string(),
+        m.hostname.clone().unwrap_or_else(|| "-".to_string()),
+        adapter,
+        m.adapter.backend.clone(),
+        format!("{} {}", m.adapter.driver, m.adapter.driver_info),
+        format!("{} ({} CPUs)", m.cpu_model, m.cpu_count),
+        format!("{}, {} build", doc.config.profile, m.build_profile),
+        telemetry_cell(doc),
+        noise_cell(doc),
+        format!(
+            "{}{}",
+            doc.started_at,
+            if doc.complete { "" } else { " (incomplete)" }
+        ),
+    ]
 }
 
 /// The run's own noise level (its reference's drift and spread), or why there is none.
@@ -101,19 +126,24 @@ fn no_cross_card(docs: &[RunDocument], suite: &str) -> &'static str {
 /// A cross-card chart per suite (split into charts of [`BARS_PER_CHART`]), results named
 /// without their suite.
 pub fn cross_card_sections(
-    body: &mut String,
     labelled: &[(String, RunDocument)],
     docs: &[RunDocument],
-) -> Result<(), ReportError> {
+) -> Result<Markup, ReportError> {
     let labels: Vec<String> = labelled.iter().map(|(label, _)| label.clone()).collect();
+    let mut sections = Vec::new();
     for suite in data::suites(docs) {
         let (ids, rows) = data::cross_card_of(docs, |r| r.suite == suite);
         if ids.is_empty() {
-            body.push_str(&format!(
-                "<section>\n<h2>Cross-card: {}</h2>\n<p class=\"note\">{}</p>\n</section>\n",
-                escape(&suite),
-                no_cross_card(docs, &suite)
-            ));
+            sections.push(html! {
+                section {
+                    "\n"
+                    h2 { "Cross-card: " (suite) }
+                    "\n"
+                    p class="note" { (no_cross_card(docs, &suite)) }
+                    "\n"
+                }
+                "\n"
+            });
             continue;
         }
         let parts = ids.len().div_ceil(BARS_PER_CHART);
@@ -135,16 +165,15 @@ pub fn cross_card_sections(
                 &labels,
                 rows,
             )? {
-                section(
-                    body,
+                sections.push(section(
                     &title,
                     &svg,
                     "Each bar is a result's median divided by the first file's (inverted for time-per-op metrics), with the 95% interval of that file's median. Results not ok in every file are left out.",
-                );
+                ));
             }
         }
     }
-    Ok(())
+    Ok(join(sections))
 }
 
 /// A result's label under its bar: the id without its suite (the chart's title names it);

@@ -6,10 +6,11 @@
 
 use gpubench_results::chart::{ChartHint, group, hint_of};
 use gpubench_results::{BenchResult, RunDocument, Status};
+use maud::{Markup, html};
 
 use super::charts;
 use super::data::{self, Series};
-use super::{escape, section};
+use super::{chart_section, header_row, join};
 use crate::ReportError;
 use crate::numbers::sig3;
 
@@ -86,27 +87,21 @@ fn curve_series(files: &[(String, &RunDocument)], name: &str) -> (Vec<Series>, S
 }
 
 /// A section per group of curves no layout draws, and a table per group of timelines.
-pub fn sections(
-    body: &mut String,
-    title: &str,
-    files: &[(String, &RunDocument)],
-) -> Result<(), ReportError> {
+pub fn sections(title: &str, files: &[(String, &RunDocument)]) -> Result<Markup, ReportError> {
     let mut groups: Vec<CurveOf> = Vec::new();
     for r in files.iter().flat_map(|(_, d)| &d.results) {
         if let Some(c) = other_curve(r).filter(|c| !groups.iter().any(|g| g.group == c.group)) {
             groups.push(c);
         }
     }
+    let mut all = Vec::new();
     for c in groups {
         let (series, unit) = curve_series(files, &c.group);
-        if let Some(svg) = charts::curve(&c.group, &c.x, &series, &unit, c.log)? {
-            section(
-                body,
-                &format!("{}{title}", c.group),
-                &svg,
-                "The median of each result against its parameter, as its suite's chart hint asks; hover a point for its interval.",
-            );
-        }
+        all.push(chart_section(
+            &format!("{}{title}", c.group),
+            charts::curve(&c.group, &c.x, &series, &unit, c.log)?,
+            "The median of each result against its parameter, as its suite's chart hint asks; hover a point for its interval.",
+        ));
     }
     for (label, doc) in files {
         let who = if files.len() > 1 {
@@ -114,9 +109,9 @@ pub fn sections(
         } else {
             String::new()
         };
-        body.push_str(&timelines(&format!("{who}{title}"), doc));
+        all.push(timelines(&format!("{who}{title}"), doc));
     }
-    Ok(())
+    Ok(join(all))
 }
 
 /// A timeline row: its item, its stage and its result.
@@ -124,7 +119,7 @@ type Stage<'a> = (String, String, &'a BenchResult);
 
 /// A table per timeline group of `doc`: each item's stages in the document's order, with
 /// their medians (a chart is left for later).
-fn timelines(title: &str, doc: &RunDocument) -> String {
+fn timelines(title: &str, doc: &RunDocument) -> Markup {
     let mut groups: Vec<(String, Vec<Stage<'_>>)> = Vec::new();
     for r in &doc.results {
         let Some(ChartHint::Timeline {
@@ -147,27 +142,40 @@ fn timelines(title: &str, doc: &RunDocument) -> String {
             None => groups.push((name, vec![row])),
         }
     }
-    let mut html = String::new();
-    for (name, mut rows) in groups {
+    for (_, rows) in &mut groups {
         rows.sort_by(|a, b| a.0.cmp(&b.0));
-        html.push_str(&format!(
-            "<section>\n<h2>{}</h2>\n<table class=\"timeline\">\n<tr><th>item</th><th>stage</th><th>median</th><th>unit</th></tr>\n",
-            escape(&format!("{name}{title}"))
-        ));
-        for (item, stage, r) in rows {
-            let median = match (r.status, r.median()) {
-                (Status::Ok, Some(m)) => sig3(m),
-                _ => r.status.as_str().to_string(),
-            };
-            html.push_str(&format!(
-                "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-                escape(&item),
-                escape(&stage),
-                escape(&median),
-                escape(&r.unit)
-            ));
-        }
-        html.push_str("</table>\n</section>\n");
     }
-    html
+    html! {
+        @for (name, rows) in &groups {
+            section {
+                "\n"
+                h2 { (name) (title) }
+                "\n"
+                table class="timeline" {
+                    "\n"
+                    (header_row(&["item", "stage", "median", "unit"]))
+                    "\n"
+                    @for (item, stage, r) in rows {
+                        tr {
+                            td { (item) }
+                            td { (stage) }
+                            td class="num" { (median(r)) }
+                            td { (r.unit) }
+                        }
+                        "\n"
+                    }
+                }
+                "\n"
+            }
+            "\n"
+        }
+    }
+}
+
+/// A timeline row's median, or its status where it has none.
+fn median(r: &BenchResult) -> String {
+    match (r.status, r.median()) {
+        (Status::Ok, Some(m)) => sig3(m),
+        _ => r.status.as_str().to_string(),
+    }
 }

@@ -25,103 +25,120 @@ mod verdicts;
 
 use gpubench_results::units::format_size;
 use gpubench_results::{RunDocument, Status};
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use crate::ReportError;
+use crate::numbers::{printable, sig3};
 use data::Series;
 use overlay::Key;
 
 /// Renders the page for one or more result documents, each with a label (its file name, say);
 /// the first is the reference for ratios and verdicts.
+///
+/// Every text reaches the page through one of two rules, each applied once by construction:
+/// the templates escape `& < > "` in every interpolation (charts, which are markup already, are
+/// inserted as such), and the finished page goes through [`printable`], so that no control
+/// character (NUL included) or bidirectional override from a file reaches it, whichever part
+/// of the page it landed in (an entity for U+202E would still reverse the text after it).
 pub fn render(labelled: &[(String, RunDocument)]) -> Result<String, ReportError> {
-    let mut body = String::new();
-    body.push_str("<h1>gpubench report</h1>\n");
-    if labelled.len() > 1 {
-        several_files(&mut body, labelled)?;
+    let body = if labelled.len() > 1 {
+        several_files(labelled)?
     } else {
-        for (label, doc) in labelled {
-            body.push_str(&machine_section(label, doc));
-            roofline_section(&mut body, "", &[(label.clone(), doc)])?;
-            suite_bars::compute_and_matmul(&mut body, "", &[(label.clone(), doc)])?;
-            stream_section(&mut body, "", &[(label.clone(), doc)])?;
-            memory_section(&mut body, "", &[(label.clone(), doc)])?;
-            transfer_section(&mut body, "", &[(label.clone(), doc)])?;
-            hinted_sections(&mut body, "", &[(label.clone(), doc)])?;
-            latency_sections(&mut body, "", doc)?;
-            per_file_sections(&mut body, "", doc)?;
+        let files = labelled.iter().map(|(label, doc)| one_file(label, doc));
+        join(files.collect::<Result<Vec<_>, _>>()?)
+    };
+    Ok(printable(&page(body).into_string()))
+}
+
+/// `parts` one after another.
+fn join(parts: impl IntoIterator<Item = Markup>) -> Markup {
+    html! {
+        @for part in parts {
+            (part)
         }
     }
-    Ok(page(&body))
+}
+
+/// The sections of a page of one file.
+fn one_file(label: &str, doc: &RunDocument) -> Result<Markup, ReportError> {
+    let files = [(label.to_string(), doc)];
+    Ok(html! {
+        (machine_section(label, doc))
+        (roofline_section("", &files)?)
+        (suite_bars::compute_and_matmul("", &files)?)
+        (stream_section("", &files)?)
+        (memory_section("", &files)?)
+        (transfer_section("", &files)?)
+        (hinted_sections("", &files)?)
+        (latency_sections("", doc)?)
+        (per_file_sections("", doc)?)
+    })
 }
 
 /// The several-file page: machines side by side, verdicts against the first file, one overlaid
 /// chart each for the roofline, compute, matmul, transfers and stream, the cross-card charts,
 /// then what each file alone has.
-fn several_files(body: &mut String, labelled: &[(String, RunDocument)]) -> Result<(), ReportError> {
+fn several_files(labelled: &[(String, RunDocument)]) -> Result<Markup, ReportError> {
     let docs: Vec<RunDocument> = labelled.iter().map(|(_, d)| d.clone()).collect();
     let files: Vec<(String, &RunDocument)> = labelled.iter().map(|(l, d)| (l.clone(), d)).collect();
-    body.push_str(&fleet::machines_table(labelled));
-    for (label, doc) in labelled {
-        body.push_str(&format!(
-            "<details><summary>{}: adapter details</summary>\n{}</details>\n",
-            escape(label),
-            machine_section(label, doc)
-        ));
-    }
-    roofline_section(body, " (every file)", &files)?;
-    suite_bars::compute_and_matmul(body, " (every file)", &files)?;
-    transfer_section(body, " (every file)", &files)?;
-    stream_section(body, " (every file)", &files)?;
-    memory_section(body, " (every file)", &files)?;
-    hinted_sections(body, " (every file)", &files)?;
-    body.push_str(&verdicts::section(labelled));
-    fleet::cross_card_sections(body, labelled, &docs)?;
-    for (label, doc) in labelled {
-        let title = format!(" ({label})");
-        latency_sections(body, &title, doc)?;
-        per_file_sections(body, &title, doc)?;
-    }
-    Ok(())
+    let every = " (every file)";
+    Ok(html! {
+        (fleet::machines_table(labelled))
+        @for (label, doc) in labelled {
+            details {
+                summary { (label) ": adapter details" }
+                "\n"
+                (machine_section(label, doc))
+            }
+            "\n"
+        }
+        (roofline_section(every, &files)?)
+        (suite_bars::compute_and_matmul(every, &files)?)
+        (transfer_section(every, &files)?)
+        (stream_section(every, &files)?)
+        (memory_section(every, &files)?)
+        (hinted_sections(every, &files)?)
+        (verdicts::section(labelled))
+        (fleet::cross_card_sections(labelled, &docs)?)
+        @for (label, doc) in labelled {
+            @let title = format!(" ({label})");
+            (latency_sections(&title, doc)?)
+            (per_file_sections(&title, doc)?)
+        }
+    })
 }
 
 /// The sections of one file that no overlay replaces: the stream size sweep, the sustained
 /// timeline, telemetry, every result, and failures.
-fn per_file_sections(body: &mut String, title: &str, doc: &RunDocument) -> Result<(), ReportError> {
-    if let Some(svg) = charts::size_sweep(
+fn per_file_sections(title: &str, doc: &RunDocument) -> Result<Markup, ReportError> {
+    let sweep = charts::size_sweep(
         "Stream bandwidth against array size",
         "array size (bytes)",
         &data::stream_sweep(doc),
         &[],
         None,
-    )? {
-        section(
-            body,
-            &format!("Cache versus memory{title}"),
-            &svg,
-            "The same kernel over growing arrays: the fall marks where the arrays leave the caches.",
-        );
-    }
+    )?;
     let (sustained, unit) = data::sustained(doc);
-    if let Some(svg) = charts::timeline(&sustained, &unit)? {
-        section(
-            body,
+    Ok(html! {
+        (chart_section(
+            &format!("Cache versus memory{title}"),
+            sweep,
+            "The same kernel over growing arrays: the fall marks where the arrays leave the caches.",
+        ))
+        (chart_section(
             &format!("Sustained run{title}"),
-            &svg,
+            charts::timeline(&sustained, &unit)?,
             "Throughput of each window; a fall in the last third flags throttling.",
-        );
-    }
-    body.push_str(&telemetry::section(title, doc)?);
-    body.push_str(&results_section(title, doc));
-    body.push_str(&failures_section(title, doc));
-    Ok(())
+        ))
+        (telemetry::section(title, doc)?)
+        (results_section(title, doc))
+        (failures_section(title, doc))
+    })
 }
 
 /// The roofline with its measured ceilings: one chart for every file, a colour per file when
 /// several.
-fn roofline_section(
-    body: &mut String,
-    title: &str,
-    files: &[(String, &RunDocument)],
-) -> Result<(), ReportError> {
+fn roofline_section(title: &str, files: &[(String, &RunDocument)]) -> Result<Markup, ReportError> {
     let several = files.len() > 1;
     let sets: Vec<roofline::RoofSet> = files
         .iter()
@@ -140,102 +157,80 @@ fn roofline_section(
     } else {
         ""
     };
-    if let Some(svg) = roofline::chart(&sets)? {
-        section(
-            body,
-            &format!("Roofline{title}"),
-            &svg,
-            &format!(
-                "Ceilings are measured on each adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed), which bounds products that sum in f16, and its f64 peak (dotted) where it measured one, the roof f64 code meets (no f64 points are swept); f16 products that sum in f32 run their arithmetic in f32, under the f32 roof. Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.{each}"
-            ),
-        );
-    }
-    Ok(())
+    Ok(chart_section(
+        &format!("Roofline{title}"),
+        roofline::chart(&sets)?,
+        &format!(
+            "Ceilings are measured on each adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed), which bounds products that sum in f16, and its f64 peak (dotted) where it measured one, the roof f64 code meets (no f64 points are swept); f16 products that sum in f32 run their arithmetic in f32, under the f32 roof. Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.{each}"
+        ),
+    ))
 }
 
 /// The memory hierarchy: read bandwidth and dependent-load latency against the working set,
 /// log x, a colour per file when several.
-fn memory_section(
-    body: &mut String,
-    title: &str,
-    files: &[(String, &RunDocument)],
-) -> Result<(), ReportError> {
-    if let Some(svg) = charts::working_set_sweep(
+fn memory_section(title: &str, files: &[(String, &RunDocument)]) -> Result<Markup, ReportError> {
+    let bandwidth = charts::working_set_sweep(
         "Read bandwidth against working set",
         &data::memory_sweep(files, "read"),
         ("GB/s", "GB/s (10^9 bytes/s)"),
-    )? {
-        section(
-            body,
-            &format!("Memory hierarchy: bandwidth{title}"),
-            &svg,
-            "Bytes read per second by workgroups that each stream a 1 MiB window of a working set of this size (smaller sets are walked repeatedly, larger ones shared out): each fall marks where the set leaves a cache. On a software adapter the shader's loads, not the caches, may bound the curve.",
-        );
-    }
-    if let Some(svg) = charts::working_set_sweep(
+    )?;
+    let latency = charts::working_set_sweep(
         "Dependent-load latency against working set",
         &data::memory_sweep(files, "chase"),
         ("ns", "ns per dependent load"),
-    )? {
-        section(
-            body,
+    )?;
+    Ok(html! {
+        (chart_section(
+            &format!("Memory hierarchy: bandwidth{title}"),
+            bandwidth,
+            "Bytes read per second by workgroups that each stream a 1 MiB window of a working set of this size (smaller sets are walked repeatedly, larger ones shared out): each fall marks where the set leaves a cache. On a software adapter the shader's loads, not the caches, may bound the curve.",
+        ))
+        (chart_section(
             &format!("Memory hierarchy: latency{title}"),
-            &svg,
+            latency,
             "One invocation following a random cycle through the working set in 64-byte nodes, one load at a time: each step up marks where the set leaves a cache.",
-        );
-    }
-    Ok(())
+        ))
+    })
 }
 
 /// The charts of results whose chart hints name groups without a layout of their own (any
 /// suite's, the report naming none): their bars, curves and timelines.
-fn hinted_sections(
-    body: &mut String,
-    title: &str,
-    files: &[(String, &RunDocument)],
-) -> Result<(), ReportError> {
-    suite_bars::hinted_sections(body, title, files)?;
-    hinted::sections(body, title, files)
+fn hinted_sections(title: &str, files: &[(String, &RunDocument)]) -> Result<Markup, ReportError> {
+    Ok(html! {
+        (suite_bars::hinted_sections(title, files)?)
+        (hinted::sections(title, files)?)
+    })
 }
 
 /// Launch round-trip histograms.
-fn latency_sections(body: &mut String, title: &str, doc: &RunDocument) -> Result<(), ReportError> {
+fn latency_sections(title: &str, doc: &RunDocument) -> Result<Markup, ReportError> {
+    let mut sections = Vec::new();
     for (id, samples, percentiles) in data::latencies(doc) {
-        if let Some(svg) = charts::latency(&id, &samples, &percentiles)? {
-            section(
-                body,
-                &format!("Launch latency{title}"),
-                &svg,
-                "Each sample is one dispatch submitted and waited for. Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach.",
-            );
-        }
+        sections.push(chart_section(
+            &format!("Launch latency{title}"),
+            charts::latency(&id, &samples, &percentiles)?,
+            "Each sample is one dispatch submitted and waited for. Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach.",
+        ));
     }
-    Ok(())
+    Ok(join(sections))
 }
 
 /// Transfer bandwidth against size: one chart for every file, one colour per file and one
 /// marker per path when several.
-fn transfer_section(
-    body: &mut String,
-    title: &str,
-    files: &[(String, &RunDocument)],
-) -> Result<(), ReportError> {
+fn transfer_section(title: &str, files: &[(String, &RunDocument)]) -> Result<Markup, ReportError> {
     let (series, models, legend) = transfer_overlay(files);
-    if let Some(svg) = charts::size_sweep(
+    let chart = charts::size_sweep(
         "Host-device transfer: bandwidth against size",
         "transfer size (bytes)",
         &series,
         &models,
         legend,
-    )? {
-        section(
-            body,
-            &format!("Host-device transfer{title}"),
-            &svg,
-            "Bytes moved once per second. End-to-end paths are timed on the host, start to completion; copy-engine paths (-copy) by GPU timestamps per copy; host-write per memcpy (each row's measures param). Dashed: the fitted model t = fixed + bytes / bandwidth.",
-        );
-    }
-    Ok(())
+    )?;
+    Ok(chart_section(
+        &format!("Host-device transfer{title}"),
+        chart,
+        "Bytes moved once per second. End-to-end paths are timed on the host, start to completion; copy-engine paths (-copy) by GPU timestamps per copy; host-write per memcpy (each row's measures param). Dashed: the fitted model t = fixed + bytes / bandwidth.",
+    ))
 }
 
 /// Transfer series, their fitted models (name, fixed us, GB/s) and the legend when it is not
@@ -278,36 +273,60 @@ fn transfer_overlay(files: &[(String, &RunDocument)]) -> TransferOverlay {
 }
 
 /// Stream bars of every file in one chart, with the table of medians and best rates.
-fn stream_section(
-    body: &mut String,
-    title: &str,
-    files: &[(String, &RunDocument)],
-) -> Result<(), ReportError> {
+fn stream_section(title: &str, files: &[(String, &RunDocument)]) -> Result<Markup, ReportError> {
     let rows: Vec<(String, Vec<data::StreamBar>)> = files
         .iter()
         .map(|(label, doc)| (label.clone(), data::stream_bars(doc)))
         .filter(|(_, bars)| !bars.is_empty())
         .collect();
-    if let Some(svg) = stream::chart(&rows)? {
-        body.push_str(&format!(
-            "<section>\n<h2>Stream{}</h2>\n<figure>{svg}</figure>\n<p class=\"note\">{}</p>\n{}</section>\n",
-            escape(title),
-            escape("Median with its bootstrap 95% interval; bytes read plus bytes written per second. The tick on each bar is the best sample (the fastest: max rate), the figure BabelStream reports and the best of STREAM's trials; the median is this tool's headline. The copy engine (copy_buffer_to_buffer) and host memcpy (a host CPU figure) are drawn apart, on their own axis."),
-            stream::table(&rows)
-        ));
+    let Some(svg) = stream::chart(&rows)? else {
+        return Ok(html! {});
+    };
+    Ok(section_with(
+        &format!("Stream{title}"),
+        &svg,
+        "Median with its bootstrap 95% interval; bytes read plus bytes written per second. The tick on each bar is the best sample (the fastest: max rate), the figure BabelStream reports and the best of STREAM's trials; the median is this tool's headline. The copy engine (copy_buffer_to_buffer) and host memcpy (a host CPU figure) are drawn apart, on their own axis.",
+        stream::table(&rows),
+    ))
+}
+
+/// A chart in a `<figure>`. The chart is markup already: the overlay's templates escape what
+/// they write, and plotters escapes the texts it draws.
+fn figure(svg: &str) -> Markup {
+    html! {
+        figure { (PreEscaped(svg)) }
     }
-    Ok(())
 }
 
-fn section(body: &mut String, title: &str, svg: &str, note: &str) {
-    body.push_str(&format!(
-        "<section>\n<h2>{}</h2>\n<figure>{svg}</figure>\n<p class=\"note\">{}</p>\n</section>\n",
-        escape(title),
-        escape(note)
-    ));
+/// A section with a heading, a chart and the note under it.
+fn section(title: &str, svg: &str, note: &str) -> Markup {
+    section_with(title, svg, note, html! {})
 }
 
-fn machine_section(label: &str, doc: &RunDocument) -> String {
+/// [`section`] with `more` (a table) after the note.
+fn section_with(title: &str, svg: &str, note: &str, more: Markup) -> Markup {
+    html! {
+        section {
+            "\n"
+            h2 { (title) }
+            "\n"
+            (figure(svg))
+            "\n"
+            p class="note" { (note) }
+            "\n"
+            (more)
+        }
+        "\n"
+    }
+}
+
+/// [`section`] where a chart was drawn; nothing where none was.
+fn chart_section(title: &str, chart: Option<String>, note: &str) -> Markup {
+    chart.map_or_else(|| html! {}, |svg| section(title, &svg, note))
+}
+
+/// The adapter, driver, limits, timing, host and run of one file, a row each.
+fn machine_rows(doc: &RunDocument) -> Vec<(&'static str, String)> {
     let m = &doc.machine;
     let a = &m.adapter;
     let limit = |k: &str| a.limits.get(k).map_or("-".to_string(), |v| format_size(*v));
@@ -363,101 +382,161 @@ fn machine_section(label: &str, doc: &RunDocument) -> String {
         ),
     ];
     let noise = doc.noise.as_ref().map(|n| ("run noise", n.describe()));
-    let mut html = format!(
-        "<section class=\"machine\">\n<h2>{}</h2>\n<table>\n",
-        escape(label)
-    );
-    for (k, v) in rows.into_iter().chain(noise) {
-        html.push_str(&format!(
-            "<tr><th>{}</th><td>{}</td></tr>\n",
-            escape(k),
-            escape(&v)
-        ));
+    rows.into_iter().chain(noise).collect()
+}
+
+/// The machine of one file, headed by its label.
+fn machine_section(label: &str, doc: &RunDocument) -> Markup {
+    html! {
+        section class="machine" {
+            "\n"
+            h2 { (label) }
+            "\n"
+            table {
+                "\n"
+                @for (k, v) in machine_rows(doc) {
+                    tr { th { (k) } td { (v) } }
+                    "\n"
+                }
+            }
+            "\n"
+        }
+        "\n"
     }
-    html.push_str("</table>\n</section>\n");
-    html
+}
+
+/// A table's header row.
+fn header_row(cells: &[&str]) -> Markup {
+    html! {
+        tr {
+            @for cell in cells {
+                th { (cell) }
+            }
+        }
+    }
+}
+
+/// A section holding one table under its heading.
+fn table_section(heading: &str, class: Option<&str>, header: &[&str], rows: &[Markup]) -> Markup {
+    html! {
+        section {
+            "\n"
+            h2 { (heading) }
+            "\n"
+            table class=[class] {
+                "\n"
+                (header_row(header))
+                "\n"
+                @for row in rows {
+                    (row)
+                    "\n"
+                }
+            }
+            "\n"
+        }
+        "\n"
+    }
 }
 
 /// Every ok result as a row: the numbers behind the charts, and those no chart shows.
-fn results_section(title: &str, doc: &RunDocument) -> String {
+fn results_section(title: &str, doc: &RunDocument) -> Markup {
     let ok: Vec<_> = doc
         .results
         .iter()
         .filter(|r| r.status == Status::Ok)
         .collect();
     if ok.is_empty() {
-        return String::new();
+        return html! {};
     }
-    let mut html = format!(
-        "<section>\n<h2>All results{}</h2>\n<table class=\"results\">\n<tr><th>result</th><th>median</th><th>unit</th><th>95% CI</th><th>timing</th></tr>\n",
-        escape(title)
-    );
-    for r in ok {
-        let Some(s) = &r.summary else { continue };
-        let ci = if s.n > 1 {
-            format!(
-                "{} - {}",
-                crate::numbers::sig3(s.ci_low),
-                crate::numbers::sig3(s.ci_high)
-            )
-        } else {
-            "-".to_string()
-        };
-        html.push_str(&format!(
-            "<tr><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-            escape(&r.id),
-            crate::numbers::sig3(s.median),
-            escape(&r.unit),
-            ci,
-            r.timing.map_or("-", |t| t.as_str())
-        ));
-    }
-    html.push_str("</table>\n</section>\n");
-    html
+    let rows: Vec<Markup> = ok
+        .into_iter()
+        .filter_map(|r| Some((r, r.summary.as_ref()?)))
+        .map(|(r, s)| {
+            let ci = if s.n > 1 {
+                format!("{} - {}", sig3(s.ci_low), sig3(s.ci_high))
+            } else {
+                "-".to_string()
+            };
+            html! {
+                tr {
+                    td { (r.id) }
+                    td class="num" { (sig3(s.median)) }
+                    td { (r.unit) }
+                    td { (ci) }
+                    td { (r.timing.map_or("-", |t| t.as_str())) }
+                }
+            }
+        })
+        .collect();
+    table_section(
+        &format!("All results{title}"),
+        Some("results"),
+        &["result", "median", "unit", "95% CI", "timing"],
+        &rows,
+    )
 }
 
-fn failures_section(title: &str, doc: &RunDocument) -> String {
-    let bad: Vec<_> = doc
+/// Every failed and skipped result with its reason.
+fn failures_section(title: &str, doc: &RunDocument) -> Markup {
+    let rows: Vec<Markup> = doc
         .results
         .iter()
         .filter(|r| r.status != Status::Ok)
+        .map(|r| {
+            html! {
+                tr class=(r.status.as_str()) {
+                    td { (r.id) }
+                    td { (r.status.as_str()) }
+                    td { (r.reason.as_deref().unwrap_or("no reason recorded")) }
+                }
+            }
+        })
         .collect();
-    if bad.is_empty() {
-        return String::new();
+    if rows.is_empty() {
+        return html! {};
     }
-    let mut html = format!(
-        "<section>\n<h2>Failed and skipped{}</h2>\n<table>\n<tr><th>result</th><th>status</th><th>reason</th></tr>\n",
-        escape(title)
-    );
-    for r in bad {
-        html.push_str(&format!(
-            "<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-            r.status.as_str(),
-            escape(&r.id),
-            r.status.as_str(),
-            escape(r.reason.as_deref().unwrap_or("no reason recorded"))
-        ));
-    }
-    html.push_str("</table>\n</section>\n");
-    html
-}
-
-/// Escapes text for HTML, the one rule every text the page shows goes through: control
-/// characters (NUL included) and bidirectional overrides become their visible escapes first
-/// ([`printable`]), since an entity for U+202E would still reverse the text after it; then
-/// `& < > "` become entities.
-pub fn escape(text: &str) -> String {
-    crate::numbers::printable(text)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
-fn page(body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>gpubench report</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{body}<footer>GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB; every number is the median of verified samples.</footer>\n</body>\n</html>\n"
+    table_section(
+        &format!("Failed and skipped{title}"),
+        None,
+        &["result", "status", "reason"],
+        &rows,
     )
+}
+
+/// The page around `body`: head, inline style, heading and footer.
+fn page(body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        "\n"
+        html lang="en" {
+            "\n"
+            head {
+                "\n"
+                meta charset="utf-8";
+                "\n"
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                "\n"
+                title { "gpubench report" }
+                "\n"
+                // The style sheet is raw text in HTML: an entity there would not be decoded.
+                style { "\n" (PreEscaped(CSS)) }
+                "\n"
+            }
+            "\n"
+            body {
+                "\n"
+                h1 { "gpubench report" }
+                "\n"
+                (body)
+                footer {
+                    "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB; every number is the median of verified samples."
+                }
+                "\n"
+            }
+            "\n"
+        }
+        "\n"
+    }
 }
 
 const CSS: &str = "body { font-family: sans-serif; margin: 2em auto; padding: 0 12px; max-width: 884px; color: #222; }\n\
@@ -475,11 +554,25 @@ details { margin: 0.3em 0; } h3 { font-size: 1.05em; margin-bottom: 0.2em; }\n\
 mod tests {
     use super::*;
 
+    fn doc_named(name: &str) -> RunDocument {
+        gpubench_baseline::testing::doc_with(name, false)
+    }
+
     #[test]
-    fn escaping_neutralises_markup_nul_and_bidirectional_overrides() {
-        assert_eq!(escape("<script>&\""), "&lt;script&gt;&amp;&quot;");
-        let hostile = escape("id\0\u{202e}gnp.exe\u{1b}[2J");
-        assert!(!hostile.contains(['\0', '\u{202e}', '\u{1b}']), "{hostile}");
-        assert_eq!(hostile, "id\\u{0}\\u{202e}gnp.exe\\u{1b}[2J");
+    fn text_from_a_file_neutralises_markup_nul_and_bidirectional_overrides() {
+        let page = render(&[(
+            "<script>&\"".to_string(),
+            doc_named("id\0\u{202e}gnp.exe\u{1b}[2J"),
+        )])
+        .expect("renders");
+        assert!(
+            page.contains("<h2>&lt;script&gt;&amp;&quot;</h2>"),
+            "{page}"
+        );
+        assert!(!page.contains(['\0', '\u{202e}', '\u{1b}']), "{page}");
+        assert!(
+            page.contains("id\\u{0}\\u{202e}gnp.exe\\u{1b}[2J"),
+            "{page}"
+        );
     }
 }

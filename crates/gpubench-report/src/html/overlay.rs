@@ -9,11 +9,10 @@
 //! drawn at 12 px is at least 12 px on a normal page), and the chart gets `role="img"`, an
 //! `aria-label`, a `<title>` and a `<desc>` that summarises what it draws, for screen readers.
 
-use std::fmt::Write;
-
+use maud::{Markup, PreEscaped, html};
 use plotters::style::RGBColor;
 
-use super::escape;
+use crate::numbers::printable;
 
 /// Font size of direct labels and legend text, in pixels.
 const FONT: f64 = 12.0;
@@ -39,7 +38,9 @@ pub enum Key {
 /// Marks, labels and legend entries of one chart, in backend pixels.
 #[derive(Debug, Default)]
 pub struct Overlay {
+    /// The data marks' elements, one a line, each written by a template (so markup).
     marks: String,
+    /// The direct labels' and free texts' elements, likewise.
     labels: String,
     placed: Vec<PixelBox>,
     plots: Vec<PixelBox>,
@@ -62,6 +63,56 @@ fn overlaps(a: PixelBox, b: PixelBox) -> bool {
     a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
 }
 
+/// Appends `markup` to `out` as a line of its own.
+fn push_line(out: &mut String, markup: Markup) {
+    out.push_str(&markup.into_string());
+    out.push('\n');
+}
+
+/// A point marker's element at `(x, y)` (see [`Overlay::marker`] for the shapes), of `class`,
+/// with `tip` as its tooltip where given.
+fn marker_shape(
+    (x, y): (i32, i32),
+    shape: usize,
+    colour: RGBColor,
+    (class, tip): (&str, Option<&str>),
+) -> Markup {
+    let hollow = shape % 8 >= 4;
+    let fill = if hollow {
+        "#fff".to_string()
+    } else {
+        hex(colour)
+    };
+    let stroke = hollow.then(|| hex(colour));
+    let stroke_width = hollow.then_some("2");
+    let title = html! {
+        @if let Some(tip) = tip {
+            title { (tip) }
+        }
+    };
+    match shape % 4 {
+        0 => html! {
+            circle class=(class) cx=(x) cy=(y) r="4"
+                fill=(fill) stroke=[stroke] stroke-width=[stroke_width] { (title) }
+        },
+        1 => html! {
+            rect class=(class) x=(x - 4) y=(y - 4) width="8" height="8"
+                fill=(fill) stroke=[stroke] stroke-width=[stroke_width] { (title) }
+        },
+        triangle_or_diamond => {
+            let points = if triangle_or_diamond == 2 {
+                format!("{x},{} {},{} {},{}", y - 5, x - 5, y + 4, x + 5, y + 4)
+            } else {
+                format!("{x},{} {},{y} {x},{} {},{y}", y - 5, x + 5, y + 5, x - 5)
+            };
+            html! {
+                polygon class=(class) points=(points)
+                    fill=(fill) stroke=[stroke] stroke-width=[stroke_width] { (title) }
+            }
+        }
+    }
+}
+
 impl Overlay {
     /// Records a plot area (the rectangle inside the axes), written as an unfilled
     /// `<rect class="plot-area">` so that readers of the SVG can find it.
@@ -74,42 +125,9 @@ impl Overlay {
     pub fn marker(&mut self, p: (i32, i32), shape: usize, colour: RGBColor, tip: &str) {
         let (x, y) = p;
         self.placed.push((x - 5, y - 5, x + 5, y + 5));
-        let paint = if shape % 8 < 4 {
-            format!("fill=\"{}\"", hex(colour))
-        } else {
-            format!(
-                "fill=\"#fff\" stroke=\"{}\" stroke-width=\"2\"",
-                hex(colour)
-            )
-        };
-        let geometry = match shape % 4 {
-            0 => format!("circle class=\"mark\" cx=\"{x}\" cy=\"{y}\" r=\"4\""),
-            1 => format!(
-                "rect class=\"mark\" x=\"{}\" y=\"{}\" width=\"8\" height=\"8\"",
-                x - 4,
-                y - 4
-            ),
-            2 => format!(
-                "polygon class=\"mark\" points=\"{x},{} {},{} {},{}\"",
-                y - 5,
-                x - 5,
-                y + 4,
-                x + 5,
-                y + 4
-            ),
-            _ => format!(
-                "polygon class=\"mark\" points=\"{x},{} {},{y} {x},{} {},{y}\"",
-                y - 5,
-                x + 5,
-                y + 5,
-                x - 5
-            ),
-        };
-        let tag = geometry.split(' ').next().unwrap_or_default().to_string();
-        let _ = writeln!(
-            self.marks,
-            "<{geometry} {paint}><title>{}</title></{tag}>",
-            escape(tip)
+        push_line(
+            &mut self.marks,
+            marker_shape(p, shape, colour, ("mark", Some(tip))),
         );
     }
 
@@ -123,39 +141,38 @@ impl Overlay {
         tip: &str,
     ) {
         let (x0, y0, x1, y1) = corners;
-        let _ = writeln!(
-            self.marks,
-            "<rect class=\"{class}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"{opacity}\"><title>{}</title></rect>",
-            x0.min(x1),
-            y0.min(y1),
-            (x1 - x0).abs().max(1),
-            (y1 - y0).abs().max(1),
-            hex(colour),
-            escape(tip)
+        push_line(
+            &mut self.marks,
+            html! {
+                rect class=(class) x=(x0.min(x1)) y=(y0.min(y1))
+                    width=((x1 - x0).abs().max(1)) height=((y1 - y0).abs().max(1))
+                    fill=(hex(colour)) fill-opacity=(opacity) { title { (tip) } }
+            },
         );
     }
 
     /// A vertical whisker at pixel column `x` from `y0` to `y1`, capped at both ends.
     pub fn whisker(&mut self, x: i32, y0: i32, y1: i32) {
-        let _ = writeln!(
-            self.marks,
-            "<path class=\"whisker\" d=\"M{} {y0}H{}M{x} {y0}V{y1}M{} {y1}H{}\" stroke=\"#000\" fill=\"none\"/>",
-            x - 4,
-            x + 4,
-            x - 4,
-            x + 4
+        let (left, right) = (x - 4, x + 4);
+        push_line(
+            &mut self.marks,
+            html! {
+                path class="whisker"
+                    d=(format!("M{left} {y0}H{right}M{x} {y0}V{y1}M{left} {y1}H{right}"))
+                    stroke="#000" fill="none" {}
+            },
         );
     }
 
     /// Free text at `p` (anchor `start`, `middle` or `end`), not checked for overlap: axis-like
     /// text such as category names under bars.
     pub fn text(&mut self, p: (i32, i32), anchor: &str, size: f64, text: &str) {
-        let _ = writeln!(
-            self.labels,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"{anchor}\" font-family=\"sans-serif\" font-size=\"{size}\" fill=\"#222\">{}</text>",
-            p.0,
-            p.1,
-            escape(text)
+        push_line(
+            &mut self.labels,
+            html! {
+                text x=(p.0) y=(p.1) text-anchor=(anchor) font-family="sans-serif"
+                    font-size=(size) fill="#222" { (text) }
+            },
         );
         let w = text_width(text, size);
         let x0 = match anchor {
@@ -194,16 +211,20 @@ impl Overlay {
             if (y - p.1).abs() > h + 8 {
                 let lx = if x > p.0 { x } else { x + w };
                 let ly = if y < p.1 { y + 2 } else { y - h };
-                let _ = writeln!(
-                    self.labels,
-                    "<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{lx}\" y2=\"{ly}\" stroke=\"#888\" stroke-width=\"1\"/>",
-                    p.0, p.1
+                push_line(
+                    &mut self.labels,
+                    html! {
+                        line class="leader" x1=(p.0) y1=(p.1) x2=(lx) y2=(ly)
+                            stroke="#888" stroke-width="1" {}
+                    },
                 );
             }
-            let _ = writeln!(
-                self.labels,
-                "<text class=\"label\" x=\"{x}\" y=\"{y}\" font-family=\"sans-serif\" font-size=\"{FONT}\" fill=\"#111\" stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\">{}</text>",
-                escape(text)
+            push_line(
+                &mut self.labels,
+                html! {
+                    text class="label" x=(x) y=(y) font-family="sans-serif" font-size=(FONT)
+                        fill="#111" stroke="#fff" stroke-width="3" paint-order="stroke" { (text) }
+                },
             );
             self.placed.push(bounds);
             return true;
@@ -273,37 +294,46 @@ impl Overlay {
         out
     }
 
-    fn key(out: &mut String, key: Key, x: i32, y: i32) {
-        let _ = match key {
-            Key::Line(c) | Key::Dashed(c) => writeln!(
-                out,
-                "<line class=\"key\" x1=\"{x}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"{}\" stroke-width=\"2\"{}/>",
-                x + 20,
-                hex(c),
-                if matches!(key, Key::Dashed(_)) {
-                    " stroke-dasharray=\"5 3\""
-                } else {
-                    ""
+    /// The key of a legend entry whose row's middle is at `y`, starting at `x`.
+    fn key(key: Key, x: i32, y: i32) -> Markup {
+        match key {
+            Key::Line(c) | Key::Dashed(c) => html! {
+                line class="key" x1=(x) y1=(y) x2=(x + 20) y2=(y) stroke=(hex(c)) stroke-width="2"
+                    stroke-dasharray=[matches!(key, Key::Dashed(_)).then_some("5 3")] {}
+            },
+            Key::Block(c, opacity) => html! {
+                rect class="key" x=(x + 3) y=(y - 5) width="14" height="10" fill=(hex(c))
+                    fill-opacity=(opacity) {}
+            },
+            Key::Marker(c, shape) => marker_shape((x + 10, y), shape, c, ("key", None)),
+        }
+    }
+
+    /// The legend's entries as laid out by [`Self::legend_layout`], under `top` (the height
+    /// plotters drew) in a box `width` wide and `height` high.
+    fn legend_box(
+        layout: &[(i32, i32, Option<Key>, String)],
+        (width, top): (u32, u32),
+        height: i32,
+    ) -> Markup {
+        html! {
+            g class="legend" {
+                rect class="legend-box" x="4" y=(top + 2) width=(width - 8) height=(height - 6)
+                    fill="#fff" stroke="#999" {}
+                "\n"
+                @for (x, row, key, text) in layout {
+                    @let y = top as i32 + 4 + LEGEND_ROW / 2 + row * LEGEND_ROW + 2;
+                    @if let Some(key) = key {
+                        (Self::key(*key, *x, y))
+                        "\n"
+                    }
+                    text x=(*x + 26) y=(y + 4) font-family="sans-serif" font-size=(FONT)
+                        fill="#222" { (text) }
+                    "\n"
                 }
-            ),
-            Key::Block(c, opacity) => writeln!(
-                out,
-                "<rect class=\"key\" x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\" fill-opacity=\"{opacity}\"/>",
-                x + 3,
-                y - 5,
-                hex(c)
-            ),
-            Key::Marker(c, shape) => {
-                let mut marker = Overlay::default();
-                marker.marker((x + 10, y), shape, c, "");
-                let plain = marker
-                    .marks
-                    .replace("class=\"mark\"", "class=\"key\"")
-                    .replace("<title></title>", "");
-                out.push_str(&plain);
-                Ok(())
             }
-        };
+            "\n"
+        }
     }
 
     /// The `<desc>` text: the summary sentences, the number of data marks and the legend.
@@ -322,22 +352,12 @@ impl Overlay {
         parts.join(" ")
     }
 
-    /// The chart's opening tag and text alternative: scalable (a `viewBox`, no fixed size),
-    /// `role="img"` with `alt` as its `aria-label` and `<title>`, and the summary as `<desc>`.
-    fn opening(&self, alt: &str, width: u32, height: i32) -> String {
-        format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 {width} {height}\" \
-             preserveAspectRatio=\"xMidYMid meet\" style=\"width:100%;height:auto;max-width:{width}px\" \
-             role=\"img\" aria-label=\"{alt}\">\n<title>{alt}</title>\n<desc>{}</desc>\n",
-            escape(&self.description()),
-            alt = escape(alt),
-        )
-    }
-
     /// Writes the plot areas, marks, labels and the legend (under `top`, the height plotters
     /// drew) into `svg`, growing its height to fit the legend, and replaces plotters' opening
-    /// tag with a scalable one that carries `alt`, the chart's text alternative.
-    pub fn finish(mut self, mut svg: String, width: u32, top: u32, alt: &str) -> String {
+    /// tag with a scalable one (a `viewBox`, no fixed size) with `role="img"`, `alt` (the
+    /// chart's text alternative) as its `aria-label` and `<title>`, and the summary as
+    /// `<desc>`. The chart is made [`printable`], plotters' texts included.
+    pub fn finish(mut self, svg: String, width: u32, top: u32, alt: &str) -> String {
         for (p, text) in std::mem::take(&mut self.later) {
             self.label(p, &text);
         }
@@ -345,53 +365,51 @@ impl Overlay {
         let rows = layout.iter().map(|e| e.1 + 1).max().unwrap_or(0);
         let legend_h = if rows > 0 { rows * LEGEND_ROW + 12 } else { 0 };
         let height = top as i32 + legend_h;
-        let mut tail = String::new();
-        for (x0, y0, x1, y1) in &self.plots {
-            let _ = writeln!(
-                tail,
-                "<rect class=\"plot-area\" x=\"{x0}\" y=\"{y0}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"none\"/>",
-                x1 - x0,
-                y1 - y0
-            );
-        }
-        tail.push_str(&self.marks);
-        tail.push_str(&self.labels);
-        if rows > 0 {
-            let _ = writeln!(
-                tail,
-                "<g class=\"legend\"><rect class=\"legend-box\" x=\"4\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#fff\" stroke=\"#999\"/>",
-                top + 2,
-                width - 8,
-                legend_h - 6
-            );
-            for (x, row, key, text) in layout {
-                let y = top as i32 + 4 + LEGEND_ROW / 2 + row * LEGEND_ROW + 2;
-                if let Some(key) = key {
-                    Self::key(&mut tail, key, x, y);
+        let (before, drawn, after) = plotters_content(&svg);
+        let chart = html! {
+            (PreEscaped(before))
+            svg xmlns="http://www.w3.org/2000/svg" class="chart"
+                viewBox={ "0 0 " (width) " " (height) } preserveAspectRatio="xMidYMid meet"
+                style={ "width:100%;height:auto;max-width:" (width) "px" }
+                role="img" aria-label=(alt) {
+                "\n"
+                title { (alt) }
+                "\n"
+                desc { (self.description()) }
+                "\n"
+                // Plotters' drawing: it escapes the texts it draws.
+                (PreEscaped(drawn))
+                @for (x0, y0, x1, y1) in &self.plots {
+                    rect class="plot-area" x=(x0) y=(y0) width=(x1 - x0) height=(y1 - y0)
+                        fill="none" stroke="none" {}
+                    "\n"
                 }
-                let _ = writeln!(
-                    tail,
-                    "<text x=\"{}\" y=\"{}\" font-family=\"sans-serif\" font-size=\"{FONT}\" fill=\"#222\">{}</text>",
-                    x + 26,
-                    y + 4,
-                    escape(&text)
-                );
+                // The overlay's own elements, each written by a template above.
+                (PreEscaped(&self.marks))
+                (PreEscaped(&self.labels))
+                @if rows > 0 {
+                    (Self::legend_box(&layout, (width, top), legend_h))
+                }
             }
-            tail.push_str("</g>\n");
-        }
-        let opening = self.opening(alt, width, height);
-        match svg
-            .find("<svg")
-            .and_then(|s| Some((s, s + svg[s..].find('>')? + 1)))
-        {
-            Some((start, end)) => svg.replace_range(start..end, &opening),
-            None => svg.insert_str(0, &opening),
-        }
-        match svg.rfind("</svg>") {
-            Some(end) => svg.insert_str(end, &tail),
-            None => svg.push_str(&tail),
-        }
-        svg
+            (PreEscaped(after))
+        };
+        printable(&chart.into_string())
+    }
+}
+
+/// What plotters drew in `svg` inside its `<svg>` element, with what comes before and after
+/// that element (the whole of `svg` as the drawing where it has no such element).
+fn plotters_content(svg: &str) -> (&str, &str, &str) {
+    let open = svg
+        .find("<svg")
+        .and_then(|s| Some((s, s + svg[s..].find('>')? + 1)));
+    match (open, svg.rfind("</svg>")) {
+        (Some((start, end)), Some(close)) if close >= end => (
+            &svg[..start],
+            &svg[end..close],
+            &svg[close + "</svg>".len()..],
+        ),
+        _ => ("", svg, ""),
     }
 }
 

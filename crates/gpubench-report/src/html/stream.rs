@@ -5,11 +5,12 @@
 //! reports the best of its trials); the table beside gives both numbers.
 
 use gpubench_results::Role;
+use maud::{Markup, html};
 
 use super::bars::{Panel, common_legend, draw_panel};
 use super::charts::{colour, svg};
 use super::data::{Bar, StreamBar};
-use super::escape;
+use super::header_row;
 use super::overlay::Key;
 use crate::ReportError;
 use crate::numbers::sig3;
@@ -131,34 +132,52 @@ pub fn chart(files: &[(String, Vec<StreamBar>)]) -> Result<Option<String>, Repor
 }
 
 /// The numbers behind the chart: median, its interval and the best sample of every row.
-pub fn table(files: &[(String, Vec<StreamBar>)]) -> String {
-    let mut html = String::from(
-        "<table class=\"results stream\">\n<tr><th>run</th><th>kernel</th><th>kind</th>\
-         <th>median GB/s</th><th>95% CI of the median</th><th>best (max rate) GB/s</th>\
-         <th>samples</th></tr>\n",
-    );
-    for (label, bars) in files {
-        for b in bars {
-            let kind = match b.role {
-                Role::HostReference => "host CPU memcpy",
-                Role::CopyEngine => "copy engine",
-                _ => "shader kernel",
-            };
-            let best = b
-                .bar
-                .best
-                .map_or_else(|| "no samples recorded".to_string(), sig3);
-            html.push_str(&format!(
-                "<tr><td>{}</td><td>{}</td><td>{kind}</td><td class=\"num\">{}</td><td>[{}, {}]</td><td class=\"num best\">{best}</td><td class=\"num\">{}</td></tr>\n",
-                escape(label),
-                escape(&b.label),
-                sig3(b.bar.value),
-                sig3(b.bar.low),
-                sig3(b.bar.high),
-                b.samples
-            ));
+pub fn table(files: &[(String, Vec<StreamBar>)]) -> Markup {
+    let header = [
+        "run",
+        "kernel",
+        "kind",
+        "median GB/s",
+        "95% CI of the median",
+        "best (max rate) GB/s",
+        "samples",
+    ];
+    html! {
+        table class="results stream" {
+            "\n"
+            (header_row(&header))
+            "\n"
+            @for (label, bars) in files {
+                @for b in bars {
+                    (row(label, b))
+                    "\n"
+                }
+            }
+        }
+        "\n"
+    }
+}
+
+/// One stream result's row: its run, kernel, kind, median, interval, best rate and samples.
+fn row(label: &str, b: &StreamBar) -> Markup {
+    let kind = match b.role {
+        Role::HostReference => "host CPU memcpy",
+        Role::CopyEngine => "copy engine",
+        _ => "shader kernel",
+    };
+    let best = b
+        .bar
+        .best
+        .map_or_else(|| "no samples recorded".to_string(), sig3);
+    html! {
+        tr {
+            td { (label) }
+            td { (b.label) }
+            td { (kind) }
+            td class="num" { (sig3(b.bar.value)) }
+            td { "[" (sig3(b.bar.low)) ", " (sig3(b.bar.high)) "]" }
+            td class="num best" { (best) }
+            td class="num" { (b.samples) }
         }
     }
-    html.push_str("</table>\n");
-    html
 }

@@ -10,12 +10,13 @@
 
 use gpubench_results::chart::{ChartHint, group, hint_of};
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
+use maud::{Markup, html};
 
 use super::bars::{Panel, common_legend, draw_panel};
 use super::charts::{colour, svg};
 use super::data::{self, Bar};
 use super::overlay::Key;
-use super::{escape, fleet::BARS_PER_CHART};
+use super::{figure, fleet::BARS_PER_CHART, join};
 use crate::ReportError;
 
 /// Where a category sorts: ranks compared in order.
@@ -275,21 +276,20 @@ pub fn hinted(files: &[(String, &RunDocument)]) -> Vec<(String, String, Grouped)
 
 /// A section per other group of bars (see [`hinted`]), titled by the group.
 pub fn hinted_sections(
-    body: &mut String,
     title: &str,
     files: &[(String, &RunDocument)],
-) -> Result<(), ReportError> {
+) -> Result<Markup, ReportError> {
     let members: Vec<String> = files.iter().map(|(l, _)| l.clone()).collect();
+    let mut all = Vec::new();
     for (name, unit, g) in hinted(files) {
-        sections(
-            body,
+        all.push(sections(
             &format!("{name}{title}"),
             &g,
             "A bar per result, as its suite's chart hint names and orders them: the median with its 95% interval.",
             &|part| chart(&name, &unit, part, &members, None),
-        )?;
+        )?);
     }
-    Ok(())
+    Ok(join(all))
 }
 
 /// One chart of `g` (bars coloured per file, or per `colour_of` category for one file), or
@@ -346,22 +346,23 @@ fn chart(
 }
 
 /// The list of results left out of a chart, with their status and reason.
-fn left_out_list(g: &Grouped) -> String {
-    if g.left_out.is_empty() {
-        return String::new();
+fn left_out_list(g: &Grouped) -> Markup {
+    html! {
+        @if !g.left_out.is_empty() {
+            p class="note" {
+                "Not drawn (not measured ok, so no bar: a zero would read as a measurement):"
+            }
+            "\n"
+            ul class="left-out" {
+                "\n"
+                @for (why, ids) in &g.left_out {
+                    li { (why) ": " (ids.join(", ")) }
+                    "\n"
+                }
+            }
+            "\n"
+        }
     }
-    let mut html = String::from(
-        "<p class=\"note\">Not drawn (not measured ok, so no bar: a zero would read as a measurement):</p>\n<ul class=\"left-out\">\n",
-    );
-    for (why, ids) in &g.left_out {
-        html.push_str(&format!(
-            "<li>{}: {}</li>\n",
-            escape(why),
-            escape(&ids.join(", "))
-        ));
-    }
-    html.push_str("</ul>\n");
-    html
 }
 
 /// `g` split into charts of at most [`BARS_PER_CHART`] categories (the left-out list goes with
@@ -390,98 +391,113 @@ fn parts(g: &Grouped) -> Vec<Grouped> {
 /// A section per part of `g`: its chart, note and left-out list; a section with the list alone
 /// when nothing is drawn.
 fn sections(
-    body: &mut String,
     heading: &str,
     g: &Grouped,
     note: &str,
     draw: &dyn Fn(&Grouped) -> Result<Option<String>, ReportError>,
-) -> Result<(), ReportError> {
+) -> Result<Markup, ReportError> {
     if g.categories.is_empty() && g.left_out.is_empty() {
-        return Ok(());
+        return Ok(html! {});
     }
     let all = parts(g);
+    let mut out = Vec::new();
     for (i, part) in all.iter().enumerate() {
         let h = if all.len() > 1 {
             format!("{heading} ({}/{})", i + 1, all.len())
         } else {
             heading.to_string()
         };
-        body.push_str(&format!("<section>\n<h2>{}</h2>\n", escape(&h)));
-        match draw(part)? {
-            Some(svg) => body.push_str(&format!(
-                "<figure>{svg}</figure>\n<p class=\"note\">{}</p>\n",
-                escape(note)
-            )),
-            None => body.push_str("<p class=\"note\">Nothing measured ok to draw.</p>\n"),
-        }
-        body.push_str(&left_out_list(part));
-        body.push_str("</section>\n");
+        out.push(part_section(&h, draw(part)?, note, part));
     }
-    Ok(())
+    Ok(join(out))
+}
+
+/// One part's section: its chart and note (or a line saying nothing was drawn), then what was
+/// left out.
+fn part_section(heading: &str, chart: Option<String>, note: &str, part: &Grouped) -> Markup {
+    html! {
+        section {
+            "\n"
+            h2 { (heading) }
+            "\n"
+            @if let Some(svg) = chart {
+                (figure(&svg))
+                "\n"
+                p class="note" { (note) }
+                "\n"
+            } @else {
+                p class="note" { "Nothing measured ok to draw." }
+                "\n"
+            }
+            (left_out_list(part))
+        }
+        "\n"
+    }
+}
+
+/// A chart's colour for a category, by the category's first word.
+type ColourOf = fn(&str) -> usize;
+
+/// One file's compute peaks take a colour per precision, so that the types group.
+fn by_precision(name: &str) -> usize {
+    match name.split(' ').next() {
+        Some("f16") => 3,
+        Some("f32") => 0,
+        Some("f64") => 2,
+        _ => 7,
+    }
+}
+
+/// One file's integer peaks take a colour per type.
+fn by_type(name: &str) -> usize {
+    match name.split(' ').next() {
+        Some("i32") => 0,
+        Some("u32") => 1,
+        Some("i64") => 2,
+        Some("i16") => 3,
+        _ => 4,
+    }
+}
+
+/// The sections of a chart of peaks (`caption` and `unit` above and beside it): a colour per
+/// file when several, else per category by `colour_of`.
+fn peak_sections(
+    heading: &str,
+    g: &Grouped,
+    note: &str,
+    (caption, unit): (&str, &str),
+    (members, colour_of): (&[String], ColourOf),
+) -> Result<Markup, ReportError> {
+    let colour_of: Option<&dyn Fn(&str) -> usize> = (members.len() < 2).then_some(&colour_of);
+    sections(heading, g, note, &|part| {
+        chart(caption, unit, part, members, colour_of)
+    })
 }
 
 /// The compute and matmul sections of one or more files; `title` follows each heading.
 pub fn compute_and_matmul(
-    body: &mut String,
     title: &str,
     files: &[(String, &RunDocument)],
-) -> Result<(), ReportError> {
+) -> Result<Markup, ReportError> {
     let members: Vec<String> = files.iter().map(|(l, _)| l.clone()).collect();
-    let several = files.len() > 1;
-    let g = compute(files);
-    // One file: a colour per precision (the first word of the category), so the types group.
-    let by_precision = |name: &str| -> usize {
-        match name.split(' ').next() {
-            Some("f16") => 3,
-            Some("f32") => 0,
-            Some("f64") => 2,
-            _ => 7,
-        }
-    };
-    sections(
-        body,
-        &format!("Compute peaks{title}"),
-        &g,
-        "Peak arithmetic rate by type, then vector width: the median with its 95% interval, an FMA counting as two operations.",
-        &|part| {
-            let colour_of = (!several).then_some(&by_precision as &dyn Fn(&str) -> usize);
-            chart(
-                "Compute peak by type and width",
-                "GFLOP/s",
-                part,
-                &members,
-                colour_of,
-            )
-        },
-    )?;
-    let by_type = |name: &str| -> usize {
-        match name.split(' ').next() {
-            Some("i32") => 0,
-            Some("u32") => 1,
-            Some("i64") => 2,
-            Some("i16") => 3,
-            _ => 4,
-        }
-    };
-    sections(
-        body,
-        &format!("Integer compute peaks{title}"),
-        &compute_int(files),
-        "Peak integer rate by type, then vector width: the median with its 95% interval, a multiply-add counting as two operations and a packed 8-bit dot product with its accumulate as eight.",
-        &|part| {
-            let colour_of = (!several).then_some(&by_type as &dyn Fn(&str) -> usize);
-            chart(
-                "Integer compute peak by type and width",
-                "GIOP/s",
-                part,
-                &members,
-                colour_of,
-            )
-        },
-    )?;
+    let mut all = vec![
+        peak_sections(
+            &format!("Compute peaks{title}"),
+            &compute(files),
+            "Peak arithmetic rate by type, then vector width: the median with its 95% interval, an FMA counting as two operations.",
+            ("Compute peak by type and width", "GFLOP/s"),
+            (&members, by_precision),
+        )?,
+        peak_sections(
+            &format!("Integer compute peaks{title}"),
+            &compute_int(files),
+            "Peak integer rate by type, then vector width: the median with its 95% interval, a multiply-add counting as two operations and a packed 8-bit dot product with its accumulate as eight.",
+            ("Integer compute peak by type and width", "GIOP/s"),
+            (&members, by_type),
+        )?,
+    ];
     for (group, g) in matmul(files) {
-        sections(
-            body,
+        all.push(sections(
             &format!("Matmul {group} by shape{title}"),
             &g,
             "Each shape's tuned kernel (M x N x K, smallest first): the median with its 95% interval. The roofline places the same results by arithmetic intensity.",
@@ -494,7 +510,7 @@ pub fn compute_and_matmul(
                     None,
                 )
             },
-        )?;
+        )?);
     }
-    Ok(())
+    Ok(join(all))
 }

@@ -2,53 +2,67 @@
 //! driver reported with when they were first seen, and the link and datasheet row. Drawn only
 //! where the run's telemetry was sampled; otherwise one line says why there is none.
 
+use maud::{Markup, html};
 use plotters::prelude::*;
 
 use gpubench_results::RunDocument;
 use gpubench_results::telemetry::{RunTelemetry, TelemetryPoint, TelemetryStatus};
 
 use super::charts::{colour, err, svg, time_axes};
-use super::escape;
+use super::{figure, header_row};
 use crate::ReportError;
 
 /// The panel's HTML for `doc`, empty when the run recorded no telemetry.
-pub fn section(title: &str, doc: &RunDocument) -> Result<String, ReportError> {
+pub fn section(title: &str, doc: &RunDocument) -> Result<Markup, ReportError> {
     let Some(run) = &doc.telemetry else {
-        return Ok(String::new());
+        return Ok(html! {});
     };
-    let mut html = format!("<section>\n<h2>Telemetry{}</h2>\n", escape(title));
-    if run.totals.status != TelemetryStatus::Sampled {
-        html.push_str(&format!(
-            "<p>Telemetry {}: {}</p>\n",
-            run.totals.status.as_str(),
-            escape(run.totals.reason.as_deref().unwrap_or("no reason recorded"))
-        ));
+    let body = if run.totals.status == TelemetryStatus::Sampled {
+        sampled(run)?
     } else {
-        let clock = |p: &TelemetryPoint| p.sm_clock_mhz;
-        let temperature = |p: &TelemetryPoint| p.temperature_c;
-        for (name, unit, pick) in [
-            (
-                "Graphics clock",
-                "MHz",
-                &clock as &dyn Fn(&TelemetryPoint) -> Option<f64>,
-            ),
-            ("Temperature", "degrees C", &temperature),
-        ] {
-            if let Some(svg) = over_time(
-                name,
-                unit,
-                &run.trace,
-                pick,
-                run.max_sm_clock_mhz.filter(|_| unit == "MHz"),
-            )? {
-                html.push_str(&format!("<figure>{svg}</figure>\n"));
+        html! {
+            p {
+                "Telemetry " (run.totals.status.as_str()) ": "
+                (run.totals.reason.as_deref().unwrap_or("no reason recorded"))
             }
+            "\n"
         }
-        html.push_str(&reasons_table(run));
+    };
+    Ok(html! {
+        section {
+            "\n"
+            h2 { "Telemetry" (title) }
+            "\n"
+            (body)
+            (facts_paragraph(run))
+        }
+        "\n"
+    })
+}
+
+/// A sampled run's clock and temperature charts and its throttle reasons.
+fn sampled(run: &RunTelemetry) -> Result<Markup, ReportError> {
+    let clock = |p: &TelemetryPoint| p.sm_clock_mhz;
+    let temperature = |p: &TelemetryPoint| p.temperature_c;
+    let mut charts = Vec::new();
+    for (name, unit, pick) in [
+        (
+            "Graphics clock",
+            "MHz",
+            &clock as &dyn Fn(&TelemetryPoint) -> Option<f64>,
+        ),
+        ("Temperature", "degrees C", &temperature),
+    ] {
+        let max = run.max_sm_clock_mhz.filter(|_| unit == "MHz");
+        charts.extend(over_time(name, unit, &run.trace, pick, max)?);
     }
-    html.push_str(&facts_paragraph(run));
-    html.push_str("</section>\n");
-    Ok(html)
+    Ok(html! {
+        @for svg in &charts {
+            (figure(svg))
+            "\n"
+        }
+        (reasons_table(run))
+    })
 }
 
 /// One quantity against time, with the device's maximum dashed where given.
@@ -101,33 +115,49 @@ fn over_time(
 }
 
 /// Each throttle reason with the time it was first seen and the share of readings showing it.
-fn reasons_table(run: &RunTelemetry) -> String {
+fn reasons_table(run: &RunTelemetry) -> Markup {
     if run.totals.throttle_reasons.is_empty() {
-        return "<p>No throttle reason was reported.</p>\n".to_string();
+        return html! {
+            p { "No throttle reason was reported." }
+            "\n"
+        };
     }
-    let mut rows = String::new();
-    for reason in &run.totals.throttle_reasons {
-        let seen: Vec<&TelemetryPoint> = run
-            .trace
-            .iter()
-            .filter(|p| p.throttle_reasons.contains(reason))
-            .collect();
-        let first = seen
-            .first()
-            .map_or("-".to_string(), |p| format!("{:.1} s", p.t_s));
-        let share = 100.0 * seen.len() as f64 / run.trace.len().max(1) as f64;
-        rows.push_str(&format!(
-            "<tr><td>{}</td><td>{first}</td><td>{share:.0}%</td></tr>\n",
-            escape(reason)
-        ));
+    html! {
+        table {
+            "\n"
+            (header_row(&["throttle reason", "first seen", "share of readings"]))
+            "\n"
+            @for reason in &run.totals.throttle_reasons {
+                (reason_row(run, reason))
+                "\n"
+            }
+        }
+        "\n"
     }
-    format!(
-        "<table>\n<tr><th>throttle reason</th><th>first seen</th><th>share of readings</th></tr>\n{rows}</table>\n"
-    )
+}
+
+/// A throttle reason's row: when it was first seen and in what share of the readings.
+fn reason_row(run: &RunTelemetry, reason: &str) -> Markup {
+    let seen: Vec<&TelemetryPoint> = run
+        .trace
+        .iter()
+        .filter(|p| p.throttle_reasons.iter().any(|r| r == reason))
+        .collect();
+    let first = seen
+        .first()
+        .map_or("-".to_string(), |p| format!("{:.1} s", p.t_s));
+    let share = 100.0 * seen.len() as f64 / run.trace.len().max(1) as f64;
+    html! {
+        tr {
+            td { (reason) }
+            td { (first) }
+            td { (format!("{share:.0}%")) }
+        }
+    }
 }
 
 /// The link and the datasheet row, as detected and as published.
-fn facts_paragraph(run: &RunTelemetry) -> String {
+fn facts_paragraph(run: &RunTelemetry) -> Markup {
     let mut facts = Vec::new();
     if let Some(link) = &run.link {
         facts.push(format!(
@@ -148,54 +178,29 @@ fn facts_paragraph(run: &RunTelemetry) -> String {
             nominal.name, nominal.source
         ));
     }
-    if facts.is_empty() {
-        return String::new();
+    html! {
+        @if !facts.is_empty() {
+            p class="note" { (facts.join("; ")) }
+            "\n"
+        }
     }
-    format!("<p class=\"note\">{}</p>\n", escape(&facts.join("; ")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_baseline::testing::doc_with;
-    use gpubench_results::telemetry::{Spread, TelemetrySummary};
+    use gpubench_baseline::testing::{doc_with, sampled_telemetry};
+    use gpubench_results::telemetry::TelemetrySummary;
 
     fn sampled_doc() -> RunDocument {
         let mut doc = doc_with("NVIDIA H200", false);
-        let mut totals = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
-        totals.readings = 3;
-        totals.sm_clock_mhz = Spread::of(&[1980.0, 1500.0, 1200.0]);
-        totals.throttle_reasons = vec!["hw-thermal-slowdown".to_string()];
-        let point = |t_s: f64, mhz: f64, hot: bool| TelemetryPoint {
-            t_s,
-            sm_clock_mhz: Some(mhz),
-            temperature_c: Some(if hot { 90.0 } else { 60.0 }),
-            power_w: None,
-            throttle_reasons: if hot {
-                vec!["hw-thermal-slowdown".to_string()]
-            } else {
-                Vec::new()
-            },
-        };
-        doc.telemetry = Some(RunTelemetry {
-            totals,
-            trace: vec![
-                point(0.0, 1980.0, false),
-                point(0.5, 1500.0, true),
-                point(1.0, 1200.0, true),
-            ],
-            max_sm_clock_mhz: Some(1980.0),
-            max_memory_clock_mhz: None,
-            driver_version: None,
-            link: None,
-            nominal: None,
-        });
+        doc.telemetry = Some(sampled_telemetry());
         doc
     }
 
     #[test]
     fn a_sampled_run_draws_clock_and_temperature_and_lists_its_reasons() {
-        let html = section("", &sampled_doc()).expect("renders");
+        let html = section("", &sampled_doc()).expect("renders").into_string();
         assert_eq!(html.matches("<svg").count(), 2, "clock and temperature");
         assert!(
             html.contains("<td>hw-thermal-slowdown</td><td>0.5 s</td><td>67%</td>"),
@@ -207,7 +212,7 @@ mod tests {
     fn no_telemetry_draws_nothing_and_unsampled_says_why() {
         let mut doc = sampled_doc();
         doc.telemetry = None;
-        assert_eq!(section("", &doc).expect("renders"), "");
+        assert_eq!(section("", &doc).expect("renders").into_string(), "");
         let mut doc = sampled_doc();
         if let Some(run) = doc.telemetry.as_mut() {
             run.totals = TelemetrySummary::without_readings(
@@ -215,7 +220,7 @@ mod tests {
                 Some("software adapter".into()),
             );
         }
-        let html = section("", &doc).expect("renders");
+        let html = section("", &doc).expect("renders").into_string();
         assert!(
             !html.contains("<svg") && html.contains("not applicable: software adapter"),
             "{html}"
