@@ -150,6 +150,13 @@ fn every_text_field_of_a_hostile_file_is_shown_literally_in_every_output() {
             assert_literal(&format!("{label} (stderr)"), &text(&out.stderr));
         }
     }
+    let html = dir.path().join("page.html");
+    let out = gpubench_output(&["report", b, n, "--html", arg(&html)]);
+    assert!(out.status.success(), "report: {}", text(&out.stderr));
+    let page = std::fs::read_to_string(&html).expect("page");
+    assert!(!page.contains("<b>forged"), "report: a raw tag");
+    let raw: Vec<char> = RAW.into_iter().filter(|c| page.contains(*c)).collect();
+    assert!(raw.is_empty(), "report: raw {raw:?} in the page");
 }
 
 /// A refused flag value is echoed through the terminal's rule: exit 2, nothing raw.
