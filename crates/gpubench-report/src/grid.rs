@@ -1,7 +1,9 @@
 //! A table of text cells that the text formats draw in their own way: comfy-table for the
 //! terminal, pipes for Markdown, commas for CSV. Builders decide the cells once.
 
-use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table, presets};
+use comfy_table::{
+    Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement, Table, Width, presets,
+};
 
 use crate::layout::{text_width, wrap_words};
 use crate::numbers::printable;
@@ -98,8 +100,19 @@ pub struct TerminalGrid {
 }
 
 impl TerminalGrid {
-    /// `grid`, with free text in the `wrap` columns and no colour.
-    pub fn new(grid: Grid, wrap: Vec<usize>) -> Self {
+    /// `grid`, with free text in the `wrap` columns and no colour. Its cells are made
+    /// terminal-safe here, once: each is [`printable`] (so escapes count in the widths, and
+    /// colour, added when drawn, is never escaped) and at most [`MAX_CELL_CHARS`] characters
+    /// (the table library lays a cell out in time that grows with the square of its length,
+    /// and no terminal shows more: a 100 MB id from a hostile file is cut, saying how much; the
+    /// file and the machine-readable formats keep it whole).
+    pub fn new(mut grid: Grid, wrap: Vec<usize>) -> Self {
+        for cell in grid.header.iter_mut().chain(grid.rows.iter_mut().flatten()) {
+            let shown = printable(&bounded_cell(cell));
+            if shown != *cell {
+                *cell = shown;
+            }
+        }
         Self {
             grid,
             wrap,
@@ -150,15 +163,20 @@ impl TerminalGrid {
         }
     }
 
-    /// How wide the table is drawn with every cell on one line.
+    /// How wide the table is drawn with every cell on one line: each column its widest line
+    /// and a space either side, one border before each column and one to close.
     pub fn natural_width(&self) -> usize {
-        crate::layout::widest_line(&self.draw(&self.escaped()))
+        let columns = self.grid.header.len();
+        (0..columns)
+            .map(|c| column_width(&self.grid, c) + 3)
+            .sum::<usize>()
+            + 1
     }
 
     /// How wide the table is drawn with its free-text columns wrapped at every space (their
     /// longest word), the narrowest wrapping can make it.
     pub fn narrowest_width(&self) -> usize {
-        let cells = self.escaped();
+        let cells = &self.grid;
         let columns = cells.header.len();
         (0..columns)
             .map(|c| {
@@ -179,40 +197,19 @@ impl TerminalGrid {
     }
 
     /// The table, fitted to `width` columns when given by wrapping the free-text columns at
-    /// word boundaries (ids and numbers never wrap), else with every cell on one line. Cells are
-    /// made [`printable`] before they are laid out, so escapes count in the width and colour
-    /// (added after) is never escaped.
-    pub fn render(&self, width: Option<u16>) -> String {
-        let mut cells = self.escaped();
+    /// word boundaries (ids and numbers never wrap), else with every cell on one line.
+    pub fn render(mut self, width: Option<u16>) -> String {
         if let Some(width) = width {
+            let mut cells = std::mem::take(&mut self.grid);
             self.wrap_to(&mut cells, usize::from(width));
+            self.grid = cells;
         }
-        self.draw(&cells)
-    }
-
-    /// Header and rows, escaped, each cell at most [`MAX_CELL_CHARS`] characters: the table
-    /// library lays a cell out in time that grows with the square of its length, and no
-    /// terminal shows more (a 100 MB id from a hostile file is cut, with how much was cut; the
-    /// file and the machine-readable formats keep it whole).
-    fn escaped(&self) -> Grid {
-        let mut grid = self.grid.clone();
-        for cell in grid.header.iter_mut().chain(grid.rows.iter_mut().flatten()) {
-            *cell = printable(&bounded_cell(cell));
-        }
-        grid
+        self.draw()
     }
 
     /// Wraps the free-text columns of `cells` so the table fits `width`, where it can.
     fn wrap_to(&self, cells: &mut Grid, width: usize) {
         let columns = cells.header.len();
-        let column_width = |grid: &Grid, c: usize| {
-            std::iter::once(&grid.header[c])
-                .chain(grid.rows.iter().filter_map(|r| r.get(c)))
-                .flat_map(|cell| cell.lines())
-                .map(text_width)
-                .max()
-                .unwrap_or(0)
-        };
         // Each column takes its text, a space either side and one border; one border closes.
         let frame = 3 * columns + 1;
         let fixed: usize = (0..columns)
@@ -250,8 +247,57 @@ impl TerminalGrid {
         }
     }
 
-    /// Draws `cells` (already escaped and wrapped) with every line as given.
-    fn draw(&self, cells: &Grid) -> String {
+    /// Draws the cells (already escaped and wrapped) with every line as given. A table of
+    /// more than [`ROWS_PER_SLICE`] rows is drawn a slice at a time, each slice with the whole
+    /// table's column widths, and the slices joined without their repeated frame: the same
+    /// bytes as one table, in memory bounded by a slice (the table library keeps several
+    /// copies of every cell while it draws).
+    fn draw(&self) -> String {
+        let rows = self.grid.rows.len();
+        if rows <= ROWS_PER_SLICE {
+            return self.slice(0..rows, None).to_string();
+        }
+        let slices = || {
+            (0..rows)
+                .step_by(ROWS_PER_SLICE)
+                .map(move |start| start..(start + ROWS_PER_SLICE).min(rows))
+        };
+        let mut widths = vec![0u16; self.grid.header.len()];
+        for range in slices() {
+            let table = self.slice(range, None);
+            for (width, widest) in widths.iter_mut().zip(table.column_max_content_widths()) {
+                *width = (*width).max(widest);
+            }
+        }
+        let mut out = String::new();
+        for range in slices() {
+            let (first, last) = (range.start == 0, range.end == rows);
+            let lines: Vec<String> = self.slice(range, Some(&widths)).lines().collect();
+            // The frame above the rows (top border, header lines, the header's rule) and the
+            // bottom border are drawn once, by the first and the last slice.
+            let above = lines
+                .iter()
+                .position(|l| l.starts_with('╞'))
+                .map_or(0, |at| at + 1);
+            let from = if first { 0 } else { above };
+            let to = if last {
+                lines.len()
+            } else {
+                lines.len().saturating_sub(1)
+            };
+            for line in &lines[from..to] {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out.pop();
+        out
+    }
+
+    /// The header and `rows` as one table, its columns `widths` wide (content, without the
+    /// padding) where given, else as wide as their content.
+    fn slice(&self, rows: std::ops::Range<usize>, widths: Option<&[u16]>) -> Table {
+        let cells = &self.grid;
         let mut table = Table::new();
         table
             .load_style(presets::UTF8_FULL_CONDENSED)
@@ -262,23 +308,46 @@ impl TerminalGrid {
         } else {
             table.enforce_styling();
         }
-        for (r, row) in cells.rows.iter().enumerate() {
-            table.add_row(row.iter().enumerate().map(|(i, text)| {
+        let colors: std::collections::HashMap<(usize, usize), Color> = self
+            .colors
+            .iter()
+            .map(|&(r, c, color)| ((r, c), color))
+            .collect();
+        for r in rows {
+            table.add_row(cells.rows[r].iter().enumerate().map(|(i, text)| {
                 let mut cell = Cell::new(text);
                 if cells.numeric.contains(&i) {
                     cell = cell.set_alignment(CellAlignment::Right);
                 }
-                if let Some(&(_, _, color)) =
-                    self.colors.iter().find(|&&(cr, cc, _)| cr == r && cc == i)
-                {
+                if let Some(&color) = colors.get(&(r, i)) {
                     cell = cell.fg(color);
                 }
                 cell
             }));
         }
-        table.to_string()
+        if let Some(widths) = widths {
+            table.set_constraints(
+                widths
+                    .iter()
+                    .map(|&w| ColumnConstraint::Absolute(Width::Fixed(w.saturating_add(2)))),
+            );
+        }
+        table
     }
 }
+
+/// The widest line of column `c` of `grid`, header included, in characters.
+fn column_width(grid: &Grid, c: usize) -> usize {
+    std::iter::once(&grid.header[c])
+        .chain(grid.rows.iter().filter_map(|r| r.get(c)))
+        .flat_map(|cell| cell.lines())
+        .map(text_width)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The most rows one table-library table draws (see [`TerminalGrid::draw`]).
+const ROWS_PER_SLICE: usize = 2048;
 
 /// The most characters of one cell the terminal table shows.
 pub const MAX_CELL_CHARS: usize = 2000;
@@ -330,6 +399,47 @@ pub fn csv_cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A grid of `rows` rows: ids, a numeric column, free text of varied widths, some cells on
+    /// two lines, and a header wider than some columns.
+    fn varied_grid(rows: usize) -> TerminalGrid {
+        let mut grid = Grid::new(&["id", "value", "note"]).numeric(&[1]);
+        for r in 0..rows {
+            let note = match r % 7 {
+                0 => "two\nlines".to_string(),
+                3 => "a longer note ".repeat(1 + r % 3),
+                _ => String::new(),
+            };
+            grid.push(vec![
+                format!("suite/k/{}", r * 37 % 1001),
+                format!("{}", r % 13 * 1000 + 7),
+                note,
+            ]);
+        }
+        let mut table = TerminalGrid::new(grid, vec![2]);
+        table.colors = vec![(1, 1, Color::Red), (rows - 1, 2, Color::Green)];
+        table
+    }
+
+    #[test]
+    fn a_long_table_drawn_in_slices_is_the_table_drawn_whole() {
+        for rows in [ROWS_PER_SLICE + 1, 3 * ROWS_PER_SLICE + 17] {
+            let table = varied_grid(rows);
+            let whole = table.slice(0..rows, None).to_string();
+            assert_eq!(table.draw(), whole, "{rows} rows");
+        }
+        let plain = TerminalGrid::new(varied_grid(5000).grid, vec![2]);
+        assert_eq!(plain.draw(), plain.slice(0..5000, None).to_string());
+    }
+
+    #[test]
+    fn the_natural_width_is_the_drawn_width() {
+        for rows in [1, 10, ROWS_PER_SLICE + 3] {
+            let table = varied_grid(rows);
+            let drawn = TerminalGrid::new(table.grid.clone(), vec![2]).draw();
+            assert_eq!(table.natural_width(), crate::layout::widest_line(&drawn));
+        }
+    }
 
     #[test]
     fn a_huge_cell_is_cut_for_the_terminal_saying_how_much() {

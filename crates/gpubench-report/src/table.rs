@@ -195,20 +195,20 @@ pub fn render_comparison(
         }
     }
     let mut narrowed = Narrowed::default();
-    let mut table = TerminalGrid::new(text.grid.clone(), vec![1, 2, 7]);
+    let mut table = TerminalGrid::new(std::mem::take(&mut text.grid), vec![1, 2, 7]);
     table.colors = colors;
     fit::fit(&mut table, COMPARISON_STEPS, style.width, &mut narrowed);
     text.notes
         .extend(narrowed.legend(style.width, explain_shortening));
-    Ok(render_text(&text, &table, &notes, style.width))
+    Ok(render_text(&text, table, &notes, style.width))
 }
 
 /// A cross-card table as the terminal table.
 pub fn render_cross(style: &TableStyle, table: &CrossTable) -> Result<String, ReportError> {
-    let text = cross_text(table);
+    let mut text = cross_text(table);
     // The columns are numbered [1], [2], ...: the notes are lettered.
     let mut notes = Footnotes::lettered();
-    let mut grid = text.grid.clone();
+    let mut grid = std::mem::take(&mut text.grid);
     for (row, cross_row) in grid.rows.iter_mut().zip(&table.rows) {
         for (i, cell) in cross_row.cells.iter().enumerate() {
             if let (CrossCell::NotMeasured { status, reason }, Some(text)) =
@@ -220,12 +220,12 @@ pub fn render_cross(style: &TableStyle, table: &CrossTable) -> Result<String, Re
     }
     let columns = grid.header.len();
     let terminal = TerminalGrid::new(grid, (2..columns).collect());
-    Ok(render_text(&text, &terminal, &notes, style.width))
+    Ok(render_text(&text, terminal, &notes, style.width))
 }
 
 fn render_text(
     text: &ComparisonText,
-    table: &TerminalGrid,
+    table: TerminalGrid,
     notes: &Footnotes,
     width: Option<u16>,
 ) -> String {

@@ -71,6 +71,16 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
             labels.iter().map(String::as_str).zip(docs.iter()).collect();
         Compared::Cross(cross_table(&runs))
     };
+    // What was read is dropped before anything is drawn, but for the last run where the
+    // github-action-benchmark export reads it: two large files are never held beside their
+    // drawn comparison.
+    let mut docs = docs;
+    let last = if exports.writes_gab() {
+        docs.pop()
+    } else {
+        None
+    };
+    drop(docs);
     let summary = match &comparison {
         Compared::Verdicts(cmp) => Some(verdict_summary(cmp, &gate)),
         Compared::Cross(_) => None,
@@ -91,7 +101,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         note!("{summary}");
     }
     exports.write_rendered(render)?;
-    if let Some(last) = docs.last() {
+    if let Some(last) = &last {
         exports.write_gab(&[last])?;
     }
     let exit = match &comparison {

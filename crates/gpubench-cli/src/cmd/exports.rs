@@ -73,6 +73,12 @@ impl ExportPlan {
         self.formatted.iter().any(|(f, _)| *f == format)
     }
 
+    /// Whether a github-action-benchmark file is asked for (the one export that reads the
+    /// results documents themselves rather than what was rendered).
+    pub fn writes_gab(&self) -> bool {
+        !self.gab.is_empty()
+    }
+
     /// The BMF and github-action-benchmark prefix of each of `docs`' names, when asked for
     /// ([`gpubench_report::adapter_prefixes`]: the backend and then the adapter's index added
     /// only where runs would share one). Runs that would still share one are refused (exit
