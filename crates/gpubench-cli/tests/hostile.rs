@@ -7,16 +7,16 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use gpubench_baseline::testing::doc_with;
 
 mod common;
 use common::{
-    arg, assert_status_reason, gpubench_command, gpubench_output, json_files, quick_stream_command,
-    quick_stream_run, quick_suite_run, read_doc, result_with, send_signal, text, vulkan_temp_dir,
-    write_doc,
+    arg, assert_status_reason, gpubench_command, gpubench_output, json_files, mkfifo,
+    quick_stream_command, quick_stream_run, quick_suite_run, read_doc, result_with, send_signal,
+    text, vulkan_temp_dir, wait_at_most, write_doc,
 };
 
 /// Writes `bytes` to `dir/name`; its path.
@@ -32,28 +32,6 @@ fn assert_usage(out: &Output, needle: &str) {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains(needle), "{needle:?} not in {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-}
-
-/// Waits for `child` at most `limit`; kills it and fails when it takes longer.
-fn wait_at_most(mut child: Child, limit: Duration) -> Output {
-    let start = Instant::now();
-    while child.try_wait().expect("poll").is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().expect("output")
-}
-
-#[cfg(unix)]
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success());
 }
 
 /// Case 1: a device node or a FIFO is never replaced by a regular file.

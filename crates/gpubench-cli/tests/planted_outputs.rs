@@ -8,13 +8,13 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Stdio;
+use std::time::Duration;
 
 use gpubench_baseline::testing::doc_with;
 
 mod common;
-use common::{arg, gpubench_command, text, write_doc};
+use common::{arg, gpubench_command, mkfifo, text, wait_at_most, write_doc};
 
 /// What a planted link points to: a file whose bytes must survive.
 const VICTIM: &[u8] = b"the victim's own bytes\n";
@@ -24,28 +24,6 @@ struct Case {
     what: &'static str,
     args: Vec<String>,
     planted: PathBuf,
-}
-
-/// `child`'s output, killing it (and failing) after `limit`: a command that opened a planted
-/// FIFO would wait for a reader for ever.
-fn wait_at_most(mut child: Child, limit: Duration, what: &str) -> Output {
-    let start = Instant::now();
-    while child.try_wait().expect("poll").is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{what}: still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().expect("output")
-}
-
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .expect("mkfifo runs");
-    assert!(status.success());
 }
 
 /// Every writing command, each with the name planted in `out` and the input it reads.
@@ -154,7 +132,7 @@ fn assert_refused(case: &Case, out: &Path, kind: &str) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("starts");
-    let output = wait_at_most(child, Duration::from_secs(60), case.what);
+    let output = wait_at_most(child, Duration::from_secs(60));
     let stderr = text(&output.stderr);
     assert_eq!(
         output.status.code(),

@@ -106,16 +106,16 @@ impl<K: Kernel> KernelBench<K> {
     }
 }
 
-/// The state of the benchmark `info` describes, or the error naming the step that came first.
-fn set_up<'a, S>(
-    state: &'a mut Option<S>,
-    info: &BenchmarkInfo,
-    step: &'static str,
-) -> Result<&'a mut S, BenchError> {
-    state.as_mut().ok_or_else(|| BenchError::NotSetUp {
-        id: info.id.clone(),
-        step,
-    })
+impl<K: Kernel> KernelBench<K> {
+    /// The kernel and its set-up state, or the error naming `step`, which came before set-up.
+    fn ready(&mut self, step: &'static str) -> Result<(&K, &mut K::State), BenchError> {
+        let Self { kernel, state, info } = self;
+        let state = state.as_mut().ok_or_else(|| BenchError::NotSetUp {
+            id: info.id.clone(),
+            step,
+        })?;
+        Ok((kernel, state))
+    }
 }
 
 impl<K: Kernel> Benchmark for KernelBench<K> {
@@ -152,12 +152,8 @@ impl<K: Kernel> Benchmark for KernelBench<K> {
         clock: &'a mut SampleClock<'_>,
     ) -> LocalFuture<'a, Result<(), BenchError>> {
         Box::pin(async move {
-            let Self {
-                kernel,
-                state,
-                info,
-            } = self;
-            kernel.run(set_up(state, info, "run")?, clock).await
+            let (kernel, state) = self.ready("run")?;
+            kernel.run(state, clock).await
         })
     }
 
@@ -166,12 +162,8 @@ impl<K: Kernel> Benchmark for KernelBench<K> {
         ctx: &'a GpuContext,
     ) -> LocalFuture<'a, Result<Verification, BenchError>> {
         Box::pin(async move {
-            let Self {
-                kernel,
-                state,
-                info,
-            } = self;
-            kernel.verify(set_up(state, info, "verify")?, ctx).await
+            let (kernel, state) = self.ready("verify")?;
+            kernel.verify(state, ctx).await
         })
     }
 

@@ -234,3 +234,27 @@ pub fn temporary_files(dir: &Path) -> Vec<PathBuf> {
         })
         .unwrap_or_default()
 }
+
+/// `child`'s output, killing it (and failing) after `limit`: a command that opened a FIFO
+/// would wait for a writer or a reader for ever.
+pub fn wait_at_most(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("poll").is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().expect("output")
+}
+
+/// Makes a FIFO at `path`.
+#[cfg(unix)]
+pub fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+}
