@@ -20,9 +20,20 @@ fn save_then_compare_and_never_record_a_failed_run() {
     let Some(dir) = vulkan_temp_dir() else { return };
     let baselines = dir.path().join("baselines");
 
-    let out = quick_run(&dir.path().join("first.json"), &baselines, &[]);
+    let first_page = dir.path().join("first.html");
+    let html = first_page.to_string_lossy();
+    let out = quick_run(
+        &dir.path().join("first.json"),
+        &baselines,
+        &["--html", &html],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("no baseline for this adapter"));
+    let page = std::fs::read_to_string(&first_page).expect("page");
+    assert!(
+        !page.contains("class=\"verdicts\""),
+        "no baseline, no verdicts"
+    );
 
     let out = quick_run(
         &dir.path().join("second.json"),
@@ -37,12 +48,24 @@ fn save_then_compare_and_never_record_a_failed_run() {
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     let before = std::fs::read(&recorded[0]).expect("read baseline");
 
-    let out = quick_run(&dir.path().join("third.json"), &baselines, &["--no-fail"]);
+    let third_page = dir.path().join("third.html");
+    let html = third_page.to_string_lossy();
+    let out = quick_run(
+        &dir.path().join("third.json"),
+        &baselines,
+        &["--no-fail", "--html", &html],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains("same adapter") && stdout.contains("verdict"),
         "{stdout}"
+    );
+    // The page holds the verdicts too: the baseline drawn first, the run beside it.
+    let page = std::fs::read_to_string(&third_page).expect("page");
+    assert!(
+        page.contains("class=\"verdicts\""),
+        "the verdicts are on the page"
     );
 
     let out = quick_run(

@@ -109,7 +109,11 @@ impl<K: Kernel> KernelBench<K> {
 impl<K: Kernel> KernelBench<K> {
     /// The kernel and its set-up state, or the error naming `step`, which came before set-up.
     fn ready(&mut self, step: &'static str) -> Result<(&K, &mut K::State), BenchError> {
-        let Self { kernel, state, info } = self;
+        let Self {
+            kernel,
+            state,
+            info,
+        } = self;
         let state = state.as_mut().ok_or_else(|| BenchError::NotSetUp {
             id: info.id.clone(),
             step,

@@ -252,18 +252,32 @@ pub fn after_run(
         return None;
     };
     let new_label = format!("this run ({})", doc_path.display());
-    // A run of some suites is compared with those suites of the baseline only: the others were
-    // not run, they did not go missing.
-    let mut base = base.clone();
-    base.results
-        .retain(|r| doc.config.suites.contains(&r.suite));
     Some(compare(
         label,
-        &base,
+        &base_for(base, doc),
         &new_label,
         doc,
         &options(&settings.gate),
     ))
+}
+
+/// What `doc` is compared with: the baseline's results of the suites `doc` ran. A run of some
+/// suites is compared with those suites of the baseline only: the others were not run, they
+/// did not go missing.
+fn base_for(base: &RunDocument, doc: &RunDocument) -> RunDocument {
+    let mut base = base.clone();
+    base.results
+        .retain(|r| doc.config.suites.contains(&r.suite));
+    base
+}
+
+impl BaselinePlan {
+    /// The baseline `doc` is compared with, labelled as the comparison labels it, where there
+    /// is one: what the HTML page draws beside the run, so the page holds the verdicts too.
+    pub fn compared_with(&self, doc: &RunDocument) -> Option<(String, RunDocument)> {
+        let (label, base) = self.baseline.as_ref()?;
+        Some((label.clone(), base_for(base, doc)))
+    }
 }
 
 /// The run in `format` (BMF names under `bmf_prefix` when there is one); in the text formats

@@ -271,7 +271,13 @@ fn report_and_gate(
 ) -> anyhow::Result<Exit> {
     note!("results written to {}", out_path.display());
     if let Some(html) = &plan.html {
-        let labelled = [(crate::cmd::report::label(out_path), doc.clone())];
+        // With a baseline, the page draws it first and the run beside it: the verdicts too.
+        let run = (crate::cmd::report::label(out_path), doc.clone());
+        let labelled: Vec<_> = baseline
+            .compared_with(doc)
+            .into_iter()
+            .chain([run])
+            .collect();
         crate::cmd::report::write_html(html, &labelled)?;
         note!("report written to {}", html.display());
     }
