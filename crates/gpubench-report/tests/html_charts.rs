@@ -482,3 +482,21 @@ fn the_memory_curves_are_drawn_per_file_with_their_units() {
     let plain = render(&[("plain", &recorded())]);
     assert!(!plain.contains("Read bandwidth against working set"));
 }
+
+/// A log axis whose values stay within one decade (a flat latency curve: 5 to 8 ns per load)
+/// still has several labelled ticks, from the bottom of the axis up, not one.
+#[test]
+fn a_log_axis_over_less_than_a_decade_has_several_ticks() {
+    let mut flat = gpubench_report::html::data::Series::new("chase", 0);
+    flat.points = (0..8)
+        .map(|k| (f64::from(4096 << (2 * k)), 5.0 + f64::from(k) * 0.4))
+        .collect();
+    let svg =
+        gpubench_report::html::charts::working_set_sweep("flat", &[flat], ("ns", "ns per load"))
+            .expect("drawn")
+            .expect("a chart");
+    let ticks: Vec<f64> = texts(&svg).iter().filter_map(|t| t.parse().ok()).collect();
+    assert!(ticks.len() >= 3, "y ticks: {ticks:?}");
+    let lowest = ticks.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(lowest <= 5.0, "a tick below the lowest point: {ticks:?}");
+}

@@ -162,8 +162,21 @@ pub(super) fn log_axes<'a, 'b>(
     desc: (&str, &str),
     x_label: &dyn Fn(&f64) -> String,
 ) -> Result<LogChart<'a, 'b>, String> {
-    let ranges = ((x.0..x.1).log_scale().base(x_base), (y.0..y.1).log_scale());
+    let (x0, y0) = (down_to_power(x.0, x_base), down_to_power(y.0, 10.0));
+    let ranges = ((x0..x.1).log_scale().base(x_base), (y0..y.1).log_scale());
     line_axes(root, caption, ranges, desc, (x_label, &plain_tick))
+}
+
+/// The largest power of `base` at or below `v` (`v` itself where it is not positive and
+/// finite). plotters' log axis puts its ticks at the powers of its base and at even steps
+/// from each one up, never below the first power inside the range: an axis from 2.5 to 16 would
+/// get one tick, at 10. Starting it at a power gives a tick at its foot and steps above it.
+fn down_to_power(v: f64, base: f64) -> f64 {
+    if !(v.is_finite() && v > 0.0 && base > 1.0) {
+        return v;
+    }
+    // The small margin keeps a value that is a power (up to rounding) where it is.
+    base.powf((v.ln() / base.ln() + 1e-9).floor())
 }
 
 /// The text alternative of a chart of lines: its title, its axes, and each series' range of
