@@ -14,6 +14,7 @@ pub mod error;
 pub mod lock;
 pub mod machine;
 pub mod noise;
+pub mod paired;
 pub mod ratio;
 pub mod store;
 #[cfg(any(test, feature = "testing"))]
@@ -25,6 +26,7 @@ pub use compare::{CompareOptions, Comparison, Mode, PairComparison, Side, compar
 pub use cross::{CrossCell, CrossColumn, CrossRow, CrossTable, cross_table};
 pub use error::BaselineError;
 pub use machine::{Difference, machine_differences};
+pub use paired::{PairedComparison, PairedOptions, PairedRow, judge_rounds};
 pub use ratio::{RatioEstimate, ratio_ci};
 pub use store::{BaselineStore, Saved, baseline_key, check_recordable};
 pub use verdict::{Verdict, verdict_for};

@@ -40,6 +40,11 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare result files: BASE NEW gives verdicts; three or more give the cross-card table.
     Compare(CompareArgs),
+    /// Judge a head build against a base build on this machine: both run in alternating
+    /// rounds, each benchmark judged on its per-round ratios (a paired comparison), the
+    /// suspect ones measured again before a verdict (exit 3 regressed, 4 failed, 6 too noisy).
+    #[command(after_help = crate::exit::help_table())]
+    Ab(AbArgs),
     /// Check the GPU for what makes benchmarks slow: software adapter, degraded PCIe link,
     /// low clocks, throttling, other processes, driver, transfer and memory bandwidth against
     /// the link and the datasheet (exit 5 when a check fails).
@@ -364,6 +369,40 @@ pub struct GateArgs {
     /// Report regressions without failing (exit 0 instead of 3).
     #[arg(long)]
     pub no_fail: bool,
+}
+
+/// `gpubench ab BASE_BIN HEAD_BIN -- RUN_FLAGS`.
+#[derive(Debug, Args)]
+pub struct AbArgs {
+    /// The base build's gpubench binary.
+    #[arg(value_name = "BASE_BIN")]
+    pub base: PathBuf,
+    /// The head build's gpubench binary (the same one twice checks the gate itself: A/A).
+    #[arg(value_name = "HEAD_BIN")]
+    pub head: PathBuf,
+    /// Rounds, each one base run and one head run in alternating order (at least 5: fewer
+    /// give no 90% interval of the median ratio).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(5..=100))]
+    pub rounds: u32,
+    /// Further rounds, of the suites whose benchmarks look regressed or too noisy, before
+    /// they are judged again (0: none).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub confirm_rounds: u32,
+    /// Directory for every round's results files (new or empty); by default
+    /// `results/ab-<time>/`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Noise band in percent for every metric (default: 5 for rates, 10 for time per
+    /// operation, 25 on software adapters).
+    #[arg(long, value_name = "PCT", value_parser = parse_noise)]
+    pub noise: Option<f64>,
+    /// Output format on stdout: table, md, csv or json.
+    #[arg(long, default_value = "table", value_parser = format_parser())]
+    pub format: Format,
+    /// What every `gpubench run` gets, after `--` (e.g. `-- --suite stream --profile quick`);
+    /// each run's --out, --format and baseline flags are ab's own.
+    #[arg(last = true, value_name = "RUN_FLAGS")]
+    pub run_flags: Vec<String>,
 }
 
 #[derive(Debug, Args)]

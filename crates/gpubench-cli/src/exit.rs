@@ -20,6 +20,9 @@ pub enum Exit {
     BenchmarkFailed,
     /// A `doctor` check failed.
     CheckFailed,
+    /// `ab`: a benchmark's rounds disagree by more than the noise band, even after its
+    /// confirmation rounds, so no verdict can be given (nothing regressed or failed).
+    TooNoisy,
     /// Stopped by SIGINT (128 + 2, as shells report it).
     Sigint,
     /// Stopped by SIGTERM (128 + 15).
@@ -31,13 +34,14 @@ pub enum Exit {
 
 impl Exit {
     /// Every exit status, in the order `--help` lists them.
-    pub const ALL: [Exit; 9] = [
+    pub const ALL: [Exit; 10] = [
         Exit::Success,
         Exit::Error,
         Exit::Usage,
         Exit::Regression,
         Exit::BenchmarkFailed,
         Exit::CheckFailed,
+        Exit::TooNoisy,
         Exit::Sigint,
         Exit::Sigterm,
         Exit::StdoutClosed,
@@ -52,6 +56,7 @@ impl Exit {
             Exit::Regression => 3,
             Exit::BenchmarkFailed => 4,
             Exit::CheckFailed => 5,
+            Exit::TooNoisy => 6,
             Exit::Sigint => 130,
             Exit::Sigterm => 143,
             Exit::StdoutClosed => 141,
@@ -69,6 +74,9 @@ impl Exit {
             Exit::Regression => "regression found against the baseline",
             Exit::BenchmarkFailed => "a benchmark failed (wrong output or GPU error)",
             Exit::CheckFailed => "a `gpubench doctor` check failed",
+            Exit::TooNoisy => {
+                "`gpubench ab`: too noisy to judge (the rounds disagree by more than the noise band)"
+            }
             Exit::Sigint => "interrupted by SIGINT (finished results kept, no baseline written)",
             Exit::Sigterm => "interrupted by SIGTERM (as SIGINT)",
             Exit::StdoutClosed => {

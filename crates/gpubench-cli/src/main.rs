@@ -47,6 +47,7 @@ fn main() -> ExitCode {
         cli::Command::Run(run) => cmd::run::run(&run),
         cli::Command::Report(report) => cmd::report::run(&report),
         cli::Command::Compare(compare) => cmd::compare::run(&compare),
+        cli::Command::Ab(ab) => cmd::ab::run(&ab),
         cli::Command::Doctor(doctor) => cmd::doctor::run(&doctor),
         cli::Command::Kernels(kernels) => cmd::kernels::run(&kernels),
         cli::Command::Show(show) => cmd::show::run(&show),

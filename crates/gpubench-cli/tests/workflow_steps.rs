@@ -58,14 +58,14 @@ fn step(doc: &Yaml, name: &str) -> (String, Option<String>) {
 }
 
 /// The job's `$GPUBENCH` (gpubench-src/target/release/gpubench) as the test binary, kept to
-/// one quick stream size, with `extra` appended to `run`.
+/// one quick stream size (the stream suite where a run names none), with `extra` appended to
+/// `run`.
 fn shim(dir: &Path, extra: &str) -> PathBuf {
     let release = dir.join("gpubench-src/target/release");
     std::fs::create_dir_all(&release).expect("mkdir");
     let path = release.join("gpubench");
     let script = format!(
-        "#!/usr/bin/env bash\nif [ \"$1\" = run ]; then shift; exec '{}' run \"$@\" --suite stream --stream-size 64KiB {extra}; fi\nexec '{}' \"$@\"\n",
-        gpubench_path().display(),
+        "#!/usr/bin/env bash\nif [ \"$1\" = run ]; then\n  shift\n  case \" $* \" in *' --suite '*) exec '{0}' run \"$@\" --stream-size 64KiB {extra};; esac\n  exec '{0}' run \"$@\" --suite stream --stream-size 64KiB {extra}\nfi\nexec '{0}' \"$@\"\n",
         gpubench_path().display()
     );
     std::fs::write(&path, script).expect("write shim");
@@ -241,4 +241,30 @@ fn the_caller_workflow_builds_the_commit_under_test_with_the_reusable_one() {
             assert!(!line.contains(old), "{old} runs on the deprecated Node 20");
         }
     }
+}
+
+/// The paired gate's step with one build as both base and head (an A/A run of five rounds of a
+/// quick 64 KiB stream): it passes, a summary of the rounds reaches the job summary, and rounds
+/// too noisy to judge leave a warning, not a failure.
+#[test]
+fn the_paired_gate_step_judges_a_build_against_itself_and_passes() {
+    if !require_vulkan() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = shim(dir.path(), "");
+    let base = base.to_str().expect("utf-8 path");
+    let inputs = [("ROUNDS", "5"), ("BASE_GPUBENCH", base)];
+    let (code, output) = run_step_in(
+        dir.path(),
+        "Paired gate (base and head in alternating rounds)",
+        "",
+        &inputs,
+    );
+    assert_eq!(code, Some(0), "an A/A run passes the step: {output}");
+    assert!(output.contains("rounds, base and head in turn"), "{output}");
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).expect("job summary");
+    assert!(summary.contains("| benchmark | rounds |"), "{summary}");
+    let verdicts = output.contains("unchanged") || output.contains("::warning title=gpubench ab::");
+    assert!(verdicts, "{output}");
 }

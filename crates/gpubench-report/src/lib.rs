@@ -18,6 +18,7 @@ pub mod layout;
 pub mod markdown;
 pub mod measured;
 pub mod numbers;
+pub mod paired;
 pub mod run_text;
 pub mod table;
 

@@ -41,7 +41,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
     refuse_html(args)?;
     let adapters = chosen_adapters(args.adapter.backend.as_deref())?;
     fleet.exports.check_several(adapters.len(), Format::Table)?;
-    let (dir, created) = claim_results_dir(args.out.as_deref())?;
+    let (dir, created) = claim_results_dir(args.out.as_deref(), "fleet")?;
     // Every adapter's results file is named and checked, against each other and every file
     // the fleet writes or reads, before any adapter runs.
     let plans = adapters
@@ -142,22 +142,22 @@ fn refuse_html(args: &RunArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The fleet's results directory, claimed before any adapter runs, and whether this run
-/// created it: `--out DIR` when it is new or empty (a file, or a directory that holds
-/// anything, is refused: another run's files would be replaced), else
-/// `results/fleet-<time>/`, created with `mkdir` so that two fleets started in the same second
-/// get a directory each (`fleet-<time>-2`).
-fn claim_results_dir(out: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
+/// A command's results directory (a fleet's, `ab`'s), claimed before anything runs, and
+/// whether this call created it: `--out DIR` when it is new or empty (a file, or a directory
+/// that holds anything, is refused: another run's files would be replaced), else
+/// `results/<kind>-<time>/`, created with `mkdir` so that two runs started in the same second
+/// get a directory each (`<kind>-<time>-2`).
+pub fn claim_results_dir(out: Option<&Path>, kind: &str) -> anyhow::Result<(PathBuf, bool)> {
     let Some(dir) = out else {
         let base = Path::new(crate::cmd::run::RESULTS_DIR).join(format!(
-            "fleet-{}",
+            "{kind}-{}",
             gpubench_results::hostinfo::now_compact()
         ));
         return claim_new_dir(&base).map(|dir| (dir, true));
     };
     let refuse = |why: &str| Err(UsageError(format!("--out {}: {why}", dir.display())).into());
     if dir.exists() && !dir.is_dir() {
-        return refuse("is a file; with --adapter all it names the results directory");
+        return refuse("is a file; here it names the results directory");
     }
     let created = !dir.exists() && create_dir(dir).map_err(|e| creating(dir, &e))?;
     let empty = std::fs::read_dir(dir)
@@ -166,7 +166,7 @@ fn claim_results_dir(out: Option<&Path>) -> anyhow::Result<(PathBuf, bool)> {
         .is_none();
     if !empty {
         return refuse(
-            "holds files already; a fleet writes one file per adapter there and never replaces another run's: give a new or empty directory",
+            "holds files already; this command writes one file per run there and never replaces another run's: give a new or empty directory",
         );
     }
     Ok((dir.to_path_buf(), created))
@@ -322,18 +322,18 @@ mod tests {
         // --out: a new directory is created, an empty one taken, a non-empty one refused.
         let new = dir.path().join("new");
         assert_eq!(
-            claim_results_dir(Some(&new)).expect("new"),
+            claim_results_dir(Some(&new), "fleet").expect("new"),
             (new.clone(), true)
         );
         assert_eq!(
-            claim_results_dir(Some(&new)).expect("empty"),
+            claim_results_dir(Some(&new), "fleet").expect("empty"),
             (new.clone(), false)
         );
         std::fs::write(new.join("0-llvmpipe-vulkan.json"), b"{}").expect("write");
-        let error = claim_results_dir(Some(&new)).expect_err("not empty");
+        let error = claim_results_dir(Some(&new), "fleet").expect_err("not empty");
         assert!(error.to_string().contains("holds files already"), "{error}");
         let file = dir.path().join("file");
         std::fs::write(&file, b"x").expect("write");
-        assert!(claim_results_dir(Some(&file)).is_err());
+        assert!(claim_results_dir(Some(&file), "fleet").is_err());
     }
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod ab;
 pub mod baseline;
 pub mod baseline_gate;
 pub mod compare;

@@ -1,0 +1,372 @@
+//! The paired comparison: a base and a head build measured in alternating rounds on one machine,
+//! each benchmark judged on its per-round ratios.
+//!
+//! Two runs taken minutes or days apart on a shared machine differ by whatever else the machine
+//! did in between: on a 2-core CI runner that is 2-6x for CPU-bound figures, more than any band a
+//! gate could use. Measured in rounds, base and head alternating (A B, B A, A B, ...), both see
+//! the same minutes, and the ratio within a round cancels what the machine did to both. Each
+//! round gives one ratio per benchmark, of the best samples (the fastest: noise only ever slows
+//! a kernel down, so the best sample is the steadiest figure of a loaded run); the judgement is
+//! on the median of those ratios, with a distribution-free interval from their order statistics
+//! (the sign test's: no assumption about how the machine's noise is spread). The interval is
+//! then read against the noise band as every comparison's is ([`verdict_for`]): wholly beyond it
+//! is a regression or an improvement, wholly inside it unchanged, and astride an edge "too
+//! noisy to judge", an outcome of its own, never a silent pass or a false failure.
+
+use std::collections::BTreeMap;
+
+use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
+use serde::{Deserialize, Serialize};
+
+use crate::noise::band_for;
+use crate::ratio::{RatioEstimate, oriented};
+use crate::verdict::{Verdict, status_got_worse, verdict_for};
+
+/// The least coverage a row's interval must have for a verdict; fewer rounds than give it
+/// (five) leave the row too noisy to judge.
+pub const COVERAGE: f64 = 0.90;
+
+/// How the rounds are judged.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PairedOptions {
+    /// Band override (a fraction) for every metric; the design's default per metric kind and
+    /// adapter kind otherwise.
+    pub noise: Option<f64>,
+}
+
+/// One benchmark over the rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairedRow {
+    /// The result id.
+    pub id: String,
+    /// Its suite.
+    pub suite: String,
+    /// What the values measure.
+    pub metric: MetricKind,
+    /// Unit of the values.
+    pub unit: String,
+    /// Whether larger values are better.
+    pub higher_is_better: bool,
+    /// Each round's oriented ratio of the best samples (above 1 the head is faster), over the
+    /// rounds where both builds measured it.
+    pub ratios: Vec<f64>,
+    /// The median ratio, with the order-statistic interval of at least [`COVERAGE`] around it.
+    pub estimate: Option<RatioEstimate>,
+    /// The interval's coverage (the chance it holds the true median ratio), when there is one.
+    pub coverage: Option<f64>,
+    /// The noise band applied (a fraction).
+    pub band: f64,
+    /// The verdict; [`Verdict::Inconclusive`] reads "too noisy to judge".
+    pub verdict: Verdict,
+    /// Whether the row fails the gate: a regression, or a result the head lost (failed or
+    /// skipped where the base measured it).
+    pub regression: bool,
+    /// Why, where the verdict alone does not say (a status change, too few rounds).
+    pub note: Option<String>,
+}
+
+/// Every benchmark's judgement over the rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairedComparison {
+    /// How many rounds were judged.
+    pub rounds: usize,
+    /// Whether either build ran on a software adapter (its bands are the software band).
+    pub software: bool,
+    /// One row per benchmark, in the base's order, then those only the head has.
+    pub rows: Vec<PairedRow>,
+}
+
+impl PairedComparison {
+    /// The rows that fail the gate.
+    pub fn regressions(&self) -> impl Iterator<Item = &PairedRow> {
+        self.rows.iter().filter(|r| r.regression)
+    }
+
+    /// The rows too noisy to judge.
+    pub fn too_noisy(&self) -> impl Iterator<Item = &PairedRow> {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Inconclusive)
+    }
+
+    /// How many rows have each verdict.
+    pub fn counts(&self) -> BTreeMap<&'static str, usize> {
+        let mut counts = BTreeMap::new();
+        for row in &self.rows {
+            *counts.entry(row.verdict.as_str()).or_default() += 1;
+        }
+        counts
+    }
+}
+
+/// Judges `rounds` of (base, head) documents, measured in turn on one machine.
+pub fn judge_rounds(
+    rounds: &[(&RunDocument, &RunDocument)],
+    options: PairedOptions,
+) -> PairedComparison {
+    let software = rounds
+        .iter()
+        .any(|(b, h)| b.machine.software_adapter || h.machine.software_adapter);
+    let mut ids: Vec<&BenchResult> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (base, head) in rounds {
+        for result in base.results.iter().chain(&head.results) {
+            if seen.insert(result.id.as_str()) {
+                ids.push(result);
+            }
+        }
+    }
+    let rows = ids
+        .into_iter()
+        .map(|first| {
+            let sides: Vec<(Option<&BenchResult>, Option<&BenchResult>)> = rounds
+                .iter()
+                .map(|(b, h)| (find(b, &first.id), find(h, &first.id)))
+                .collect();
+            judge_row(first, &sides, software, options)
+        })
+        .collect();
+    PairedComparison {
+        rounds: rounds.len(),
+        software,
+        rows,
+    }
+}
+
+fn find<'a>(doc: &'a RunDocument, id: &str) -> Option<&'a BenchResult> {
+    doc.results.iter().find(|r| r.id == id)
+}
+
+/// One id's row from its (base, head) results, round by round.
+fn judge_row(
+    first: &BenchResult,
+    sides: &[(Option<&BenchResult>, Option<&BenchResult>)],
+    software: bool,
+    options: PairedOptions,
+) -> PairedRow {
+    let band = band_for(first.metric, software, options.noise);
+    let mut row = PairedRow {
+        id: first.id.clone(),
+        suite: first.suite.clone(),
+        metric: first.metric,
+        unit: first.unit.clone(),
+        higher_is_better: first.higher_is_better,
+        ratios: Vec::new(),
+        estimate: None,
+        coverage: None,
+        band,
+        verdict: Verdict::NotMeasured,
+        regression: false,
+        note: None,
+    };
+    if let Some(lost) = lost_result(sides) {
+        row.verdict = Verdict::StatusChanged;
+        row.regression = true;
+        row.note = Some(lost);
+        return row;
+    }
+    if sides.iter().all(|(b, _)| b.is_none()) {
+        row.verdict = Verdict::New;
+        return row;
+    }
+    if sides.iter().all(|(_, h)| h.is_none()) {
+        row.verdict = Verdict::Missing;
+        return row;
+    }
+    if !first.metric.is_known() {
+        row.verdict = Verdict::NotJudged;
+        return row;
+    }
+    row.ratios = sides
+        .iter()
+        .filter_map(|(b, h)| {
+            oriented(
+                best(b.as_ref()?)?,
+                best(h.as_ref()?)?,
+                first.higher_is_better,
+            )
+        })
+        .collect();
+    if row.ratios.is_empty() {
+        return row;
+    }
+    match median_interval(&row.ratios, COVERAGE) {
+        Some((estimate, coverage)) => {
+            row.verdict = verdict_for(&estimate, band);
+            row.regression = row.verdict == Verdict::Regressed;
+            row.estimate = Some(estimate);
+            row.coverage = Some(coverage);
+        }
+        None => {
+            row.verdict = Verdict::Inconclusive;
+            row.note = Some(format!(
+                "{} rounds measured it: a {:.0}% interval of the median needs 5",
+                row.ratios.len(),
+                COVERAGE * 100.0
+            ));
+        }
+    }
+    row
+}
+
+/// What the head lost where the base had it, in the first round it did: a result that failed
+/// or was skipped in the head while ok (or merely skipped) in the base.
+fn lost_result(sides: &[(Option<&BenchResult>, Option<&BenchResult>)]) -> Option<String> {
+    sides.iter().enumerate().find_map(|(k, (b, h))| {
+        let (b, h) = (b.as_ref()?, h.as_ref()?);
+        status_got_worse(b.status, h.status).then(|| {
+            format!(
+                "round {}: {} -> {}{}",
+                k + 1,
+                b.status.as_str(),
+                h.status.as_str(),
+                h.reason
+                    .as_deref()
+                    .map_or(String::new(), |r| format!(" ({r})"))
+            )
+        })
+    })
+}
+
+/// The best sample of an ok result: the largest rate, or the shortest time.
+fn best(result: &BenchResult) -> Option<f64> {
+    let summary = result
+        .summary
+        .as_ref()
+        .filter(|_| result.status == Status::Ok)?;
+    Some(if result.higher_is_better {
+        summary.max
+    } else {
+        summary.min
+    })
+}
+
+/// The median of `values` and the narrowest interval of order statistics around it whose
+/// coverage is at least `coverage` (the sign test's interval: `[x(k), x(n+1-k)]` holds the true
+/// median with probability `1 - 2 P(Bin(n, 1/2) < k)`), with that coverage; `None` where even
+/// the whole range falls short (fewer than five values for 90%).
+pub fn median_interval(values: &[f64], coverage: f64) -> Option<(RatioEstimate, f64)> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let covered = |k: usize| 1.0 - 2.0 * binomial_half_cdf(n, k - 1);
+    // The largest k (the narrowest interval) that still covers enough.
+    let k = (1..=n.div_ceil(2))
+        .take_while(|&k| covered(k) >= coverage)
+        .last()?;
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    Some((
+        RatioEstimate {
+            ratio: median,
+            ci_low: sorted[k - 1],
+            ci_high: sorted[n - k],
+        },
+        covered(k),
+    ))
+}
+
+/// P(X <= j) for X ~ Binomial(n, 1/2).
+fn binomial_half_cdf(n: usize, j: usize) -> f64 {
+    let mut term = 0.5f64.powi(i32::try_from(n).unwrap_or(i32::MAX));
+    let mut sum = 0.0;
+    for i in 0..=j.min(n) {
+        sum += term;
+        // C(n, i+1) = C(n, i) (n - i) / (i + 1)
+        term *= (n - i) as f64 / (i + 1) as f64;
+    }
+    sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::doc_with;
+
+    #[test]
+    fn the_interval_is_the_sign_tests() {
+        // Five values: the whole range covers 1 - 2/32 = 93.75%.
+        let (estimate, coverage) =
+            median_interval(&[1.0, 0.9, 1.1, 0.95, 1.05], 0.90).expect("five suffice");
+        assert_eq!(
+            (estimate.ratio, estimate.ci_low, estimate.ci_high),
+            (1.0, 0.9, 1.1)
+        );
+        assert!((coverage - 0.9375).abs() < 1e-12);
+        // Four never reach 90% (87.5% at most).
+        assert!(median_interval(&[1.0, 0.9, 1.1, 0.95], 0.90).is_none());
+        // Ten: [x(2), x(9)] covers 97.9%, [x(3), x(8)] 89.1%.
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        let (estimate, coverage) = median_interval(&ten, 0.90).expect("ten");
+        assert_eq!((estimate.ci_low, estimate.ci_high), (2.0, 9.0));
+        assert!((coverage - (1.0 - 2.0 * 11.0 / 1024.0)).abs() < 1e-12);
+        assert_eq!(estimate.ratio, 5.5);
+    }
+
+    /// Rounds of (base, head) where each result's best sample is `base` and `head[k]`.
+    fn rounds(base: f64, head: &[f64]) -> Vec<(RunDocument, RunDocument)> {
+        head.iter()
+            .map(|&h| {
+                let mut b = doc_with("NVIDIA Test", false);
+                b.results.truncate(1);
+                let mut n = b.clone();
+                for (doc, value) in [(&mut b, base), (&mut n, h)] {
+                    let summary = doc.results[0].summary.as_mut().expect("summary");
+                    summary.max = value;
+                    summary.min = value;
+                    summary.median = value;
+                }
+                (b, n)
+            })
+            .collect()
+    }
+
+    fn judge(base: f64, head: &[f64]) -> PairedRow {
+        let rounds = rounds(base, head);
+        let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
+        let mut cmp = judge_rounds(&pairs, PairedOptions::default());
+        assert_eq!(cmp.rows.len(), 1);
+        cmp.rows.remove(0)
+    }
+
+    #[test]
+    fn rounds_are_judged_on_the_median_ratio_and_its_interval() {
+        // A rate (bigger is better) in the fixture: a head at half speed regressed.
+        let half = judge(100.0, &[50.0, 52.0, 49.0, 51.0, 50.0]);
+        assert!(half.higher_is_better);
+        assert_eq!(half.verdict, Verdict::Regressed);
+        assert!(half.regression);
+        assert_eq!(half.estimate.expect("estimate").ratio, 0.5);
+        // The same speed within a percent: unchanged.
+        let same = judge(100.0, &[99.0, 101.0, 100.5, 99.5, 100.0]);
+        assert_eq!(same.verdict, Verdict::Unchanged);
+        // Rounds that disagree by more than the band: too noisy, not a failure.
+        let noisy = judge(100.0, &[60.0, 140.0, 95.0, 105.0, 100.0]);
+        assert_eq!(noisy.verdict, Verdict::Inconclusive);
+        assert!(!noisy.regression);
+        // Too few rounds for an interval: too noisy, saying why.
+        let few = judge(100.0, &[50.0, 50.0]);
+        assert_eq!(few.verdict, Verdict::Inconclusive);
+        assert!(few.note.expect("note").contains("needs 5"));
+    }
+
+    #[test]
+    fn a_result_the_head_lost_fails_the_gate_naming_the_round() {
+        let mut rounds = rounds(100.0, &[100.0; 5]);
+        rounds[2].1.results[0].status = Status::Failed;
+        rounds[2].1.results[0].reason = Some("verification failed".into());
+        let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
+        let cmp = judge_rounds(&pairs, PairedOptions::default());
+        let row = &cmp.rows[0];
+        assert_eq!(row.verdict, Verdict::StatusChanged);
+        assert!(row.regression);
+        assert_eq!(
+            row.note.as_deref(),
+            Some("round 3: ok -> failed (verification failed)")
+        );
+        assert_eq!(cmp.regressions().count(), 1);
+    }
+}

@@ -1,0 +1,307 @@
+//! `gpubench ab BASE_BIN HEAD_BIN -- RUN_FLAGS`: a base and a head build judged side by side,
+//! on this machine, in the same minutes.
+//!
+//! Each round runs `BIN run RUN_FLAGS` once with each binary, in alternating order (base first
+//! in odd rounds, head first in even ones, so a machine that slows down over the rounds weighs
+//! on both alike), each into its own results file in one claimed directory. The rounds are then
+//! judged by `gpubench_baseline::paired`: per benchmark, the median of the per-round ratios of
+//! the best samples, with the sign test's interval, against the noise band. A benchmark that
+//! looks regressed or too noisy is measured again (its suites only, `--confirm-rounds` more
+//! rounds) before the verdict, so one bad minute cannot fail a job. Exit: 4 where the head lost a
+//! result the base had (a wrong answer, an error), else 3 where a benchmark regressed, else 6
+//! where one stayed too noisy to judge, else 0.
+//!
+//! The runs are each build's own `run`: an older base binary runs with the flags it has, and ids
+//! only the head has are "new". Neither is compared with a stored baseline (each run gets an
+//! empty `--baseline-dir` inside the results directory), nor records one.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use gpubench_baseline::paired::{PairedComparison, PairedOptions, judge_rounds};
+use gpubench_baseline::verdict::Verdict;
+use gpubench_harness::RunDocument;
+use gpubench_report::Format;
+
+use crate::cli::AbArgs;
+use crate::exit::{Exit, UsageError};
+use crate::signals::StopSignal;
+use crate::stdout::print_then;
+
+/// Flags each run gets from `ab` itself, which RUN_FLAGS may not set.
+const OWN_FLAGS: [&str; 7] = [
+    "--out",
+    "--format",
+    "--baseline",
+    "--baseline-dir",
+    "--save-baseline",
+    "--runs",
+    "--html",
+];
+
+/// Which build a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Build {
+    Base,
+    Head,
+}
+
+impl Build {
+    fn name(self) -> &'static str {
+        match self {
+            Build::Base => "base",
+            Build::Head => "head",
+        }
+    }
+}
+
+/// Runs the rounds, judges them, prints the verdicts; the exit status as the module says.
+pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
+    check_args(args)?;
+    let (dir, _) = crate::cmd::fleet::claim_results_dir(args.out.as_deref(), "ab")?;
+    note!("ab: round results go to {}", dir.display());
+    let signals = StopSignal::install();
+    let session = Session {
+        args,
+        dir: &dir,
+        signals: &signals,
+    };
+    let mut rounds = Vec::new();
+    if let Some(stopped) = session.play(0..args.rounds, None, &mut rounds)? {
+        return Ok(stopped);
+    }
+    let options = PairedOptions { noise: args.noise };
+    let mut cmp = judge(&rounds, options);
+    let suspects: BTreeSet<String> = cmp
+        .rows
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive))
+        .map(|r| r.suite.clone())
+        .collect();
+    if args.confirm_rounds > 0 && !suspects.is_empty() {
+        let suites: Vec<&str> = suspects.iter().map(String::as_str).collect();
+        note!(
+            "ab: confirming {} suspect benchmarks ({}): {} more rounds of {}",
+            cmp.rows
+                .iter()
+                .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive))
+                .count(),
+            cmp.rows
+                .iter()
+                .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive))
+                .map(|r| r.id.as_str())
+                .take(5)
+                .collect::<Vec<_>>()
+                .join(", "),
+            args.confirm_rounds,
+            suites.join(",")
+        );
+        let more = args.rounds..args.rounds + args.confirm_rounds;
+        if let Some(stopped) = session.play(more, Some(&suites.join(",")), &mut rounds)? {
+            return Ok(stopped);
+        }
+        cmp = judge(&rounds, options);
+    }
+    let width = gpubench_report::layout::terminal_width();
+    let text = gpubench_report::paired::render(&cmp, args.format, width)?;
+    let exit = exit_for(&cmp);
+    if !matches!(args.format, Format::Table | Format::Markdown) {
+        // The text formats open with it; machine-readable stdout stays one document.
+        note!("{}", gpubench_report::paired::summary_line(&cmp));
+    }
+    print_then(&text, exit)
+}
+
+/// The judgement of `rounds` of (base, head) documents.
+fn judge(rounds: &[(RunDocument, RunDocument)], options: PairedOptions) -> PairedComparison {
+    let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
+    judge_rounds(&pairs, options)
+}
+
+/// 4 where the head lost a result, 3 where one regressed, 6 where one is too noisy, else 0.
+fn exit_for(cmp: &PairedComparison) -> Exit {
+    if cmp.rows.iter().any(|r| r.verdict == Verdict::StatusChanged) {
+        Exit::BenchmarkFailed
+    } else if cmp.regressions().next().is_some() {
+        Exit::Regression
+    } else if cmp.too_noisy().next().is_some() {
+        Exit::TooNoisy
+    } else {
+        Exit::Success
+    }
+}
+
+/// Refuses, before any run, binaries that are not files and RUN_FLAGS that set what `ab` sets.
+fn check_args(args: &AbArgs) -> anyhow::Result<()> {
+    for (what, bin) in [("BASE_BIN", &args.base), ("HEAD_BIN", &args.head)] {
+        if !bin.is_file() {
+            return Err(UsageError(format!(
+                "{what} {}: not a file; give the path of a gpubench binary (e.g. target/release/gpubench of each build)",
+                bin.display()
+            ))
+            .into());
+        }
+    }
+    if args.format == Format::Bmf {
+        return Err(UsageError(
+            "--format bmf holds one run's values, not a paired comparison: use table, json, csv or md"
+                .to_string(),
+        )
+        .into());
+    }
+    let all_adapters = args
+        .run_flags
+        .windows(2)
+        .any(|pair| pair[0] == "--adapter" && pair[1] == "all");
+    for flag in &args.run_flags {
+        let name = flag.split('=').next().unwrap_or(flag);
+        if OWN_FLAGS.contains(&name) || flag == "--adapter=all" || all_adapters {
+            return Err(UsageError(format!(
+                "{flag} after `--`: ab sets each run's results file, format and baselines itself (and runs one adapter)"
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// What every round needs.
+struct Session<'a> {
+    args: &'a AbArgs,
+    dir: &'a Path,
+    signals: &'a StopSignal,
+}
+
+impl Session<'_> {
+    /// Plays the rounds `ks` of `suites` (all of RUN_FLAGS' where `None`) into `rounds`; the
+    /// exit status where a signal stopped them (the rounds so far stay in their files).
+    fn play(
+        &self,
+        ks: std::ops::Range<u32>,
+        suites: Option<&str>,
+        rounds: &mut Vec<(RunDocument, RunDocument)>,
+    ) -> anyhow::Result<Option<Exit>> {
+        for k in ks {
+            match self.round(k, suites) {
+                Ok(round) => rounds.push(round),
+                Err(error) => {
+                    if let Some(Interrupted(code)) = error.downcast_ref::<Interrupted>() {
+                        note!("ab: {error}");
+                        self.signals.reported();
+                        return Ok(Some(*code));
+                    }
+                    return Err(error);
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Round `k` (from 0): both builds, in this round's order, of `suites` where given.
+    fn round(&self, k: u32, suites: Option<&str>) -> anyhow::Result<(RunDocument, RunDocument)> {
+        let order = if k.is_multiple_of(2) {
+            [Build::Base, Build::Head]
+        } else {
+            [Build::Head, Build::Base]
+        };
+        let (mut base, mut head) = (None, None);
+        for build in order {
+            let doc = self.one_run(build, k, suites)?;
+            match build {
+                Build::Base => base = Some(doc),
+                Build::Head => head = Some(doc),
+            }
+        }
+        match (base, head) {
+            (Some(base), Some(head)) => Ok((base, head)),
+            _ => anyhow::bail!("round {}: a build did not run", k + 1),
+        }
+    }
+
+    /// One run of `build` in round `k`; its results document.
+    fn one_run(&self, build: Build, k: u32, suites: Option<&str>) -> anyhow::Result<RunDocument> {
+        let bin = match build {
+            Build::Base => &self.args.base,
+            Build::Head => &self.args.head,
+        };
+        let out = self
+            .dir
+            .join(format!("round{:02}-{}.json", k + 1, build.name()));
+        let mut command = Command::new(bin);
+        command.arg("run").args(self.run_flags(suites));
+        command
+            .args(["--format", "json", "--out"])
+            .arg(&out)
+            .arg("--baseline-dir")
+            .arg(self.dir.join(".no-baselines"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let (rounds, confirm) = (self.args.rounds, self.args.confirm_rounds);
+        let which = if k < rounds {
+            format!("round {}/{rounds}", k + 1)
+        } else {
+            format!("confirmation round {}/{confirm}", k + 1 - rounds)
+        };
+        note!("ab: {which}: {} ({})", build.name(), bin.display());
+        let output = command
+            .output()
+            .map_err(|e| anyhow::anyhow!("running {} {}: {e}", build.name(), bin.display()))?;
+        if let Some(signal) = self.signals.received() {
+            anyhow::bail!(Interrupted(signal));
+        }
+        // 0, or 3 and 4 (a regression against a baseline, a failed benchmark): the file holds
+        // the run either way, and the judgement sees its failures.
+        if !matches!(output.status.code(), Some(0 | 3 | 4)) {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let last = stderr.trim_end().lines().last().unwrap_or("no message");
+            anyhow::bail!(
+                "the {} build's run in {which} ended with {}: {last}",
+                build.name(),
+                output.status
+            );
+        }
+        gpubench_results::results_file::load_document(&out)
+            .map_err(|e| anyhow::anyhow!("the {} build's run {}: {e}", build.name(), k + 1))
+    }
+
+    /// RUN_FLAGS, with `--suite` replaced by `suites` where given.
+    fn run_flags(&self, suites: Option<&str>) -> Vec<String> {
+        let Some(suites) = suites else {
+            return self.args.run_flags.clone();
+        };
+        let mut flags = Vec::new();
+        let mut skip = false;
+        for flag in &self.args.run_flags {
+            if std::mem::take(&mut skip) {
+                continue;
+            }
+            if flag == "--suite" {
+                skip = true;
+                continue;
+            }
+            if flag.starts_with("--suite=") {
+                continue;
+            }
+            flags.push(flag.clone());
+        }
+        flags.extend(["--suite".to_string(), suites.to_string()]);
+        flags
+    }
+}
+
+/// A signal stopped the rounds.
+#[derive(Debug)]
+struct Interrupted(Exit);
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "interrupted: the rounds so far are in their files, not judged"
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}

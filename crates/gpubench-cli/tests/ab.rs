@@ -1,0 +1,199 @@
+//! `gpubench ab` against stand-in builds: scripts that answer `run ... --out FILE` by copying
+//! prepared results files in turn, so the rounds' figures are known and the verdicts and exit
+//! codes can be asserted exactly (no adapter needed). A real A/A run on lavapipe is in the
+//! gate's error-rate harness, not here: its figures move with the machine's load.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+
+use gpubench_baseline::testing::doc_with;
+use gpubench_results::{RunDocument, Status};
+
+mod common;
+use common::{arg, gpubench_output, text, write_doc};
+
+/// A stand-in build called `name` in `dir` whose k-th run writes `docs[k % docs.len()]`, and
+/// records each run's arguments, one run per line, in `dir/name.args`.
+fn stand_in(dir: &Path, name: &str, docs: &[RunDocument]) -> PathBuf {
+    for (k, doc) in docs.iter().enumerate() {
+        write_doc(dir, &format!("{name}-{k}.json"), doc);
+    }
+    let d = dir.display();
+    let script = format!(
+        "#!/bin/sh\nout=''\nprev=''\nfor a in \"$@\"; do\n  if [ \"$prev\" = --out ]; then out=$a; fi\n  prev=$a\ndone\n\
+         echo \"$*\" >> '{d}/{name}.args'\n\
+         n=$(cat '{d}/{name}.count' 2>/dev/null || echo 0)\necho $((n + 1)) > '{d}/{name}.count'\n\
+         cp \"{d}/{name}-$((n % {})).json\" \"$out\"\n",
+        docs.len()
+    );
+    let path = dir.join(name);
+    std::fs::write(&path, script).expect("script");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+/// A run whose two results' best samples are `scale` times the fixture's speed: the bandwidth
+/// `scale` times higher, the time per operation `scale` times shorter.
+fn at_speed(scale: f64) -> RunDocument {
+    let mut doc = doc_with("NVIDIA Test", false);
+    for result in &mut doc.results {
+        let factor = if result.higher_is_better {
+            scale
+        } else {
+            1.0 / scale
+        };
+        let summary = result.summary.as_mut().expect("summary");
+        for v in [&mut summary.max, &mut summary.min, &mut summary.median] {
+            *v *= factor;
+        }
+    }
+    doc
+}
+
+/// `gpubench ab` of `base` and `head` with `flags` and RUN_FLAGS `--suite stream`, into
+/// `dir/out`.
+fn ab(dir: &Path, base: &Path, head: &Path, flags: &[&str]) -> std::process::Output {
+    let out = dir.join("out");
+    let mut args = vec!["ab", arg(base), arg(head), "--out", arg(&out)];
+    args.extend(flags);
+    args.extend(["--", "--suite", "stream"]);
+    gpubench_output(&args)
+}
+
+#[test]
+fn the_same_build_twice_is_unchanged_and_exits_0() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
+    let head = stand_in(dir.path(), "head", &[at_speed(1.01), at_speed(0.99)]);
+    let out = ab(dir.path(), &base, &head, &["--rounds", "5"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("5 rounds, base and head in turn: 2 unchanged"),
+        "{stdout}"
+    );
+    // Each round's two files, base first in odd rounds and head first in even ones.
+    let files = dir.path().join("out");
+    for k in 1..=5 {
+        for build in ["base", "head"] {
+            assert!(files.join(format!("round{k:02}-{build}.json")).is_file());
+        }
+    }
+    let runs = std::fs::read_to_string(dir.path().join("base.args")).expect("args");
+    assert_eq!(runs.lines().count(), 5);
+    assert!(
+        runs.lines()
+            .all(|l| l.starts_with("run --suite stream --format json --out "))
+    );
+    assert!(
+        !text(&out.stderr).contains("confirming"),
+        "nothing to confirm"
+    );
+}
+
+#[test]
+fn a_head_at_half_speed_is_confirmed_then_fails_with_3() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
+    let head = stand_in(dir.path(), "head", &[at_speed(0.5), at_speed(0.52)]);
+    let out = ab(
+        dir.path(),
+        &base,
+        &head,
+        &["--rounds", "5", "--confirm-rounds", "2"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("confirming 2 suspect benchmarks"),
+        "{stderr}"
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("7 rounds") && stdout.contains("2 regressed"),
+        "{stdout}"
+    );
+    // The confirmation rounds run the suspects' suites only.
+    let runs = std::fs::read_to_string(dir.path().join("head.args")).expect("args");
+    assert_eq!(runs.lines().count(), 7);
+    let confirm: Vec<&str> = runs.lines().skip(5).collect();
+    assert!(
+        confirm
+            .iter()
+            .all(|l| l.starts_with("run --suite launch,stream ")),
+        "{confirm:?}"
+    );
+}
+
+#[test]
+fn rounds_that_disagree_are_too_noisy_and_exit_6() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
+    let head = stand_in(
+        dir.path(),
+        "head",
+        &[at_speed(0.6), at_speed(1.5), at_speed(1.0)],
+    );
+    let out = ab(
+        dir.path(),
+        &base,
+        &head,
+        &["--rounds", "6", "--confirm-rounds", "0"],
+    );
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("too noisy to judge"));
+}
+
+#[test]
+fn a_result_the_head_lost_fails_with_4_naming_the_round() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
+    let mut broken = at_speed(1.0);
+    broken.results[0].status = Status::Failed;
+    broken.results[0].reason = Some("verification failed".into());
+    broken.results[0].summary = None;
+    let head = stand_in(dir.path(), "head", &[at_speed(1.0), broken]);
+    let out = ab(
+        dir.path(),
+        &base,
+        &head,
+        &["--rounds", "5", "--format", "json"],
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let lost = &cmp["rows"][0];
+    assert_eq!(lost["verdict"], "status-changed");
+    assert_eq!(lost["note"], "round 2: ok -> failed (verification failed)");
+}
+
+#[test]
+fn what_ab_sets_itself_and_missing_builds_are_usage_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
+    let missing = dir.path().join("no-such-gpubench");
+    let out = gpubench_output(&["ab", arg(&base), arg(&missing)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("HEAD_BIN"),
+        "{}",
+        text(&out.stderr)
+    );
+    for flags in [
+        &["--out", "x.json"][..],
+        &["--save-baseline"],
+        &["--adapter", "all"],
+    ] {
+        let mut args = vec!["ab", arg(&base), arg(&base), "--"];
+        args.extend(flags);
+        let out = gpubench_output(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{flags:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    assert!(!dir.path().join("base.args").exists(), "nothing ran");
+}
