@@ -95,3 +95,24 @@ fn the_exit_code_readers_see_a_missing_row() {
     assert_eq!(help_exit_codes(help), BTreeSet::from([0, 130]));
     assert_ne!(help_exit_codes(help), readme_exit_codes(table));
 }
+
+/// Every command's `--help` fits an 80-column terminal, wrapped at words (clap's wrap_help,
+/// which reads the terminal's width, or `COLUMNS`).
+#[test]
+fn help_wraps_to_an_80_column_terminal() {
+    for command in [
+        "", "run", "compare", "ab", "show", "report", "doctor", "kernels",
+    ] {
+        let mut args: Vec<&str> = command.split_whitespace().collect();
+        args.push("--help");
+        let out = gpubench_command()
+            .args(&args)
+            .env("COLUMNS", "80")
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest <= 80, "{args:?}: a {widest}-column line:\n{text}");
+        assert!(text.lines().count() > 3, "{args:?}: {text}");
+    }
+}
