@@ -166,17 +166,17 @@ impl TerminalGrid {
     /// How wide the table is drawn with every cell on one line: each column its widest line
     /// and a space either side, one border before each column and one to close.
     pub fn natural_width(&self) -> usize {
-        let columns = self.grid.header.len();
-        (0..columns)
-            .map(|c| column_width(&self.grid, c) + 3)
-            .sum::<usize>()
-            + 1
+        natural_of(&self.grid)
     }
 
     /// How wide the table is drawn with its free-text columns wrapped at every space (their
     /// longest word), the narrowest wrapping can make it.
     pub fn narrowest_width(&self) -> usize {
-        let cells = &self.grid;
+        self.narrowest_of(&self.grid)
+    }
+
+    /// [`TerminalGrid::narrowest_width`] of `cells` (this grid's cells, being laid out).
+    fn narrowest_of(&self, cells: &Grid) -> usize {
         let columns = cells.header.len();
         (0..columns)
             .map(|c| {
@@ -197,7 +197,8 @@ impl TerminalGrid {
     }
 
     /// The table, fitted to `width` columns when given by wrapping the free-text columns at
-    /// word boundaries (ids and numbers never wrap), else with every cell on one line.
+    /// word boundaries (numbers never wrap; ids only after a slash, where nothing else makes
+    /// the table fit), else with every cell on one line.
     pub fn render(mut self, width: Option<u16>) -> String {
         if let Some(width) = width {
             let mut cells = std::mem::take(&mut self.grid);
@@ -207,8 +208,39 @@ impl TerminalGrid {
         self.draw()
     }
 
+    /// Where even the free text wrapped at every space leaves the table wider than `width`,
+    /// the first column (the ids) wraps after its slashes to the room the other columns leave
+    /// (at least [`MIN_ID_ROOM`]), each continuation line indented two spaces: an id is cut
+    /// only where it has a slash, and a part longer than the room stays whole.
+    fn wrap_ids(&self, cells: &mut Grid, width: usize) {
+        if cells.header.is_empty() || self.wrap.contains(&0) || cells.numeric.contains(&0) {
+            return;
+        }
+        let narrowest = self.narrowest_of(cells);
+        let ids = column_width(cells, 0);
+        if narrowest <= width {
+            return;
+        }
+        // The room the other columns leave at their natural width (values stay on one line),
+        // else at their narrowest.
+        let beside = |total: usize| width.saturating_sub(total.saturating_sub(ids));
+        let room = match beside(natural_of(cells)) {
+            room if room >= MIN_ID_ROOM => room,
+            _ => beside(narrowest).max(MIN_ID_ROOM),
+        };
+        if room >= ids {
+            return;
+        }
+        for row in &mut cells.rows {
+            if let Some(cell) = row.first_mut() {
+                *cell = wrap_at_slashes(cell, room);
+            }
+        }
+    }
+
     /// Wraps the free-text columns of `cells` so the table fits `width`, where it can.
     fn wrap_to(&self, cells: &mut Grid, width: usize) {
+        self.wrap_ids(cells, width);
         let columns = cells.header.len();
         // Each column takes its text, a space either side and one border; one border closes.
         let frame = 3 * columns + 1;
@@ -219,7 +251,7 @@ impl TerminalGrid {
         let free: Vec<usize> = self.wrap.iter().copied().filter(|&c| c < columns).collect();
         let wanted: usize = free.iter().map(|&c| column_width(cells, c)).sum();
         // Wrapping that cannot make the table fit (ids too long) would only add lines.
-        if frame + fixed + wanted <= width || free.is_empty() || self.narrowest_width() > width {
+        if frame + fixed + wanted <= width || free.is_empty() || self.narrowest_of(cells) > width {
             return;
         }
         let room = width.saturating_sub(frame + fixed);
@@ -336,6 +368,15 @@ impl TerminalGrid {
     }
 }
 
+/// How wide `grid` is drawn with every cell as it is: each column its widest line and a space
+/// either side, one border before each column and one to close.
+fn natural_of(grid: &Grid) -> usize {
+    (0..grid.header.len())
+        .map(|c| column_width(grid, c) + 3)
+        .sum::<usize>()
+        + 1
+}
+
 /// The widest line of column `c` of `grid`, header included, in characters.
 fn column_width(grid: &Grid, c: usize) -> usize {
     std::iter::once(&grid.header[c])
@@ -344,6 +385,34 @@ fn column_width(grid: &Grid, c: usize) -> usize {
         .map(text_width)
         .max()
         .unwrap_or(0)
+}
+
+/// The narrowest the ids' column is made to fit a terminal (see [`TerminalGrid::wrap_ids`]).
+const MIN_ID_ROOM: usize = 20;
+
+/// `text` in lines of at most `room` characters, broken only after a `/`, each line after the
+/// first indented two spaces (within `room`); a part longer than that stays whole.
+fn wrap_at_slashes(text: &str, room: usize) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for part in text.split_inclusive('/') {
+        let limit = if lines.is_empty() {
+            room
+        } else {
+            room.saturating_sub(2)
+        };
+        if !line.is_empty() && text_width(&line) + text_width(part) > limit {
+            lines.push(std::mem::take(&mut line));
+        }
+        line.push_str(part);
+    }
+    lines.push(line);
+    let mut out = lines.remove(0);
+    for rest in lines {
+        out.push_str("\n  ");
+        out.push_str(&rest);
+    }
+    out
 }
 
 /// The most rows one table-library table draws (see [`TerminalGrid::draw`]).
@@ -419,6 +488,21 @@ mod tests {
         let mut table = TerminalGrid::new(grid, vec![2]);
         table.colors = vec![(1, 1, Color::Red), (rows - 1, 2, Color::Green)];
         table
+    }
+
+    #[test]
+    fn an_id_breaks_only_after_a_slash_and_a_long_part_stays_whole() {
+        let id = "transfer/h2d-mapped-at-creation/fit/asymptotic-bandwidth";
+        assert_eq!(
+            wrap_at_slashes(id, 35),
+            "transfer/h2d-mapped-at-creation/\n  fit/asymptotic-bandwidth"
+        );
+        assert_eq!(wrap_at_slashes(id, 80), id);
+        // A part longer than the room is never cut.
+        assert_eq!(
+            wrap_at_slashes("a/averyveryverylongpart/b", 6),
+            "a/\n  averyveryverylongpart/\n  b"
+        );
     }
 
     #[test]

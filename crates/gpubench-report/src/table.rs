@@ -218,6 +218,11 @@ pub fn render_cross(style: &TableStyle, table: &CrossTable) -> Result<String, Re
             }
         }
     }
+    // The heading above names each run ([1] file, adapter, start, fingerprint): its column
+    // keeps the number alone, so a terminal's width goes to the values.
+    for (k, cell) in grid.header.iter_mut().skip(2).enumerate() {
+        *cell = format!("[{}]", k + 1);
+    }
     let columns = grid.header.len();
     let terminal = TerminalGrid::new(grid, (2..columns).collect());
     Ok(render_text(&text, terminal, &notes, style.width))

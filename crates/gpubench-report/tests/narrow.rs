@@ -163,6 +163,22 @@ fn prose_wraps_at_word_boundaries_at_80_columns() {
     assert!(prose.iter().all(|l| l.chars().count() <= 80));
 }
 
+/// The table's rows as (id, the row's first line): a first cell that starts with two spaces
+/// continues the id above it (an id broken after a slash).
+fn table_rows(text: &str) -> Vec<(String, String)> {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with('│')) {
+        let first = line.split(['│', '┆']).nth(1).unwrap_or_default();
+        let cell = first.strip_prefix(' ').unwrap_or(first).trim_end();
+        match (cell.strip_prefix("  "), rows.last_mut()) {
+            (Some(rest), Some((id, _))) if id.ends_with('/') => id.push_str(rest.trim()),
+            _ if !cell.is_empty() => rows.push((cell.to_string(), line.to_string())),
+            _ => {}
+        }
+    }
+    rows
+}
+
 #[test]
 fn comparison_verdict_words_stay_whole_at_80_columns() {
     let base = recorded();
@@ -186,11 +202,16 @@ fn comparison_verdict_words_stay_whole_at_80_columns() {
     let text = Format::Table
         .render_comparison(&cmp, &at(80))
         .expect("render");
+    // Every line fits, the longest ids broken only after a slash, their continuations
+    // indented; each id's verdict stands on the line where the id starts.
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    let rows = table_rows(&text);
     for pair in &cmp.pairs {
-        let row = text
-            .lines()
-            .find(|l| l.split(['│', '┆']).any(|c| c.trim() == pair.id))
-            .unwrap_or_else(|| panic!("{} whole on one line:\n{text}", pair.id));
+        let row = rows
+            .iter()
+            .find(|(id, _)| *id == pair.id)
+            .map(|(_, first)| first.as_str())
+            .unwrap_or_else(|| panic!("{} in the table:\n{text}", pair.id));
         assert!(
             row.split(['│', '┆'])
                 .any(|c| c.split_whitespace().next() == Some(pair.verdict.as_str())),
@@ -261,4 +282,28 @@ fn colour_only_when_asked_and_never_in_markdown() {
     assert!(!run.contains('\u{1b}'));
     // Piped stdout (as under the test harness) is never coloured.
     assert!(!TableStyle::for_stdout(false).color || TableStyle::for_stdout(false).width.is_some());
+}
+
+#[test]
+fn a_three_file_cross_card_table_fits_80_columns_with_numbered_columns() {
+    let base = recorded();
+    let runs = [
+        ("a.json", base.clone()),
+        ("b.json", scaled(&base, 1.3)),
+        ("c.json", scaled(&base, 0.8)),
+    ];
+    let named: Vec<(&str, &RunDocument)> = runs.iter().map(|(n, d)| (*n, d)).collect();
+    let table = gpubench_baseline::cross_table(&named);
+    let text = Format::Table.render_cross(&table, &at(80)).expect("render");
+    assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+    let header = text
+        .lines()
+        .find(|l| l.contains("benchmark"))
+        .expect("header");
+    assert!(
+        header.contains("[2]") && !header.contains("llvmpipe"),
+        "{header}"
+    );
+    // A value and its ratio stay on one line.
+    assert!(text.lines().any(|l| l.contains(" (0.77x)")), "{text}");
 }

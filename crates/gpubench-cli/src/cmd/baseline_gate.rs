@@ -151,7 +151,12 @@ const ALWAYS_COUNTED: [&str; 4] = ["regressed", "improved", "unchanged", "inconc
 /// formats are left as they are, one document.
 pub fn headed(format: Format, summary: &str, body: &str) -> String {
     match format {
-        Format::Table => format!("{summary}\n\n{body}"),
+        // Wrapped at words to the terminal, like every line of prose there.
+        Format::Table => {
+            let width = gpubench_report::layout::terminal_width();
+            let summary = gpubench_report::layout::prose(&[summary.to_string()], width);
+            format!("{summary}\n{body}")
+        }
         Format::Markdown => format!("**{summary}**\n\n{body}"),
         _ => body.to_string(),
     }
