@@ -142,3 +142,17 @@ pub fn assert_host_time_beside_gpu(result: &BenchResult) {
         );
     }
 }
+
+/// Whether the source file `file` is a test module of its own: one its folder's `mod.rs` (or
+/// `lib.rs`) declares `#[cfg(test)] mod NAME;`, such as a suite's `on_an_adapter.rs`. The tests
+/// that read library sources (no blocking waits, no CLI flags in messages) leave such files
+/// out, as they leave out a `#[cfg(test)]` module at the end of a file.
+pub fn test_only_source(file: &std::path::Path) -> bool {
+    let (Some(folder), Some(stem)) = (file.parent(), file.file_stem()) else {
+        return false;
+    };
+    let declaration = format!("#[cfg(test)]\nmod {};", stem.to_string_lossy());
+    ["mod.rs", "lib.rs"].iter().any(|parent| {
+        std::fs::read_to_string(folder.join(parent)).is_ok_and(|text| text.contains(&declaration))
+    })
+}

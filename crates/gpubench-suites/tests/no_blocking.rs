@@ -47,21 +47,8 @@ fn library_files() -> Vec<PathBuf> {
     rust_files(&crates.join("gpubench-harness/src/kit"), &mut files);
     files.push(crates.join("gpubench-harness/src/runner.rs"));
     files.push(crates.join("gpubench-harness/src/timing.rs"));
-    files.retain(|file| !test_only(file));
+    files.retain(|file| !gpubench_harness::testing::test_only_source(file));
     files
-}
-
-/// Whether `file` is a test module of its own: one its folder's `mod.rs` (or `lib.rs`)
-/// declares `#[cfg(test)] mod NAME;`, such as a suite's `on_an_adapter.rs`. Like a unit-test
-/// module at the end of a file, it is an entry point.
-fn test_only(file: &Path) -> bool {
-    let (Some(folder), Some(stem)) = (file.parent(), file.file_stem()) else {
-        return false;
-    };
-    let declaration = format!("#[cfg(test)]\nmod {};", stem.to_string_lossy());
-    ["mod.rs", "lib.rs"].iter().any(|parent| {
-        std::fs::read_to_string(folder.join(parent)).is_ok_and(|text| text.contains(&declaration))
-    })
 }
 
 #[test]
@@ -88,6 +75,10 @@ fn a_block_is_seen_and_a_test_module_or_file_is_not_scanned() {
     assert_eq!(blocks(text), [(2, "block_on("), (2, "pollster::")]);
     assert!(blocks("async fn a() { f().await; }").is_empty());
     let stream = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/stream");
-    assert!(test_only(&stream.join("on_an_adapter.rs")));
-    assert!(!test_only(&stream.join("source.rs")));
+    assert!(gpubench_harness::testing::test_only_source(
+        &stream.join("on_an_adapter.rs")
+    ));
+    assert!(!gpubench_harness::testing::test_only_source(
+        &stream.join("source.rs")
+    ));
 }
