@@ -113,6 +113,23 @@ pub struct PairComparison {
     pub within_run_noise: bool,
 }
 
+/// What a comparison's gate concludes ([`Comparison::outcome`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GateOutcome {
+    /// Nothing gates.
+    Pass,
+    /// A result got worse, or a timing regressed beyond the band on a machine quiet enough
+    /// to tell.
+    Regressed,
+    /// Timing regressions only, on a run noisier than their band: too noisy to judge.
+    TooNoisy {
+        /// The larger run's own noise level (a fraction).
+        level: f64,
+        /// The widest band of the regressions (a fraction).
+        band: f64,
+    },
+}
+
 /// A run as named in a comparison.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunLabel {
@@ -238,6 +255,29 @@ impl Comparison {
         self.regressions().filter(|p| {
             matches!(p.verdict, Verdict::StatusChanged | Verdict::Failed) || !self.report_only
         })
+    }
+
+    /// What the gate concludes: [`GateOutcome::Pass`] when nothing gates; a regression when
+    /// a result got worse (failed, lost) or a timing regression is larger than the runs' own
+    /// noise; and [`GateOutcome::TooNoisy`] when the only gating regressions are timings, each
+    /// no larger than the noise either run measured on itself (which is then above their band):
+    /// that machine could not tell them from its own drift, so the gate neither passes nor
+    /// fails them.
+    pub fn outcome(&self) -> GateOutcome {
+        let gating: Vec<&PairComparison> = self.gating().collect();
+        if gating.is_empty() {
+            return GateOutcome::Pass;
+        }
+        let within_noise = gating
+            .iter()
+            .all(|p| p.verdict == Verdict::Regressed && p.within_run_noise);
+        match self.run_noise.worst() {
+            Some(level) if within_noise => GateOutcome::TooNoisy {
+                level,
+                band: gating.iter().map(|p| p.band).fold(0.0, f64::max),
+            },
+            _ => GateOutcome::Regressed,
+        }
     }
 
     /// How many pairs have each verdict, in a stable order.
@@ -698,6 +738,44 @@ mod tests {
         );
         assert_eq!(cmp.run_noise.worst(), Some(0.02));
         assert!(cmp.pairs.iter().all(|p| !p.within_run_noise));
+    }
+
+    #[test]
+    fn timing_regressions_on_a_run_noisier_than_their_band_are_too_noisy_to_judge() {
+        let base = doc_with("gpu", false);
+        let slow = scaled(&base, 1.3);
+        let judge = |new: &RunDocument| {
+            compare("base", &base, "slow", new, &CompareOptions::default()).outcome()
+        };
+        // No noise measured, or a quiet run: a regression.
+        assert_eq!(judge(&slow), GateOutcome::Regressed);
+        assert_eq!(
+            judge(&with_noise(slow.clone(), 0.02)),
+            GateOutcome::Regressed
+        );
+        // The run moved 40% on itself, over both bands (5% and 10%): too noisy to judge.
+        assert_eq!(
+            judge(&with_noise(slow.clone(), 0.4)),
+            GateOutcome::TooNoisy {
+                level: 0.4,
+                band: 0.10
+            }
+        );
+        // Noise above both bands but below the change (23%): judged, a regression.
+        assert_eq!(
+            judge(&with_noise(slow.clone(), 0.15)),
+            GateOutcome::Regressed
+        );
+        // A 2.2x slowdown is far beyond 40% of noise: judged too.
+        let halved = with_noise(scaled(&base, 2.2), 0.4);
+        assert_eq!(judge(&halved), GateOutcome::Regressed);
+        // A result that got worse is a regression however noisy the run.
+        let mut lost = with_noise(slow, 0.4);
+        lost.results[0].status = Status::Failed;
+        lost.results[0].summary = None;
+        assert_eq!(judge(&lost), GateOutcome::Regressed);
+        // Unchanged: nothing to judge.
+        assert_eq!(judge(&with_noise(base.clone(), 0.4)), GateOutcome::Pass);
     }
 
     #[test]

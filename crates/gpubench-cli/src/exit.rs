@@ -20,8 +20,9 @@ pub enum Exit {
     BenchmarkFailed,
     /// A `doctor` check failed.
     CheckFailed,
-    /// `ab`: a benchmark's rounds disagree by more than the noise band, even after its
-    /// confirmation rounds, so no verdict can be given (nothing regressed or failed).
+    /// Too noisy to judge: the only regressions are timings, each within the noise the runs
+    /// measured on themselves, or (`ab`) a benchmark's rounds disagree by more than the band even after
+    /// its confirmation rounds. Nothing failed.
     TooNoisy,
     /// Stopped by SIGINT (128 + 2, as shells report it).
     Sigint,
@@ -75,7 +76,7 @@ impl Exit {
             Exit::BenchmarkFailed => "a benchmark failed (wrong output or GPU error)",
             Exit::CheckFailed => "a `gpubench doctor` check failed",
             Exit::TooNoisy => {
-                "`gpubench ab`: too noisy to judge (the rounds disagree by more than the noise band)"
+                "too noisy to judge (the only regressions are timings within the runs' own noise, or ab's rounds disagree by more than the band)"
             }
             Exit::Sigint => "interrupted by SIGINT (finished results kept, no baseline written)",
             Exit::Sigterm => "interrupted by SIGTERM (as SIGINT)",

@@ -285,3 +285,31 @@ fn bad_inputs_fail_with_one_line_naming_the_file_and_write_nothing() {
         .collect();
     assert!(names.is_empty(), "nothing written: {names:?}");
 }
+
+/// A gated comparison whose only regressions are timings, against a run that measured its own
+/// noise above their band, is too noisy to judge: exit 6, said in the summary and the last
+/// line, and --no-fail still reports it.
+#[test]
+fn timing_regressions_within_the_runs_own_noise_exit_6() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = doc_with("NVIDIA Test", false);
+    let mut slow = scaled(&base, 1.3);
+    let mut noise = gpubench_results::run_noise::RunNoise::new("ref", "GFLOP/s");
+    noise.level = Some(0.4);
+    slow.noise = Some(noise);
+    let base = write_doc(dir.path(), "base.json", &base);
+    let slow = write_doc(dir.path(), "slow.json", &slow);
+    let out = run(&["compare", arg(&base), arg(&slow)]);
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains(
+            "exit 6, too noisy to judge: run noise ±40% (over the ±10% band) as large as"
+        ),
+        "{stdout}"
+    );
+    assert!(text(&out.stderr).contains("too noisy to judge against"));
+    let out = run(&["compare", arg(&base), arg(&slow), "--no-fail"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).contains("else 6, too noisy to judge"));
+}

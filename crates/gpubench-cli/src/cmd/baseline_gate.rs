@@ -6,7 +6,9 @@ use gpubench_report::table::TableStyle;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use gpubench_baseline::{BaselineStore, CompareOptions, Comparison, Mode, Verdict, compare};
+use gpubench_baseline::{
+    BaselineStore, CompareOptions, Comparison, GateOutcome, Mode, Verdict, compare,
+};
 use gpubench_harness::RunDocument;
 use gpubench_results::results_file::load_document;
 
@@ -115,16 +117,31 @@ fn check_unique_ids(path: &Path, doc: RunDocument) -> anyhow::Result<RunDocument
 /// Exit 3 when the comparison fails the gate and the flags allow failing; the failing ids (and
 /// only those: never a report-only one) are said on stderr.
 pub fn gate_exit(cmp: &Comparison, gate: &Gate) -> Exit {
-    if gate.no_fail || !cmp.fails_gate() {
+    if gate.no_fail {
         return Exit::Success;
     }
     let ids: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
-    note!(
-        "regression against {}: {} (use --no-fail to report without failing)",
-        cmp.base.label,
-        ids.join(", ")
-    );
-    Exit::Regression
+    match cmp.outcome() {
+        GateOutcome::Pass => Exit::Success,
+        GateOutcome::Regressed => {
+            note!(
+                "regression against {}: {} (use --no-fail to report without failing)",
+                cmp.base.label,
+                ids.join(", ")
+            );
+            Exit::Regression
+        }
+        GateOutcome::TooNoisy { level, band } => {
+            note!(
+                "too noisy to judge against {}: run noise ±{:.0}% (over the ±{:.0}% band) as large as the change of {}",
+                cmp.base.label,
+                level * 100.0,
+                band * 100.0,
+                ids.join(", ")
+            );
+            Exit::TooNoisy
+        }
+    }
 }
 
 /// One line, printed before anything else of a comparison: how many pairs got each verdict,
@@ -171,9 +188,17 @@ fn exit_reason(cmp: &Comparison, gate: &Gate) -> String {
         .count();
     if !gating.is_empty() {
         let listed = listed_ids(&gating);
-        return match gate.no_fail {
-            true => format!("exit 0 because of --no-fail (else 3: {listed})"),
-            false => format!("exit 3: {listed}"),
+        return match (gate.no_fail, cmp.outcome()) {
+            (true, GateOutcome::TooNoisy { .. }) => {
+                format!("exit 0 because of --no-fail (else 6, too noisy to judge: {listed})")
+            }
+            (true, _) => format!("exit 0 because of --no-fail (else 3: {listed})"),
+            (false, GateOutcome::TooNoisy { level, band }) => format!(
+                "exit 6, too noisy to judge: run noise ±{:.0}% (over the ±{:.0}% band) as large as {listed}",
+                level * 100.0,
+                band * 100.0
+            ),
+            (false, _) => format!("exit 3: {listed}"),
         };
     }
     if timing > 0 && cmp.report_only {

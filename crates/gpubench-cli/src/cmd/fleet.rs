@@ -302,6 +302,9 @@ fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)]) -> Exit {
     if exits().any(|e| e == Exit::Regression) {
         return Exit::Regression;
     }
+    if exits().any(|e| e == Exit::TooNoisy) {
+        return Exit::TooNoisy;
+    }
     Exit::Success
 }
 

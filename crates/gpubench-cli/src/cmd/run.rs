@@ -74,6 +74,10 @@ fn final_line(exit: Exit, doc: &RunDocument) -> Option<String> {
             "exit {}: regressed against the baseline (listed above; --no-fail reports without failing)",
             exit.code()
         ),
+        Exit::TooNoisy => format!(
+            "exit {}: too noisy to judge: the timing regressions above are within this run's own noise (rerun on a quieter machine, or use gpubench ab)",
+            exit.code()
+        ),
         Exit::Success => {
             let ok = with(gpubench_results::Status::Ok).len();
             let skipped = with(gpubench_results::Status::Skipped).len();
