@@ -76,7 +76,7 @@ impl Exit {
             Exit::BenchmarkFailed => "a benchmark failed (wrong output or GPU error)",
             Exit::CheckFailed => "a `gpubench doctor` check failed",
             Exit::TooNoisy => {
-                "too noisy to judge (the only regressions are timings within the runs' own noise, or ab's rounds disagree by more than the band)"
+                "too noisy to judge (timing regressions only, within the runs' own noise)"
             }
             Exit::Sigint => "interrupted by SIGINT (finished results kept, no baseline written)",
             Exit::Sigterm => "interrupted by SIGTERM (as SIGINT)",
