@@ -16,9 +16,11 @@
 //! - `bench [FILTER]`: the criterion benches, in GPU time.
 //! - `slurm`, `k8s`: those two checks alone.
 //! - `kernels`: regenerate docs/kernels/*.md, every kernel's statistics as RADV compiles it.
+//! - `gate-rates [TRIALS]`: the paired gate's false-alarm and catch rates on this machine.
 
 mod checks;
 mod deny;
+mod gate_rates;
 mod ids;
 mod k8s;
 mod kernels;
@@ -55,6 +57,9 @@ tasks:
                         synchronisation validation: fails on any VUID or SYNC message, with a
                         control that must be caught (part of `test`; the layer is unpacked into
                         target/xtask where it is not installed)
+  gate-rates [TRIALS]   setup, then the paired gate's error rates: `gpubench ab` of a build against
+                        itself and against a 2x slower kernel, TRIALS (20) times each, with the
+                        machine's load (a 3 + 3 smoke is part of `test`)
   kernels               setup, then regenerate docs/kernels/gfx1100.md and gfx1030.md: every
                         kernel's registers, spills, LDS and occupancy as RADV compiles it on null
                         hardware (`gpubench kernels --isa FAMILY --summary FILE`)";
@@ -76,6 +81,7 @@ fn main() -> ExitCode {
         "k8s" => k8s::check(),
         "ids" => ids::write(&rest),
         "kernels" => setup::ensure_adapter().and_then(|()| kernels::regenerate()),
+        "gate-rates" => setup::ensure_adapter().and_then(|()| gate_rates::measure(&rest)),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -248,5 +254,6 @@ fn test() -> Result<(), String> {
     checks::rehearsal()?;
     validation::check()?;
     k8s::check()?;
+    gate_rates::smoke()?;
     slurm::check()
 }

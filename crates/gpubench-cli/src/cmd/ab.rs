@@ -21,6 +21,7 @@ use std::process::{Command, Stdio};
 
 use gpubench_baseline::paired::{PairedComparison, PairedOptions, judge_rounds};
 use gpubench_baseline::verdict::Verdict;
+use gpubench_engine::Included;
 use gpubench_harness::RunDocument;
 use gpubench_report::Format;
 
@@ -72,37 +73,11 @@ pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
         return Ok(stopped);
     }
     let options = PairedOptions { noise: args.noise };
-    let mut cmp = judge(&rounds, options);
-    let suspects: BTreeSet<String> = cmp
-        .rows
-        .iter()
-        .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive))
-        .map(|r| r.suite.clone())
-        .collect();
-    if args.confirm_rounds > 0 && !suspects.is_empty() {
-        let suites: Vec<&str> = suspects.iter().map(String::as_str).collect();
-        note!(
-            "ab: confirming {} suspect benchmarks ({}): {} more rounds of {}",
-            cmp.rows
-                .iter()
-                .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive))
-                .count(),
-            cmp.rows
-                .iter()
-                .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive))
-                .map(|r| r.id.as_str())
-                .take(5)
-                .collect::<Vec<_>>()
-                .join(", "),
-            args.confirm_rounds,
-            suites.join(",")
-        );
-        let more = args.rounds..args.rounds + args.confirm_rounds;
-        if let Some(stopped) = session.play(more, Some(&suites.join(",")), &mut rounds)? {
-            return Ok(stopped);
-        }
-        cmp = judge(&rounds, options);
+    let cmp = judge(&rounds, options);
+    if let Some(stopped) = confirm(&session, &cmp, &mut rounds)? {
+        return Ok(stopped);
     }
+    let cmp = judge(&rounds, options);
     let width = gpubench_report::layout::terminal_width();
     let text = gpubench_report::paired::render(&cmp, args.format, width)?;
     let exit = exit_for(&cmp);
@@ -111,6 +86,57 @@ pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
         note!("{}", gpubench_report::paired::summary_line(&cmp));
     }
     print_then(&text, exit)
+}
+
+/// Plays `--confirm-rounds` more rounds where `cmp` has suspects (regressed or too noisy),
+/// of their suites alone where `--suite` can name each (a suite that joins a run by an option,
+/// the fault injection's, cannot be: then of everything); the exit status where a signal
+/// stopped them.
+fn confirm(
+    session: &Session<'_>,
+    cmp: &PairedComparison,
+    rounds: &mut Vec<(RunDocument, RunDocument)>,
+) -> anyhow::Result<Option<Exit>> {
+    let suspect = |r: &&gpubench_baseline::PairedRow| {
+        matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive)
+    };
+    let suspects: Vec<&str> = cmp
+        .rows
+        .iter()
+        .filter(suspect)
+        .map(|r| r.id.as_str())
+        .collect();
+    let suites: BTreeSet<&str> = cmp
+        .rows
+        .iter()
+        .filter(suspect)
+        .map(|r| r.suite.as_str())
+        .collect();
+    let args = session.args;
+    if args.confirm_rounds == 0 || suspects.is_empty() {
+        return Ok(None);
+    }
+    let nameable = suites.iter().all(|name| {
+        gpubench_suites::REGISTRY
+            .find(name)
+            .is_ok_and(|suite| suite.info().included != Included::WhenItsOptionIsGiven)
+    });
+    let only = nameable.then(|| suites.iter().copied().collect::<Vec<_>>().join(","));
+    let shown: Vec<&str> = suspects.iter().copied().take(5).collect();
+    note!(
+        "ab: confirming {} suspect benchmarks ({}{}): {} more rounds of {}",
+        suspects.len(),
+        shown.join(", "),
+        if suspects.len() > shown.len() {
+            ", ..."
+        } else {
+            ""
+        },
+        args.confirm_rounds,
+        only.as_deref().unwrap_or("every suite")
+    );
+    let more = args.rounds..args.rounds + args.confirm_rounds;
+    session.play(more, only.as_deref(), rounds)
 }
 
 /// The judgement of `rounds` of (base, head) documents.

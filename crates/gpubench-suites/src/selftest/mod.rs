@@ -3,11 +3,11 @@
 //! fault cleanly and carries on. It runs after every other suite, and only when a fault is
 //! asked for.
 
-mod broken_copy;
+mod copy;
 #[cfg(test)]
 mod on_an_adapter;
 
-pub use broken_copy::BrokenCopy;
+pub use copy::CopyKernel;
 
 use gpubench_harness::{
     Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome, SampleClock,
@@ -47,6 +47,12 @@ pub enum Fault {
     /// offset Vulkan forbids. The validation layers' positive control: a run with it must
     /// show a SYNC- and a VUID- message, or the layer was not live. Vulkan only.
     VulkanHazard,
+    /// No fault: a correct 1 MiB copy, `selftest/pace/...`, the row the regression gate's
+    /// error-rate harness judges.
+    Pace,
+    /// The same row at half its rate: each dispatch copies twice and counts once, a real 2x
+    /// slowdown for the harness to catch.
+    HalfPace,
 }
 
 /// Dependent steps per invocation of the stalling kernel, and its workgroups (of 64): one
@@ -56,12 +62,15 @@ pub enum Fault {
 const STALL_GPU_STEPS: u32 = 1 << 31;
 const STALL_GPU_WORKGROUPS: u32 = 4096;
 
+/// The paced copy's arrays.
+const PACE_BYTES: u64 = 1 << 20;
+
 /// How long the host stall lasts.
 const STALL_HOST: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Fault {
     /// Every fault, by name.
-    pub const ALL: [(&'static str, Fault); 8] = [
+    pub const ALL: [(&'static str, Fault); 10] = [
         ("wrong-output", Fault::WrongOutput),
         ("device-lost", Fault::DeviceLost),
         ("over-limit", Fault::OverLimit),
@@ -70,6 +79,8 @@ impl Fault {
         ("stall-gpu", Fault::StallGpu),
         ("stall-host", Fault::StallHost),
         ("vulkan-hazard", Fault::VulkanHazard),
+        ("pace", Fault::Pace),
+        ("half-pace", Fault::HalfPace),
     ];
 
     /// Parses a fault name.
@@ -81,14 +92,16 @@ impl Fault {
     pub fn benchmark(self, seed: u64) -> Box<dyn Benchmark> {
         match self {
             Fault::WrongOutput => Box::new(broken_copy(64 * 1024, seed)),
+            Fault::Pace => KernelBench::boxed(CopyKernel::paced(PACE_BYTES, seed, 1)),
+            Fault::HalfPace => KernelBench::boxed(CopyKernel::paced(PACE_BYTES, seed, 2)),
             other => KernelBench::boxed(FaultyKernel::new(other)),
         }
     }
 }
 
 /// A copy of `bytes` through the deliberately broken kernel of `selftest.wgsl`.
-pub fn broken_copy(bytes: u64, seed: u64) -> KernelBench<BrokenCopy> {
-    KernelBench::new(BrokenCopy::new(bytes, seed))
+pub fn broken_copy(bytes: u64, seed: u64) -> KernelBench<CopyKernel> {
+    KernelBench::new(CopyKernel::broken(bytes, seed))
 }
 
 /// A kernel that behaves until its fault strikes: it verifies, and then the fault happens on the
@@ -196,7 +209,7 @@ impl Kernel for FaultyKernel {
                     record_hazard(ctx, &mut raw, buffer);
                     clock.submit([raw.finish()]);
                 }
-                Fault::WrongOutput | Fault::OverLimit => {}
+                Fault::WrongOutput | Fault::OverLimit | Fault::Pace | Fault::HalfPace => {}
             }
         }
         clock.submit([encoder.finish()]);

@@ -26,6 +26,15 @@ fn broken_copy(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
+// A correct copy: the paced copy of `--inject-fault pace` and `half-pace` (the latter walks
+// the arrays twice per counted walk), the regression gate's known slowdown.
+@compute @workgroup_size(256)
+fn copy(@builtin(global_invocation_id) gid: vec3<u32>) {
+    for (var i = gid.x; i < params.n; i += params.threads) {
+        c[i] = a[i];
+    }
+}
+
 // A kernel that keeps the device busy for a long time in one dispatch (`params.n` dependent
 // steps per invocation): `--inject-fault stall-gpu` proves that a stop request does not wait
 // for work in flight.

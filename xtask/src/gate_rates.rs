@@ -1,0 +1,163 @@
+//! The paired gate's two error rates, measured: `gpubench ab` judging a build against itself
+//! (A/A: every "regressed" is a false alarm) and against the same build made twice as slow on
+//! one row (A/B: every "regressed" is a catch), TRIALS times each, on this machine as it is.
+//!
+//! The judged row is the self-test suite's paced copy (`--inject-fault pace`, a correct 1 MiB
+//! copy) against `--inject-fault half-pace`, the same row whose dispatches copy twice and count
+//! once: a real 2x slowdown of the kernel, not a sleep. Both builds are the same binary behind
+//! two wrapper scripts, each adding its fault to every `run`; the run is a quick 64 KiB stream
+//! suite beside it. `cargo xtask gate-rates [TRIALS]` prints the tallies and the machine's
+//! load; `cargo xtask test` runs a 3 + 3 smoke, which fails only where the gate is plainly
+//! broken (no catch at all, or a false alarm in most A/A trials).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::workspace_root;
+
+/// What one trial of `gpubench ab` said about the paced row.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    /// Judged regressed.
+    pub regressed: u32,
+    /// Judged too noisy to judge.
+    pub too_noisy: u32,
+    /// Judged unchanged or improved.
+    pub passed: u32,
+}
+
+impl Tally {
+    fn add(&mut self, verdict: &str) {
+        match verdict {
+            "regressed" => self.regressed += 1,
+            "inconclusive" => self.too_noisy += 1,
+            _ => self.passed += 1,
+        }
+    }
+}
+
+/// The full measurement: `cargo xtask gate-rates [TRIALS]` (20 by default).
+pub fn measure(args: &[String]) -> Result<(), String> {
+    let trials = match args.first() {
+        Some(n) => n
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| format!("'{n}' is not a number of trials"))?,
+        None => 20,
+    };
+    let (same, slow) = run_trials(trials)?;
+    report(trials, same, slow);
+    Ok(())
+}
+
+/// The smoke `cargo xtask test` runs: 3 + 3 trials; fails only on a plainly broken gate.
+pub fn smoke() -> Result<(), String> {
+    let trials = 3;
+    let (same, slow) = run_trials(trials)?;
+    report(trials, same, slow);
+    if slow.regressed == 0 {
+        return Err("the paired gate caught none of 3 real 2x slowdowns".to_string());
+    }
+    if same.regressed >= 2 {
+        return Err(format!(
+            "the paired gate raised {} false alarms in 3 A/A trials",
+            same.regressed
+        ));
+    }
+    Ok(())
+}
+
+/// Runs `trials` A/A and `trials` A/B judgements; their tallies.
+fn run_trials(trials: u32) -> Result<(Tally, Tally), String> {
+    let root = workspace_root();
+    crate::cargo(&["build", "-p", "gpubench-cli"])?;
+    let bin = root.join("target/debug/gpubench");
+    let dir = root.join("target/xtask/gate-rates");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let base = wrapper(&dir, "base", &bin, "pace")?;
+    let slow = wrapper(&dir, "slow", &bin, "half-pace")?;
+    eprintln!("gate-rates: load before: {}", load());
+    let (mut same_tally, mut slow_tally) = (Tally::default(), Tally::default());
+    for k in 1..=trials {
+        let same = judge(&bin, &base, &base, &dir.join(format!("aa-{k}")))?;
+        same_tally.add(&same);
+        let caught = judge(&bin, &base, &slow, &dir.join(format!("ab-{k}")))?;
+        slow_tally.add(&caught);
+        eprintln!("gate-rates: trial {k}/{trials}: A/A {same}, A/B {caught}");
+    }
+    eprintln!("gate-rates: load after: {}", load());
+    Ok((same_tally, slow_tally))
+}
+
+/// A script that runs `bin` with `--inject-fault FAULT` added to every `run`.
+fn wrapper(dir: &Path, name: &str, bin: &Path, fault: &str) -> Result<PathBuf, String> {
+    let path = dir.join(name);
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = run ]; then exec '{}' \"$@\" --inject-fault {fault}; fi\nexec '{}' \"$@\"\n",
+        bin.display(),
+        bin.display()
+    );
+    std::fs::write(&path, script).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    let status = Command::new("chmod").arg("+x").arg(&path).status();
+    match status {
+        Ok(s) if s.success() => Ok(path),
+        _ => Err(format!("chmod +x {}", path.display())),
+    }
+}
+
+/// One `gpubench ab` of `base` and `head`; the paced row's verdict.
+fn judge(bin: &Path, base: &Path, head: &Path, out: &Path) -> Result<String, String> {
+    let output = Command::new(bin)
+        .arg("ab")
+        .arg(base)
+        .arg(head)
+        .args(["--rounds", "5", "--confirm-rounds", "4", "--format", "json", "--out"])
+        .arg(out)
+        .args(["--", "--suite", "stream", "--stream-size", "64KiB", "--profile", "quick"])
+        .args(["--noise-check", "off"])
+        .output()
+        .map_err(|e| format!("running gpubench ab: {e}"))?;
+    // 0, 3 and 6 are judgements; anything else is the harness failing.
+    if !matches!(output.status.code(), Some(0 | 3 | 6)) {
+        return Err(format!(
+            "gpubench ab ended with {}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        ));
+    }
+    let cmp: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("gpubench ab's JSON: {e}"))?;
+    cmp["rows"]
+        .as_array()
+        .and_then(|rows| {
+            rows.iter()
+                .find(|r| r["id"].as_str().is_some_and(|id| id.starts_with("selftest/pace/")))
+        })
+        .and_then(|row| row["verdict"].as_str())
+        .map(str::to_string)
+        .ok_or_else(|| "no selftest/pace row in gpubench ab's judgement".to_string())
+}
+
+/// The machine's load averages, as /proc/loadavg says them.
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".to_string())
+}
+
+fn report(trials: u32, same: Tally, slow: Tally) {
+    println!("paired gate (gpubench ab, 5 rounds + 4 to confirm), {trials} trials each:");
+    println!(
+        "  A/A (unchanged build): {} false alarms, {} too noisy to judge, {} passed",
+        same.regressed, same.too_noisy, same.passed
+    );
+    println!(
+        "  A/B (2x slower kernel): {} caught, {} too noisy to judge, {} missed",
+        slow.regressed, slow.too_noisy, slow.passed
+    );
+}
