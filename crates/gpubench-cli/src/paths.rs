@@ -177,7 +177,7 @@ pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
     if !dir.is_dir() {
         return refuse(format!("directory {} does not exist", dir.display()));
     }
-    if let Err(error) = write_probe(dir) {
+    if let Err(error) = writable(dir) {
         return refuse(format!(
             "directory {} is not writable ({error})",
             dir.display()
@@ -220,7 +220,7 @@ pub fn check_baseline_dir(dir: &Path, saving: bool) -> anyhow::Result<()> {
     {
         return refuse(format!("{} is not a directory", blocker.display()));
     }
-    match write_probe(existing) {
+    match writable(existing) {
         Ok(()) => Ok(()),
         Err(error) => refuse(format!(
             "directory {} is not writable ({error})",
@@ -229,12 +229,35 @@ pub fn check_baseline_dir(dir: &Path, saving: bool) -> anyhow::Result<()> {
     }
 }
 
-/// Writes and removes an empty file in `dir`.
+/// Whether `dir` takes a new file, asked of the system without writing one: write and search
+/// permission for this process's effective ids, on a file system mounted writable
+/// (`faccessat` with `AT_EACCESS`). No probe file, so nothing another user planted in a shared
+/// directory (a link, a FIFO) is ever opened by the check.
+#[cfg(unix)]
+fn writable(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes())
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    // SAFETY: faccessat reads the NUL-terminated path it is given and nothing else.
+    let status = unsafe {
+        libc::faccessat(
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            libc::W_OK | libc::X_OK,
+            libc::AT_EACCESS,
+        )
+    };
+    match status {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
 /// Whether `dir` takes a new file: one is created there under a random name, exclusively
-/// (create-new: never through a link or into a FIFO another user planted, never an existing
-/// file emptied), and removed at once. The same way the results are written (a temporary file
-/// beside the destination, then a rename).
-fn write_probe(dir: &Path) -> std::io::Result<()> {
+/// (create-new: never through a link or into a FIFO another user planted), and removed at
+/// once (where the system has no access check by effective ids).
+#[cfg(not(unix))]
+fn writable(dir: &Path) -> std::io::Result<()> {
     tempfile::Builder::new()
         .prefix(".gpubench-")
         .suffix(".tmp")
@@ -291,7 +314,7 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
-    fn the_writability_check_plants_no_predictable_name_and_follows_no_link() {
+    fn the_writability_check_writes_nothing_and_follows_no_link() {
         let dir = tempfile::tempdir().expect("temp dir");
         let victim = dir.path().join("victim");
         std::fs::write(&victim, b"keep").expect("write");
@@ -300,16 +323,20 @@ mod tests {
             let planted = dir.path().join(format!(".gpubench-write-test-{pid}"));
             std::os::unix::fs::symlink(&victim, planted).expect("symlink");
         }
+        let listing = || {
+            let mut names: Vec<String> = std::fs::read_dir(dir.path())
+                .expect("list")
+                .filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = listing();
         check_output("--out", &dir.path().join("r.json")).expect("writable");
         check_baseline_dir(&dir.path().join("baselines"), true).expect("creatable");
         assert_eq!(std::fs::read(&victim).expect("read"), b"keep");
-        let left: Vec<String> = std::fs::read_dir(dir.path())
-            .expect("list")
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|name| name.ends_with(".tmp"))
-            .collect();
-        assert!(left.is_empty(), "the probe is removed: {left:?}");
+        assert_eq!(listing(), before, "the check writes no file at all");
     }
 
     #[test]
