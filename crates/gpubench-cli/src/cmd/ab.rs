@@ -97,21 +97,13 @@ fn confirm(
     cmp: &PairedComparison,
     rounds: &mut Vec<(RunDocument, RunDocument)>,
 ) -> anyhow::Result<Option<Exit>> {
-    let suspect = |r: &&gpubench_baseline::PairedRow| {
-        matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive)
-    };
-    let suspects: Vec<&str> = cmp
+    let rows: Vec<&gpubench_baseline::PairedRow> = cmp
         .rows
         .iter()
-        .filter(suspect)
-        .map(|r| r.id.as_str())
+        .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive))
         .collect();
-    let suites: BTreeSet<&str> = cmp
-        .rows
-        .iter()
-        .filter(suspect)
-        .map(|r| r.suite.as_str())
-        .collect();
+    let suspects: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let suites: BTreeSet<&str> = rows.iter().map(|r| r.suite.as_str()).collect();
     let args = session.args;
     if args.confirm_rounds == 0 || suspects.is_empty() {
         return Ok(None);
