@@ -6,8 +6,8 @@
 //! on both alike), each into its own results file in one claimed directory. The rounds are then
 //! judged by `gpubench_baseline::paired`: per benchmark, the median of the per-round ratios of
 //! the best samples, with the sign test's interval, against the noise band. A benchmark that
-//! looks regressed or too noisy is measured again (its suites only, `--confirm-rounds` more
-//! rounds) before the verdict, so one bad minute cannot fail a job. Exit: 4 where the head lost a
+//! looks regressed or too noisy is measured again (`--confirm-rounds` more rounds of its suites,
+//! or of every suite where `--suite` cannot name one) before the verdict, so one bad minute cannot fail a job. Exit: 4 where the head lost a
 //! result the base had (a wrong answer, an error), else 3 where a benchmark regressed, else 6
 //! where one stayed too noisy to judge, else 0.
 //!
