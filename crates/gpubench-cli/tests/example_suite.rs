@@ -63,10 +63,14 @@ fn the_example_suite_runs_verified_and_reaches_every_output() {
     assert_eq!(row["verified"], true);
     assert_eq!(doc["config"]["suites"], serde_json::json!(["example"]));
     assert_eq!(doc["config"]["options"]["example_size"], 65536);
-    assert!(
-        text(&output.stdout).contains("example/scale_add"),
-        "the table"
-    );
+    // The run's table: the suite's own grid, headed by its name, its row by the id within it.
+    let table = text(&output.stdout);
+    let header = table
+        .lines()
+        .find(|l| l.contains("┆ value ┆"))
+        .unwrap_or_default();
+    assert!(header.contains("example"), "the table:\n{table}");
+    assert!(table.contains("scale_add/f32/64KiB"), "the table:\n{table}");
     // Its row declares a chart hint (bars of the group `example`), and the HTML report, which
     // names no suite, charts it by that hint.
     assert_eq!(row["chart"]["kind"], "bars", "{row}");
