@@ -192,7 +192,7 @@ pub fn parse_document(bytes: &[u8]) -> Result<RunDocument, String> {
         Ok(mut doc) => {
             check_version(u64::from(doc.schema_version))?;
             if doc.schema_version < 2 {
-                fill_legacy_roles(&mut doc);
+                fill_legacy_roles(&mut doc, &stated_roles(bytes));
             }
             // The list grew by doubling while it was read: up to twice the room it needs.
             doc.results.shrink_to_fit();
@@ -240,13 +240,32 @@ fn schema_version_of(bytes: &[u8]) -> Result<u64, String> {
         .ok_or_else(|| "schema_version is not a whole number".to_string())
 }
 
-/// Gives every result of a file written before results carried a `role` (schema 1, which
-/// never wrote one) the role its id had then ([`legacy_role`]), so charts and derived results
-/// read old files as they read new ones.
-fn fill_legacy_roles(document: &mut RunDocument) {
-    for result in &mut document.results {
-        result.role = legacy_role(&result.id);
+/// Gives every result of a file written before results carried a `role` (schema 1) the role
+/// its id had then ([`legacy_role`]), so charts and derived results read old files as they read
+/// new ones; a role the file states (`stated`, by result) is kept.
+fn fill_legacy_roles(document: &mut RunDocument, stated: &[bool]) {
+    for (k, result) in document.results.iter_mut().enumerate() {
+        if !stated.get(k).copied().unwrap_or(false) {
+            result.role = legacy_role(&result.id);
+        }
     }
+}
+
+/// Which results of the document in `bytes` state a `role`, read without building them (every
+/// other field is skipped): a bit per result, not a second copy of the file in memory.
+fn stated_roles(bytes: &[u8]) -> Vec<bool> {
+    #[derive(serde::Deserialize)]
+    struct Document {
+        #[serde(default)]
+        results: Vec<Stated>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Stated {
+        role: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Document>(bytes)
+        .map(|doc| doc.results.iter().map(|r| r.role.is_some()).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
