@@ -100,8 +100,8 @@ impl PairedComparison {
 }
 
 /// Judges `rounds` of (base, head) documents, measured in turn on one machine.
-pub fn judge_rounds(
-    rounds: &[(&RunDocument, &RunDocument)],
+pub fn judge_rounds<'a>(
+    rounds: &[(&'a RunDocument, &'a RunDocument)],
     options: PairedOptions,
 ) -> PairedComparison {
     let software = rounds
@@ -116,12 +116,18 @@ pub fn judge_rounds(
             }
         }
     }
+    // Each document indexed by id once, not searched once per row.
+    let by_id = |doc: &'a RunDocument| -> BTreeMap<&'a str, &'a BenchResult> {
+        doc.results.iter().map(|r| (r.id.as_str(), r)).collect()
+    };
+    let indexed: Vec<_> = rounds.iter().map(|(b, h)| (by_id(b), by_id(h))).collect();
     let rows = ids
         .into_iter()
         .map(|first| {
-            let sides: Vec<(Option<&BenchResult>, Option<&BenchResult>)> = rounds
+            let id = first.id.as_str();
+            let sides: Vec<(Option<&BenchResult>, Option<&BenchResult>)> = indexed
                 .iter()
-                .map(|(b, h)| (find(b, &first.id), find(h, &first.id)))
+                .map(|(b, h)| (b.get(id).copied(), h.get(id).copied()))
                 .collect();
             judge_row(first, &sides, software, options)
         })
@@ -131,10 +137,6 @@ pub fn judge_rounds(
         software,
         rows,
     }
-}
-
-fn find<'a>(doc: &'a RunDocument, id: &str) -> Option<&'a BenchResult> {
-    doc.results.iter().find(|r| r.id == id)
 }
 
 /// One id's row from its (base, head) results, round by round.
