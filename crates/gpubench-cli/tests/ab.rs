@@ -11,20 +11,24 @@ use gpubench_baseline::testing::doc_with;
 use gpubench_results::{RunDocument, Status};
 
 mod common;
-use common::{arg, gpubench_output, text, write_doc};
+use common::{arg, gpubench_output, gpubench_path, text, write_doc};
 
 /// A stand-in build called `name` in `dir` whose k-th run writes `docs[k % docs.len()]`, and
-/// records each run's arguments, one run per line, in `dir/name.args`.
+/// records each run's arguments, one run per line, in `dir/name.args`. Its `run -h` is
+/// `dir/name.help` where that exists, else the real build's.
 fn stand_in(dir: &Path, name: &str, docs: &[RunDocument]) -> PathBuf {
     for (k, doc) in docs.iter().enumerate() {
         write_doc(dir, &format!("{name}-{k}.json"), doc);
     }
     let d = dir.display();
+    let real = gpubench_path();
     let script = format!(
-        "#!/bin/sh\nout=''\nprev=''\nfor a in \"$@\"; do\n  if [ \"$prev\" = --out ]; then out=$a; fi\n  prev=$a\ndone\n\
+        "#!/bin/sh\nif [ \"$2\" = -h ]; then\n  if [ -f '{d}/{name}.help' ]; then cat '{d}/{name}.help'; exit 0; fi\n  exec '{}' run -h\nfi\n\
+         out=''\nprev=''\nfor a in \"$@\"; do\n  if [ \"$prev\" = --out ]; then out=$a; fi\n  prev=$a\ndone\n\
          echo \"$*\" >> '{d}/{name}.args'\n\
          n=$(cat '{d}/{name}.count' 2>/dev/null || echo 0)\necho $((n + 1)) > '{d}/{name}.count'\n\
          cp \"{d}/{name}-$((n % {})).json\" \"$out\"\n",
+        real.display(),
         docs.len()
     );
     let path = dir.join(name);
@@ -196,4 +200,70 @@ fn what_ab_sets_itself_and_missing_builds_are_usage_errors() {
         );
     }
     assert!(!dir.path().join("base.args").exists(), "nothing ran");
+}
+
+#[test]
+fn an_older_base_is_judged_on_the_flags_and_suites_both_builds_accept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
+    let head = stand_in(dir.path(), "head", &[at_speed(1.0)]);
+    // The base's `run -h` as an older build's: no `--stream-size`, no transfer suite.
+    let help = common::gpubench_command()
+        .args(["run", "-h"])
+        .env("COLUMNS", "100000")
+        .output()
+        .expect("run -h");
+    let help: String = text(&help.stdout)
+        .lines()
+        .filter(|line| !line.contains("--stream-size"))
+        .map(|line| line.replace("transfer, ", ""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(help.contains("[possible values: stream,"), "{help}");
+    std::fs::write(dir.path().join("base.help"), help).expect("help");
+    let out = dir.path().join("out");
+    let args = [
+        "ab",
+        arg(&base),
+        arg(&head),
+        "--rounds",
+        "5",
+        "--out",
+        arg(&out),
+        "--",
+        "--suite",
+        "stream,transfer",
+        "--stream-size",
+        "64KiB",
+    ];
+    let run = gpubench_output(&args);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("--stream-size 64KiB: the base build does not accept it"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("suite transfer: the base build has no such suite"),
+        "{stderr}"
+    );
+    for build in ["base", "head"] {
+        let runs = std::fs::read_to_string(dir.path().join(format!("{build}.args"))).expect("args");
+        assert_eq!(runs.lines().count(), 5, "{runs}");
+        for line in runs.lines() {
+            assert!(
+                line.starts_with("run --suite stream --format json"),
+                "{line}"
+            );
+            assert!(!line.contains("--stream-size"), "{line}");
+        }
+    }
+    // A flag the head does not accept is the user's mistake, refused before any run.
+    let typo = gpubench_output(&["ab", arg(&base), arg(&head), "--", "--stream-sise", "1MiB"]);
+    assert_eq!(typo.status.code(), Some(2), "{}", text(&typo.stderr));
+    assert!(
+        text(&typo.stderr).contains("--stream-sise"),
+        "{}",
+        text(&typo.stderr)
+    );
 }

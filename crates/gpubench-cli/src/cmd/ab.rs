@@ -11,8 +11,9 @@
 //! result the base had (a wrong answer, an error), else 3 where a benchmark regressed, else 6
 //! where one stayed too noisy to judge, else 0.
 //!
-//! The runs are each build's own `run`: an older base binary runs with the flags it has, and ids
-//! only the head has are "new". Neither is compared with a stored baseline (each run gets an
+//! The runs are each build's own `run`, with the flags and suites both builds accept (read from
+//! each one's `run -h`, see [`accepted`]): an older base is judged on what it can run, what only
+//! the head has is left out of both and said, and ids only the head reports are "new". Neither is compared with a stored baseline (each run gets an
 //! empty `--baseline-dir` inside the results directory), nor records one.
 
 use std::collections::BTreeSet;
@@ -29,6 +30,8 @@ use crate::cli::AbArgs;
 use crate::exit::{Exit, UsageError};
 use crate::signals::StopSignal;
 use crate::stdout::print_then;
+
+mod accepted;
 
 /// Flags each run gets from `ab` itself, which RUN_FLAGS may not set.
 const OWN_FLAGS: [&str; 7] = [
@@ -60,11 +63,20 @@ impl Build {
 /// Runs the rounds, judges them, prints the verdicts; the exit status as the module says.
 pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
     check_args(args)?;
+    let common = accepted::common_flags(
+        &args.run_flags,
+        &accepted::Accepted::of(&args.base)?,
+        &accepted::Accepted::of(&args.head)?,
+    )?;
+    for line in &common.left_out {
+        note!("ab: {line}");
+    }
     let (dir, _) = crate::cmd::fleet::claim_results_dir(args.out.as_deref(), "ab")?;
     note!("ab: round results go to {}", dir.display());
     let signals = StopSignal::install();
     let session = Session {
         args,
+        flags: &common.flags,
         dir: &dir,
         signals: &signals,
     };
@@ -187,6 +199,8 @@ fn check_args(args: &AbArgs) -> anyhow::Result<()> {
 /// What every round needs.
 struct Session<'a> {
     args: &'a AbArgs,
+    /// RUN_FLAGS as both builds accept them.
+    flags: &'a [String],
     dir: &'a Path,
     signals: &'a StopSignal,
 }
@@ -284,14 +298,14 @@ impl Session<'_> {
             .map_err(|e| anyhow::anyhow!("the {} build's run {}: {e}", build.name(), k + 1))
     }
 
-    /// RUN_FLAGS, with `--suite` replaced by `suites` where given.
+    /// The common flags, with `--suite` replaced by `suites` where given.
     fn run_flags(&self, suites: Option<&str>) -> Vec<String> {
         let Some(suites) = suites else {
-            return self.args.run_flags.clone();
+            return self.flags.to_vec();
         };
         let mut flags = Vec::new();
         let mut skip = false;
-        for flag in &self.args.run_flags {
+        for flag in self.flags {
             if std::mem::take(&mut skip) {
                 continue;
             }
