@@ -6,8 +6,10 @@
 //! copy) against `--inject-fault half-pace`, the same row whose dispatches copy twice and count
 //! once: a real 2x slowdown of the kernel, not a sleep. Both builds are the same binary behind
 //! two wrapper scripts, each adding its fault to every `run`; the run is a quick 64 KiB stream
-//! suite beside it. `cargo xtask gate-rates [TRIALS]` prints the tallies and the machine's
-//! load; `cargo xtask test` runs a 3 + 3 smoke, which fails only where the gate is plainly
+//! suite beside it. The second case of a slowdown is the unchanged build with a CPU hog (a busy
+//! shell loop) running beside the head's runs only: the machine, not the code, made slower.
+//! `cargo xtask gate-rates [TRIALS]` prints the three tallies and the machine's load; `cargo
+//! xtask test` runs a 3 + 3 smoke of A/A and A/B, which fails only where the gate is plainly
 //! broken (no catch at all, or a false alarm in most A/A trials).
 
 use std::path::{Path, PathBuf};
@@ -36,7 +38,8 @@ impl Tally {
     }
 }
 
-/// The full measurement: `cargo xtask gate-rates [TRIALS]` (20 by default).
+/// The full measurement: `cargo xtask gate-rates [TRIALS] [CASES]` (20 trials of every case by
+/// default; CASES a comma list of `same`, `slow`, `hog`).
 pub fn measure(args: &[String]) -> Result<(), String> {
     let trials = match args.first() {
         Some(n) => n
@@ -46,16 +49,56 @@ pub fn measure(args: &[String]) -> Result<(), String> {
             .ok_or_else(|| format!("'{n}' is not a number of trials"))?,
         None => 20,
     };
-    let (same, slow) = run_trials(trials)?;
-    report(trials, same, slow);
+    let cases = match args.get(1) {
+        Some(list) => list
+            .split(',')
+            .map(Case::named)
+            .collect::<Result<Vec<_>, _>>()?,
+        None => ALL_CASES.to_vec(),
+    };
+    let tallies = run_trials(trials, &cases)?;
+    report(trials, &tallies);
     Ok(())
+}
+
+/// One kind of trial: which build is the head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Case {
+    /// The base again: every "regressed" is a false alarm.
+    Same,
+    /// The judged kernel doing twice the work.
+    SlowKernel,
+    /// The base with a CPU hog beside each of the head's runs.
+    Hog,
+}
+
+const ALL_CASES: [Case; 3] = [Case::Same, Case::SlowKernel, Case::Hog];
+
+impl Case {
+    fn named(name: &str) -> Result<Case, String> {
+        match name {
+            "same" => Ok(Case::Same),
+            "slow" => Ok(Case::SlowKernel),
+            "hog" => Ok(Case::Hog),
+            other => Err(format!("'{other}' is not a case: same, slow or hog")),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Case::Same => "A/A",
+            Case::SlowKernel => "A/B",
+            Case::Hog => "A/hog",
+        }
+    }
 }
 
 /// The smoke `cargo xtask test` runs: 3 + 3 trials; fails only on a plainly broken gate.
 pub fn smoke() -> Result<(), String> {
     let trials = 3;
-    let (same, slow) = run_trials(trials)?;
-    report(trials, same, slow);
+    let tallies = run_trials(trials, &[Case::Same, Case::SlowKernel])?;
+    report(trials, &tallies);
+    let (same, slow) = (tallies[0].1, tallies[1].1);
     if slow.regressed == 0 {
         return Err("the paired gate caught none of 3 real 2x slowdowns".to_string());
     }
@@ -68,37 +111,52 @@ pub fn smoke() -> Result<(), String> {
     Ok(())
 }
 
-/// Runs `trials` A/A and `trials` A/B judgements; their tallies.
-fn run_trials(trials: u32) -> Result<(Tally, Tally), String> {
+/// Runs `trials` judgements of each case, interleaved; their tallies, in the order of `cases`.
+fn run_trials(trials: u32, cases: &[Case]) -> Result<Vec<(Case, Tally)>, String> {
     let root = workspace_root();
     crate::cargo(&["build", "-p", "gpubench-cli"])?;
     let bin = root.join("target/debug/gpubench");
     let dir = root.join("target/xtask/gate-rates");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
-    let base = wrapper(&dir, "base", &bin, "pace")?;
-    let slow = wrapper(&dir, "slow", &bin, "half-pace")?;
+    let base = wrapper(&dir, "base", &bin, "pace", false)?;
+    let slow = wrapper(&dir, "slow", &bin, "half-pace", false)?;
+    let hogged = wrapper(&dir, "hogged", &bin, "pace", true)?;
     eprintln!("gate-rates: load before: {}", load());
-    let (mut same_tally, mut slow_tally) = (Tally::default(), Tally::default());
+    let mut tallies: Vec<(Case, Tally)> = cases.iter().map(|c| (*c, Tally::default())).collect();
     for k in 1..=trials {
-        let same = judge(&bin, &base, &base, &dir.join(format!("aa-{k}")))?;
-        same_tally.add(&same);
-        let caught = judge(&bin, &base, &slow, &dir.join(format!("ab-{k}")))?;
-        slow_tally.add(&caught);
-        eprintln!("gate-rates: trial {k}/{trials}: A/A {same}, A/B {caught}");
+        let mut said = Vec::new();
+        for (case, tally) in &mut tallies {
+            let head = match case {
+                Case::Same => &base,
+                Case::SlowKernel => &slow,
+                Case::Hog => &hogged,
+            };
+            let out = dir.join(format!("{}-{k}", case.label().replace('/', "")));
+            let verdict = judge(&bin, &base, head, &out)?;
+            tally.add(&verdict);
+            said.push(format!("{} {verdict}", case.label()));
+        }
+        eprintln!("gate-rates: trial {k}/{trials}: {}", said.join(", "));
     }
     eprintln!("gate-rates: load after: {}", load());
-    Ok((same_tally, slow_tally))
+    Ok(tallies)
 }
 
-/// A script that runs `bin` with `--inject-fault FAULT` added to every `run`.
-fn wrapper(dir: &Path, name: &str, bin: &Path, fault: &str) -> Result<PathBuf, String> {
+/// A script that runs `bin` with `--inject-fault FAULT` added to every `run`, beside a CPU
+/// hog (a busy shell loop, ended with the run) where `hog` is set.
+fn wrapper(dir: &Path, name: &str, bin: &Path, fault: &str, hog: bool) -> Result<PathBuf, String> {
     let path = dir.join(name);
-    let script = format!(
-        "#!/bin/sh\nif [ \"$1\" = run ]; then exec '{}' \"$@\" --inject-fault {fault}; fi\nexec '{}' \"$@\"\n",
-        bin.display(),
-        bin.display()
-    );
+    let bin = bin.display();
+    let run = if hog {
+        format!(
+            "(while :; do :; done) & hog=$!\n  '{bin}' \"$@\" --inject-fault {fault}; rc=$?\n  kill $hog; exit $rc"
+        )
+    } else {
+        format!("exec '{bin}' \"$@\" --inject-fault {fault}")
+    };
+    let script =
+        format!("#!/bin/sh\nif [ \"$1\" = run ]; then\n  {run}\nfi\nexec '{bin}' \"$@\"\n");
     std::fs::write(&path, script).map_err(|e| format!("writing {}: {e}", path.display()))?;
     let status = Command::new("chmod").arg("+x").arg(&path).status();
     match status {
@@ -113,9 +171,25 @@ fn judge(bin: &Path, base: &Path, head: &Path, out: &Path) -> Result<String, Str
         .arg("ab")
         .arg(base)
         .arg(head)
-        .args(["--rounds", "5", "--confirm-rounds", "4", "--format", "json", "--out"])
+        .args([
+            "--rounds",
+            "5",
+            "--confirm-rounds",
+            "4",
+            "--format",
+            "json",
+            "--out",
+        ])
         .arg(out)
-        .args(["--", "--suite", "stream", "--stream-size", "64KiB", "--profile", "quick"])
+        .args([
+            "--",
+            "--suite",
+            "stream",
+            "--stream-size",
+            "64KiB",
+            "--profile",
+            "quick",
+        ])
         .args(["--noise-check", "off"])
         .output()
         .map_err(|e| format!("running gpubench ab: {e}"))?;
@@ -130,13 +204,16 @@ fn judge(bin: &Path, base: &Path, head: &Path, out: &Path) -> Result<String, Str
                 .unwrap_or("")
         ));
     }
-    let cmp: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("gpubench ab's JSON: {e}"))?;
+    let cmp: serde_json::Value =
+        serde_json::from_slice(&output.stdout).map_err(|e| format!("gpubench ab's JSON: {e}"))?;
     cmp["rows"]
         .as_array()
         .and_then(|rows| {
-            rows.iter()
-                .find(|r| r["id"].as_str().is_some_and(|id| id.starts_with("selftest/pace/")))
+            rows.iter().find(|r| {
+                r["id"]
+                    .as_str()
+                    .is_some_and(|id| id.starts_with("selftest/pace/"))
+            })
         })
         .and_then(|row| row["verdict"].as_str())
         .map(str::to_string)
@@ -150,14 +227,22 @@ fn load() -> String {
         .unwrap_or_else(|_| "unknown".to_string())
 }
 
-fn report(trials: u32, same: Tally, slow: Tally) {
+fn report(trials: u32, tallies: &[(Case, Tally)]) {
     println!("paired gate (gpubench ab, 5 rounds + 4 to confirm), {trials} trials each:");
-    println!(
-        "  A/A (unchanged build): {} false alarms, {} too noisy to judge, {} passed",
-        same.regressed, same.too_noisy, same.passed
-    );
-    println!(
-        "  A/B (2x slower kernel): {} caught, {} too noisy to judge, {} missed",
-        slow.regressed, slow.too_noisy, slow.passed
-    );
+    for (case, t) in tallies {
+        match case {
+            Case::Same => println!(
+                "  A/A (unchanged build): {} false alarms, {} too noisy to judge, {} passed",
+                t.regressed, t.too_noisy, t.passed
+            ),
+            Case::SlowKernel => println!(
+                "  A/B (2x slower kernel): {} caught, {} too noisy to judge, {} missed",
+                t.regressed, t.too_noisy, t.passed
+            ),
+            Case::Hog => println!(
+                "  A/hog (unchanged build, a CPU hog beside the head): {} caught, {} too noisy to judge, {} missed",
+                t.regressed, t.too_noisy, t.passed
+            ),
+        }
+    }
 }

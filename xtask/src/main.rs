@@ -16,7 +16,7 @@
 //! - `bench [FILTER]`: the criterion benches, in GPU time.
 //! - `slurm`, `k8s`: those two checks alone.
 //! - `kernels`: regenerate docs/kernels/*.md, every kernel's statistics as RADV compiles it.
-//! - `gate-rates [TRIALS]`: the paired gate's false-alarm and catch rates on this machine.
+//! - `gate-rates [TRIALS] [CASES]`: the paired gate's false-alarm and catch rates on this machine.
 
 mod checks;
 mod deny;
@@ -57,9 +57,11 @@ tasks:
                         synchronisation validation: fails on any VUID or SYNC message, with a
                         control that must be caught (part of `test`; the layer is unpacked into
                         target/xtask where it is not installed)
-  gate-rates [TRIALS]   setup, then the paired gate's error rates: `gpubench ab` of a build against
-                        itself and against a 2x slower kernel, TRIALS (20) times each, with the
-                        machine's load (a 3 + 3 smoke is part of `test`)
+  gate-rates [TRIALS] [CASES]
+                        setup, then the paired gate's error rates: `gpubench ab` of a build against
+                        itself (same), against a 2x slower kernel (slow) and against itself with a
+                        CPU hog beside the head (hog), TRIALS (20) times each, with the machine's
+                        load (a 3 + 3 smoke of same and slow is part of `test`)
   kernels               setup, then regenerate docs/kernels/gfx1100.md and gfx1030.md: every
                         kernel's registers, spills, LDS and occupancy as RADV compiles it on null
                         hardware (`gpubench kernels --isa FAMILY --summary FILE`)";
