@@ -316,6 +316,35 @@ impl GpuContext {
         Ok(())
     }
 
+    /// Maps all of `buffer` for `mode` once the submission `after` is done (every submission
+    /// when `None`), waiting for that submission only: work submitted after it stays in
+    /// flight, so one request's buffers can be mapped while another request computes.
+    pub async fn map_after(
+        &self,
+        buffer: &wgpu::Buffer,
+        mode: wgpu::MapMode,
+        after: Option<wgpu::SubmissionIndex>,
+    ) -> Result<(), BenchError> {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        buffer.map_async(mode, .., move |result| {
+            let _ = sender.send(result);
+        });
+        if after.is_some() {
+            self.wait_for(after).await?;
+            // The wait ran the callbacks of what it finished; a mapping that still waits on a
+            // later use of the buffer is answered by the full wait below.
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            if let Ok(result) = receiver.try_recv() {
+                return Ok(result?);
+            }
+        }
+        self.wait_for(None).await?;
+        receiver
+            .recv()
+            .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
+        Ok(())
+    }
+
     /// Maps a MAP_READ buffer, waits, and copies its whole contents out.
     pub async fn map_and_read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BenchError> {
         self.map_and_wait(buffer, wgpu::MapMode::Read).await?;

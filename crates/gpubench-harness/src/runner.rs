@@ -156,6 +156,8 @@ pub fn clock_check(clocks: &[ClockPair], calibrated: bool) -> Option<Warning> {
 #[derive(Default)]
 struct Samples {
     host: Vec<f64>,
+    /// Latencies of the items the samples carried (pipelined requests), when recorded.
+    items: Vec<Duration>,
     gpu: Vec<Option<f64>>,
     rejected: usize,
     clocks: Vec<ClockPair>,
@@ -277,7 +279,8 @@ impl<'a> Runner<'a> {
         let prefer_gpu = info.timing == TimingPreference::GpuWhenAvailable;
         if let Some(bound) = self.screen.filter(|&bound| first.host > bound) {
             let mut samples = Samples::default();
-            samples.push(first, 1);
+            samples.push(&first, 1);
+            let first_s = first.host.as_secs_f64();
             let run = Measured {
                 work,
                 iterations: 1,
@@ -288,7 +291,7 @@ impl<'a> Runner<'a> {
             let mut result = summarise(&self.settings, info, &samples, &run);
             let why = format!(
                 "one run only: its verified first run took {:.3} s, over the bound of {:.3} s",
-                first.host.as_secs_f64(),
+                first_s,
                 bound.as_secs_f64()
             );
             result.params.insert("screened".into(), why.into());
@@ -418,7 +421,7 @@ impl<'a> Runner<'a> {
         loop {
             self.check_stop()?;
             let timing = self.sample(bench, iterations).await?;
-            samples.push(timing, iterations);
+            samples.push(&timing, iterations);
             observer.sampled(samples.host.len(), max_samples);
             let n = samples.host.len();
             let elapsed = start.elapsed();
@@ -542,7 +545,10 @@ fn summarise(
         result.gpu_summary = stats::summarize(&gpu_values).map(Box::new);
         result.gpu_samples = gpu_values;
     }
-    if info.metric == MetricKind::TimePerOp && info.iterations == IterationPolicy::Fixed(1) {
+    if !samples.items.is_empty() {
+        let ns: Vec<u64> = samples.items.iter().map(|d| d.as_nanos() as u64).collect();
+        result.latency = stats::latency_summary(&ns).map(Box::new);
+    } else if info.metric == MetricKind::TimePerOp && info.iterations == IterationPolicy::Fixed(1) {
         let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();
         result.latency = stats::latency_summary(&ns).map(Box::new);
     }
@@ -628,8 +634,9 @@ struct Measured {
 }
 
 impl Samples {
-    fn push(&mut self, timing: SampleTiming, iterations: u32) {
+    fn push(&mut self, timing: &SampleTiming, iterations: u32) {
         let per = |d: Duration| d.as_secs_f64() / f64::from(iterations);
+        self.items.extend(timing.item_latencies.iter().copied());
         self.host.push(per(timing.host));
         self.gpu.push(timing.gpu.map(per));
         self.rejected += usize::from(timing.gpu_rejected);
@@ -723,11 +730,12 @@ mod tests {
             let host = HOST + Duration::from_micros(i * 10);
             let gpu = ticks_to_duration(1_000, 1_000 + ticks, period_ns);
             samples.push(
-                SampleTiming {
+                &SampleTiming {
                     host,
                     gpu,
                     gpu_rejected: false,
                     host_span,
+                    item_latencies: Vec::new(),
                 },
                 1,
             );
@@ -752,10 +760,45 @@ mod tests {
                 gpu: None,
                 gpu_rejected: false,
                 host_span: HostSpan::OneSubmit,
+                item_latencies: Vec::new(),
             },
             capped: false,
         };
         summarise(&Profile::Default.settings(false), &info, samples, &run)
+    }
+
+    #[test]
+    fn item_latencies_of_every_sample_make_the_percentiles_not_the_samples() {
+        let mut samples = Samples::default();
+        for k in 0..4u64 {
+            samples.push(
+                &SampleTiming {
+                    host: HOST,
+                    gpu: None,
+                    gpu_rejected: false,
+                    host_span: HostSpan::HostOnly,
+                    // Each sample carried 50 items of 1..=50 ms (and one slow one in the last).
+                    item_latencies: (1..=50u64)
+                        .map(|ms| Duration::from_millis(if k == 3 && ms == 50 { 900 } else { ms }))
+                        .collect(),
+                },
+                50,
+            );
+        }
+        let latency = summary(&samples)
+            .latency
+            .expect("percentiles over the items");
+        assert_eq!(latency.n, 200);
+        assert!(
+            (latency.p50_us - 25_000.0).abs() < 100.0,
+            "{}",
+            latency.p50_us
+        );
+        assert!(
+            (latency.max_us - 900_000.0).abs() < 1_000.0,
+            "{}",
+            latency.max_us
+        );
     }
 
     fn clock_warnings(result: &BenchResult) -> Vec<&str> {

@@ -125,7 +125,7 @@ enum WaitMode {
 }
 
 /// What one sample measured.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SampleTiming {
     /// Host clock: start of the work until the GPU finished it (or until the benchmark stopped
     /// it, see `host_span`).
@@ -136,6 +136,10 @@ pub struct SampleTiming {
     pub gpu_rejected: bool,
     /// What `host` covers.
     pub host_span: HostSpan,
+    /// The latencies of the items the sample carried through in flight together (requests of a
+    /// pipelined path), each from its start to its end, when the benchmark recorded them
+    /// ([`SampleClock::record_item_latency`]).
+    pub item_latencies: Vec<Duration>,
 }
 
 /// One sample as a benchmark records it: the context to record on, how many iterations to do,
@@ -154,6 +158,7 @@ pub struct SampleClock<'a> {
     last_submission: Option<wgpu::SubmissionIndex>,
     wrote_begin: bool,
     wrote_end: bool,
+    item_latencies: Vec<Duration>,
 }
 
 impl<'a> SampleClock<'a> {
@@ -174,7 +179,15 @@ impl<'a> SampleClock<'a> {
             last_submission: None,
             wrote_begin: false,
             wrote_end: false,
+            item_latencies: Vec::new(),
         }
+    }
+
+    /// Records the latency of one item this sample carried (a request, from its start to its
+    /// end), for a benchmark whose sample is many items in flight together: the result's
+    /// latency percentiles are then over the items of every timed sample, not over samples.
+    pub fn record_item_latency(&mut self, latency: Duration) {
+        self.item_latencies.push(latency);
     }
 
     /// The context the sample runs on.
@@ -347,6 +360,7 @@ impl<'a> SampleClock<'a> {
             gpu,
             gpu_rejected,
             host_span,
+            item_latencies: self.item_latencies,
         })
     }
 }

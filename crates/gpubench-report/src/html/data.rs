@@ -407,7 +407,10 @@ pub fn latencies(doc: &RunDocument) -> Vec<Latency> {
             Some((
                 r.id.clone(),
                 r.samples.clone(),
-                vec![("p50", l.p50_us), ("p95", l.p95_us), ("p99", l.p99_us)],
+                [("p50", Some(l.p50_us)), ("p95", l.p95()), ("p99", l.p99())]
+                    .into_iter()
+                    .filter_map(|(name, v)| Some((name, v?)))
+                    .collect(),
             ))
         })
         .collect()

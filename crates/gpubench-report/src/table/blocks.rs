@@ -110,8 +110,9 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> 
         table.add_row(vec![
             Cell::new(id),
             right(l.p50_us),
-            right(l.p95_us),
-            right(l.p99_us),
+            // A percentile of too few latencies is not stated (see `stats::MIN_N_P95`).
+            l.p95().map_or_else(|| Cell::new("n/a"), right),
+            l.p99().map_or_else(|| Cell::new("n/a"), right),
             right(l.max_us),
             Cell::new(l.n).set_alignment(CellAlignment::Right),
             // Device time of the same work, when timestamps bracketed it: the rest of the round
