@@ -63,9 +63,118 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// Parses a count with an optional SI multiplier (`k` 10^3, `M` 10^6, `G` 10^9, `T` 10^12) and
+/// an optional unit word after it: `20G`, `1.5 TFLOP`, `500k`, `64`. `unit` is the one word
+/// accepted (`FLOP`) and names the quantity in messages. Binary prefixes are refused: a count
+/// of operations is decimal.
+pub fn parse_si_count(text: &str, unit: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, rest) = trimmed.split_at(split);
+    let value: f64 = number.parse().map_err(|_| {
+        format!("'{text}' is not a number of {unit}: write e.g. 20G, 1.5T or 500M (SI)")
+    })?;
+    let rest = rest.trim();
+    let rest = rest.strip_suffix(unit).unwrap_or(rest).trim();
+    let multiplier = match rest {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        other => {
+            return Err(format!(
+                "unknown multiplier '{other}' in '{text}': use k, M, G or T (10^3 .. 10^12)"
+            ));
+        }
+    };
+    let count = value * multiplier;
+    if !count.is_finite() || count >= u64::MAX as f64 {
+        return Err(format!("'{text}' is too large a number of {unit}"));
+    }
+    Ok(count.round() as u64)
+}
+
+/// Parses a rate in events per second: `90/s`, `2.5/s`, `1200/min` is refused (seconds only).
+pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    let number = trimmed
+        .strip_suffix("/s")
+        .ok_or_else(|| format!("'{text}' is not a rate: write it per second, e.g. 90/s"))?;
+    match number.trim().parse::<f64>() {
+        Ok(rate) if rate > 0.0 && rate.is_finite() => Ok(rate),
+        _ => Err(format!("'{text}' is not a positive rate: write e.g. 90/s")),
+    }
+}
+
+/// Parses a positive time with its unit (`us`, `ms` or `s`): `50ms`, `1.5 s`, `250us`; in
+/// seconds.
+pub fn parse_duration_s(text: &str) -> Result<f64, String> {
+    let trimmed = text.trim();
+    let split = trimmed
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(split);
+    let scale = match unit.trim() {
+        "us" => 1e-6,
+        "ms" => 1e-3,
+        "s" => 1.0,
+        "" => {
+            return Err(format!(
+                "'{text}' has no unit: write e.g. 50ms, 250us or 2s"
+            ));
+        }
+        other => {
+            return Err(format!(
+                "unknown time unit '{other}' in '{text}': use us, ms or s"
+            ));
+        }
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v * scale),
+        _ => Err(format!("'{text}' is not a positive time: write e.g. 50ms")),
+    }
+}
+
+/// A count in SI units, as compact as is exact: `20G`, `1.5T`, `500k`, `64`. Used in result
+/// ids, so it must be stable.
+pub fn format_si_count(count: u64) -> String {
+    for (unit, name) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
+        let value = count as f64 / unit;
+        if value >= 1.0 {
+            return format!("{}{name}", trim_float(value));
+        }
+    }
+    count.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_rates_and_times_parse_in_their_own_grammar() {
+        assert_eq!(parse_si_count("20G", "FLOP"), Ok(20_000_000_000));
+        assert_eq!(parse_si_count("1.5 TFLOP", "FLOP"), Ok(1_500_000_000_000));
+        assert_eq!(parse_si_count("500k", "FLOP"), Ok(500_000));
+        assert_eq!(parse_si_count("64", "FLOP"), Ok(64));
+        assert!(parse_si_count("20Gi", "FLOP").is_err_and(|e| e.contains("'Gi'")));
+        assert!(parse_si_count("lots", "FLOP").is_err());
+        assert_eq!(format_si_count(20_000_000_000), "20G");
+        assert_eq!(format_si_count(1_500_000_000_000), "1.5T");
+        assert_eq!(format_si_count(512), "512");
+        assert_eq!(parse_rate_per_s("90/s"), Ok(90.0));
+        assert!(parse_rate_per_s("90").is_err_and(|e| e.contains("per second")));
+        assert!(parse_rate_per_s("0/s").is_err());
+        assert_eq!(parse_duration_s("50ms"), Ok(0.05));
+        assert_eq!(parse_duration_s("250us"), Ok(0.000_25));
+        assert_eq!(parse_duration_s("2s"), Ok(2.0));
+        assert!(parse_duration_s("50").is_err_and(|e| e.contains("no unit")));
+        assert!(parse_duration_s("5min").is_err_and(|e| e.contains("'min'")));
+        assert!(parse_duration_s("-1ms").is_err());
+    }
 
     #[test]
     fn a_size_beyond_u64_is_too_large_not_too_small() {
