@@ -8,6 +8,7 @@
 
 pub mod capacity;
 pub mod compute;
+pub mod datapath;
 #[cfg(feature = "example-suite")]
 pub mod example;
 pub mod launch;
@@ -33,6 +34,7 @@ pub const SUITES: &[SuiteConstructor] = &[
     || Box::new(memory::MemorySuite),
     || Box::new(matmul::MatmulSuite),
     || Box::new(roofline::RooflineSuite),
+    || Box::new(datapath::DatapathSuite),
     || Box::new(capacity::CapacitySuite),
     || Box::new(sustained::SustainedSuite),
     || Box::new(selftest::SelfTestSuite),
@@ -56,7 +58,7 @@ mod tests {
     fn registry_is_valid_and_its_defaults_are_the_profiles() {
         let registry = Registry::new(SUITES).expect("valid registry");
         let defaults = [
-            "stream", "transfer", "launch", "compute", "memory", "matmul", "roofline",
+            "stream", "transfer", "launch", "compute", "memory", "matmul", "roofline", "datapath",
         ];
         assert_eq!(registry.defaults(Profile::Quick), defaults);
         assert_eq!(registry.defaults(Profile::Default), defaults);

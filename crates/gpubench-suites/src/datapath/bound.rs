@@ -1,0 +1,243 @@
+//! What bounds a workload, and the what-if arithmetic users do by hand, from the measured rows:
+//! the stage with the largest median names the bound of the overlapped path (the steady
+//! interval cannot be shorter than the slowest stage); the serial path's own median against
+//! the sum of the stage medians is the cost of the seams (submits, maps, waits); overlap
+//! achieved (serial time over the best overlapped interval) stands beside the ideal (serial
+//! time over the slowest stage). The what-if halves the bounding stage: the interval falls to
+//! the larger of its half and the next slowest stage, the latency by half of it.
+
+use std::collections::BTreeMap;
+
+use gpubench_harness::kit::derived::{derived_result, param_str};
+use gpubench_harness::{BenchResult, MetricKind, Status};
+use serde_json::Value;
+
+use super::stage::Stage;
+
+/// A stage's median time per request, in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StageTime {
+    /// The stage.
+    pub stage: Stage,
+    /// Its median, us.
+    pub us: f64,
+}
+
+/// The analysis of one workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    /// The slowest stage.
+    pub slowest: StageTime,
+    /// The next slowest, where there are two.
+    pub next: Option<StageTime>,
+    /// The sum of the stage medians, us.
+    pub stage_sum_us: f64,
+    /// The serial path's median, us, where it ran.
+    pub serial_us: Option<f64>,
+    /// The shortest overlapped interval, us, and its depth, where one ran.
+    pub best_overlap: Option<(f64, u64)>,
+}
+
+impl Bound {
+    /// From the stage times (at least one) and the serial and overlapped medians.
+    pub fn of(
+        stages: &[StageTime],
+        serial_us: Option<f64>,
+        best_overlap: Option<(f64, u64)>,
+    ) -> Option<Bound> {
+        let mut sorted = stages.to_vec();
+        sorted.sort_by(|a, b| b.us.total_cmp(&a.us));
+        let slowest = *sorted.first()?;
+        Some(Bound {
+            slowest,
+            next: sorted.get(1).copied(),
+            stage_sum_us: stages.iter().map(|s| s.us).sum(),
+            serial_us,
+            best_overlap,
+        })
+    }
+
+    /// Serial time over the best overlapped interval.
+    pub fn overlap_achieved(&self) -> Option<f64> {
+        Some(self.serial_us? / self.best_overlap?.0)
+    }
+
+    /// Serial time over the slowest stage: the most overlap can give.
+    pub fn overlap_ideal(&self) -> Option<f64> {
+        Some(self.serial_us? / self.slowest.us)
+    }
+
+    /// With the bounding stage twice as fast: the throughput gain of the overlapped path and
+    /// the latency change of the serial one, in percent.
+    pub fn what_if_twice_as_fast(&self) -> (f64, Option<f64>) {
+        let half = self.slowest.us / 2.0;
+        let new_interval = self.next.map_or(half, |n| half.max(n.us));
+        let throughput = (self.slowest.us / new_interval - 1.0) * 100.0;
+        let latency = self.serial_us.map(|s| -half / s * 100.0);
+        (throughput, latency)
+    }
+
+    /// The sentence the tables show: "h2d bounds: 40 ms of 70 ms; h2d 2x faster: throughput
+    /// +x%, latency -y%".
+    pub fn sentence(&self) -> String {
+        let (throughput, latency) = self.what_if_twice_as_fast();
+        let of = self
+            .serial_us
+            .map(|s| format!(" of {} per request", micros(s)))
+            .unwrap_or_default();
+        let latency = latency
+            .map(|l| format!(", latency {l:+.0}%"))
+            .unwrap_or_default();
+        let name = self.slowest.stage.name();
+        format!(
+            "{name} bounds: {}{of}; {name} 2x faster: throughput {throughput:+.0}%{latency}",
+            micros(self.slowest.us)
+        )
+    }
+}
+
+/// A time in us, ms or s, three figures.
+fn micros(us: f64) -> String {
+    if us >= 1e6 {
+        format!("{:.3} s", us / 1e6)
+    } else if us >= 1e3 {
+        format!("{:.3} ms", us / 1e3)
+    } else {
+        format!("{us:.1} us")
+    }
+}
+
+/// The bound rows of every workload in `results` (this suite's rows).
+pub fn derive(results: &[BenchResult]) -> Vec<BenchResult> {
+    let mut workloads: Vec<&str> = Vec::new();
+    for w in results.iter().filter_map(|r| param_str(r, "workload")) {
+        if !workloads.contains(&w) {
+            workloads.push(w);
+        }
+    }
+    workloads
+        .into_iter()
+        .filter_map(|w| bound_row(w, results))
+        .collect()
+}
+
+fn median(r: &BenchResult) -> Option<f64> {
+    (r.status == Status::Ok)
+        .then_some(())
+        .and(r.summary.as_ref())
+        .map(|s| s.median)
+}
+
+fn bound_row(workload: &str, results: &[BenchResult]) -> Option<BenchResult> {
+    let rows: Vec<&BenchResult> = results
+        .iter()
+        .filter(|r| param_str(r, "workload") == Some(workload))
+        .collect();
+    let stages: Vec<StageTime> = rows
+        .iter()
+        .filter_map(|r| {
+            let stage = Stage::named(param_str(r, "stage")?)?;
+            Some(StageTime {
+                stage,
+                us: median(r)?,
+            })
+        })
+        .collect();
+    if stages.len() < Stage::ALL.len() {
+        // A stage that failed or was skipped leaves the bound unknown.
+        return None;
+    }
+    let serial_us = rows
+        .iter()
+        .find(|r| param_str(r, "flow") == Some("serial"))
+        .and_then(|r| median(r));
+    let best_overlap = rows
+        .iter()
+        .filter_map(|r| {
+            let depth = r.params.get("in_flight")?.as_u64()?;
+            Some((median(r)?, depth))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    let bound = Bound::of(&stages, serial_us, best_overlap)?;
+    let first = rows.first()?;
+    let mut params: BTreeMap<String, Value> = BTreeMap::new();
+    for key in [
+        "workload",
+        "request",
+        "input_bytes",
+        "output_bytes",
+        "flops",
+    ] {
+        if let Some(v) = first.params.get(key) {
+            params.insert(key.to_string(), v.clone());
+        }
+    }
+    params.insert("stage".into(), bound.slowest.stage.name().into());
+    let mut row = derived_result(
+        format!("datapath/{workload}/bound"),
+        "datapath",
+        MetricKind::TimePerOp,
+        "median time per request of the slowest stage: the shortest interval an overlapped path can reach",
+        bound.slowest.us,
+        params,
+    );
+    let extra = &mut row.extra;
+    extra.insert("bound".into(), bound.sentence().into());
+    extra.insert("stage_sum_us".into(), bound.stage_sum_us.into());
+    if let Some(serial) = bound.serial_us {
+        extra.insert("serial_us".into(), serial.into());
+        extra.insert("seams_us".into(), (serial - bound.stage_sum_us).into());
+    }
+    if let Some((interval, depth)) = bound.best_overlap {
+        extra.insert("best_interval_us".into(), interval.into());
+        extra.insert("best_in_flight".into(), depth.into());
+        extra.insert("requests_per_s".into(), (1e6 / interval).into());
+    }
+    if let (Some(achieved), Some(ideal)) = (bound.overlap_achieved(), bound.overlap_ideal()) {
+        extra.insert("overlap_achieved".into(), achieved.into());
+        extra.insert("overlap_ideal".into(), ideal.into());
+    }
+    let (throughput, latency) = bound.what_if_twice_as_fast();
+    extra.insert("what_if_2x_throughput_pct".into(), throughput.into());
+    if let Some(latency) = latency {
+        extra.insert("what_if_2x_latency_pct".into(), latency.into());
+    }
+    Some(row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn times(us: [f64; 5]) -> Vec<StageTime> {
+        Stage::ALL
+            .iter()
+            .zip(us)
+            .map(|(&stage, us)| StageTime { stage, us })
+            .collect()
+    }
+
+    #[test]
+    fn the_slowest_stage_bounds_and_the_what_if_is_the_users_arithmetic() {
+        // 70 ms a request: upload 40, compute 20, the rest 10.
+        let stages = times([4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0]);
+        let bound = Bound::of(&stages, Some(72_000.0), Some((41_000.0, 2))).expect("bound");
+        assert_eq!(bound.slowest.stage, Stage::Upload);
+        assert_eq!(bound.stage_sum_us, 70_000.0);
+        // Upload halved: 20 ms, tied with compute: the interval 40 -> 20 ms, +100%.
+        let (throughput, latency) = bound.what_if_twice_as_fast();
+        assert!((throughput - 100.0).abs() < 1e-9);
+        assert!((latency.expect("serial ran") + 20_000.0 / 72_000.0 * 100.0).abs() < 1e-9);
+        assert!((bound.overlap_ideal().expect("ideal") - 1.8).abs() < 1e-9);
+        assert!((bound.overlap_achieved().expect("achieved") - 72.0 / 41.0).abs() < 1e-9);
+        assert_eq!(
+            bound.sentence(),
+            "h2d bounds: 40.000 ms of 72.000 ms per request; h2d 2x faster: throughput +100%, latency -28%"
+        );
+        // A stage far ahead of the rest: halving it halves the interval.
+        let compute = times([10.0, 10.0, 1_000.0, 10.0, 10.0]);
+        let bound = Bound::of(&compute, None, None).expect("bound");
+        assert_eq!(bound.slowest.stage, Stage::Compute);
+        assert!((bound.what_if_twice_as_fast().0 - 100.0).abs() < 1e-9);
+    }
+}

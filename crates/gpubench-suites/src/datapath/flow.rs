@@ -1,0 +1,289 @@
+//! Whole requests, end to end, in three arrangements:
+//!
+//! - `serial`: one request at a time. A sample is one request, timed by one host-clock span
+//!   from the start of its preparation to the end of its check, independent of the stage
+//!   timers; GPU timestamps bracket its device part (upload to download). The latency
+//!   percentiles are over these spans.
+//! - `overlap-K`: K requests in flight, each in a slot of its own (so no buffer orders one
+//!   after another): while the device works on some, the host prepares the next and checks
+//!   the last. A sample carries `REQUESTS` + 1 requests; its clock runs from the first
+//!   request's completion to the last one's, so it covers `REQUESTS` steady intervals and no
+//!   filling of the pipeline. Each request's own latency (start of preparation to end of
+//!   check) is recorded, so its percentiles stand beside the interval.
+//! - `batch-B`: B requests per submission: B inputs prepared, one submit carrying every
+//!   upload, kernel and download, then every output checked. A sample is one batch; each
+//!   request's latency is the whole batch's.
+//!
+//! A request whose output is wrong fails the row (it is never counted as throughput).
+//! wgpu has one queue: the overlap it allows is host work against device work, and device
+//! copies against kernels only where the driver runs them so; the rows measure what happened.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use gpubench_harness::timing::Boundary;
+use gpubench_harness::{
+    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome,
+    SampleClock, TimingPreference, Verification, Work,
+};
+
+use super::path::{self, Prepared};
+use super::request::Request;
+
+/// Requests per sample of the overlapped path (one more is run to fill the pipeline).
+pub const REQUESTS: u32 = 16;
+
+/// How requests go through the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// One at a time.
+    Serial,
+    /// This many in flight.
+    Overlap(u32),
+    /// This many per submission.
+    Batch(u32),
+}
+
+impl Flow {
+    /// Its name in ids (`serial`, `overlap-2`, `batch-16`).
+    pub fn name(self) -> String {
+        match self {
+            Flow::Serial => "serial".to_string(),
+            Flow::Overlap(k) => format!("overlap-{k}"),
+            Flow::Batch(b) => format!("batch-{b}"),
+        }
+    }
+
+    /// Slots (buffers of requests) it needs.
+    fn slots(self) -> usize {
+        match self {
+            Flow::Serial => 1,
+            Flow::Overlap(k) | Flow::Batch(k) => k as usize,
+        }
+    }
+
+    fn counts(self) -> &'static str {
+        match self {
+            Flow::Serial => {
+                "time of one request end to end (prepare, upload, compute, download, check), one at a time"
+            }
+            Flow::Overlap(_) => {
+                "steady interval between request completions with requests in flight together"
+            }
+            Flow::Batch(_) => "time per request of a batch submitted together, end to end",
+        }
+    }
+}
+
+/// Whole requests of one workload, in one arrangement.
+pub struct FlowKernel {
+    request: Request,
+    flow: Flow,
+    seed: u64,
+    samples: usize,
+}
+
+impl FlowKernel {
+    /// `request` through `flow`, with at least `samples` samples.
+    pub fn new(request: Request, flow: Flow, seed: u64, samples: usize) -> Self {
+        Self {
+            request,
+            flow,
+            seed,
+            samples,
+        }
+    }
+}
+
+impl Kernel for FlowKernel {
+    type State = Prepared;
+
+    fn info(&self) -> BenchmarkInfo {
+        let mut info = BenchmarkInfo::new(
+            format!("datapath/{}/{}", self.request.name, self.flow.name()),
+            "datapath",
+            MetricKind::TimePerOp,
+            self.flow.counts(),
+        )
+        .param("flow", self.flow.name());
+        for (key, value) in self.request.params() {
+            info = info.param(key, value);
+        }
+        info.timing = TimingPreference::Host;
+        info.iterations = match self.flow {
+            Flow::Serial | Flow::Batch(_) => IterationPolicy::Fixed(1),
+            Flow::Overlap(_) => IterationPolicy::Fixed(REQUESTS),
+        };
+        info.min_samples = Some(self.samples);
+        match self.flow {
+            Flow::Overlap(k) => info.param("in_flight", k),
+            Flow::Batch(b) => info.param("batch", b),
+            Flow::Serial => info,
+        }
+    }
+
+    async fn setup(&self, ctx: &GpuContext) -> Outcome<Prepared> {
+        path::prepared(ctx, &self.request, self.seed, self.flow.slots()).await
+    }
+
+    fn work(&self, _state: &Prepared) -> Work {
+        let per_request = self.request.input_bytes + self.request.output_bytes;
+        let requests = match self.flow {
+            Flow::Batch(b) => u64::from(b),
+            Flow::Serial | Flow::Overlap(_) => 1,
+        };
+        Work {
+            bytes_read: per_request * requests,
+            bytes_written: 0,
+            flops: self.request.flops() * requests,
+            ops: requests,
+            int_ops: 0,
+        }
+    }
+
+    async fn run(&self, state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
+        match self.flow {
+            Flow::Serial => serial(state, clock).await,
+            Flow::Overlap(_) => overlapped(state, clock).await,
+            Flow::Batch(_) => batch(state, clock).await,
+        }
+    }
+
+    async fn verify(
+        &self,
+        state: &mut Prepared,
+        ctx: &GpuContext,
+    ) -> Result<Verification, BenchError> {
+        path::verify_one_request(ctx, state).await
+    }
+}
+
+/// A wrong output, as the row's failure.
+fn wrong(found: super::reference::Mismatches, k: u64) -> Outcome {
+    match found.failure() {
+        Some(reason) => Err(BenchError::Gpu(format!(
+            "request {k} returned a wrong answer: {reason}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// One request end to end, its device part bracketed by timestamps.
+async fn serial(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
+    let ctx = clock.ctx();
+    let k = state.next;
+    let salt = state.next_salt();
+    let slot = &mut state.slots[0];
+    clock.start_host();
+    slot.prepare(ctx, &state.reference, salt).await?;
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    clock.write_timestamp(&mut encoder, Boundary::Begin);
+    slot.encode_upload(&mut encoder);
+    slot.encode_compute(&mut encoder, &state.kernel, None);
+    slot.encode_download(&mut encoder);
+    clock.write_timestamp(&mut encoder, Boundary::End);
+    clock.submit([encoder.finish()]);
+    // The only work in flight is this request's.
+    slot.last_submission = None;
+    slot.map_output(ctx).await?;
+    let found = slot.check_output(&state.reference, salt, false)?;
+    clock.stop_host();
+    state.last_salt = salt;
+    wrong(found, k)
+}
+
+/// A request in flight: its slot, number, salt and start.
+struct InFlight {
+    slot: usize,
+    number: u64,
+    salt: u32,
+    start: Instant,
+}
+
+/// `clock.iterations()` + 1 requests through every slot in turn, the clock from the first
+/// completion to the last.
+async fn overlapped(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
+    let ctx = clock.ctx();
+    let depth = state.slots.len();
+    let total = clock.iterations() as usize + 1;
+    let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(depth);
+    let mut retired = 0usize;
+    for r in 0..total + depth {
+        if in_flight.len() == depth || (r >= total && !in_flight.is_empty()) {
+            let done = in_flight
+                .pop_front()
+                .ok_or_else(|| BenchError::Setup("no request in flight to retire".to_string()))?;
+            retire(state, clock, &done, retired == 0).await?;
+            retired += 1;
+        }
+        if r >= total {
+            continue;
+        }
+        let i = r % depth;
+        let start = Instant::now();
+        let number = state.next;
+        let salt = state.next_salt();
+        let slot = &mut state.slots[i];
+        slot.prepare(ctx, &state.reference, salt).await?;
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        slot.encode_upload(&mut encoder);
+        slot.encode_compute(&mut encoder, &state.kernel, None);
+        slot.encode_download(&mut encoder);
+        slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));
+        in_flight.push_back(InFlight {
+            slot: i,
+            number,
+            salt,
+            start,
+        });
+    }
+    clock.stop_host();
+    Ok(())
+}
+
+/// Waits for `done`'s output, checks it, and records its latency; the first retirement of a
+/// sample starts the clock instead (its request filled an empty pipeline).
+async fn retire(
+    state: &mut Prepared,
+    clock: &mut SampleClock<'_>,
+    done: &InFlight,
+    first: bool,
+) -> Outcome {
+    let ctx = clock.ctx();
+    let slot = &state.slots[done.slot];
+    slot.map_output(ctx).await?;
+    let found = slot.check_output(&state.reference, done.salt, false)?;
+    if first {
+        clock.start_host();
+    } else {
+        clock.record_item_latency(done.start.elapsed());
+    }
+    state.last_salt = done.salt;
+    wrong(found, done.number)
+}
+
+/// One batch: every slot prepared, one submit, every output checked.
+async fn batch(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
+    let ctx = clock.ctx();
+    clock.start_host();
+    let mut salts = Vec::with_capacity(state.slots.len());
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    for i in 0..state.slots.len() {
+        let salt = state.next_salt();
+        let slot = &state.slots[i];
+        slot.prepare(ctx, &state.reference, salt).await?;
+        slot.encode_upload(&mut encoder);
+        slot.encode_compute(&mut encoder, &state.kernel, None);
+        slot.encode_download(&mut encoder);
+        salts.push((state.next - 1, salt));
+    }
+    clock.submit([encoder.finish()]);
+    for (slot, (number, salt)) in state.slots.iter_mut().zip(salts) {
+        slot.last_submission = None;
+        slot.map_output(ctx).await?;
+        let found = slot.check_output(&state.reference, salt, false)?;
+        wrong(found, number)?;
+    }
+    clock.stop_host();
+    Ok(())
+}

@@ -1,0 +1,210 @@
+//! The datapath suite: where one request's time goes, what overlaps, and what bounds
+//! throughput. A request is described by its bytes and its work ([`request`]): the host
+//! prepares its input, a copy uploads it, a kernel computes, a copy returns the output and the
+//! host checks it. Each stage is timed alone ([`stage`]); whole requests are timed one at a
+//! time, with several in flight, and in batches ([`flow`]); and the stage that bounds the
+//! workload is named with the what-if arithmetic ([`bound`]). Every request's output is
+//! checked against an exact prediction ([`reference`]); a wrong one fails its row.
+//! [`sizing`] turns a saved run into the number of cards a target needs.
+
+pub mod bound;
+pub mod flow;
+#[cfg(test)]
+mod on_an_adapter;
+mod path;
+pub mod reference;
+pub mod request;
+pub mod sizing;
+mod slot;
+pub mod stage;
+
+use gpubench_engine::{Arity, Benchmarks, Included, OptionSpec, Suite, SuiteInfo, SuiteOptions};
+use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile, Status};
+use serde_json::Value;
+
+use flow::{Flow, FlowKernel};
+use request::Request;
+use stage::{Stage, StageKernel};
+
+/// datapath.wgsl: one request's device work.
+pub const WGSL: &str = include_str!("datapath.wgsl");
+
+/// `config.options` key of `--request`.
+pub const REQUEST_KEY: &str = "datapath_requests";
+
+/// `--request in=SIZE,out=SIZE,flops=COUNT` (repeatable): a workload of the user's own.
+pub const REQUEST: OptionSpec = OptionSpec {
+    key: REQUEST_KEY,
+    flag: "request",
+    value_name: "in=SIZE,out=SIZE,flops=N",
+    help: "A request of your own for the datapath suite, e.g. in=256MiB,out=4MiB,flops=20G: \
+           input and output in binary units, device work in FLOPs with k, M, G or T (repeatable).",
+    arity: Arity::Many,
+    default: || Value::Array(Vec::new()),
+    parse: request::parse_request_value,
+    choices: None,
+    hidden: false,
+};
+
+/// Samples of each arrangement, by profile: (serial, overlapped, batch).
+fn samples(profile: Profile) -> (usize, usize, usize) {
+    match profile {
+        // 100 serial requests state a p99; 5 x 16 overlapped ones a p95.
+        Profile::Quick => (100, 5, 5),
+        Profile::Default => (200, 8, 10),
+        Profile::Full => (400, 16, 20),
+    }
+}
+
+/// The arrangements of whole requests, by profile.
+fn flows(profile: Profile) -> Vec<Flow> {
+    let mut flows = vec![
+        Flow::Serial,
+        Flow::Overlap(2),
+        Flow::Overlap(3),
+        Flow::Batch(4),
+    ];
+    if profile != Profile::Quick {
+        flows.extend([Flow::Batch(16), Flow::Batch(64)]);
+    }
+    flows
+}
+
+/// The workloads of a run: the built-ins, then `--request`'s.
+pub fn workloads(options: &SuiteOptions) -> Result<Vec<Request>, String> {
+    let mut all = request::builtins(options.profile);
+    let given: Vec<String> = options.get(REQUEST_KEY).unwrap_or_default();
+    for (k, text) in given.iter().enumerate() {
+        let mut custom = request::parse_request(text)?;
+        if given.len() > 1 {
+            custom.name = format!("custom-{}", k + 1);
+        }
+        all.push(custom);
+    }
+    Ok(all)
+}
+
+/// The datapath suite.
+pub struct DatapathSuite;
+
+impl Suite for DatapathSuite {
+    fn info(&self) -> SuiteInfo {
+        SuiteInfo {
+            name: "datapath",
+            about: "one request's whole path (prepare, upload, compute, download, check): stage \
+                    times, serial and overlapped requests, batches, and the bounding stage",
+            included: Included::Always,
+            after: &[],
+        }
+    }
+
+    fn options(&self) -> &'static [OptionSpec] {
+        &[REQUEST]
+    }
+
+    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
+        &[("datapath.wgsl", WGSL)]
+    }
+
+    fn pipelines(
+        &self,
+        _facts: AdapterFacts,
+        _profile: Profile,
+    ) -> Result<Vec<KernelForm>, String> {
+        Ok(vec![KernelForm::plain("datapath", WGSL, "request")])
+    }
+
+    fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
+        let workloads =
+            workloads(options).map_err(|problem| gpubench_engine::PlanError::BadOption {
+                option: REQUEST.flag,
+                problem,
+            })?;
+        let (serial, overlapped, batched) = samples(options.profile);
+        let mut benches: Vec<Box<dyn gpubench_harness::Benchmark>> = Vec::new();
+        for request in workloads {
+            for stage in Stage::ALL {
+                let kernel = StageKernel::new(request.clone(), stage, options.seed);
+                benches.push(KernelBench::boxed(kernel));
+            }
+            for flow in flows(options.profile) {
+                let n = match flow {
+                    Flow::Serial => serial,
+                    Flow::Overlap(_) => overlapped,
+                    Flow::Batch(_) => batched,
+                };
+                let kernel = FlowKernel::new(request.clone(), flow, options.seed, n);
+                benches.push(KernelBench::boxed(kernel));
+            }
+        }
+        Ok(benches)
+    }
+
+    /// Requests per second beside every whole-request row, GB/s beside every stage that moves
+    /// bytes.
+    fn annotate(&self, result: &mut BenchResult) {
+        let Some(median) = result.summary.as_ref().map(|s| s.median) else {
+            return;
+        };
+        if result.status != Status::Ok || median <= 0.0 {
+            return;
+        }
+        if result.params.contains_key("flow") {
+            result
+                .extra
+                .insert("requests_per_s".into(), (1e6 / median).into());
+        }
+        let bytes = result
+            .params
+            .get("stage")
+            .and_then(Value::as_str)
+            .and_then(Stage::named)
+            .map(|stage| match stage {
+                Stage::Prepare | Stage::Upload => param_u64(result, "input_bytes"),
+                Stage::Download => param_u64(result, "output_bytes"),
+                Stage::Compute | Stage::Check => 0,
+            })
+            .unwrap_or(0);
+        if bytes > 0 {
+            result
+                .extra
+                .insert("gb_per_s".into(), (bytes as f64 / median / 1e3).into());
+        }
+    }
+
+    fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
+        bound::derive(results)
+    }
+}
+
+fn param_u64(result: &BenchResult, key: &str) -> u64 {
+    result.params.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_name_the_workload_the_stage_and_the_flow() {
+        let options = SuiteOptions::new(Profile::Quick).with(
+            REQUEST_KEY,
+            Value::Array(vec!["in=1MiB,out=4KiB,flops=1M".into()]),
+        );
+        let workloads = workloads(&options).expect("valid");
+        let names: Vec<&str> = workloads.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["transfer-bound", "compute-bound", "balanced", "custom"]
+        );
+        let flows: Vec<String> = flows(Profile::Quick).iter().map(|f| f.name()).collect();
+        assert_eq!(flows, ["serial", "overlap-2", "overlap-3", "batch-4"]);
+        assert!(flows.iter().all(|f| !f.contains('/')));
+        assert_eq!(
+            Stage::ALL.map(Stage::name),
+            ["prepare", "h2d", "compute", "d2h", "check"]
+        );
+    }
+}

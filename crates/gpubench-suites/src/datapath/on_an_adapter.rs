@@ -1,0 +1,119 @@
+//! The datapath suite on a real adapter (lavapipe in CI): each workload names the bound its
+//! name promises, every arrangement of whole requests verifies, and the path adds up (the
+//! serial span against the sum of the stages, the overlapped interval between the slowest
+//! stage and the serial time), within the software adapter's noise band.
+
+use pollster::FutureExt as _;
+
+use super::bound::{self, Bound, StageTime};
+use super::flow::{Flow, FlowKernel};
+use super::request::{Request, builtins};
+use super::stage::{Stage, StageKernel};
+use gpubench_harness::runner::Silent;
+use gpubench_harness::testing::{assert_ok, require_vulkan, short_settings};
+use gpubench_harness::{BenchResult, KernelBench, Profile, Runner};
+
+/// The noise band of a software adapter's timings (as the comparison uses it).
+const BAND: f64 = 0.25;
+
+fn workload(name: &str) -> Request {
+    builtins(Profile::Quick)
+        .into_iter()
+        .find(|r| r.name == name)
+        .expect("a built-in workload")
+}
+
+fn stages(runner: &Runner<'_>, request: &Request) -> Vec<BenchResult> {
+    Stage::ALL
+        .iter()
+        .map(|&stage| {
+            let mut bench = KernelBench::new(StageKernel::new(request.clone(), stage, 7));
+            let result = runner.run(&mut bench, &mut Silent).block_on();
+            assert_ok(&result);
+            result
+        })
+        .collect()
+}
+
+fn median(result: &BenchResult) -> f64 {
+    result.summary.as_ref().expect("a summary").median
+}
+
+#[test]
+fn each_workload_names_the_bound_its_name_promises() {
+    let Some(ctx) = require_vulkan() else { return };
+    let runner = Runner::new(&ctx, short_settings());
+    for (name, allowed) in [
+        ("transfer-bound", &["prepare", "h2d", "d2h", "check"][..]),
+        ("compute-bound", &["compute"][..]),
+    ] {
+        let results = stages(&runner, &workload(name));
+        let rows = bound::derive(&results);
+        assert_eq!(rows.len(), 1, "{name}: one bound row");
+        let stage = rows[0].params["stage"].as_str().expect("a stage");
+        let times: Vec<String> = results
+            .iter()
+            .map(|r| format!("{} {:.0} us", r.id, median(r)))
+            .collect();
+        assert!(
+            allowed.contains(&stage),
+            "{name} is bounded by {stage}: {times:?}"
+        );
+    }
+}
+
+#[test]
+fn whole_requests_verify_and_the_path_adds_up() {
+    let Some(ctx) = require_vulkan() else { return };
+    let runner = Runner::new(&ctx, short_settings());
+    let request = workload("balanced");
+    let stage_rows = stages(&runner, &request);
+    let run = |flow: Flow, samples: usize| {
+        let mut bench = KernelBench::new(FlowKernel::new(request.clone(), flow, 7, samples));
+        let result = runner.run(&mut bench, &mut Silent).block_on();
+        assert_ok(&result);
+        result
+    };
+    let serial = run(Flow::Serial, 30);
+    let overlap = run(Flow::Overlap(2), 3);
+    let batch = run(Flow::Batch(4), 3);
+    for row in [&serial, &overlap, &batch] {
+        let latency = row.latency.as_ref().expect("latencies");
+        assert!(latency.p50_us <= latency.max_us, "{}", row.id);
+    }
+    // The overlapped row's percentiles are over its requests, not its samples.
+    let requests = overlap.latency.as_ref().map_or(0, |l| l.n);
+    let per_sample = u64::from(super::flow::REQUESTS);
+    assert!(
+        requests >= 2 * per_sample && requests.is_multiple_of(per_sample),
+        "{requests} request latencies"
+    );
+    assert!(
+        serial.gpu_summary.is_some(),
+        "timestamps bracket the device part"
+    );
+
+    let times: Vec<StageTime> = stage_rows
+        .iter()
+        .map(|r| StageTime {
+            stage: Stage::named(r.params["stage"].as_str().expect("stage")).expect("known"),
+            us: median(r),
+        })
+        .collect();
+    let bound =
+        Bound::of(&times, Some(median(&serial)), Some((median(&overlap), 2))).expect("a bound");
+    let ratio = median(&serial) / bound.stage_sum_us;
+    assert!(
+        (0.9 * (1.0 - BAND)..=1.5 * (1.0 + BAND)).contains(&ratio),
+        "serial {:.0} us against stages summing to {:.0} us",
+        median(&serial),
+        bound.stage_sum_us
+    );
+    let interval = median(&overlap);
+    assert!(
+        interval >= bound.slowest.us * (1.0 - BAND) && interval <= median(&serial) * (1.0 + BAND),
+        "overlapped interval {interval:.0} us, slowest stage {:.0} us, serial {:.0} us",
+        bound.slowest.us,
+        median(&serial)
+    );
+}

@@ -1,0 +1,311 @@
+//! How many cards a target needs, from a saved run: among one workload's whole-request rows
+//! (serial, overlapped, batched), those whose p95 latency meets the target; of those, the one
+//! with the highest sustained throughput; and cards = ceil(rate / that throughput) + spare.
+//! An arithmetic starting point, not a promise: it assumes every card runs as the measured one
+//! did, that the host's CPU and memory feed all of them as they fed one, and that the cards do
+//! not share a link the measured card had to itself.
+
+use gpubench_harness::kit::derived::param_str;
+use gpubench_harness::{BenchResult, RunDocument, Status};
+
+/// What the user asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    /// Requests per second to serve.
+    pub rate_per_s: f64,
+    /// The p95 latency every request must meet, in seconds.
+    pub p95_s: f64,
+    /// Cards added beyond those the arithmetic needs.
+    pub spare: u64,
+    /// The workload to size (`None`: the only user-given one, else the only one).
+    pub workload: Option<String>,
+    /// The least time a row must have been measured for its throughput to count as sustained,
+    /// in seconds (`None`: any).
+    pub sustained_s: Option<f64>,
+}
+
+/// One arrangement of the workload, as measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// The row's id.
+    pub id: String,
+    /// Requests per second one card sustained.
+    pub per_card_per_s: f64,
+    /// Its p95 latency in seconds, where enough requests were recorded to state one.
+    pub p95_s: Option<f64>,
+    /// Seconds of measurement behind it.
+    pub measured_s: f64,
+    /// Why it cannot be used, where it cannot.
+    pub refused: Option<String>,
+}
+
+/// The answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sizing {
+    /// The workload sized.
+    pub workload: String,
+    /// Every arrangement considered, in the run's order.
+    pub candidates: Vec<Candidate>,
+    /// The index of the one chosen, where one meets the target.
+    pub chosen: Option<usize>,
+    /// Cards needed (with the spares), where one meets the target.
+    pub cards: Option<u64>,
+    /// What the arithmetic rests on, one line each.
+    pub assumptions: Vec<String>,
+}
+
+/// Why a run cannot be sized.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizingError {
+    /// The run has no datapath rows.
+    #[error(
+        "the run has no datapath results: run the datapath suite first (it is a default suite)"
+    )]
+    NoRows,
+    /// The workload asked for is not in the run.
+    #[error("the run has no workload '{wanted}' (it has: {found})")]
+    NoWorkload {
+        /// What was asked for.
+        wanted: String,
+        /// What there is.
+        found: String,
+    },
+    /// Several workloads and none chosen.
+    #[error("the run has several workloads ({found}): name one with --workload")]
+    Ambiguous {
+        /// What there is.
+        found: String,
+    },
+}
+
+/// Sizes `target` on `doc`'s rows.
+pub fn size(doc: &RunDocument, target: &Target) -> Result<Sizing, SizingError> {
+    let workload = pick_workload(&doc.results, target.workload.as_deref())?;
+    let candidates: Vec<Candidate> = doc
+        .results
+        .iter()
+        .filter(|r| param_str(r, "workload") == Some(workload.as_str()))
+        .filter(|r| r.params.contains_key("flow"))
+        .map(|r| candidate(r, target))
+        .collect();
+    let chosen = candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.refused.is_none())
+        .max_by(|a, b| a.1.per_card_per_s.total_cmp(&b.1.per_card_per_s))
+        .map(|(i, _)| i);
+    let cards = chosen.map(|i| {
+        cards_needed(
+            target.rate_per_s,
+            candidates[i].per_card_per_s,
+            target.spare,
+        )
+    });
+    let machine = &doc.machine;
+    let assumptions = vec![
+        format!(
+            "every card serves as the measured one did ({}), fed by a host like this one ({}, {} CPUs)",
+            machine.adapter.name, machine.cpu_model, machine.cpu_count
+        ),
+        "the host's CPU and memory prepare and check every card's requests as they did one card's"
+            .to_string(),
+        "the cards do not share a link (PCIe switch, NVLink, host memory bandwidth) the measured card had to itself"
+            .to_string(),
+    ];
+    Ok(Sizing {
+        workload,
+        candidates,
+        chosen,
+        cards,
+        assumptions,
+    })
+}
+
+/// ceil(rate / per card) + spare.
+pub fn cards_needed(rate_per_s: f64, per_card_per_s: f64, spare: u64) -> u64 {
+    (rate_per_s / per_card_per_s).ceil() as u64 + spare
+}
+
+fn pick_workload(results: &[BenchResult], wanted: Option<&str>) -> Result<String, SizingError> {
+    let mut names: Vec<&str> = Vec::new();
+    for name in results.iter().filter_map(|r| param_str(r, "workload")) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.is_empty() {
+        return Err(SizingError::NoRows);
+    }
+    let found = names.join(", ");
+    if let Some(wanted) = wanted {
+        return names
+            .iter()
+            .find(|n| **n == wanted)
+            .map(|n| (*n).to_string())
+            .ok_or_else(|| SizingError::NoWorkload {
+                wanted: wanted.to_string(),
+                found,
+            });
+    }
+    let custom: Vec<&&str> = names.iter().filter(|n| n.starts_with("custom")).collect();
+    match (custom.as_slice(), names.as_slice()) {
+        ([one], _) => Ok((**one).to_string()),
+        (_, [one]) => Ok((*one).to_string()),
+        _ => Err(SizingError::Ambiguous { found }),
+    }
+}
+
+fn candidate(r: &BenchResult, target: &Target) -> Candidate {
+    let median_us = r.summary.as_ref().map(|s| s.median).filter(|m| *m > 0.0);
+    let per_card_per_s = median_us.map_or(0.0, |m| 1e6 / m);
+    let p95_s = r.latency.as_ref().and_then(|l| l.p95()).map(|us| us / 1e6);
+    // Seconds measured: every sample's time per request, times the requests a sample holds.
+    let per_sample = f64::from(r.iterations_per_sample.max(1)) * r.work.ops.max(1) as f64;
+    let measured_s = r.samples.iter().sum::<f64>() * per_sample / 1e6;
+    let refused = if r.status != Status::Ok || median_us.is_none() {
+        Some(format!(
+            "{}: {}",
+            r.status.as_str(),
+            r.reason.as_deref().unwrap_or("no measurement")
+        ))
+    } else if let Some(n) = r.latency.as_ref().map(|l| l.n).filter(|_| p95_s.is_none()) {
+        Some(format!("p95 n/a (n = {n}): too few requests to state one"))
+    } else if r.latency.is_none() {
+        Some("no latency recorded".to_string())
+    } else if let Some(need) = target.sustained_s.filter(|need| measured_s < *need) {
+        Some(format!(
+            "measured for {measured_s:.1} s, under the {need:.1} s asked for: run a longer profile"
+        ))
+    } else if p95_s.is_some_and(|p| p > target.p95_s) {
+        Some(format!(
+            "p95 {:.3} ms is over the {:.3} ms target",
+            p95_s.unwrap_or(0.0) * 1e3,
+            target.p95_s * 1e3
+        ))
+    } else {
+        None
+    };
+    Candidate {
+        id: r.id.clone(),
+        per_card_per_s,
+        p95_s,
+        measured_s,
+        refused,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_harness::{BenchmarkInfo, MetricKind, Work};
+    use gpubench_results::stats::{LatencySummary, summarize};
+
+    /// A whole-request row of `workload` that sustained `per_s` with a p95 of `p95_ms`.
+    fn row(workload: &str, flow: &str, per_s: f64, p95_ms: f64) -> BenchResult {
+        let info = BenchmarkInfo::new(
+            format!("datapath/{workload}/{flow}"),
+            "datapath",
+            MetricKind::TimePerOp,
+            "time per request",
+        )
+        .param("workload", workload)
+        .param("flow", flow);
+        let mut r = BenchResult::empty(&info, Status::Ok, None);
+        let us = 1e6 / per_s;
+        r.samples = vec![us; 200];
+        r.summary = summarize(&r.samples);
+        r.iterations_per_sample = 1;
+        r.work = Work::ops(1);
+        r.latency = Some(Box::new(LatencySummary {
+            p50_us: us,
+            p95_us: p95_ms * 1e3,
+            p99_us: p95_ms * 1e3,
+            max_us: p95_ms * 1e3,
+            n: 200,
+        }));
+        r
+    }
+
+    fn doc(results: Vec<BenchResult>) -> RunDocument {
+        let mut doc = gpubench_baseline::testing::doc_with("Test GPU", false);
+        doc.results = results;
+        doc
+    }
+
+    fn target(rate: f64, p95_ms: f64, spare: u64) -> Target {
+        Target {
+            rate_per_s: rate,
+            p95_s: p95_ms / 1e3,
+            spare,
+            workload: None,
+            sustained_s: None,
+        }
+    }
+
+    #[test]
+    fn forty_per_card_for_ninety_is_three_cards_and_a_spare_makes_four() {
+        let run = doc(vec![
+            row("custom", "serial", 25.0, 45.0),
+            row("custom", "overlap-2", 40.0, 48.0),
+            // Faster, but over the latency target: not chosen.
+            row("custom", "batch-16", 120.0, 140.0),
+        ]);
+        let sized = size(&run, &target(90.0, 50.0, 0)).expect("sized");
+        assert_eq!(sized.chosen, Some(1));
+        assert_eq!(sized.cards, Some(3));
+        assert!(
+            sized.candidates[2]
+                .refused
+                .as_deref()
+                .is_some_and(|r| r.contains("over the"))
+        );
+        let spare = size(&run, &target(90.0, 50.0, 1)).expect("sized");
+        assert_eq!(spare.cards, Some(4));
+        assert_eq!(sized.assumptions.len(), 3);
+    }
+
+    #[test]
+    fn an_impossible_target_meets_no_arrangement() {
+        let run = doc(vec![row("custom", "serial", 25.0, 45.0)]);
+        let sized = size(&run, &target(90.0, 10.0, 0)).expect("sized");
+        assert_eq!((sized.chosen, sized.cards), (None, None));
+    }
+
+    #[test]
+    fn a_short_run_a_thin_tail_and_a_missing_workload_are_refused() {
+        let mut thin = row("custom", "overlap-2", 40.0, 48.0);
+        thin.latency.as_mut().expect("latency").n = 12;
+        let run = doc(vec![row("custom", "serial", 25.0, 45.0), thin]);
+        let mut long = target(90.0, 50.0, 0);
+        long.sustained_s = Some(60.0);
+        let sized = size(&run, &long).expect("sized");
+        assert!(
+            sized.candidates[0]
+                .refused
+                .as_deref()
+                .is_some_and(|r| r.contains("measured for 8.0 s"))
+        );
+        assert!(
+            sized.candidates[1]
+                .refused
+                .as_deref()
+                .is_some_and(|r| r.contains("n = 12"))
+        );
+        assert_eq!(sized.cards, None);
+        let mut other = target(90.0, 50.0, 0);
+        other.workload = Some("balanced".into());
+        assert!(matches!(
+            size(&run, &other),
+            Err(SizingError::NoWorkload { .. })
+        ));
+        assert_eq!(size(&doc(Vec::new()), &other), Err(SizingError::NoRows));
+        let two = doc(vec![
+            row("balanced", "serial", 1.0, 1.0),
+            row("compute-bound", "serial", 1.0, 1.0),
+        ]);
+        assert!(matches!(
+            size(&two, &target(1.0, 1.0, 0)),
+            Err(SizingError::Ambiguous { .. })
+        ));
+    }
+}
