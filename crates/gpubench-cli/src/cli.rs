@@ -64,6 +64,34 @@ pub enum Command {
     /// Manage the stored baselines.
     #[command(subcommand)]
     Baseline(BaselineCommand),
+    /// How many cards a target needs, from a saved run's datapath rows: the arrangement that
+    /// meets the p95 target with the most requests per second, and ceil(rate / that) cards
+    /// plus spares (exit 7 when no arrangement meets the target).
+    #[command(after_help = crate::exit::help_table())]
+    Sizing(SizingArgs),
+}
+
+/// `gpubench sizing FILE --rate N/s --p95 TIME`.
+#[derive(Debug, Args)]
+pub struct SizingArgs {
+    /// The results file of a run with the datapath suite.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Requests per second to serve, e.g. 90/s.
+    #[arg(long, value_name = "N/s", value_parser = gpubench_results::units::parse_rate_per_s)]
+    pub rate: f64,
+    /// The p95 latency every request must meet, e.g. 50ms (us, ms or s).
+    #[arg(long, value_name = "TIME", value_parser = gpubench_results::units::parse_duration_s)]
+    pub p95: f64,
+    /// Cards added beyond what the arithmetic needs.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub spare: u64,
+    /// The workload to size [default: the run's own `--request` one, or its only one].
+    #[arg(long, value_name = "NAME")]
+    pub workload: Option<String>,
+    /// Count only arrangements measured for at least this long as sustained, e.g. 60s.
+    #[arg(long, value_name = "TIME", value_parser = gpubench_results::units::parse_duration_s)]
+    pub sustained: Option<f64>,
 }
 
 /// What `gpubench baseline` does.

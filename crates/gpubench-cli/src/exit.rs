@@ -24,6 +24,8 @@ pub enum Exit {
     /// measured on themselves, or (`ab`) a benchmark's rounds disagree by more than the band even after
     /// its confirmation rounds. Nothing failed.
     TooNoisy,
+    /// `sizing`: no measured arrangement meets the target.
+    TargetNotMet,
     /// Stopped by SIGINT (128 + 2, as shells report it).
     Sigint,
     /// Stopped by SIGTERM (128 + 15).
@@ -35,7 +37,7 @@ pub enum Exit {
 
 impl Exit {
     /// Every exit status, in the order `--help` lists them.
-    pub const ALL: [Exit; 10] = [
+    pub const ALL: [Exit; 11] = [
         Exit::Success,
         Exit::Error,
         Exit::Usage,
@@ -43,6 +45,7 @@ impl Exit {
         Exit::BenchmarkFailed,
         Exit::CheckFailed,
         Exit::TooNoisy,
+        Exit::TargetNotMet,
         Exit::Sigint,
         Exit::Sigterm,
         Exit::StdoutClosed,
@@ -58,6 +61,7 @@ impl Exit {
             Exit::BenchmarkFailed => 4,
             Exit::CheckFailed => 5,
             Exit::TooNoisy => 6,
+            Exit::TargetNotMet => 7,
             Exit::Sigint => 130,
             Exit::Sigterm => 143,
             Exit::StdoutClosed => 141,
@@ -77,6 +81,9 @@ impl Exit {
             Exit::CheckFailed => "a `gpubench doctor` check failed",
             Exit::TooNoisy => {
                 "too noisy to judge (timing regressions only, within the runs' own noise)"
+            }
+            Exit::TargetNotMet => {
+                "`gpubench sizing`: no measured arrangement meets the latency target"
             }
             Exit::Sigint => "interrupted by SIGINT (finished results kept, no baseline written)",
             Exit::Sigterm => "interrupted by SIGTERM (as SIGINT)",

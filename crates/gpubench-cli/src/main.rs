@@ -54,6 +54,7 @@ fn main() -> ExitCode {
         cli::Command::Completions(shell) => cmd::shell_files::completions(&shell),
         cli::Command::Man(man) => cmd::shell_files::man_pages(&man),
         cli::Command::Baseline(cli::BaselineCommand::Save(save)) => cmd::baseline::save(&save),
+        cli::Command::Sizing(sizing) => cmd::sizing::run(&sizing),
     };
     match outcome {
         Ok(code) => code.into(),

@@ -14,6 +14,7 @@ pub mod report;
 pub mod run;
 pub mod shell_files;
 pub mod show;
+pub mod sizing;
 
 use gpubench_harness::device::Selection;
 use gpubench_harness::{GpuContext, HarnessError};
