@@ -245,7 +245,7 @@ stop_no_gpu() {
 }
 
 # --- The two modes --------------------------------------------------------------------------
-suites=stream,compute,transfer,launch,roofline,matmul
+suites=stream,compute,transfer,launch,roofline,datapath,matmul
 coop=()
 [ "${GPUBENCH_COOP:-}" = off ] && coop=(--no-coop-matrix)
 if [ "$rehearsal" = 1 ]; then

@@ -83,7 +83,7 @@ def run(argv):
         print("error: the adapter llvmpipe (stub) is not what was expected", file=sys.stderr)
         return 1
     out = option(argv, "--out")
-    suites = option(argv, "--suite", "stream,compute,transfer,launch,roofline,matmul").split(",")
+    suites = option(argv, "--suite", "stream,compute,transfer,launch,roofline,datapath,matmul").split(",")
     stream_size = option(argv, "--stream-size", "16MiB")
     pause = float(os.environ.get("STUB_GPUBENCH_SLEEP", "0.05"))
     doc = {"schema_version": 2, "tool": {"name": "gpubench", "version": "stub"},

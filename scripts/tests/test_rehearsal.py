@@ -115,7 +115,7 @@ class Rehearsal(unittest.TestCase):
         self.assertNotIn("--expect-vendor", run)
         self.assertEqual(run[run.index("--profile") + 1], "quick")
         self.assertEqual(run[run.index("--suite") + 1],
-                         "stream,compute,transfer,launch,roofline,matmul")
+                         "stream,compute,transfer,launch,roofline,datapath,matmul")
         self.assertEqual(run[run.index("--stream-size") + 1], "16MiB")
         for flag in ("--save-baseline", "--force", "--html", "--no-coop-matrix"):
             self.assertIn(flag, run)
@@ -151,7 +151,7 @@ class Rehearsal(unittest.TestCase):
         self.assertEqual(run[run.index("--stream-size") + 1], "1GiB")
         self.assertEqual(run[run.index("--max-time") + 1], "2")
         self.assertEqual(run[run.index("--suite") + 1],
-                         "stream,compute,transfer,launch,roofline,matmul")
+                         "stream,compute,transfer,launch,roofline,datapath,matmul")
         for flag in ("--force", "--no-coop-matrix"):
             self.assertNotIn(flag, run)
         files = self.archive()

@@ -397,11 +397,14 @@ pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
 /// A latency distribution: (id, samples in us, p50/p95/p99 in us).
 pub type Latency = (String, Vec<f64>, Vec<(&'static str, f64)>);
 
-/// Results with a latency distribution.
+/// Results with a latency distribution whose samples are the latencies: one operation per
+/// sample (not a pipelined window whose percentiles are over its items, nor a batch whose
+/// sample is shared by its requests).
 pub fn latencies(doc: &RunDocument) -> Vec<Latency> {
     doc.results
         .iter()
         .filter(|r| r.status == Status::Ok && r.metric == MetricKind::TimePerOp)
+        .filter(|r| r.iterations_per_sample <= 1 && r.work.ops <= 1)
         .filter_map(|r| {
             let l = r.latency.as_ref()?;
             Some((

@@ -1,6 +1,7 @@
 //! The charts of chart hints no layout of its own draws: a curve chart per group of curves (x
 //! the hint's parameter, a series per value of its series parameter, log axes as the hint
-//! asks) and a table per group of timelines (each item's stages in order). Any suite's results
+//! asks) and, per group of timelines, a bar per item with its stages end to end as shares of
+//! its total, and a table of their medians. Any suite's results
 //! reach the page this way, with no edit here: the report chooses rows by hint, never by
 //! suite name. (Groups of bars are drawn with the other bar charts, in `suite_bars`.)
 
@@ -151,6 +152,8 @@ fn timelines(title: &str, doc: &RunDocument) -> Markup {
                 "\n"
                 h2 { (name) (title) }
                 "\n"
+                (timeline_svg(rows))
+                "\n"
                 table class="timeline" {
                     "\n"
                     (header_row(&["item", "stage", "median", "unit"]))
@@ -168,6 +171,108 @@ fn timelines(title: &str, doc: &RunDocument) -> Markup {
                 "\n"
             }
             "\n"
+        }
+    }
+}
+
+/// Width of a timeline picture, and of its item labels, in pixels.
+const TIMELINE_WIDTH: f64 = 640.0;
+const TIMELINE_LABEL: f64 = 150.0;
+/// Height of one item's bar, and the gap under it.
+const TIMELINE_BAR: f64 = 22.0;
+const TIMELINE_GAP: f64 = 8.0;
+
+/// One stage of one item's bar.
+struct Segment<'a> {
+    /// Its stage's index (its colour).
+    colour: usize,
+    stage: &'a str,
+    value: f64,
+    unit: &'a str,
+    x: f64,
+    width: f64,
+    share: f64,
+}
+
+/// An item's bar: its segments and their total.
+fn segments<'a>(item: &str, rows: &'a [Stage<'_>], stages: &[&str]) -> (Vec<Segment<'a>>, f64) {
+    let parts: Vec<(usize, &str, f64, &str)> = rows
+        .iter()
+        .filter(|(it, _, r)| it == item && r.status == Status::Ok)
+        .filter_map(|(_, stage, r)| {
+            let k = stages.iter().position(|s| s == stage)?;
+            Some((k, stage.as_str(), r.median()?, r.unit.as_str()))
+        })
+        .collect();
+    let total: f64 = parts.iter().map(|p| p.2).sum();
+    let span = TIMELINE_WIDTH - TIMELINE_LABEL - 90.0;
+    let mut x = TIMELINE_LABEL;
+    let mut out = Vec::new();
+    for (colour, stage, value, unit) in parts {
+        let share = if total > 0.0 { value / total } else { 0.0 };
+        let width = share * span;
+        out.push(Segment {
+            colour,
+            stage,
+            value,
+            unit,
+            x,
+            width,
+            share,
+        });
+        x += width;
+    }
+    (out, total)
+}
+
+/// A bar per item: its stages end to end in the document's order, each as wide as its share
+/// of the item's total (items differ by orders of magnitude, so each bar is its own 100%; the
+/// total is written after it). A stage with no median is left out of its bar.
+fn timeline_svg(rows: &[Stage<'_>]) -> Markup {
+    let mut items: Vec<&str> = Vec::new();
+    let mut stages: Vec<&str> = Vec::new();
+    for (item, stage, _) in rows {
+        if !items.contains(&item.as_str()) {
+            items.push(item);
+        }
+        if !stages.contains(&stage.as_str()) {
+            stages.push(stage);
+        }
+    }
+    let total_x = TIMELINE_WIDTH - 84.0;
+    let legend_y = items.len() as f64 * (TIMELINE_BAR + TIMELINE_GAP) + 14.0;
+    let height = legend_y + 16.0;
+    let hex = |i: usize| {
+        let c = charts::colour(i);
+        format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+    };
+    html! {
+        svg xmlns="http://www.w3.org/2000/svg" width=(TIMELINE_WIDTH) height=(height)
+            role="img" aria-label="each item's stages end to end, as shares of its total" {
+            @for (i, item) in items.iter().enumerate() {
+                @let y = i as f64 * (TIMELINE_BAR + TIMELINE_GAP);
+                @let (bar, total) = segments(item, rows, &stages);
+                text x="0" y=(y + 15.0) font-size="12" { (item) }
+                @for seg in &bar {
+                    rect x=(seg.x) y=(y) width=(seg.width.max(0.5)) height=(TIMELINE_BAR)
+                        fill=(hex(seg.colour)) {
+                        title {
+                            (seg.stage) ": " (sig3(seg.value)) " " (seg.unit) " ("
+                            (sig3(seg.share * 100.0)) "%)"
+                        }
+                    }
+                    @if seg.width > 36.0 {
+                        text x=(seg.x + 3.0) y=(y + 15.0) font-size="11" fill="white" { (seg.stage) }
+                    }
+                }
+                @if let Some(first) = bar.first() {
+                    text x=(total_x) y=(y + 15.0) font-size="11" { (sig3(total)) " " (first.unit) }
+                }
+            }
+            @for (k, stage) in stages.iter().enumerate() {
+                rect x=(k as f64 * 90.0) y=(legend_y - 9.0) width="10" height="10" fill=(hex(k)) {}
+                text x=(k as f64 * 90.0 + 14.0) y=(legend_y) font-size="11" { (stage) }
+            }
         }
     }
 }

@@ -202,14 +202,15 @@ fn hinted_sections(title: &str, files: &[(String, &RunDocument)]) -> Result<Mark
     })
 }
 
-/// Launch round-trip histograms.
+/// Latency histograms: of every result whose samples are each one operation waited for (a
+/// launch round trip, a serial request), whatever its suite.
 fn latency_sections(title: &str, doc: &RunDocument) -> Result<Markup, ReportError> {
     let mut sections = Vec::new();
     for (id, samples, percentiles) in data::latencies(doc) {
         sections.push(chart_section(
-            &format!("Launch latency{title}"),
+            &format!("Latency{title}"),
             charts::latency(&id, &samples, &percentiles)?,
-            "Each sample is one dispatch submitted and waited for. Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach.",
+            "Each sample is one operation (a dispatch, a request) submitted and waited for. Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach.",
         ));
     }
     Ok(join(sections))

@@ -154,7 +154,7 @@ fn bound_row(workload: &str, results: &[BenchResult]) -> Option<BenchResult> {
     let best_overlap = rows
         .iter()
         .filter_map(|r| {
-            let depth = r.params.get("in_flight")?.as_u64()?;
+            let depth = r.params.get("in_flight")?.as_u64().filter(|d| *d > 1)?;
             Some((median(r)?, depth))
         })
         .min_by(|a, b| a.0.total_cmp(&b.0));

@@ -118,7 +118,8 @@ impl Kernel for FlowKernel {
         match self.flow {
             Flow::Overlap(k) => info.param("in_flight", k),
             Flow::Batch(b) => info.param("batch", b),
-            Flow::Serial => info,
+            // One in flight: the first point of the in-flight curve.
+            Flow::Serial => info.param("in_flight", 1),
         }
     }
 

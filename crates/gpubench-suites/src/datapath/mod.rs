@@ -22,6 +22,7 @@ use gpubench_engine::{Arity, Benchmarks, Included, OptionSpec, Suite, SuiteInfo,
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile, Status};
+use gpubench_results::ChartHint;
 use serde_json::Value;
 
 use flow::{Flow, FlowKernel};
@@ -176,6 +177,34 @@ impl Suite for DatapathSuite {
 
     fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
         bound::derive(results)
+    }
+
+    /// Stage rows: a timeline per workload (one request, stage by stage). Whole requests: time
+    /// per request against requests in flight (serial is 1) and against the batch size, a
+    /// series per workload, on log axes.
+    fn chart_hint(&self, result: &BenchResult) -> Option<ChartHint> {
+        if result.params.contains_key("stage") && result.role != gpubench_harness::Role::Derived {
+            return Some(ChartHint::Timeline {
+                group: "datapath: one request, stage by stage".to_string(),
+                item: "workload".to_string(),
+                stage: "stage".to_string(),
+            });
+        }
+        if result.params.contains_key("batch") {
+            return Some(ChartHint::log_curve(
+                "datapath: time per request against batch size",
+                "batch",
+                "workload",
+            ));
+        }
+        if result.params.contains_key("in_flight") {
+            return Some(ChartHint::log_curve(
+                "datapath: time per request against requests in flight",
+                "in_flight",
+                "workload",
+            ));
+        }
+        None
     }
 }
 
