@@ -81,6 +81,7 @@ pub struct FlowKernel {
     flow: Flow,
     seed: u64,
     samples: usize,
+    skip: Option<String>,
 }
 
 impl FlowKernel {
@@ -91,7 +92,14 @@ impl FlowKernel {
             flow,
             seed,
             samples,
+            skip: None,
         }
+    }
+
+    /// This row, recorded as skipped with `reason` instead of run.
+    pub fn skipped(mut self, reason: String) -> Self {
+        self.skip = Some(reason);
+        self
     }
 }
 
@@ -121,6 +129,10 @@ impl Kernel for FlowKernel {
             // One in flight: the first point of the in-flight curve.
             Flow::Serial => info.param("in_flight", 1),
         }
+    }
+
+    fn check_support(&self, _ctx: &GpuContext) -> Result<(), String> {
+        self.skip.clone().map_or(Ok(()), Err)
     }
 
     async fn setup(&self, ctx: &GpuContext) -> Outcome<Prepared> {

@@ -94,13 +94,13 @@ impl Request {
 }
 
 /// The built-in workloads, the same in every profile so their ids mean the same work
-/// everywhere: one transfer-bound (16 MiB in, 64 KiB out, about 0.03 FLOP per byte), one
+/// everywhere: one transfer-bound (8 MiB in, 64 KiB out, about 0.06 FLOP per byte), one
 /// compute-bound (64 KiB in and out, 0.54 GFLOP: about 4000 FLOP per byte, above every GPU's
 /// ratio of FP32 rate to PCIe bandwidth) and one balanced (4 MiB in, 1 MiB out, 134 MFLOP:
 /// 25 FLOP per byte, where the two meet on a CPU adapter).
 pub fn builtins(_profile: Profile) -> Vec<Request> {
     vec![
-        Request::new("transfer-bound", 16 * MIB, 64 * KIB, 4),
+        Request::new("transfer-bound", 8 * MIB, 64 * KIB, 4),
         Request::new("compute-bound", 64 * KIB, 64 * KIB, 4096),
         Request::new("balanced", 4 * MIB, MIB, 64),
     ]
