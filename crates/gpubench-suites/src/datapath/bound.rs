@@ -12,7 +12,26 @@ use gpubench_harness::kit::derived::{derived_result, param_str};
 use gpubench_harness::{BenchResult, MetricKind, Status};
 use serde_json::Value;
 
+use gpubench_results::warnings::{FigureUnit, OwnedKind, WarningRecord};
+
 use super::stage::Stage;
+
+/// The serial span against the sum of the stages: below this, or above [`SEAMS_HIGH`], the
+/// stages measured alone do not describe the path (seams cost at least nothing, and rarely
+/// half the request).
+pub const SEAMS_LOW: f64 = 0.9;
+/// See [`SEAMS_LOW`].
+pub const SEAMS_HIGH: f64 = 1.5;
+
+/// A workload whose path does not add up: the serial span far from the sum of its stages, or
+/// the overlapped interval below the slowest stage or above the serial time by more than the
+/// noise band. Its figure is the ratio out of bounds.
+pub const PATH_MISMATCH: OwnedKind = OwnedKind::new(
+    "path-mismatch",
+    "path does not add up",
+    FigureUnit::Times,
+    false,
+);
 
 /// A stage's median time per request, in microseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -77,6 +96,46 @@ impl Bound {
         (throughput, latency)
     }
 
+    /// Where the measured path does not add up, within `band` (the noise band of the run's
+    /// adapter): the warnings to attach. Each says which relation failed and by how much.
+    pub fn mismatches(&self, band: f64) -> Vec<WarningRecord> {
+        let mut out = Vec::new();
+        if let Some(serial) = self.serial_us {
+            let ratio = serial / self.stage_sum_us;
+            if ratio < SEAMS_LOW * (1.0 - band) || ratio > SEAMS_HIGH * (1.0 + band) {
+                out.push(PATH_MISMATCH.record(
+                    format!(
+                        "the serial request took {ratio:.2}x the sum of its stages measured alone (expected {SEAMS_LOW} to {SEAMS_HIGH}x within the +-{:.0}% band): a noisy machine, or stages that cost differently alone than in the path",
+                        band * 100.0
+                    ),
+                    Some(ratio),
+                ));
+            }
+        }
+        if let Some((interval, depth)) = self.best_overlap {
+            let below = interval / self.slowest.us;
+            if below < 1.0 - band {
+                out.push(PATH_MISMATCH.record(
+                    format!(
+                        "with {depth} in flight the interval was {below:.2}x the slowest stage ({}), which should bound it: the stage alone ran slower than in the path",
+                        self.slowest.stage.name()
+                    ),
+                    Some(below),
+                ));
+            }
+            if let Some(serial) = self.serial_us.filter(|s| interval > s * (1.0 + band)) {
+                out.push(PATH_MISMATCH.record(
+                    format!(
+                        "with {depth} in flight the interval was {:.2}x the serial time: requests in flight slowed each other (on a software adapter they share the host's cores)",
+                        interval / serial
+                    ),
+                    Some(interval / serial),
+                ));
+            }
+        }
+        out
+    }
+
     /// The sentence the tables show: "h2d bounds: 40 ms of 70 ms; h2d 2x faster: throughput
     /// +x%, latency -y%".
     pub fn sentence(&self) -> String {
@@ -108,7 +167,7 @@ fn micros(us: f64) -> String {
 }
 
 /// The bound rows of every workload in `results` (this suite's rows).
-pub fn derive(results: &[BenchResult]) -> Vec<BenchResult> {
+pub fn derive(results: &[BenchResult], band: f64) -> Vec<BenchResult> {
     let mut workloads: Vec<&str> = Vec::new();
     for w in results.iter().filter_map(|r| param_str(r, "workload")) {
         if !workloads.contains(&w) {
@@ -117,7 +176,7 @@ pub fn derive(results: &[BenchResult]) -> Vec<BenchResult> {
     }
     workloads
         .into_iter()
-        .filter_map(|w| bound_row(w, results))
+        .filter_map(|w| bound_row(w, results, band))
         .collect()
 }
 
@@ -128,7 +187,7 @@ fn median(r: &BenchResult) -> Option<f64> {
         .map(|s| s.median)
 }
 
-fn bound_row(workload: &str, results: &[BenchResult]) -> Option<BenchResult> {
+fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<BenchResult> {
     let rows: Vec<&BenchResult> = results
         .iter()
         .filter(|r| param_str(r, "workload") == Some(workload))
@@ -202,6 +261,7 @@ fn bound_row(workload: &str, results: &[BenchResult]) -> Option<BenchResult> {
     if let Some(latency) = latency {
         extra.insert("what_if_2x_latency_pct".into(), latency.into());
     }
+    row.warnings = bound.mismatches(band);
     Some(row)
 }
 
@@ -239,5 +299,29 @@ mod tests {
         let bound = Bound::of(&compute, None, None).expect("bound");
         assert_eq!(bound.slowest.stage, Stage::Compute);
         assert!((bound.what_if_twice_as_fast().0 - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_path_that_does_not_add_up_is_warned_about_within_the_band() {
+        let stages = times([4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0]);
+        let fine = Bound::of(&stages, Some(80_000.0), Some((42_000.0, 2))).expect("bound");
+        assert!(fine.mismatches(0.05).is_empty());
+        // Serial at twice the stage sum, and an interval below the slowest stage.
+        let odd = Bound::of(&stages, Some(140_000.0), Some((20_000.0, 3))).expect("bound");
+        let warned = odd.mismatches(0.05);
+        assert_eq!(warned.len(), 2, "{warned:?}");
+        assert!(warned[0].message.contains("2.00x the sum"));
+        assert!(
+            warned[1].message.contains("0.50x the slowest stage (h2d)"),
+            "{}",
+            warned[1].message
+        );
+        // Requests in flight slower than one at a time.
+        let slow = Bound::of(&stages, Some(70_000.0), Some((140_000.0, 2))).expect("bound");
+        assert!(
+            slow.mismatches(0.25)[0]
+                .message
+                .contains("2.00x the serial time")
+        );
     }
 }

@@ -23,8 +23,8 @@ use std::time::Instant;
 
 use gpubench_harness::timing::Boundary;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome,
-    SampleClock, TimingPreference, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, Outcome, SampleClock,
+    TimingPreference, Verification, Work,
 };
 
 use super::path::{self, Prepared};
@@ -107,16 +107,10 @@ impl Kernel for FlowKernel {
     type State = Prepared;
 
     fn info(&self) -> BenchmarkInfo {
-        let mut info = BenchmarkInfo::new(
-            format!("datapath/{}/{}", self.request.name, self.flow.name()),
-            "datapath",
-            MetricKind::TimePerOp,
-            self.flow.counts(),
-        )
-        .param("flow", self.flow.name());
-        for (key, value) in self.request.params() {
-            info = info.param(key, value);
-        }
+        let name = self.flow.name();
+        let mut info = self
+            .request
+            .info(&name, self.flow.counts(), ("flow", &name));
         info.timing = TimingPreference::Host;
         info.iterations = match self.flow {
             Flow::Serial | Flow::Batch(_) => IterationPolicy::Fixed(1),
@@ -191,9 +185,7 @@ async fn serial(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
     slot.prepare(ctx, &state.reference, salt).await?;
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     clock.write_timestamp(&mut encoder, Boundary::Begin);
-    slot.encode_upload(&mut encoder);
-    slot.encode_compute(&mut encoder, &state.kernel, None);
-    slot.encode_download(&mut encoder);
+    slot.encode_request(&mut encoder, &state.kernel);
     clock.write_timestamp(&mut encoder, Boundary::End);
     clock.submit([encoder.finish()]);
     // The only work in flight is this request's.
@@ -239,9 +231,7 @@ async fn overlapped(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcom
         let slot = &mut state.slots[i];
         slot.prepare(ctx, &state.reference, salt).await?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        slot.encode_upload(&mut encoder);
-        slot.encode_compute(&mut encoder, &state.kernel, None);
-        slot.encode_download(&mut encoder);
+        slot.encode_request(&mut encoder, &state.kernel);
         slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));
         in_flight.push_back(InFlight {
             slot: i,
@@ -285,9 +275,7 @@ async fn batch(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
         let salt = state.next_salt();
         let slot = &state.slots[i];
         slot.prepare(ctx, &state.reference, salt).await?;
-        slot.encode_upload(&mut encoder);
-        slot.encode_compute(&mut encoder, &state.kernel, None);
-        slot.encode_download(&mut encoder);
+        slot.encode_request(&mut encoder, &state.kernel);
         salts.push((state.next - 1, salt));
     }
     clock.submit([encoder.finish()]);

@@ -189,7 +189,7 @@ impl Suite for DatapathSuite {
     }
 
     fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
-        bound::derive(results)
+        bound::derive(results, noise_band(results))
     }
 
     /// Stage rows: a timeline per workload (one request, stage by stage). Whole requests: time
@@ -219,6 +219,17 @@ impl Suite for DatapathSuite {
         }
         None
     }
+}
+
+/// The band the path's relations are held to: the comparison's band for time per operation,
+/// wider on a software adapter (whose rows say so with their warning).
+fn noise_band(results: &[BenchResult]) -> f64 {
+    let software = results.iter().any(|r| {
+        r.warnings
+            .iter()
+            .any(|w| w.kind == gpubench_results::warnings::WarningKind::SoftwareAdapter)
+    });
+    if software { 0.25 } else { 0.10 }
 }
 
 fn param_u64(result: &BenchResult, key: &str) -> u64 {

@@ -73,9 +73,7 @@ pub async fn whole_request(
     let slot = &mut state.slots[0];
     slot.prepare(ctx, &state.reference, salt).await?;
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    slot.encode_upload(&mut encoder);
-    slot.encode_compute(&mut encoder, &state.kernel, None);
-    slot.encode_download(&mut encoder);
+    slot.encode_request(&mut encoder, &state.kernel);
     slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));
     slot.map_output(ctx).await?;
     let found = slot.check_output(&state.reference, salt, every_word)?;

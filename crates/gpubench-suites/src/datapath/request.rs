@@ -2,7 +2,7 @@
 //! the output the device returns, and the device work in between (the FMA steps of
 //! `datapath.wgsl`, counted in FLOPs). The built-in workloads and the `--request` grammar.
 
-use gpubench_harness::Profile;
+use gpubench_harness::{BenchmarkInfo, MetricKind, Profile};
 use gpubench_results::units::{KIB, MIB, format_si_count, format_size, parse_si_count, parse_size};
 use serde_json::Value;
 
@@ -78,6 +78,22 @@ impl Request {
             format_size(self.output_bytes),
             format_si_count(self.flops())
         )
+    }
+
+    /// A row of this request: id `datapath/<workload>/<row>`, time per request, with the
+    /// request's parameters and `(key, value)` saying which row it is.
+    pub fn info(&self, row: &str, counts: &str, (key, value): (&str, &str)) -> BenchmarkInfo {
+        let mut info = BenchmarkInfo::new(
+            format!("datapath/{}/{row}", self.name),
+            "datapath",
+            MetricKind::TimePerOp,
+            counts,
+        )
+        .param(key, value);
+        for (key, value) in self.params() {
+            info = info.param(key, value);
+        }
+        info
     }
 
     /// The parameters every row of this request carries.

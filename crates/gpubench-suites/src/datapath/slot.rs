@@ -158,6 +158,13 @@ impl Slot {
         pass.dispatch_workgroups(kernel.grid.0, kernel.grid.1, 1);
     }
 
+    /// Records the whole device part of a request: upload, kernel, download.
+    pub fn encode_request(&self, encoder: &mut wgpu::CommandEncoder, kernel: &RequestKernel) {
+        self.encode_upload(encoder);
+        self.encode_compute(encoder, kernel, None);
+        self.encode_download(encoder);
+    }
+
     /// Records the return of the output into the mappable buffer.
     pub fn encode_download(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.copy_buffer_to_buffer(&self.output, 0, &self.readback, 0, self.output_bytes);

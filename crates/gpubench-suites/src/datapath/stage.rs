@@ -15,8 +15,8 @@
 
 use gpubench_harness::timing::Boundary;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock,
-    TimingPreference, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, Kernel, Outcome, SampleClock, TimingPreference,
+    Verification, Work,
 };
 
 use super::path::{self, Prepared};
@@ -111,16 +111,11 @@ impl Kernel for StageKernel {
     type State = Prepared;
 
     fn info(&self) -> BenchmarkInfo {
-        let mut info = BenchmarkInfo::new(
-            format!("datapath/{}/stage/{}", self.request.name, self.stage.name()),
-            "datapath",
-            MetricKind::TimePerOp,
-            self.stage.counts(),
-        )
-        .param("stage", self.stage.name());
-        for (key, value) in self.request.params() {
-            info = info.param(key, value);
-        }
+        let name = self.stage.name();
+        let row = format!("stage/{name}");
+        let mut info = self
+            .request
+            .info(&row, self.stage.counts(), ("stage", name));
         if self.stage.on_host() {
             info.timing = TimingPreference::Host;
         }
