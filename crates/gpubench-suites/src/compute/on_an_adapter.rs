@@ -8,12 +8,12 @@ use pollster::FutureExt as _;
 use super::PeakKernels;
 use super::types::{DotPeak, DotType, IntForm, IntPeak, IntType};
 use gpubench_harness::kit::fma::grid::PeakGrid;
-use gpubench_harness::kit::fma::{FloatType, FmaPeak, PeakForm};
+use gpubench_harness::kit::fma::{Chain, FloatType, FmaPeak, PeakForm};
 use gpubench_harness::kit::gpu::{Precision, ShaderChecks, ShaderChecksScope};
 use gpubench_harness::testing::{assert_status_reason, require_vulkan, run_ok, short_settings};
 use gpubench_harness::{Benchmark, GpuContext, Kernel, KernelBench, Runner, Status};
 
-/// Every form in every precision the adapter has, over a one-row and a two-row grid (the
+/// Every form of both chains in every precision the adapter has, over a one-row and a two-row grid (the
 /// shader numbers invocations row by row).
 fn peak_kernels(ctx: &GpuContext) -> Vec<Box<dyn Benchmark>> {
     let mut precisions = vec![Precision::F32];
@@ -27,8 +27,11 @@ fn peak_kernels(ctx: &GpuContext) -> Vec<Box<dyn Benchmark>> {
     let mut benches = Vec::new();
     for precision in precisions {
         for form in PeakForm::ALL {
-            for grid in [PeakGrid::fixed(4), two_rows.clone()] {
-                benches.push(KernelBench::boxed(FmaPeak::new(precision, form, grid)));
+            for chain in [Chain::Multiply, Chain::Accumulate] {
+                for grid in [PeakGrid::fixed(4), two_rows.clone()] {
+                    let peak = FmaPeak::new(precision, form, grid).with_chain(chain);
+                    benches.push(KernelBench::boxed(peak));
+                }
             }
         }
     }
