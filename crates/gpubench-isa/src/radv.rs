@@ -60,13 +60,18 @@ pub fn radv_manifest() -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
+/// The environment variables that point the Vulkan loader at RADV on null hardware.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RadvEnvironment {
+    /// To set: `RADV_FORCE_FAMILY` and `VK_ICD_FILENAMES`.
+    pub set: Vec<(&'static str, OsString)>,
+    /// To remove: `VK_DRIVER_FILES`, which would win over `VK_ICD_FILENAMES`.
+    pub remove: &'static str,
+}
+
 /// The environment that makes the Vulkan loader offer only RADV, compiling for `family` on
-/// null hardware: `RADV_FORCE_FAMILY` and `VK_ICD_FILENAMES` to set, and `VK_DRIVER_FILES`
-/// (which would win over it) to remove. Open the device with `Compiler::open("RADV")` after
-/// setting them.
-pub fn null_hardware_environment(
-    family: &str,
-) -> Result<(Vec<(&'static str, OsString)>, &'static str), IsaError> {
+/// null hardware. Open the device with `Compiler::open("RADV")` after applying it.
+pub fn null_hardware_environment(family: &str) -> Result<RadvEnvironment, IsaError> {
     let mesa = radv_family(family).ok_or_else(|| IsaError::UnknownFamily {
         family: family.to_string(),
         known: FAMILIES
@@ -82,7 +87,10 @@ pub fn null_hardware_environment(
         ("RADV_FORCE_FAMILY", OsString::from(mesa)),
         ("VK_ICD_FILENAMES", manifest.into_os_string()),
     ];
-    Ok((set, "VK_DRIVER_FILES"))
+    Ok(RadvEnvironment {
+        set,
+        remove: "VK_DRIVER_FILES",
+    })
 }
 
 #[cfg(test)]

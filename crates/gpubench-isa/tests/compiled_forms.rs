@@ -39,16 +39,16 @@ static DRIVER: Mutex<()> = Mutex::new(());
 fn use_radv() {
     static SET: Once = Once::new();
     SET.call_once(|| {
-        let (set, remove) = radv::null_hardware_environment(FAMILY).unwrap_or_else(|e| {
+        let env = radv::null_hardware_environment(FAMILY).unwrap_or_else(|e| {
             panic!("{e} (these tests read RADV's disassembly; they do not skip)")
         });
         // SAFETY: every test of this binary calls this (under DRIVER's lock) before anything
         // loads Vulkan, and nothing else in the binary reads the environment concurrently.
         unsafe {
-            for (key, value) in set {
+            for (key, value) in env.set {
                 std::env::set_var(key, value);
             }
-            std::env::remove_var(remove);
+            std::env::remove_var(env.remove);
         }
     });
 }

@@ -154,14 +154,14 @@ fn compiler_wanted(args: &KernelsArgs) -> anyhow::Result<String> {
                 ))
                 .into());
             }
-            let (set, remove) = null_hardware_environment(family)?;
+            let env = null_hardware_environment(family)?;
             // SAFETY: set before anything loads Vulkan, while this command has one thread;
             // RADV reads the family when the instance enumerates its devices.
             unsafe {
-                for (key, value) in set {
+                for (key, value) in env.set {
                     std::env::set_var(key, value);
                 }
-                std::env::remove_var(remove);
+                std::env::remove_var(env.remove);
             }
             "RADV".to_string()
         }

@@ -32,7 +32,9 @@
 //! the addend, `p` per lane at run time, `q` uniform): RDNA 3 can dual-issue only that shape
 //! (`v_fmac_f32`; the first compiles to VOP3 `v_fma_f32`), so on some GPUs it is the only form that
 //! reaches the peak. Both move a chain by exactly `b` a step; each has its own ids and its own CPU
-//! reference, and the peak other suites scale by is the best verified row of either.
+//! reference, and the peak other suites scale by is the best verified row of either. The
+//! accumulate form is skipped on software adapters ([`SOFTWARE_SPLITS_FMA`]): llvmpipe splits
+//! every fma and hoists the form's loop-invariant product, so its loop would only add.
 //!
 //! The roofline kernel has the same shape (a uniform block, an output that starts as NaN, an
 //! exact CPU prediction), so both are built on [`FmaDispatch`].
@@ -72,6 +74,13 @@ pub const LANES: u32 = 8;
 pub const A: f32 = 1.0;
 /// The addend of every chain: 2^-10, so STEPS steps move a chain by exactly 1.
 pub const B: f32 = 1.0 / 1024.0;
+
+/// Why the accumulate form is skipped on a software adapter. llvmpipe (lavapipe) lowers every
+/// fma to a multiply and an add in NIR (`lower_ffma32`), and the accumulate form's product is the
+/// same every step, so it leaves the loop and the loop adds: measured there, the form ran 1.5x
+/// the multiply form's "GFLOP/s" while doing half the arithmetic it declares. The values cannot
+/// show it (they are exact either way).
+pub const SOFTWARE_SPLITS_FMA: &str = "not run on a software adapter: its shader compiler may split fma into a multiply and an add (llvmpipe does) and hoist the product, the same every step, out of the loop, so the row would count 2 FLOP for each add; the multiply-form rows are the peak here";
 
 /// Scalar, vec2 or vec4 chains.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -460,6 +469,9 @@ impl Kernel for FmaPeak {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        if self.chain == Chain::Accumulate && ctx.is_software() {
+            return Err(SOFTWARE_SPLITS_FMA.to_string());
+        }
         let (x, y) = self.grid.workgroups;
         if x.max(y) > ctx.limits.max_compute_workgroups_per_dimension {
             return Err(format!(
