@@ -16,6 +16,19 @@
 // VOPD) and an in-order scheduler need. The chains are one struct per form, stepped by one
 // function, so the step is written once.
 //
+// The accumulate forms (peak_*_acc) run acc = fma(p, q, acc) instead: the chain is the addend.
+// That is the shape RDNA 3 dual-issues (v_fmac_f32: the accumulator as addend, one operand per
+// lane); the forms above compile there to VOP3 v_fma_f32 (two uniform operands), which it
+// cannot. p is per lane at run time (b scaled by 1 + (local index & zero_mask), where the host
+// sets zero_mask to 0, so p = b in every lane but the compiler cannot know it) and q uniform.
+// The steps use two such pairs in turn, (p0, q0) and (p1, q1), equal at run time but not to
+// the compiler: with one pair, fma(p, q, fma(p, q, acc)) shares its operands, and Mesa's NIR
+// folds it to fma(p, q + q, acc), so RADV ran one FMA for every 16 written (seen in its
+// disassembly). Consecutive steps that share no operand cannot be folded that way. The values
+// are the same as above (acc moves by b = 2^-10 a step), so they stay exact; a folded, split or
+// hoisted loop would run fewer FMAs or adds, which the tests that read the compiled code rule
+// out (one v_fmac_f32 per step in the loop).
+//
 // The f16 form is made by rewriting the alias below (see gpu::specialise); STEPS is a pipeline
 // constant, set by the host when it creates the pipeline. The grid may be two-dimensional (a
 // large device needs more workgroups than one dimension allows): invocations are numbered row
@@ -30,8 +43,10 @@ override STEPS: u32 = 1024u;
 struct Params {
     a: f32,
     b: f32,
-    _pad0: u32,
-    _pad1: u32,
+    // 0 at run time: the accumulate forms' per-lane multiplier is 1 + (local index & zero_mask).
+    zero_mask: u32,
+    // The accumulate forms' second uniform multiplier: equal to a at run time.
+    a2: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -168,6 +183,138 @@ fn peak_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
         x = step_vec4(x, a, b);
         x = step_vec4(x, a, b);
         x = step_vec4(x, a, b);
+    }
+    let sum = vec4<f32>(x.c0) + vec4<f32>(x.c1);
+    out[id] = (sum.x + sum.y) + (sum.z + sum.w);
+}
+
+// The accumulate forms: the same chains, each step acc = fma(p, q, acc).
+
+// 1 + ((lid >> shift) & zero_mask): 1 at run time, per lane as far as the compiler knows, and
+// a different value for each shift as far as it knows.
+fn lane_scale(lid: u32, shift: u32) -> T {
+    return T(1u + ((lid >> shift) & params.zero_mask));
+}
+
+fn acc_scalar(x: Scalar8, p: T, q: T) -> Scalar8 {
+    return Scalar8(
+        fma(p, q, x.c0), fma(p, q, x.c1), fma(p, q, x.c2), fma(p, q, x.c3),
+        fma(p, q, x.c4), fma(p, q, x.c5), fma(p, q, x.c6), fma(p, q, x.c7),
+    );
+}
+
+// 8 scalar accumulators per invocation.
+@compute @workgroup_size(64)
+fn peak_scalar_acc(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let id = invocation(gid, nwg);
+    let p0 = T(params.b) * lane_scale(lid, 0u);
+    let p1 = T(params.b) * lane_scale(lid, 1u);
+    let q0 = T(params.a);
+    let q1 = T(params.a2);
+    var x = Scalar8(
+        start(id, 0u), start(id, 1u), start(id, 2u), start(id, 3u),
+        start(id, 4u), start(id, 5u), start(id, 6u), start(id, 7u),
+    );
+    for (var i = 0u; i < STEPS / 16u; i++) {
+        x = acc_scalar(x, p0, q0);
+        x = acc_scalar(x, p1, q1);
+        x = acc_scalar(x, p0, q0);
+        x = acc_scalar(x, p1, q1);
+        x = acc_scalar(x, p0, q0);
+        x = acc_scalar(x, p1, q1);
+        x = acc_scalar(x, p0, q0);
+        x = acc_scalar(x, p1, q1);
+        x = acc_scalar(x, p0, q0);
+        x = acc_scalar(x, p1, q1);
+        x = acc_scalar(x, p0, q0);
+        x = acc_scalar(x, p1, q1);
+        x = acc_scalar(x, p0, q0);
+        x = acc_scalar(x, p1, q1);
+        x = acc_scalar(x, p0, q0);
+        x = acc_scalar(x, p1, q1);
+    }
+    let low = f32(x.c0) + f32(x.c1) + f32(x.c2) + f32(x.c3);
+    let high = f32(x.c4) + f32(x.c5) + f32(x.c6) + f32(x.c7);
+    out[id] = low + high;
+}
+
+fn acc_vec2(x: Vec2x4, p: vec2<T>, q: vec2<T>) -> Vec2x4 {
+    return Vec2x4(fma(p, q, x.c0), fma(p, q, x.c1), fma(p, q, x.c2), fma(p, q, x.c3));
+}
+
+// 4 vec2 accumulators per invocation.
+@compute @workgroup_size(64)
+fn peak_vec2_acc(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let id = invocation(gid, nwg);
+    let p0 = vec2<T>(T(params.b) * lane_scale(lid, 0u));
+    let p1 = vec2<T>(T(params.b) * lane_scale(lid, 1u));
+    let q0 = vec2<T>(T(params.a));
+    let q1 = vec2<T>(T(params.a2));
+    var x = Vec2x4(start2(id, 0u), start2(id, 2u), start2(id, 4u), start2(id, 6u));
+    for (var i = 0u; i < STEPS / 16u; i++) {
+        x = acc_vec2(x, p0, q0);
+        x = acc_vec2(x, p1, q1);
+        x = acc_vec2(x, p0, q0);
+        x = acc_vec2(x, p1, q1);
+        x = acc_vec2(x, p0, q0);
+        x = acc_vec2(x, p1, q1);
+        x = acc_vec2(x, p0, q0);
+        x = acc_vec2(x, p1, q1);
+        x = acc_vec2(x, p0, q0);
+        x = acc_vec2(x, p1, q1);
+        x = acc_vec2(x, p0, q0);
+        x = acc_vec2(x, p1, q1);
+        x = acc_vec2(x, p0, q0);
+        x = acc_vec2(x, p1, q1);
+        x = acc_vec2(x, p0, q0);
+        x = acc_vec2(x, p1, q1);
+    }
+    let sum = vec2<f32>(x.c0) + vec2<f32>(x.c1) + vec2<f32>(x.c2) + vec2<f32>(x.c3);
+    out[id] = sum.x + sum.y;
+}
+
+fn acc_vec4(x: Vec4x2, p: vec4<T>, q: vec4<T>) -> Vec4x2 {
+    return Vec4x2(fma(p, q, x.c0), fma(p, q, x.c1));
+}
+
+// 2 vec4 accumulators per invocation.
+@compute @workgroup_size(64)
+fn peak_vec4_acc(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let id = invocation(gid, nwg);
+    let p0 = vec4<T>(T(params.b) * lane_scale(lid, 0u));
+    let p1 = vec4<T>(T(params.b) * lane_scale(lid, 1u));
+    let q0 = vec4<T>(T(params.a));
+    let q1 = vec4<T>(T(params.a2));
+    var x = Vec4x2(start4(id, 0u), start4(id, 4u));
+    for (var i = 0u; i < STEPS / 16u; i++) {
+        x = acc_vec4(x, p0, q0);
+        x = acc_vec4(x, p1, q1);
+        x = acc_vec4(x, p0, q0);
+        x = acc_vec4(x, p1, q1);
+        x = acc_vec4(x, p0, q0);
+        x = acc_vec4(x, p1, q1);
+        x = acc_vec4(x, p0, q0);
+        x = acc_vec4(x, p1, q1);
+        x = acc_vec4(x, p0, q0);
+        x = acc_vec4(x, p1, q1);
+        x = acc_vec4(x, p0, q0);
+        x = acc_vec4(x, p1, q1);
+        x = acc_vec4(x, p0, q0);
+        x = acc_vec4(x, p1, q1);
+        x = acc_vec4(x, p0, q0);
+        x = acc_vec4(x, p1, q1);
     }
     let sum = vec4<f32>(x.c0) + vec4<f32>(x.c1);
     out[id] = (sum.x + sum.y) + (sum.z + sum.w);

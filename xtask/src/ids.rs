@@ -5,8 +5,8 @@
 //! the addition is reviewed.
 //!
 //! Some rows depend on the host rather than on gpubench, and are written in the list by their
-//! shape: the memory suite's working-set sweep runs to twice the host's largest cache (its rows'
-//! sizes become `*`), and its detected levels (`memory/level-N/...`, `memory/beyond-caches/...`
+//! shape: the memory suite's working-set sweep runs to twice the host's largest cache (its read
+//! and both chases' rows' sizes become `*`), and its detected levels (`memory/level-N/...`, `memory/beyond-caches/...`
 //! and their latency twins) are as many as the host shows, so they are left out.
 
 use std::collections::BTreeSet;
@@ -28,7 +28,7 @@ fn row(result: &Value) -> Option<String> {
     let id = result["id"].as_str()?;
     let parts: Vec<&str> = id.split('/').collect();
     let id = match parts.as_slice() {
-        ["memory", kind, _size] if ["read", "latency"].contains(kind) => format!("memory/{kind}/*"),
+        ["memory", kind, _size] if ["read", "latency", "latency-lanes"].contains(kind) => format!("memory/{kind}/*"),
         ["memory", level, ..]
             if level.starts_with("level-")
                 || level.starts_with("latency-level-")
@@ -150,6 +150,7 @@ mod tests {
         let doc = serde_json::json!({"results": [
             {"id": "memory/read/48MiB", "metric": "bandwidth", "unit": "GB/s"},
             {"id": "memory/latency/4KiB", "metric": "latency", "unit": "ns"},
+            {"id": "memory/latency-lanes/6KiB", "metric": "latency", "unit": "ns"},
             {"id": "memory/level-2/size", "metric": "size", "unit": "KiB"},
             {"id": "memory/latency-beyond-caches/latency", "metric": "latency", "unit": "ns"},
             {"id": "memory/workgroup/stride-1", "metric": "bandwidth", "unit": "GB/s"},
@@ -159,6 +160,7 @@ mod tests {
         assert_eq!(
             rows,
             [
+                "memory/latency-lanes/*\tlatency\tns",
                 "memory/latency/*\tlatency\tns",
                 "memory/read/*\tbandwidth\tGB/s",
                 "memory/workgroup/stride-1\tbandwidth\tGB/s",

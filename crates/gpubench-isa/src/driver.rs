@@ -2,7 +2,8 @@
 //! `VK_KHR_pipeline_executable_properties` enabled, and every feature the device offers (so
 //! f16, subgroup and 64-bit kernels compile as they would under wgpu). Each kernel becomes a
 //! shader module, a pipeline layout for its buffers and a compute pipeline created with
-//! `CAPTURE_STATISTICS`; the driver's statistics are read and everything is destroyed again.
+//! `CAPTURE_STATISTICS` (or `CAPTURE_INTERNAL_REPRESENTATIONS`); the driver's statistics (or its
+//! internal representations) are read and everything is destroyed again.
 //! No queue is ever used.
 
 use std::ffi::CString;
@@ -10,7 +11,7 @@ use std::ffi::CString;
 use ash::vk;
 
 use crate::spirv::{Bindings, spirv_for};
-use crate::{IsaError, PipelineStatistics, Statistic};
+use crate::{InternalRepresentations, IsaError, PipelineStatistics, Representation, Statistic};
 
 /// What the device says about itself that decides which kernels a tuner would try on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,9 +205,44 @@ impl Compiler {
         constants: &[(&str, f64)],
         zero_init: bool,
     ) -> Result<PipelineStatistics, IsaError> {
-        let (words, bindings) = spirv_for(kernel, source, entry, constants, zero_init)?;
+        let spirv = spirv_for(kernel, source, entry, constants, zero_init)?;
+        let flags = vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR;
+        self.compile(kernel, spirv, entry, flags, |p| self.read_statistics(p))
+    }
+
+    /// Compiles as [`Compiler::statistics`] does and returns the driver's internal
+    /// representations of the pipeline (RADV: NIR, ACO's IR, the disassembly).
+    pub fn internal_representations(
+        &self,
+        kernel: &str,
+        source: &str,
+        entry: &str,
+        constants: &[(&str, f64)],
+        zero_init: bool,
+    ) -> Result<InternalRepresentations, IsaError> {
+        let spirv = spirv_for(kernel, source, entry, constants, zero_init)?;
+        let flags = vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
+        self.compile(kernel, spirv, entry, flags, |p| {
+            self.read_representations(p, kernel)
+        })
+    }
+
+    /// The pipeline of `spirv`'s `entry`, created with `flags`, handed to `read`; every object
+    /// is destroyed after.
+    fn compile<T>(
+        &self,
+        kernel: &str,
+        (words, bindings): (Vec<u32>, Bindings),
+        entry: &str,
+        flags: vk::PipelineCreateFlags,
+        read: impl FnOnce(vk::Pipeline) -> Result<T, IsaError>,
+    ) -> Result<T, IsaError> {
+        let entry = CString::new(entry).map_err(|_| IsaError::Shader {
+            kernel: kernel.to_string(),
+            reason: "entry point name holds a NUL".to_string(),
+        })?;
         let layouts = self.set_layouts(&bindings)?;
-        let result = self.pipeline_statistics(&words, entry, &layouts, kernel);
+        let result = self.with_pipeline((&words, &entry), &layouts, flags, read);
         for layout in layouts {
             // SAFETY: created above on this device; no pipeline uses it any more.
             unsafe { self.device.destroy_descriptor_set_layout(layout, None) };
@@ -250,17 +286,13 @@ impl Compiler {
         Ok(layouts)
     }
 
-    fn pipeline_statistics(
+    fn with_pipeline<T>(
         &self,
-        words: &[u32],
-        entry: &str,
+        (words, entry): (&[u32], &std::ffi::CStr),
         layouts: &[vk::DescriptorSetLayout],
-        kernel: &str,
-    ) -> Result<PipelineStatistics, IsaError> {
-        let entry = CString::new(entry).map_err(|_| IsaError::Shader {
-            kernel: kernel.to_string(),
-            reason: "entry point name holds a NUL".to_string(),
-        })?;
+        flags: vk::PipelineCreateFlags,
+        read: impl FnOnce(vk::Pipeline) -> Result<T, IsaError>,
+    ) -> Result<T, IsaError> {
         let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(layouts);
         // SAFETY: valid create infos on this device; every object is destroyed below.
         let layout = unsafe { self.device.create_pipeline_layout(&layout_info, None) }
@@ -278,9 +310,9 @@ impl Compiler {
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
             .module(module)
-            .name(&entry);
+            .name(entry);
         let create = [vk::ComputePipelineCreateInfo::default()
-            .flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR)
+            .flags(flags)
             .stage(stage)
             .layout(layout)];
         // SAFETY: as above.
@@ -290,12 +322,12 @@ impl Compiler {
         };
         let result = match created {
             Ok(pipelines) => {
-                let read = pipelines
-                    .first()
-                    .map(|&p| self.read_statistics(p))
-                    .unwrap_or(Err(vulkan("vkCreateComputePipelines")(
+                let read = match pipelines.first() {
+                    Some(&p) => read(p),
+                    None => Err(vulkan("vkCreateComputePipelines")(
                         vk::Result::ERROR_UNKNOWN,
-                    )));
+                    )),
+                };
                 for pipeline in pipelines {
                     // SAFETY: created above, never bound.
                     unsafe { self.device.destroy_pipeline(pipeline, None) };
@@ -310,6 +342,83 @@ impl Compiler {
             self.device.destroy_pipeline_layout(layout, None);
         }
         result
+    }
+
+    /// Every internal representation of every executable of `pipeline` (created with
+    /// `CAPTURE_INTERNAL_REPRESENTATIONS`): the driver is asked for their sizes, then for their
+    /// data.
+    fn read_representations(
+        &self,
+        pipeline: vk::Pipeline,
+        kernel: &str,
+    ) -> Result<InternalRepresentations, IsaError> {
+        let info = vk::PipelineInfoKHR::default().pipeline(pipeline);
+        // SAFETY: the pipeline was created on this device with the capture flag.
+        let executables = unsafe { self.executables.get_pipeline_executable_properties(&info) }
+            .map_err(vulkan("vkGetPipelineExecutablePropertiesKHR"))?;
+        let mut out = InternalRepresentations {
+            kernel: kernel.to_string(),
+            representations: Vec::new(),
+        };
+        for (index, executable) in (0u32..).zip(&executables) {
+            let info = vk::PipelineExecutableInfoKHR::default()
+                .pipeline(pipeline)
+                .executable_index(index);
+            out.representations
+                .extend(self.executable_representations(&info, &text(&executable.name))?);
+        }
+        Ok(out)
+    }
+
+    /// One executable's representations: the first call gives their names and sizes (no data
+    /// pointers), the second fills buffers of those sizes.
+    fn executable_representations(
+        &self,
+        info: &vk::PipelineExecutableInfoKHR<'_>,
+        executable: &str,
+    ) -> Result<Vec<Representation>, IsaError> {
+        let call = "vkGetPipelineExecutableInternalRepresentationsKHR";
+        // SAFETY: a valid executable of a pipeline created with the capture flag.
+        let mut sized = unsafe {
+            self.executables
+                .get_pipeline_executable_internal_representations(info)
+        }
+        .map_err(vulkan(call))?;
+        let mut buffers: Vec<Vec<u8>> = sized.iter().map(|r| vec![0u8; r.data_size]).collect();
+        for (rep, buffer) in sized.iter_mut().zip(&mut buffers) {
+            rep.p_data = buffer.as_mut_ptr().cast();
+        }
+        let mut count = u32::try_from(sized.len()).unwrap_or(u32::MAX);
+        // SAFETY: `count` structures, each pointing at a buffer of the size the driver gave,
+        // alive until after the call.
+        let result = unsafe {
+            (self
+                .executables
+                .fp()
+                .get_pipeline_executable_internal_representations_khr)(
+                self.device.handle(),
+                info,
+                &mut count,
+                sized.as_mut_ptr(),
+            )
+        };
+        if result != vk::Result::SUCCESS {
+            return Err(vulkan(call)(result));
+        }
+        Ok(sized
+            .iter()
+            .zip(buffers)
+            .take(count as usize)
+            .map(|(rep, bytes)| Representation {
+                executable: executable.to_string(),
+                name: text(&rep.name),
+                description: text(&rep.description),
+                text: (rep.is_text == vk::TRUE).then(|| {
+                    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+                    String::from_utf8_lossy(&bytes[..end]).into_owned()
+                }),
+            })
+            .collect())
     }
 
     fn read_statistics(&self, pipeline: vk::Pipeline) -> Result<PipelineStatistics, IsaError> {

@@ -4,13 +4,23 @@
 //! pipeline and reports its own statistics for it (`VK_KHR_pipeline_executable_properties`).
 //!
 //! Mesa's RADV does this for real AMD GPUs on a machine without one ("null hardware", chosen
-//! with `RADV_FORCE_FAMILY`): the statistics are those of the code the same driver would run
-//! on that GPU. Nothing is ever submitted: these are compiler outputs, not measurements.
+//! with `RADV_FORCE_FAMILY`, [`radv`]): the statistics are those of the code the same driver
+//! would run on that GPU. Nothing is ever submitted: these are compiler outputs, not
+//! measurements.
+//!
+//! The same extension returns the driver's internal representations of a pipeline (RADV: its
+//! NIR, ACO's IR and the disassembly, [`InternalRepresentations`]); [`asm`] reads a
+//! disassembly's loops and instructions, so tests can hold a kernel to the instructions it
+//! compiles to.
 
+pub mod asm;
 mod driver;
+pub mod radv;
+mod representation;
 mod spirv;
 
 pub use driver::{Compiler, DeviceFacts};
+pub use representation::{InternalRepresentations, Representation};
 pub use spirv::{Bindings, spirv_for};
 
 use serde::Serialize;
@@ -44,6 +54,34 @@ pub enum IsaError {
         "{0} does not offer VK_KHR_pipeline_executable_properties, so it reports no statistics"
     )]
     NoStatistics(String),
+    /// RADV's driver manifest is not where a Vulkan loader looks.
+    #[error(
+        "RADV's driver manifest ({manifest}) is not installed: apt-get install mesa-vulkan-drivers (`cargo xtask setup` does)"
+    )]
+    NoRadv {
+        /// The manifest's file name.
+        manifest: String,
+    },
+    /// An AMD family this RADV does not know (an unknown name aborts the driver).
+    #[error("unknown AMD family '{family}'; known: {known}")]
+    UnknownFamily {
+        /// What was asked for.
+        family: String,
+        /// The families there are.
+        known: String,
+    },
+    /// The driver returned no internal representation of the kind asked for.
+    #[error(
+        "{kernel}: the driver returned no {wanted} (it returned: {found}); RADV returns its disassembly, other drivers may return none: compile with RADV on null hardware"
+    )]
+    NoRepresentation {
+        /// The pipeline.
+        kernel: String,
+        /// What was looked for.
+        wanted: String,
+        /// The representations' names it did return.
+        found: String,
+    },
     /// naga refused the kernel (it validates in CI: a bug in a generator).
     #[error("{kernel}: {reason}")]
     Shader {

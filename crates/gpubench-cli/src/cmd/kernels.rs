@@ -7,11 +7,10 @@
 //! `--json FILE` writes every row in full; `--summary FILE` a Markdown page a person reads (the
 //! compiler, then one table row per pipeline), the form docs/kernels keeps.
 
-use std::path::{Path, PathBuf};
-
 use anyhow::Context as _;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::{KernelForm, TunerRole};
+use gpubench_isa::radv::{FAMILIES, null_hardware_environment, radv_family};
 use gpubench_isa::{Compiler, DeviceFacts, PipelineStatistics};
 use gpubench_report::grid::Grid;
 use gpubench_results::Profile;
@@ -28,58 +27,6 @@ use crate::stdout::print_then;
 /// reach no more than this many waves per SIMD (a quarter of the 32 RADV reports at most, the
 /// share the register budgets are meant to keep).
 const PRUNED_WAVES: f64 = 8.0;
-
-/// Where Vulkan loaders look for driver manifests, in the loader's order (without the user's
-/// own folders, which hold no system driver).
-fn icd_folders() -> Vec<PathBuf> {
-    let split = |var: &str, default: &str| -> Vec<PathBuf> {
-        std::env::var(var)
-            .ok()
-            .filter(|v| !v.is_empty())
-            .unwrap_or_else(|| default.to_string())
-            .split(':')
-            .map(|d| Path::new(d).join("vulkan/icd.d"))
-            .collect()
-    };
-    let mut folders = split("XDG_CONFIG_DIRS", "/etc/xdg");
-    folders.push(PathBuf::from("/etc/vulkan/icd.d"));
-    folders.extend(split("XDG_DATA_DIRS", "/usr/local/share:/usr/share"));
-    folders
-}
-
-/// RADV's manifest for this machine's architecture, where a loader would find it.
-fn radv_manifest() -> Option<PathBuf> {
-    let name = format!("radeon_icd.{}.json", std::env::consts::ARCH);
-    icd_folders()
-        .into_iter()
-        .map(|folder| folder.join(&name))
-        .find(|path| path.is_file())
-}
-
-/// The AMD families RADV (Mesa 22.3 and later) compiles for on null hardware, by their LLVM
-/// target name and the name this Mesa's `RADV_FORCE_FAMILY` takes (an unknown name aborts the
-/// driver, so it is refused here first).
-const FAMILIES: &[(&str, &str, &str)] = &[
-    ("gfx1010", "navi10", "RDNA1"),
-    ("gfx1011", "navi12", "RDNA1"),
-    ("gfx1012", "navi14", "RDNA1"),
-    ("gfx1030", "navi21", "RDNA2"),
-    ("gfx1031", "navi22", "RDNA2"),
-    ("gfx1032", "navi23", "RDNA2"),
-    ("gfx1034", "navi24", "RDNA2"),
-    ("gfx1100", "gfx1100", "RDNA3"),
-    ("gfx1101", "gfx1101", "RDNA3"),
-    ("gfx1102", "gfx1102", "RDNA3"),
-];
-
-/// The `RADV_FORCE_FAMILY` value for `family` (either spelling, any case).
-fn radv_family(family: &str) -> Option<&'static str> {
-    let wanted = family.to_lowercase();
-    FAMILIES
-        .iter()
-        .find(|(target, mesa, _)| *target == wanted || *mesa == wanted)
-        .map(|(_, mesa, _)| *mesa)
-}
 
 /// One pipeline's row: its name, suite and tuner role, and the compiler's figures.
 #[derive(Debug, Serialize)]
@@ -196,28 +143,25 @@ pub fn run(args: &KernelsArgs) -> anyhow::Result<Exit> {
 fn compiler_wanted(args: &KernelsArgs) -> anyhow::Result<String> {
     Ok(match (&args.isa, &args.device) {
         (Some(family), _) => {
-            let family = radv_family(family).ok_or_else(|| {
+            if radv_family(family).is_none() {
                 let known: Vec<String> = FAMILIES
                     .iter()
                     .map(|(t, m, arch)| format!("{t} ({m}, {arch})"))
                     .collect();
-                crate::exit::UsageError(format!(
+                return Err(crate::exit::UsageError(format!(
                     "--isa: unknown AMD family '{family}'; known: {}",
                     known.join(", ")
                 ))
-            })?;
-            let manifest = radv_manifest().ok_or_else(|| {
-                anyhow::anyhow!(
-                    "RADV's driver manifest (radeon_icd.{}.json) is not installed: apt-get install mesa-vulkan-drivers",
-                    std::env::consts::ARCH
-                )
-            })?;
+                .into());
+            }
+            let env = null_hardware_environment(family)?;
             // SAFETY: set before anything loads Vulkan, while this command has one thread;
             // RADV reads the family when the instance enumerates its devices.
             unsafe {
-                std::env::set_var("RADV_FORCE_FAMILY", family);
-                std::env::set_var("VK_ICD_FILENAMES", &manifest);
-                std::env::remove_var("VK_DRIVER_FILES");
+                for (key, value) in env.set {
+                    std::env::set_var(key, value);
+                }
+                std::env::remove_var(env.remove);
             }
             "RADV".to_string()
         }
@@ -413,13 +357,5 @@ mod tests {
             ]
         );
         assert!(text.ends_with("|\n"));
-    }
-
-    #[test]
-    fn families_take_either_name_and_unknown_ones_are_refused() {
-        assert_eq!(radv_family("gfx1030"), Some("navi21"));
-        assert_eq!(radv_family("NAVI21"), Some("navi21"));
-        assert_eq!(radv_family("gfx1100"), Some("gfx1100"));
-        assert_eq!(radv_family("navi31"), None, "Mesa 22.3 does not know it");
     }
 }

@@ -13,7 +13,7 @@ use gpubench_harness::GpuContext;
 use gpubench_harness::Profile;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::grid::{PeakGrid, peak_grid};
-use gpubench_harness::kit::fma::{FloatType, FmaPeak, PeakForm};
+use gpubench_harness::kit::fma::{Chain, FloatType, FmaPeak, PeakForm};
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::{Precision, SpecialisedShader};
 use gpubench_harness::{Benchmark, Kernel, KernelBench};
@@ -24,7 +24,8 @@ pub const INT_WGSL: &str = include_str!("compute_int.wgsl");
 /// compute_dot.wgsl: peak packed 8-bit dot products (dot4I8Packed, dot4U8Packed).
 pub const DOT_WGSL: &str = include_str!("compute_dot.wgsl");
 
-/// The compute suite: f32 and f16, scalar, vec2 and vec4; f64 scalar and vec4; the integer
+/// The compute suite: f32 and f16, scalar, vec2 and vec4, each as `x = fma(x, a, b)` and in
+/// accumulate form; f64 scalar and vec4; the integer
 /// types and the packed 8-bit dot products ([`types`]); all over one grid sized from the adapter.
 pub struct ComputeSuite;
 
@@ -86,6 +87,7 @@ impl Suite for ComputeSuite {
 }
 
 /// Every kernel of the compute suite over one grid, in report order: f32 and f16 in every form,
+/// each in both chains (`x = fma(x, a, b)`, then the accumulate form `acc = fma(p, q, acc)`),
 /// f64 scalar and vec4, each integer type scalar and vec4, the two dot products.
 pub struct PeakKernels {
     /// The FMA peaks.
@@ -101,8 +103,11 @@ impl PeakKernels {
     pub fn new(grid: &PeakGrid) -> Self {
         let mut float = Vec::new();
         for precision in [Precision::F32, Precision::F16] {
-            for form in PeakForm::ALL {
-                float.push(FmaPeak::new(precision, form, grid.clone()));
+            for chain in [Chain::Multiply, Chain::Accumulate] {
+                for form in PeakForm::ALL {
+                    let peak = FmaPeak::new(precision, form, grid.clone()).with_chain(chain);
+                    float.push(peak);
+                }
             }
         }
         for form in [PeakForm::Scalar, PeakForm::Vec4] {

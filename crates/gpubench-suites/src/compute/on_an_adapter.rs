@@ -8,12 +8,40 @@ use pollster::FutureExt as _;
 use super::PeakKernels;
 use super::types::{DotPeak, DotType, IntForm, IntPeak, IntType};
 use gpubench_harness::kit::fma::grid::PeakGrid;
-use gpubench_harness::kit::fma::{FloatType, FmaPeak, PeakForm};
+use gpubench_harness::kit::fma::{Chain, FloatType, FmaPeak, PeakForm};
 use gpubench_harness::kit::gpu::{Precision, ShaderChecks, ShaderChecksScope};
 use gpubench_harness::testing::{assert_status_reason, require_vulkan, run_ok, short_settings};
 use gpubench_harness::{Benchmark, GpuContext, Kernel, KernelBench, Runner, Status};
 
-/// Every form in every precision the adapter has, over a one-row and a two-row grid (the
+/// The chains an adapter runs: both on a GPU; on a software adapter the multiply form only (the
+/// accumulate form is skipped there, see [`accumulate_form_is_skipped_on_a_software_adapter`]).
+fn chains_run(ctx: &GpuContext) -> Vec<Chain> {
+    if ctx.is_software() {
+        vec![Chain::Multiply]
+    } else {
+        vec![Chain::Multiply, Chain::Accumulate]
+    }
+}
+
+#[test]
+fn accumulate_form_is_skipped_on_a_software_adapter() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    if !ctx.is_software() {
+        return;
+    }
+    let runner = Runner::new(&ctx, short_settings());
+    let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, PeakGrid::fixed(4))
+        .with_chain(Chain::Accumulate);
+    let mut bench = KernelBench::new(peak);
+    let result = runner
+        .run(&mut bench, &mut gpubench_harness::runner::Silent)
+        .block_on();
+    assert_status_reason(&result, Status::Skipped, "hoist the product");
+}
+
+/// Every form of the chains it runs in every precision the adapter has, over a one-row and a two-row grid (the
 /// shader numbers invocations row by row).
 fn peak_kernels(ctx: &GpuContext) -> Vec<Box<dyn Benchmark>> {
     let mut precisions = vec![Precision::F32];
@@ -27,8 +55,11 @@ fn peak_kernels(ctx: &GpuContext) -> Vec<Box<dyn Benchmark>> {
     let mut benches = Vec::new();
     for precision in precisions {
         for form in PeakForm::ALL {
-            for grid in [PeakGrid::fixed(4), two_rows.clone()] {
-                benches.push(KernelBench::boxed(FmaPeak::new(precision, form, grid)));
+            for chain in chains_run(ctx) {
+                for grid in [PeakGrid::fixed(4), two_rows.clone()] {
+                    let peak = FmaPeak::new(precision, form, grid).with_chain(chain);
+                    benches.push(KernelBench::boxed(peak));
+                }
             }
         }
     }

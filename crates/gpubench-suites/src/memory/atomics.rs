@@ -6,12 +6,18 @@
 //! may fold a subgroup's adds to one word into one (RADV and NVIDIA's do for uniform
 //! addresses): the figure is what a kernel that counts this way gets, one per atomicAdd
 //! written, not one per memory transaction.
+//!
+//! So the contended `one` rows measure aggregated atomics where the compiler folds them (a
+//! 32-64x difference between vendors that is the compiler's, not the memory's). The
+//! `one-lane-indexed` rows add to the same single word, addressed per lane as `lane &
+//! zero_mask` with a zero mask from a uniform: no compiler can prove that address uniform, so
+//! every lane's atomic reaches the word, which is true contention.
 
 use gpubench_harness::{
     BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
 };
 
-use gpubench_harness::kit::gpu::{DispatchKernel, compute_pipeline_zeroing};
+use gpubench_harness::kit::gpu::{DispatchKernel, compute_pipeline_zeroing, uniform_buffer};
 use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::kit::verify::{Checker, Tolerance};
 
@@ -19,6 +25,8 @@ use gpubench_harness::kit::verify::{Checker, Tolerance};
 pub const WORKGROUP: u32 = 256;
 /// atomicAdds per invocation per dispatch (memory_shared.wgsl's `ADDS`).
 pub const ADDS: u32 = 64;
+/// memory_shared.wgsl's binding of the lane-indexed forms' zero mask.
+const MASKS_BINDING: u32 = 5;
 
 /// Where the adds go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,15 +39,22 @@ pub enum AtomicTarget {
     WorkgroupOne,
     /// A workgroup-memory word per invocation.
     WorkgroupEach,
+    /// One storage word for the whole grid, addressed per lane (`lane & zero_mask`): no subgroup
+    /// folding.
+    StorageOneLanes,
+    /// One workgroup-memory word per workgroup, addressed per lane.
+    WorkgroupOneLanes,
 }
 
 impl AtomicTarget {
     /// Every target, in the order the suite runs them.
-    pub const ALL: [AtomicTarget; 4] = [
+    pub const ALL: [AtomicTarget; 6] = [
         AtomicTarget::StorageOne,
         AtomicTarget::StorageEach,
         AtomicTarget::WorkgroupOne,
         AtomicTarget::WorkgroupEach,
+        AtomicTarget::StorageOneLanes,
+        AtomicTarget::WorkgroupOneLanes,
     ];
 
     /// The id's last part.
@@ -49,6 +64,8 @@ impl AtomicTarget {
             AtomicTarget::StorageEach => "storage-each",
             AtomicTarget::WorkgroupOne => "workgroup-one",
             AtomicTarget::WorkgroupEach => "workgroup-each",
+            AtomicTarget::StorageOneLanes => "storage-one-lane-indexed",
+            AtomicTarget::WorkgroupOneLanes => "workgroup-one-lane-indexed",
         }
     }
 
@@ -59,26 +76,60 @@ impl AtomicTarget {
             AtomicTarget::StorageEach => "atomic_storage_each",
             AtomicTarget::WorkgroupOne => "atomic_workgroup_one",
             AtomicTarget::WorkgroupEach => "atomic_workgroup_each",
+            AtomicTarget::StorageOneLanes => "atomic_storage_one_lanes",
+            AtomicTarget::WorkgroupOneLanes => "atomic_workgroup_one_lanes",
         }
     }
 
     fn in_storage(self) -> bool {
-        matches!(self, AtomicTarget::StorageOne | AtomicTarget::StorageEach)
+        matches!(
+            self,
+            AtomicTarget::StorageOne | AtomicTarget::StorageEach | AtomicTarget::StorageOneLanes
+        )
     }
 
     fn contended(self) -> bool {
-        matches!(self, AtomicTarget::StorageOne | AtomicTarget::WorkgroupOne)
+        !matches!(
+            self,
+            AtomicTarget::StorageEach | AtomicTarget::WorkgroupEach
+        )
+    }
+
+    /// Whether the word is addressed per lane (`lane & zero_mask`), which needs the mask's
+    /// uniform buffer.
+    pub fn lane_indexed(self) -> bool {
+        matches!(
+            self,
+            AtomicTarget::StorageOneLanes | AtomicTarget::WorkgroupOneLanes
+        )
+    }
+
+    /// How a subgroup's adds reach memory: `may-fold` where the address is the same in every
+    /// lane as written (a compiler may sum a subgroup's adds and issue one atomic: aggregated
+    /// atomics), `per-lane` where no compiler can prove it.
+    pub fn aggregation(self) -> &'static str {
+        match self {
+            AtomicTarget::StorageOne | AtomicTarget::WorkgroupOne => "may-fold",
+            _ => "per-lane",
+        }
+    }
+
+    /// The target whose words this one leaves: a lane-indexed form's folded twin.
+    fn words_like(self) -> AtomicTarget {
+        match self {
+            AtomicTarget::StorageOneLanes => AtomicTarget::StorageOne,
+            AtomicTarget::WorkgroupOneLanes => AtomicTarget::WorkgroupOne,
+            other => other,
+        }
     }
 
     /// Words the kernel leaves for checking: the counters (storage) or the totals written out
     /// (workgroup), for `groups` workgroups.
     pub fn words(self, groups: u32) -> usize {
-        match self {
+        match self.words_like() {
             AtomicTarget::StorageOne => 1,
             AtomicTarget::WorkgroupOne => groups as usize,
-            AtomicTarget::StorageEach | AtomicTarget::WorkgroupEach => {
-                (groups * WORKGROUP) as usize
-            }
+            _ => (groups * WORKGROUP) as usize,
         }
     }
 }
@@ -104,7 +155,7 @@ pub fn expected_words(target: AtomicTarget, groups: u32, dispatches: u64) -> Vec
     let invocations = groups * WORKGROUP;
     let per_dispatch = |g: u32| u64::from(ADDS) * u64::from(add_value(g));
     let wrap = |v: u64| v as u32;
-    match target {
+    match target.words_like() {
         AtomicTarget::StorageOne => {
             let one: u64 = (0..invocations).map(per_dispatch).sum();
             vec![wrap(one.wrapping_mul(dispatches))]
@@ -118,7 +169,7 @@ pub fn expected_words(target: AtomicTarget, groups: u32, dispatches: u64) -> Vec
                 wrap(lanes.map(per_dispatch).sum())
             })
             .collect(),
-        AtomicTarget::WorkgroupEach => (0..invocations).map(|g| wrap(per_dispatch(g))).collect(),
+        _ => (0..invocations).map(|g| wrap(per_dispatch(g))).collect(),
     }
 }
 
@@ -133,6 +184,8 @@ pub struct AtomicState {
     dispatch: DispatchKernel,
     words: wgpu::Buffer,
     dispatches: u64,
+    // Held so the bind group's uniform outlives every dispatch.
+    _masks: Option<wgpu::Buffer>,
 }
 
 impl AtomicAdds {
@@ -160,8 +213,13 @@ impl Kernel for AtomicAdds {
             } else {
                 "its workgroup"
             };
+            let how = if self.target.lane_indexed() {
+                "addressed per lane (lane & zero_mask, 0 at run time), so no compiler can fold a subgroup's adds: every lane's atomic reaches the word"
+            } else {
+                "at one address in every lane, so a compiler may fold a subgroup's adds into one atomic (RADV does): aggregated atomics"
+            };
             format!(
-                "atomicAdds per second (GIOP/s, one per atomicAdd) to one {place} word shared by {scope} (contended); old values unused"
+                "atomicAdds per second (GIOP/s, one per atomicAdd) to one {place} word shared by {scope} (contended), {how}; old values unused"
             )
         } else {
             format!(
@@ -176,6 +234,7 @@ impl Kernel for AtomicAdds {
         )
         .param("kernel", "atomic")
         .param("target", self.target.name())
+        .param("aggregation", self.target.aggregation())
         .param("workgroups", self.groups)
         .param("adds_per_invocation", ADDS)
     }
@@ -213,12 +272,21 @@ impl Kernel for AtomicAdds {
         let source = (crate::memory::SHARED_WGSL, entry);
         let pipeline = compute_pipeline_zeroing(ctx, entry, source, &constants, false);
         let binding = if self.target.in_storage() { 3 } else { 4 };
-        let dispatch =
-            DispatchKernel::new(ctx, entry, pipeline, &[(binding, &words)], (self.groups, 1));
+        let mut bindings = vec![(binding, &words)];
+        // The lane-indexed forms read their zero mask (all four words 0) from a uniform.
+        let masks = self
+            .target
+            .lane_indexed()
+            .then(|| uniform_buffer(ctx, "atomic masks", &[0u32; 4]));
+        if let Some(masks) = &masks {
+            bindings.push((MASKS_BINDING, masks));
+        }
+        let dispatch = DispatchKernel::new(ctx, entry, pipeline, &bindings, (self.groups, 1));
         Ok(AtomicState {
             dispatch,
             words,
             dispatches: 0,
+            _masks: masks,
         })
     }
 
@@ -288,6 +356,21 @@ mod tests {
             expected_words(AtomicTarget::WorkgroupEach, groups, 9),
             expected_words(AtomicTarget::StorageEach, groups, 1)
         );
+        // The lane-indexed forms leave their folded twins' words (the zero mask is 0).
+        for (lanes, twin) in [
+            (AtomicTarget::StorageOneLanes, AtomicTarget::StorageOne),
+            (AtomicTarget::WorkgroupOneLanes, AtomicTarget::WorkgroupOne),
+        ] {
+            assert_eq!(
+                expected_words(lanes, groups, 4),
+                expected_words(twin, groups, 4)
+            );
+            assert_eq!(lanes.words(groups), twin.words(groups));
+            assert_eq!(
+                (lanes.aggregation(), twin.aggregation()),
+                ("per-lane", "may-fold")
+            );
+        }
         // Large counts wrap as the GPU's 32-bit words do.
         let big = 1u64 << 40;
         let wrapped = expected_words(AtomicTarget::StorageOne, groups, big)[0];

@@ -1,4 +1,4 @@
-//! Dependent-load latency over one working set: memory.wgsl's `chase`.
+//! Dependent-load latency over one working set: memory.wgsl's `chase`, and `chase_lanes`.
 //!
 //! The working set is cut into nodes of [`NODE_BYTES`] (one cache line of a CPU, half of a
 //! GPU's 128-byte line: every line of the set is touched), and one cycle through all of them is
@@ -9,6 +9,13 @@
 //!
 //! Each dispatch starts where the one before stopped, so the cycle is walked whole however
 //! short a dispatch is; the CPU predicts the position after every load the runs made.
+//!
+//! Two forms ([`ChaseForm`]). `chase` is one invocation with a uniform index into a read-only
+//! buffer: AMD's compiler loads that through the scalar cache (`s_buffer_load`, 16 KiB), whose
+//! levels are not the vector caches the read curve sees (its ids, `memory/latency/<size>`, keep
+//! that meaning). `chase_lanes` is a workgroup of one subgroup's lanes all following the cycle,
+//! each index offset by `lane & zero_mask` (zero at run time): every lane loads the same address,
+//! through the vector path (`memory/latency-lanes/<size>`).
 
 use gpubench_harness::{
     BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
@@ -16,7 +23,9 @@ use gpubench_harness::{
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
-use gpubench_harness::kit::gpu::{DispatchKernel, check_binding_fits, compute_pipeline_with};
+use gpubench_harness::kit::gpu::{
+    DispatchKernel, check_binding_fits, compute_pipeline_with, uniform_buffer,
+};
 use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::kit::verify::{Checker, Tolerance};
 
@@ -35,11 +44,60 @@ pub fn steps_for(class: AdapterClass) -> u32 {
     }
 }
 
+/// Which invocations follow the cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChaseForm {
+    /// One invocation, a uniform index (`chase`): AMD's scalar cache.
+    Single,
+    /// A workgroup of this many lanes (the adapter's subgroup), each index per lane at run time
+    /// (`chase_lanes`): the vector path.
+    Lanes(u32),
+}
+
+impl ChaseForm {
+    /// The id's kind: `latency` or `latency-lanes`.
+    pub fn id_kind(self) -> &'static str {
+        match self {
+            ChaseForm::Single => "latency",
+            ChaseForm::Lanes(_) => "latency-lanes",
+        }
+    }
+
+    /// The `kernel` param: `chase` (the one the latency levels are read from) or `chase-lanes`.
+    pub fn kernel(self) -> &'static str {
+        match self {
+            ChaseForm::Single => "chase",
+            ChaseForm::Lanes(_) => "chase-lanes",
+        }
+    }
+
+    /// Its entry point in memory.wgsl.
+    pub fn entry(self) -> &'static str {
+        match self {
+            ChaseForm::Single => "chase",
+            ChaseForm::Lanes(_) => "chase_lanes",
+        }
+    }
+
+    /// Its pipeline constants for `steps` loads per dispatch.
+    pub fn constants(self, steps: u32) -> Vec<(&'static str, f64)> {
+        let mut constants = vec![("STEPS", f64::from(steps))];
+        if let ChaseForm::Lanes(lanes) = self {
+            constants.push(("LANES", f64::from(lanes)));
+        }
+        constants
+    }
+}
+
+/// memory.wgsl's binding of `chase_lanes`' zero mask.
+const MASKS_BINDING: u32 = 5;
+
 /// Pointer-chase latency over a working set of `bytes`.
 pub struct PointerChase {
     bytes: u64,
     steps: u32,
     seed: u64,
+    form: ChaseForm,
     pipeline: super::SharedPipeline,
 }
 
@@ -49,7 +107,7 @@ pub struct ChaseState {
     position: wgpu::Buffer,
     successor: Vec<u32>,
     loads_done: u64,
-    _next: wgpu::Buffer,
+    _buffers: Vec<wgpu::Buffer>,
 }
 
 impl PointerChase {
@@ -60,8 +118,18 @@ impl PointerChase {
             bytes,
             steps: steps.max(8) / 8 * 8,
             seed,
+            form: ChaseForm::Single,
             pipeline: super::SharedPipeline::default(),
         }
+    }
+
+    /// The same walk in `form` (a lane count is kept from 1 to 256).
+    pub fn in_form(mut self, form: ChaseForm) -> Self {
+        self.form = match form {
+            ChaseForm::Lanes(lanes) => ChaseForm::Lanes(lanes.clamp(1, 256)),
+            single => single,
+        };
+        self
     }
 
     /// The same kernel compiling its pipeline once with every other kernel given `pipeline`
@@ -100,17 +168,29 @@ impl Kernel for PointerChase {
     type State = ChaseState;
 
     fn info(&self) -> BenchmarkInfo {
-        BenchmarkInfo::new(
-            format!("memory/latency/{}", format_size(self.bytes)),
+        let counts = match self.form {
+            ChaseForm::Single => {
+                "ns per dependent 4-byte load, following a random cycle through the working set in 64-byte nodes (one invocation, a uniform index)".to_string()
+            }
+            ChaseForm::Lanes(lanes) => format!(
+                "ns per dependent 4-byte load, following a random cycle through the working set in 64-byte nodes ({lanes} lanes loading the same address with a per-lane index: the vector path)"
+            ),
+        };
+        let info = BenchmarkInfo::new(
+            format!("memory/{}/{}", self.form.id_kind(), format_size(self.bytes)),
             gpubench_results::suite_names::MEMORY,
             MetricKind::Latency,
-            "ns per dependent 4-byte load, following a random cycle through the working set in 64-byte nodes",
+            &counts,
         )
-        .param("kernel", "chase")
+        .param("kernel", self.form.kernel())
         .param("working_set_bytes", self.bytes)
         .param("working_set", format_size(self.bytes))
         .param("node_bytes", NODE_BYTES)
-        .param("loads_per_dispatch", self.steps)
+        .param("loads_per_dispatch", self.steps);
+        match self.form {
+            ChaseForm::Single => info,
+            ChaseForm::Lanes(lanes) => info.param("lanes", lanes),
+        }
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
@@ -144,23 +224,23 @@ impl Kernel for PointerChase {
             bytemuck::bytes_of(&0u32),
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         );
-        let constants = [("STEPS", f64::from(self.steps))];
+        let constants = self.form.constants(self.steps);
+        let entry = self.form.entry();
         let pipeline = self.pipeline.get_or_build(|| {
-            compute_pipeline_with(ctx, "chase", crate::memory::WGSL, "chase", &constants)
+            compute_pipeline_with(ctx, entry, crate::memory::WGSL, entry, &constants)
         });
-        let dispatch = DispatchKernel::new(
-            ctx,
-            "chase",
-            pipeline,
-            &[(3, &next), (4, &position)],
-            (1, 1),
-        );
+        let masks = uniform_buffer(ctx, "memory chase masks", &[0u32; 4]);
+        let mut bindings = vec![(3, &next), (4, &position)];
+        if self.form != ChaseForm::Single {
+            bindings.push((MASKS_BINDING, &masks));
+        }
+        let dispatch = DispatchKernel::new(ctx, entry, pipeline, &bindings, (1, 1));
         Ok(ChaseState {
             dispatch,
             position,
             successor,
             loads_done: 0,
-            _next: next,
+            _buffers: vec![next, masks],
         })
     }
 
@@ -227,5 +307,22 @@ mod tests {
         assert_eq!(position_after(&successor, 1), successor[0]);
         assert_eq!(position_after(&successor, 101), successor[0]);
         assert_eq!(PointerChase::new(4096, 13, 1).steps, 8);
+    }
+
+    #[test]
+    fn the_lanes_form_has_its_own_ids_and_constants() {
+        let single = PointerChase::new(4096, 64, 1).info();
+        assert_eq!(single.id, "memory/latency/4KiB");
+        assert_eq!(single.params["kernel"], "chase");
+        let lanes = PointerChase::new(4096, 64, 1).in_form(ChaseForm::Lanes(32));
+        let info = lanes.info();
+        assert_eq!(info.id, "memory/latency-lanes/4KiB");
+        assert_eq!(info.params["kernel"], "chase-lanes");
+        assert_eq!(info.params["lanes"], 32);
+        assert_eq!(
+            ChaseForm::Lanes(32).constants(64),
+            [("STEPS", 64.0), ("LANES", 32.0)]
+        );
+        assert_eq!(ChaseForm::Single.constants(64), [("STEPS", 64.0)]);
     }
 }

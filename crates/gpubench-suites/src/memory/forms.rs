@@ -6,21 +6,24 @@ use gpubench_harness::kit::sizing::AdapterClass;
 
 use super::{SHARED_WGSL, WGSL, atomics, chase, read, shared};
 
-/// The memory suite's pipelines, as a GPU builds them: read and chase (chunks of 32
-/// invocations, the GPU's loads per dispatch), the workgroup-memory reads (vec4, and the word
-/// form at a conflict-free and a 32-way stride) and the four atomic kernels.
+/// The memory suite's pipelines, as a GPU builds them: read and the two chases (chunks and lanes
+/// of 32 invocations, the GPU's loads per dispatch), the workgroup-memory reads (vec4, and the
+/// word form at a conflict-free and a 32-way stride) and every atomic kernel.
 pub fn memory_forms() -> Vec<KernelForm> {
     let read = SpecialisedShader::plain(WGSL, "read_window").with_constants(vec![
         ("WINDOW_TRIPS", f64::from(read::WINDOW_TRIPS)),
         ("CHUNK", 32.0),
     ]);
     let steps = chase::steps_for(AdapterClass::Discrete);
-    let chase =
-        SpecialisedShader::plain(WGSL, "chase").with_constants(vec![("STEPS", f64::from(steps))]);
-    let mut forms = vec![
-        KernelForm::fixed("memory/read_window", read),
-        KernelForm::fixed("memory/chase", chase),
-    ];
+    let mut forms = vec![KernelForm::fixed("memory/read_window", read)];
+    for form in [chase::ChaseForm::Single, chase::ChaseForm::Lanes(32)] {
+        let shader =
+            SpecialisedShader::plain(WGSL, form.entry()).with_constants(form.constants(steps));
+        forms.push(KernelForm::fixed(
+            format!("memory/{}", form.entry()),
+            shader,
+        ));
+    }
     for tile in [
         shared::TileRead::Vec4,
         shared::TileRead::Stride(1),

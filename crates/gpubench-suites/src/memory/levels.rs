@@ -20,8 +20,10 @@
 //! before them. A curve that falls by halves all the way has no level.
 //!
 //! A plateau's size is its largest working set: the last size the level still served. The
-//! last plateau is what lies beyond the caches (device memory) when the sweep reached at least
-//! four times the largest cache it was sized for.
+//! last plateau is what lies beyond the caches (device memory) when its bandwidth is within
+//! [`BEYOND_CACHES_WITHIN`] of the stream suite's read of the same run ([`serves_as_memory`]),
+//! or, where stream did not run (and for the latency curve), when the sweep reached at least four
+//! times the largest cache it was sized for.
 
 /// Adjacent plateaus differ by more than this factor.
 pub const LEVEL_STEP: f64 = 1.25;
@@ -31,6 +33,19 @@ pub const MIN_POINTS: usize = 3;
 /// A step between two neighbouring points of this factor or more is a cliff: the edge of a
 /// level, even when the points before it slope too much to merge into a plateau.
 pub const CLIFF_STEP: f64 = 2.0;
+
+/// How near the last read plateau's bandwidth must be to the stream suite's read of the same
+/// run (as a fraction of it, either way) to be device memory: stream's read streams arrays four
+/// times the last-level cache or more, so a plateau at its figure is served by the same memory;
+/// 15% leaves room for the two kernels' different access patterns, and a cache level is
+/// usually 1.5x or more faster than memory.
+pub const BEYOND_CACHES_WITHIN: f64 = 0.15;
+
+/// Whether a plateau of `bandwidth` is device memory, given the stream suite's read figure of
+/// the same run (the same unit).
+pub fn serves_as_memory(bandwidth: f64, stream_read: f64) -> bool {
+    stream_read > 0.0 && (bandwidth / stream_read - 1.0).abs() <= BEYOND_CACHES_WITHIN
+}
 
 /// Which way a curve goes from one level to the next: bandwidth falls as the working set
 /// leaves a cache, latency rises. A step the wrong way is noise, and is merged away.
@@ -275,6 +290,23 @@ mod tests {
             .map(|p| p.last_bytes)
             .collect();
         assert_eq!(sizes, [16 << 10, 512 << 10, 16 << 20]);
+    }
+
+    #[test]
+    fn a_plateau_within_the_constant_of_streams_read_is_memory() {
+        // H200: stream reads 4300 GB/s; the sweep's last plateau at 3900 (9% under) is HBM, a
+        // plateau at 2x stream is a cache.
+        assert!(serves_as_memory(3900.0, 4300.0));
+        assert!(serves_as_memory(
+            4300.0 * (1.0 + BEYOND_CACHES_WITHIN),
+            4300.0
+        ));
+        assert!(!serves_as_memory(
+            4300.0 * (1.0 - 1.01 * BEYOND_CACHES_WITHIN),
+            4300.0
+        ));
+        assert!(!serves_as_memory(8600.0, 4300.0));
+        assert!(!serves_as_memory(10.0, 0.0));
     }
 
     #[test]

@@ -6,12 +6,22 @@
 // every workgroup, so each core (or SM) keeps the whole set in its own caches; a larger one is
 // shared out, window by window, and the union of the windows is the whole set, which is then
 // what the shared caches see. Either way the footprint is the working set. Each trip issues its
-// four loads before it adds any (four vec4s in flight per invocation), and the index wraps with a compare and a subtract (no division), so sizes need not
-// be powers of two.
+// four loads before it adds any (four vec4s in flight per invocation), CHUNK elements apart, and
+// the index wraps once a trip with a compare and a subtract (no division), so sizes need not be
+// powers of two: n is a multiple of 4 x CHUNK and every trip starts at an element that is its
+// lane's place in its chunk past a multiple of 4 x CHUNK, so a trip's four elements never cross
+// the end of the circle (the host checks n).
 //
 // chase: one invocation follows a cycle of indices through the working set, one dependent load
 // at a time, STEPS loads per dispatch, and leaves its position for the next dispatch, so that
 // successive dispatches continue round the cycle instead of repeating its first STEPS nodes.
+//
+// chase_lanes: the same walk by a workgroup of LANES invocations (the adapter's subgroup: 32 on
+// NVIDIA, RDNA and Apple GPUs) that all follow it, each from position + (lane & zero_mask) with
+// zero_mask 0 from a uniform. Every lane loads the same address, but no compiler can prove the
+// index uniform, so the loads take the vector path: `chase`'s index is uniform and its buffer
+// read-only, so AMD's compiler loads it through the scalar cache (s_buffer_load), which is not
+// the hierarchy the read kernel sees.
 
 struct ReadParams {
     // Elements (vec4<f32>) in the working set; at least WORKGROUP.
@@ -37,9 +47,9 @@ override WINDOW_TRIPS: u32 = 64u;
 // (coalesced), and a sequential stream per SIMD register on a CPU, which its prefetchers follow.
 override CHUNK: u32 = 32u;
 
-// i + CHUNK on the circle of n elements (i < n, CHUNK <= n).
-fn step_on(i: u32) -> u32 {
-    let w = i + CHUNK;
+// i + 4 x CHUNK on the circle of n elements (i < n, 4 x CHUNK <= n).
+fn next_trip(i: u32) -> u32 {
+    let w = i + 4u * CHUNK;
     return select(w, w - read_params.n, w >= read_params.n);
 }
 
@@ -56,18 +66,15 @@ fn read_window(
     var s2 = vec4<f32>(0.0);
     var s3 = vec4<f32>(0.0);
     for (var t = 0u; t < WINDOW_TRIPS; t++) {
-        let i1 = step_on(i);
-        let i2 = step_on(i1);
-        let i3 = step_on(i2);
         let x0 = data[i];
-        let x1 = data[i1];
-        let x2 = data[i2];
-        let x3 = data[i3];
+        let x1 = data[i + CHUNK];
+        let x2 = data[i + 2u * CHUNK];
+        let x3 = data[i + 3u * CHUNK];
         s0 += x0;
         s1 += x1;
         s2 += x2;
         s3 += x3;
-        i = step_on(i3);
+        i = next_trip(i);
     }
     sums[group * WORKGROUP + lane] = (s0 + s1) + (s2 + s3);
 }
@@ -93,4 +100,37 @@ fn chase() {
         p = next[p];
     }
     position[0] = p;
+}
+
+// zero_mask is 0 at run time: chase_lanes' lanes start at position + (lane & zero_mask).
+struct ChaseMasks {
+    zero_mask: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+@group(0) @binding(5) var<uniform> chase_masks: ChaseMasks;
+
+// Invocations that follow the cycle together in chase_lanes.
+override LANES: u32 = 32u;
+
+@compute @workgroup_size(LANES)
+fn chase_lanes(@builtin(local_invocation_index) lane: u32) {
+    var p = position[0] + (lane & chase_masks.zero_mask);
+    // Every lane has its start before lane 0 writes the end (a CPU adapter may run the lanes in
+    // turns).
+    storageBarrier();
+    for (var k = 0u; k < STEPS / 8u; k++) {
+        p = next[p];
+        p = next[p];
+        p = next[p];
+        p = next[p];
+        p = next[p];
+        p = next[p];
+        p = next[p];
+        p = next[p];
+    }
+    if lane == 0u {
+        position[0] = p;
+    }
 }

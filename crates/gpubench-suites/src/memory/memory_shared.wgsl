@@ -16,6 +16,12 @@
 // The workgroup forms zero their words first (the pipelines skip wgpu's zeroing of workgroup
 // memory, which the tile reads do not need) and write them out at the end of every dispatch;
 // the storage words keep counting across dispatches.
+//
+// A compiler that can prove an atomic's address the same in every lane folds the subgroup's adds
+// into one atomic (a subgroup reduction, then one lane's atomic: RADV does for `one`), so the
+// `one` forms measure aggregated atomics. The `_lanes` forms add to the same single word, but
+// address it per lane as `lane & zero_mask` with zero_mask 0 from a uniform: no compiler can
+// prove that uniform, so every lane's atomic reaches the word.
 
 const WORKGROUP: u32 = 256u;
 // vec4 elements in the tile (16 KiB), and the same bytes as 4-byte words.
@@ -39,6 +45,15 @@ override ADDS: u32 = 64u;
 @group(0) @binding(3) var<storage, read_write> counters: array<atomic<u32>>;
 // The workgroup atomics' words, written out at the end of the dispatch.
 @group(0) @binding(4) var<storage, read_write> totals: array<u32>;
+
+// zero_mask is 0 at run time: the lane-indexed atomics' word is `lane & zero_mask`.
+struct Masks {
+    zero_mask: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+@group(0) @binding(5) var<uniform> masks: Masks;
 
 var<workgroup> tile: array<vec4<f32>, TILE_VEC4>;
 var<workgroup> words: array<f32, TILE_WORDS>;
@@ -177,4 +192,44 @@ fn atomic_workgroup_each(
         atomicAdd(&shared_each[lane], v);
     }
     totals[g] = atomicLoad(&shared_each[lane]);
+}
+
+// One storage word for the whole grid, addressed per lane (`lane & zero_mask`, 0 at run time).
+@compute @workgroup_size(256)
+fn atomic_storage_one_lanes(
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let v = add_value(wid.x * WORKGROUP + lane);
+    let k = lane & masks.zero_mask;
+    for (var t = 0u; t < ADDS / 4u; t++) {
+        atomicAdd(&counters[k], v);
+        atomicAdd(&counters[k], v);
+        atomicAdd(&counters[k], v);
+        atomicAdd(&counters[k], v);
+    }
+}
+
+// One workgroup-memory word per workgroup, addressed per lane the same way. Every lane zeroes
+// its own word first (the word a lane adds to is one of them, whatever zero_mask is), and lane 0
+// writes word 0 out.
+@compute @workgroup_size(256)
+fn atomic_workgroup_one_lanes(
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
+    let v = add_value(wid.x * WORKGROUP + lane);
+    let k = lane & masks.zero_mask;
+    atomicStore(&shared_each[lane], 0u);
+    workgroupBarrier();
+    for (var t = 0u; t < ADDS / 4u; t++) {
+        atomicAdd(&shared_each[k], v);
+        atomicAdd(&shared_each[k], v);
+        atomicAdd(&shared_each[k], v);
+        atomicAdd(&shared_each[k], v);
+    }
+    workgroupBarrier();
+    if lane == 0u {
+        totals[wid.x] = atomicLoad(&shared_each[0]);
+    }
 }

@@ -1,23 +1,27 @@
 //! The memory suite: the memory hierarchy seen from a shader. Read bandwidth ([`read`]) and
-//! dependent-load latency ([`chase`]) against the working set, over the same sizes from 4 KiB
+//! dependent-load latency ([`chase`]: one invocation, and a subgroup's lanes on the vector path)
+//! against the working set, over the same sizes from 4 KiB
 //! to four times the largest cache the adapter is assumed to have, at two points per octave
 //! (2^k and 1.5 x 2^k bytes; the quick profile stops at twice the cache); derived rows give each level the bandwidth curve shows
 //! ([`levels`]): its size, its bandwidth and the latency measured inside it. Then workgroup
 //! (shared) memory: its read bandwidth and a stride sweep that shows bank conflicts
-//! ([`shared`]), and atomicAdd throughput, contended and not, in storage and workgroup memory
-//! ([`atomics`]).
+//! ([`shared`]), and atomicAdd throughput, contended (folded by the compiler or not) and not, in
+//! storage and workgroup memory ([`atomics`]).
 //!
 //! The largest cache: the host's own on a software adapter (its kernels run on the host CPU,
-//! [`host_caches`]), else the adapter class's assumption (`AdapterClass::assumed_llc_bytes`:
-//! 256 MiB for a discrete GPU, 96 MiB for an integrated one). The adapter's binding and buffer
-//! limits cap the sweep, and a sweep that could not reach four times the cache says so, since
-//! its last plateau may then be a cache rather than memory.
+//! [`host_caches`]), else the vendor's ([`llc`]: NVIDIA 128 MiB, AMD RDNA 128 MiB, MI300
+//! 256 MiB), else the adapter class's assumption (`AdapterClass::assumed_llc_bytes`: 256 MiB
+//! for a discrete GPU, 96 MiB for an integrated one). The adapter's binding and buffer limits
+//! cap the sweep, and a sweep that could not reach four times the cache says so, since its last
+//! plateau may then be a cache rather than memory. Where the stream suite ran before, the last
+//! read plateau is memory when it is within [`BEYOND_CACHES_WITHIN`] of stream's read.
 
 pub mod atomics;
 pub mod chase;
 mod forms;
 pub mod host_caches;
 pub mod levels;
+pub mod llc;
 #[cfg(test)]
 mod on_an_adapter;
 pub mod read;
@@ -35,12 +39,12 @@ use gpubench_engine::{Benchmarks, Suite};
 use gpubench_harness::kit::derived::derived_result;
 use gpubench_harness::kit::sizing::AdapterClass;
 
-pub use chase::PointerChase;
+pub use chase::{ChaseForm, PointerChase};
 use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 pub use host_caches::{HostCache, host_data_caches};
-pub use levels::{Plateau, Trend, plateaus};
+pub use levels::{BEYOND_CACHES_WITHIN, Plateau, Trend, plateaus, serves_as_memory};
 pub use read::WorkingSetRead;
 
 /// memory.wgsl: read bandwidth and pointer-chase latency against the working set.
@@ -107,12 +111,21 @@ pub struct SweepPlan {
 }
 
 impl SweepPlan {
-    /// The plan for an adapter of `class` with `limit` bytes per binding, the host's caches
-    /// being `host` (used only on a software adapter), in `profile`: the quick profile stops at
-    /// twice the largest cache (the largest sets cost the most to set up and to chase).
-    pub fn new(class: AdapterClass, limit: u64, host: &[HostCache], profile: Profile) -> Self {
-        let (largest_cache, cache_source) = match (class.assumed_llc_bytes(), host.last()) {
-            (Some(llc), _) => (llc, format!("assumed for a {} adapter", class.name())),
+    /// The plan for an adapter of `class` whose last-level cache is `gpu_llc` (bytes and
+    /// source, [`llc::gpu_llc`]; `None` on a software adapter) with `limit` bytes per binding,
+    /// the host's caches being `host` (used only on a software adapter), in `profile`: on a
+    /// software adapter the quick profile stops at twice the largest cache (the largest sets
+    /// cost the most to set up and to chase on a CPU); a GPU reaches four times it in every
+    /// profile, so that its last plateau is device memory.
+    pub fn new(
+        class: AdapterClass,
+        gpu_llc: Option<(u64, String)>,
+        limit: u64,
+        host: &[HostCache],
+        profile: Profile,
+    ) -> Self {
+        let (largest_cache, cache_source) = match (gpu_llc, host.last()) {
+            (Some(llc), _) => llc,
             (None, Some(cache)) => (cache.bytes, format!("the host's {}", cache.name())),
             (None, None) => (
                 SOFTWARE_LLC_FALLBACK,
@@ -125,7 +138,7 @@ impl SweepPlan {
         } else {
             u64::MAX
         };
-        let quick_cap = if profile == Profile::Quick {
+        let quick_cap = if profile == Profile::Quick && class == AdapterClass::Software {
             2 * largest_cache
         } else {
             u64::MAX
@@ -163,11 +176,12 @@ impl SweepPlan {
         } else {
             Vec::new()
         };
-        Self::new(class, limit, &host, profile)
+        let gpu_llc = llc::gpu_llc(class, ctx.summary.vendor_id, &ctx.summary.name);
+        Self::new(class, gpu_llc, limit, &host, profile)
     }
 }
 
-/// The memory suite: the read sweep, then the latency sweep, over the same working sets; then
+/// The memory suite: the read sweep, then the two latency sweeps, over the same working sets; then
 /// workgroup-memory bandwidth with its stride sweep, and atomicAdd throughput.
 pub struct MemorySuite;
 
@@ -197,20 +211,29 @@ impl Suite for MemorySuite {
         let class = AdapterClass::of(ctx);
         let plan = SweepPlan::of(ctx, options.profile);
         let seed = options.seed;
-        let groups = read::min_groups(class);
         let chunk = read::chunk_for(ctx);
         let steps = chase::steps_for(class);
         let sizes = working_sets(plan.top);
         let mut benches: Vec<Box<dyn Benchmark>> = Vec::new();
-        let (read_pipeline, chase_pipeline) =
-            (SharedPipeline::default(), SharedPipeline::default());
+        // One read pipeline per chunk width (a wide chunk gives way on the sizes it does
+        // not divide, read::chunk_fitting).
+        let mut read_pipelines: BTreeMap<u32, SharedPipeline> = BTreeMap::new();
         for &bytes in &sizes {
-            let kernel = WorkingSetRead::new(bytes, groups, chunk, seed).sharing(&read_pipeline);
-            benches.push(with_plan(kernel, &plan));
+            let groups = read::groups_for(bytes, class);
+            let kernel = WorkingSetRead::new(bytes, groups, chunk, seed);
+            let pipeline = read_pipelines.entry(kernel.chunk()).or_default();
+            benches.push(with_plan(kernel.sharing(pipeline), &plan));
         }
-        for &bytes in &sizes {
-            let kernel = PointerChase::new(bytes, steps, seed).sharing(&chase_pipeline);
-            benches.push(with_plan(kernel, &plan));
+        // The single-invocation chase, then the same walk by a subgroup's lanes (the vector
+        // path), each with its pipeline compiled once.
+        for form in [ChaseForm::Single, ChaseForm::Lanes(chunk)] {
+            let pipeline = SharedPipeline::default();
+            for &bytes in &sizes {
+                let kernel = PointerChase::new(bytes, steps, seed)
+                    .in_form(form)
+                    .sharing(&pipeline);
+                benches.push(with_plan(kernel, &plan));
+            }
         }
         let groups = shared::groups_for(class);
         let reads = std::iter::once(shared::TileRead::Vec4)
@@ -229,15 +252,35 @@ impl Suite for MemorySuite {
         Ok(benches)
     }
 
-    fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
-        derive_levels(results, &host_data_caches())
+    /// A read row's median time per dispatch (`dispatch_us`), and a warning when it is under
+    /// the target (the stream suite's 50 us).
+    fn annotate(&self, result: &mut BenchResult) {
+        let kernel = gpubench_harness::kit::derived::param_str(result, "kernel");
+        if result.role != Role::Kernel || kernel != Some("read") {
+            return;
+        }
+        let Some(dispatch_s) = gpubench_harness::kit::sizing::median_dispatch_s(result) else {
+            return;
+        };
+        result
+            .extra
+            .insert("dispatch_us".into(), (dispatch_s * 1e6).into());
+        let groups = result.params.get("workgroups").and_then(|g| g.as_u64());
+        if let Some(warning) = read::short_dispatch_warning(dispatch_s, groups.unwrap_or(0)) {
+            result.warnings.push(warning);
+        }
+    }
+
+    fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
+        derive_levels(results, &host_data_caches(), stream_read(earlier))
     }
 
     /// The read and chase sweeps are curves against the working set on log axes.
     fn chart_hint(&self, result: &BenchResult) -> Option<gpubench_results::ChartHint> {
         use gpubench_results::chart::{ChartHint, group};
         let kernel = result.params.get("kernel").and_then(|k| k.as_str());
-        (result.role == gpubench_results::Role::Kernel && matches!(kernel, Some("read" | "chase")))
+        let curve = matches!(kernel, Some("read" | "chase" | "chase-lanes"));
+        (result.role == gpubench_results::Role::Kernel && curve)
             .then(|| ChartHint::log_curve(group::WORKING_SET, "working_set_bytes", "kernel"))
     }
 }
@@ -288,6 +331,19 @@ fn curve(results: &[BenchResult], kernel: &str) -> Vec<(u64, f64)> {
         .collect()
 }
 
+/// The device-memory read bandwidth the stream suite measured earlier in the run (GB/s): the
+/// median of its verified `read` kernel over its largest array, when it ran.
+pub fn stream_read(earlier: &[BenchResult]) -> Option<f64> {
+    use gpubench_harness::kit::derived::param_str;
+    earlier
+        .iter()
+        .filter(|r| r.suite == gpubench_results::suite_names::STREAM && r.role == Role::Kernel)
+        .filter(|r| r.status == Status::Ok && r.verified && param_str(r, "kernel") == Some("read"))
+        .filter_map(|r| Some((r.params.get("array_bytes")?.as_u64()?, r.median()?)))
+        .max_by_key(|(bytes, _)| *bytes)
+        .map(|(_, gbs)| gbs)
+}
+
 /// One curve's level rows: what they are called and measure.
 struct Family<'a> {
     /// Id prefix: `level` (from the read curve) or `latency-level` (from the chase's).
@@ -300,6 +356,9 @@ struct Family<'a> {
     trend: Trend,
     /// The other curve, summarised over each plateau's sizes.
     other: (&'a [(u64, f64)], MetricKind, &'static str, &'static str),
+    /// Device memory's figure on this curve measured by another suite (stream's read for the
+    /// read curve), which decides whether the last plateau is memory.
+    memory: Option<f64>,
 }
 
 /// The level rows of a memory suite's `results`, from each curve on its own: the read curve
@@ -313,8 +372,14 @@ struct Family<'a> {
 /// each level is taken for (params `host_cache`, `host_cache_bytes`): levels and caches pair in
 /// order of size, each at most once, as near in size as can be, and a last plateau that runs
 /// to twice the largest cache or further is `beyond-caches` too (the host's memory), however
-/// far the sweep went.
-pub fn derive_levels(results: &[BenchResult], host: &[HostCache]) -> Vec<BenchResult> {
+/// far the sweep went. With `stream_read` (the stream suite's read of the same run, GB/s), the
+/// read curve's last plateau is `beyond-caches` when it is within [`BEYOND_CACHES_WITHIN`] of it
+/// (and only then, unless it runs past the host's caches), however far the sweep went.
+pub fn derive_levels(
+    results: &[BenchResult],
+    host: &[HostCache],
+    stream_read: Option<f64>,
+) -> Vec<BenchResult> {
     let bandwidth = curve(results, "read");
     let latency = curve(results, "chase");
     let Some(first) = results.iter().find(|r| r.role == Role::Kernel) else {
@@ -343,6 +408,7 @@ pub fn derive_levels(results: &[BenchResult], host: &[HostCache]) -> Vec<BenchRe
             curve: read,
             trend: Trend::Falling,
             other: chase,
+            memory: stream_read,
         },
         Family {
             prefix: "latency-level",
@@ -350,6 +416,7 @@ pub fn derive_levels(results: &[BenchResult], host: &[HostCache]) -> Vec<BenchRe
             curve: chase,
             trend: Trend::Rising,
             other: read,
+            memory: None,
         },
     ];
     families
@@ -369,7 +436,12 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
     let largest_host_cache = host.iter().map(|c| c.bytes).max();
     let past_host_caches =
         |p: &Plateau| largest_host_cache.is_some_and(|bytes| p.last_bytes >= 2 * bytes);
-    let beyond = |k: usize| k + 1 == found.len() && (reached_memory || past_host_caches(&found[k]));
+    let memory_speed = |p: &Plateau| match family.memory {
+        Some(figure) => serves_as_memory(p.median, figure),
+        None => reached_memory,
+    };
+    let beyond =
+        |k: usize| k + 1 == found.len() && (memory_speed(&found[k]) || past_host_caches(&found[k]));
     let candidates: Vec<Option<u64>> = (0..found.len())
         .map(|k| (!beyond(k) && !past_host_caches(&found[k])).then_some(found[k].last_bytes))
         .collect();
@@ -508,22 +580,40 @@ mod tests {
     fn the_sweep_reaches_four_times_the_largest_cache_unless_a_limit_stops_it() {
         let host = [cache(1, 32 << 10), cache(3, 32 << 20)];
         let default = Profile::Default;
-        let cpu = SweepPlan::new(AdapterClass::Software, 1 << 30, &host, default);
+        let cpu = SweepPlan::new(AdapterClass::Software, None, 1 << 30, &host, default);
         assert_eq!(
             (cpu.largest_cache, cpu.top, cpu.capped_by),
             (32 << 20, 128 << 20, None)
         );
         assert_eq!(cpu.cache_source, "the host's L3");
-        let gpu = SweepPlan::new(AdapterClass::Discrete, 1 << 40, &host, default);
+        let fallback = || llc::gpu_llc(AdapterClass::Discrete, 0x8086, "Intel Arc A770");
+        let gpu = SweepPlan::new(AdapterClass::Discrete, fallback(), 1 << 40, &host, default);
         assert_eq!((gpu.largest_cache, gpu.top), (256 << 20, 1 << 30));
-        let limited = SweepPlan::new(AdapterClass::Discrete, 128 << 20, &[], default);
+        let limited = SweepPlan::new(AdapterClass::Discrete, fallback(), 128 << 20, &[], default);
         assert_eq!(limited.top, 128 << 20);
         assert!(limited.capped_by.expect("capped").contains("binding limit"));
-        let unknown = SweepPlan::new(AdapterClass::Software, 1 << 30, &[], default);
+        let unknown = SweepPlan::new(AdapterClass::Software, None, 1 << 30, &[], default);
         assert_eq!(unknown.top, 128 << 20);
-        let quick = SweepPlan::new(AdapterClass::Software, 1 << 30, &host, Profile::Quick);
+        let quick = SweepPlan::new(AdapterClass::Software, None, 1 << 30, &host, Profile::Quick);
         assert_eq!(quick.top, 64 << 20);
         assert!(quick.capped_by.expect("capped").contains("quick"));
+    }
+
+    #[test]
+    fn an_h200_sweeps_to_four_times_its_last_level_cache_even_in_the_quick_profile() {
+        // H200: NVIDIA, 50 MiB of L2 (the table assumes 128 MiB for NVIDIA), 141 GB of HBM3e
+        // and wgpu's Vulkan binding limit of 4 GiB.
+        let class = AdapterClass::Discrete;
+        let llc = llc::gpu_llc(class, llc::NVIDIA, "NVIDIA H200");
+        for profile in [Profile::Quick, Profile::Default] {
+            let plan = SweepPlan::new(class, llc.clone(), 4 << 30, &[], profile);
+            assert_eq!(plan.largest_cache, 128 << 20);
+            assert!(plan.top >= 4 * plan.largest_cache, "{plan:?}");
+            assert!(plan.top >= 4 * (50 << 20), "4x the real L2 too: {plan:?}");
+            assert_eq!(plan.capped_by, None, "{plan:?}");
+            assert!(plan.cache_source.contains("NVIDIA"), "{plan:?}");
+            assert_eq!(working_sets(plan.top).last(), Some(&(512 << 20)));
+        }
     }
 
     #[test]
@@ -545,7 +635,7 @@ mod tests {
             })
             .collect();
         let host = [cache(1, 32 << 10), cache(2, 1 << 20), cache(3, 32 << 20)];
-        let derived = derive_levels(&results, &host);
+        let derived = derive_levels(&results, &host, None);
         let sizes: Vec<(&str, String)> = derived
             .iter()
             .filter(|r| r.metric == MetricKind::Size)
@@ -654,7 +744,7 @@ mod tests {
             "the burst splits L2 when read by medians: {cut:?}"
         );
         let host = [cache(1, 32 << 10), cache(2, 1 << 20)];
-        let derived = derive_levels(&results, &host);
+        let derived = derive_levels(&results, &host, None);
         let find = |id: &str| {
             derived
                 .iter()
@@ -694,7 +784,7 @@ mod tests {
     #[test]
     fn levels_carry_size_bandwidth_latency_and_their_host_cache() {
         let (results, host) = two_level_sweep();
-        let derived = derive_levels(&results, &host);
+        let derived = derive_levels(&results, &host, None);
         let ids: Vec<&str> = derived.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -731,6 +821,52 @@ mod tests {
     }
 
     #[test]
+    fn the_last_read_plateau_is_memory_when_within_the_constant_of_streams_read() {
+        let (results, _) = two_level_sweep();
+        let ids = |stream: Option<f64>| -> Vec<String> {
+            derive_levels(&results, &[], stream)
+                .into_iter()
+                .map(|r| r.id)
+                .collect()
+        };
+        let has = |ids: &[String], id: &str| ids.iter().any(|i| i == id);
+        // The last plateau reads 20 GB/s; stream's read 22 GB/s (within 15%): memory.
+        let near = ids(Some(22.0));
+        assert!(has(&near, "memory/beyond-caches/bandwidth"), "{near:?}");
+        assert!(!has(&near, "memory/level-3/size"), "{near:?}");
+        // Stream reads 40 GB/s: the plateau at 20 is no memory the sweep reached, a level.
+        let far = ids(Some(40.0));
+        assert!(has(&far, "memory/level-3/size"), "{far:?}");
+        assert!(!has(&far, "memory/beyond-caches/bandwidth"), "{far:?}");
+        // The latency curve keeps the sweep's rule (this sweep was not capped).
+        assert!(has(&far, "memory/latency-beyond-caches/latency"), "{far:?}");
+        // Without stream the sweep's reach decides.
+        assert!(has(&ids(None), "memory/beyond-caches/bandwidth"));
+    }
+
+    #[test]
+    fn streams_read_is_its_largest_verified_array() {
+        let row = |bytes: u64, gbs: f64, verified: bool| {
+            let info = gpubench_harness::BenchmarkInfo::new(
+                format!("stream/read/vec4-f32/{bytes}"),
+                gpubench_results::suite_names::STREAM,
+                MetricKind::Bandwidth,
+                "test",
+            )
+            .param("kernel", "read")
+            .param("array_bytes", bytes);
+            let mut r = BenchResult::empty(&info, Status::Ok, None);
+            r.summary = gpubench_results::stats::summarize(&[gbs, gbs]);
+            r.verified = verified;
+            r
+        };
+        let earlier = [row(16 << 20, 900.0, true), row(1 << 30, 800.0, true)];
+        assert_eq!(stream_read(&earlier), Some(800.0));
+        assert_eq!(stream_read(&[row(1 << 30, 800.0, false)]), None);
+        assert_eq!(stream_read(&[]), None);
+    }
+
+    #[test]
     fn a_capped_sweep_pairs_its_last_plateau_with_a_cache_left_or_calls_it_memory() {
         let (results, host) = two_level_sweep();
         // A capped sweep does not call its last plateau memory.
@@ -749,14 +885,14 @@ mod tests {
             })
             .collect();
         let with_l3 = [host[0], host[1], cache(3, 32 << 20)];
-        let derived = derive_levels(&capped, &with_l3);
+        let derived = derive_levels(&capped, &with_l3, None);
         let level_3 = derived
             .iter()
             .find(|r| r.id == "memory/level-3/size")
             .unwrap_or_else(|| panic!("a third level: {derived:?}"));
         assert_eq!(level_3.params["host_cache"], "L3");
         // Unless the host has no cache left for it: then it is the host's memory.
-        let ids: Vec<String> = derive_levels(&capped, &host)
+        let ids: Vec<String> = derive_levels(&capped, &host, None)
             .into_iter()
             .map(|r| r.id)
             .collect();
@@ -766,7 +902,7 @@ mod tests {
             "{ids:?}"
         );
         // Without host caches to pair with, a capped sweep's last plateau stays a level.
-        let ids: Vec<String> = derive_levels(&capped, &[])
+        let ids: Vec<String> = derive_levels(&capped, &[], None)
             .into_iter()
             .map(|r| r.id)
             .collect();
@@ -776,6 +912,6 @@ mod tests {
             .into_iter()
             .map(|b| row("read", b, 5.0, false))
             .collect();
-        assert!(derive_levels(&flat, &host).is_empty());
+        assert!(derive_levels(&flat, &host, None).is_empty());
     }
 }

@@ -247,8 +247,10 @@ fn check_workgroup_and_atomic_rows(results: &[BenchResult]) {
         [
             "memory/atomic-add/storage-each",
             "memory/atomic-add/storage-one",
+            "memory/atomic-add/storage-one-lane-indexed",
             "memory/atomic-add/workgroup-each",
             "memory/atomic-add/workgroup-one",
+            "memory/atomic-add/workgroup-one-lane-indexed",
             "memory/workgroup/read-vec4",
             "memory/workgroup/stride-1",
             "memory/workgroup/stride-16",
@@ -269,7 +271,7 @@ fn check_levels(
     host: &[HostCache],
     l2: HostCache,
 ) -> Result<Vec<String>, (Vec<&'static str>, String)> {
-    let levels = derive_levels(results, host);
+    let levels = derive_levels(results, host, None);
     let size_of = |cache: &str| {
         levels
             .iter()

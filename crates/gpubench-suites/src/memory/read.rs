@@ -18,8 +18,9 @@ use gpubench_harness::kit::gpu::{
     DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32, uniform_buffer,
 };
 use gpubench_harness::kit::inputs::exact_inputs;
-use gpubench_harness::kit::sizing::AdapterClass;
+use gpubench_harness::kit::sizing::{AdapterClass, TARGET_DISPATCH_S};
 use gpubench_harness::kit::verify::{Checker, Tolerance};
+use gpubench_results::warnings::{WarningKind, WarningRecord};
 
 /// Invocations per workgroup (memory.wgsl's `WORKGROUP`).
 pub const WORKGROUP: u32 = 256;
@@ -29,6 +30,25 @@ pub const WINDOW_TRIPS: u32 = 64;
 pub const WINDOW_ELEMENTS: u32 = WINDOW_TRIPS * 4 * WORKGROUP;
 /// Bytes in one element.
 const ELEMENT_BYTES: u64 = 16;
+/// Working sets this small sit in each core's first-level cache (and the shared caches
+/// nearest it), which read faster than the adapter class's assumed bound.
+pub const L1_RESIDENT_BYTES: u64 = 1 << 20;
+/// How much faster than the class's assumed peak bandwidth the cores' first-level caches read
+/// together: 3x a discrete GPU's 20 TB/s is MI300X's 304 CUs x 64 B a clock at 2.1 GHz (41 TB/s)
+/// with room to spare.
+const L1_FACTOR: f64 = 3.0;
+/// `chunk` halved until a trip's four loads (4 x chunk elements) divide the `elements` of the set,
+/// at least 1: the kernel wraps its index once a trip, which needs that (memory.wgsl). A chunk
+/// of 32 or less fits every size the sweep makes (2^k and 1.5 x 2^k of 4 KiB: multiples of 128
+/// elements); 64 gives way to 32 at 6 KiB.
+pub fn chunk_fitting(elements: u64, chunk: u32) -> u32 {
+    let mut chunk = chunk.max(1);
+    while chunk > 1 && !elements.is_multiple_of(4 * u64::from(chunk)) {
+        chunk /= 2;
+    }
+    chunk
+}
+
 /// Workgroups whose every invocation is replayed on the CPU; a larger grid has this many,
 /// spread evenly, the last among them.
 const CHECKED_GROUPS: u32 = 64;
@@ -44,6 +64,40 @@ pub fn min_groups(class: AdapterClass) -> u32 {
     }
 }
 
+/// The fewest workgroups for a working set of `bytes` on an adapter of `class`: [`min_groups`],
+/// and for a set of [`L1_RESIDENT_BYTES`] or less on a GPU enough 1 MiB windows that one
+/// dispatch lasts [`TARGET_DISPATCH_S`] even at [`L1_FACTOR`] times the class's assumed peak
+/// bandwidth, so that it outlasts the barrier before it (wgpu puts one between dispatches that
+/// write a buffer). A dispatch that is still short is flagged ([`short_dispatch_warning`]).
+pub fn groups_for(bytes: u64, class: AdapterClass) -> u32 {
+    let floor = min_groups(class);
+    if class == AdapterClass::Software || bytes > L1_RESIDENT_BYTES {
+        return floor;
+    }
+    let window = f64::from(WINDOW_ELEMENTS) * ELEMENT_BYTES as f64;
+    let wanted = TARGET_DISPATCH_S * L1_FACTOR * class.assumed_peak_bandwidth() / window;
+    floor.max(wanted.ceil().min(f64::from(u32::MAX)) as u32)
+}
+
+/// The warning a read row gets when its median dispatch lasted under [`TARGET_DISPATCH_S`]
+/// (`dispatch_s`): the barrier and dispatch cost between dispatches weigh in on its figure.
+pub fn short_dispatch_warning(dispatch_s: f64, groups: u64) -> Option<WarningRecord> {
+    (dispatch_s < TARGET_DISPATCH_S).then(|| {
+        let message = format!(
+            "dispatches are short ({:.1} us median over {groups} workgroups, target {:.0} us): \
+             the barrier and dispatch cost between dispatches weigh in on this working set's \
+             bandwidth; the grid is sized for an adapter of its class, and this one is faster",
+            dispatch_s * 1e6,
+            TARGET_DISPATCH_S * 1e6
+        );
+        WarningRecord::new(
+            WarningKind::ShortDispatches,
+            message,
+            Some(dispatch_s * 1e6),
+        )
+    })
+}
+
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -53,15 +107,30 @@ struct Params {
     _pad: u32,
 }
 
-/// Invocations that read adjacent elements (memory.wgsl's `CHUNK`): the adapter's smallest
-/// subgroup where it is a power of two from 4 to 128 (8 on lavapipe with AVX2, 32 on NVIDIA,
-/// RDNA and Apple GPUs), else 32.
+/// Invocations that read adjacent elements (memory.wgsl's `CHUNK`) on `ctx`'s adapter: see
+/// [`chunk_for_adapter`].
 pub fn chunk_for(ctx: &GpuContext) -> u32 {
-    let size = ctx.adapter.get_info().subgroup_min_size;
-    if size.is_power_of_two() && (4..=128).contains(&size) {
-        size
+    let info = ctx.adapter.get_info();
+    chunk_for_adapter(info.backend, info.subgroup_min_size)
+}
+
+/// The chunk when no real lane count is known: a warp of NVIDIA, a wave32 of RDNA, an Apple
+/// SIMD-group.
+pub const DEFAULT_CHUNK: u32 = 32;
+
+/// Invocations that read adjacent elements on an adapter of `backend` whose smallest subgroup
+/// wgpu reports as `subgroup_min`: that size where it is a lane count the driver reported, a
+/// power of two from 4 to 128 (8 on lavapipe with AVX2, 32 on NVIDIA and RDNA, 4 on
+/// SwiftShader), else [`DEFAULT_CHUNK`]. wgpu's Metal and GL backends have no such query and
+/// report 4 whatever the GPU (Apple's SIMD-groups are 32 wide), so there the figure is not a
+/// lane count and [`DEFAULT_CHUNK`] is used: 4-lane chunks would read 64-byte runs, a quarter of
+/// a GPU's coalesced row.
+pub fn chunk_for_adapter(backend: wgpu::Backend, subgroup_min: u32) -> u32 {
+    let reported = matches!(backend, wgpu::Backend::Vulkan | wgpu::Backend::Dx12);
+    if reported && subgroup_min.is_power_of_two() && (4..=128).contains(&subgroup_min) {
+        subgroup_min
     } else {
-        32
+        DEFAULT_CHUNK
     }
 }
 
@@ -93,6 +162,7 @@ impl WorkingSetRead {
         } else {
             32
         };
+        let chunk = chunk_fitting(bytes / ELEMENT_BYTES, chunk);
         Self {
             bytes,
             groups_at_least,
@@ -111,6 +181,12 @@ impl WorkingSetRead {
 
     fn elements(&self) -> u64 {
         self.bytes / ELEMENT_BYTES
+    }
+
+    /// Invocations per chunk (see [`chunk_fitting`]): kernels share a pipeline only with kernels
+    /// of the same chunk.
+    pub fn chunk(&self) -> u32 {
+        self.chunk
     }
 
     /// Workgroups in the grid: the floor, or as many windows as cover the set.
@@ -160,9 +236,10 @@ impl Kernel for WorkingSetRead {
         let n = u32::try_from(self.elements()).map_err(|_| {
             BenchError::Unsupported("working set too large for u32 indexing".into())
         })?;
-        if n < WORKGROUP || !self.bytes.is_multiple_of(ELEMENT_BYTES) {
+        let trip = 4 * self.chunk;
+        if n < WORKGROUP || !self.bytes.is_multiple_of(ELEMENT_BYTES) || !n.is_multiple_of(trip) {
             return Err(BenchError::Unsupported(format!(
-                "a working set of {} is under 4 KiB or not whole vec4s",
+                "a working set of {} is under 4 KiB, not whole vec4s or not whole trips of {trip}",
                 format_size(self.bytes)
             )));
         }
@@ -324,6 +401,55 @@ mod tests {
             WorkingSetRead::new(64 * window + 16, floor, 32, 1).groups(),
             65
         );
+    }
+
+    #[test]
+    fn small_sets_on_a_gpu_get_enough_workgroups_to_outlast_the_barrier() {
+        for class in [AdapterClass::Discrete, AdapterClass::Integrated] {
+            let window = f64::from(WINDOW_ELEMENTS) * ELEMENT_BYTES as f64;
+            let groups = groups_for(4096, class);
+            let dispatch_s =
+                f64::from(groups) * window / (L1_FACTOR * class.assumed_peak_bandwidth());
+            assert!(dispatch_s >= TARGET_DISPATCH_S, "{class:?}: {groups}");
+            assert!(groups > min_groups(class), "{class:?}: {groups}");
+            assert_eq!(groups_for(L1_RESIDENT_BYTES, class), groups);
+            assert_eq!(groups_for(2 * L1_RESIDENT_BYTES, class), min_groups(class));
+        }
+        let software = AdapterClass::Software;
+        assert_eq!(groups_for(4096, software), min_groups(software));
+        let warning = short_dispatch_warning(20e-6, 2861).expect("short");
+        assert!(warning.message.contains("20.0 us"), "{}", warning.message);
+        assert_eq!(short_dispatch_warning(60e-6, 2861), None);
+    }
+
+    #[test]
+    fn chunks_fit_whole_trips_of_every_swept_size() {
+        for bytes in crate::memory::working_sets(1 << 30) {
+            let elements = bytes / ELEMENT_BYTES;
+            for chunk in [4, 8, 16, 32] {
+                assert_eq!(chunk_fitting(elements, chunk), chunk, "{bytes}");
+            }
+            let wide = chunk_fitting(elements, 64);
+            assert!(elements.is_multiple_of(4 * u64::from(wide)), "{bytes}");
+        }
+        assert_eq!(chunk_fitting(6 * 1024 / ELEMENT_BYTES, 64), 32);
+        assert_eq!(chunk_fitting(8 * 1024 / ELEMENT_BYTES, 64), 64);
+        assert_eq!(WorkingSetRead::new(6 * 1024, 1, 64, 1).chunk(), 32);
+    }
+
+    #[test]
+    fn chunks_are_real_lane_counts_or_thirty_two() {
+        use wgpu::Backend;
+        // Metal and GL report a minimum of 4 whatever the GPU: not a lane count.
+        assert_eq!(chunk_for_adapter(Backend::Metal, 4), 32);
+        assert_eq!(chunk_for_adapter(Backend::Gl, 4), 32);
+        // Vulkan's and DX12's minimum is the driver's own: lavapipe 8, SwiftShader 4, RDNA 32.
+        assert_eq!(chunk_for_adapter(Backend::Vulkan, 8), 8);
+        assert_eq!(chunk_for_adapter(Backend::Vulkan, 4), 4);
+        assert_eq!(chunk_for_adapter(Backend::Dx12, 32), 32);
+        // Nothing usable reported.
+        assert_eq!(chunk_for_adapter(Backend::Vulkan, 0), 32);
+        assert_eq!(chunk_for_adapter(Backend::Vulkan, 256), 32);
     }
 
     #[test]

@@ -27,6 +27,15 @@
 //! invocation's output bit for bit; a step skipped, a loop folded or a wrong FMA cannot pass.
 //! (The multiplier being one costs the hardware nothing less: the compiler cannot know it.)
 //!
+//! Two recurrences ([`Chain`]). The reference load is `x = fma(x, a, b)` (the chain is the
+//! multiplicand, `a` and `b` uniform). The accumulate form is `acc = fma(p, q, acc)` (the chain is
+//! the addend, `p` per lane at run time, `q` uniform): RDNA 3 can dual-issue only that shape
+//! (`v_fmac_f32`; the first compiles to VOP3 `v_fma_f32`), so on some GPUs it is the only form that
+//! reaches the peak. Both move a chain by exactly `b` a step; each has its own ids and its own CPU
+//! reference, and the peak other suites scale by is the best verified row of either. The
+//! accumulate form is skipped on software adapters ([`SOFTWARE_SPLITS_FMA`]): llvmpipe splits
+//! every fma and hoists the form's loop-invariant product, so its loop would only add.
+//!
 //! The roofline kernel has the same shape (a uniform block, an output that starts as NaN, an
 //! exact CPU prediction), so both are built on [`FmaDispatch`].
 
@@ -65,6 +74,13 @@ pub const LANES: u32 = 8;
 pub const A: f32 = 1.0;
 /// The addend of every chain: 2^-10, so STEPS steps move a chain by exactly 1.
 pub const B: f32 = 1.0 / 1024.0;
+
+/// Why the accumulate form is skipped on a software adapter. llvmpipe (lavapipe) lowers every
+/// fma to a multiply and an add in NIR (`lower_ffma32`), and the accumulate form's product is the
+/// same every step, so it leaves the loop and the loop adds: measured there, the form ran 1.5x
+/// the multiply form's "GFLOP/s" while doing half the arithmetic it declares. The values cannot
+/// show it (they are exact either way).
+pub const SOFTWARE_SPLITS_FMA: &str = "not run on a software adapter: its shader compiler may split fma into a multiply and an add (llvmpipe does) and hoist the product, the same every step, out of the loop, so the row would count 2 FLOP for each add; the multiply-form rows are the peak here";
 
 /// Scalar, vec2 or vec4 chains.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,11 +125,45 @@ impl PeakForm {
         LANES
     }
 
-    fn entry(self) -> &'static str {
+    /// The entry point of compute_peak.wgsl that runs this form with `chain`.
+    pub fn entry(self, chain: Chain) -> &'static str {
+        match (chain, self) {
+            (Chain::Multiply, PeakForm::Scalar) => "peak_scalar",
+            (Chain::Multiply, PeakForm::Vec2) => "peak_vec2",
+            (Chain::Multiply, PeakForm::Vec4) => "peak_vec4",
+            (Chain::Accumulate, PeakForm::Scalar) => "peak_scalar_acc",
+            (Chain::Accumulate, PeakForm::Vec2) => "peak_vec2_acc",
+            (Chain::Accumulate, PeakForm::Vec4) => "peak_vec4_acc",
+        }
+    }
+}
+
+/// How a step of a chain uses the chain's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chain {
+    /// `x = fma(x, a, b)`, `a` and `b` uniform: the chain is the multiplicand (the reference
+    /// load, and the only form before the accumulate one; its ids have no prefix).
+    Multiply,
+    /// `acc = fma(p, q, acc)`, `p` per lane at run time and `q` uniform: the chain is the
+    /// addend, the shape of a matmul's inner loop and the one RDNA 3 dual-issues.
+    Accumulate,
+}
+
+impl Chain {
+    /// Name as recorded in params.
+    pub fn name(self) -> &'static str {
         match self {
-            PeakForm::Scalar => "peak_scalar",
-            PeakForm::Vec2 => "peak_vec2",
-            PeakForm::Vec4 => "peak_vec4",
+            Chain::Multiply => "multiply",
+            Chain::Accumulate => "accumulate",
+        }
+    }
+
+    /// What the id's form part starts with: nothing for the reference form, `acc-` for the
+    /// accumulate one (`compute/fma-peak/acc-vec4-f32`).
+    fn id_prefix(self) -> &'static str {
+        match self {
+            Chain::Multiply => "",
+            Chain::Accumulate => "acc-",
         }
     }
 }
@@ -121,6 +171,26 @@ impl PeakForm {
 /// The start value of scalar chain `c` of invocation `id` (the shader's `start`).
 pub fn chain_start(id: u32, c: u32) -> f64 {
     -1.5 + f64::from((id.wrapping_mul(7).wrapping_add(c.wrapping_mul(13))) & 511) / 1024.0
+}
+
+/// What invocation `id` of the accumulate form writes: the sum of its `lanes` accumulators after
+/// `steps` steps of `acc = fma(p, q, acc)`, the steps taking the pairs `(p0, q0)` and `(p1, q1)`
+/// in turn, `p0 = p1 = b` (the host's zero mask is 0) and `q0 = q1 = a`. Every value on the way
+/// is a multiple of 2^-10 in [-1.5, 0.5) (exact in f32 and f16), so the tolerance is none: the
+/// sum is compared bit for bit. The replay is step by step in f64 (exact here), so it does not
+/// lean on the closed form of the multiply form.
+pub fn accumulated_output(id: u32, lanes: u32, steps: u32, a: f64, b: f64) -> f64 {
+    let pairs = [(b, a), (b, a)];
+    (0..lanes)
+        .map(|c| {
+            let mut acc = chain_start(id, c);
+            for step in 0..steps as usize {
+                let (p, q) = pairs[step % 2];
+                acc = p.mul_add(q, acc);
+            }
+            acc
+        })
+        .sum()
 }
 
 /// What invocation `id` writes: the sum of its `lanes` chains after `steps` steps of
@@ -144,7 +214,10 @@ pub fn expected_output(id: u32, lanes: u32, steps: u32, a: f64, b: f64) -> f64 {
 struct Params {
     a: f32,
     b: f32,
-    _pad: [u32; 2],
+    /// 0: the accumulate forms' per-lane multiplier is `1 + ((lid >> shift) & zero_mask)`.
+    zero_mask: u32,
+    /// The accumulate forms' second uniform multiplier: [`A`], like `a`.
+    a2: f32,
 }
 
 /// What an FMA kernel's set-up made: its dispatch, bound to a uniform block, any storage inputs
@@ -322,6 +395,7 @@ impl From<Precision> for FloatType {
 pub struct FmaPeak {
     precision: FloatType,
     form: PeakForm,
+    chain: Chain,
     grid: PeakGrid,
 }
 
@@ -331,8 +405,15 @@ impl FmaPeak {
         Self {
             precision: precision.into(),
             form,
+            chain: Chain::Multiply,
             grid,
         }
+    }
+
+    /// The same chains stepped as `chain` says.
+    pub fn with_chain(mut self, chain: Chain) -> Self {
+        self.chain = chain;
+        self
     }
 
     fn invocations(&self) -> u32 {
@@ -340,14 +421,24 @@ impl FmaPeak {
     }
 
     fn id(&self) -> String {
-        format!("{ID_PREFIX}/{}-{}", self.form.name(), self.precision.name())
+        format!("{ID_PREFIX}/{}", self.form_name())
+    }
+
+    /// The id's form part: `vec4-f32`, `acc-vec4-f32`.
+    fn form_name(&self) -> String {
+        format!(
+            "{}{}-{}",
+            self.chain.id_prefix(),
+            self.form.name(),
+            self.precision.name()
+        )
     }
 
     /// The shader its pipeline compiles: the precision by alias rewriting, [`STEPS`] as the
     /// `STEPS` pipeline constant.
     pub fn shader(&self) -> Result<SpecialisedShader, BenchError> {
         let source = self.precision.source().map_err(BenchError::Setup)?;
-        Ok(chain_shader(source, self.form.entry()))
+        Ok(chain_shader(source, self.form.entry(self.chain)))
     }
 }
 
@@ -363,7 +454,11 @@ impl Kernel for FmaPeak {
         )
         .param("kernel", "fma-peak")
         .param("precision", self.precision.name())
-        .param("form", self.form.name())
+        .param(
+            "form",
+            format!("{}{}", self.chain.id_prefix(), self.form.name()),
+        )
+        .param("chain", self.chain.name())
         .param("chains_per_invocation", self.form.chains())
         .param("chains_lanes_per_invocation", self.form.lanes());
         chain_params(info, &self.grid)
@@ -374,6 +469,9 @@ impl Kernel for FmaPeak {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
+        if self.chain == Chain::Accumulate && ctx.is_software() {
+            return Err(SOFTWARE_SPLITS_FMA.to_string());
+        }
         let (x, y) = self.grid.workgroups;
         if x.max(y) > ctx.limits.max_compute_workgroups_per_dimension {
             return Err(format!(
@@ -387,7 +485,8 @@ impl Kernel for FmaPeak {
         let params = Params {
             a: A,
             b: B,
-            _pad: [0; 2],
+            zero_mask: 0,
+            a2: A,
         };
         Ok(FmaDispatch::new(
             ctx,
@@ -413,7 +512,10 @@ impl Kernel for FmaPeak {
     async fn verify(&self, state: &mut FmaDispatch, ctx: &GpuContext) -> Outcome<Verification> {
         let (lanes, a, b) = (self.form.lanes(), f64::from(A), f64::from(B));
         let want: Vec<f64> = (0..self.invocations())
-            .map(|id| expected_output(id, lanes, STEPS, a, b))
+            .map(|id| match self.chain {
+                Chain::Multiply => expected_output(id, lanes, STEPS, a, b),
+                Chain::Accumulate => accumulated_output(id, lanes, STEPS, a, b),
+            })
             .collect();
         state
             .verify_exact(ctx, &want, |id| format!("invocation {id}"))
@@ -421,12 +523,13 @@ impl Kernel for FmaPeak {
     }
 }
 
-/// The measured peak of `precision`: the best median over the ok results of this kernel's timed
-/// forms (the compute suite's `fma-peak` rows), when they ran. Other suites express their throughput as a fraction of it.
+/// The measured peak of `precision`: the best median over the ok and verified results of this
+/// kernel's timed forms (the compute suite's `fma-peak` rows, both [`Chain`]s), when they ran.
+/// Other suites express their throughput as a fraction of it.
 pub fn measured_peak(results: &[BenchResult], precision: Precision) -> Option<(f64, String)> {
     results
         .iter()
-        .filter(|r| r.status == Status::Ok && r.suite == SUITE)
+        .filter(|r| r.status == Status::Ok && r.verified && r.suite == SUITE)
         .filter(|r| param_str(r, "kernel") == Some("fma-peak"))
         .filter(|r| param_str(r, "precision") == Some(precision.name()))
         .filter_map(|r| Some((r.median()?, r.id.clone())))
@@ -477,12 +580,74 @@ mod tests {
             source.matches("x = step_vec4(x, a, b);").count(),
             UNROLL as usize
         );
+        // The accumulate forms take their two operand pairs in turn, half the steps each.
+        for step in ["acc_scalar", "acc_vec2", "acc_vec4"] {
+            for pair in ["p0, q0", "p1, q1"] {
+                let call = format!("x = {step}(x, {pair});");
+                assert_eq!(source.matches(&call).count(), UNROLL as usize / 2, "{call}");
+            }
+        }
         for form in PeakForm::ALL {
             assert_eq!(form.chains() * form.width(), LANES);
+            for chain in [Chain::Multiply, Chain::Accumulate] {
+                let entry = format!("fn {}(", form.entry(chain));
+                assert!(source.contains(&entry), "{entry}");
+            }
         }
         assert!(source.contains(&format!("@workgroup_size({WORKGROUP})")));
         assert!(source.contains("struct Scalar8 {") && source.contains("struct Vec2x4 {"));
         assert!(source.contains("struct Vec4x2 {"));
+    }
+
+    #[test]
+    fn the_accumulate_form_has_its_own_ids_and_reference() {
+        let grid = PeakGrid::fixed(1);
+        let peak = FmaPeak::new(Precision::F16, PeakForm::Vec4, grid).with_chain(Chain::Accumulate);
+        let info = peak.info();
+        assert_eq!(info.id, "compute/fma-peak/acc-vec4-f16");
+        assert_eq!(info.params["chain"], "accumulate");
+        assert_eq!(
+            info.params["kernel"], "fma-peak",
+            "a candidate for the measured peak"
+        );
+        let shader = peak.shader().expect("specialises");
+        assert_eq!(shader.entry, "peak_vec4_acc");
+        let reference = FmaPeak::new(Precision::F32, PeakForm::Vec4, PeakGrid::fixed(1));
+        assert_eq!(reference.info().id, "compute/fma-peak/vec4-f32");
+        // Both recurrences move a chain by exactly b a step: the replay of fma(p, q, acc)
+        // agrees with the multiply form's closed form, bit for bit.
+        for id in [0, 77, 4095] {
+            let (a, b) = (f64::from(A), f64::from(B));
+            assert_eq!(
+                accumulated_output(id, LANES, STEPS, a, b),
+                expected_output(id, LANES, STEPS, a, b)
+            );
+        }
+    }
+
+    #[test]
+    fn the_peak_is_the_best_verified_row_of_either_chain() {
+        let row = |chain: Chain, median: f64, verified: bool| {
+            let peak =
+                FmaPeak::new(Precision::F32, PeakForm::Vec4, PeakGrid::fixed(1)).with_chain(chain);
+            let mut r = BenchResult::empty(&peak.info(), Status::Ok, None);
+            r.summary = gpubench_results::stats::summarize(&[median, median]);
+            r.verified = verified;
+            r
+        };
+        let results = [
+            row(Chain::Multiply, 100.0, true),
+            row(Chain::Accumulate, 190.0, true),
+        ];
+        let peak = measured_peak(&results, Precision::F32).expect("a peak");
+        assert_eq!(peak, (190.0, "compute/fma-peak/acc-vec4-f32".to_string()));
+        // A faster row that did not verify is no peak.
+        let unverified = [
+            row(Chain::Multiply, 100.0, true),
+            row(Chain::Accumulate, 400.0, false),
+        ];
+        let peak = measured_peak(&unverified, Precision::F32).expect("a peak");
+        assert_eq!(peak.1, "compute/fma-peak/vec4-f32");
     }
 
     #[test]
