@@ -22,6 +22,7 @@ pub fn run(args: &SizingArgs) -> anyhow::Result<Exit> {
     };
     let sized = size(&doc, &target).map_err(|error| match error {
         SizingError::NoRows => anyhow::anyhow!("{}: {error}", args.file.display()),
+        SizingError::Ambiguous { .. } => UsageError(format!("{error} (--workload NAME)")).into(),
         other => UsageError(other.to_string()).into(),
     })?;
     let request = doc

@@ -71,7 +71,7 @@ pub enum SizingError {
         found: String,
     },
     /// Several workloads and none chosen.
-    #[error("the run has several workloads ({found}): name one with --workload")]
+    #[error("the run has several workloads ({found}): name the one to size")]
     Ambiguous {
         /// What there is.
         found: String,
