@@ -168,6 +168,14 @@ fn micros(us: f64) -> String {
 
 /// The bound rows of every workload in `results` (this suite's rows).
 pub fn derive(results: &[BenchResult], band: f64) -> Vec<BenchResult> {
+    workloads_of(results)
+        .into_iter()
+        .filter_map(|w| bound_row(w, results, band))
+        .collect()
+}
+
+/// The workloads `results` hold rows of, each once, in the order they first appear.
+pub fn workloads_of(results: &[BenchResult]) -> Vec<&str> {
     let mut workloads: Vec<&str> = Vec::new();
     for w in results.iter().filter_map(|r| param_str(r, "workload")) {
         if !workloads.contains(&w) {
@@ -175,9 +183,6 @@ pub fn derive(results: &[BenchResult], band: f64) -> Vec<BenchResult> {
         }
     }
     workloads
-        .into_iter()
-        .filter_map(|w| bound_row(w, results, band))
-        .collect()
 }
 
 fn median(r: &BenchResult) -> Option<f64> {

@@ -127,12 +127,7 @@ pub fn cards_needed(rate_per_s: f64, per_card_per_s: f64, spare: u64) -> u64 {
 }
 
 fn pick_workload(results: &[BenchResult], wanted: Option<&str>) -> Result<String, SizingError> {
-    let mut names: Vec<&str> = Vec::new();
-    for name in results.iter().filter_map(|r| param_str(r, "workload")) {
-        if !names.contains(&name) {
-            names.push(name);
-        }
-    }
+    let names = super::bound::workloads_of(results);
     if names.is_empty() {
         return Err(SizingError::NoRows);
     }
