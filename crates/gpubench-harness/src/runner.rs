@@ -26,8 +26,10 @@ use std::time::{Duration, Instant};
 use crate::benchmark::Benchmark;
 use crate::context::GpuContext;
 use crate::error::BenchError;
+use crate::item_trace::{self, ItemStage};
 use crate::telemetry_hook::TelemetryHook;
 use crate::timing::{HostSpan, SampleClock, SampleTiming, TimestampQueries};
+use gpubench_results::item_timeline::ItemTimeline;
 use gpubench_results::metric::{
     BenchmarkInfo, IterationPolicy, MetricKind, TimingPreference, Work,
 };
@@ -158,6 +160,8 @@ struct Samples {
     host: Vec<f64>,
     /// Latencies of the items the samples carried (pipelined requests), when recorded.
     items: Vec<Duration>,
+    /// Each sample's item stages (empty where none were recorded), beside `host`.
+    stages: Vec<Vec<ItemStage>>,
     gpu: Vec<Option<f64>>,
     rejected: usize,
     clocks: Vec<ClockPair>,
@@ -545,6 +549,9 @@ fn summarise(
         result.gpu_summary = stats::summarize(&gpu_values).map(Box::new);
         result.gpu_samples = gpu_values;
     }
+    if let Some(timeline) = samples.typical_timeline() {
+        timeline.store(&mut result.extra);
+    }
     if !samples.items.is_empty() {
         let ns: Vec<u64> = samples.items.iter().map(|d| d.as_nanos() as u64).collect();
         result.latency = stats::latency_summary(&ns).map(Box::new);
@@ -637,6 +644,7 @@ impl Samples {
     fn push(&mut self, timing: &SampleTiming, iterations: u32) {
         let per = |d: Duration| d.as_secs_f64() / f64::from(iterations);
         self.items.extend(timing.item_latencies.iter().copied());
+        self.stages.push(timing.item_stages.clone());
         self.host.push(per(timing.host));
         self.gpu.push(timing.gpu.map(per));
         self.rejected += usize::from(timing.gpu_rejected);
@@ -647,6 +655,16 @@ impl Samples {
                 span: timing.host_span,
             });
         }
+    }
+
+    /// The item timeline of the sample whose host time is nearest the median, when the
+    /// samples recorded item stages.
+    fn typical_timeline(&self) -> Option<ItemTimeline> {
+        if self.stages.iter().all(Vec::is_empty) {
+            return None;
+        }
+        let k = item_trace::typical(&self.host)?;
+        item_trace::timeline(self.stages.get(k)?)
     }
 
     /// Per-iteration seconds by the headline clock: GPU time when preferred and available for
@@ -736,6 +754,7 @@ mod tests {
                     gpu_rejected: false,
                     host_span,
                     item_latencies: Vec::new(),
+                    item_stages: Vec::new(),
                 },
                 1,
             );
@@ -761,6 +780,7 @@ mod tests {
                 gpu_rejected: false,
                 host_span: HostSpan::OneSubmit,
                 item_latencies: Vec::new(),
+                item_stages: Vec::new(),
             },
             capped: false,
         };
@@ -781,6 +801,7 @@ mod tests {
                     item_latencies: (1..=50u64)
                         .map(|ms| Duration::from_millis(if k == 3 && ms == 50 { 900 } else { ms }))
                         .collect(),
+                    item_stages: Vec::new(),
                 },
                 50,
             );

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::context::GpuContext;
 use crate::error::BenchError;
+use crate::item_trace::ItemStage;
 
 /// Which end of the timed work a timestamp marks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +141,9 @@ pub struct SampleTiming {
     /// pipelined path), each from its start to its end, when the benchmark recorded them
     /// ([`SampleClock::record_item_latency`]).
     pub item_latencies: Vec<Duration>,
+    /// The stages of the items the sample carried, when the benchmark recorded them
+    /// ([`SampleClock::record_item_stage`]).
+    pub item_stages: Vec<ItemStage>,
 }
 
 /// One sample as a benchmark records it: the context to record on, how many iterations to do,
@@ -159,6 +163,7 @@ pub struct SampleClock<'a> {
     wrote_begin: bool,
     wrote_end: bool,
     item_latencies: Vec<Duration>,
+    item_stages: Vec<ItemStage>,
 }
 
 impl<'a> SampleClock<'a> {
@@ -180,6 +185,7 @@ impl<'a> SampleClock<'a> {
             wrote_begin: false,
             wrote_end: false,
             item_latencies: Vec::new(),
+            item_stages: Vec::new(),
         }
     }
 
@@ -188,6 +194,24 @@ impl<'a> SampleClock<'a> {
     /// latency percentiles are then over the items of every timed sample, not over samples.
     pub fn record_item_latency(&mut self, latency: Duration) {
         self.item_latencies.push(latency);
+    }
+
+    /// Records one stage of one item this sample carried (`item`'s `stage`, from `start` to
+    /// `end` on the host clock): the result keeps a typical sample's first items as its
+    /// timeline (`extra.item_timeline`).
+    pub fn record_item_stage(
+        &mut self,
+        item: u64,
+        stage: &'static str,
+        start: Instant,
+        end: Instant,
+    ) {
+        self.item_stages.push(ItemStage {
+            item,
+            stage,
+            start,
+            end,
+        });
     }
 
     /// The context the sample runs on.
@@ -361,6 +385,7 @@ impl<'a> SampleClock<'a> {
             gpu_rejected,
             host_span,
             item_latencies: self.item_latencies,
+            item_stages: self.item_stages,
         })
     }
 }

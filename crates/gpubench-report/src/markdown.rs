@@ -21,6 +21,12 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
     for suite in &text.suites {
         out.push_str(&format!("\n### {}\n\n", md(&suite.suite)));
         out.push_str(&suite.grid.to_markdown());
+        if !suite.findings.is_empty() {
+            out.push('\n');
+        }
+        for finding in &suite.findings {
+            out.push_str(&format!("- {}\n", md(finding)));
+        }
     }
     if !text.notes.is_empty() {
         out.push_str(&warnings_block(&text.notes));

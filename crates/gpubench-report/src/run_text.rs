@@ -2,6 +2,7 @@
 //! heading (adapter, profile, telemetry, run noise, logging above warn), one grid per suite, the warning notes and
 //! the legend. The terminal adds only what needs its own drawing (sweeps, latency, datasheet).
 
+use gpubench_results::chart::finding_of;
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 use crate::grid::Grid;
@@ -29,6 +30,9 @@ pub struct SuiteGrid {
     pub grid: Grid,
     /// The results the grid shows, by index into the document's results.
     pub rows: Vec<usize>,
+    /// The sentences its results state for the reader (`extra.finding`), each after its
+    /// result's short id.
+    pub findings: Vec<String>,
 }
 
 /// The text of `doc`; `verbose` lists every warning instead of one line per kind.
@@ -49,6 +53,10 @@ pub fn run_text(doc: &RunDocument, verbose: bool) -> RunText {
             SuiteGrid {
                 suite: suite.to_string(),
                 grid: suite_grid(suite, &results),
+                findings: results
+                    .iter()
+                    .filter_map(|r| Some(format!("{}: {}", short_id(r), finding_of(r)?)))
+                    .collect(),
                 rows,
             }
         })

@@ -134,6 +134,9 @@ pub fn render_run(style: &TableStyle, doc: &RunDocument) -> Result<String, Repor
         let rows: Vec<_> = suite.rows.iter().map(|&i| &doc.results[i]).collect();
         out.push('\n');
         out.push_str(&suite_table(suite, doc, style, &mut narrowed));
+        if !suite.findings.is_empty() {
+            out.push_str(&prose_block(&suite.findings, style.width));
+        }
         if let Some(sweep) = blocks::sweep_table(&suite.suite, &rows, style.width) {
             out.push_str(&printable(&sweep));
         }

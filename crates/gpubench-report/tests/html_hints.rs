@@ -138,3 +138,103 @@ fn hints_declared_as_today_draw_what_old_files_draw() {
         }
     }
 }
+
+/// A suite the report has never heard of that states its throughput, its latencies, a
+/// typical sample's item timeline and a finding: each reaches the page (latency against
+/// throughput, a Gantt chart, a findings list) and the finding the terminal table and
+/// Markdown too, all found by their `extra` entries, not by the suite's name.
+#[test]
+fn throughput_latency_item_timelines_and_findings_reach_every_output() {
+    use gpubench_report::Format;
+    use gpubench_report::table::TableStyle;
+    use gpubench_results::chart::{FINDING, ITEMS_PER_S};
+    use gpubench_results::item_timeline::{ItemTimeline, StageSpan, TimelineItem};
+    use gpubench_results::stats::LatencySummary;
+
+    let mut doc = fft_doc();
+    for r in doc
+        .results
+        .iter_mut()
+        .filter(|r| r.id.starts_with("fft/sweep/radix2/"))
+    {
+        let n = r.params["n"].as_f64().expect("n");
+        r.extra.insert(ITEMS_PER_S.into(), (1e6 / n).into());
+        r.latency = Some(Box::new(LatencySummary {
+            p50_us: n,
+            p95_us: 2.0 * n,
+            p99_us: 3.0 * n,
+            max_us: 4.0 * n,
+            n: 40,
+        }));
+    }
+    let span = |stage: &str, start_us: f64, end_us: f64| StageSpan {
+        stage: stage.into(),
+        start_us,
+        end_us,
+    };
+    let timeline = ItemTimeline {
+        clock: "host".into(),
+        items: (0..3u64)
+            .map(|k| TimelineItem {
+                item: k,
+                spans: vec![
+                    span("upload", 1000.0 * k as f64, 1000.0 * k as f64 + 800.0),
+                    span(
+                        "transform",
+                        1000.0 * k as f64 + 800.0,
+                        1000.0 * k as f64 + 2500.0,
+                    ),
+                ],
+            })
+            .collect(),
+    };
+    let finding = "transform bounds: 1.7 ms of 2.5 ms per request";
+    let last = doc.results.last_mut().expect("rows");
+    timeline.store(&mut last.extra);
+    last.extra.insert(FINDING.into(), finding.into());
+    let timed = last.id.clone();
+
+    let page = gpubench_report::html::render(&[("fft.json".into(), doc.clone())]).expect("renders");
+    let charts = svgs(&page);
+    let traded = charts
+        .iter()
+        .find(|s| s.contains("Latency against throughput: FFT throughput by size"))
+        .expect("a latency-against-throughput chart");
+    assert!(
+        traded.contains("fft/sweep/radix2/4096"),
+        "the point's tooltip"
+    );
+    assert!(traded.contains("radix2 p95"), "a p95 series");
+    assert!(
+        !traded.contains("radix4"),
+        "rows without a latency are left out"
+    );
+    let timelines = page
+        .split("<h2>Item timelines")
+        .nth(1)
+        .expect("a timeline section");
+    assert!(timelines.contains(&format!("<h3>{timed}</h3>")));
+    let gantt = svgs(timelines).into_iter().next().expect("a Gantt chart");
+    assert_eq!(
+        gantt.matches("<rect").count(),
+        6 + 2,
+        "six bars and two legend keys"
+    );
+    assert!(
+        gantt.contains("#2 transform: 2.80 to 4.50 ms (1.70 ms)"),
+        "{gantt}"
+    );
+    assert!(page.contains(finding), "the findings list");
+
+    let text = gpubench_report::run_text::run_text(&doc, false);
+    assert_eq!(
+        text.suites[0].findings,
+        [format!("request-1/readback: {finding}")]
+    );
+    for format in [Format::Table, Format::Markdown] {
+        let out = format
+            .render_run(&doc, &TableStyle::default())
+            .expect("renders");
+        assert!(out.contains(finding), "{format:?}: {out}");
+    }
+}

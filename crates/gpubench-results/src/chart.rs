@@ -45,6 +45,21 @@ pub mod group {
     ];
 }
 
+/// The `extra` entry in which a result states its throughput in items per second (requests,
+/// for a data path). A curve group whose rows carry it and a latency summary is also drawn as
+/// latency against throughput, the trade a batch size or a depth of requests in flight makes.
+pub const ITEMS_PER_S: &str = "requests_per_s";
+
+/// The `extra` entry in which a result states one sentence for the reader: a derived row's
+/// conclusion (which stage bounds a data path, and what making it twice as fast would buy).
+/// The terminal table, Markdown and the HTML page print it under its suite's table.
+pub const FINDING: &str = "finding";
+
+/// The finding of `result` ([`FINDING`]), when it states one.
+pub fn finding_of(result: &BenchResult) -> Option<&str> {
+    result.extra.get(FINDING)?.as_str()
+}
+
 /// How a result asks to be charted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]

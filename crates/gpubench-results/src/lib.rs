@@ -11,6 +11,7 @@ pub mod chart;
 pub mod error;
 pub mod hostinfo;
 pub mod in_flight;
+pub mod item_timeline;
 pub mod kind_name;
 pub mod log_filter;
 pub mod metric;

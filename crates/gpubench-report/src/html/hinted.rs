@@ -5,7 +5,7 @@
 //! reach the page this way, with no edit here: the report chooses rows by hint, never by
 //! suite name. (Groups of bars are drawn with the other bar charts, in `suite_bars`.)
 
-use gpubench_results::chart::{ChartHint, group, hint_of};
+use gpubench_results::chart::{ChartHint, ITEMS_PER_S, group, hint_of};
 use gpubench_results::{BenchResult, RunDocument, Status};
 use maud::{Markup, html};
 
@@ -87,6 +87,70 @@ fn curve_series(files: &[(String, &RunDocument)], name: &str) -> (Vec<Series>, S
     (series, unit)
 }
 
+/// Group `c`'s rows that state a throughput ([`ITEMS_PER_S`]) and a latency summary, as
+/// latency (ms) against throughput: a p50 and a p95 series per series of the group (the p95
+/// only from at least 20 latencies), over every file, each series' points in the order of the
+/// group's parameter (so the line follows the parameter as it grows).
+fn latency_series(files: &[(String, &RunDocument)], c: &CurveOf) -> Vec<Series> {
+    let several = files.len() > 1;
+    let mut series: Vec<Series> = Vec::new();
+    for (label, doc) in files {
+        let mut rows: Vec<&BenchResult> = doc
+            .results
+            .iter()
+            .filter(|r| {
+                r.status == Status::Ok && other_curve(r).is_some_and(|o| o.group == c.group)
+            })
+            .collect();
+        let x_of = |r: &BenchResult| r.params.get(&c.x).and_then(serde_json::Value::as_f64);
+        rows.sort_by(|a, b| {
+            x_of(a)
+                .unwrap_or(f64::NAN)
+                .total_cmp(&x_of(b).unwrap_or(f64::NAN))
+        });
+        for r in rows {
+            let rate = r.extra.get(ITEMS_PER_S).and_then(serde_json::Value::as_f64);
+            let (Some(rate), Some(latency)) = (rate, r.latency.as_deref()) else {
+                continue;
+            };
+            let part = c.series.as_ref().and_then(|k| r.params.get(k)).map_or_else(
+                || c.group.clone(),
+                |v| v.as_str().map_or_else(|| v.to_string(), str::to_string),
+            );
+            let part = if several {
+                format!("{label}: {part}")
+            } else {
+                part
+            };
+            let at = r
+                .params
+                .get(&c.x)
+                .map_or_else(String::new, ToString::to_string);
+            for (which, value) in [("p50", Some(latency.p50_us)), ("p95", latency.p95())] {
+                let Some(value) = value else { continue };
+                let name = format!("{part} {which}");
+                let tip = format!(
+                    "{}\n{} {at}: {} per s, {which} {} ms (n = {})",
+                    r.id,
+                    c.x,
+                    sig3(rate),
+                    sig3(value / 1e3),
+                    latency.n
+                );
+                match series.iter_mut().find(|s| s.name == name) {
+                    Some(s) => s.push((rate, value / 1e3), tip),
+                    None => {
+                        let mut s = Series::new(name, series.len());
+                        s.push((rate, value / 1e3), tip);
+                        series.push(s);
+                    }
+                }
+            }
+        }
+    }
+    series
+}
+
 /// A section per group of curves no layout draws, and a table per group of timelines.
 pub fn sections(title: &str, files: &[(String, &RunDocument)]) -> Result<Markup, ReportError> {
     let mut groups: Vec<CurveOf> = Vec::new();
@@ -102,6 +166,15 @@ pub fn sections(title: &str, files: &[(String, &RunDocument)]) -> Result<Markup,
             &format!("{}{title}", c.group),
             charts::curve(&c.group, &c.x, &series, &unit, c.log)?,
             "The median of each result against its parameter, as its suite's chart hint asks; hover a point for its interval.",
+        ));
+        let traded = latency_series(files, &c);
+        let name = format!("Latency against throughput: {}", c.group);
+        all.push(chart_section(
+            &format!("{name}{title}"),
+            charts::curve(&name, "throughput (per second)", &traded, "ms", (true, true))?,
+            "Each result's items per second against the latency of one item: its median (p50) and, \
+             where at least 20 latencies were recorded, its 95th percentile (p95). Further right is \
+             more throughput, higher up a longer wait; hover a point for the parameter it was measured at.",
         ));
     }
     for (label, doc) in files {

@@ -16,6 +16,7 @@ pub mod data;
 mod fleet;
 pub mod hinted;
 pub mod histogram;
+mod item_timelines;
 pub mod overlay;
 pub mod roofline;
 mod stream;
@@ -70,6 +71,8 @@ fn one_file(label: &str, doc: &RunDocument) -> Result<Markup, ReportError> {
         (memory_section("", &files)?)
         (transfer_section("", &files)?)
         (hinted_sections("", &files)?)
+        (findings_section("", doc))
+        (item_timelines::section("", doc))
         (latency_sections("", doc)?)
         (per_file_sections("", doc)?)
     })
@@ -102,6 +105,8 @@ fn several_files(labelled: &[(String, RunDocument)]) -> Result<Markup, ReportErr
         (fleet::cross_card_sections(labelled, &docs)?)
         @for (label, doc) in labelled {
             @let title = format!(" ({label})");
+            (findings_section(&title, doc))
+            (item_timelines::section(&title, doc))
             (latency_sections(&title, doc)?)
             (per_file_sections(&title, doc)?)
         }
@@ -200,6 +205,34 @@ fn hinted_sections(title: &str, files: &[(String, &RunDocument)]) -> Result<Mark
         (suite_bars::hinted_sections(title, files)?)
         (hinted::sections(title, files)?)
     })
+}
+
+/// The sentences results state for the reader (`extra.finding`: a data path's bounding stage
+/// and its what-if), each after its result's id; nothing where no result states one.
+fn findings_section(title: &str, doc: &RunDocument) -> Markup {
+    let findings: Vec<(&str, &str)> = doc
+        .results
+        .iter()
+        .filter_map(|r| Some((r.id.as_str(), gpubench_results::chart::finding_of(r)?)))
+        .collect();
+    if findings.is_empty() {
+        return html! {};
+    }
+    html! {
+        section {
+            "\n"
+            h2 { "Findings" (title) }
+            "\n"
+            ul {
+                @for (id, finding) in &findings {
+                    li { code { (id) } ": " (finding) }
+                    "\n"
+                }
+            }
+            "\n"
+        }
+        "\n"
+    }
 }
 
 /// Latency histograms: of every result whose samples are each one operation waited for (a

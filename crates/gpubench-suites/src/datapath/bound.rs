@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use gpubench_results::warnings::{FigureUnit, OwnedKind, WarningRecord};
 
+use super::energy;
 use super::stage::Stage;
 
 /// The serial span against the sum of the stages: below this, or above [`SEAMS_HIGH`], the
@@ -192,6 +193,38 @@ fn median(r: &BenchResult) -> Option<f64> {
         .map(|s| s.median)
 }
 
+/// The energy per request of the whole-request row with the most requests per second that
+/// has one, with that row's flow; or why there is none (the serial row's reason).
+fn energy_of(rows: &[&BenchResult]) -> Result<(f64, String), String> {
+    let flows = || rows.iter().filter(|r| param_str(r, "flow").is_some());
+    flows()
+        .filter_map(|r| {
+            let joules = r.extra.get(energy::EXTRA_KEY)?.as_f64()?;
+            Some((median(r)?, joules, param_str(r, "flow")?.to_string()))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, joules, flow)| (joules, flow))
+        .ok_or_else(|| {
+            flows()
+                .find_map(|r| {
+                    r.extra
+                        .get(energy::WHY_NOT_KEY)?
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .unwrap_or_else(|| "not measured: no whole-request row ran".to_string())
+        })
+}
+
+/// Joules with three figures, in mJ below one joule.
+fn joules_text(joules: f64) -> String {
+    if joules < 1.0 {
+        format!("{:.3} mJ", joules * 1e3)
+    } else {
+        format!("{joules:.3} J")
+    }
+}
+
 fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<BenchResult> {
     let rows: Vec<&BenchResult> = results
         .iter()
@@ -245,8 +278,21 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
         bound.slowest.us,
         params,
     );
+    let energy = energy_of(&rows);
+    let finding = match &energy {
+        Ok((joules, flow)) => format!(
+            "{}; energy {} per request (board power, {flow})",
+            bound.sentence(),
+            joules_text(*joules)
+        ),
+        Err(_) => bound.sentence(),
+    };
     let extra = &mut row.extra;
-    extra.insert("bound".into(), bound.sentence().into());
+    extra.insert(gpubench_results::chart::FINDING.into(), finding.into());
+    match energy {
+        Ok((joules, _)) => extra.insert(energy::EXTRA_KEY.into(), joules.into()),
+        Err(why) => extra.insert(energy::WHY_NOT_KEY.into(), why.into()),
+    };
     extra.insert("stage_sum_us".into(), bound.stage_sum_us.into());
     if let Some(serial) = bound.serial_us {
         extra.insert("serial_us".into(), serial.into());

@@ -14,6 +14,10 @@
 //!   upload, kernel and download, then every output checked. A sample is one batch; each
 //!   request's latency is the whole batch's.
 //!
+//! Every arrangement records each request's stages as the host sees them ([`STAGES`]), so the
+//! result keeps a typical sample's first requests as its item timeline (`extra.item_timeline`,
+//! drawn as a Gantt chart): what overlapped, measured rather than assumed.
+//!
 //! A request whose output is wrong fails the row (it is never counted as throughput).
 //! wgpu has one queue: the overlap it allows is host work against device work, and device
 //! copies against kernels only where the driver runs them so; the rows measure what happened.
@@ -182,7 +186,9 @@ async fn serial(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
     let salt = state.next_salt();
     let slot = &mut state.slots[0];
     clock.start_host();
+    let start = Instant::now();
     slot.prepare(ctx, &state.reference, salt).await?;
+    let prepared = Instant::now();
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     clock.write_timestamp(&mut encoder, Boundary::Begin);
     slot.encode_request(&mut encoder, &state.kernel);
@@ -191,18 +197,43 @@ async fn serial(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
     // The only work in flight is this request's.
     slot.last_submission = None;
     slot.map_output(ctx).await?;
+    let returned = Instant::now();
     let found = slot.check_output(&state.reference, salt, false)?;
     clock.stop_host();
+    record_stages(
+        clock,
+        k,
+        back_to_back([start, prepared, returned, Instant::now()]),
+    );
     state.last_salt = salt;
     wrong(found, k)
 }
 
-/// A request in flight: its slot, number, salt and start.
+/// A request's stages as the host sees them, for the result's timeline: its input written
+/// (`prepare`), submitted until its output is mapped on the host (`in-flight`: queued behind
+/// other requests, uploaded, computed and downloaded, then waiting for the host to look), and
+/// its output checked (`check`).
+pub const STAGES: [&str; 3] = ["prepare", "in-flight", "check"];
+
+/// Records request `number`'s three [`STAGES`], each from its start to its end.
+fn record_stages(clock: &mut SampleClock<'_>, number: u64, spans: [(Instant, Instant); 3]) {
+    for (stage, (start, end)) in STAGES.into_iter().zip(spans) {
+        clock.record_item_stage(number, stage, start, end);
+    }
+}
+
+/// Three stages end to end, from the four instants between them.
+fn back_to_back(at: [Instant; 4]) -> [(Instant, Instant); 3] {
+    [(at[0], at[1]), (at[1], at[2]), (at[2], at[3])]
+}
+
+/// A request in flight: its slot, number, salt, start and end of preparation.
 struct InFlight {
     slot: usize,
     number: u64,
     salt: u32,
     start: Instant,
+    prepared: Instant,
 }
 
 /// `clock.iterations()` + 1 requests through every slot in turn, the clock from the first
@@ -230,6 +261,7 @@ async fn overlapped(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcom
         let salt = state.next_salt();
         let slot = &mut state.slots[i];
         slot.prepare(ctx, &state.reference, salt).await?;
+        let prepared = Instant::now();
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         slot.encode_request(&mut encoder, &state.kernel);
         slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));
@@ -238,6 +270,7 @@ async fn overlapped(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcom
             number,
             salt,
             start,
+            prepared,
         });
     }
     clock.stop_host();
@@ -255,12 +288,15 @@ async fn retire(
     let ctx = clock.ctx();
     let slot = &state.slots[done.slot];
     slot.map_output(ctx).await?;
+    let returned = Instant::now();
     let found = slot.check_output(&state.reference, done.salt, false)?;
     if first {
         clock.start_host();
     } else {
         clock.record_item_latency(done.start.elapsed());
     }
+    let at = [done.start, done.prepared, returned, Instant::now()];
+    record_stages(clock, done.number, back_to_back(at));
     state.last_salt = done.salt;
     wrong(found, done.number)
 }
@@ -269,22 +305,36 @@ async fn retire(
 async fn batch(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
     let ctx = clock.ctx();
     clock.start_host();
-    let mut salts = Vec::with_capacity(state.slots.len());
+    let mut requests = Vec::with_capacity(state.slots.len());
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     for i in 0..state.slots.len() {
+        let start = Instant::now();
         let salt = state.next_salt();
         let slot = &state.slots[i];
         slot.prepare(ctx, &state.reference, salt).await?;
         slot.encode_request(&mut encoder, &state.kernel);
-        salts.push((state.next - 1, salt));
+        requests.push((state.next - 1, salt, start, Instant::now()));
     }
     clock.submit([encoder.finish()]);
-    for (slot, (number, salt)) in state.slots.iter_mut().zip(salts) {
+    let submitted = Instant::now();
+    let mut stages = Vec::with_capacity(requests.len());
+    for (slot, (number, salt, start, prepared)) in state.slots.iter_mut().zip(requests) {
         slot.last_submission = None;
         slot.map_output(ctx).await?;
+        let returned = Instant::now();
         let found = slot.check_output(&state.reference, salt, false)?;
         wrong(found, number)?;
+        // Between its preparation and the submit, a request waits for the rest of its batch.
+        let spans = [
+            (start, prepared),
+            (submitted, returned),
+            (returned, Instant::now()),
+        ];
+        stages.push((number, spans));
     }
     clock.stop_host();
+    for (number, at) in stages {
+        record_stages(clock, number, at);
+    }
     Ok(())
 }

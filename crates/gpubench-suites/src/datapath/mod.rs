@@ -8,6 +8,7 @@
 //! [`sizing`] turns a saved run into the number of cards a target needs.
 
 pub mod bound;
+pub mod energy;
 pub mod flow;
 #[cfg(test)]
 mod on_an_adapter;
@@ -166,9 +167,11 @@ impl Suite for DatapathSuite {
             return;
         }
         if result.params.contains_key("flow") {
-            result
-                .extra
-                .insert("requests_per_s".into(), (1e6 / median).into());
+            result.extra.insert(
+                gpubench_results::chart::ITEMS_PER_S.into(),
+                (1e6 / median).into(),
+            );
+            energy::annotate(result, median);
         }
         let bytes = result
             .params

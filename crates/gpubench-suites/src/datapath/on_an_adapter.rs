@@ -5,12 +5,13 @@
 use pollster::FutureExt as _;
 
 use super::bound::{self, Bound, StageTime};
-use super::flow::{Flow, FlowKernel};
+use super::flow::{Flow, FlowKernel, STAGES};
 use super::request::{Request, builtins};
 use super::stage::{Stage, StageKernel};
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::{assert_ok, require_vulkan, short_settings};
 use gpubench_harness::{BenchResult, KernelBench, Profile, Runner};
+use gpubench_results::item_timeline::{ItemTimeline, MAX_ITEMS, TimelineItem};
 
 /// The noise band of a software adapter's timings (as the comparison uses it).
 const BAND: f64 = 0.25;
@@ -91,6 +92,7 @@ fn whole_requests_verify_and_the_path_adds_up() {
         serial.gpu_summary.is_some(),
         "timestamps bracket the device part"
     );
+    timelines_show_what_overlapped(&serial, &overlap, &batch);
 
     // The path's relations (serial span against the stage sum, the overlapped interval
     // between the slowest stage and the serial time) depend on the machine's load at each
@@ -114,4 +116,54 @@ fn whole_requests_verify_and_the_path_adds_up() {
     assert_eq!(row.extra["best_interval_us"], median(&overlap));
     assert_eq!(row.extra["stage_sum_us"], bound.stage_sum_us);
     assert_eq!(row.warnings, bound.mismatches(BAND));
+}
+
+/// Each whole-request row keeps a typical sample's requests stage by stage: serial one request,
+/// its stages end to end; two in flight, each request prepared while the one before it was
+/// still in flight; a batch, every request in flight from one submit.
+fn timelines_show_what_overlapped(
+    serial: &BenchResult,
+    overlap: &BenchResult,
+    batch: &BenchResult,
+) {
+    let timeline = |row: &BenchResult| ItemTimeline::of(row).expect("an item timeline");
+    let span = |item: &TimelineItem, stage: &str| {
+        item.spans
+            .iter()
+            .find(|s| s.stage == stage)
+            .cloned()
+            .expect("every stage recorded")
+    };
+    for row in [serial, overlap, batch] {
+        for item in &timeline(row).items {
+            let stages: Vec<&str> = item.spans.iter().map(|s| s.stage.as_str()).collect();
+            assert_eq!(stages, STAGES, "{}", row.id);
+            assert!(
+                item.spans.iter().all(|s| s.end_us >= s.start_us),
+                "{}",
+                row.id
+            );
+        }
+    }
+    assert_eq!(timeline(serial).items.len(), 1);
+    let pipelined = timeline(overlap);
+    assert_eq!(pipelined.items.len(), MAX_ITEMS, "a sample carries more");
+    for pair in pipelined.items.windows(2) {
+        let (before, next) = (&pair[0], &pair[1]);
+        assert!(
+            span(next, "prepare").start_us < span(before, "in-flight").end_us,
+            "request {} was prepared only after request {} returned: {pipelined:?}",
+            next.item,
+            before.item
+        );
+    }
+    let batched = timeline(batch);
+    assert_eq!(batched.items.len(), 4);
+    let submit = span(&batched.items[0], "in-flight").start_us;
+    for item in &batched.items {
+        assert!(
+            (span(item, "in-flight").start_us - submit).abs() < 1e-6,
+            "{batched:?}"
+        );
+    }
 }
