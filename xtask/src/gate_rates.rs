@@ -6,8 +6,12 @@
 //! copy) against `--inject-fault half-pace`, the same row whose dispatches copy twice and count
 //! once: a real 2x slowdown of the kernel, not a sleep. Both builds are the same binary behind
 //! two wrapper scripts, each adding its fault to every `run`; the run is a quick 64 KiB stream
-//! suite beside it. The second case of a slowdown is the unchanged build with a CPU hog (a busy
-//! shell loop) running beside the head's runs only: the machine, not the code, made slower.
+//! suite beside it. The second case of a slowdown is the unchanged build with CPU hogs (busy
+//! shell loops, one per core, so the head gets about half of every core: the 2x slowdown the
+//! bound is about; one hog on a 2-core machine slows a run by about 1.5x, inside the software
+//! band's reach) running beside the head's runs only: the machine, not the code, made slower.
+//! Each case's median per-trial ratio is printed with its tallies, so the slowdown judged is
+//! stated, not assumed.
 //! `cargo xtask gate-rates [TRIALS]` prints the three tallies and the machine's load; `cargo
 //! xtask test` runs a 3 + 3 smoke of A/A and A/B, which fails only where the gate is plainly
 //! broken (no catch at all, or a false alarm in most A/A trials).
@@ -18,7 +22,7 @@ use std::process::Command;
 use crate::workspace_root;
 
 /// What one trial of `gpubench ab` said about the paced row.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct Tally {
     /// Judged regressed.
     pub regressed: u32,
@@ -26,16 +30,38 @@ pub struct Tally {
     pub too_noisy: u32,
     /// Judged unchanged or improved.
     pub passed: u32,
+    /// Each trial's median ratio of the judged row (head over base, above 1 faster), where
+    /// the judgement had one.
+    pub ratios: Vec<f64>,
 }
 
 impl Tally {
-    fn add(&mut self, verdict: &str) {
-        match verdict {
+    fn add(&mut self, verdict: &Verdict) {
+        match verdict.verdict.as_str() {
             "regressed" => self.regressed += 1,
             "inconclusive" => self.too_noisy += 1,
             _ => self.passed += 1,
         }
+        self.ratios.extend(verdict.ratio);
     }
+
+    /// The median of the trials' ratios, as text ("-" where none had one).
+    fn median_ratio(&self) -> String {
+        let mut sorted = self.ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        match sorted.len() {
+            0 => "-".to_string(),
+            n if n % 2 == 1 => format!("{:.2}", sorted[n / 2]),
+            n => format!("{:.2}", (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+        }
+    }
+}
+
+/// What one `gpubench ab` said about the judged row: its verdict and its median ratio.
+#[derive(Debug, Clone, PartialEq)]
+struct Verdict {
+    verdict: String,
+    ratio: Option<f64>,
 }
 
 /// The full measurement: `cargo xtask gate-rates [TRIALS] [CASES]` (20 trials of every case by
@@ -98,7 +124,7 @@ pub fn smoke() -> Result<(), String> {
     let trials = 3;
     let tallies = run_trials(trials, &[Case::Same, Case::SlowKernel])?;
     report(trials, &tallies);
-    let (same, slow) = (tallies[0].1, tallies[1].1);
+    let (same, slow) = (&tallies[0].1, &tallies[1].1);
     if slow.regressed == 0 {
         return Err("the paired gate caught none of 3 real 2x slowdowns".to_string());
     }
@@ -135,7 +161,10 @@ fn run_trials(trials: u32, cases: &[Case]) -> Result<Vec<(Case, Tally)>, String>
             let out = dir.join(format!("{}-{k}", case.label().replace('/', "")));
             let verdict = judge(&bin, &base, head, &out)?;
             tally.add(&verdict);
-            said.push(format!("{} {verdict}", case.label()));
+            let ratio = verdict
+                .ratio
+                .map_or_else(String::new, |r| format!(" ({r:.2}x)"));
+            said.push(format!("{} {}{ratio}", case.label(), verdict.verdict));
         }
         eprintln!("gate-rates: trial {k}/{trials}: {}", said.join(", "));
     }
@@ -143,14 +172,15 @@ fn run_trials(trials: u32, cases: &[Case]) -> Result<Vec<(Case, Tally)>, String>
     Ok(tallies)
 }
 
-/// A script that runs `bin` with `--inject-fault FAULT` added to every `run`, beside a CPU
-/// hog (a busy shell loop, ended with the run) where `hog` is set.
+/// A script that runs `bin` with `--inject-fault FAULT` added to every `run`, beside one CPU
+/// hog per core (busy shell loops, ended with the run) where `hog` is set.
 fn wrapper(dir: &Path, name: &str, bin: &Path, fault: &str, hog: bool) -> Result<PathBuf, String> {
     let path = dir.join(name);
     let bin = bin.display();
     let run = if hog {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
         format!(
-            "(while :; do :; done) & hog=$!\n  '{bin}' \"$@\" --inject-fault {fault}; rc=$?\n  kill $hog; exit $rc"
+            "hogs=; for _ in $(seq {cores}); do (while :; do :; done) & hogs=\"$hogs $!\"; done\n  '{bin}' \"$@\" --inject-fault {fault}; rc=$?\n  kill $hogs; exit $rc"
         )
     } else {
         format!("exec '{bin}' \"$@\" --inject-fault {fault}")
@@ -165,8 +195,8 @@ fn wrapper(dir: &Path, name: &str, bin: &Path, fault: &str, hog: bool) -> Result
     }
 }
 
-/// One `gpubench ab` of `base` and `head`; the paced row's verdict.
-fn judge(bin: &Path, base: &Path, head: &Path, out: &Path) -> Result<String, String> {
+/// One `gpubench ab` of `base` and `head`; the paced row's verdict and median ratio.
+fn judge(bin: &Path, base: &Path, head: &Path, out: &Path) -> Result<Verdict, String> {
     let output = Command::new(bin)
         .arg("ab")
         .arg(base)
@@ -215,8 +245,12 @@ fn judge(bin: &Path, base: &Path, head: &Path, out: &Path) -> Result<String, Str
                     .is_some_and(|id| id.starts_with("selftest/pace/"))
             })
         })
-        .and_then(|row| row["verdict"].as_str())
-        .map(str::to_string)
+        .and_then(|row| {
+            Some(Verdict {
+                verdict: row["verdict"].as_str()?.to_string(),
+                ratio: row["estimate"]["ratio"].as_f64(),
+            })
+        })
         .ok_or_else(|| "no selftest/pace row in gpubench ab's judgement".to_string())
 }
 
@@ -232,16 +266,25 @@ fn report(trials: u32, tallies: &[(Case, Tally)]) {
     for (case, t) in tallies {
         match case {
             Case::Same => println!(
-                "  A/A (unchanged build): {} false alarms, {} too noisy to judge, {} passed",
-                t.regressed, t.too_noisy, t.passed
+                "  A/A (unchanged build): {} false alarms, {} too noisy to judge, {} passed; median ratio {}",
+                t.regressed,
+                t.too_noisy,
+                t.passed,
+                t.median_ratio()
             ),
             Case::SlowKernel => println!(
-                "  A/B (2x slower kernel): {} caught, {} too noisy to judge, {} missed",
-                t.regressed, t.too_noisy, t.passed
+                "  A/B (2x slower kernel): {} caught, {} too noisy to judge, {} missed; median ratio {}",
+                t.regressed,
+                t.too_noisy,
+                t.passed,
+                t.median_ratio()
             ),
             Case::Hog => println!(
-                "  A/hog (unchanged build, a CPU hog beside the head): {} caught, {} too noisy to judge, {} missed",
-                t.regressed, t.too_noisy, t.passed
+                "  A/hog (unchanged build, a CPU hog per core beside the head): {} caught, {} too noisy to judge, {} missed; median ratio {}",
+                t.regressed,
+                t.too_noisy,
+                t.passed,
+                t.median_ratio()
             ),
         }
     }
