@@ -365,7 +365,8 @@ static std::string number_or_null(bool stated, double value) {
 static std::string latency_json(const std::vector<double>& us) {
     char buf[128];
     std::snprintf(buf, sizeof buf, "{\"n\": %zu, \"p50\": %.3f, ", us.size(), percentile(us, 50));
-    return std::string(buf) + "\"p95\": " + number_or_null(us.size() >= MIN_N_P95, percentile(us, 95)) +
+    return std::string(buf) +
+           "\"p95\": " + number_or_null(us.size() >= MIN_N_P95, percentile(us, 95)) +
            ", \"p99\": " + number_or_null(us.size() >= MIN_N_P99, percentile(us, 99)) +
            ", \"max\": " + number_or_null(true, *std::max_element(us.begin(), us.end())) + "}";
 }
@@ -426,7 +427,8 @@ static StageTime time_stage(Path& p, int stage, uint32_t salt, std::string* wron
                               : device_stage_us(p, stage, reps);
     };
     double first = std::max(sample(1), 1e-3);
-    int reps = static_cast<int>(std::min<double>(MAX_STAGE_REPS, std::ceil(STAGE_SAMPLE_US / first)));
+    double wanted = std::ceil(STAGE_SAMPLE_US / first);
+    int reps = static_cast<int>(std::min<double>(MAX_STAGE_REPS, wanted));
     std::vector<double> us;
     for (int i = 0; i < STAGE_SAMPLES; ++i) us.push_back(sample(reps));
     return {median(us), reps};
@@ -564,7 +566,8 @@ static std::string run_workload(const Workload& w, uint64_t seed, int serial_n, 
                   verified);
     if (!wrong.empty()) {
         for (auto& s : p.slots) free_slot(s);
-        return head + std::string("\"status\": \"failed\", \"reason\": ") + json_string(wrong) + "}";
+        return head + std::string("\"status\": \"failed\", \"reason\": ") +
+               json_string(wrong) + "}";
     }
     // The warm-up's last turn ran slot 0, then the other slots: slot 0 holds request
     // next - STREAMS, whose input the prepare stage rewrites so the stages after it still hold
