@@ -247,16 +247,19 @@ struct Reference {
     }
 };
 
+// What a check found wrong: "W of C output words wrong; word t is ..., expected ...".
+static std::string mismatch_text(const Found& found) {
+    char buf[192];
+    std::snprintf(buf, sizeof buf,
+                  "%zu of %zu output words wrong; word %zu is 0x%08x, expected 0x%08x",
+                  found.wrong, found.checked, found.first, found.got, found.want);
+    return buf;
+}
+
 // Why request k's output is wrong, or "" when it is right.
 static std::string wrong_answer(const Found& found, uint64_t k) {
     if (found.wrong == 0) return "";
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "request %llu returned a wrong answer: %zu of %zu output words wrong; word %zu "
-                  "is 0x%08x, expected 0x%08x",
-                  static_cast<unsigned long long>(k), found.wrong, found.checked, found.first,
-                  found.got, found.want);
-    return buf;
+    return "request " + std::to_string(k) + " returned a wrong answer: " + mismatch_text(found);
 }
 
 // ---- One request's buffers and its path -------------------------------------------------
@@ -410,7 +413,7 @@ static double host_stage_us(Path& p, int stage, int reps, uint32_t salt, std::st
         if (stage == CHECK) found = p.ref.mismatches(s.host_out, salt, false);
     }
     double us = us_since(start) / reps;
-    if (stage == CHECK && found.wrong) *wrong = "the output changed: " + wrong_answer(found, 0);
+    if (stage == CHECK && found.wrong) *wrong = "the output changed: " + mismatch_text(found);
     return us;
 }
 
