@@ -20,6 +20,14 @@ and a reason instead of a number.
               /usr/local/cuda/bin, then PyPI's nvidia-cuda-nvcc in site-packages); where nvcc is
               missing, fails, times out or its program does not answer in JSON, CuPy's launch
               path and graph capture, each row labelled so and saying why (`nvcc_failure`)
+  datapath    gpubench's datapath requests (its built-in workloads: the same bytes, seed, kernel
+              arithmetic and exact check) from scripts/cuda_datapath.cu, built the same way:
+              each stage alone, the serial path's latency percentiles, and two requests in
+              flight on two streams, all from pinned host memory. Every row is labelled a
+              capability difference (`comparison`, `caveat`): wgpu has one queue and no pinned
+              host memory, so these are what CUDA's extra capabilities reach, not a like-for-like
+              figure. Where nvcc is missing or its program gives no figures, one `datapath` row
+              with the status and the reason (there is no fallback)
 
 Units as in gpubench: GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP/s, microseconds.
 
@@ -70,7 +78,7 @@ DEFAULT_MATMUL_SHAPES = [
 DEFAULT_TRANSFER_SIZES = [4 * KIB * 4**i for i in range(9)]
 # The stream array size gpu-check.sh passes to gpubench too (--stream-size 1GiB).
 DEFAULT_STREAM_BYTES = 1 * GIB
-SECTIONS = ["stream", "compute", "matmul", "transfer", "launch"]
+SECTIONS = ["stream", "compute", "matmul", "transfer", "launch", "datapath"]
 
 CLOCK_EVENT_REASONS = {
     0x1: "gpu-idle",
@@ -472,10 +480,14 @@ def transfer_rows(cuda, telemetry, sizes):
     return rows
 
 
-# How long nvcc may build cuda_launch.cu, and how long its program may run (seconds; the
-# environment can shorten them, as the rehearsal and the tests do).
+# How long nvcc may build a program, and how long cuda_launch.cu's and cuda_datapath.cu's
+# programs may run (seconds; the environment can shorten them, as the rehearsal and the tests
+# do).
 NVCC_TIMEOUT_S = float(os.environ.get("CUDA_NVCC_TIMEOUT", "120"))
 LAUNCH_PROGRAM_TIMEOUT_S = float(os.environ.get("CUDA_LAUNCH_TIMEOUT", "120"))
+DATAPATH_PROGRAM_TIMEOUT_S = float(os.environ.get("CUDA_DATAPATH_TIMEOUT", "120"))
+NVCC_MISSING = ("nvcc not found (PATH, /usr/local/cuda/bin, site-packages nvidia/cuda_nvcc or "
+                "nvidia/cu*: pip install nvidia-cuda-nvcc)")
 # How much of nvcc's (or the program's) stderr a row keeps: the end, where the error is.
 STDERR_TAIL = 800
 
@@ -587,32 +599,46 @@ def device_arch(cuda):
     return f"sm_{major}{minor}"
 
 
-def nvcc_launch_rows(telemetry, nvcc, arch, launches, trips):
-    """The launch costs from cuda_launch.cu built by nvcc: (rows, None), or (None, why) where the
-    build or the program did not give figures, for the CuPy path to stand in."""
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cuda_launch.cu")
+def nvcc_program(telemetry, nvcc, arch, source, args, timeout):
+    """scripts/<source> built by nvcc for arch and run with args, NVML sampled while it runs:
+    (its JSON object, telemetry, None) where it printed one with status ok, else (None, None,
+    why): the build failed or timed out, the program did not start, timed out, printed no JSON
+    or reported a failure (as it does where there is no driver)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), source)
     with tempfile.TemporaryDirectory() as tmp:
-        binary = os.path.join(tmp, "cuda_launch")
-        command = nvcc_command(nvcc, source, binary, arch)
+        binary = os.path.join(tmp, os.path.splitext(source)[0])
+        why = build_program(nvcc, arch, path, binary)
+        if why:
+            return None, None, why
         try:
-            build = run_child(command, NVCC_TIMEOUT_S)
+            proc, tele = telemetry.during(lambda: run_child([binary, *args], timeout))
         except subprocess.TimeoutExpired:
-            return None, f"{nvcc} -arch={arch} timed out after {NVCC_TIMEOUT_S:g} s"
+            return None, None, f"the nvcc-built program timed out after {timeout:g} s"
         except OSError as error:
-            return None, f"{nvcc} did not start: {error}"
-        if build.returncode != 0:
-            return None, (f"{nvcc} -arch={arch} failed (exit {build.returncode}): "
-                          f"{tail(build.stderr or build.stdout)}")
-        try:
-            proc, tele = telemetry.during(lambda: run_child(
-                [binary, str(launches), str(trips)], LAUNCH_PROGRAM_TIMEOUT_S))
-        except subprocess.TimeoutExpired:
-            return None, (f"the nvcc-built program timed out after "
-                          f"{LAUNCH_PROGRAM_TIMEOUT_S:g} s")
-        except OSError as error:
-            return None, f"the nvcc-built program did not start: {error}"
-    # The program prints one JSON object, also when it fails (status and reason); anything else
-    # (a crash, a loader error) is kept as text rather than raised.
+            return None, None, f"the nvcc-built program did not start: {error}"
+    data, why = program_answer(proc)
+    return data, (tele if data is not None else None), why
+
+
+def build_program(nvcc, arch, source, binary):
+    """Builds source into binary: None, or why it was not built."""
+    command = nvcc_command(nvcc, source, binary, arch)
+    try:
+        build = run_child(command, NVCC_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return f"{nvcc} -arch={arch} timed out after {NVCC_TIMEOUT_S:g} s"
+    except OSError as error:
+        return f"{nvcc} did not start: {error}"
+    if build.returncode != 0:
+        return (f"{nvcc} -arch={arch} failed (exit {build.returncode}): "
+                f"{tail(build.stderr or build.stdout)}")
+    return None
+
+
+def program_answer(proc):
+    """(the object an nvcc-built program printed, None) where its status is ok, else (None, why).
+    The programs print one JSON object, also when they fail (status and reason); anything else
+    (a crash, a loader error) is kept as text rather than raised."""
     try:
         data = json.loads(proc.stdout)
         if not isinstance(data, dict):
@@ -623,6 +649,16 @@ def nvcc_launch_rows(telemetry, nvcc, arch, launches, trips):
     if data.get("status") != "ok":
         return None, (f"the nvcc-built program reported {data.get('status')!r} "
                       f"(exit {proc.returncode}): {data.get('reason') or tail(proc.stderr)}")
+    return data, None
+
+
+def nvcc_launch_rows(telemetry, nvcc, arch, launches, trips):
+    """The launch costs from cuda_launch.cu built by nvcc: (rows, None), or (None, why) where the
+    build or the program did not give figures, for the CuPy path to stand in."""
+    data, tele, why = nvcc_program(telemetry, nvcc, arch, "cuda_launch.cu",
+                                   [str(launches), str(trips)], LAUNCH_PROGRAM_TIMEOUT_S)
+    if data is None:
+        return None, why
     method = (f"scripts/cuda_launch.cu (nvcc -O2 -arch={arch}), empty kernel <<<1,1>>>, "
               f"{launches} per burst")
     trip = data["round_trip_us"]
@@ -645,8 +681,7 @@ def launch_rows(cuda, telemetry, quick):
     launches, trips = (2000, 300) if quick else (10000, 2000)
     nvcc = find_nvcc()
     if nvcc is None:
-        why = ("nvcc not found (PATH, /usr/local/cuda/bin, site-packages nvidia/cuda_nvcc or "
-               "nvidia/cu*: pip install nvidia-cuda-nvcc)")
+        why = NVCC_MISSING
     else:
         rows, why = nvcc_launch_rows(telemetry, nvcc, device_arch(cuda), launches, trips)
         if rows is not None:
@@ -711,6 +746,146 @@ def cupy_launch_rows(telemetry, launches, trips):
     ]
 
 
+# gpubench's built-in datapath workloads (datapath::request::builtins): name, input bytes,
+# output bytes, FMA steps of each chain. A test holds this list to gpubench's.
+DATAPATH_WORKLOADS = [
+    ("transfer-bound", 8 * MIB, 64 * KIB, 4),
+    ("compute-bound", 64 * KIB, 64 * KIB, 4096),
+    ("balanced", 4 * MIB, MIB, 64),
+]
+# gpubench's default seed (SuiteOptions::new): the same seed gives the same input bytes.
+DATAPATH_SEED = 0x5EED
+# Serial requests and overlapped samples (16 requests each), as gpubench's datapath suite takes
+# them in its default and quick profiles: p99 from 100 requests, p95 from 20.
+DATAPATH_COUNTS = {False: (200, 8), True: (100, 5)}
+DATAPATH_STAGES = ["prepare", "h2d", "compute", "d2h", "check"]
+# What every datapath row says it is, beside gpubench's datapath rows.
+DATAPATH_COMPARISON = "capability difference"
+DATAPATH_CAVEAT = ("a capability difference, not a like-for-like ratio: CUDA moves the same "
+                   "requests with pinned host memory (cudaHostAlloc) and two streams, which wgpu "
+                   "does not offer (one queue; the host writes and reads mapped staging buffers)")
+DATAPATH_COUNTS_TEXT = {
+    "prepare": "host time to write one request's input into pinned memory",
+    "h2d": "one request's cudaMemcpyAsync from pinned memory to the device",
+    "compute": "one request's kernel (the suite's FMA arithmetic, built by nvcc)",
+    "d2h": "one request's cudaMemcpyAsync from the device into pinned memory",
+    "check": "host time to check one request's output (4096 sampled words)",
+}
+
+
+def datapath_plan(quick):
+    """The datapath twin's requests and counts."""
+    serial, samples = DATAPATH_COUNTS[quick]
+    return {
+        "workloads": [{"name": n, "input_bytes": i, "output_bytes": o, "steps": s}
+                      for n, i, o, s in DATAPATH_WORKLOADS],
+        "seed": DATAPATH_SEED, "serial_requests": serial, "overlap_samples": samples,
+    }
+
+
+def datapath_args(plan):
+    """cuda_datapath.cu's command line: SEED SERIAL SAMPLES NAME:IN:OUT:STEPS ..."""
+    return [str(plan["seed"]), str(plan["serial_requests"]), str(plan["overlap_samples"])] + [
+        f"{w['name']}:{w['input_bytes']}:{w['output_bytes']}:{w['steps']}"
+        for w in plan["workloads"]]
+
+
+def datapath_keys(name):
+    """The row keys of one workload, as side_by_side.py pairs them with gpubench's ids."""
+    return ([f"datapath/{name}/stage/{s}" for s in DATAPATH_STAGES]
+            + [f"datapath/{name}/serial", f"datapath/{name}/overlap-2-streams"])
+
+
+def datapath_rows(cuda, telemetry, plan):
+    """The datapath suite's requests through cuda_datapath.cu (pinned memory, two streams), built
+    by nvcc for the device; where nvcc is missing or its program gives no figures, one row under
+    the section's name with the status and the reason (there is no other way to measure them)."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        return [not_measured("datapath", "not-available", NVCC_MISSING)]
+    arch = device_arch(cuda)
+    data, tele, why = nvcc_program(telemetry, nvcc, arch, "cuda_datapath.cu",
+                                   datapath_args(plan), DATAPATH_PROGRAM_TIMEOUT_S)
+    if data is None:
+        return [not_measured("datapath", "failed", why)]
+    method = (f"scripts/cuda_datapath.cu (nvcc -O2 -arch={arch}), pinned host memory, "
+              f"{data.get('streams', 2)} streams")
+    rows = []
+    for workload in data.get("workloads") or []:
+        rows += workload_rows(workload, method, telemetry=tele, nvcc=nvcc)
+    return rows
+
+
+def labelled(key, value, counts, method, **extra):
+    """A datapath row: microseconds, labelled as the capability difference it is."""
+    return row(key, value, "us", counts, method, comparison=DATAPATH_COMPARISON,
+               caveat=DATAPATH_CAVEAT, **extra)
+
+
+def failed_rows(keys, reason):
+    """Every row of keys, failed with reason (never a zero)."""
+    return [dict(not_measured(k, "failed", reason), comparison=DATAPATH_COMPARISON)
+            for k in keys]
+
+
+def workload_rows(workload, method, **extra):
+    """One workload's rows: its five stages, the serial path, two requests on two streams."""
+    name = workload["name"]
+    keys = datapath_keys(name)
+    if workload.get("status") != "ok":
+        return failed_rows(keys, workload.get("reason") or "no reason given")
+    params = {k: workload.get(k) for k in ("input_bytes", "output_bytes", "steps", "flops")}
+    return (stage_rows(name, workload.get("stages") or {}, method, params, extra)
+            + [serial_row(keys[-2], workload.get("serial") or {}, method, params, extra),
+               overlap_row(keys[-1], workload.get("overlap") or {}, method, params, extra)])
+
+
+def stage_rows(name, stages, method, params, extra):
+    """Each stage alone: CUDA events for the copies and the kernel, the host clock for the rest;
+    the check stage fails where the output it re-checked had changed."""
+    rows = []
+    for stage in DATAPATH_STAGES:
+        key = f"datapath/{name}/stage/{stage}"
+        timed = stages.get(stage)
+        if timed is None:
+            rows += failed_rows([key], "the program reported no time for this stage")
+        elif stage == "check" and stages.get("check_failure"):
+            rows += failed_rows([key], stages["check_failure"])
+        else:
+            clock = "host clock" if timed.get("clock") == "host" else "CUDA events"
+            rows.append(labelled(key, timed["us"], DATAPATH_COUNTS_TEXT[stage],
+                                 f"{method}, {clock}, median of calibrated samples",
+                                 stage=stage, reps=timed.get("reps"), **params, **extra))
+    return rows
+
+
+def serial_row(key, serial, method, params, extra):
+    """One request at a time: the median of its end-to-end spans, percentiles beside."""
+    if serial.get("status") != "ok":
+        return failed_rows([key], serial.get("reason") or "no serial figures")[0]
+    latency = serial["latency_us"]
+    return labelled(key, latency["p50"], "one request end to end (prepare to check), one at "
+                    "a time", f"{method}, one stream, host clock (steady_clock) per request",
+                    percentiles=latency, requests_per_s=serial.get("requests_per_s"),
+                    in_flight=1, **params, **extra)
+
+
+def overlap_row(key, overlap, method, params, extra):
+    """Two requests in flight on two streams: the steady interval, each request's latency, and
+    overlap achieved beside the ideal."""
+    if overlap.get("status") != "ok":
+        return failed_rows([key], overlap.get("reason") or "no overlapped figures")[0]
+    return labelled(
+        key, overlap["interval_us"], "steady interval between request completions, two in "
+        "flight", f"{method}, one stream per request in flight (the next upload beside the "
+        "current kernel), host clock from the first completion to the last of each sample",
+        percentiles=overlap["latency_us"], requests_per_s=overlap.get("requests_per_s"),
+        in_flight=overlap.get("in_flight"), streams=overlap.get("streams"),
+        overlap_achieved=overlap.get("overlap_achieved"),
+        overlap_ideal=overlap.get("overlap_ideal"), slowest_stage=overlap.get("slowest_stage"),
+        **params, **extra)
+
+
 def plan_from(args):
     """What this invocation measures: the sections and their sizes."""
     quick = args.quick
@@ -722,6 +897,7 @@ def plan_from(args):
                                    if quick else DEFAULT_MATMUL_SHAPES))],
         "transfer_sizes": args.transfer_sizes or (
             DEFAULT_TRANSFER_SIZES[:7] if quick else DEFAULT_TRANSFER_SIZES),
+        "datapath": datapath_plan(quick),
         "quick": quick,
     }
 
@@ -824,6 +1000,8 @@ def measure(plan, sink=None):
         "matmul": lambda: matmul_rows(cuda, telemetry, shapes),
         "transfer": lambda: transfer_rows(cuda, telemetry, plan["transfer_sizes"]),
         "launch": lambda: launch_rows(cuda, telemetry, plan["quick"]),
+        "datapath": lambda: datapath_rows(cuda, telemetry,
+                                          plan.get("datapath") or datapath_plan(plan["quick"])),
     }
     for section in plan["sections"]:
         progress.commit(section_running=section)

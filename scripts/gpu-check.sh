@@ -253,7 +253,8 @@ if [ "$rehearsal" = 1 ]; then
     log "$rehearsal_banner"
     doubles=$here/tests/doubles
     export PATH="$doubles/bin:$PATH" PYTHONPATH="$doubles/python${PYTHONPATH:+:$PYTHONPATH}"
-    export CUDA_NVCC_TIMEOUT=${CUDA_NVCC_TIMEOUT:-20} CUDA_LAUNCH_TIMEOUT=${CUDA_LAUNCH_TIMEOUT:-20}
+    export CUDA_NVCC_TIMEOUT=${CUDA_NVCC_TIMEOUT:-20} CUDA_LAUNCH_TIMEOUT=${CUDA_LAUNCH_TIMEOUT:-20} \
+        CUDA_DATAPATH_TIMEOUT=${CUDA_DATAPATH_TIMEOUT:-20}
     # The software adapter is accepted here, in the rehearsal, and nowhere else.
     pick_rehearsal_adapter() {
         python3 -c '

@@ -20,6 +20,12 @@ after every result or section) is used, flagged in the header, and the cells it 
 so ("CUDA reference interrupted (SIGTERM) before this section"). Prints Markdown; exit 0 when at
 least one side was read, 2 when neither could be.
 
+The datapath suite's rows stand beside cuda_reference.py's datapath twin (the same requests with
+pinned host memory and two streams) in a section of their own, each pair labelled a capability
+difference: wgpu has one queue and no pinned host memory, so the pair shows what those
+capabilities buy, never "gpubench is x% of CUDA". Their time ratio (gpubench / CUDA) sits in a
+column named so, with p95 latencies beside it ("n/a (n = N)" where too few requests state one).
+
 The best H2D path is chosen among the results whose bytes cross the link (the `crosses_link`
 param gpubench records); a results file from before that param leaves out h2d-staging-copy and
 h2d-host-write, which can time a VRAM-to-VRAM copy (a large BAR) or a host memcpy. The table says
@@ -55,6 +61,32 @@ MATMUL = [
      "matmul/f16/{shape}", "fp16_tensor_gflops", None),
 ]
 
+# gpubench's datapath rows beside cuda_reference.py's datapath twin, per workload: (gpubench row,
+# CUDA row, how the two paths differ). CUDA moves the same requests (bytes, kernel arithmetic,
+# exact check) with pinned host memory and two streams, which wgpu does not have: every pair is
+# a capability difference, shown as such and never as "gpubench is x% of CUDA".
+DATAPATH = [
+    ("stage/prepare", "stage/prepare",
+     "the host writes the input: into a mapped staging buffer / into pinned memory"),
+    ("stage/h2d", "stage/h2d",
+     "upload: a copy from the staging buffer / cudaMemcpyAsync from pinned memory"),
+    ("stage/compute", "stage/compute",
+     "the same kernel arithmetic: WGSL through Vulkan / CUDA C++ through nvcc"),
+    ("stage/d2h", "stage/d2h",
+     "download: a copy into a mappable buffer / cudaMemcpyAsync into pinned memory"),
+    ("stage/check", "stage/check", "the same sampled check: of a mapped buffer / of pinned memory"),
+    ("serial", "serial",
+     "one request at a time: a submit and a map on one queue / one stream and an event wait"),
+    ("overlap-2", "overlap-2-streams",
+     "two requests in flight: one queue / two streams (an upload beside a kernel)"),
+]
+CAPABILITY = "capability difference"
+CAPABILITY_CAVEAT = (
+    "CUDA's side moves the same requests as gpubench's datapath suite (the same bytes, seed, "
+    "kernel arithmetic and exact check) with pinned host memory (cudaHostAlloc) and two streams. "
+    "wgpu has one queue and no pinned host memory: the host writes and reads mapped staging "
+    "buffers. So each pair shows what those capabilities buy on this card, a capability "
+    "difference, not a like-for-like ratio and not a measure of gpubench's efficiency.")
 
 # The largest input read, as gpubench's own reader bounds a results file.
 MAX_INPUT_BYTES = 256 << 20
@@ -203,6 +235,30 @@ def gpubench_clock(result):
     return None
 
 
+def gpubench_p95(result):
+    """gpubench's p95 latency (us) where enough requests state one; else 'n/a (n = N)', or None
+    where the result has no latency."""
+    latency = (result or {}).get("latency") or {}
+    n = latency.get("n")
+    if n is None:
+        return None
+    return latency.get("p95_us") if n >= MIN_N_P95 else f"n/a (n = {n})"
+
+
+def cuda_p95(row):
+    """The CUDA row's p95 latency (us), 'n/a (n = N)' where its program stated none (too few
+    requests), or None where the row has no percentiles."""
+    latency = (row or {}).get("percentiles") or {}
+    if "n" not in latency:
+        return None
+    p95 = latency.get("p95")
+    return p95 if p95 is not None and latency["n"] >= MIN_N_P95 else f"n/a (n = {latency['n']})"
+
+
+# Fewest requests a p95 is stated from (gpubench's MIN_N_P95).
+MIN_N_P95 = 20
+
+
 def cuda_index(doc):
     return {r["key"]: r for r in (doc or {}).get("rows") or [] if "key" in r}
 
@@ -258,6 +314,8 @@ class Table:
         self.gpubench_side = gpubench_side or Side("gpubench", {})
         self.cuda_side = cuda_side or Side("CUDA", {})
         self.rows, self.above_nominal, self.notes = [], [], []
+        # The datapath pairs: a capability difference, kept apart from the like-for-like rows.
+        self.capability = []
 
     def add(self, label, ours_id, cuda_key, nominal_key, target, higher_is_better=True,
             note=None):
@@ -289,6 +347,28 @@ class Table:
             "note": note,
         })
 
+    def add_capability(self, label, ours_id, cuda_key, how):
+        """A datapath pair: both times, labelled a capability difference. Its ratio column stays
+        empty (no target, no "x% of CUDA"); `capability_ratio` holds gpubench's time over CUDA's
+        (above 1: CUDA's pinned, two-stream path is faster), shown only beside the caveat."""
+        mine, ref = self.ours.get(ours_id), self.theirs.get(cuda_key)
+        a = gpubench_value(mine)
+        b = ref.get("value") if ref and ref.get("status") == "ok" else None
+        self.capability.append({
+            "label": label, "gpubench_id": ours_id, "cuda_key": cuda_key,
+            "gpubench": a, "gpubench_status": (mine or {}).get("status", "absent"),
+            "gpubench_reason": (mine or {}).get("reason"),
+            "gpubench_why": None if mine else self.gpubench_side.why_missing(ours_id),
+            "cuda": b, "cuda_status": (ref or {}).get("status", "absent"),
+            "cuda_reason": (ref or {}).get("reason"),
+            "cuda_why": None if ref else self.cuda_side.why_missing(cuda_key),
+            "unit": (mine or {}).get("unit") or (ref or {}).get("unit") or "us",
+            "comparison": CAPABILITY, "ratio": None,
+            "capability_ratio": a / b if a is not None and b else None,
+            "p95_us": {"gpubench": gpubench_p95(mine), "cuda": cuda_p95(ref)},
+            "overlap": overlap_of(ref), "note": how,
+        })
+
     def own_ratio(self, label, numerator_id, denominator_id, target):
         """gpubench against itself (f16 over f32): the ratio alone, its parts in the notes."""
         a = gpubench_value(self.ours.get(numerator_id))
@@ -307,6 +387,33 @@ class Table:
             "met": None if ratio is None else ratio >= target,
             "sm_clock_mhz": {}, "note": f"{fmt(a)} / {fmt(b)} GFLOP/s",
         })
+
+
+def overlap_of(row):
+    """'overlap 1.8x of ideal 2.1x' from a CUDA overlapped row, else None."""
+    row = row or {}
+    if row.get("overlap_achieved") is None or row.get("overlap_ideal") is None:
+        return None
+    return (f"overlap {row['overlap_achieved']:.2f}x of ideal {row['overlap_ideal']:.2f}x "
+            f"({row.get('slowest_stage', '?')} bounds)")
+
+
+def datapath_workloads(ours, cuda_plan):
+    """The datapath workloads either side holds, CUDA's plan first, then gpubench's ids."""
+    names = [w.get("name") for w in (cuda_plan.get("datapath") or {}).get("workloads") or []]
+    for rid in ours:
+        parts = rid.split("/")
+        if parts[0] == "datapath" and len(parts) >= 3 and parts[1] not in names:
+            names.append(parts[1])
+    return [n for n in names if n]
+
+
+def add_datapath(table, ours, plan):
+    """Each workload's datapath pairs, labelled a capability difference."""
+    for name in datapath_workloads(ours, plan):
+        for mine, ref, how in DATAPATH:
+            table.add_capability(f"datapath {name} {mine}", f"datapath/{name}/{mine}",
+                                 f"datapath/{name}/{ref}", how)
 
 
 # Transfer paths a results file from before `crosses_link` may hold whose timed bytes need not
@@ -421,6 +528,7 @@ def build(gpubench, cuda, nominal, gpubench_problem=None, cuda_problem=None):
          "launch/round-trip-spin/one-dispatch", "launch/round-trip"),
     ):
         table.add(label, mine, ref, None, None, higher_is_better=False)
+    add_datapath(table, ours, plan)
     launch = [theirs[k] for k in ("launch/raw-loop", "launch/graph", "launch/round-trip")
               if k in theirs]
     if launch and launch[0].get("nvcc_failure"):
@@ -488,6 +596,7 @@ def markdown(table, gpubench, cuda, nominal, banner=None):
             f"{cell(r['cuda'], r.get('cuda_why'))} | {r['unit'] or '-'} | "
             f"{fmt(r['ratio'])} | {target} | {fmt(r['nominal'])} | "
             f"{fmt(clocks.get('gpubench'))} / {fmt(clocks.get('cuda'))} | {notes} |")
+    out += capability_markdown(table.capability)
     unverified = [rid for rid, res in gpubench_index(gpubench).items()
                   if res.get("status") == "ok" and res.get("role", "kernel") == "kernel"
                   and not res.get("verified")]
@@ -504,6 +613,40 @@ def markdown(table, gpubench, cuda, nominal, banner=None):
     ]
     out += [f"- note: {line}" for line in table.notes]
     return "\n".join(out) + "\n"
+
+
+def capability_markdown(rows):
+    """The datapath pairs, under a heading and a caveat that say they are a capability
+    difference; the time ratio stands only in a column named so."""
+    if not rows:
+        return []
+    out = [
+        "",
+        "## Data path: a capability difference, not a like-for-like ratio",
+        "",
+        CAPABILITY_CAVEAT,
+        "",
+        "| datapath row | gpubench (wgpu: one queue, mapped staging) | CUDA (pinned memory, two "
+        "streams) | unit | gpubench time / CUDA time (capability difference) | p95 gpubench / "
+        "CUDA | how the paths differ; notes |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        p95 = r.get("p95_us") or {}
+        notes = "; ".join(n for n in (r.get("note"), r.get("overlap"),
+                                      status_note(r, "gpubench"), status_note(r, "cuda")) if n)
+        ratio = r.get("capability_ratio")
+        out.append(
+            f"| {r['label']} | {cell(r['gpubench'], r.get('gpubench_why'))} | "
+            f"{cell(r['cuda'], r.get('cuda_why'))} | {r['unit']} | "
+            f"{'-' if ratio is None else fmt(ratio) + ' (capability)'} | "
+            f"{p95_cell(p95.get('gpubench'))} / {p95_cell(p95.get('cuda'))} | {notes} |")
+    return out
+
+
+def p95_cell(value):
+    """A p95 figure, its 'n/a (n = N)', or '-'."""
+    return value if isinstance(value, str) else fmt(value)
 
 
 def main(argv=None):
@@ -539,6 +682,8 @@ def main(argv=None):
                  for side in (table.gpubench_side, table.cuda_side)}
         with open(args.json_out, "w", encoding="utf-8") as f:
             json.dump({"banner": args.banner, "inputs": sides, "rows": table.rows,
+                       "capability_rows": table.capability,
+                       "capability_caveat": CAPABILITY_CAVEAT,
                        "above_nominal": table.above_nominal, "notes": table.notes}, f,
                       indent=2)
     return 0

@@ -59,6 +59,10 @@ def results_for(suite, stream_size):
                 ("launch/dispatch-in-pass/per-dispatch", "us", 4.0, {})]
     if suite == "roofline":
         return [("roofline/fma-per-byte/1", "GFLOP/s", 5.0, {})]
+    if suite == "datapath":
+        return [("datapath/balanced/stage/h2d", "us", 400.0, {"stage": "h2d"}),
+                ("datapath/balanced/serial", "us", 900.0, {"flow": "serial"}),
+                ("datapath/balanced/overlap-2", "us", 700.0, {"flow": "overlap-2"})]
     if suite == "matmul":
         return [("matmul/f32/128x128x128", "GFLOP/s", 40.0, {}),
                 ("matmul/f16/128x128x128", "GFLOP/s", 30.0, {})]

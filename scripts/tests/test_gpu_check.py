@@ -194,6 +194,182 @@ class SideBySide(unittest.TestCase):
             self.assertEqual(out.getvalue(), "")
 
 
+def datapath_result(rid, median, n=None, status="ok", reason=None):
+    """A gpubench datapath result, with its latency percentiles where n is given."""
+    result = gpubench_result(rid, median, "us", status=status, reason=reason)
+    if n is not None:
+        result["latency"] = {"p50_us": median, "p95_us": median * 1.2, "p99_us": median * 1.5,
+                             "max_us": median * 2, "n": n}
+    return result
+
+
+def program_workload(name="balanced", **changes):
+    """One workload as cuda_datapath.cu prints it."""
+    workload = {
+        "name": name, "input_bytes": 4 << 20, "output_bytes": 1 << 20, "steps": 64,
+        "flops": 134217728, "verified_words": 262144, "status": "ok",
+        "stages": {s: {"us": us, "reps": 10, "clock": clock} for s, us, clock in (
+            ("prepare", 300.0, "host"), ("h2d", 90.0, "cuda-events"),
+            ("compute", 12.0, "cuda-events"), ("d2h", 25.0, "cuda-events"),
+            ("check", 5.0, "host"))},
+        "serial": {"status": "ok", "requests_per_s": 2000.0,
+                   "latency_us": {"n": 200, "p50": 500.0, "p95": 560.0, "p99": 700.0,
+                                  "max": 900.0}},
+        "overlap": {"status": "ok", "streams": 2, "in_flight": 2, "samples": 8,
+                    "requests_per_sample": 16, "interval_us": 320.0, "requests_per_s": 3125.0,
+                    "overlap_achieved": 1.56, "overlap_ideal": 1.67, "slowest_stage": "prepare",
+                    "slowest_stage_us": 300.0,
+                    "latency_us": {"n": 10, "p50": 640.0, "p95": None, "p99": None,
+                                   "max": 800.0}},
+    }
+    workload.update(changes)
+    return workload
+
+
+class DatapathRows(unittest.TestCase):
+    """cuda_reference.py's datapath rows from the program's answer, without torch or nvcc."""
+
+    def test_every_row_is_keyed_to_gpubench_and_labelled(self):
+        rows = ref.workload_rows(program_workload(), "method")
+        self.assertEqual([r["key"] for r in rows], ref.datapath_keys("balanced"))
+        for r in rows:
+            self.assertEqual((r["status"], r["unit"]), ("ok", "us"))
+            self.assertEqual(r["comparison"], ref.DATAPATH_COMPARISON)
+            self.assertIn("not a like-for-like ratio", r["caveat"])
+        by_key = {r["key"]: r for r in rows}
+        self.assertEqual(by_key["datapath/balanced/stage/h2d"]["value"], 90.0)
+        self.assertIn("CUDA events", by_key["datapath/balanced/stage/h2d"]["method"])
+        self.assertIn("host clock", by_key["datapath/balanced/stage/check"]["method"])
+        self.assertEqual(by_key["datapath/balanced/serial"]["value"], 500.0)
+        overlap = by_key["datapath/balanced/overlap-2-streams"]
+        self.assertEqual(overlap["value"], 320.0)
+        # Too few requests for a p95: kept as null, never made a number.
+        self.assertIsNone(overlap["percentiles"]["p95"])
+        self.assertEqual((overlap["overlap_achieved"], overlap["overlap_ideal"]), (1.56, 1.67))
+
+    def test_failures_are_rows_with_reasons_never_zeros(self):
+        rows = ref.workload_rows(program_workload(status="failed", reason="request 0 returned "
+                                                  "a wrong answer"), "method")
+        self.assertEqual([r["key"] for r in rows], ref.datapath_keys("balanced"))
+        for r in rows:
+            self.assertEqual(r["status"], "failed")
+            self.assertNotIn("value", r)
+            self.assertIn("wrong answer", r["reason"])
+        workload = program_workload()
+        workload["stages"]["check_failure"] = "the output changed: word 3"
+        workload["serial"] = {"status": "failed", "reason": "request 9 returned a wrong answer"}
+        by_key = {r["key"]: r for r in ref.workload_rows(workload, "method")}
+        self.assertEqual(by_key["datapath/balanced/stage/check"]["status"], "failed")
+        self.assertEqual(by_key["datapath/balanced/serial"]["status"], "failed")
+        self.assertNotIn("value", by_key["datapath/balanced/serial"])
+        self.assertEqual(by_key["datapath/balanced/stage/h2d"]["status"], "ok")
+
+    def test_without_nvcc_the_section_is_one_row_saying_so(self):
+        saved = ref.find_nvcc
+        try:
+            ref.find_nvcc = lambda: None
+            rows = ref.datapath_rows(None, None, ref.datapath_plan(quick=True))
+        finally:
+            ref.find_nvcc = saved
+        self.assertEqual(rows, [{"key": "datapath", "status": "not-available",
+                                 "reason": ref.NVCC_MISSING}])
+
+    def test_the_program_is_asked_for_gpubench_requests(self):
+        plan = ref.datapath_plan(quick=False)
+        self.assertEqual(ref.datapath_args(plan), [
+            str(0x5EED), "200", "8", "transfer-bound:8388608:65536:4",
+            "compute-bound:65536:65536:4096", "balanced:4194304:1048576:64"])
+        self.assertEqual(ref.datapath_plan(quick=True)["serial_requests"], 100)
+        self.assertIn("datapath", ref.plan_from(ref.arguments([]))["sections"])
+
+
+class DatapathSideBySide(unittest.TestCase):
+    """The datapath pairs: their own section, labelled a capability difference."""
+
+    def docs(self):
+        gpubench = {"results": [
+            datapath_result("datapath/balanced/stage/h2d", 180.0),
+            datapath_result("datapath/balanced/serial", 1000.0, n=200),
+            datapath_result("datapath/balanced/overlap-2", 640.0, n=16),
+            datapath_result("datapath/balanced/stage/compute", 1.0, status="failed",
+                            reason="wrong output"),
+        ]}
+        rows = ref.workload_rows(program_workload(), "method")
+        cuda = {"device": "NVIDIA H200", "plan": {"datapath": ref.datapath_plan(False)},
+                "sections_done": ["datapath"], "complete": True, "rows": rows}
+        return gpubench, cuda
+
+    def pairs(self, table):
+        return {r["label"]: r for r in table.capability}
+
+    def test_pairs_are_a_capability_difference_with_no_plain_ratio(self):
+        gpubench, cuda = self.docs()
+        table = sbs.build(gpubench, cuda, {})
+        pairs = self.pairs(table)
+        overlap = pairs["datapath balanced overlap-2"]
+        self.assertEqual(overlap["gpubench_id"], "datapath/balanced/overlap-2")
+        self.assertEqual(overlap["cuda_key"], "datapath/balanced/overlap-2-streams")
+        self.assertEqual(overlap["comparison"], "capability difference")
+        self.assertIsNone(overlap["ratio"])
+        self.assertAlmostEqual(overlap["capability_ratio"], 2.0)
+        self.assertEqual(overlap["p95_us"], {"gpubench": "n/a (n = 16)",
+                                             "cuda": "n/a (n = 10)"})
+        serial = pairs["datapath balanced serial"]
+        self.assertAlmostEqual(serial["p95_us"]["gpubench"], 1200.0)
+        self.assertEqual(serial["p95_us"]["cuda"], 560.0)
+        self.assertAlmostEqual(pairs["datapath balanced stage/h2d"]["capability_ratio"], 2.0)
+        # Every workload of either side, each with its seven pairs; none among the like-for-like
+        # rows, where a ratio meets a target.
+        self.assertEqual(len(table.capability), 3 * 7)
+        self.assertFalse(any(r["gpubench_id"].startswith("datapath/") for r in table.rows))
+
+    def test_the_markdown_says_capability_difference_and_never_a_bare_ratio(self):
+        gpubench, cuda = self.docs()
+        table = sbs.build(gpubench, cuda, {})
+        text = sbs.markdown(table, gpubench, cuda, {})
+        section = text[text.index("## Data path"):]
+        self.assertIn("a capability difference, not a like-for-like ratio", section)
+        self.assertIn("pinned host memory", section)
+        self.assertIn("| datapath balanced serial | 1000 | 500 | us | 2 (capability) | "
+                      "1200 / 560 |", section)
+        self.assertIn("| datapath balanced overlap-2 | 640 | 320 | us | 2 (capability) | "
+                      "n/a (n = 16) / n/a (n = 10) |", section)
+        self.assertIn("overlap 1.56x of ideal 1.67x (prepare bounds)", section)
+        self.assertIn("failed: wrong output", section)
+        self.assertNotIn("% of CUDA", text)
+
+    def test_a_datapath_section_that_failed_says_why_in_its_cells(self):
+        gpubench, cuda = self.docs()
+        cuda["rows"] = [ref.not_measured("datapath", "not-available", ref.NVCC_MISSING)]
+        table = sbs.build(gpubench, cuda, {})
+        serial = self.pairs(table)["datapath balanced serial"]
+        self.assertIsNone(serial["cuda"])
+        self.assertIsNone(serial["capability_ratio"])
+        self.assertIn("not measured: datapath not-available: nvcc not found", serial["cuda_why"])
+
+    def test_workloads_come_from_gpubench_ids_without_a_cuda_plan(self):
+        gpubench, _ = self.docs()
+        table = sbs.build(gpubench, None, {}, cuda_problem="cuda.json missing")
+        labels = [r["label"] for r in table.capability]
+        self.assertEqual(len(labels), 7)
+        self.assertEqual(table.capability[0]["cuda_why"], "not measured: cuda.json missing")
+
+    def test_the_json_output_carries_the_pairs_and_the_caveat(self):
+        gpubench, cuda = self.docs()
+        with tempfile.TemporaryDirectory() as tmp:
+            paths = []
+            for name, doc in (("g", gpubench), ("c", cuda)):
+                paths.append(os.path.join(tmp, f"{name}.json"))
+                with open(paths[-1], "w") as f:
+                    json.dump(doc, f)
+            with redirect_stdout(io.StringIO()):
+                sbs.main(paths + ["--json", os.path.join(tmp, "o.json")])
+            with open(os.path.join(tmp, "o.json")) as f:
+                out = json.load(f)
+        self.assertEqual(len(out["capability_rows"]), 21)
+        self.assertIn("not a like-for-like ratio", out["capability_caveat"])
+
+
 def transfer(rid, median, crosses=None, why=None):
     """A transfer result, with the crosses_link param where given (newer gpubench)."""
     result = gpubench_result(rid, median)

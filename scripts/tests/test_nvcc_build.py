@@ -1,8 +1,11 @@
-"""scripts/cuda_launch.cu built by NVIDIA's real nvcc, where one can be had without a GPU: from
-PATH, /usr/local/cuda/bin or site-packages, else PyPI's wheels installed into a cache folder
-(GPUBENCH_NVCC_CACHE, default <repo>/target/nvcc-pypi). The build for the H200's sm_90 must
-compile with no register spills, and the program, run where there is no driver, must still
-answer in JSON: a status that is not ok and a reason (the shape cuda_reference.py parses).
+"""scripts/cuda_launch.cu and scripts/cuda_datapath.cu built by NVIDIA's real nvcc, where one can
+be had without a GPU: from PATH, /usr/local/cuda/bin or site-packages, else PyPI's wheels
+installed into a cache folder (GPUBENCH_NVCC_CACHE, default <repo>/target/nvcc-pypi). The build
+for the H200's sm_90 must compile with no register spills, and each program, run where there is
+no driver, must still answer in JSON: a status that is not ok and a reason (the shape
+cuda_reference.py parses). The datapath program's kernel arithmetic, run on the host by its
+--self-test, must match its prediction word for word on gpubench's own workloads, and the
+prediction must match the datapath suite's (reference.rs, restated here).
 
 Skipped, with the reason, where no nvcc can be found or installed (no network, no pip) or there
 is no host C++ compiler. The test doubles' nvcc (scripts/tests/doubles/bin) is never taken for
@@ -15,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -25,6 +29,7 @@ SCRIPTS = os.path.dirname(HERE)
 REPO = os.path.dirname(SCRIPTS)
 DOUBLES = os.path.join(HERE, "doubles")
 SOURCE = os.path.join(SCRIPTS, "cuda_launch.cu")
+DATAPATH_SOURCE = os.path.join(SCRIPTS, "cuda_datapath.cu")
 CACHE = os.environ.get("GPUBENCH_NVCC_CACHE") or os.path.join(REPO, "target", "nvcc-pypi")
 # nvcc and the runtime's headers, pinned to one release together with the wheels nvcc depends
 # on: unpinned, pip takes the newest nvidia-nvvm, whose cicc writes PTX that the 13.0 ptxas
@@ -109,35 +114,122 @@ def find_real_nvcc():
     return installed_nvcc()
 
 
+def splitmix(state):
+    """reference.rs's splitmix64: (the next state, its output)."""
+    mask = (1 << 64) - 1
+    state = (state + 0x9E3779B97F4A7C15) & mask
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return state, z ^ (z >> 31)
+
+
+def salt(k):
+    return (splitmix(k ^ 0x9E3779B97F4A7C15)[1] & 0xFFFFFFFF) | 1
+
+
+def suite_prediction(input_bytes, output_bytes, steps, seed, t, request):
+    """Output word t of request number `request`, as the datapath suite's reference.rs predicts
+    it: the xor fold of the word's share of the seeded, salted input, xored with the bits of
+    the exact sum of its four chains."""
+    state, base = seed, []
+    for _ in range(input_bytes // 4):
+        state, value = splitmix(state)
+        base.append(value & 0xFFFFFFFF)
+    groups, n_out = input_bytes // 16, output_bytes // 4
+    h = 0
+    for g in range(t, groups, n_out):
+        salted = salt(request) if g < n_out else 0
+        h ^= base[4 * g] ^ salted ^ base[4 * g + 1] ^ base[4 * g + 2] ^ base[4 * g + 3]
+    chains = [-1.5 + ((h >> (8 * c)) & 255) / 1024 + steps / 1024 for c in range(4)]
+    bits = struct.unpack("<I", struct.pack("<f", (chains[0] + chains[1])
+                                           + (chains[2] + chains[3])))[0]
+    return h ^ bits
+
+
 class RealNvcc(unittest.TestCase):
-    def test_cuda_launch_builds_for_sm_90_without_spills_and_answers_in_json(self):
+    def build(self, source, tmp):
+        """source built for sm_90 as cuda_reference.py builds it (verbose ptxas): the binary,
+        after checking the build made no register spills."""
         if not (shutil.which("g++") or shutil.which("c++")):
             self.skipTest("no host C++ compiler for nvcc")
         nvcc, why = find_real_nvcc()
         if nvcc is None:
             self.skipTest(why)
         self.assertTrue(is_real_nvcc(nvcc), nvcc)
+        binary = os.path.join(tmp, os.path.splitext(os.path.basename(source))[0])
+        # The same command line cuda_reference.py uses (with PyPI's -I/-L), verbose ptxas.
+        command = ref.nvcc_command(nvcc, source, binary, "sm_90", extra=("-Xptxas", "-v"))
+        self.assertEqual(command[0], nvcc, "the nvcc found is the one that builds")
+        build = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        self.assertEqual(build.returncode, 0, f"{' '.join(command)}\n{build.stderr}")
+        report = build.stdout + build.stderr
+        self.assertIn("for 'sm_90'", report, report)
+        spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+        self.assertTrue(spills, f"no ptxas report: {report}")
+        self.assertEqual({s for pair in spills for s in pair}, {"0"}, report)
+        return binary
+
+    def answer(self, command):
+        """The program's JSON, and whether it ran on a GPU; without a driver it must fail in
+        JSON, with a reason and a nonzero exit."""
+        run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        data = json.loads(run.stdout)
+        if data["status"] != "ok":
+            self.assertNotEqual(run.returncode, 0)
+            self.assertTrue(data.get("reason"), data)
+        return data
+
+    def test_cuda_launch_builds_for_sm_90_without_spills_and_answers_in_json(self):
         with tempfile.TemporaryDirectory() as tmp:
-            binary = os.path.join(tmp, "cuda_launch")
-            # The same command line cuda_reference.py uses (with PyPI's -I/-L), verbose ptxas.
-            command = ref.nvcc_command(nvcc, SOURCE, binary, "sm_90", extra=("-Xptxas", "-v"))
-            self.assertEqual(command[0], nvcc, "the nvcc found is the one that builds")
-            build = subprocess.run(command, capture_output=True, text=True, timeout=300)
-            self.assertEqual(build.returncode, 0, f"{' '.join(command)}\n{build.stderr}")
-            report = build.stdout + build.stderr
-            self.assertIn("for 'sm_90'", report, report)
-            spills = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
-            self.assertTrue(spills, f"no ptxas report: {report}")
-            self.assertEqual({s for pair in spills for s in pair}, {"0"}, report)
-            # Without a driver the program still answers in JSON (and exits nonzero).
-            run = subprocess.run([binary, "10", "10"], capture_output=True, text=True,
-                                 timeout=120)
-            data = json.loads(run.stdout)
+            binary = self.build(SOURCE, tmp)
+            data = self.answer([binary, "10", "10"])
             if data["status"] == "ok":  # a machine with a driver and a GPU
                 self.assertIn("graph_gpu_us_per_kernel", data)
+
+    def test_cuda_datapath_builds_for_sm_90_without_spills_and_answers_in_json(self):
+        plan = ref.datapath_plan(quick=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            binary = self.build(DATAPATH_SOURCE, tmp)
+            data = self.answer([binary, *ref.datapath_args(plan)])
+            if data["status"] == "ok":  # a machine with a driver and a GPU
+                names = [w["name"] for w in data["workloads"]]
+                self.assertEqual(names, [w["name"] for w in plan["workloads"]])
+                for workload in data["workloads"]:
+                    self.assertEqual(workload["status"], "ok", workload)
+                    self.assertEqual(workload["serial"]["latency_us"]["n"], 100)
+                    self.assertIsNotNone(workload["serial"]["latency_us"]["p99"])
+                    self.assertIsNone(workload["overlap"]["latency_us"]["p99"], "n = 80")
             else:
-                self.assertNotEqual(run.returncode, 0)
-                self.assertTrue(data.get("reason"), data)
+                self.assertIn("CUDA", data["reason"])
+            # A bad workload is refused in JSON too, before any CUDA call.
+            bad = self.answer([binary, "1", "1", "1", "x:20:4:4"])
+            self.assertEqual(bad["status"], "failed")
+            self.assertIn("multiple of 16", bad["reason"])
+
+    def test_the_datapath_kernel_arithmetic_is_the_suites_prediction(self):
+        # gpubench's workloads, then ragged shares (odd and even, and words with none) as the
+        # suite's own reference test takes them.
+        plan = ref.datapath_plan(quick=True)
+        small = [("ragged", 37 * 16, 8 * 4, 4), ("square", 8 * 16, 8 * 4, 100),
+                 ("sparse", 4 * 16, 16 * 4, 8)]
+        workloads = ref.datapath_args(plan)[3:] + [f"{n}:{i}:{o}:{s}" for n, i, o, s in small]
+        with tempfile.TemporaryDirectory() as tmp:
+            binary = self.build(DATAPATH_SOURCE, tmp)
+            run = subprocess.run([binary, "--self-test", str(plan["seed"]), *workloads],
+                                 capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        results = {r["name"]: r for r in json.loads(run.stdout)["self_test"]}
+        for name, result in results.items():
+            self.assertEqual(result["wrong_words"], 0, result)
+        # Another request's answer is caught in every workload, the transfer-bound one (whose
+        # shares are all 32 groups, an even number) included.
+        for name in ("transfer-bound", "compute-bound", "balanced", "ragged", "square", "sparse"):
+            self.assertEqual(results[name]["other_answers_caught"], 3, name)
+        for name, n_in, n_out, steps in small:
+            want = [suite_prediction(n_in, n_out, steps, plan["seed"], t, 0)
+                    for t in range(min(4, n_out // 4))]
+            self.assertEqual(results[name]["first_words"], want, name)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 """cuda_reference.py run whole, as a child process, on the CUDA test doubles of
 scripts/tests/doubles (torch, cupy, pynvml on PYTHONPATH; nvcc first on PATH): the document it
-saves as it goes, a stop by SIGTERM or SIGINT in the middle of a section, and the launch section's
-fallbacks to CuPy when nvcc fails in each way it can. No GPU, no torch: a second or two each."""
+saves as it goes, a stop by SIGTERM or SIGINT in the middle of a section, the launch section's
+fallbacks to CuPy when nvcc fails in each way it can, and the datapath section's rows (keyed to
+gpubench's, labelled a capability difference) or, where nvcc gives no figures, its one row with
+the status and the reason. No GPU, no torch: a second or two each."""
 
 import json
 import os
@@ -23,11 +25,17 @@ REFERENCE = os.path.join(SCRIPTS, "cuda_reference.py")
 def doubles_env(**extra):
     """The environment of a reference run on the doubles (and none of the knobs leaking in)."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPU_DOUBLES_", "CUDA_NVCC_", "CUDA_LAUNCH_"))}
+           if not k.startswith(("GPU_DOUBLES_", "CUDA_NVCC_", "CUDA_LAUNCH_", "CUDA_DATAPATH_"))}
     env["PATH"] = os.path.join(DOUBLES, "bin") + os.pathsep + env.get("PATH", "")
     env["PYTHONPATH"] = os.path.join(DOUBLES, "python")
     env.update(extra)
     return env
+
+
+def ref_keys(name):
+    """The datapath row keys of one workload, as side_by_side.py pairs them."""
+    return ([f"datapath/{name}/stage/{s}" for s in ("prepare", "h2d", "compute", "d2h", "check")]
+            + [f"datapath/{name}/serial", f"datapath/{name}/overlap-2-streams"])
 
 
 class ReferenceOnDoubles(unittest.TestCase):
@@ -111,6 +119,69 @@ class ReferenceOnDoubles(unittest.TestCase):
         why = self.fallback(GPU_DOUBLES_NVCC_SLEEP="30", CUDA_NVCC_TIMEOUT="0.3")
         self.assertIn("timed out after 0.3 s", why)
         self.assertLess(time.monotonic() - started, 15)
+
+    def datapath(self, **env):
+        """The datapath section's rows and nvcc's invocations."""
+        proc, doc, calls = self.run_reference("--only", "datapath", **env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(doc["sections_done"], ["datapath"])
+        return doc["rows"], calls
+
+    def test_the_datapath_rows_are_keyed_to_gpubench_and_labelled_a_capability_difference(self):
+        rows, calls = self.datapath()
+        keys = [r["key"] for r in rows]
+        want = [k for name in ("transfer-bound", "compute-bound", "balanced")
+                for k in ref_keys(name)]
+        self.assertEqual(keys, want)
+        for r in rows:
+            self.assertEqual(r["status"], "ok", r)
+            self.assertEqual(r["unit"], "us")
+            self.assertGreater(r["value"], 0)
+            self.assertEqual(r["comparison"], "capability difference")
+            self.assertIn("not a like-for-like ratio", r["caveat"])
+            self.assertIn("pinned host memory", r["caveat"])
+            self.assertIn("cuda_datapath.cu (nvcc -O2 -arch=sm_90)", r["method"])
+        by_key = {r["key"]: r for r in rows}
+        # The quick profile's counts: 100 serial requests state a p99; 5 x 16 overlapped ones
+        # only a p95 (null, never a number, below 100).
+        serial = by_key["datapath/balanced/serial"]["percentiles"]
+        self.assertEqual(serial["n"], 100)
+        self.assertIsNotNone(serial["p99"])
+        overlap = by_key["datapath/balanced/overlap-2-streams"]
+        self.assertEqual(overlap["percentiles"]["n"], 80)
+        self.assertIsNone(overlap["percentiles"]["p99"])
+        self.assertEqual((overlap["streams"], overlap["in_flight"]), (2, 2))
+        self.assertIn("overlap_ideal", overlap)
+        self.assertEqual(by_key["datapath/compute-bound/stage/compute"]["flops"],
+                         16384 * 4 * 4096 * 2)
+        # Built once, for the device, and asked for gpubench's requests.
+        [call] = calls
+        self.assertIn("-arch=sm_90", call)
+        self.assertTrue(call[-1].endswith("cuda_datapath.cu"), call)
+
+    def test_a_wrong_answer_fails_its_row_and_leaves_no_figure(self):
+        rows, _ = self.datapath(GPU_DOUBLES_NVCC="wrong")
+        failed = [r for r in rows if r["status"] != "ok"]
+        self.assertEqual([r["key"] for r in failed], ["datapath/compute-bound/overlap-2-streams"])
+        self.assertIn("wrong answer", failed[0]["reason"])
+        self.assertNotIn("value", failed[0])
+        self.assertEqual(failed[0]["comparison"], "capability difference")
+
+    def test_without_figures_from_nvcc_one_datapath_row_says_why(self):
+        for mode, says in (("fail", "-arch=sm_90 failed (exit 2)"),
+                           ("garbage", "printed no JSON"),
+                           ("refuses", "reported 'failed'")):
+            rows, _ = self.datapath(GPU_DOUBLES_NVCC=mode)
+            self.assertEqual(len(rows), 1, mode)
+            self.assertEqual(rows[0]["key"], "datapath")
+            self.assertEqual(rows[0]["status"], "failed")
+            self.assertIn(says, rows[0]["reason"])
+            self.assertNotIn("value", rows[0])
+
+    def test_a_datapath_program_that_runs_too_long_is_stopped(self):
+        rows, _ = self.datapath(CUDA_DATAPATH_TIMEOUT="0.001")
+        self.assertEqual([r["key"] for r in rows], ["datapath"])
+        self.assertIn("timed out after 0.001 s", rows[0]["reason"])
 
     def interrupt(self, signum):
         """Stops a run during its launch section (nvcc held in its build) with signum."""

@@ -102,6 +102,11 @@ class Rehearsal(unittest.TestCase):
         self.assertRegex(table, r"\| SGEMM 128x128x128 \(TF32 off\) \| 40 \| \d+ \| GFLOP/s \|")
         self.assertRegex(table, r"\| best H2D path at 4MiB vs CUDA pinned \| 3 \| [\d.]+ \|")
         self.assertIn("left out transfer/h2d-staging-copy/bytes/4MiB: crosses_link false", table)
+        # The datapath rows beside CUDA's twin, in their own section, labelled so.
+        self.assertIn("## Data path: a capability difference, not a like-for-like ratio", table)
+        self.assertRegex(table, r"\| datapath balanced serial \| 900 \| [\d.]+ \| us \| "
+                                r"[\d.]+ \(capability\) \|")
+        self.assertRegex(table, r"\| datapath balanced overlap-2 \| 700 \| [\d.]+ \| us \|")
         cuda = json.loads(files["cuda.json"])
         self.assertTrue(cuda["complete"])
         self.assertEqual(cuda["plan"]["stream_bytes"], 16 << 20)

@@ -6,7 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use gpubench_engine::SuiteOptions;
 use gpubench_harness::Profile;
+use gpubench_suites::datapath::request::builtins;
 use gpubench_suites::matmul::profile_shapes;
 use gpubench_suites::transfer::sizes_up_to;
 use serde_json::Value;
@@ -139,6 +141,29 @@ fn the_cuda_reference_plans_gpubench_default_sizes() {
         plan["stream_bytes"],
         1u64 << 30,
         "gpu-check.sh passes --stream-size 1GiB"
+    );
+    // The datapath twin's requests are the suite's built-ins, with the seed gpubench's run
+    // uses, so both sides move the same bytes and check the same answers.
+    let workloads: Vec<(String, u64, u64, u64)> = builtins(Profile::Default)
+        .into_iter()
+        .map(|r| (r.name, r.input_bytes, r.output_bytes, r.steps))
+        .collect();
+    let datapath = &plan["datapath"];
+    let planned: Vec<(String, u64, u64, u64)> = datapath["workloads"]
+        .as_array()
+        .expect("workloads")
+        .iter()
+        .map(|w| {
+            let n = |key: &str| w[key].as_u64().expect("a number");
+            let name = w["name"].as_str().expect("a name").to_string();
+            (name, n("input_bytes"), n("output_bytes"), n("steps"))
+        })
+        .collect();
+    assert_eq!(planned, workloads, "cuda_reference.py's DATAPATH_WORKLOADS");
+    assert_eq!(
+        datapath["seed"],
+        SuiteOptions::new(Profile::Default).seed,
+        "DATAPATH_SEED"
     );
 }
 
