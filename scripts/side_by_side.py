@@ -333,6 +333,19 @@ class Table:
             if line and line not in self.above_nominal:
                 self.above_nominal.append(line)
         self.rows.append({
+            **self.both_sides(label, (ours_id, mine, a), (cuda_key, ref, b)),
+            "unit": (mine or {}).get("unit") or (ref or {}).get("unit"),
+            "ratio": ratio, "target": target, "nominal": nominal,
+            "met": None if ratio is None or target is None else ratio >= target,
+            "sm_clock_mhz": {"gpubench": gpubench_clock(mine), "cuda": cuda_clock(ref)},
+            "note": note,
+        })
+
+    def both_sides(self, label, ours, theirs):
+        """What every pair says of its two sides, each given as (id or key, row, value): the
+        names, values, statuses and reasons, and why a side has no row at all."""
+        (ours_id, mine, a), (cuda_key, ref, b) = ours, theirs
+        return {
             "label": label, "gpubench_id": ours_id, "cuda_key": cuda_key,
             "gpubench": a, "gpubench_status": (mine or {}).get("status", "absent"),
             "gpubench_reason": (mine or {}).get("reason"),
@@ -340,12 +353,7 @@ class Table:
             "cuda": b, "cuda_status": (ref or {}).get("status", "absent"),
             "cuda_reason": (ref or {}).get("reason"),
             "cuda_why": None if ref else self.cuda_side.why_missing(cuda_key),
-            "unit": (mine or {}).get("unit") or (ref or {}).get("unit"),
-            "ratio": ratio, "target": target, "nominal": nominal,
-            "met": None if ratio is None or target is None else ratio >= target,
-            "sm_clock_mhz": {"gpubench": gpubench_clock(mine), "cuda": cuda_clock(ref)},
-            "note": note,
-        })
+        }
 
     def add_capability(self, label, ours_id, cuda_key, how):
         """A datapath pair: both times, labelled a capability difference. Its ratio column stays
@@ -355,13 +363,7 @@ class Table:
         a = gpubench_value(mine)
         b = ref.get("value") if ref and ref.get("status") == "ok" else None
         self.capability.append({
-            "label": label, "gpubench_id": ours_id, "cuda_key": cuda_key,
-            "gpubench": a, "gpubench_status": (mine or {}).get("status", "absent"),
-            "gpubench_reason": (mine or {}).get("reason"),
-            "gpubench_why": None if mine else self.gpubench_side.why_missing(ours_id),
-            "cuda": b, "cuda_status": (ref or {}).get("status", "absent"),
-            "cuda_reason": (ref or {}).get("reason"),
-            "cuda_why": None if ref else self.cuda_side.why_missing(cuda_key),
+            **self.both_sides(label, (ours_id, mine, a), (cuda_key, ref, b)),
             "unit": (mine or {}).get("unit") or (ref or {}).get("unit") or "us",
             "comparison": CAPABILITY, "ratio": None,
             "capability_ratio": a / b if a is not None and b else None,
