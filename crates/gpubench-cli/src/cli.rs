@@ -413,7 +413,7 @@ pub struct AbArgs {
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(5..=100))]
     pub rounds: u32,
     /// Further rounds, of the suites whose benchmarks look regressed or too noisy, before
-    /// they are judged again (0: none).
+    /// they are judged again (0: none); those still too noisy then get as many again.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub confirm_rounds: u32,
     /// Directory for every round's results files (new or empty); by default

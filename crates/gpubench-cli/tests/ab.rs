@@ -132,6 +132,39 @@ fn a_head_at_half_speed_is_confirmed_then_fails_with_3() {
 }
 
 #[test]
+fn a_slowdown_hidden_in_some_rounds_gets_a_second_look_and_fails_with_3() {
+    // One round in five at full speed, as when the scheduler spares a hogged run now and then:
+    // after 5 rounds and 2 to confirm the interval still reaches 1.0 (too noisy); 2 more, of
+    // the rows still undecided only, settle it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
+    let mut speeds = vec![at_speed(0.5); 4];
+    speeds.push(at_speed(1.0));
+    let head = stand_in(dir.path(), "head", &speeds);
+    let out = ab(
+        dir.path(),
+        &base,
+        &head,
+        &["--rounds", "5", "--confirm-rounds", "2"],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("still too noisy, a second look at 2 suspect benchmarks"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("confirmation round 4 (of at most 4)"),
+        "{stderr}"
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("9 rounds") && stdout.contains("2 regressed"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn rounds_that_disagree_are_too_noisy_and_exit_6() {
     let dir = tempfile::tempdir().expect("temp dir");
     let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);

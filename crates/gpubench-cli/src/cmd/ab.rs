@@ -7,7 +7,11 @@
 //! judged by `gpubench_baseline::paired`: per benchmark, the median of the per-round ratios of
 //! the best samples, with the sign test's interval, against the noise band. A benchmark that
 //! looks regressed or too noisy is measured again (`--confirm-rounds` more rounds of its suites,
-//! or of every suite where `--suite` cannot name one) before the verdict, so one bad minute cannot fail a job. Exit: 4 where the head lost a
+//! or of every suite where `--suite` cannot name one) before the verdict, so one bad minute
+//! cannot fail a job; one still too noisy after that gets a second such set (a second look where
+//! the rounds disagreed: on a shared machine a slowdown the scheduler hides in some rounds is
+//! otherwise left undecided), so a judgement takes at most `--rounds` + 2 x `--confirm-rounds`
+//! rounds, and only the undecided rows pay for them. Exit: 4 where the head lost a
 //! result the base had (a wrong answer, an error), else 3 where a benchmark regressed, else 6
 //! where one stayed too noisy to judge, else 0.
 //!
@@ -85,11 +89,13 @@ pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
         return Ok(stopped);
     }
     let options = PairedOptions { noise: args.noise };
-    let cmp = judge(&rounds, options);
-    if let Some(stopped) = confirm(&session, &cmp, &mut rounds)? {
-        return Ok(stopped);
+    let mut cmp = judge(&rounds, options);
+    for look in [Look::First, Look::Second] {
+        if let Some(stopped) = confirm(&session, &cmp, look, &mut rounds)? {
+            return Ok(stopped);
+        }
+        cmp = judge(&rounds, options);
     }
-    let cmp = judge(&rounds, options);
     let width = gpubench_report::layout::terminal_width();
     let text = gpubench_report::paired::render(&cmp, args.format, width)?;
     let exit = exit_for(&cmp);
@@ -100,19 +106,38 @@ pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
     print_then(&text, exit)
 }
 
-/// Plays `--confirm-rounds` more rounds where `cmp` has suspects (regressed or too noisy),
-/// of their suites alone where `--suite` can name each (a suite that joins a run by an option,
-/// the fault injection's, cannot be: then of everything); the exit status where a signal
-/// stopped them.
+/// Which set of confirmation rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// For every row that looks regressed or too noisy after the first rounds.
+    First,
+    /// For the rows still too noisy after the first set (a regression, once confirmed, stays).
+    Second,
+}
+
+impl Look {
+    /// Whether a row with `verdict` is a suspect for this look.
+    fn suspects(self, verdict: Verdict) -> bool {
+        match self {
+            Look::First => matches!(verdict, Verdict::Regressed | Verdict::Inconclusive),
+            Look::Second => verdict == Verdict::Inconclusive,
+        }
+    }
+}
+
+/// Plays `--confirm-rounds` more rounds where `cmp` has suspects for `look`, of their suites
+/// alone where `--suite` can name each (a suite that joins a run by an option, the fault
+/// injection's, cannot be: then of everything); the exit status where a signal stopped them.
 fn confirm(
     session: &Session<'_>,
     cmp: &PairedComparison,
+    look: Look,
     rounds: &mut Vec<(RunDocument, RunDocument)>,
 ) -> anyhow::Result<Option<Exit>> {
     let rows: Vec<&gpubench_baseline::PairedRow> = cmp
         .rows
         .iter()
-        .filter(|r| matches!(r.verdict, Verdict::Regressed | Verdict::Inconclusive))
+        .filter(|r| look.suspects(r.verdict))
         .collect();
     let suspects: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     let suites: BTreeSet<&str> = rows.iter().map(|r| r.suite.as_str()).collect();
@@ -128,7 +153,11 @@ fn confirm(
     let only = nameable.then(|| suites.iter().copied().collect::<Vec<_>>().join(","));
     let shown: Vec<&str> = suspects.iter().copied().take(5).collect();
     note!(
-        "ab: confirming {} suspect benchmarks ({}{}): {} more rounds of {}",
+        "ab: {} {} suspect benchmarks ({}{}): {} more rounds of {}",
+        match look {
+            Look::First => "confirming",
+            Look::Second => "still too noisy, a second look at",
+        },
         suspects.len(),
         shown.join(", "),
         if suspects.len() > shown.len() {
@@ -139,7 +168,8 @@ fn confirm(
         args.confirm_rounds,
         only.as_deref().unwrap_or("every suite")
     );
-    let more = args.rounds..args.rounds + args.confirm_rounds;
+    let first = u32::try_from(rounds.len()).unwrap_or(u32::MAX);
+    let more = first..first.saturating_add(args.confirm_rounds);
     session.play(more, only.as_deref(), rounds)
 }
 
@@ -274,7 +304,11 @@ impl Session<'_> {
         let which = if k < rounds {
             format!("round {}/{rounds}", k + 1)
         } else {
-            format!("confirmation round {}/{confirm}", k + 1 - rounds)
+            format!(
+                "confirmation round {} (of at most {})",
+                k + 1 - rounds,
+                2 * confirm
+            )
         };
         note!("ab: {which}: {} ({})", build.name(), bin.display());
         let output = command

@@ -208,7 +208,11 @@ mod tests {
                 assert_eq!(found.checked, n_out as usize);
                 // Another request's answer is wrong for this one, in every word with a share.
                 let other = reference.mismatches(&output, Reference::salt(k + 7), true);
-                assert_eq!(other.wrong, n_out.min(groups) as usize, "{n_in}/{n_out}/{steps}");
+                assert_eq!(
+                    other.wrong,
+                    n_out.min(groups) as usize,
+                    "{n_in}/{n_out}/{steps}"
+                );
             }
         }
     }
