@@ -139,14 +139,12 @@ fn hints_declared_as_today_draw_what_old_files_draw() {
     }
 }
 
-/// A suite the report has never heard of that states its throughput, its latencies, a
-/// typical sample's item timeline and a finding: each reaches the page (latency against
-/// throughput, a Gantt chart, a findings list) and the finding the terminal table and
-/// Markdown too, all found by their `extra` entries, not by the suite's name.
-#[test]
-fn throughput_latency_item_timelines_and_findings_reach_every_output() {
-    use gpubench_report::Format;
-    use gpubench_report::table::TableStyle;
+/// The sentence [`fft_doc_stating_more`] gives its last row as a finding.
+const FINDING_TEXT: &str = "transform bounds: 1.7 ms of 2.5 ms per request";
+
+/// [`fft_doc`] whose radix-2 sweep rows state a throughput and latencies, and whose last row
+/// (`fft/request-1/readback`) has an item timeline of three items and a finding.
+fn fft_doc_stating_more() -> RunDocument {
     use gpubench_results::chart::{FINDING, ITEMS_PER_S};
     use gpubench_results::item_timeline::{ItemTimeline, StageSpan, TimelineItem};
     use gpubench_results::stats::LatencySummary;
@@ -188,12 +186,22 @@ fn throughput_latency_item_timelines_and_findings_reach_every_output() {
             })
             .collect(),
     };
-    let finding = "transform bounds: 1.7 ms of 2.5 ms per request";
     let last = doc.results.last_mut().expect("rows");
     timeline.store(&mut last.extra);
-    last.extra.insert(FINDING.into(), finding.into());
-    let timed = last.id.clone();
+    last.extra.insert(FINDING.into(), FINDING_TEXT.into());
+    doc
+}
 
+/// A suite the report has never heard of that states its throughput, its latencies, a
+/// typical sample's item timeline and a finding: each reaches the page (latency against
+/// throughput, a Gantt chart, a findings list) and the finding the terminal table and
+/// Markdown too, all found by their `extra` entries, not by the suite's name.
+#[test]
+fn throughput_latency_item_timelines_and_findings_reach_every_output() {
+    use gpubench_report::Format;
+    use gpubench_report::table::TableStyle;
+
+    let doc = fft_doc_stating_more();
     let page = gpubench_report::html::render(&[("fft.json".into(), doc.clone())]).expect("renders");
     let charts = svgs(&page);
     let traded = charts
@@ -213,7 +221,7 @@ fn throughput_latency_item_timelines_and_findings_reach_every_output() {
         .split("<h2>Item timelines")
         .nth(1)
         .expect("a timeline section");
-    assert!(timelines.contains(&format!("<h3>{timed}</h3>")));
+    assert!(timelines.contains("<h3>fft/request-1/readback</h3>"));
     let gantt = svgs(timelines).into_iter().next().expect("a Gantt chart");
     assert_eq!(
         gantt.matches("<rect").count(),
@@ -224,17 +232,17 @@ fn throughput_latency_item_timelines_and_findings_reach_every_output() {
         gantt.contains("#2 transform: 2.80 to 4.50 ms (1.70 ms)"),
         "{gantt}"
     );
-    assert!(page.contains(finding), "the findings list");
+    assert!(page.contains(FINDING_TEXT), "the findings list");
 
     let text = gpubench_report::run_text::run_text(&doc, false);
     assert_eq!(
         text.suites[0].findings,
-        [format!("request-1/readback: {finding}")]
+        [format!("request-1/readback: {FINDING_TEXT}")]
     );
     for format in [Format::Table, Format::Markdown] {
         let out = format
             .render_run(&doc, &TableStyle::default())
             .expect("renders");
-        assert!(out.contains(finding), "{format:?}: {out}");
+        assert!(out.contains(FINDING_TEXT), "{format:?}: {out}");
     }
 }

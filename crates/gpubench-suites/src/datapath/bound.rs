@@ -230,34 +230,9 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
         .iter()
         .filter(|r| param_str(r, "workload") == Some(workload))
         .collect();
-    let stages: Vec<StageTime> = rows
-        .iter()
-        .filter_map(|r| {
-            let stage = Stage::named(param_str(r, "stage")?)?;
-            Some(StageTime {
-                stage,
-                us: median(r)?,
-            })
-        })
-        .collect();
-    if stages.len() < Stage::ALL.len() {
-        // A stage that failed or was skipped leaves the bound unknown.
-        return None;
-    }
-    let serial_us = rows
-        .iter()
-        .find(|r| param_str(r, "flow") == Some("serial"))
-        .and_then(|r| median(r));
-    let best_overlap = rows
-        .iter()
-        .filter_map(|r| {
-            let depth = r.params.get("in_flight")?.as_u64().filter(|d| *d > 1)?;
-            Some((median(r)?, depth))
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0));
-    let bound = Bound::of(&stages, serial_us, best_overlap)?;
-    let first = rows.first()?;
+    let bound = analyse(&rows)?;
     let mut params: BTreeMap<String, Value> = BTreeMap::new();
+    let first = rows.first()?;
     for key in [
         "workload",
         "request",
@@ -278,7 +253,49 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
         bound.slowest.us,
         params,
     );
-    let energy = energy_of(&rows);
+    state(&bound, energy_of(&rows), &mut row.extra);
+    row.warnings = bound.mismatches(band);
+    Some(row)
+}
+
+/// One workload's bound from its rows: every stage's median, the serial median and the best
+/// overlapped interval; `None` where a stage has no median (failed or skipped).
+fn analyse(rows: &[&BenchResult]) -> Option<Bound> {
+    let stages: Vec<StageTime> = rows
+        .iter()
+        .filter_map(|r| {
+            let stage = Stage::named(param_str(r, "stage")?)?;
+            Some(StageTime {
+                stage,
+                us: median(r)?,
+            })
+        })
+        .collect();
+    if stages.len() < Stage::ALL.len() {
+        return None;
+    }
+    let serial_us = rows
+        .iter()
+        .find(|r| param_str(r, "flow") == Some("serial"))
+        .and_then(|r| median(r));
+    let best_overlap = rows
+        .iter()
+        .filter_map(|r| {
+            let depth = r.params.get("in_flight")?.as_u64().filter(|d| *d > 1)?;
+            Some((median(r)?, depth))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    Bound::of(&stages, serial_us, best_overlap)
+}
+
+/// What the bound row states in `extra`: the finding (the what-if, with the energy per request
+/// where board power was sampled), the energy or why there is none, the stage sum, the seams,
+/// the best interval, the overlap achieved beside the ideal, and the what-if figures.
+fn state(
+    bound: &Bound,
+    energy: Result<(f64, String), String>,
+    extra: &mut BTreeMap<String, Value>,
+) {
     let finding = match &energy {
         Ok((joules, flow)) => format!(
             "{}; energy {} per request (board power, {flow})",
@@ -287,7 +304,6 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
         ),
         Err(_) => bound.sentence(),
     };
-    let extra = &mut row.extra;
     extra.insert(gpubench_results::chart::FINDING.into(), finding.into());
     match energy {
         Ok((joules, _)) => extra.insert(energy::EXTRA_KEY.into(), joules.into()),
@@ -312,8 +328,6 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
     if let Some(latency) = latency {
         extra.insert("what_if_2x_latency_pct".into(), latency.into());
     }
-    row.warnings = bound.mismatches(band);
-    Some(row)
 }
 
 #[cfg(test)]
