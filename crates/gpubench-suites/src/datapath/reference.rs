@@ -76,7 +76,7 @@ impl Reference {
             let bytes = words.len() * 4;
             for (j, (dst, word)) in block.chunks_exact_mut(4).zip(words).enumerate() {
                 let index = i * BLOCK_WORDS + j;
-                let salted = index % 4 == 0 && index < salted_words;
+                let salted = index.is_multiple_of(4) && index < salted_words;
                 let word = if salted { word ^ salt } else { *word };
                 dst.copy_from_slice(&word.to_le_bytes());
             }
