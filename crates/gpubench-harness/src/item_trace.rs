@@ -33,11 +33,7 @@ pub fn timeline(stages: &[ItemStage]) -> Option<ItemTimeline> {
     let micros = |t: Instant| t.saturating_duration_since(origin).as_secs_f64() * 1e6;
     let mut items: Vec<TimelineItem> = Vec::new();
     for s in ordered {
-        let span = StageSpan {
-            stage: s.stage.to_string(),
-            start_us: micros(s.start),
-            end_us: micros(s.end.max(s.start)),
-        };
+        let span = StageSpan::new(s.stage, micros(s.start), micros(s.end.max(s.start)));
         if let Some(item) = items.iter_mut().find(|i| i.item == s.item) {
             item.spans.push(span);
         } else if items.len() < MAX_ITEMS {

@@ -165,19 +165,14 @@ fn fft_doc_stating_more() -> RunDocument {
             n: 40,
         }));
     }
-    let span = |stage: &str, start_us: f64, end_us: f64| StageSpan {
-        stage: stage.into(),
-        start_us,
-        end_us,
-    };
     let timeline = ItemTimeline {
         clock: "host".into(),
         items: (0..3u64)
             .map(|k| TimelineItem {
                 item: k,
                 spans: vec![
-                    span("upload", 1000.0 * k as f64, 1000.0 * k as f64 + 800.0),
-                    span(
+                    StageSpan::new("upload", 1000.0 * k as f64, 1000.0 * k as f64 + 800.0),
+                    StageSpan::new(
                         "transform",
                         1000.0 * k as f64 + 800.0,
                         1000.0 * k as f64 + 2500.0,

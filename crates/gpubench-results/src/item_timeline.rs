@@ -48,6 +48,17 @@ pub struct StageSpan {
     pub end_us: f64,
 }
 
+impl StageSpan {
+    /// `stage` from `start_us` to `end_us`.
+    pub fn new(stage: impl Into<String>, start_us: f64, end_us: f64) -> Self {
+        Self {
+            stage: stage.into(),
+            start_us,
+            end_us,
+        }
+    }
+}
+
 impl ItemTimeline {
     /// The timeline of `result`, when it has one that parses.
     pub fn of(result: &crate::BenchResult) -> Option<Self> {
@@ -91,14 +102,6 @@ impl ItemTimeline {
 mod tests {
     use super::*;
 
-    fn span(stage: &str, start_us: f64, end_us: f64) -> StageSpan {
-        StageSpan {
-            stage: stage.to_string(),
-            start_us,
-            end_us,
-        }
-    }
-
     #[test]
     fn a_timeline_round_trips_through_extra_and_states_its_length_and_stages() {
         let timeline = ItemTimeline {
@@ -106,11 +109,17 @@ mod tests {
             items: vec![
                 TimelineItem {
                     item: 4,
-                    spans: vec![span("prepare", 0.0, 10.0), span("in-flight", 10.0, 50.0)],
+                    spans: vec![
+                        StageSpan::new("prepare", 0.0, 10.0),
+                        StageSpan::new("in-flight", 10.0, 50.0),
+                    ],
                 },
                 TimelineItem {
                     item: 5,
-                    spans: vec![span("prepare", 12.0, 20.0), span("check", 60.0, 61.5)],
+                    spans: vec![
+                        StageSpan::new("prepare", 12.0, 20.0),
+                        StageSpan::new("check", 60.0, 61.5),
+                    ],
                 },
             ],
         };

@@ -145,26 +145,21 @@ mod tests {
 
     #[test]
     fn every_span_is_a_bar_placed_on_the_axis() {
-        let span = |stage: &str, start_us: f64, end_us: f64| StageSpan {
-            stage: stage.to_string(),
-            start_us,
-            end_us,
-        };
         let timeline = ItemTimeline {
             clock: "host".to_string(),
             items: vec![
                 TimelineItem {
                     item: 7,
                     spans: vec![
-                        span("prepare", 0.0, 2000.0),
-                        span("in-flight", 2000.0, 6000.0),
+                        StageSpan::new("prepare", 0.0, 2000.0),
+                        StageSpan::new("in-flight", 2000.0, 6000.0),
                     ],
                 },
                 TimelineItem {
                     item: 8,
                     spans: vec![
-                        span("prepare", 2000.0, 4000.0),
-                        span("check", 9000.0, 10000.0),
+                        StageSpan::new("prepare", 2000.0, 4000.0),
+                        StageSpan::new("check", 9000.0, 10000.0),
                     ],
                 },
             ],
