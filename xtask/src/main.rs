@@ -6,8 +6,9 @@
 //! - `run [ARGS...]`: setup, then the default suite in a release build (ARGS go to
 //!   `gpubench run`).
 //! - `test`: setup, then formatting, clippy, every test on the adapter, the criterion benches
-//!   once in test mode, a quick CLI run whose JSON is checked, the Kubernetes manifests
-//!   validated, and the Slurm deployment run on a one-node cluster. CI calls exactly this.
+//!   once in test mode, a quick CLI run whose JSON is checked, the validation-layer run, the
+//!   Tint check and the quick run on SwiftShader, the Kubernetes manifests validated, and the
+//!   Slurm deployment run on a one-node cluster. CI calls exactly this.
 //! - `check`: the developers' fast loop: formatting, clippy and every test that needs no
 //!   adapter (the results contract, baselines, reports, telemetry fixtures, shader validation,
 //!   the CLI's help), in well under a minute once built. `test` stays the full gate.
