@@ -76,7 +76,7 @@ impl Reference {
             let bytes = words.len() * 4;
             for (j, (dst, word)) in block.chunks_exact_mut(4).zip(words).enumerate() {
                 let index = i * BLOCK_WORDS + j;
-                let salted = index % 4 == 0 && index < salted_words;
+                let salted = index.is_multiple_of(4) && index < salted_words;
                 let word = if salted { word ^ salt } else { *word };
                 dst.copy_from_slice(&word.to_le_bytes());
             }
@@ -208,7 +208,11 @@ mod tests {
                 assert_eq!(found.checked, n_out as usize);
                 // Another request's answer is wrong for this one, in every word with a share.
                 let other = reference.mismatches(&output, Reference::salt(k + 7), true);
-                assert_eq!(other.wrong, n_out.min(groups) as usize, "{n_in}/{n_out}/{steps}");
+                assert_eq!(
+                    other.wrong,
+                    n_out.min(groups) as usize,
+                    "{n_in}/{n_out}/{steps}"
+                );
             }
         }
     }
