@@ -143,7 +143,7 @@ pub fn ensure_node() -> Result<(), String> {
         return Err("nodejs and npm were installed but `node` or `npm` does not run".to_string());
     }
     Err(
-        "the Tint check needs Node.js (18 or newer; tested with 20) and npm on the PATH: on \
+        "the Tint check needs Node.js (tested with 20) and npm on the PATH: on \
          Debian/Ubuntu `sudo apt-get install nodejs npm`; on Fedora `sudo dnf install nodejs \
          npm`; on Arch `sudo pacman -S nodejs npm`; on macOS `brew install node`; or the \
          installer from nodejs.org. Then run the check again."
