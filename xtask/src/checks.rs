@@ -106,7 +106,7 @@ fn check_archive(archive: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn check_document(doc: &Value) -> Result<(), String> {
+pub fn check_document(doc: &Value) -> Result<(), String> {
     if doc["complete"] != Value::Bool(true) {
         return Err("run is not marked complete".to_string());
     }

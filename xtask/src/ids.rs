@@ -28,7 +28,9 @@ fn row(result: &Value) -> Option<String> {
     let id = result["id"].as_str()?;
     let parts: Vec<&str> = id.split('/').collect();
     let id = match parts.as_slice() {
-        ["memory", kind, _size] if ["read", "latency", "latency-lanes"].contains(kind) => format!("memory/{kind}/*"),
+        ["memory", kind, _size] if ["read", "latency", "latency-lanes"].contains(kind) => {
+            format!("memory/{kind}/*")
+        }
         ["memory", level, ..]
             if level.starts_with("level-")
                 || level.starts_with("latency-level-")

@@ -6,8 +6,9 @@
 //! - `run [ARGS...]`: setup, then the default suite in a release build (ARGS go to
 //!   `gpubench run`).
 //! - `test`: setup, then formatting, clippy, every test on the adapter, the criterion benches
-//!   once in test mode, a quick CLI run whose JSON is checked, the Kubernetes manifests
-//!   validated, and the Slurm deployment run on a one-node cluster. CI calls exactly this.
+//!   once in test mode, a quick CLI run whose JSON is checked, the validation-layer run, the
+//!   Tint check and the quick run on SwiftShader, the Kubernetes manifests validated, and the
+//!   Slurm deployment run on a one-node cluster. CI calls exactly this.
 //! - `check`: the developers' fast loop: formatting, clippy and every test that needs no
 //!   adapter (the results contract, baselines, reports, telemetry fixtures, shader validation,
 //!   the CLI's help), in well under a minute once built. `test` stays the full gate.
@@ -16,6 +17,8 @@
 //! - `bench [FILTER]`: the criterion benches, in GPU time.
 //! - `slurm`, `k8s`: those two checks alone.
 //! - `kernels`: regenerate docs/kernels/*.md, every kernel's statistics as RADV compiles it.
+//! - `tint`: every kernel variant the suites declare, compiled by Dawn's Tint (part of `test`).
+//! - `swiftshader`: the quick profile of every suite on SwiftShader (part of `test`).
 //! - `gate-rates [TRIALS] [CASES]`: the paired gate's false-alarm and catch rates on this machine.
 
 mod checks;
@@ -26,6 +29,8 @@ mod k8s;
 mod kernels;
 mod setup;
 mod slurm;
+mod swiftshader;
+mod tint;
 mod validation;
 
 use std::process::{Command, ExitCode};
@@ -40,8 +45,8 @@ tasks:
   run [-- ARGS...]      setup, then `gpubench run ARGS` in release mode (default suites)
   test                  setup, then fmt, cargo-deny, clippy, every test on the adapter, the benches
                         once and the GPU check rehearsed end to end: gpu-check.sh --rehearsal,
-                        a quick run on the software adapter, CUDA's side through test doubles
-                        (what CI runs)
+                        a quick run on the software adapter, CUDA's side through test doubles;
+                        then validation, tint and swiftshader (what CI runs)
   check                 fmt, clippy, cargo-deny's offline checks and the tests that need no
                         adapter: the fast loop while developing (test is the full gate)
   deny                  cargo-deny with deny.toml: licenses, bans, sources and the RustSec
@@ -57,6 +62,14 @@ tasks:
                         synchronisation validation: fails on any VUID or SYNC message, with a
                         control that must be caught (part of `test`; the layer is unpacked into
                         target/xtask where it is not installed)
+  tint                  every kernel variant the suites declare (files and pipelines) compiled by
+                        Dawn's Tint, the second WGSL compiler (npm `webgpu`, pinned, installed
+                        into target/xtask; node and npm needed): fails on a rejection that
+                        xtask/tint/expected-failures.txt does not explain (part of `test`)
+  swiftshader           setup, then the quick profile of every suite on SwiftShader (a second CPU
+                        Vulkan: subgroups of 4, 256 invocations, no f16), unpacked from Debian's
+                        chromium-common into target/xtask; fails unless every result is verified
+                        or skipped with its reason (part of `test`)
   gate-rates [TRIALS] [CASES]
                         setup, then the paired gate's error rates: `gpubench ab` of a build against
                         itself (same), against a 2x slower kernel (slow) and against itself with a
@@ -80,6 +93,8 @@ fn main() -> ExitCode {
         "bench" => setup::ensure_adapter().and_then(|()| bench(&rest)),
         "slurm" => setup::ensure_adapter().and_then(|()| slurm::check()),
         "validation" => setup::ensure_adapter().and_then(|()| validation::check()),
+        "tint" => tint::check(),
+        "swiftshader" => setup::ensure_adapter().and_then(|()| swiftshader::check()),
         "k8s" => k8s::check(),
         "ids" => ids::write(&rest),
         "kernels" => setup::ensure_adapter().and_then(|()| kernels::regenerate()),
@@ -233,6 +248,17 @@ fn check() -> Result<(), String> {
         .try_for_each(|args| cargo_with_env(args, &no_adapter))
 }
 
+/// Runs `step`, then says how long it took (CI's time allowance is per step).
+fn timed(name: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let outcome = step();
+    eprintln!(
+        "xtask: {name} took {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    outcome
+}
+
 fn test() -> Result<(), String> {
     lints()?;
     cargo(&["test", "--workspace"])?;
@@ -255,6 +281,10 @@ fn test() -> Result<(), String> {
     )?;
     checks::rehearsal()?;
     validation::check()?;
+    // A second WGSL compiler and a second CPU adapter: what runs on lavapipe and naga above
+    // must also compile with Tint and run on SwiftShader's limits.
+    timed("tint", tint::check)?;
+    timed("swiftshader", swiftshader::check)?;
     k8s::check()?;
     gate_rates::smoke()?;
     slurm::check()

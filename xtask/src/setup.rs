@@ -119,3 +119,34 @@ fn run_apt(args: &[&str]) -> Result<(), String> {
         Err(format!("`apt-get {}` failed ({status})", args.join(" ")))
     }
 }
+
+/// Succeeds when Node.js and npm are on the PATH (the Tint check runs Dawn's Node bindings);
+/// on Debian/Ubuntu as root, installs the distribution's `nodejs` and `npm` if they are not.
+pub fn ensure_node() -> Result<(), String> {
+    let works = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if works("node") && works("npm") {
+        return Ok(());
+    }
+    let debian = Path::new("/etc/debian_version").exists();
+    if debian && works("apt-get") && is_root() {
+        eprintln!("setup: Node.js or npm is missing: installing the distribution's nodejs and npm");
+        run_apt(&["update"])?;
+        run_apt(&["install", "-y", "--no-install-recommends", "nodejs", "npm"])?;
+        if works("node") && works("npm") {
+            return Ok(());
+        }
+        return Err("nodejs and npm were installed but `node` or `npm` does not run".to_string());
+    }
+    Err(
+        "the Tint check needs Node.js (tested with 20) and npm on the PATH: on \
+         Debian/Ubuntu `sudo apt-get install nodejs npm`; on Fedora `sudo dnf install nodejs \
+         npm`; on Arch `sudo pacman -S nodejs npm`; on macOS `brew install node`; or the \
+         installer from nodejs.org. Then run the check again."
+            .to_string(),
+    )
+}

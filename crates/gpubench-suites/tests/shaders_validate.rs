@@ -343,3 +343,39 @@ fn every_generated_unrolled_block_validates() {
         }
     }
 }
+
+/// Every declared pipeline that calls a subgroup built-in reaches a WebGPU compiler with
+/// `enable subgroups;` (Tint rejects it without), and its native form, which naga compiles,
+/// never carries the line (naga 30 refuses it); the other pipelines reach it unchanged.
+#[test]
+fn the_webgpu_form_enables_subgroups_where_a_kernel_uses_them() {
+    let gpu = gpubench_harness::kit::facts::AdapterFacts {
+        cpu: false,
+        subgroups: true,
+        subgroup_max: 64,
+        max_invocations: 1024,
+        max_workgroup_bytes: 65536,
+    };
+    let forms = gpubench_suites::REGISTRY
+        .pipelines(gpu, gpubench_harness::Profile::Default)
+        .expect("forms");
+    let mut with_subgroups = 0;
+    for form in &forms {
+        let native = &form.shader.source;
+        let web = form.shader.for_webgpu();
+        assert!(!native.contains("enable subgroups"), "{}", form.pipeline);
+        if native.contains("subgroupShuffleXor") {
+            with_subgroups += 1;
+            assert_eq!(
+                web.source,
+                format!("enable subgroups;\n{native}"),
+                "{}",
+                form.pipeline
+            );
+            validate_specialised(&form.pipeline, &form.shader);
+        } else {
+            assert_eq!(&web.source, native, "{}", form.pipeline);
+        }
+    }
+    assert!(with_subgroups > 0, "no declared pipeline uses subgroups");
+}

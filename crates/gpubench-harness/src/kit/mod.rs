@@ -2,7 +2,8 @@
 //! single-dispatch timed region ([`gpu`]), verification and tolerances ([`verify`]), derived
 //! results ([`derived`]), what the adapter's type lets a suite assume ([`sizing`], [`facts`]),
 //! exact random inputs ([`inputs`]), the tuner's selection and table ([`tuning`]), the FMA
-//! reference load ([`fma`]), and the pipeline forms a suite declares ([`forms`]).
+//! reference load ([`fma`]), the pipeline forms a suite declares ([`forms`]), and the WGSL a
+//! WebGPU compiler receives ([`webgpu`]).
 //!
 //! A suite imports the kit, never another suite: what two suites share lives here.
 
@@ -15,3 +16,4 @@ pub mod inputs;
 pub mod sizing;
 pub mod tuning;
 pub mod verify;
+pub mod webgpu;

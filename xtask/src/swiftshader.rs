@@ -1,0 +1,237 @@
+//! SwiftShader, Google's CPU Vulkan driver: a second software adapter beside lavapipe, with
+//! other limits (subgroups of 4 lanes, 256 invocations per workgroup, 1 GiB buffers, no f16,
+//! f64 or i64). `cargo xtask swiftshader` runs the quick profile of every suite on it, so a
+//! suite that assumes more than WebGPU-class hardware offers (1024 invocations, subgroups of 8
+//! or more, f16) fails CI rather than a user; `cargo xtask tint` compiles on it too.
+//!
+//! It comes from Debian's `chromium-common` package, pinned by version and SHA-256: downloaded
+//! with `apt-get download`, checked, and unpacked with `dpkg-deb -x` into target/xtask, never
+//! installed. Its driver manifest is handed to the loader (`VK_DRIVER_FILES` and
+//! `VK_ICD_FILENAMES`) only in the environment of the commands that use it: listed beside
+//! lavapipe it comes first, and would take over every other test. Elsewhere, point
+//! `GPUBENCH_SWIFTSHADER_ICD` at a SwiftShader `vk_swiftshader_icd.json`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::workspace_root;
+
+/// The pinned package: Debian 12's chromium-common (bookworm main, amd64).
+const PACKAGE: &str = "chromium-common";
+const VERSION: &str = "147.0.7727.137-1~deb12u1";
+const SHA256: &str = "a7014dff1be6c36d210ffab694b3ed49048c468c77744d6c03270612b43318bb";
+/// Where the pinned file is in Debian's archive, for a machine without apt.
+const POOL_URL: &str = "https://deb.debian.org/debian/pool/main/c/chromium/chromium-common_147.0.7727.137-1~deb12u1_amd64.deb";
+/// The driver manifest inside the package (its library path is relative to it).
+const MANIFEST: &str = "usr/lib/chromium/vk_swiftshader_icd.json";
+
+/// The variable that names a SwiftShader driver manifest to use instead of the pinned package.
+const OVERRIDE: &str = "GPUBENCH_SWIFTSHADER_ICD";
+
+/// What to do where the package cannot be unpacked here.
+fn how_to_get_it() -> String {
+    format!(
+        "on Debian or Ubuntu (apt-get and dpkg-deb) this check unpacks {PACKAGE} {VERSION} \
+         itself; elsewhere download {POOL_URL} (SHA-256 {SHA256}), unpack it (`ar x`, then \
+         `tar xf data.tar.xz`) and set {OVERRIDE} to the unpacked {MANIFEST}"
+    )
+}
+
+/// The SwiftShader driver manifest: the one `GPUBENCH_SWIFTSHADER_ICD` names, or the pinned
+/// package's, unpacked into target/xtask/swiftshader on first use.
+pub fn icd() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os(OVERRIDE) {
+        let path = PathBuf::from(path);
+        if !path.is_file() {
+            return Err(format!("{OVERRIDE}={}: no such file", path.display()));
+        }
+        return Ok(path);
+    }
+    let dir = workspace_root().join("target/xtask/swiftshader");
+    let root = dir.join(format!("{PACKAGE}-{VERSION}"));
+    let manifest = root.join(MANIFEST);
+    if manifest.is_file() {
+        return Ok(manifest);
+    }
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        return Err(format!(
+            "SwiftShader is pinned for x86_64 Linux; {}",
+            how_to_get_it()
+        ));
+    }
+    unpack(&dir, &root)?;
+    if manifest.is_file() {
+        Ok(manifest)
+    } else {
+        Err(format!(
+            "{PACKAGE} {VERSION} holds no {MANIFEST}; {}",
+            how_to_get_it()
+        ))
+    }
+}
+
+/// Downloads the pinned package into `dir`, checks its hash and unpacks it into `root`.
+fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
+    let tool = |name: &str| {
+        Command::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !tool("apt-get") || !tool("dpkg-deb") {
+        return Err(format!("SwiftShader is not available: {}", how_to_get_it()));
+    }
+    let debs = dir.join("deb");
+    std::fs::create_dir_all(&debs).map_err(|e| format!("creating {}: {e}", debs.display()))?;
+    eprintln!(
+        "xtask: unpacking SwiftShader from {PACKAGE} {VERSION} into {} (not installed)",
+        dir.display()
+    );
+    let pinned = format!("{PACKAGE}={VERSION}");
+    let download = || {
+        Command::new("apt-get")
+            .args(["download", "-q", &pinned])
+            .current_dir(&debs)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !download() {
+        // A fresh machine may have no package lists yet.
+        let _ = Command::new("apt-get").args(["update", "-q"]).status();
+        if !download() {
+            return Err(format!(
+                "`apt-get download {pinned}` failed: this apt does not list the pinned version \
+                 (Debian 12 archives drop superseded versions at point releases: pin the \
+                 version `apt-cache policy {PACKAGE}` shows, with its SHA256 from `apt-cache \
+                 show`, in xtask/src/swiftshader.rs); or {}",
+                how_to_get_it()
+            ));
+        }
+    }
+    let deb = std::fs::read_dir(&debs)
+        .map_err(|e| format!("reading {}: {e}", debs.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{PACKAGE}_")))
+        })
+        .ok_or_else(|| format!("apt-get left no {PACKAGE} package in {}", debs.display()))?;
+    let sum = sha256(&deb)?;
+    if sum != SHA256 {
+        let _ = std::fs::remove_file(&deb);
+        return Err(format!(
+            "{} has SHA-256 {sum}, not the pinned {SHA256}: refusing it",
+            deb.display()
+        ));
+    }
+    // Unpacked beside its final name and renamed, so a half-unpacked tree is never used.
+    let partial = dir.join("partial");
+    let _ = std::fs::remove_dir_all(&partial);
+    let status = Command::new("dpkg-deb")
+        .arg("-x")
+        .arg(&deb)
+        .arg(&partial)
+        .status()
+        .map_err(|e| format!("dpkg-deb: {e}"))?;
+    if !status.success() {
+        return Err(format!("dpkg-deb -x {} failed ({status})", deb.display()));
+    }
+    std::fs::rename(&partial, root).map_err(|e| format!("moving {}: {e}", partial.display()))
+}
+
+/// The SHA-256 of `file`, in lower-case hex (coreutils' `sha256sum`).
+pub fn sha256(file: &Path) -> Result<String, String> {
+    let out = Command::new("sha256sum")
+        .arg(file)
+        .output()
+        .map_err(|e| format!("could not start sha256sum: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("sha256sum {} failed", file.display()));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .map(str::to_string)
+        .ok_or_else(|| format!("sha256sum printed nothing for {}", file.display()))
+}
+
+/// The environment that makes SwiftShader the only Vulkan driver of one command.
+pub fn environment(icd: &Path) -> Vec<(&'static str, String)> {
+    let icd = icd.display().to_string();
+    vec![
+        ("VK_DRIVER_FILES", icd.clone()),
+        ("VK_ICD_FILENAMES", icd),
+        // Mesa's device-select layer prints about XDG_RUNTIME_DIR on every instance.
+        ("NODEVICE_SELECT", "1".to_string()),
+    ]
+}
+
+/// The matmul variant the run uses instead of autotuning: tuning measures every candidate,
+/// which takes SwiftShader minutes; one small-tile form verifies the suite in seconds.
+const MATMUL_VARIANT: &str = "tiled16";
+
+/// The quick profile of every suite on SwiftShader: exit 0, every result verified or skipped
+/// with its reason (see the module docs).
+pub fn check() -> Result<(), String> {
+    let icd = icd()?;
+    let dir = workspace_root().join("target/xtask/swiftshader");
+    let out = dir.join("quick.json");
+    let _ = std::fs::remove_file(&out);
+    let out_text = out.display().to_string();
+    let env = environment(&icd);
+    let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let args = [
+        "run",
+        "--quiet",
+        "-p",
+        "gpubench-cli",
+        "--",
+        "run",
+        "--backend",
+        "vulkan",
+        "--adapter",
+        "swiftshader",
+        "--profile",
+        "quick",
+        "--suite",
+        "all",
+        "--matmul-variant",
+        MATMUL_VARIANT,
+        "--no-progress",
+        "--noise-check",
+        "off",
+        "--out",
+        &out_text,
+    ];
+    let started = std::time::Instant::now();
+    match crate::cargo_with_env_status(&args, &env_refs)? {
+        Some(0) => {}
+        Some(code) => {
+            return Err(format!(
+                "the quick run on SwiftShader exited {code} (4: a benchmark failed, which is \
+                 a suite assuming more than SwiftShader offers); the results are in {out_text}"
+            ));
+        }
+        None => return Err("the quick run on SwiftShader was ended by a signal".to_string()),
+    }
+    let text = std::fs::read_to_string(&out).map_err(|e| format!("reading {out_text}: {e}"))?;
+    let doc: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{out_text} is not JSON: {e}"))?;
+    let adapter = doc["machine"]["adapter"]["name"]
+        .as_str()
+        .unwrap_or_default();
+    if !adapter.to_ascii_lowercase().contains("swiftshader") {
+        return Err(format!(
+            "{out_text} was measured on '{adapter}', not SwiftShader"
+        ));
+    }
+    crate::checks::check_document(&doc).map_err(|e| format!("{out_text}: {e}"))?;
+    let results = doc["results"].as_array().map_or(0, Vec::len);
+    eprintln!(
+        "xtask: the quick profile of every suite on {adapter}: {results} results, each verified \
+         or skipped with its reason, in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
