@@ -262,7 +262,9 @@ fn load() -> String {
 }
 
 fn report(trials: u32, tallies: &[(Case, Tally)]) {
-    println!("paired gate (gpubench ab, 5 rounds + 4 to confirm + 4 more where still too noisy), {trials} trials each:");
+    println!(
+        "paired gate (gpubench ab, 5 rounds + 4 to confirm + 4 more where still too noisy), {trials} trials each:"
+    );
     for (case, t) in tallies {
         match case {
             Case::Same => println!(
