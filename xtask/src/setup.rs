@@ -150,3 +150,20 @@ pub fn ensure_node() -> Result<(), String> {
             .to_string(),
     )
 }
+
+/// `apt-get download SPEC` into `dir` (a package, or `package=version`), once more after an
+/// `apt-get update` where the first try fails (a fresh machine may have no package lists yet);
+/// whether a package was downloaded. Nothing is installed.
+pub fn apt_download(spec: &str, dir: &Path) -> bool {
+    let download = || {
+        Command::new("apt-get")
+            .args(["download", "-q", spec])
+            .current_dir(dir)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    download() || {
+        let _ = Command::new("apt-get").args(["update", "-q"]).status();
+        download()
+    }
+}

@@ -88,25 +88,14 @@ fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
         dir.display()
     );
     let pinned = format!("{PACKAGE}={VERSION}");
-    let download = || {
-        Command::new("apt-get")
-            .args(["download", "-q", &pinned])
-            .current_dir(&debs)
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !download() {
-        // A fresh machine may have no package lists yet.
-        let _ = Command::new("apt-get").args(["update", "-q"]).status();
-        if !download() {
-            return Err(format!(
-                "`apt-get download {pinned}` failed: this apt does not list the pinned version \
-                 (Debian 12 archives drop superseded versions at point releases: pin the \
-                 version `apt-cache policy {PACKAGE}` shows, with its SHA256 from `apt-cache \
-                 show`, in xtask/src/swiftshader.rs); or {}",
-                how_to_get_it()
-            ));
-        }
+    if !crate::setup::apt_download(&pinned, &debs) {
+        return Err(format!(
+            "`apt-get download {pinned}` failed: this apt does not list the pinned version \
+             (Debian 12 archives drop superseded versions at point releases: pin the \
+             version `apt-cache policy {PACKAGE}` shows, with its SHA256 from `apt-cache \
+             show`, in xtask/src/swiftshader.rs); or {}",
+            how_to_get_it()
+        ));
     }
     let deb = std::fs::read_dir(&debs)
         .map_err(|e| format!("reading {}: {e}", debs.display()))?

@@ -46,21 +46,10 @@ fn unpack(dir: &Path, folder: &Path) -> Result<(), String> {
         "xtask: unpacking vulkan-validationlayers into {} (not installed system-wide)",
         dir.display()
     );
-    let download = || {
-        Command::new("apt-get")
-            .args(["download", "-q", "vulkan-validationlayers"])
-            .current_dir(&debs)
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !download() {
-        // A fresh machine may have no package lists yet.
-        let _ = Command::new("apt-get").args(["update", "-q"]).status();
-        if !download() {
-            return Err(format!(
-                "apt-get download vulkan-validationlayers failed; {missing}"
-            ));
-        }
+    if !crate::setup::apt_download("vulkan-validationlayers", &debs) {
+        return Err(format!(
+            "apt-get download vulkan-validationlayers failed; {missing}"
+        ));
     }
     let deb = std::fs::read_dir(&debs)
         .map_err(|e| format!("reading {}: {e}", debs.display()))?
