@@ -1,5 +1,7 @@
 // Launch cost through CUDA's own API, as the reference for gpubench's launch suite: an empty
-// kernel launched in a raw loop, the same launches replayed from a CUDA graph, and the round trip
+// kernel launched in a raw loop, the same launches replayed from a CUDA graph (captured from one
+// stream: a chain, each node after the one before), the same number of nodes in a graph with no
+// edges (none waits for another: the twin of gpubench's gpu-gap-independent), and the round trip
 // (one launch, then a blocking wait for it). Prints one JSON object on stdout.
 //
 //   nvcc -O2 -o cuda_launch scripts/cuda_launch.cu && ./cuda_launch [LAUNCHES] [ROUND_TRIPS]
@@ -97,6 +99,37 @@ static cudaGraphExec_t capture_graph(cudaStream_t stream, int launches) {
     return exec;
 }
 
+// `launches` kernel nodes with no edges between them: the graph orders none after another, so
+// what each costs is its launch, not a wait for the one before.
+static cudaGraphExec_t independent_graph(int launches) {
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    check(cudaGraphCreate(&graph, 0), "cudaGraphCreate");
+    cudaKernelNodeParams params = {};
+    params.func = reinterpret_cast<void*>(empty_kernel);
+    params.gridDim = dim3(1);
+    params.blockDim = dim3(1);
+    for (int i = 0; i < launches; ++i) {
+        cudaGraphNode_t node;
+        check(cudaGraphAddKernelNode(&node, graph, nullptr, 0, &params), "cudaGraphAddKernelNode");
+    }
+    check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+    cudaGraphDestroy(graph);
+    return exec;
+}
+
+// The median GPU time per kernel node of `exec` (of `launches` nodes) over `repeats` replays,
+// after one replay that uploads it.
+static double graph_median(cudaStream_t stream, cudaGraphExec_t exec, int launches, int repeats) {
+    std::vector<double> per_node;
+    graph_burst(stream, exec, launches);
+    for (int r = 0; r < repeats; ++r) {
+        per_node.push_back(graph_burst(stream, exec, launches));
+    }
+    cudaGraphExecDestroy(exec);
+    return median(per_node);
+}
+
 int main(int argc, char** argv) {
     int launches = argc > 1 ? std::atoi(argv[1]) : 10000;
     int round_trips = argc > 2 ? std::atoi(argv[2]) : 2000;
@@ -105,18 +138,15 @@ int main(int argc, char** argv) {
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     raw_burst(stream, launches);  // warm-up: module load, first-launch costs
 
-    std::vector<double> raw_gpu, raw_host, graph_gpu;
+    std::vector<double> raw_gpu, raw_host;
     for (int r = 0; r < repeats; ++r) {
         Burst burst = raw_burst(stream, launches);
         raw_gpu.push_back(burst.gpu_us_per_launch);
         raw_host.push_back(burst.host_us_per_launch);
     }
-    cudaGraphExec_t exec = capture_graph(stream, launches);
-    graph_burst(stream, exec, launches);  // warm-up: the graph's first upload
-    for (int r = 0; r < repeats; ++r) {
-        graph_gpu.push_back(graph_burst(stream, exec, launches));
-    }
-    cudaGraphExecDestroy(exec);
+    double graph_gpu = graph_median(stream, capture_graph(stream, launches), launches, repeats);
+    double independent_gpu =
+        graph_median(stream, independent_graph(launches), launches, repeats);
 
     std::vector<double> trips;
     for (int i = 0; i < round_trips; ++i) {
@@ -130,10 +160,11 @@ int main(int argc, char** argv) {
     std::printf(
         "{\"status\": \"ok\", \"launches_per_burst\": %d, \"repeats\": %d,\n"
         " \"raw_loop_gpu_us_per_launch\": %.4f, \"raw_loop_host_us_per_launch\": %.4f,\n"
-        " \"graph_gpu_us_per_kernel\": %.4f,\n"
+        " \"graph_gpu_us_per_kernel\": %.4f, \"graph_independent_gpu_us_per_kernel\": %.4f,\n"
         " \"round_trip_us\": {\"n\": %d, \"p50\": %.3f, \"p95\": %.3f, \"p99\": %.3f, "
         "\"max\": %.3f}}\n",
-        launches, repeats, median(raw_gpu), median(raw_host), median(graph_gpu), round_trips,
+        launches, repeats, median(raw_gpu), median(raw_host), graph_gpu, independent_gpu,
+        round_trips,
         percentile(trips, 50), percentile(trips, 95), percentile(trips, 99),
         *std::max_element(trips.begin(), trips.end()));
     return 0;

@@ -13,9 +13,11 @@ and a reason instead of a number.
   matmul      cuBLAS SGEMM with TF32 off, and HGEMM (tensor cores), at gpubench's default shapes
               (M = 1..512 against 4096 x 4096 among them); a plain-f16 (non-tensor) GEMM is
               reported as not available with the reason
-  transfer    H2D and D2H from pageable and from pinned memory at gpubench's sweep sizes
-  launch      an empty kernel: raw launch loop and CUDA graph replay (GPU us per launch), and the
-              round trip (launch + cudaStreamSynchronize, host us), from scripts/cuda_launch.cu
+  transfer    H2D and D2H from pageable and from pinned memory at gpubench's sweep sizes; at
+              the largest, H2D without the copy engine: a kernel pulling mapped pinned host
+              memory into device memory (beside gpubench's host write on a large-BAR card)
+  launch      an empty kernel: raw launch loop and CUDA graph replay (GPU us per launch; the
+              graph a chain, and a graph of as many nodes with no edges), and the round trip (launch + cudaStreamSynchronize, host us), from scripts/cuda_launch.cu
               built with nvcc for the card's own compute capability (nvcc from PATH, then
               /usr/local/cuda/bin, then PyPI's nvidia-cuda-nvcc in site-packages); where nvcc is
               missing, fails, times out or its program does not answer in JSON, CuPy's launch
@@ -477,7 +479,75 @@ def transfer_rows(cuda, telemetry, sizes):
                     f"torch copy_ ({kind} host memory), host clock to completion",
                     bytes=nbytes, ms=host_stats, repeat=repeat,
                     gpu_events_gbs=gbs(nbytes, gpu_stats["median"]), telemetry=tele))
+    try:
+        rows.append(sm_pull_row(cuda, telemetry, max(sizes)))
+    except Exception as error:
+        rows.append(not_measured(f"transfer/h2d-sm-pull/{size_label(max(sizes))}", "failed",
+                                 f"{type(error).__name__}: {error}"))
     return rows
+
+
+PULL_SRC = r"""
+extern "C" __global__ void pull4(const float4* __restrict__ host, float4* __restrict__ dev,
+                                 size_t n) {
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) dev[i] = host[i];
+}
+"""
+
+
+def sm_pull_row(cuda, telemetry, nbytes):
+    """Host to device without the copy engine: a kernel whose SMs load mapped pinned host memory
+    over the link and store it in device memory (the path NVIDIA's nvbandwidth calls
+    host_to_device_memcpy_sm). It stands beside gpubench's host write, the other copy-engine-free
+    path: there the host pushes the bytes into a BAR mapping, here the SMs pull them."""
+    import cupy
+
+    runtime = cupy.cuda.runtime
+    n4 = nbytes // 16
+    host = runtime.hostAlloc(nbytes, runtime.hostAllocMapped)
+    try:
+        view = runtime.hostGetDevicePointer(host, 0)
+        pattern = fill_pattern(host, nbytes)
+        dev = cupy.empty(nbytes // 4, dtype=cupy.float32)
+        kernel = cupy.RawKernel(PULL_SRC, "pull4")
+        blocks = 4 * cuda.torch.cuda.get_device_properties(0).multi_processor_count
+
+        def pull():
+            kernel((blocks,), (256,), (cupy.uint64(view), dev, cupy.uint64(n4)))
+
+        (stats, repeat), tele = telemetry.during(
+            lambda: cuda.timed(pull, samples=9, target_ms=10.0))
+        if not pattern(dev):
+            return not_measured(f"transfer/h2d-sm-pull/{size_label(nbytes)}", "failed",
+                                "the pulled bytes differ from the host's")
+    finally:
+        runtime.freeHost(host)
+    return row(f"transfer/h2d-sm-pull/{size_label(nbytes)}", gbs(nbytes, stats["median"]),
+               "GB/s", "bytes moved from host memory to device memory",
+               "a kernel (4 blocks per SM, 256 threads, 16 B per load) copying mapped pinned "
+               "host memory (cudaHostAllocMapped) into device memory, no copy engine, CUDA "
+               "events", bytes=nbytes, ms=stats, repeat=repeat, telemetry=tele)
+
+
+def fill_pattern(host, nbytes):
+    """Writes a known float pattern into the pinned buffer at `host` and returns the check of a
+    device array against it (every 4097th word and the last, as float32)."""
+    import ctypes
+
+    import cupy
+
+    words = nbytes // 4
+    data = (ctypes.c_float * words).from_address(host)
+    picks = sorted(set(range(0, words, 4097)) | {words - 1})
+    for i in picks:
+        data[i] = float(i % 65521)
+
+    def check(dev):
+        got = cupy.asnumpy(dev[cupy.asarray(picks)])
+        return all(float(g) == float(i % 65521) for g, i in zip(got, picks))
+
+    return check
 
 
 # How long nvcc may build a program, and how long cuda_launch.cu's and cuda_datapath.cu's
@@ -667,8 +737,12 @@ def nvcc_launch_rows(telemetry, nvcc, arch, launches, trips):
             "GPU time per launch", method + ", CUDA events", telemetry=tele, nvcc=nvcc,
             host_us_per_launch_call=data["raw_loop_host_us_per_launch"]),
         row("launch/graph", data["graph_gpu_us_per_kernel"], "us", "GPU time per kernel node",
-            method + ", captured once into a CUDA graph and replayed, CUDA events",
-            telemetry=tele, nvcc=nvcc),
+            method + ", captured once into a CUDA graph from one stream (a chain: each node "
+            "after the one before) and replayed, CUDA events", telemetry=tele, nvcc=nvcc),
+        row("launch/graph-independent", data["graph_independent_gpu_us_per_kernel"], "us",
+            "GPU time per kernel node",
+            method + ", as many nodes in a CUDA graph with no edges (none waits for another), "
+            "replayed, CUDA events", telemetry=tele, nvcc=nvcc),
         row("launch/round-trip", trip["p50"], "us", "one launch + cudaStreamSynchronize",
             method + ", host clock (steady_clock), median", percentiles=trip, telemetry=tele,
             nvcc=nvcc),
@@ -743,6 +817,9 @@ def cupy_launch_rows(telemetry, launches, trips):
             method + ", CUDA graph replay", telemetry=tele),
         row("launch/round-trip", statistics.median(samples), "us",
             "one launch + synchronize", method + ", host clock", telemetry=tele),
+        not_measured("launch/graph-independent", "not-measured",
+                     "a graph with no edges is built by the nvcc program only; CuPy's stream "
+                     "capture makes a chain"),
     ]
 
 

@@ -510,7 +510,7 @@ class PartialSides(unittest.TestCase):
         table = sbs.build(gpubench, cuda, {})
         rows = self.by_label(table)
         self.assertAlmostEqual(rows["stream copy vs CUDA D2D copy"]["ratio"], 4000 / 4300)
-        self.assertEqual(rows["dispatch in a pass vs CUDA graph node"]["gpubench_why"],
+        self.assertEqual(rows["dispatch in a pass vs CUDA graph node (both a chain)"]["gpubench_why"],
                          "gpubench run stopped before this result")
         text = sbs.markdown(table, gpubench, cuda, {})
         self.assertIn('gpubench results INCOMPLETE ("complete": false', text)
@@ -620,7 +620,49 @@ class BestHostToDevicePath(unittest.TestCase):
         pinned = rows["best H2D path at 256MiB vs CUDA pinned"]
         self.assertEqual(pinned["gpubench_id"], "transfer/h2d-*/bytes/256MiB")
         self.assertIsNone(pinned["ratio"])
-        self.assertEqual(len(table.notes), 1)
+        self.assertEqual(len(table.notes), 2)
+        self.assertIn(sbs.NO_COPY_ENGINE, table.notes[1])
+
+    def test_a_large_bar_card_pairs_the_host_write_with_cuda_sm_pull(self):
+        """On a large-BAR card every gpubench H2D path stays in device memory: the table says the
+        copy engine is out of wgpu's reach and pairs the host write with CUDA's SM pull."""
+        cuda = {**self.cuda, "rows": self.cuda["rows"] + [
+            cuda_row("transfer/h2d-sm-pull/256MiB", 40.0)]}
+        table = sbs.build({"results": [
+            transfer("transfer/h2d-staging-copy/bytes/256MiB", 900.0, crosses=False),
+            transfer("transfer/h2d-host-write/bytes/256MiB", 30.0, crosses=False),
+        ]}, cuda, {})
+        rows = {r["label"]: r for r in table.rows}
+        pair = rows["host write into device memory (BAR) at 256MiB vs CUDA SM pull from pinned "
+                    "memory"]
+        self.assertEqual(pair["gpubench_id"], "transfer/h2d-host-write/bytes/256MiB")
+        self.assertAlmostEqual(pair["ratio"], 0.75)
+        self.assertIn(sbs.NO_COPY_ENGINE, pair["note"])
+        self.assertIsNone(rows["best H2D path at 256MiB vs CUDA pinned"]["ratio"])
+        text = sbs.markdown(table, {"results": []}, cuda, {})
+        self.assertIn(sbs.NO_COPY_ENGINE, text)
+        # Where a path does cross the link, no such row and no such statement.
+        crossing = sbs.build({"results": [
+            transfer("transfer/h2d-write-buffer/bytes/256MiB", 20.0, crosses=True),
+            transfer("transfer/h2d-host-write/bytes/256MiB", 30.0, crosses=False),
+        ]}, cuda, {})
+        self.assertFalse(any("SM pull" in r["label"] for r in crossing.rows))
+        self.assertNotIn(sbs.NO_COPY_ENGINE, "\n".join(crossing.notes))
+
+    def test_launch_rows_pair_a_chain_with_a_chain_and_independent_with_no_edges(self):
+        pairs = {mine: ref for _, mine, ref in sbs.LAUNCH}
+        self.assertEqual(pairs["launch/gpu-gap-independent/per-dispatch"],
+                         "launch/graph-independent")
+        self.assertEqual(pairs["launch/gpu-gap/per-dispatch"], "launch/graph")
+        self.assertNotIn("launch/graph", [ref for _, mine, ref in sbs.LAUNCH
+                                          if "independent" in mine])
+        table = sbs.build({"results": [
+            gpubench_result("launch/gpu-gap-independent/per-dispatch", 0.9, "us")]},
+            {"rows": [cuda_row("launch/graph", 0.9, "us"),
+                      cuda_row("launch/graph-independent", 0.45, "us")]}, {})
+        row = {r["label"]: r for r in table.rows}[
+            "GPU gap, independent dispatches, vs CUDA graph with no edges"]
+        self.assertAlmostEqual(row["ratio"], 0.5)
 
 
 class ReferenceFiles(unittest.TestCase):

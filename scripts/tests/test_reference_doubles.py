@@ -67,8 +67,11 @@ class ReferenceOnDoubles(unittest.TestCase):
         self.assertIn("compute/fma-peak-f16x2", keys)
         self.assertTrue(all(r["status"] == "ok" for r in doc["rows"]), doc["rows"])
         launch = {r["key"]: r for r in doc["rows"] if r["key"].startswith("launch/")}
-        self.assertEqual(set(launch), {"launch/raw-loop", "launch/graph", "launch/round-trip"})
+        self.assertEqual(set(launch), {"launch/raw-loop", "launch/graph", "launch/round-trip",
+                                       "launch/graph-independent"})
         self.assertIn("-arch=sm_90", launch["launch/graph"]["method"])
+        self.assertIn("no edges", launch["launch/graph-independent"]["method"])
+        self.assertIn("a chain", launch["launch/graph"]["method"])
         self.assertNotIn("nvcc_failure", launch["launch/graph"])
         self.assertEqual(launch["launch/round-trip"]["percentiles"]["n"], 300)
         # The nvcc on PATH was asked for the device's own architecture (9.0: sm_90).
@@ -91,10 +94,16 @@ class ReferenceOnDoubles(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         rows = doc["rows"]
         self.assertEqual([r["key"] for r in rows],
-                         ["launch/raw-loop", "launch/graph", "launch/round-trip"])
-        for r in rows:
+                         ["launch/raw-loop", "launch/graph", "launch/round-trip",
+                          "launch/graph-independent"])
+        *measured, independent = rows
+        for r in measured:
             self.assertEqual(r["status"], "ok")
             self.assertIn("CuPy RawKernel", r["method"])
+        # No graph without edges from CuPy: a status and its reason, never a number.
+        self.assertEqual(independent["status"], "not-measured")
+        self.assertNotIn("value", independent)
+        self.assertIn("no edges", independent["reason"])
         reasons = {r["nvcc_failure"] for r in rows}
         self.assertEqual(len(reasons), 1)
         return reasons.pop()

@@ -1,8 +1,11 @@
 """A test double of CuPy, for scripts/gpu-check.sh --rehearsal: exactly what
 scripts/cuda_reference.py calls (raw kernels by name, dlpack views of torch's tensors, a stream
-with graph capture, events), on the virtual device of _gpu_double. A kernel's cost comes from its
-name and arguments; its outputs read as right. Not a measurement."""
+with graph capture, events, mapped pinned host memory), on the virtual device of _gpu_double. A
+kernel's cost comes from its name and arguments; its outputs read as right, except the SM pull's,
+which reads the real host buffer it was given (so a pattern the reference writes checks).
+Not a measurement."""
 
+import ctypes
 import types
 
 import _gpu_double as gpu
@@ -14,7 +17,12 @@ float32 = float
 
 
 class ndarray(gpu.Array):
-    pass
+    def __getitem__(self, index):
+        # Indexing by a list of indices (the SM pull's check): the array and the indices, for
+        # asnumpy to read.
+        if isinstance(index, list):
+            return (self, index)
+        return super().__getitem__(index)
 
 
 def from_dlpack(tensor):
@@ -48,6 +56,10 @@ def _kernel_cost(name, grid, block, args):
     elif name in ("fma_f32", "fma_f16x2"):
         lanes, rate = (1, gpu.FMA_F32_FLOPS) if name == "fma_f32" else (2, gpu.FMA_F16X2_FLOPS)
         gpu.DEVICE.device_op(2 * lanes * 8 * 16 * args[3] * threads, rate)
+    elif name == "pull4":
+        host, dev, n4 = args
+        dev.pulled_from = _MAPPED[host]
+        gpu.DEVICE.link_copy(16 * n4, "h2d", True)
     elif name == "empty":
         gpu.DEVICE.run(gpu.EMPTY_KERNEL_US)
     else:
@@ -116,3 +128,40 @@ def _get_elapsed_time(start, end):
 
 cuda = types.SimpleNamespace(Stream=_Stream, Event=gpu.Event, get_elapsed_time=_get_elapsed_time,
                              _capturing=None)
+
+
+# Mapped pinned host memory: real buffers, so the reference's ctypes writes land somewhere; the
+# device pointer of a buffer is its own address.
+_MAPPED = {}
+
+
+def _host_alloc(nbytes, flags):
+    buffer = ctypes.create_string_buffer(nbytes)
+    address = ctypes.addressof(buffer)
+    _MAPPED[address] = buffer
+    return address
+
+
+def _free_host(address):
+    _MAPPED.pop(address)
+
+
+def asarray(values):
+    return list(values)
+
+
+def asnumpy(picked):
+    """An array indexed by a list of word indices: the words of the host buffer it was pulled
+    from, as float32, or zeros where nothing was pulled into it."""
+    array, indices = picked
+    source = getattr(array, "pulled_from", None)
+    if source is None:
+        return [0.0] * len(indices)
+    words = (ctypes.c_float * (len(source) // 4)).from_buffer(source)
+    return [words[i] for i in indices]
+
+
+runtime = types.SimpleNamespace(hostAlloc=_host_alloc, hostAllocMapped=2,
+                                hostGetDevicePointer=lambda address, flags: address,
+                                freeHost=_free_host)
+cuda.runtime = runtime
