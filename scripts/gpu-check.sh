@@ -17,16 +17,23 @@
 # Stops within seconds, exit 3, when no NVIDIA discrete adapter is found through Vulkan (a
 # software adapter is never measured in its place), printing the loader's log and vulkaninfo;
 # the archive then holds check.log and adapters.json, and nothing was measured.
-# Time: GPUBENCH_TIMEOUT (default 290 s) bounds gpubench's run, CUDA_TIMEOUT (default 150 s) the
-# reference; both save after every result (section), so a timeout keeps what was measured. The
-# suites run cheapest first and matmul last, so a stop in matmul keeps the others.
+# Time: before the window starts, scripts/check_budget.py predicts the check's time on the card
+# from the work each step does (scripts/check-plan-h200.json) and the script refuses, exit 4, a
+# plan predicted over 450 s, and, exit 5, step timeouts that add up to over 540 s. The timeouts:
+# GPUBENCH_TIMEOUT (default 200 s) bounds gpubench's run, CUDA_TIMEOUT (default 130 s) the
+# reference, LIST_TIMEOUT (30 s), SMI_TIMEOUT (15 s) and DOCTOR_TIMEOUT (30 s) the start-up; each
+# step saves after every result (section), so a timeout keeps what was measured. The suites run
+# cheapest first and matmul last (its largest square first), so a stop in matmul keeps the
+# others and the headline. The roofline runs only where its prediction is under 10 s. Each
+# step's time is logged (steps.tsv); the rehearsal puts them beside the card's prediction
+# (budget.md).
 # GPUBENCH_COOP=off runs gpubench with --no-coop-matrix (f16 matmul without cooperative
 # matrices); GPUBENCH_NOMINAL=FILE gives the nominal figures (see side_by_side.py).
 #
 # SIGTERM or SIGINT to this script: the running step gets the signal, saves what it finished
 # (gpubench and the reference both do), and the script still builds the table from whatever
 # exists, writes the archive and exits 143 (130). Otherwise the exit status is 0 when the
-# side-by-side table was produced, 1 when not, 3 at the vendor check. The wall time of the whole
+# side-by-side table was produced, 1 when not, 3 at the vendor check, 4 or 5 at the budget check. The wall time of the whole
 # check is logged (`gpu-check: wall time N s`, stderr and check.log).
 #
 # --rehearsal runs all of it here, without an NVIDIA card: gpubench on the Vulkan software
@@ -58,6 +65,34 @@ mkdir -p "$out"
 # file still logs here (the steps themselves do not inherit it).
 exec {stderr}>&2
 log() { echo "gpu-check: $*" | tee -a "$out/check.log" >&"$stderr"; }
+
+# --- The budget, before the window starts ---------------------------------------------------
+# The card's step timeouts, and the prediction of the card's check from its work. The rehearsal
+# checks the card's plan with the card's default timeouts, then runs with its own (the
+# environment's timeouts are the rehearsal's there: a software adapter is slower).
+card_env() { if [ "$rehearsal" = 1 ]; then echo "$2"; else echo "${!1:-$2}"; fi; }
+list_timeout=$(card_env LIST_TIMEOUT 30)
+smi_timeout=$(card_env SMI_TIMEOUT 15)
+card_doctor_timeout=$(card_env DOCTOR_TIMEOUT 30)
+card_cuda_timeout=$(card_env CUDA_TIMEOUT 130)
+card_gpubench_timeout=$(card_env GPUBENCH_TIMEOUT 200)
+budget_plan=(--plan "${GPU_CHECK_PLAN:-$here/check-plan-h200.json}")
+wanted_suites=stream,compute,transfer,launch,roofline,datapath,matmul
+suites=$(python3 "$here/check_budget.py" suites "${budget_plan[@]}" --suites "$wanted_suites") \
+    || { log "the budget check could not read its plan"; exit 2; }
+card_timeouts=list=$list_timeout,smi=$smi_timeout,doctor=$card_doctor_timeout
+card_timeouts+=,cuda-reference=$card_cuda_timeout,gpubench=$card_gpubench_timeout
+python3 "$here/check_budget.py" predict "${budget_plan[@]}" --suites "$suites" \
+    --timeouts "$card_timeouts" --json "$out/budget.json" 2>&1 | tee -a "$out/check.log" >&"$stderr"
+budget_rc=${PIPESTATUS[0]}
+if [ "$budget_rc" != 0 ]; then
+    log "refused before the window starts (exit $budget_rc): see the prediction above"
+    exit "$budget_rc"
+fi
+[ "$suites" = "$wanted_suites" ] || log "suites: $suites (the roofline is predicted over 10 s)"
+
+# Appends one step's wall time to steps.tsv: NAME, seconds since START (date +%s).
+step_time() { printf '%s\t%s\n' "$1" "$(( $(date +%s) - $2 ))" >> "$out/steps.tsv"; }
 
 # --- Signals -------------------------------------------------------------------------------
 # bash runs a trap only between commands, never while a foreground command runs, so each step
@@ -165,6 +200,11 @@ finish() {
         rm -f "$out/side-by-side.md.tmp"
         log "no side-by-side table: neither side was measured"
     fi
+    if [ "$rehearsal" = 1 ] && [ -f "$out/steps.tsv" ]; then
+        python3 "$here/check_budget.py" report "$out/steps.tsv" "${budget_plan[@]}" \
+            --suites "$suites" > "$out/budget.md" 2>>"$out/check.log" \
+            && tee -a "$out/check.log" < "$out/budget.md" >&"$stderr"
+    fi
     wall_time
     write_archive
     case $caught in
@@ -245,7 +285,6 @@ stop_no_gpu() {
 }
 
 # --- The two modes --------------------------------------------------------------------------
-suites=stream,compute,transfer,launch,roofline,datapath,matmul
 coop=()
 [ "${GPUBENCH_COOP:-}" = off ] && coop=(--no-coop-matrix)
 if [ "$rehearsal" = 1 ]; then
@@ -263,7 +302,8 @@ for a in json.load(sys.stdin):
     if a["device_type"] == "cpu" and a["backend"] == "vulkan":
         print(a["index"]); break' < "$out/adapters.json"
     }
-    run_step timeout 60 "$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
+    startup_start=$(date +%s)
+    run_step timeout "$list_timeout" "$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
     measuring || finish
     index=$(pick_rehearsal_adapter)
     if [ -z "$index" ]; then
@@ -279,7 +319,7 @@ for a in json.load(sys.stdin):
     stream_size=16MiB
     stream_bytes=$((16 << 20))
     # gpubench's quick-profile matmul shapes and transfer sizes (4 KiB x 4^i up to 4 MiB).
-    reference=(--quick --matmul-shapes "128x128x128,256x256x256,1x256x256,8x256x256,64x256x256"
+    reference=(--quick --matmul-shapes "256x256x256,128x128x128,64x256x256,8x256x256,1x256x256"
                --transfer-sizes "4096,16384,65536,262144,1048576,4194304")
     doctor_timeout=30
     cuda_timeout=${CUDA_TIMEOUT:-60}
@@ -300,7 +340,8 @@ else
     else
         log "no NVIDIA Vulkan driver manifest found"
     fi
-    run_step timeout 60 "$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
+    startup_start=$(date +%s)
+    run_step timeout "$list_timeout" "$bin" list --json > "$out/adapters.json" 2>>"$out/check.log"
     measuring || finish
     index=$(pick_adapter)
     [ -n "$index" ] || stop_no_gpu
@@ -311,15 +352,15 @@ else
     stream_size=1GiB
     stream_bytes=$((1 << 30))
     reference=()
-    doctor_timeout=60
-    cuda_timeout=${CUDA_TIMEOUT:-150}
-    gpubench_timeout=${GPUBENCH_TIMEOUT:-290}
+    doctor_timeout=$card_doctor_timeout
+    cuda_timeout=$card_cuda_timeout
+    gpubench_timeout=$card_gpubench_timeout
     max_time=(--max-time "${GPUBENCH_MAX_TIME:-2}")
     force=()
 fi
 
 # --- The measurements -----------------------------------------------------------------------
-measuring && run_step timeout 30 nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,clocks.max.mem,power.limit,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv \
+measuring && run_step timeout "$smi_timeout" nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,clocks.max.mem,power.limit,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv \
     > "$out/nvidia-smi.csv" 2>&1
 # The checklist with real NVML readings (clocks, throttle reasons, link, other processes).
 if measuring; then
@@ -327,6 +368,7 @@ if measuring; then
         > "$out/doctor.json" 2>>"$out/check.log"
     log "doctor exit $?"
 fi
+step_time start-up "$startup_start"
 
 if measuring; then
     step_start=$(date +%s)
@@ -334,6 +376,7 @@ if measuring; then
         --stream-bytes "$stream_bytes" "${reference[@]}" --out "$out/cuda.json" \
         > "$out/cuda.err" 2>&1
     log "cuda reference exit $? after $(( $(date +%s) - step_start )) s"
+    step_time cuda-reference "$step_start"
 fi
 
 if measuring; then
@@ -344,6 +387,7 @@ if measuring; then
         --save-baseline "${force[@]}" --out "$out/gpubench.json" --html "$out/gpubench.html" \
         > "$out/gpubench.txt" 2>&1
     log "gpubench exit $? after $(( $(date +%s) - step_start )) s"
+    step_time gpubench "$step_start"
 fi
 
 [ -n "$caught" ] && log "stopped by SIG$caught: the table is built from what was saved"

@@ -16,7 +16,8 @@ STUB_GPUBENCH_LOG (a file each invocation's arguments are appended to, one JSON 
 STUB_GPUBENCH_VENDOR_ID (the adapter's PCI vendor, default lavapipe's 0x10005; NVIDIA's 0x10de
 shows that the real mode refuses a cpu adapter whatever its vendor), STUB_GPUBENCH_DEVICE_TYPE
 (default cpu; discrete, with NVIDIA's vendor, lets the real mode through),
-STUB_GPUBENCH_IGNORE_SIGNALS (set: `run` ignores SIGTERM and SIGINT, as a hung run would).
+STUB_GPUBENCH_IGNORE_SIGNALS (set: `run` ignores SIGTERM and SIGINT, as a hung run would),
+STUB_GPUBENCH_LARGE_BAR (set: no H2D result crosses the link, as on a large-BAR card).
 """
 
 import json
@@ -46,6 +47,14 @@ def results_for(suite, stream_size):
     if suite == "compute":
         return [("compute/fma-peak/vec4-f32", "GFLOP/s", 120.0, {}),
                 ("compute/fma-peak/vec4-f16", "GFLOP/s", 60.0, {})]
+    if suite == "transfer" and os.environ.get("STUB_GPUBENCH_LARGE_BAR"):
+        # A large-BAR card: every H2D path stays in device memory.
+        why = "the staging buffer is device-local and host-visible (a large BAR)"
+        return [("transfer/h2d-write-buffer/bytes/4MiB", "GB/s", 30.0, {
+                    "crosses_link": False, "crosses_link_why": why}),
+                ("transfer/h2d-host-write/bytes/4MiB", "GB/s", 12.0, {
+                    "crosses_link": False, "crosses_link_why": why}),
+                ("transfer/d2h-map-read/bytes/4MiB", "GB/s", 2.5, {"crosses_link": True})]
     if suite == "transfer":
         # The staging copy is the fastest and does not cross the link: the table must leave it
         # out of the best H2D path.
@@ -56,7 +65,9 @@ def results_for(suite, stream_size):
                 ("transfer/d2h-map-read/bytes/4MiB", "GB/s", 2.5, {"crosses_link": True})]
     if suite == "launch":
         return [("launch/round-trip/one-dispatch", "us", 60.0, {}),
-                ("launch/dispatch-in-pass/per-dispatch", "us", 4.0, {})]
+                ("launch/dispatch-in-pass/per-dispatch", "us", 4.0, {}),
+                ("launch/gpu-gap/per-dispatch", "us", 3.0, {}),
+                ("launch/gpu-gap-independent/per-dispatch", "us", 0.9, {})]
     if suite == "roofline":
         return [("roofline/fma-per-byte/1", "GFLOP/s", 5.0, {})]
     if suite == "datapath":

@@ -78,6 +78,22 @@ class ReferenceOnDoubles(unittest.TestCase):
         self.assertEqual(len(calls), 1)
         self.assertIn("-arch=sm_90", calls[0])
 
+    def test_h2d_without_the_copy_engine_is_pulled_by_a_kernel_and_checked(self):
+        proc, doc, _ = self.run_reference("--only", "transfer", "--transfer-sizes", "4096,65536")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        rows = {r["key"]: r for r in doc["rows"]}
+        pull = rows["transfer/h2d-sm-pull/64KiB"]
+        self.assertEqual(pull["status"], "ok")
+        self.assertIn("no copy engine", pull["method"])
+        self.assertNotIn("transfer/h2d-sm-pull/4KiB", rows, "only at the largest size")
+        # Bytes that never arrive fail the row: a status and a reason, no figure.
+        proc, doc, _ = self.run_reference("--only", "transfer", "--transfer-sizes", "65536",
+                                          GPU_DOUBLES_PULL="lost")
+        [lost] = [r for r in doc["rows"] if r["key"] == "transfer/h2d-sm-pull/64KiB"]
+        self.assertEqual(lost["status"], "failed")
+        self.assertNotIn("value", lost)
+        self.assertIn("differ", lost["reason"])
+
     def test_without_out_the_document_is_printed_at_the_end(self):
         with tempfile.TemporaryDirectory() as tmp:
             proc = subprocess.run([sys.executable, REFERENCE, "--quick", "--only", "compute"],

@@ -93,6 +93,13 @@ class Rehearsal(unittest.TestCase):
             self.assertIn(name, files)
         self.assertTrue(any(n.startswith("baselines/") for n in files), sorted(files))
         self.assertNotIn("gpu-check.tar.gz", files)
+        # Each step's time here beside the card's prediction, and the prediction before it all.
+        budget = files["budget.md"].decode()
+        for step in ("start-up", "cuda-reference", "gpubench"):
+            self.assertRegex(budget, rf"\| {step} \| \d+ \| \d+ \|")
+        self.assertRegex(budget, r"\| total \| \d+ \| \d+ \(budget 450\) \|")
+        self.assertRegex(files["check.log"].decode(), r"predicted \d+ s of the 450 s budget")
+        self.assertIn("budget.json", files)
         table = self.check_marked(files, stderr)
         self.assertEqual(stdout, table, "the table is printed too")
         self.assertNotIn("INCOMPLETE", table)
@@ -102,6 +109,11 @@ class Rehearsal(unittest.TestCase):
         self.assertRegex(table, r"\| SGEMM 128x128x128 \(TF32 off\) \| 40 \| \d+ \| GFLOP/s \|")
         self.assertRegex(table, r"\| best H2D path at 4MiB vs CUDA pinned \| 3 \| [\d.]+ \|")
         self.assertIn("left out transfer/h2d-staging-copy/bytes/4MiB: crosses_link false", table)
+        # Launch rows paired dependent with dependent, independent with a graph with no edges.
+        self.assertRegex(table, r"\| GPU gap, independent dispatches, vs CUDA graph with no edges "
+                                r"\| 0\.9 \| 0\.45 \| us \| 0\.5 \|")
+        self.assertRegex(table, r"\| GPU gap per dispatch vs CUDA graph node \(both a chain\) "
+                                r"\| 3 \| 0\.9 \|")
         # The datapath rows beside CUDA's twin, in their own section, labelled so.
         self.assertIn("## Data path: a capability difference, not a like-for-like ratio", table)
         self.assertRegex(table, r"\| datapath balanced serial \| 900 \| [\d.]+ \| us \| "
@@ -110,8 +122,9 @@ class Rehearsal(unittest.TestCase):
         cuda = json.loads(files["cuda.json"])
         self.assertTrue(cuda["complete"])
         self.assertEqual(cuda["plan"]["stream_bytes"], 16 << 20)
+        # gpubench's quick-profile shapes in its order: the largest square first.
         self.assertEqual(cuda["plan"]["matmul_shapes"], [
-            "128x128x128", "256x256x256", "1x256x256", "8x256x256", "64x256x256"])
+            "256x256x256", "128x128x128", "64x256x256", "8x256x256", "1x256x256"])
         self.assertEqual(cuda["plan"]["transfer_sizes"], [4096 * 4**i for i in range(6)])
         self.assertTrue(json.loads(files["gpubench.json"])["complete"])
         # gpubench was asked for the software adapter, quick, matmul last, and no vendor.
@@ -124,6 +137,35 @@ class Rehearsal(unittest.TestCase):
         self.assertEqual(run[run.index("--stream-size") + 1], "16MiB")
         for flag in ("--save-baseline", "--force", "--html", "--no-coop-matrix"):
             self.assertIn(flag, run)
+
+    def test_a_large_bar_card_says_h2d_through_the_copy_engine_is_out_of_reach(self):
+        code, stdout, stderr = self.finish(self.start(STUB_GPUBENCH_LARGE_BAR="1"))
+        self.assertEqual(code, 0, stderr)
+        self.assertIn("H2D through the copy engine is not reachable through wgpu on this card",
+                      stdout)
+        self.assertRegex(stdout, r"\| host write into device memory \(BAR\) at 4MiB vs CUDA SM "
+                                 r"pull from pinned memory \| 12 \| [\d.]+ \| GB/s \| [\d.]+ \|")
+
+    def test_a_plan_predicted_over_the_budget_is_refused_before_the_window(self):
+        with open(os.path.join(os.path.dirname(HERE), "check-plan-h200.json")) as f:
+            plan = json.load(f)
+        plan["costs"]["candidate_s"]["value"] = 1.0  # every tuning candidate 8x slower
+        inflated = os.path.join(self.tmp.name, "plan.json")
+        with open(inflated, "w") as f:
+            json.dump(plan, f)
+        code, _, stderr = self.finish(self.start(GPU_CHECK_PLAN=inflated))
+        self.assertEqual(code, 4, stderr)
+        self.assertIn("over the 450 s budget", stderr)
+        self.assertIn("refused before the window starts", stderr)
+        # Nothing started: no adapter listed, no tool run.
+        self.assertEqual(self.stub_calls("list") + self.stub_calls("run"), [])
+        self.assertFalse(os.path.exists(os.path.join(self.out, "adapters.json")))
+
+    def test_step_timeouts_over_540_s_are_refused_before_the_window(self):
+        code, _, stderr = self.finish(self.start(rehearsal=False, GPUBENCH_TIMEOUT="400"))
+        self.assertEqual(code, 5, stderr)
+        self.assertIn("the step timeouts add up to", stderr)
+        self.assertEqual(self.stub_calls("list"), [])
 
     def test_the_real_mode_never_takes_a_software_adapter(self):
         # Even one that claims NVIDIA's vendor id: the real mode wants a discrete adapter, and

@@ -27,7 +27,7 @@ pub struct Matmul {
     inputs: Arc<ProductInputs>,
     variant: Variant,
     extra_params: Vec<(String, serde_json::Value)>,
-    turned_off: Option<&'static str>,
+    turned_off: Option<String>,
 }
 
 impl Matmul {
@@ -55,9 +55,10 @@ impl Matmul {
         }
     }
 
-    /// Never runs: the runner reports it skipped with `reason` (an option turned it off).
-    pub fn turned_off(mut self, reason: &'static str) -> Self {
-        self.turned_off = Some(reason);
+    /// Never runs: the runner reports it skipped with `reason` (an option, or the suite's own
+    /// rule for the shape, turned it off).
+    pub fn turned_off(mut self, reason: impl Into<String>) -> Self {
+        self.turned_off = Some(reason.into());
         self
     }
 
@@ -120,8 +121,8 @@ impl Kernel for Matmul {
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
-        if let Some(reason) = self.turned_off {
-            return Err(reason.to_string());
+        if let Some(reason) = &self.turned_off {
+            return Err(reason.clone());
         }
         let (s, precision) = (self.shape(), self.precision());
         if let Some(reason) = self.variant.unsupported(ctx, precision, s.m, s.n) {

@@ -83,14 +83,16 @@ pub const TILED_WGSL: &str = include_str!("matmul_tiled.wgsl");
 /// matmul_reg.wgsl: the register-blocked vec4 matmul without workgroup memory.
 pub const REG_WGSL: &str = include_str!("matmul_reg.wgsl");
 
-/// The shapes a profile runs: squares, then batch-like shapes (M from 1 up against a fixed
-/// N x K), smaller on software adapters. `--matmul-shape` values come after them.
+/// The shapes a profile runs, largest first: squares, then batch-like shapes (M down to 1
+/// against a fixed N x K), smaller on software adapters. `--matmul-shape` values come after
+/// them. The largest square is the suite's headline: first, so that a run stopped by a time
+/// budget (matmul runs last) keeps it.
 pub fn profile_shapes(profile: Profile, software: bool) -> Vec<Shape> {
     let (squares, batch_m, nk): (&[u32], &[u32], u32) = match (profile, software) {
-        (Profile::Quick, _) => (&[128, 256], &[1, 8, 64], 256),
-        (_, true) => (&[256, 512, 1024], &[1, 8, 64, 512], 1024),
-        (Profile::Default, false) => (&[1024, 2048, 4096], &[1, 8, 64, 512], 4096),
-        (Profile::Full, false) => (&[512, 1024, 2048, 4096], &[1, 8, 64, 512, 2048], 4096),
+        (Profile::Quick, _) => (&[256, 128], &[64, 8, 1], 256),
+        (_, true) => (&[1024, 512, 256], &[512, 64, 8, 1], 1024),
+        (Profile::Default, false) => (&[4096, 2048, 1024], &[512, 64, 8, 1], 4096),
+        (Profile::Full, false) => (&[4096, 2048, 1024, 512], &[2048, 512, 64, 8, 1], 4096),
     };
     let mut shapes: Vec<Shape> = squares.iter().map(|&s| Shape::new(s, s, s)).collect();
     shapes.extend(batch_m.iter().map(|&m| Shape::new(m, nk, nk)));
@@ -193,23 +195,35 @@ fn product_stages(ctx: &GpuContext, options: &SuiteOptions) -> Stages {
         })?),
         None => None,
     };
-    let mut shapes = profile_shapes(options.profile, ctx.is_software());
     // The option's parser refused empty and oversized shapes before any suite was built.
-    for (m, n, k) in options::shapes(options)? {
+    let extra = options::shapes(options)?;
+    let stages = products(options.profile, ctx.is_software(), &extra)
+        .into_iter()
+        .map(|(shape, precision)| -> Stage {
+            Box::new(move |build| Box::pin(plan_product(build, shape, precision, forced)))
+        })
+        .collect();
+    Ok(stages)
+}
+
+/// The products a run tunes, in order: each shape of the profile (largest first), then each
+/// requested `(m, n, k)` the profile lacks, f32 before f16.
+fn products(
+    profile: Profile,
+    software: bool,
+    extra: &[(u32, u32, u32)],
+) -> Vec<(Shape, Precision)> {
+    let mut shapes = profile_shapes(profile, software);
+    for &(m, n, k) in extra {
         let shape = Shape::new(m, n, k);
         if !shapes.contains(&shape) {
             shapes.push(shape);
         }
     }
-    let mut stages: Vec<Stage> = Vec::new();
-    for shape in shapes {
-        for precision in [Precision::F32, Precision::F16] {
-            let stage: Stage =
-                Box::new(move |build| Box::pin(plan_product(build, shape, precision, forced)));
-            stages.push(stage);
-        }
-    }
-    Ok(stages)
+    shapes
+        .into_iter()
+        .flat_map(|shape| [(shape, Precision::F32), (shape, Precision::F16)])
+        .collect()
 }
 
 /// The benchmarks for one product: the forced variant, or the tuned choice plus any variant
@@ -411,8 +425,10 @@ async fn final_rounds(
 }
 
 /// The cooperative-matrix product of `shape` (`matmul/f16-coop/...`, `matmul/f32-coop/...`),
-/// tuned over the configurations the adapter offers; for f16 without any, one row the runner
-/// reports skipped with the reason. f32 rows exist only where an f32 configuration does.
+/// tuned over the configurations the adapter offers (the vendor's short list where there is
+/// one, [`coop::tuned_for_vendor`]); for f16 without any, one row the runner reports skipped
+/// with the reason. f32 rows exist only where an f32 configuration does. Below
+/// [`coop::COOP_MIN_M`] rows the row is kept and not run ([`coop::too_few_rows`]).
 async fn coop_product(
     ctx: &GpuContext,
     tuner: &mut dyn Tuner,
@@ -429,21 +445,58 @@ async fn coop_product(
         let sg = subgroup.unwrap_or(64);
         find_variant(&format!("coop16x16-sg{sg}-w2x2-bk16-db"))
     };
+    let enabled = ctx
+        .features
+        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
+    let product = |id: String, variant: Variant| {
+        Matmul::sharing(id, variant, Arc::clone(inputs))
+            .with_param("experimental_features", enabled.into())
+            .with_param("tuned", false.into())
+    };
     if !enabled_by_options {
         // The f16 row, skipped with the reason (f32 rows exist only where offered).
         let reason =
             "cooperative-matrix kernels turned off for this run (the `coop_matrix` option is off)";
         return match f16_row() {
-            Some(variant) if precision == Precision::F16 => vec![KernelBench::boxed(
-                Matmul::sharing(id, variant, Arc::clone(inputs))
-                    .with_param("tuned", false.into())
-                    .turned_off(reason),
-            )],
+            Some(variant) if precision == Precision::F16 => {
+                vec![KernelBench::boxed(product(id, variant).turned_off(reason))]
+            }
             _ => Vec::new(),
         };
     }
+    let space = coop_candidates(ctx, precision, subgroup, info.vendor);
+    let Some(first) = space.first() else {
+        // The 16 x 16 f16 form, which the runner skips with the adapter's reason.
+        return match f16_row() {
+            Some(variant) if precision == Precision::F16 => {
+                vec![KernelBench::boxed(product(id, variant))]
+            }
+            _ => Vec::new(),
+        };
+    };
+    if let Some(reason) = coop::too_few_rows(shape.m) {
+        return vec![KernelBench::boxed(
+            product(id, first.variant).turned_off(reason),
+        )];
+    }
+    let tuned = |id: String, variant: Variant| {
+        Matmul::sharing(id, variant, Arc::clone(inputs))
+            .with_param("experimental_features", enabled.into())
+    };
+    tune(ctx, tuner, &id, &space, &tuned).await
+}
+
+/// The cooperative-matrix configurations a `precision` product tunes on `ctx`'s adapter: those
+/// written for its subgroup and offered by it, narrowed to the vendor's short list where that
+/// leaves any.
+fn coop_candidates(
+    ctx: &GpuContext,
+    precision: Precision,
+    subgroup: Option<u32>,
+    vendor: u32,
+) -> Vec<Candidate> {
     let offered = coop::offered(ctx, precision);
-    let space: Vec<Candidate> = catalogue()
+    let space: Vec<Variant> = catalogue()
         .iter()
         .filter(|v| v.applies_to(precision))
         .filter(|v| match v.kind {
@@ -452,31 +505,24 @@ async fn coop_product(
             }
             _ => false,
         })
-        .map(|v| Candidate {
-            variant: *v,
+        .copied()
+        .collect();
+    let short: Vec<Variant> = space
+        .iter()
+        .filter(|v| match v.kind {
+            Kind::Coop(p) => coop::tuned_for_vendor(vendor, &p, v.accumulation(precision)),
+            _ => false,
+        })
+        .copied()
+        .collect();
+    let chosen = if short.is_empty() { space } else { short };
+    chosen
+        .into_iter()
+        .map(|variant| Candidate {
+            variant,
             pruned: None,
         })
-        .collect();
-    let enabled = ctx
-        .features
-        .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
-    let product = |id: String, variant: Variant| {
-        Matmul::sharing(id, variant, Arc::clone(inputs))
-            .with_param("experimental_features", enabled.into())
-    };
-    if space.is_empty() {
-        if precision != Precision::F16 {
-            return Vec::new();
-        }
-        // The 16 x 16 f16 form, which the runner skips with the adapter's reason.
-        let Some(variant) = f16_row() else {
-            return Vec::new();
-        };
-        return vec![KernelBench::boxed(
-            product(id, variant).with_param("tuned", false.into()),
-        )];
-    }
-    tune(ctx, tuner, &id, &space, &product).await
+        .collect()
 }
 
 /// Each ok product's median as a percentage of the measured FMA peak of its accumulation
@@ -713,6 +759,39 @@ mod tests {
     }
 
     #[test]
+    fn the_largest_square_in_f32_and_f16_is_tuned_first() {
+        for (profile, software) in [
+            (Profile::Default, false),
+            (Profile::Full, false),
+            (Profile::Default, true),
+            (Profile::Quick, true),
+        ] {
+            let order = products(profile, software, &[(8, 64, 64)]);
+            let largest = order
+                .iter()
+                .map(|(s, _)| s.flops())
+                .max()
+                .expect("products");
+            assert_eq!(order[0].0.flops(), largest, "{profile:?}");
+            assert_eq!(order[0].0.m, order[0].0.n, "a square first");
+            assert_eq!((order[0].1, order[1].1), (Precision::F32, Precision::F16));
+            assert_eq!(order[0].0, order[1].0);
+            assert_eq!(order.last().map(|p| p.0), Some(Shape::new(8, 64, 64)));
+        }
+        let gpu = products(Profile::Default, false, &[]);
+        assert_eq!(gpu[0].0, Shape::new(4096, 4096, 4096));
+        let squares: Vec<u64> = gpu
+            .iter()
+            .filter(|(s, _)| s.m == s.n)
+            .map(|(s, _)| s.flops())
+            .collect();
+        assert!(
+            squares.windows(2).all(|w| w[0] >= w[1]),
+            "squares largest first"
+        );
+    }
+
+    #[test]
     fn quick_shapes_are_small_and_include_batch_shapes() {
         let shapes = profile_shapes(Profile::Quick, true);
         assert!(shapes.contains(&Shape::new(1, 256, 256)));
@@ -720,5 +799,85 @@ mod tests {
         let gpu = profile_shapes(Profile::Default, false);
         assert!(gpu.contains(&Shape::new(4096, 4096, 4096)));
         assert!(gpu.contains(&Shape::new(512, 4096, 4096)));
+    }
+}
+
+/// The GPU check's plan (scripts/check-plan-h200.json) restates how many candidates each
+/// product tunes on an H200, for its time prediction: held here to the suite's own selection.
+#[cfg(test)]
+mod check_plan {
+    use super::*;
+
+    /// An H200 through Vulkan: 32-lane subgroups, 1024 invocations and 48 KiB of workgroup
+    /// memory per workgroup.
+    const H200: AdapterFacts = AdapterFacts {
+        cpu: false,
+        subgroups: true,
+        subgroup_max: 32,
+        max_invocations: 1024,
+        max_workgroup_bytes: 48 * 1024,
+    };
+
+    /// (shape label, precision, tuned candidates, cooperative-matrix candidates) per product of
+    /// the default profile on the H200, in run order.
+    fn tuned_on_h200() -> Vec<(String, &'static str, usize, usize)> {
+        products(Profile::Default, false, &[])
+            .into_iter()
+            .map(|(shape, precision)| {
+                let tuned = candidates(H200, precision, shape)
+                    .iter()
+                    .filter(|c| c.pruned.is_none())
+                    .count();
+                let coop = catalogue()
+                    .iter()
+                    .filter(|v| v.applies_to(precision))
+                    .filter(|v| match v.kind {
+                        // NVIDIA offers 16 x 16 f16 products with f16 and f32 sums.
+                        Kind::Coop(p) => {
+                            p.sg == 32
+                                && p.size == 16
+                                && precision == Precision::F16
+                                && coop::too_few_rows(shape.m).is_none()
+                                && coop::tuned_for_vendor(0x10de, &p, v.accumulation(precision))
+                        }
+                        _ => false,
+                    })
+                    .count();
+                (shape.label(), precision.name(), tuned, coop)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_plan_states_the_suites_own_candidate_counts() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scripts/check-plan-h200.json"
+        );
+        let text = std::fs::read_to_string(path).expect("the check's plan is committed");
+        let plan: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let stated: Vec<(String, String, usize, usize)> = plan["matmul_products"]
+            .as_array()
+            .expect("matmul_products")
+            .iter()
+            .map(|p| {
+                let count = |k: &str| p[k].as_u64().expect("a count") as usize;
+                let text = |k: &str| p[k].as_str().expect("a string").to_string();
+                (
+                    text("shape"),
+                    text("precision"),
+                    count("candidates"),
+                    count("coop"),
+                )
+            })
+            .collect();
+        let own: Vec<(String, String, usize, usize)> = tuned_on_h200()
+            .into_iter()
+            .map(|(s, p, t, c)| (s, p.to_string(), t, c))
+            .collect();
+        assert_eq!(
+            stated, own,
+            "update scripts/check-plan-h200.json from the suite"
+        );
     }
 }

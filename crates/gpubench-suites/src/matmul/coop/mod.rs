@@ -44,7 +44,10 @@ use gpubench_harness::GpuContext;
 use gpubench_harness::kit::gpu::Precision;
 
 mod emulation;
+mod shortlist;
 mod source;
+
+pub use shortlist::{COOP_MIN_M, too_few_rows, tuned_for_vendor};
 
 pub use source::source;
 
