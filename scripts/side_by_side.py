@@ -489,11 +489,12 @@ def add_without_copy_engine(table, largest):
     copy-engine-free path (SMs pulling mapped pinned host memory). Both move the bytes from host
     to device memory without the copy engine, one pushed by the CPU, one pulled by the GPU: a
     pairing of paths, not of the link's best figure."""
-    table.notes.append(f"{NO_COPY_ENGINE}: wgpu's upload staging is device-local and "
-                       "host-visible (a large BAR), so its copies run inside device memory and "
-                       "its host writes go straight into device memory through the BAR")
-    table.add(f"host write into device memory (BAR) at {largest} vs CUDA SM pull from pinned "
-              "memory", f"transfer/h2d-host-write/bytes/{largest}",
+    table.notes.append(f"{NO_COPY_ENGINE}: none of gpubench's H2D paths moves its bytes across "
+                       "the link (each says why above); on a discrete card with a large BAR, "
+                       "wgpu's upload staging is device-local and host-visible, so its copies "
+                       "run inside device memory and its host writes go through the BAR")
+    table.add(f"host write (no copy engine) at {largest} vs CUDA SM pull from pinned memory",
+              f"transfer/h2d-host-write/bytes/{largest}",
               f"transfer/h2d-sm-pull/{largest}", "pcie_gbs", None,
               note=f"{NO_COPY_ENGINE}; both paths avoid it: the host pushes / the SMs pull")
 

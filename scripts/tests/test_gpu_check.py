@@ -633,8 +633,7 @@ class BestHostToDevicePath(unittest.TestCase):
             transfer("transfer/h2d-host-write/bytes/256MiB", 30.0, crosses=False),
         ]}, cuda, {})
         rows = {r["label"]: r for r in table.rows}
-        pair = rows["host write into device memory (BAR) at 256MiB vs CUDA SM pull from pinned "
-                    "memory"]
+        pair = rows["host write (no copy engine) at 256MiB vs CUDA SM pull from pinned memory"]
         self.assertEqual(pair["gpubench_id"], "transfer/h2d-host-write/bytes/256MiB")
         self.assertAlmostEqual(pair["ratio"], 0.75)
         self.assertIn(sbs.NO_COPY_ENGINE, pair["note"])
