@@ -154,9 +154,11 @@ finish() {
     local produced=0 nominal=() banner=()
     [ -n "${GPUBENCH_NOMINAL:-}" ] && nominal=(--nominal "$GPUBENCH_NOMINAL")
     [ "$rehearsal" = 1 ] && banner=(--banner "$rehearsal_banner")
+    local peers=()
+    [ -f "$out/peers.json" ] && peers=(--peers "$out/peers.json")
     log "building side-by-side"
     if python3 "$here/side_by_side.py" "$out/gpubench.json" "$out/cuda.json" "${nominal[@]}" \
-        "${banner[@]}" --json "$out/side-by-side.json" \
+        "${banner[@]}" "${peers[@]}" --json "$out/side-by-side.json" \
         > "$out/side-by-side.md.tmp" 2>>"$out/check.log"; then
         mv -f "$out/side-by-side.md.tmp" "$out/side-by-side.md"
         produced=1
@@ -335,6 +337,54 @@ if measuring; then
         > "$out/cuda.err" 2>&1
     log "cuda reference exit $? after $(( $(date +%s) - step_start )) s"
 fi
+
+# --- The Vulkan peers (vkpeak, clpeak) on the same adapter: scripts/peers.py ----------------
+# Where GPUBENCH_PEERS (default: peers/ beside the gpubench binary; in the rehearsal, the test
+# doubles' bin/) holds vkpeak and/or clpeak, each runs on gpubench's adapter (found by name in
+# its own device list) under PEERS_TIMEOUT (default 60 s each), its output in OUTDIR/TOOL.txt.
+# A peer that is absent, or cannot find the adapter, is a status in the table, never a failure.
+peers_dir=${GPUBENCH_PEERS:-$(dirname "$bin")/peers}
+[ "$rehearsal" = 1 ] && peers_dir=${GPUBENCH_PEERS:-$here/tests/doubles/bin}
+peers_timeout=${PEERS_TIMEOUT:-60}
+[ -f "$peers_dir/VERSIONS" ] && cp "$peers_dir/VERSIONS" "$out/peers-versions.txt"
+# One peer: its device list, gpubench's adapter found in it, then the run. Each step is a
+# run_step (a signal reaches it); a stop between them leaves the rest not run, saying so.
+run_peer() {
+    local peer=$1 listing device args rc step_start
+    local raw=$out/$peer.txt
+    if [ ! -x "$peers_dir/$peer" ]; then
+        echo "gpu-check: not run: no $peer binary carried (none in GPUBENCH_PEERS=$peers_dir)" > "$raw"
+        log "$peer: not run: no $peer binary in $peers_dir"
+        return
+    fi
+    # vkpeak lists its devices when asked for one it lacks; clpeak has --list-devices.
+    # (clpeak's --version ends the run: its own call, before the list.)
+    if [ "$peer" = vkpeak ]; then listing=("$peers_dir/$peer" 9999)
+    else listing=(sh -c '"$0" --version; exec "$0" --list-devices --vulkan' "$peers_dir/$peer"); fi
+    measuring && run_step timeout 30 "${listing[@]}" > "$out/$peer-devices.txt" 2>&1
+    if ! device=$(python3 "$here/peers.py" device "$peer" "$out/$peer-devices.txt" \
+            "$out/adapters.json" "$index" 2>>"$out/check.log"); then
+        echo "gpu-check: not run: $device" > "$raw"
+        return
+    fi
+    if [ "$peer" = vkpeak ]; then
+        args=("$device" "$(python3 "$here/peers.py" scenarios)")
+    else
+        args=(--vulkan --vk-device "$device" --global-memory-bandwidth --kernel-launch-latency)
+    fi
+    measuring || { echo "gpu-check: not run: the check was stopped (SIG$caught) first" > "$raw"; return; }
+    step_start=$(date +%s)
+    run_step timeout -k 10 "$peers_timeout" "$peers_dir/$peer" "${args[@]}" > "$raw" 2>&1
+    rc=$?
+    echo "gpu-check: $peer exit $rc" >> "$raw"
+    log "$peer exit $rc after $(( $(date +%s) - step_start )) s"
+}
+for peer in vkpeak clpeak; do
+    if measuring; then run_peer "$peer"
+    else echo "gpu-check: not run: the check was stopped (SIG$caught) before $peer" > "$out/$peer.txt"; fi
+done
+python3 "$here/peers.py" parse "$out" --timeout "$peers_timeout" --json "$out/peers.json" \
+    2>>"$out/check.log" || log "peers.py could not read the peers' outputs"
 
 if measuring; then
     step_start=$(date +%s)
