@@ -351,9 +351,11 @@ peers_timeout=${PEERS_TIMEOUT:-60}
 # run_step (a signal reaches it); a stop between them leaves the rest not run, saying so.
 run_peer() {
     local peer=$1 listing device args rc step_start
-    local raw=$out/$peer.txt
+    local raw=$out/$peer.txt stopped="gpu-check: not run: the check was stopped before"
+    measuring || { echo "$stopped $peer (SIG$caught)" > "$raw"; return; }
     if [ ! -x "$peers_dir/$peer" ]; then
-        echo "gpu-check: not run: no $peer binary carried (none in GPUBENCH_PEERS=$peers_dir)" > "$raw"
+        echo "gpu-check: not run: no $peer binary carried (none in GPUBENCH_PEERS=$peers_dir)" \
+            > "$raw"
         log "$peer: not run: no $peer binary in $peers_dir"
         return
     fi
@@ -361,7 +363,7 @@ run_peer() {
     # (clpeak's --version ends the run: its own call, before the list.)
     if [ "$peer" = vkpeak ]; then listing=("$peers_dir/$peer" 9999)
     else listing=(sh -c '"$0" --version; exec "$0" --list-devices --vulkan' "$peers_dir/$peer"); fi
-    measuring && run_step timeout 30 "${listing[@]}" > "$out/$peer-devices.txt" 2>&1
+    run_step timeout 30 "${listing[@]}" > "$out/$peer-devices.txt" 2>&1
     if ! device=$(python3 "$here/peers.py" device "$peer" "$out/$peer-devices.txt" \
             "$out/adapters.json" "$index" 2>>"$out/check.log"); then
         echo "gpu-check: not run: $device" > "$raw"
@@ -372,17 +374,14 @@ run_peer() {
     else
         args=(--vulkan --vk-device "$device" --global-memory-bandwidth --kernel-launch-latency)
     fi
-    measuring || { echo "gpu-check: not run: the check was stopped (SIG$caught) first" > "$raw"; return; }
+    measuring || { echo "$stopped $peer (SIG$caught)" > "$raw"; return; }
     step_start=$(date +%s)
     run_step timeout -k 10 "$peers_timeout" "$peers_dir/$peer" "${args[@]}" > "$raw" 2>&1
     rc=$?
     echo "gpu-check: $peer exit $rc" >> "$raw"
     log "$peer exit $rc after $(( $(date +%s) - step_start )) s"
 }
-for peer in vkpeak clpeak; do
-    if measuring; then run_peer "$peer"
-    else echo "gpu-check: not run: the check was stopped (SIG$caught) before $peer" > "$out/$peer.txt"; fi
-done
+for peer in vkpeak clpeak; do run_peer "$peer"; done
 python3 "$here/peers.py" parse "$out" --timeout "$peers_timeout" --json "$out/peers.json" \
     2>>"$out/check.log" || log "peers.py could not read the peers' outputs"
 

@@ -213,7 +213,8 @@ class Table(unittest.TestCase):
         self.assertIn("gap not split: no vkpeak fp16-matrix figure (not run: no vkpeak binary "
                       "carried", coop)
         # clpeak still stands where it ran.
-        self.assertIn("clpeak global-bandwidth 4290", self.line(text, "stream read vs CUDA D2D copy"))
+        self.assertIn("clpeak global-bandwidth 4290",
+                      self.line(text, "stream read vs CUDA D2D copy"))
 
     def test_an_unreadable_peers_file_leaves_the_table_standing(self):
         text = self.table("{not json")
