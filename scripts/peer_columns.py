@@ -63,9 +63,8 @@ def coop_split(row, peer):
     missing = [name for name, value in (("gpubench coop", g), ("CUDA HGEMM", c),
                                         ("vkpeak fp16-matrix", v)) if not value]
     if missing:
-        why = (f"{(peer or {}).get('status', 'absent')}: {(peer or {}).get('reason')}"
-               if "vkpeak fp16-matrix" in missing else None)
-        return (f"gap not split: no {', no '.join(missing)} figure" + (f" ({why})" if why else ""))
+        # The peer's own reason is already in the cell, before this sentence.
+        return f"gap not split: no {', no '.join(missing)} figure"
     return (f"gap split: gpubench / CUDA {g / c:.3g} = the kernel (gpubench coop / vkpeak "
             f"fp16-matrix) {g / v:.3g} x VK_KHR_cooperative_matrix on this card (vkpeak "
             f"fp16-matrix / CUDA HGEMM) {v / c:.3g}; vkpeak's is a peak with no loads, so the "

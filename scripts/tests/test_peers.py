@@ -210,8 +210,8 @@ class Table(unittest.TestCase):
         self.assertIn("vkpeak fp32-vec4: not run: no vkpeak binary carried",
                       self.line(text, "FMA peak f32 (best form) vs CUDA"))
         coop = self.line(text, "HGEMM 4096x4096x4096, gpubench f16 on cooperative matrices")
-        self.assertIn("gap not split: no vkpeak fp16-matrix figure (not run: no vkpeak binary "
-                      "carried", coop)
+        self.assertIn("vkpeak fp16-matrix: not run: no vkpeak binary carried (none in "
+                      "GPUBENCH_PEERS=p); gap not split: no vkpeak fp16-matrix figure |", coop)
         # clpeak still stands where it ran.
         self.assertIn("clpeak global-bandwidth 4290",
                       self.line(text, "stream read vs CUDA D2D copy"))
