@@ -20,7 +20,7 @@
 # Time: before the window starts, scripts/check_budget.py predicts the check's time on the card
 # from the work each step does (scripts/check-plan-h200.json) and the script refuses, exit 4, a
 # plan predicted over 450 s, and, exit 5, step timeouts that add up to over 540 s. The timeouts:
-# GPUBENCH_TIMEOUT (default 200 s) bounds gpubench's run, CUDA_TIMEOUT (default 130 s) the
+# GPUBENCH_TIMEOUT (default 195 s) bounds gpubench's run, CUDA_TIMEOUT (default 130 s) the
 # reference, LIST_TIMEOUT (30 s), SMI_TIMEOUT (15 s) and DOCTOR_TIMEOUT (30 s) the start-up; each
 # step saves after every result (section), so a timeout keeps what was measured. The suites run
 # cheapest first and matmul last (its largest square first), so a stop in matmul keeps the
@@ -75,13 +75,17 @@ list_timeout=$(card_env LIST_TIMEOUT 30)
 smi_timeout=$(card_env SMI_TIMEOUT 15)
 card_doctor_timeout=$(card_env DOCTOR_TIMEOUT 30)
 card_cuda_timeout=$(card_env CUDA_TIMEOUT 130)
-card_gpubench_timeout=$(card_env GPUBENCH_TIMEOUT 200)
+card_gpubench_timeout=$(card_env GPUBENCH_TIMEOUT 195)
+card_peers_timeout=$(card_env PEERS_TIMEOUT 25)
+peers_list_timeout=10
 budget_plan=(--plan "${GPU_CHECK_PLAN:-$here/check-plan-h200.json}")
 wanted_suites=stream,compute,transfer,launch,roofline,datapath,matmul
 suites=$(python3 "$here/check_budget.py" suites "${budget_plan[@]}" --suites "$wanted_suites") \
     || { log "the budget check could not read its plan"; exit 2; }
 card_timeouts=list=$list_timeout,smi=$smi_timeout,doctor=$card_doctor_timeout
 card_timeouts+=,cuda-reference=$card_cuda_timeout,gpubench=$card_gpubench_timeout
+card_timeouts+=,vkpeak-list=$peers_list_timeout,vkpeak=$card_peers_timeout
+card_timeouts+=,clpeak-list=$peers_list_timeout,clpeak=$card_peers_timeout
 python3 "$here/check_budget.py" predict "${budget_plan[@]}" --suites "$suites" \
     --timeouts "$card_timeouts" --json "$out/budget.json" 2>&1 | tee -a "$out/check.log" >&"$stderr"
 budget_rc=${PIPESTATUS[0]}
@@ -189,9 +193,11 @@ finish() {
     local produced=0 nominal=() banner=()
     [ -n "${GPUBENCH_NOMINAL:-}" ] && nominal=(--nominal "$GPUBENCH_NOMINAL")
     [ "$rehearsal" = 1 ] && banner=(--banner "$rehearsal_banner")
+    local peers=()
+    [ -f "$out/peers.json" ] && peers=(--peers "$out/peers.json")
     log "building side-by-side"
     if python3 "$here/side_by_side.py" "$out/gpubench.json" "$out/cuda.json" "${nominal[@]}" \
-        "${banner[@]}" --json "$out/side-by-side.json" \
+        "${banner[@]}" "${peers[@]}" --json "$out/side-by-side.json" \
         > "$out/side-by-side.md.tmp" 2>>"$out/check.log"; then
         mv -f "$out/side-by-side.md.tmp" "$out/side-by-side.md"
         produced=1
@@ -378,6 +384,57 @@ if measuring; then
     log "cuda reference exit $? after $(( $(date +%s) - step_start )) s"
     step_time cuda-reference "$step_start"
 fi
+
+# --- The Vulkan peers (vkpeak, clpeak) on the same adapter: scripts/peers.py ----------------
+# Where GPUBENCH_PEERS (default: peers/ beside the gpubench binary; in the rehearsal, the test
+# doubles' bin/) holds vkpeak and/or clpeak, each runs on gpubench's adapter (found by name in
+# its own device list) under PEERS_TIMEOUT (default 25 s each on the card, 60 s in the
+# rehearsal), its output in OUTDIR/TOOL.txt.
+# A peer that is absent, or cannot find the adapter, is a status in the table, never a failure.
+peers_dir=${GPUBENCH_PEERS:-$(dirname "$bin")/peers}
+[ "$rehearsal" = 1 ] && peers_dir=${GPUBENCH_PEERS:-$here/tests/doubles/bin}
+peers_timeout=$card_peers_timeout
+[ "$rehearsal" = 1 ] && peers_timeout=${PEERS_TIMEOUT:-60}
+[ -f "$peers_dir/VERSIONS" ] && cp "$peers_dir/VERSIONS" "$out/peers-versions.txt"
+# One peer: its device list, gpubench's adapter found in it, then the run. Each step is a
+# run_step (a signal reaches it); a stop between them leaves the rest not run, saying so.
+run_peer() {
+    local peer=$1 listing device args rc step_start
+    local raw=$out/$peer.txt stopped="gpu-check: not run: the check was stopped before"
+    measuring || { echo "$stopped $peer (SIG$caught)" > "$raw"; return; }
+    if [ ! -x "$peers_dir/$peer" ]; then
+        echo "gpu-check: not run: no $peer binary carried (none in GPUBENCH_PEERS=$peers_dir)" \
+            > "$raw"
+        log "$peer: not run: no $peer binary in $peers_dir"
+        return
+    fi
+    # vkpeak lists its devices when asked for one it lacks; clpeak has --list-devices.
+    # (clpeak's --version ends the run: its own call, before the list.)
+    if [ "$peer" = vkpeak ]; then listing=("$peers_dir/$peer" 9999)
+    else listing=(sh -c '"$0" --version; exec "$0" --list-devices --vulkan' "$peers_dir/$peer"); fi
+    run_step timeout "$peers_list_timeout" "${listing[@]}" > "$out/$peer-devices.txt" 2>&1
+    if ! device=$(python3 "$here/peers.py" device "$peer" "$out/$peer-devices.txt" \
+            "$out/adapters.json" "$index" 2>>"$out/check.log"); then
+        echo "gpu-check: not run: $device" > "$raw"
+        return
+    fi
+    if [ "$peer" = vkpeak ]; then
+        args=("$device" "$(python3 "$here/peers.py" scenarios)")
+    else
+        args=(--vulkan --vk-device "$device" --global-memory-bandwidth --kernel-launch-latency)
+    fi
+    measuring || { echo "$stopped $peer (SIG$caught)" > "$raw"; return; }
+    step_start=$(date +%s)
+    run_step timeout -k 10 "$peers_timeout" "$peers_dir/$peer" "${args[@]}" > "$raw" 2>&1
+    rc=$?
+    echo "gpu-check: $peer exit $rc" >> "$raw"
+    log "$peer exit $rc after $(( $(date +%s) - step_start )) s"
+}
+peers_start=$(date +%s)
+for peer in vkpeak clpeak; do run_peer "$peer"; done
+step_time peers "$peers_start"
+python3 "$here/peers.py" parse "$out" --timeout "$peers_timeout" --json "$out/peers.json" \
+    2>>"$out/check.log" || log "peers.py could not read the peers' outputs"
 
 if measuring; then
     step_start=$(date +%s)

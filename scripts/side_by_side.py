@@ -4,7 +4,7 @@ each pair as a ratio, the datasheet (nominal) figure as a third column, the SM c
 beside both, and the targets met or missed.
 
   python3 scripts/side_by_side.py GPUBENCH.json CUDA.json [--nominal NOMINAL.json] [--json OUT]
-                                  [--banner TEXT]
+                                  [--banner TEXT] [--peers PEERS.json]
 
 GPUBENCH.json is a `gpubench run` results file, CUDA.json what scripts/cuda_reference.py wrote.
 NOMINAL.json, when given, is an object with any of memory_bandwidth_gbs, fp32_gflops,
@@ -12,6 +12,9 @@ fp16_gflops, fp16_tensor_gflops and pcie_gbs (GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP
 source. Without it the figures come from the results file itself: the datasheet row gpubench
 matched to the adapter (data/nominal-gpus.json) and the nominal one-way bandwidth of the PCIe
 link it read. --banner puts a line above everything (the rehearsal's "not measurements").
+--peers adds a column with the Vulkan peer (vkpeak or clpeak, scripts/peers.py's peers.json) on
+the rows that have one, the split of the cooperative-matrix row's gap, and the peers' own rows
+(scripts/peer_columns.py: which pairing is the same quantity and which approximate).
 
 The table is built from whichever side could be read: a check that was stopped, or whose one side
 failed, still shows the other. A side that is missing, empty or not JSON has its cells say so
@@ -38,6 +41,9 @@ import os
 import stat
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import peer_columns  # noqa: E402  (beside this file; the Vulkan peers' column)
 
 # (label, gpubench id template, CUDA key template, nominal key, target: gpubench / CUDA >= this)
 # {size} is the stream array size, {shape} each matmul shape both files hold.
@@ -590,11 +596,12 @@ def status_note(row, side):
     return f"{status}" + (f": {reason}" if reason else "")
 
 
-def markdown(table, gpubench, cuda, nominal, banner=None):
+def markdown(table, gpubench, cuda, nominal, banner=None, peers=None, peers_problem=None):
     gpubench, cuda = gpubench or {}, cuda or {}
     machine = gpubench.get("machine", {})
     adapter = machine.get("adapter", {}) if isinstance(machine, dict) else {}
     flags = {side.tool: side.header() for side in (table.gpubench_side, table.cuda_side)}
+    peered = peers is not None or peers_problem is not None
     out = [f"**{banner}**", ""] if banner else []
     out += [
         "# gpubench (Vulkan) beside CUDA",
@@ -611,8 +618,8 @@ def markdown(table, gpubench, cuda, nominal, banner=None):
         "Targets are on the ratio.",
         "",
         "| quantity | gpubench | CUDA | unit | ratio | target | nominal | SM MHz gpubench / CUDA "
-        "| notes |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| notes |" + (f" {peer_columns.HEADER} |" if peered else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|" if peered else ""),
     ]
     for r in table.rows:
         target = "-" if r["target"] is None else (
@@ -625,7 +632,8 @@ def markdown(table, gpubench, cuda, nominal, banner=None):
             f"| {r['label']} | {cell(r['gpubench'], r.get('gpubench_why'))} | "
             f"{cell(r['cuda'], r.get('cuda_why'))} | {r['unit'] or '-'} | "
             f"{fmt(r['ratio'])} | {target} | {fmt(r['nominal'])} | "
-            f"{fmt(clocks.get('gpubench'))} / {fmt(clocks.get('cuda'))} | {notes} |")
+            f"{fmt(clocks.get('gpubench'))} / {fmt(clocks.get('cuda'))} | {notes} |"
+            + (f" {peer_columns.cell(r)} |" if peered else ""))
     out += capability_markdown(table.capability)
     unverified = [rid for rid, res in gpubench_index(gpubench).items()
                   if res.get("status") == "ok" and res.get("role", "kernel") == "kernel"
@@ -642,6 +650,8 @@ def markdown(table, gpubench, cuda, nominal, banner=None):
         + "".join(f"\n  - {line}" for line in table.above_nominal),
     ]
     out += [f"- note: {line}" for line in table.notes]
+    if peered:
+        out += peer_columns.section(peers, peers_problem)
     return "\n".join(out) + "\n"
 
 
@@ -686,6 +696,7 @@ def main(argv=None):
     parser.add_argument("--nominal")
     parser.add_argument("--json", dest="json_out")
     parser.add_argument("--banner", help="a line above everything, in bold")
+    parser.add_argument("--peers", help="peers.json (scripts/peers.py): the Vulkan peer column")
     args = parser.parse_args(argv)
     gpubench, gpubench_problem = load(args.gpubench)
     cuda, cuda_problem = load(args.cuda)
@@ -705,7 +716,10 @@ def main(argv=None):
         else:
             nominal = given
     table = build(gpubench, cuda, nominal, gpubench_problem, cuda_problem)
-    sys.stdout.write(markdown(table, gpubench, cuda, nominal, args.banner))
+    peers, peers_problem = load(args.peers) if args.peers else (None, None)
+    if args.peers:
+        peer_columns.attach(table, peers, peers_problem)
+    sys.stdout.write(markdown(table, gpubench, cuda, nominal, args.banner, peers, peers_problem))
     if args.json_out:
         sides = {side.tool: {"read": side.read, "problem": side.problem if not side.read
                              else None, "complete": side.complete, "flag": side.header()}
@@ -714,7 +728,8 @@ def main(argv=None):
             json.dump({"banner": args.banner, "inputs": sides, "rows": table.rows,
                        "capability_rows": table.capability,
                        "capability_caveat": CAPABILITY_CAVEAT,
-                       "above_nominal": table.above_nominal, "notes": table.notes}, f,
+                       "above_nominal": table.above_nominal, "notes": table.notes,
+                       "peers": peers}, f,
                       indent=2)
     return 0
 

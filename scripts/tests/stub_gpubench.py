@@ -76,7 +76,8 @@ def results_for(suite, stream_size):
                 ("datapath/balanced/overlap-2", "us", 700.0, {"flow": "overlap-2"})]
     if suite == "matmul":
         return [("matmul/f32/128x128x128", "GFLOP/s", 40.0, {}),
-                ("matmul/f16/128x128x128", "GFLOP/s", 30.0, {})]
+                ("matmul/f16/128x128x128", "GFLOP/s", 30.0, {}),
+                ("matmul/f16-coop/128x128x128", "GFLOP/s", 45.0, {"coop": True})]
     return []
 
 
@@ -123,6 +124,8 @@ def run(argv):
     write(out, doc)
     for suite in suites:
         for rid, unit, median, params in results_for(suite, stream_size):
+            if "--no-coop-matrix" in argv and "f16-coop" in rid:
+                continue
             time.sleep(pause)
             result = {"id": rid, "suite": suite, "params": params, "unit": unit,
                       "higher_is_better": unit != "us", "role": "kernel", "status": "ok",

@@ -167,6 +167,66 @@ class Rehearsal(unittest.TestCase):
         self.assertIn("the step timeouts add up to", stderr)
         self.assertEqual(self.stub_calls("list"), [])
 
+    def test_the_vulkan_peers_stand_beside_their_rows(self):
+        # The peers' doubles (tests/doubles/bin) run where the rehearsal finds peers by default,
+        # on the adapter found in their own device lists, between CUDA's side and gpubench's.
+        proc = self.start()
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 0, stderr)
+        files = self.archive()
+        for name in ("vkpeak.txt", "clpeak.txt", "vkpeak-devices.txt", "clpeak-devices.txt",
+                     "peers.json"):
+            self.assertIn(name, files)
+        self.assertIn("fp16-matrix  = 520000.00 GFLOPS", files["vkpeak.txt"].decode())
+        self.assertIn("gpu-check: clpeak exit 0", files["clpeak.txt"].decode())
+        table = self.check_marked(files, stderr)
+        self.assertIn("| Vulkan peer, same card", table)
+        self.assertRegex(table, r"\| FMA peak f32 \(best form\) vs CUDA \| 120 \|.*\| vkpeak "
+                                r"fp32-vec4 60500 GFLOP/s, ratio [\d.e-]+ \(same:")
+        self.assertRegex(table, r"\| stream read vs CUDA D2D copy \| 14 \|.*\| clpeak "
+                                r"global-bandwidth 4290 GB/s, ratio [\d.e-]+ \(same:")
+        self.assertRegex(table, r"\| round trip vs CUDA launch \+ synchronize \| 60 \|.*\| "
+                                r"clpeak kernel-latency 14.2 us")
+        self.assertRegex(table, r"\| HGEMM 128x128x128, gpubench f16 on cooperative matrices "
+                                r"\| 45 \|.*gap split: gpubench / CUDA [\d.e-]+ = the kernel")
+        self.assertIn("## Vulkan peers on the same adapter", table)
+        log = files["check.log"].decode()
+        self.assertLess(log.index("cuda reference exit"), log.index("vkpeak exit 0"))
+        self.assertLess(log.index("clpeak exit 0"), log.index("gpubench exit"))
+
+    def test_peers_not_carried_are_a_status_and_the_check_goes_on(self):
+        empty = os.path.join(self.tmp.name, "no-peers")
+        os.mkdir(empty)
+        proc = self.start(GPUBENCH_PEERS=empty)
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 0, stderr)
+        table = self.archive()["side-by-side.md"].decode()
+        self.assertIn("vkpeak fp32-vec4: not run: no vkpeak binary carried", table)
+        self.assertIn("clpeak global-bandwidth: not run: no clpeak binary carried", table)
+        self.assertRegex(table, r"\| SGEMM 128x128x128 \(TF32 off\) \| 40 \|")
+
+    def test_sigterm_during_vkpeak(self):
+        proc = self.start(GPU_DOUBLES_VKPEAK_SLEEP="30")
+        raw = os.path.join(self.out, "vkpeak.txt")
+
+        def started():
+            try:
+                with open(raw) as f:
+                    return "device       =" in f.read()
+            except OSError:
+                return False
+        wait_for(started, what="vkpeak's device line")
+        proc.send_signal(signal.SIGTERM)
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 143, stderr)
+        files = self.archive()
+        table = self.check_marked(files, stderr)
+        self.assertIn("vkpeak fp32-vec4: absent: not measured: vkpeak was stopped by the check's "
+                      "SIGTERM", table)
+        self.assertIn("clpeak global-bandwidth: not run: the check was stopped before clpeak "
+                      "(SIGTERM)", table)
+        self.assertEqual(self.stub_calls("run"), [], "gpubench must not start after the stop")
+
     def test_the_real_mode_never_takes_a_software_adapter(self):
         # Even one that claims NVIDIA's vendor id: the real mode wants a discrete adapter, and
         # the cpu rule lives only in the rehearsal's branch.
@@ -232,6 +292,9 @@ class Rehearsal(unittest.TestCase):
         self.assertNotIn("gpubench.json", files)
         self.assertEqual(self.stub_calls("run"), [], "gpubench must not start after the stop")
         self.assertIn("SIGTERM: forwarded to the running step", files["check.log"].decode())
+        # The peers come after CUDA's side: not run, and the table says why.
+        self.assertIn("vkpeak fp32-vec4: not run: the check was stopped before vkpeak (SIGTERM)",
+                      table)
 
     def test_sigterm_during_the_gpubench_run(self):
         proc = self.start(STUB_GPUBENCH_SLEEP="0.3")
