@@ -4,7 +4,7 @@ each pair as a ratio, the datasheet (nominal) figure as a third column, the SM c
 beside both, and the targets met or missed.
 
   python3 scripts/side_by_side.py GPUBENCH.json CUDA.json [--nominal NOMINAL.json] [--json OUT]
-                                  [--banner TEXT]
+                                  [--banner TEXT] [--memory GPUBENCH-MEMORY.json]
 
 GPUBENCH.json is a `gpubench run` results file, CUDA.json what scripts/cuda_reference.py wrote.
 NOMINAL.json, when given, is an object with any of memory_bandwidth_gbs, fp32_gflops,
@@ -12,6 +12,9 @@ fp16_gflops, fp16_tensor_gflops and pcie_gbs (GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP
 source. Without it the figures come from the results file itself: the datasheet row gpubench
 matched to the adapter (data/nominal-gpus.json) and the nominal one-way bandwidth of the PCIe
 link it read. --banner puts a line above everything (the rehearsal's "not measurements").
+--memory names gpubench's memory suite results (gpu-check.sh runs that suite as a step of its
+own): their pairs with cuda_reference.py's memory section follow in a section of their own
+(memory_pairs.py).
 
 The table is built from whichever side could be read: a check that was stopped, or whose one side
 failed, still shows the other. A side that is missing, empty or not JSON has its cells say so
@@ -38,6 +41,9 @@ import os
 import stat
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memory_pairs  # noqa: E402  (the memory hierarchy's pairs: a section of their own)
 
 # (label, gpubench id template, CUDA key template, nominal key, target: gpubench / CUDA >= this)
 # {size} is the stream array size, {shape} each matmul shape both files hold.
@@ -658,6 +664,7 @@ def main(argv=None):
     parser.add_argument("--nominal")
     parser.add_argument("--json", dest="json_out")
     parser.add_argument("--banner", help="a line above everything, in bold")
+    parser.add_argument("--memory", help="gpubench's memory suite results (its own step's file)")
     args = parser.parse_args(argv)
     gpubench, gpubench_problem = load(args.gpubench)
     cuda, cuda_problem = load(args.cuda)
@@ -677,7 +684,9 @@ def main(argv=None):
         else:
             nominal = given
     table = build(gpubench, cuda, nominal, gpubench_problem, cuda_problem)
-    sys.stdout.write(markdown(table, gpubench, cuda, nominal, args.banner))
+    memory = memory_pairs.build(sys.modules[__name__], args.memory, gpubench, cuda, cuda_problem)
+    sys.stdout.write(markdown(table, gpubench, cuda, nominal, args.banner)
+                     + memory_pairs.markdown(sys.modules[__name__], memory))
     if args.json_out:
         sides = {side.tool: {"read": side.read, "problem": side.problem if not side.read
                              else None, "complete": side.complete, "flag": side.header()}
@@ -686,6 +695,7 @@ def main(argv=None):
             json.dump({"banner": args.banner, "inputs": sides, "rows": table.rows,
                        "capability_rows": table.capability,
                        "capability_caveat": CAPABILITY_CAVEAT,
+                       "memory_rows": memory.rows if memory else [],
                        "above_nominal": table.above_nominal, "notes": table.notes}, f,
                       indent=2)
     return 0
