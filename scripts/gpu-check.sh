@@ -19,6 +19,8 @@
 # the archive then holds check.log and adapters.json, and nothing was measured.
 # Time: GPUBENCH_TIMEOUT (default 290 s) bounds gpubench's run, CUDA_TIMEOUT (default 150 s) the
 # reference; both save after every result (section), so a timeout keeps what was measured. The
+# memory suite runs after it as a step of its own, GPUBENCH_MEMORY_TIMEOUT (default 75 s; 60 s in
+# the rehearsal), into gpubench-memory.json; CUDA's side of it, CUDA_MEMORY_TIMEOUT. The
 # suites run cheapest first and matmul last, so a stop in matmul keeps the others.
 # GPUBENCH_COOP=off runs gpubench with --no-coop-matrix (f16 matmul without cooperative
 # matrices); GPUBENCH_NOMINAL=FILE gives the nominal figures (see side_by_side.py).
@@ -156,7 +158,7 @@ finish() {
     [ "$rehearsal" = 1 ] && banner=(--banner "$rehearsal_banner")
     log "building side-by-side"
     if python3 "$here/side_by_side.py" "$out/gpubench.json" "$out/cuda.json" "${nominal[@]}" \
-        "${banner[@]}" --json "$out/side-by-side.json" \
+        "${banner[@]}" --memory "$out/gpubench-memory.json" --json "$out/side-by-side.json" \
         > "$out/side-by-side.md.tmp" 2>>"$out/check.log"; then
         mv -f "$out/side-by-side.md.tmp" "$out/side-by-side.md"
         produced=1
@@ -254,7 +256,7 @@ if [ "$rehearsal" = 1 ]; then
     doubles=$here/tests/doubles
     export PATH="$doubles/bin:$PATH" PYTHONPATH="$doubles/python${PYTHONPATH:+:$PYTHONPATH}"
     export CUDA_NVCC_TIMEOUT=${CUDA_NVCC_TIMEOUT:-20} CUDA_LAUNCH_TIMEOUT=${CUDA_LAUNCH_TIMEOUT:-20} \
-        CUDA_DATAPATH_TIMEOUT=${CUDA_DATAPATH_TIMEOUT:-20}
+        CUDA_DATAPATH_TIMEOUT=${CUDA_DATAPATH_TIMEOUT:-20} CUDA_MEMORY_TIMEOUT=${CUDA_MEMORY_TIMEOUT:-20}
     # The software adapter is accepted here, in the rehearsal, and nowhere else.
     pick_rehearsal_adapter() {
         python3 -c '
@@ -344,6 +346,22 @@ if measuring; then
         --save-baseline "${force[@]}" --out "$out/gpubench.json" --html "$out/gpubench.html" \
         > "$out/gpubench.txt" 2>&1
     log "gpubench exit $? after $(( $(date +%s) - step_start )) s"
+fi
+
+# The memory suite: a step of its own (its own cap and results file), after the main run so that a
+# stop in it keeps every other suite. Its CUDA side ran in the reference above at the card's fixed
+# sweep (cuda_reference.py's default, held by a test to gpubench's own SweepPlan for NVIDIA: 4 KiB
+# to 512 MiB at 2^k and 1.5 x 2^k, in every profile): a GPU's sweep depends only on the vendor's
+# cache table, so the reference can run first and short as it always has, before gpubench has
+# said anything. In the rehearsal lavapipe's quick sweep stops at twice the host's largest cache,
+# a prefix of that same sweep, so every size it runs still finds its CUDA pair.
+if measuring; then
+    step_start=$(date +%s)
+    memory_timeout=${GPUBENCH_MEMORY_TIMEOUT:-$([ "$rehearsal" = 1 ] && echo 60 || echo 75)}
+    run_step timeout -s TERM -k 20 "$memory_timeout" "$bin" run --adapter "$index" \
+        "${expect[@]}" --profile "$profile" --suite memory "${max_time[@]}" --no-progress \
+        --out "$out/gpubench-memory.json" > "$out/gpubench-memory.txt" 2>&1
+    log "gpubench memory exit $? after $(( $(date +%s) - step_start )) s"
 fi
 
 [ -n "$caught" ] && log "stopped by SIG$caught: the table is built from what was saved"
