@@ -41,6 +41,7 @@ import os
 import stat
 import re
 import sys
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memory_pairs  # noqa: E402  (the memory hierarchy's pairs: a section of their own)
@@ -684,9 +685,10 @@ def main(argv=None):
         else:
             nominal = given
     table = build(gpubench, cuda, nominal, gpubench_problem, cuda_problem)
-    memory = memory_pairs.build(sys.modules[__name__], args.memory, gpubench, cuda, cuda_problem)
+    this = types.SimpleNamespace(**globals())  # this module, as memory_pairs takes it
+    memory = memory_pairs.build(this, args.memory, gpubench, cuda, cuda_problem)
     sys.stdout.write(markdown(table, gpubench, cuda, nominal, args.banner)
-                     + memory_pairs.markdown(sys.modules[__name__], memory))
+                     + memory_pairs.markdown(this, memory))
     if args.json_out:
         sides = {side.tool: {"read": side.read, "problem": side.problem if not side.read
                              else None, "complete": side.complete, "flag": side.header()}
