@@ -20,7 +20,7 @@
 # Time: GPUBENCH_TIMEOUT (default 290 s) bounds gpubench's run, CUDA_TIMEOUT (default 150 s) the
 # reference; both save after every result (section), so a timeout keeps what was measured. The
 # memory suite runs after it as a step of its own, GPUBENCH_MEMORY_TIMEOUT (default 75 s; 60 s in
-# the rehearsal), into gpubench-memory.json; CUDA's side of it, CUDA_MEMORY_TIMEOUT. The
+# the rehearsal), into gpubench-memory.json; CUDA_MEMORY_TIMEOUT (60 s) caps CUDA's side. The
 # suites run cheapest first and matmul last, so a stop in matmul keeps the others.
 # GPUBENCH_COOP=off runs gpubench with --no-coop-matrix (f16 matmul without cooperative
 # matrices); GPUBENCH_NOMINAL=FILE gives the nominal figures (see side_by_side.py).

@@ -12,7 +12,12 @@ use serde_json::Value;
 use crate::{cargo, workspace_root};
 
 /// What the archive must hold for the check's window not to be wasted.
-const ARCHIVED: [&str; 3] = ["side-by-side.md", "gpubench.json", "cuda.json"];
+const ARCHIVED: [&str; 4] = [
+    "side-by-side.md",
+    "gpubench.json",
+    "cuda.json",
+    "gpubench-memory.json",
+];
 
 /// Runs the rehearsal, then checks gpubench's results file and the archive.
 pub fn rehearsal() -> Result<(), String> {
@@ -37,6 +42,7 @@ pub fn rehearsal() -> Result<(), String> {
         .arg(&out)
         .arg(&bin)
         .env("GPUBENCH_TIMEOUT", "1500")
+        .env("GPUBENCH_MEMORY_TIMEOUT", "600")
         .current_dir(&root)
         .status()
         .map_err(|e| format!("could not start bash: {e}"))?;
