@@ -8,12 +8,13 @@ TIMEOUTS_MAX_S (a step that overruns is stopped, and the rest still run).
 
 The model (scripts/check-plan-h200.json holds its inputs, each cost with why it is that):
   start-up        processes x process_start_s (gpubench list, nvidia-smi, gpubench doctor)
-  cuda-reference  torch_start_s + nvcc programs x nvcc_build_s + rows x cuda_row_s + arrays set up
+  cuda-reference  torch_start_s + nvcc programs x nvcc_build_s + rows x cuda_row_s + memory rows
+                  x cuda_memory_row_s + arrays set up
+  peers           vkpeak_s + clpeak_s where they are carried
   gpubench        per suite: rows x row_s + its arrays at setup_gb_per_s; matmul: per product,
                   candidates x candidate_s + cooperative-matrix candidates x coop_candidate_s +
                   final_rows_per_product x row_s + its matrices set up
   gpubench-memory rows x row_s + its working sets set up
-  peers           vkpeak_s + clpeak_s where they are carried
 The counts are the card's: the matmul products' candidates are held to the suite's own selection
 by a test (matmul::check_plan), the other rows to the committed quick run's ids.
 
@@ -86,7 +87,11 @@ def steps(plan, suites, peers=True):
     out = [("start-up", processes * cost(plan, "process_start_s"), {"processes": processes}),
            ("cuda-reference", cost(plan, "torch_start_s")
             + ref["nvcc_programs"] * cost(plan, "nvcc_build_s")
-            + ref["rows"] * cost(plan, "cuda_row_s") + setup_s(plan, ref["setup_bytes"]), ref)]
+            + ref["rows"] * cost(plan, "cuda_row_s")
+            + ref["memory_rows"] * cost(plan, "cuda_memory_row_s")
+            + setup_s(plan, ref["setup_bytes"]), ref)]
+    if peers:
+        out.append(("peers", sum(plan["peers"].values()), plan["peers"]))
     per_suite = {name: suite_s(plan, name) for name in suites}
     out.append(("gpubench", sum(s for s, _ in per_suite.values()),
                 {name: {"seconds": round(s, 1), **inputs}
@@ -94,8 +99,6 @@ def steps(plan, suites, peers=True):
     memory = plan["gpubench_memory"]
     out.append(("gpubench-memory", memory["rows"] * cost(plan, "row_s")
                 + setup_s(plan, memory["setup_bytes"]), memory))
-    if peers:
-        out.append(("peers", sum(plan["peers"].values()), plan["peers"]))
     return out
 
 

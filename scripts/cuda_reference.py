@@ -31,11 +31,23 @@ and a reason instead of a number.
               figure. Where nvcc is missing or its program gives no figures, one `datapath` row
               with the status and the reason (there is no fallback)
 
-Units as in gpubench: GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP/s, microseconds.
+  memory      gpubench's memory suite from scripts/cuda_memory.cu, built the same way, at its
+              working-set sizes (4 KiB to 512 MiB at 2^k and 1.5 x 2^k on an NVIDIA card): read
+              bandwidth (the same 1 MiB windows per block of 256, float4 loads in 32-thread
+              chunks, the same grids), dependent-load latency (one thread, then one warp on the
+              vector path, chasing a random cycle of 64-byte nodes), shared-memory bandwidth
+              (16 KiB tile, float4 per lane, and the bank-conflict stride sweep) and atomicAdd
+              throughput on gpubench's six targets, keyed like gpubench's ids. The program has
+              its own time cap (CUDA_MEMORY_TIMEOUT, default 60 s): rows it did not reach say
+              not-measured. Where nvcc is missing or its program gives no figures, one `memory`
+              row with the status and the reason (no fallback)
+
+Units as in gpubench: GB/s = 1e9 B/s, GFLOP/s = 1e9 FLOP/s, microseconds, GIOP/s = 1e9
+atomicAdds/s, ns per load.
 
 Usage: python3 scripts/cuda_reference.py [--quick] [--stream-bytes N] [--matmul-shapes MxNxK,...]
-                                         [--transfer-sizes N,...] [--only SECTION,...] [--plan]
-                                         [--out FILE]
+                                         [--transfer-sizes N,...] [--memory-sizes N,...]
+                                         [--only SECTION,...] [--plan] [--out FILE]
 --plan prints what would be measured, as JSON, without importing torch (tests use it to check the
 sizes against gpubench's own).
 
@@ -83,7 +95,24 @@ QUICK_MATMUL_SHAPES = [(1024, 1024, 1024), (1, 4096, 4096), (8, 4096, 4096)]
 DEFAULT_TRANSFER_SIZES = [4 * KIB * 4**i for i in range(9)]
 # The stream array size gpu-check.sh passes to gpubench too (--stream-size 1GiB).
 DEFAULT_STREAM_BYTES = 1 * GIB
-SECTIONS = ["stream", "compute", "matmul", "transfer", "launch", "datapath"]
+
+
+def working_sets(top):
+    """gpubench's memory sweep (memory::working_sets): 4 KiB to top at 2^k and 1.5 x 2^k bytes."""
+    sizes, size = [], 4 * KIB
+    while size <= top:
+        sizes.append(size)
+        if size + size // 2 <= top:
+            sizes.append(size + size // 2)
+        size *= 2
+    return sizes
+
+
+# gpubench's memory sweep on an NVIDIA card: to four times the last-level cache its table assumes
+# for NVIDIA (memory::llc, 128 MiB), 512 MiB, in every profile (a GPU's quick profile sweeps as
+# far). A test holds this list to gpubench's own SweepPlan for an H200.
+DEFAULT_MEMORY_SIZES = working_sets(4 * 128 * MIB)
+SECTIONS = ["stream", "compute", "matmul", "transfer", "launch", "datapath", "memory"]
 
 CLOCK_EVENT_REASONS = {
     0x1: "gpu-idle",
@@ -107,10 +136,13 @@ def parse_shape(text):
 
 
 def size_label(nbytes):
-    """gpubench's size label: 4KiB, 16MiB, 1GiB."""
+    """gpubench's size label (units::format_size): 4KiB, 16MiB, 1GiB, and 1.5MiB for a size that
+    is not a whole number of its largest unit (the memory sweep's 1.5 x 2^k points)."""
     for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
-        if nbytes >= scale and nbytes % scale == 0:
-            return f"{nbytes // scale}{unit}"
+        if nbytes >= scale:
+            if nbytes % scale == 0:
+                return f"{nbytes // scale}{unit}"
+            return f"{nbytes / scale:.2f}".rstrip("0").rstrip(".") + unit
     return f"{nbytes}B"
 
 
@@ -559,6 +591,10 @@ def fill_pattern(host, nbytes):
 NVCC_TIMEOUT_S = float(os.environ.get("CUDA_NVCC_TIMEOUT", "120"))
 LAUNCH_PROGRAM_TIMEOUT_S = float(os.environ.get("CUDA_LAUNCH_TIMEOUT", "120"))
 DATAPATH_PROGRAM_TIMEOUT_S = float(os.environ.get("CUDA_DATAPATH_TIMEOUT", "120"))
+# cuda_memory.cu's own time cap (it stops starting rows then and says which it did not reach),
+# and the margin past it before its process is killed (start-up, allocation, the last row).
+MEMORY_CAP_S = float(os.environ.get("CUDA_MEMORY_TIMEOUT", "60"))
+MEMORY_KILL_MARGIN_S = 20.0
 NVCC_MISSING = ("nvcc not found (PATH, /usr/local/cuda/bin, site-packages nvidia/cuda_nvcc or "
                 "nvidia/cu*: pip install nvidia-cuda-nvcc)")
 # How much of nvcc's (or the program's) stderr a row keeps: the end, where the error is.
@@ -966,6 +1002,111 @@ def overlap_row(key, overlap, method, params, extra):
         **params, **extra)
 
 
+# The memory section: what each of cuda_memory.cu's rows counts, keyed like gpubench's ids.
+MEMORY_COUNTS = {
+    "read": "bytes read + per-thread sums written, per second, from a working set of this size "
+            "(1 MiB windows per block of 256): gpubench's count",
+    "latency": "ns per dependent 4-byte load, one thread following a random cycle through the "
+               "working set in 64-byte nodes",
+    "latency-lanes": "ns per dependent 4-byte load, the 32 lanes of one warp following the cycle "
+                     "together, every lane the same address through a per-lane index (the "
+                     "vector path)",
+}
+MEMORY_HOW = {
+    "read": "read_window as memory.wgsl: {blocks} blocks of 256, 1 MiB window each, float4 "
+            "loads in 32-thread chunks, four in flight",
+    "latency": "chase as memory.wgsl: one thread, 65536 dependent loads a launch, each launch "
+               "going on round the cycle",
+    "latency-lanes": "chase_lanes as memory.wgsl: one warp, index p + (lane & zero_mask), "
+                     "65536 dependent loads a launch",
+}
+
+
+def memory_rows(cuda, telemetry, sizes):
+    """gpubench's memory suite from cuda_memory.cu, built by nvcc for the device and run under
+    its own time cap; where nvcc is missing or its program gives no figures, one row under the
+    section's name with the status and the reason (there is no other way to measure them)."""
+    nvcc = find_nvcc()
+    if nvcc is None:
+        return [not_measured("memory", "not-available", NVCC_MISSING)]
+    arch = device_arch(cuda)
+    args = [f"{MEMORY_CAP_S:g}"] + [str(b) for b in sizes]
+    data, tele, why = nvcc_program(telemetry, nvcc, arch, "cuda_memory.cu", args,
+                                   MEMORY_CAP_S + MEMORY_KILL_MARGIN_S)
+    if data is None:
+        return [not_measured("memory", "failed", why)]
+    method = (f"scripts/cuda_memory.cu (nvcc -O2 -arch={arch}), CUDA events, median of "
+              f"{data.get('samples', 5)} samples of >= {data.get('sample_ms', 2.0):g} ms each "
+              f"after a warm-up, output checked")
+    extra = {"telemetry": tele, "nvcc": nvcc, "time_cap_s": data.get("cap_s")}
+    rows = [workgroup_row(entry, method, extra) for entry in data.get("workgroup") or []]
+    rows += [atomic_row(entry, method, extra) for entry in data.get("atomics") or []]
+    for kind, field in (("read", "read"), ("latency", "latency"),
+                        ("latency-lanes", "latency_lanes")):
+        rows += [sweep_row(kind, entry, method, extra) for entry in data.get(field) or []]
+    return rows
+
+
+def program_row(key, entry, value_field, unit, counts, method, extra, **params):
+    """One of cuda_memory.cu's entries as a row: its figure, or its status and reason (a wrong
+    output, or a row the time cap left unmeasured) with no number."""
+    if entry.get("status") != "ok":
+        return dict(not_measured(key, entry.get("status") or "failed",
+                                 entry.get("reason") or "no reason given"), **params)
+    timing = {k: entry.get(k) for k in ("ms", "reps", "samples")}
+    return row(key, entry[value_field], unit, counts, method, **params, **timing, **extra)
+
+
+def sweep_row(kind, entry, method, extra):
+    """A working-set row: memory/read/<size>, memory/latency/<size> or
+    memory/latency-lanes/<size>."""
+    nbytes = entry.get("bytes", 0)
+    how = MEMORY_HOW[kind].format(blocks=entry.get("blocks"))
+    value_field, unit = ("gbs", "GB/s") if kind == "read" else ("ns", "ns")
+    params = {"bytes": nbytes, "size": size_label(nbytes)}
+    if kind == "read":
+        params["blocks"] = entry.get("blocks")
+    return program_row(f"memory/{kind}/{size_label(nbytes)}", entry, value_field, unit,
+                       MEMORY_COUNTS[kind], f"{method}; {how}", extra, **params)
+
+
+def workgroup_row(entry, method, extra):
+    """memory/workgroup/read-vec4 or memory/workgroup/stride-<s>: shared-memory bytes loaded per
+    second from a 16 KiB tile, its fill not counted."""
+    name = entry.get("name", "?")
+    if name == "read-vec4":
+        counts = ("shared-memory bytes read per second, 16 B per lane, consecutive lanes "
+                  "consecutive (conflict-free); the tile's fill from global memory not counted")
+    else:
+        stride = int(name.split("-")[-1])
+        ways = max(sum(1 for lane in range(32) if lane * stride % 32 == bank)
+                   for bank in range(32))
+        counts = (f"shared-memory bytes read per second, 4 B per lane at a {stride}-word stride "
+                  f"({ways}-way bank conflict with 32 banks); the fill not counted")
+    how = (f"{method}; as memory_shared.wgsl: {entry.get('blocks')} blocks of 256, a 16 KiB "
+           f"tile, 256 trips of four independent loads a quarter-tile apart")
+    return program_row(f"memory/workgroup/{name}", entry, "gbs", "GB/s", counts, how, extra)
+
+
+def atomic_row(entry, method, extra):
+    """memory/atomic-add/<target>: atomicAdds per second, one per atomicAdd written."""
+    target = entry.get("target", "?")
+    aggregation = entry.get("aggregation")
+    where = "a global word" if target.startswith("storage") else "a shared-memory word"
+    if aggregation == "may-fold":
+        how = ("one address in every lane, so the compiler may fold a warp's adds into one "
+               "atomic: aggregated atomics")
+    elif "lane-indexed" in target:
+        how = "addressed per lane (lane & zero_mask, 0 at run time): no folding, true contention"
+    else:
+        how = "each thread its own word (uncontended)"
+    counts = (f"atomicAdds per second (GIOP/s, one per atomicAdd written) to {where}, {how}; "
+              f"old values unused")
+    return program_row(f"memory/atomic-add/{target}", entry, "giops", "GIOP/s", counts,
+                       f"{method}; as memory_shared.wgsl: {entry.get('blocks')} blocks of 256, "
+                       f"64 atomicAdds a thread", extra, aggregation=aggregation)
+
+
 def plan_from(args):
     """What this invocation measures: the sections and their sizes."""
     quick = args.quick
@@ -977,6 +1118,7 @@ def plan_from(args):
         "transfer_sizes": args.transfer_sizes or (
             DEFAULT_TRANSFER_SIZES[:7] if quick else DEFAULT_TRANSFER_SIZES),
         "datapath": datapath_plan(quick),
+        "memory_sizes": args.memory_sizes or DEFAULT_MEMORY_SIZES,
         "quick": quick,
     }
 
@@ -1081,6 +1223,8 @@ def measure(plan, sink=None):
         "launch": lambda: launch_rows(cuda, telemetry, plan["quick"]),
         "datapath": lambda: datapath_rows(cuda, telemetry,
                                           plan.get("datapath") or datapath_plan(plan["quick"])),
+        "memory": lambda: memory_rows(cuda, telemetry,
+                                      plan.get("memory_sizes") or DEFAULT_MEMORY_SIZES),
     }
     for section in plan["sections"]:
         progress.commit(section_running=section)
@@ -1115,6 +1259,8 @@ def arguments(argv):
     parser.add_argument("--stream-bytes", type=int, help="bytes per stream array")
     parser.add_argument("--matmul-shapes", type=lambda t: [parse_shape(s) for s in t.split(",")])
     parser.add_argument("--transfer-sizes", type=lambda t: [int(s) for s in t.split(",")])
+    parser.add_argument("--memory-sizes", type=lambda t: [int(s) for s in t.split(",")],
+                        help="the memory section's working sets, bytes (gpubench's sweep)")
     parser.add_argument("--only", type=lambda t: t.split(","), help=",".join(SECTIONS))
     parser.add_argument("--plan", action="store_true", help="print the plan and stop")
     parser.add_argument("--out", help="write the document here, after every section "

@@ -21,8 +21,10 @@
 # from the work each step does (scripts/check-plan-h200.json) and the script refuses, exit 4, a
 # plan predicted over 450 s, and, exit 5, step timeouts that add up to over 540 s. The timeouts:
 # GPUBENCH_TIMEOUT (default 195 s) bounds gpubench's run, CUDA_TIMEOUT (default 130 s) the
-# reference, LIST_TIMEOUT (30 s), SMI_TIMEOUT (15 s) and DOCTOR_TIMEOUT (30 s) the start-up; each
-# step saves after every result (section), so a timeout keeps what was measured. The suites run
+# reference, LIST_TIMEOUT (30 s), SMI_TIMEOUT (15 s) and DOCTOR_TIMEOUT (30 s) the start-up,
+# GPUBENCH_MEMORY_TIMEOUT (70 s) the memory suite, a step of its own after the main run into
+# gpubench-memory.json (CUDA_MEMORY_TIMEOUT caps CUDA's side of it); each step saves after
+# every result (section), so a timeout keeps what was measured. The suites run
 # cheapest first and matmul last (its largest square first), so a stop in matmul keeps the
 # others and the headline. The roofline runs only where its prediction is under 10 s. Each
 # step's time is logged (steps.tsv); the rehearsal puts them beside the card's prediction
@@ -76,6 +78,7 @@ smi_timeout=$(card_env SMI_TIMEOUT 15)
 card_doctor_timeout=$(card_env DOCTOR_TIMEOUT 30)
 card_cuda_timeout=$(card_env CUDA_TIMEOUT 130)
 card_gpubench_timeout=$(card_env GPUBENCH_TIMEOUT 195)
+card_memory_timeout=$(card_env GPUBENCH_MEMORY_TIMEOUT 70)
 card_peers_timeout=$(card_env PEERS_TIMEOUT 25)
 peers_list_timeout=10
 budget_plan=(--plan "${GPU_CHECK_PLAN:-$here/check-plan-h200.json}")
@@ -84,6 +87,7 @@ suites=$(python3 "$here/check_budget.py" suites "${budget_plan[@]}" --suites "$w
     || { log "the budget check could not read its plan"; exit 2; }
 card_timeouts=list=$list_timeout,smi=$smi_timeout,doctor=$card_doctor_timeout
 card_timeouts+=,cuda-reference=$card_cuda_timeout,gpubench=$card_gpubench_timeout
+card_timeouts+=,gpubench-memory=$card_memory_timeout
 card_timeouts+=,vkpeak-list=$peers_list_timeout,vkpeak=$card_peers_timeout
 card_timeouts+=,clpeak-list=$peers_list_timeout,clpeak=$card_peers_timeout
 python3 "$here/check_budget.py" predict "${budget_plan[@]}" --suites "$suites" \
@@ -197,7 +201,8 @@ finish() {
     [ -f "$out/peers.json" ] && peers=(--peers "$out/peers.json")
     log "building side-by-side"
     if python3 "$here/side_by_side.py" "$out/gpubench.json" "$out/cuda.json" "${nominal[@]}" \
-        "${banner[@]}" "${peers[@]}" --json "$out/side-by-side.json" \
+        "${banner[@]}" "${peers[@]}" --memory "$out/gpubench-memory.json" \
+        --json "$out/side-by-side.json" \
         > "$out/side-by-side.md.tmp" 2>>"$out/check.log"; then
         mv -f "$out/side-by-side.md.tmp" "$out/side-by-side.md"
         produced=1
@@ -299,7 +304,7 @@ if [ "$rehearsal" = 1 ]; then
     doubles=$here/tests/doubles
     export PATH="$doubles/bin:$PATH" PYTHONPATH="$doubles/python${PYTHONPATH:+:$PYTHONPATH}"
     export CUDA_NVCC_TIMEOUT=${CUDA_NVCC_TIMEOUT:-20} CUDA_LAUNCH_TIMEOUT=${CUDA_LAUNCH_TIMEOUT:-20} \
-        CUDA_DATAPATH_TIMEOUT=${CUDA_DATAPATH_TIMEOUT:-20}
+        CUDA_DATAPATH_TIMEOUT=${CUDA_DATAPATH_TIMEOUT:-20} CUDA_MEMORY_TIMEOUT=${CUDA_MEMORY_TIMEOUT:-20}
     # The software adapter is accepted here, in the rehearsal, and nowhere else.
     pick_rehearsal_adapter() {
         python3 -c '
@@ -445,6 +450,24 @@ if measuring; then
         > "$out/gpubench.txt" 2>&1
     log "gpubench exit $? after $(( $(date +%s) - step_start )) s"
     step_time gpubench "$step_start"
+fi
+
+# The memory suite: a step of its own (its own cap and results file), after the main run so that a
+# stop in it keeps every other suite. Its CUDA side ran in the reference above at the card's fixed
+# sweep (cuda_reference.py's default, held by a test to gpubench's own SweepPlan for NVIDIA: 4 KiB
+# to 512 MiB at 2^k and 1.5 x 2^k, in every profile): a GPU's sweep depends only on the vendor's
+# cache table, so the reference can run first and short as it always has, before gpubench has
+# said anything. In the rehearsal lavapipe's quick sweep stops at twice the host's largest cache,
+# a prefix of that same sweep, so every size it runs still finds its CUDA pair.
+if measuring; then
+    step_start=$(date +%s)
+    memory_timeout=$card_memory_timeout
+    [ "$rehearsal" = 1 ] && memory_timeout=${GPUBENCH_MEMORY_TIMEOUT:-60}
+    run_step timeout -s TERM -k 20 "$memory_timeout" "$bin" run --adapter "$index" \
+        "${expect[@]}" --profile "$profile" --suite memory "${max_time[@]}" --no-progress \
+        --out "$out/gpubench-memory.json" > "$out/gpubench-memory.txt" 2>&1
+    log "gpubench memory exit $? after $(( $(date +%s) - step_start )) s"
+    step_time gpubench-memory "$step_start"
 fi
 
 [ -n "$caught" ] && log "stopped by SIG$caught: the table is built from what was saved"

@@ -5,6 +5,7 @@ beside both, and the targets met or missed.
 
   python3 scripts/side_by_side.py GPUBENCH.json CUDA.json [--nominal NOMINAL.json] [--json OUT]
                                   [--banner TEXT] [--peers PEERS.json]
+                                  [--memory GPUBENCH-MEMORY.json]
 
 GPUBENCH.json is a `gpubench run` results file, CUDA.json what scripts/cuda_reference.py wrote.
 NOMINAL.json, when given, is an object with any of memory_bandwidth_gbs, fp32_gflops,
@@ -15,6 +16,10 @@ link it read. --banner puts a line above everything (the rehearsal's "not measur
 --peers adds a column with the Vulkan peer (vkpeak or clpeak, scripts/peers.py's peers.json) on
 the rows that have one, the split of the cooperative-matrix row's gap, and the peers' own rows
 (scripts/peer_columns.py: which pairing is the same quantity and which approximate).
+
+--memory names gpubench's memory suite results (gpu-check.sh runs that suite as a step of its
+own): their pairs with cuda_reference.py's memory section follow in a section of their own
+(memory_pairs.py).
 
 The table is built from whichever side could be read: a check that was stopped, or whose one side
 failed, still shows the other. A side that is missing, empty or not JSON has its cells say so
@@ -41,6 +46,10 @@ import os
 import stat
 import re
 import sys
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import memory_pairs  # noqa: E402  (the memory hierarchy's pairs: a section of their own)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer_columns  # noqa: E402  (beside this file; the Vulkan peers' column)
@@ -697,6 +706,7 @@ def main(argv=None):
     parser.add_argument("--json", dest="json_out")
     parser.add_argument("--banner", help="a line above everything, in bold")
     parser.add_argument("--peers", help="peers.json (scripts/peers.py): the Vulkan peer column")
+    parser.add_argument("--memory", help="gpubench's memory suite results (its own step's file)")
     args = parser.parse_args(argv)
     gpubench, gpubench_problem = load(args.gpubench)
     cuda, cuda_problem = load(args.cuda)
@@ -719,7 +729,10 @@ def main(argv=None):
     peers, peers_problem = load(args.peers) if args.peers else (None, None)
     if args.peers:
         peer_columns.attach(table, peers, peers_problem)
-    sys.stdout.write(markdown(table, gpubench, cuda, nominal, args.banner, peers, peers_problem))
+    this = types.SimpleNamespace(**globals())  # this module, as memory_pairs takes it
+    memory = memory_pairs.build(this, args.memory, gpubench, cuda, cuda_problem)
+    sys.stdout.write(markdown(table, gpubench, cuda, nominal, args.banner, peers, peers_problem)
+                     + memory_pairs.markdown(this, memory))
     if args.json_out:
         sides = {side.tool: {"read": side.read, "problem": side.problem if not side.read
                              else None, "complete": side.complete, "flag": side.header()}
@@ -728,6 +741,7 @@ def main(argv=None):
             json.dump({"banner": args.banner, "inputs": sides, "rows": table.rows,
                        "capability_rows": table.capability,
                        "capability_caveat": CAPABILITY_CAVEAT,
+                       "memory_rows": memory.rows if memory else [],
                        "above_nominal": table.above_nominal, "notes": table.notes,
                        "peers": peers}, f,
                       indent=2)

@@ -74,11 +74,41 @@ def results_for(suite, stream_size):
         return [("datapath/balanced/stage/h2d", "us", 400.0, {"stage": "h2d"}),
                 ("datapath/balanced/serial", "us", 900.0, {"flow": "serial"}),
                 ("datapath/balanced/overlap-2", "us", 700.0, {"flow": "overlap-2"})]
+    if suite == "memory":
+        return memory_results()
     if suite == "matmul":
         return [("matmul/f32/128x128x128", "GFLOP/s", 40.0, {}),
                 ("matmul/f16/128x128x128", "GFLOP/s", 30.0, {}),
                 ("matmul/f16-coop/128x128x128", "GFLOP/s", 45.0, {"coop": True})]
     return []
+
+
+def memory_results():
+    """The memory suite in miniature: its three curves at four working sets (one a 1.5 x 2^k
+    point), a level and the plateau beyond it, the tile reads and the six atomic targets."""
+    out = []
+    for nbytes, gbs, ns in ((4096, 9.0, 7.0), (6144, 9.0, 7.2), (8192, 8.8, 7.1),
+                            (1536 << 10, 5.0, 160.0)):
+        label = f"{nbytes >> 10}KiB" if nbytes < 1 << 20 else "1.5MiB"
+        for kind, kernel, unit, value in (("read", "read", "GB/s", gbs),
+                                          ("latency", "chase", "ns", ns),
+                                          ("latency-lanes", "chase-lanes", "ns", ns + 4)):
+            out.append((f"memory/{kind}/{label}", unit, value,
+                        {"kernel": kernel, "working_set_bytes": nbytes}))
+    level = {"first_bytes": 4096, "last_bytes": 8192, "points": 3}
+    beyond = {"first_bytes": 1536 << 10, "last_bytes": 1536 << 10, "points": 1}
+    out += [("memory/level-1/size", "KiB", 8.0, level),
+            ("memory/level-1/bandwidth", "GB/s", 9.0, level),
+            ("memory/level-1/latency", "ns", 7.1, level),
+            ("memory/beyond-caches/bandwidth", "GB/s", 5.0, beyond),
+            ("memory/workgroup/read-vec4", "GB/s", 9.1, {"kernel": "workgroup"}),
+            ("memory/workgroup/stride-32", "GB/s", 5.9, {"kernel": "workgroup"})]
+    for target, giops in (("storage-one", 0.13), ("storage-each", 0.35),
+                          ("workgroup-one", 0.35), ("workgroup-each", 0.35),
+                          ("storage-one-lane-indexed", 0.12),
+                          ("workgroup-one-lane-indexed", 0.3)):
+        out.append((f"memory/atomic-add/{target}", "GIOP/s", giops, {"kernel": "atomic"}))
+    return out
 
 
 def write(path, doc):

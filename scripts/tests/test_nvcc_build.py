@@ -1,4 +1,5 @@
-"""scripts/cuda_launch.cu and scripts/cuda_datapath.cu built by NVIDIA's real nvcc, where one can
+"""scripts/cuda_launch.cu, scripts/cuda_datapath.cu and scripts/cuda_memory.cu built by NVIDIA's
+real nvcc, where one can
 be had without a GPU: from PATH, /usr/local/cuda/bin or site-packages, else PyPI's wheels
 installed into a cache folder (GPUBENCH_NVCC_CACHE, default <repo>/target/nvcc-pypi). The build
 for the H200's sm_90 must compile with no register spills, and each program, run where there is
@@ -30,6 +31,7 @@ REPO = os.path.dirname(SCRIPTS)
 DOUBLES = os.path.join(HERE, "doubles")
 SOURCE = os.path.join(SCRIPTS, "cuda_launch.cu")
 DATAPATH_SOURCE = os.path.join(SCRIPTS, "cuda_datapath.cu")
+MEMORY_SOURCE = os.path.join(SCRIPTS, "cuda_memory.cu")
 CACHE = os.environ.get("GPUBENCH_NVCC_CACHE") or os.path.join(REPO, "target", "nvcc-pypi")
 # nvcc and the runtime's headers, pinned to one release together with the wheels nvcc depends
 # on: unpinned, pip takes the newest nvidia-nvvm, whose cicc writes PTX that the 13.0 ptxas
@@ -206,6 +208,29 @@ class RealNvcc(unittest.TestCase):
             bad = self.answer([binary, "1", "1", "1", "x:20:4:4"])
             self.assertEqual(bad["status"], "failed")
             self.assertIn("multiple of 16", bad["reason"])
+
+    def test_cuda_memory_builds_for_sm_90_without_spills_and_answers_in_json(self):
+        sizes = [4096, 1536 << 10]
+        with tempfile.TemporaryDirectory() as tmp:
+            binary = self.build(MEMORY_SOURCE, tmp)
+            data = self.answer([binary, "30", *map(str, sizes)])
+            if data["status"] == "ok":  # a machine with a driver and a GPU
+                for field in ("read", "latency", "latency_lanes"):
+                    self.assertEqual([e["bytes"] for e in data[field]], sizes, field)
+                    for entry in data[field]:
+                        self.assertEqual(entry["status"], "ok", entry)
+                self.assertEqual([e["name"] for e in data["workgroup"]][:2],
+                                 ["read-vec4", "stride-1"])
+                self.assertEqual(len(data["atomics"]), 6)
+                for entry in data["workgroup"] + data["atomics"]:
+                    self.assertEqual(entry["status"], "ok", entry)
+            else:
+                self.assertIn("CUDA", data["reason"])
+            # A bad size or time cap is refused in JSON too, before any CUDA call.
+            bad = self.answer([binary, "30", "4000"])
+            self.assertEqual(bad["status"], "failed")
+            self.assertIn("multiple of 2048", bad["reason"])
+            self.assertIn("time cap", self.answer([binary, "0", "4096"])["reason"])
 
     def test_the_datapath_kernel_arithmetic_is_the_suites_prediction(self):
         # gpubench's workloads, then ragged shares (odd and even, and words with none) as the

@@ -1,9 +1,10 @@
 """cuda_reference.py run whole, as a child process, on the CUDA test doubles of
 scripts/tests/doubles (torch, cupy, pynvml on PYTHONPATH; nvcc first on PATH): the document it
 saves as it goes, a stop by SIGTERM or SIGINT in the middle of a section, the launch section's
-fallbacks to CuPy when nvcc fails in each way it can, and the datapath section's rows (keyed to
-gpubench's, labelled a capability difference) or, where nvcc gives no figures, its one row with
-the status and the reason. No GPU, no torch: a second or two each."""
+fallbacks to CuPy when nvcc fails in each way it can, the datapath section's rows (keyed to
+gpubench's, labelled a capability difference) and the memory section's (keyed to gpubench's
+memory ids at its sweep, under their own time cap) or, where nvcc gives no figures, each
+section's one row with the status and the reason. No GPU, no torch: a second or two each."""
 
 import json
 import os
@@ -25,7 +26,8 @@ REFERENCE = os.path.join(SCRIPTS, "cuda_reference.py")
 def doubles_env(**extra):
     """The environment of a reference run on the doubles (and none of the knobs leaking in)."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPU_DOUBLES_", "CUDA_NVCC_", "CUDA_LAUNCH_", "CUDA_DATAPATH_"))}
+           if not k.startswith(("GPU_DOUBLES_", "CUDA_NVCC_", "CUDA_LAUNCH_", "CUDA_DATAPATH_",
+                                "CUDA_MEMORY_"))}
     env["PATH"] = os.path.join(DOUBLES, "bin") + os.pathsep + env.get("PATH", "")
     env["PYTHONPATH"] = os.path.join(DOUBLES, "python")
     env.update(extra)
@@ -207,6 +209,70 @@ class ReferenceOnDoubles(unittest.TestCase):
         rows, _ = self.datapath(CUDA_DATAPATH_TIMEOUT="0.001")
         self.assertEqual([r["key"] for r in rows], ["datapath"])
         self.assertIn("timed out after 0.001 s", rows[0]["reason"])
+
+    def memory(self, *args, **env):
+        """The memory section's rows by key, and nvcc's invocations."""
+        proc, doc, calls = self.run_reference("--only", "memory", *args, **env)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(doc["sections_done"], ["memory"])
+        return {r["key"]: r for r in doc["rows"]}, doc, calls
+
+    def test_the_memory_rows_are_keyed_to_gpubench_at_its_sweep(self):
+        rows, doc, calls = self.memory()
+        sizes = doc["plan"]["memory_sizes"]
+        self.assertEqual((sizes[0], sizes[-1], len(sizes)), (4096, 512 << 20, 35))
+        for kind in ("read", "latency", "latency-lanes"):
+            for label in ("4KiB", "6KiB", "1.5MiB", "512MiB"):
+                self.assertIn(f"memory/{kind}/{label}", rows)
+        self.assertEqual(len(rows), 3 * 35 + 8 + 6)
+        for r in rows.values():
+            self.assertEqual(r["status"], "ok", r)
+            self.assertIn("cuda_memory.cu (nvcc -O2 -arch=sm_90)", r["method"])
+            self.assertEqual(r["telemetry"]["status"], "ok")
+        # The double's levels: L1 to 256 KiB, L2 to 50 MiB, HBM beyond.
+        read = [rows[f"memory/read/{s}"]["value"] for s in ("256KiB", "48MiB", "64MiB")]
+        self.assertEqual(read, [25000.0, 10000.0, 4000.0])
+        self.assertEqual(rows["memory/latency/512MiB"]["unit"], "ns")
+        self.assertEqual(rows["memory/latency/512MiB"]["value"], 500.0)
+        self.assertEqual(rows["memory/workgroup/stride-32"]["value"], 27000.0 / 32)
+        self.assertEqual(rows["memory/atomic-add/storage-one"]["aggregation"], "may-fold")
+        self.assertEqual(rows["memory/atomic-add/storage-one-lane-indexed"]["aggregation"],
+                         "per-lane")
+        [call] = calls
+        self.assertIn("-arch=sm_90", call)
+        self.assertTrue(call[-1].endswith("cuda_memory.cu"), call)
+
+    def test_the_memory_sizes_can_be_given(self):
+        rows, doc, _ = self.memory("--memory-sizes", "4096,1572864")
+        self.assertEqual(doc["plan"]["memory_sizes"], [4096, 1572864])
+        self.assertEqual(sorted(k for k in rows if k.startswith("memory/read/")),
+                         ["memory/read/1.5MiB", "memory/read/4KiB"])
+
+    def test_rows_past_the_memory_time_cap_are_not_measured_with_the_reason(self):
+        rows, _, _ = self.memory(CUDA_MEMORY_TIMEOUT="3")
+        self.assertEqual(rows["memory/read/512MiB"]["status"], "ok")
+        late = rows["memory/latency-lanes/512MiB"]
+        self.assertEqual(late["status"], "not-measured")
+        self.assertIn("the time cap of 3.0 s was reached", late["reason"])
+        self.assertNotIn("value", late)
+        self.assertEqual(late["bytes"], 512 << 20)
+
+    def test_a_chase_off_its_cycle_fails_its_row(self):
+        rows, _, _ = self.memory(GPU_DOUBLES_NVCC="wrong")
+        failed = [k for k, r in rows.items() if r["status"] != "ok"]
+        self.assertEqual(failed, ["memory/latency/8KiB"])
+        self.assertIn("the chase ended at word", rows["memory/latency/8KiB"]["reason"])
+        self.assertNotIn("value", rows["memory/latency/8KiB"])
+
+    def test_without_figures_from_nvcc_one_memory_row_says_why(self):
+        for mode, says in (("fail", "-arch=sm_90 failed (exit 2)"),
+                           ("garbage", "printed no JSON"),
+                           ("refuses", "reported 'failed'")):
+            rows, _, _ = self.memory(GPU_DOUBLES_NVCC=mode)
+            self.assertEqual(list(rows), ["memory"], mode)
+            self.assertEqual(rows["memory"]["status"], "failed")
+            self.assertIn(says, rows["memory"]["reason"])
+            self.assertNotIn("value", rows["memory"])
 
     def interrupt(self, signum):
         """Stops a run during its launch section (nvcc held in its build) with signum."""

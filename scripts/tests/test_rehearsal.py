@@ -127,8 +127,15 @@ class Rehearsal(unittest.TestCase):
             "256x256x256", "128x128x128", "64x256x256", "8x256x256", "1x256x256"])
         self.assertEqual(cuda["plan"]["transfer_sizes"], [4096 * 4**i for i in range(6)])
         self.assertTrue(json.loads(files["gpubench.json"])["complete"])
-        # gpubench was asked for the software adapter, quick, matmul last, and no vendor.
-        [run] = self.stub_calls("run")
+        self.check_memory(files, table, cuda)
+        # gpubench was asked for the software adapter, quick, matmul last, and no vendor; then
+        # for the memory suite on its own, with the same adapter flags.
+        run, memory_run = self.stub_calls("run")
+        self.assertEqual(memory_run[memory_run.index("--suite") + 1], "memory")
+        self.assertEqual(memory_run[memory_run.index("--expect-type") + 1], "cpu")
+        self.assertEqual(memory_run[memory_run.index("--profile") + 1], "quick")
+        self.assertEqual(memory_run[memory_run.index("--adapter") + 1],
+                         run[run.index("--adapter") + 1])
         self.assertEqual(run[run.index("--expect-type") + 1], "cpu")
         self.assertNotIn("--expect-vendor", run)
         self.assertEqual(run[run.index("--profile") + 1], "quick")
@@ -227,6 +234,23 @@ class Rehearsal(unittest.TestCase):
                       "(SIGTERM)", table)
         self.assertEqual(self.stub_calls("run"), [], "gpubench must not start after the stop")
 
+    def check_memory(self, files, table, cuda):
+        """The memory step's file is archived and its rows stand beside the CUDA doubles' in a
+        section of their own, at the card's sweep (4 KiB to 512 MiB) on CUDA's side."""
+        self.assertTrue(json.loads(files["gpubench-memory.json"])["complete"])
+        self.assertIn("gpubench-memory.txt", files)
+        self.assertEqual(len(cuda["plan"]["memory_sizes"]), 35)
+        self.assertEqual(cuda["plan"]["memory_sizes"][-1], 512 << 20)
+        section = table[table.index("## Memory hierarchy"):]
+        self.assertRegex(section, r"\| read bandwidth at 4KiB \| 9 \| 25000 \| GB/s \|")
+        self.assertRegex(section, r"\| latency, one thread at 1.5MiB \| 160 \| 200 \| ns \| "
+                                  r"1.25 \|")
+        self.assertRegex(section, r"\| level-1 bandwidth \(4KiB to 8KiB\) \| 9 \| 25000 \|")
+        self.assertIn("| shared memory read-vec4 | 9.1 | 30000 | GB/s |", section)
+        self.assertIn("| atomicAdd storage-one | 0.13 | 400 | GIOP/s |", section)
+        self.assertIn("both compilers may fold", section)
+        self.assertNotIn("not measured", section)
+
     def test_the_real_mode_never_takes_a_software_adapter(self):
         # Even one that claims NVIDIA's vendor id: the real mode wants a discrete adapter, and
         # the cpu rule lives only in the rehearsal's branch.
@@ -251,7 +275,11 @@ class Rehearsal(unittest.TestCase):
                           STUB_GPUBENCH_DEVICE_TYPE="discrete")
         code, _, stderr = self.finish(proc)
         self.assertEqual(code, 0, stderr)
-        [run] = self.stub_calls("run")
+        run, memory_run = self.stub_calls("run")
+        for flags in (run, memory_run):
+            self.assertEqual(flags[flags.index("--expect-vendor") + 1], "0x10de")
+            self.assertEqual(flags[flags.index("--max-time") + 1], "2")
+        self.assertEqual(memory_run[memory_run.index("--suite") + 1], "memory")
         self.assertEqual(run[run.index("--expect-vendor") + 1], "0x10de")
         self.assertEqual(run[run.index("--expect-type") + 1], "discrete")
         self.assertEqual(run[run.index("--profile") + 1], "default")
@@ -266,6 +294,8 @@ class Rehearsal(unittest.TestCase):
         self.assertFalse(table.startswith("**REHEARSAL"))
         self.assertNotIn("REHEARSAL", files["check.log"].decode())
         self.assertIn("not measured: no CUDA", table)
+        self.assertRegex(table[table.index("## Memory hierarchy"):],
+                         r"\| shared memory read-vec4 \| [\d.]+ \| not measured: no CUDA")
         cuda = json.loads(files["cuda.json"])
         self.assertTrue(cuda["complete"])
         self.assertEqual(cuda["plan"]["stream_bytes"], 1 << 30)
@@ -314,6 +344,37 @@ class Rehearsal(unittest.TestCase):
                                 r"before this result \| \d+ \|")
         self.assertTrue(json.loads(files["cuda.json"])["complete"])
         self.assertNotIn("--no-coop-matrix", self.stub_calls("run")[0])
+
+    def test_sigterm_during_the_memory_step_keeps_the_main_run_and_the_memory_rows_so_far(self):
+        proc = self.start(STUB_GPUBENCH_SLEEP="0.1")
+        memory = os.path.join(self.out, "gpubench-memory.json")
+        wait_for(lambda: len((read_json(memory) or {}).get("results") or []) >= 4,
+                 what="four memory results")
+        proc.send_signal(signal.SIGTERM)
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 143, stderr)
+        files = self.archive()
+        table = self.check_marked(files, stderr)
+        self.assertTrue(json.loads(files["gpubench.json"])["complete"])
+        self.assertFalse(json.loads(files["gpubench-memory.json"])["complete"])
+        section = table[table.index("## Memory hierarchy"):]
+        self.assertIn('gpubench memory results INCOMPLETE ("complete": false', section)
+        self.assertRegex(section, r"\| read bandwidth at 4KiB \| 9 \| 25000 \|")
+        self.assertIn("| atomicAdd storage-one | gpubench run stopped before this result | 400 |",
+                      section)
+
+    def test_the_memory_step_has_its_own_time_cap(self):
+        # Past GPUBENCH_MEMORY_TIMEOUT the step is stopped (exit 124), keeps what it saved, and
+        # the check goes on to its table as after any step.
+        proc = self.start(STUB_GPUBENCH_SLEEP="0.2", GPUBENCH_MEMORY_TIMEOUT="1")
+        code, _, stderr = self.finish(proc)
+        self.assertEqual(code, 0, stderr)
+        self.assertIn("gpubench memory exit 124", stderr)
+        files = self.archive()
+        saved = json.loads(files["gpubench-memory.json"])
+        self.assertFalse(saved["complete"])
+        self.assertLess(len(saved["results"]), 10)
+        self.assertTrue(json.loads(files["gpubench.json"])["complete"])
 
     def test_a_step_that_ignores_the_signal_is_killed_after_the_grace_period(self):
         proc = self.start(STUB_GPUBENCH_SLEEP="0.3", STUB_GPUBENCH_IGNORE_SIGNALS="1",

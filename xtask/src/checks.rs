@@ -13,13 +13,14 @@ use crate::{cargo, workspace_root};
 
 /// What the archive must hold for the check's window not to be wasted (budget.md: each step's
 /// time beside the card's prediction; peers.json: the Vulkan peers' rows, from their test
-/// doubles in the rehearsal).
-const ARCHIVED: [&str; 5] = [
+/// doubles in the rehearsal; gpubench-memory.json: the memory suite's own step).
+const ARCHIVED: [&str; 6] = [
     "side-by-side.md",
     "gpubench.json",
     "cuda.json",
     "budget.md",
     "peers.json",
+    "gpubench-memory.json",
 ];
 
 /// Runs the rehearsal, then checks gpubench's results file and the archive.
@@ -45,6 +46,7 @@ pub fn rehearsal() -> Result<(), String> {
         .arg(&out)
         .arg(&bin)
         .env("GPUBENCH_TIMEOUT", "1500")
+        .env("GPUBENCH_MEMORY_TIMEOUT", "600")
         .current_dir(&root)
         .status()
         .map_err(|e| format!("could not start bash: {e}"))?;

@@ -8,8 +8,10 @@ use std::process::Command;
 
 use gpubench_engine::SuiteOptions;
 use gpubench_harness::Profile;
+use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_suites::datapath::request::builtins;
 use gpubench_suites::matmul::profile_shapes;
+use gpubench_suites::memory::{SweepPlan, llc, working_sets};
 use gpubench_suites::transfer::sizes_up_to;
 use serde_json::Value;
 
@@ -165,6 +167,20 @@ fn the_cuda_reference_plans_gpubench_default_sizes() {
         SuiteOptions::new(Profile::Default).seed,
         "DATAPATH_SEED"
     );
+    // The memory twin's working sets are the memory suite's sweep on an NVIDIA card (an H200
+    // behind wgpu's 4 GiB binding limit), the same in every profile on a GPU.
+    let memory: Vec<u64> =
+        serde_json::from_value(plan["memory_sizes"].clone()).expect("sizes are numbers");
+    let class = AdapterClass::Discrete;
+    let h200 = llc::gpu_llc(class, llc::NVIDIA, "NVIDIA H200");
+    for profile in [Profile::Default, Profile::Quick] {
+        let sweep = SweepPlan::new(class, h200.clone(), 4 << 30, &[], profile);
+        assert_eq!(
+            memory,
+            working_sets(sweep.top),
+            "cuda_reference.py's DEFAULT_MEMORY_SIZES ({profile:?})"
+        );
+    }
 }
 
 #[test]
