@@ -40,7 +40,7 @@ use gpubench_harness::kit::derived::derived_result;
 use gpubench_harness::kit::sizing::AdapterClass;
 
 pub use chase::{ChaseForm, PointerChase};
-use gpubench_engine::{Included, SuiteInfo};
+use gpubench_engine::SuiteInfo;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 pub use host_caches::{HostCache, host_data_caches};
@@ -187,16 +187,11 @@ pub struct MemorySuite;
 
 impl Suite for MemorySuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "memory",
-            about: "read bandwidth and dependent-load latency against working-set size, with the cache levels they show; workgroup memory with a bank-conflict stride sweep; atomicAdd throughput",
-            included: Included::Always,
-            after: &[],
-        }
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)]
+        SuiteInfo::new(
+            "memory",
+            "read bandwidth and dependent-load latency against working-set size, with the cache levels they show; workgroup memory with a bank-conflict stride sweep; atomicAdd throughput",
+        )
+        .shaders(&[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)])
     }
 
     fn pipelines(
