@@ -74,6 +74,21 @@ pub fn host_threads() -> u32 {
     std::thread::available_parallelism().map_or(4, |n| n.get().min(256)) as u32
 }
 
+/// Workgroups per dispatch on an adapter of `class`: `per_host_thread` times
+/// [`host_threads`] on a software adapter, else `integrated` or `discrete`.
+pub fn groups_by_class(
+    class: AdapterClass,
+    per_host_thread: u32,
+    integrated: u32,
+    discrete: u32,
+) -> u32 {
+    match class {
+        AdapterClass::Software => per_host_thread * host_threads(),
+        AdapterClass::Integrated => integrated,
+        AdapterClass::Discrete => discrete,
+    }
+}
+
 /// The smallest working set swept.
 pub const SMALLEST: u64 = 4096;
 /// The largest working set a software adapter sweeps, whatever its host's caches: a CPU run
