@@ -144,27 +144,17 @@ mod tests {
     #[test]
     fn classes_come_from_the_device_type() {
         use wgpu::DeviceType::*;
-        assert_eq!(
-            AdapterClass::from_parts(false, DiscreteGpu),
-            AdapterClass::Discrete
-        );
-        assert_eq!(
-            AdapterClass::from_parts(false, VirtualGpu),
-            AdapterClass::Discrete
-        );
-        assert_eq!(
-            AdapterClass::from_parts(false, Other),
-            AdapterClass::Discrete
-        );
-        assert_eq!(
-            AdapterClass::from_parts(false, IntegratedGpu),
-            AdapterClass::Integrated
-        );
-        assert_eq!(AdapterClass::from_parts(false, Cpu), AdapterClass::Software);
-        assert_eq!(
-            AdapterClass::from_parts(true, DiscreteGpu),
-            AdapterClass::Software
-        );
+        for (software, device_type, class) in [
+            (false, DiscreteGpu, AdapterClass::Discrete),
+            (false, VirtualGpu, AdapterClass::Discrete),
+            (false, Other, AdapterClass::Discrete),
+            (false, IntegratedGpu, AdapterClass::Integrated),
+            (false, Cpu, AdapterClass::Software),
+            (true, DiscreteGpu, AdapterClass::Software),
+        ] {
+            let got = AdapterClass::from_parts(software, device_type);
+            assert_eq!(got, class, "{software} {device_type:?}");
+        }
     }
 
     #[test]
