@@ -167,11 +167,7 @@ mod tests {
 
     impl Suite for Fake {
         fn info(&self) -> SuiteInfo {
-            self.0
-        }
-
-        fn options(&self) -> &'static [OptionSpec] {
-            self.1
+            self.0.options(self.1)
         }
 
         fn benchmarks<'a>(
@@ -183,12 +179,7 @@ mod tests {
     }
 
     const fn info(name: &'static str, after: &'static [&'static str]) -> SuiteInfo {
-        SuiteInfo {
-            name,
-            about: "a fake",
-            included: Included::Always,
-            after,
-        }
+        SuiteInfo::new(name, "a fake").after(after)
     }
 
     const SIZE: OptionSpec = OptionSpec {

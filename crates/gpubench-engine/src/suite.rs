@@ -25,8 +25,11 @@ pub enum Included {
     WhenItsOptionIsGiven,
 }
 
-/// What a suite is, for the registry, `--suite` and `--help`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a suite is, for the registry, `--suite` and `--help`, and what it declares (options,
+/// WGSL files, plain pipelines). Built with [`SuiteInfo::new`] and the builder methods, so a
+/// suite states only what differs from the defaults: always included, after no suite, no
+/// options, no shaders, no plain pipelines.
+#[derive(Debug, Clone, Copy)]
 pub struct SuiteInfo {
     /// Name as given to `--suite`, and as results record it.
     pub name: &'static str,
@@ -37,6 +40,56 @@ pub struct SuiteInfo {
     /// Suites whose results it reads when they ran (a ceiling, a reference row): the registry
     /// checks they come before it, and a run keeps registry order.
     pub after: &'static [&'static str],
+    /// The options it takes ([`Suite::options`]).
+    pub options: &'static [OptionSpec],
+    /// Its WGSL files, (file name, source) ([`Suite::shaders`]).
+    pub shaders: &'static [(&'static str, &'static str)],
+    /// Its pipelines that are one entry point of a shader as written, (source, entry): by
+    /// default [`Suite::pipelines`] is each as [`KernelForm::plain`] under the suite's name.
+    pub plain_pipelines: &'static [(&'static str, &'static str)],
+}
+
+impl SuiteInfo {
+    /// A suite called `name` that measures `about`, with the defaults.
+    pub const fn new(name: &'static str, about: &'static str) -> Self {
+        Self {
+            name,
+            about,
+            included: Included::Always,
+            after: &[],
+            options: &[],
+            shaders: &[],
+            plain_pipelines: &[],
+        }
+    }
+
+    /// This info, included unnamed by `included` instead of always.
+    pub const fn included(self, included: Included) -> Self {
+        Self { included, ..self }
+    }
+
+    /// This info, run after the suites `after`.
+    pub const fn after(self, after: &'static [&'static str]) -> Self {
+        Self { after, ..self }
+    }
+
+    /// This info, taking `options`.
+    pub const fn options(self, options: &'static [OptionSpec]) -> Self {
+        Self { options, ..self }
+    }
+
+    /// This info, with the WGSL files `shaders`, (file name, source).
+    pub const fn shaders(self, shaders: &'static [(&'static str, &'static str)]) -> Self {
+        Self { shaders, ..self }
+    }
+
+    /// This info, with the plain pipelines `pipelines`, (source, entry).
+    pub const fn plain_pipelines(self, pipelines: &'static [(&'static str, &'static str)]) -> Self {
+        Self {
+            plain_pipelines: pipelines,
+            ..self
+        }
+    }
 }
 
 /// Measures a candidate benchmark briefly (for autotuning). The session implements it with a
@@ -88,7 +141,7 @@ pub type Stages = Result<Vec<Stage>, PlanError>;
 /// A suite: what it is, what it takes, what it compiles, the benchmarks it runs, and the
 /// results it derives from them.
 pub trait Suite: Send + Sync {
-    /// Its name, description, inclusion and order.
+    /// Its name, description, inclusion and order, and what it declares.
     fn info(&self) -> SuiteInfo;
 
     /// Its name (the same as [`Suite::info`]'s).
@@ -96,26 +149,32 @@ pub trait Suite: Send + Sync {
         self.info().name
     }
 
-    /// The options it takes: a front end offers each (the CLI as a flag), the options' own
-    /// parsers check the values, and the run records every one in `config.options`.
+    /// The options it takes ([`Suite::info`]'s): a front end offers each (the CLI as a flag),
+    /// the options' own parsers check the values, and the run records every one in
+    /// `config.options`.
     fn options(&self) -> &'static [OptionSpec] {
-        &[]
+        self.info().options
     }
 
-    /// Its WGSL files, by file name: the CPU-only shader tests validate each.
+    /// Its WGSL files, by file name ([`Suite::info`]'s): the CPU-only shader tests validate each.
     fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
+        self.info().shaders
     }
 
     /// Every compute pipeline it can build on an adapter with `facts` in a run of `profile`,
     /// as its pipelines compile them: `gpubench kernels` and the validation-layer run iterate
-    /// them, and the shader tests validate each form.
+    /// them, and the shader tests validate each form. By default [`SuiteInfo::plain_pipelines`].
     fn pipelines(
         &self,
         _facts: AdapterFacts,
         _profile: Profile,
     ) -> Result<Vec<KernelForm>, String> {
-        Ok(Vec::new())
+        let info = self.info();
+        Ok(info
+            .plain_pipelines
+            .iter()
+            .map(|(source, entry)| KernelForm::plain(info.name, source, entry))
+            .collect())
     }
 
     /// Refuses, once the adapter is open and before anything runs, option values the adapter

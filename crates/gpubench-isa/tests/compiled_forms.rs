@@ -68,7 +68,7 @@ fn forms() -> Vec<KernelForm> {
 }
 
 /// RADV's disassembly of each named pipeline, in order.
-fn disassembly(pipelines: &[&str]) -> Vec<String> {
+fn disassembly<S: AsRef<str>>(pipelines: &[S]) -> Vec<String> {
     let _one = DRIVER
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -78,6 +78,7 @@ fn disassembly(pipelines: &[&str]) -> Vec<String> {
     pipelines
         .iter()
         .map(|name| {
+            let name = name.as_ref();
             let form = forms
                 .iter()
                 .find(|f| f.pipeline == *name)
@@ -143,12 +144,15 @@ fn the_accumulate_fma_forms_are_v_fmac_and_the_multiply_forms_are_not() {
         ("vec4-f32", F32),
         ("scalar-f16", F16),
     ];
-    let mut names = Vec::new();
-    for (form, _) in cases {
-        names.push(format!("compute/fma-peak/acc-{form}"));
-        names.push(format!("compute/fma-peak/{form}"));
-    }
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let names: Vec<String> = cases
+        .iter()
+        .flat_map(|(form, _)| {
+            [
+                format!("compute/fma-peak/acc-{form}"),
+                format!("compute/fma-peak/{form}"),
+            ]
+        })
+        .collect();
     let texts = disassembly(&names);
     for (pair, (form, ops)) in texts.chunks(2).zip(cases) {
         if let Err(why) = accumulates(&pair[0], ops, PER_TRIP) {
@@ -243,12 +247,13 @@ fn the_lane_indexed_atomics_are_not_a_subgroup_reduction_and_the_uniform_ones_ar
         ("storage-one", "buffer_atomic_add"),
         ("workgroup-one", "ds_add"),
     ];
-    let mut names = Vec::new();
-    for (target, _) in cases {
-        names.push(format!("memory/atomic-add/{target}-lane-indexed"));
-        names.push(format!("memory/atomic-add/{target}"));
-    }
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let names: Vec<String> = cases
+        .iter()
+        .flat_map(|(target, _)| {
+            let name = format!("memory/atomic-add/{target}");
+            [format!("{name}-lane-indexed"), name]
+        })
+        .collect();
     let texts = disassembly(&names);
     // memory_shared.wgsl's ADDS: 64 atomicAdds an invocation, the loop unrolled or not; a
     // rolled loop holds them as 16 trips of 4.

@@ -249,15 +249,18 @@ mod tests {
         assert!(text.heading[0].starts_with("Card ("), "{:?}", text.heading);
     }
 
+    /// Whether a line of `doc`'s heading starts with `prefix`.
+    fn heading_says(doc: &RunDocument, prefix: &str) -> bool {
+        run_text(doc, false)
+            .heading
+            .iter()
+            .any(|l| l.starts_with(prefix))
+    }
+
     #[test]
     fn a_run_that_logged_above_warn_says_so_in_its_heading() {
         let mut doc = doc_with("Card", false);
-        let said = |doc: &RunDocument| {
-            run_text(doc, false)
-                .heading
-                .iter()
-                .any(|l| l.starts_with("logging:"))
-        };
+        let said = |doc: &RunDocument| heading_says(doc, "logging:");
         assert!(!said(&doc));
         doc.config.log_filter = Some("warn".into());
         assert!(!said(&doc), "warnings only change no timing");
@@ -268,12 +271,7 @@ mod tests {
     #[test]
     fn an_interrupted_run_says_so_in_its_heading() {
         let mut doc = doc_with("Card", false);
-        let interrupted = |doc: &RunDocument| {
-            run_text(doc, false)
-                .heading
-                .iter()
-                .any(|l| l.starts_with("interrupted:"))
-        };
+        let interrupted = |doc: &RunDocument| heading_says(doc, "interrupted:");
         assert!(!interrupted(&doc));
         doc.complete = false;
         assert!(interrupted(&doc));

@@ -211,16 +211,12 @@ fn counted() {
 
 impl Suite for Staged {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "staged",
-            about: "the stream kernels, then a stop, then a stage never built",
-            included: gpubench_engine::Included::WhenNamed,
-            after: &[],
-        }
-    }
-
-    fn options(&self) -> &'static [gpubench_engine::OptionSpec] {
-        gpubench_suites::stream::StreamSuite.options()
+        SuiteInfo::new(
+            "staged",
+            "the stream kernels, then a stop, then a stage never built",
+        )
+        .included(gpubench_engine::Included::WhenNamed)
+        .options(gpubench_suites::stream::StreamSuite.options())
     }
 
     fn benchmarks<'a>(

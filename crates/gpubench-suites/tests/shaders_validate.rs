@@ -84,17 +84,22 @@ fn every_shader_file_parses_validates_and_is_declared() {
     );
 }
 
-/// Every pipeline every suite declares, on a GPU's facts and a CPU's, validates as its
-/// pipeline compiles it.
-#[test]
-fn every_declared_pipeline_validates_as_compiled() {
-    let gpu = gpubench_harness::kit::facts::AdapterFacts {
+/// The facts of a large GPU with subgroups: every GPU-only pipeline form is built for it.
+fn large_gpu() -> gpubench_harness::kit::facts::AdapterFacts {
+    gpubench_harness::kit::facts::AdapterFacts {
         cpu: false,
         subgroups: true,
         subgroup_max: 64,
         max_invocations: 1024,
         max_workgroup_bytes: 65536,
-    };
+    }
+}
+
+/// Every pipeline every suite declares, on a GPU's facts and a CPU's, validates as its
+/// pipeline compiles it.
+#[test]
+fn every_declared_pipeline_validates_as_compiled() {
+    let gpu = large_gpu();
     let cpu = gpubench_harness::kit::facts::AdapterFacts {
         cpu: true,
         subgroup_max: 8,
@@ -349,13 +354,7 @@ fn every_generated_unrolled_block_validates() {
 /// never carries the line (naga 30 refuses it); the other pipelines reach it unchanged.
 #[test]
 fn the_webgpu_form_enables_subgroups_where_a_kernel_uses_them() {
-    let gpu = gpubench_harness::kit::facts::AdapterFacts {
-        cpu: false,
-        subgroups: true,
-        subgroup_max: 64,
-        max_invocations: 1024,
-        max_workgroup_bytes: 65536,
-    };
+    let gpu = large_gpu();
     let forms = gpubench_suites::REGISTRY
         .pipelines(gpu, gpubench_harness::Profile::Default)
         .expect("forms");

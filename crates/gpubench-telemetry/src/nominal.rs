@@ -257,60 +257,33 @@ mod tests {
         annotate(&mut stream, h200.as_ref(), None);
         assert_eq!(stream.extra["pct_of_nominal"], 90.0);
         assert_eq!(stream.extra["nominal_figure"], "memory_bandwidth_gbs");
-        let params = [("kernel", "fma-peak"), ("precision", "f32")];
-        let mut fma = ok(
-            "compute/fma",
-            "compute",
-            MetricKind::Throughput,
-            &params,
-            33500.0,
-        );
-        annotate(&mut fma, h200.as_ref(), None);
-        assert_eq!(fma.extra["pct_of_nominal"], 50.0);
+        // A compute row of `kernel` over `form` (precision or type) measured at `v`, annotated
+        // against `row`: its extras.
+        let compute = |row: Option<&NominalFigures>, kernel: &str, form: (&str, &str), v| {
+            let metric = match kernel {
+                "dot-peak" => MetricKind::IntThroughput,
+                _ => MetricKind::Throughput,
+            };
+            let id = format!("compute/{kernel}/{}", form.1);
+            let mut result = ok(&id, "compute", metric, &[("kernel", kernel), form], v);
+            annotate(&mut result, row, None);
+            result.extra
+        };
+        let fma = compute(h200.as_ref(), "fma-peak", ("precision", "f32"), 33500.0);
+        assert_eq!(fma["pct_of_nominal"], 50.0);
         // The FP16 non-tensor peak where the table has it; nothing where it has none.
-        let params = [("kernel", "fma-peak"), ("precision", "f16")];
-        let mut half = ok(
-            "compute/fma16",
-            "compute",
-            MetricKind::Throughput,
-            &params,
-            66900.0,
-        );
-        annotate(&mut half, h200.as_ref(), None);
-        assert_eq!(half.extra["pct_of_nominal"], 50.0);
+        let half = compute(h200.as_ref(), "fma-peak", ("precision", "f16"), 66900.0);
+        assert_eq!(half["pct_of_nominal"], 50.0);
         let h100_pcie = find(&table, 0x10de, 0x2331, "NVIDIA H100 PCIe");
-        let mut half = ok(
-            "compute/fma16",
-            "compute",
-            MetricKind::Throughput,
-            &params,
-            1.0,
-        );
-        annotate(&mut half, h100_pcie.as_ref(), None);
-        assert!(!half.extra.contains_key("pct_of_nominal"));
+        let half = compute(h100_pcie.as_ref(), "fma-peak", ("precision", "f16"), 1.0);
+        assert!(!half.contains_key("pct_of_nominal"));
         // FP64 against the non-tensor FP64 figure; integer rows against nothing (the INT8
         // figure is the tensor units', which a packed dot product does not run on).
-        let params = [("kernel", "fma-peak"), ("precision", "f64")];
-        let mut double = ok(
-            "compute/f64",
-            "compute",
-            MetricKind::Throughput,
-            &params,
-            17000.0,
-        );
-        annotate(&mut double, h200.as_ref(), None);
-        assert_eq!(double.extra["pct_of_nominal"], 50.0);
-        assert_eq!(double.extra["nominal_figure"], "fp64_tflops");
-        let params = [("kernel", "dot-peak"), ("type", "i8")];
-        let mut dot = ok(
-            "compute/dot",
-            "compute",
-            MetricKind::IntThroughput,
-            &params,
-            1.0,
-        );
-        annotate(&mut dot, h200.as_ref(), None);
-        assert!(!dot.extra.contains_key("pct_of_nominal"));
+        let double = compute(h200.as_ref(), "fma-peak", ("precision", "f64"), 17000.0);
+        assert_eq!(double["pct_of_nominal"], 50.0);
+        assert_eq!(double["nominal_figure"], "fp64_tflops");
+        let dot = compute(h200.as_ref(), "dot-peak", ("type", "i8"), 1.0);
+        assert!(!dot.contains_key("pct_of_nominal"));
         assert_eq!(h200.as_ref().and_then(|n| n.int8_tensor_tops), Some(1979.0));
         let mut unmatched = ok("stream/triad", "stream", MetricKind::Bandwidth, &[], 1.0);
         annotate(&mut unmatched, None, None);

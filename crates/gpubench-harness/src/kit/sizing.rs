@@ -108,11 +108,22 @@ pub fn median_dispatch_s(result: &BenchResult) -> Option<f64> {
 /// The warning a stream kernel's result gets when its median dispatch is still shorter than
 /// [`TARGET_DISPATCH_S`]: the figure then includes the barrier and dispatch cost.
 pub fn short_dispatch_warning(dispatch_s: f64, repeats: u64) -> Option<WarningRecord> {
+    short_dispatch_record(
+        dispatch_s,
+        &format!("at {repeats} walks of the array per dispatch"),
+        "; choose a larger stream size (the `stream_size` option)",
+    )
+}
+
+/// The warning a kernel's result gets when its median dispatch (`dispatch_s`) is shorter than
+/// [`TARGET_DISPATCH_S`], whatever sized the dispatch: `made` says how it was made (`at 7
+/// walks of the array per dispatch`), `then` ends the sentence that says the barrier and
+/// dispatch cost weigh in (what they weigh on, what to do).
+pub fn short_dispatch_record(dispatch_s: f64, made: &str, then: &str) -> Option<WarningRecord> {
     (dispatch_s < TARGET_DISPATCH_S).then(|| {
         let message = format!(
-            "dispatches are short ({:.1} us median at {repeats} walks of the array per dispatch, \
-             target {:.0} us): the barrier and dispatch cost between dispatches weigh in; choose a \
-             larger stream size (the `stream_size` option)",
+            "dispatches are short ({:.1} us median {made}, target {:.0} us): the barrier and \
+             dispatch cost between dispatches weigh in{then}",
             dispatch_s * 1e6,
             TARGET_DISPATCH_S * 1e6
         );
@@ -133,27 +144,17 @@ mod tests {
     #[test]
     fn classes_come_from_the_device_type() {
         use wgpu::DeviceType::*;
-        assert_eq!(
-            AdapterClass::from_parts(false, DiscreteGpu),
-            AdapterClass::Discrete
-        );
-        assert_eq!(
-            AdapterClass::from_parts(false, VirtualGpu),
-            AdapterClass::Discrete
-        );
-        assert_eq!(
-            AdapterClass::from_parts(false, Other),
-            AdapterClass::Discrete
-        );
-        assert_eq!(
-            AdapterClass::from_parts(false, IntegratedGpu),
-            AdapterClass::Integrated
-        );
-        assert_eq!(AdapterClass::from_parts(false, Cpu), AdapterClass::Software);
-        assert_eq!(
-            AdapterClass::from_parts(true, DiscreteGpu),
-            AdapterClass::Software
-        );
+        for (software, device_type, class) in [
+            (false, DiscreteGpu, AdapterClass::Discrete),
+            (false, VirtualGpu, AdapterClass::Discrete),
+            (false, Other, AdapterClass::Discrete),
+            (false, IntegratedGpu, AdapterClass::Integrated),
+            (false, Cpu, AdapterClass::Software),
+            (true, DiscreteGpu, AdapterClass::Software),
+        ] {
+            let got = AdapterClass::from_parts(software, device_type);
+            assert_eq!(got, class, "{software} {device_type:?}");
+        }
     }
 
     #[test]

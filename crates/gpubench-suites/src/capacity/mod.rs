@@ -60,16 +60,12 @@ pub struct CapacitySuite;
 
 impl Suite for CapacitySuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "capacity",
-            about: "largest single buffer and total memory actually allocated and written",
-            included: Included::FullProfile,
-            after: &[],
-        }
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        &[CAPACITY_CAP]
+        SuiteInfo::new(
+            "capacity",
+            "largest single buffer and total memory actually allocated and written",
+        )
+        .included(Included::FullProfile)
+        .options(&[CAPACITY_CAP])
     }
 
     fn probes<'a>(

@@ -6,9 +6,9 @@
 mod on_an_adapter;
 pub mod types;
 
+use gpubench_engine::SuiteInfo;
 use gpubench_engine::SuiteOptions;
 use gpubench_engine::{Benchmarks, Suite};
-use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::GpuContext;
 use gpubench_harness::Profile;
 use gpubench_harness::kit::facts::AdapterFacts;
@@ -31,20 +31,15 @@ pub struct ComputeSuite;
 
 impl Suite for ComputeSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "compute",
-            about: "peak throughput per number type: f32, f16, f64 FMA; i32, u32, i64, i16 multiply-add; 8-bit dot products",
-            included: Included::Always,
-            after: &[],
-        }
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[
+        SuiteInfo::new(
+            "compute",
+            "peak throughput per number type: f32, f16, f64 FMA; i32, u32, i64, i16 multiply-add; 8-bit dot products",
+        )
+        .shaders(&[
             ("compute_peak.wgsl", gpubench_harness::kit::fma::SHADER),
             ("compute_int.wgsl", INT_WGSL),
             ("compute_dot.wgsl", DOT_WGSL),
-        ]
+        ])
     }
 
     fn pipelines(

@@ -666,18 +666,15 @@ mod tests {
             assert!(source.contains(alias) && source.contains(low_bits));
             assert_eq!(source.contains("enable wgpu_int16;"), ty == IntType::I16);
         }
-        let int = crate::compute::INT_WGSL;
-        assert_eq!(
-            int.matches("x = step_scalar(x, a, b);").count(),
-            UNROLL as usize
-        );
-        assert_eq!(
-            int.matches("x = step_vec4(x, a, b);").count(),
-            UNROLL as usize
-        );
-        let dot = crate::compute::DOT_WGSL;
-        assert_eq!(dot.matches("x = step_i8(x, w);").count(), UNROLL as usize);
-        assert_eq!(dot.matches("x = step_u8(x, w);").count(), UNROLL as usize);
+        let (int, dot) = (crate::compute::INT_WGSL, crate::compute::DOT_WGSL);
+        for (source, call) in [
+            (int, "x = step_scalar(x, a, b);"),
+            (int, "x = step_vec4(x, a, b);"),
+            (dot, "x = step_i8(x, w);"),
+            (dot, "x = step_u8(x, w);"),
+        ] {
+            assert_eq!(source.matches(call).count(), UNROLL as usize, "{call}");
+        }
         assert!(dot.contains("0x9e3779b9u") && dot.contains("0x85ebca6bu"));
     }
 }

@@ -19,9 +19,7 @@ pub mod sizing;
 mod slot;
 pub mod stage;
 
-use gpubench_engine::{Arity, Benchmarks, Included, OptionSpec, Suite, SuiteInfo, SuiteOptions};
-use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_engine::{Arity, Benchmarks, OptionSpec, Suite, SuiteInfo, SuiteOptions};
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile, Status};
 use gpubench_results::ChartHint;
 use serde_json::Value;
@@ -103,29 +101,14 @@ pub struct DatapathSuite;
 
 impl Suite for DatapathSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "datapath",
-            about: "one request's whole path (prepare, upload, compute, download, check): stage \
-                    times, serial and overlapped requests, batches, and the bounding stage",
-            included: Included::Always,
-            after: &[],
-        }
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        &[REQUEST]
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("datapath.wgsl", WGSL)]
-    }
-
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
-        Ok(vec![KernelForm::plain("datapath", WGSL, "request")])
+        SuiteInfo::new(
+            "datapath",
+            "one request's whole path (prepare, upload, compute, download, check): stage \
+             times, serial and overlapped requests, batches, and the bounding stage",
+        )
+        .options(&[REQUEST])
+        .shaders(&[("datapath.wgsl", WGSL)])
+        .plain_pipelines(&[(WGSL, "request")])
     }
 
     fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

@@ -195,11 +195,7 @@ impl Kernel for StageKernel {
         Ok(())
     }
 
-    async fn verify(
-        &self,
-        state: &mut Prepared,
-        ctx: &GpuContext,
-    ) -> Result<Verification, BenchError> {
+    async fn verify(&self, state: &mut Prepared, ctx: &GpuContext) -> Outcome<Verification> {
         path::verify_one_request(ctx, state).await
     }
 }

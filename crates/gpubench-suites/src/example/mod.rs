@@ -10,8 +10,6 @@
 
 use gpubench_engine::options::parse_size_value;
 use gpubench_engine::{Arity, Benchmarks, Included, OptionSpec, Suite, SuiteInfo, SuiteOptions};
-use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::{
     DispatchKernel, StrideGrid, check_binding_fits, compute_pipeline, f32_bytes, read_f32,
     uniform_buffer,
@@ -19,8 +17,8 @@ use gpubench_harness::kit::gpu::{
 use gpubench_harness::kit::inputs::exact_inputs;
 use gpubench_harness::kit::verify::{Tolerance, compare_f32};
 use gpubench_harness::{
-    BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome, Profile, SampleClock,
-    Verification, Work,
+    BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome, SampleClock, Verification,
+    Work,
 };
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::{MIB, format_size};
@@ -54,28 +52,14 @@ pub struct ExampleSuite;
 
 impl Suite for ExampleSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "example",
-            about: "the example suite: z = a * x + y over f32 arrays",
-            included: Included::WhenNamed,
-            after: &[],
-        }
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        &[EXAMPLE_SIZE]
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("example.wgsl", WGSL)]
-    }
-
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
-        Ok(vec![KernelForm::plain("example", WGSL, "scale_add")])
+        SuiteInfo::new(
+            "example",
+            "the example suite: z = a * x + y over f32 arrays",
+        )
+        .included(Included::WhenNamed)
+        .options(&[EXAMPLE_SIZE])
+        .shaders(&[("example.wgsl", WGSL)])
+        .plain_pipelines(&[(WGSL, "scale_add")])
     }
 
     fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

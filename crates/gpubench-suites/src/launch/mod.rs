@@ -63,12 +63,10 @@ use gpubench_harness::{KernelBench, Profile};
 pub use kernel::{Launch, LaunchState};
 pub use mode::LaunchMode;
 
+use gpubench_engine::SuiteInfo;
 use gpubench_engine::SuiteOptions;
 use gpubench_engine::{Benchmarks, Suite};
-use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::GpuContext;
-use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::KernelForm;
 
 /// launch.wgsl: the launch-overhead kernel, one invocation bumping a counter.
 pub const WGSL: &str = include_str!("launch.wgsl");
@@ -83,24 +81,12 @@ pub struct LaunchSuite;
 
 impl Suite for LaunchSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "launch",
-            about: "cost of tiny dispatches, passes and submits, and the submit round trip",
-            included: Included::Always,
-            after: &[],
-        }
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("launch.wgsl", WGSL)]
-    }
-
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
-        Ok(vec![KernelForm::plain("launch", WGSL, "bump")])
+        SuiteInfo::new(
+            "launch",
+            "cost of tiny dispatches, passes and submits, and the submit round trip",
+        )
+        .shaders(&[("launch.wgsl", WGSL)])
+        .plain_pipelines(&[(WGSL, "bump")])
     }
 
     fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

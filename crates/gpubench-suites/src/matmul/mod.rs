@@ -68,9 +68,8 @@ pub use variant::{
     variant_names,
 };
 
-use gpubench_engine::OptionSpec;
 use gpubench_engine::{Benchmarks, BuildContext, PlanError, Stage, Stages, Suite, Tuner};
-use gpubench_engine::{Included, SuiteInfo, SuiteOptions};
+use gpubench_engine::{SuiteInfo, SuiteOptions};
 use gpubench_harness::LocalFuture;
 use gpubench_harness::kit::derived::{derived_result, param_str};
 use gpubench_harness::kit::facts::AdapterFacts;
@@ -110,23 +109,16 @@ pub struct MatmulSuite;
 
 impl Suite for MatmulSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "matmul",
-            about: "autotuned matrix multiply, f32 and f16, square and batch-like shapes",
-            included: Included::Always,
-            after: &["compute"],
-        }
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        &options::OPTIONS
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[
+        SuiteInfo::new(
+            "matmul",
+            "autotuned matrix multiply, f32 and f16, square and batch-like shapes",
+        )
+        .after(&["compute"])
+        .options(&options::OPTIONS)
+        .shaders(&[
             ("matmul_tiled.wgsl", TILED_WGSL),
             ("matmul_reg.wgsl", REG_WGSL),
-        ]
+        ])
     }
 
     fn pipelines(&self, facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>, String> {

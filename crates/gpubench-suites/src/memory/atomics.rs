@@ -137,11 +137,7 @@ impl AtomicTarget {
 /// Workgroups per dispatch on an adapter of `class`: enough to fill it, few enough that a
 /// software adapter's contended dispatch stays near a millisecond.
 pub fn groups_for(class: AdapterClass) -> u32 {
-    match class {
-        AdapterClass::Software => 2 * super::host_threads(),
-        AdapterClass::Integrated => 256,
-        AdapterClass::Discrete => 1024,
-    }
+    super::groups_by_class(class, 2, 256, 1024)
 }
 
 /// What invocation `g` (global index) adds each time (memory_shared.wgsl's `add_value`).

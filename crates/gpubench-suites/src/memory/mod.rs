@@ -40,7 +40,7 @@ use gpubench_harness::kit::derived::derived_result;
 use gpubench_harness::kit::sizing::AdapterClass;
 
 pub use chase::{ChaseForm, PointerChase};
-use gpubench_engine::{Included, SuiteInfo};
+use gpubench_engine::SuiteInfo;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 pub use host_caches::{HostCache, host_data_caches};
@@ -72,6 +72,21 @@ impl SharedPipeline {
 /// workgroups on them, so its grids are sized by them.
 pub fn host_threads() -> u32 {
     std::thread::available_parallelism().map_or(4, |n| n.get().min(256)) as u32
+}
+
+/// Workgroups per dispatch on an adapter of `class`: `per_host_thread` times
+/// [`host_threads`] on a software adapter, else `integrated` or `discrete`.
+pub fn groups_by_class(
+    class: AdapterClass,
+    per_host_thread: u32,
+    integrated: u32,
+    discrete: u32,
+) -> u32 {
+    match class {
+        AdapterClass::Software => per_host_thread * host_threads(),
+        AdapterClass::Integrated => integrated,
+        AdapterClass::Discrete => discrete,
+    }
 }
 
 /// The smallest working set swept.
@@ -187,16 +202,11 @@ pub struct MemorySuite;
 
 impl Suite for MemorySuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "memory",
-            about: "read bandwidth and dependent-load latency against working-set size, with the cache levels they show; workgroup memory with a bank-conflict stride sweep; atomicAdd throughput",
-            included: Included::Always,
-            after: &[],
-        }
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)]
+        SuiteInfo::new(
+            "memory",
+            "read bandwidth and dependent-load latency against working-set size, with the cache levels they show; workgroup memory with a bank-conflict stride sweep; atomicAdd throughput",
+        )
+        .shaders(&[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)])
     }
 
     fn pipelines(

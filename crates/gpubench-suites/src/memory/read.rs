@@ -18,9 +18,9 @@ use gpubench_harness::kit::gpu::{
     DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32, uniform_buffer,
 };
 use gpubench_harness::kit::inputs::exact_inputs;
-use gpubench_harness::kit::sizing::{AdapterClass, TARGET_DISPATCH_S};
+use gpubench_harness::kit::sizing::{AdapterClass, TARGET_DISPATCH_S, short_dispatch_record};
 use gpubench_harness::kit::verify::{Checker, Tolerance};
-use gpubench_results::warnings::{WarningKind, WarningRecord};
+use gpubench_results::warnings::WarningRecord;
 
 /// Invocations per workgroup (memory.wgsl's `WORKGROUP`).
 pub const WORKGROUP: u32 = 256;
@@ -57,11 +57,7 @@ const CHECKED_GROUPS: u32 = 64;
 /// SMs take 8 each, 1024; an integrated GPU's few dozen cores 256; a CPU 8 per host thread, so
 /// that its thread pool stays busy and a dispatch lasts well past its fixed cost).
 pub fn min_groups(class: AdapterClass) -> u32 {
-    match class {
-        AdapterClass::Software => 8 * super::host_threads(),
-        AdapterClass::Integrated => 256,
-        AdapterClass::Discrete => 1024,
-    }
+    super::groups_by_class(class, 8, 256, 1024)
 }
 
 /// The fewest workgroups for a working set of `bytes` on an adapter of `class`: [`min_groups`],
@@ -82,20 +78,12 @@ pub fn groups_for(bytes: u64, class: AdapterClass) -> u32 {
 /// The warning a read row gets when its median dispatch lasted under [`TARGET_DISPATCH_S`]
 /// (`dispatch_s`): the barrier and dispatch cost between dispatches weigh in on its figure.
 pub fn short_dispatch_warning(dispatch_s: f64, groups: u64) -> Option<WarningRecord> {
-    (dispatch_s < TARGET_DISPATCH_S).then(|| {
-        let message = format!(
-            "dispatches are short ({:.1} us median over {groups} workgroups, target {:.0} us): \
-             the barrier and dispatch cost between dispatches weigh in on this working set's \
-             bandwidth; the grid is sized for an adapter of its class, and this one is faster",
-            dispatch_s * 1e6,
-            TARGET_DISPATCH_S * 1e6
-        );
-        WarningRecord::new(
-            WarningKind::ShortDispatches,
-            message,
-            Some(dispatch_s * 1e6),
-        )
-    })
+    short_dispatch_record(
+        dispatch_s,
+        &format!("over {groups} workgroups"),
+        " on this working set's bandwidth; the grid is sized for an adapter of its class, and \
+         this one is faster",
+    )
 }
 
 #[repr(C)]

@@ -36,11 +36,7 @@ const CHECKED_GROUPS: u32 = 4;
 /// Workgroups per dispatch on an adapter of `class`: several per core or SM, so every one is
 /// busy (an H200's 132 SMs hold 8 such workgroups each), and on a CPU 4 per host thread.
 pub fn groups_for(class: AdapterClass) -> u32 {
-    match class {
-        AdapterClass::Software => 4 * super::host_threads(),
-        AdapterClass::Integrated => 512,
-        AdapterClass::Discrete => 4096,
-    }
+    super::groups_by_class(class, 4, 512, 4096)
 }
 
 /// How each lane reads the tile.

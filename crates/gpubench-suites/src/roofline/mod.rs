@@ -27,9 +27,9 @@ use gpubench_results::units::{KIB, MIB, format_size};
 
 // The chains are the compute peak's: multiplier 1 and addend 2^-10, so every value stays exact
 // (see roofline.wgsl).
+use gpubench_engine::SuiteInfo;
 use gpubench_engine::SuiteOptions;
 use gpubench_engine::{Benchmarks, Suite};
-use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::kit::derived::derived_result;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::{A, B, FmaDispatch, measured_peak};
@@ -279,16 +279,12 @@ pub struct RooflineSuite;
 
 impl Suite for RooflineSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "roofline",
-            about: "one kernel swept over arithmetic intensity, with ceilings and ridge point",
-            included: Included::Always,
-            after: &["stream", "compute"],
-        }
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("roofline.wgsl", WGSL)]
+        SuiteInfo::new(
+            "roofline",
+            "one kernel swept over arithmetic intensity, with ceilings and ridge point",
+        )
+        .after(&["stream", "compute"])
+        .shaders(&[("roofline.wgsl", WGSL)])
     }
 
     fn pipelines(

@@ -310,20 +310,13 @@ pub struct SelfTestSuite;
 
 impl Suite for SelfTestSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "selftest",
-            about: "benchmarks that fail on purpose (fault injection)",
-            included: Included::WhenItsOptionIsGiven,
-            after: &[],
-        }
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        &[INJECT_FAULT]
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("selftest.wgsl", WGSL)]
+        SuiteInfo::new(
+            "selftest",
+            "benchmarks that fail on purpose (fault injection)",
+        )
+        .included(Included::WhenItsOptionIsGiven)
+        .options(&[INJECT_FAULT])
+        .shaders(&[("selftest.wgsl", WGSL)])
     }
 
     fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

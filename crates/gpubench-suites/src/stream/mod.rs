@@ -31,9 +31,9 @@ pub use host_memcpy::HostMemcpy;
 pub use kernels::{KERNELS, PER_TRIP, SCALAR, Stream, StreamKernel, StreamSpec, VEC4_BYTES};
 pub use source::source;
 
+use gpubench_engine::SuiteInfo;
 use gpubench_engine::{Arity, OptionSpec};
 use gpubench_engine::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions};
-use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::SpecialisedShader;
@@ -50,20 +50,12 @@ pub struct StreamSuite;
 
 impl Suite for StreamSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "stream",
-            about: "device memory bandwidth (copy, scale, add, triad, read, fill), copy engine, host memcpy",
-            included: Included::Always,
-            after: &[],
-        }
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        &[STREAM_SIZE]
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("stream.wgsl", WGSL)]
+        SuiteInfo::new(
+            "stream",
+            "device memory bandwidth (copy, scale, add, triad, read, fill), copy engine, host memcpy",
+        )
+        .options(&[STREAM_SIZE])
+        .shaders(&[("stream.wgsl", WGSL)])
     }
 
     fn pipelines(

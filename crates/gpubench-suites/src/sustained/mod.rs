@@ -60,16 +60,12 @@ pub fn duration(options: &SuiteOptions) -> Duration {
 
 impl Suite for SustainedSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "sustained",
-            about: "the FMA kernel kept busy for a set duration, throttling flagged",
-            included: Included::FullProfile,
-            after: &[],
-        }
-    }
-
-    fn options(&self) -> &'static [OptionSpec] {
-        &[DURATION]
+        SuiteInfo::new(
+            "sustained",
+            "the FMA kernel kept busy for a set duration, throttling flagged",
+        )
+        .included(Included::FullProfile)
+        .options(&[DURATION])
     }
 
     fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

@@ -35,9 +35,7 @@ pub mod placement;
 pub mod state;
 
 pub use derived::fitted_model;
-use gpubench_engine::{Included, SuiteInfo};
-use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_engine::SuiteInfo;
 pub use kernel::{Transfer, zero_copy_support};
 pub use placement::{BufferRole, MemoryKind, MemoryMap};
 pub use state::TransferState;
@@ -237,24 +235,13 @@ pub struct TransferSuite;
 
 impl Suite for TransferSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo {
-            name: "transfer",
-            about: "host-device transfers over a size sweep, with fitted fixed cost and bandwidth",
-            included: Included::Always,
-            after: &["stream"],
-        }
-    }
-
-    fn shaders(&self) -> &'static [(&'static str, &'static str)] {
-        &[("transfer.wgsl", WGSL)]
-    }
-
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
-        Ok(vec![KernelForm::plain("transfer", WGSL, "copy_words")])
+        SuiteInfo::new(
+            "transfer",
+            "host-device transfers over a size sweep, with fitted fixed cost and bandwidth",
+        )
+        .after(&["stream"])
+        .shaders(&[("transfer.wgsl", WGSL)])
+        .plain_pipelines(&[(WGSL, "copy_words")])
     }
 
     fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

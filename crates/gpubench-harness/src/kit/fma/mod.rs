@@ -568,18 +568,10 @@ mod tests {
         // The loop runs STEPS / 16 iterations of 16 written-out steps.
         assert_eq!(STEPS % UNROLL, 0);
         let source = SHADER;
-        assert_eq!(
-            source.matches("x = step_scalar(x, a, b);").count(),
-            UNROLL as usize
-        );
-        assert_eq!(
-            source.matches("x = step_vec2(x, a, b);").count(),
-            UNROLL as usize
-        );
-        assert_eq!(
-            source.matches("x = step_vec4(x, a, b);").count(),
-            UNROLL as usize
-        );
+        for step in ["step_scalar", "step_vec2", "step_vec4"] {
+            let call = format!("x = {step}(x, a, b);");
+            assert_eq!(source.matches(&call).count(), UNROLL as usize, "{call}");
+        }
         // The accumulate forms take their two operand pairs in turn, half the steps each.
         for step in ["acc_scalar", "acc_vec2", "acc_vec4"] {
             for pair in ["p0, q0", "p1, q1"] {
