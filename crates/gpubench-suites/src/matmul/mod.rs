@@ -442,21 +442,8 @@ async fn coop_product(
             _ => Vec::new(),
         };
     }
-    let offered = coop::offered(ctx, precision);
-    let space: Vec<Candidate> = catalogue()
-        .iter()
-        .filter(|v| v.applies_to(precision))
-        .filter(|v| match v.kind {
-            Kind::Coop(p) => {
-                Some(p.sg) == subgroup && offered.contains(&(p.size, v.accumulation(precision)))
-            }
-            _ => false,
-        })
-        .map(|v| Candidate {
-            variant: *v,
-            pruned: None,
-        })
-        .collect();
+    // The forms this adapter's facts choose (`coop::candidates`), pruned ones with the reason.
+    let space = coop::candidates(AdapterFacts::of(ctx), precision);
     let enabled = ctx
         .features
         .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX);
@@ -464,7 +451,7 @@ async fn coop_product(
         Matmul::sharing(id, variant, Arc::clone(inputs))
             .with_param("experimental_features", enabled.into())
     };
-    if space.is_empty() {
+    if space.iter().all(|c| c.pruned.is_some()) {
         if precision != Precision::F16 {
             return Vec::new();
         }
