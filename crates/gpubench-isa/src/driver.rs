@@ -54,6 +54,37 @@ pub struct MatrixConfig {
     pub cr: &'static str,
 }
 
+/// What `physical` says about itself, with its cooperative-matrix configurations.
+fn device_facts(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    name: &str,
+    cooperative_matrices: Vec<MatrixConfig>,
+) -> DeviceFacts {
+    let mut p11 = vk::PhysicalDeviceVulkan11Properties::default();
+    let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
+    let mut p13 = vk::PhysicalDeviceVulkan13Properties::default();
+    let mut props = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut p11)
+        .push_next(&mut p12)
+        .push_next(&mut p13);
+    // SAFETY: a valid chain of property structures for a Vulkan 1.3 device of this instance.
+    unsafe { instance.get_physical_device_properties2(physical, &mut props) };
+    let (limits, device_type) = (props.properties.limits, props.properties.device_type);
+    let vendor = props.properties.vendor_id;
+    DeviceFacts {
+        name: name.to_string(),
+        driver: format!("{} {}", text(&p12.driver_name), text(&p12.driver_info)),
+        subgroup_size: p11.subgroup_size,
+        max_subgroup_size: p13.max_subgroup_size.max(p11.subgroup_size),
+        max_invocations: limits.max_compute_work_group_invocations,
+        max_workgroup_bytes: limits.max_compute_shared_memory_size,
+        cpu: device_type == vk::PhysicalDeviceType::CPU,
+        vendor,
+        cooperative_matrices,
+    }
+}
+
 /// The WGSL name of a cooperative-matrix component type.
 fn component(ty: vk::ComponentTypeKHR) -> &'static str {
     match ty {
@@ -221,28 +252,7 @@ impl Compiler {
         }
         // SAFETY: a valid chain of feature structures for a Vulkan 1.3 device.
         unsafe { instance.get_physical_device_features2(physical, &mut features) };
-        let mut p11 = vk::PhysicalDeviceVulkan11Properties::default();
-        let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
-        let mut p13 = vk::PhysicalDeviceVulkan13Properties::default();
-        let mut props = vk::PhysicalDeviceProperties2::default()
-            .push_next(&mut p11)
-            .push_next(&mut p12)
-            .push_next(&mut p13);
-        // SAFETY: as above, for properties.
-        unsafe { instance.get_physical_device_properties2(physical, &mut props) };
-        let (limits, device_type) = (props.properties.limits, props.properties.device_type);
-        let vendor = props.properties.vendor_id;
-        let facts = DeviceFacts {
-            name: name.to_string(),
-            driver: format!("{} {}", text(&p12.driver_name), text(&p12.driver_info)),
-            subgroup_size: p11.subgroup_size,
-            max_subgroup_size: p13.max_subgroup_size.max(p11.subgroup_size),
-            max_invocations: limits.max_compute_work_group_invocations,
-            max_workgroup_bytes: limits.max_compute_shared_memory_size,
-            cpu: device_type == vk::PhysicalDeviceType::CPU,
-            vendor,
-            cooperative_matrices,
-        };
+        let facts = device_facts(instance, physical, name, cooperative_matrices);
         // SAFETY: physical comes from this instance.
         let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
         let family = families
