@@ -19,6 +19,7 @@
 //! - `kernels`: regenerate docs/kernels/*.md, every kernel's statistics as RADV compiles it.
 //! - `tint`: every kernel variant the suites declare, compiled by Dawn's Tint (part of `test`).
 //! - `swiftshader`: the quick profile of every suite on SwiftShader (part of `test`).
+//! - `radv25`: docs/kernels/navi31.md and the ISA tests on Mesa 25.0.7's RADV (part of `test`).
 //! - `gate-rates [TRIALS] [CASES]`: the paired gate's false-alarm and catch rates on this machine.
 
 mod checks;
@@ -27,6 +28,7 @@ mod gate_rates;
 mod ids;
 mod k8s;
 mod kernels;
+mod radv25;
 mod setup;
 mod slurm;
 mod swiftshader;
@@ -70,13 +72,18 @@ tasks:
                         Vulkan: subgroups of 4, 256 invocations, no f16), unpacked from Debian's
                         chromium-common into target/xtask; fails unless every result is verified
                         or skipped with its reason (part of `test`)
+  radv25                Mesa 25.0.7's RADV (bookworm-backports, pinned, unpacked into target/xtask
+                        through an isolated apt state, never installed): docs/kernels/navi31.md
+                        must be what the kernels compile to, cooperative-matrix kernels included,
+                        and the tests reading its navi31 ISA must pass (part of `test`)
   gate-rates [TRIALS] [CASES]
                         setup, then the paired gate's error rates: `gpubench ab` of a build against
                         itself (same), against a 2x slower kernel (slow) and against itself with a
                         CPU hog beside the head (hog), TRIALS (20) times each, with the machine's
                         load (a 3 + 3 smoke of same and slow is part of `test`)
-  kernels               setup, then regenerate docs/kernels/gfx1100.md and gfx1030.md: every
-                        kernel's registers, spills, LDS and occupancy as RADV compiles it on null
+  kernels               setup, then regenerate docs/kernels/gfx1100.md and gfx1030.md (Mesa 22.3)
+                        and navi31.md (Mesa 25.0.7, as radv25 unpacks it): every kernel's
+                        registers, spills, LDS and occupancy as RADV compiles it on null
                         hardware (`gpubench kernels --isa FAMILY --summary FILE`)";
 
 fn main() -> ExitCode {
@@ -95,6 +102,7 @@ fn main() -> ExitCode {
         "validation" => setup::ensure_adapter().and_then(|()| validation::check()),
         "tint" => tint::check(),
         "swiftshader" => setup::ensure_adapter().and_then(|()| swiftshader::check()),
+        "radv25" => radv25::check(),
         "k8s" => k8s::check(),
         "ids" => ids::write(&rest),
         "kernels" => setup::ensure_adapter().and_then(|()| kernels::regenerate()),
@@ -285,6 +293,8 @@ fn test() -> Result<(), String> {
     // must also compile with Tint and run on SwiftShader's limits.
     timed("tint", tint::check)?;
     timed("swiftshader", swiftshader::check)?;
+    // A newer real compiler: the cooperative-matrix kernels on RDNA 3, read from its ISA.
+    timed("radv25", radv25::check)?;
     k8s::check()?;
     gate_rates::smoke()?;
     slurm::check()

@@ -155,15 +155,26 @@ pub fn ensure_node() -> Result<(), String> {
 /// `apt-get update` where the first try fails (a fresh machine may have no package lists yet);
 /// whether a package was downloaded. Nothing is installed.
 pub fn apt_download(spec: &str, dir: &Path) -> bool {
+    apt_download_with(spec, dir, &[])
+}
+
+/// [`apt_download`] with apt `options` (`-o NAME=VALUE` pairs) on both commands: an isolated
+/// apt state (its own source list, package lists and cache) downloads from a suite the system
+/// does not list, and its update touches nothing of the system's.
+pub fn apt_download_with(spec: &str, dir: &Path, options: &[String]) -> bool {
     let download = || {
         Command::new("apt-get")
+            .args(options)
             .args(["download", "-q", spec])
             .current_dir(dir)
             .status()
             .is_ok_and(|s| s.success())
     };
     download() || {
-        let _ = Command::new("apt-get").args(["update", "-q"]).status();
+        let _ = Command::new("apt-get")
+            .args(options)
+            .args(["update", "-q"])
+            .status();
         download()
     }
 }

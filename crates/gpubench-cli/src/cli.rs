@@ -139,7 +139,8 @@ pub struct ManArgs {
 #[command(group(clap::ArgGroup::new("compiler").required(true).args(["isa", "device"])))]
 pub struct KernelsArgs {
     /// An AMD GPU family for RADV on null hardware: gfx1100 (RDNA3), gfx1030 (RDNA2), navi10
-    /// (RDNA1), as this Mesa knows them.
+    /// (RDNA1), as Mesa 22.3 knows them; navi31 (RDNA3) as later Mesas do. GPUBENCH_RADV_ICD
+    /// names another RADV's driver manifest than the system's.
     #[arg(long, value_name = "FAMILY")]
     pub isa: Option<String>,
     /// Instead, the Vulkan device whose name contains NAME (it must report pipeline

@@ -2,7 +2,9 @@
 //! hardware. The committed summaries (`docs/kernels/*.md`, written by `cargo xtask kernels`)
 //! must be what this tree's kernels compile to, and the matmul tuner is held to the compiler
 //! (on fresh `--json` rows): no candidate it keeps may spill, and every candidate it prunes for
-//! registers must spill or fall to 8 waves per SIMD or fewer.
+//! registers must spill or fall to 8 waves per SIMD or fewer. Those are Debian 12's Mesa 22.3;
+//! `navi31` is Mesa 25.0.7's RADV (named by `GPUBENCH_RADV_ICD`), whose test `cargo xtask
+//! radv25` runs (ignored by a plain `cargo test`, failing without that RADV).
 
 use std::path::Path;
 use std::process::Command;
@@ -19,11 +21,24 @@ struct Compiled {
     stdout: String,
 }
 
-fn compile(family: &str) -> Compiled {
+/// The variable naming another RADV than the system's.
+const RADV_ICD: &str = "GPUBENCH_RADV_ICD";
+
+/// `gpubench kernels --isa family`'s outputs, with the system's RADV unless `mesa25`.
+fn compile_with(family: &str, mesa25: bool) -> Compiled {
     let dir = tempfile::tempdir().expect("temp dir");
     let json = dir.path().join("k.json");
     let summary = dir.path().join("k.md");
-    let output = Command::new(env!("CARGO_BIN_EXE_gpubench"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gpubench"));
+    if mesa25 {
+        assert!(
+            std::env::var_os(RADV_ICD).is_some(),
+            "{RADV_ICD} is not set: `cargo xtask radv25` unpacks Mesa 25.0.7's RADV and runs this"
+        );
+    } else {
+        command.env_remove(RADV_ICD);
+    }
+    let output = command
         .args(["kernels", "--isa", family, "--json"])
         .arg(&json)
         .arg("--summary")
@@ -42,6 +57,10 @@ fn compile(family: &str) -> Compiled {
         summary: std::fs::read_to_string(&summary).expect("summary written"),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
     }
+}
+
+fn compile(family: &str) -> Compiled {
+    compile_with(family, false)
 }
 
 fn number(row: &Value, key: &str) -> f64 {
@@ -185,10 +204,52 @@ fn rdna2_statistics_match_and_the_tuner_agrees_with_the_compiler() {
     check_family("gfx1030", "gfx1100");
 }
 
+/// Mesa 25.0.7's RDNA 3: the committed navi31.md is what the kernels compile to, the
+/// cooperative-matrix forms among them, and no candidate the tuner keeps spills. (The register
+/// prunes are held to Mesa 22.3 above: the rule is tuned to the compiler most users run.)
+#[test]
+#[ignore = "needs Mesa 25's RADV: cargo xtask radv25 runs it"]
+fn navi31_statistics_on_mesa_25_match_and_no_kept_candidate_spills() {
+    let Compiled { rows, summary, .. } = compile_with("navi31", true);
+    assert!(
+        summary.starts_with("# Kernel statistics: Null hardware (RADV NAVI31), radv Mesa 25."),
+        "{}",
+        summary.lines().next().unwrap_or_default()
+    );
+    let coop: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["pipeline"].as_str().is_some_and(|p| p.contains("/coop")))
+        .collect();
+    assert!(
+        coop.iter().any(|r| r["tuner"] == "kept"),
+        "no cooperative-matrix form kept on navi31"
+    );
+    let kept_spilling: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["tuner"] == "kept" && spills(r))
+        .filter_map(|r| r["pipeline"].as_str())
+        .collect();
+    assert!(
+        kept_spilling.is_empty(),
+        "navi31: kept candidates spill: {kept_spilling:?}"
+    );
+    let fresh: String = summary
+        .lines()
+        .filter(|l| !example_row(l))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    let committed = committed("navi31");
+    assert!(
+        committed == fresh,
+        "docs/kernels/navi31.md no longer matches what the kernels compile to: regenerate it with `cargo xtask kernels`\n{}",
+        differences(&committed, &fresh)
+    );
+}
+
 #[test]
 fn an_unknown_family_is_a_usage_error_before_the_driver_sees_it() {
     let output = Command::new(env!("CARGO_BIN_EXE_gpubench"))
-        .args(["kernels", "--isa", "navi31"])
+        .args(["kernels", "--isa", "navi99"])
         .output()
         .expect("runs");
     assert_eq!(output.status.code(), Some(2));

@@ -30,6 +30,94 @@ pub struct DeviceFacts {
     pub max_workgroup_bytes: u32,
     /// Whether it is a CPU (`VK_PHYSICAL_DEVICE_TYPE_CPU`).
     pub cpu: bool,
+    /// The PCI vendor id (`0x1002` AMD).
+    pub vendor: u32,
+    /// The subgroup-scope cooperative-matrix configurations it offers
+    /// (`VK_KHR_cooperative_matrix`; empty where it has none).
+    pub cooperative_matrices: Vec<MatrixConfig>,
+}
+
+/// One cooperative-matrix configuration: an `m` x `k` by `k` x `n` product of `ab` elements,
+/// accumulated in `cr`, with the element types as WGSL names them (`f16`, `f32`; other types
+/// as `other`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatrixConfig {
+    /// Rows of A and C.
+    pub m: u32,
+    /// Columns of B and C.
+    pub n: u32,
+    /// Columns of A, rows of B.
+    pub k: u32,
+    /// The type of A and B.
+    pub ab: &'static str,
+    /// The type of C and the result.
+    pub cr: &'static str,
+}
+
+/// What `physical` says about itself, with its cooperative-matrix configurations.
+fn device_facts(
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+    name: &str,
+    cooperative_matrices: Vec<MatrixConfig>,
+) -> DeviceFacts {
+    let mut p11 = vk::PhysicalDeviceVulkan11Properties::default();
+    let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
+    let mut p13 = vk::PhysicalDeviceVulkan13Properties::default();
+    let mut props = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut p11)
+        .push_next(&mut p12)
+        .push_next(&mut p13);
+    // SAFETY: a valid chain of property structures for a Vulkan 1.3 device of this instance.
+    unsafe { instance.get_physical_device_properties2(physical, &mut props) };
+    let (limits, device_type) = (props.properties.limits, props.properties.device_type);
+    let vendor = props.properties.vendor_id;
+    DeviceFacts {
+        name: name.to_string(),
+        driver: format!("{} {}", text(&p12.driver_name), text(&p12.driver_info)),
+        subgroup_size: p11.subgroup_size,
+        max_subgroup_size: p13.max_subgroup_size.max(p11.subgroup_size),
+        max_invocations: limits.max_compute_work_group_invocations,
+        max_workgroup_bytes: limits.max_compute_shared_memory_size,
+        cpu: device_type == vk::PhysicalDeviceType::CPU,
+        vendor,
+        cooperative_matrices,
+    }
+}
+
+/// The WGSL name of a cooperative-matrix component type.
+fn component(ty: vk::ComponentTypeKHR) -> &'static str {
+    match ty {
+        vk::ComponentTypeKHR::FLOAT16 => "f16",
+        vk::ComponentTypeKHR::FLOAT32 => "f32",
+        _ => "other",
+    }
+}
+
+/// The subgroup-scope configurations `physical` offers where it has the extension.
+fn matrix_configs(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    physical: vk::PhysicalDevice,
+) -> Vec<MatrixConfig> {
+    let coop = ash::khr::cooperative_matrix::Instance::new(entry, instance);
+    // SAFETY: physical comes from this instance, which offers the extension's entry point.
+    let Ok(configs) = (unsafe { coop.get_physical_device_cooperative_matrix_properties(physical) })
+    else {
+        return Vec::new();
+    };
+    configs
+        .iter()
+        .filter(|c| c.scope == vk::ScopeKHR::SUBGROUP && c.a_type == c.b_type)
+        .filter(|c| c.c_type == c.result_type)
+        .map(|c| MatrixConfig {
+            m: c.m_size,
+            n: c.n_size,
+            k: c.k_size,
+            ab: component(c.a_type),
+            cr: component(c.c_type),
+        })
+        .collect()
 }
 
 /// A device that compiles kernels and reports their statistics.
@@ -67,7 +155,7 @@ impl Compiler {
         // SAFETY: a valid create info without layers or extensions.
         let instance =
             unsafe { entry.create_instance(&create, None) }.map_err(vulkan("vkCreateInstance"))?;
-        match Self::on_instance(&instance, wanted) {
+        match Self::on_instance(&entry, &instance, wanted) {
             Ok((device, facts)) => {
                 let executables =
                     ash::khr::pipeline_executable_properties::Device::new(&instance, &device);
@@ -89,6 +177,7 @@ impl Compiler {
 
     /// The device on `instance` whose name contains `wanted`, created, and its facts.
     fn on_instance(
+        entry: &ash::Entry,
         instance: &ash::Instance,
         wanted: &str,
     ) -> Result<(ash::Device, DeviceFacts), IsaError> {
@@ -120,11 +209,13 @@ impl Compiler {
                 found,
             });
         };
-        Self::on_device(instance, chosen, &name)
+        Self::on_device((entry, instance), chosen, &name)
     }
 
+    /// The device created on `physical` with pipeline statistics, cooperative matrices where it
+    /// offers them and every feature it offers, and its facts.
     fn on_device(
-        instance: &ash::Instance,
+        (entry, instance): (&ash::Entry, &ash::Instance),
         physical: vk::PhysicalDevice,
         name: &str,
     ) -> Result<(ash::Device, DeviceFacts), IsaError> {
@@ -132,12 +223,21 @@ impl Compiler {
         // SAFETY: physical comes from this instance.
         let extensions = unsafe { instance.enumerate_device_extension_properties(physical) }
             .map_err(vulkan("vkEnumerateDeviceExtensionProperties"))?;
-        if !extensions
-            .iter()
-            .any(|e| e.extension_name_as_c_str() == Ok(extension))
-        {
+        let offers = |wanted: &std::ffi::CStr| {
+            extensions
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(wanted))
+        };
+        if !offers(extension) {
             return Err(IsaError::NoStatistics(name.to_string()));
         }
+        let coop_name = ash::khr::cooperative_matrix::NAME;
+        let cooperative_matrices = if offers(coop_name) {
+            matrix_configs(entry, instance, physical)
+        } else {
+            Vec::new()
+        };
+        let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
         let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
         let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
         let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
@@ -147,27 +247,12 @@ impl Compiler {
             .push_next(&mut v12)
             .push_next(&mut v13)
             .push_next(&mut stats);
+        if !cooperative_matrices.is_empty() {
+            features = features.push_next(&mut coop);
+        }
         // SAFETY: a valid chain of feature structures for a Vulkan 1.3 device.
         unsafe { instance.get_physical_device_features2(physical, &mut features) };
-        let mut p11 = vk::PhysicalDeviceVulkan11Properties::default();
-        let mut p12 = vk::PhysicalDeviceVulkan12Properties::default();
-        let mut p13 = vk::PhysicalDeviceVulkan13Properties::default();
-        let mut props = vk::PhysicalDeviceProperties2::default()
-            .push_next(&mut p11)
-            .push_next(&mut p12)
-            .push_next(&mut p13);
-        // SAFETY: as above, for properties.
-        unsafe { instance.get_physical_device_properties2(physical, &mut props) };
-        let (limits, device_type) = (props.properties.limits, props.properties.device_type);
-        let facts = DeviceFacts {
-            name: name.to_string(),
-            driver: format!("{} {}", text(&p12.driver_name), text(&p12.driver_info)),
-            subgroup_size: p11.subgroup_size,
-            max_subgroup_size: p13.max_subgroup_size.max(p11.subgroup_size),
-            max_invocations: limits.max_compute_work_group_invocations,
-            max_workgroup_bytes: limits.max_compute_shared_memory_size,
-            cpu: device_type == vk::PhysicalDeviceType::CPU,
-        };
+        let facts = device_facts(instance, physical, name, cooperative_matrices);
         // SAFETY: physical comes from this instance.
         let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
         let family = families
@@ -178,7 +263,10 @@ impl Compiler {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&priorities)];
-        let names = [extension.as_ptr()];
+        let mut names = vec![extension.as_ptr()];
+        if !facts.cooperative_matrices.is_empty() {
+            names.push(coop_name.as_ptr());
+        }
         // Every feature the device offers is enabled, as queried (the chain is reused).
         let create = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)

@@ -19,7 +19,7 @@ pub mod radv;
 mod representation;
 mod spirv;
 
-pub use driver::{Compiler, DeviceFacts};
+pub use driver::{Compiler, DeviceFacts, MatrixConfig};
 pub use representation::{InternalRepresentations, Representation};
 pub use spirv::{Bindings, spirv_for};
 
@@ -61,6 +61,16 @@ pub enum IsaError {
     NoRadv {
         /// The manifest's file name.
         manifest: String,
+    },
+    /// The variable naming another RADV names no file.
+    #[error(
+        "{variable}={path}: no such file; point it at a RADV driver manifest (`cargo xtask radv25` unpacks Mesa 25.0.7's and sets it), or unset it for the system's RADV"
+    )]
+    NoRadvOverride {
+        /// The variable.
+        variable: &'static str,
+        /// What it names.
+        path: String,
     },
     /// An AMD family this RADV does not know (an unknown name aborts the driver).
     #[error("unknown AMD family '{family}'; known: {known}")]

@@ -30,6 +30,9 @@ fn fact_sets() -> [(&'static str, AdapterFacts); 3] {
         subgroup_max: 64,
         max_invocations: 1024,
         max_workgroup_bytes: 65536,
+        vendor: 0,
+        backend: wgpu::Backend::Vulkan,
+        coop: gpubench_harness::kit::facts::CoopMatrices::NONE,
     };
     [
         ("gpu", gpu),
@@ -51,6 +54,7 @@ fn fact_sets() -> [(&'static str, AdapterFacts); 3] {
                 subgroup_max: 4,
                 max_invocations: 256,
                 max_workgroup_bytes: 16384,
+                ..gpu
             },
         ),
     ]

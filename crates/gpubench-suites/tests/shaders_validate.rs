@@ -84,33 +84,49 @@ fn every_shader_file_parses_validates_and_is_declared() {
     );
 }
 
-/// The facts of a large GPU with subgroups: every GPU-only pipeline form is built for it.
-fn large_gpu() -> gpubench_harness::kit::facts::AdapterFacts {
-    gpubench_harness::kit::facts::AdapterFacts {
-        cpu: false,
-        subgroups: true,
-        subgroup_max: 64,
-        max_invocations: 1024,
-        max_workgroup_bytes: 65536,
-    }
-}
-
-/// Every pipeline every suite declares, on a GPU's facts and a CPU's, validates as its
-/// pipeline compiles it.
+/// Every pipeline every suite declares, on a GPU's facts and a CPU's, and on the facts of GPUs
+/// with cooperative matrices (RDNA 3's 16 x 16, an Apple GPU's 8 x 8 on Metal), validates as
+/// its pipeline compiles it.
 #[test]
 fn every_declared_pipeline_validates_as_compiled() {
-    let gpu = large_gpu();
-    let cpu = gpubench_harness::kit::facts::AdapterFacts {
+    use gpubench_harness::kit::facts::{AdapterFacts, CoopMatrices, VENDOR_AMD, VENDOR_APPLE};
+    let gpu = AdapterFacts::vulkan_gpu(64, 1024, 65536);
+    let cpu = AdapterFacts {
         cpu: true,
         subgroup_max: 8,
         ..gpu
     };
-    for facts in [gpu, cpu] {
+    let rdna3 = AdapterFacts {
+        vendor: VENDOR_AMD,
+        coop: CoopMatrices::NONE
+            .with(16, Precision::F16, Precision::F16)
+            .with(16, Precision::F16, Precision::F32),
+        ..gpu
+    };
+    let apple = AdapterFacts {
+        vendor: VENDOR_APPLE,
+        backend: wgpu::Backend::Metal,
+        max_workgroup_bytes: 32768,
+        coop: CoopMatrices::NONE
+            .with(8, Precision::F16, Precision::F32)
+            .with(8, Precision::F32, Precision::F32),
+        ..gpu
+    };
+    for facts in [gpu, cpu, rdna3, apple] {
         let forms = gpubench_suites::REGISTRY
             .pipelines(facts, gpubench_harness::Profile::Default)
             .expect("forms");
         let suites: BTreeSet<&str> = forms.iter().map(|f| f.suite).collect();
         assert!(suites.len() >= 7, "{suites:?}");
+        let coop = forms
+            .iter()
+            .filter(|f| f.shader.source.contains("wgpu_cooperative_matrix"))
+            .count();
+        assert_eq!(
+            coop > 0,
+            !facts.coop.is_empty(),
+            "{facts:?}: {coop} coop forms"
+        );
         for form in &forms {
             validate_specialised(&form.pipeline, &form.shader);
         }
@@ -354,7 +370,7 @@ fn every_generated_unrolled_block_validates() {
 /// never carries the line (naga 30 refuses it); the other pipelines reach it unchanged.
 #[test]
 fn the_webgpu_form_enables_subgroups_where_a_kernel_uses_them() {
-    let gpu = large_gpu();
+    let gpu = gpubench_harness::kit::facts::AdapterFacts::vulkan_gpu(64, 1024, 65536);
     let forms = gpubench_suites::REGISTRY
         .pipelines(gpu, gpubench_harness::Profile::Default)
         .expect("forms");

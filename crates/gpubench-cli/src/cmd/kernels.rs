@@ -8,9 +8,10 @@
 //! compiler, then one table row per pipeline), the form docs/kernels keeps.
 
 use anyhow::Context as _;
-use gpubench_harness::kit::facts::AdapterFacts;
+use gpubench_harness::kit::facts::{AdapterFacts, CoopMatrices};
 use gpubench_harness::kit::forms::{KernelForm, TunerRole};
-use gpubench_isa::radv::{FAMILIES, null_hardware_environment, radv_family};
+use gpubench_harness::kit::gpu::Precision;
+use gpubench_isa::radv::{known_families, null_hardware_environment, radv_family};
 use gpubench_isa::{Compiler, DeviceFacts, PipelineStatistics};
 use gpubench_report::grid::Grid;
 use gpubench_results::Profile;
@@ -87,14 +88,29 @@ impl KernelRow {
     }
 }
 
-/// The tuner's facts for a device, as wgpu would report them for it.
+/// The tuner's facts for a device, as wgpu's Vulkan backend would report them for it: its
+/// square cooperative-matrix configurations of f16 and f32 included.
 fn tuner_facts(facts: &DeviceFacts) -> AdapterFacts {
+    let precision = |name: &str| match name {
+        "f16" => Some(Precision::F16),
+        "f32" => Some(Precision::F32),
+        _ => None,
+    };
+    let coop = facts
+        .cooperative_matrices
+        .iter()
+        .filter(|c| c.m == c.n && c.n == c.k)
+        .filter_map(|c| Some((c.m, precision(c.ab)?, precision(c.cr)?)))
+        .fold(CoopMatrices::NONE, |all, (s, d, a)| all.with(s, d, a));
     AdapterFacts {
         cpu: facts.cpu,
-        subgroups: true,
-        subgroup_max: facts.max_subgroup_size.max(1),
-        max_invocations: facts.max_invocations,
-        max_workgroup_bytes: facts.max_workgroup_bytes,
+        vendor: facts.vendor,
+        coop,
+        ..AdapterFacts::vulkan_gpu(
+            facts.max_subgroup_size.max(1),
+            facts.max_invocations,
+            facts.max_workgroup_bytes,
+        )
     }
 }
 
@@ -144,13 +160,9 @@ fn compiler_wanted(args: &KernelsArgs) -> anyhow::Result<String> {
     Ok(match (&args.isa, &args.device) {
         (Some(family), _) => {
             if radv_family(family).is_none() {
-                let known: Vec<String> = FAMILIES
-                    .iter()
-                    .map(|(t, m, arch)| format!("{t} ({m}, {arch})"))
-                    .collect();
                 return Err(crate::exit::UsageError(format!(
                     "--isa: unknown AMD family '{family}'; known: {}",
-                    known.join(", ")
+                    known_families()
                 ))
                 .into());
             }
@@ -320,6 +332,8 @@ mod tests {
             max_invocations: 1024,
             max_workgroup_bytes: 65536,
             cpu: false,
+            vendor: 0x1002,
+            cooperative_matrices: Vec::new(),
         };
         let row = |pipeline: &str, vgprs: Option<f64>| KernelRow {
             pipeline: pipeline.to_string(),

@@ -3,6 +3,7 @@
 //! written out in a test).
 
 use crate::GpuContext;
+use crate::kit::gpu::Precision;
 
 /// The adapter's facts a suite chooses its kernels by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,9 +18,112 @@ pub struct AdapterFacts {
     pub max_invocations: u32,
     /// `max_compute_workgroup_storage_size`, bytes.
     pub max_workgroup_bytes: u32,
+    /// The PCI vendor id (`0x1002` AMD, `0x10DE` NVIDIA, `0x106B` Apple; 0 where unknown).
+    pub vendor: u32,
+    /// The backend (wgpu's Metal reports subgroup ranges that are not Apple's lane count).
+    pub backend: wgpu::Backend,
+    /// The square cooperative-matrix configurations the device was given.
+    pub coop: CoopMatrices,
+}
+
+/// AMD's PCI vendor id.
+pub const VENDOR_AMD: u32 = 0x1002;
+/// Apple's vendor id as wgpu reports it.
+pub const VENDOR_APPLE: u32 = 0x106B;
+
+/// The square cooperative-matrix configurations an adapter offers (S x S x S products, S of 8
+/// or 16, f16 or f32 data, f16 or f32 sums): plain bits, so facts stay `Copy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CoopMatrices(u8);
+
+impl CoopMatrices {
+    /// No configuration (no `EXPERIMENTAL_COOPERATIVE_MATRIX`).
+    pub const NONE: Self = Self(0);
+
+    fn bit(size: u32, data: Precision, acc: Precision) -> Option<u8> {
+        let s = match size {
+            8 => 0,
+            16 => 1,
+            _ => return None,
+        };
+        let d = u8::from(data == Precision::F32);
+        let a = u8::from(acc == Precision::F32);
+        Some(1 << (s * 4 + d * 2 + a))
+    }
+
+    /// These configurations and `size` x `size` products of `data` summed in `acc` (a size
+    /// other than 8 or 16 adds nothing).
+    pub fn with(self, size: u32, data: Precision, acc: Precision) -> Self {
+        Self(self.0 | Self::bit(size, data, acc).unwrap_or(0))
+    }
+
+    /// Whether `size` x `size` products of `data` summed in `acc` are offered.
+    pub fn offers(&self, size: u32, data: Precision, acc: Precision) -> bool {
+        Self::bit(size, data, acc).is_some_and(|b| self.0 & b != 0)
+    }
+
+    /// Whether none is offered.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// The matrix sizes offered for any types, smallest first.
+    pub fn sizes(&self) -> Vec<u32> {
+        [8, 16]
+            .into_iter()
+            .filter(|&s| {
+                [Precision::F16, Precision::F32].iter().any(|&d| {
+                    [Precision::F16, Precision::F32]
+                        .iter()
+                        .any(|&a| self.offers(s, d, a))
+                })
+            })
+            .collect()
+    }
+
+    /// The square configurations of wgpu's list (empty where the device was not given
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX`).
+    pub fn of(ctx: &GpuContext) -> Self {
+        if !ctx
+            .features
+            .contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX)
+        {
+            return Self::NONE;
+        }
+        let scalar = |ty: wgpu::CooperativeScalarType| match ty {
+            wgpu::CooperativeScalarType::F32 => Some(Precision::F32),
+            wgpu::CooperativeScalarType::F16 => Some(Precision::F16),
+            _ => None,
+        };
+        ctx.adapter
+            .cooperative_matrix_properties()
+            .iter()
+            .filter(|p| p.m_size == p.n_size && p.n_size == p.k_size)
+            .filter_map(|p| Some((p.m_size, scalar(p.ab_type)?, scalar(p.cr_type)?)))
+            .fold(Self::NONE, |all, (s, d, a)| all.with(s, d, a))
+    }
 }
 
 impl AdapterFacts {
+    /// A GPU's facts on Vulkan, vendor unknown (0), no cooperative matrices: the base that
+    /// tests and `gpubench kernels` fill in.
+    pub const fn vulkan_gpu(
+        subgroup_max: u32,
+        max_invocations: u32,
+        max_workgroup_bytes: u32,
+    ) -> Self {
+        Self {
+            cpu: false,
+            subgroups: true,
+            subgroup_max,
+            max_invocations,
+            max_workgroup_bytes,
+            vendor: 0,
+            backend: wgpu::Backend::Vulkan,
+            coop: CoopMatrices::NONE,
+        }
+    }
+
     /// The facts of `ctx`'s adapter and device.
     pub fn of(ctx: &GpuContext) -> Self {
         let info = ctx.adapter.get_info();
@@ -29,6 +133,9 @@ impl AdapterFacts {
             subgroup_max: info.subgroup_max_size.max(1),
             max_invocations: ctx.limits.max_compute_invocations_per_workgroup,
             max_workgroup_bytes: ctx.limits.max_compute_workgroup_storage_size,
+            vendor: info.vendor,
+            backend: info.backend,
+            coop: CoopMatrices::of(ctx),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The matmul tuner's candidates as `gpubench kernels` and the shader tests see them: every
 //! variant the tuner would consider for the default profile's shapes, kept or pruned with the
-//! rule's reason. Cooperative-matrix kernels are left out: no compiler here offers the
-//! extension they need.
+//! rule's reason, and the cooperative-matrix forms the adapter's configurations choose
+//! ([`super::coop::candidates`]; none where it offers none, as Mesa 22.3's RADV does).
 
 use std::collections::BTreeSet;
 
@@ -10,7 +10,7 @@ use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::{KernelForm, TunerRole};
 use gpubench_harness::kit::gpu::Precision;
 
-use super::{Kind, candidates, profile_shapes, register_model, registers};
+use super::{Candidate, Kind, candidates, coop, profile_shapes, register_model, registers};
 
 /// The matmul tuner's candidates over `profile`'s shapes, each variant's shaders once per
 /// precision and the row block its kernel is generated for.
@@ -19,8 +19,15 @@ pub fn matmul_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelF
     let mut forms = Vec::new();
     let model = register_model(facts);
     for precision in [Precision::F32, Precision::F16] {
-        for shape in profile_shapes(profile, facts.cpu) {
-            for candidate in candidates(facts, precision, shape) {
+        let shapes = profile_shapes(profile, facts.cpu);
+        // The cooperative-matrix forms do not depend on the shape: listed with the first.
+        let coop_forms = coop::candidates(facts, precision);
+        for (at, shape) in shapes.into_iter().enumerate() {
+            let mut space: Vec<Candidate> = candidates(facts, precision, shape);
+            if at == 0 {
+                space.extend(coop_forms.iter().cloned());
+            }
+            for candidate in space {
                 let shaders = candidate.variant.shaders(precision, shape.m)?;
                 // Small-M kernels are generated per row block and differ by M; the others are
                 // the same for every shape and are listed once.

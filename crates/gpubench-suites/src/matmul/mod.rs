@@ -443,78 +443,43 @@ async fn coop_product(
     let product = |id: String, variant: Variant| {
         Matmul::sharing(id, variant, Arc::clone(inputs))
             .with_param("experimental_features", enabled.into())
-            .with_param("tuned", false.into())
     };
     if !enabled_by_options {
         // The f16 row, skipped with the reason (f32 rows exist only where offered).
         let reason =
             "cooperative-matrix kernels turned off for this run (the `coop_matrix` option is off)";
         return match f16_row() {
-            Some(variant) if precision == Precision::F16 => {
-                vec![KernelBench::boxed(product(id, variant).turned_off(reason))]
-            }
+            Some(variant) if precision == Precision::F16 => vec![KernelBench::boxed(
+                product(id, variant)
+                    .with_param("tuned", false.into())
+                    .turned_off(reason),
+            )],
             _ => Vec::new(),
         };
     }
-    let space = coop_candidates(ctx, precision, subgroup, info.vendor);
-    let Some(first) = space.first() else {
+    // The forms this adapter's facts choose (`coop::candidates`), pruned ones with the reason.
+    let space = coop::candidates(AdapterFacts::of(ctx), precision);
+    if space.iter().all(|c| c.pruned.is_some()) {
+        if precision != Precision::F16 {
+            return Vec::new();
+        }
         // The 16 x 16 f16 form, which the runner skips with the adapter's reason.
-        return match f16_row() {
-            Some(variant) if precision == Precision::F16 => {
-                vec![KernelBench::boxed(product(id, variant))]
-            }
-            _ => Vec::new(),
+        let Some(variant) = f16_row() else {
+            return Vec::new();
         };
-    };
-    if let Some(reason) = coop::too_few_rows(shape.m) {
         return vec![KernelBench::boxed(
-            product(id, first.variant).turned_off(reason),
+            product(id, variant).with_param("tuned", false.into()),
         )];
     }
-    let tuned = |id: String, variant: Variant| {
-        Matmul::sharing(id, variant, Arc::clone(inputs))
-            .with_param("experimental_features", enabled.into())
-    };
-    tune(ctx, tuner, &id, &space, &tuned).await
-}
-
-/// The cooperative-matrix configurations a `precision` product tunes on `ctx`'s adapter: those
-/// written for its subgroup and offered by it, narrowed to the vendor's short list where that
-/// leaves any.
-fn coop_candidates(
-    ctx: &GpuContext,
-    precision: Precision,
-    subgroup: Option<u32>,
-    vendor: u32,
-) -> Vec<Candidate> {
-    let offered = coop::offered(ctx, precision);
-    let space: Vec<Variant> = catalogue()
-        .iter()
-        .filter(|v| v.applies_to(precision))
-        .filter(|v| match v.kind {
-            Kind::Coop(p) => {
-                Some(p.sg) == subgroup && offered.contains(&(p.size, v.accumulation(precision)))
-            }
-            _ => false,
-        })
-        .copied()
-        .collect();
-    let short: Vec<Variant> = space
-        .iter()
-        .filter(|v| match v.kind {
-            Kind::Coop(p) => coop::tuned_for_vendor(vendor, &p, v.accumulation(precision)),
-            _ => false,
-        })
-        .copied()
-        .collect();
-    let chosen = if short.is_empty() { space } else { short };
-    chosen
-        .into_iter()
-        .map(|variant| Candidate {
-            variant,
-            pruned: None,
-        })
-        .collect()
+    let first_kept = space.iter().find(|c| c.pruned.is_none());
+    if let (Some(reason), Some(kept)) = (coop::too_few_rows(shape.m), first_kept) {
+        return vec![KernelBench::boxed(
+            product(id, kept.variant)
+                .with_param("tuned", false.into())
+                .turned_off(reason),
+        )];
+    }
+    tune(ctx, tuner, &id, &space, &product).await
 }
 
 /// Each ok product's median as a percentage of the measured FMA peak of its accumulation
@@ -801,14 +766,17 @@ mod check_plan {
     use super::*;
 
     /// An H200 through Vulkan: 32-lane subgroups, 1024 invocations and 48 KiB of workgroup
-    /// memory per workgroup.
-    const H200: AdapterFacts = AdapterFacts {
-        cpu: false,
-        subgroups: true,
-        subgroup_max: 32,
-        max_invocations: 1024,
-        max_workgroup_bytes: 48 * 1024,
-    };
+    /// memory per workgroup, 16 x 16 f16 matrices with f16 or f32 sums.
+    fn h200() -> AdapterFacts {
+        use gpubench_harness::kit::facts::CoopMatrices;
+        AdapterFacts {
+            vendor: 0x10de,
+            coop: CoopMatrices::NONE
+                .with(16, Precision::F16, Precision::F16)
+                .with(16, Precision::F16, Precision::F32),
+            ..AdapterFacts::vulkan_gpu(32, 1024, 48 * 1024)
+        }
+    }
 
     /// (shape label, precision, tuned candidates, cooperative-matrix candidates) per product of
     /// the default profile on the H200, in run order.
@@ -816,25 +784,13 @@ mod check_plan {
         products(Profile::Default, false, &[])
             .into_iter()
             .map(|(shape, precision)| {
-                let tuned = candidates(H200, precision, shape)
-                    .iter()
-                    .filter(|c| c.pruned.is_none())
-                    .count();
-                let coop = catalogue()
-                    .iter()
-                    .filter(|v| v.applies_to(precision))
-                    .filter(|v| match v.kind {
-                        // NVIDIA offers 16 x 16 f16 products with f16 and f32 sums.
-                        Kind::Coop(p) => {
-                            p.sg == 32
-                                && p.size == 16
-                                && precision == Precision::F16
-                                && coop::too_few_rows(shape.m).is_none()
-                                && coop::tuned_for_vendor(0x10de, &p, v.accumulation(precision))
-                        }
-                        _ => false,
-                    })
-                    .count();
+                let kept =
+                    |space: Vec<Candidate>| space.iter().filter(|c| c.pruned.is_none()).count();
+                let tuned = kept(candidates(h200(), precision, shape));
+                let coop = match coop::too_few_rows(shape.m) {
+                    Some(_) => 0,
+                    None => kept(coop::candidates(h200(), precision)),
+                };
                 (shape.label(), precision.name(), tuned, coop)
             })
             .collect()

@@ -397,6 +397,9 @@ mod tests {
         subgroup_max: 32,
         max_invocations: 1024,
         max_workgroup_bytes: 16 * 1024,
+        vendor: 0,
+        backend: wgpu::Backend::Vulkan,
+        coop: gpubench_harness::kit::facts::CoopMatrices::NONE,
     };
 
     fn find<'a>(space: &'a [Candidate], name: &str) -> Option<&'a Candidate> {

@@ -128,27 +128,47 @@ pub fn gemv_space() -> Vec<GemvParams> {
 
 /// The cooperative-matrix parameter sets: both sizes WGSL names, on subgroups of 32 and 64,
 /// 2 x 2, 2 x 4 and 4 x 2 subgroups of 64 x 64 each, K-steps of S and 2S, one or two staged
-/// copies; those whose f16 form (f32 sums) needs more than 48 KiB of workgroup memory (the
-/// NVIDIA figure; RDNA3 has 64, Apple 32, and the adapter's own limit prunes the rest) are left
-/// out.
+/// copies; then the forms for one kind of adapter each: 16 x 16 with B staged K-contiguous on
+/// subgroups of 64 (`-bcol`, RDNA 3, whose matrix loads cannot transpose), and 8 x 8 with
+/// 32 x 32 of C per subgroup on subgroups of 32 (`-c32`, Apple). Those whose f16 form (f32
+/// sums) needs more than 48 KiB of workgroup memory (the NVIDIA figure; RDNA3 has 64, Apple
+/// 32, and the adapter's own limit prunes the rest) are left out.
 pub fn coop_space() -> Vec<CoopParams> {
+    let base = |size, sg| CoopParams {
+        size,
+        sg,
+        warps: (2, 2),
+        bk: size,
+        stages: 1,
+        emulated: false,
+        edge: coop::SUBGROUP_EDGE,
+        b_kcontig: false,
+    };
+    let mut forms: Vec<CoopParams> = [8, 16]
+        .into_iter()
+        .flat_map(|size| [32, 64].map(|sg| base(size, sg)))
+        .collect();
+    forms.push(CoopParams {
+        b_kcontig: true,
+        ..base(16, 64)
+    });
+    forms.push(CoopParams {
+        edge: 32,
+        ..base(8, 32)
+    });
     let mut out = Vec::new();
-    for size in [8, 16] {
-        for sg in [32, 64] {
-            for warps in [(2, 2), (2, 4), (4, 2)] {
-                for bk in [size, 2 * size] {
-                    for stages in [1, 2] {
-                        let p = CoopParams {
-                            size,
-                            sg,
-                            warps,
-                            bk,
-                            stages,
-                            emulated: false,
-                        };
-                        if p.workgroup_bytes(Precision::F16, Precision::F32) <= 48 * 1024 {
-                            out.push(p);
-                        }
+    for form in forms {
+        for warps in [(2, 2), (2, 4), (4, 2)] {
+            for bk in [form.size, 2 * form.size] {
+                for stages in [1, 2] {
+                    let p = CoopParams {
+                        warps,
+                        bk,
+                        stages,
+                        ..form
+                    };
+                    if p.workgroup_bytes(Precision::F16, Precision::F32) <= 48 * 1024 {
+                        out.push(p);
                     }
                 }
             }
@@ -384,7 +404,7 @@ impl Variant {
                 }
             ),
             Kind::Coop(p) => format!(
-                "cooperative matrix{0}: {1}x{1} products, {2}x{3} subgroups of {4} invocations, 64x64 of C per subgroup, K-steps of {5}, {6}",
+                "cooperative matrix{0}: {1}x{1} products, {2}x{3} subgroups of {4} invocations, {7}x{7} of C per subgroup, K-steps of {5}, {6}{8}",
                 if p.emulated {
                     " (emulated in plain WGSL)"
                 } else {
@@ -399,6 +419,12 @@ impl Variant {
                     "double-buffered staging"
                 } else {
                     "one staged copy"
+                },
+                p.edge,
+                if p.b_kcontig {
+                    ", B staged K-contiguous"
+                } else {
+                    ""
                 }
             ),
         }

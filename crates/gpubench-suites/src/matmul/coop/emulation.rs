@@ -17,6 +17,12 @@ pub(super) fn emulation_helpers(out: &mut String, p: CoopParams, precision: Prec
     let (s, sg) = (p.size, p.sg);
     let e = emulated_elements(p);
     let (stride_a, stride_b) = p.strides(precision);
+    // Element (kk, q) of the B fragment: row-major, or K-contiguous (column-major).
+    let b_at = if p.b_kcontig {
+        format!("q * {stride_b}u + kk")
+    } else {
+        format!("kk * {stride_b}u + q")
+    };
     emit!(out, "alias Tile = array<ACC, {e}>;\n");
     emit!(
         out,
@@ -28,7 +34,7 @@ pub(super) fn emulation_helpers(out: &mut String, p: CoopParams, precision: Prec
         let q = idx % {s}u;
         var sum = acc[e];
         for (var kk = 0u; kk < {s}u; kk++) {{
-            sum = fma(ACC(sa[ao + r * {stride_a}u + kk]), ACC(sb[bo + kk * {stride_b}u + q]), sum);
+            sum = fma(ACC(sa[ao + r * {stride_a}u + kk]), ACC(sb[bo + {b_at}]), sum);
         }}
         acc[e] = sum;
     }}

@@ -43,10 +43,12 @@ use gpubench_harness::GpuContext;
 
 use gpubench_harness::kit::gpu::Precision;
 
+mod choice;
 mod emulation;
 mod shortlist;
 mod source;
 
+pub use choice::{candidates, transposing_load};
 pub use shortlist::{COOP_MIN_M, too_few_rows, tuned_for_vendor};
 
 pub use source::source;
@@ -66,9 +68,16 @@ pub struct CoopParams {
     pub stages: u32,
     /// Plain WGSL in place of the matrix operations, for verification without the feature.
     pub emulated: bool,
+    /// Rows and columns of C each subgroup computes: [`SUBGROUP_EDGE`], or 32 for 8 x 8
+    /// matrices (label `-c32`: 16 accumulators where 64 x 64 would hold 64).
+    pub edge: u32,
+    /// B staged K-contiguous (each column of the block a row of workgroup memory, loaded as a
+    /// column-major matrix; label `-bcol`), for adapters whose matrix loads cannot transpose:
+    /// RDNA 3 reads row-major B one 16-bit element at a time.
+    pub b_kcontig: bool,
 }
 
-/// Rows and columns of C each subgroup computes.
+/// Rows and columns of C each subgroup computes, unless a form says otherwise.
 pub const SUBGROUP_EDGE: u32 = 64;
 
 /// Bytes of workgroup memory each subgroup has for taking its sums out.
@@ -79,16 +88,23 @@ pub const OUT_STAGING_BYTES: u32 = 2048;
 const ALIGN_BYTES: u32 = 16;
 
 impl CoopParams {
-    /// The parameter part of the variant name, e.g. `coop16x16-sg32-w2x2-bk32-db`.
+    /// The parameter part of the variant name, e.g. `coop16x16-sg32-w2x2-bk32-db` (the forms
+    /// added later end in `-bcol` or `-c32`, so every earlier name keeps its kernel).
     pub fn label(&self) -> String {
         format!(
-            "coop{0}x{0}-sg{1}-w{2}x{3}-bk{4}{5}{6}",
+            "coop{0}x{0}-sg{1}-w{2}x{3}-bk{4}{5}{6}{7}{8}",
             self.size,
             self.sg,
             self.warps.0,
             self.warps.1,
             self.bk,
             if self.stages == 2 { "-db" } else { "" },
+            if self.b_kcontig { "-bcol" } else { "" },
+            if self.edge == SUBGROUP_EDGE {
+                String::new()
+            } else {
+                format!("-c{}", self.edge)
+            },
             if self.emulated { "-emulated" } else { "" }
         )
     }
@@ -106,7 +122,7 @@ impl CoopParams {
 
     /// S x S tiles per subgroup along each edge.
     pub fn tiles(&self) -> u32 {
-        SUBGROUP_EDGE / self.size
+        self.edge / self.size
     }
 
     /// Subgroups per workgroup.
@@ -121,7 +137,7 @@ impl CoopParams {
 
     /// Rows and columns of C per workgroup.
     pub fn block(&self) -> (u32, u32) {
-        (self.warps.0 * SUBGROUP_EDGE, self.warps.1 * SUBGROUP_EDGE)
+        (self.warps.0 * self.edge, self.warps.1 * self.edge)
     }
 
     /// Workgroups for an `m` x `n` product.
@@ -139,6 +155,8 @@ impl CoopParams {
             && self.bk <= 2 * self.size
             && (1..=2).contains(&self.stages)
             && self.subgroups() > 0
+            && matches!(self.edge, 32 | 64)
+            && self.edge.is_multiple_of(self.size)
     }
 
     /// The stride, in elements, of a staged row of `len` elements: the row rounded up to
@@ -150,18 +168,28 @@ impl CoopParams {
     }
 
     /// Row strides, in elements, of the staged A block (BM rows of BK) and B block (BK rows of
-    /// BN).
+    /// BN, or with `b_kcontig` BN rows of BK).
     pub fn strides(&self, precision: Precision) -> (u32, u32) {
+        let b_row = if self.b_kcontig {
+            self.bk
+        } else {
+            self.block().1
+        };
         (
             Self::padded(self.bk, precision),
-            Self::padded(self.block().1, precision),
+            Self::padded(b_row, precision),
         )
     }
 
     /// Elements in one copy of the staged A block and of the staged B block.
     pub fn staged_len(&self, precision: Precision) -> (u32, u32) {
         let (sa, sb) = self.strides(precision);
-        (self.block().0 * sa, self.bk * sb)
+        let b_rows = if self.b_kcontig {
+            self.block().1
+        } else {
+            self.bk
+        };
+        (self.block().0 * sa, b_rows * sb)
     }
 
     /// Tiles a subgroup takes out per pass through its output staging: as many as 2 KiB holds,
@@ -200,14 +228,18 @@ impl CoopParams {
     /// for the subgroup in row `wr` of the grid.
     pub fn a_fragment(&self, precision: Precision, i: u32, kk: u32) -> (u32, u32) {
         let (sa, _) = self.strides(precision);
-        (SUBGROUP_EDGE * sa, i * self.size * sa + kk * self.size)
+        (self.edge * sa, i * self.size * sa + kk * self.size)
     }
 
     /// Where the B fragment of tile column `j` at sub-step `kk` starts in a staged copy, as
     /// `(stride, offset)`: element `wc * stride + offset` for the subgroup in column `wc`.
     pub fn b_fragment(&self, precision: Precision, j: u32, kk: u32) -> (u32, u32) {
         let (_, sb) = self.strides(precision);
-        (SUBGROUP_EDGE, kk * self.size * sb + j * self.size)
+        if self.b_kcontig {
+            (self.edge * sb, j * self.size * sb + kk * self.size)
+        } else {
+            (self.edge, kk * self.size * sb + j * self.size)
+        }
     }
 }
 
@@ -286,7 +318,8 @@ mod tests {
             assert!(p.is_valid(), "{p:?}");
             assert!(!p.emulated);
             assert!((4..=8).contains(&p.subgroups()), "{}", p.label());
-            assert_eq!(p.tiles() * p.size, SUBGROUP_EDGE);
+            assert_eq!(p.tiles() * p.size, p.edge);
+            assert!(p.edge == SUBGROUP_EDGE || p.size == 8, "{}", p.label());
         }
         assert!(space.iter().any(|p| p.stages == 2) && space.iter().any(|p| p.stages == 1));
     }
@@ -300,6 +333,8 @@ mod tests {
             bk,
             stages: 2,
             emulated: false,
+            edge: SUBGROUP_EDGE,
+            b_kcontig: false,
         }
     }
 
@@ -336,10 +371,15 @@ mod tests {
                             let (sb, ob) = p.b_fragment(data, j, kk);
                             let (a, b) = (wr * sa + oa, wc * sb + ob);
                             let (row, k) = (a / stride_a, a % stride_a);
-                            let (kb, col) = (b / stride_b, b % stride_b);
+                            let (kb, col) = if p.b_kcontig {
+                                (b % stride_b, b / stride_b)
+                            } else {
+                                (b / stride_b, b % stride_b)
+                            };
                             assert_eq!(k, kb, "A and B agree on K, {}", p.label());
                             assert!(k + p.size <= p.bk && row + p.size <= bm);
                             assert!(col + p.size <= bn, "{}", p.label());
+                            assert!(kb + p.size <= p.bk, "{}", p.label());
                             assert!(a + (p.size - 1) * stride_a + p.size <= len_a);
                             assert!(b + (p.size - 1) * stride_b + p.size <= len_b);
                             assert_eq!(*rows.get_or_insert(row), row);
@@ -350,7 +390,8 @@ mod tests {
                         }
                         assert!(k_cover.iter().all(|&x| x == 1), "{}", p.label());
                         let (row, col) = (rows.unwrap_or(0), cols.unwrap_or(0));
-                        assert_eq!((row, col), (wr * 64 + i * p.size, wc * 64 + j * p.size));
+                        let e = p.edge;
+                        assert_eq!((row, col), (wr * e + i * p.size, wc * e + j * p.size));
                         for r in row..row + p.size {
                             for q in col..col + p.size {
                                 c_cover[(r * bn + q) as usize] += 1;
@@ -392,7 +433,8 @@ mod tests {
             // An odd count of 16-byte units: 8 rows' 16 bytes fall on 32 distinct banks.
             assert_eq!((stride_a * b / 16) % 2, 1, "{}", p.label());
             assert_eq!((stride_b * b / 16) % 2, 1, "{}", p.label());
-            assert!(stride_a >= p.bk && stride_b >= p.block().1);
+            let b_row = if p.b_kcontig { p.bk } else { p.block().1 };
+            assert!(stride_a >= p.bk && stride_b >= b_row);
             assert_eq!((len_a * b) % 16, 0, "the second copy stays aligned");
             assert_eq!((len_b * b) % 16, 0);
             for kk in 0..p.bk / p.size {

@@ -50,9 +50,22 @@ pub fn tuned_for_vendor(vendor: u32, p: &CoopParams, accumulation: Precision) ->
             accumulation == Precision::F32
                 && p.size == 16
                 && p.stages == 2
+                && !p.b_kcontig
+                && p.edge == super::SUBGROUP_EDGE
                 && NVIDIA_FORMS.contains(&(p.warps.0, p.warps.1, p.bk))
         }
         _ => true,
+    }
+}
+
+/// Why a configuration off the vendor's short list is not tuned.
+pub fn short_list_reason(vendor: u32) -> String {
+    match vendor {
+        NVIDIA => "not on NVIDIA's short list (16 x 16, double-buffered, f32 sums: w2x4-bk16, \
+                   w2x2-bk32, w2x2-bk16); its tensor cores run f16 products at one rate with \
+                   f16 or f32 sums"
+            .to_string(),
+        _ => "not on this vendor's short list".to_string(),
     }
 }
 

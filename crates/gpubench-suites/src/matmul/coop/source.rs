@@ -2,7 +2,7 @@
 //! with the matrix operations emulated.
 
 use super::emulation::{emulated_products, emulation_helpers};
-use super::{CoopParams, SUBGROUP_EDGE, loads};
+use super::{CoopParams, loads};
 use crate::matmul::wgsl::{self, emit};
 use gpubench_harness::kit::gpu::Precision;
 
@@ -35,7 +35,7 @@ alias T = {t};
 alias ACC = {acc};
 alias V = vec4<T>;
 
-{bindings}// Staged A (rows of {bk}, stride {stride_a}) and B (rows of {bn}, stride {stride_b}), {stages} cop{ies}.
+{bindings}// Staged A (rows of {bk}, stride {stride_a}) and B ({b_rows}, stride {stride_b}), {stages} cop{ies}.
 var<workgroup> sa: array<T, {sa_all}>;
 var<workgroup> sb: array<T, {sb_all}>;
 // Each subgroup's output staging: {g} tile(s) of {s} x {s} side by side.
@@ -45,7 +45,7 @@ var<workgroup> sc: array<ACC, {sc}>;
         wm = p.warps.0,
         wn = p.warps.1,
         sg = p.sg,
-        e = SUBGROUP_EDGE,
+        e = p.edge,
         bk = p.bk,
         stride_a = p.strides(precision).0,
         stride_b = p.strides(precision).1,
@@ -56,6 +56,11 @@ var<workgroup> sc: array<ACC, {sc}>;
         g = p.out_tiles(accumulation),
         sc = p.subgroups() * p.out_len(accumulation),
         bindings = wgsl::product_bindings("V"),
+        b_rows = if p.b_kcontig {
+            format!("K-contiguous: a row of {} per column", p.bk)
+        } else {
+            format!("rows of {bn}")
+        },
     );
     if p.emulated {
         emulation_helpers(&mut out, p, precision);
@@ -227,9 +232,42 @@ fn store_staged(
     for v in 0..la {
         store("sa", v, bm * bk4, bk4, stride_a, base_a);
     }
+    if p.b_kcontig {
+        for v in 0..lb {
+            store_b_kcontig(out, p, (v, stride_b), base_b, indent);
+        }
+        return;
+    }
     for v in 0..lb {
         store("sb", v, p.bk * bn4, bn4, stride_b, base_b);
     }
+}
+
+/// Stores prefetch register `pb{v}` (row `k` of the K-step, four columns from `n`) K-contiguous:
+/// column `n + c` is row `n + c` of the staged block, element `k` of it.
+fn store_b_kcontig(
+    out: &mut String,
+    p: CoopParams,
+    (v, stride): (u32, u32),
+    base: &str,
+    indent: &str,
+) {
+    let bn4 = p.block().1 / 4;
+    let (e, tail) = nth_element(v, p.invocations(), p.bk * bn4);
+    let guard = tail.map(|t| format!("if ({t}) ")).unwrap_or_default();
+    emit!(out, "{indent}{guard}{{");
+    emit!(
+        out,
+        "{indent}    let at = {base} + 4u * ({e} % {bn4}u) * {stride}u + {e} / {bn4}u;"
+    );
+    for (c, name) in ["x", "y", "z", "w"].iter().enumerate() {
+        emit!(
+            out,
+            "{indent}    sb[at + {}u] = pb{v}.{name};",
+            c as u32 * stride
+        );
+    }
+    emit!(out, "{indent}}}");
 }
 
 /// One K-step's products from the staged copy at `base`: per sub-step of S along K, the
@@ -263,11 +301,13 @@ fn native_products(
                 "        let a{i} = coopLoadT<coop_mat{s}x{s}<T, A>>(&sa[{base_a} + wr * {stride}u + {offset}u], {stride_a}u);"
             );
         }
+        // Row-major B is `coopLoadT`; K-contiguous B is column-major, `coopLoad`.
+        let load_b = if p.b_kcontig { "coopLoad" } else { "coopLoadT" };
         for j in 0..n {
             let (stride, offset) = p.b_fragment(precision, j, kk);
             emit!(
                 out,
-                "        let b{j} = coopLoadT<coop_mat{s}x{s}<T, B>>(&sb[{base_b} + wc * {stride}u + {offset}u], {stride_b}u);"
+                "        let b{j} = {load_b}<coop_mat{s}x{s}<T, B>>(&sb[{base_b} + wc * {stride}u + {offset}u], {stride_b}u);"
             );
         }
         for i in 0..n {
@@ -356,13 +396,15 @@ fn epilogue(out: &mut String, p: CoopParams, accumulation: Precision) {
         );
         emit!(
             out,
-            "        let r = row0 + wr * {SUBGROUP_EDGE}u + {}u + u / {}u;",
+            "        let r = row0 + wr * {}u + {}u + u / {}u;",
+            p.edge,
             i * s,
             width / 4
         );
         emit!(
             out,
-            "        let q = (col0 + wc * {SUBGROUP_EDGE}u + {}u) / 4u + u % {}u;",
+            "        let q = (col0 + wc * {}u + {}u) / 4u + u % {}u;",
+            p.edge,
             j0 * s,
             width / 4
         );
