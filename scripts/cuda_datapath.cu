@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda_answer.cuh"
+
 using Clock = std::chrono::steady_clock;
 
 // The step each FMA adds, as datapath.wgsl's uniform block holds it (2^-10).
@@ -48,35 +50,6 @@ static const double STAGE_SAMPLE_US = 1000.0;
 static const int MAX_STAGE_REPS = 4096;
 // Fewest requests a percentile is stated from (gpubench-results stats.rs).
 static const size_t MIN_N_P95 = 20, MIN_N_P99 = 100;
-
-// One string for JSON: quotes, backslashes and control characters escaped.
-static std::string json_string(const std::string& text) {
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
-[[noreturn]] static void fail(const std::string& reason) {
-    std::printf("{\"status\": \"failed\", \"reason\": %s}\n", json_string(reason).c_str());
-    std::exit(1);
-}
-
-static void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) {
-        fail(std::string(what) + ": " + cudaGetErrorString(status));
-    }
-}
 
 static double us_since(Clock::time_point start) {
     return std::chrono::duration<double, std::micro>(Clock::now() - start).count();

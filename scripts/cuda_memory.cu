@@ -55,6 +55,8 @@
 #include <string>
 #include <vector>
 
+#include "cuda_answer.cuh"
+
 using Clock = std::chrono::steady_clock;
 
 // memory.wgsl / read.rs
@@ -82,32 +84,6 @@ static const uint64_t SEED = 0x5EED;
 
 static Clock::time_point g_start;
 static double g_cap_s = 60;
-
-static std::string json_string(const std::string& text) {
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
-[[noreturn]] static void fail(const std::string& reason) {
-    std::printf("{\"status\": \"failed\", \"reason\": %s}\n", json_string(reason).c_str());
-    std::exit(1);
-}
-
-static void check(cudaError_t status, const char* what) {
-    if (status != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(status));
-}
 
 static double elapsed_s() {
     return std::chrono::duration<double>(Clock::now() - g_start).count();

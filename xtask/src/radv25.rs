@@ -147,28 +147,7 @@ fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
         "{PACKAGE}_{}_amd64.deb",
         VERSION.replace(':', "%3a")
     ));
-    let sum = crate::swiftshader::sha256(&deb)?;
-    if sum != SHA256 {
-        let _ = std::fs::remove_file(&deb);
-        return Err(format!(
-            "{} has SHA-256 {sum}, not the pinned {SHA256}: refusing it",
-            deb.display()
-        ));
-    }
-    // Unpacked beside its final name and renamed, so a half-unpacked tree is never used.
-    let partial = dir.join("partial");
-    let _ = std::fs::remove_dir_all(&partial);
-    let status = Command::new("dpkg-deb")
-        .arg("-x")
-        .arg(&deb)
-        .arg(&partial)
-        .status()
-        .map_err(|e| format!("dpkg-deb: {e}"))?;
-    if !status.success() {
-        return Err(format!("dpkg-deb -x {} failed ({status})", deb.display()));
-    }
-    let _ = std::fs::remove_dir_all(root);
-    std::fs::rename(&partial, root).map_err(|e| format!("moving {}: {e}", partial.display()))
+    crate::swiftshader::unpack_pinned(&deb, SHA256, dir, root)
 }
 
 /// The environment that makes gpubench compile with Mesa 25's RADV (`--isa navi31`).

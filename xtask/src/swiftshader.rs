@@ -106,26 +106,33 @@ fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
                 .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{PACKAGE}_")))
         })
         .ok_or_else(|| format!("apt-get left no {PACKAGE} package in {}", debs.display()))?;
-    let sum = sha256(&deb)?;
-    if sum != SHA256 {
-        let _ = std::fs::remove_file(&deb);
+    unpack_pinned(&deb, SHA256, dir, root)
+}
+
+/// Unpacks the package `deb` into `root` once its SHA-256 is `pinned` (a package that differs
+/// is deleted and refused), through `dir/partial` and a rename, so a half-unpacked tree is
+/// never used.
+pub fn unpack_pinned(deb: &Path, pinned: &str, dir: &Path, root: &Path) -> Result<(), String> {
+    let sum = sha256(deb)?;
+    if sum != pinned {
+        let _ = std::fs::remove_file(deb);
         return Err(format!(
-            "{} has SHA-256 {sum}, not the pinned {SHA256}: refusing it",
+            "{} has SHA-256 {sum}, not the pinned {pinned}: refusing it",
             deb.display()
         ));
     }
-    // Unpacked beside its final name and renamed, so a half-unpacked tree is never used.
     let partial = dir.join("partial");
     let _ = std::fs::remove_dir_all(&partial);
     let status = Command::new("dpkg-deb")
         .arg("-x")
-        .arg(&deb)
+        .arg(deb)
         .arg(&partial)
         .status()
         .map_err(|e| format!("dpkg-deb: {e}"))?;
     if !status.success() {
         return Err(format!("dpkg-deb -x {} failed ({status})", deb.display()));
     }
+    let _ = std::fs::remove_dir_all(root);
     std::fs::rename(&partial, root).map_err(|e| format!("moving {}: {e}", partial.display()))
 }
 

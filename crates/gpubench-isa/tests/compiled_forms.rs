@@ -75,29 +75,7 @@ fn disassembly<S: AsRef<str>>(pipelines: &[S]) -> Vec<String> {
     use_radv();
     let compiler = Compiler::open("RADV").unwrap_or_else(|e| panic!("{e}"));
     let forms = forms();
-    pipelines
-        .iter()
-        .map(|name| {
-            let name = name.as_ref();
-            let form = forms
-                .iter()
-                .find(|f| f.pipeline == *name)
-                .unwrap_or_else(|| panic!("no suite declares the pipeline {name}"));
-            let shader = &form.shader;
-            let reps = compiler
-                .internal_representations(
-                    name,
-                    &shader.source,
-                    &shader.entry,
-                    &shader.constants,
-                    form.zero_init_workgroup,
-                )
-                .unwrap_or_else(|e| panic!("{e}"));
-            reps.disassembly()
-                .unwrap_or_else(|e| panic!("{e}"))
-                .to_string()
-        })
-        .collect()
+    claims::disassemble_each(&compiler, &forms, pipelines)
 }
 
 #[test]

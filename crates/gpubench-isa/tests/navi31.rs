@@ -93,28 +93,7 @@ fn disassembly(pipelines: &[&str]) -> Vec<String> {
     let forms: Vec<KernelForm> = gpubench_suites::REGISTRY
         .pipelines(facts, Profile::Default)
         .expect("the suites' pipelines");
-    pipelines
-        .iter()
-        .map(|name| {
-            let form = forms
-                .iter()
-                .find(|f| f.pipeline == *name)
-                .unwrap_or_else(|| panic!("no suite declares the pipeline {name} on navi31"));
-            let shader = &form.shader;
-            let reps = compiler
-                .internal_representations(
-                    name,
-                    &shader.source,
-                    &shader.entry,
-                    &shader.constants,
-                    form.zero_init_workgroup,
-                )
-                .unwrap_or_else(|e| panic!("{e}"));
-            reps.disassembly()
-                .unwrap_or_else(|e| panic!("{e}"))
-                .to_string()
-        })
-        .collect()
+    claims::disassemble_each(&compiler, &forms, pipelines)
 }
 
 /// What one K-step of a cooperative-matrix kernel's main loop reads from LDS for its WMMA:

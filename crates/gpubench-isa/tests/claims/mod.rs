@@ -3,7 +3,41 @@
 
 #![allow(dead_code)]
 
+use gpubench_harness::kit::forms::KernelForm;
+use gpubench_isa::Compiler;
 use gpubench_isa::asm::{Instruction, count, count_prefix, instructions, loops};
+
+/// `compiler`'s disassembly of each named pipeline among `forms` (the suites' declarations),
+/// in order; a pipeline no suite declares, or one the compiler refuses, panics with why.
+pub fn disassemble_each<S: AsRef<str>>(
+    compiler: &Compiler,
+    forms: &[KernelForm],
+    pipelines: &[S],
+) -> Vec<String> {
+    pipelines
+        .iter()
+        .map(|name| {
+            let name = name.as_ref();
+            let form = forms
+                .iter()
+                .find(|f| f.pipeline == *name)
+                .unwrap_or_else(|| panic!("no suite declares the pipeline {name}"));
+            let shader = &form.shader;
+            let reps = compiler
+                .internal_representations(
+                    name,
+                    &shader.source,
+                    &shader.entry,
+                    &shader.constants,
+                    form.zero_init_workgroup,
+                )
+                .unwrap_or_else(|e| panic!("{e}"));
+            reps.disassembly()
+                .unwrap_or_else(|e| panic!("{e}"))
+                .to_string()
+        })
+        .collect()
+}
 
 /// The loop with the most instructions (the kernel's main loop).
 pub fn main_loop(text: &str) -> Result<Vec<Instruction<'_>>, String> {
