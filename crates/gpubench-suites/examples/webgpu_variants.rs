@@ -71,81 +71,101 @@ fn main() -> Result<(), String> {
     let [file] = args.as_slice() else {
         return Err("usage: webgpu_variants FILE".to_string());
     };
-    let registry = &gpubench_suites::REGISTRY;
-    let mut variants: BTreeMap<Key, Value> = BTreeMap::new();
-    let mut order: Vec<Key> = Vec::new();
-    for (suite, name, source) in registry.shaders() {
-        let key = (
-            format!("{suite}/{name}"),
-            source.to_string(),
-            String::new(),
-            String::new(),
-        );
-        order.push(key.clone());
-        variants.insert(
-            key,
-            json!({
-                "name": format!("{suite}/{name}"),
-                "suite": suite,
-                "kind": "file",
-                "source": webgpu_source(source),
-                "facts": [],
-                "build": false,
-            }),
-        );
-    }
-    for (label, facts) in fact_sets() {
-        for profile in [Profile::Quick, Profile::Default, Profile::Full] {
-            let forms = registry
-                .pipelines(facts, profile)
-                .map_err(|e| format!("{label} facts, {profile:?}: {e}"))?;
-            for form in forms {
-                let shader = form.shader.for_webgpu();
-                let constants: serde_json::Map<String, Value> = shader
-                    .constants
-                    .iter()
-                    .map(|&(k, v)| (k.to_string(), json!(v)))
-                    .collect();
-                let constants = Value::Object(constants);
-                let key = (
-                    form.pipeline.clone(),
-                    shader.source.clone(),
-                    shader.entry.clone(),
-                    constants.to_string(),
-                );
-                let entry = variants.entry(key.clone()).or_insert_with(|| {
-                    order.push(key);
-                    json!({
-                        "name": form.pipeline,
-                        "suite": form.suite,
-                        "kind": "pipeline",
-                        "source": shader.source,
-                        "entry": shader.entry,
-                        "constants": constants,
-                        "tuner": form.tuner.name(),
-                        "zero_init_workgroup": form.zero_init_workgroup,
-                        "facts": [],
-                        "build": false,
-                    })
-                });
-                if let Some(list) = entry["facts"].as_array_mut()
-                    && !list.iter().any(|l| l == label)
-                {
-                    list.push(json!(label));
-                }
-                // A candidate the tuner leaves out on these facts is never built there.
-                if label == WEBGPU && !matches!(form.tuner, TunerRole::Pruned(_)) {
-                    entry["build"] = json!(true);
-                }
-            }
-        }
-    }
-    let list: Vec<Value> = order
-        .iter()
-        .filter_map(|key| variants.remove(key))
-        .collect();
+    let mut variants = Variants::default();
+    variants.add_files();
+    variants.add_pipelines()?;
+    let Variants { mut by_key, order } = variants;
+    let list: Vec<Value> = order.iter().filter_map(|key| by_key.remove(key)).collect();
     let text = serde_json::to_string(&list).map_err(|e| format!("encoding the variants: {e}"))?;
     std::fs::write(file, text).map_err(|e| format!("writing {file}: {e}"))?;
     eprintln!("{} variants written to {file}", list.len());
     Ok(())
+}
+
+/// The variants found so far, by key, and the order they were first found in.
+#[derive(Default)]
+struct Variants {
+    by_key: BTreeMap<Key, Value>,
+    order: Vec<Key>,
+}
+
+impl Variants {
+    /// Every WGSL file the suites declare, as a file to compile whole.
+    fn add_files(&mut self) {
+        let (variants, order) = (&mut self.by_key, &mut self.order);
+        for (suite, name, source) in gpubench_suites::REGISTRY.shaders() {
+            let key = (
+                format!("{suite}/{name}"),
+                source.to_string(),
+                String::new(),
+                String::new(),
+            );
+            order.push(key.clone());
+            variants.insert(
+                key,
+                json!({
+                    "name": format!("{suite}/{name}"),
+                    "suite": suite,
+                    "kind": "file",
+                    "source": webgpu_source(source),
+                    "facts": [],
+                    "build": false,
+                }),
+            );
+        }
+    }
+
+    /// Every pipeline form the suites declare on each set of facts, once per distinct
+    /// (pipeline, source, entry, constants), with the facts it was declared on.
+    fn add_pipelines(&mut self) -> Result<(), String> {
+        let registry = &gpubench_suites::REGISTRY;
+        let (variants, order) = (&mut self.by_key, &mut self.order);
+        for (label, facts) in fact_sets() {
+            for profile in [Profile::Quick, Profile::Default, Profile::Full] {
+                let forms = registry
+                    .pipelines(facts, profile)
+                    .map_err(|e| format!("{label} facts, {profile:?}: {e}"))?;
+                for form in forms {
+                    let shader = form.shader.for_webgpu();
+                    let constants: serde_json::Map<String, Value> = shader
+                        .constants
+                        .iter()
+                        .map(|&(k, v)| (k.to_string(), json!(v)))
+                        .collect();
+                    let constants = Value::Object(constants);
+                    let key = (
+                        form.pipeline.clone(),
+                        shader.source.clone(),
+                        shader.entry.clone(),
+                        constants.to_string(),
+                    );
+                    let entry = variants.entry(key.clone()).or_insert_with(|| {
+                        order.push(key);
+                        json!({
+                            "name": form.pipeline,
+                            "suite": form.suite,
+                            "kind": "pipeline",
+                            "source": shader.source,
+                            "entry": shader.entry,
+                            "constants": constants,
+                            "tuner": form.tuner.name(),
+                            "zero_init_workgroup": form.zero_init_workgroup,
+                            "facts": [],
+                            "build": false,
+                        })
+                    });
+                    if let Some(list) = entry["facts"].as_array_mut()
+                        && !list.iter().any(|l| l == label)
+                    {
+                        list.push(json!(label));
+                    }
+                    // A candidate the tuner leaves out on these facts is never built there.
+                    if label == WEBGPU && !matches!(form.tuner, TunerRole::Pruned(_)) {
+                        entry["build"] = json!(true);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }

@@ -52,35 +52,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         )
         .into());
     }
-    let (labels, docs): (Vec<String>, Vec<_>) = inputs
-        .into_iter()
-        .map(|input| {
-            input
-                .load()
-                .map(|(path, doc)| (path.display().to_string(), doc))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?
-        .into_iter()
-        .unzip();
-
-    let comparison = if let ([base, new], false) = (docs.as_slice(), args.cross) {
-        let cmp = compare(&labels[0], base, &labels[1], new, &options(&gate));
-        Compared::Verdicts(Box::new(cmp))
-    } else {
-        let runs: Vec<(&str, &gpubench_harness::RunDocument)> =
-            labels.iter().map(String::as_str).zip(docs.iter()).collect();
-        Compared::Cross(cross_table(&runs))
-    };
-    // What was read is dropped before anything is drawn, but for the last run where the
-    // github-action-benchmark export reads it: two large files are never held beside their
-    // drawn comparison.
-    let mut docs = docs;
-    let last = if exports.writes_gab() {
-        docs.pop()
-    } else {
-        None
-    };
-    drop(docs);
+    let (comparison, last) = read_and_compare(inputs, args.cross, &gate, exports.writes_gab())?;
     let summary = match &comparison {
         Compared::Verdicts(cmp) => Some(verdict_summary(cmp, &gate)),
         Compared::Cross(_) => None,
@@ -109,4 +81,36 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         Compared::Cross(_) => Exit::Success,
     };
     print_then(&text, exit)
+}
+
+/// Reads every input and compares them: verdicts for two runs (unless `cross`), a cross-card
+/// table otherwise. What was read is dropped before anything is drawn, but for the last run
+/// where `keep_last` (the github-action-benchmark export reads it): two large files are never
+/// held beside their drawn comparison.
+fn read_and_compare(
+    inputs: Vec<crate::cmd::inputs::Input>,
+    cross: bool,
+    gate: &Gate,
+    keep_last: bool,
+) -> anyhow::Result<(Compared, Option<gpubench_harness::RunDocument>)> {
+    let (labels, mut docs): (Vec<String>, Vec<_>) = inputs
+        .into_iter()
+        .map(|input| {
+            input
+                .load()
+                .map(|(path, doc)| (path.display().to_string(), doc))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
+    let comparison = if let ([base, new], false) = (docs.as_slice(), cross) {
+        let cmp = compare(&labels[0], base, &labels[1], new, &options(gate));
+        Compared::Verdicts(Box::new(cmp))
+    } else {
+        let runs: Vec<(&str, &gpubench_harness::RunDocument)> =
+            labels.iter().map(String::as_str).zip(docs.iter()).collect();
+        Compared::Cross(cross_table(&runs))
+    };
+    let last = if keep_last { docs.pop() } else { None };
+    Ok((comparison, last))
 }
