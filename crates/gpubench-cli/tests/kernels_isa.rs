@@ -73,6 +73,19 @@ fn spills(row: &Value) -> bool {
     number(row, "spilled_vgprs") + number(row, "spilled_sgprs") + number(row, "scratch_bytes") > 0.0
 }
 
+/// No candidate the tuner keeps spills on `family`'s compiler.
+fn assert_no_kept_spills(family: &str, rows: &[Value]) {
+    let kept_spilling: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["tuner"] == "kept" && spills(r))
+        .filter_map(|r| r["pipeline"].as_str())
+        .collect();
+    assert!(
+        kept_spilling.is_empty(),
+        "{family}: the tuner keeps candidates the compiler spills: {kept_spilling:?}"
+    );
+}
+
 /// The waves per SIMD a register prune must fall to when it does not spill.
 const PRUNED_WAVES: f64 = 8.0;
 
@@ -153,15 +166,7 @@ fn check_family(family: &str, sibling: &str) {
             "every row has {key}"
         );
     }
-    let kept_spilling: Vec<&str> = rows
-        .iter()
-        .filter(|r| r["tuner"] == "kept" && spills(r))
-        .filter_map(|r| r["pipeline"].as_str())
-        .collect();
-    assert!(
-        kept_spilling.is_empty(),
-        "{family}: the tuner keeps candidates the compiler spills: {kept_spilling:?}"
-    );
+    assert_no_kept_spills(family, &rows);
     assert!(stdout.contains("0 kept candidate(s) spill"), "{stdout}");
     let unjustified = unjustified_prunes(&rows, &compile(sibling).rows);
     assert!(
@@ -224,15 +229,7 @@ fn navi31_statistics_on_mesa_25_match_and_no_kept_candidate_spills() {
         coop.iter().any(|r| r["tuner"] == "kept"),
         "no cooperative-matrix form kept on navi31"
     );
-    let kept_spilling: Vec<&str> = rows
-        .iter()
-        .filter(|r| r["tuner"] == "kept" && spills(r))
-        .filter_map(|r| r["pipeline"].as_str())
-        .collect();
-    assert!(
-        kept_spilling.is_empty(),
-        "navi31: kept candidates spill: {kept_spilling:?}"
-    );
+    assert_no_kept_spills("navi31", &rows);
     let fresh: String = summary
         .lines()
         .filter(|l| !example_row(l))

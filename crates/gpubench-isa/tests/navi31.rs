@@ -58,17 +58,12 @@ fn use_radv() {
 /// The facts wgpu would report for the compiler's device: its square f16/f32 configurations.
 fn facts_of(compiler: &Compiler) -> AdapterFacts {
     let facts = compiler.facts();
-    let precision = |name: &str| match name {
-        "f16" => Some(Precision::F16),
-        "f32" => Some(Precision::F32),
-        _ => None,
-    };
-    let coop = facts
-        .cooperative_matrices
-        .iter()
-        .filter(|c| c.m == c.n && c.n == c.k)
-        .filter_map(|c| Some((c.m, precision(c.ab)?, precision(c.cr)?)))
-        .fold(CoopMatrices::NONE, |all, (s, d, a)| all.with(s, d, a));
+    let coop = CoopMatrices::from_named(
+        facts
+            .cooperative_matrices
+            .iter()
+            .map(|c| (c.m, c.n, c.k, c.ab, c.cr)),
+    );
     AdapterFacts {
         vendor: facts.vendor,
         coop,

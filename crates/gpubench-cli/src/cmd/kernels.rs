@@ -10,7 +10,6 @@
 use anyhow::Context as _;
 use gpubench_harness::kit::facts::{AdapterFacts, CoopMatrices};
 use gpubench_harness::kit::forms::{KernelForm, TunerRole};
-use gpubench_harness::kit::gpu::Precision;
 use gpubench_isa::radv::{known_families, null_hardware_environment, radv_family};
 use gpubench_isa::{Compiler, DeviceFacts, PipelineStatistics};
 use gpubench_report::grid::Grid;
@@ -91,17 +90,12 @@ impl KernelRow {
 /// The tuner's facts for a device, as wgpu's Vulkan backend would report them for it: its
 /// square cooperative-matrix configurations of f16 and f32 included.
 fn tuner_facts(facts: &DeviceFacts) -> AdapterFacts {
-    let precision = |name: &str| match name {
-        "f16" => Some(Precision::F16),
-        "f32" => Some(Precision::F32),
-        _ => None,
-    };
-    let coop = facts
-        .cooperative_matrices
-        .iter()
-        .filter(|c| c.m == c.n && c.n == c.k)
-        .filter_map(|c| Some((c.m, precision(c.ab)?, precision(c.cr)?)))
-        .fold(CoopMatrices::NONE, |all, (s, d, a)| all.with(s, d, a));
+    let coop = CoopMatrices::from_named(
+        facts
+            .cooperative_matrices
+            .iter()
+            .map(|c| (c.m, c.n, c.k, c.ab, c.cr)),
+    );
     AdapterFacts {
         cpu: facts.cpu,
         vendor: facts.vendor,

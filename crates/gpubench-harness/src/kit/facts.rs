@@ -62,6 +62,24 @@ impl CoopMatrices {
         Self::bit(size, data, acc).is_some_and(|b| self.0 & b != 0)
     }
 
+    /// The square configurations among `(m, n, k, data, sums)`, the types named as Vulkan
+    /// tools print them (`"f16"`, `"f32"`); the rest (other sizes, shapes or types) are left
+    /// out, as WGSL cannot write them.
+    pub fn from_named<'a>(
+        configs: impl IntoIterator<Item = (u32, u32, u32, &'a str, &'a str)>,
+    ) -> Self {
+        let precision = |name: &str| match name {
+            "f16" => Some(Precision::F16),
+            "f32" => Some(Precision::F32),
+            _ => None,
+        };
+        configs
+            .into_iter()
+            .filter(|&(m, n, k, _, _)| m == n && n == k)
+            .filter_map(|(s, _, _, data, sums)| Some((s, precision(data)?, precision(sums)?)))
+            .fold(Self::NONE, |all, (s, d, a)| all.with(s, d, a))
+    }
+
     /// Whether none is offered.
     pub fn is_empty(&self) -> bool {
         self.0 == 0
@@ -137,5 +155,32 @@ impl AdapterFacts {
             backend: info.backend,
             coop: CoopMatrices::of(ctx),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_square_f16_and_f32_configurations_are_read() {
+        let coop = CoopMatrices::from_named([
+            (16, 16, 16, "f16", "f32"),
+            (16, 8, 16, "f16", "f16"),
+            (8, 8, 8, "bf16", "f32"),
+            (32, 32, 32, "f16", "f32"),
+            (8, 8, 8, "f32", "f32"),
+        ]);
+        assert!(coop.offers(16, Precision::F16, Precision::F32));
+        assert!(
+            !coop.offers(16, Precision::F16, Precision::F16),
+            "not square"
+        );
+        assert!(coop.offers(8, Precision::F32, Precision::F32));
+        assert!(
+            !coop.offers(8, Precision::F16, Precision::F32),
+            "bf16 is not f16"
+        );
+        assert!(CoopMatrices::from_named([]).is_empty());
     }
 }
