@@ -542,7 +542,9 @@ def sm_pull_row(cuda, telemetry, nbytes):
     n4 = nbytes // 16
     host = runtime.hostAlloc(nbytes, runtime.hostAllocMapped)
     try:
-        view = runtime.hostGetDevicePointer(host, 0)
+        # The device's address of the mapped buffer (CuPy has no cudaHostGetDevicePointer;
+        # the pointer's attributes carry it, equal to the host address under UVA).
+        view = runtime.pointerGetAttributes(host).devicePointer
         pattern = fill_pattern(host, nbytes)
         dev = cupy.empty(nbytes // 4, dtype=cupy.float32)
         kernel = cupy.RawKernel(PULL_SRC, "pull4")
@@ -712,13 +714,16 @@ def nvcc_program(telemetry, nvcc, arch, source, args, timeout):
     """scripts/<source> built by nvcc for arch and run with args, NVML sampled while it runs:
     (its JSON object, telemetry, None) where it printed one with status ok, else (None, None,
     why): the build failed or timed out, the program did not start, timed out, printed no JSON
-    or reported a failure (as it does where there is no driver)."""
+    or reported a failure (as it does where there is no driver). args and timeout may instead
+    be one function giving both, called once the build is done (a cap that counts the build)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), source)
     with tempfile.TemporaryDirectory() as tmp:
         binary = os.path.join(tmp, os.path.splitext(source)[0])
         why = build_program(nvcc, arch, path, binary)
         if why:
             return None, None, why
+        if callable(args):
+            args, timeout = args()
         try:
             proc, tele = telemetry.during(lambda: run_child([binary, *args], timeout))
         except subprocess.TimeoutExpired:
@@ -1022,6 +1027,21 @@ MEMORY_HOW = {
 }
 
 
+def memory_cap_s():
+    """cuda_memory.cu's time cap: MEMORY_CAP_S, shortened so the program and its kill margin end
+    before CUDA_REFERENCE_DEADLINE (seconds since the epoch: when the check stops this whole
+    reference), since the program prints its rows only when it ends and a stop before that
+    would lose every one; at least 1 s."""
+    deadline = os.environ.get("CUDA_REFERENCE_DEADLINE")
+    cap = MEMORY_CAP_S
+    if deadline:
+        try:
+            cap = min(cap, float(deadline) - time.time() - MEMORY_KILL_MARGIN_S)
+        except ValueError:
+            pass
+    return max(1.0, cap)
+
+
 def memory_rows(cuda, telemetry, sizes):
     """gpubench's memory suite from cuda_memory.cu, built by nvcc for the device and run under
     its own time cap; where nvcc is missing or its program gives no figures, one row under the
@@ -1030,9 +1050,13 @@ def memory_rows(cuda, telemetry, sizes):
     if nvcc is None:
         return [not_measured("memory", "not-available", NVCC_MISSING)]
     arch = device_arch(cuda)
-    args = [f"{MEMORY_CAP_S:g}"] + [str(b) for b in sizes]
-    data, tele, why = nvcc_program(telemetry, nvcc, arch, "cuda_memory.cu", args,
-                                   MEMORY_CAP_S + MEMORY_KILL_MARGIN_S)
+
+    def args_after_build():
+        cap = memory_cap_s()
+        return [f"{cap:g}"] + [str(b) for b in sizes], cap + MEMORY_KILL_MARGIN_S
+
+    data, tele, why = nvcc_program(telemetry, nvcc, arch, "cuda_memory.cu", args_after_build,
+                                   None)
     if data is None:
         return [not_measured("memory", "failed", why)]
     method = (f"scripts/cuda_memory.cu (nvcc -O2 -arch={arch}), CUDA events, median of "

@@ -20,9 +20,9 @@
 # Time: before the window starts, scripts/check_budget.py predicts the check's time on the card
 # from the work each step does (scripts/check-plan-h200.json) and the script refuses, exit 4, a
 # plan predicted over 450 s, and, exit 5, step timeouts that add up to over 540 s. The timeouts:
-# GPUBENCH_TIMEOUT (default 195 s) bounds gpubench's run, CUDA_TIMEOUT (default 130 s) the
-# reference, LIST_TIMEOUT (30 s), SMI_TIMEOUT (15 s) and DOCTOR_TIMEOUT (30 s) the start-up,
-# GPUBENCH_MEMORY_TIMEOUT (70 s) the memory suite, a step of its own after the main run into
+# GPUBENCH_TIMEOUT (default 180 s) bounds gpubench's run, CUDA_TIMEOUT (default 120 s) the
+# reference, LIST_TIMEOUT (30 s), SMI_TIMEOUT (15 s) and DOCTOR_TIMEOUT (25 s) the start-up,
+# GPUBENCH_MEMORY_TIMEOUT (65 s) the memory suite, a step of its own after the main run into
 # gpubench-memory.json (CUDA_MEMORY_TIMEOUT caps CUDA's side of it); each step saves after
 # every result (section), so a timeout keeps what was measured. The suites run
 # cheapest first and matmul last (its largest square first), so a stop in matmul keeps the
@@ -75,21 +75,27 @@ log() { echo "gpu-check: $*" | tee -a "$out/check.log" >&"$stderr"; }
 card_env() { if [ "$rehearsal" = 1 ]; then echo "$2"; else echo "${!1:-$2}"; fi; }
 list_timeout=$(card_env LIST_TIMEOUT 30)
 smi_timeout=$(card_env SMI_TIMEOUT 15)
-card_doctor_timeout=$(card_env DOCTOR_TIMEOUT 30)
-card_cuda_timeout=$(card_env CUDA_TIMEOUT 130)
-card_gpubench_timeout=$(card_env GPUBENCH_TIMEOUT 195)
-card_memory_timeout=$(card_env GPUBENCH_MEMORY_TIMEOUT 70)
+card_doctor_timeout=$(card_env DOCTOR_TIMEOUT 25)
+card_cuda_timeout=$(card_env CUDA_TIMEOUT 120)
+card_gpubench_timeout=$(card_env GPUBENCH_TIMEOUT 180)
+card_memory_timeout=$(card_env GPUBENCH_MEMORY_TIMEOUT 65)
 card_peers_timeout=$(card_env PEERS_TIMEOUT 25)
 peers_list_timeout=10
+# How long a step may take to save and exit after its timeout's SIGTERM before `timeout` kills
+# it (-k): part of the step's worst case, so counted in the sum.
+reference_kill=5
+gpubench_kill=10
+peers_kill=5
 budget_plan=(--plan "${GPU_CHECK_PLAN:-$here/check-plan-h200.json}")
 wanted_suites=stream,compute,transfer,launch,roofline,datapath,matmul
 suites=$(python3 "$here/check_budget.py" suites "${budget_plan[@]}" --suites "$wanted_suites") \
     || { log "the budget check could not read its plan"; exit 2; }
 card_timeouts=list=$list_timeout,smi=$smi_timeout,doctor=$card_doctor_timeout
-card_timeouts+=,cuda-reference=$card_cuda_timeout,gpubench=$card_gpubench_timeout
-card_timeouts+=,gpubench-memory=$card_memory_timeout
-card_timeouts+=,vkpeak-list=$peers_list_timeout,vkpeak=$card_peers_timeout
-card_timeouts+=,clpeak-list=$peers_list_timeout,clpeak=$card_peers_timeout
+card_timeouts+=,cuda-reference=$((card_cuda_timeout + reference_kill))
+card_timeouts+=,gpubench=$((card_gpubench_timeout + gpubench_kill))
+card_timeouts+=,gpubench-memory=$((card_memory_timeout + gpubench_kill))
+card_timeouts+=,vkpeak-list=$peers_list_timeout,vkpeak=$((card_peers_timeout + peers_kill))
+card_timeouts+=,clpeak-list=$peers_list_timeout,clpeak=$((card_peers_timeout + peers_kill))
 python3 "$here/check_budget.py" predict "${budget_plan[@]}" --suites "$suites" \
     --timeouts "$card_timeouts" --json "$out/budget.json" 2>&1 | tee -a "$out/check.log" >&"$stderr"
 budget_rc=${PIPESTATUS[0]}
@@ -383,7 +389,9 @@ step_time start-up "$startup_start"
 
 if measuring; then
     step_start=$(date +%s)
-    run_step timeout "$cuda_timeout" python3 "$here/cuda_reference.py" \
+    # The reference stops its memory program in time to print what it measured.
+    run_step env CUDA_REFERENCE_DEADLINE=$((step_start + cuda_timeout)) \
+        timeout -k "$reference_kill" "$cuda_timeout" python3 "$here/cuda_reference.py" \
         --stream-bytes "$stream_bytes" "${reference[@]}" --out "$out/cuda.json" \
         > "$out/cuda.err" 2>&1
     log "cuda reference exit $? after $(( $(date +%s) - step_start )) s"
@@ -399,6 +407,8 @@ fi
 peers_dir=${GPUBENCH_PEERS:-$(dirname "$bin")/peers}
 [ "$rehearsal" = 1 ] && peers_dir=${GPUBENCH_PEERS:-$here/tests/doubles/bin}
 peers_timeout=$card_peers_timeout
+line_buffered=()
+command -v stdbuf > /dev/null && line_buffered=(stdbuf -oL)
 [ "$rehearsal" = 1 ] && peers_timeout=${PEERS_TIMEOUT:-60}
 [ -f "$peers_dir/VERSIONS" ] && cp "$peers_dir/VERSIONS" "$out/peers-versions.txt"
 # One peer: its device list, gpubench's adapter found in it, then the run. Each step is a
@@ -430,7 +440,10 @@ run_peer() {
     fi
     measuring || { echo "$stopped $peer (SIG$caught)" > "$raw"; return; }
     step_start=$(date +%s)
-    run_step timeout -k 10 "$peers_timeout" "$peers_dir/$peer" "${args[@]}" > "$raw" 2>&1
+    # Line-buffered: a peer stopped by its timeout keeps the figures it printed (vkpeak never
+    # flushes its stdout, so a file would get nothing).
+    run_step timeout -k "$peers_kill" "$peers_timeout" "${line_buffered[@]}" "$peers_dir/$peer" \
+        "${args[@]}" > "$raw" 2>&1
     rc=$?
     echo "gpu-check: $peer exit $rc" >> "$raw"
     log "$peer exit $rc after $(( $(date +%s) - step_start )) s"
@@ -443,7 +456,7 @@ python3 "$here/peers.py" parse "$out" --timeout "$peers_timeout" --json "$out/pe
 
 if measuring; then
     step_start=$(date +%s)
-    run_step timeout -s TERM -k 20 "$gpubench_timeout" "$bin" run --adapter "$index" \
+    run_step timeout -s TERM -k "$gpubench_kill" "$gpubench_timeout" "$bin" run --adapter "$index" \
         "${expect[@]}" --profile "$profile" --suite "$suites" --stream-size "$stream_size" \
         "${max_time[@]}" "${coop[@]}" --no-progress --baseline-dir "$out/baselines" \
         --save-baseline "${force[@]}" --out "$out/gpubench.json" --html "$out/gpubench.html" \
@@ -463,7 +476,7 @@ if measuring; then
     step_start=$(date +%s)
     memory_timeout=$card_memory_timeout
     [ "$rehearsal" = 1 ] && memory_timeout=${GPUBENCH_MEMORY_TIMEOUT:-60}
-    run_step timeout -s TERM -k 20 "$memory_timeout" "$bin" run --adapter "$index" \
+    run_step timeout -s TERM -k "$gpubench_kill" "$memory_timeout" "$bin" run --adapter "$index" \
         "${expect[@]}" --profile "$profile" --suite memory "${max_time[@]}" --no-progress \
         --out "$out/gpubench-memory.json" > "$out/gpubench-memory.txt" 2>&1
     log "gpubench memory exit $? after $(( $(date +%s) - step_start )) s"

@@ -667,6 +667,24 @@ class BestHostToDevicePath(unittest.TestCase):
 class ReferenceFiles(unittest.TestCase):
     """cuda_reference.py's document writing and its nvcc lookup, without torch."""
 
+    def test_the_memory_program_ends_before_the_reference_is_stopped(self):
+        """Its rows are printed when it ends: its cap leaves its kill margin before the deadline
+        gpu-check.sh gives the reference, and is never below 1 s."""
+        import time
+        saved = os.environ.get("CUDA_REFERENCE_DEADLINE")
+        self.addCleanup(lambda: os.environ.pop("CUDA_REFERENCE_DEADLINE", None) if saved is None
+                        else os.environ.update(CUDA_REFERENCE_DEADLINE=saved))
+        os.environ.pop("CUDA_REFERENCE_DEADLINE", None)
+        self.assertEqual(ref.memory_cap_s(), ref.MEMORY_CAP_S)
+        os.environ["CUDA_REFERENCE_DEADLINE"] = str(time.time() + 40)
+        cap = ref.memory_cap_s()
+        self.assertLessEqual(cap, 40 - ref.MEMORY_KILL_MARGIN_S)
+        self.assertGreater(cap, 40 - ref.MEMORY_KILL_MARGIN_S - 2)
+        os.environ["CUDA_REFERENCE_DEADLINE"] = str(time.time() - 5)
+        self.assertEqual(ref.memory_cap_s(), 1.0)
+        os.environ["CUDA_REFERENCE_DEADLINE"] = "soon"
+        self.assertEqual(ref.memory_cap_s(), ref.MEMORY_CAP_S)
+
     def test_the_document_is_replaced_whole_and_no_temporary_stays(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "cuda.json")

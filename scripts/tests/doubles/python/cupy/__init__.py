@@ -164,7 +164,13 @@ def asnumpy(picked):
     return [words[i] for i in indices]
 
 
+def _pointer_attributes(address):
+    """CuPy's PointerAttributes of a mapped buffer: its device address is its host address."""
+    if address not in _MAPPED:
+        raise RuntimeError("cudaErrorInvalidValue (test double): not a mapped buffer")
+    return types.SimpleNamespace(devicePointer=address, hostPointer=address)
+
+
 runtime = types.SimpleNamespace(hostAlloc=_host_alloc, hostAllocMapped=2,
-                                hostGetDevicePointer=lambda address, flags: address,
-                                freeHost=_free_host)
+                                pointerGetAttributes=_pointer_attributes, freeHost=_free_host)
 cuda.runtime = runtime
