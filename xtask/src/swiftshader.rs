@@ -16,12 +16,25 @@ use std::process::Command;
 
 use crate::workspace_root;
 
-/// The pinned package: Debian 12's chromium-common (bookworm main, amd64).
+/// The package: Debian 12's chromium-common (amd64), which carries SwiftShader's Vulkan driver.
 const PACKAGE: &str = "chromium-common";
-const VERSION: &str = "147.0.7727.137-1~deb12u1";
-const SHA256: &str = "a7014dff1be6c36d210ffab694b3ed49048c468c77744d6c03270612b43318bb";
-/// Where the pinned file is in Debian's archive, for a machine without apt.
-const POOL_URL: &str = "https://deb.debian.org/debian/pool/main/c/chromium/chromium-common_147.0.7727.137-1~deb12u1_amd64.deb";
+/// The pinned versions and their SHA-256, tried in order: bookworm main's (replaced only at a
+/// point release), then bookworm-security's (replaced at each Chromium security update).
+/// Debian's archive keeps only the current ones, so a pin goes stale by itself; where none is
+/// listed, the version apt offers is taken, checked by apt against Debian's signed index
+/// alone, and the run says so (pin it here from `apt-cache show chromium-common`).
+const PINS: [(&str, &str); 2] = [
+    (
+        "150.0.7871.100-1~deb12u1",
+        "31326f6b71ce20a52e7bea9792bf7135d4ff802e1cdbc250960b1b46729998d2",
+    ),
+    (
+        "156.0.8078.114-1~deb12u1",
+        "fe9713b01e8336384848ca9ff4c073d9a36113c71ebf6e1f1e54e8d294b675ae",
+    ),
+];
+/// Where the first pinned file is in Debian's archive, for a machine without apt.
+const POOL_URL: &str = "https://deb.debian.org/debian/pool/main/c/chromium/chromium-common_150.0.7871.100-1~deb12u1_amd64.deb";
 /// The driver manifest inside the package (its library path is relative to it).
 const MANIFEST: &str = "usr/lib/chromium/vk_swiftshader_icd.json";
 
@@ -30,15 +43,16 @@ const OVERRIDE: &str = "GPUBENCH_SWIFTSHADER_ICD";
 
 /// What to do where the package cannot be unpacked here.
 fn how_to_get_it() -> String {
+    let (version, sha256) = PINS[0];
     format!(
-        "on Debian or Ubuntu (apt-get and dpkg-deb) this check unpacks {PACKAGE} {VERSION} \
-         itself; elsewhere download {POOL_URL} (SHA-256 {SHA256}), unpack it (`ar x`, then \
+        "on Debian or Ubuntu (apt-get and dpkg-deb) this check unpacks {PACKAGE} {version} \
+         itself; elsewhere download {POOL_URL} (SHA-256 {sha256}), unpack it (`ar x`, then \
          `tar xf data.tar.xz`) and set {OVERRIDE} to the unpacked {MANIFEST}"
     )
 }
 
-/// The SwiftShader driver manifest: the one `GPUBENCH_SWIFTSHADER_ICD` names, or the pinned
-/// package's, unpacked into target/xtask/swiftshader on first use.
+/// The SwiftShader driver manifest: the one `GPUBENCH_SWIFTSHADER_ICD` names, or the package's,
+/// unpacked into target/xtask/swiftshader on first use.
 pub fn icd() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os(OVERRIDE) {
         let path = PathBuf::from(path);
@@ -48,30 +62,31 @@ pub fn icd() -> Result<PathBuf, String> {
         return Ok(path);
     }
     let dir = workspace_root().join("target/xtask/swiftshader");
-    let root = dir.join(format!("{PACKAGE}-{VERSION}"));
-    let manifest = root.join(MANIFEST);
+    let unpacked = dir.join(PACKAGE);
+    let manifest = unpacked.join(MANIFEST);
     if manifest.is_file() {
         return Ok(manifest);
     }
     if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
         return Err(format!(
-            "SwiftShader is pinned for x86_64 Linux; {}",
+            "SwiftShader is packaged here for x86_64 Linux; {}",
             how_to_get_it()
         ));
     }
-    unpack(&dir, &root)?;
+    let version = unpack(&dir, &unpacked)?;
     if manifest.is_file() {
         Ok(manifest)
     } else {
         Err(format!(
-            "{PACKAGE} {VERSION} holds no {MANIFEST}; {}",
+            "{PACKAGE} {version} holds no {MANIFEST}; {}",
             how_to_get_it()
         ))
     }
 }
 
-/// Downloads the pinned package into `dir`, checks its hash and unpacks it into `root`.
-fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
+/// Downloads the package into `dir` (the first pinned version apt lists, else apt's own
+/// candidate), checks a pinned one's hash and unpacks it into `root`; the version taken.
+fn unpack(dir: &Path, root: &Path) -> Result<String, String> {
     let tool = |name: &str| {
         Command::new(name)
             .arg("--version")
@@ -82,22 +97,40 @@ fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
         return Err(format!("SwiftShader is not available: {}", how_to_get_it()));
     }
     let debs = dir.join("deb");
+    let _ = std::fs::remove_dir_all(&debs);
     std::fs::create_dir_all(&debs).map_err(|e| format!("creating {}: {e}", debs.display()))?;
-    eprintln!(
-        "xtask: unpacking SwiftShader from {PACKAGE} {VERSION} into {} (not installed)",
-        dir.display()
-    );
-    let pinned = format!("{PACKAGE}={VERSION}");
-    if !crate::setup::apt_download(&pinned, &debs) {
+    for (version, sha256) in PINS {
+        if crate::setup::apt_download(&format!("{PACKAGE}={version}"), &debs) {
+            eprintln!(
+                "xtask: unpacking SwiftShader from {PACKAGE} {version} (pinned) into {} (not installed)",
+                dir.display()
+            );
+            unpack_pinned(&downloaded(&debs)?, sha256, dir, root)?;
+            return Ok(version.to_string());
+        }
+    }
+    if !crate::setup::apt_download(PACKAGE, &debs) {
         return Err(format!(
-            "`apt-get download {pinned}` failed: this apt does not list the pinned version \
-             (Debian 12 archives drop superseded versions at point releases: pin the \
-             version `apt-cache policy {PACKAGE}` shows, with its SHA256 from `apt-cache \
-             show`, in xtask/src/swiftshader.rs); or {}",
+            "`apt-get download {PACKAGE}` failed: this apt lists no {PACKAGE}; {}",
             how_to_get_it()
         ));
     }
-    let deb = std::fs::read_dir(&debs)
+    let deb = downloaded(&debs)?;
+    let version = version_of(&deb);
+    eprintln!(
+        "xtask: none of {PACKAGE}'s pinned versions ({}) is in this apt's archive any more; \
+         taking {version}, checked by apt against Debian's signed index only (pin it, with its \
+         SHA256 from `apt-cache show {PACKAGE}`, in xtask/src/swiftshader.rs)",
+        PINS.map(|(v, _)| v).join(", ")
+    );
+    let sha256 = sha256(&deb)?;
+    unpack_pinned(&deb, &sha256, dir, root)?;
+    Ok(version)
+}
+
+/// The package apt-get left in `debs`.
+fn downloaded(debs: &Path) -> Result<PathBuf, String> {
+    std::fs::read_dir(debs)
         .map_err(|e| format!("reading {}: {e}", debs.display()))?
         .flatten()
         .map(|e| e.path())
@@ -105,8 +138,18 @@ fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
             p.file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with(&format!("{PACKAGE}_")))
         })
-        .ok_or_else(|| format!("apt-get left no {PACKAGE} package in {}", debs.display()))?;
-    unpack_pinned(&deb, SHA256, dir, root)
+        .ok_or_else(|| format!("apt-get left no {PACKAGE} package in {}", debs.display()))
+}
+
+/// The version in a package's file name (`NAME_VERSION_ARCH.deb`, an epoch's colon as `%3a`).
+fn version_of(deb: &Path) -> String {
+    let name = deb
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    name.split('_')
+        .nth(1)
+        .map_or_else(|| name.clone(), |v| v.replace("%3a", ":"))
 }
 
 /// Unpacks the package `deb` into `root` once its SHA-256 is `pinned` (a package that differs
@@ -230,4 +273,26 @@ pub fn check() -> Result<(), String> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_is_read_from_the_package_file_name() {
+        let deb = Path::new("/x/chromium-common_1%3a150.0.7871.100-1~deb12u1_amd64.deb");
+        assert_eq!(version_of(deb), "1:150.0.7871.100-1~deb12u1");
+        assert_eq!(version_of(Path::new("odd.deb")), "odd.deb");
+    }
+
+    #[test]
+    fn the_pins_are_versions_with_full_hashes_and_the_pool_url_names_the_first() {
+        for (version, sha256) in PINS {
+            assert!(version.ends_with("~deb12u1"), "{version}");
+            assert_eq!(sha256.len(), 64);
+            assert!(sha256.chars().all(|c| c.is_ascii_hexdigit()));
+        }
+        assert!(POOL_URL.contains(PINS[0].0));
+    }
 }
