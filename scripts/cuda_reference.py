@@ -73,9 +73,8 @@ import tempfile
 import threading
 import time
 
-KIB = 1024
-MIB = 1024 * KIB
-GIB = 1024 * MIB
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sizes import GIB, KIB, MIB, size_label  # noqa: E402  (beside this file: gpubench's labels)
 
 # gpubench's default-profile matmul shapes on a hardware adapter (matmul::profile_shapes), in
 # its order: the squares largest first (the headline before anything a time limit could cut),
@@ -133,17 +132,6 @@ def parse_shape(text):
     if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
         raise argparse.ArgumentTypeError(f"shape '{text}': expected MxNxK with positive integers")
     return tuple(int(p) for p in parts)
-
-
-def size_label(nbytes):
-    """gpubench's size label (units::format_size): 4KiB, 16MiB, 1GiB, and 1.5MiB for a size that
-    is not a whole number of its largest unit (the memory sweep's 1.5 x 2^k points)."""
-    for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
-        if nbytes >= scale:
-            if nbytes % scale == 0:
-                return f"{nbytes // scale}{unit}"
-            return f"{nbytes / scale:.2f}".rstrip("0").rstrip(".") + unit
-    return f"{nbytes}B"
 
 
 def summary(values):

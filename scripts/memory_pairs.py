@@ -21,10 +21,13 @@ This module takes side_by_side.py's module as an argument (its Table, Side, load
 formatting) rather than importing it, so either can be loaded on its own.
 """
 
+import os
 import re
 import statistics
+import sys
 
-KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sizes import size_label  # noqa: E402  (beside this file: gpubench's size labels)
 
 # The per-working-set curves: (id kind, gpubench kernel param, words, higher is better).
 CURVES = [
@@ -50,16 +53,6 @@ ABOUT = (
     "CUDA for bandwidth and GIOP/s, CUDA / gpubench for latency (above 1: gpubench faster). A "
     "level row holds gpubench's derived level beside the median of CUDA's curve over the "
     "level's own working sets.")
-
-
-def size_label(nbytes):
-    """gpubench's size label (units::format_size): 4KiB, 1.5MiB, 512MiB."""
-    for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
-        if nbytes >= scale:
-            if nbytes % scale == 0:
-                return f"{nbytes // scale}{unit}"
-            return f"{nbytes / scale:.2f}".rstrip("0").rstrip(".") + unit
-    return f"{nbytes}B"
 
 
 def gpubench_memory(sbs, memory_path, gpubench_doc):

@@ -50,9 +50,8 @@ import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import memory_pairs  # noqa: E402  (the memory hierarchy's pairs: a section of their own)
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import peer_columns  # noqa: E402  (beside this file; the Vulkan peers' column)
+from sizes import size_label  # noqa: E402  (gpubench's size labels)
 
 # (label, gpubench id template, CUDA key template, nominal key, target: gpubench / CUDA >= this)
 # {size} is the stream array size, {shape} each matmul shape both files hold.
@@ -299,13 +298,6 @@ def cuda_index(doc):
 def cuda_clock(row):
     clock = ((row or {}).get("telemetry") or {}).get("sm_clock_mhz") or {}
     return clock.get("median")
-
-
-def size_label(nbytes):
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if nbytes >= scale and nbytes % scale == 0:
-            return f"{nbytes // scale}{unit}"
-    return f"{nbytes}B"
 
 
 def label_bytes(label):

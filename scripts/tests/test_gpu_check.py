@@ -59,6 +59,8 @@ class ReferencePlan(unittest.TestCase):
         self.assertEqual(ref.size_label(256 << 20), "256MiB")
         self.assertEqual(ref.size_label(1 << 30), "1GiB")
         self.assertEqual(ref.size_label(1000), "1000B")
+        # The table spells them as the reference does (one function, scripts/sizes.py).
+        self.assertEqual(sbs.size_label(1536 << 10), "1.5MiB")
 
     def test_quick_plan_is_a_subset_of_the_full_one(self):
         full = ref.plan_from(ref.arguments([]))

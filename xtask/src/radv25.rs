@@ -16,7 +16,6 @@
 //! manifest.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::workspace_root;
 
@@ -115,13 +114,7 @@ fn apt_state(dir: &Path) -> Result<Vec<String>, String> {
 /// Downloads the pinned package into `dir` through the isolated apt state, checks its hash
 /// and unpacks it into `root`.
 fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
-    let tool = |name: &str| {
-        Command::new(name)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !tool("apt-get") || !tool("dpkg-deb") {
+    if !crate::setup::apt_tools_present() {
         return Err(format!(
             "Mesa 25's RADV is not available: {}",
             how_to_get_it()
@@ -147,7 +140,7 @@ fn unpack(dir: &Path, root: &Path) -> Result<(), String> {
         "{PACKAGE}_{}_amd64.deb",
         VERSION.replace(':', "%3a")
     ));
-    crate::swiftshader::unpack_pinned(&deb, SHA256, dir, root)
+    crate::setup::unpack_pinned(&deb, SHA256, dir, root)
 }
 
 /// The environment that makes gpubench compile with Mesa 25's RADV (`--isa navi31`).

@@ -151,6 +151,17 @@ pub fn ensure_node() -> Result<(), String> {
     )
 }
 
+/// Whether apt-get and dpkg-deb both run here (Debian or Ubuntu): what downloading and
+/// unpacking a pinned package without installing it needs.
+pub fn apt_tools_present() -> bool {
+    ["apt-get", "dpkg-deb"].iter().all(|name| {
+        Command::new(name)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
 /// `apt-get download SPEC` into `dir` (a package, or `package=version`), once more after an
 /// `apt-get update` where the first try fails (a fresh machine may have no package lists yet);
 /// whether a package was downloaded. Nothing is installed.
@@ -177,4 +188,47 @@ pub fn apt_download_with(spec: &str, dir: &Path, options: &[String]) -> bool {
             .status();
         download()
     }
+}
+
+/// Unpacks the package `deb` into `root` once its SHA-256 is `pinned` (a package that differs
+/// is deleted and refused), through `dir/partial` and a rename, so a half-unpacked tree is
+/// never used.
+pub fn unpack_pinned(deb: &Path, pinned: &str, dir: &Path, root: &Path) -> Result<(), String> {
+    let sum = sha256(deb)?;
+    if sum != pinned {
+        let _ = std::fs::remove_file(deb);
+        return Err(format!(
+            "{} has SHA-256 {sum}, not the pinned {pinned}: refusing it",
+            deb.display()
+        ));
+    }
+    let partial = dir.join("partial");
+    let _ = std::fs::remove_dir_all(&partial);
+    let status = Command::new("dpkg-deb")
+        .arg("-x")
+        .arg(deb)
+        .arg(&partial)
+        .status()
+        .map_err(|e| format!("dpkg-deb: {e}"))?;
+    if !status.success() {
+        return Err(format!("dpkg-deb -x {} failed ({status})", deb.display()));
+    }
+    let _ = std::fs::remove_dir_all(root);
+    std::fs::rename(&partial, root).map_err(|e| format!("moving {}: {e}", partial.display()))
+}
+
+/// The SHA-256 of `file`, in lower-case hex (coreutils' `sha256sum`).
+pub fn sha256(file: &Path) -> Result<String, String> {
+    let out = Command::new("sha256sum")
+        .arg(file)
+        .output()
+        .map_err(|e| format!("could not start sha256sum: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("sha256sum {} failed", file.display()));
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .map(str::to_string)
+        .ok_or_else(|| format!("sha256sum printed nothing for {}", file.display()))
 }

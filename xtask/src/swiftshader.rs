@@ -12,7 +12,6 @@
 //! `GPUBENCH_SWIFTSHADER_ICD` at a SwiftShader `vk_swiftshader_icd.json`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::workspace_root;
 
@@ -87,13 +86,7 @@ pub fn icd() -> Result<PathBuf, String> {
 /// Downloads the package into `dir` (the first pinned version apt lists, else apt's own
 /// candidate), checks a pinned one's hash and unpacks it into `root`; the version taken.
 fn unpack(dir: &Path, root: &Path) -> Result<String, String> {
-    let tool = |name: &str| {
-        Command::new(name)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !tool("apt-get") || !tool("dpkg-deb") {
+    if !crate::setup::apt_tools_present() {
         return Err(format!("SwiftShader is not available: {}", how_to_get_it()));
     }
     let debs = dir.join("deb");
@@ -105,7 +98,7 @@ fn unpack(dir: &Path, root: &Path) -> Result<String, String> {
                 "xtask: unpacking SwiftShader from {PACKAGE} {version} (pinned) into {} (not installed)",
                 dir.display()
             );
-            unpack_pinned(&downloaded(&debs)?, sha256, dir, root)?;
+            crate::setup::unpack_pinned(&downloaded(&debs)?, sha256, dir, root)?;
             return Ok(version.to_string());
         }
     }
@@ -123,8 +116,8 @@ fn unpack(dir: &Path, root: &Path) -> Result<String, String> {
          SHA256 from `apt-cache show {PACKAGE}`, in xtask/src/swiftshader.rs)",
         PINS.map(|(v, _)| v).join(", ")
     );
-    let sha256 = sha256(&deb)?;
-    unpack_pinned(&deb, &sha256, dir, root)?;
+    let sha256 = crate::setup::sha256(&deb)?;
+    crate::setup::unpack_pinned(&deb, &sha256, dir, root)?;
     Ok(version)
 }
 
@@ -150,49 +143,6 @@ fn version_of(deb: &Path) -> String {
     name.split('_')
         .nth(1)
         .map_or_else(|| name.clone(), |v| v.replace("%3a", ":"))
-}
-
-/// Unpacks the package `deb` into `root` once its SHA-256 is `pinned` (a package that differs
-/// is deleted and refused), through `dir/partial` and a rename, so a half-unpacked tree is
-/// never used.
-pub fn unpack_pinned(deb: &Path, pinned: &str, dir: &Path, root: &Path) -> Result<(), String> {
-    let sum = sha256(deb)?;
-    if sum != pinned {
-        let _ = std::fs::remove_file(deb);
-        return Err(format!(
-            "{} has SHA-256 {sum}, not the pinned {pinned}: refusing it",
-            deb.display()
-        ));
-    }
-    let partial = dir.join("partial");
-    let _ = std::fs::remove_dir_all(&partial);
-    let status = Command::new("dpkg-deb")
-        .arg("-x")
-        .arg(deb)
-        .arg(&partial)
-        .status()
-        .map_err(|e| format!("dpkg-deb: {e}"))?;
-    if !status.success() {
-        return Err(format!("dpkg-deb -x {} failed ({status})", deb.display()));
-    }
-    let _ = std::fs::remove_dir_all(root);
-    std::fs::rename(&partial, root).map_err(|e| format!("moving {}: {e}", partial.display()))
-}
-
-/// The SHA-256 of `file`, in lower-case hex (coreutils' `sha256sum`).
-pub fn sha256(file: &Path) -> Result<String, String> {
-    let out = Command::new("sha256sum")
-        .arg(file)
-        .output()
-        .map_err(|e| format!("could not start sha256sum: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("sha256sum {} failed", file.display()));
-    }
-    String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .next()
-        .map(str::to_string)
-        .ok_or_else(|| format!("sha256sum printed nothing for {}", file.display()))
 }
 
 /// The environment that makes SwiftShader the only Vulkan driver of one command.

@@ -37,7 +37,7 @@ fn layer_folder(dir: &Path) -> Result<Option<PathBuf>, String> {
 /// whose library path is the unpacked library's, absolute.
 fn unpack(dir: &Path, folder: &Path) -> Result<(), String> {
     let missing = "the Khronos validation layer is not installed: apt-get install vulkan-validationlayers (Debian/Ubuntu), dnf install vulkan-validation-layers (Fedora), or the LunarG Vulkan SDK; GPUBENCH_SKIP_VALIDATION=1 skips this check";
-    if Command::new("apt-get").arg("--version").output().is_err() {
+    if !crate::setup::apt_tools_present() {
         return Err(missing.to_string());
     }
     let debs = dir.join("deb");
