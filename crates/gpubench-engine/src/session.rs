@@ -23,6 +23,10 @@ use gpubench_results::schema::ToolInfo;
 use gpubench_harness::kit::gpu;
 
 use crate::noise_check::NoiseCheck;
+
+/// The key in each result's `extra` of the seconds the whole benchmark took, from set-up to
+/// teardown (verification, calibration and warm-up included).
+pub const WALL_S: &str = "wall_s";
 use crate::plan::RunPlan;
 use crate::tuner::ShortRunTuner;
 use crate::{BuildContext, PlanError, Suite};
@@ -273,7 +277,12 @@ impl RunLoop<'_, '_> {
         self.index += 1;
         let ctx = self.session.ctx;
         let pipelines = ctx.pipelines_built();
+        let started = std::time::Instant::now();
         let mut result = runner.run(bench, &mut *self.sink).await;
+        // The whole benchmark's time, set-up and verification included: what a time budget for
+        // a run is made of (the timed samples are a fraction of it on a large card).
+        let wall_s = started.elapsed().as_secs_f64();
+        result.extra.insert(WALL_S.into(), wall_s.into());
         gpu::record_shader_checks(ctx, &mut result, pipelines);
         if runner.stop_requested() {
             // The benchmark in flight was cut short: keep only what finished.

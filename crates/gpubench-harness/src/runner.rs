@@ -106,6 +106,22 @@ impl From<BenchError> for Stop {
     }
 }
 
+/// The longest the warm-up goes on for a device the telemetry says is still at its idle clocks.
+/// On an H200 the 1 GiB stream copy's whole region (0.25 s at 20 Hz readings) ran at the 345 MHz
+/// idle clock, and the triad's rose to 1980 MHz within its region of under half a second of
+/// back-to-back kernels; a second covers that with room.
+pub const CLOCK_RAMP_CAP: Duration = Duration::from_secs(1);
+/// Warm-up samples whose GPU time is at least this fraction of their host time keep the device
+/// busy enough for its clock governor to raise the clock.
+pub const BUSY_FRACTION: f64 = 0.5;
+
+/// Whether a sample kept the device busy ([`BUSY_FRACTION`]); unknown GPU time counts as not.
+fn keeps_device_busy(timing: &SampleTiming) -> bool {
+    timing
+        .gpu
+        .is_some_and(|gpu| gpu.as_secs_f64() >= BUSY_FRACTION * timing.host.as_secs_f64())
+}
+
 /// Samples at least this long (host time) have their GPU time compared with their host time.
 pub const CLOCK_CHECK_MIN_SAMPLE: Duration = Duration::from_millis(10);
 /// GPU time may exceed host time by this fraction (timer granularity, rounding) before the
@@ -318,6 +334,9 @@ impl<'a> Runner<'a> {
         observer.phase(Phase::WarmUp);
         let taken = match self.warm_up(bench, iterations).await {
             Ok(()) => {
+                if let Some(hook) = &self.telemetry {
+                    hook.sampling();
+                }
                 observer.phase(Phase::Sample);
                 self.take_samples(bench, info, iterations, prefer_gpu, observer)
                     .await
@@ -385,17 +404,43 @@ impl<'a> Runner<'a> {
         Ok(first)
     }
 
-    /// Untimed samples for the warm-up budget, at least the minimum count.
+    /// Untimed samples for the warm-up budget, at least the minimum count; then, where the
+    /// telemetry says the device still idles, more ([`Runner::ramp_clocks`]).
     async fn warm_up(&self, bench: &mut dyn Benchmark, iterations: u32) -> Result<(), Stop> {
         let start = Instant::now();
         let mut warmups = 0;
+        let mut last = None;
         while warmups < self.settings.min_warmup_samples || start.elapsed() < self.settings.warmup {
             self.check_stop()?;
-            self.sample(bench, iterations).await?;
+            last = Some(self.sample(bench, iterations).await?);
             warmups += 1;
             if start.elapsed() > self.settings.max_time {
-                break;
+                return Ok(());
             }
+        }
+        self.ramp_clocks(bench, iterations, last).await
+    }
+
+    /// More warm-up samples while the telemetry says the device is still at its idle clocks
+    /// and the samples keep it busy (GPU time at least [`BUSY_FRACTION`] of host time: lighter
+    /// work would not raise the clock however long it ran), for at most [`CLOCK_RAMP_CAP`].
+    /// A result whose samples still ran at idle clocks is marked by the telemetry.
+    async fn ramp_clocks(
+        &self,
+        bench: &mut dyn Benchmark,
+        iterations: u32,
+        mut last: Option<SampleTiming>,
+    ) -> Result<(), Stop> {
+        let Some(hook) = &self.telemetry else {
+            return Ok(());
+        };
+        let start = Instant::now();
+        while hook.clocks_settled() == Some(false)
+            && last.as_ref().is_some_and(keeps_device_busy)
+            && start.elapsed() < CLOCK_RAMP_CAP
+        {
+            self.check_stop()?;
+            last = Some(self.sample(bench, iterations).await?);
         }
         Ok(())
     }

@@ -11,6 +11,15 @@ use gpubench_results::telemetry::TelemetrySummary;
 pub trait TelemetryHook: Send + Sync {
     /// A measured region of the benchmark `id` starts.
     fn begin(&self, id: &str);
+    /// The region's warm-up is over and its timed samples start: what `end` summarises is
+    /// what was seen from here (the clocks the figure was measured at, not the warm-up's).
+    fn sampling(&self) {}
+    /// Whether the device has left its idle clocks, by the newest reading of the region begun
+    /// last: `Some(false)` while it still idles, `None` when the hook cannot tell. The runner
+    /// warms up for longer while this says `Some(false)`.
+    fn clocks_settled(&self) -> Option<bool> {
+        None
+    }
     /// The region ends; what was seen during it, or `None` when nothing is recorded.
     fn end(&self) -> Option<TelemetrySummary>;
     /// The run is over (or stopped): add the run's totals, link and nominal figures to `doc`

@@ -4,13 +4,14 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gpubench_harness::{BenchResult, GpuContext, RunDocument, TelemetryHook};
 use gpubench_results::telemetry::{
     NominalFigures, PcieLink, RunTelemetry, TelemetryStatus, TelemetrySummary,
 };
 
+use crate::clocks;
 use crate::fake::FakeSource;
 use crate::pcie::{self, DisplayDevice, SysfsRoot};
 use crate::sampler::{self, Sampler, SharedSource, Timed};
@@ -62,6 +63,8 @@ struct State {
     running: Option<Sampler>,
     spawn_error: Option<String>,
     all: Vec<Timed>,
+    /// When the running region's timed samples started.
+    sampling_from: Option<Instant>,
 }
 
 /// The telemetry of one run on one adapter.
@@ -246,6 +249,7 @@ impl TelemetryHook for Telemetry {
         let mut state = lock(&self.state);
         // A region whose benchmark panicked never ended: close it first.
         self.stop_running(&mut state);
+        state.sampling_from = None;
         match Sampler::start(Arc::clone(source), self.period) {
             Ok(sampler) => state.running = Some(sampler),
             Err(error) => state.spawn_error = Some(error.to_string()),
@@ -263,8 +267,12 @@ impl TelemetryHook for Telemetry {
             }
             Mode::Sampling { name, .. } => {
                 let mut state = lock(&self.state);
+                let from = state.sampling_from.take();
                 let summary = match self.stop_running(&mut state) {
-                    Some(readings) => sampler::summarise(name, &readings),
+                    Some(readings) => match from {
+                        Some(from) => sampler::summarise(name, sampler::since(&readings, from)),
+                        None => sampler::summarise(name, &readings),
+                    },
                     None => TelemetrySummary::without_readings(
                         TelemetryStatus::Unavailable,
                         state
@@ -301,8 +309,18 @@ impl TelemetryHook for Telemetry {
         });
     }
 
+    fn sampling(&self) {
+        lock(&self.state).sampling_from = Some(Instant::now());
+    }
+
+    fn clocks_settled(&self) -> Option<bool> {
+        let latest = lock(&self.state).running.as_ref()?.latest()?;
+        clocks::settled(&latest, self.facts.max_sm_clock_mhz)
+    }
+
     fn annotate(&self, result: &mut BenchResult) {
         let link = self.link();
         nominal::annotate(result, self.nominal.as_ref(), link.as_ref());
+        clocks::annotate(result, self.facts.max_sm_clock_mhz);
     }
 }

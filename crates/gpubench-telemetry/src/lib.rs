@@ -11,6 +11,7 @@
 //! applicable".
 
 pub mod amdgpu;
+pub mod clocks;
 pub mod doctor;
 pub mod fake;
 pub mod hook;

@@ -33,12 +33,15 @@ pub struct Timed {
 pub struct Sampler {
     stop: Sender<()>,
     handle: JoinHandle<Vec<Timed>>,
+    latest: Arc<Mutex<Option<Reading>>>,
 }
 
 impl Sampler {
     /// Starts reading `source` every `period`, the first reading at once.
     pub fn start(source: SharedSource, period: Duration) -> std::io::Result<Self> {
         let (stop, stopped) = mpsc::channel::<()>();
+        let latest = Arc::new(Mutex::new(None));
+        let newest = Arc::clone(&latest);
         let handle = std::thread::Builder::new()
             .name("gpubench-telemetry".to_string())
             .spawn(move || {
@@ -48,6 +51,9 @@ impl Sampler {
                         Ok(mut source) => source.sample(),
                         Err(_) => break,
                     };
+                    if let Ok(mut newest) = newest.lock() {
+                        *newest = Some(reading.clone());
+                    }
                     readings.push(Timed {
                         at: Instant::now(),
                         reading,
@@ -59,7 +65,16 @@ impl Sampler {
                 }
                 readings
             })?;
-        Ok(Self { stop, handle })
+        Ok(Self {
+            stop,
+            handle,
+            latest,
+        })
+    }
+
+    /// The newest reading, once there is one.
+    pub fn latest(&self) -> Option<Reading> {
+        self.latest.lock().ok()?.clone()
     }
 
     /// Stops the thread and returns its readings (none when it panicked).
@@ -67,6 +82,17 @@ impl Sampler {
         // The thread may already have ended (a poisoned source): then there is no receiver.
         let _ = self.stop.send(());
         self.handle.join().unwrap_or_default()
+    }
+}
+
+/// The readings taken from `from` on; where none was, the last one before it (the clocks a
+/// short stretch ran at are the ones read just before it).
+pub fn since(readings: &[Timed], from: Instant) -> &[Timed] {
+    let first = readings.partition_point(|t| t.at < from);
+    if first < readings.len() {
+        &readings[first..]
+    } else {
+        &readings[readings.len().saturating_sub(1)..]
     }
 }
 

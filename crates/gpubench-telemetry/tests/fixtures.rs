@@ -281,3 +281,50 @@ fn an_nvidia_adapter_without_nvml_is_unavailable_never_an_error() {
     };
     assert!(reason.contains("0x8086"), "{reason}");
 }
+
+/// The H200's first minutes, scripted: three readings at its idle clock, then busy at its top.
+fn ramping_h200() -> Telemetry {
+    let idle = gpubench_telemetry::Reading {
+        sm_clock_mhz: Some(345.0),
+        throttle_reasons: vec!["gpu-idle".into()],
+        ..Default::default()
+    };
+    let busy = gpubench_telemetry::Reading {
+        sm_clock_mhz: Some(1980.0),
+        ..Default::default()
+    };
+    let script = gpubench_telemetry::fake::FakeScript {
+        readings: vec![idle.clone(), idle.clone(), idle, busy],
+        facts: gpubench_telemetry::DeviceFacts {
+            max_sm_clock_mhz: Some(1980.0),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let source = FakeSource::new(script);
+    Telemetry::with_source(&h200(), &options("none"), Opened::Source(Box::new(source)))
+        .expect("opens")
+}
+
+#[test]
+fn the_clocks_settle_once_the_idle_readings_end_and_the_summary_covers_the_samples_only() {
+    let telemetry = ramping_h200();
+    telemetry.begin("stream/copy/vec4-f32/1GiB");
+    let first = std::time::Instant::now();
+    let mut said = Vec::new();
+    while said.last() != Some(&Some(true)) && first.elapsed() < Duration::from_secs(5) {
+        said.push(telemetry.clocks_settled());
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert!(said.contains(&Some(false)), "{said:?}");
+    assert_eq!(said.last(), Some(&Some(true)), "{said:?}");
+    telemetry.sampling();
+    std::thread::sleep(Duration::from_millis(30));
+    let summary = telemetry.end().expect("sampled");
+    let clock = summary.sm_clock_mhz.expect("clock");
+    // The warm-up's idle readings are not the clock the samples ran at.
+    assert_eq!((clock.min, clock.max), (1980.0, 1980.0));
+    assert!(!summary.throttle_reasons.contains(&"gpu-idle".to_string()));
+    // Outside a region there is nothing to tell.
+    assert_eq!(telemetry.clocks_settled(), None);
+}

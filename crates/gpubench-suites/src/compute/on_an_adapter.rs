@@ -165,3 +165,52 @@ fn an_integer_kernel_that_did_not_run_fails_verification() {
         );
     }
 }
+
+/// A telemetry hook that says the device idles for its first `idle_for` asks, then that it has
+/// settled; it counts the asks and whether the samples were announced.
+struct RampingHook {
+    idle_for: usize,
+    asked: std::sync::atomic::AtomicUsize,
+    sampling: std::sync::atomic::AtomicBool,
+}
+
+impl gpubench_harness::TelemetryHook for RampingHook {
+    fn begin(&self, _id: &str) {}
+    fn sampling(&self) {
+        self.sampling
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+    fn clocks_settled(&self) -> Option<bool> {
+        let asked = self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Some(asked >= self.idle_for)
+    }
+    fn end(&self) -> Option<gpubench_results::telemetry::TelemetrySummary> {
+        None
+    }
+}
+
+#[test]
+fn the_warm_up_goes_on_while_the_telemetry_says_the_device_idles() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    // Samples long enough that GPU time is most of host time: work that keeps a device busy.
+    let mut settings = gpubench_harness::testing::short_settings();
+    settings.target_sample = std::time::Duration::from_millis(20);
+    settings.max_time = std::time::Duration::from_secs(2);
+    let hook = std::sync::Arc::new(RampingHook {
+        idle_for: 3,
+        asked: Default::default(),
+        sampling: Default::default(),
+    });
+    let runner = Runner::new(&ctx, settings).with_telemetry(hook.clone());
+    let mut bench = KernelBench::new(FmaPeak::new(
+        Precision::F32,
+        PeakForm::Vec4,
+        PeakGrid::fixed(64),
+    ));
+    run_ok(&runner, &mut bench);
+    // Three asks said "idle", each followed by one more warm-up sample; the fourth ended it.
+    assert_eq!(hook.asked.load(std::sync::atomic::Ordering::SeqCst), 4);
+    assert!(hook.sampling.load(std::sync::atomic::Ordering::SeqCst));
+}
