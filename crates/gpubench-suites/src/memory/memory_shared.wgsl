@@ -21,7 +21,8 @@
 // into one atomic (a subgroup reduction, then one lane's atomic: RADV does for `one`), so the
 // `one` forms measure aggregated atomics. The `_lanes` forms add to the same single word, but
 // address it per lane as `lane & zero_mask` with zero_mask 0 from a uniform: no compiler can
-// prove that uniform, so every lane's atomic reaches the word.
+// prove that uniform, so none folds them as it compiles them (NVIDIA's Vulkan driver still
+// aggregates equal addresses at run time: see atomics.rs).
 
 const WORKGROUP: u32 = 256u;
 // vec4 elements in the tile (16 KiB), and the same bytes as 4-byte words.
