@@ -20,8 +20,8 @@
 # Time: before the window starts, scripts/check_budget.py predicts the check's time on the card
 # from the work each step does (scripts/check-plan-h200.json) and the script refuses, exit 4, a
 # plan predicted over 450 s, and, exit 5, step timeouts that add up to over 540 s. The timeouts:
-# GPUBENCH_TIMEOUT (default 180 s) bounds gpubench's run, CUDA_TIMEOUT (default 120 s) the
-# reference, LIST_TIMEOUT (30 s), SMI_TIMEOUT (15 s) and DOCTOR_TIMEOUT (25 s) the start-up,
+# GPUBENCH_TIMEOUT (default 210 s) bounds gpubench's run, CUDA_TIMEOUT (default 80 s) the
+# reference, LIST_TIMEOUT (20 s), SMI_TIMEOUT (10 s) and DOCTOR_TIMEOUT (20 s) the start-up,
 # GPUBENCH_MEMORY_TIMEOUT (65 s) the memory suite, a step of its own after the main run into
 # gpubench-memory.json (CUDA_MEMORY_TIMEOUT caps CUDA's side of it); each step saves after
 # every result (section), so a timeout keeps what was measured. The suites run
@@ -73,13 +73,13 @@ log() { echo "gpu-check: $*" | tee -a "$out/check.log" >&"$stderr"; }
 # checks the card's plan with the card's default timeouts, then runs with its own (the
 # environment's timeouts are the rehearsal's there: a software adapter is slower).
 card_env() { if [ "$rehearsal" = 1 ]; then echo "$2"; else echo "${!1:-$2}"; fi; }
-list_timeout=$(card_env LIST_TIMEOUT 30)
-smi_timeout=$(card_env SMI_TIMEOUT 15)
-card_doctor_timeout=$(card_env DOCTOR_TIMEOUT 25)
-card_cuda_timeout=$(card_env CUDA_TIMEOUT 120)
-card_gpubench_timeout=$(card_env GPUBENCH_TIMEOUT 180)
+list_timeout=$(card_env LIST_TIMEOUT 20)
+smi_timeout=$(card_env SMI_TIMEOUT 10)
+card_doctor_timeout=$(card_env DOCTOR_TIMEOUT 20)
+card_cuda_timeout=$(card_env CUDA_TIMEOUT 80)
+card_gpubench_timeout=$(card_env GPUBENCH_TIMEOUT 210)
 card_memory_timeout=$(card_env GPUBENCH_MEMORY_TIMEOUT 65)
-card_peers_timeout=$(card_env PEERS_TIMEOUT 25)
+card_peers_timeout=$(card_env PEERS_TIMEOUT 40)
 peers_list_timeout=10
 # How long a step may take to save and exit after its timeout's SIGTERM before `timeout` kills
 # it (-k): part of the step's worst case, so counted in the sum.
@@ -401,7 +401,7 @@ fi
 # --- The Vulkan peers (vkpeak, clpeak) on the same adapter: scripts/peers.py ----------------
 # Where GPUBENCH_PEERS (default: peers/ beside the gpubench binary; in the rehearsal, the test
 # doubles' bin/) holds vkpeak and/or clpeak, each runs on gpubench's adapter (found by name in
-# its own device list) under PEERS_TIMEOUT (default 25 s each on the card, 60 s in the
+# its own device list) under PEERS_TIMEOUT (default 40 s each on the card, 60 s in the
 # rehearsal), its output in OUTDIR/TOOL.txt.
 # A peer that is absent, or cannot find the adapter, is a status in the table, never a failure.
 peers_dir=${GPUBENCH_PEERS:-$(dirname "$bin")/peers}
