@@ -272,9 +272,63 @@ impl DispatchKernel {
     }
 }
 
-/// Reads all of `buffer` (which needs COPY_SRC) back as f32 values.
+/// Reads all of `buffer` (which needs COPY_SRC) back as f32 values (one copy, straight from
+/// the mapped range).
 pub async fn read_f32(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<f32>, BenchError> {
-    Ok(bytes_to_f32(&ctx.read_buffer(buffer, buffer.size()).await?))
+    ctx.read_buffer_with(buffer, buffer.size(), bytes_to_f32)
+        .await
+}
+
+/// Reads all of `buffer` (which needs COPY_SRC) back and lends it to `read` as f32 values,
+/// without copying them where the mapped range is aligned for f32 (it is on every backend
+/// seen so far; a misaligned one is copied once). A check over a large GPU's 1 GiB arrays
+/// must not pay for copies it does not need.
+pub async fn with_f32<T>(
+    ctx: &GpuContext,
+    buffer: &wgpu::Buffer,
+    read: impl FnOnce(&[f32]) -> T,
+) -> Result<T, BenchError> {
+    ctx.read_buffer_with(buffer, buffer.size(), |bytes| {
+        let whole = &bytes[..bytes.len() / 4 * 4];
+        match bytemuck::try_cast_slice::<u8, f32>(whole) {
+            Ok(floats) => read(floats),
+            Err(_) => read(&bytes_to_f32(whole)),
+        }
+    })
+    .await
+}
+
+/// A buffer of `len` f32 values, every one `value`, written in place while it is mapped at
+/// creation: no host array of the buffer's size is made for a pattern (a GiB on a large
+/// GPU).
+pub fn filled_f32_buffer(
+    ctx: &GpuContext,
+    label: &str,
+    len: u64,
+    value: f32,
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer, BenchError> {
+    let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: len * 4,
+        usage,
+        mapped_at_creation: true,
+    });
+    {
+        // The mapping is write-only (it may be write-combining memory): the pattern is copied
+        // in from one small block, a MiB at a time.
+        let block: Vec<u8> = value.to_ne_bytes().repeat(1 << 18);
+        let mut view = buffer.get_mapped_range_mut(..)?;
+        let mut start = 0;
+        while start < view.len() {
+            let end = (start + block.len()).min(view.len());
+            view.slice(start..end)
+                .copy_from_slice(&block[..end - start]);
+            start = end;
+        }
+    }
+    buffer.unmap();
+    Ok(buffer)
 }
 
 /// Skips arrays larger than one storage binding or one buffer may be; `what` says what is
@@ -390,12 +444,11 @@ pub fn f32_bytes(values: &[f32]) -> &[u8] {
     bytemuck::cast_slice(values)
 }
 
-/// Bytes read back from the GPU as f32 values (copied: mapped ranges need not be aligned).
+/// Bytes read back from the GPU as f32 values (copied: mapped ranges need not be aligned); a
+/// trailing partial word is dropped. One bulk copy in the host's byte order, as [`f32_bytes`]
+/// uploads them: a value at a time took seconds per GiB.
 pub fn bytes_to_f32(bytes: &[u8]) -> Vec<f32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect()
+    bytemuck::pod_collect_to_vec(&bytes[..bytes.len() / 4 * 4])
 }
 
 /// Element type of a kernel's arithmetic and data.

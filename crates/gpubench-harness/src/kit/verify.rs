@@ -43,6 +43,7 @@ impl Tolerance {
     }
 
     /// Whether `got` is within tolerance of `want`, given the error `scale`.
+    #[inline]
     pub fn accepts(&self, got: f64, want: f64, scale: f64) -> bool {
         got.is_finite() && (got - want).abs() <= self.abs + self.rel * scale.abs()
     }
@@ -63,6 +64,7 @@ impl Checker {
     }
 
     /// Compares one value; `what` names it for the report (called only on mismatch).
+    #[inline]
     pub fn check(
         &mut self,
         got: f64,
@@ -102,17 +104,49 @@ impl Checker {
 
 /// Compares two f32 slices element-wise against `want` with `tol` (scale = |want|).
 pub fn compare_f32(got: &[f32], want: &[f64], tol: Tolerance) -> Verification {
+    compare_f32_with(got, want.len(), tol, |i| want[i])
+}
+
+/// Compares `got` element-wise with `want(i)` for each of `len` elements, with `tol` (scale =
+/// |want|), naming a mismatch by its index. The expected values are computed one at a time
+/// inside the loop, never stored: at a large GPU's 1 GiB arrays a vector of them is 2 GiB
+/// of f64 to build, and building it cost more than the GPU work it checked. Pass a `want`
+/// with no branch on anything that is fixed for the whole array, so the loop stays tight.
+pub fn compare_f32_with(
+    got: &[f32],
+    len: usize,
+    tol: Tolerance,
+    want: impl Fn(usize) -> f64,
+) -> Verification {
     let mut checker = Checker::new();
-    if got.len() != want.len() {
-        checker.fail(format!(
-            "length {} differs from expected {}",
-            got.len(),
-            want.len()
-        ));
+    if got.len() != len {
+        checker.fail(format!("length {} differs from expected {len}", got.len()));
         return checker.finish();
     }
-    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+    for (i, &g) in got.iter().enumerate() {
+        let w = want(i);
         checker.check(f64::from(g), w, w, tol, || format!("element {i}"));
+    }
+    checker.finish()
+}
+
+/// Compares `got` with `want(i)` at the given `indices` only (each below `len`), with `tol`
+/// (scale = |want|): a spot check for an output whose full check is made elsewhere.
+pub fn compare_f32_at(
+    got: &[f32],
+    len: usize,
+    tol: Tolerance,
+    indices: impl IntoIterator<Item = usize>,
+    want: impl Fn(usize) -> f64,
+) -> Verification {
+    let mut checker = Checker::new();
+    if got.len() != len {
+        checker.fail(format!("length {} differs from expected {len}", got.len()));
+        return checker.finish();
+    }
+    for i in indices {
+        let w = want(i);
+        checker.check(f64::from(got[i]), w, w, tol, || format!("element {i}"));
     }
     checker.finish()
 }
@@ -182,6 +216,30 @@ mod tests {
         let v = compare_f32(&[1.0], &[1.0, 2.0], Tolerance::EXACT);
         assert!(!v.passed());
         assert!(compare_f32(&[1.0, 2.0], &[1.0, 2.0], Tolerance::EXACT).passed());
+    }
+
+    #[test]
+    fn compare_with_computes_each_expected_value_and_names_the_wrong_one() {
+        let got: Vec<f32> = (0..1000).map(|i| i as f32 * 0.5).collect();
+        let want = |i: usize| i as f64 * 0.5;
+        let v = compare_f32_with(&got, 1000, Tolerance::EXACT, want);
+        assert!(v.passed());
+        assert_eq!(v.checked, 1000);
+        let mut wrong = got.clone();
+        wrong[777] = 1.0;
+        let v = compare_f32_with(&wrong, 1000, Tolerance::EXACT, want);
+        assert_eq!((v.checked, v.mismatches), (1000, 1));
+        assert_eq!(v.first_mismatches, ["element 777: got 1, expected 388.5"]);
+        // A NaN never passes, and a short readback fails on its length.
+        wrong[777] = f32::NAN;
+        assert!(!compare_f32_with(&wrong, 1000, Tolerance::f32_elementwise(), want).passed());
+        let v = compare_f32_with(&got[1..], 1000, Tolerance::EXACT, want);
+        assert!(v.first_mismatches[0].contains("length 999"));
+        // A spot check reads only its indices.
+        let v = compare_f32_at(&wrong, 1000, Tolerance::EXACT, [0, 10, 999], want);
+        assert_eq!((v.checked, v.mismatches), (3, 0));
+        let v = compare_f32_at(&wrong, 1000, Tolerance::EXACT, [10, 777], want);
+        assert_eq!(v.first_mismatches, ["element 777: got NaN, expected 388.5"]);
     }
 }
 

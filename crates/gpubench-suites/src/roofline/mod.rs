@@ -17,6 +17,7 @@
 mod on_an_adapter;
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 use gpubench_harness::{
     BenchError, BenchResult, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome,
@@ -67,11 +68,111 @@ struct Params {
     b: f32,
 }
 
-/// What set-up made: the dispatch, its grid and the host copy of the input.
+/// What set-up made: the dispatch and its grid.
 pub struct RooflineState {
     fma: FmaDispatch,
     workgroups: u32,
-    input: Vec<f32>,
+}
+
+/// The swept array's host copy and each invocation's sums over it, each made on first use and
+/// shared by every point of the sweep: the points read the same array, and making it per point
+/// (1 GiB of random floats on a GPU) cost 2.7 s of host time a point, its full reference sum
+/// another 0.9 s.
+pub struct RooflineInput {
+    bytes: u64,
+    seed: u64,
+    values: OnceLock<Vec<f32>>,
+    sums: OnceLock<BaseSums>,
+}
+
+impl RooflineInput {
+    /// The array of `bytes` from `seed` (made when first asked for), shared through the `Arc`.
+    pub fn new(bytes: u64, seed: u64) -> Arc<Self> {
+        Arc::new(Self {
+            bytes,
+            seed,
+            values: OnceLock::new(),
+            sums: OnceLock::new(),
+        })
+    }
+
+    /// Bytes of the array.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// The array's floats: multiples of 2^-10 in [-1, 1), random, never all zero, and exact
+    /// through the chain.
+    pub fn values(&self) -> &[f32] {
+        self.values.get_or_init(|| {
+            let mut rng = SplitMix64::new(self.seed);
+            (0..self.bytes / 4)
+                .map(|_| (rng.next_below(2048) as f32 - 1024.0) / 1024.0)
+                .collect()
+        })
+    }
+
+    /// What each of `threads` invocations writes at `fmas` multiply-adds per element
+    /// ([`expected_sums`]), from sums over the array made once for the sweep's grid.
+    pub fn expected(&self, threads: usize, fmas: u32) -> Vec<f64> {
+        let sums = self
+            .sums
+            .get_or_init(|| BaseSums::new(self.values(), threads));
+        if sums.threads == threads {
+            sums.expected(fmas)
+        } else {
+            // Another grid than the first point's (none in a suite run): its own sums.
+            BaseSums::new(self.values(), threads).expected(fmas)
+        }
+    }
+}
+
+/// Each invocation's sum of the elements it reads, per component, before any multiply-add.
+///
+/// With a = 1 and b = 2^-10 each chain ends exactly at x + fmas x b (roofline.wgsl), so an
+/// invocation that reads `count` groups of four elements writes, per component, its base sum
+/// plus 4 x count x fmas x b. Every term and partial sum is a multiple of 2^-10 far inside
+/// f64's integers (below 2^43 steps), so this is the full sum bit for bit, in O(threads) per
+/// point instead of a pass over the array.
+struct BaseSums {
+    threads: usize,
+    groups: usize,
+    sums: Vec<f64>,
+}
+
+impl BaseSums {
+    fn new(input: &[f32], threads: usize) -> Self {
+        let groups = input.len() / 16;
+        let mut sums = vec![0.0f64; threads * 4];
+        for i in 0..groups {
+            let t = i % threads;
+            for part in 0..4 {
+                let element = i + part * groups;
+                for c in 0..4 {
+                    sums[t * 4 + c] += f64::from(input[element * 4 + c]);
+                }
+            }
+        }
+        Self {
+            threads,
+            groups,
+            sums,
+        }
+    }
+
+    /// Groups invocation `t` reads: the grid strides over them.
+    fn count(&self, t: usize) -> usize {
+        self.groups / self.threads + usize::from(t < self.groups % self.threads)
+    }
+
+    fn expected(&self, fmas: u32) -> Vec<f64> {
+        let shift = f64::from(fmas) * f64::from(B);
+        self.sums
+            .iter()
+            .enumerate()
+            .map(|(j, &sum)| sum + (4 * self.count(j / 4)) as f64 * shift)
+            .collect()
+    }
 }
 
 impl RooflineState {
@@ -84,17 +185,22 @@ impl RooflineState {
 pub struct RooflinePoint {
     fmas: u32,
     bytes: u64,
-    seed: u64,
+    input: Arc<RooflineInput>,
     size_rule: Option<String>,
 }
 
 impl RooflinePoint {
     /// A point over `bytes` (a multiple of 64) with `fmas` multiply-adds per element.
     pub fn new(fmas: u32, bytes: u64, seed: u64) -> Self {
+        Self::sharing(fmas, RooflineInput::new(bytes, seed))
+    }
+
+    /// A point over `input`'s array, which the other points of a sweep share.
+    pub fn sharing(fmas: u32, input: Arc<RooflineInput>) -> Self {
         Self {
             fmas,
-            bytes,
-            seed,
+            bytes: input.bytes(),
+            input,
             size_rule: None,
         }
     }
@@ -158,11 +264,6 @@ impl Kernel for RooflinePoint {
             .map_err(|_| BenchError::Unsupported("array too long for u32 indexing".into()))?;
         let workgroups = grid_workgroups(ctx, u64::from(groups), WORKGROUP, GROUPS_PER_INVOCATION);
         let threads = workgroups * WORKGROUP;
-        let mut rng = SplitMix64::new(self.seed);
-        // Multiples of 2^-10 in [-1, 1): random, never all zero, and exact through the chain.
-        let input: Vec<f32> = (0..self.bytes / 4)
-            .map(|_| (rng.next_below(2048) as f32 - 1024.0) / 1024.0)
-            .collect();
         let params = Params {
             groups,
             threads,
@@ -174,15 +275,11 @@ impl Kernel for RooflinePoint {
             &self.id(),
             &self.shader(),
             bytemuck::bytes_of(&params),
-            &[&input],
+            &[self.input.values()],
             threads as usize * 4,
             (workgroups, 1),
         );
-        Ok(RooflineState {
-            fma,
-            workgroups,
-            input,
-        })
+        Ok(RooflineState { fma, workgroups })
     }
 
     fn work(&self, state: &RooflineState) -> Work {
@@ -196,7 +293,7 @@ impl Kernel for RooflinePoint {
     }
 
     async fn verify(&self, state: &mut RooflineState, ctx: &GpuContext) -> Outcome<Verification> {
-        let want = expected_sums(&state.input, state.threads() as usize, self.fmas);
+        let want = self.input.expected(state.threads() as usize, self.fmas);
         state
             .fma
             .verify_exact(ctx, &want, |i| {
@@ -209,19 +306,7 @@ impl Kernel for RooflinePoint {
 /// What each invocation writes: for each component, the sum over its elements of
 /// `x + fmas * b` (a = 1), for `threads` invocations striding over groups of four.
 pub fn expected_sums(input: &[f32], threads: usize, fmas: u32) -> Vec<f64> {
-    let groups = input.len() / 16;
-    let shift = f64::from(fmas) * f64::from(B);
-    let mut want = vec![0.0f64; threads * 4];
-    for i in 0..groups {
-        let t = i % threads;
-        for part in 0..4 {
-            let element = i + part * groups;
-            for c in 0..4 {
-                want[t * 4 + c] += f64::from(input[element * 4 + c]) + shift;
-            }
-        }
-    }
-    want
+    BaseSums::new(input, threads).expected(fmas)
 }
 
 /// The swept array's size and the rule that chose it.
@@ -303,7 +388,8 @@ impl Suite for RooflineSuite {
 
     fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
         let size = roofline_size_on(ctx, options.profile);
-        let point = |fmas| RooflinePoint::new(fmas, size.bytes, options.seed).sized_by(&size.rule);
+        let input = RooflineInput::new(size.bytes, options.seed);
+        let point = |fmas| RooflinePoint::sharing(fmas, input.clone()).sized_by(&size.rule);
         Ok(FMAS_SWEEP
             .iter()
             .map(|&fmas| KernelBench::boxed(point(fmas)))
@@ -570,6 +656,49 @@ mod tests {
         assert!(!quick.rule.contains("capped"));
         let full = roofline_size(AdapterClass::Software, Profile::Full, 128 << 20);
         assert_eq!(full.bytes, 64 << 20);
+    }
+
+    /// The old reference: every term `x + fmas * b` summed in full, per point.
+    fn full_sums(input: &[f32], threads: usize, fmas: u32) -> Vec<f64> {
+        let groups = input.len() / 16;
+        let shift = f64::from(fmas) * f64::from(B);
+        let mut want = vec![0.0f64; threads * 4];
+        for i in 0..groups {
+            for part in 0..4 {
+                for c in 0..4 {
+                    let x = f64::from(input[(i + part * groups) * 4 + c]);
+                    want[(i % threads) * 4 + c] += x + shift;
+                }
+            }
+        }
+        want
+    }
+
+    #[test]
+    fn the_closed_form_is_the_full_sum_bit_for_bit() {
+        // 1000 groups: invocations that read 3, 4 or no groups, at every point of the sweep.
+        let input = RooflineInput::new(1000 * 64, 5);
+        for threads in [1, 7, 256, 333, 1024] {
+            for fmas in FMAS_SWEEP {
+                let full = full_sums(input.values(), threads, fmas);
+                let closed = input.expected(threads, fmas);
+                assert_eq!(closed.len(), full.len());
+                for (j, (c, f)) in closed.iter().zip(&full).enumerate() {
+                    assert_eq!(
+                        c.to_bits(),
+                        f.to_bits(),
+                        "{threads} threads, fmas {fmas}, {j}"
+                    );
+                }
+                assert_eq!(expected_sums(input.values(), threads, fmas), full);
+            }
+        }
+        // The inputs are what each point made for itself before.
+        let mut rng = SplitMix64::new(5);
+        let own: Vec<f32> = (0..1000 * 16)
+            .map(|_| (rng.next_below(2048) as f32 - 1024.0) / 1024.0)
+            .collect();
+        assert_eq!(input.values(), own.as_slice());
     }
 
     #[test]

@@ -7,12 +7,13 @@ use gpubench_harness::{
 };
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
+use std::sync::{Arc, OnceLock};
 
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, StrideGrid, StrideParams, compute_pipeline_with, f32_bytes, read_f32,
-    uniform_buffer,
+    DispatchKernel, StrideGrid, StrideParams, compute_pipeline_with, f32_bytes, filled_f32_buffer,
+    uniform_buffer, with_f32,
 };
-use gpubench_harness::kit::verify::{Checker, Tolerance, compare_f32};
+use gpubench_harness::kit::verify::{Checker, Tolerance, compare_f32_at, compare_f32_with};
 
 use gpubench_harness::kit::inputs::exact_inputs;
 use gpubench_harness::kit::sizing::{AdapterClass, MAX_REPEATS, repeats_for};
@@ -198,20 +199,6 @@ impl StreamKernel {
         self.spec().entry
     }
 
-    /// The expected output element `i`, component `k`, from the inputs (array kernels only).
-    fn reference(self, i: usize, k: usize, a: &[f32], b: &[f32]) -> f64 {
-        let x = 4 * i + k;
-        let s = f64::from(SCALAR);
-        match self {
-            StreamKernel::Copy => f64::from(a[x]),
-            StreamKernel::Scale => s * f64::from(a[x]),
-            StreamKernel::Add => f64::from(a[x]) + f64::from(b[x]),
-            StreamKernel::Triad => f64::from(a[x]) + s * f64::from(b[x]),
-            StreamKernel::Fill => (f64::from((i & 0xffff) as u32) + k as f64) * s,
-            StreamKernel::Read => unreachable!("read is verified by partial sums"),
-        }
-    }
-
     /// Tolerance of an array kernel: copy is bit-exact, the others allow one or two roundings.
     fn tolerance(self) -> Tolerance {
         match self {
@@ -221,13 +208,148 @@ impl StreamKernel {
     }
 }
 
-/// What set-up made: the dispatch, its output and the host copy of the inputs.
+/// Checks every element of an array kernel's `got` (`len` floats) against the kernel applied
+/// to the inputs `a` and `b`, exactly as the old per-element reference did, but with the
+/// match on the kernel outside the loop and no vector of expected values: the reference must
+/// not cost more than the GPU work it checks, and at an H200's 1 GiB arrays the old one
+/// (a 2 GiB f64 vector built per row) took 13 s per row where this takes a fraction of one.
+pub fn check_array(
+    kernel: StreamKernel,
+    got: &[f32],
+    len: usize,
+    inputs: (&[f32], &[f32]),
+) -> Verification {
+    check_array_as(Check::Full, kernel, got, len, inputs)
+}
+
+/// How much of an array kernel's output its check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Every element: a reported row.
+    Full,
+    /// [`spread_sample`]: a tuning candidate, whose figure only ranks the forms; the form
+    /// chosen is checked in full when its rows run, and a candidate that fails is re-run and
+    /// reported with the full check.
+    Sample,
+}
+
+/// Floats in 4 KiB: a sampled check reads each block's first and last.
+const BLOCK_FLOATS: usize = 1024;
+/// About this many floats of a sampled check are spread evenly over the array.
+const SPREAD: usize = 1 << 20;
+
+/// The floats a sampled check reads: both ends, about [`SPREAD`] spread evenly, and the first
+/// and last of each 4 KiB block (a block a kernel skipped or misplaced shows at its edges).
+fn spread_sample(len: usize) -> impl Iterator<Item = usize> {
+    let stride = (len / SPREAD).max(1);
+    let blocks = (0..len)
+        .step_by(BLOCK_FLOATS)
+        .flat_map(move |first| [first, (first + BLOCK_FLOATS).min(len) - 1]);
+    (0..len)
+        .step_by(stride)
+        .chain(blocks)
+        .chain(len.checked_sub(1))
+}
+
+/// [`compare_f32_with`] or, for a sample, [`compare_f32_at`] over [`spread_sample`].
+fn compare(
+    check: Check,
+    (got, len): (&[f32], usize),
+    tol: Tolerance,
+    want: impl Fn(usize) -> f64,
+) -> Verification {
+    match check {
+        Check::Full => compare_f32_with(got, len, tol, want),
+        Check::Sample => compare_f32_at(got, len, tol, spread_sample(len), want),
+    }
+}
+
+/// [`check_array`], reading every element or a sample as `check` says.
+fn check_array_as(
+    check: Check,
+    kernel: StreamKernel,
+    got: &[f32],
+    len: usize,
+    (a, b): (&[f32], &[f32]),
+) -> Verification {
+    let s = f64::from(SCALAR);
+    let (tol, out) = (kernel.tolerance(), (got, len));
+    match kernel {
+        StreamKernel::Copy => compare(check, out, tol, |x| f64::from(a[x])),
+        StreamKernel::Scale => compare(check, out, tol, |x| s * f64::from(a[x])),
+        StreamKernel::Add => compare(check, out, tol, |x| f64::from(a[x]) + f64::from(b[x])),
+        StreamKernel::Triad => compare(check, out, tol, |x| f64::from(a[x]) + s * f64::from(b[x])),
+        // Element i holds (i mod 2^16 + k) x scalar in component k (stream.wgsl's fill).
+        StreamKernel::Fill => compare(check, out, tol, |x| {
+            (f64::from(((x / 4) & 0xffff) as u32) + (x % 4) as f64) * s
+        }),
+        StreamKernel::Read => {
+            let mut checker = Checker::new();
+            checker.fail("the reduction is checked by its partial sums, not as an array".into());
+            checker.finish()
+        }
+    }
+}
+
+/// The host copies of the stream kernels' inputs over arrays of one size from one seed, each
+/// made on first use and then shared by every kernel and tuning candidate over those arrays:
+/// they were made again, identically, for every row, 1.8 s of host time per row at 512 MiB.
+pub struct StreamInputs {
+    bytes: u64,
+    seed: u64,
+    // `a`, and the generator as `a` left it: `b` continues from there.
+    a: OnceLock<(Vec<f32>, SplitMix64)>,
+    b: OnceLock<Vec<f32>>,
+}
+
+impl StreamInputs {
+    /// The inputs of arrays of `bytes` from `seed` (made when first asked for), shared
+    /// through the `Arc`.
+    pub fn new(bytes: u64, seed: u64) -> Arc<Self> {
+        Arc::new(Self {
+            bytes,
+            seed,
+            a: OnceLock::new(),
+            b: OnceLock::new(),
+        })
+    }
+
+    /// Bytes per array.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn floats(&self) -> usize {
+        (self.bytes / 4) as usize
+    }
+
+    fn a_and_rng(&self) -> &(Vec<f32>, SplitMix64) {
+        self.a.get_or_init(|| {
+            let mut rng = SplitMix64::new(self.seed);
+            let a = exact_inputs(&mut rng, self.floats());
+            (a, rng)
+        })
+    }
+
+    /// The first input array: [`exact_inputs`] from the seed.
+    pub fn a(&self) -> &[f32] {
+        &self.a_and_rng().0
+    }
+
+    /// The second input array: [`exact_inputs`] continuing the generator after [`Self::a`].
+    pub fn b(&self) -> &[f32] {
+        self.b.get_or_init(|| {
+            let mut rng = self.a_and_rng().1.clone();
+            exact_inputs(&mut rng, self.floats())
+        })
+    }
+}
+
+/// What set-up made: the dispatch and its output.
 pub struct StreamState {
     dispatch: DispatchKernel,
     output: wgpu::Buffer,
     threads: u64,
-    a: Vec<f32>,
-    b: Vec<f32>,
     // Held so the bind group's buffers outlive every dispatch.
     _inputs: Vec<wgpu::Buffer>,
 }
@@ -236,7 +358,7 @@ pub struct StreamState {
 pub struct Stream {
     spec: &'static StreamSpec,
     bytes: u64,
-    seed: u64,
+    inputs: Arc<StreamInputs>,
     repeats: u32,
     per_trip: u32,
     shader: &'static str,
@@ -244,19 +366,18 @@ pub struct Stream {
     suite: &'static str,
     extra_params: Vec<(String, serde_json::Value)>,
     id_suffix: Option<String>,
+    check: Check,
 }
 
 impl Stream {
     /// `kernel` over arrays of `bytes` (a multiple of 16), inputs from `seed`.
     pub fn new(kernel: StreamKernel, bytes: u64, seed: u64) -> Self {
-        Self::with_shader(
-            kernel,
-            bytes,
-            seed,
-            super::source(),
-            kernel.entry(),
-            "stream",
-        )
+        Self::sharing(kernel, StreamInputs::new(bytes, seed))
+    }
+
+    /// `kernel` over the arrays of `inputs`, which other kernels may share.
+    pub fn sharing(kernel: StreamKernel, inputs: Arc<StreamInputs>) -> Self {
+        Self::shared_with_shader(kernel, inputs, super::source(), kernel.entry(), "stream")
     }
 
     /// The same kernel from another shader entry point that must produce the same output (the
@@ -269,10 +390,20 @@ impl Stream {
         entry: &'static str,
         suite: &'static str,
     ) -> Self {
+        Self::shared_with_shader(kernel, StreamInputs::new(bytes, seed), shader, entry, suite)
+    }
+
+    fn shared_with_shader(
+        kernel: StreamKernel,
+        inputs: Arc<StreamInputs>,
+        shader: &'static str,
+        entry: &'static str,
+        suite: &'static str,
+    ) -> Self {
         Self {
             spec: kernel.spec(),
-            bytes,
-            seed,
+            bytes: inputs.bytes(),
+            inputs,
             repeats: 1,
             per_trip: 1,
             shader,
@@ -280,6 +411,7 @@ impl Stream {
             suite,
             extra_params: Vec::new(),
             id_suffix: None,
+            check: Check::Full,
         }
     }
 
@@ -299,6 +431,15 @@ impl Stream {
         } else {
             1
         };
+        self
+    }
+
+    /// The same kernel checking a spread sample of its output instead of every element: for a
+    /// tuning candidate, whose figure only ranks the forms (the rows of the form chosen are
+    /// checked in full). Three candidates over a large GPU's 1 GiB arrays each paid a full
+    /// check. The reduction's partial sums are always checked in full.
+    pub fn checking_a_sample(mut self) -> Self {
+        self.check = Check::Sample;
         self
     }
 
@@ -356,6 +497,15 @@ impl Stream {
 
     fn elements(&self) -> u64 {
         self.bytes / VEC4_BYTES
+    }
+
+    /// Input array `index` (0: a, 1: b) when the kernel reads it, else empty.
+    fn input(&self, index: u64) -> &[f32] {
+        match index {
+            _ if self.spec.inputs <= index => &[],
+            0 => self.inputs.a(),
+            _ => self.inputs.b(),
+        }
     }
 
     /// Whether the kernel runs one of the stream shader's own entry points for it.
@@ -423,33 +573,21 @@ impl Kernel for Stream {
 
     async fn setup(&self, ctx: &GpuContext) -> Outcome<StreamState> {
         let n = self.elements();
-        let floats = (n * 4) as usize;
-        let mut rng = SplitMix64::new(self.seed);
         let per_invocation = self.spec.per_invocation * u64::from(self.per_trip);
         let grid = StrideGrid::new(ctx, n, WORKGROUP, per_invocation)?;
         let threads = u64::from(grid.threads);
         // stream.wgsl's uniform block: n, scalar, threads and the walks per dispatch.
         let params = grid.params(SCALAR, self.repeats);
-        let mut input = |index: u64| {
-            if self.spec.inputs > index {
-                exact_inputs(&mut rng, floats)
-            } else {
-                Vec::new()
-            }
-        };
-        let (a, b) = (input(0), input(1));
         let output_bytes = match self.spec.output {
             Output::Array => self.bytes,
             Output::Partials => threads * VEC4_BYTES,
         };
-        // The output starts as random data too: a kernel that skips elements cannot pass by luck.
-        let output_init = rng.f32_vec((output_bytes / 4) as usize, -2.0, -1.0);
-        let output = ctx.buffer_with_data(
-            "stream c",
-            f32_bytes(&output_init),
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
-        let inputs = self.input_buffers(ctx, &params, &a, &b);
+        // The output starts as NaN, which no kernel writes and no check accepts (it asks for
+        // a finite value): an element a kernel skips fails. (It was random data, made per row
+        // with the inputs at seconds per row on a large GPU; NaN costs a fill.)
+        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
+        let output = filled_f32_buffer(ctx, "stream c", output_bytes / 4, f32::NAN, usage)?;
+        let inputs = self.input_buffers(ctx, &params, self.input(0), self.input(1));
         let mut bindings: Vec<(u32, &wgpu::Buffer)> = inputs
             .iter()
             .enumerate()
@@ -463,8 +601,6 @@ impl Kernel for Stream {
             dispatch,
             output,
             threads,
-            a,
-            b,
             _inputs: inputs,
         })
     }
@@ -484,18 +620,20 @@ impl Kernel for Stream {
         state.dispatch.run(clock)
     }
 
+    /// Every element of the output, read where it was mapped.
     async fn verify(&self, state: &mut StreamState, ctx: &GpuContext) -> Outcome<Verification> {
-        let got = read_f32(ctx, &state.output).await?;
         let kernel = self.spec.kernel;
+        let a = self.input(0);
         if self.spec.output == Output::Partials {
             let walks = (state.threads as usize, self.repeats);
-            return Ok(verify_partial_sums(&got, &state.a, walks));
+            return with_f32(ctx, &state.output, |got| verify_partial_sums(got, a, walks)).await;
         }
-        let want: Vec<f64> = (0..self.elements() as usize)
-            .flat_map(|i| (0..4).map(move |k| (i, k)))
-            .map(|(i, k)| kernel.reference(i, k, &state.a, &state.b))
-            .collect();
-        Ok(compare_f32(&got, &want, kernel.tolerance()))
+        let (len, b) = (self.elements() as usize * 4, self.input(1));
+        let check = self.check;
+        with_f32(ctx, &state.output, |got| {
+            check_array_as(check, kernel, got, len, (a, b))
+        })
+        .await
     }
 }
 
@@ -590,6 +728,131 @@ mod tests {
             }
         }
         sums
+    }
+
+    /// The old reference, element `i`, component `k`, as it was built into a vector per row.
+    fn reference(kernel: StreamKernel, i: usize, k: usize, a: &[f32], b: &[f32]) -> f64 {
+        let x = 4 * i + k;
+        let s = f64::from(SCALAR);
+        match kernel {
+            StreamKernel::Copy => f64::from(a[x]),
+            StreamKernel::Scale => s * f64::from(a[x]),
+            StreamKernel::Add => f64::from(a[x]) + f64::from(b[x]),
+            StreamKernel::Triad => f64::from(a[x]) + s * f64::from(b[x]),
+            StreamKernel::Fill => (f64::from((i & 0xffff) as u32) + k as f64) * s,
+            StreamKernel::Read => unreachable!("read is verified by partial sums"),
+        }
+    }
+
+    /// What the GPU writes for an array kernel, in f32 as stream.wgsl computes it.
+    fn gpu_output(kernel: StreamKernel, a: &[f32], b: &[f32], len: usize) -> Vec<f32> {
+        (0..len)
+            .map(|x| match kernel {
+                StreamKernel::Copy => a[x],
+                StreamKernel::Scale => SCALAR * a[x],
+                StreamKernel::Add => a[x] + b[x],
+                StreamKernel::Triad => a[x] + SCALAR * b[x],
+                StreamKernel::Fill => (((x / 4) & 0xffff) as f32 + (x % 4) as f32) * SCALAR,
+                StreamKernel::Read => f32::NAN,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fast_check_passes_right_answers_and_names_a_wrong_element() {
+        // More than 2^16 elements, so the fill's index wraps.
+        let len = 4 * 70_000;
+        let inputs = StreamInputs::new(len as u64 * 4, 11);
+        let (a, b) = (inputs.a(), inputs.b());
+        for kernel in StreamKernel::ALL
+            .into_iter()
+            .filter(|&k| k != StreamKernel::Read)
+        {
+            let mut got = gpu_output(kernel, a, b, len);
+            let v = check_array(kernel, &got, len, (a, b));
+            assert!(v.passed(), "{kernel:?}: {:?}", v.first_mismatches);
+            assert_eq!(v.checked, len as u64);
+            // It accepts what the old reference accepted, element for element.
+            let want: Vec<f64> = (0..len)
+                .map(|x| reference(kernel, x / 4, x % 4, a, b))
+                .collect();
+            let old = gpubench_harness::kit::verify::compare_f32(&got, &want, kernel.tolerance());
+            assert_eq!(old.passed(), v.passed());
+            // A wrong element fails, named; so does one never written (the NaN pre-fill).
+            got[123_457] = got[123_457] * 1.5 + 0.25;
+            got[200_000] = f32::NAN;
+            let v = check_array(kernel, &got, len, (a, b));
+            assert_eq!(v.mismatches, 2, "{kernel:?}");
+            assert!(
+                v.first_mismatches[0].starts_with("element 123457:"),
+                "{v:?}"
+            );
+            assert!(
+                v.first_mismatches[1].starts_with("element 200000: got NaN"),
+                "{v:?}"
+            );
+            assert!(!check_array(kernel, &got[4..], len, (a, b)).passed());
+        }
+        assert!(!check_array(StreamKernel::Read, &[], 0, (a, b)).passed());
+    }
+
+    #[test]
+    fn a_sampled_check_reads_the_edges_a_spread_and_every_block_edge() {
+        let len = 3 * SPREAD + 5 * BLOCK_FLOATS + 7;
+        let inputs = StreamInputs::new(len as u64 * 4, 2);
+        let (a, b) = (inputs.a(), inputs.b());
+        let mut got = gpu_output(StreamKernel::Triad, a, b, len);
+        let sample =
+            |got: &[f32]| check_array_as(Check::Sample, StreamKernel::Triad, got, len, (a, b));
+        let v = sample(&got);
+        assert!(v.passed());
+        assert!(
+            v.checked > SPREAD as u64 && v.checked < len as u64 / 2,
+            "{}",
+            v.checked
+        );
+        // Between the spread's points and the block edges nothing is read...
+        got[BLOCK_FLOATS + 1] = f32::NAN;
+        assert!(sample(&got).passed());
+        assert!(!check_array(StreamKernel::Triad, &got, len, (a, b)).passed());
+        // ...but a block's edge, the spread, and both ends are.
+        for x in [0, 3, 2 * BLOCK_FLOATS - 1, 6 * BLOCK_FLOATS, len - 1] {
+            let mut wrong = got.clone();
+            wrong[x] = f32::NAN;
+            let v = sample(&wrong);
+            assert!(
+                v.first_mismatches[0].starts_with(&format!("element {x}:")),
+                "{v:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn shared_inputs_are_what_each_row_made_for_itself() {
+        let (bytes, seed) = (4096 * VEC4_BYTES, 21);
+        // Each row's set-up before: a, then b, from one generator at the seed.
+        let mut rng = SplitMix64::new(seed);
+        let a = exact_inputs(&mut rng, (bytes / 4) as usize);
+        let b = exact_inputs(&mut rng, (bytes / 4) as usize);
+        let shared = StreamInputs::new(bytes, seed);
+        // b first: it must still continue the generator after a.
+        assert_eq!(shared.b(), b.as_slice());
+        assert_eq!(shared.a(), a.as_slice());
+        let triad = Stream::sharing(StreamKernel::Triad, shared.clone());
+        assert_eq!(
+            (triad.input(0), triad.input(1)),
+            (a.as_slice(), b.as_slice())
+        );
+        let copy = Stream::sharing(StreamKernel::Copy, shared.clone());
+        assert_eq!((copy.input(0), copy.input(1)), (a.as_slice(), &[][..]));
+        assert!(
+            Stream::sharing(StreamKernel::Fill, shared)
+                .input(0)
+                .is_empty()
+        );
+        let own = Stream::new(StreamKernel::Add, bytes, seed);
+        assert_eq!((own.input(0), own.input(1)), (a.as_slice(), b.as_slice()));
+        assert_eq!(own.info().id, "stream/add/vec4-f32/64KiB");
     }
 
     #[test]
