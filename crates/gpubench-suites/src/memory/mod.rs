@@ -378,7 +378,8 @@ struct Family<'a> {
 /// Levels are read from each size's best sample (see [`curve`]), and their figures are the
 /// medians of the best samples of the sizes on them. A curve with fewer than two plateaus
 /// shows no level and gives no rows. The last plateau is `beyond-caches` when the sweep
-/// reached four times the largest cache. On a software adapter `host` names the host cache
+/// reached four times the largest cache and the curve does not go on past it by a level's step
+/// ([`steps_on_past`]). On a software adapter `host` names the host cache
 /// each level is taken for (params `host_cache`, `host_cache_bytes`): levels and caches pair in
 /// order of size, each at most once, as near in size as can be, and a last plateau that runs
 /// to twice the largest cache or further is `beyond-caches` too (the host's memory), however
@@ -448,7 +449,7 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
         |p: &Plateau| largest_host_cache.is_some_and(|bytes| p.last_bytes >= 2 * bytes);
     let memory_speed = |p: &Plateau| match family.memory {
         Some(figure) => serves_as_memory(p.median, figure),
-        None => reached_memory,
+        None => reached_memory && !steps_on_past(p, family.curve.0, family.trend),
     };
     let beyond =
         |k: usize| k + 1 == found.len() && (memory_speed(&found[k]) || past_host_caches(&found[k]));
@@ -513,6 +514,24 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
         }
     }
     out
+}
+
+/// Whether the curve goes on past `plateau` by a level's step ([`levels::LEVEL_STEP`]) its way:
+/// then the plateau is not memory, however far the sweep went. On an H200 the read curve held
+/// 9.7 TB/s from 16 to 128 MiB, still inside its L2 (the chase there took 150 to 357 ns), and
+/// fell to 4.8 TB/s by 512 MiB: the sweep reached four times the cache it was sized for, but its
+/// last plateau was not the memory.
+fn steps_on_past(plateau: &Plateau, curve: &[(u64, f64)], trend: Trend) -> bool {
+    curve
+        .iter()
+        .filter(|&&(bytes, _)| bytes > plateau.last_bytes)
+        .any(|&(_, value)| {
+            let step = match trend {
+                Trend::Falling => plateau.median / value,
+                Trend::Rising => value / plateau.median,
+            };
+            step > levels::LEVEL_STEP
+        })
 }
 
 /// The host cache each level is taken for: levels (their sizes; `None` for a plateau no cache
@@ -852,6 +871,39 @@ mod tests {
         assert!(has(&far, "memory/latency-beyond-caches/latency"), "{far:?}");
         // Without stream the sweep's reach decides.
         assert!(has(&ids(None), "memory/beyond-caches/bandwidth"));
+    }
+
+    #[test]
+    fn a_read_curve_that_falls_on_past_its_last_plateau_has_not_reached_memory() {
+        // The first run on an H200 (gpubench's memory suite, 2026-12-05): read bandwidth (GB/s)
+        // and the one-thread chase (ns) at every working set of the sweep, 4 KiB to 512 MiB.
+        let sizes = working_sets(512 << 20);
+        let read = [
+            31099.0, 31117.0, 31084.0, 31006.0, 30931.0, 31065.0, 30841.0, 31009.0, 30553.0,
+            30938.0, 29698.0, 24499.0, 23086.0, 23326.0, 23383.0, 22511.0, 20695.0, 18730.0,
+            19347.0, 17450.0, 18373.0, 16523.0, 17440.0, 15353.0, 12478.0, 11113.0, 10170.0,
+            9330.0, 9617.0, 8315.0, 9498.0, 7046.0, 6524.0, 5194.0, 4804.0,
+        ];
+        let chase = [
+            24.0, 24.1, 24.1, 24.3, 24.4, 24.6, 24.9, 25.4, 25.8, 26.8, 27.8, 49.2, 109.0, 132.0,
+            139.0, 144.0, 147.0, 148.0, 149.0, 149.0, 149.0, 149.0, 150.0, 151.0, 152.0, 153.0,
+            209.0, 278.0, 325.0, 357.0, 357.0, 357.0, 357.0, 358.0, 358.0,
+        ];
+        assert_eq!((sizes.len(), read.len(), chase.len()), (35, 35, 35));
+        let results: Vec<BenchResult> = sizes
+            .iter()
+            .zip(read.iter().zip(&chase))
+            .flat_map(|(&b, (&gbs, &ns))| [row("read", b, gbs, false), row("chase", b, ns, false)])
+            .collect();
+        let ids: Vec<String> = derive_levels(&results, &[], None)
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        let has = |id: &str| ids.iter().any(|i| i == id);
+        // 9.7 TB/s from 16 to 128 MiB is the L2 still: the curve falls to 4.8 TB/s after it.
+        assert!(!has("memory/beyond-caches/bandwidth"), "{ids:?}");
+        // The chase's last plateau, 357 ns from 96 MiB to the end, is the memory.
+        assert!(has("memory/latency-beyond-caches/latency"), "{ids:?}");
     }
 
     #[test]
