@@ -19,12 +19,15 @@ The counts are the card's: the matmul products' candidates are held to the suite
 by a test (matmul::check_plan), the other rows to the committed quick run's ids.
 
   check_budget.py predict [--suites LIST] [--no-peers] [--timeouts NAME=S,...] [--json OUT]
-  check_budget.py report STEPS.tsv [--suites LIST] [--no-peers]
+  check_budget.py report STEPS.tsv [--suites LIST] [--no-peers] [--results FILE ...]
 
 predict prints each step's prediction and its inputs, exit 0 when the plan fits, 4 when the
 prediction exceeds BUDGET_S, 5 when the timeouts add up to more than TIMEOUTS_MAX_S. report puts
-the times a rehearsal measured (STEPS.tsv: name, seconds; lavapipe, not the card) beside the
-predictions, as Markdown.
+the times a check measured (STEPS.tsv: name, seconds; on the card, or lavapipe's in a
+rehearsal) beside the predictions, as Markdown; with --results (gpubench's results files), each
+suite's measured time too: the sum of its results' extra.wall_s (the whole benchmark, set-up and
+checks included) beside the timed regions' share and the suite's prediction, the figures the
+model's costs are calibrated from.
 """
 
 import argparse
@@ -163,7 +166,50 @@ def report(args, plan):
         print(f"| {name} | {'not run' if here is None else f'{here:.0f}'} | {seconds:.0f} |")
     total = sum(s for _, s, _ in predicted)
     print(f"| total | {sum(measured.values()):.0f} | {total:.0f} (budget {BUDGET_S}) |")
+    if args.results:
+        print()
+        print_suite_times(plan, suite_times(args.results))
     return 0
+
+
+def suite_times(paths):
+    """{suite: (results, seconds in all, results with a wall time)} from gpubench's results
+    files: each result's extra.wall_s, the whole benchmark's time. A file that cannot be read
+    is skipped (a step that was stopped may have left none)."""
+    times = {}
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                results = json.load(f).get("results", [])
+        except (OSError, ValueError, AttributeError):
+            continue
+        for result in results:
+            suite = result.get("suite", "?")
+            wall = (result.get("extra") or {}).get("wall_s")
+            count, seconds, timed = times.get(suite, (0, 0.0, 0))
+            if isinstance(wall, (int, float)):
+                seconds, timed = seconds + wall, timed + 1
+            times[suite] = (count + 1, seconds, timed)
+    return times
+
+
+def print_suite_times(plan, times):
+    """Markdown: each suite's measured seconds beside its prediction."""
+    print("| gpubench suite | results | measured (s, sum of wall_s) | predicted (s) |")
+    print("| --- | --- | --- | --- |")
+    for suite, (count, seconds, timed) in sorted(times.items()):
+        work = plan["gpubench"].get(suite)
+        if work is not None:
+            guess = f"{suite_s(plan, suite)[0]:.0f}"
+        elif suite == "memory":
+            memory = plan["gpubench_memory"]
+            guess = f"{memory['rows'] * cost(plan, 'row_s') + setup_s(plan, memory['setup_bytes']):.0f}"
+        else:
+            guess = "-"
+        shown = f"{seconds:.1f}" if timed else "no wall_s recorded"
+        if 0 < timed < count:
+            shown += f" ({timed} of {count} results)"
+        print(f"| {suite} | {count} | {shown} | {guess} |")
 
 
 def main(argv=None):
@@ -173,6 +219,7 @@ def main(argv=None):
         p = sub.add_parser(name)
         if name == "report":
             p.add_argument("steps")
+            p.add_argument("--results", nargs="*", default=[])
         p.add_argument("--suites", default="stream,compute,transfer,launch,roofline,datapath,"
                                            "matmul")
         p.add_argument("--no-peers", action="store_true")

@@ -27,8 +27,8 @@
 # every result (section), so a timeout keeps what was measured. The suites run
 # cheapest first and matmul last (its largest square first), so a stop in matmul keeps the
 # others and the headline. The roofline runs only where its prediction is under 10 s. Each
-# step's time is logged (steps.tsv); the rehearsal puts them beside the card's prediction
-# (budget.md).
+# step's time is logged (steps.tsv), and budget.md puts them, and each suite's time from its
+# results' extra.wall_s, beside the card's prediction.
 # GPUBENCH_COOP=off runs gpubench with --no-coop-matrix (f16 matmul without cooperative
 # matrices); GPUBENCH_NOMINAL=FILE gives the nominal figures (see side_by_side.py).
 #
@@ -217,9 +217,12 @@ finish() {
         rm -f "$out/side-by-side.md.tmp"
         log "no side-by-side table: neither side was measured"
     fi
-    if [ "$rehearsal" = 1 ] && [ -f "$out/steps.tsv" ]; then
+    # Each step's time and each suite's (its results' wall_s) beside the prediction: on the
+    # card, the figures the next plan's costs come from; in the rehearsal, lavapipe's.
+    if [ -f "$out/steps.tsv" ]; then
         python3 "$here/check_budget.py" report "$out/steps.tsv" "${budget_plan[@]}" \
-            --suites "$suites" > "$out/budget.md" 2>>"$out/check.log" \
+            --suites "$suites" --results "$out/gpubench.json" "$out/gpubench-memory.json" \
+            > "$out/budget.md" 2>>"$out/check.log" \
             && tee -a "$out/check.log" < "$out/budget.md" >&"$stderr"
     fi
     wall_time

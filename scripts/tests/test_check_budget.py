@@ -88,6 +88,26 @@ class Budget(unittest.TestCase):
         self.assertIn("| cuda-reference | not run |", out)
         self.assertNotIn("peers", out)
 
+    def test_the_report_sums_each_suites_wall_time_from_the_results(self):
+        def result(suite, wall=None):
+            extra = {} if wall is None else {"wall_s": wall}
+            return {"id": f"{suite}/x", "suite": suite, "extra": extra}
+        with tempfile.TemporaryDirectory() as tmp:
+            steps = os.path.join(tmp, "steps.tsv")
+            with open(steps, "w") as f:
+                f.write("gpubench\t80\n")
+            main = os.path.join(tmp, "gpubench.json")
+            with open(main, "w") as f:
+                json.dump({"results": [result("stream", 2.5), result("stream", 1.5),
+                                       result("launch"), result("compute", 0.25),
+                                       result("compute")]}, f)
+            code, out, _ = run("report", steps, "--suites", SUITES, "--no-peers",
+                               "--results", main, os.path.join(tmp, "missing.json"))
+        self.assertEqual(code, 0)
+        self.assertRegex(out, r"\| stream \| 2 \| 4\.0 \| \d+ \|")
+        self.assertIn("| launch | 1 | no wall_s recorded |", out)
+        self.assertIn("| compute | 2 | 0.2 (1 of 2 results) |", out)
+
 
 if __name__ == "__main__":
     unittest.main()
