@@ -641,12 +641,15 @@ def markdown(table, gpubench, cuda, nominal, banner=None, peers=None, peers_prob
                   and not res.get("verified")]
     failed = [rid for rid, res in gpubench_index(gpubench).items()
               if res.get("status") == "failed"]
+    idle = idle_clock_rows(gpubench)
     out += [
         "",
         f"- gpubench results ok but not verified (kernels): {len(unverified)}"
         + (f" ({', '.join(unverified[:8])})" if unverified else ""),
         f"- gpubench results failed: {len(failed)}" + (f" ({', '.join(failed[:8])})"
                                                       if failed else ""),
+        f"- gpubench results measured at idle clocks (warning idle-clock): {len(idle)}"
+        + (f" ({', '.join(idle[:8])})" if idle else ""),
         f"- figures above nominal: {len(table.above_nominal)}"
         + "".join(f"\n  - {line}" for line in table.above_nominal),
     ]
@@ -654,6 +657,14 @@ def markdown(table, gpubench, cuda, nominal, banner=None, peers=None, peers_prob
     if peered:
         out += peer_columns.section(peers, peers_problem)
     return "\n".join(out) + "\n"
+
+
+def idle_clock_rows(gpubench):
+    """Ids of gpubench's results whose samples ran at the card's idle clocks: the warm-up did
+    not bring the card out of idle, so the figure is the idle clock's (gpubench marks them)."""
+    return [rid for rid, res in gpubench_index(gpubench).items()
+            if any(w.get("kind") == "idle-clock" for w in res.get("warnings") or []
+                   if isinstance(w, dict))]
 
 
 def capability_markdown(rows):

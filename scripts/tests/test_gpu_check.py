@@ -147,6 +147,16 @@ class SideBySide(unittest.TestCase):
         self.assertIn("gpubench results failed: 1 (compute/fma-peak/vec4-f32)", text)
         self.assertNotIn("0.00", text)
 
+    def test_results_measured_at_idle_clocks_are_listed(self):
+        gpubench, cuda = self.docs()
+        text = sbs.markdown(sbs.build(gpubench, cuda, {}), gpubench, cuda, {})
+        self.assertIn("measured at idle clocks (warning idle-clock): 0", text)
+        copy = next(r for r in gpubench["results"] if r["id"].startswith("stream/copy/"))
+        copy["warnings"] = [{"kind": "outliers", "message": "x"},
+                            {"kind": "idle-clock", "message": "345 of 1980 MHz", "figure": 17.4}]
+        text = sbs.markdown(sbs.build(gpubench, cuda, {}), gpubench, cuda, {})
+        self.assertIn(f"measured at idle clocks (warning idle-clock): 1 ({copy['id']})", text)
+
     def test_figures_above_nominal_are_listed(self):
         gpubench, cuda = self.docs()
         table = sbs.build(gpubench, cuda, {"memory_bandwidth_gbs": 4100.0, "source": "sheet"})
