@@ -317,6 +317,53 @@ impl GpuContext {
         Ok(value)
     }
 
+    /// Copies each `(offset, size)` span of `source` (which needs COPY_SRC), in order, into
+    /// one staging buffer and lends `read` their bytes back to back. A check that looks at a
+    /// few scattered elements of a large output reads back those, not the whole output (a
+    /// 4096 x 4096 f32 product is 64 MiB per candidate). Every offset and size must be a
+    /// multiple of [`wgpu::COPY_BUFFER_ALIGNMENT`] and every span inside `source`; one that
+    /// is not is a [`BenchError::Readback`].
+    pub async fn read_spans_with<T>(
+        &self,
+        source: &wgpu::Buffer,
+        spans: &[(u64, u64)],
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, BenchError> {
+        let align = wgpu::COPY_BUFFER_ALIGNMENT;
+        if let Some(&(offset, size)) = spans.iter().find(|&&(offset, size)| {
+            offset % align != 0 || size % align != 0 || offset.saturating_add(size) > source.size()
+        }) {
+            return Err(BenchError::Readback(format!(
+                "cannot read back {size} bytes at {offset} of a {}-byte buffer: spans must lie \
+                 inside it at multiples of {align} bytes",
+                source.size()
+            )));
+        }
+        let total: u64 = spans.iter().map(|&(_, size)| size).sum();
+        if total == 0 {
+            return Ok(read(&[]));
+        }
+        let staging = self.buffer(
+            "gpubench readback",
+            total,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        let mut at = 0;
+        for &(offset, size) in spans.iter().filter(|&&(_, size)| size > 0) {
+            encoder.copy_buffer_to_buffer(source, offset, &staging, at, size);
+            at += size;
+        }
+        self.queue.submit([encoder.finish()]);
+        self.map_and_wait(&staging, wgpu::MapMode::Read).await?;
+        let value = {
+            let view = staging.get_mapped_range(..)?;
+            read(&view)
+        };
+        staging.unmap();
+        Ok(value)
+    }
+
     /// Maps all of `buffer` for `mode` and waits until the mapping is ready (or failed).
     pub async fn map_and_wait(
         &self,

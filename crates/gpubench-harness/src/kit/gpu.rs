@@ -308,19 +308,33 @@ pub fn filled_f32_buffer(
     value: f32,
     usage: wgpu::BufferUsages,
 ) -> Result<wgpu::Buffer, BenchError> {
+    filled_buffer(ctx, label, len * 4, &value.to_ne_bytes(), usage)
+}
+
+/// A buffer of `size` bytes holding `pattern` over and over (the last copy cut short where
+/// `size` is not a multiple of it), written in place while it is mapped at creation: no host
+/// array of the buffer's size is made. `size` must be a multiple of 4 (wgpu's mapping
+/// alignment).
+pub fn filled_buffer(
+    ctx: &GpuContext,
+    label: &str,
+    size: u64,
+    pattern: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Result<wgpu::Buffer, BenchError> {
     let buffer = ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
-        size: len * 4,
+        size,
         usage,
         mapped_at_creation: true,
     });
     {
         // The mapping is write-only (it may be write-combining memory): the pattern is copied
-        // in from one small block, a MiB at a time.
-        let block: Vec<u8> = value.to_ne_bytes().repeat(1 << 18);
+        // in from one small block, about a MiB at a time.
+        let block: Vec<u8> = pattern.repeat(((1 << 20) / pattern.len().max(1)).max(1));
         let mut view = buffer.get_mapped_range_mut(..)?;
         let mut start = 0;
-        while start < view.len() {
+        while start < view.len() && !block.is_empty() {
             let end = (start + block.len()).min(view.len());
             view.slice(start..end)
                 .copy_from_slice(&block[..end - start]);
@@ -329,6 +343,23 @@ pub fn filled_f32_buffer(
     }
     buffer.unmap();
     Ok(buffer)
+}
+
+/// Fills all of `target` (which needs COPY_DST) with copies of `block` (which needs COPY_SRC)
+/// on the GPU, one copy command per block's length and the last one cut short, and submits
+/// them: a pattern fill of a large buffer costs the host one small block and a few commands,
+/// not a host array of the target's size. Both sizes must be multiples of 4 (wgpu's copy
+/// alignment); a repeating pattern must fit the block a whole number of times.
+pub fn fill_from_block(ctx: &GpuContext, block: &wgpu::Buffer, target: &wgpu::Buffer) {
+    let step = block.size();
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    let mut start = 0;
+    while start < target.size() && step > 0 {
+        let size = step.min(target.size() - start);
+        encoder.copy_buffer_to_buffer(block, 0, target, start, size);
+        start += size;
+    }
+    ctx.queue.submit([encoder.finish()]);
 }
 
 /// Skips arrays larger than one storage binding or one buffer may be; `what` says what is

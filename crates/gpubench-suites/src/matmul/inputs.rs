@@ -8,10 +8,12 @@
 //! and over a hundred such candidates on a GPU. Now A and B are generated and uploaded once (per device),
 //! the reference is computed once, row by row when every element is checked (B read in order,
 //! the same summation order as element by element, so the same values), and a candidate's
-//! check reads back C and compares.
+//! check reads back the checked elements of C (see [`super::readback`]) and compares.
 //!
 //! Sharing the device buffers is safe because every kernel binds A and B read-only; each
-//! candidate gets its own C, filled with NaN, so an element a kernel did not write cannot pass.
+//! candidate gets its own C, filled with NaN on the GPU from a small NaN block uploaded once
+//! per device (not a host array of C's size per candidate: 64 MiB at 4096 x 4096 f32), so an
+//! element a kernel did not write cannot pass.
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -19,9 +21,13 @@ use gpubench_harness::{BenchError, GpuContext};
 use gpubench_results::rng::SplitMix64;
 use half::f16;
 
+use super::readback::ReadPlan;
 use super::reference::{MatrixRef, elements_to_check, reference_element};
 use super::shape::Shape;
-use gpubench_harness::kit::gpu::{Precision, ShaderChecks, SpecialisedShader};
+use gpubench_harness::kit::gpu::{Precision, ShaderChecks, SpecialisedShader, filled_buffer};
+
+/// The largest NaN block C is filled from: 16 copies fill a 4096 x 4096 f32 C.
+const NAN_BLOCK_BYTES: u64 = 4 << 20;
 
 /// A and B on the host, rounded to the product's precision and held as f32 (exactly).
 pub struct HostInputs {
@@ -50,6 +56,9 @@ pub struct DeviceInputs {
     pub a: wgpu::Buffer,
     /// B in the product's precision, with zero rows up to `lda` (the vec4 kernels read them).
     pub b: wgpu::Buffer,
+    /// NaN in the product's precision, at most [`NAN_BLOCK_BYTES`] and a whole number of
+    /// elements: each candidate's C is filled with copies of it on the GPU.
+    pub nan_block: wgpu::Buffer,
 }
 
 /// One product's inputs and reference, each made on first use.
@@ -59,7 +68,7 @@ pub struct ProductInputs {
     seed: u64,
     host: OnceLock<HostInputs>,
     reference: OnceLock<Reference>,
-    nan_output: OnceLock<Vec<u8>>,
+    read_plan: OnceLock<ReadPlan>,
     device: Mutex<Option<(wgpu::Device, DeviceInputs)>>,
     pipelines: Mutex<Vec<CachedPipeline>>,
 }
@@ -94,7 +103,7 @@ impl ProductInputs {
             seed,
             host: OnceLock::new(),
             reference: OnceLock::new(),
-            nan_output: OnceLock::new(),
+            read_plan: OnceLock::new(),
             device: Mutex::new(None),
             pipelines: Mutex::new(Vec::new()),
         })
@@ -126,12 +135,12 @@ impl ProductInputs {
         })
     }
 
-    /// C's initial contents in the product's precision, all NaN (a value no kernel writes, so an
-    /// element no invocation wrote cannot pass): made once, uploaded into each candidate's C.
-    pub fn nan_output(&self) -> &[u8] {
-        self.nan_output.get_or_init(|| {
-            let s = self.shape;
-            to_bytes(&vec![f32::NAN; s.c_len() as usize], self.precision)
+    /// The spans of C a check reads back (the words holding the checked elements), planned on
+    /// first use.
+    pub fn read_plan(&self) -> &ReadPlan {
+        self.read_plan.get_or_init(|| {
+            let picks = &self.reference().picks;
+            ReadPlan::new(picks, self.shape.ldb() as usize, self.precision)
         })
     }
 
@@ -156,7 +165,7 @@ impl ProductInputs {
         {
             return Ok(inputs.clone());
         }
-        let inputs = self.upload(ctx);
+        let inputs = self.upload(ctx)?;
         *held = Some((ctx.device.clone(), inputs.clone()));
         Ok(inputs)
     }
@@ -195,7 +204,7 @@ impl ProductInputs {
         pipeline
     }
 
-    fn upload(&self, ctx: &GpuContext) -> DeviceInputs {
+    fn upload(&self, ctx: &GpuContext) -> Result<DeviceInputs, BenchError> {
         let s = self.shape;
         let params = Params {
             m: s.m,
@@ -213,7 +222,11 @@ impl ProductInputs {
         let padding = (s.lda() - s.k) as usize * s.ldb() as usize;
         b_bytes.resize(b_bytes.len() + padding * self.precision.bytes() as usize, 0);
         let storage = wgpu::BufferUsages::STORAGE;
-        DeviceInputs {
+        // C's size in bytes is a multiple of 8 (rows of a multiple of 4 elements), so the block
+        // is a whole number of NaNs and of 4-byte words, as copies need.
+        let nan_bytes = NAN_BLOCK_BYTES.min(s.c_len() * self.precision.bytes());
+        let nan = to_bytes(&[f32::NAN, f32::NAN], self.precision);
+        Ok(DeviceInputs {
             params: ctx.buffer_with_data(
                 "matmul params",
                 bytemuck::bytes_of(&params),
@@ -221,7 +234,14 @@ impl ProductInputs {
             ),
             a: ctx.buffer_with_data("matmul a", &to_bytes(&host.a, self.precision), storage),
             b: ctx.buffer_with_data("matmul b", &b_bytes, storage),
-        }
+            nan_block: filled_buffer(
+                ctx,
+                "matmul nan block",
+                nan_bytes,
+                &nan,
+                wgpu::BufferUsages::COPY_SRC,
+            )?,
+        })
     }
 }
 

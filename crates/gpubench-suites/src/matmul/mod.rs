@@ -39,6 +39,7 @@ mod kernel;
 #[cfg(test)]
 mod on_an_adapter;
 pub mod options;
+mod readback;
 mod reference;
 mod select;
 mod shape;
