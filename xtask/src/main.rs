@@ -5,13 +5,15 @@
 //!   (`mesa-vulkan-drivers`, lavapipe); elsewhere print exactly what to install and fail.
 //! - `run [ARGS...]`: setup, then the default suite in a release build (ARGS go to
 //!   `gpubench run`).
-//! - `test`: setup, then formatting, clippy, every test on the adapter, the criterion benches
-//!   once in test mode, a quick CLI run whose JSON is checked, the validation-layer run, the
-//!   Tint check and the quick run on SwiftShader, the Kubernetes manifests validated, and the
-//!   Slurm deployment run on a one-node cluster. CI calls exactly this.
-//! - `check`: the developers' fast loop: formatting, clippy and every test that needs no
-//!   adapter (the results contract, baselines, reports, telemetry fixtures, shader validation,
-//!   the CLI's help), in well under a minute once built. `test` stays the full gate.
+//! - `test`: setup, then formatting, clippy, the wasm32 check, every test on the adapter, the
+//!   criterion benches once in test mode, a quick CLI run whose JSON is checked, the
+//!   validation-layer run, the Tint check and the quick run on SwiftShader, the Kubernetes
+//!   manifests validated, and the Slurm deployment run on a one-node cluster. CI calls exactly
+//!   this.
+//! - `check`: the developers' fast loop: formatting, clippy, the browser crates checked for
+//!   wasm32 and every test that needs no adapter (the results contract, baselines, reports,
+//!   telemetry fixtures, shader validation, the CLI's help), in well under a minute once built.
+//!   `test` stays the full gate.
 //! - `deny`: cargo-deny over the dependency graph (deny.toml), advisories included (network);
 //!   `check` and `test` run its offline checks (licenses, bans, sources).
 //! - `bench [FILTER]`: the criterion benches, in GPU time.
@@ -34,6 +36,7 @@ mod slurm;
 mod swiftshader;
 mod tint;
 mod validation;
+mod wasm32;
 
 use std::process::{Command, ExitCode};
 
@@ -49,8 +52,10 @@ tasks:
                         once and the GPU check rehearsed end to end: gpu-check.sh --rehearsal,
                         a quick run on the software adapter, CUDA's side through test doubles;
                         then validation, tint and swiftshader (what CI runs)
-  check                 fmt, clippy, cargo-deny's offline checks and the tests that need no
-                        adapter: the fast loop while developing (test is the full gate)
+  check                 fmt, clippy, cargo-deny's offline checks, the crates a web page uses
+                        checked for wasm32-unknown-unknown (`rustup target add` where missing)
+                        and the tests that need no adapter: the fast loop while developing
+                        (test is the full gate, and runs the wasm32 check too)
   deny                  cargo-deny with deny.toml: licenses, bans, sources and the RustSec
                         advisories (needs the network; installs a pinned cargo-deny if missing)
   bench [-- ARGS...]    setup, then the criterion benches (ARGS go to criterion, e.g.
@@ -186,8 +191,8 @@ fn bench(extra: &[String]) -> Result<(), String> {
     cargo(&args)
 }
 
-/// Formatting, the dependency policy, clippy and the pinned toolchain: the first steps of both
-/// `check` and `test`.
+/// Formatting, the dependency policy, clippy, the pinned toolchain and the wasm32 check of the
+/// browser crates: the first steps of both `check` and `test`.
 fn lints() -> Result<(), String> {
     checks::toolchain_matches_rust_version()?;
     cargo(&["fmt", "--all", "--", "--check"])?;
@@ -199,7 +204,9 @@ fn lints() -> Result<(), String> {
         "--",
         "-D",
         "warnings",
-    ])
+    ])?;
+    // The library crates a browser page uses still compile for wasm32 (issue 52).
+    wasm32::check()
 }
 
 fn check() -> Result<(), String> {

@@ -120,6 +120,38 @@ fn run_apt(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// Succeeds when the toolchain (rust-toolchain.toml's, through rustup) can compile for
+/// `target`; adds it with `rustup target add` where it is missing, and says so.
+pub fn ensure_rust_target(target: &str) -> Result<(), String> {
+    let root = crate::workspace_root();
+    let installed = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .current_dir(&root)
+        .output()
+        .map_err(|e| {
+            format!("checking for the {target} target needs rustup on the PATH ({e}); or add the target to this toolchain another way")
+        })?;
+    if String::from_utf8_lossy(&installed.stdout)
+        .lines()
+        .any(|line| line.trim() == target)
+    {
+        return Ok(());
+    }
+    eprintln!("setup: the {target} target is missing: $ rustup target add {target}");
+    let status = Command::new("rustup")
+        .args(["target", "add", target])
+        .current_dir(&root)
+        .status()
+        .map_err(|e| format!("could not start rustup: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`rustup target add {target}` failed ({status}): it needs the network once"
+        ))
+    }
+}
+
 /// Succeeds when Node.js and npm are on the PATH (the Tint check runs Dawn's Node bindings);
 /// on Debian/Ubuntu as root, installs the distribution's `nodejs` and `npm` if they are not.
 pub fn ensure_node() -> Result<(), String> {

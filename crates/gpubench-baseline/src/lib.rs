@@ -11,6 +11,7 @@
 pub mod compare;
 pub mod cross;
 pub mod error;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod lock;
 pub mod machine;
 pub mod noise;
@@ -28,5 +29,7 @@ pub use error::BaselineError;
 pub use machine::{Difference, machine_differences};
 pub use paired::{PairedComparison, PairedOptions, PairedRow, judge_rounds};
 pub use ratio::{RatioEstimate, ratio_ci};
-pub use store::{BaselineStore, Saved, baseline_key, check_recordable};
+#[cfg(not(target_arch = "wasm32"))]
+pub use store::{BaselineStore, Saved};
+pub use store::{baseline_key, check_recordable};
 pub use verdict::{Verdict, verdict_for};

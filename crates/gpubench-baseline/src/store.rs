@@ -11,11 +11,18 @@
 //! is written, and so is replacing a stored baseline that cannot be read in full (a newer
 //! schema, a damaged file). Savers of one baseline take turns under a lock file the store owns
 //! ([`crate::lock`]), waiting a bounded time.
+//!
+//! The store itself is native-only: a browser page (wasm32) has no files, and keeps its
+//! baselines as downloads (or local storage); [`baseline_key`] and [`check_recordable`] are
+//! for it too.
 
+#[cfg(not(target_arch = "wasm32"))]
 use gpubench_results::warnings::{WarningKind, WarningRecord};
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::{Path, PathBuf};
 
 use gpubench_results::RunDocument;
+#[cfg(not(target_arch = "wasm32"))]
 use gpubench_results::results_file::{load_document, save_document};
 use gpubench_results::schema::{MachineInfo, slug};
 
@@ -42,6 +49,7 @@ pub fn baseline_key(machine: &MachineInfo, profile: &str) -> String {
     key
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// What a save did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Saved {
@@ -51,6 +59,7 @@ pub struct Saved {
     pub kept_suites: Vec<String>,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// A directory of baselines keyed by [`baseline_key`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BaselineStore {
@@ -59,6 +68,7 @@ pub struct BaselineStore {
     lock_wait: std::time::Duration,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl BaselineStore {
     /// A store in `dir`.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
@@ -137,6 +147,7 @@ impl BaselineStore {
 
 /// `new` with the results of `old`'s suites that `new` did not run, after its own; the names of
 /// the suites kept.
+#[cfg(not(target_arch = "wasm32"))]
 fn merge_by_suite(old: RunDocument, new: &RunDocument) -> (RunDocument, Vec<String>) {
     let mut merged = new.clone();
     let mut kept = Vec::new();

@@ -277,7 +277,7 @@ impl RunLoop<'_, '_> {
         self.index += 1;
         let ctx = self.session.ctx;
         let pipelines = ctx.pipelines_built();
-        let started = std::time::Instant::now();
+        let started = web_time::Instant::now();
         let mut result = runner.run(bench, &mut *self.sink).await;
         // The whole benchmark's time, set-up and verification included: what a time budget for
         // a run is made of (the timed samples are a fraction of it on a large card).

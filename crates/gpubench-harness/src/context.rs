@@ -78,14 +78,33 @@ pub struct GpuContext {
 pub const WAIT_SLICE: std::time::Duration = std::time::Duration::from_millis(100);
 
 impl GpuContext {
-    /// Selects an adapter as `selection` asks and creates a device on it.
+    /// Selects an adapter as `selection` asks and creates a device on it (blocking: native-only).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new(selection: &Selection) -> Result<Self, HarnessError> {
         let (instance, adapter, summary) = device::select_adapter(selection)?;
         Self::from_adapter(instance, adapter, summary)
     }
 
-    /// Creates a device on `adapter` with its own limits and every wanted feature it offers.
+    /// [`GpuContext::new`] as a future, for a browser page (wasm32), which must not block.
+    pub async fn new_async(selection: &Selection) -> Result<Self, HarnessError> {
+        let (instance, adapter, summary) = device::select_adapter_async(selection).await?;
+        Self::from_adapter_async(instance, adapter, summary).await
+    }
+
+    /// Creates a device on `adapter` with its own limits and every wanted feature it offers,
+    /// blocking until it is ready (native-only; see [`GpuContext::from_adapter_async`]).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn from_adapter(
+        instance: wgpu::Instance,
+        adapter: wgpu::Adapter,
+        summary: AdapterSummary,
+    ) -> Result<Self, HarnessError> {
+        pollster::block_on(Self::from_adapter_async(instance, adapter, summary))
+    }
+
+    /// [`GpuContext::from_adapter`] as a future, for a browser page (wasm32), which must not
+    /// block its only thread.
+    pub async fn from_adapter_async(
         instance: wgpu::Instance,
         adapter: wgpu::Adapter,
         summary: AdapterSummary,
@@ -110,18 +129,20 @@ impl GpuContext {
             wgpu::ExperimentalFeatures::disabled()
         };
         let limits = adapter.limits();
-        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("gpubench"),
-            required_features: features,
-            required_limits: limits.clone(),
-            experimental_features: experimental,
-            memory_hints: wgpu::MemoryHints::Performance,
-            trace: wgpu::Trace::Off,
-        }))
-        .map_err(|source| HarnessError::RequestDevice {
-            adapter: summary.name.clone(),
-            source,
-        })?;
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("gpubench"),
+                required_features: features,
+                required_limits: limits.clone(),
+                experimental_features: experimental,
+                memory_hints: wgpu::MemoryHints::Performance,
+                trace: wgpu::Trace::Off,
+            })
+            .await
+            .map_err(|source| HarnessError::RequestDevice {
+                adapter: summary.name.clone(),
+                source,
+            })?;
 
         let faults = Arc::new(FaultLog::default());
         let on_error = Arc::clone(&faults);
@@ -211,6 +232,7 @@ impl GpuContext {
     /// [`WAIT_SLICE`]; [`BenchError::Interrupted`] when a stop is requested first. The wait
     /// returns as soon as the work completes, so timing through it is as through one wait. On
     /// native each slice is a blocking `device.poll(Wait)`, as it always was.
+    #[cfg(not(target_arch = "wasm32"))]
     pub async fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<(), BenchError> {
         loop {
             let poll = wgpu::PollType::Wait {
@@ -226,6 +248,22 @@ impl GpuContext {
                 Err(error) => return Err(error.into()),
             }
         }
+    }
+
+    /// Waits until the submitted work is done (all of it: WebGPU tells no finer), awaiting the
+    /// queue's callback: a browser's device is polled by the page's event loop, and a
+    /// blocking wait there would never return. A stop requested meanwhile is seen after it.
+    #[cfg(target_arch = "wasm32")]
+    pub async fn wait_for(&self, _index: Option<wgpu::SubmissionIndex>) -> Result<(), BenchError> {
+        let (sender, done) = crate::oneshot::channel();
+        self.queue.on_submitted_work_done(move || sender.send(()));
+        done.await.ok_or_else(|| {
+            BenchError::Readback("the queue never said its work was done".to_string())
+        })?;
+        if self.stop_requested() {
+            return Err(BenchError::Interrupted);
+        }
+        Ok(())
     }
 
     /// A buffer initialised with `contents`.
@@ -365,6 +403,7 @@ impl GpuContext {
     }
 
     /// Maps all of `buffer` for `mode` and waits until the mapping is ready (or failed).
+    #[cfg(not(target_arch = "wasm32"))]
     pub async fn map_and_wait(
         &self,
         buffer: &wgpu::Buffer,
@@ -385,6 +424,7 @@ impl GpuContext {
     /// Maps all of `buffer` for `mode` once the submission `after` is done (every submission
     /// when `None`), waiting for that submission only: work submitted after it stays in
     /// flight, so one request's buffers can be mapped while another request computes.
+    #[cfg(not(target_arch = "wasm32"))]
     pub async fn map_after(
         &self,
         buffer: &wgpu::Buffer,
@@ -409,6 +449,34 @@ impl GpuContext {
             .recv()
             .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
         Ok(())
+    }
+
+    /// Maps all of `buffer` for `mode`, awaiting the mapping's callback (a browser, wasm32,
+    /// answers it once the work using the buffer is done; nothing may block there).
+    #[cfg(target_arch = "wasm32")]
+    pub async fn map_and_wait(
+        &self,
+        buffer: &wgpu::Buffer,
+        mode: wgpu::MapMode,
+    ) -> Result<(), BenchError> {
+        let (sender, answer) = crate::oneshot::channel();
+        buffer.map_async(mode, .., move |result| sender.send(result));
+        answer.await.ok_or_else(|| {
+            BenchError::Readback("buffer mapping was never answered".to_string())
+        })??;
+        Ok(())
+    }
+
+    /// Maps all of `buffer` for `mode` once the work using it is done: in a browser (wasm32)
+    /// the mapping itself waits for exactly that, so `after` needs no wait of its own.
+    #[cfg(target_arch = "wasm32")]
+    pub async fn map_after(
+        &self,
+        buffer: &wgpu::Buffer,
+        mode: wgpu::MapMode,
+        _after: Option<wgpu::SubmissionIndex>,
+    ) -> Result<(), BenchError> {
+        self.map_and_wait(buffer, mode).await
     }
 
     /// Maps a MAP_READ buffer, waits, and copies its whole contents out.

@@ -317,8 +317,18 @@ pub fn create_instance(backends: wgpu::Backends) -> wgpu::Instance {
 }
 
 /// Every adapter on `backends`, in a stable order (Vulkan, Metal, DX12, GL; driver order within).
+/// Native-only: it blocks, which a browser page (wasm32) must not; see [`enumerate_async`].
+#[cfg(not(target_arch = "wasm32"))]
 pub fn enumerate(instance: &wgpu::Instance, backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
-    let mut adapters = pollster::block_on(instance.enumerate_adapters(backends));
+    pollster::block_on(enumerate_async(instance, backends))
+}
+
+/// [`enumerate`] as a future (WebGPU answers with the one adapter the browser offers).
+pub async fn enumerate_async(
+    instance: &wgpu::Instance,
+    backends: wgpu::Backends,
+) -> Vec<wgpu::Adapter> {
+    let mut adapters = instance.enumerate_adapters(backends).await;
     adapters.sort_by_key(|a| backend_rank(a.get_info().backend));
     adapters
 }
@@ -363,6 +373,7 @@ fn with_earlier_backends(backends: wgpu::Backends) -> wgpu::Backends {
 }
 
 /// Summaries of every adapter on every backend gpubench knows (for `gpubench list`).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn list_adapters() -> Vec<AdapterSummary> {
     let instance = create_instance(all_backends());
     enumerate(&instance, all_backends())
@@ -373,8 +384,17 @@ pub fn list_adapters() -> Vec<AdapterSummary> {
 }
 
 /// Chooses the adapter `selection` asks for. Indices refer to the full listing (all backends),
-/// so `--adapter 2` means the same adapter as `[2]` in `gpubench list`.
+/// so `--adapter 2` means the same adapter as `[2]` in `gpubench list`. Blocks: native-only
+/// (see [`select_adapter_async`]).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn select_adapter(
+    selection: &Selection,
+) -> Result<(wgpu::Instance, wgpu::Adapter, AdapterSummary), HarnessError> {
+    pollster::block_on(select_adapter_async(selection))
+}
+
+/// [`select_adapter`] as a future, for a browser page (wasm32), which must not block.
+pub async fn select_adapter_async(
     selection: &Selection,
 ) -> Result<(wgpu::Instance, wgpu::Adapter, AdapterSummary), HarnessError> {
     let backends = selection.backends()?;
@@ -392,7 +412,7 @@ pub fn select_adapter(
         with_earlier_backends(backends)
     };
     let instance = create_instance(searched);
-    let adapters = enumerate(&instance, searched);
+    let adapters = enumerate_async(&instance, searched).await;
     if !adapters
         .iter()
         .any(|a| backends.contains(wgpu::Backends::from(a.get_info().backend)))

@@ -7,7 +7,8 @@
 //! unluckiest), and [`timeline`] turns its first few items into the result's
 //! [`ItemTimeline`]: times from the sample's first stage, in microseconds.
 
-use std::time::Instant;
+// web-time's Instant is std's natively; std's panics on wasm32-unknown-unknown.
+use web_time::Instant;
 
 use gpubench_results::item_timeline::{ItemTimeline, MAX_ITEMS, StageSpan, TimelineItem};
 

@@ -13,9 +13,12 @@ pub mod expect;
 pub mod item_trace;
 pub mod kernel;
 pub mod kit;
+#[cfg(any(target_arch = "wasm32", test))]
+mod oneshot;
 pub mod runner;
 pub mod shader_checks;
 pub mod telemetry_hook;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
 pub mod timing;
 

@@ -21,7 +21,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+// web-time's Instant is std's natively; std's panics on wasm32-unknown-unknown.
+use std::time::Duration;
+use web_time::Instant;
 
 use crate::benchmark::Benchmark;
 use crate::context::GpuContext;

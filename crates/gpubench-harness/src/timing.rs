@@ -20,7 +20,9 @@
 //! says which of these the host time covers, which decides whether the two clocks can be
 //! compared (see the runner's clock check).
 
-use std::time::{Duration, Instant};
+// web-time's Instant is std's natively; std's panics on wasm32-unknown-unknown.
+use std::time::Duration;
+use web_time::Instant;
 
 use crate::context::GpuContext;
 use crate::error::BenchError;
@@ -331,7 +333,8 @@ impl<'a> SampleClock<'a> {
     /// Waits (blocking in the driver, or spinning, see [`SampleClock::spin_wait`]) until `index`
     /// is done; either way a stop request ends the wait early ([`BenchError::Interrupted`]).
     async fn wait_for(&self, index: wgpu::SubmissionIndex) -> Result<(), BenchError> {
-        if self.wait == WaitMode::Block {
+        // A browser (wasm32) cannot spin: its device is polled by the page's event loop.
+        if self.wait == WaitMode::Block || cfg!(target_arch = "wasm32") {
             return self.ctx.wait_for(Some(index)).await;
         }
         let device = &self.ctx.device;

@@ -2,8 +2,24 @@
 //! terminal, pipes for Markdown, commas for CSV. Builders decide the cells once.
 
 use comfy_table::{
-    Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement, Table, Width, presets,
+    Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width, presets,
 };
+
+/// A cell's colour in a terminal table: comfy-table's own natively.
+#[cfg(not(target_arch = "wasm32"))]
+pub use comfy_table::Color;
+
+/// A cell's colour in a terminal table. comfy-table's colours come with its tty feature, which
+/// a browser build (wasm32) leaves out (crossterm does not build there); a browser has no
+/// terminal, so these name the colours the tables ask for and none is drawn.
+#[cfg(target_arch = "wasm32")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Color {
+    /// A worse result.
+    Red,
+    /// A better result.
+    Green,
+}
 
 use crate::layout::{text_width, wrap_words};
 use crate::numbers::printable;
@@ -335,11 +351,13 @@ impl TerminalGrid {
             .load_style(presets::UTF8_FULL_CONDENSED)
             .set_content_arrangement(ContentArrangement::Disabled)
             .set_header(cells.header.clone());
+        #[cfg(not(target_arch = "wasm32"))]
         if self.colors.is_empty() {
             table.force_no_tty();
         } else {
             table.enforce_styling();
         }
+        #[cfg(not(target_arch = "wasm32"))]
         let colors: std::collections::HashMap<(usize, usize), Color> = self
             .colors
             .iter()
@@ -351,6 +369,7 @@ impl TerminalGrid {
                 if cells.numeric.contains(&i) {
                     cell = cell.set_alignment(CellAlignment::Right);
                 }
+                #[cfg(not(target_arch = "wasm32"))]
                 if let Some(&color) = colors.get(&(r, i)) {
                     cell = cell.fg(color);
                 }

@@ -4,7 +4,7 @@
 //! table style. On a narrow terminal the tables leave out their less important columns
 //! ([`fit`]) and the prose wraps at word boundaries; piped, every line is whole.
 
-use comfy_table::Color;
+use crate::grid::Color;
 use gpubench_baseline::{Comparison, CrossCell, CrossTable, Verdict};
 use gpubench_results::{RunDocument, Status};
 

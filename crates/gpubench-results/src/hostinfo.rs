@@ -1,6 +1,7 @@
 //! Facts about the host: OS, CPU model, the clock time for file names and timestamps.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+// web-time's clock is std's own natively; std's panics on wasm32-unknown-unknown.
+use web_time::{SystemTime, UNIX_EPOCH};
 
 use jiff::SignedDuration;
 use jiff::civil::DateTime;
@@ -13,8 +14,15 @@ fn system_file(path: &str) -> std::io::Result<String> {
     read_text_bounded(std::path::Path::new(path), SYSTEM_FILE_BYTES)
 }
 
-/// The CPU model, from /proc/cpuinfo on Linux; "unknown" elsewhere.
+/// What a browser build (`wasm32`) writes for a host fact a page cannot know.
+pub const UNKNOWN_IN_BROWSER: &str = "unknown (browser)";
+
+/// The CPU model, from /proc/cpuinfo on Linux; "unknown" elsewhere, and
+/// [`UNKNOWN_IN_BROWSER`] in a browser, which does not expose it.
 pub fn cpu_model() -> String {
+    if cfg!(target_arch = "wasm32") {
+        return UNKNOWN_IN_BROWSER.to_string();
+    }
     system_file("/proc/cpuinfo")
         .ok()
         .and_then(|text| {
@@ -26,8 +34,12 @@ pub fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown".to_string())
 }
 
-/// OS family plus its pretty name where /etc/os-release has one.
+/// OS family plus its pretty name where /etc/os-release has one; [`UNKNOWN_IN_BROWSER`] in a
+/// browser (what its user agent says is the page's to record).
 pub fn os_description() -> String {
+    if cfg!(target_arch = "wasm32") {
+        return UNKNOWN_IN_BROWSER.to_string();
+    }
     let pretty = system_file("/etc/os-release").ok().and_then(|text| {
         text.lines()
             .find_map(|l| l.strip_prefix("PRETTY_NAME="))
@@ -42,9 +54,16 @@ pub fn os_description() -> String {
 /// The host's name, from the operating system (gethostname(2), GetComputerNameExW on Windows),
 /// so it is found on every platform whatever the shell exports; `None` when unknown. It tells
 /// apart machines of one model in a fleet (eight identical nodes are eight machines).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn hostname() -> Option<String> {
     let name = gethostname::gethostname();
     Some(name.to_string_lossy().trim().to_string()).filter(|name| !name.is_empty())
+}
+
+/// The host's name: a browser does not expose one, so always `None` (the results say unknown).
+#[cfg(target_arch = "wasm32")]
+pub fn hostname() -> Option<String> {
+    None
 }
 
 /// Logical CPUs available to this process.

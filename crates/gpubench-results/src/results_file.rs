@@ -4,7 +4,11 @@
 //! device is refused without blocking), bounded by the bytes actually read as well as by the
 //! size the file reports; then JSON, type and schema version are checked; a UTF-8 byte-order
 //! mark is skipped. Every error names the file.
+//!
+//! The writers are native-only: a browser build (`wasm32`) has no file system and offers the
+//! document's bytes ([`document_bytes`]) as a download instead.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::io::Write;
 use std::path::Path;
 
@@ -27,11 +31,13 @@ pub fn sibling_with_suffix(path: &Path, suffix: &str, fallback: &str) -> std::pa
     path.with_file_name(name)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Writes `bytes` to `path` atomically: temp file beside it, fsync, rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     write_atomic_as(path, bytes, Replace::Yes)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Whether a write may replace a file already at its path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Replace {
@@ -42,6 +48,7 @@ enum Replace {
     No,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Like [`save_document`], but never replaces a file already at `path`: an
 /// [`ResultsError::Io`] of kind [`std::io::ErrorKind::AlreadyExists`] instead (see
 /// [`ResultsError::already_exists`]). For names the tool chose itself.
@@ -49,6 +56,7 @@ pub fn save_new_document(path: &Path, doc: &RunDocument) -> Result<(), ResultsEr
     write_atomic_as(path, &document_bytes(doc)?, Replace::No)
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn write_atomic_as(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), ResultsError> {
     let io_err = |source| ResultsError::Io {
         path: path.to_path_buf(),
@@ -90,13 +98,15 @@ fn write_atomic_as(path: &Path, bytes: &[u8], replace: Replace) -> Result<(), Re
     Ok(())
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Serialises `doc` as pretty JSON and writes it atomically.
 pub fn save_document(path: &Path, doc: &RunDocument) -> Result<(), ResultsError> {
     write_atomic(path, &document_bytes(doc)?)
 }
 
-/// `doc` as pretty JSON with a final newline.
-fn document_bytes(doc: &RunDocument) -> Result<Vec<u8>, ResultsError> {
+/// `doc` as pretty JSON with a final newline: the bytes every writer writes (and a browser
+/// build offers as a download).
+pub fn document_bytes(doc: &RunDocument) -> Result<Vec<u8>, ResultsError> {
     let mut bytes = serde_json::to_vec_pretty(doc)?;
     bytes.push(b'\n');
     Ok(bytes)

@@ -23,7 +23,8 @@
 //! copies against kernels only where the driver runs them so; the rows measure what happened.
 
 use std::collections::VecDeque;
-use std::time::Instant;
+// web-time's Instant is std's natively; std's panics on wasm32-unknown-unknown.
+use web_time::Instant;
 
 use gpubench_harness::timing::Boundary;
 use gpubench_harness::{

@@ -284,7 +284,7 @@ async fn tune(
         return vec![untuned(product(id.to_string(), first.variant))];
     }
     let tried: Vec<Variant> = measurable.iter().map(|c| c.variant).collect();
-    let started = std::time::Instant::now();
+    let started = web_time::Instant::now();
     let kernel = |v: &Variant| product(variant_id(v), *v);
     let mut measured = first_pass(tuner, &tried, &kernel).await;
     let screened: Vec<&str> = tried

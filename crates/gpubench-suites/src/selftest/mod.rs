@@ -151,6 +151,10 @@ impl Kernel for FaultyKernel {
         if self.fault == Fault::VulkanHazard && ctx.summary.backend != "vulkan" {
             return Err("records raw Vulkan commands: a Vulkan adapter only".to_string());
         }
+        // A browser page (wasm32) has one thread, and std cannot sleep there.
+        if self.fault == Fault::StallHost && cfg!(target_arch = "wasm32") {
+            return Err("blocks the host thread: not in a browser, whose page has only one".into());
+        }
         Ok(())
     }
 
@@ -236,6 +240,7 @@ impl Kernel for FaultyKernel {
 
 /// Records, behind wgpu's back, two fills of `buffer` with no barrier between them and a fill
 /// at an offset that is not a multiple of 4 (see [`Fault::VulkanHazard`]).
+#[cfg(not(target_arch = "wasm32"))]
 fn record_hazard(ctx: &GpuContext, encoder: &mut wgpu::CommandEncoder, buffer: &wgpu::Buffer) {
     use wgpu::hal::api::Vulkan;
     // SAFETY: the device is a Vulkan one (check_support), the handles are wgpu's own and are
@@ -265,6 +270,11 @@ fn record_hazard(ctx: &GpuContext, encoder: &mut wgpu::CommandEncoder, buffer: &
         });
     }
 }
+
+/// A browser (wasm32) has no Vulkan device to misuse (wgpu has no `hal` there), and
+/// `check_support` skips the fault on any other device, so nothing is recorded.
+#[cfg(target_arch = "wasm32")]
+fn record_hazard(_: &GpuContext, _: &mut wgpu::CommandEncoder, _: &wgpu::Buffer) {}
 
 /// The stalling kernel of `selftest.wgsl`: [`STALL_GPU_WORKGROUPS`] workgroups,
 /// [`STALL_GPU_STEPS`] steps per invocation.
