@@ -23,6 +23,8 @@
 //! - `swiftshader`: the quick profile of every suite on SwiftShader (part of `test`).
 //! - `radv25`: docs/kernels/navi31.md and the ISA tests on Mesa 25.0.7's RADV (part of `test`).
 //! - `gate-rates [TRIALS] [CASES]`: the paired gate's false-alarm and catch rates on this machine.
+//! - `web`: the page that runs gpubench in a browser, into target/web; `web-test`: that page in
+//!   headless Chromium (part of `test`).
 
 mod checks;
 mod deny;
@@ -37,6 +39,7 @@ mod swiftshader;
 mod tint;
 mod validation;
 mod wasm32;
+mod web;
 
 use std::process::{Command, ExitCode};
 
@@ -51,7 +54,7 @@ tasks:
   test                  setup, then fmt, cargo-deny, clippy, every test on the adapter, the benches
                         once and the GPU check rehearsed end to end: gpu-check.sh --rehearsal,
                         a quick run on the software adapter, CUDA's side through test doubles;
-                        then validation, tint and swiftshader (what CI runs)
+                        then validation, tint, swiftshader, radv25 and web-test (what CI runs)
   check                 fmt, clippy, cargo-deny's offline checks, the crates a web page uses
                         checked for wasm32-unknown-unknown (`rustup target add` where missing)
                         and the tests that need no adapter: the fast loop while developing
@@ -86,6 +89,12 @@ tasks:
                         itself (same), against a 2x slower kernel (slow) and against itself with a
                         CPU hog beside the head (hog), TRIALS (20) times each, with the machine's
                         load (a 3 + 3 smoke of same and slow is part of `test`)
+  web                   the page that runs gpubench in a browser (crates/gpubench-web as wasm32,
+                        wasm-bindgen's glue at Cargo.lock's exact release, web/) into target/web
+  web-test              web, then the page in headless Chromium (installed on Debian/Ubuntu as
+                        root where missing): a reduced quick run whose results file must meet
+                        the CLI's contract, hostile results files loaded beside it, and no
+                        sideways scroll at 400 px (part of `test`)
   kernels               setup, then regenerate docs/kernels/gfx1100.md and gfx1030.md (Mesa 22.3)
                         and navi31.md (Mesa 25.0.7, as radv25 unpacks it): every kernel's
                         registers, spills, LDS and occupancy as RADV compiles it on null
@@ -108,6 +117,8 @@ fn main() -> ExitCode {
         "tint" => tint::check(),
         "swiftshader" => setup::ensure_adapter().and_then(|()| swiftshader::check()),
         "radv25" => radv25::check(),
+        "web" => web::build().map(drop),
+        "web-test" => setup::ensure_adapter().and_then(|()| web::test()),
         "k8s" => k8s::check(),
         "ids" => ids::write(&rest),
         "kernels" => setup::ensure_adapter().and_then(|()| kernels::regenerate()),
@@ -302,6 +313,8 @@ fn test() -> Result<(), String> {
     timed("swiftshader", swiftshader::check)?;
     // A newer real compiler: the cooperative-matrix kernels on RDNA 3, read from its ISA.
     timed("radv25", radv25::check)?;
+    // The same suites in a web page, in a real browser (headless Chromium over SwiftShader).
+    timed("web-test", web::test)?;
     k8s::check()?;
     gate_rates::smoke()?;
     slurm::check()

@@ -99,14 +99,16 @@ fn loader_present() -> bool {
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("libvulkan.so.1"))
 }
 
-fn is_root() -> bool {
+/// Whether this process runs as root (installing packages needs it).
+pub fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-fn run_apt(args: &[&str]) -> Result<(), String> {
+/// Runs apt-get with `args`, echoing the command first.
+pub fn run_apt(args: &[&str]) -> Result<(), String> {
     eprintln!("$ apt-get {}", args.join(" "));
     let status = Command::new("apt-get")
         .args(args)

@@ -10,14 +10,16 @@ use crate::{cargo_with_env, setup};
 pub const TARGET: &str = "wasm32-unknown-unknown";
 
 /// The crates a page uses: results (the file format), harness, engine and suites (the run),
-/// baseline (the comparisons; its file store is native-only) and report (tables, charts, HTML).
-const CRATES: [&str; 6] = [
+/// baseline (the comparisons; its file store is native-only), report (tables, charts, HTML) and
+/// the page's own entry points (gpubench-web).
+const CRATES: [&str; 7] = [
     "gpubench-results",
     "gpubench-harness",
     "gpubench-engine",
     "gpubench-suites",
     "gpubench-baseline",
     "gpubench-report",
+    "gpubench-web",
 ];
 
 /// Checks [`CRATES`] for [`TARGET`], adding the target to the toolchain first where missing.

@@ -1,0 +1,110 @@
+//! gpubench in a web page: the suites, their kernels and their CPU checks, run through the
+//! browser's WebGPU, writing the same results document as the command line.
+//!
+//! The page (`web/app.js`) calls [`run`] with the suites and profile it wants and a progress
+//! callback, and gets the results document back as JSON: the engine, the harness and the
+//! suites are the native ones, compiled to wasm32; only the waits differ (they await wgpu's
+//! callbacks, which the page's event loop answers) and the clock (`web-time`, the page's
+//! `performance.now()`). What a browser cannot know is said so, never guessed: the CPU model
+//! is "unknown (browser)", there is no host name, and the operating system field holds the
+//! browser's own description of itself (its user agent), the only machine detail recorded.
+#![cfg(target_arch = "wasm32")]
+
+mod page_sink;
+mod request;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use wasm_bindgen::prelude::*;
+
+use gpubench_engine::plan::RunPlan;
+use gpubench_engine::session::Session;
+use gpubench_harness::{GpuContext, device};
+use gpubench_results::schema::ToolInfo;
+
+use page_sink::PageSink;
+use request::PageRequest;
+
+/// Runs the suites `request` names (JSON: `{"suites": [...], "profile": "quick", "browser":
+/// navigator.userAgent, "cpu_count": navigator.hardwareConcurrency}`) on the browser's WebGPU
+/// adapter, calling `progress` with one JSON event per benchmark started and finished, and
+/// returns the results document as JSON. Rejects (a JavaScript error with the reason) where the
+/// request is not valid, the browser has no WebGPU adapter, or the run cannot start.
+#[wasm_bindgen]
+pub async fn run(request: String, progress: js_sys::Function) -> Result<String, JsValue> {
+    let request = PageRequest::parse(&request).map_err(|e| JsValue::from_str(&e))?;
+    let ctx = open_adapter(request.adapter_name()).await?;
+    let plan = RunPlan::new(
+        &gpubench_suites::REGISTRY,
+        &request.suite_names(),
+        request.options(),
+    )
+    .map_err(|e| JsValue::from_str(&e.to_string()))?;
+    plan.check_adapter(&ctx)
+        .map_err(|e| JsValue::from_str(&e.to_string()))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut session = Session::new(&ctx, &plan, stop);
+    let mut sink = PageSink::new(progress);
+    let mut doc = session
+        .run(tool_info(), &mut sink)
+        .await
+        .map_err(|e| JsValue::from_str(&e.to_string()))?;
+    request.describe_machine(&mut doc.machine);
+    serde_json::to_string_pretty(&doc).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// The browser's WebGPU adapter (the high-performance one where it has several) and a device
+/// on it with every feature gpubench uses that it offers; named `name` where wgpu gives it no
+/// name (in a browser it gives none, and the results' fingerprint is made from it).
+async fn open_adapter(name: Option<String>) -> Result<GpuContext, JsValue> {
+    let backends = wgpu::Backends::BROWSER_WEBGPU;
+    let instance = device::create_instance(backends);
+    let adapter = instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| {
+            JsValue::from_str(&format!(
+                "this browser offers no WebGPU adapter ({e}); WebGPU needs a recent browser, a secure page (https or localhost) and, on Linux, a flag in some browsers"
+            ))
+        })?;
+    let mut summary = device::summarize(0, &adapter);
+    if let (true, Some(name)) = (summary.name.is_empty(), name) {
+        summary.name = name;
+    }
+    GpuContext::from_adapter_async(instance, adapter, summary)
+        .await
+        .map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// The suites a page may offer, as JSON: `[{"name", "about", "default"}]` in registry order,
+/// `default` where a quick run takes the suite unnamed.
+#[wasm_bindgen]
+pub fn suites() -> String {
+    let registry = &*gpubench_suites::REGISTRY;
+    let defaults = registry.defaults(gpubench_results::profile::Profile::Quick);
+    let list: Vec<serde_json::Value> = registry
+        .listed()
+        .map(|suite| {
+            let info = suite.info();
+            serde_json::json!({
+                "name": info.name,
+                "about": info.about,
+                "default": defaults.contains(&info.name),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
+/// This build, as the results document records it.
+fn tool_info() -> ToolInfo {
+    ToolInfo {
+        name: "gpubench".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        git_commit: option_env!("GPUBENCH_COMMIT").map(str::to_string),
+    }
+}

@@ -1,0 +1,283 @@
+// gpubench's page: runs the suites through the wasm build (crates/gpubench-web), shows each
+// result as it comes, offers the results document for download, and compares it with results
+// files the user loads.
+//
+// Everything a results file or a run says (ids, names, reasons, units) is put in the page as
+// text (textContent), never as markup: a file loaded here may come from anyone.
+
+import init, { run, suites } from "./pkg/gpubench_web.js";
+
+// The largest results file the page reads: the command line's bound for a results document.
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+// A row whose value is under this many times its clock's resolution is flagged.
+const RESOLUTION_FACTOR = 20;
+
+const $ = (id) => document.getElementById(id);
+
+// A table cell holding `value` as text.
+function cell(row, value, numeric = false) {
+  const td = document.createElement("td");
+  td.textContent = value === undefined || value === null ? "-" : String(value);
+  if (numeric) td.className = "num";
+  row.appendChild(td);
+  return td;
+}
+
+function figure(x) {
+  if (typeof x !== "number" || !Number.isFinite(x)) return "-";
+  return Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3);
+}
+
+// The checkboxes of the suites the build offers, the quick run's defaults ticked.
+function offerSuites() {
+  const box = $("suites");
+  for (const suite of JSON.parse(suites())) {
+    const label = document.createElement("label");
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.value = suite.name;
+    input.checked = suite.default;
+    label.appendChild(input);
+    label.appendChild(document.createTextNode(" " + suite.name));
+    label.title = suite.about;
+    box.appendChild(label);
+  }
+}
+
+function chosenSuites() {
+  return [...$("suites").querySelectorAll("input:checked")].map((i) => i.value);
+}
+
+// What the clock a result was timed with can resolve, in the result's own time unit, and the
+// note for a value under RESOLUTION_FACTOR times it.
+function resolutionNote(result, doc) {
+  const summary = result.summary || {};
+  if (result.unit !== "us" || typeof summary.median !== "number") return "";
+  const gpu = result.timing === "gpu-timestamp";
+  const resolutionUs = gpu ? (doc.machine.timestamp_period_ns || 1) / 1000 : hostResolutionUs;
+  if (summary.median < RESOLUTION_FACTOR * resolutionUs) {
+    return `under ${RESOLUTION_FACTOR}x the ${gpu ? "GPU timestamp" : "page clock"}'s ` +
+      `resolution (${figure(resolutionUs)} us)`;
+  }
+  return "";
+}
+
+// The page clock's resolution, measured: the smallest step performance.now() takes.
+function measureClockResolutionUs() {
+  let smallest = Infinity;
+  for (let i = 0; i < 50; i++) {
+    const start = performance.now();
+    let next = performance.now();
+    while (next === start) next = performance.now();
+    smallest = Math.min(smallest, next - start);
+  }
+  return smallest * 1000;
+}
+const hostResolutionUs = measureClockResolutionUs();
+
+function showResult(tbody, result, doc) {
+  const row = document.createElement("tr");
+  row.className = result.status;
+  const summary = result.summary || {};
+  cell(row, result.id);
+  cell(row, result.status + (result.status === "ok" && !result.verified ? " (not verified)" : ""));
+  cell(row, figure(summary.median), true);
+  cell(row, result.unit);
+  cell(row, figure(summary.p95), true);
+  cell(row, result.timing || "-");
+  const notes = [result.reason, resolutionNote(result, doc)].filter(Boolean);
+  cell(row, notes.join("; "));
+  tbody.appendChild(row);
+}
+
+let lastDoc = null;
+// The adapter as WebGPU describes it (vendor, architecture, device, description), or null.
+let adapterText = null;
+let hidden = false;
+document.addEventListener("visibilitychange", () => {
+  if (document.hidden) hidden = true;
+});
+
+async function runNow() {
+  $("run").disabled = true;
+  hidden = document.hidden;
+  $("visibility").hidden = true;
+  const tbody = $("results").querySelector("tbody");
+  tbody.replaceChildren();
+  $("download").hidden = true;
+  const request = { suites: chosenSuites(), profile: $("profile").value };
+  try {
+    const doc = await runRequest(request, (event) => {
+      if (event.event === "started") {
+        $("status").textContent = `${event.index + 1} of ${event.total}: ${event.id}`;
+      } else if (event.event === "preparing") {
+        $("status").textContent = `preparing ${event.suite}`;
+      }
+    });
+    if (hidden) {
+      // Recorded in the file too, as a run warning of the page's own kind.
+      doc.warnings = [...(doc.warnings || []), {
+        kind: "background-tab",
+        message: "the tab was in the background during the run: browsers throttle " +
+          "background tabs, so figures measured then may be low",
+        figure: null,
+      }];
+    }
+    for (const result of doc.results) showResult(tbody, result, doc);
+    const blob = new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" });
+    $("download").href = URL.createObjectURL(blob);
+    $("download").hidden = false;
+    $("status").textContent = `done: ${doc.results.length} results`;
+    $("visibility").hidden = !hidden;
+    lastDoc = doc;
+    refreshComparison();
+  } catch (error) {
+    $("status").textContent = `the run stopped: ${error}`;
+  } finally {
+    $("run").disabled = false;
+  }
+}
+
+// Runs `request` and returns the results document; `onEvent` hears each progress event. A
+// test drives the page through this (window.gpubench.run).
+async function runRequest(request, onEvent = () => {}) {
+  // What the browser says of itself and of its adapter (WebGPU gives the adapter no name).
+  const full = {
+    browser: navigator.userAgent,
+    cpu_count: navigator.hardwareConcurrency || null,
+    adapter: adapterText,
+    ...request,
+  };
+  const text = await run(JSON.stringify(full), (line) => onEvent(JSON.parse(line)));
+  return JSON.parse(text);
+}
+
+// --- Comparison ------------------------------------------------------------------------------
+
+const loaded = [];
+
+// A results document read from `text`, or an Error saying why not: the same bounds as the
+// command line's reader (size, JSON, a results array), every field treated as data.
+function parseResults(text, name) {
+  if (text.length > MAX_FILE_BYTES) throw new Error(`${name}: larger than 64 MiB`);
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${name}: not JSON (${e.message})`);
+  }
+  if (!doc || typeof doc !== "object" || !Array.isArray(doc.results)) {
+    throw new Error(`${name}: not a gpubench results file (no results list)`);
+  }
+  const results = doc.results.filter(
+    (r) => r && typeof r === "object" && typeof r.id === "string" && r.id.length <= 512,
+  );
+  const machine = doc.machine && typeof doc.machine === "object" ? doc.machine : {};
+  const adapter = machine.adapter && typeof machine.adapter === "object" ? machine.adapter : {};
+  return {
+    name,
+    fingerprint: typeof machine.fingerprint === "string" ? machine.fingerprint : "unknown",
+    adapter: typeof adapter.name === "string" ? adapter.name.slice(0, 200) : "unknown",
+    backend: typeof adapter.backend === "string" ? adapter.backend.slice(0, 40) : "unknown",
+    results: new Map(results.map((r) => [r.id, r])),
+  };
+}
+
+function median(result) {
+  const m = result && result.status === "ok" && result.summary && result.summary.median;
+  return typeof m === "number" && Number.isFinite(m) && m > 0 ? m : null;
+}
+
+// The table: each id of this run beside each loaded file's figure, as a ratio oriented so
+// that above 1 is this run faster; across machines (fingerprints differ) the header says so.
+function refreshComparison() {
+  const head = $("compare").querySelector("thead");
+  const body = $("compare").querySelector("tbody");
+  head.replaceChildren();
+  body.replaceChildren();
+  if (!lastDoc || loaded.length === 0) return;
+  const header = document.createElement("tr");
+  cell(header, "id");
+  cell(header, `this run (${lastDoc.machine.adapter.name}, ${lastDoc.machine.adapter.backend})`);
+  for (const other of loaded) {
+    const across = other.fingerprint !== lastDoc.machine.fingerprint ? ", another machine" : "";
+    cell(header, `${other.name}: ${other.adapter} (${other.backend}${across}): ratio`);
+  }
+  head.appendChild(header);
+  for (const result of lastDoc.results) {
+    const ours = median(result);
+    if (ours === null) continue;
+    const row = document.createElement("tr");
+    cell(row, result.id);
+    cell(row, `${figure(ours)} ${result.unit}`, true);
+    for (const other of loaded) {
+      const theirs = median(other.results.get(result.id));
+      const ratio = theirs === null ? null
+        : result.higher_is_better === false ? theirs / ours : ours / theirs;
+      cell(row, ratio === null ? "-" : `${figure(ratio)}x`, true);
+    }
+    body.appendChild(row);
+  }
+}
+
+async function loadFiles(files) {
+  const texts = [];
+  for (const file of files) {
+    texts.push(file.size > MAX_FILE_BYTES
+      ? { name: file.name, error: `${file.name}: larger than 64 MiB` }
+      : { name: file.name, text: await file.text() });
+  }
+  loadTexts(texts);
+}
+
+// Adds each `{name, text}` as a results file to compare with (or says why it is none); the
+// file input and a test (window.gpubench.load) both come through here. Returns the notes.
+function loadTexts(texts) {
+  const notes = [];
+  for (const { name, text, error } of texts) {
+    try {
+      if (error) throw new Error(error);
+      loaded.push(parseResults(text, name));
+      notes.push(`${name}: read`);
+    } catch (e) {
+      notes.push(String(e.message || e));
+    }
+  }
+  $("load-status").textContent = notes.join("; ");
+  refreshComparison();
+  return notes;
+}
+
+// --- Start -----------------------------------------------------------------------------------
+
+async function start() {
+  await init();
+  offerSuites();
+  if (!navigator.gpu) {
+    $("adapter").textContent = "This browser has no WebGPU (navigator.gpu): use a recent " +
+      "Chrome, Edge or Firefox, on a secure page (https or localhost).";
+  } else {
+    const adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" });
+    const info = adapter ? adapter.info || {} : {};
+    adapterText = [info.vendor, info.architecture, info.device, info.description]
+      .filter(Boolean).join(" ").slice(0, 200) || null;
+    $("adapter").textContent = adapter
+      ? `WebGPU adapter: ${adapterText || "no details exposed"}`
+      : "This browser offers no WebGPU adapter.";
+    $("run").disabled = !adapter;
+  }
+  $("run").addEventListener("click", runNow);
+  $("load").addEventListener("change", (e) => loadFiles([...e.target.files]));
+  window.gpubench = {
+    run: runRequest,
+    load: loadTexts,
+    // A test shows a document it made as this run's, to compare files against.
+    show: (doc) => { lastDoc = doc; refreshComparison(); },
+    ready: true,
+  };
+}
+
+start().catch((error) => {
+  $("adapter").textContent = `The page could not start: ${error}`;
+  window.gpubench = { ready: false, error: String(error) };
+});
