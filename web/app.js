@@ -5,7 +5,7 @@
 // Everything a results file or a run says (ids, names, reasons, units) is put in the page as
 // text (textContent), never as markup: a file loaded here may come from anyone.
 
-import init, { run, suites } from "./pkg/gpubench_web.js";
+import init, { report_html as reportHtml, run, suites } from "./pkg/gpubench_web.js";
 
 // The largest results file the page reads: the command line's bound for a results document.
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -191,6 +191,7 @@ function median(result) {
 // The table: each id of this run beside each loaded file's figure, as a ratio oriented so
 // that above 1 is this run faster; across machines (fingerprints differ) the header says so.
 function refreshComparison() {
+  refreshReport();
   const head = $("compare").querySelector("thead");
   const body = $("compare").querySelector("tbody");
   head.replaceChildren();
@@ -237,7 +238,7 @@ function loadTexts(texts) {
   for (const { name, text, error } of texts) {
     try {
       if (error) throw new Error(error);
-      loaded.push(parseResults(text, name));
+      loaded.push({ ...parseResults(text, name), text });
       notes.push(`${name}: read`);
     } catch (e) {
       notes.push(String(e.message || e));
@@ -246,6 +247,25 @@ function loadTexts(texts) {
   $("load-status").textContent = notes.join("; ");
   refreshComparison();
   return notes;
+}
+
+// The command line's HTML report of this run and the files loaded beside it (its tables and
+// charts), in a frame that may run no script: the report escapes every text from a file, and
+// the sandbox holds even if one were not escaped.
+function refreshReport() {
+  const frame = $("report");
+  if (!lastDoc) return;
+  const files = [{ name: "this run", text: JSON.stringify(lastDoc) },
+    ...loaded.map((f) => ({ name: f.name, text: f.text }))];
+  try {
+    frame.srcdoc = reportHtml(JSON.stringify(files));
+    $("report-status").textContent = "";
+  } catch (error) {
+    // A loaded file the command line's reader refuses: the report of this run alone, and why.
+    frame.srcdoc = reportHtml(JSON.stringify(files.slice(0, 1)));
+    $("report-status").textContent = `the report leaves the loaded files out: ${error}`;
+  }
+  frame.hidden = false;
 }
 
 // --- Start -----------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ until it has loaded its wasm build, then:
      returns to RESULTS.json (the caller checks it: schema, statuses);
   2. loads results files made to attack the page (markup and script in ids, names and reasons;
      broken JSON; deep nesting) beside that run, and checks that none becomes markup, that no
-     script ran, and that each broken one is refused with its reason;
+     script ran, that each broken one is refused with its reason, and that the report frame
+     (the command line's HTML report, sandboxed) shows the run with every text escaped;
   3. narrows the window to 400 px and checks the page does not scroll sideways (its tables
      scroll inside their boxes).
 Exit 0 when all hold, 1 with the reason when one does not, 2 when the browser cannot start.
@@ -116,6 +117,22 @@ def check_hostile(page, run_doc):
     shown = page.evaluate("document.getElementById('compare').textContent")
     if "<img src=x" not in shown:
         problems.append("the hostile file's text is not shown as text in the comparison")
+    return problems + check_report(page)
+
+
+def check_report(page):
+    """The report frame: the command line's report (a table or a chart), in a frame that may
+    run no script, with no hostile markup left unescaped."""
+    problems = []
+    frame = page.evaluate("(() => { const f = document.getElementById('report'); "
+                          "return [f.getAttribute('sandbox'), f.srcdoc, f.hidden]; })()")
+    sandbox, srcdoc, hidden = frame
+    if sandbox != "":
+        problems.append(f"the report frame's sandbox is {sandbox!r}, not the strictest ('')")
+    if hidden or not ("<svg" in srcdoc or "<table" in srcdoc):
+        problems.append("the report frame shows no table or chart")
+    if "<img src=x" in srcdoc or "<script>window" in srcdoc:
+        problems.append("the report frame holds a hostile file's markup unescaped")
     return problems
 
 

@@ -100,6 +100,31 @@ pub fn suites() -> String {
     serde_json::Value::Array(list).to_string()
 }
 
+/// One results file the page was given: its name and its text.
+#[derive(serde::Deserialize)]
+struct NamedText {
+    name: String,
+    text: String,
+}
+
+/// The command line's HTML report (`gpubench report`: its tables and charts, every text from a
+/// file escaped) of `files` (JSON: `[{"name", "text"}]`, this run first, then the files loaded
+/// to compare), for the page to show in a sandboxed frame. Each text is read as the command line
+/// reads a results file, with the same bounds; one that is not a results file rejects the call
+/// with its name and the reason.
+#[wasm_bindgen]
+pub fn report_html(files: String) -> Result<String, JsValue> {
+    let files: Vec<NamedText> = serde_json::from_str(&files)
+        .map_err(|e| JsValue::from_str(&format!("the report request is not valid: {e}")))?;
+    let mut labelled = Vec::with_capacity(files.len());
+    for file in files {
+        let doc = gpubench_results::results_file::parse_document(file.text.as_bytes())
+            .map_err(|reason| JsValue::from_str(&format!("{}: {reason}", file.name)))?;
+        labelled.push((file.name, doc));
+    }
+    gpubench_report::html::render(&labelled).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
 /// This build, as the results document records it.
 fn tool_info() -> ToolInfo {
     ToolInfo {
