@@ -9,8 +9,6 @@ import init, { report_html as reportHtml, run, suites } from "./pkg/gpubench_web
 
 // The largest results file the page reads: the command line's bound for a results document.
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
-// A row whose value is under this many times its clock's resolution is flagged.
-const RESOLUTION_FACTOR = 20;
 
 const $ = (id) => document.getElementById(id);
 
@@ -48,34 +46,23 @@ function chosenSuites() {
   return [...$("suites").querySelectorAll("input:checked")].map((i) => i.value);
 }
 
-// What the clock a result was timed with can resolve, in the result's own time unit, and the
-// note for a value under RESOLUTION_FACTOR times it.
-function resolutionNote(result, doc) {
-  const summary = result.summary || {};
-  if (result.unit !== "us" || typeof summary.median !== "number") return "";
-  const gpu = result.timing === "gpu-timestamp";
-  const resolutionUs = gpu ? (doc.machine.timestamp_period_ns || 1) / 1000 : hostResolutionUs;
-  if (summary.median < RESOLUTION_FACTOR * resolutionUs) {
-    return `under ${RESOLUTION_FACTOR}x the ${gpu ? "GPU timestamp" : "page clock"}'s ` +
-      `resolution (${figure(resolutionUs)} us)`;
-  }
-  return "";
+// The note on a result whose samples span few steps of the clock that timed it (gpubench marks
+// it, warning coarse-clock; a browser's page clock steps by 100 us without cross-origin
+// isolation).
+function resolutionNote(result) {
+  const warning = (result.warnings || []).find((w) => w.kind === "coarse-clock");
+  return warning ? `only ${figure(warning.figure)} steps of its clock per sample` : "";
 }
 
-// The page clock's resolution, measured: the smallest step performance.now() takes.
-function measureClockResolutionUs() {
-  let smallest = Infinity;
-  for (let i = 0; i < 50; i++) {
-    const start = performance.now();
-    let next = performance.now();
-    while (next === start) next = performance.now();
-    smallest = Math.min(smallest, next - start);
-  }
-  return smallest * 1000;
+// The clock that timed a result, with its step.
+function clockText(result) {
+  const step = (result.extra || {}).clock_resolution_us;
+  return result.timing
+    ? `${result.timing}${typeof step === "number" ? ` (${figure(step)} us steps)` : ""}`
+    : "-";
 }
-const hostResolutionUs = measureClockResolutionUs();
 
-function showResult(tbody, result, doc) {
+function showResult(tbody, result) {
   const row = document.createElement("tr");
   row.className = result.status;
   const summary = result.summary || {};
@@ -84,8 +71,8 @@ function showResult(tbody, result, doc) {
   cell(row, figure(summary.median), true);
   cell(row, result.unit);
   cell(row, figure(summary.p95), true);
-  cell(row, result.timing || "-");
-  const notes = [result.reason, resolutionNote(result, doc)].filter(Boolean);
+  cell(row, clockText(result));
+  const notes = [result.reason, resolutionNote(result)].filter(Boolean);
   cell(row, notes.join("; "));
   tbody.appendChild(row);
 }
@@ -123,7 +110,7 @@ async function runNow() {
         figure: null,
       }];
     }
-    for (const result of doc.results) showResult(tbody, result, doc);
+    for (const result of doc.results) showResult(tbody, result);
     const blob = new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" });
     $("download").href = URL.createObjectURL(blob);
     $("download").hidden = false;

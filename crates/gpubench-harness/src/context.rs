@@ -10,6 +10,7 @@ use gpubench_results::schema::{MachineInfo, TimingSource};
 
 use crate::device::{self, AdapterSummary, Selection};
 use crate::error::{BenchError, HarnessError};
+use crate::host_clock::HostClock;
 use crate::shader_checks::ShaderChecks;
 
 /// Errors the device reported outside any error scope, and whether it was lost. Filled by wgpu's
@@ -71,6 +72,8 @@ pub struct GpuContext {
     /// Set (by a signal handler) to end every wait for the GPU early; see
     /// [`GpuContext::stop_waits_on`].
     stop: Mutex<Option<Arc<AtomicBool>>>,
+    /// The host clock as samples read it (its resolution is recorded with each result).
+    host_clock: HostClock,
 }
 
 /// How long one slice of a wait for the GPU lasts before the stop flag is looked at again: a
@@ -176,6 +179,7 @@ impl GpuContext {
             shader_checks_on: AtomicBool::new(false),
             pipelines_built: AtomicU64::new(0),
             stop: Mutex::new(None),
+            host_clock: HostClock::measure(),
         })
     }
 
@@ -203,6 +207,17 @@ impl GpuContext {
     pub fn use_pass_timestamps_only(&mut self) {
         self.features
             .remove(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
+    }
+
+    /// The host clock as samples read it.
+    pub fn host_clock(&self) -> HostClock {
+        self.host_clock
+    }
+
+    /// Makes the host clock step by `quantum` from now on, as a browser's coarse clock does, so
+    /// a test sees on a native adapter what a coarse clock does to results.
+    pub fn coarsen_host_clock(&mut self, quantum: std::time::Duration) {
+        self.host_clock = HostClock::coarsened(quantum);
     }
 
     /// Waits until all submitted work is done (or a stop is requested).

@@ -10,6 +10,7 @@ pub mod context;
 pub mod device;
 pub mod error;
 pub mod expect;
+pub mod host_clock;
 pub mod item_trace;
 pub mod kernel;
 pub mod kit;

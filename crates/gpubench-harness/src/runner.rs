@@ -357,7 +357,38 @@ impl<'a> Runner<'a> {
         };
         let mut result = summarise(&self.settings, info, &samples, &run);
         result.telemetry = telemetry.map(Box::new);
+        self.state_clock_resolution(&mut result, &samples, iterations, prefer_gpu);
         Ok(result)
+    }
+
+    /// Records the resolution of the clock that timed `result` and marks it where its median
+    /// sample spans too few of that clock's steps ([`crate::host_clock`]): GPU timestamps step
+    /// by the device's timestamp period, the host clock by its measured (or coarsened) step.
+    fn state_clock_resolution(
+        &self,
+        result: &mut BenchResult,
+        samples: &Samples,
+        iterations: u32,
+        prefer_gpu: bool,
+    ) {
+        let (seconds, source) = samples.headline(prefer_gpu);
+        let resolution = match source {
+            TimingSource::GpuTimestamp => self
+                .ctx
+                .timestamp_period_ns
+                .map_or(Duration::ZERO, |ns| Duration::from_secs_f64(ns * 1e-9)),
+            TimingSource::Host => self.ctx.host_clock().resolution(),
+        };
+        let sample = stats::median(&seconds) * f64::from(iterations);
+        if sample.is_finite() && sample >= 0.0 {
+            crate::host_clock::annotate(result, Duration::from_secs_f64(sample), resolution);
+        }
+        // Per-item latencies are each timed by the host clock alone.
+        let p50 = result.latency.as_ref().map(|l| l.p50_us * 1e-6);
+        if let Some(p50) = p50.filter(|s| s.is_finite() && *s >= 0.0) {
+            let host = self.ctx.host_clock().resolution();
+            crate::host_clock::annotate_latencies(result, Duration::from_secs_f64(p50), host);
+        }
     }
 
     /// Sets `bench` up, runs it once and verifies the output: everything before timing. A

@@ -371,10 +371,10 @@ impl<'a> SampleClock<'a> {
             let _ = self.ctx.device.poll(wgpu::PollType::Poll);
             return Err(error);
         }
-        let host = self.host_end.map_or_else(
+        let host = self.ctx.host_clock().read(self.host_end.map_or_else(
             || start.elapsed(),
             |end| end.saturating_duration_since(start),
-        );
+        ));
         let (gpu, gpu_rejected) = match self.queries {
             Some(queries) if self.wrote_begin && self.wrote_end => {
                 let gpu = queries.read(self.ctx).await?;

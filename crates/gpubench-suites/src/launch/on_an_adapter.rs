@@ -85,3 +85,50 @@ fn launch_split_times_each_cost_with_its_own_clock() {
     let (storm, _) = sample(LaunchMode::Submit);
     assert_eq!(storm.host_span, HostSpan::UntilComplete);
 }
+
+/// A browser's clock on a native adapter: with the host clock coarsened to 100 us, a round
+/// trip (one dispatch a sample, tens of microseconds on lavapipe) spans too few of its steps
+/// and is marked, with the resolution stated; at the clock's own step it is not.
+#[test]
+fn a_round_trip_on_a_coarse_clock_is_marked_with_the_clocks_resolution() {
+    let Some(mut ctx) = require_vulkan() else {
+        return;
+    };
+    let coarse_clock = gpubench_harness::host_clock::COARSE_CLOCK.kind();
+    let round_trip = |ctx: &gpubench_harness::GpuContext| {
+        let runner = Runner::new(ctx, short_settings());
+        let mut bench = KernelBench::new(Launch::new(LaunchMode::RoundTrip, 50, 3));
+        let result = runner.run(&mut bench, &mut Silent).block_on();
+        assert_eq!(result.timing, Some(TimingSource::Host), "{}", result.id);
+        result
+    };
+    let fine = round_trip(&ctx);
+    let stated = fine.extra[gpubench_harness::host_clock::RESOLUTION_KEY]
+        .as_f64()
+        .expect("resolution");
+    assert!(
+        stated > 0.0 && stated < 1.0,
+        "a native clock's step: {stated} us"
+    );
+    assert!(
+        !fine.warnings.iter().any(|w| w.kind == coarse_clock),
+        "{:?}",
+        fine.warnings
+    );
+
+    ctx.coarsen_host_clock(std::time::Duration::from_micros(100));
+    let coarse = round_trip(&ctx);
+    assert_eq!(
+        coarse.extra[gpubench_harness::host_clock::RESOLUTION_KEY].as_f64(),
+        Some(100.0)
+    );
+    let warning = coarse
+        .warnings
+        .iter()
+        .find(|w| w.kind == coarse_clock)
+        .unwrap_or_else(|| panic!("no coarse-clock warning: {:?}", coarse.warnings));
+    assert!(
+        warning.figure.is_some_and(|steps| steps < 20.0),
+        "{warning:?}"
+    );
+}
