@@ -58,28 +58,9 @@ pub fn rehearsal() -> Result<(), String> {
     }
     check_archive(&out.join("gpu-check.tar.gz"))?;
     let results = out.join("gpubench.json");
-    let results_text = results.to_string_lossy().to_string();
-    let text =
-        std::fs::read_to_string(&results).map_err(|e| format!("reading {results_text}: {e}"))?;
-    let doc: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{results_text} is not JSON: {e}"))?;
-    check_document(&doc).map_err(|e| format!("{results_text}: {e}"))?;
+    let doc = read_checked_document(&results)?;
     crate::ids::check(&doc)?;
-    // The published contract: the fresh file validates against docs/results.schema.json.
-    crate::cargo_with_env(
-        &[
-            "test",
-            "--quiet",
-            "-p",
-            "gpubench-results",
-            "--test",
-            "json_schema",
-            "a_fresh_run",
-            "--",
-            "--ignored",
-        ],
-        &[("GPUBENCH_VALIDATE_RESULTS", &results_text)],
-    )?;
+    validate_schema(&results)?;
     let count = doc["results"].as_array().map_or(0, Vec::len);
     eprintln!(
         "rehearsal: {count} results, all ok or skipped with a reason, every ok result verified; the archive holds {}",
@@ -114,6 +95,36 @@ fn check_archive(archive: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The results file at `path`, read, parsed and held to [`check_document`].
+pub fn read_checked_document(path: &Path) -> Result<Value, String> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("reading {shown}: {e}"))?;
+    let doc: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{shown} is not JSON: {e}"))?;
+    check_document(&doc).map_err(|e| format!("{shown}: {e}"))?;
+    Ok(doc)
+}
+
+/// The published contract: the results file at `path` validates against
+/// docs/results.schema.json (the results crate's schema test, run on that file).
+pub fn validate_schema(path: &Path) -> Result<(), String> {
+    let path = path.to_string_lossy().to_string();
+    crate::cargo_with_env(
+        &[
+            "test",
+            "--quiet",
+            "-p",
+            "gpubench-results",
+            "--test",
+            "json_schema",
+            "a_fresh_run",
+            "--",
+            "--ignored",
+        ],
+        &[("GPUBENCH_VALIDATE_RESULTS", &path)],
+    )
 }
 
 pub fn check_document(doc: &Value) -> Result<(), String> {

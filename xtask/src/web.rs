@@ -87,32 +87,14 @@ pub fn test() -> Result<(), String> {
             "the page's run in Chromium failed ({status}): see above"
         ));
     }
-    let text = std::fs::read_to_string(&results)
-        .map_err(|e| format!("reading {}: {e}", results.display()))?;
-    let doc: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not JSON: {e}", results.display()))?;
-    crate::checks::check_document(&doc).map_err(|e| format!("{}: {e}", results.display()))?;
+    let doc = crate::checks::read_checked_document(&results)?;
     if doc["machine"]["adapter"]["backend"] != "webgpu" {
         return Err(format!(
             "the page's run names backend {}, not webgpu",
             doc["machine"]["adapter"]["backend"]
         ));
     }
-    let path = results.to_string_lossy().to_string();
-    cargo_with_env(
-        &[
-            "test",
-            "--quiet",
-            "-p",
-            "gpubench-results",
-            "--test",
-            "json_schema",
-            "a_fresh_run",
-            "--",
-            "--ignored",
-        ],
-        &[("GPUBENCH_VALIDATE_RESULTS", &path)],
-    )?;
+    crate::checks::validate_schema(&results)?;
     let count = doc["results"].as_array().map_or(0, Vec::len);
     eprintln!(
         "web-test: {count} results from the page in headless Chromium, all ok and verified or skipped with a reason; the file validates against docs/results.schema.json"
