@@ -40,6 +40,7 @@ mod tint;
 mod validation;
 mod wasm32;
 mod web;
+mod web_compare;
 
 use std::process::{Command, ExitCode};
 

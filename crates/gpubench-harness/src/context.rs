@@ -12,6 +12,7 @@ use crate::device::{self, AdapterSummary, Selection};
 use crate::error::{BenchError, HarnessError};
 use crate::host_clock::HostClock;
 use crate::shader_checks::ShaderChecks;
+use crate::timestamp_step::TimestampStep;
 
 /// Errors the device reported outside any error scope, and whether it was lost. Filled by wgpu's
 /// callbacks; the runner drains it after each phase and fails the benchmark that caused it.
@@ -74,6 +75,10 @@ pub struct GpuContext {
     stop: Mutex<Option<Arc<AtomicBool>>>,
     /// The host clock as samples read it (its resolution is recorded with each result).
     host_clock: HostClock,
+    /// A coarser step forced on GPU timestamps, for a test ([`GpuContext::quantize_timestamps`]).
+    timestamp_quantum: Option<std::time::Duration>,
+    /// The step GPU timestamps were seen to take, over every runner on this context.
+    timestamp_step: Arc<TimestampStep>,
 }
 
 /// How long one slice of a wait for the GPU lasts before the stop flag is looked at again: a
@@ -180,6 +185,8 @@ impl GpuContext {
             pipelines_built: AtomicU64::new(0),
             stop: Mutex::new(None),
             host_clock: HostClock::measure(),
+            timestamp_quantum: None,
+            timestamp_step: Arc::default(),
         })
     }
 
@@ -218,6 +225,22 @@ impl GpuContext {
     /// a test sees on a native adapter what a coarse clock does to results.
     pub fn coarsen_host_clock(&mut self, quantum: std::time::Duration) {
         self.host_clock = HostClock::coarsened(quantum);
+    }
+
+    /// Makes GPU timestamps step by `quantum` for runners created from now on, as a browser's
+    /// quantized timestamps do, so a test sees on a native adapter what they do to results.
+    pub fn quantize_timestamps(&mut self, quantum: std::time::Duration) {
+        self.timestamp_quantum = Some(quantum);
+    }
+
+    /// The step forced on GPU timestamps, if any ([`GpuContext::quantize_timestamps`]).
+    pub fn timestamp_quantum(&self) -> Option<std::time::Duration> {
+        self.timestamp_quantum
+    }
+
+    /// The step GPU timestamps on this device were seen to take ([`crate::timestamp_step`]).
+    pub fn timestamp_step(&self) -> &Arc<TimestampStep> {
+        &self.timestamp_step
     }
 
     /// Waits until all submitted work is done (or a stop is requested).

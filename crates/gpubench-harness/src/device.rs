@@ -57,6 +57,26 @@ pub fn feature_names(features: wgpu::Features) -> Vec<String> {
         .collect()
 }
 
+/// Why a device without the features `missing` cannot run a benchmark: the features named
+/// and, where the cause is wgpu's and not the device's, that too. In a browser, wgpu 30's
+/// WebGPU backend never requests `subgroups` (gfx-rs/wgpu#10146), though Chromium offers it
+/// from version 134 on.
+pub fn lacking(missing: wgpu::Features) -> String {
+    lacking_in(missing, cfg!(target_arch = "wasm32"))
+}
+
+/// [`lacking`], in a browser or not.
+fn lacking_in(missing: wgpu::Features, browser: bool) -> String {
+    let mut why = format!("adapter lacks {}", feature_names(missing).join(", "));
+    if browser && missing.contains(wgpu::Features::SUBGROUP) {
+        why.push_str(
+            ": wgpu 30's WebGPU backend does not request the browser's `subgroups` feature \
+             (gfx-rs/wgpu#10146), whether or not the browser offers it",
+        );
+    }
+    why
+}
+
 /// The limits gpubench depends on, keyed by wgpu's field names.
 pub fn key_limits(limits: &wgpu::Limits, info: &wgpu::AdapterInfo) -> BTreeMap<String, u64> {
     [
@@ -575,5 +595,19 @@ mod tests {
         assert!(type_rank(DiscreteGpu, false) < type_rank(IntegratedGpu, false));
         assert!(type_rank(IntegratedGpu, true) < type_rank(DiscreteGpu, true));
         assert!(type_rank(IntegratedGpu, false) < type_rank(Cpu, false));
+    }
+
+    #[test]
+    fn a_missing_feature_is_named_and_wgpus_part_in_a_browser_said() {
+        let f16 = wgpu::Features::SHADER_F16;
+        assert_eq!(lacking_in(f16, true), "adapter lacks SHADER_F16");
+        let subgroups = wgpu::Features::SUBGROUP;
+        assert_eq!(lacking_in(subgroups, false), "adapter lacks SUBGROUP");
+        let web = lacking_in(subgroups | f16, true);
+        assert!(
+            web.starts_with("adapter lacks SUBGROUP, SHADER_F16: wgpu 30")
+                && web.contains("#10146"),
+            "{web}"
+        );
     }
 }

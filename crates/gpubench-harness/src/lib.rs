@@ -21,6 +21,7 @@ pub mod shader_checks;
 pub mod telemetry_hook;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
+pub mod timestamp_step;
 pub mod timing;
 
 pub use benchmark::{Benchmark, Verification};

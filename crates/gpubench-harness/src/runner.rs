@@ -28,6 +28,7 @@ use web_time::Instant;
 use crate::benchmark::Benchmark;
 use crate::context::GpuContext;
 use crate::error::BenchError;
+use crate::host_clock::RESOLUTION_FACTOR;
 use crate::item_trace::{self, ItemStage};
 use crate::telemetry_hook::TelemetryHook;
 use crate::timing::{HostSpan, SampleClock, SampleTiming, TimestampQueries};
@@ -321,6 +322,9 @@ impl<'a> Runner<'a> {
         }
 
         observer.phase(Phase::Calibrate);
+        if let Some(queries) = self.queries.as_ref().filter(|_| prefer_gpu) {
+            self.ctx.scoped(queries.learn_step(self.ctx)).await?;
+        }
         let iterations = match info.iterations {
             IterationPolicy::Fixed(n) => n.max(1),
             IterationPolicy::Calibrate => {
@@ -363,7 +367,8 @@ impl<'a> Runner<'a> {
 
     /// Records the resolution of the clock that timed `result` and marks it where its median
     /// sample spans too few of that clock's steps ([`crate::host_clock`]): GPU timestamps step
-    /// by the device's timestamp period, the host clock by its measured (or coarsened) step.
+    /// by the device's timestamp period or the coarser step their values were seen to take
+    /// ([`crate::timestamp_step`]), the host clock by its measured (or coarsened) step.
     fn state_clock_resolution(
         &self,
         result: &mut BenchResult,
@@ -374,9 +379,9 @@ impl<'a> Runner<'a> {
         let (seconds, source) = samples.headline(prefer_gpu);
         let resolution = match source {
             TimingSource::GpuTimestamp => self
-                .ctx
-                .timestamp_period_ns
-                .map_or(Duration::ZERO, |ns| Duration::from_secs_f64(ns * 1e-9)),
+                .queries
+                .as_ref()
+                .map_or(Duration::ZERO, TimestampQueries::resolution),
             TimingSource::Host => self.ctx.host_clock().resolution(),
         };
         let sample = stats::median(&seconds) * f64::from(iterations);
@@ -411,8 +416,7 @@ impl<'a> Runner<'a> {
     ) -> Result<SampleTiming, Stop> {
         let missing = bench.required_features() - self.ctx.features;
         if !missing.is_empty() {
-            let names = crate::device::feature_names(missing).join(", ");
-            return Err(Stop::Skip(format!("adapter lacks {names}")));
+            return Err(Stop::Skip(crate::device::lacking(missing)));
         }
         bench.check_support(self.ctx).map_err(Stop::Skip)?;
         if self.ctx.faults.device_lost() {
@@ -562,8 +566,18 @@ impl<'a> Runner<'a> {
         self.sample(bench, iterations).await
     }
 
-    /// Doubles (or jumps) the iteration count until a sample lasts about the target time,
-    /// keeping one submit under the watchdog-safe maximum.
+    /// The step of the clock `timing`'s headline is read from: the GPU timestamps' (their
+    /// period, or the coarser step their values take) or the host clock's.
+    fn clock_step(&self, timing: &SampleTiming, prefer_gpu: bool) -> Duration {
+        match (&self.queries, timing.gpu) {
+            (Some(queries), Some(_)) if prefer_gpu => queries.resolution(),
+            _ => self.ctx.host_clock().resolution(),
+        }
+    }
+
+    /// Doubles (or jumps) the iteration count until a sample lasts about the target time (and
+    /// at least [`RESOLUTION_FACTOR`] steps of its clock), keeping one submit under the
+    /// watchdog-safe maximum.
     async fn calibrate(
         &self,
         bench: &mut dyn Benchmark,
@@ -578,6 +592,10 @@ impl<'a> Runner<'a> {
             self.check_stop()?;
             let timing = self.sample(bench, iterations).await?;
             let seconds = headline_seconds(&timing, prefer_gpu).max(1e-7);
+            // A sample spans at least RESOLUTION_FACTOR steps of its clock where the ceiling
+            // allows: a browser's clocks step by up to 100 us.
+            let steps = RESOLUTION_FACTOR * self.clock_step(&timing, prefer_gpu).as_secs_f64();
+            let target = target.max(steps).min(ceiling);
             if seconds >= target || iterations >= MAX_ITERATIONS {
                 break;
             }

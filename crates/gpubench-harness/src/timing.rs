@@ -21,12 +21,14 @@
 //! compared (see the runner's clock check).
 
 // web-time's Instant is std's natively; std's panics on wasm32-unknown-unknown.
+use std::sync::Arc;
 use std::time::Duration;
 use web_time::Instant;
 
 use crate::context::GpuContext;
 use crate::error::BenchError;
 use crate::item_trace::ItemStage;
+use crate::timestamp_step::{MIN_VALUES, Quantum, TimestampStep};
 
 /// Which end of the timed work a timestamp marks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +49,10 @@ pub struct TimestampQueries {
     readback: wgpu::Buffer,
     period_ns: f64,
     inside_encoders: bool,
+    /// The step the device's values were seen to take (shared by the context's runners).
+    step: Arc<TimestampStep>,
+    /// A coarser step forced on the values (a test's stand-in for a browser's quantized ones).
+    quantum: Option<Quantum>,
 }
 
 impl TimestampQueries {
@@ -75,7 +81,39 @@ impl TimestampQueries {
             readback,
             period_ns,
             inside_encoders: ctx.has_encoder_timestamps(),
+            step: Arc::clone(ctx.timestamp_step()),
+            quantum: ctx
+                .timestamp_quantum()
+                .map(|step| Quantum::new(step, period_ns)),
         })
+    }
+
+    /// The step of these timestamps: their period, or the coarser step their values were seen
+    /// to take ([`crate::timestamp_step`]).
+    pub fn resolution(&self) -> Duration {
+        self.step.resolution(self.period_ns)
+    }
+
+    /// Reads the timestamps of empty passes until the device's step is known (a no-op once it
+    /// is): at most [`MIN_VALUES`] values, one submit and read-back per pair.
+    pub async fn learn_step(&self, ctx: &GpuContext) -> Result<(), BenchError> {
+        for _ in 0..MIN_VALUES.div_ceil(2) {
+            if self.step.known() {
+                break;
+            }
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            drop(encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("gpubench timestamp step"),
+                timestamp_writes: Some(wgpu::ComputePassTimestampWrites {
+                    query_set: &self.set,
+                    beginning_of_pass_write_index: Some(BEGIN_QUERY),
+                    end_of_pass_write_index: Some(END_QUERY),
+                }),
+            }));
+            ctx.queue.submit([encoder.finish()]);
+            self.read(ctx).await?;
+        }
+        Ok(())
     }
 
     /// Resolves both queries and returns the elapsed GPU time, or `None` when the pair is not
@@ -86,8 +124,10 @@ impl TimestampQueries {
         encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.readback, 0, self.resolve.size());
         ctx.queue.submit([encoder.finish()]);
         let bytes = ctx.map_and_read(&self.readback).await?;
-        let ticks: &[u64] = bytemuck::try_cast_slice(&bytes)
+        let read: &[u64] = bytemuck::try_cast_slice(&bytes)
             .map_err(|e| BenchError::Readback(format!("timestamp buffer: {e}")))?;
+        let ticks = [read[0], read[1]].map(|t| self.quantum.map_or(t, |q| q.apply(t)));
+        self.step.observe(&ticks);
         Ok(ticks_to_duration(ticks[0], ticks[1], self.period_ns))
     }
 }
@@ -412,10 +452,13 @@ mod tests {
     }
 
     /// A buffer copy timed by [`SampleClock::write_timestamp`], as the copy-engine and transfer
-    /// benchmarks time theirs: `copies` copies of `bytes` between the two timestamps.
+    /// benchmarks time theirs: `copies` copies of `bytes` an iteration between the two
+    /// timestamps.
     struct TimedCopy {
         bytes: u64,
         copies: u32,
+        /// One copy run a sample, never calibrated longer.
+        once_a_sample: bool,
     }
 
     struct CopyState {
@@ -428,12 +471,16 @@ mod tests {
         type State = CopyState;
 
         fn info(&self) -> crate::BenchmarkInfo {
-            crate::BenchmarkInfo::new(
+            let mut info = crate::BenchmarkInfo::new(
                 "test/timed-copy",
                 "test",
                 crate::MetricKind::TimePerOp,
                 "microseconds per copy",
-            )
+            );
+            if self.once_a_sample {
+                info.iterations = crate::IterationPolicy::Fixed(1);
+            }
+            info
         }
 
         async fn setup(&self, ctx: &GpuContext) -> crate::Outcome<CopyState> {
@@ -454,7 +501,7 @@ mod tests {
                 .device
                 .create_command_encoder(&Default::default());
             clock.write_timestamp(&mut encoder, Boundary::Begin);
-            for _ in 0..self.copies {
+            for _ in 0..self.copies * clock.iterations() {
                 encoder.copy_buffer_to_buffer(&state.src, 0, &state.dst, 0, self.bytes);
             }
             clock.write_timestamp(&mut encoder, Boundary::End);
@@ -496,6 +543,7 @@ mod tests {
         let mut copy = crate::KernelBench::new(TimedCopy {
             bytes: 1 << 20,
             copies: 1,
+            once_a_sample: false,
         });
         let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
         assert_eq!(result.status, crate::Status::Ok, "{:?}", result.reason);
@@ -508,6 +556,7 @@ mod tests {
             let mut bench = crate::KernelBench::new(TimedCopy {
                 bytes: 8 << 20,
                 copies,
+                once_a_sample: false,
             });
             pollster::block_on(runner.prepare(&mut bench)).expect("prepare");
             let timing = pollster::block_on(runner.time_sample(&mut bench, 1)).expect("sample");
@@ -518,6 +567,73 @@ mod tests {
         assert!(
             copying > empty * 4,
             "8 copies of 8 MiB took {copying:?} on the GPU, two empty passes {empty:?}"
+        );
+    }
+
+    /// A browser's quantized timestamps on a native adapter: with every timestamp cut to 1 ms
+    /// steps, the stated resolution is the step the values take, not the 1 ns period;
+    /// calibration makes samples span enough of those steps; and a single copy far shorter
+    /// than a step is not given a GPU figure made of zero-or-one steps unmarked.
+    #[test]
+    fn quantized_timestamps_are_detected_and_samples_lengthened_on_an_adapter() {
+        let Some(mut ctx) = crate::testing::require_vulkan() else {
+            return;
+        };
+        let step = Duration::from_millis(1);
+        ctx.quantize_timestamps(step);
+        let mut settings = crate::testing::short_settings();
+        settings.max_time = Duration::from_secs(2);
+        let runner = crate::Runner::new(&ctx, settings);
+        let run = |once_a_sample: bool| {
+            let mut copy = crate::KernelBench::new(TimedCopy {
+                bytes: 1 << 20,
+                copies: 1,
+                once_a_sample,
+            });
+            pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent))
+        };
+        let coarse = crate::host_clock::COARSE_CLOCK.kind();
+
+        let calibrated = run(false);
+        assert_eq!(
+            calibrated.status,
+            crate::Status::Ok,
+            "{:?}",
+            calibrated.reason
+        );
+        assert_eq!(
+            calibrated.timing,
+            Some(crate::TimingSource::GpuTimestamp),
+            "{} per sample, {:?}",
+            calibrated.iterations_per_sample,
+            calibrated.warnings
+        );
+        assert_eq!(
+            calibrated.extra[crate::host_clock::RESOLUTION_KEY].as_f64(),
+            Some(1000.0),
+            "the step the quantized values take, in us"
+        );
+        let sample_ms = calibrated.summary.as_ref().expect("summary").median
+            * f64::from(calibrated.iterations_per_sample)
+            * 1e-3;
+        assert!(
+            sample_ms >= crate::host_clock::RESOLUTION_FACTOR,
+            "calibrated to {sample_ms:.2} ms samples, under 20 steps of 1 ms"
+        );
+        assert!(
+            !calibrated.warnings.iter().any(|w| w.kind == coarse),
+            "{:?}",
+            calibrated.warnings
+        );
+
+        let single = run(true);
+        assert_eq!(single.status, crate::Status::Ok, "{:?}", single.reason);
+        let marked = single.warnings.iter().any(|w| w.kind == coarse);
+        assert!(
+            single.timing == Some(crate::TimingSource::Host) || marked,
+            "a 1 MiB copy timed by 1 ms timestamps, unmarked: {:?} {:?}",
+            single.timing,
+            single.warnings
         );
     }
 }

@@ -164,7 +164,7 @@ fn pruned(facts: AdapterFacts, v: &Variant, precision: Precision, m: u32) -> Opt
     let (x, y, bytes) = v.workgroup(precision, m);
     let wg = x * y;
     if v.features().contains(wgpu::Features::SUBGROUP) && !facts.subgroups {
-        return Some("the device has no SUBGROUP".to_string());
+        return Some(gpubench_harness::device::lacking(wgpu::Features::SUBGROUP));
     }
     if bytes > u64::from(facts.max_workgroup_bytes) {
         return Some(format!(
