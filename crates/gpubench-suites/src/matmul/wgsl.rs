@@ -21,12 +21,9 @@ pub(super) fn enable_f16(precision: Precision, accumulation: Precision) -> &'sta
     }
 }
 
-/// The uniform every matmul kernel reads (the host's `Params`), bound at 0.
-pub(super) const PARAMS: &str =
-    "struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, _pad0: u32, _pad1: u32 }
-
-@group(0) @binding(0) var<uniform> params: Params;
-";
+/// The uniform every matmul kernel reads (the host's `Params`), bound at 0: `params.wgsl`, the
+/// one declaration the generated kernels embed and the shader files are composed with.
+pub(super) const PARAMS: &str = include_str!("params.wgsl");
 
 /// [`PARAMS`], then A and B (read) and C (read-write) as arrays of `element`, then a blank
 /// line.
