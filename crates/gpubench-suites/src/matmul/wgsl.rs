@@ -37,6 +37,13 @@ pub(super) fn product_bindings(element: &str) -> String {
     )
 }
 
+/// The offsets of the copy of the staged blocks that K-step `t` reads, in a double-buffered
+/// kernel whose copies of A and B are `sa` and `sb` elements long: `cur_a` and `cur_b`.
+pub(super) fn current_copy(out: &mut String, (sa, sb): (u32, u32)) {
+    emit!(out, "        let cur_a = (t % 2u) * {sa}u;");
+    emit!(out, "        let cur_b = (t % 2u) * {sb}u;");
+}
+
 /// One step of four along K in the vec4 register-tiled kernels: the four B rows of each of
 /// `cols` vec4 columns (`cb{j}` their offsets, `brow` the step's first row), then each of
 /// `rows` A rows' vec4 (`ra{i}` their offsets, `kk` the step) and its multiply-adds into
