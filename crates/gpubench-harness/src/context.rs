@@ -369,28 +369,15 @@ impl GpuContext {
     /// Copies the first `size` bytes of `source` (which needs COPY_SRC) into a staging buffer
     /// and lends its mapped bytes to `read`, returning what `read` makes of them. A check
     /// that only looks at the bytes reads them where they were mapped: at a large GPU's 1 GiB
-    /// arrays each copy of the readback costs a noticeable part of a second of host time.
+    /// arrays each copy of the readback costs a noticeable part of a second of host time. The
+    /// one span `(0, size)` of [`GpuContext::read_spans_with`], with its checks.
     pub async fn read_buffer_with<T>(
         &self,
         source: &wgpu::Buffer,
         size: u64,
         read: impl FnOnce(&[u8]) -> T,
     ) -> Result<T, BenchError> {
-        let staging = self.buffer(
-            "gpubench readback",
-            size,
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        );
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(source, 0, &staging, 0, size);
-        self.queue.submit([encoder.finish()]);
-        self.map_and_wait(&staging, wgpu::MapMode::Read).await?;
-        let value = {
-            let view = staging.get_mapped_range(..)?;
-            read(&view)
-        };
-        staging.unmap();
-        Ok(value)
+        self.read_spans_with(source, &[(0, size)], read).await
     }
 
     /// Copies each `(offset, size)` span of `source` (which needs COPY_SRC), in order, into

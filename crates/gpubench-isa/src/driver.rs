@@ -54,6 +54,18 @@ pub struct MatrixConfig {
     pub cr: &'static str,
 }
 
+impl DeviceFacts {
+    /// Its cooperative-matrix configurations as `(m, n, k, ab, cr)`, the form the tuner's facts
+    /// are built from (`CoopMatrices::from_named`).
+    pub fn named_matrices(
+        &self,
+    ) -> impl Iterator<Item = (u32, u32, u32, &'static str, &'static str)> {
+        self.cooperative_matrices
+            .iter()
+            .map(|c| (c.m, c.n, c.k, c.ab, c.cr))
+    }
+}
+
 /// What `physical` says about itself, with its cooperative-matrix configurations.
 fn device_facts(
     instance: &ash::Instance,

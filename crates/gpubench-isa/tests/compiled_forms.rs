@@ -67,15 +67,20 @@ fn forms() -> Vec<KernelForm> {
         .expect("the suites' pipelines")
 }
 
-/// RADV's disassembly of each named pipeline, in order.
-fn disassembly<S: AsRef<str>>(pipelines: &[S]) -> Vec<String> {
+/// RADV, opened under [`DRIVER`]'s lock with its environment set, and the suites' pipelines,
+/// lent to `f`.
+fn with_radv<T>(f: impl FnOnce(&Compiler, &[KernelForm]) -> T) -> T {
     let _one = DRIVER
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     use_radv();
     let compiler = Compiler::open("RADV").unwrap_or_else(|e| panic!("{e}"));
-    let forms = forms();
-    claims::disassemble_each(&compiler, &forms, pipelines)
+    f(&compiler, &forms())
+}
+
+/// RADV's disassembly of each named pipeline, in order.
+fn disassembly<S: AsRef<str>>(pipelines: &[S]) -> Vec<String> {
+    with_radv(|compiler, forms| claims::disassemble_each(compiler, forms, pipelines))
 }
 
 #[test]
@@ -138,29 +143,26 @@ fn steps_sharing_an_operand_pair_are_folded_and_the_check_catches_it() {
     // for the 128 written, and the figure would be 16 times the work done.
     let one_pair =
         |source: &str| source.replace("x = acc_scalar(x, p1, q1);", "x = acc_scalar(x, p0, q0);");
-    let _one = DRIVER
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    use_radv();
-    let compiler = Compiler::open("RADV").unwrap_or_else(|e| panic!("{e}"));
-    let forms = forms();
-    let form = forms
-        .iter()
-        .find(|f| f.pipeline == "compute/fma-peak/acc-scalar-f32")
-        .expect("declared");
-    let source = one_pair(&form.shader.source);
-    assert_ne!(source, form.shader.source, "the steps name their pairs");
-    let reps = compiler
-        .internal_representations(
-            "one pair",
-            &source,
-            &form.shader.entry,
-            &form.shader.constants,
-            form.zero_init_workgroup,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    let text = reps.disassembly().unwrap_or_else(|e| panic!("{e}"));
-    let folded = accumulates(text, F32, PER_TRIP);
+    let text = with_radv(|compiler, forms| {
+        let form = forms
+            .iter()
+            .find(|f| f.pipeline == "compute/fma-peak/acc-scalar-f32")
+            .expect("declared");
+        let source = one_pair(&form.shader.source);
+        assert_ne!(source, form.shader.source, "the steps name their pairs");
+        let reps = compiler
+            .internal_representations(
+                "one pair",
+                &source,
+                &form.shader.entry,
+                &form.shader.constants,
+                form.zero_init_workgroup,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let text = reps.disassembly().unwrap_or_else(|e| panic!("{e}"));
+        text.to_string()
+    });
+    let folded = accumulates(&text, F32, PER_TRIP);
     assert!(folded.is_err(), "one pair is not folded any more:\n{text}");
 }
 

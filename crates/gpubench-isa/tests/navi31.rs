@@ -58,12 +58,7 @@ fn use_radv() {
 /// The facts wgpu would report for the compiler's device: its square f16/f32 configurations.
 fn facts_of(compiler: &Compiler) -> AdapterFacts {
     let facts = compiler.facts();
-    let coop = CoopMatrices::from_named(
-        facts
-            .cooperative_matrices
-            .iter()
-            .map(|c| (c.m, c.n, c.k, c.ab, c.cr)),
-    );
+    let coop = CoopMatrices::from_named(facts.named_matrices());
     AdapterFacts {
         vendor: facts.vendor,
         coop,

@@ -1,6 +1,7 @@
-//! Every WGSL file (the kit's in shaders/, each suite's in its folder) parses and validates with
-//! naga, on the CPU, without an adapter. Walking the folders (not only the declared list)
-//! catches a shader that was added but never declared by its suite. The forms the suites compile (f16 by alias rewriting, `override`
+//! Every WGSL shader a suite declares (a file of the kit's shaders/ or of its folder, or files
+//! composed: matmul's params.wgsl ahead of each of its kernels) parses and validates with naga,
+//! on the CPU, without an adapter. Walking the folders (not only the declared list) catches a
+//! shader that was added but never declared by its suite. The forms the suites compile (f16 by alias rewriting, `override`
 //! constants set per pipeline, the generated unrolled matmul kernels) are validated as well,
 //! each as its pipeline sees it.
 
@@ -55,33 +56,44 @@ fn wgsl_files(dir: &Path, out: &mut Vec<(String, String)>) {
     }
 }
 
-/// Every WGSL file of the kit (`shaders/`) and of every suite's folder validates, and each is
-/// one a suite declares through its `shaders`: a file added to a folder but never declared
-/// fails here, and so does a declared one that is not on disk.
+/// Every WGSL file of the kit (`shaders/`) and of every suite's folder is one a suite declares
+/// through its `shaders`, or a part every declared shader that uses it is composed with (a
+/// shared prelude such as matmul's params.wgsl, whose name no suite declares), and every declared
+/// shader validates as declared: a file added to a folder but never declared fails here, and so
+/// does a declared one that is not on disk or whose declared source is not built from it.
 #[test]
-fn every_shader_file_parses_validates_and_is_declared() {
+fn every_shader_file_is_declared_and_validates_as_declared() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     wgsl_files(&root.join("../../shaders"), &mut files);
     wgsl_files(&root.join("src"), &mut files);
-    let mut on_disk = BTreeSet::new();
-    for (name, source) in &files {
+    assert!(!files.is_empty(), "no shaders found");
+    let declared = gpubench_suites::REGISTRY.shaders();
+    for (_, name, source) in &declared {
         validate(name, source);
-        on_disk.insert(name.clone());
     }
-    assert!(!on_disk.is_empty(), "no shaders found");
-    let declared: BTreeSet<String> = gpubench_suites::REGISTRY
-        .shaders()
-        .into_iter()
-        .map(|(_, name, source)| {
-            validate(name, source);
-            name.to_string()
-        })
-        .collect();
-    assert_eq!(
-        on_disk, declared,
-        "every suite's shaders() must list exactly the WGSL files in its folder"
-    );
+    let names: BTreeSet<&str> = declared.iter().map(|&(_, name, _)| name).collect();
+    for (name, text) in &files {
+        let built_from = |source: &str| source.contains(text.as_str());
+        let used = if names.contains(name.as_str()) {
+            declared
+                .iter()
+                .any(|&(_, n, source)| n == name && built_from(source))
+        } else {
+            declared.iter().any(|&(_, _, source)| built_from(source))
+        };
+        assert!(
+            used,
+            "{name}: every suite's shaders() must list exactly the WGSL files in its folder, \
+             each declared source built from its file (a shared part within them)"
+        );
+    }
+    for name in names {
+        assert!(
+            files.iter().any(|(file, _)| file == name),
+            "{name} is declared but not on disk"
+        );
+    }
 }
 
 /// Every pipeline every suite declares, on a GPU's facts and a CPU's, and on the facts of GPUs

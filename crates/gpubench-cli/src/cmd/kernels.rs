@@ -90,12 +90,7 @@ impl KernelRow {
 /// The tuner's facts for a device, as wgpu's Vulkan backend would report them for it: its
 /// square cooperative-matrix configurations of f16 and f32 included.
 fn tuner_facts(facts: &DeviceFacts) -> AdapterFacts {
-    let coop = CoopMatrices::from_named(
-        facts
-            .cooperative_matrices
-            .iter()
-            .map(|c| (c.m, c.n, c.k, c.ab, c.cr)),
-    );
+    let coop = CoopMatrices::from_named(facts.named_matrices());
     AdapterFacts {
         cpu: facts.cpu,
         vendor: facts.vendor,

@@ -527,9 +527,10 @@ impl Precision {
 
 /// Specialises a shader written for f32 with type aliases and `const NAME: u32 = ...;` lines.
 ///
-/// Shader files stay valid WGSL on their own (the naga test validates them as written, in their
-/// f32 form); a variant is made by rewriting whole declaration lines, never by pasting fragments:
-/// every `alias NAME = f32;` or `alias NAME = vec4<f32>;` line names its type `f16` when
+/// Shader sources stay valid WGSL on their own (the naga test validates each as its suite
+/// declares it, in its f32 form); a variant is made by rewriting whole declaration lines, never
+/// by pasting fragments: every `alias NAME = f32;` or `alias NAME = vec4<f32>;` line names its
+/// type `f16` when
 /// `precision` is [`Precision::F16`] (and `enable f16;` is prepended), except aliases listed in
 /// `keep_f32` (e.g. an f32 accumulator); every constant in `consts` replaces its declaration.
 /// A constant that the source does not declare is an error, so a typo cannot go unnoticed.

@@ -118,16 +118,7 @@ pub fn compare_f32_with(
     tol: Tolerance,
     want: impl Fn(usize) -> f64,
 ) -> Verification {
-    let mut checker = Checker::new();
-    if got.len() != len {
-        checker.fail(format!("length {} differs from expected {len}", got.len()));
-        return checker.finish();
-    }
-    for (i, &g) in got.iter().enumerate() {
-        let w = want(i);
-        checker.check(f64::from(g), w, w, tol, || format!("element {i}"));
-    }
-    checker.finish()
+    compare_f32_elements(got, len, tol, got.iter().copied().enumerate(), want)
 }
 
 /// Compares `got` with `want(i)` at the given `indices` only (each below `len`), with `tol`
@@ -139,14 +130,28 @@ pub fn compare_f32_at(
     indices: impl IntoIterator<Item = usize>,
     want: impl Fn(usize) -> f64,
 ) -> Verification {
+    let elements = indices.into_iter().map(|i| (i, got[i]));
+    compare_f32_elements(got, len, tol, elements, want)
+}
+
+/// What [`compare_f32_with`] and [`compare_f32_at`] share: `got` must hold `len` elements, and
+/// each `(i, got[i])` of `elements` is compared with `want(i)`. The caller picks the elements,
+/// so the full check walks `got` without an index check per element.
+fn compare_f32_elements(
+    got: &[f32],
+    len: usize,
+    tol: Tolerance,
+    elements: impl Iterator<Item = (usize, f32)>,
+    want: impl Fn(usize) -> f64,
+) -> Verification {
     let mut checker = Checker::new();
     if got.len() != len {
         checker.fail(format!("length {} differs from expected {len}", got.len()));
         return checker.finish();
     }
-    for i in indices {
+    for (i, g) in elements {
         let w = want(i);
-        checker.check(f64::from(got[i]), w, w, tol, || format!("element {i}"));
+        checker.check(f64::from(g), w, w, tol, || format!("element {i}"));
     }
     checker.finish()
 }

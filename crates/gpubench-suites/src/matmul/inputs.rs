@@ -82,6 +82,7 @@ struct CachedPipeline {
     pipeline: wgpu::ComputePipeline,
 }
 
+/// The uniform every matmul kernel reads, laid out as `Params` in `params.wgsl`.
 #[repr(C)]
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {

@@ -33,18 +33,8 @@ const TN: u32 = 2u;
 override WX: u32 = 8u;
 override WY: u32 = 8u;
 
-struct Params {
-    m: u32,
-    n: u32,
-    k: u32,
-    lda: u32,
-    ldb: u32,
-    ldc: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
+// Params (m, n, k and the row lengths lda, ldb, ldc) and its binding 0 are params.wgsl's, which
+// the suite puts ahead of this file (mod.rs), as every matmul kernel shares them.
 @group(0) @binding(1) var<storage, read> a: array<V>;
 @group(0) @binding(2) var<storage, read> b: array<V>;
 @group(0) @binding(3) var<storage, read_write> c: array<V>;

@@ -78,10 +78,19 @@ use gpubench_harness::kit::fma::measured_peak;
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::Precision;
 
-/// matmul_tiled.wgsl: the workgroup-tiled matmul (shared-memory tiles; the tile edge is a pipeline constant). The unrolled kernels are generated ([`unrolled`]).
-pub const TILED_WGSL: &str = include_str!("matmul_tiled.wgsl");
-/// matmul_reg.wgsl: the register-blocked vec4 matmul without workgroup memory.
-pub const REG_WGSL: &str = include_str!("matmul_reg.wgsl");
+/// matmul_tiled.wgsl: the workgroup-tiled matmul (shared-memory tiles; the tile edge is a pipeline constant), after params.wgsl. The unrolled kernels are generated ([`unrolled`]).
+pub const TILED_WGSL: &str = concat!(
+    include_str!("params.wgsl"),
+    "\n",
+    include_str!("matmul_tiled.wgsl")
+);
+/// matmul_reg.wgsl: the register-blocked vec4 matmul without workgroup memory, after
+/// params.wgsl.
+pub const REG_WGSL: &str = concat!(
+    include_str!("params.wgsl"),
+    "\n",
+    include_str!("matmul_reg.wgsl")
+);
 
 /// The shapes a profile runs, largest first: squares, then batch-like shapes (M down to 1
 /// against a fixed N x K), smaller on software adapters. `--matmul-shape` values come after

@@ -363,8 +363,7 @@ fn double_buffered_loop(out: &mut String, p: TileParams) {
     store_staged(out, p, ("", ""), "    ");
     out.push_str("    workgroupBarrier();\n");
     out.push_str("    for (var t = 0u; t < steps; t++) {\n");
-    emit!(out, "        let cur_a = (t % 2u) * {sa}u;");
-    emit!(out, "        let cur_b = (t % 2u) * {sb}u;");
+    wgsl::current_copy(out, (sa, sb));
     out.push_str("        if (t + 1u < steps) {\n");
     load_step(out, p, "(t + 1u)", "            ");
     out.push_str("        }\n");

@@ -21,12 +21,9 @@ pub(super) fn enable_f16(precision: Precision, accumulation: Precision) -> &'sta
     }
 }
 
-/// The uniform every matmul kernel reads (the host's `Params`), bound at 0.
-pub(super) const PARAMS: &str =
-    "struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldc: u32, _pad0: u32, _pad1: u32 }
-
-@group(0) @binding(0) var<uniform> params: Params;
-";
+/// The uniform every matmul kernel reads (the host's `Params`), bound at 0: `params.wgsl`, the
+/// one declaration the generated kernels embed and the shader files are composed with.
+pub(super) const PARAMS: &str = include_str!("params.wgsl");
 
 /// [`PARAMS`], then A and B (read) and C (read-write) as arrays of `element`, then a blank
 /// line.
@@ -38,6 +35,13 @@ pub(super) fn product_bindings(element: &str) -> String {
 
 "
     )
+}
+
+/// The offsets of the copy of the staged blocks that K-step `t` reads, in a double-buffered
+/// kernel whose copies of A and B are `sa` and `sb` elements long: `cur_a` and `cur_b`.
+pub(super) fn current_copy(out: &mut String, (sa, sb): (u32, u32)) {
+    emit!(out, "        let cur_a = (t % 2u) * {sa}u;");
+    emit!(out, "        let cur_b = (t % 2u) * {sb}u;");
 }
 
 /// One step of four along K in the vec4 register-tiled kernels: the four B rows of each of

@@ -127,18 +127,35 @@ fn add_value(g: u32) -> u32 {
     return 1u + g % 7u;
 }
 
+// The timed loop of the atomic forms: ADDS atomicAdds of v, four per trip, to storage word i,
+// or to workgroup word i of shared_each. Each is one function for every form that adds there (a
+// helper function is inlined by every compiler, so the address it sees is the caller's, folded
+// or not as before).
+fn add_storage(i: u32, v: u32) {
+    for (var t = 0u; t < ADDS / 4u; t++) {
+        atomicAdd(&counters[i], v);
+        atomicAdd(&counters[i], v);
+        atomicAdd(&counters[i], v);
+        atomicAdd(&counters[i], v);
+    }
+}
+
+fn add_shared_each(i: u32, v: u32) {
+    for (var t = 0u; t < ADDS / 4u; t++) {
+        atomicAdd(&shared_each[i], v);
+        atomicAdd(&shared_each[i], v);
+        atomicAdd(&shared_each[i], v);
+        atomicAdd(&shared_each[i], v);
+    }
+}
+
 @compute @workgroup_size(256)
 fn atomic_storage_one(
     @builtin(local_invocation_index) lane: u32,
     @builtin(workgroup_id) wid: vec3<u32>,
 ) {
     let v = add_value(wid.x * WORKGROUP + lane);
-    for (var t = 0u; t < ADDS / 4u; t++) {
-        atomicAdd(&counters[0], v);
-        atomicAdd(&counters[0], v);
-        atomicAdd(&counters[0], v);
-        atomicAdd(&counters[0], v);
-    }
+    add_storage(0u, v);
 }
 
 @compute @workgroup_size(256)
@@ -148,12 +165,7 @@ fn atomic_storage_each(
 ) {
     let g = wid.x * WORKGROUP + lane;
     let v = add_value(g);
-    for (var t = 0u; t < ADDS / 4u; t++) {
-        atomicAdd(&counters[g], v);
-        atomicAdd(&counters[g], v);
-        atomicAdd(&counters[g], v);
-        atomicAdd(&counters[g], v);
-    }
+    add_storage(g, v);
 }
 
 @compute @workgroup_size(256)
@@ -186,12 +198,7 @@ fn atomic_workgroup_each(
     let g = wid.x * WORKGROUP + lane;
     let v = add_value(g);
     atomicStore(&shared_each[lane], 0u);
-    for (var t = 0u; t < ADDS / 4u; t++) {
-        atomicAdd(&shared_each[lane], v);
-        atomicAdd(&shared_each[lane], v);
-        atomicAdd(&shared_each[lane], v);
-        atomicAdd(&shared_each[lane], v);
-    }
+    add_shared_each(lane, v);
     totals[g] = atomicLoad(&shared_each[lane]);
 }
 
@@ -203,12 +210,7 @@ fn atomic_storage_one_lanes(
 ) {
     let v = add_value(wid.x * WORKGROUP + lane);
     let k = lane & masks.zero_mask;
-    for (var t = 0u; t < ADDS / 4u; t++) {
-        atomicAdd(&counters[k], v);
-        atomicAdd(&counters[k], v);
-        atomicAdd(&counters[k], v);
-        atomicAdd(&counters[k], v);
-    }
+    add_storage(k, v);
 }
 
 // One workgroup-memory word per workgroup, addressed per lane the same way. Every lane zeroes
@@ -223,12 +225,7 @@ fn atomic_workgroup_one_lanes(
     let k = lane & masks.zero_mask;
     atomicStore(&shared_each[lane], 0u);
     workgroupBarrier();
-    for (var t = 0u; t < ADDS / 4u; t++) {
-        atomicAdd(&shared_each[k], v);
-        atomicAdd(&shared_each[k], v);
-        atomicAdd(&shared_each[k], v);
-        atomicAdd(&shared_each[k], v);
-    }
+    add_shared_each(k, v);
     workgroupBarrier();
     if lane == 0u {
         totals[wid.x] = atomicLoad(&shared_each[0]);

@@ -340,8 +340,7 @@ fn main_loop(out: &mut String, p: CoopParams, precision: Precision) {
     }
     store_staged(out, p, precision, ("0u", "0u"), "    ");
     out.push_str("    workgroupBarrier();\n    for (var t = 0u; t < steps; t++) {\n");
-    emit!(out, "        let cur_a = (t % 2u) * {sa}u;");
-    emit!(out, "        let cur_b = (t % 2u) * {sb}u;");
+    wgsl::current_copy(out, (sa, sb));
     out.push_str("        if (t + 1u < steps) {\n");
     load_step(out, p, "(t + 1u)", "            ");
     out.push_str("        }\n");
