@@ -1,6 +1,6 @@
 // gpubench's page: runs the suites through the wasm build (crates/gpubench-web), shows each
-// result as it comes, offers the results document for download, and compares it with results
-// files the user loads.
+// result as it comes, offers the results document for download, keeps the last runs in the
+// browser's storage, and compares it with those and with results files the user loads.
 //
 // Everything a results file or a run says (ids, names, reasons, units) is put in the page as
 // text (textContent), never as markup: a file loaded here may come from anyone.
@@ -136,7 +136,56 @@ async function runRequest(request, onEvent = () => {}) {
     ...request,
   };
   const text = await run(JSON.stringify(full), (line) => onEvent(JSON.parse(line)));
-  return JSON.parse(text);
+  const doc = JSON.parse(text);
+  saveRun(doc, text);
+  return doc;
+}
+
+// --- Runs saved in this browser --------------------------------------------------------------
+
+// The page's only store: the last few runs' files in this origin's localStorage, so a visitor
+// can compare a new run with earlier ones without keeping downloads. What is read back is
+// treated as any loaded file is (anything on the machine may have written it).
+const SAVED_KEY = "gpubench.saved-runs";
+const SAVED_RUNS = 5;
+
+// The saved runs as [{name, text}], newest last; [] when there are none or they are unreadable.
+function savedRuns() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVED_KEY) || "[]");
+    return Array.isArray(saved)
+      ? saved.filter((r) => r && typeof r.name === "string" && typeof r.text === "string")
+      : [];
+  } catch {
+    return [];
+  }
+}
+
+// Keeps `text`, the file of the run `doc`, among the saved runs: the oldest go first when
+// there are more than SAVED_RUNS or the browser's storage is full. Says what it did.
+function saveRun(doc, text) {
+  const adapter = doc.machine && doc.machine.adapter ? doc.machine.adapter.name : "unknown";
+  const name = `saved run: ${adapter}, ${doc.started_at || "unknown time"}`;
+  let runs = [...savedRuns(), { name, text }].slice(-SAVED_RUNS);
+  while (runs.length > 0) {
+    try {
+      localStorage.setItem(SAVED_KEY, JSON.stringify(runs));
+      break;
+    } catch {
+      runs = runs.slice(1); // storage full (or off): drop the oldest and try again
+    }
+  }
+  showSaved(runs.some((r) => r.name === name && r.text === text)
+    ? "" : "this run was not saved: the browser's storage for this page is full or off");
+}
+
+// Says how many runs are saved, and `note` after it.
+function showSaved(note = "") {
+  const count = savedRuns().length;
+  $("saved-status").textContent =
+    `${count} run${count === 1 ? "" : "s"} saved in this browser${note ? `; ${note}` : ""}.`;
+  $("compare-saved").disabled = count === 0;
+  $("forget-saved").disabled = count === 0;
 }
 
 // --- Comparison ------------------------------------------------------------------------------
@@ -275,9 +324,18 @@ async function start() {
   }
   $("run").addEventListener("click", runNow);
   $("load").addEventListener("change", (e) => loadFiles([...e.target.files]));
+  $("compare-saved").addEventListener("click", () => loadTexts(savedRuns()));
+  $("forget-saved").addEventListener("click", () => {
+    localStorage.removeItem(SAVED_KEY);
+    showSaved();
+  });
+  showSaved();
   window.gpubench = {
     run: runRequest,
     load: loadTexts,
+    // The saved runs' names, and loading them to compare (what the buttons do).
+    savedNames: () => savedRuns().map((r) => r.name),
+    loadSaved: () => loadTexts(savedRuns()),
     // A test shows a document it made as this run's, to compare files against.
     show: (doc) => { lastDoc = doc; refreshComparison(); },
     ready: true,

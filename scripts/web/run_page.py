@@ -12,7 +12,9 @@ until it has loaded its wasm build, then:
      broken JSON; deep nesting) beside that run, and checks that none becomes markup, that no
      script ran, that each broken one is refused with its reason, and that the report frame
      (the command line's HTML report, sandboxed) shows the run with every text escaped;
-  3. narrows the window to 400 px and checks the page does not scroll sideways (its tables
+  3. checks the run was kept in the browser's storage and survives a reload, that a hostile
+     entry put there stays text, and that the run compares with its saved copy at 1.00x;
+  4. narrows the window to 400 px and checks the page does not scroll sideways (its tables
      scroll inside their boxes).
 Exit 0 when all hold, 1 with the reason when one does not, 2 when the browser cannot start.
 """
@@ -120,6 +122,43 @@ def check_hostile(page, run_doc):
     return problems + check_report(page)
 
 
+def check_saved(page, run_doc):
+    """The run is kept in the browser's storage and survives a reload; what is read back from
+    storage is treated as any loaded file (a hostile entry stays text), and a saved run
+    compares with the same run at a ratio of 1."""
+    problems = []
+    names = page.evaluate("window.gpubench.savedNames()")
+    adapter = run_doc["machine"]["adapter"]["name"]
+    if not names or adapter not in names[-1]:
+        return [f"the run was not saved in the browser: saved {names!r}"]
+    page.send("Page.reload")
+    time.sleep(0.5)
+    problem = wait_ready(page)
+    if problem:
+        return [f"after a reload: {problem}"]
+    if page.evaluate("window.gpubench.savedNames()") != names:
+        problems.append("the saved runs did not survive a reload")
+    hostile = {"name": PAYLOAD, "text": hostile_files(run_doc)[0][1]}
+    page.evaluate("window.__attacked = false; localStorage.setItem('gpubench.saved-runs', "
+                  "JSON.stringify([" + json.dumps(hostile) + ", ...JSON.parse("
+                  "localStorage.getItem('gpubench.saved-runs'))]))")
+    page.evaluate(f"window.gpubench.show({json.dumps(run_doc)})")
+    notes = page.evaluate("window.gpubench.loadSaved()")
+    if len(notes) != len(names) + 1 or not all(n.endswith(": read") for n in notes):
+        problems.append(f"the saved runs were not all read back: {notes!r}")
+    time.sleep(0.5)
+    if page.evaluate("window.__attacked") is not False:
+        problems.append("a hostile saved run's markup ran a script in the page")
+    if page.evaluate("document.querySelectorAll('main img, main script').length") != 0:
+        problems.append("a hostile saved run's text became an element")
+    ratios = page.evaluate("[...document.querySelectorAll('#compare tbody tr')]"
+                           ".map(r => r.lastElementChild.textContent)")
+    if not ratios or any(r != "1.00x" for r in ratios):
+        problems.append(f"the run against its own saved copy is not 1.00x everywhere: "
+                        f"{sorted(set(ratios))[:5]}")
+    return problems
+
+
 def check_report(page):
     """The report frame: the command line's report (a table or a chart), in a frame that may
     run no script, with no hostile markup left unescaped."""
@@ -183,7 +222,7 @@ def main(argv=None):
         print(f"run_page: {len(doc.get('results', []))} results in "
               f"{time.monotonic() - started:.1f} s on {doc['machine']['adapter']['name']!r} "
               f"({doc['machine']['adapter']['backend']}), written to {args.out}")
-        problems = check_hostile(page, doc) + check_narrow(page)
+        problems = check_hostile(page, doc) + check_saved(page, doc) + check_narrow(page)
     server.shutdown()
     for problem in problems:
         print(f"run_page: {problem}", file=sys.stderr)

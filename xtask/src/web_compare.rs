@@ -100,7 +100,7 @@ fn judge(comparison: &Value) -> Result<usize, String> {
         if !(measured("base") && measured("new")) {
             continue;
         }
-        let ratio = pair["ratio"].as_f64();
+        let ratio = pair["ratio"]["ratio"].as_f64();
         if !ratio.is_some_and(|r| r.is_finite() && r > 0.0) {
             return Err(format!("{} has no finite ratio: {pair}", pair["id"]));
         }
@@ -140,13 +140,15 @@ mod tests {
 
     #[test]
     fn a_cross_machine_comparison_with_ratios_passes_and_anything_else_fails() {
-        assert_eq!(judge(&comparison("cross-machine", json!(0.5))), Ok(1));
-        assert!(judge(&comparison("same-machine", json!(0.5))).is_err());
+        let ratio = json!({"ratio": 0.5, "ci_low": 0.4, "ci_high": 0.6});
+        assert_eq!(judge(&comparison("cross-machine", ratio.clone())), Ok(1));
+        assert!(judge(&comparison("same-machine", ratio.clone())).is_err());
         assert!(judge(&comparison("cross-machine", Value::Null)).is_err());
-        let mut no_backend = comparison("cross-machine", json!(0.5));
+        assert!(judge(&comparison("cross-machine", json!({"ratio": null}))).is_err());
+        let mut no_backend = comparison("cross-machine", ratio.clone());
         no_backend["differences"] = json!([]);
         assert!(judge(&no_backend).is_err());
-        let mut nothing_shared = comparison("cross-machine", json!(0.5));
+        let mut nothing_shared = comparison("cross-machine", ratio);
         nothing_shared["pairs"][0]["new"]["status"] = json!("failed");
         assert!(judge(&nothing_shared).is_err());
     }
