@@ -287,27 +287,29 @@ fn timed(name: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), St
 }
 
 fn test() -> Result<(), String> {
-    lints()?;
-    cargo(&["test", "--workspace"])?;
+    timed("lints", lints)?;
+    timed("workspace tests", || cargo(&["test", "--workspace"]))?;
     // Each criterion bench once, in test mode, with CI-sized inputs: they must keep working, and
     // take criterion's own options as the README promises (`-- --save-baseline NAME`).
     // `--workspace --bench kernels`, not `-p gpubench-benches`: selecting one package
     // resolves its dependencies' features alone, which rebuilt clap, regex and criterion
     // (minutes on CI); over the workspace the features are the ones just built.
-    cargo_with_env(
-        &[
-            "test",
-            "--workspace",
-            "--bench",
-            "kernels",
-            "--",
-            "--save-baseline",
-            "xtask-check",
-        ],
-        &[("CI", "1"), ("WGPU_BACKEND", "vulkan")],
-    )?;
-    checks::rehearsal()?;
-    validation::check()?;
+    timed("benches", || {
+        cargo_with_env(
+            &[
+                "test",
+                "--workspace",
+                "--bench",
+                "kernels",
+                "--",
+                "--save-baseline",
+                "xtask-check",
+            ],
+            &[("CI", "1"), ("WGPU_BACKEND", "vulkan")],
+        )
+    })?;
+    timed("rehearsal", checks::rehearsal)?;
+    timed("validation", validation::check)?;
     // A second WGSL compiler and a second CPU adapter: what runs on lavapipe and naga above
     // must also compile with Tint and run on SwiftShader's limits.
     timed("tint", tint::check)?;
@@ -316,7 +318,9 @@ fn test() -> Result<(), String> {
     timed("radv25", radv25::check)?;
     // The same suites in a web page, in a real browser (headless Chromium over SwiftShader).
     timed("web-test", web::test)?;
-    k8s::check()?;
-    gate_rates::smoke()?;
-    slurm::check()
+    timed("k8s, gate rates, slurm", || {
+        k8s::check()?;
+        gate_rates::smoke()?;
+        slurm::check()
+    })
 }
