@@ -228,9 +228,11 @@ impl GpuContext {
     }
 
     /// Makes GPU timestamps step by `quantum` for runners created from now on, as a browser's
-    /// quantized timestamps do, so a test sees on a native adapter what they do to results.
+    /// quantized timestamps do, so a test sees on a native adapter what they do to results. The
+    /// step seen so far is forgotten: it was the unquantized clock's.
     pub fn quantize_timestamps(&mut self, quantum: std::time::Duration) {
         self.timestamp_quantum = Some(quantum);
+        self.timestamp_step = Arc::default();
     }
 
     /// The step forced on GPU timestamps, if any ([`GpuContext::quantize_timestamps`]).

@@ -41,6 +41,11 @@ use gpubench_results::schema::{BenchResult, Status, TimingSource};
 use gpubench_results::stats;
 use gpubench_results::warnings::{Warning, WarningRecord};
 
+/// Steps of its clock a calibrated sample spans at least, where the sample ceiling allows:
+/// twice the bound under which a result is marked ([`RESOLUTION_FACTOR`]), since samples vary
+/// about the calibrated length and a quantized clock rounds each one down by up to a step.
+pub const CALIBRATION_STEPS: f64 = 2.0 * RESOLUTION_FACTOR;
+
 /// What the runner is doing, for progress displays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -576,7 +581,7 @@ impl<'a> Runner<'a> {
     }
 
     /// Doubles (or jumps) the iteration count until a sample lasts about the target time (and
-    /// at least [`RESOLUTION_FACTOR`] steps of its clock), keeping one submit under the
+    /// at least [`CALIBRATION_STEPS`] steps of its clock), keeping one submit under the
     /// watchdog-safe maximum.
     async fn calibrate(
         &self,
@@ -592,9 +597,9 @@ impl<'a> Runner<'a> {
             self.check_stop()?;
             let timing = self.sample(bench, iterations).await?;
             let seconds = headline_seconds(&timing, prefer_gpu).max(1e-7);
-            // A sample spans at least RESOLUTION_FACTOR steps of its clock where the ceiling
-            // allows: a browser's clocks step by up to 100 us.
-            let steps = RESOLUTION_FACTOR * self.clock_step(&timing, prefer_gpu).as_secs_f64();
+            // A sample spans CALIBRATION_STEPS of its clock where the ceiling allows: a
+            // browser's clocks step by up to 100 us.
+            let steps = CALIBRATION_STEPS * self.clock_step(&timing, prefer_gpu).as_secs_f64();
             let target = target.max(steps).min(ceiling);
             if seconds >= target || iterations >= MAX_ITERATIONS {
                 break;
