@@ -69,7 +69,7 @@ fn native_results(root: &Path, bin: &Path, web: &Path) -> Result<PathBuf, String
 }
 
 /// Checks a comparison's JSON: cross-machine, the backends named among the differences, no
-/// verdict but "ratio"-only ones, and a finite positive ratio for every pair both sides
+/// verdict but "ratio-only" on what both sides measured, and a finite positive ratio for every pair both sides
 /// measured. Returns how many ratios there are.
 fn judge(comparison: &Value) -> Result<usize, String> {
     if comparison["mode"] != "cross-machine" {
@@ -80,17 +80,18 @@ fn judge(comparison: &Value) -> Result<usize, String> {
     }
     let differences = comparison["differences"]
         .as_array()
-        .cloned()
-        .unwrap_or_default();
+        .map_or(&[][..], Vec::as_slice);
     let backend = differences.iter().find(|d| d["field"] == "backend");
     if !backend.is_some_and(|d| d["new"] == "webgpu" && d["base"] != "webgpu") {
         return Err(format!(
             "the comparison does not name the backends that differ: {differences:?}"
         ));
     }
-    let pairs = comparison["pairs"].as_array().cloned().unwrap_or_default();
+    let pairs = comparison["pairs"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
     let mut ratios = 0;
-    for pair in &pairs {
+    for pair in pairs {
         let measured = |side: &str| pair[side]["status"] == "ok";
         if !(measured("base") && measured("new")) {
             continue;
@@ -99,10 +100,10 @@ fn judge(comparison: &Value) -> Result<usize, String> {
         if !ratio.is_some_and(|r| r.is_finite() && r > 0.0) {
             return Err(format!("{} has no finite ratio: {pair}", pair["id"]));
         }
-        if pair["regression"] == true {
+        if pair["verdict"] != "ratio-only" || pair["regression"] == true {
             return Err(format!(
-                "{} judged a regression across machines",
-                pair["id"]
+                "{} judged across machines ({}), not a ratio only",
+                pair["id"], pair["verdict"]
             ));
         }
         ratios += 1;
@@ -116,7 +117,7 @@ fn judge(comparison: &Value) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::judge;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn comparison(mode: &str, ratio: Value) -> Value {
         json!({
@@ -124,14 +125,14 @@ mod tests {
             "differences": [{"field": "backend", "base": "vulkan", "new": "webgpu"}],
             "pairs": [
                 {"id": "launch/submit/per-submit", "base": {"status": "ok"},
-                 "new": {"status": "ok"}, "ratio": ratio, "regression": false},
+                 "new": {"status": "ok"}, "ratio": ratio, "verdict": "ratio-only",
+                 "regression": false},
                 {"id": "compute/fma-peak/scalar-f64", "base": {"status": "ok"},
-                 "new": {"status": "skipped"}, "ratio": null, "regression": false}
+                 "new": {"status": "skipped"}, "ratio": null, "verdict": "missing",
+                 "regression": false}
             ]
         })
     }
-
-    use serde_json::Value;
 
     #[test]
     fn a_cross_machine_comparison_with_ratios_passes_and_anything_else_fails() {
@@ -143,6 +144,9 @@ mod tests {
         let mut no_backend = comparison("cross-machine", ratio.clone());
         no_backend["differences"] = json!([]);
         assert!(judge(&no_backend).is_err());
+        let mut judged = comparison("cross-machine", ratio.clone());
+        judged["pairs"][0]["verdict"] = json!("regressed");
+        assert!(judge(&judged).is_err());
         let mut nothing_shared = comparison("cross-machine", ratio);
         nothing_shared["pairs"][0]["new"]["status"] = json!("failed");
         assert!(judge(&nothing_shared).is_err());

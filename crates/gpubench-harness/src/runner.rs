@@ -382,13 +382,7 @@ impl<'a> Runner<'a> {
         prefer_gpu: bool,
     ) {
         let (seconds, source) = samples.headline(prefer_gpu);
-        let resolution = match source {
-            TimingSource::GpuTimestamp => self
-                .queries
-                .as_ref()
-                .map_or(Duration::ZERO, TimestampQueries::resolution),
-            TimingSource::Host => self.ctx.host_clock().resolution(),
-        };
+        let resolution = self.clock_resolution(source);
         let sample = stats::median(&seconds) * f64::from(iterations);
         if sample.is_finite() && sample >= 0.0 {
             crate::host_clock::annotate(result, Duration::from_secs_f64(sample), resolution);
@@ -571,12 +565,15 @@ impl<'a> Runner<'a> {
         self.sample(bench, iterations).await
     }
 
-    /// The step of the clock `timing`'s headline is read from: the GPU timestamps' (their
-    /// period, or the coarser step their values take) or the host clock's.
-    fn clock_step(&self, timing: &SampleTiming, prefer_gpu: bool) -> Duration {
-        match (&self.queries, timing.gpu) {
-            (Some(queries), Some(_)) if prefer_gpu => queries.resolution(),
-            _ => self.ctx.host_clock().resolution(),
+    /// The step of the clock `source`: the GPU timestamps' (their period, or the coarser step
+    /// their values take) or the host clock's.
+    fn clock_resolution(&self, source: TimingSource) -> Duration {
+        match source {
+            TimingSource::GpuTimestamp => self
+                .queries
+                .as_ref()
+                .map_or(Duration::ZERO, TimestampQueries::resolution),
+            TimingSource::Host => self.ctx.host_clock().resolution(),
         }
     }
 
@@ -596,10 +593,11 @@ impl<'a> Runner<'a> {
         for _ in 0..12 {
             self.check_stop()?;
             let timing = self.sample(bench, iterations).await?;
-            let seconds = headline_seconds(&timing, prefer_gpu).max(1e-7);
+            let (seconds, source) = headline(&timing, prefer_gpu);
+            let seconds = seconds.max(1e-7);
             // A sample spans CALIBRATION_STEPS of its clock where the ceiling allows: a
             // browser's clocks step by up to 100 us.
-            let steps = CALIBRATION_STEPS * self.clock_step(&timing, prefer_gpu).as_secs_f64();
+            let steps = CALIBRATION_STEPS * self.clock_resolution(source).as_secs_f64();
             let target = target.max(steps).min(ceiling);
             if seconds >= target || iterations >= MAX_ITERATIONS {
                 break;
@@ -709,7 +707,7 @@ fn warnings(
             });
         }
     }
-    let first_seconds = headline_seconds(&run.first, run.prefer_gpu);
+    let (first_seconds, _) = headline(&run.first, run.prefer_gpu);
     let median_host = stats::median(&samples.host);
     let first_host = run.first.host.as_secs_f64();
     if median_host > 0.0 && first_host > 10.0 * median_host && first_seconds > 1e-3 {
@@ -809,10 +807,12 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "no message".to_string())
 }
 
-fn headline_seconds(timing: &SampleTiming, prefer_gpu: bool) -> f64 {
+/// A sample's headline seconds and the clock they come from: GPU time where it is preferred
+/// and the pair was valid, host time otherwise.
+fn headline(timing: &SampleTiming, prefer_gpu: bool) -> (f64, TimingSource) {
     match (prefer_gpu, timing.gpu) {
-        (true, Some(gpu)) => gpu.as_secs_f64(),
-        _ => timing.host.as_secs_f64(),
+        (true, Some(gpu)) => (gpu.as_secs_f64(), TimingSource::GpuTimestamp),
+        _ => (timing.host.as_secs_f64(), TimingSource::Host),
     }
 }
 
