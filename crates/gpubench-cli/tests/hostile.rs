@@ -464,12 +464,8 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
         &["--baseline-dir", arg(&bl), "--save-baseline", "--force"],
     );
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
-    let stored = std::fs::read_dir(&bl)
-        .expect("baseline dir")
-        .next()
-        .expect("one baseline")
-        .expect("entry")
-        .path();
+    // The baseline, not the lock file beside it: the directory's order is the filesystem's.
+    let [stored] = json_files(&bl).try_into().expect("one baseline");
     let before = std::fs::read(&stored).expect("read");
 
     let out = quick_stream_run(&stored, "64KiB", &["--baseline-dir", arg(&bl)]);
