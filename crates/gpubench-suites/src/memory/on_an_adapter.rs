@@ -17,6 +17,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+use crate::memory::levels::LEVEL_STEP;
 use crate::memory::{HostCache, MemorySuite, derive_levels, host_data_caches};
 use gpubench_engine::tuner::ShortRunTuner;
 use gpubench_engine::{BuildContext, Suite, SuiteOptions};
@@ -164,7 +165,11 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_caches() {
         .iter_mut()
         .map(|bench| run_ok(&runner, bench.as_mut()))
         .collect();
-    check_sweep_reach(&results, &host);
+    let binding_limit = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size);
+    check_sweep_reach(&results, &host, binding_limit);
     check_workgroup_and_atomic_rows(&results);
     // The levels, against the caches. A shared host's neighbours can blur a sweep for seconds;
     // the chase is measured again (four times at most) before a miss counts, and each try is
@@ -207,9 +212,10 @@ fn the_sweeps_verify_and_the_chase_finds_the_hosts_caches() {
     panic!("{}", misses.join("\n"));
 }
 
-/// The quick sweep reaches twice the host's largest cache, and its largest working set is
+/// The quick sweep reaches twice the host's largest cache (at most the software cap and the
+/// adapter's binding limit, and then it says which stopped it), and its largest working set is
 /// slower than its smallest.
-fn check_sweep_reach(results: &[BenchResult], host: &[HostCache]) {
+fn check_sweep_reach(results: &[BenchResult], host: &[HostCache], binding_limit: u64) {
     let last = results
         .iter()
         .rfind(|r| r.id.starts_with("memory/latency/"))
@@ -217,11 +223,15 @@ fn check_sweep_reach(results: &[BenchResult], host: &[HostCache]) {
         .params["working_set"]
         .clone();
     let top = host.last().expect("caches").bytes;
+    let reach = (2 * top).min(512 << 20).min(binding_limit);
     assert_eq!(
-        results[0].params["sweep_top_bytes"],
-        (2 * top).min(512 << 20),
+        results[0].params["sweep_top_bytes"], reach,
         "the quick sweep reaches twice the host's largest cache"
     );
+    if reach == binding_limit && reach < 2 * top {
+        let why = results[0].params["sweep_capped_by"].as_str().unwrap_or("");
+        assert!(why.contains("binding limit"), "the cap is named: {why:?}");
+    }
     let smallest = median_of(results, "memory/latency/4KiB");
     let largest = median_of(
         results,
@@ -302,7 +312,23 @@ fn check_levels(
     let within_2x = |bytes: f64, reference: u64| {
         bytes >= reference as f64 / 2.0 && bytes <= reference as f64 * 2.0
     };
-    let references = cache_references(host, l2);
+    let sweep_top = results[0].params["sweep_top_bytes"].as_u64().unwrap_or(0);
+    // A cache whose edge the chase does not show is not held to a level: on some hosts
+    // lavapipe's own cost per load hides the step from L1 to L2 (the lanes' loads overlap).
+    let (references, hidden): (Vec<_>, Vec<_>) = cache_references(host, l2, sweep_top)
+        .into_iter()
+        .partition(|(_, bytes, _)| chase_rise(results, *bytes).is_some_and(|r| r >= LEVEL_STEP));
+    for (cache, bytes, _) in &hidden {
+        eprintln!(
+            "the chase rises only {:?}x across {cache} ({bytes} bytes), under the level step \
+             {LEVEL_STEP}: no level can show it on this host, and it is not checked",
+            chase_rise(results, *bytes)
+        );
+    }
+    assert!(
+        !references.is_empty(),
+        "the chase shows no cache's edge at all: {chase:?}"
+    );
     let (missed, misses): (Vec<&'static str>, Vec<String>) = references
         .into_iter()
         .filter_map(|(cache, reference, what)| {
@@ -329,15 +355,41 @@ fn check_levels(
     }
 }
 
-/// The caches a latency level is held to: L1d and L2, and L3 only where the CPU's own chase
-/// reaches at least half of it (a share of a shared L3 is all a guest may hold).
-fn cache_references(host: &[HostCache], l2: HostCache) -> Vec<(&'static str, u64, String)> {
+/// How much the adapter's chase rises across a cache of `bytes`: its latency at the smallest
+/// working set of twice that or more over its latency at the largest of half that or less;
+/// `None` where the sweep has no point on one side.
+fn chase_rise(results: &[BenchResult], bytes: u64) -> Option<f64> {
+    let chase: Vec<(u64, f64)> = results
+        .iter()
+        .filter(|r| r.id.starts_with("memory/latency/"))
+        .filter_map(|r| Some((r.params["working_set_bytes"].as_u64()?, r.median()?)))
+        .collect();
+    let inside = chase.iter().rfind(|(set, _)| 2 * set <= bytes)?.1;
+    let past = chase.iter().find(|(set, _)| *set >= 2 * bytes)?.1;
+    Some(past / inside)
+}
+
+/// The caches a latency level is held to: L1d and L2, and L3 only where the sweep reaches past
+/// it (to twice it: an adapter's binding limit can stop it short of a large L3) and the CPU's own
+/// chase reaches at least half of it (a share of a shared L3 is all a guest may hold).
+fn cache_references(
+    host: &[HostCache],
+    l2: HostCache,
+    sweep_top: u64,
+) -> Vec<(&'static str, u64, String)> {
     let mut references: Vec<(&'static str, u64, String)> = Vec::new();
     if let Some(l1) = host.iter().find(|c| c.level == 1) {
         references.push(("L1d", l1.bytes, "lscpu's L1d".into()));
     }
     references.push(("L2", l2.bytes, "lscpu's L2".into()));
-    if let Some(l3) = host.iter().find(|c| c.level == 3) {
+    let l3 = host.iter().find(|c| c.level == 3);
+    if let Some(l3) = l3.filter(|l3| sweep_top < 2 * l3.bytes) {
+        eprintln!(
+            "lscpu reports an L3 of {} bytes, but the sweep stops at {sweep_top} bytes: the L3 \
+             level has no edge to be seen, and is not checked",
+            l3.bytes
+        );
+    } else if let Some(l3) = l3 {
         let (reach, native) = native_cache_reach(l2.bytes, l3.bytes);
         if 2 * reach >= l3.bytes {
             references.push(("L3", l3.bytes, "lscpu's L3".into()));
