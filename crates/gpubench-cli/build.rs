@@ -1,54 +1,102 @@
-//! Build information for `--version` and the results file, through vergen: the commit (short
-//! SHA), whether the tree had uncommitted changes, the commit date, the rustc and the target.
-//! vergen asks cargo to rebuild when the checked-out commit or the index moves, so a binary
-//! never reports a commit it was not built from; every tracked file is watched too, so the
-//! `-dirty` mark follows the working tree (an edited README marks it, a restored file clears
-//! it) instead of the state at the last rebuild. Outside a git checkout (a source archive, an
-//! image built without `.git`) the git fields are empty unless `VERGEN_GIT_SHA` is set in the
-//! build's environment (the Dockerfile passes it as a build argument).
+//! Build information for `--version` and the results file: the commit (short SHA), whether
+//! tracked files differed from it, the commit date, the rustc and the target. Each is one git
+//! or rustc call, or a value cargo hands every build script, so it is asked for here directly
+//! (a build-info crate would add a proc-macro builder stack to every clean build, twice in CI,
+//! for these six lines).
+//!
+//! The script reruns when the checked-out commit or any tracked file changes, so a binary never
+//! reports a commit it was not built from, and the `-dirty` mark follows the working tree (an
+//! edited README marks it, a restored file clears it). Outside a git checkout (a source
+//! archive, an image built without `.git`) the git fields are empty unless `VERGEN_GIT_SHA` is
+//! set in the build's environment (the Dockerfile passes it as a build argument). The variable
+//! names are the ones the binary has always read.
 
-use vergen_gitcl::{Cargo, Emitter, Gitcl, Rustc};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let cargo = Cargo::builder().target_triple(true).opt_level(true).build();
-    let rustc = Rustc::builder().semver(true).build();
-    let git = Gitcl::builder()
-        .sha(true)
-        .dirty(false)
-        .commit_date(true)
-        .build();
-    Emitter::default()
-        .add_instructions(&cargo)?
-        .add_instructions(&rustc)?
-        .add_instructions(&git)?
-        .emit()?;
-    watch_tracked_files();
-    Ok(())
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=VERGEN_GIT_SHA");
+    emit("VERGEN_CARGO_TARGET_TRIPLE", std::env::var("TARGET").ok());
+    emit("VERGEN_CARGO_OPT_LEVEL", std::env::var("OPT_LEVEL").ok());
+    emit("VERGEN_RUSTC_SEMVER", rustc_semver());
+    let given = std::env::var("VERGEN_GIT_SHA")
+        .ok()
+        .filter(|sha| !sha.is_empty());
+    if given.is_none() {
+        watch_checkout(&root);
+    }
+    let sha = given.or_else(|| git(&root, &["rev-parse", "--short", "HEAD"]));
+    let known = sha.is_some();
+    emit("VERGEN_GIT_SHA", sha);
+    if known {
+        emit(
+            "VERGEN_GIT_COMMIT_DATE",
+            git(&root, &["log", "-1", "--format=%cs"]),
+        );
+        let changes = git(&root, &["status", "--porcelain", "--untracked-files=no"]);
+        emit(
+            "VERGEN_GIT_DIRTY",
+            changes.map(|c| (!c.is_empty()).to_string()),
+        );
+    }
 }
 
-/// Asks cargo to rerun this script when any file git tracks changes, since whether the tree is
-/// dirty depends on all of them. Outside a checkout (no git, or not a repository) nothing is
-/// added: the git fields are empty there anyway.
-fn watch_tracked_files() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let Ok(out) = std::process::Command::new("git")
+/// Sets `name` for the crate's compilation, to the empty string when the value is unknown
+/// (the binary reads an empty value as unknown).
+fn emit(name: &str, value: Option<String>) {
+    println!("cargo:rustc-env={name}={}", value.unwrap_or_default());
+}
+
+/// `git -C root args`, trimmed, when git runs and succeeds (`None` outside a checkout).
+fn git(root: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
         .arg("-C")
-        .arg(&root)
-        .args(["ls-files", "-z"])
+        .arg(root)
+        .args(args)
         .output()
-    else {
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The compiler's version, e.g. `1.95.0`, from `rustc -V`.
+fn rustc_semver() -> Option<String> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let out = Command::new(rustc).arg("-V").output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.split_whitespace().nth(1).map(str::to_string)
+}
+
+/// Asks cargo to rerun this script when the checked-out commit moves (HEAD, the branch it
+/// points to, the packed refs) or any tracked file changes, since whether the tree is dirty
+/// depends on all of them. Outside a checkout nothing is added.
+fn watch_checkout(root: &Path) {
+    let branch = git(root, &["symbolic-ref", "-q", "HEAD"]);
+    let refs = ["HEAD", "packed-refs"].into_iter().chain(branch.as_deref());
+    for git_path in refs {
+        // Only files that exist: cargo reruns a script whose watched path is missing every time.
+        let path = git(root, &["rev-parse", "--git-path", git_path]).map(|p| absolute(root, &p));
+        if let Some(path) = path.filter(|p| p.is_file()) {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
+    let Some(names) = git(root, &["ls-files", "-z"]) else {
         return;
     };
-    if !out.status.success() {
-        return;
+    for name in names.split('\0').filter(|name| !name.is_empty()) {
+        println!("cargo:rerun-if-changed={}", root.join(name).display());
     }
-    for name in out
-        .stdout
-        .split(|&b| b == 0)
-        .filter(|name| !name.is_empty())
-    {
-        if let Ok(name) = std::str::from_utf8(name) {
-            println!("cargo:rerun-if-changed={}", root.join(name).display());
-        }
+}
+
+/// `path` as git printed it (relative to `root` unless absolute).
+fn absolute(root: &Path, path: &str) -> PathBuf {
+    let path = Path::new(path);
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
     }
 }

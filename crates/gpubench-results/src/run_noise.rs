@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 use crate::stats::Summary;
 
 /// The reference measured at the start and the end of a run.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunNoise {
     /// The reference benchmark's id (a fixed kernel, also run by its own suite).
@@ -22,17 +21,22 @@ pub struct RunNoise {
     /// The unit of its values (a rate: higher is faster).
     pub unit: String,
     /// The reference at the start of the run, before the first suite.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub start: Option<Summary>,
     /// The reference at the end of the run, after the last suite.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end: Option<Summary>,
     /// How far the median moved from the start to the end, as a fraction (end / start - 1);
     /// absent unless both checks were measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub drift: Option<f64>,
     /// The run's noise level, a fraction: the larger of |drift| and each check's spread (half
     /// the 5th-95th percentile range over the median); absent without a measured check.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
     /// Why a check is missing (the reference failed or is unsupported, the run was stopped or
     /// lost its device), when one is.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 

@@ -33,7 +33,6 @@ pub const SCHEMA_VERSION: u32 = 3;
 pub const OLDEST_READABLE_SCHEMA: u32 = 1;
 
 /// One run of gpubench.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunDocument {
     /// Version of this schema.
@@ -48,7 +47,6 @@ pub struct RunDocument {
     pub started_at: String,
     /// When the run finished, UTC, RFC 3339; absent while running or when interrupted.
     #[serde(default)]
-    #[serialize_always]
     pub finished_at: Option<String>,
     /// False while the run is in progress or when it was interrupted.
     #[serde(default)]
@@ -61,9 +59,11 @@ pub struct RunDocument {
     pub results: Vec<BenchResult>,
     /// Clocks, power and temperature over the run, the PCIe link and the datasheet figures
     /// matched to the adapter; absent when the run had no telemetry.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<crate::telemetry::RunTelemetry>,
     /// The run's own noise level: a fixed reference measured at its start and end; absent when
     /// the run did not measure it (`--noise-check off`, or files from before it existed).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub noise: Option<crate::run_noise::RunNoise>,
 }
 
@@ -88,7 +88,6 @@ pub struct ToolInfo {
 }
 
 /// The machine: adapter facts (detected), host facts, and how timing was done.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MachineInfo {
     /// The adapter as detected (name, ids, type, driver, backend, limits, features).
@@ -102,6 +101,7 @@ pub struct MachineInfo {
     /// Host CPU model.
     pub cpu_model: String,
     /// The host's name, where known (fleet reports group runs by it).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub hostname: Option<String>,
     /// Logical CPUs on the host.
     pub cpu_count: usize,
@@ -115,7 +115,6 @@ pub struct MachineInfo {
     pub timing_source: TimingSource,
     /// Nanoseconds per GPU timestamp tick, when available.
     #[serde(default)]
-    #[serialize_always]
     pub timestamp_period_ns: Option<f64>,
     /// Stable key of the adapter for baselines: backend, vendor, device and name.
     pub fingerprint: String,
@@ -226,7 +225,6 @@ impl TimingSource {
 }
 
 /// One benchmark's result.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BenchResult {
     /// Stable id, e.g. `stream/triad/vec4-f32/256MiB`.
@@ -255,13 +253,11 @@ pub struct BenchResult {
     pub status: Status,
     /// Why it was skipped or failed.
     #[serde(default)]
-    #[serialize_always]
     pub reason: Option<String>,
     /// Whether the output matched the CPU reference.
     pub verified: bool,
     /// Clock of the headline numbers; absent when nothing was timed.
     #[serde(default)]
-    #[serialize_always]
     pub timing: Option<TimingSource>,
     /// Work per iteration.
     pub work: Work,
@@ -270,7 +266,6 @@ pub struct BenchResult {
     pub iterations_per_sample: u32,
     /// Summary of `samples`; absent unless status is ok.
     #[serde(default)]
-    #[serialize_always]
     pub summary: Option<Summary>,
     /// Raw per-sample values in `unit`, by the headline clock.
     #[serde(default)]
@@ -278,7 +273,6 @@ pub struct BenchResult {
     /// The same samples by the host clock (submit to completion), when the headline is GPU time:
     /// the difference is the overhead an application pays on top of device time.
     #[serde(default)]
-    #[serialize_always]
     pub host_summary: Option<Box<Summary>>,
     /// Raw per-sample values by the host clock.
     #[serde(default)]
@@ -286,13 +280,13 @@ pub struct BenchResult {
     /// The same samples by GPU timestamps, when the headline is the host clock (an end-to-end
     /// transfer or round trip) and the benchmark bracketed its device work with timestamps: the
     /// difference is what the host side (staging, mapping, submit, wait) adds to device time.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_summary: Option<Box<Summary>>,
     /// Raw per-sample values by GPU timestamps (only samples with a valid pair).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_samples: Vec<f64>,
     /// Latency percentiles for latency benchmarks.
     #[serde(default)]
-    #[serialize_always]
     pub latency: Option<Box<LatencySummary>>,
     /// Extra derived values (fitted models, ratios), by name.
     #[serde(default)]
@@ -302,6 +296,7 @@ pub struct BenchResult {
     pub warnings: Vec<crate::warnings::WarningRecord>,
     /// What telemetry saw while this benchmark was measured; absent when nothing was measured
     /// or the run had no telemetry.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<Box<crate::telemetry::TelemetrySummary>>,
     /// How the result asks to be charted, as its suite declared it; absent in files written
     /// before hints existed (the reports infer one, see [`crate::chart::hint_of`]) and for

@@ -64,27 +64,33 @@ impl Spread {
 }
 
 /// What telemetry saw during one measured region (or over a whole run).
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TelemetrySummary {
     /// Whether readings were taken.
     pub status: TelemetryStatus,
     /// Where they came from: `nvml`, `amdgpu-sysfs`, or a test source.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// Why there are none, when there are none.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Readings taken.
     #[serde(default)]
     pub readings: usize,
     /// Graphics (SM, shader) clock, MHz.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sm_clock_mhz: Option<Spread>,
     /// Memory clock, MHz.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_clock_mhz: Option<Spread>,
     /// Board power, watts.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub power_w: Option<Spread>,
     /// GPU temperature, degrees Celsius.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature_c: Option<Spread>,
     /// Share of time the GPU was busy, percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub utilization_pct: Option<Spread>,
     /// Every clock-limiting reason reported in any reading (`sw-power-cap`, `hw-thermal-slowdown`,
     /// ...), in the order first seen.
@@ -111,16 +117,18 @@ impl TelemetrySummary {
 }
 
 /// One reading on the run's time line, for charts.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TelemetryPoint {
     /// Seconds since the run's first reading.
     pub t_s: f64,
     /// Graphics clock, MHz.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sm_clock_mhz: Option<f64>,
     /// Temperature, degrees Celsius.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature_c: Option<f64>,
     /// Board power, watts.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub power_w: Option<f64>,
     /// Throttle reasons in this reading.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -129,7 +137,6 @@ pub struct TelemetryPoint {
 
 /// The run's telemetry: totals over every region, a time line, and the detected and nominal
 /// facts about the card.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunTelemetry {
     /// Over every reading of the run.
@@ -138,20 +145,24 @@ pub struct RunTelemetry {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trace: Vec<TelemetryPoint>,
     /// Highest graphics clock the device reports it can reach, MHz (detected).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_sm_clock_mhz: Option<f64>,
     /// Highest memory clock the device reports, MHz (detected).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_memory_clock_mhz: Option<f64>,
     /// Kernel driver version as the telemetry source reports it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub driver_version: Option<String>,
     /// The adapter's PCIe link, when one was matched.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub link: Option<PcieLink>,
     /// The datasheet row matched to the adapter, when one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub nominal: Option<NominalFigures>,
 }
 
 /// A PCI device's link as sysfs reports it (detected), with the nominal one-way bandwidth of
 /// its generation and width.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PcieLink {
     /// PCI address, `domain:bus:device.function`.
@@ -163,25 +174,32 @@ pub struct PcieLink {
     /// How the device was matched to the adapter (`pci-bus-id`, `vendor-device-id`).
     pub matched_by: String,
     /// Current link speed, GT/s per lane.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub current_speed_gts: Option<f64>,
     /// Current link width, lanes.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub current_width: Option<u32>,
     /// Highest speed the device supports, GT/s per lane.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_speed_gts: Option<f64>,
     /// Widest link the device supports, lanes.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_width: Option<u32>,
     /// PCIe generation of the current speed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub current_generation: Option<u8>,
     /// PCIe generation of the highest speed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_generation: Option<u8>,
     /// Nominal one-way bandwidth of the current link after encoding overhead, GB/s (10^9).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub current_nominal_gbs: Option<f64>,
     /// Nominal one-way bandwidth at the highest speed and width, GB/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_nominal_gbs: Option<f64>,
 }
 
 /// Datasheet figures of a card (nominal, never measured), with their source.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct NominalFigures {
     /// Card name as the table gives it.
@@ -189,21 +207,28 @@ pub struct NominalFigures {
     /// How it was matched (`device-id`, `name`).
     pub matched_by: String,
     /// Memory bandwidth, GB/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub memory_bandwidth_gbs: Option<f64>,
     /// FP32 peak without tensor units, TFLOP/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fp32_tflops: Option<f64>,
     /// FP16 peak without tensor units, TFLOP/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fp16_tflops: Option<f64>,
     /// Dense FP16 peak on tensor (matrix) units, TFLOP/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fp16_tensor_tflops: Option<f64>,
     /// FP64 peak without tensor units, TFLOP/s.
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fp64_tflops: Option<f64>,
     /// Dense INT8 peak on tensor (matrix) units, 10^12 operations/s (no gpubench row runs on
     /// them: it is shown, never compared).
     #[serde(default)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub int8_tensor_tops: Option<f64>,
     /// PCIe generation of the card's host interface.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pcie_generation: Option<u8>,
     /// Where the figures come from.
     pub source: String,

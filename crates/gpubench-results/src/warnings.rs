@@ -419,7 +419,6 @@ pub fn legacy_presentation(name: &str) -> Option<Presentation> {
 }
 
 /// One warning as a results file stores it.
-#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WarningRecord {
     /// What the warning is about.
@@ -427,10 +426,13 @@ pub struct WarningRecord {
     /// The warning in words, with what to do about it.
     pub message: String,
     /// The warning's headline figure, in the unit its kind names; absent when it has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub figure: Option<f64>,
     /// How the kind is labelled in the grouped notes: written for a kind its suite owns.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     /// The unit of the figure: written for a kind its suite owns.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub unit: Option<FigureUnit>,
     /// The worst case has the lowest figure: written (true) for a kind its suite owns.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
