@@ -12,6 +12,11 @@ use gpubench_harness::testing::no_adapter;
 use gpubench_results::results_file::save_document;
 use serde_json::Value;
 
+// The results crate's schema check, shared rather than written twice.
+#[path = "../../../gpubench-results/tests/support/schema_check.rs"]
+mod schema_check;
+use schema_check::SchemaCheck;
+
 /// The gpubench binary built for these tests.
 pub fn gpubench_path() -> PathBuf {
     assert_cmd::cargo::cargo_bin("gpubench")
@@ -94,11 +99,7 @@ pub fn read_doc(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("results file exists");
     let doc: Value = serde_json::from_str(&text).expect("results file is valid JSON");
     if doc.get("schema_version").is_some() {
-        let errors: Vec<String> = schema_validator()
-            .iter_errors(&doc)
-            .take(5)
-            .map(|e| format!("{e} at {}", e.instance_path()))
-            .collect();
+        let errors = schema_validator().errors(&doc);
         assert!(
             errors.is_empty(),
             "{} does not validate against docs/results.schema.json: {errors:#?}",
@@ -109,11 +110,11 @@ pub fn read_doc(path: &Path) -> Value {
 }
 
 /// A validator of the published results schema (docs/results.schema.json).
-fn schema_validator() -> jsonschema::Validator {
+fn schema_validator() -> SchemaCheck {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results.schema.json");
     let text = std::fs::read_to_string(&path).expect("docs/results.schema.json exists");
     let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
-    jsonschema::validator_for(&schema).expect("the schema is a JSON Schema")
+    SchemaCheck::new(&schema)
 }
 
 /// Arguments of a quick run of `suite` on Vulkan without progress bars, writing to `out`;
