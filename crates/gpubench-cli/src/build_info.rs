@@ -1,6 +1,6 @@
-//! What this binary was built from, as build.rs found it through vergen: shown by `--version`
-//! and recorded in every results file, so a number can always be traced to the code that
-//! produced it.
+//! What this binary was built from, as build.rs found it (git, rustc, cargo): shown by
+//! `--version` and recorded in every results file, so a number can always be traced to the code
+//! that produced it.
 
 use std::sync::LazyLock;
 
@@ -48,7 +48,7 @@ fn source() -> String {
     }
 }
 
-/// A build fact that vergen could not find (no git, no checkout) is `None`, never its
+/// A build fact that build.rs could not find (no git, no checkout) is `None`, never its
 /// placeholder text.
 fn known(value: Option<&'static str>) -> Option<&'static str> {
     value.filter(|v| !v.is_empty() && !v.starts_with("VERGEN_"))
