@@ -60,6 +60,9 @@ tasks:
                         checked for wasm32-unknown-unknown (`rustup target add` where missing)
                         and the tests that need no adapter: the fast loop while developing
                         (test is the full gate, and runs the wasm32 check too)
+  fetch                 download and unpack what the later steps of test use (Chromium, Dawn's
+                        npm package, SwiftShader, RADV 25, the validation layer); test does
+                        this itself while the lints compile
   deny                  cargo-deny with deny.toml: licenses, bans, sources and the RustSec
                         advisories (needs the network; installs a pinned cargo-deny if missing)
   bench [-- ARGS...]    setup, then the criterion benches (ARGS go to criterion, e.g.
@@ -112,6 +115,10 @@ fn main() -> ExitCode {
         "test" => setup::ensure_adapter().and_then(|()| test()),
         "check" => check(),
         "deny" => deny::check(deny::Checks::All),
+        "fetch" => {
+            fetch_ahead();
+            Ok(())
+        }
         "bench" => setup::ensure_adapter().and_then(|()| bench(&rest)),
         "slurm" => setup::ensure_adapter().and_then(|()| slurm::check()),
         "validation" => setup::ensure_adapter().and_then(|()| validation::check()),
@@ -286,8 +293,33 @@ fn timed(name: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), St
     outcome
 }
 
+/// Fetches and unpacks what the later steps download (Chromium, Dawn's npm package,
+/// SwiftShader, RADV 25, the validation layer), so that the network's waits overlap the lints'
+/// compile instead of adding to CI's time. Best effort: each step still makes sure of its own
+/// files, and fails with its own message where they are missing.
+fn fetch_ahead() {
+    type Fetch = fn() -> Result<(), String>;
+    let fetches: [(&str, Fetch); 5] = [
+        ("Chromium", || web::ensure_chromium().map(drop)),
+        ("Tint's package", tint::fetch),
+        ("SwiftShader", || swiftshader::icd().map(drop)),
+        ("RADV 25", || radv25::icd().map(drop)),
+        ("the validation layer", validation::fetch),
+    ];
+    for (name, fetch) in fetches {
+        if let Err(e) = fetch() {
+            eprintln!("xtask: fetching {name} ahead failed; its step tries again: {e}");
+        }
+    }
+}
+
 fn test() -> Result<(), String> {
+    // Joined before the tests run, so no install happens under a measurement.
+    let fetching = std::thread::spawn(fetch_ahead);
     timed("lints", lints)?;
+    if fetching.join().is_err() {
+        eprintln!("xtask: fetching ahead panicked; each step fetches its own files");
+    }
     timed("workspace tests", || cargo(&["test", "--workspace"]))?;
     // Each criterion bench once, in test mode, with CI-sized inputs: they must keep working, and
     // take criterion's own options as the README promises (`-- --save-baseline NAME`).

@@ -238,10 +238,21 @@ fn compile(dir: &Path, variants: &Path, results: &Path) -> Result<(), String> {
 }
 
 /// The check (see the module docs).
-pub fn check() -> Result<(), String> {
-    let started = std::time::Instant::now();
+/// The check's folder under target/xtask, created.
+fn folder() -> Result<PathBuf, String> {
     let dir: PathBuf = workspace_root().join("target/xtask/tint");
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Installs the pinned package ahead of the check.
+pub fn fetch() -> Result<(), String> {
+    install(&folder()?)
+}
+
+pub fn check() -> Result<(), String> {
+    let started = std::time::Instant::now();
+    let dir = folder()?;
     let list_text = std::fs::read_to_string(workspace_root().join(EXPECTED))
         .map_err(|e| format!("reading {EXPECTED}: {e}"))?;
     let list = parse_expected(&list_text)?;

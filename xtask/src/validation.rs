@@ -187,14 +187,33 @@ fn run_under_layer(dir: &Path, folder: Option<&Path>, args: &[&str]) -> Result<L
 }
 
 /// The check (see the module docs).
-pub fn check() -> Result<(), String> {
-    if std::env::var_os("GPUBENCH_SKIP_VALIDATION").is_some_and(|v| v == "1") {
-        eprintln!("xtask: GPUBENCH_SKIP_VALIDATION=1: the validation-layer check is skipped");
-        return Ok(());
-    }
+/// Whether the check is skipped on purpose (`GPUBENCH_SKIP_VALIDATION=1`).
+fn skipped() -> bool {
+    std::env::var_os("GPUBENCH_SKIP_VALIDATION").is_some_and(|v| v == "1")
+}
+
+/// The check's folder, created, and the layer's manifest folder in it (`None`: the system's).
+fn prepared() -> Result<(PathBuf, Option<PathBuf>), String> {
     let dir = workspace_root().join("target/xtask/validation");
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let folder = layer_folder(&dir)?;
+    Ok((dir, folder))
+}
+
+/// Unpacks the layer ahead of the check (nothing where the check is skipped).
+pub fn fetch() -> Result<(), String> {
+    if skipped() {
+        return Ok(());
+    }
+    prepared().map(drop)
+}
+
+pub fn check() -> Result<(), String> {
+    if skipped() {
+        eprintln!("xtask: GPUBENCH_SKIP_VALIDATION=1: the validation-layer check is skipped");
+        return Ok(());
+    }
+    let (dir, folder) = prepared()?;
     let out = dir.join("run.json");
     let out_text = out.display().to_string();
     let common = [

@@ -120,12 +120,17 @@ fn ensure_wasm_bindgen(root: &Path) -> Result<PathBuf, String> {
     let prefix_text = prefix.to_string_lossy().to_string();
     // Not --locked: the CLI's own lock file names a release of webpki-roots that crates.io has
     // since withdrawn, so a locked install fails; the CLI's version itself is pinned exactly.
+    // The one binary the page needs, without the default TLS stack (only its test runner
+    // downloads anything): 118 s to build here instead of 144.
     cargo(&[
         "install",
         "--quiet",
         "wasm-bindgen-cli",
         "--version",
         &format!("={version}"),
+        "--no-default-features",
+        "--bin",
+        "wasm-bindgen",
         "--root",
         &prefix_text,
     ])?;
@@ -152,7 +157,7 @@ fn locked_version(root: &Path, package: &str) -> Result<String, String> {
 
 /// Chromium for the browser test: on the PATH, or installed from the distribution on
 /// Debian/Ubuntu as root; else what to install.
-fn ensure_chromium() -> Result<PathBuf, String> {
+pub fn ensure_chromium() -> Result<PathBuf, String> {
     let found = |name: &str| {
         Command::new(name)
             .arg("--version")
