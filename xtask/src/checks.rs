@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::{cargo, workspace_root};
+use crate::workspace_root;
 
 /// What the archive must hold for the check's window not to be wasted (budget.md: each step's
 /// time beside the card's prediction; peers.json: the Vulkan peers' rows, from their test
@@ -26,14 +26,13 @@ const ARCHIVED: [&str; 6] = [
 /// Runs the rehearsal, then checks gpubench's results file and the archive.
 pub fn rehearsal() -> Result<(), String> {
     let root = workspace_root();
-    cargo(&["build", "--quiet", "-p", "gpubench-cli"])?;
+    let bin = crate::test_build::programs()?.gpubench;
     let out: PathBuf = root.join("target/xtask/rehearsal");
     match std::fs::remove_dir_all(&out) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(format!("clearing {}: {e}", out.display())),
     }
-    let bin = root.join("target/debug/gpubench");
     eprintln!(
         "$ scripts/gpu-check.sh --rehearsal {} {}",
         out.display(),

@@ -140,8 +140,7 @@ pub fn smoke() -> Result<(), String> {
 /// Runs `trials` judgements of each case, interleaved; their tallies, in the order of `cases`.
 fn run_trials(trials: u32, cases: &[Case]) -> Result<Vec<(Case, Tally)>, String> {
     let root = workspace_root();
-    crate::cargo(&["build", "-p", "gpubench-cli"])?;
-    let bin = root.join("target/debug/gpubench");
+    let bin = crate::test_build::programs()?.gpubench;
     let dir = root.join("target/xtask/gate-rates");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;

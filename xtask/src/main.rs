@@ -36,6 +36,7 @@ mod radv25;
 mod setup;
 mod slurm;
 mod swiftshader;
+mod test_build;
 mod tint;
 mod validation;
 mod wasm32;

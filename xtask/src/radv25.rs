@@ -163,12 +163,13 @@ pub fn check() -> Result<(), String> {
     );
     let env = environment(&icd);
     let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // Selected over the workspace, not with `-p`: the features are the workspace tests', so
+    // nothing is rebuilt after them.
     let runs: [&[&str]; 2] = [
         &[
             "test",
             "--quiet",
-            "-p",
-            "gpubench-isa",
+            "--workspace",
             "--test",
             "navi31",
             "--",
@@ -177,8 +178,7 @@ pub fn check() -> Result<(), String> {
         &[
             "test",
             "--quiet",
-            "-p",
-            "gpubench-cli",
+            "--workspace",
             "--test",
             "kernels_isa",
             "--",

@@ -170,12 +170,8 @@ pub fn check() -> Result<(), String> {
     let out_text = out.display().to_string();
     let env = environment(&icd);
     let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let gpubench = crate::test_build::programs()?.gpubench;
     let args = [
-        "run",
-        "--quiet",
-        "-p",
-        "gpubench-cli",
-        "--",
         "run",
         "--backend",
         "vulkan",
@@ -194,7 +190,7 @@ pub fn check() -> Result<(), String> {
         &out_text,
     ];
     let started = std::time::Instant::now();
-    match crate::cargo_with_env_status(&args, &env_refs)? {
+    match crate::test_build::run_status(&gpubench, &args, &env_refs)? {
         Some(0) => {}
         Some(code) => {
             return Err(format!(

@@ -198,16 +198,7 @@ fn install(dir: &Path) -> Result<(), String> {
 /// Writes every variant's WebGPU form to `file`.
 fn write_variants(file: &Path) -> Result<(), String> {
     let file = file.display().to_string();
-    crate::cargo(&[
-        "run",
-        "--quiet",
-        "-p",
-        "gpubench-suites",
-        "--example",
-        "webgpu_variants",
-        "--",
-        &file,
-    ])
+    crate::test_build::run(&crate::test_build::programs()?.webgpu_variants, &[&file])
 }
 
 /// Runs check.mjs over `variants`, writing `results`, with SwiftShader as its Vulkan driver.

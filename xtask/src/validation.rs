@@ -159,20 +159,12 @@ fn run_under_layer(dir: &Path, folder: Option<&Path>, args: &[&str]) -> Result<L
         env.push(("VK_LAYER_PATH", folder.display().to_string()));
     }
     let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    // With the example suite: `--suite all` then shows that a suite added as one folder and one
-    // registry line is checked under the layer too.
-    let mut full = vec![
-        "run",
-        "--quiet",
-        "-p",
-        "gpubench-cli",
-        "--features",
-        "gpubench-suites/example-suite",
-        "--",
-        "run",
-    ];
+    // The tests' build, with the example suite: `--suite all` then shows that a suite added as
+    // one folder and one registry line is checked under the layer too.
+    let gpubench = crate::test_build::programs()?.gpubench;
+    let mut full = vec!["run"];
     full.extend_from_slice(args);
-    let code = crate::cargo_with_env_status(&full, &env_refs)?;
+    let code = crate::test_build::run_status(&gpubench, &full, &env_refs)?;
     // Exit 4 (a benchmark failed) would be a finding of its own; anything but 0 is an error.
     if code != Some(0) {
         let how = code.map_or("was ended by a signal".to_string(), |c| {
@@ -186,7 +178,6 @@ fn run_under_layer(dir: &Path, folder: Option<&Path>, args: &[&str]) -> Result<L
     Logged::read(&log)
 }
 
-/// The check (see the module docs).
 /// Whether the check is skipped on purpose (`GPUBENCH_SKIP_VALIDATION=1`).
 fn skipped() -> bool {
     std::env::var_os("GPUBENCH_SKIP_VALIDATION").is_some_and(|v| v == "1")
@@ -208,6 +199,7 @@ pub fn fetch() -> Result<(), String> {
     prepared().map(drop)
 }
 
+/// The check (see the module docs).
 pub fn check() -> Result<(), String> {
     if skipped() {
         eprintln!("xtask: GPUBENCH_SKIP_VALIDATION=1: the validation-layer check is skipped");

@@ -12,13 +12,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::{cargo, workspace_root};
+use crate::workspace_root;
 
 /// Compares the native results with `web` and checks what the comparison says.
 pub fn check(web: &Path) -> Result<(), String> {
     let root = workspace_root();
-    cargo(&["build", "--quiet", "-p", "gpubench-cli"])?;
-    let bin = root.join("target/debug/gpubench");
+    let bin = crate::test_build::programs()?.gpubench;
     let native = native_results(&root, &bin, web)?;
     let output = Command::new(&bin)
         .arg("compare")
