@@ -13,6 +13,7 @@ is no host C++ compiler. The test doubles' nvcc (scripts/tests/doubles/bin) is n
 the real one: it is refused by its place and by what `nvcc --version` says.
 """
 
+import fcntl
 import glob
 import importlib.util
 import json
@@ -74,7 +75,17 @@ def pypi_nvcc_in(root):
 
 
 def installed_nvcc():
-    """PyPI's nvcc in the cache, installed there first where it is not (None, why) on failure."""
+    """PyPI's nvcc in the cache, installed there first where it is not (None, why) on failure.
+    One process at a time: the tests run in several at once (run_all.py), and a second install
+    would replace the cache under the first one's compile."""
+    os.makedirs(os.path.dirname(CACHE), exist_ok=True)
+    with open(CACHE + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return install_unless_cached()
+
+
+def install_unless_cached():
+    """installed_nvcc's work, under its lock."""
     if os.path.exists(os.path.join(CACHE, INSTALLED)):
         found = pypi_nvcc_in(CACHE)
         if found:
@@ -83,7 +94,6 @@ def installed_nvcc():
         return None, "no pip to install nvidia-cuda-nvcc with"
     # Into a fresh folder, renamed into place once complete: an interrupted install never
     # passes for a cache.
-    os.makedirs(os.path.dirname(CACHE), exist_ok=True)
     staging = tempfile.mkdtemp(prefix="nvcc-pypi.", dir=os.path.dirname(CACHE))
     os.chmod(staging, 0o755)
     try:

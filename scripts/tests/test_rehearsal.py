@@ -17,6 +17,14 @@ import unittest
 from polling import read_json, wait_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def signals_as_from_a_terminal():
+    """SIGINT and SIGTERM at their defaults in the script, as a terminal starts it, even where
+    these tests were started in the background with them ignored: bash cannot trap a signal
+    that was ignored when it started, and the signal tests would then see none arrive."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 SCRIPT = os.path.join(os.path.dirname(HERE), "gpu-check.sh")
 STUB = os.path.join(HERE, "stub_gpubench.py")
 BANNER = "REHEARSAL: software adapter and CUDA test doubles, not measurements"
@@ -46,7 +54,8 @@ class Rehearsal(unittest.TestCase):
         mode = ["--rehearsal"] if rehearsal else []
         proc = subprocess.Popen(["bash", SCRIPT, *mode, self.out, self.gpubench],
                                 env=self.env(**env), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                preexec_fn=signals_as_from_a_terminal)
 
         def stop():
             if proc.poll() is None:
