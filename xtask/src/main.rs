@@ -43,6 +43,7 @@ mod wasm32;
 mod web;
 mod web_compare;
 
+use std::path::Path;
 use std::process::{Command, ExitCode};
 
 /// What `cargo xtask --help` prints.
@@ -157,23 +158,42 @@ pub fn cargo(args: &[&str]) -> Result<(), String> {
 
 /// Runs cargo with extra environment variables; its exit code (`None`: ended by a signal).
 pub fn cargo_with_env_status(args: &[&str], env: &[(&str, &str)]) -> Result<Option<i32>, String> {
-    let shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
-    eprintln!("$ {}cargo {}", shown.concat(), args.join(" "));
-    let status = Command::new(env!("CARGO"))
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(workspace_root())
-        .status()
-        .map_err(|e| format!("could not start cargo: {e}"))?;
-    Ok(status.code())
+    program_status(Path::new(env!("CARGO")), "cargo", args, env)
 }
 
 /// Runs cargo with extra environment variables.
 pub fn cargo_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
-    match cargo_with_env_status(args, env)? {
+    succeeded(
+        &format!("`cargo {}`", args.join(" ")),
+        cargo_with_env_status(args, env)?,
+    )
+}
+
+/// Runs `program` (echoed as `shown`) with `args` and extra environment variables in the
+/// workspace root; its exit code (`None`: ended by a signal).
+pub fn program_status(
+    program: &Path,
+    shown: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Result<Option<i32>, String> {
+    let vars: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
+    eprintln!("$ {}{shown} {}", vars.concat(), args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("could not start {shown}: {e}"))?;
+    Ok(status.code())
+}
+
+/// `Ok` for exit code 0; otherwise an error saying how `what` ended.
+pub fn succeeded(what: &str, code: Option<i32>) -> Result<(), String> {
+    match code {
         Some(0) => Ok(()),
-        Some(code) => Err(format!("`cargo {}` failed (exit {code})", args.join(" "))),
-        None => Err(format!("`cargo {}` was ended by a signal", args.join(" "))),
+        Some(code) => Err(format!("{what} failed (exit {code})")),
+        None => Err(format!("{what} was ended by a signal")),
     }
 }
 

@@ -8,7 +8,7 @@
 //! difference for these checks is the example suite compiled in, which is offered only when
 //! named (and `--suite all` then checks it too, as the validation run always did).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -77,33 +77,17 @@ fn executable(messages: &str, name: &str, kind: &str) -> Option<PathBuf> {
 /// Runs `program` with `args` and extra environment variables from the repository root; its
 /// exit code (`None`: ended by a signal).
 pub fn run_status(
-    program: &std::path::Path,
+    program: &Path,
     args: &[&str],
     env: &[(&str, &str)],
 ) -> Result<Option<i32>, String> {
-    let shown: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
-    eprintln!(
-        "$ {}{} {}",
-        shown.concat(),
-        program.display(),
-        args.join(" ")
-    );
-    let status = Command::new(program)
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(workspace_root())
-        .status()
-        .map_err(|e| format!("could not start {}: {e}", program.display()))?;
-    Ok(status.code())
+    crate::program_status(program, &program.display().to_string(), args, env)
 }
 
 /// Runs `program` like [`run_status`]; an error unless it exits 0.
-pub fn run(program: &std::path::Path, args: &[&str]) -> Result<(), String> {
-    match run_status(program, args, &[])? {
-        Some(0) => Ok(()),
-        Some(code) => Err(format!("{} failed (exit {code})", program.display())),
-        None => Err(format!("{} was ended by a signal", program.display())),
-    }
+pub fn run(program: &Path, args: &[&str]) -> Result<(), String> {
+    let shown = program.display().to_string();
+    crate::succeeded(&shown, run_status(program, args, &[])?)
 }
 
 #[cfg(test)]

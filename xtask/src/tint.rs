@@ -228,7 +228,6 @@ fn compile(dir: &Path, variants: &Path, results: &Path) -> Result<(), String> {
     }
 }
 
-/// The check (see the module docs).
 /// The check's folder under target/xtask, created.
 fn folder() -> Result<PathBuf, String> {
     let dir: PathBuf = workspace_root().join("target/xtask/tint");
@@ -241,6 +240,7 @@ pub fn fetch() -> Result<(), String> {
     install(&folder()?)
 }
 
+/// The check (see the module docs).
 pub fn check() -> Result<(), String> {
     let started = std::time::Instant::now();
     let dir = folder()?;

@@ -135,7 +135,12 @@ impl Logged {
 }
 
 /// Runs `gpubench run ARGS` under the layer and returns what it logged.
-fn run_under_layer(dir: &Path, folder: Option<&Path>, args: &[&str]) -> Result<Logged, String> {
+fn run_under_layer(
+    gpubench: &Path,
+    dir: &Path,
+    folder: Option<&Path>,
+    args: &[&str],
+) -> Result<Logged, String> {
     let log = dir.join("validation.log");
     let _ = std::fs::remove_file(&log);
     let settings = format!(
@@ -159,12 +164,9 @@ fn run_under_layer(dir: &Path, folder: Option<&Path>, args: &[&str]) -> Result<L
         env.push(("VK_LAYER_PATH", folder.display().to_string()));
     }
     let env_refs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    // The tests' build, with the example suite: `--suite all` then shows that a suite added as
-    // one folder and one registry line is checked under the layer too.
-    let gpubench = crate::test_build::programs()?.gpubench;
     let mut full = vec!["run"];
     full.extend_from_slice(args);
-    let code = crate::test_build::run_status(&gpubench, &full, &env_refs)?;
+    let code = crate::test_build::run_status(gpubench, &full, &env_refs)?;
     // Exit 4 (a benchmark failed) would be a finding of its own; anything but 0 is an error.
     if code != Some(0) {
         let how = code.map_or("was ended by a signal".to_string(), |c| {
@@ -206,6 +208,9 @@ pub fn check() -> Result<(), String> {
         return Ok(());
     }
     let (dir, folder) = prepared()?;
+    // The tests' build, with the example suite: `--suite all` then shows that a suite added as
+    // one folder and one registry line is checked under the layer too.
+    let gpubench = crate::test_build::programs()?.gpubench;
     let out = dir.join("run.json");
     let out_text = out.display().to_string();
     let common = [
@@ -231,7 +236,7 @@ pub fn check() -> Result<(), String> {
         "--inject-fault",
         "vulkan-hazard",
     ]);
-    let logged = run_under_layer(&dir, folder.as_deref(), &control)?;
+    let logged = run_under_layer(&gpubench, &dir, folder.as_deref(), &control)?;
     let caught_hazard = logged
         .sync
         .iter()
@@ -255,7 +260,7 @@ pub fn check() -> Result<(), String> {
     let mut clean: Vec<&str> = common.to_vec();
     clean.extend_from_slice(&["--suite", "all"]);
     clean.extend_from_slice(&["--max-time", "0.5"]);
-    let logged = run_under_layer(&dir, folder.as_deref(), &clean)?;
+    let logged = run_under_layer(&gpubench, &dir, folder.as_deref(), &clean)?;
     if logged.best_practices == 0 {
         return Err(
             "the validation layer logged no best-practices message: it was not live".to_string(),

@@ -67,9 +67,9 @@ fn native_results(root: &Path, bin: &Path, web: &Path) -> Result<PathBuf, String
     Ok(native)
 }
 
-/// Checks a comparison's JSON: cross-machine, the backends named among the differences, no
-/// verdict but "ratio-only" on what both sides measured, and a finite positive ratio for every pair both sides
-/// measured. Returns how many ratios there are.
+/// Checks a comparison's JSON: cross-machine, the backends named among the differences, and for
+/// every pair both sides measured the verdict "ratio-only" with a finite positive ratio.
+/// Returns how many ratios there are.
 fn judge(comparison: &Value) -> Result<usize, String> {
     if comparison["mode"] != "cross-machine" {
         return Err(format!(
