@@ -70,6 +70,26 @@ pub struct Plateau {
     pub points: usize,
 }
 
+/// How far `curve` steps its `trend` way across a cache of `bytes` (a factor, above 1 the
+/// curve's way): its value at the smallest working set of twice that or more against its value
+/// at the largest of half that or less; `None` where the sweep has no point on one side.
+pub fn step_across(curve: &[(u64, f64)], bytes: u64, trend: Trend) -> Option<f64> {
+    let inside = curve
+        .iter()
+        .filter(|(set, _)| 2 * set <= bytes)
+        .max_by_key(|p| p.0)?
+        .1;
+    let past = curve
+        .iter()
+        .filter(|(set, _)| *set >= 2 * bytes)
+        .min_by_key(|p| p.0)?
+        .1;
+    Some(match trend {
+        Trend::Falling => inside / past,
+        Trend::Rising => past / inside,
+    })
+}
+
 /// The plateaus of `curve` (working set in bytes, value), in order of size, each the `trend`
 /// way from the one before. Points with a non-finite or non-positive value are left out; a
 /// curve with fewer than two points has none.

@@ -381,7 +381,8 @@ struct Family<'a> {
 /// reached four times the largest cache and the curve does not go on past it by a level's step
 /// ([`steps_on_past`]). On a software adapter `host` names the host cache
 /// each level is taken for (params `host_cache`, `host_cache_bytes`): levels and caches pair in
-/// order of size, each at most once, as near in size as can be, and a last plateau that runs
+/// order of size, each at most once, as near in size as can be (a cache the curve shows no
+/// level's step across, below one it does, takes none), and a last plateau that runs
 /// to twice the largest cache or further is `beyond-caches` too (the host's memory), however
 /// far the sweep went. With `stream_read` (the stream suite's read of the same run, GB/s), the
 /// read curve's last plateau is `beyond-caches` when it is within [`BEYOND_CACHES_WITHIN`] of it
@@ -456,7 +457,7 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
     let candidates: Vec<Option<u64>> = (0..found.len())
         .map(|k| (!beyond(k) && !past_host_caches(&found[k])).then_some(found[k].last_bytes))
         .collect();
-    let caches = matched_caches(host, &candidates);
+    let caches = matched_caches(&stepped_caches(host, family), &candidates);
     let mut out = Vec::new();
     for (k, plateau) in found.iter().enumerate() {
         let beyond = beyond(k);
@@ -514,6 +515,25 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
         }
     }
     out
+}
+
+/// The host caches a level may be taken for: a cache the curve shows no level's step across,
+/// below a larger one it does show a step across, takes none. lavapipe's own cost per load can
+/// hide the step from L1 to L2, and the plateau both serve is then L2's. (A last cache with no
+/// step of its own keeps its claim: a guest may hold only a share of the L3, whose edge then
+/// comes early.)
+fn stepped_caches(host: &[HostCache], family: &Family<'_>) -> Vec<HostCache> {
+    let steps = |c: &HostCache| {
+        levels::step_across(family.curve.0, c.bytes, family.trend)
+            .map(|step| step >= levels::LEVEL_STEP)
+    };
+    let hidden = |c: &HostCache| {
+        steps(c) == Some(false)
+            && host
+                .iter()
+                .any(|d| d.bytes > c.bytes && steps(d) == Some(true))
+    };
+    host.iter().filter(|c| !hidden(c)).copied().collect()
 }
 
 /// Whether the curve goes on past `plateau` by a level's step ([`levels::LEVEL_STEP`]) its way:
@@ -686,6 +706,40 @@ mod tests {
             derived
                 .iter()
                 .any(|r| r.id == "memory/latency-beyond-caches/latency"),
+            "{derived:?}"
+        );
+    }
+
+    #[test]
+    fn a_cache_whose_step_the_chase_hides_takes_no_level() {
+        // lavapipe's chase on a guest with a 48 KiB L1d, a 2 MiB L2 and a 260 MiB L3, under load
+        // (ns from 4 KiB up, two sizes an octave): 7.0 to 48 KiB and 7.6 past it (a step of
+        // 1.1, hidden), then the climb across L2 and a share of L3 ending near 48 MiB.
+        let ns = [
+            7.2, 7.1, 7.0, 7.1, 7.0, 7.0, 7.0, 7.0, 7.6, 7.6, 7.6, 7.7, 7.8, 7.9, 8.4, 8.8, 9.6,
+            11.8, 22.5, 34.7, 38.8, 36.9, 40.1, 43.9, 43.4, 46.0, 49.2, 50.9, 129.7, 126.9, 139.7,
+        ];
+        let sizes = working_sets(128 << 20);
+        assert_eq!(sizes.len(), ns.len());
+        let results: Vec<BenchResult> = sizes
+            .iter()
+            .zip(ns)
+            .map(|(&b, ns)| row("chase", b, ns, true))
+            .collect();
+        let host = [cache(1, 48 << 10), cache(2, 2 << 20), cache(3, 260 << 20)];
+        let derived = derive_levels(&results, &host, None);
+        let first = derived
+            .iter()
+            .find(|r| r.id == "memory/latency-level-1/size")
+            .expect("a first level");
+        // The first plateau runs from L1d's sizes well into L2's: it is L2's level.
+        assert_eq!(first.params["first_bytes"], 4 << 10, "{derived:?}");
+        assert_eq!(first.params["last_bytes"], 1 << 20, "{derived:?}");
+        assert_eq!(first.params["host_cache"], "L2", "{derived:?}");
+        assert!(
+            !derived
+                .iter()
+                .any(|r| r.params.get("host_cache") == Some(&"L1d".into())),
             "{derived:?}"
         );
     }

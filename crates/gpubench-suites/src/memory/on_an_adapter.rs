@@ -17,7 +17,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::memory::levels::LEVEL_STEP;
+use crate::memory::levels::{LEVEL_STEP, Trend, step_across};
 use crate::memory::{HostCache, MemorySuite, derive_levels, host_data_caches};
 use gpubench_engine::tuner::ShortRunTuner;
 use gpubench_engine::{BuildContext, Suite, SuiteOptions};
@@ -282,14 +282,7 @@ fn check_levels(
     l2: HostCache,
 ) -> Result<Vec<String>, (Vec<&'static str>, String)> {
     let levels = derive_levels(results, host, None);
-    let size_of = |cache: &str| {
-        levels
-            .iter()
-            .filter(|r| r.id.starts_with("memory/latency-level-") && r.metric == MetricKind::Size)
-            .find(|r| r.params.get("host_cache").and_then(|c| c.as_str()) == Some(cache))
-            .and_then(BenchResult::median)
-            .map(|kib| kib * 1024.0)
-    };
+    let edge_of = |cache: &str| edge_of(&levels, cache);
     let found: Vec<String> = levels
         .iter()
         .filter(|r| r.metric == MetricKind::Size)
@@ -309,8 +302,12 @@ fn check_levels(
         .filter(|r| r.id.starts_with("memory/latency/"))
         .map(|r| format!("{} {:.1}", r.id, r.median().unwrap_or(f64::NAN)))
         .collect();
-    let within_2x = |bytes: f64, reference: u64| {
-        bytes >= reference as f64 / 2.0 && bytes <= reference as f64 * 2.0
+    // Within 2x of the edge: of the level's size, or of a point of the fall from it to the
+    // next plateau where that fall spans at most three octaves (the chase climbs across a cache
+    // over a few points, and which of them a plateau keeps moves with the host's load).
+    let within_2x = |(last, next): (f64, Option<f64>), reference: u64| {
+        let top = next.filter(|&n| n <= 8.0 * last).unwrap_or(last);
+        reference as f64 >= last / 2.0 && reference as f64 <= top * 2.0
     };
     let sweep_top = results[0].params["sweep_top_bytes"].as_u64().unwrap_or(0);
     // A cache whose edge the chase does not show is not held to a level: on some hosts
@@ -332,11 +329,11 @@ fn check_levels(
     let (missed, misses): (Vec<&'static str>, Vec<String>) = references
         .into_iter()
         .filter_map(|(cache, reference, what)| {
-            let detected = size_of(cache);
-            (!detected.is_some_and(|bytes| within_2x(bytes, reference))).then(|| {
+            let detected = edge_of(cache);
+            (!detected.is_some_and(|edge| within_2x(edge, reference))).then(|| {
                 let miss = format!(
-                    "the latency level taken for {cache} ({detected:?} bytes) is not within 2x \
-                     of {what} ({reference} bytes)"
+                    "the latency level taken for {cache} (its size and the next plateau's start: \
+                     {detected:?} bytes) is not within 2x of {what} ({reference} bytes)"
                 );
                 (cache, miss)
             })
@@ -355,18 +352,33 @@ fn check_levels(
     }
 }
 
-/// How much the adapter's chase rises across a cache of `bytes`: its latency at the smallest
-/// working set of twice that or more over its latency at the largest of half that or less;
-/// `None` where the sweep has no point on one side.
+/// The edge the latency levels show for `cache`: the size of the level taken for it (its largest
+/// working set, bytes) and the first working set of the plateau after it, if one is.
+fn edge_of(levels: &[BenchResult], cache: &str) -> Option<(f64, Option<f64>)> {
+    let param = |r: &BenchResult, key: &str| r.params.get(key).and_then(|v| v.as_u64());
+    // Every latency plateau, cache levels and the one beyond them, by its first working set.
+    let mut plateaus: Vec<(u64, u64, Option<&str>)> = levels
+        .iter()
+        .filter(|r| r.id.starts_with("memory/latency-") && r.metric == MetricKind::Latency)
+        .filter_map(|r| {
+            let cache = r.params.get("host_cache").and_then(|c| c.as_str());
+            Some((param(r, "first_bytes")?, param(r, "last_bytes")?, cache))
+        })
+        .collect();
+    plateaus.sort_by_key(|p| p.0);
+    let at = plateaus.iter().position(|p| p.2 == Some(cache))?;
+    let next = plateaus.get(at + 1).map(|p| p.0 as f64);
+    Some((plateaus[at].1 as f64, next))
+}
+
+/// How much the adapter's chase rises across a cache of `bytes` ([`step_across`]).
 fn chase_rise(results: &[BenchResult], bytes: u64) -> Option<f64> {
     let chase: Vec<(u64, f64)> = results
         .iter()
         .filter(|r| r.id.starts_with("memory/latency/"))
         .filter_map(|r| Some((r.params["working_set_bytes"].as_u64()?, r.median()?)))
         .collect();
-    let inside = chase.iter().rfind(|(set, _)| 2 * set <= bytes)?.1;
-    let past = chase.iter().find(|(set, _)| *set >= 2 * bytes)?.1;
-    Some(past / inside)
+    step_across(&chase, bytes, Trend::Rising)
 }
 
 /// The caches a latency level is held to: L1d and L2, and L3 only where the sweep reaches past
