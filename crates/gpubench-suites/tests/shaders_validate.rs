@@ -183,8 +183,11 @@ fn validate_specialised(name: &str, shader: &SpecialisedShader) {
     for &(key, value) in &shader.constants {
         let set = specialised.constants.iter().any(|(_, c)| {
             c.name.as_deref() == Some(key)
-                && matches!(specialised.global_expressions[c.init],
-                    naga::Expression::Literal(naga::Literal::U32(v)) if f64::from(v) == value)
+                && match specialised.global_expressions[c.init] {
+                    naga::Expression::Literal(naga::Literal::U32(v)) => f64::from(v) == value,
+                    naga::Expression::Literal(naga::Literal::Bool(b)) => b == (value != 0.0),
+                    _ => false,
+                }
         });
         assert!(set, "{name}: {key} did not become {value}");
     }

@@ -10,10 +10,14 @@
 // CPU replays it step by step, for every invocation of a small grid and for a sample of a
 // large one.
 //
-// The signed and the unsigned forms are one entry point each; everything else is shared.
+// The signed and the unsigned forms are one entry point, told apart by the pipeline constant
+// SIGNED.
 
 // Steps per chain: a multiple of 16 (the steps one loop iteration takes).
 override STEPS: u32 = 1024u;
+
+// Whether the lanes are signed (dot4I8Packed) or unsigned (dot4U8Packed).
+override SIGNED: bool = true;
 
 struct Params {
     w: u32,
@@ -50,74 +54,46 @@ fn sum(x: Chains8) -> u32 {
     return ((x.c0 + x.c1) + (x.c2 + x.c3)) + ((x.c4 + x.c5) + (x.c6 + x.c7));
 }
 
-fn step_i8(x: Chains8, w: u32) -> Chains8 {
-    return Chains8(
-        x.c0 + bitcast<u32>(dot4I8Packed(x.c0, w)), x.c1 + bitcast<u32>(dot4I8Packed(x.c1, w)),
-        x.c2 + bitcast<u32>(dot4I8Packed(x.c2, w)), x.c3 + bitcast<u32>(dot4I8Packed(x.c3, w)),
-        x.c4 + bitcast<u32>(dot4I8Packed(x.c4, w)), x.c5 + bitcast<u32>(dot4I8Packed(x.c5, w)),
-        x.c6 + bitcast<u32>(dot4I8Packed(x.c6, w)), x.c7 + bitcast<u32>(dot4I8Packed(x.c7, w)),
-    );
-}
-
-fn step_u8(x: Chains8, w: u32) -> Chains8 {
-    return Chains8(
-        x.c0 + dot4U8Packed(x.c0, w), x.c1 + dot4U8Packed(x.c1, w),
-        x.c2 + dot4U8Packed(x.c2, w), x.c3 + dot4U8Packed(x.c3, w),
-        x.c4 + dot4U8Packed(x.c4, w), x.c5 + dot4U8Packed(x.c5, w),
-        x.c6 + dot4U8Packed(x.c6, w), x.c7 + dot4U8Packed(x.c7, w),
-    );
-}
-
-// 8 chains of four signed 8-bit lanes per invocation.
-@compute @workgroup_size(64)
-fn dot_i8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let id = invocation(gid, nwg);
-    let w = params.w;
-    var x = first(id);
-    for (var i = 0u; i < STEPS / 16u; i++) {
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
-        x = step_i8(x, w);
+// The packed dot product of the chain's bytes and w, as a u32: signed lanes when SIGNED (the
+// i32 result's bits), else unsigned. SIGNED is a pipeline constant, so each pipeline compiles
+// one built-in once the compiler folds the branch.
+fn dot4(x: u32, w: u32) -> u32 {
+    if SIGNED {
+        return bitcast<u32>(dot4I8Packed(x, w));
     }
-    out[id] = sum(x);
+    return dot4U8Packed(x, w);
 }
 
-// 8 chains of four unsigned 8-bit lanes per invocation.
+fn advance(x: Chains8, w: u32) -> Chains8 {
+    return Chains8(
+        x.c0 + dot4(x.c0, w), x.c1 + dot4(x.c1, w), x.c2 + dot4(x.c2, w), x.c3 + dot4(x.c3, w),
+        x.c4 + dot4(x.c4, w), x.c5 + dot4(x.c5, w), x.c6 + dot4(x.c6, w), x.c7 + dot4(x.c7, w),
+    );
+}
+
+// 8 chains of four 8-bit lanes per invocation.
 @compute @workgroup_size(64)
-fn dot_u8(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn dot_peak(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let id = invocation(gid, nwg);
     let w = params.w;
     var x = first(id);
     for (var i = 0u; i < STEPS / 16u; i++) {
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
-        x = step_u8(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
+        x = advance(x, w);
     }
     out[id] = sum(x);
 }

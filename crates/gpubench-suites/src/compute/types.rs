@@ -406,10 +406,11 @@ impl DotType {
         }
     }
 
-    fn entry(self) -> &'static str {
+    /// The shader's `SIGNED` pipeline constant for this type.
+    fn signed(self) -> f64 {
         match self {
-            DotType::I8 => "dot_i8",
-            DotType::U8 => "dot_u8",
+            DotType::I8 => 1.0,
+            DotType::U8 => 0.0,
         }
     }
 
@@ -471,7 +472,9 @@ impl DotPeak {
 
     /// The shader its pipeline compiles.
     pub fn shader(&self) -> SpecialisedShader {
-        chain_shader(crate::compute::DOT_WGSL.to_string(), self.ty.entry())
+        let mut shader = chain_shader(crate::compute::DOT_WGSL.to_string(), "dot_peak");
+        shader.constants.push(("SIGNED", self.ty.signed()));
+        shader
     }
 }
 
@@ -670,8 +673,7 @@ mod tests {
         for (source, call) in [
             (int, "x = step_scalar(x, a, b);"),
             (int, "x = step_vec4(x, a, b);"),
-            (dot, "x = step_i8(x, w);"),
-            (dot, "x = step_u8(x, w);"),
+            (dot, "x = advance(x, w);"),
         ] {
             assert_eq!(source.matches(call).count(), UNROLL as usize, "{call}");
         }

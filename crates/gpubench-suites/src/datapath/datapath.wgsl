@@ -10,7 +10,7 @@
 // After `steps` steps a chain holds exactly its start + steps * b, and the sum of the four is
 // exact too, so the CPU predicts every output word bit for bit from the input alone. A word
 // not read, a step skipped or a loop folded cannot pass. Each loop iteration takes four steps
-// of every chain (16 independent FMAs), so the loop's own work is small beside them; `steps`
+// of every chain (16 FMAs, four independent at each step), so the loop's own work is small beside them; `steps`
 // is a multiple of 4.
 //
 // The grid may be two-dimensional (more workgroups than one dimension allows): invocations are
@@ -61,29 +61,15 @@ fn request(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     }
     let fold = (f0 ^ f1) ^ (f2 ^ f3);
     let h = (fold.x ^ fold.y) ^ (fold.z ^ fold.w);
-    let a = params.a;
-    let b = params.b;
-    var x0 = start(h, 0u);
-    var x1 = start(h, 1u);
-    var x2 = start(h, 2u);
-    var x3 = start(h, 3u);
+    let a = vec4<f32>(params.a);
+    let b = vec4<f32>(params.b);
+    // The four chains are the lanes of one vector: four independent FMAs a step.
+    var x = vec4<f32>(start(h, 0u), start(h, 1u), start(h, 2u), start(h, 3u));
     for (var i = 0u; i < params.steps; i = i + 4u) {
-        x0 = fma(x0, a, b);
-        x1 = fma(x1, a, b);
-        x2 = fma(x2, a, b);
-        x3 = fma(x3, a, b);
-        x0 = fma(x0, a, b);
-        x1 = fma(x1, a, b);
-        x2 = fma(x2, a, b);
-        x3 = fma(x3, a, b);
-        x0 = fma(x0, a, b);
-        x1 = fma(x1, a, b);
-        x2 = fma(x2, a, b);
-        x3 = fma(x3, a, b);
-        x0 = fma(x0, a, b);
-        x1 = fma(x1, a, b);
-        x2 = fma(x2, a, b);
-        x3 = fma(x3, a, b);
+        x = fma(x, a, b);
+        x = fma(x, a, b);
+        x = fma(x, a, b);
+        x = fma(x, a, b);
     }
-    out[t] = h ^ bitcast<u32>((x0 + x1) + (x2 + x3));
+    out[t] = h ^ bitcast<u32>((x.x + x.y) + (x.z + x.w));
 }
