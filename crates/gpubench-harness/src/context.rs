@@ -429,23 +429,14 @@ impl GpuContext {
         Ok(value)
     }
 
-    /// Maps all of `buffer` for `mode` and waits until the mapping is ready (or failed).
-    #[cfg(not(target_arch = "wasm32"))]
+    /// Maps all of `buffer` for `mode` and waits until the mapping is ready (or failed): once
+    /// every submission is done.
     pub async fn map_and_wait(
         &self,
         buffer: &wgpu::Buffer,
         mode: wgpu::MapMode,
     ) -> Result<(), BenchError> {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        buffer.map_async(mode, .., move |result| {
-            // The receiver outlives the poll below; a send error cannot happen while we wait.
-            let _ = sender.send(result);
-        });
-        self.wait_for(None).await?;
-        receiver
-            .recv()
-            .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
-        Ok(())
+        self.map_after(buffer, mode, None).await
     }
 
     /// Maps all of `buffer` for `mode` once the submission `after` is done (every submission
@@ -478,24 +469,9 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Maps all of `buffer` for `mode`, awaiting the mapping's callback (a browser, wasm32,
-    /// answers it once the work using the buffer is done; nothing may block there).
-    #[cfg(target_arch = "wasm32")]
-    pub async fn map_and_wait(
-        &self,
-        buffer: &wgpu::Buffer,
-        mode: wgpu::MapMode,
-    ) -> Result<(), BenchError> {
-        let (sender, answer) = crate::oneshot::channel();
-        buffer.map_async(mode, .., move |result| sender.send(result));
-        answer.await.ok_or_else(|| {
-            BenchError::Readback("buffer mapping was never answered".to_string())
-        })??;
-        Ok(())
-    }
-
-    /// Maps all of `buffer` for `mode` once the work using it is done: in a browser (wasm32)
-    /// the mapping itself waits for exactly that, so `after` needs no wait of its own.
+    /// Maps all of `buffer` for `mode` once the work using it is done, awaiting the mapping's
+    /// callback: in a browser (wasm32) the mapping itself waits for exactly that, so `after`
+    /// needs no wait of its own (and nothing may block there).
     #[cfg(target_arch = "wasm32")]
     pub async fn map_after(
         &self,
@@ -503,7 +479,12 @@ impl GpuContext {
         mode: wgpu::MapMode,
         _after: Option<wgpu::SubmissionIndex>,
     ) -> Result<(), BenchError> {
-        self.map_and_wait(buffer, mode).await
+        let (sender, answer) = crate::oneshot::channel();
+        buffer.map_async(mode, .., move |result| sender.send(result));
+        answer.await.ok_or_else(|| {
+            BenchError::Readback("buffer mapping was never answered".to_string())
+        })??;
+        Ok(())
     }
 
     /// Maps a MAP_READ buffer, waits, and copies its whole contents out.

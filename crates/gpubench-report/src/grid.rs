@@ -1,9 +1,7 @@
 //! A table of text cells that the text formats draw in their own way: comfy-table for the
 //! terminal, pipes for Markdown, commas for CSV. Builders decide the cells once.
 
-use comfy_table::{
-    Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width, presets,
-};
+use comfy_table::{Cell, CellAlignment, ColumnConstraint, Table, Width};
 
 /// A cell's colour in a terminal table: comfy-table's own natively.
 #[cfg(not(target_arch = "wasm32"))]
@@ -21,7 +19,7 @@ pub enum Color {
     Green,
 }
 
-use crate::layout::{text_width, wrap_words};
+use crate::layout::{framed_table, text_width, wrap_words};
 use crate::numbers::printable;
 
 /// Header and rows of text cells.
@@ -346,11 +344,7 @@ impl TerminalGrid {
     /// padding) where given, else as wide as their content.
     fn slice(&self, rows: std::ops::Range<usize>, widths: Option<&[u16]>) -> Table {
         let cells = &self.grid;
-        let mut table = Table::new();
-        table
-            .load_style(presets::UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(cells.header.clone());
+        let mut table = framed_table(cells.header.clone(), None);
         #[cfg(not(target_arch = "wasm32"))]
         if self.colors.is_empty() {
             table.force_no_tty();

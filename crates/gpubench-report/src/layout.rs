@@ -3,7 +3,18 @@
 //! their less important columns and wrap free text at word boundaries, and prose wraps at word
 //! boundaries, so an 80-column terminal never breaks an id or a word.
 
-use comfy_table::{ColumnConstraint, ContentArrangement, Table, Width};
+use comfy_table::{ColumnConstraint, ContentArrangement, Row, Table, Width, presets};
+
+/// The crate's terminal table: `header` over the rows still to be added, in the condensed
+/// UTF-8 frame, fitted to `width` columns ([`arrange`]; `None` keeps every cell on one line).
+pub(crate) fn framed_table(header: impl Into<Row>, width: Option<u16>) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_header(header);
+    arrange(&mut table, width);
+    table
+}
 
 /// Fits `table` (its header already set) to `width` columns when given, else leaves every cell
 /// on one line. Fitted, the first column (the ids) is kept whole and no column is narrower than

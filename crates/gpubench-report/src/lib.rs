@@ -55,6 +55,21 @@ pub enum Format {
     Bmf,
 }
 
+/// Calls `$function` of `$format`'s module with `$report`: the one place a [`Format`] picks
+/// its module. Every format module names its renderers alike (`render_run`,
+/// `render_comparison`, `render_cross`); the terminal table's alone take the `$style` too.
+macro_rules! in_format {
+    ($format:expr, $function:ident($report:expr), $style:expr) => {
+        match $format {
+            Format::Table => table::$function($style, $report),
+            Format::Json => json::$function($report),
+            Format::Csv => csv::$function($report),
+            Format::Markdown => markdown::$function($report),
+            Format::Bmf => bmf::$function($report),
+        }
+    };
+}
+
 impl Format {
     /// Every format, in the order `--help` lists them.
     pub const ALL: [Format; 5] = [
@@ -87,13 +102,7 @@ impl Format {
         doc: &RunDocument,
         style: &table::TableStyle,
     ) -> Result<String, ReportError> {
-        match self {
-            Format::Table => table::render_run(style, doc),
-            Format::Json => json::render_run(doc),
-            Format::Csv => csv::render_run(doc),
-            Format::Markdown => markdown::render_run(doc),
-            Format::Bmf => bmf::render_run(doc),
-        }
+        in_format!(self, render_run(doc), style)
     }
 
     /// A new run against a base run (ratios, intervals, verdicts) in this format.
@@ -102,13 +111,7 @@ impl Format {
         comparison: &Comparison,
         style: &table::TableStyle,
     ) -> Result<String, ReportError> {
-        match self {
-            Format::Table => table::render_comparison(style, comparison),
-            Format::Json => json::render_comparison(comparison),
-            Format::Csv => csv::render_comparison(comparison),
-            Format::Markdown => markdown::render_comparison(comparison),
-            Format::Bmf => bmf::render_comparison(comparison),
-        }
+        in_format!(self, render_comparison(comparison), style)
     }
 
     /// Several runs side by side, ratios against the first, in this format.
@@ -117,13 +120,7 @@ impl Format {
         cross: &CrossTable,
         style: &table::TableStyle,
     ) -> Result<String, ReportError> {
-        match self {
-            Format::Table => table::render_cross(style, cross),
-            Format::Json => json::render_cross(cross),
-            Format::Csv => csv::render_cross(cross),
-            Format::Markdown => markdown::render_cross(cross),
-            Format::Bmf => bmf::render_cross(cross),
-        }
+        in_format!(self, render_cross(cross), style)
     }
 }
 

@@ -28,14 +28,20 @@ fn trim_float(value: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Parses a size such as `64MiB`, `4 KiB`, `1GiB`, `512` (bytes). Decimal units (KB, MB, GB)
-/// are refused so nobody confuses 10^6 and 2^20.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+/// `text` trimmed and split where its leading number (digits and points) ends: the number, and
+/// what follows it (untrimmed).
+fn number_and_unit(text: &str) -> (&str, &str) {
     let trimmed = text.trim();
     let split = trimmed
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(trimmed.len());
-    let (number, unit) = trimmed.split_at(split);
+    trimmed.split_at(split)
+}
+
+/// Parses a size such as `64MiB`, `4 KiB`, `1GiB`, `512` (bytes). Decimal units (KB, MB, GB)
+/// are refused so nobody confuses 10^6 and 2^20.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let (number, unit) = number_and_unit(text);
     let value: f64 = number
         .parse()
         .map_err(|_| format!("'{text}' is not a size: write e.g. 64MiB, 4KiB or 1GiB"))?;
@@ -68,11 +74,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 /// accepted (`FLOP`) and names the quantity in messages. Binary prefixes are refused: a count
 /// of operations is decimal.
 pub fn parse_si_count(text: &str, unit: &str) -> Result<u64, String> {
-    let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
-    let (number, rest) = trimmed.split_at(split);
+    let (number, rest) = number_and_unit(text);
     let value: f64 = number.parse().map_err(|_| {
         format!("'{text}' is not a number of {unit}: write e.g. 20G, 1.5T or 500M (SI)")
     })?;
@@ -112,11 +114,7 @@ pub fn parse_rate_per_s(text: &str) -> Result<f64, String> {
 /// Parses a positive time with its unit (`us`, `ms` or `s`): `50ms`, `1.5 s`, `250us`; in
 /// seconds.
 pub fn parse_duration_s(text: &str) -> Result<f64, String> {
-    let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(trimmed.len());
-    let (number, unit) = trimmed.split_at(split);
+    let (number, unit) = number_and_unit(text);
     let scale = match unit.trim() {
         "us" => 1e-6,
         "ms" => 1e-3,

@@ -6,7 +6,7 @@
 use gpubench_results::RunDocument;
 use maud::{Markup, html};
 
-use super::{bars, data, header_row, join, section};
+use super::{bars, data, join, section, table_of, titled_section};
 use crate::ReportError;
 
 /// Results per cross-card chart: more and the labels under the bars overlap.
@@ -26,28 +26,19 @@ pub fn machines_table(labelled: &[(String, RunDocument)]) -> Markup {
         "run noise",
         "started",
     ];
-    html! {
-        section class="machines" {
-            "\n"
-            h2 { "Machines" }
-            "\n"
-            table {
-                "\n"
-                (header_row(&header))
-                "\n"
-                @for (label, doc) in labelled {
-                    tr {
-                        @for cell in machine_cells(label, doc) {
-                            td { (cell) }
-                        }
+    let rows: Vec<Markup> = labelled
+        .iter()
+        .map(|(label, doc)| {
+            html! {
+                tr {
+                    @for cell in machine_cells(label, doc) {
+                        td { (cell) }
                     }
-                    "\n"
                 }
             }
-            "\n"
-        }
-        "\n"
-    }
+        })
+        .collect();
+    titled_section("Machines", Some("machines"), table_of(None, &header, &rows))
 }
 
 /// The cells of one run's row in the machines table.
@@ -134,16 +125,14 @@ pub fn cross_card_sections(
     for suite in data::suites(docs) {
         let (ids, rows) = data::cross_card_of(docs, |r| r.suite == suite);
         if ids.is_empty() {
-            sections.push(html! {
-                section {
-                    "\n"
-                    h2 { "Cross-card: " (suite) }
-                    "\n"
+            sections.push(titled_section(
+                &format!("Cross-card: {suite}"),
+                None,
+                html! {
                     p class="note" { (no_cross_card(docs, &suite)) }
                     "\n"
-                }
-                "\n"
-            });
+                },
+            ));
             continue;
         }
         let parts = ids.len().div_ceil(BARS_PER_CHART);

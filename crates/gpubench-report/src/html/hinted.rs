@@ -11,7 +11,7 @@ use maud::{Markup, html};
 
 use super::charts;
 use super::data::{self, Series};
-use super::{chart_section, header_row, join};
+use super::{chart_section, join, table_of, titled_section};
 use crate::ReportError;
 use crate::numbers::sig3;
 
@@ -219,33 +219,31 @@ fn timelines(title: &str, doc: &RunDocument) -> Markup {
     for (_, rows) in &mut groups {
         rows.sort_by(|a, b| a.0.cmp(&b.0));
     }
-    html! {
-        @for (name, rows) in &groups {
-            section {
-                "\n"
-                h2 { (name) (title) }
-                "\n"
-                (timeline_svg(rows))
-                "\n"
-                table class="timeline" {
-                    "\n"
-                    (header_row(&["item", "stage", "median", "unit"]))
-                    "\n"
-                    @for (item, stage, r) in rows {
-                        tr {
-                            td { (item) }
-                            td { (stage) }
-                            td class="num" { (median(r)) }
-                            td { (r.unit) }
-                        }
-                        "\n"
+    join(groups.iter().map(|(name, rows)| {
+        let stage_rows: Vec<Markup> = rows
+            .iter()
+            .map(|(item, stage, r)| {
+                html! {
+                    tr {
+                        td { (item) }
+                        td { (stage) }
+                        td class="num" { (median(r)) }
+                        td { (r.unit) }
                     }
                 }
+            })
+            .collect();
+        let header = ["item", "stage", "median", "unit"];
+        titled_section(
+            &format!("{name}{title}"),
+            None,
+            html! {
+                (timeline_svg(rows))
                 "\n"
-            }
-            "\n"
-        }
-    }
+                (table_of(Some("timeline"), &header, &stage_rows))
+            },
+        )
+    }))
 }
 
 /// Width of a timeline picture, and of its item labels, in pixels.

@@ -8,8 +8,8 @@ use gpubench_results::RunDocument;
 use gpubench_results::item_timeline::ItemTimeline;
 use maud::{Markup, html};
 
-use super::charts;
 use super::overlay::tick;
+use super::{charts, section_of};
 use crate::numbers::sig3;
 
 /// Width of a picture, of its item labels, and of the margin after the axis, in pixels.
@@ -31,14 +31,8 @@ pub fn section(title: &str, doc: &RunDocument) -> Markup {
         .filter_map(|r| Some((r.id.as_str(), ItemTimeline::of(r)?)))
         .filter(|(_, t)| !t.items.is_empty())
         .collect();
-    if drawn.is_empty() {
-        return html! {};
-    }
-    html! {
-        section {
-            "\n"
-            h2 { "Item timelines" (title) }
-            "\n"
+    section_of(&format!("Item timelines{title}"), &drawn, |drawn| {
+        html! {
             p class="note" {
                 "Each row is one item (a request) of a typical sample (the one whose time is nearest \
                  the median), each bar one of its stages on the host clock, from the sample's first \
@@ -46,15 +40,14 @@ pub fn section(title: &str, doc: &RunDocument) -> Markup {
                  documentation says what each stage covers; hover a bar for its times."
             }
             "\n"
-            @for (id, timeline) in &drawn {
+            @for (id, timeline) in drawn {
                 h3 { (id) }
                 "\n"
                 (gantt(timeline))
                 "\n"
             }
         }
-        "\n"
-    }
+    })
 }
 
 /// A step of about a fifth of `span` that is 1, 2 or 5 times a power of ten.

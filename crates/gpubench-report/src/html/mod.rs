@@ -215,24 +215,17 @@ fn findings_section(title: &str, doc: &RunDocument) -> Markup {
         .iter()
         .filter_map(|r| Some((r.id.as_str(), gpubench_results::chart::finding_of(r)?)))
         .collect();
-    if findings.is_empty() {
-        return html! {};
-    }
-    html! {
-        section {
-            "\n"
-            h2 { "Findings" (title) }
-            "\n"
+    section_of(&format!("Findings{title}"), &findings, |findings| {
+        html! {
             ul {
-                @for (id, finding) in &findings {
+                @for (id, finding) in findings {
                     li { code { (id) } ": " (finding) }
                     "\n"
                 }
             }
             "\n"
         }
-        "\n"
-    }
+    })
 }
 
 /// Latency histograms: of every result whose samples are each one operation waited for (a
@@ -339,19 +332,40 @@ fn section(title: &str, svg: &str, note: &str) -> Markup {
 
 /// [`section`] with `more` (a table) after the note.
 fn section_with(title: &str, svg: &str, note: &str, more: Markup) -> Markup {
-    html! {
-        section {
-            "\n"
-            h2 { (title) }
-            "\n"
+    titled_section(
+        title,
+        None,
+        html! {
             (figure(svg))
             "\n"
             p class="note" { (note) }
             "\n"
             (more)
+        },
+    )
+}
+
+/// A section (of `class`, where given) headed `heading`, `body` under the heading: the frame
+/// every section of the page shares.
+fn titled_section(heading: &str, class: Option<&str>, body: Markup) -> Markup {
+    html! {
+        section class=[class] {
+            "\n"
+            h2 { (heading) }
+            "\n"
+            (body)
         }
         "\n"
     }
+}
+
+/// A section headed `heading` showing `items` as `body` draws them; nothing where there are
+/// none.
+fn section_of<T>(heading: &str, items: &[T], body: impl FnOnce(&[T]) -> Markup) -> Markup {
+    if items.is_empty() {
+        return html! {};
+    }
+    titled_section(heading, None, body(items))
 }
 
 /// [`section`] where a chart was drawn; nothing where none was.
@@ -421,11 +435,10 @@ fn machine_rows(doc: &RunDocument) -> Vec<(&'static str, String)> {
 
 /// The machine of one file, headed by its label.
 fn machine_section(label: &str, doc: &RunDocument) -> Markup {
-    html! {
-        section class="machine" {
-            "\n"
-            h2 { (label) }
-            "\n"
+    titled_section(
+        label,
+        Some("machine"),
+        html! {
             table {
                 "\n"
                 @for (k, v) in machine_rows(doc) {
@@ -434,9 +447,8 @@ fn machine_section(label: &str, doc: &RunDocument) -> Markup {
                 }
             }
             "\n"
-        }
-        "\n"
-    }
+        },
+    )
 }
 
 /// A table's header row.
@@ -450,23 +462,17 @@ fn header_row(cells: &[&str]) -> Markup {
     }
 }
 
-/// A section holding one table under its heading.
-fn table_section(heading: &str, class: Option<&str>, header: &[&str], rows: &[Markup]) -> Markup {
+/// A table (of `class`, where given): `header`, then `rows`.
+fn table_of(class: Option<&str>, header: &[&str], rows: &[Markup]) -> Markup {
     html! {
-        section {
+        table class=[class] {
             "\n"
-            h2 { (heading) }
+            (header_row(header))
             "\n"
-            table class=[class] {
+            @for row in rows {
+                (row)
                 "\n"
-                (header_row(header))
-                "\n"
-                @for row in rows {
-                    (row)
-                    "\n"
-                }
             }
-            "\n"
         }
         "\n"
     }
@@ -479,35 +485,30 @@ fn results_section(title: &str, doc: &RunDocument) -> Markup {
         .iter()
         .filter(|r| r.status == Status::Ok)
         .collect();
-    if ok.is_empty() {
-        return html! {};
-    }
-    let rows: Vec<Markup> = ok
-        .into_iter()
-        .filter_map(|r| Some((r, r.summary.as_ref()?)))
-        .map(|(r, s)| {
-            let ci = if s.n > 1 {
-                format!("{} - {}", sig3(s.ci_low), sig3(s.ci_high))
-            } else {
-                "-".to_string()
-            };
-            html! {
-                tr {
-                    td { (r.id) }
-                    td class="num" { (sig3(s.median)) }
-                    td { (r.unit) }
-                    td { (ci) }
-                    td { (r.timing.map_or("-", |t| t.as_str())) }
+    section_of(&format!("All results{title}"), &ok, |ok| {
+        let rows: Vec<Markup> = ok
+            .iter()
+            .filter_map(|r| Some((r, r.summary.as_ref()?)))
+            .map(|(r, s)| {
+                let ci = if s.n > 1 {
+                    format!("{} - {}", sig3(s.ci_low), sig3(s.ci_high))
+                } else {
+                    "-".to_string()
+                };
+                html! {
+                    tr {
+                        td { (r.id) }
+                        td class="num" { (sig3(s.median)) }
+                        td { (r.unit) }
+                        td { (ci) }
+                        td { (r.timing.map_or("-", |t| t.as_str())) }
+                    }
                 }
-            }
-        })
-        .collect();
-    table_section(
-        &format!("All results{title}"),
-        Some("results"),
-        &["result", "median", "unit", "95% CI", "timing"],
-        &rows,
-    )
+            })
+            .collect();
+        let header = ["result", "median", "unit", "95% CI", "timing"];
+        table_of(Some("results"), &header, &rows)
+    })
 }
 
 /// Every failed and skipped result with its reason.
@@ -526,15 +527,9 @@ fn failures_section(title: &str, doc: &RunDocument) -> Markup {
             }
         })
         .collect();
-    if rows.is_empty() {
-        return html! {};
-    }
-    table_section(
-        &format!("Failed and skipped{title}"),
-        None,
-        &["result", "status", "reason"],
-        &rows,
-    )
+    section_of(&format!("Failed and skipped{title}"), &rows, |rows| {
+        table_of(None, &["result", "status", "reason"], rows)
+    })
 }
 
 /// The page around `body`: head, inline style, heading and footer.

@@ -10,8 +10,8 @@ use maud::{Markup, html};
 use super::bars::{Panel, common_legend, draw_panel};
 use super::charts::{colour, svg};
 use super::data::{Bar, StreamBar};
-use super::header_row;
 use super::overlay::Key;
+use super::table_of;
 use crate::ReportError;
 use crate::numbers::sig3;
 
@@ -142,20 +142,11 @@ pub fn table(files: &[(String, Vec<StreamBar>)]) -> Markup {
         "best (max rate) GB/s",
         "samples",
     ];
-    html! {
-        table class="results stream" {
-            "\n"
-            (header_row(&header))
-            "\n"
-            @for (label, bars) in files {
-                @for b in bars {
-                    (row(label, b))
-                    "\n"
-                }
-            }
-        }
-        "\n"
-    }
+    let rows: Vec<Markup> = files
+        .iter()
+        .flat_map(|(label, bars)| bars.iter().map(move |b| row(label, b)))
+        .collect();
+    table_of(Some("results stream"), &header, &rows)
 }
 
 /// One stream result's row: its run, kernel, kind, median, interval, best rate and samples.

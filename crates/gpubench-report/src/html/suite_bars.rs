@@ -16,7 +16,7 @@ use super::bars::{Panel, common_legend, draw_panel};
 use super::charts::{colour, svg};
 use super::data::{self, Bar};
 use super::overlay::Key;
-use super::{figure, fleet::BARS_PER_CHART, join};
+use super::{figure, fleet::BARS_PER_CHART, join, titled_section};
 use crate::ReportError;
 
 /// Where a category sorts: ranks compared in order.
@@ -415,11 +415,10 @@ fn sections(
 /// One part's section: its chart and note (or a line saying nothing was drawn), then what was
 /// left out.
 fn part_section(heading: &str, chart: Option<String>, note: &str, part: &Grouped) -> Markup {
-    html! {
-        section {
-            "\n"
-            h2 { (heading) }
-            "\n"
+    titled_section(
+        heading,
+        None,
+        html! {
             @if let Some(svg) = chart {
                 (figure(&svg))
                 "\n"
@@ -430,9 +429,8 @@ fn part_section(heading: &str, chart: Option<String>, note: &str, part: &Grouped
                 "\n"
             }
             (left_out_list(part))
-        }
-        "\n"
-    }
+        },
+    )
 }
 
 /// A chart's colour for a category, by the category's first word.

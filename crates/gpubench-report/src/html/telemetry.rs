@@ -9,7 +9,7 @@ use gpubench_results::RunDocument;
 use gpubench_results::telemetry::{RunTelemetry, TelemetryPoint, TelemetryStatus};
 
 use super::charts::{colour, err, svg, time_axes};
-use super::{figure, header_row};
+use super::{figure, table_of, titled_section};
 use crate::ReportError;
 
 /// The panel's HTML for `doc`, empty when the run recorded no telemetry.
@@ -28,16 +28,14 @@ pub fn section(title: &str, doc: &RunDocument) -> Result<Markup, ReportError> {
             "\n"
         }
     };
-    Ok(html! {
-        section {
-            "\n"
-            h2 { "Telemetry" (title) }
-            "\n"
+    Ok(titled_section(
+        &format!("Telemetry{title}"),
+        None,
+        html! {
             (body)
             (facts_paragraph(run))
-        }
-        "\n"
-    })
+        },
+    ))
 }
 
 /// A sampled run's clock and temperature charts and its throttle reasons.
@@ -122,18 +120,17 @@ fn reasons_table(run: &RunTelemetry) -> Markup {
             "\n"
         };
     }
-    html! {
-        table {
-            "\n"
-            (header_row(&["throttle reason", "first seen", "share of readings"]))
-            "\n"
-            @for reason in &run.totals.throttle_reasons {
-                (reason_row(run, reason))
-                "\n"
-            }
-        }
-        "\n"
-    }
+    let rows: Vec<Markup> = run
+        .totals
+        .throttle_reasons
+        .iter()
+        .map(|reason| reason_row(run, reason))
+        .collect();
+    table_of(
+        None,
+        &["throttle reason", "first seen", "share of readings"],
+        &rows,
+    )
 }
 
 /// A throttle reason's row: when it was first seen and in what share of the readings.

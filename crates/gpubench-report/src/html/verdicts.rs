@@ -8,7 +8,7 @@ use gpubench_baseline::{Comparison, PairComparison, Verdict};
 use gpubench_results::RunDocument;
 use maud::{Markup, html};
 
-use super::header_row;
+use super::{table_of, titled_section};
 use crate::comparison::comparison_text;
 
 /// What a cross-machine row says instead of a verdict.
@@ -19,23 +19,38 @@ pub fn section(labelled: &[(String, RunDocument)]) -> Markup {
     let Some((base_label, base)) = labelled.first() else {
         return html! {};
     };
-    html! {
-        section class="verdicts" {
-            "\n"
-            h2 { "Verdicts against the first file" }
-            "\n"
+    titled_section(
+        "Verdicts against the first file",
+        Some("verdicts"),
+        html! {
             @for (label, doc) in &labelled[1..] {
                 (table(&compare(base_label, base, label, doc, &CompareOptions::default())))
             }
-        }
-        "\n"
-    }
+        },
+    )
 }
 
 /// The table of one comparison, under its heading lines and over its notes.
 fn table(cmp: &Comparison) -> Markup {
     let text = comparison_text(cmp);
     let header: Vec<&str> = text.grid.header.iter().map(String::as_str).collect();
+    // The grid has one row per pair, in order: its cells are the comparison's own numbers.
+    let rows: Vec<Markup> = cmp
+        .pairs
+        .iter()
+        .zip(&text.grid.rows)
+        .map(|(pair, row)| {
+            html! {
+                tr class=(pair.verdict.as_str()) {
+                    @for (i, cell) in row.iter().enumerate() {
+                        td class=[text.grid.numeric.contains(&i).then_some("num")] {
+                            (shown_cell(cmp, pair, (i, row.len()), cell))
+                        }
+                    }
+                }
+            }
+        })
+        .collect();
     html! {
         h3 { (cmp.new.label) " against " (cmp.base.label) }
         "\n"
@@ -46,24 +61,7 @@ fn table(cmp: &Comparison) -> Markup {
         details {
             summary { (cmp.pairs.len()) " results: ratio, its 95% interval, band and verdict" }
             "\n"
-            table class="results verdict" {
-                "\n"
-                (header_row(&header))
-                "\n"
-                // The grid has one row per pair, in order: its cells are the comparison's own
-                // numbers.
-                @for (pair, row) in cmp.pairs.iter().zip(&text.grid.rows) {
-                    tr class=(pair.verdict.as_str()) {
-                        @for (i, cell) in row.iter().enumerate() {
-                            td class=[text.grid.numeric.contains(&i).then_some("num")] {
-                                (shown_cell(cmp, pair, (i, row.len()), cell))
-                            }
-                        }
-                    }
-                    "\n"
-                }
-            }
-            "\n"
+            (table_of(Some("results verdict"), &header, &rows))
         }
         "\n"
     }

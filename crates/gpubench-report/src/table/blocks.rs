@@ -7,10 +7,11 @@
 
 use std::collections::BTreeMap;
 
-use comfy_table::{Cell, CellAlignment, Table, presets};
+use comfy_table::{Cell, CellAlignment, Table};
 use gpubench_results::units::format_size;
 use gpubench_results::{BenchResult, MetricKind, Status};
 
+use crate::layout::framed_table;
 use crate::numbers::sig3;
 
 /// The pivot of a size sweep: per size, per path, the median bandwidth, the latency it implies
@@ -48,7 +49,6 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> Op
     if cells.is_empty() {
         return None;
     }
-    let mut table = Table::new();
     let mut header = vec![format!("{suite} by size")];
     // On a narrow terminal, long path names in the header split after their hyphens, never
     // inside a word.
@@ -56,10 +56,7 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> Op
         Some(_) if paths.len() > 2 => crate::layout::split_at_hyphens(p, 12),
         _ => p.to_string(),
     }));
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_header(header);
-    crate::layout::arrange(&mut table, width);
+    let mut table = framed_table(header, width);
     let mut sizes: Vec<u64> = cells.keys().map(|(bytes, _)| *bytes).collect();
     sizes.dedup();
     for bytes in sizes {
@@ -90,10 +87,8 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> 
     if with_latency.is_empty() {
         return None;
     }
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_header(vec![
+    let mut table = framed_table(
+        vec![
             format!("{suite} latency"),
             "p50 us".to_string(),
             "p95 us".to_string(),
@@ -101,8 +96,9 @@ pub fn latency_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> 
             "max us".to_string(),
             "n".to_string(),
             "gpu median us".to_string(),
-        ]);
-    crate::layout::arrange(&mut table, width);
+        ],
+        width,
+    );
     for r in with_latency {
         let Some(l) = &r.latency else { continue };
         let id = r.id.strip_prefix(&format!("{}/", r.suite)).unwrap_or(&r.id);

@@ -3,10 +3,11 @@
 //! matched, and each result's percentage of its nominal figure beside its percentage of the
 //! measured peak. Nothing is printed for a run without telemetry or for results no row matches.
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
+use comfy_table::{Cell, CellAlignment, Table};
 use gpubench_results::telemetry::{RunTelemetry, Spread, TelemetryStatus};
 use gpubench_results::{BenchResult, RunDocument};
 
+use crate::layout::framed_table;
 use crate::numbers::sig3;
 
 /// `graphics clock 1410-1980 MHz` for a spread.
@@ -99,18 +100,17 @@ pub fn nominal_table(doc: &RunDocument) -> Option<Table> {
     if rows.is_empty() {
         return None;
     }
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec![
+    let mut table = framed_table(
+        vec![
             "against nominal",
             "value",
             "unit",
             "% of measured peak",
             "% of nominal",
             "of",
-        ]);
+        ],
+        None,
+    );
     let percent = |v: Option<f64>| {
         Cell::new(v.map_or("-".to_string(), |v| format!("{v:.0}%")))
             .set_alignment(CellAlignment::Right)

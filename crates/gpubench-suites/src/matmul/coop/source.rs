@@ -218,16 +218,10 @@ fn store_staged(
     let mut store = |array: &str, v: u32, total: u32, per_row: u32, stride: u32, base: &str| {
         let reg = format!("p{}{v}", &array[1..]);
         let (e, tail) = nth_element(v, wg, total);
-        let guard = tail.map(|t| format!("if ({t}) ")).unwrap_or_default();
-        emit!(out, "{indent}{guard}{{");
-        emit!(
-            out,
-            "{indent}    let at = {base} + ({e} / {per_row}u) * {stride}u + 4u * ({e} % {per_row}u);"
-        );
-        for (c, name) in ["x", "y", "z", "w"].iter().enumerate() {
-            emit!(out, "{indent}    {array}[at + {c}u] = {reg}.{name};");
-        }
-        emit!(out, "{indent}}}");
+        let at = format!("{base} + ({e} / {per_row}u) * {stride}u + 4u * ({e} % {per_row}u)");
+        store4(out, indent, tail, &at, |c, name| {
+            format!("{array}[at + {c}u] = {reg}.{name};")
+        });
     };
     for v in 0..la {
         store("sa", v, bm * bk4, bk4, stride_a, base_a);
@@ -254,18 +248,26 @@ fn store_b_kcontig(
 ) {
     let bn4 = p.block().1 / 4;
     let (e, tail) = nth_element(v, p.invocations(), p.bk * bn4);
+    let at = format!("{base} + 4u * ({e} % {bn4}u) * {stride}u + {e} / {bn4}u");
+    store4(out, indent, tail, &at, |c, name| {
+        format!("sb[at + {}u] = pb{v}.{name};", c * stride)
+    });
+}
+
+/// A block, under `tail`'s guard where there is one, that sets `at` to `at_expr` and stores the
+/// four components of a register with `store(c, name)` (component `c`, named `name`).
+fn store4(
+    out: &mut String,
+    indent: &str,
+    tail: Option<String>,
+    at_expr: &str,
+    store: impl Fn(u32, &str) -> String,
+) {
     let guard = tail.map(|t| format!("if ({t}) ")).unwrap_or_default();
     emit!(out, "{indent}{guard}{{");
-    emit!(
-        out,
-        "{indent}    let at = {base} + 4u * ({e} % {bn4}u) * {stride}u + {e} / {bn4}u;"
-    );
-    for (c, name) in ["x", "y", "z", "w"].iter().enumerate() {
-        emit!(
-            out,
-            "{indent}    sb[at + {}u] = pb{v}.{name};",
-            c as u32 * stride
-        );
+    emit!(out, "{indent}    let at = {at_expr};");
+    for (c, name) in (0u32..).zip(["x", "y", "z", "w"]) {
+        emit!(out, "{indent}    {}", store(c, name));
     }
     emit!(out, "{indent}}}");
 }
