@@ -4,18 +4,34 @@
 //! unknown warning changes no verdict.
 
 use gpubench_baseline::testing::{doubled, unknown_kinds_fixture};
-use gpubench_baseline::{CompareOptions, Comparison, CrossCell, Verdict, compare, cross_table};
+use gpubench_baseline::{
+    CompareOptions, Comparison, CrossCell, CrossRow, CrossTable, PairComparison, Verdict, compare,
+    cross_table,
+};
 
 const UNKNOWN_ROW: &str = "energy/request/joules";
 const BANDWIDTH_ROW: &str = "stream/triad/vec4-f32/64MiB";
 const TIME_ROW: &str = "launch/dispatch/1";
 
-fn verdict(cmp: &Comparison, id: &str) -> Verdict {
+/// The pair of `id` in `cmp`.
+fn pair_of<'a>(cmp: &'a Comparison, id: &str) -> &'a PairComparison {
     cmp.pairs
         .iter()
         .find(|p| p.id == id)
-        .map(|p| p.verdict)
         .unwrap_or_else(|| panic!("no pair {id}"))
+}
+
+/// The row of `id` in `table`.
+fn row_of<'a>(table: &'a CrossTable, id: &str) -> &'a CrossRow {
+    table
+        .rows
+        .iter()
+        .find(|r| r.id == id)
+        .unwrap_or_else(|| panic!("no row {id}"))
+}
+
+fn verdict(cmp: &Comparison, id: &str) -> Verdict {
+    pair_of(cmp, id).verdict
 }
 
 #[test]
@@ -25,11 +41,7 @@ fn an_unknown_metric_compared_with_itself_is_not_judged_and_known_rows_are() {
     assert_eq!(verdict(&cmp, UNKNOWN_ROW), Verdict::NotJudged);
     assert_eq!(verdict(&cmp, BANDWIDTH_ROW), Verdict::Unchanged);
     assert_eq!(verdict(&cmp, TIME_ROW), Verdict::Unchanged);
-    let pair = cmp
-        .pairs
-        .iter()
-        .find(|p| p.id == UNKNOWN_ROW)
-        .expect("the unknown row is paired");
+    let pair = pair_of(&cmp, UNKNOWN_ROW);
     assert_eq!(
         pair.note.as_deref(),
         Some("not judged: metric kind 'joules-per-request' unknown to this gpubench")
@@ -90,11 +102,7 @@ fn the_cross_table_shows_the_unknown_row_without_a_ratio() {
     let base = unknown_kinds_fixture();
     let twice = doubled(&base);
     let table = cross_table(&[("a", &base), ("b", &twice)]);
-    let row = table
-        .rows
-        .iter()
-        .find(|r| r.id == UNKNOWN_ROW)
-        .expect("the unknown row is listed");
+    let row = row_of(&table, UNKNOWN_ROW);
     assert_eq!(row.metric.name(), "joules-per-request");
     assert_eq!(row.unit, "J/request");
     match &row.cells[1] {
@@ -104,11 +112,7 @@ fn the_cross_table_shows_the_unknown_row_without_a_ratio() {
         }
         other => panic!("unexpected {other:?}"),
     }
-    let known = table
-        .rows
-        .iter()
-        .find(|r| r.id == BANDWIDTH_ROW)
-        .expect("bandwidth row");
+    let known = row_of(&table, BANDWIDTH_ROW);
     assert!(
         matches!(known.cells[1], CrossCell::Value { ratio: Some(r), .. } if (r - 2.0).abs() < 1e-6),
         "{known:?}"

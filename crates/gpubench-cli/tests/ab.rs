@@ -11,7 +11,10 @@ use gpubench_baseline::testing::doc_with;
 use gpubench_results::{RunDocument, Status};
 
 mod common;
-use common::{arg, gpubench_output, gpubench_path, text, write_doc};
+use common::{
+    arg, assert_exit, assert_exit_saying, assert_has, assert_has_all, gpubench_output,
+    gpubench_path, text, write_doc,
+};
 
 /// A stand-in build called `name` in `dir` whose k-th run writes `docs[k % docs.len()]`, and
 /// records each run's arguments, one run per line, in `dir/name.args`. Its `run -h` is
@@ -72,11 +75,10 @@ fn the_same_build_twice_is_unchanged_and_exits_0() {
     let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
     let head = stand_in(dir.path(), "head", &[at_speed(1.01), at_speed(0.99)]);
     let out = ab(dir.path(), &base, &head, &["--rounds", "5"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("5 rounds, base and head in turn: 2 unchanged"),
-        "{stdout}"
+    assert_exit(&out, 0);
+    assert_has(
+        &text(&out.stdout),
+        "5 rounds, base and head in turn: 2 unchanged",
     );
     // Each round's two files, base first in odd rounds and head first in even ones.
     let files = dir.path().join("out");
@@ -108,17 +110,8 @@ fn a_head_at_half_speed_is_confirmed_then_fails_with_3() {
         &head,
         &["--rounds", "5", "--confirm-rounds", "2"],
     );
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("confirming 2 suspect benchmarks"),
-        "{stderr}"
-    );
-    let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("7 rounds") && stdout.contains("2 regressed"),
-        "{stdout}"
-    );
+    assert_exit_saying(&out, 3, &["confirming 2 suspect benchmarks"]);
+    assert_has_all(&text(&out.stdout), &["7 rounds", "2 regressed"]);
     // The confirmation rounds run the suspects' suites only.
     let runs = std::fs::read_to_string(dir.path().join("head.args")).expect("args");
     assert_eq!(runs.lines().count(), 7);
@@ -147,21 +140,15 @@ fn a_slowdown_hidden_in_some_rounds_gets_a_second_look_and_fails_with_3() {
         &head,
         &["--rounds", "5", "--confirm-rounds", "2"],
     );
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(
-        stderr.contains("still too noisy, a second look at 2 suspect benchmarks"),
-        "{stderr}"
+    assert_exit_saying(
+        &out,
+        3,
+        &[
+            "still too noisy, a second look at 2 suspect benchmarks",
+            "confirmation round 4 (of at most 4)",
+        ],
     );
-    assert!(
-        stderr.contains("confirmation round 4 (of at most 4)"),
-        "{stderr}"
-    );
-    let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("9 rounds") && stdout.contains("2 regressed"),
-        "{stdout}"
-    );
+    assert_has_all(&text(&out.stdout), &["9 rounds", "2 regressed"]);
 }
 
 #[test]
@@ -179,8 +166,8 @@ fn rounds_that_disagree_are_too_noisy_and_exit_6() {
         &head,
         &["--rounds", "6", "--confirm-rounds", "0"],
     );
-    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("too noisy to judge"));
+    assert_exit(&out, 6);
+    assert_has(&text(&out.stdout), "too noisy to judge");
 }
 
 #[test]
@@ -198,7 +185,7 @@ fn a_result_the_head_lost_fails_with_4_naming_the_round() {
         &head,
         &["--rounds", "5", "--format", "json"],
     );
-    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert_exit(&out, 4);
     let cmp: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     let lost = &cmp["rows"][0];
     assert_eq!(lost["verdict"], "status-changed");
@@ -211,12 +198,7 @@ fn what_ab_sets_itself_and_missing_builds_are_usage_errors() {
     let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
     let missing = dir.path().join("no-such-gpubench");
     let out = gpubench_output(&["ab", arg(&base), arg(&missing)]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("HEAD_BIN"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_exit_saying(&out, 2, &["HEAD_BIN"]);
     for flags in [
         &["--out", "x.json"][..],
         &["--save-baseline"],
@@ -252,7 +234,7 @@ fn an_older_base_is_judged_on_the_flags_and_suites_both_builds_accept() {
         .map(|line| line.replace("transfer, ", ""))
         .collect::<Vec<_>>()
         .join("\n");
-    assert!(help.contains("[possible values: stream,"), "{help}");
+    assert_has(&help, "[possible values: stream,");
     std::fs::write(dir.path().join("base.help"), help).expect("help");
     let out = dir.path().join("out");
     let args = [
@@ -270,15 +252,13 @@ fn an_older_base_is_judged_on_the_flags_and_suites_both_builds_accept() {
         "64KiB",
     ];
     let run = gpubench_output(&args);
-    let stderr = text(&run.stderr);
-    assert_eq!(run.status.code(), Some(0), "{stderr}");
-    assert!(
-        stderr.contains("--stream-size 64KiB: the base build does not accept it"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("suite transfer: the base build has no such suite"),
-        "{stderr}"
+    assert_exit_saying(
+        &run,
+        0,
+        &[
+            "--stream-size 64KiB: the base build does not accept it",
+            "suite transfer: the base build has no such suite",
+        ],
     );
     for build in ["base", "head"] {
         let runs = std::fs::read_to_string(dir.path().join(format!("{build}.args"))).expect("args");
@@ -293,10 +273,5 @@ fn an_older_base_is_judged_on_the_flags_and_suites_both_builds_accept() {
     }
     // A flag the head does not accept is the user's mistake, refused before any run.
     let typo = gpubench_output(&["ab", arg(&base), arg(&head), "--", "--stream-sise", "1MiB"]);
-    assert_eq!(typo.status.code(), Some(2), "{}", text(&typo.stderr));
-    assert!(
-        text(&typo.stderr).contains("--stream-sise"),
-        "{}",
-        text(&typo.stderr)
-    );
+    assert_exit_saying(&typo, 2, &["--stream-sise"]);
 }

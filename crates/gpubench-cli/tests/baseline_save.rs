@@ -9,7 +9,10 @@ use gpubench_harness::{RunDocument, Status};
 use gpubench_results::run_noise::RunNoise;
 
 mod common;
-use common::{arg, gpubench_command, json_files, text, write_doc};
+use common::{
+    arg, assert_exit, assert_exit_saying, assert_has, assert_lacks, gpubench_command, json_files,
+    text, write_doc,
+};
 
 /// A clean run: only ok results, its own noise check quiet.
 fn clean_run(adapter: &str) -> RunDocument {
@@ -35,28 +38,18 @@ fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
 
     let unchecked = write_doc(dir.path(), "unchecked.json", &doc_with("Card", false));
     let out = save(&unchecked, &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("no noise check"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_exit_saying(&out, 1, &["no noise check"]);
     assert!(json_files(&store).is_empty(), "nothing recorded");
 
     let clean = write_doc(dir.path(), "clean.json", &clean_run("Card"));
     let out = save(&clean, &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("baseline recorded"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_exit_saying(&out, 0, &["baseline recorded"]);
     let recorded = json_files(&store);
     assert_eq!(recorded.len(), 1, "{recorded:?}");
 
     // The stored baseline itself as FILE would be read and replaced at once: refused.
     let out = save(&recorded[0], &[]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_exit(&out, 2);
 
     // A run with a failed result never becomes the baseline, forced or not.
     let mut broken = clean_run("Card");
@@ -64,7 +57,7 @@ fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
     let broken = write_doc(dir.path(), "broken.json", &broken);
     let before = std::fs::read(&recorded[0]).expect("read");
     let out = save(&broken, &["--force"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_exit(&out, 1);
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
 }
 
@@ -79,12 +72,7 @@ fn show_alone_shows_the_latest_run_under_results() {
             .expect("runs")
     };
     let out = show();
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("no run found"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_exit_saying(&out, 1, &["no run found"]);
 
     let results = dir.path().join("results");
     std::fs::create_dir(&results).expect("mkdir");
@@ -95,11 +83,8 @@ fn show_alone_shows_the_latest_run_under_results() {
     write_doc(&results, "a.json", &newer);
     write_doc(&results, "b.json", &older);
     let out = show();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit_saying(&out, 0, &["showing the latest run"]);
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("Newer Card") && !stdout.contains("Older Card"),
-        "{stdout}"
-    );
-    assert!(text(&out.stderr).contains("showing the latest run"));
+    assert_has(&stdout, "Newer Card");
+    assert_lacks(&stdout, "Older Card");
 }

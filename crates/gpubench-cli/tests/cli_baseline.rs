@@ -6,7 +6,10 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{json_files, quick_stream_command, quick_stream_run, text, vulkan_temp_dir};
+use common::{
+    assert_exit, assert_exit_saying, assert_has_all, json_files, quick_stream_command,
+    quick_stream_run, text, vulkan_temp_dir,
+};
 
 fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
     let baselines = baselines.to_string_lossy();
@@ -27,8 +30,7 @@ fn save_then_compare_and_never_record_a_failed_run() {
         &baselines,
         &["--html", &html],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("no baseline for this adapter"));
+    assert_exit_saying(&out, 0, &["no baseline for this adapter"]);
     let page = std::fs::read_to_string(&first_page).expect("page");
     assert!(
         !page.contains("class=\"verdicts\""),
@@ -41,8 +43,7 @@ fn save_then_compare_and_never_record_a_failed_run() {
         // --force: a shared host's noise must not decide whether this test records one.
         &["--save-baseline", "--force"],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("baseline recorded"));
+    assert_exit_saying(&out, 0, &["baseline recorded"]);
     // The baseline, beside its lock file (`.<baseline>.lock`, which the store owns).
     let recorded = json_files(&baselines);
     assert_eq!(recorded.len(), 1, "{recorded:?}");
@@ -55,12 +56,8 @@ fn save_then_compare_and_never_record_a_failed_run() {
         &baselines,
         &["--no-fail", "--html", &html],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("same adapter") && stdout.contains("verdict"),
-        "{stdout}"
-    );
+    assert_exit(&out, 0);
+    assert_has_all(&text(&out.stdout), &["same adapter", "verdict"]);
     // The page holds the verdicts too: the baseline drawn first, the run beside it.
     let page = std::fs::read_to_string(&third_page).expect("page");
     assert!(
@@ -73,8 +70,7 @@ fn save_then_compare_and_never_record_a_failed_run() {
         &baselines,
         &["--inject-fault", "wrong-output", "--save-baseline"],
     );
-    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("not recording a baseline"));
+    assert_exit_saying(&out, 4, &["not recording a baseline"]);
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
 
     // A stored baseline that cannot be read in full cannot be replaced (its other suites would
@@ -82,12 +78,7 @@ fn save_then_compare_and_never_record_a_failed_run() {
     std::fs::write(&recorded[0], b"{ damaged").expect("damage the baseline");
     let never = dir.path().join("never.json");
     let out = quick_run(&never, &baselines, &["--save-baseline"]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("could not replace it"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_exit_saying(&out, 1, &["could not replace it"]);
     assert!(!never.exists(), "refused before the run");
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), b"{ damaged");
 }
@@ -111,11 +102,10 @@ fn outside_a_checkout_baselines_live_in_the_user_data_directory() {
     };
     let stored = data.join("gpubench").join("baselines");
     let out = run("first.json", &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let looked = format!("looked for {}", stored.display());
-    assert!(text(&out.stderr).contains(&looked), "{}", text(&out.stderr));
+    assert_exit_saying(&out, 0, &[&looked]);
     let out = run("second.json", &["--save-baseline", "--force"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     assert_eq!(json_files(&stored).len(), 1);
     assert!(
         !work.join("baselines").exists(),
@@ -138,7 +128,7 @@ fn several_runs_record_the_quietest_and_keep_every_file() {
         "2",
     ];
     let output = common::quick_suite_run("launch", &out, &flags);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_exit(&output, 0);
     let level = |path: &Path| common::read_doc(path)["noise"]["level"].as_f64();
     let runs = [1, 2].map(|k| dir.path().join(format!("x-run{k}.json")));
     let levels = runs

@@ -3,15 +3,14 @@
 //! valid file, and say so in the exit code.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-use serde_json::Value;
 
 mod common;
 use common::{
-    assert_status_reason, quick_stream_command, quick_stream_run, read_doc, result_with_id,
-    send_signal, temporary_files, vulkan_temp_dir,
+    assert_exit, assert_has, assert_lacks, assert_status_reason, quick_stream_command,
+    quick_stream_run, read_doc, result_with_id, results_written, send_signal, temporary_files,
+    vulkan_temp_dir, wait_until,
 };
 
 /// A quick stream run on 64 KiB arrays with the named faults injected after the suites.
@@ -20,18 +19,23 @@ fn run_with_faults(out: &Path, faults: &[&str]) -> std::process::Output {
     quick_stream_run(out, "64KiB", &flags)
 }
 
+/// Starts `command` with stdout dropped and stderr kept for the test to read.
+#[cfg(unix)]
+fn start_quietly(command: &mut Command) -> Child {
+    command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts")
+}
+
 #[test]
 fn device_lost_mid_run_keeps_results_and_exits_4() {
     let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
     // Faults run after the suites: lose the device, then one more fault that cannot run.
     let output = run_with_faults(&out, &["device-lost", "wrong-output"]);
-    assert_eq!(
-        output.status.code(),
-        Some(4),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_exit(&output, 4);
     let doc = read_doc(&out);
     let results = doc["results"].as_array().expect("results");
     let ok = results.iter().filter(|r| r["status"] == "ok").count();
@@ -51,7 +55,7 @@ fn a_benchmark_over_the_limit_is_skipped_and_the_run_goes_on() {
     let out = dir.path().join("r.json");
     let output = run_with_faults(&out, &["over-limit", "gpu-error"]);
     // The GPU error fails its benchmark (exit 4); the over-limit one is only skipped.
-    assert_eq!(output.status.code(), Some(4));
+    assert_exit(&output, 4);
     let doc = read_doc(&out);
     let over = result_with_id(&doc, "selftest/over-limit");
     assert_status_reason(&over, "skipped", "max_buffer_size");
@@ -67,26 +71,15 @@ fn interrupt_with(signal: &str, expected_code: i32) {
     // Many samples and a 1 s cap: each benchmark samples for about 2 s, so the signal lands
     // while sampling the second one.
     let flags = ["--samples", "100000", "--max-time", "1"];
-    let child = quick_stream_command(&out, "64KiB", &flags)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        assert!(Instant::now() < deadline, "no result was finished in time");
-        if out.exists()
-            && let Ok(text) = std::fs::read_to_string(&out)
-            && let Ok(doc) = serde_json::from_str::<Value>(&text)
-            && doc["results"].as_array().is_some_and(|r| !r.is_empty())
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let child = start_quietly(&mut quick_stream_command(&out, "64KiB", &flags));
+    wait_until(
+        Duration::from_secs(60),
+        "no result was finished in time",
+        || results_written(&out) >= 1,
+    );
     send_signal(&child, signal);
     let output = child.wait_with_output().expect("exits");
-    assert_eq!(output.status.code(), Some(expected_code));
+    assert_exit(&output, expected_code);
     let doc = read_doc(&out);
     assert_eq!(
         doc["complete"], false,
@@ -98,7 +91,7 @@ fn interrupt_with(signal: &str, expected_code: i32) {
         results.iter().all(|r| r["status"] == "ok"),
         "the cut-short benchmark is not recorded"
     );
-    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted"));
+    assert_has(&String::from_utf8_lossy(&output.stderr), "interrupted");
 }
 
 #[cfg(unix)]
@@ -128,11 +121,7 @@ fn a_second_signal_ends_the_run_at_once() {
         "--max-time",
         "4",
     ];
-    let child = quick_stream_command(&out, "16MiB", &flags)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
+    let child = start_quietly(&mut quick_stream_command(&out, "16MiB", &flags));
     // Into the sampling of the first benchmark: calibration is over after a few seconds.
     std::thread::sleep(Duration::from_secs(5));
     send_signal(&child, "-INT");
@@ -146,7 +135,7 @@ fn a_second_signal_ends_the_run_at_once() {
         "took {:?} after the second signal",
         second.elapsed()
     );
-    assert_eq!(output.status.code(), Some(130));
+    assert_exit(&output, 130);
     if out.exists() {
         read_doc(&out);
     }
@@ -156,23 +145,14 @@ fn a_second_signal_ends_the_run_at_once() {
 /// Starts a quick 64 KiB stream run with `fault` injected after it, and waits until the stream
 /// results are in the file and the fault's benchmark has had a second to start stalling.
 #[cfg(unix)]
-fn stalled_run(out: &Path, fault: &str) -> std::process::Child {
-    let child = quick_stream_command(out, "64KiB", &["--inject-fault", fault])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        assert!(Instant::now() < deadline, "the stream results never came");
-        if let Ok(text) = std::fs::read_to_string(out)
-            && let Ok(doc) = serde_json::from_str::<Value>(&text)
-            && doc["results"].as_array().is_some_and(|r| r.len() >= 8)
-        {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn stalled_run(out: &Path, fault: &str) -> Child {
+    let flags = ["--inject-fault", fault];
+    let child = start_quietly(&mut quick_stream_command(out, "64KiB", &flags));
+    wait_until(
+        Duration::from_secs(120),
+        "the stream results never came",
+        || results_written(out) >= 8,
+    );
     std::thread::sleep(Duration::from_secs(2));
     child
 }
@@ -194,7 +174,7 @@ fn signal_a_stalled_run(fault: &str, signal: &str, code: i32) -> String {
         "{fault}: took {:?} after the signal",
         sent.elapsed()
     );
-    assert_eq!(output.status.code(), Some(code));
+    assert_exit(&output, code);
     let doc = read_doc(&out);
     assert_eq!(doc["complete"], false);
     assert_eq!(doc["results"].as_array().map(Vec::len), Some(8));
@@ -209,8 +189,8 @@ fn signal_a_stalled_run(fault: &str, signal: &str, code: i32) -> String {
 #[test]
 fn one_signal_ends_a_wait_for_an_endless_dispatch() {
     let stderr = signal_a_stalled_run("stall-gpu", "-INT", 130);
-    assert!(stderr.contains("8 finished results kept"), "{stderr}");
-    assert!(!stderr.contains("did not stop within"), "{stderr}");
+    assert_has(&stderr, "8 finished results kept");
+    assert_lacks(&stderr, "did not stop within");
 }
 
 /// One signal while the host is busy with work that never looks at the flag (a minute's
@@ -220,5 +200,5 @@ fn one_signal_ends_a_wait_for_an_endless_dispatch() {
 #[test]
 fn one_signal_ends_the_process_while_the_host_is_busy() {
     let stderr = signal_a_stalled_run("stall-host", "-TERM", 143);
-    assert!(stderr.contains("did not stop within 2 s"), "{stderr}");
+    assert_has(&stderr, "did not stop within 2 s");
 }

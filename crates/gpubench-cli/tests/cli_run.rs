@@ -7,15 +7,15 @@ use serde_json::Value;
 
 mod common;
 use common::{
-    adapters, assert_status_reason, gpubench_command, quick_stream_run, read_doc, result_with,
-    text, vulkan_temp_dir,
+    adapters, assert_exit, assert_exit_saying, assert_has, assert_status_reason, gpubench_command,
+    quick_stream_run, read_doc, result_with, text, vulkan_temp_dir,
 };
 
 /// A quick stream run into `out` on arrays of `stream_size` with `flags` that succeeds; the
 /// results file it wrote.
 fn successful_quick_run(out: &Path, stream_size: &str, flags: &[&str]) -> Value {
     let output = quick_stream_run(out, stream_size, flags);
-    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_exit(&output, 0);
     read_doc(out)
 }
 
@@ -62,10 +62,10 @@ fn unknown_adapter_exits_1_lists_what_was_found_and_writes_nothing() {
         "{stderr}"
     );
     if !adapters().is_empty() {
-        assert!(stderr.contains("Adapters found"), "{stderr}");
-        assert!(
-            stderr.contains("with --adapter <index|name> or --backend <vulkan|metal|dx12|gl>"),
-            "{stderr}"
+        assert_has(&stderr, "Adapters found");
+        assert_has(
+            &stderr,
+            "with --adapter <index|name> or --backend <vulkan|metal|dx12|gl>",
         );
     }
     assert!(!out.exists(), "no results file for a failed selection");
@@ -83,11 +83,7 @@ fn usage_errors_exit_2_and_name_the_argument() {
             .args(["run", flag, value])
             .output()
             .expect("runs");
-        assert_eq!(output.status.code(), Some(2), "{flag}");
-        assert!(
-            String::from_utf8_lossy(&output.stderr).contains(flag),
-            "{flag}"
-        );
+        assert_exit_saying(&output, 2, &[flag]);
     }
 }
 
@@ -181,7 +177,7 @@ fn a_wrong_answer_fails_the_run_with_exit_4_and_no_number() {
     let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
     let output = quick_stream_run(&out, "64KiB", &["--inject-fault", "wrong-output"]);
-    assert_eq!(output.status.code(), Some(4));
+    assert_exit(&output, 4);
     let broken = result_with(&read_doc(&out), "broken_copy");
     assert_status_reason(&broken, "failed", "verification failed");
     assert_eq!(broken["verified"], false);
@@ -229,7 +225,7 @@ fn piped_launch_run(progress: &str) -> (String, Vec<String>) {
         .args(["--progress", progress])
         .output()
         .expect("runs");
-    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_exit(&output, 0);
     let doc = read_doc(&out);
     let ids = doc["results"]
         .as_array()
@@ -284,7 +280,7 @@ fn a_run_writes_every_export_in_one_pass_and_each_matches_its_format() {
         .arg(&md)
         .output()
         .expect("runs");
-    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_exit(&output, 0);
     assert_eq!(
         read_doc(&json),
         read_doc(&out),

@@ -10,7 +10,7 @@ use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
 use gpubench_harness::{RunDocument, Status};
 
 mod common;
-use common::{arg, text, write_doc};
+use common::{arg, assert_exit, assert_exit_saying, assert_has, assert_has_all, text, write_doc};
 
 fn gpubench() -> Command {
     Command::cargo_bin("gpubench").expect("binary built")
@@ -42,16 +42,11 @@ fn thirty_percent_slower_fails_and_one_percent_passes() {
         base_and_slower(dir.path(), &doc, [("slow.json", 1.3), ("same.json", 1.01)]);
 
     let out = run(&["compare", arg(&base), arg(&slow)]);
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("regressed"),
-        "{}",
-        text(&out.stdout)
-    );
-    assert!(text(&out.stderr).contains("regression"));
+    assert_exit_saying(&out, 3, &["regression"]);
+    assert_has(&text(&out.stdout), "regressed");
 
     let out = run(&["compare", arg(&base), arg(&same)]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     let stdout = text(&out.stdout);
     // The summary line comes first and counts; no row below it regressed.
     assert!(
@@ -87,9 +82,13 @@ fn failing_benchmark_is_a_regression() {
     let new = write_doc(dir.path(), "new.json", &broken);
     let out = run(&["compare", arg(&base), arg(&new)]);
     assert_eq!(out.status.code(), Some(3));
-    let stdout = text(&out.stdout);
-    assert!(stdout.contains("status-changed (ok -> failed)"), "{stdout}");
-    assert!(stdout.contains("failed: verification failed"), "{stdout}");
+    assert_has_all(
+        &text(&out.stdout),
+        &[
+            "status-changed (ok -> failed)",
+            "failed: verification failed",
+        ],
+    );
 }
 
 #[test]
@@ -121,13 +120,10 @@ fn different_adapters_and_many_files_give_ratios() {
     assert!(
         stdout.contains("cross-machine") && stdout.contains("adapter: NVIDIA Test -> AMD Test")
     );
-    assert!(
-        stdout.contains("ratio-only") && stdout.contains("0.50x"),
-        "{stdout}"
-    );
+    assert_has_all(&stdout, &["ratio-only", "0.50x"]);
 
     let out = run(&["compare", arg(&a), arg(&b), arg(&c), "--format", "csv"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     let stdout = text(&out.stdout);
     assert!(
         stdout.starts_with("id,metric,unit,higher_is_better,[1]"),
@@ -153,7 +149,7 @@ fn formats_and_exports() {
         "--export-gab",
         arg(&gab),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     let parsed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json on stdout");
     assert_eq!(parsed["pairs"][0]["verdict"], "unchanged");
     let bigger: serde_json::Value =
@@ -300,15 +296,11 @@ fn timing_regressions_within_the_runs_own_noise_exit_6() {
     let base = write_doc(dir.path(), "base.json", &base);
     let slow = write_doc(dir.path(), "slow.json", &slow);
     let out = run(&["compare", arg(&base), arg(&slow)]);
-    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains(
-            "exit 6, too noisy to judge: run noise ±40% (over the ±10% band) as large as"
-        ),
-        "{stdout}"
+    assert_exit_saying(&out, 6, &["too noisy to judge against"]);
+    assert_has(
+        &text(&out.stdout),
+        "exit 6, too noisy to judge: run noise ±40% (over the ±10% band) as large as",
     );
-    assert!(text(&out.stderr).contains("too noisy to judge against"));
     let out = run(&["compare", arg(&base), arg(&slow), "--no-fail"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("else 6, too noisy to judge"));

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 mod common;
 use common::{
-    adapters, gpubench_command, quick_stream_command, read_doc, require_vulkan, vulkan_temp_dir,
+    adapters, assert_exit_saying, assert_lacks, gpubench_command, quick_stream_command, read_doc,
+    require_vulkan, vulkan_temp_dir,
 };
 
 fn fixture(name: &str) -> PathBuf {
@@ -128,7 +129,7 @@ fn doctor_on_a_closed_or_full_stdout_ends_without_a_panic() {
         let out = output_on_fixtures(cmd, "healthy-gen4-x16", None);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(141), "{extra:?}: {stderr}");
-        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_lacks(&stderr, "panicked");
     }
     let full = std::fs::OpenOptions::new()
         .write(true)
@@ -137,10 +138,8 @@ fn doctor_on_a_closed_or_full_stdout_ends_without_a_panic() {
     let mut cmd = gpubench_command();
     cmd.args(["doctor", "--backend", "vulkan"]).stdout(full);
     let out = output_on_fixtures(cmd, "healthy-gen4-x16", None);
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("No space left"), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_exit_saying(&out, 1, &["No space left"]);
+    assert_lacks(&String::from_utf8_lossy(&out.stderr), "panicked");
 }
 
 /// sysfs files any local user can arrange under GPUBENCH_SYSFS_ROOT: a FIFO nobody writes and

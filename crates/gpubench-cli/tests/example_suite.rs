@@ -7,7 +7,10 @@
 
 mod common;
 
-use common::{gpubench_command, quick_suite_run, read_doc, result_with, text, vulkan_temp_dir};
+use common::{
+    assert_exit, assert_exit_saying, assert_has_all, gpubench_command, quick_suite_run, read_doc,
+    result_with, text, vulkan_temp_dir,
+};
 
 #[test]
 fn the_example_suite_and_its_option_are_offered_by_help() {
@@ -15,16 +18,14 @@ fn the_example_suite_and_its_option_are_offered_by_help() {
         .args(["run", "--help"])
         .output()
         .expect("runs");
-    assert!(out.status.success());
-    let help = text(&out.stdout);
-    assert!(help.contains("--example-size <SIZE>"), "{help}");
-    assert!(help.contains("example"), "{help}");
+    assert_exit(&out, 0);
+    assert_has_all(&text(&out.stdout), &["--example-size <SIZE>", "example"]);
     let refused = gpubench_command()
         .args(["run", "--suite", "example", "--example-size", "lots"])
         .output()
         .expect("runs");
-    assert_eq!(refused.status.code(), Some(2), "its own parser refuses");
-    assert!(text(&refused.stderr).contains("--example-size lots"));
+    // The suite's own parser refuses the value: a usage error.
+    assert_exit_saying(&refused, 2, &["--example-size lots"]);
 }
 
 #[test]
@@ -56,7 +57,7 @@ fn the_example_suite_runs_verified_and_reaches_every_output() {
         flags.extend([*flag, file.as_str()]);
     }
     let output = quick_suite_run("example", &out, &flags);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_exit(&output, 0);
     let doc = read_doc(&out);
     let row = result_with(&doc, "example/scale_add/f32/64KiB");
     assert_eq!(row["status"], "ok");
@@ -75,31 +76,9 @@ fn the_example_suite_runs_verified_and_reaches_every_output() {
     // names no suite, charts it by that hint.
     assert_eq!(row["chart"]["kind"], "bars", "{row}");
     assert_eq!(row["chart"]["group"], "example", "{row}");
-    let page = std::fs::read_to_string(&html).expect("the HTML report");
-    let section = page
-        .split("<h2>example</h2>")
-        .nth(1)
-        .and_then(|rest| rest.split("</section>").next())
-        .expect("a section charting the example suite's bars");
-    assert!(section.contains("<svg"), "a chart: {section}");
-    assert!(
-        section.contains("example/scale_add/f32/64KiB") && section.contains("scale_add"),
-        "its bar: {section}"
-    );
+    assert_html_charts_the_row(&html);
     for (flag, file) in exports.iter().chain([&("--html", html.clone())]) {
-        let written = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{flag}: {e}"));
-        // Markdown names a row by its id within its suite's table (the full id appears only
-        // where a warning line names it), so there the suite's heading and the row are looked
-        // for; every other output holds the full id.
-        let present = if *flag == "--export-md" {
-            written.contains("example") && written.contains("scale_add/f32/64KiB")
-        } else {
-            written.contains("example/scale_add") || written.contains("example\\/scale_add")
-        };
-        assert!(
-            present,
-            "{flag} leaves the example suite's row out:\n{written}"
-        );
+        assert_output_holds_the_row(flag, file);
     }
     // --export-adapter-names names the run's BMF entries by adapter, as show's.
     let bmf: serde_json::Value =
@@ -114,5 +93,37 @@ fn the_example_suite_runs_verified_and_reaches_every_output() {
                 .iter()
                 .all(|n| n.contains(&format!("{adapter}/example/"))),
         "{names:?}"
+    );
+}
+
+/// The HTML report at `html`, which names no suite, charts the example row by its hint.
+fn assert_html_charts_the_row(html: &str) {
+    let page = std::fs::read_to_string(html).expect("the HTML report");
+    let section = page
+        .split("<h2>example</h2>")
+        .nth(1)
+        .and_then(|rest| rest.split("</section>").next())
+        .expect("a section charting the example suite's bars");
+    assert!(section.contains("<svg"), "a chart: {section}");
+    assert!(
+        section.contains("example/scale_add/f32/64KiB") && section.contains("scale_add"),
+        "its bar: {section}"
+    );
+}
+
+/// The output `flag` wrote to `file` holds the example suite's row.
+fn assert_output_holds_the_row(flag: &str, file: &str) {
+    let written = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{flag}: {e}"));
+    // Markdown names a row by its id within its suite's table (the full id appears only where
+    // a warning line names it), so there the suite's heading and the row are looked for; every
+    // other output holds the full id.
+    let present = if flag == "--export-md" {
+        written.contains("example") && written.contains("scale_add/f32/64KiB")
+    } else {
+        written.contains("example/scale_add") || written.contains("example\\/scale_add")
+    };
+    assert!(
+        present,
+        "{flag} leaves the example suite's row out:\n{written}"
     );
 }

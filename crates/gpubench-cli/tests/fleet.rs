@@ -6,7 +6,9 @@ use std::path::Path;
 use std::process::Output;
 
 mod common;
-use common::{adapters, arg, gpubench_command, require_vulkan, text, vulkan_temp_dir};
+use common::{
+    adapters, arg, assert_exit, assert_has, gpubench_command, require_vulkan, text, vulkan_temp_dir,
+};
 
 /// `gpubench run --adapter all --profile quick --suite launch --no-progress FLAGS --out DIR`.
 fn quick_launch_fleet(results: &Path, flags: &[&str]) -> Output {
@@ -28,7 +30,7 @@ fn a_fleet_that_measures_nothing_leaves_no_directory() {
     let out = quick_launch_fleet(&results, &["--expect-vendor", "apple"]);
     let stderr = text(&out.stderr);
     assert_ne!(out.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("nothing was measured"), "{stderr}");
+    assert_has(&stderr, "nothing was measured");
     assert!(!results.exists(), "{stderr}");
 }
 
@@ -39,8 +41,7 @@ fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
     let baselines = dir.path().join("baselines");
     let flags = ["--format", "md", "--baseline-dir", arg(&baselines)];
     let out = quick_launch_fleet(&results, &flags);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_exit(&out, 0);
     let files: Vec<_> = std::fs::read_dir(&results)
         .expect("results dir")
         .flatten()
@@ -53,11 +54,7 @@ fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
         "one results file per adapter: {files:?}"
     );
     if count >= 2 {
-        assert!(
-            text(&out.stdout).contains("cross-card"),
-            "{}",
-            text(&out.stdout)
-        );
+        assert_has(&text(&out.stdout), "cross-card");
     }
 
     let html = dir.path().join("fleet.html");
@@ -68,7 +65,7 @@ fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
         .arg(&html)
         .output()
         .expect("runs");
-    assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+    assert_exit(&report, 0);
     assert!(
         std::fs::read_to_string(&html)
             .expect("page")
@@ -81,8 +78,8 @@ fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
         .output()
         .expect("runs");
     if count >= 2 {
-        assert_eq!(compare.status.code(), Some(0), "{}", text(&compare.stderr));
-        assert!(text(&compare.stdout).contains("launch/round-trip/one-dispatch"));
+        assert_exit(&compare, 0);
+        assert_has(&text(&compare.stdout), "launch/round-trip/one-dispatch");
     } else {
         assert_eq!(compare.status.code(), Some(2), "one run is no comparison");
     }

@@ -4,7 +4,7 @@
 //! Needs python3 and, for the dry run, a Vulkan adapter (lavapipe in CI).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use gpubench_engine::SuiteOptions;
 use gpubench_harness::Profile;
@@ -16,34 +16,49 @@ use gpubench_suites::transfer::sizes_up_to;
 use serde_json::Value;
 
 mod common;
-use common::{gpubench_path, text, vulkan_temp_dir};
+use common::{assert_exit, assert_exit_saying, assert_has, gpubench_path, text, vulkan_temp_dir};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `scripts/gpu-check.sh DIR` with the gpubench built for these tests, ready to run.
+fn gpu_check(dir: &Path) -> Command {
+    let mut command = Command::new("bash");
+    command
+        .arg(repo_root().join("scripts/gpu-check.sh"))
+        .arg(dir)
+        .arg(gpubench_path());
+    command
+}
+
+/// `python3 SCRIPT ARGS`, `script` relative to the repository root, run to its end; fails
+/// the test unless the script succeeds.
+fn python_ok(script: &str, args: &[&str]) -> Output {
+    let run = Command::new("python3")
+        .arg(repo_root().join(script))
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert_exit(&run, 0);
+    run
 }
 
 #[test]
 fn dry_run_on_a_software_adapter_stops_at_the_vendor_check() {
     let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("check");
-    let run = Command::new("bash")
-        .arg(repo_root().join("scripts/gpu-check.sh"))
-        .arg(&out)
-        .arg(gpubench_path())
+    let run = gpu_check(&out)
         .env_remove("GPUBENCH_VULKAN_DEBS")
         .env_remove("VK_DRIVER_FILES")
         .env_remove("VK_ICD_FILENAMES")
         .output()
         .expect("bash runs");
-    let stderr = text(&run.stderr);
-    assert_eq!(run.status.code(), Some(3), "{stderr}");
-    assert!(
-        stderr.contains("no discrete Vulkan adapter of vendor 0x10de"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("llvmpipe"),
-        "the adapters found are listed: {stderr}"
+    // The adapters found are listed: llvmpipe among them.
+    assert_exit_saying(
+        &run,
+        3,
+        &["no discrete Vulkan adapter of vendor 0x10de", "llvmpipe"],
     );
     for never in [
         "cuda.json",
@@ -57,7 +72,7 @@ fn dry_run_on_a_software_adapter_stops_at_the_vendor_check() {
         );
     }
     let log = std::fs::read_to_string(out.join("check.log")).expect("check.log");
-    assert!(log.contains("stopping before any measurement"), "{log}");
+    assert_has(&log, "stopping before any measurement");
 }
 
 /// A second check into the same directory would build its table from the first one's files
@@ -67,15 +82,8 @@ fn a_check_into_a_directory_that_holds_files_is_refused() {
     let dir = tempfile::tempdir().expect("temp dir");
     let earlier = dir.path().join("gpubench.json");
     std::fs::write(&earlier, b"{}").expect("write");
-    let run = Command::new("bash")
-        .arg(repo_root().join("scripts/gpu-check.sh"))
-        .arg(dir.path())
-        .arg(gpubench_path())
-        .output()
-        .expect("bash runs");
-    let stderr = text(&run.stderr);
-    assert_eq!(run.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("not an empty directory"), "{stderr}");
+    let run = gpu_check(dir.path()).output().expect("bash runs");
+    assert_exit_saying(&run, 2, &["not an empty directory"]);
     assert_eq!(std::fs::read(&earlier).expect("read"), b"{}");
     assert!(!dir.path().join("check.log").exists());
 }
@@ -106,7 +114,7 @@ fn run_refuses_an_adapter_that_is_not_the_expected_one_before_writing() {
             .expect("runs");
         let stderr = text(&run.stderr);
         assert_eq!(run.status.code(), Some(1), "{flags:?}: {stderr}");
-        assert!(stderr.contains("is not what was expected"), "{stderr}");
+        assert_has(&stderr, "is not what was expected");
         assert!(!results.exists(), "{flags:?} wrote a results file");
     }
     let run = common::gpubench_command()
@@ -122,12 +130,7 @@ fn run_refuses_an_adapter_that_is_not_the_expected_one_before_writing() {
 
 #[test]
 fn the_cuda_reference_plans_gpubench_default_sizes() {
-    let run = Command::new("python3")
-        .arg(repo_root().join("scripts/cuda_reference.py"))
-        .arg("--plan")
-        .output()
-        .expect("python3 runs");
-    assert!(run.status.success(), "{}", text(&run.stderr));
+    let run = python_ok("scripts/cuda_reference.py", &["--plan"]);
     let plan: Value = serde_json::from_slice(&run.stdout).expect("the plan is JSON");
     let shapes: Vec<String> = profile_shapes(Profile::Default, false)
         .iter()
@@ -187,15 +190,6 @@ fn the_cuda_reference_plans_gpubench_default_sizes() {
 fn the_scripts_unit_tests_pass() {
     // Split over four processes: the tests mostly wait on stubs and signals (80 s one after
     // the other, under 30 s side by side).
-    let run = Command::new("python3")
-        .arg(repo_root().join("scripts/tests/run_all.py"))
-        .arg("4")
-        .output()
-        .expect("python3 runs");
-    assert!(run.status.success(), "{}", text(&run.stderr));
-    assert!(
-        text(&run.stdout).contains(" tests in "),
-        "{}",
-        text(&run.stdout)
-    );
+    let run = python_ok("scripts/tests/run_all.py", &["4"]);
+    assert_has(&text(&run.stdout), " tests in ");
 }

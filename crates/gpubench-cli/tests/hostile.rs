@@ -14,9 +14,10 @@ use gpubench_baseline::testing::doc_with;
 
 mod common;
 use common::{
-    arg, assert_status_reason, gpubench_command, gpubench_output, json_files, mkfifo,
+    arg, assert_exit, assert_exit_saying, assert_has, assert_has_all, assert_lacks,
+    assert_status_reason, gpubench_command, gpubench_output, json_files, mkfifo,
     quick_stream_command, quick_stream_run, quick_suite_run, read_doc, result_with, send_signal,
-    text, vulkan_temp_dir, wait_at_most, write_doc,
+    text, vulkan_temp_dir, wait_at_most, wait_until, write_doc,
 };
 
 /// Writes `bytes` to `dir/name`; its path.
@@ -27,11 +28,15 @@ fn write_bytes(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 /// Asserts a usage error (exit 2) whose stderr contains `needle`, and no panic.
+#[track_caller]
 fn assert_usage(out: &Output, needle: &str) {
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains(needle), "{needle:?} not in {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_exit_saying(out, 2, &[needle]);
+    assert_lacks(&text(&out.stderr), "panicked");
+}
+
+/// `gpubench compare BASE NEW --export-gab GAB`, run to its end.
+fn compare_exporting_gab(base: &Path, new: &Path, gab: &str) -> Output {
+    gpubench_output(&["compare", arg(base), arg(new), "--export-gab", gab])
 }
 
 /// Case 1: a device node or a FIFO is never replaced by a regular file.
@@ -49,13 +54,7 @@ fn outputs_that_are_not_regular_files_are_refused() {
     assert_usage(&out, "not a regular file");
     let out = gpubench_output(&["run", "--html", "/dev/null", "--suite", "launch"]);
     assert_usage(&out, "--html /dev/null");
-    let out = gpubench_output(&[
-        "compare",
-        arg(&input),
-        arg(&input),
-        "--export-gab",
-        arg(&fifo),
-    ]);
+    let out = compare_exporting_gab(&input, &input, arg(&fifo));
     assert_usage(&out, "not a regular file");
     let kind = std::fs::symlink_metadata(&fifo)
         .expect("still there")
@@ -74,13 +73,7 @@ fn an_output_may_not_be_an_input_or_another_output_under_any_spelling() {
     let dotted = dir.path().join(".").join("v.json");
     let out = gpubench_output(&["report", arg(&new), "--html", arg(&dotted)]);
     assert_usage(&out, "same file as input");
-    let out = gpubench_output(&[
-        "compare",
-        arg(&base),
-        arg(&new),
-        "--export-gab",
-        arg(&dotted),
-    ]);
+    let out = compare_exporting_gab(&base, &new, arg(&dotted));
     assert_usage(&out, "same file as input");
     let x = dir.path().join("x.json");
     let x_again = dir.path().join("sub").join("..").join("x.json");
@@ -176,7 +169,7 @@ fn a_bad_output_path_is_a_usage_error_in_every_subcommand() {
     let missing = "/nonexistent-gpubench-dir/x";
     let out = gpubench_output(&["report", arg(&input), "--html", missing]);
     assert_usage(&out, "does not exist");
-    let out = gpubench_output(&["compare", arg(&input), arg(&input), "--export-gab", missing]);
+    let out = compare_exporting_gab(&input, &input, missing);
     assert_usage(&out, "does not exist");
     let out = gpubench_output(&["run", "--out", missing]);
     assert_usage(&out, "does not exist");
@@ -195,12 +188,7 @@ fn an_endless_input_is_refused_without_reading_it() {
         .spawn()
         .expect("spawn");
     let out = wait_at_most(child, Duration::from_secs(60));
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("/dev/zero") && stderr.contains("not a regular file"),
-        "{stderr}"
-    );
+    assert_exit_saying(&out, 1, &["/dev/zero", "not a regular file"]);
 }
 
 /// Case 16: a byte-order mark is skipped; case 14: a cause is said once.
@@ -212,12 +200,12 @@ fn a_bom_is_accepted_and_an_io_error_is_said_once() {
     bytes.extend(std::fs::read(&base).expect("read"));
     let bom = write_bytes(dir.path(), "bom.json", &bytes);
     let out = gpubench_output(&["compare", arg(&base), arg(&bom)]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     // A path through a file (not a directory, ENOTDIR): an I/O error naming its cause once.
     // (A directory is no error: it stands for the runs in it.)
     let through_file = base.join("inner.json");
     let out = gpubench_output(&["compare", arg(&base), arg(&through_file)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_exit(&out, 1);
     let stderr = text(&out.stderr);
     let cause = std::io::Error::from_raw_os_error(20).to_string();
     assert_eq!(stderr.matches(&cause).count(), 1, "{stderr}");
@@ -233,12 +221,7 @@ fn compare_refuses_duplicate_ids() {
     twice.results.push(doc.results[0].clone());
     let dup = write_doc(dir.path(), "dup.json", &twice);
     let out = gpubench_output(&["compare", arg(&base), arg(&dup)]);
-    assert_eq!(out.status.code(), Some(1));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains(&doc.results[0].id) && stderr.contains("appears 2 times"),
-        "{stderr}"
-    );
+    assert_exit_saying(&out, 1, &[&doc.results[0].id, "appears 2 times"]);
 }
 
 /// Case 13: control bytes in ids and adapter names reach no terminal raw, in any text format.
@@ -254,7 +237,7 @@ fn control_bytes_in_ids_and_names_are_escaped() {
             let mut args = vec!["compare", "--format", format];
             args.extend(files.iter().map(|p| arg(p)));
             let out = gpubench_output(&args);
-            assert!(out.status.success(), "{}", text(&out.stderr));
+            assert_exit(&out, 0);
             let stdout = text(&out.stdout);
             assert!(
                 !stdout.contains(['\x1b', '\r', '\0', '\x07']),
@@ -278,15 +261,16 @@ fn control_bytes_and_markup_reach_no_terminal_page_or_comment_raw() {
     let base = write_doc(dir.path(), "base.json", &doc);
     let out = gpubench_output(&["compare", arg(dir.path()), "--format", "md"]);
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("passed over"), "{stderr}");
+    assert_has(&stderr, "passed over");
     assert!(!stderr.contains(['\x1b', '\u{202e}']), "{stderr:?}");
     let md = gpubench_output(&["compare", arg(&base), arg(&base), "--format", "md"]);
     let md = text(&md.stdout);
-    assert!(!md.contains("<img") && !md.contains("[x]("), "{md}");
-    assert!(md.contains("&lt;img") && md.contains("\\[x\\]"), "{md}");
+    assert_lacks(&md, "<img");
+    assert_lacks(&md, "[x](");
+    assert_has_all(&md, &["&lt;img", "\\[x\\]"]);
     let html = dir.path().join("r.html");
     let page = gpubench_output(&["report", arg(&base), "--html", arg(&html)]);
-    assert!(page.status.success(), "{}", text(&page.stderr));
+    assert_exit(&page, 0);
     let page = std::fs::read_to_string(&html).expect("page");
     assert!(
         !page.contains(['\0', '\u{202e}']) && !page.contains("<img src=x"),
@@ -303,7 +287,7 @@ fn file_names_in_shows_headings_are_shown_literally() {
     let a = write_doc(dir.path(), "a\x1b[2J\n== forged ==.json", &doc);
     let b = write_doc(dir.path(), "<img src=x onerror=alert(1)>.json", &doc);
     let table = gpubench_output(&["show", arg(&a), arg(&b)]);
-    assert!(table.status.success(), "{}", text(&table.stderr));
+    assert_exit(&table, 0);
     let table = text(&table.stdout);
     assert!(!table.contains('\x1b'), "{table:?}");
     assert!(
@@ -337,11 +321,11 @@ fn the_largest_finite_values_print_short_and_chart_quickly() {
         .spawn()
         .expect("spawn");
     let out = wait_at_most(child, Duration::from_secs(60));
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     assert!(html.exists());
     let out = gpubench_output(&["compare", arg(&big), arg(&big), "--format", "table"]);
     let stdout = text(&out.stdout);
-    assert!(!stdout.contains("0000000000"), "{stdout}");
+    assert_lacks(&stdout, "0000000000");
 }
 
 /// Case 8: a results file with millions of samples in one result compares in seconds, not
@@ -363,8 +347,8 @@ fn millions_of_samples_compare_in_bounded_time() {
         .expect("spawn");
     // Unbounded, this took well over a minute on a 2-core host; bounded, a few seconds.
     let out = wait_at_most(child, Duration::from_secs(45));
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("unchanged"));
+    assert_exit(&out, 0);
+    assert_has(&text(&out.stdout), "unchanged");
 }
 
 /// A pipe whose reader is already gone: every write to it fails with EPIPE.
@@ -394,7 +378,7 @@ fn a_closed_stdout_ends_quietly_with_141() {
             .expect("runs");
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
-        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_lacks(&stderr, "panicked");
     }
     assert!(gab.exists(), "the export is written before stdout");
     // With stderr closed too, the messages nobody can read stop nothing.
@@ -463,7 +447,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
         "64KiB",
         &["--baseline-dir", arg(&bl), "--save-baseline", "--force"],
     );
-    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    assert_exit(&first, 0);
     // The baseline, not the lock file beside it: the directory's order is the filesystem's.
     let [stored] = json_files(&bl).try_into().expect("one baseline");
     let before = std::fs::read(&stored).expect("read");
@@ -479,8 +463,7 @@ fn the_stored_baseline_is_neither_an_output_nor_read_too_late() {
     std::fs::write(&stored, b"{\"schema_version\": 1").expect("corrupt it");
     let later = dir.path().join("later.json");
     let out = quick_stream_run(&later, "64KiB", &["--baseline-dir", arg(&bl)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("stored baseline"));
+    assert_exit_saying(&out, 1, &["stored baseline"]);
     assert!(!later.exists(), "refused before the run");
 }
 
@@ -504,20 +487,15 @@ fn a_signal_while_stdout_is_blocked_means_no_baseline() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let start = Instant::now();
-    while !(out.exists() && read_doc(&out)["complete"] == true) {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "run never finished"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until(Duration::from_secs(120), "run never finished", || {
+        out.exists() && read_doc(&out)["complete"] == true
+    });
     std::thread::sleep(Duration::from_millis(500));
     let signalled = Instant::now();
     send_signal(&child, "-INT");
     let output = wait_at_most(child, Duration::from_secs(10));
     assert!(signalled.elapsed() < Duration::from_secs(3));
-    assert_eq!(output.status.code(), Some(130), "{}", text(&output.stderr));
+    assert_exit(&output, 130);
     assert!(!bl.exists() || std::fs::read_dir(&bl).expect("dir").count() == 0);
     drop(reader);
 }
@@ -528,7 +506,7 @@ fn assert_a_quick_run_skips(suite: &str, flags: &[&str], id_part: &str, words: &
     let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
     let output = quick_suite_run(suite, &out, flags);
-    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_exit(&output, 0);
     let skipped = result_with(&read_doc(&out), id_part);
     assert_status_reason(&skipped, "skipped", words);
 }

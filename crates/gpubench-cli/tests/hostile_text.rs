@@ -11,7 +11,7 @@ use gpubench_results::results_file::parse_document;
 use serde_json::Value;
 
 mod common;
-use common::{arg, gpubench_output, text};
+use common::{arg, assert_has, gpubench_output, text};
 
 /// What every text field gets: an escape sequence, a carriage return, a NUL, a line break
 /// that would start a forged line, markup, a link, a right-to-left override, and invisible
@@ -171,7 +171,7 @@ fn an_invalid_flag_value_is_echoed_literally() {
         let out = gpubench_output(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = text(&out.stderr);
-        assert!(stderr.contains("invalid value"), "{stderr}");
+        assert_has(&stderr, "invalid value");
         assert_literal(&format!("{args:?}"), &stderr);
         assert!(stderr.contains("\\u{202e}"), "shown, not hidden: {stderr}");
     }

@@ -120,6 +120,22 @@ fn differences(committed: &str, fresh: &str) -> String {
     format!("committed only: {committed_only:#?}\nfresh only: {fresh_only:#?}")
 }
 
+/// Asserts that `summary`, less the example suite's rows (compiled into the test binary only),
+/// is the committed `docs/kernels/{family}.md`.
+fn assert_summary_is_committed(family: &str, summary: &str) {
+    let fresh: String = summary
+        .lines()
+        .filter(|l| !example_row(l))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    let committed = committed(family);
+    assert!(
+        committed == fresh,
+        "docs/kernels/{family}.md no longer matches what the kernels compile to: regenerate it with `cargo xtask kernels`\n{}",
+        differences(&committed, &fresh)
+    );
+}
+
 /// The matmul candidates (main passes) pruned for registers that the compiler says neither
 /// spill nor lose occupancy: on `rows`, unless `sibling` (a family the same register rule
 /// serves, which nothing wgpu reports tells apart) shows the candidate spilling.
@@ -186,17 +202,7 @@ fn check_family(family: &str, sibling: &str) {
             .any(|l| example_row(l) && l.starts_with("| example/scale_add |")),
         "the example suite's pipeline is in the summary: {summary}"
     );
-    let fresh: String = summary
-        .lines()
-        .filter(|l| !example_row(l))
-        .flat_map(|l| [l, "\n"])
-        .collect();
-    let committed = committed(family);
-    assert!(
-        committed == fresh,
-        "docs/kernels/{family}.md no longer matches what the kernels compile to: regenerate it with `cargo xtask kernels`\n{}",
-        differences(&committed, &fresh)
-    );
+    assert_summary_is_committed(family, &summary);
 }
 
 #[test]
@@ -230,17 +236,7 @@ fn navi31_statistics_on_mesa_25_match_and_no_kept_candidate_spills() {
         "no cooperative-matrix form kept on navi31"
     );
     assert_no_kept_spills("navi31", &rows);
-    let fresh: String = summary
-        .lines()
-        .filter(|l| !example_row(l))
-        .flat_map(|l| [l, "\n"])
-        .collect();
-    let committed = committed("navi31");
-    assert!(
-        committed == fresh,
-        "docs/kernels/navi31.md no longer matches what the kernels compile to: regenerate it with `cargo xtask kernels`\n{}",
-        differences(&committed, &fresh)
-    );
+    assert_summary_is_committed("navi31", &summary);
 }
 
 #[test]

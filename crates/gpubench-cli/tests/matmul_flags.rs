@@ -3,6 +3,9 @@
 
 use assert_cmd::Command;
 
+mod common;
+use common::assert_exit_saying;
+
 fn gpubench() -> Command {
     Command::cargo_bin("gpubench").expect("binary built")
 }
@@ -13,10 +16,7 @@ fn unknown_variant_is_a_usage_error_listing_the_known_ones() {
         .args(["run", "--suite", "matmul", "--matmul-variant", "bogus"])
         .output()
         .expect("runs");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--matmul-variant bogus"), "{stderr}");
-    assert!(stderr.contains("tiled16"), "{stderr}");
+    assert_exit_saying(&out, 2, &["--matmul-variant bogus", "tiled16"]);
 }
 
 #[test]
@@ -26,7 +26,6 @@ fn malformed_or_zero_shapes_are_usage_errors() {
             .args(["run", "--suite", "matmul", "--matmul-shape", shape])
             .output()
             .expect("runs");
-        assert_eq!(out.status.code(), Some(2), "{shape}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("--matmul-shape"));
+        assert_exit_saying(&out, 2, &["--matmul-shape"]);
     }
 }

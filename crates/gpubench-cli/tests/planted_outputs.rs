@@ -30,83 +30,68 @@ struct Case {
 fn cases(input: &Path, out: &Path) -> Vec<Case> {
     let s = |p: &Path| arg(p).to_string();
     let path = |name: &str| out.join(name);
+    let case = |what: &'static str, args: &[&str], planted: &str| Case {
+        what,
+        args: args.iter().map(|a| a.to_string()).collect(),
+        planted: path(planted),
+    };
+    let (input, out_dir) = (s(input), s(out));
+    let (baselines, run_out, gab) = (
+        s(&path("baselines")),
+        s(&path("r.json")),
+        s(&path("gab.json")),
+    );
     let mut cases = vec![
-        Case {
-            what: "run --out",
-            args: vec![
-                "run".into(),
-                "--suite".into(),
-                "launch".into(),
-                "--out".into(),
+        case(
+            "run --out",
+            &["run", "--suite", "launch", "--out"],
+            "r.json",
+        ),
+        case(
+            "run --runs 2: the second run's file",
+            &[
+                "run",
+                "--suite",
+                "launch",
+                "--runs",
+                "2",
+                "--save-baseline",
+                "--baseline-dir",
+                &baselines,
+                "--out",
+                &run_out,
             ],
-            planted: path("r.json"),
-        },
-        Case {
-            what: "run --runs 2: the second run's file",
-            args: vec!["run", "--suite", "launch", "--runs", "2", "--save-baseline"]
-                .into_iter()
-                .map(String::from)
-                .chain(["--baseline-dir".into(), s(&path("baselines"))])
-                .chain(["--out".into(), s(&path("r.json"))])
-                .collect(),
-            planted: path("r-run2.json"),
-        },
-        Case {
-            what: "report --html",
-            args: vec!["report".into(), s(input), "--html".into()],
-            planted: path("page.html"),
-        },
-        Case {
-            what: "kernels --json",
-            args: vec![
-                "kernels".into(),
-                "--isa".into(),
-                "gfx1100".into(),
-                "--json".into(),
-            ],
-            planted: path("kernels.json"),
-        },
-        Case {
-            what: "kernels --summary",
-            args: vec![
-                "kernels".into(),
-                "--isa".into(),
-                "gfx1100".into(),
-                "--summary".into(),
-            ],
-            planted: path("kernels.md"),
-        },
-        Case {
-            what: "man --dir",
-            args: vec!["man".into(), "--dir".into(), s(out)],
-            planted: path("gpubench-run.1"),
-        },
-        Case {
-            what: "compare --export-gab: the smaller-is-better file",
-            args: vec!["compare", &s(input), &s(input), "--export-gab"]
-                .into_iter()
-                .map(String::from)
-                .chain([s(&path("gab.json"))])
-                .collect(),
-            planted: path("gab-smaller.json"),
-        },
+            "r-run2.json",
+        ),
+        case("report --html", &["report", &input, "--html"], "page.html"),
+        case(
+            "kernels --json",
+            &["kernels", "--isa", "gfx1100", "--json"],
+            "kernels.json",
+        ),
+        case(
+            "kernels --summary",
+            &["kernels", "--isa", "gfx1100", "--summary"],
+            "kernels.md",
+        ),
+        case("man --dir", &["man", "--dir", &out_dir], "gpubench-run.1"),
+        case(
+            "compare --export-gab: the smaller-is-better file",
+            &["compare", &input, &input, "--export-gab", &gab],
+            "gab-smaller.json",
+        ),
     ];
     for export in ["json", "csv", "md", "bmf", "gab"] {
         let flag = format!("--export-{export}");
-        for (command, mut args) in [
-            (
-                "run",
-                vec!["run".to_string(), "--suite".into(), "launch".into()],
-            ),
-            ("show", vec!["show".to_string(), s(input)]),
-            ("compare", vec!["compare".to_string(), s(input), s(input)]),
+        for args in [
+            &["run", "--suite", "launch"][..],
+            &["show", &input],
+            &["compare", &input, &input],
         ] {
-            args.push(flag.clone());
-            cases.push(Case {
-                what: Box::leak(format!("{command} {flag}").into_boxed_str()),
-                args,
-                planted: path(&format!("{command}.{export}")),
-            });
+            let command = args[0];
+            let what = Box::leak(format!("{command} {flag}").into_boxed_str());
+            let args: Vec<&str> = args.iter().copied().chain([flag.as_str()]).collect();
+            cases.push(case(what, &args, &format!("{command}.{export}")));
         }
     }
     cases

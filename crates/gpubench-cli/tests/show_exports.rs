@@ -10,7 +10,7 @@ use assert_cmd::Command;
 use gpubench_baseline::testing::doc_with;
 
 mod common;
-use common::{arg, text, write_doc};
+use common::{arg, assert_exit, assert_exit_saying, assert_has, text, write_doc};
 
 fn run(args: &[&str]) -> Output {
     Command::cargo_bin("gpubench")
@@ -59,8 +59,8 @@ fn every_export_in_one_pass_holds_what_its_format_prints() {
         "--export-gab",
         arg(&gab),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("triad/vec4-f32/64MiB"));
+    assert_exit(&out, 0);
+    assert_has(&text(&out.stdout), "triad/vec4-f32/64MiB");
     for (format, path) in [("json", &json), ("csv", &csv), ("md", &md), ("bmf", &bmf)] {
         let printed = run(&["show", arg(&a), "--format", format]);
         assert_eq!(printed.status.code(), Some(0), "{format}");
@@ -76,7 +76,7 @@ fn several_runs_are_one_csv_table_and_one_json_array() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (a, b) = two_machines(dir.path());
     let csv = run(&["show", arg(&a), arg(&b), "--format", "csv"]);
-    assert_eq!(csv.status.code(), Some(0), "{}", text(&csv.stderr));
+    assert_exit(&csv, 0);
     let csv = text(&csv.stdout);
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
@@ -109,8 +109,7 @@ fn keyed_exports_of_several_runs_need_adapter_names_and_then_do_not_collide() {
     let (a, b) = two_machines(dir.path());
     let bmf = dir.path().join("bmf.json");
     let refused = run(&["show", arg(&a), arg(&b), "--export-bmf", arg(&bmf)]);
-    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
-    assert!(text(&refused.stderr).contains("--export-adapter-names"));
+    assert_exit_saying(&refused, 2, &["--export-adapter-names"]);
     assert!(!bmf.exists(), "nothing written on a refusal");
 
     let gab = dir.path().join("gab.json");
@@ -124,7 +123,7 @@ fn keyed_exports_of_several_runs_need_adapter_names_and_then_do_not_collide() {
         arg(&gab),
         "--export-adapter-names",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     let bmf: serde_json::Value = serde_json::from_str(&read(&bmf)).expect("bmf");
     let names: Vec<&String> = bmf.as_object().expect("object").keys().collect();
     assert!(names.contains(&&"node-a/nvidia-h200/stream/triad/vec4-f32/64MiB".to_string()));
@@ -164,7 +163,7 @@ fn adapter_names_add_what_tells_runs_of_one_card_apart_and_refuse_the_rest() {
     let bmf = dir.path().join("bmf.json");
     let flags = ["--export-bmf", arg(&bmf), "--export-adapter-names"];
     let out = run(&[&["show", arg(&v), arg(&g)][..], &flags].concat());
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     let bmf_doc: serde_json::Value = serde_json::from_str(&read(&bmf)).expect("bmf");
     let names: Vec<&String> = bmf_doc.as_object().expect("object").keys().collect();
     let measured = 2; // doc_with's ok results
@@ -183,12 +182,7 @@ fn adapter_names_add_what_tells_runs_of_one_card_apart_and_refuse_the_rest() {
     std::fs::remove_file(&bmf).expect("remove");
     let twice = write_doc(dir.path(), "v2.json", &vulkan);
     let out = run(&[&["show", arg(&v), arg(&twice)][..], &flags].concat());
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("the same name"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_exit_saying(&out, 2, &["the same name"]);
     assert!(!bmf.exists(), "nothing written on a refusal");
 }
 
@@ -206,7 +200,7 @@ fn an_export_that_is_an_input_is_refused_and_nothing_is_written() {
         "--export-json",
         arg(&a),
     ]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_exit(&out, 2);
     assert_eq!(read(&a), before, "the input is untouched");
     assert!(!csv.exists(), "no export before every output is checked");
 }
@@ -225,7 +219,7 @@ fn compare_writes_its_verdicts_in_every_export_format() {
         "--export-md",
         arg(&md),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     let cmp: serde_json::Value = serde_json::from_str(&read(&json)).expect("json");
     assert_eq!(cmp["pairs"][0]["verdict"], "unchanged");
     let printed = run(&["compare", arg(&a), arg(&a), "--format", "md"]);
@@ -261,7 +255,7 @@ fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcom
     let dir = tempfile::tempdir().expect("temp dir");
     let man = dir.path().join("man1");
     let out = run(&["man", "--dir", arg(&man)]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_exit(&out, 0);
     for page in [
         "gpubench.1",
         "gpubench-run.1",
@@ -280,6 +274,6 @@ fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcom
     let blocked = dir.path().join("blocked");
     std::fs::create_dir_all(blocked.join("gpubench-show.1")).expect("mkdir");
     let out = run(&["man", "--dir", arg(&blocked)]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_exit(&out, 2);
     assert!(!blocked.join("gpubench.1").exists(), "nothing written");
 }

@@ -7,7 +7,7 @@ use gpubench_results::stats::{LatencySummary, summarize};
 use gpubench_results::{BenchResult, BenchmarkInfo, MetricKind, Status, Work};
 
 mod common;
-use common::{arg, gpubench_output, text, write_doc};
+use common::{arg, assert_exit, assert_has, assert_has_all, gpubench_output, text, write_doc};
 
 /// A whole-request row that sustained `per_s` requests/s with a p95 of `p95_ms`.
 fn row(flow: &str, per_s: f64, p95_ms: f64) -> BenchResult {
@@ -47,19 +47,19 @@ fn the_worked_example_a_target_nothing_meets_and_bad_values() {
         gpubench_output(&args)
     };
     let three = sizing(&["--p95", "50ms"]);
-    assert_eq!(three.status.code(), Some(0), "{}", text(&three.stderr));
-    let out = text(&three.stdout);
-    assert!(out.contains("cards: ceil(90.0 / 40.0) = 3"), "{out}");
-    assert!(out.contains("in=256MiB,out=4MiB,flops=20G"), "{out}");
-    let four = sizing(&["--p95", "50ms", "--spare", "1"]);
-    assert!(
-        text(&four.stdout).contains("+ 1 spare = 4"),
-        "{}",
-        text(&four.stdout)
+    assert_exit(&three, 0);
+    assert_has_all(
+        &text(&three.stdout),
+        &[
+            "cards: ceil(90.0 / 40.0) = 3",
+            "in=256MiB,out=4MiB,flops=20G",
+        ],
     );
+    let four = sizing(&["--p95", "50ms", "--spare", "1"]);
+    assert_has(&text(&four.stdout), "+ 1 spare = 4");
     let none = sizing(&["--p95", "20ms"]);
-    assert_eq!(none.status.code(), Some(7), "{}", text(&none.stderr));
-    assert!(text(&none.stdout).contains("no measured arrangement meets"));
+    assert_exit(&none, 7);
+    assert_has(&text(&none.stdout), "no measured arrangement meets");
     for bad in [
         &["--p95", "50"][..],
         &["--p95", "50ms", "--workload", "fft"],

@@ -162,29 +162,22 @@ mod tests {
         assert_eq!(clock.read(Duration::from_micros(99)), Duration::ZERO);
     }
 
-    fn result() -> BenchResult {
+    /// A result whose median sample took `median`, annotated for a clock of 100 us steps.
+    fn annotated(median: Duration) -> BenchResult {
         let info = BenchmarkInfo::new("launch/round-trip/x", "launch", MetricKind::TimePerOp, "t");
-        BenchResult::empty(&info, Status::Ok, None)
+        let mut result = BenchResult::empty(&info, Status::Ok, None);
+        annotate(&mut result, median, Duration::from_micros(100));
+        result
     }
 
     #[test]
     fn a_sample_under_twenty_steps_is_marked_and_every_result_states_its_resolution() {
-        let mut short = result();
-        annotate(
-            &mut short,
-            Duration::from_micros(400),
-            Duration::from_micros(100),
-        );
+        let mut short = annotated(Duration::from_micros(400));
         assert_eq!(short.extra[RESOLUTION_KEY], 100.0);
         assert_eq!(short.warnings.len(), 1);
         assert_eq!(short.warnings[0].kind, COARSE_CLOCK.kind());
         assert_eq!(short.warnings[0].figure, Some(4.0));
-        let mut long = result();
-        annotate(
-            &mut long,
-            Duration::from_millis(5),
-            Duration::from_micros(100),
-        );
+        let mut long = annotated(Duration::from_millis(5));
         assert_eq!(long.extra[RESOLUTION_KEY], 100.0);
         assert!(long.warnings.is_empty());
         // Long samples of 50 round trips, each timed alone at 400 us: the percentiles are not.

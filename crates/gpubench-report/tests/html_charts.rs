@@ -127,17 +127,22 @@ fn assert_not_drawn(chart: &str, category: &str, id: &str) {
     );
 }
 
+/// The recorded run with its result `id` made `status` for `reason`, and its page.
+fn page_with_one_not_ok(id: &str, status: Status, reason: &str) -> (RunDocument, String) {
+    let mut doc = recorded();
+    mark_not_ok(&mut doc, id, status, reason);
+    let page = render(&[("lavapipe-quick", &doc)]);
+    (doc, page)
+}
+
 #[test]
 fn the_compute_chart_groups_by_type_and_width_and_leaves_out_what_is_not_ok() {
-    let mut doc = recorded();
     let skip = "adapter lacks SHADER_F16";
-    mark_not_ok(&mut doc, "compute/fma-peak/vec4-f16", Status::Skipped, skip);
-    let page = render(&[("lavapipe-quick", &doc)]);
+    let (doc, page) = page_with_one_not_ok("compute/fma-peak/vec4-f16", Status::Skipped, skip);
     let charts = svgs(&page);
     let compute = one_chart_with(&charts, "Compute peak by type and width");
-    let labels = texts(compute);
     assert_in_order(
-        &labels,
+        &texts(compute),
         &["f32 scalar", "f32 vec4", "f16 scalar"],
         "f32 first, scalar first",
     );
@@ -242,16 +247,11 @@ fn integer_peaks_get_their_own_chart_in_giop_and_f64_joins_the_float_chart() {
     );
     let int_chart = one_chart_with(&charts, "Integer compute peak by type and width");
     let labels = texts(int_chart);
-    let order: Vec<usize> = ["i32 scalar", "i64 vec4", "dot i8 packed"]
-        .iter()
-        .map(|c| {
-            labels
-                .iter()
-                .position(|t| t == c)
-                .unwrap_or_else(|| panic!("{c} in {labels:?}"))
-        })
-        .collect();
-    assert!(order.windows(2).all(|w| w[0] < w[1]), "{labels:?}");
+    assert_in_order(
+        &labels,
+        &["i32 scalar", "i64 vec4", "dot i8 packed"],
+        "by type, the dot product last",
+    );
     assert!(labels.iter().any(|t| t.contains("GIOP/s")), "{labels:?}");
     assert_eq!(
         marks(int_chart, "mark").len(),
@@ -263,15 +263,12 @@ fn integer_peaks_get_their_own_chart_in_giop_and_f64_joins_the_float_chart() {
 
 #[test]
 fn matmul_charts_show_each_shape_and_leave_out_what_is_not_ok() {
-    let mut doc = recorded();
     let failure = "verification failed: 3 of 16384 values outside tolerance";
-    mark_not_ok(&mut doc, "matmul/f32/128x128x128", Status::Failed, failure);
-    let page = render(&[("lavapipe-quick", &doc)]);
+    let (mut doc, page) = page_with_one_not_ok("matmul/f32/128x128x128", Status::Failed, failure);
     let charts = svgs(&page);
     let f32 = one_chart_with(&charts, "Matmul f32 by shape (M x N x K)");
-    let labels = texts(f32);
     assert_in_order(
-        &labels,
+        &texts(f32),
         &["1x256x256", "8x256x256", "64x256x256", "256x256x256"],
         "smallest shape first",
     );

@@ -3,7 +3,7 @@
 //! when asked for and never in Markdown.
 
 use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
-use gpubench_baseline::{CompareOptions, compare};
+use gpubench_baseline::{CompareOptions, Comparison, compare};
 use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 use gpubench_results::results_file::load_document;
@@ -163,6 +163,18 @@ fn prose_wraps_at_word_boundaries_at_80_columns() {
     assert!(prose.iter().all(|l| l.chars().count() <= 80));
 }
 
+/// `new` against `base` with the default options, as `gpubench compare base.json new.json`
+/// compares them.
+fn compared(base: &RunDocument, new: &RunDocument) -> Comparison {
+    compare(
+        "base.json",
+        base,
+        "new.json",
+        new,
+        &CompareOptions::default(),
+    )
+}
+
 /// The table's rows as (id, the row's first line): a first cell that starts with two spaces
 /// continues the id above it (an id broken after a slash).
 fn table_rows(text: &str) -> Vec<(String, String)> {
@@ -192,13 +204,7 @@ fn comparison_verdict_words_stay_whole_at_80_columns() {
     lost.reason = Some("device lost while mapping the readback buffer (timeout)".into());
     lost.summary = None;
     lost.samples.clear();
-    let cmp = compare(
-        "base.json",
-        &base,
-        "new.json",
-        &new,
-        &CompareOptions::default(),
-    );
+    let cmp = compared(&base, &new);
     let text = Format::Table
         .render_comparison(&cmp, &at(80))
         .expect("render");
@@ -226,13 +232,7 @@ fn comparison_verdict_words_stay_whole_at_80_columns() {
     );
     // A small comparison fits in 80 columns entirely.
     let small = doc_with("NVIDIA Test", false);
-    let cmp = compare(
-        "base.json",
-        &small,
-        "new.json",
-        &scaled(&small, 1.3),
-        &CompareOptions::default(),
-    );
+    let cmp = compared(&small, &scaled(&small, 1.3));
     let text = Format::Table
         .render_comparison(&cmp, &at(80))
         .expect("render");
@@ -244,13 +244,7 @@ fn comparison_verdict_words_stay_whole_at_80_columns() {
 fn colour_only_when_asked_and_never_in_markdown() {
     let mut base = doc_with("NVIDIA Test", false);
     base.results[0].id = "stream/a\u{1b}[2Jb/64MiB".to_string();
-    let cmp = compare(
-        "base.json",
-        &base,
-        "new.json",
-        &scaled(&base, 1.3),
-        &CompareOptions::default(),
-    );
+    let cmp = compared(&base, &scaled(&base, 1.3));
     let coloured = TableStyle {
         width: Some(80),
         color: true,

@@ -5,7 +5,7 @@
 //! beside it are judged as always.
 
 use gpubench_baseline::testing::{doubled, unknown_kinds_fixture};
-use gpubench_baseline::{CompareOptions, Comparison, compare, cross_table};
+use gpubench_baseline::{CompareOptions, Comparison, CrossTable, compare, cross_table};
 use gpubench_report::Format;
 use gpubench_report::gab::gab_export;
 use gpubench_report::table::TableStyle;
@@ -28,6 +28,27 @@ fn comparison() -> Comparison {
         &doubled(&base),
         &CompareOptions::default(),
     )
+}
+
+/// `cmp` in `format`, piped.
+fn comparison_in(format: Format, cmp: &Comparison) -> String {
+    format
+        .render_comparison(cmp, &TableStyle::default())
+        .expect("render")
+}
+
+/// `cross` in `format`, piped.
+fn cross_in(format: Format, cross: &CrossTable) -> String {
+    format
+        .render_cross(cross, &TableStyle::default())
+        .expect("render")
+}
+
+/// The unknown metric's row of `text` (in `format`), asserted to show the row's own unit.
+fn unknown_row_in_its_unit(format: Format, text: &str) -> &str {
+    let row = line_with(text, UNKNOWN_ROW);
+    assert!(row.contains("J/request"), "{format}: {row}");
+    row
 }
 
 /// The line of `text` that holds `needle`.
@@ -123,11 +144,8 @@ fn every_comparison_format_shows_the_row_not_judged_and_judges_the_rest() {
     let cmp = comparison();
     let note = "not judged: metric kind 'joules-per-request' unknown to this gpubench";
     for format in [Format::Table, Format::Markdown, Format::Csv] {
-        let text = format
-            .render_comparison(&cmp, &TableStyle::default())
-            .expect("render");
-        let row = line_with(&text, UNKNOWN_ROW);
-        assert!(row.contains("J/request"), "{format}: {row}");
+        let text = comparison_in(format, &cmp);
+        let row = unknown_row_in_its_unit(format, &text);
         assert!(row.contains("not-judged"), "{format}: {row}");
         assert!(
             !row.contains("regressed") && !row.contains("improved"),
@@ -143,12 +161,8 @@ fn every_comparison_format_shows_the_row_not_judged_and_judges_the_rest() {
             "{format}: {text}"
         );
     }
-    let json: serde_json::Value = serde_json::from_str(
-        &Format::Json
-            .render_comparison(&cmp, &TableStyle::default())
-            .expect("render"),
-    )
-    .expect("JSON");
+    let json: serde_json::Value =
+        serde_json::from_str(&comparison_in(Format::Json, &cmp)).expect("JSON");
     let pair = json["pairs"]
         .as_array()
         .and_then(|pairs| pairs.iter().find(|p| p["id"] == UNKNOWN_ROW))
@@ -164,11 +178,8 @@ fn the_cross_table_shows_the_row_in_its_unit_without_a_ratio() {
     let twice = doubled(&base);
     let cross = cross_table(&[("base", &base), ("twice", &twice)]);
     for format in [Format::Table, Format::Markdown] {
-        let text = format
-            .render_cross(&cross, &TableStyle::default())
-            .expect("render");
-        let row = line_with(&text, UNKNOWN_ROW);
-        assert!(row.contains("J/request"), "{format}: {row}");
+        let text = cross_in(format, &cross);
+        let row = unknown_row_in_its_unit(format, &text);
         assert!(row.contains("0.699"), "{format}: the doubled value: {row}");
         assert!(!row.contains("2.00x"), "{format}: no ratio: {row}");
         assert!(
@@ -183,9 +194,7 @@ fn the_cross_table_shows_the_row_in_its_unit_without_a_ratio() {
             "{format}: {text}"
         );
     }
-    let csv = Format::Csv
-        .render_cross(&cross, &TableStyle::default())
-        .expect("render");
+    let csv = cross_in(Format::Csv, &cross);
     // Both medians, empty ratio cells.
     assert_eq!(
         line_with(&csv, UNKNOWN_ROW),

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::rust_files;
+use common::{rust_files, scan};
 use std::path::Path;
 
 /// The modules `text` reaches as `crate::NAME`.
@@ -40,14 +40,13 @@ fn no_suite_reaches_into_another() {
             .to_string();
         let mut files = Vec::new();
         rust_files(folder, &mut files);
-        for file in files {
-            let text = std::fs::read_to_string(&file).expect("readable");
-            for target in crate_paths(&text) {
-                if target != own {
-                    crossings.push(format!("{} -> crate::{target}", file.display()));
-                }
-            }
-        }
+        crossings.extend(scan(&files, |text| {
+            crate_paths(text)
+                .into_iter()
+                .filter(|target| *target != own)
+                .map(|target| format!(" -> crate::{target}"))
+                .collect()
+        }));
     }
     assert!(
         crossings.is_empty(),

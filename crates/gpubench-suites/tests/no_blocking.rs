@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::rust_files;
+use common::{rust_files, scan};
 use std::path::{Path, PathBuf};
 
 /// What may not appear in library code.
@@ -55,13 +55,12 @@ fn library_files() -> Vec<PathBuf> {
 fn library_code_never_blocks_on_a_wait() {
     let files = library_files();
     assert!(files.len() >= 40, "the library sources: {files:?}");
-    let mut found = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).expect("readable");
-        for (line, what) in blocks(&text) {
-            found.push(format!("{}:{line}: {what}", file.display()));
-        }
-    }
+    let found = scan(&files, |text| {
+        blocks(text)
+            .into_iter()
+            .map(|(line, what)| format!(":{line}: {what}"))
+            .collect()
+    });
     assert!(
         found.is_empty(),
         "library code blocking on a wait (await it; block only at a binary's top): {found:#?}"

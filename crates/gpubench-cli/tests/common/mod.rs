@@ -94,6 +94,44 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// Asserts that a command exited with `code`, showing its stderr otherwise.
+#[track_caller]
+pub fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+}
+
+/// Asserts that a command exited with `code` and said each of `needles` on stderr.
+#[track_caller]
+pub fn assert_exit_saying(out: &Output, code: i32, needles: &[&str]) {
+    assert_exit(out, code);
+    assert_has_all(&text(&out.stderr), needles);
+}
+
+/// Asserts that `haystack` contains `needle`, showing both otherwise.
+#[track_caller]
+pub fn assert_has(haystack: &str, needle: &str) {
+    assert!(haystack.contains(needle), "{needle:?} not in:\n{haystack}");
+}
+
+/// Asserts that `haystack` contains each of `needles`.
+#[track_caller]
+pub fn assert_has_all(haystack: &str, needles: &[&str]) {
+    for needle in needles {
+        assert_has(haystack, needle);
+    }
+}
+
+/// Asserts that `haystack` does not contain `needle`, showing both otherwise.
+#[track_caller]
+pub fn assert_lacks(haystack: &str, needle: &str) {
+    assert!(!haystack.contains(needle), "{needle:?} in:\n{haystack}");
+}
+
 /// A results file, parsed.
 pub fn read_doc(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("results file exists");
@@ -248,6 +286,25 @@ pub fn wait_at_most(mut child: std::process::Child, limit: std::time::Duration) 
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     child.wait_with_output().expect("output")
+}
+
+/// Checks `done` every 20 ms until it holds, failing with `what` once `limit` has passed.
+#[track_caller]
+pub fn wait_until(limit: std::time::Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(start.elapsed() < limit, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// How many results the results file at `path` holds; 0 while it is missing or not yet JSON.
+pub fn results_written(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|doc| doc["results"].as_array().map(Vec::len))
+        .unwrap_or(0)
 }
 
 /// Makes a FIFO at `path`.

@@ -70,6 +70,14 @@ fn assert_verifies(
     true
 }
 
+/// Runs `test` with the Vulkan adapter and a runner of short settings on it (where none is, the
+/// test fails unless skipped on purpose, as [`require_vulkan`] says).
+fn on_vulkan(test: impl FnOnce(&GpuContext, &Runner<'_>)) {
+    if let Some(ctx) = require_vulkan() {
+        test(&ctx, &Runner::new(&ctx, short_settings()));
+    }
+}
+
 /// 127x255x63, and 61x67x45: no dimension a multiple of 4, 8, 16 or any tile edge.
 const ODD: [Shape; 2] = [
     Shape {
@@ -86,83 +94,77 @@ const ODD: [Shape; 2] = [
 
 #[test]
 fn every_tiled_family_member_verifies_at_odd_shapes() {
-    let Some(ctx) = require_vulkan() else {
-        return;
-    };
-    let runner = Runner::new(&ctx, short_settings());
-    let members = generated(&ctx, |v| matches!(v.kind, Kind::Family(_)));
-    assert!(members.len() >= 10, "{} members", members.len());
-    assert!(
-        members
-            .iter()
-            .any(|(v, _)| matches!(v.kind, Kind::Family(p) if p.stages == 2)),
-        "double-buffered members"
-    );
-    for (variant, precision) in members {
-        // Double-buffered members at the shape whose K gives both odd and even step counts
-        // (45: 6, 3 and 2 steps of 8, 16 and 32), which is where swapped copies can go wrong;
-        // the one-copy members, which share the rest of the code, at both.
-        let double = matches!(variant.kind, Kind::Family(p) if p.stages == 2);
-        let shapes = if double { &ODD[1..] } else { &ODD[..] };
-        for &shape in shapes {
-            assert_verifies(&ctx, &runner, shape, variant, precision);
+    on_vulkan(|ctx, runner| {
+        let members = generated(ctx, |v| matches!(v.kind, Kind::Family(_)));
+        assert!(members.len() >= 10, "{} members", members.len());
+        assert!(
+            members
+                .iter()
+                .any(|(v, _)| matches!(v.kind, Kind::Family(p) if p.stages == 2)),
+            "double-buffered members"
+        );
+        for (variant, precision) in members {
+            // Double-buffered members at the shape whose K gives both odd and even step counts
+            // (45: 6, 3 and 2 steps of 8, 16 and 32), which is where swapped copies can go wrong;
+            // the one-copy members, which share the rest of the code, at both.
+            let double = matches!(variant.kind, Kind::Family(p) if p.stages == 2);
+            let shapes = if double { &ODD[1..] } else { &ODD[..] };
+            for &shape in shapes {
+                assert_verifies(ctx, runner, shape, variant, precision);
+            }
         }
-    }
+    });
 }
 
 #[test]
 fn every_small_m_form_verifies_with_and_without_subgroups() {
-    let Some(ctx) = require_vulkan() else {
-        return;
-    };
-    let runner = Runner::new(&ctx, short_settings());
-    let subgroups = ctx.features.contains(wgpu::Features::SUBGROUP);
-    let all = generated(&ctx, |v| matches!(v.kind, Kind::Gemv(_)));
-    // The workgroup-memory reduction is forced by running its variants by name, on an adapter
-    // that has subgroups as on one that has not.
-    assert!(all.iter().any(|(v, _)| !v.name.ends_with("-sg")));
-    // Small M proper for the forms with the most edges: several column blocks (a partial
-    // last block at 255 and 67 columns), or K split (K = 1000 in uneven chunks).
-    let columns = [Shape::new(1, 255, 63), Shape::new(8, 67, 45)];
-    let split = [Shape::new(3, 1000, 1000)];
-    for (variant, precision) in all {
-        if variant.name.ends_with("-sg") && !subgroups {
-            continue;
+    on_vulkan(|ctx, runner| {
+        let subgroups = ctx.features.contains(wgpu::Features::SUBGROUP);
+        let all = generated(ctx, |v| matches!(v.kind, Kind::Gemv(_)));
+        // The workgroup-memory reduction is forced by running its variants by name, on an adapter
+        // that has subgroups as on one that has not.
+        assert!(all.iter().any(|(v, _)| !v.name.ends_with("-sg")));
+        // Small M proper for the forms with the most edges: several column blocks (a partial
+        // last block at 255 and 67 columns), or K split (K = 1000 in uneven chunks).
+        let columns = [Shape::new(1, 255, 63), Shape::new(8, 67, 45)];
+        let split = [Shape::new(3, 1000, 1000)];
+        for (variant, precision) in all {
+            if variant.name.ends_with("-sg") && !subgroups {
+                continue;
+            }
+            let blocks = !variant.name.contains("-c1-");
+            let split_k = !variant.name.contains("-ks1-");
+            let extra = columns
+                .iter()
+                .filter(|_| blocks || split_k)
+                .chain(split.iter().filter(|_| split_k));
+            for shape in ODD.iter().chain(extra) {
+                assert_verifies(ctx, runner, *shape, variant, precision);
+            }
         }
-        let blocks = !variant.name.contains("-c1-");
-        let split_k = !variant.name.contains("-ks1-");
-        let extra = columns
-            .iter()
-            .filter(|_| blocks || split_k)
-            .chain(split.iter().filter(|_| split_k));
-        for shape in ODD.iter().chain(extra) {
-            assert_verifies(&ctx, &runner, *shape, variant, precision);
-        }
-    }
+    });
 }
 
 #[test]
 fn each_family_verifies_at_1000_cubed() {
-    let Some(ctx) = require_vulkan() else {
-        return;
-    };
-    let runner = Runner::new(&ctx, short_settings());
-    let big = Shape::new(1000, 1000, 1000);
-    for name in [
-        "tiled-bm128-bn128-bk16-t8x8-wg256",
-        "tiled-bm64-bn64-bk16-t8x8-wg64",
-        "gemv-x8-c1-wg64-ks8-wgmem",
-    ] {
-        for (precision, acc32) in forms(&ctx) {
-            let name = if acc32 {
-                format!("{name}-acc32")
-            } else {
-                name.to_string()
-            };
-            let variant = find_variant(&name).expect("in the catalogue");
-            assert_verifies(&ctx, &runner, big, variant, precision);
+    on_vulkan(|ctx, runner| {
+        let big = Shape::new(1000, 1000, 1000);
+        for name in [
+            "tiled-bm128-bn128-bk16-t8x8-wg256",
+            "tiled-bm64-bn64-bk16-t8x8-wg64",
+            "gemv-x8-c1-wg64-ks8-wgmem",
+        ] {
+            for (precision, acc32) in forms(ctx) {
+                let name = if acc32 {
+                    format!("{name}-acc32")
+                } else {
+                    name.to_string()
+                };
+                let variant = find_variant(&name).expect("in the catalogue");
+                assert_verifies(ctx, runner, big, variant, precision);
+            }
         }
-    }
+    });
 }
 
 /// Every cooperative-matrix configuration's emulated twin (the same kernel, the matrix
@@ -174,50 +176,48 @@ fn each_family_verifies_at_1000_cubed() {
 /// every data and accumulation form, was verified in some configuration.
 #[test]
 fn every_cooperative_matrix_form_verifies_emulated() {
-    let Some(ctx) = require_vulkan() else {
-        return;
-    };
-    let runner = Runner::new(&ctx, short_settings());
-    let shape = Shape::new(131, 133, 45);
-    let space = coop_space();
-    assert!(space.len() >= 24, "{} configurations", space.len());
-    let mut verified = Vec::new();
-    for &p in &space {
-        for (precision, acc32) in forms(&ctx) {
-            let variant = emulated_coop(p, acc32);
-            if assert_verifies(&ctx, &runner, shape, variant, precision) {
-                verified.push((p, precision, acc32));
+    on_vulkan(|ctx, runner| {
+        let shape = Shape::new(131, 133, 45);
+        let space = coop_space();
+        assert!(space.len() >= 24, "{} configurations", space.len());
+        let mut verified = Vec::new();
+        for &p in &space {
+            for (precision, acc32) in forms(ctx) {
+                let variant = emulated_coop(p, acc32);
+                if assert_verifies(ctx, runner, shape, variant, precision) {
+                    verified.push((p, precision, acc32));
+                }
             }
         }
-    }
-    let covered = |what: &str, has: &dyn Fn(&CoopParams) -> bool| {
-        assert!(
-            space.iter().any(has) && verified.iter().any(|(p, ..)| has(p)),
-            "no verified twin with {what}"
-        );
-    };
-    for size in [8, 16] {
-        covered(&format!("S = {size}"), &|p| p.size == size);
-    }
-    for sg in [32, 64] {
-        covered(&format!("subgroups of {sg}"), &|p| p.sg == sg);
-    }
-    for warps in [(2, 2), (2, 4), (4, 2)] {
-        covered(&format!("{warps:?} subgroups"), &|p| p.warps == warps);
-    }
-    for steps in [1, 2] {
-        covered(&format!("BK = {steps} S"), &|p| p.bk == steps * p.size);
-        covered(&format!("{steps} staged copies"), &|p| p.stages == steps);
-    }
-    for (precision, acc32) in forms(&ctx) {
-        assert!(
-            verified
-                .iter()
-                .any(|&(_, pr, a)| pr == precision && a == acc32),
-            "no verified twin in {} (f32 sums: {acc32})",
-            precision.name()
-        );
-    }
+        let covered = |what: &str, has: &dyn Fn(&CoopParams) -> bool| {
+            assert!(
+                space.iter().any(has) && verified.iter().any(|(p, ..)| has(p)),
+                "no verified twin with {what}"
+            );
+        };
+        for size in [8, 16] {
+            covered(&format!("S = {size}"), &|p| p.size == size);
+        }
+        for sg in [32, 64] {
+            covered(&format!("subgroups of {sg}"), &|p| p.sg == sg);
+        }
+        for warps in [(2, 2), (2, 4), (4, 2)] {
+            covered(&format!("{warps:?} subgroups"), &|p| p.warps == warps);
+        }
+        for steps in [1, 2] {
+            covered(&format!("BK = {steps} S"), &|p| p.bk == steps * p.size);
+            covered(&format!("{steps} staged copies"), &|p| p.stages == steps);
+        }
+        for (precision, acc32) in forms(ctx) {
+            assert!(
+                verified
+                    .iter()
+                    .any(|&(_, pr, a)| pr == precision && a == acc32),
+                "no verified twin in {} (f32 sums: {acc32})",
+                precision.name()
+            );
+        }
+    });
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! What the source-reading tests share: the walk over a folder's Rust files.
+//! What the source-reading tests share: the walk over a folder's Rust files, and the scan that
+//! reads each and says where a finding is.
 
 use std::path::{Path, PathBuf};
 
@@ -12,4 +13,18 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// What `find` reports in each of `files`, each finding after its file's path.
+pub fn scan(files: &[PathBuf], find: impl Fn(&str) -> Vec<String>) -> Vec<String> {
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file).expect("readable");
+        found.extend(
+            find(&text)
+                .into_iter()
+                .map(|f| format!("{}{f}", file.display())),
+        );
+    }
+    found
 }
