@@ -5,8 +5,10 @@
 //!
 //! wasm-bindgen's command-line tool must be the exact release of the `wasm-bindgen` crate the
 //! build links (their glue format is private to each release): it is read from Cargo.lock and
-//! installed with `cargo install` into target/xtask/wasm-bindgen when that release is
-//! not there. Nothing is fetched at run time: the page is static files.
+//! installed with `cargo install` when that release is not there, into the user's cache folder
+//! by release ([`tool_cache`]), so that another checkout on the machine (CI's fresh clone) does
+//! not build it again, as cargo keeps its registry. Nothing is fetched at run time: the page is
+//! static files.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -102,10 +104,26 @@ pub fn test() -> Result<(), String> {
     crate::web_compare::check(&results)
 }
 
-/// The wasm-bindgen release Cargo.lock resolves, installed under target/xtask where missing.
+/// Where tools built for the checks are kept, one folder per tool and release, for every
+/// checkout of this machine: `GPUBENCH_TOOL_CACHE`, else `$XDG_CACHE_HOME/gpubench`, else
+/// `~/.cache/gpubench`, else this checkout's target/xtask.
+fn tool_cache(root: &Path) -> PathBuf {
+    let env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("GPUBENCH_TOOL_CACHE")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("gpubench")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache/gpubench")))
+        .unwrap_or_else(|| root.join("target/xtask"))
+}
+
+/// The wasm-bindgen release Cargo.lock resolves, installed into the [`tool_cache`] where
+/// missing.
 fn ensure_wasm_bindgen(root: &Path) -> Result<PathBuf, String> {
     let version = locked_version(root, "wasm-bindgen")?;
-    let prefix = root.join("target/xtask/wasm-bindgen");
+    let prefix = tool_cache(root).join(format!("wasm-bindgen-{version}"));
     let bin = prefix.join("bin/wasm-bindgen");
     let has = Command::new(&bin).arg("--version").output().is_ok_and(|o| {
         String::from_utf8_lossy(&o.stdout).trim() == format!("wasm-bindgen {version}")
