@@ -10,12 +10,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use crate::workspace_root;
 
 /// The two programs, as the workspace tests built them.
+#[derive(Clone)]
 pub struct Programs {
     /// The gpubench binary.
     pub gpubench: PathBuf,
@@ -23,9 +25,21 @@ pub struct Programs {
     pub webgpu_variants: PathBuf,
 }
 
-/// Builds the workspace tests where they are not built yet (nothing to do right after them)
-/// and says where the two programs are.
+/// Where the two programs are: asked of cargo once per xtask (every check after the tests
+/// runs them), building the workspace tests where they are not built yet (nothing to do right
+/// after them).
 pub fn programs() -> Result<Programs, String> {
+    static FOUND: OnceLock<Programs> = OnceLock::new();
+    if let Some(found) = FOUND.get() {
+        return Ok(found.clone());
+    }
+    let found = locate()?;
+    Ok(FOUND.get_or_init(|| found).clone())
+}
+
+/// Builds the workspace tests where needed and reads the two programs' paths from cargo's
+/// messages.
+fn locate() -> Result<Programs, String> {
     let args = [
         "test",
         "--workspace",

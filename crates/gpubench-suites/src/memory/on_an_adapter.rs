@@ -282,7 +282,6 @@ fn check_levels(
     l2: HostCache,
 ) -> Result<Vec<String>, (Vec<&'static str>, String)> {
     let levels = derive_levels(results, host, None);
-    let edge_of = |cache: &str| edge_of(&levels, cache);
     let found: Vec<String> = levels
         .iter()
         .filter(|r| r.metric == MetricKind::Size)
@@ -302,8 +301,8 @@ fn check_levels(
         .filter(|r| r.id.starts_with("memory/latency/"))
         .map(|r| format!("{} {:.1}", r.id, r.median().unwrap_or(f64::NAN)))
         .collect();
-    // Within 2x of the edge: of the level's size, or of a point of the fall from it to the
-    // next plateau where that fall spans at most three octaves (the chase climbs across a cache
+    // Within 2x of the edge: of the level's size, or of a point of the climb from it to the
+    // next plateau where that climb spans at most three octaves (the chase climbs across a cache
     // over a few points, and which of them a plateau keeps moves with the host's load).
     let within_2x = |(last, next): (f64, Option<f64>), reference: u64| {
         let top = next.filter(|&n| n <= 8.0 * last).unwrap_or(last);
@@ -329,7 +328,7 @@ fn check_levels(
     let (missed, misses): (Vec<&'static str>, Vec<String>) = references
         .into_iter()
         .filter_map(|(cache, reference, what)| {
-            let detected = edge_of(cache);
+            let detected = edge_of(&levels, cache);
             (!detected.is_some_and(|edge| within_2x(edge, reference))).then(|| {
                 let miss = format!(
                     "the latency level taken for {cache} (its size and the next plateau's start: \
@@ -371,14 +370,11 @@ fn edge_of(levels: &[BenchResult], cache: &str) -> Option<(f64, Option<f64>)> {
     Some((plateaus[at].1 as f64, next))
 }
 
-/// How much the adapter's chase rises across a cache of `bytes` ([`step_across`]).
+/// How much the adapter's chase rises across a cache of `bytes` ([`step_across`]), on the
+/// curve the levels are derived from, so the test holds to a level just the caches the
+/// pairing may give one.
 fn chase_rise(results: &[BenchResult], bytes: u64) -> Option<f64> {
-    let chase: Vec<(u64, f64)> = results
-        .iter()
-        .filter(|r| r.id.starts_with("memory/latency/"))
-        .filter_map(|r| Some((r.params["working_set_bytes"].as_u64()?, r.median()?)))
-        .collect();
-    step_across(&chase, bytes, Trend::Rising)
+    step_across(&super::curve(results, "chase"), bytes, Trend::Rising)
 }
 
 /// The caches a latency level is held to: L1d and L2, and L3 only where the sweep reaches past
