@@ -30,7 +30,8 @@ pub mod shared;
 use std::collections::BTreeMap;
 
 use gpubench_harness::{
-    BenchResult, Benchmark, GpuContext, Kernel, KernelBench, MetricKind, Profile, Role, Status,
+    BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Profile,
+    Role, Status,
 };
 use gpubench_results::units::{MIB, format_size};
 
@@ -458,6 +459,7 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
         .map(|k| (!beyond(k) && !past_host_caches(&found[k])).then_some(found[k].last_bytes))
         .collect();
     let caches = matched_caches(&stepped_caches(host, family), &candidates);
+    let sweep_end = family.curve.0.iter().map(|&(bytes, _)| bytes).max();
     let mut out = Vec::new();
     for (k, plateau) in found.iter().enumerate() {
         let beyond = beyond(k);
@@ -484,17 +486,8 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
                 params.insert("host_cache".into(), cache.name().into());
                 params.insert("host_cache_bytes".into(), cache.bytes.into());
             }
-            let mut size = derived_result(
-                format!("memory/{name}/size"),
-                suite,
-                MetricKind::Size,
-                "detected level size: the largest working set on the level's plateau (KiB)",
-                plateau.last_bytes as f64 / 1024.0,
-                params.clone(),
-            );
-            // A level that holds more serves more at its speed.
-            size.higher_is_better = true;
-            out.push(size);
+            let open_ended = Some(plateau.last_bytes) == sweep_end;
+            out.push(size_row(&name, plateau, params.clone(), open_ended));
         }
         for (curve, metric, word, counts) in [family.curve, family.other] {
             let inside: Vec<f64> = curve
@@ -515,6 +508,38 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
         }
     }
     out
+}
+
+/// A level's size row: its largest working set, KiB. A level whose plateau runs to the sweep's
+/// largest working set (`open_ended`) shows no edge: the sweep stopped inside it (a binding
+/// limit, the quick profile, a host cache larger than the sweep), so its size is unresolved,
+/// not the sweep's end read as a cache's size.
+fn size_row(
+    name: &str,
+    plateau: &Plateau,
+    params: BTreeMap<String, serde_json::Value>,
+    open_ended: bool,
+) -> BenchResult {
+    let id = format!("memory/{name}/size");
+    let counts = "detected level size: the largest working set on the level's plateau (KiB)";
+    let suite = gpubench_results::suite_names::MEMORY;
+    let mut size = if open_ended {
+        let mut info = BenchmarkInfo::new(id, suite, MetricKind::Size, counts).role(Role::Derived);
+        info.params = params;
+        let reason = format!(
+            "not resolved by this sweep: the level's plateau runs to the sweep's largest working \
+             set ({}), so the level holds at least that much and its edge was not reached; its \
+             latency and bandwidth stand",
+            format_size(plateau.last_bytes)
+        );
+        BenchResult::empty(&info, Status::Skipped, Some(reason))
+    } else {
+        let kib = plateau.last_bytes as f64 / 1024.0;
+        derived_result(id, suite, MetricKind::Size, counts, kib, params)
+    };
+    // A level that holds more serves more at its speed.
+    size.higher_is_better = true;
+    size
 }
 
 /// The host caches a level may be taken for: a cache the curve shows no level's step across,
@@ -742,6 +767,55 @@ mod tests {
                 .any(|r| r.params.get("host_cache") == Some(&"L1d".into())),
             "{derived:?}"
         );
+    }
+
+    #[test]
+    fn a_level_the_sweep_ends_inside_has_no_size_but_keeps_its_latency() {
+        // lavapipe's chase (quick profile, medians in ns) on a guest with a 48 KiB L1d, a 2 MiB
+        // L2 and a 260 MiB L3: the sweep stops at 128 MiB, on the plateau from 16 MiB.
+        let ns = [
+            9.74, 8.64, 9.60, 11.0, 13.7, 8.99, 10.1, 10.8, 10.2, 9.38, 9.62, 9.71, 9.83, 10.5,
+            11.1, 14.5, 14.7, 19.4, 31.9, 44.3, 43.2, 45.7, 46.3, 90.4, 147.0, 152.0, 158.0, 153.0,
+            156.0, 163.0, 177.0,
+        ];
+        let sizes = working_sets(128 << 20);
+        assert_eq!(sizes.len(), ns.len());
+        let results: Vec<BenchResult> = sizes
+            .iter()
+            .zip(ns)
+            .map(|(&b, ns)| row("chase", b, ns, true))
+            .collect();
+        let host = [cache(1, 48 << 10), cache(2, 2 << 20), cache(3, 260 << 20)];
+        let derived = derive_levels(&results, &host, None);
+        let sizes: Vec<&BenchResult> = derived
+            .iter()
+            .filter(|r| r.metric == MetricKind::Size)
+            .collect();
+        let last = sizes.last().expect("levels");
+        assert_eq!(last.params["last_bytes"], 128 << 20, "{derived:?}");
+        assert_eq!(last.params["host_cache"], "L3", "{derived:?}");
+        assert_eq!(last.status, Status::Skipped, "{last:?}");
+        assert_eq!(last.median(), None, "{last:?}");
+        let reason = last.reason.as_deref().unwrap_or("");
+        assert!(
+            reason.contains("at least") && reason.contains("128MiB"),
+            "{reason}"
+        );
+        // The levels below it have their edges, and every level keeps its latency.
+        assert!(
+            sizes[..sizes.len() - 1]
+                .iter()
+                .all(|r| r.status == Status::Ok)
+        );
+        let latency = |size: &BenchResult| {
+            let id = size.id.replace("/size", "/latency");
+            derived
+                .iter()
+                .find(|r| r.id == id)
+                .and_then(BenchResult::median)
+        };
+        assert!(sizes.iter().all(|s| latency(s).is_some()), "{derived:?}");
+        assert!(latency(last).is_some_and(|ns| ns > 140.0), "{derived:?}");
     }
 
     #[test]
