@@ -389,15 +389,16 @@ struct BandOptions {
 }
 
 /// Whether a status change fails the gate. On one machine, any loss does (ok -> failed, ok ->
-/// skipped, skipped -> failed). Across machines, a new failure always does (a wrong answer is
-/// wrong on every adapter), and ok -> skipped does where both are the same kind of device (a CI
-/// runner with another driver or host CPU that lost a feature); between different cards a
-/// skipped result is a fact about the cards.
-fn status_regressed(base: Status, new: Status, mode: Mode, same_device: bool) -> bool {
+/// skipped, skipped -> failed; a derived value left unresolved is none, [`status_got_worse`]).
+/// Across machines, a new failure always does (a wrong answer is wrong on every adapter), and
+/// ok -> skipped does where both are the same kind of device (a CI runner with another driver
+/// or host CPU that lost a feature); between different cards a skipped result is a fact about
+/// the cards.
+fn status_regressed(base: &BenchResult, new: &BenchResult, mode: Mode, same_device: bool) -> bool {
     match mode {
         Mode::SameMachine => status_got_worse(base, new),
         Mode::CrossMachine => {
-            (new == Status::Failed && base != Status::Failed)
+            (new.status == Status::Failed && base.status != Status::Failed)
                 || (same_device && status_got_worse(base, new))
         }
     }
@@ -482,7 +483,7 @@ fn settled_without_ratio(
             base.status.as_str(),
             new.status.as_str()
         ));
-        pair.regression = status_regressed(base.status, new.status, mode, same_device);
+        pair.regression = status_regressed(base, new, mode, same_device);
         return true;
     }
     if base.status != Status::Ok {
@@ -613,7 +614,8 @@ fn estimate(base: &BenchResult, new: &BenchResult, resamples: usize) -> Option<R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{doc_with, scaled};
+    use crate::testing::{doc_with, not_ok_result, ok_result, scaled};
+    use gpubench_results::Role;
     use proptest::prelude::*;
 
     #[test]
@@ -791,6 +793,31 @@ mod tests {
             ..CompareOptions::default()
         };
         assert!(compare("b", &base, "n", &slow, &strict).fails_gate());
+    }
+
+    #[test]
+    fn a_derived_value_left_unresolved_is_shown_but_fails_no_gate() {
+        // A fitted fixed cost the new run's sweep did not resolve (its fit went through the
+        // origin), on a software adapter where only status changes gate.
+        let mut base = doc_with("lavapipe", true);
+        let mut fit = ok_result("transfer/fit/fixed-cost", "time-per-op", "us", 70.0);
+        fit.role = Role::Derived;
+        fit.timing = None;
+        base.results.push(fit);
+        let mut new = base.clone();
+        let last = new.results.len() - 1;
+        new.results[last] =
+            not_ok_result("transfer/fit/fixed-cost", Status::Skipped, "not resolved");
+        new.results[last].role = Role::Derived;
+        let cmp = compare("b", &base, "n", &new, &CompareOptions::default());
+        let pair = cmp.pairs.iter().find(|p| p.id == "transfer/fit/fixed-cost");
+        let pair = pair.expect("paired");
+        assert_eq!(pair.verdict, Verdict::StatusChanged);
+        assert!(!pair.regression && !cmp.fails_gate(), "{pair:?}");
+        // A kernel row skipped where the base measured it still fails the gate.
+        let mut lost = base.clone();
+        lost.results[0] = not_ok_result(&base.results[0].id, Status::Skipped, "feature lost");
+        assert!(compare("b", &base, "n", &lost, &CompareOptions::default()).fails_gate());
     }
 
     #[test]

@@ -216,7 +216,7 @@ fn judge_row(
 fn lost_result(sides: &[(Option<&BenchResult>, Option<&BenchResult>)]) -> Option<String> {
     sides.iter().enumerate().find_map(|(k, (b, h))| {
         let (b, h) = (b.as_ref()?, h.as_ref()?);
-        status_got_worse(b.status, h.status).then(|| {
+        status_got_worse(b, h).then(|| {
             format!(
                 "round {}: {} -> {}{}",
                 k + 1,

@@ -5,7 +5,7 @@
 //! lies beyond the noise band; an interval that straddles an edge, or is wider than the band,
 //! is inconclusive rather than a guess.
 
-use gpubench_results::Status;
+use gpubench_results::{BenchResult, Role, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::ratio::RatioEstimate;
@@ -73,19 +73,26 @@ pub fn verdict_for(ratio: &RatioEstimate, band: f64) -> Verdict {
     }
 }
 
-/// ok -> failed, ok -> skipped and skipped -> failed lose something the base run had.
-pub fn status_got_worse(base: Status, new: Status) -> bool {
+/// ok -> failed, ok -> skipped and skipped -> failed lose something the base run had. A derived
+/// value the new run skipped is the exception: a fit or a cache level's size that this run's
+/// sweep did not resolve (the fit went through the origin, the sweep ended inside the level) is
+/// a fact about the sweep, and the measured results it is derived from carry their own verdicts.
+pub fn status_got_worse(base: &BenchResult, new: &BenchResult) -> bool {
+    if new.role == Role::Derived && new.status == Status::Skipped {
+        return false;
+    }
     let rank = |s: Status| match s {
         Status::Ok => 2,
         Status::Skipped => 1,
         Status::Failed => 0,
     };
-    rank(new) < rank(base)
+    rank(new.status) < rank(base.status)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gpubench_results::{BenchmarkInfo, MetricKind};
 
     fn interval(low: f64, high: f64) -> RatioEstimate {
         RatioEstimate {
@@ -110,12 +117,38 @@ mod tests {
         );
     }
 
+    fn result(role: Role, status: Status) -> BenchResult {
+        let info = BenchmarkInfo::new("s/x", "s", MetricKind::Bandwidth, "test").role(role);
+        BenchResult::empty(&info, status, None)
+    }
+
     #[test]
     fn losing_a_number_is_worse() {
-        assert!(status_got_worse(Status::Ok, Status::Failed));
-        assert!(status_got_worse(Status::Ok, Status::Skipped));
-        assert!(!status_got_worse(Status::Failed, Status::Ok));
-        assert!(!status_got_worse(Status::Skipped, Status::Skipped));
+        let worse = |base: Status, new: Status| {
+            status_got_worse(&result(Role::Kernel, base), &result(Role::Kernel, new))
+        };
+        assert!(worse(Status::Ok, Status::Failed));
+        assert!(worse(Status::Ok, Status::Skipped));
+        assert!(worse(Status::Skipped, Status::Failed));
+        assert!(!worse(Status::Failed, Status::Ok));
+        assert!(!worse(Status::Skipped, Status::Skipped));
+    }
+
+    #[test]
+    fn a_derived_value_this_run_did_not_resolve_is_no_loss_but_its_failure_is() {
+        let derived = |status: Status| result(Role::Derived, status);
+        assert!(!status_got_worse(
+            &derived(Status::Ok),
+            &derived(Status::Skipped)
+        ));
+        assert!(status_got_worse(
+            &derived(Status::Ok),
+            &derived(Status::Failed)
+        ));
+        assert!(status_got_worse(
+            &derived(Status::Skipped),
+            &derived(Status::Failed)
+        ));
     }
 
     #[test]
