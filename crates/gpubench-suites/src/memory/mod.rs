@@ -735,6 +735,20 @@ mod tests {
         );
     }
 
+    /// The latency levels of a capped chase to 128 MiB (`ns` at each working set from 4 KiB) on
+    /// a 2-vCPU Xeon guest: a 48 KiB L1d, a 2 MiB L2 and a 260 MiB L3.
+    fn levels_on_a_xeon_guest(ns: &[f64]) -> Vec<BenchResult> {
+        let sizes = working_sets(128 << 20);
+        assert_eq!(sizes.len(), ns.len());
+        let results: Vec<BenchResult> = sizes
+            .iter()
+            .zip(ns)
+            .map(|(&b, &ns)| row("chase", b, ns, true))
+            .collect();
+        let host = [cache(1, 48 << 10), cache(2, 2 << 20), cache(3, 260 << 20)];
+        derive_levels(&results, &host, None)
+    }
+
     #[test]
     fn a_cache_whose_step_the_chase_hides_takes_no_level() {
         // lavapipe's chase on a guest with a 48 KiB L1d, a 2 MiB L2 and a 260 MiB L3, under load
@@ -744,15 +758,7 @@ mod tests {
             7.2, 7.1, 7.0, 7.1, 7.0, 7.0, 7.0, 7.0, 7.6, 7.6, 7.6, 7.7, 7.8, 7.9, 8.4, 8.8, 9.6,
             11.8, 22.5, 34.7, 38.8, 36.9, 40.1, 43.9, 43.4, 46.0, 49.2, 50.9, 129.7, 126.9, 139.7,
         ];
-        let sizes = working_sets(128 << 20);
-        assert_eq!(sizes.len(), ns.len());
-        let results: Vec<BenchResult> = sizes
-            .iter()
-            .zip(ns)
-            .map(|(&b, ns)| row("chase", b, ns, true))
-            .collect();
-        let host = [cache(1, 48 << 10), cache(2, 2 << 20), cache(3, 260 << 20)];
-        let derived = derive_levels(&results, &host, None);
+        let derived = levels_on_a_xeon_guest(&ns);
         let first = derived
             .iter()
             .find(|r| r.id == "memory/latency-level-1/size")
@@ -778,15 +784,7 @@ mod tests {
             11.1, 14.5, 14.7, 19.4, 31.9, 44.3, 43.2, 45.7, 46.3, 90.4, 147.0, 152.0, 158.0, 153.0,
             156.0, 163.0, 177.0,
         ];
-        let sizes = working_sets(128 << 20);
-        assert_eq!(sizes.len(), ns.len());
-        let results: Vec<BenchResult> = sizes
-            .iter()
-            .zip(ns)
-            .map(|(&b, ns)| row("chase", b, ns, true))
-            .collect();
-        let host = [cache(1, 48 << 10), cache(2, 2 << 20), cache(3, 260 << 20)];
-        let derived = derive_levels(&results, &host, None);
+        let derived = levels_on_a_xeon_guest(&ns);
         let sizes: Vec<&BenchResult> = derived
             .iter()
             .filter(|r| r.metric == MetricKind::Size)
