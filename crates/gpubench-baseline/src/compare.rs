@@ -22,7 +22,7 @@ use crate::machine::{Difference, machine_differences};
 use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
-use crate::verdict::{status_got_worse, verdict_for};
+use crate::verdict::{RATIO_ONLY_NOTE, ratio_only, status_got_worse, verdict_for};
 use gpubench_results::stats::{BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 
 /// How to compare.
@@ -519,14 +519,10 @@ fn judge_values(
     band: BandOptions,
 ) {
     let band_value = pair.band;
-    if base.timing.is_none() || new.timing.is_none() {
-        // Derived or probed values (fitted models, ceilings, ridge point, fractions of peak,
-        // capacity) are computed from measured results that carry their own verdicts; judging
-        // them too would count one change twice, with intervals that understate the noise and,
-        // for ratios such as the ridge point, no meaningful "faster" direction.
+    if ratio_only(base) || ratio_only(new) {
         pair.ratio = estimate(base, new, band.resamples);
         pair.verdict = Verdict::RatioOnly;
-        pair.note = Some("derived value: ratio only, its inputs carry the verdicts".to_string());
+        pair.note = Some(RATIO_ONLY_NOTE.to_string());
         return;
     }
     if base.timing != new.timing {

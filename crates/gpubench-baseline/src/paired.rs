@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, oriented};
-use crate::verdict::{Verdict, status_got_worse, verdict_for};
+use crate::verdict::{RATIO_ONLY_NOTE, Verdict, ratio_only, status_got_worse, verdict_for};
 
 /// The least coverage a row's interval must have for a verdict; fewer rounds than give it
 /// (five) leave the row too noisy to judge.
@@ -168,7 +168,21 @@ fn judge_row(
         return row;
     }
     if sides.iter().all(|(b, _)| b.is_none()) {
+        // A result only the head has is new, unless it failed there: a wrong answer is a
+        // failure, never merely new (as `compare` judges it).
+        let failed = sides
+            .iter()
+            .filter_map(|(_, h)| *h)
+            .position(|h| h.status == Status::Failed);
         row.verdict = Verdict::New;
+        if let Some(k) = failed {
+            row.verdict = Verdict::Failed;
+            row.regression = true;
+            row.note = Some(format!(
+                "round {}: failed, and the base has no such result",
+                k + 1
+            ));
+        }
         return row;
     }
     if sides.iter().all(|(_, h)| h.is_none()) {
@@ -190,6 +204,18 @@ fn judge_row(
         })
         .collect();
     if row.ratios.is_empty() {
+        return row;
+    }
+    if sides
+        .iter()
+        .any(|(b, h)| [b, h].into_iter().flatten().any(|r| ratio_only(r)))
+    {
+        if let Some((estimate, coverage)) = median_interval(&row.ratios, COVERAGE) {
+            row.estimate = Some(estimate);
+            row.coverage = Some(coverage);
+        }
+        row.verdict = Verdict::RatioOnly;
+        row.note = Some(RATIO_ONLY_NOTE.to_string());
         return row;
     }
     match median_interval(&row.ratios, COVERAGE) {
@@ -353,6 +379,45 @@ mod tests {
         let few = judge(100.0, &[50.0, 50.0]);
         assert_eq!(few.verdict, Verdict::Inconclusive);
         assert!(few.note.expect("note").contains("needs 5"));
+    }
+
+    #[test]
+    fn a_derived_value_gets_its_ratio_and_no_verdict() {
+        // A fraction of peak that fell by half, because the peak it divides by got faster.
+        let mut rounds = rounds(100.0, &[50.0; 5]);
+        for (b, h) in &mut rounds {
+            b.results[0].timing = None;
+            h.results[0].timing = None;
+        }
+        let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
+        let row = &judge_rounds(&pairs, PairedOptions::default()).rows[0];
+        assert_eq!(row.verdict, Verdict::RatioOnly);
+        assert!(!row.regression);
+        assert_eq!(row.estimate.expect("a ratio").ratio, 0.5);
+    }
+
+    #[test]
+    fn a_result_only_the_head_has_that_fails_is_a_failure_not_new() {
+        let mut rounds = rounds(100.0, &[100.0; 5]);
+        for (b, h) in &mut rounds {
+            let mut extra = h.results[0].clone();
+            extra.id = "stream/extra".into();
+            h.results.push(extra);
+            b.results.truncate(1);
+        }
+        let judged = |rounds: &[(RunDocument, RunDocument)]| {
+            let pairs: Vec<(&RunDocument, &RunDocument)> =
+                rounds.iter().map(|(b, h)| (b, h)).collect();
+            let cmp = judge_rounds(&pairs, PairedOptions::default());
+            let row = cmp.rows.iter().find(|r| r.id == "stream/extra").cloned();
+            row.expect("the head's row")
+        };
+        assert_eq!(judged(&rounds).verdict, Verdict::New);
+        rounds[1].1.results[1].status = Status::Failed;
+        let row = judged(&rounds);
+        assert_eq!(row.verdict, Verdict::Failed);
+        assert!(row.regression);
+        assert!(row.note.expect("note").starts_with("round 2: failed"));
     }
 
     #[test]

@@ -73,6 +73,18 @@ pub fn verdict_for(ratio: &RatioEstimate, band: f64) -> Verdict {
     }
 }
 
+/// Why a derived or probed value gets a ratio and no verdict.
+pub const RATIO_ONLY_NOTE: &str = "derived value: ratio only, its inputs carry the verdicts";
+
+/// Whether a result is judged by its ratio alone: a derived or probed value (a fitted model, a
+/// ceiling, a ridge point, a fraction of peak, a capacity) has no timing of its own. It is
+/// computed from measured results that carry their own verdicts, so judging it too would count
+/// one change twice, with intervals that understate the noise and, for ratios such as the ridge
+/// point or a fraction of peak, no meaningful "faster" direction.
+pub fn ratio_only(result: &BenchResult) -> bool {
+    result.status == Status::Ok && result.timing.is_none()
+}
+
 /// ok -> failed, ok -> skipped and skipped -> failed lose something the base run had. A derived
 /// value the new run skipped is the exception: a fit or a cache level's size that this run's
 /// sweep did not resolve (the fit went through the origin, the sweep ended inside the level) is

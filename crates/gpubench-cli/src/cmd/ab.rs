@@ -24,7 +24,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use gpubench_baseline::paired::{PairedComparison, PairedOptions, judge_rounds};
+use gpubench_baseline::paired::{PairedComparison, PairedOptions, PairedRow, judge_rounds};
 use gpubench_baseline::verdict::Verdict;
 use gpubench_engine::Included;
 use gpubench_harness::RunDocument;
@@ -179,9 +179,11 @@ fn judge(rounds: &[(RunDocument, RunDocument)], options: PairedOptions) -> Paire
     judge_rounds(&pairs, options)
 }
 
-/// 4 where the head lost a result, 3 where one regressed, 6 where one is too noisy, else 0.
+/// 4 where the head lost a result or failed one the base lacks, 3 where one regressed, 6 where
+/// one is too noisy, else 0.
 fn exit_for(cmp: &PairedComparison) -> Exit {
-    if cmp.rows.iter().any(|r| r.verdict == Verdict::StatusChanged) {
+    let failed = |r: &PairedRow| matches!(r.verdict, Verdict::StatusChanged | Verdict::Failed);
+    if cmp.rows.iter().any(failed) {
         Exit::BenchmarkFailed
     } else if cmp.regressions().next().is_some() {
         Exit::Regression
