@@ -228,13 +228,14 @@ impl RunNoiseLevels {
     }
 }
 
-/// Whether `pair`'s timing change is no larger than `level`.
+/// Whether `pair`'s timing change is no larger than `level`, both as factors either way: a
+/// machine that moved 2x (level 1.0) explains a result 2x slower, not 10x.
 fn within_noise(pair: &PairComparison, level: Option<f64>) -> bool {
     let (Some(level), Some(ratio)) = (level, &pair.ratio) else {
         return false;
     };
-    matches!(pair.verdict, Verdict::Improved | Verdict::Regressed)
-        && (ratio.ratio - 1.0).abs() <= level
+    let factor = ratio.ratio.max(1.0 / ratio.ratio);
+    matches!(pair.verdict, Verdict::Improved | Verdict::Regressed) && factor - 1.0 <= level
 }
 
 impl Comparison {
@@ -726,6 +727,14 @@ mod tests {
         assert!(cmp.pairs.iter().all(|p| p.verdict == Verdict::Regressed));
         assert!(cmp.pairs.iter().all(|p| p.within_run_noise), "{cmp:#?}");
         assert!(cmp.fails_gate(), "the gate is unchanged");
+        // A machine that moved 2x (level 1.0) explains a result 2x slower, not 10x.
+        let moved = |factor: f64| {
+            let noisy = with_noise(scaled(&base, factor), 1.0);
+            let cmp = compare("base", &base, "slow", &noisy, &CompareOptions::default());
+            cmp.pairs.iter().all(|p| p.within_run_noise)
+        };
+        assert!(moved(1.9));
+        assert!(!moved(10.0));
         // A quiet pair of runs (2%): the same change is beyond it.
         let cmp = compare(
             "base",

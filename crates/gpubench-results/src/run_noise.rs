@@ -30,8 +30,10 @@ pub struct RunNoise {
     /// absent unless both checks were measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drift: Option<f64>,
-    /// The run's noise level, a fraction: the larger of |drift| and each check's spread (half
-    /// the 5th-95th percentile range over the median); absent without a measured check.
+    /// The run's noise level, a fraction: the larger of how far the median moved, as a factor
+    /// either way less one (end / start or start / end, whichever is larger: a halving counts
+    /// as a doubling does), and each check's spread (half the 5th-95th percentile range over
+    /// the median); absent without a measured check.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
     /// Why a check is missing (the reference failed or is unsupported, the run was stopped or
@@ -77,8 +79,11 @@ impl RunNoise {
             .into_iter()
             .flatten()
             .filter_map(spread);
+        // The drift as a factor either way: a reference that halved moved the machine as much
+        // as one that doubled.
+        let moved = self.drift.map(|d| (1.0 + d).max(1.0 / (1.0 + d)) - 1.0);
         self.level = spreads
-            .chain(self.drift.map(f64::abs))
+            .chain(moved)
             .reduce(f64::max)
             .filter(|l| l.is_finite());
     }
@@ -139,7 +144,12 @@ mod tests {
         noise.finish(Ok(check(&[80.0; 8])));
         let drift = noise.drift.expect("both checks");
         assert!((drift + 0.2).abs() < 1e-12, "{drift}");
-        assert!((noise.level.expect("level") - 0.2).abs() < 1e-12);
+        // 100 to 80 is a factor of 1.25, as 80 to 100 would be.
+        assert!((noise.level.expect("level") - 0.25).abs() < 1e-12);
+        let mut faster = RunNoise::new("r", "GFLOP/s");
+        faster.start = Some(check(&[80.0; 8]));
+        faster.finish(Ok(check(&[100.0; 8])));
+        assert!((faster.level.expect("level") - 0.25).abs() < 1e-12);
 
         // Steady medians but wide samples: the spread is the level.
         let wide: Vec<f64> = (0..20).map(|i| 70.0 + 3.0 * f64::from(i)).collect();
