@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use gpubench_baseline::{
     BaselineStore, CompareOptions, Comparison, GateOutcome, Mode, Verdict, compare,
 };
-use gpubench_harness::RunDocument;
+use gpubench_harness::{RunDocument, Status};
 use gpubench_results::results_file::load_document;
 
 use crate::cli::{BaselineArgs, GateArgs};
@@ -147,6 +147,30 @@ pub fn gate_exit(cmp: &Comparison, gate: &Gate) -> Exit {
 /// One line, printed before anything else of a comparison: how many pairs got each verdict,
 /// and why the exit code is what it is.
 pub fn verdict_summary(cmp: &Comparison, gate: &Gate) -> String {
+    summary_with(cmp, exit_reason(cmp, gate))
+}
+
+/// [`verdict_summary`] for a run judged against its baseline: a run with a failed result exits
+/// 4 whatever its comparison says (a wrong answer comes first), and the line says so.
+pub fn run_verdict_summary(cmp: &Comparison, gate: &Gate, doc: &RunDocument) -> String {
+    let failed = doc
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .count();
+    let reason = match failed {
+        0 => exit_reason(cmp, gate),
+        n => format!(
+            "exit 4: {n} {} of this run failed, which comes before the comparison ({})",
+            if n == 1 { "result" } else { "results" },
+            exit_reason(cmp, gate)
+        ),
+    };
+    summary_with(cmp, reason)
+}
+
+/// The verdicts' counts, then `reason`.
+fn summary_with(cmp: &Comparison, reason: String) -> String {
     let counts = cmp.counts();
     let mut parts: Vec<String> = ALWAYS_COUNTED
         .iter()
@@ -158,7 +182,7 @@ pub fn verdict_summary(cmp: &Comparison, gate: &Gate) -> String {
             .filter(|(verdict, _)| !ALWAYS_COUNTED.contains(verdict))
             .map(|(verdict, n)| format!("{n} {verdict}")),
     );
-    format!("verdicts: {}; {}", parts.join(", "), exit_reason(cmp, gate))
+    format!("verdicts: {}; {reason}", parts.join(", "))
 }
 
 /// The verdicts the summary counts even at zero; the others appear only when they occur.
@@ -519,5 +543,18 @@ mod tests {
         let summary = verdict_summary(&cmp, &gate(false, false));
         assert!(summary.contains("exit 3: 1 regression ("), "{summary}");
         assert_eq!(gate_exit(&cmp, &gate(false, false)), Exit::Regression);
+        // A run that failed a result exits 4 (`run`), and its own summary line says so.
+        let summary = run_verdict_summary(&cmp, &gate(false, false), &broken);
+        assert!(
+            summary.contains("exit 4: 1 result of this run failed, which comes before")
+                && summary.contains("(exit 3: 1 regression ("),
+            "{summary}"
+        );
+        let summary = run_verdict_summary(&cmp, &gate(true, false), &broken);
+        assert!(summary.contains("exit 4:"), "--no-fail too: {summary}");
+        assert_eq!(
+            run_verdict_summary(&cmp, &gate(false, false), &soft),
+            verdict_summary(&cmp, &gate(false, false))
+        );
     }
 }

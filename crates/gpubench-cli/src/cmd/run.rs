@@ -288,7 +288,7 @@ fn report_and_gate(
     let verdicts = baseline_gate::after_run(baseline, &plan.baseline, doc, out_path);
     let summary = verdicts
         .as_ref()
-        .map(|cmp| baseline_gate::verdict_summary(cmp, &plan.baseline.gate));
+        .map(|cmp| baseline_gate::run_verdict_summary(cmp, &plan.baseline.gate, doc));
     let with_summary = verdicts.as_ref().zip(summary.as_deref());
     // --export-adapter-names names BMF entries by adapter here too, as it does in show.
     let prefix = plan.exports.prefixes(&[doc])?.pop().flatten();
