@@ -166,33 +166,83 @@ async fn release(ctx: &GpuContext, buffers: Vec<wgpu::Buffer>) {
     let _ = ctx.wait_idle().await;
 }
 
+/// How many bisection steps narrow the largest single buffer between the size found by halving
+/// and the one refused before it: the result is then within 1/16 (6.25%) of the largest size
+/// that works, where halving alone could report half of it.
+const REFINE_STEPS: u32 = 4;
+
 async fn probe_single(ctx: &GpuContext) -> Result<Probe, String> {
     let mut bytes = ctx.limits.max_buffer_size / 4 * 4;
     let mut attempts = Vec::new();
     while bytes >= MIN_PROBE {
-        match allocate_and_touch(ctx, bytes).await {
-            Ok(buffer) => {
-                release(ctx, vec![buffer]).await;
-                attempts.push(format!("{}: ok", format_size(bytes)));
-                return Ok(Probe { bytes, attempts });
-            }
-            Err(error) => {
-                attempts.push(format!("{}: {error}", format_size(bytes)));
-                if ctx.faults.device_lost() {
-                    return Err(format!(
-                        "device lost while probing: {}",
-                        attempts.join("; ")
-                    ));
+        if try_size(ctx, bytes, &mut attempts).await? {
+            let refused = (bytes < ctx.limits.max_buffer_size / 4 * 4).then_some(2 * bytes);
+            let bytes = match refused {
+                Some(refused) => {
+                    let attempts = &mut attempts;
+                    bisect(bytes, refused, async |size| {
+                        try_size(ctx, size, attempts).await
+                    })
+                    .await?
                 }
-                bytes /= 2;
-            }
+                None => bytes,
+            };
+            return Ok(Probe { bytes, attempts });
         }
+        bytes /= 2;
     }
     Err(format!(
         "no buffer of at least {} could be allocated: {}",
         format_size(MIN_PROBE),
         attempts.join("; ")
     ))
+}
+
+/// Bisects between a size that works and a larger one refused, [`REFINE_STEPS`] times, sizes
+/// kept to whole words: the largest size `fits` found to work.
+async fn bisect(
+    mut works: u64,
+    mut refused: u64,
+    mut fits: impl AsyncFnMut(u64) -> Result<bool, String>,
+) -> Result<u64, String> {
+    for _ in 0..REFINE_STEPS {
+        let mid = (works + (refused - works) / 2) / 4 * 4;
+        if mid <= works {
+            break;
+        }
+        if fits(mid).await? {
+            works = mid;
+        } else {
+            refused = mid;
+        }
+    }
+    Ok(works)
+}
+
+/// Whether a buffer of `bytes` can be allocated and written, noted in `attempts`; a lost device
+/// ends the probe with every attempt named.
+async fn try_size(
+    ctx: &GpuContext,
+    bytes: u64,
+    attempts: &mut Vec<String>,
+) -> Result<bool, String> {
+    match allocate_and_touch(ctx, bytes).await {
+        Ok(buffer) => {
+            release(ctx, vec![buffer]).await;
+            attempts.push(format!("{}: ok", format_size(bytes)));
+            Ok(true)
+        }
+        Err(error) => {
+            attempts.push(format!("{}: {error}", format_size(bytes)));
+            if ctx.faults.device_lost() {
+                return Err(format!(
+                    "device lost while probing: {}",
+                    attempts.join("; ")
+                ));
+            }
+            Ok(false)
+        }
+    }
 }
 
 /// How the total probe ended.
@@ -303,6 +353,9 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
         r.params.insert("chunk".into(), format_size(chunk).into());
         return r;
     }
+    if total.capped {
+        return capped_total(total, cap, chunk);
+    }
     let outcome = if total.bytes == 0 {
         Err(format!(
             "no chunk of {} could be allocated: stopped by {}",
@@ -324,6 +377,28 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     r
 }
 
+/// A total probe the cap stopped before the device refused a chunk: the device's total is not
+/// resolved, only that it gives at least the bytes allocated, so the result is skipped with
+/// that in the reason (a capped figure would read as the card's memory, and two cards capped
+/// alike as equal).
+fn capped_total(total: Total, cap: u64, chunk: u64) -> BenchResult {
+    let info = BenchmarkInfo::new(TOTAL_ID, "capacity", MetricKind::Capacity, TOTAL_COUNTS);
+    let reason = format!(
+        "not resolved by this probe: {} was allocated and written before the cap of {} stopped \
+         it, and the device had refused nothing, so it gives at least that much; raise the cap \
+         with the `capacity_cap` option to find its limit",
+        format_size(total.bytes),
+        format_size(cap)
+    );
+    let mut r = BenchResult::empty(&info, Status::Skipped, Some(reason));
+    r.params.insert("cap".into(), format_size(cap).into());
+    r.params.insert("chunk".into(), format_size(chunk).into());
+    r.extra.insert("chunks".into(), total.chunks.into());
+    r.extra.insert("allocated_bytes".into(), total.bytes.into());
+    r.extra.insert("stopped_by".into(), total.stopped_by.into());
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,8 +408,8 @@ mod tests {
         let total = |bytes, chunks| Total {
             bytes,
             chunks,
-            stopped_by: "the cap of 4GiB".into(),
-            capped: true,
+            stopped_by: "the device refusing another chunk: out of memory".into(),
+            capped: false,
         };
         let r = total_result(total(2 * GIB, 8), 4 * GIB, 256 * MIB);
         assert_eq!(r.status, Status::Ok);
@@ -346,7 +421,28 @@ mod tests {
         assert_eq!(r.extra["chunks"], 8);
         assert_eq!(r.warnings.len(), 1);
         assert_eq!(r.warnings[0].kind, CAPACITY_STOPPED.kind());
-        assert_eq!(r.warnings[0].message, "stopped by the cap of 4GiB");
+        assert_eq!(
+            r.warnings[0].message,
+            "stopped by the device refusing another chunk: out of memory"
+        );
+
+        // The cap, not the device, stopped it: no total is resolved, only a lower bound.
+        let capped = Total {
+            stopped_by: "the cap of 16GiB".into(),
+            capped: true,
+            ..total(16 * GIB, 64)
+        };
+        let r = total_result(capped, 16 * GIB, 256 * MIB);
+        assert_eq!(r.status, Status::Skipped);
+        assert!(r.samples.is_empty() && r.summary.is_none());
+        let reason = r.reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.contains("16GiB was allocated and written before the cap of 16GiB")
+                && reason.contains("at least that much")
+                && reason.contains("`capacity_cap` option"),
+            "{reason}"
+        );
+        assert_eq!(r.extra["allocated_bytes"], 16 * GIB);
 
         let refused = Total {
             bytes: 0,
@@ -363,6 +459,27 @@ mod tests {
                 "no chunk of 256MiB could be allocated: stopped by the device refusing another chunk: out of memory"
             )
         );
+    }
+
+    #[test]
+    fn the_largest_buffer_is_bisected_to_within_a_sixteenth() {
+        // Halving from a reported 128 GiB found 64 GiB; the device takes up to 79 GiB.
+        let limit = 79 * GIB;
+        let mut tried = Vec::new();
+        let fits = async |size: u64| {
+            tried.push(size);
+            Ok(size <= limit)
+        };
+        let found = pollster::block_on(bisect(64 * GIB, 128 * GIB, fits)).expect("bisects");
+        assert!(
+            found <= limit && found as f64 >= limit as f64 * 15.0 / 16.0,
+            "{found}"
+        );
+        assert_eq!(tried.len(), REFINE_STEPS as usize);
+        assert!(tried.iter().all(|size| size % 4 == 0));
+        // A lost device ends it with the probe's error.
+        let lost = pollster::block_on(bisect(MIB, 2 * MIB, async |_| Err("lost".to_string())));
+        assert_eq!(lost, Err("lost".to_string()));
     }
 
     /// A cap below one chunk is the user's choice: skipped with the reason, never a failure.
