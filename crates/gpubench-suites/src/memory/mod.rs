@@ -399,6 +399,7 @@ pub fn derive_levels(
         return Vec::new();
     };
     let reached_memory = !first.params.contains_key("sweep_capped_by");
+    let sweep_top = first.params.get("sweep_top_bytes").and_then(|v| v.as_u64());
     let software = gpubench_harness::kit::derived::param_str(first, "largest_cache_source")
         .is_some_and(|s| s.starts_with("the host"));
     let host = if software { host } else { &[] };
@@ -434,15 +435,24 @@ pub fn derive_levels(
     ];
     families
         .iter()
-        .flat_map(|family| family_rows(family, reached_memory, host))
+        .flat_map(|family| family_rows(family, (reached_memory, sweep_top), host))
         .collect()
 }
 
-fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) -> Vec<BenchResult> {
+/// One curve's level rows. `planned` is whether the plan's sweep was to reach memory, and the
+/// largest working set it planned: a curve whose measured sizes stop short of that (the last
+/// ones failed, the device was lost) has not reached memory, whatever the plan.
+fn family_rows(
+    family: &Family<'_>,
+    planned: (bool, Option<u64>),
+    host: &[HostCache],
+) -> Vec<BenchResult> {
     let found = plateaus(family.curve.0, family.trend);
     if found.len() < 2 {
         return Vec::new();
     }
+    let sweep_end = family.curve.0.iter().map(|&(bytes, _)| bytes).max();
+    let reached_memory = planned.0 && planned.1.is_none_or(|top| sweep_end >= Some(top));
     let suite = gpubench_results::suite_names::MEMORY;
     // On a software adapter a plateau that runs to twice the host's largest cache or further is
     // no cache's: it is the host's memory, however far the sweep went.
@@ -459,7 +469,6 @@ fn family_rows(family: &Family<'_>, reached_memory: bool, host: &[HostCache]) ->
         .map(|k| (!beyond(k) && !past_host_caches(&found[k])).then_some(found[k].last_bytes))
         .collect();
     let caches = matched_caches(&stepped_caches(host, family), &candidates);
-    let sweep_end = family.curve.0.iter().map(|&(bytes, _)| bytes).max();
     let mut out = Vec::new();
     for (k, plateau) in found.iter().enumerate() {
         let beyond = beyond(k);
@@ -973,6 +982,40 @@ mod tests {
         assert_eq!(derived[0].params["host_cache"], "L1d");
         assert_eq!(derived[3].params["host_cache"], "L2");
         assert!(derived.iter().all(|r| r.role == Role::Derived));
+    }
+
+    #[test]
+    fn a_sweep_whose_last_sizes_were_not_measured_has_not_reached_memory() {
+        // A GPU's sweep planned to 16 MiB, but nothing past 4 MiB was measured (the device was
+        // lost): the plateau from 1.5 MiB is where the curve stops, not memory.
+        let (results, _) = two_level_sweep();
+        let planned = |r: &BenchResult| {
+            let mut r = r.clone();
+            r.params
+                .insert("sweep_top_bytes".into(), (16u64 << 20).into());
+            r
+        };
+        let whole: Vec<BenchResult> = results.iter().map(planned).collect();
+        let ids = |rows: &[BenchResult]| -> Vec<String> {
+            derive_levels(rows, &[], None)
+                .into_iter()
+                .map(|r| r.id)
+                .collect()
+        };
+        assert!(ids(&whole).contains(&"memory/latency-beyond-caches/latency".to_string()));
+        let short: Vec<BenchResult> = whole
+            .into_iter()
+            .filter(|r| r.params["working_set_bytes"].as_u64() <= Some(4 << 20))
+            .collect();
+        let ids = ids(&short);
+        assert!(
+            !ids.iter().any(|id| id.contains("beyond-caches")),
+            "{ids:?}"
+        );
+        assert!(
+            ids.contains(&"memory/latency-level-3/size".to_string()),
+            "{ids:?}"
+        );
     }
 
     #[test]
