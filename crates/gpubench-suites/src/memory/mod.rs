@@ -283,7 +283,14 @@ impl Suite for MemorySuite {
     }
 
     fn derive(&self, results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
-        derive_levels(results, &host_data_caches(), stream_read(earlier))
+        // Stream's read is device memory only over arrays past the caches: twice the largest
+        // cache the sweep was sized for (stream's own default is 2x MI300X's infinity cache; on
+        // a software adapter, the rule for a plateau past the host's caches).
+        let largest_cache = results
+            .iter()
+            .find_map(|r| r.params.get("largest_cache_bytes")?.as_u64());
+        let memory = stream_read(earlier, 2 * largest_cache.unwrap_or(0));
+        derive_levels(results, &host_data_caches(), memory)
     }
 
     /// The read and chase sweeps are curves against the working set on log axes.
@@ -343,8 +350,10 @@ fn curve(results: &[BenchResult], kernel: &str) -> Vec<(u64, f64)> {
 }
 
 /// The device-memory read bandwidth the stream suite measured earlier in the run (GB/s): the
-/// median of its verified `read` kernel over its largest array, when it ran.
-pub fn stream_read(earlier: &[BenchResult]) -> Option<f64> {
+/// median of its verified `read` kernel over its largest array, when it ran over arrays of
+/// `min_array_bytes` or more (a smaller array, `--stream-size 32MiB` say, may sit in a cache,
+/// and its figure would make a cache level look like the memory).
+pub fn stream_read(earlier: &[BenchResult], min_array_bytes: u64) -> Option<f64> {
     use gpubench_harness::kit::derived::param_str;
     earlier
         .iter()
@@ -352,6 +361,7 @@ pub fn stream_read(earlier: &[BenchResult]) -> Option<f64> {
         .filter(|r| r.status == Status::Ok && r.verified && param_str(r, "kernel") == Some("read"))
         .filter_map(|r| Some((r.params.get("array_bytes")?.as_u64()?, r.median()?)))
         .max_by_key(|(bytes, _)| *bytes)
+        .filter(|(bytes, _)| *bytes >= min_array_bytes)
         .map(|(_, gbs)| gbs)
 }
 
@@ -1092,9 +1102,12 @@ mod tests {
             r
         };
         let earlier = [row(16 << 20, 900.0, true), row(1 << 30, 800.0, true)];
-        assert_eq!(stream_read(&earlier), Some(800.0));
-        assert_eq!(stream_read(&[row(1 << 30, 800.0, false)]), None);
-        assert_eq!(stream_read(&[]), None);
+        assert_eq!(stream_read(&earlier, 0), Some(800.0));
+        assert_eq!(stream_read(&[row(1 << 30, 800.0, false)], 0), None);
+        assert_eq!(stream_read(&[], 0), None);
+        // Arrays under twice a 256 MiB cache may sit in it: no memory figure.
+        assert_eq!(stream_read(&earlier, 512 << 20), Some(800.0));
+        assert_eq!(stream_read(&earlier[..1], 512 << 20), None);
     }
 
     #[test]
