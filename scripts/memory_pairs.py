@@ -152,12 +152,15 @@ def add_levels(table, ours, ref):
 
 
 def level_words(ours, name):
-    """What gpubench's level is: its detected size (KiB) where it has one, else the plateau
-    beyond the caches."""
+    """What gpubench's level is: its detected size (KiB) where it has one, the reason where
+    its size is not resolved (the sweep ended inside it), else the plateau beyond the
+    caches."""
     size = ours.get(f"memory/{name}/size")
     median = ((size or {}).get("summary") or {}).get("median")
     if median is not None:
         return f"{name}, detected size {median:g} KiB"
+    if size and size.get("status") == "skipped":
+        return f"{name}, size {size.get('reason') or 'not resolved'}"
     return "the plateau beyond its caches" if "beyond" in name else f"{name} (no size row)"
 
 

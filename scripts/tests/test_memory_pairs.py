@@ -171,6 +171,14 @@ class MemoryPairs(unittest.TestCase):
         self.assertEqual(beyond["cuda"], 10000.0)
         self.assertIn("beyond its caches", beyond["note"])
 
+    def test_a_level_whose_size_the_sweep_did_not_resolve_says_why(self):
+        reason = "not resolved by this sweep: the level's plateau runs to the sweep's largest"
+        size = {"id": "memory/level-2/size", "status": "skipped", "reason": reason,
+                "summary": None}
+        words = pairs.level_words({"memory/level-2/size": size}, "level-2")
+        self.assertEqual(words, f"level-2, size {reason}")
+        self.assertEqual(pairs.level_words({}, "level-3"), "level-3 (no size row)")
+
     def test_the_folded_atomics_say_both_compilers_may_fold(self):
         _, rows = self.build(memory_doc(), cuda_doc())
         folded = rows["atomicAdd storage-one"]
