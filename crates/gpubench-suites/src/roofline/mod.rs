@@ -500,7 +500,7 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
             "roofline/ceiling/bandwidth",
             MetricKind::Bandwidth,
             Role::BandwidthCeiling,
-            "best measured bytes read + written per second (the roofline's slanted ceiling)",
+            "best measured bytes per second (the roofline's slanted ceiling): the sweep's bytes read, as its intensity counts them, or a stream kernel's bytes read + written where higher",
             &bandwidth,
         ),
         ceiling(
