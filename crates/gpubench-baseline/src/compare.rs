@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use gpubench_results::schema::MachineInfo;
 use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
@@ -300,7 +301,7 @@ pub fn compare(
     new: &RunDocument,
     options: &CompareOptions,
 ) -> Comparison {
-    let mode = if base.machine.fingerprint == new.machine.fingerprint {
+    let mode = if same_machine(&base.machine, &new.machine) {
         Mode::SameMachine
     } else {
         Mode::CrossMachine
@@ -403,6 +404,14 @@ fn status_regressed(base: &BenchResult, new: &BenchResult, mode: Mode, same_devi
                 || (same_device && status_got_worse(base, new))
         }
     }
+}
+
+/// Whether two runs are of one machine, as the baseline store keys them: the same adapter
+/// (its fingerprint), and on a software adapter, whose device is the host's CPU, the same CPU
+/// model too (lavapipe on an EPYC and on a Xeon are two machines, with one adapter name).
+fn same_machine(base: &MachineInfo, new: &MachineInfo) -> bool {
+    base.fingerprint == new.fingerprint
+        && (!(base.software_adapter || new.software_adapter) || base.cpu_model == new.cpu_model)
 }
 
 /// Both runs' adapters are the same kind of device: PCI vendor and device id, and backend.
@@ -823,6 +832,34 @@ mod tests {
         let mut lost = base.clone();
         lost.results[0] = not_ok_result(&base.results[0].id, Status::Skipped, "feature lost");
         assert!(compare("b", &base, "n", &lost, &CompareOptions::default()).fails_gate());
+    }
+
+    #[test]
+    fn a_software_adapter_on_another_cpu_is_another_machine() {
+        let base = doc_with("llvmpipe", true);
+        let mut xeon = scaled(&base, 2.2);
+        xeon.machine.cpu_model = "Intel(R) Xeon(R) Processor".into();
+        let strict = CompareOptions {
+            strict: true,
+            ..CompareOptions::default()
+        };
+        let cmp = compare("b", &base, "n", &xeon, &strict);
+        assert_eq!(cmp.mode, Mode::CrossMachine);
+        assert!(!cmp.fails_gate(), "timings across CPUs are ratios only");
+        // The same CPU is the same machine: --strict judges the slowdown.
+        let same = scaled(&base, 2.2);
+        assert_eq!(
+            compare("b", &base, "n", &same, &strict).mode,
+            Mode::SameMachine
+        );
+        // A GPU is its card, whatever host it sits in.
+        let gpu = doc_with("gpu", false);
+        let mut moved = gpu.clone();
+        moved.machine.cpu_model = "another host".into();
+        assert_eq!(
+            compare("b", &gpu, "n", &moved, &strict).mode,
+            Mode::SameMachine
+        );
     }
 
     #[test]
