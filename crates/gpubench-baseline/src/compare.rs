@@ -23,7 +23,9 @@ use crate::machine::{Difference, machine_differences};
 use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
-use crate::verdict::{RATIO_ONLY_NOTE, ratio_only, status_got_worse, verdict_for};
+use crate::verdict::{
+    RATIO_ONLY_NOTE, clock_changed, metric_changed, ratio_only, status_got_worse, verdict_for,
+};
 use gpubench_results::stats::{BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 
 /// How to compare.
@@ -535,15 +537,10 @@ fn judge_values(
         pair.note = Some(RATIO_ONLY_NOTE.to_string());
         return;
     }
-    if base.timing != new.timing {
-        // GPU time and host time (submit to completion) measure different things.
+    if let Some(clocks) = clock_changed(base, new) {
         pair.ratio = estimate(base, new, band.resamples);
         pair.verdict = Verdict::Inconclusive;
-        pair.note = Some(format!(
-            "timed by {} then by {}: not comparable",
-            base.timing.map_or("-", |t| t.as_str()),
-            new.timing.map_or("-", |t| t.as_str())
-        ));
+        pair.note = Some(clocks);
         return;
     }
     pair.ratio = estimate(base, new, band.resamples);
@@ -563,27 +560,6 @@ fn unknown_metric(base: &BenchResult, new: &BenchResult) -> Option<MetricKind> {
     [base.metric, new.metric]
         .into_iter()
         .find(|m| !m.is_known())
-}
-
-/// `metric changed (GB/s, higher is better -> GB/s, lower is better): not comparable` when the
-/// unit or the direction differs, else `None`.
-fn metric_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
-    if base.unit == new.unit && base.higher_is_better == new.higher_is_better {
-        return None;
-    }
-    let metric = |r: &BenchResult| {
-        let better = if r.higher_is_better {
-            "higher"
-        } else {
-            "lower"
-        };
-        format!("{}, {better} is better", r.unit)
-    };
-    Some(format!(
-        "metric changed ({} -> {}): not comparable",
-        metric(base),
-        metric(new)
-    ))
 }
 
 /// Why two ok results have no ratio.

@@ -20,7 +20,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, oriented};
-use crate::verdict::{RATIO_ONLY_NOTE, Verdict, ratio_only, status_got_worse, verdict_for};
+use crate::verdict::{
+    RATIO_ONLY_NOTE, Verdict, clock_changed, metric_changed, ratio_only, status_got_worse,
+    verdict_for,
+};
 
 /// The least coverage a row's interval must have for a verdict; fewer rounds than give it
 /// (five) leave the row too noisy to judge.
@@ -193,6 +196,20 @@ fn judge_row(
         row.verdict = Verdict::NotJudged;
         return row;
     }
+    // Rounds whose two results measure different things (another unit or direction, another
+    // clock) are not judged, as `compare` judges no such pair.
+    let changed = sides.iter().find_map(|(b, h)| {
+        let (b, h) = (
+            b.filter(|r| r.status == Status::Ok)?,
+            h.filter(|r| r.status == Status::Ok)?,
+        );
+        metric_changed(b, h).or_else(|| clock_changed(b, h))
+    });
+    if let Some(changed) = changed {
+        row.verdict = Verdict::NotJudged;
+        row.note = Some(changed);
+        return row;
+    }
     row.ratios = sides
         .iter()
         .filter_map(|(b, h)| {
@@ -313,6 +330,7 @@ fn binomial_half_cdf(n: usize, j: usize) -> f64 {
 mod tests {
     use super::*;
     use crate::testing::doc_with;
+    use gpubench_results::TimingSource;
 
     #[test]
     fn the_interval_is_the_sign_tests() {
@@ -394,6 +412,29 @@ mod tests {
         assert_eq!(row.verdict, Verdict::RatioOnly);
         assert!(!row.regression);
         assert_eq!(row.estimate.expect("a ratio").ratio, 0.5);
+    }
+
+    #[test]
+    fn a_row_another_clock_or_unit_measures_is_not_judged() {
+        let judged = |change: &dyn Fn(&mut BenchResult)| {
+            let mut rounds = rounds(100.0, &[50.0; 5]);
+            for (_, h) in &mut rounds {
+                change(&mut h.results[0]);
+            }
+            let pairs: Vec<(&RunDocument, &RunDocument)> =
+                rounds.iter().map(|(b, h)| (b, h)).collect();
+            judge_rounds(&pairs, PairedOptions::default())
+                .rows
+                .remove(0)
+        };
+        let host = judged(&|r| r.timing = Some(TimingSource::Host));
+        assert_eq!(host.verdict, Verdict::NotJudged);
+        assert!(!host.regression);
+        assert!(host.note.expect("note").contains("not comparable"));
+        let unit = judged(&|r| r.unit = "MB/s".into());
+        assert_eq!(unit.verdict, Verdict::NotJudged);
+        assert!(unit.note.expect("note").starts_with("metric changed"));
+        assert_eq!(judged(&|_| ()).verdict, Verdict::Regressed);
     }
 
     #[test]

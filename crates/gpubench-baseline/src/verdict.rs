@@ -73,6 +73,40 @@ pub fn verdict_for(ratio: &RatioEstimate, band: f64) -> Verdict {
     }
 }
 
+/// `metric changed (GB/s, higher is better -> GB/s, lower is better): not comparable` when the
+/// unit or the direction differs, else `None`.
+pub fn metric_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
+    if base.unit == new.unit && base.higher_is_better == new.higher_is_better {
+        return None;
+    }
+    let metric = |r: &BenchResult| {
+        let better = if r.higher_is_better {
+            "higher"
+        } else {
+            "lower"
+        };
+        format!("{}, {better} is better", r.unit)
+    };
+    Some(format!(
+        "metric changed ({} -> {}): not comparable",
+        metric(base),
+        metric(new)
+    ))
+}
+
+/// `timed by gpu-timestamp then by host: not comparable` when two ok results were timed by
+/// different clocks (GPU time and host time, submit to completion, measure different things),
+/// else `None`.
+pub fn clock_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
+    (base.timing != new.timing).then(|| {
+        format!(
+            "timed by {} then by {}: not comparable",
+            base.timing.map_or("-", |t| t.as_str()),
+            new.timing.map_or("-", |t| t.as_str())
+        )
+    })
+}
+
 /// Why a derived or probed value gets a ratio and no verdict.
 pub const RATIO_ONLY_NOTE: &str = "derived value: ratio only, its inputs carry the verdicts";
 
