@@ -524,7 +524,7 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
             format!("{}/fraction-of-peak", result.id),
             "matmul",
             MetricKind::FractionOfPeak,
-            "matmul GFLOP/s as a percentage of the measured FMA peak of its accumulation precision",
+            "matmul GFLOP/s as a percentage of the measured FMA peak of its accumulation precision (a cooperative-matrix form runs on matrix units, and can pass 100%)",
             100.0 * median / peak,
             params,
         ));
