@@ -770,6 +770,14 @@ mod tests {
         assert_eq!(judge(&with_noise(base.clone(), 0.4)), GateOutcome::Pass);
     }
 
+    /// Options that give timings on a software adapter full weight (`--strict`).
+    fn strict() -> CompareOptions {
+        CompareOptions {
+            strict: true,
+            ..CompareOptions::default()
+        }
+    }
+
     #[test]
     fn software_adapters_report_only_unless_strict() {
         let base = doc_with("lavapipe", true);
@@ -778,10 +786,7 @@ mod tests {
         assert!(cmp.report_only);
         assert!(cmp.regressions().count() > 0);
         assert!(!cmp.fails_gate());
-        let strict = CompareOptions {
-            strict: true,
-            ..CompareOptions::default()
-        };
+        let strict = strict();
         assert!(compare("b", &base, "n", &slow, &strict).fails_gate());
     }
 
@@ -812,30 +817,23 @@ mod tests {
 
     #[test]
     fn a_software_adapter_on_another_cpu_is_another_machine() {
+        // lavapipe, 2.2x slower on another CPU model: timings across CPUs are ratios only.
         let base = doc_with("llvmpipe", true);
-        let mut xeon = scaled(&base, 2.2);
-        xeon.machine.cpu_model = "Intel(R) Xeon(R) Processor".into();
-        let strict = CompareOptions {
-            strict: true,
-            ..CompareOptions::default()
+        let on_cpu = |doc: &RunDocument, cpu: &str| {
+            let mut moved = scaled(doc, 2.2);
+            moved.machine.cpu_model = cpu.into();
+            compare("b", doc, "n", &moved, &strict())
         };
-        let cmp = compare("b", &base, "n", &xeon, &strict);
-        assert_eq!(cmp.mode, Mode::CrossMachine);
-        assert!(!cmp.fails_gate(), "timings across CPUs are ratios only");
+        let xeon = on_cpu(&base, "Intel(R) Xeon(R) Processor");
+        assert_eq!(xeon.mode, Mode::CrossMachine);
+        assert!(!xeon.fails_gate());
         // The same CPU is the same machine: --strict judges the slowdown.
-        let same = scaled(&base, 2.2);
-        assert_eq!(
-            compare("b", &base, "n", &same, &strict).mode,
-            Mode::SameMachine
-        );
+        let same = on_cpu(&base, &base.machine.cpu_model);
+        assert_eq!(same.mode, Mode::SameMachine);
+        assert!(same.fails_gate());
         // A GPU is its card, whatever host it sits in.
         let gpu = doc_with("gpu", false);
-        let mut moved = gpu.clone();
-        moved.machine.cpu_model = "another host".into();
-        assert_eq!(
-            compare("b", &gpu, "n", &moved, &strict).mode,
-            Mode::SameMachine
-        );
+        assert_eq!(on_cpu(&gpu, "another host").mode, Mode::SameMachine);
     }
 
     #[test]
@@ -896,10 +894,7 @@ mod tests {
         let base = doc_with("NVIDIA Test", false);
         let mut new = scaled(&base, 1.5);
         new.machine.build_profile = "debug".to_string();
-        let strict = CompareOptions {
-            strict: true,
-            ..CompareOptions::default()
-        };
+        let strict = strict();
         let cmp = compare("base", &base, "new", &new, &strict);
         assert!(
             cmp.report_only,

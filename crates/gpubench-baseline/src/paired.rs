@@ -142,14 +142,16 @@ pub fn judge_rounds<'a>(
     }
 }
 
+/// The (base, head) results of one id, round by round.
+type Sides<'a> = [(Option<&'a BenchResult>, Option<&'a BenchResult>)];
+
 /// One id's row from its (base, head) results, round by round.
 fn judge_row(
     first: &BenchResult,
-    sides: &[(Option<&BenchResult>, Option<&BenchResult>)],
+    sides: &Sides<'_>,
     software: bool,
     options: PairedOptions,
 ) -> PairedRow {
-    let band = band_for(first.metric, software, options.noise);
     let mut row = PairedRow {
         id: first.id.clone(),
         suite: first.suite.clone(),
@@ -159,88 +161,95 @@ fn judge_row(
         ratios: Vec::new(),
         estimate: None,
         coverage: None,
-        band,
+        band: band_for(first.metric, software, options.noise),
         verdict: Verdict::NotMeasured,
         regression: false,
         note: None,
     };
-    if let Some(lost) = lost_result(sides) {
-        row.verdict = Verdict::StatusChanged;
-        row.regression = true;
-        row.note = Some(lost);
-        return row;
+    if !settled_without_ratios(&mut row, sides) {
+        judge_ratios(&mut row, sides);
     }
-    if sides.iter().all(|(b, _)| b.is_none()) {
+    row
+}
+
+/// Settles `row` where its rounds give no ratio to judge: a result the head lost, one only
+/// the head has (failed there, or new), one only the base has, a metric this build does not
+/// know, or rounds whose two results measure different things. `false` where the ratios are
+/// to be judged.
+fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
+    let (verdict, note) = if let Some(lost) = lost_result(sides) {
+        (Verdict::StatusChanged, Some(lost))
+    } else if sides.iter().all(|(b, _)| b.is_none()) {
         // A result only the head has is new, unless it failed there: a wrong answer is a
         // failure, never merely new (as `compare` judges it).
         let failed = sides
             .iter()
             .filter_map(|(_, h)| *h)
             .position(|h| h.status == Status::Failed);
-        row.verdict = Verdict::New;
-        if let Some(k) = failed {
-            row.verdict = Verdict::Failed;
-            row.regression = true;
-            row.note = Some(format!(
-                "round {}: failed, and the base has no such result",
-                k + 1
-            ));
+        match failed {
+            Some(k) => (
+                Verdict::Failed,
+                Some(format!(
+                    "round {}: failed, and the base has no such result",
+                    k + 1
+                )),
+            ),
+            None => (Verdict::New, None),
         }
-        return row;
-    }
-    if sides.iter().all(|(_, h)| h.is_none()) {
-        row.verdict = Verdict::Missing;
-        return row;
-    }
-    if !first.metric.is_known() {
-        row.verdict = Verdict::NotJudged;
-        return row;
-    }
-    // Rounds whose two results measure different things (another unit or direction, another
-    // clock) are not judged, as `compare` judges no such pair.
-    let changed = sides.iter().find_map(|(b, h)| {
+    } else if sides.iter().all(|(_, h)| h.is_none()) {
+        (Verdict::Missing, None)
+    } else if !row.metric.is_known() {
+        (Verdict::NotJudged, None)
+    } else if let Some(changed) = measures_changed(sides) {
+        (Verdict::NotJudged, Some(changed))
+    } else {
+        return false;
+    };
+    row.regression = matches!(verdict, Verdict::StatusChanged | Verdict::Failed);
+    row.verdict = verdict;
+    row.note = note;
+    true
+}
+
+/// Why a round's two ok results measure different things (another unit or direction, another
+/// clock), as `compare` judges no such pair.
+fn measures_changed(sides: &Sides<'_>) -> Option<String> {
+    sides.iter().find_map(|(b, h)| {
         let (b, h) = (
             b.filter(|r| r.status == Status::Ok)?,
             h.filter(|r| r.status == Status::Ok)?,
         );
         metric_changed(b, h).or_else(|| clock_changed(b, h))
-    });
-    if let Some(changed) = changed {
-        row.verdict = Verdict::NotJudged;
-        row.note = Some(changed);
-        return row;
-    }
+    })
+}
+
+/// Judges `row` on its rounds' ratios of the best samples: a ratio and no verdict for a derived
+/// value, else the verdict of the median's interval against the band.
+fn judge_ratios(row: &mut PairedRow, sides: &Sides<'_>) {
     row.ratios = sides
         .iter()
-        .filter_map(|(b, h)| {
-            oriented(
-                best(b.as_ref()?)?,
-                best(h.as_ref()?)?,
-                first.higher_is_better,
-            )
-        })
+        .filter_map(|(b, h)| oriented(best(b.as_ref()?)?, best(h.as_ref()?)?, row.higher_is_better))
         .collect();
     if row.ratios.is_empty() {
-        return row;
+        return;
     }
-    if sides
+    let interval = median_interval(&row.ratios, COVERAGE);
+    if let Some((estimate, coverage)) = interval {
+        row.estimate = Some(estimate);
+        row.coverage = Some(coverage);
+    }
+    let derived = sides
         .iter()
-        .any(|(b, h)| [b, h].into_iter().flatten().any(|r| ratio_only(r)))
-    {
-        if let Some((estimate, coverage)) = median_interval(&row.ratios, COVERAGE) {
-            row.estimate = Some(estimate);
-            row.coverage = Some(coverage);
-        }
+        .any(|(b, h)| [b, h].into_iter().flatten().any(|r| ratio_only(r)));
+    if derived {
         row.verdict = Verdict::RatioOnly;
         row.note = Some(RATIO_ONLY_NOTE.to_string());
-        return row;
+        return;
     }
-    match median_interval(&row.ratios, COVERAGE) {
-        Some((estimate, coverage)) => {
-            row.verdict = verdict_for(&estimate, band);
+    match interval {
+        Some((estimate, _)) => {
+            row.verdict = verdict_for(&estimate, row.band);
             row.regression = row.verdict == Verdict::Regressed;
-            row.estimate = Some(estimate);
-            row.coverage = Some(coverage);
         }
         None => {
             row.verdict = Verdict::Inconclusive;
@@ -251,12 +260,11 @@ fn judge_row(
             ));
         }
     }
-    row
 }
 
 /// What the head lost where the base had it, in the first round it did: a result that failed
 /// or was skipped in the head while ok (or merely skipped) in the base.
-fn lost_result(sides: &[(Option<&BenchResult>, Option<&BenchResult>)]) -> Option<String> {
+fn lost_result(sides: &Sides<'_>) -> Option<String> {
     sides.iter().enumerate().find_map(|(k, (b, h))| {
         let (b, h) = (b.as_ref()?, h.as_ref()?);
         status_got_worse(b, h).then(|| {
