@@ -173,10 +173,10 @@ const REFINE_STEPS: u32 = 4;
 
 async fn probe_single(ctx: &GpuContext) -> Result<Probe, String> {
     let mut bytes = ctx.limits.max_buffer_size / 4 * 4;
+    let mut refused = None;
     let mut attempts = Vec::new();
     while bytes >= MIN_PROBE {
         if try_size(ctx, bytes, &mut attempts).await? {
-            let refused = (bytes < ctx.limits.max_buffer_size / 4 * 4).then_some(2 * bytes);
             let bytes = match refused {
                 Some(refused) => {
                     let attempts = &mut attempts;
@@ -189,13 +189,21 @@ async fn probe_single(ctx: &GpuContext) -> Result<Probe, String> {
             };
             return Ok(Probe { bytes, attempts });
         }
-        bytes /= 2;
+        refused = Some(bytes);
+        // Halved in whole words: a buffer that is cleared and written is a multiple of 4
+        // bytes (wgpu's limits put max_buffer_size at 2^31 - 1 on many adapters).
+        bytes = half_in_words(bytes);
     }
     Err(format!(
         "no buffer of at least {} could be allocated: {}",
         format_size(MIN_PROBE),
         attempts.join("; ")
     ))
+}
+
+/// Half of `bytes`, rounded down to a multiple of 4.
+fn half_in_words(bytes: u64) -> u64 {
+    bytes / 2 / 4 * 4
 }
 
 /// Bisects between a size that works and a larger one refused, [`REFINE_STEPS`] times, sizes
@@ -459,6 +467,15 @@ mod tests {
                 "no chunk of 256MiB could be allocated: stopped by the device refusing another chunk: out of memory"
             )
         );
+    }
+
+    #[test]
+    fn halving_from_a_limit_of_2_to_the_31_minus_1_keeps_whole_words() {
+        let mut bytes = (i32::MAX as u64) / 4 * 4;
+        while bytes >= MIN_PROBE {
+            assert_eq!(bytes % 4, 0, "{bytes}");
+            bytes = half_in_words(bytes);
+        }
     }
 
     #[test]
