@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use gpubench_results::schema::MachineInfo;
+use gpubench_results::schema::{MachineInfo, slug};
 use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
@@ -412,8 +412,9 @@ fn status_regressed(base: &BenchResult, new: &BenchResult, mode: Mode, same_devi
 /// (its fingerprint), and on a software adapter, whose device is the host's CPU, the same CPU
 /// model too (lavapipe on an EPYC and on a Xeon are two machines, with one adapter name).
 fn same_machine(base: &MachineInfo, new: &MachineInfo) -> bool {
+    let software = base.software_adapter || new.software_adapter;
     base.fingerprint == new.fingerprint
-        && (!(base.software_adapter || new.software_adapter) || base.cpu_model == new.cpu_model)
+        && (!software || slug(&base.cpu_model) == slug(&new.cpu_model))
 }
 
 /// Both runs' adapters are the same kind of device: PCI vendor and device id, and backend.

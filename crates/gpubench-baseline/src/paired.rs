@@ -184,8 +184,7 @@ fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
         // failure, never merely new (as `compare` judges it).
         let failed = sides
             .iter()
-            .filter_map(|(_, h)| *h)
-            .position(|h| h.status == Status::Failed);
+            .position(|(_, h)| h.is_some_and(|h| h.status == Status::Failed));
         match failed {
             Some(k) => (
                 Verdict::Failed,
@@ -211,25 +210,42 @@ fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
     true
 }
 
-/// Why a round's two ok results measure different things (another unit or direction, another
-/// clock), as `compare` judges no such pair.
+/// Why a round's two results measure different things (another unit or direction, another
+/// clock), where both are ok: `compare` judges no such pair, and its ratio is left out.
+fn round_differs(base: Option<&BenchResult>, head: Option<&BenchResult>) -> Option<String> {
+    let (b, h) = (
+        base.filter(|r| r.status == Status::Ok)?,
+        head.filter(|r| r.status == Status::Ok)?,
+    );
+    metric_changed(b, h).or_else(|| clock_changed(b, h))
+}
+
+/// Why no round can be judged, where every round both builds measured measures different
+/// things in the two (a clock that changed in some rounds only leaves the others to judge).
 fn measures_changed(sides: &Sides<'_>) -> Option<String> {
-    sides.iter().find_map(|(b, h)| {
-        let (b, h) = (
-            b.filter(|r| r.status == Status::Ok)?,
-            h.filter(|r| r.status == Status::Ok)?,
-        );
-        metric_changed(b, h).or_else(|| clock_changed(b, h))
-    })
+    let both_ok = sides.iter().filter(|(b, h)| {
+        [b, h]
+            .iter()
+            .all(|r| r.is_some_and(|r| r.status == Status::Ok))
+    });
+    let reasons: Option<Vec<String>> = both_ok.map(|(b, h)| round_differs(*b, *h)).collect();
+    reasons?.into_iter().next()
 }
 
 /// Judges `row` on its rounds' ratios of the best samples: a ratio and no verdict for a derived
 /// value, else the verdict of the median's interval against the band.
 fn judge_ratios(row: &mut PairedRow, sides: &Sides<'_>) {
-    row.ratios = sides
+    let (differ, same): (Vec<_>, Vec<_>) = sides
+        .iter()
+        .partition(|(b, h)| round_differs(*b, *h).is_some());
+    row.ratios = same
         .iter()
         .filter_map(|(b, h)| oriented(best(b.as_ref()?)?, best(h.as_ref()?)?, row.higher_is_better))
         .collect();
+    if let Some((b, h)) = differ.first() {
+        let why = round_differs(*b, *h).unwrap_or_default();
+        row.note = Some(format!("{} rounds left out: {why}", differ.len()));
+    }
     if row.ratios.is_empty() {
         return;
     }
@@ -443,6 +459,19 @@ mod tests {
         assert_eq!(unit.verdict, Verdict::NotJudged);
         assert!(unit.note.expect("note").starts_with("metric changed"));
         assert_eq!(judged(&|_| ()).verdict, Verdict::Regressed);
+        // One round on another clock leaves the others to judge, and says so.
+        let mut rounds = rounds(100.0, &[50.0; 6]);
+        rounds[3].1.results[0].timing = Some(TimingSource::Host);
+        let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
+        let row = judge_rounds(&pairs, PairedOptions::default())
+            .rows
+            .remove(0);
+        assert_eq!((row.verdict, row.ratios.len()), (Verdict::Regressed, 5));
+        assert!(
+            row.note
+                .expect("note")
+                .starts_with("1 rounds left out: timed by")
+        );
     }
 
     #[test]
@@ -462,11 +491,13 @@ mod tests {
             row.expect("the head's row")
         };
         assert_eq!(judged(&rounds).verdict, Verdict::New);
-        rounds[1].1.results[1].status = Status::Failed;
+        // Absent from the head's first round, failed in its third.
+        rounds[0].1.results.truncate(1);
+        rounds[2].1.results[1].status = Status::Failed;
         let row = judged(&rounds);
         assert_eq!(row.verdict, Verdict::Failed);
         assert!(row.regression);
-        assert!(row.note.expect("note").starts_with("round 2: failed"));
+        assert!(row.note.expect("note").starts_with("round 3: failed"));
     }
 
     #[test]

@@ -119,12 +119,15 @@ pub fn ratio_only(result: &BenchResult) -> bool {
     result.status == Status::Ok && result.timing.is_none()
 }
 
-/// ok -> failed, ok -> skipped and skipped -> failed lose something the base run had. A derived
-/// value the new run skipped is the exception: a fit or a cache level's size that this run's
-/// sweep did not resolve (the fit went through the origin, the sweep ended inside the level) is
-/// a fact about the sweep, and the measured results it is derived from carry their own verdicts.
+/// ok -> failed, ok -> skipped and skipped -> failed lose something the base run had. A value
+/// with no timing of its own (derived, or probed) that the new run skipped is the exception:
+/// a fit or a cache level's size that this run's sweep did not resolve (the fit went through
+/// the origin, the sweep ended inside the level), or a capacity its cap stopped short of, is a
+/// fact about the sweep or the probe, and the measured results a derived value comes from carry
+/// their own verdicts. Such a value that fails still loses something.
 pub fn status_got_worse(base: &BenchResult, new: &BenchResult) -> bool {
-    if new.role == Role::Derived && new.status == Status::Skipped {
+    let untimed = new.role == Role::Derived || ratio_only(base);
+    if untimed && new.status == Status::Skipped {
         return false;
     }
     let rank = |s: Status| match s {
@@ -170,14 +173,32 @@ mod tests {
 
     #[test]
     fn losing_a_number_is_worse() {
-        let worse = |base: Status, new: Status| {
-            status_got_worse(&result(Role::Kernel, base), &result(Role::Kernel, new))
+        let timed = |status: Status| {
+            let mut r = result(Role::Kernel, status);
+            r.timing = (status == Status::Ok).then_some(gpubench_results::TimingSource::Host);
+            r
         };
+        let worse = |base: Status, new: Status| status_got_worse(&timed(base), &timed(new));
         assert!(worse(Status::Ok, Status::Failed));
         assert!(worse(Status::Ok, Status::Skipped));
         assert!(worse(Status::Skipped, Status::Failed));
         assert!(!worse(Status::Failed, Status::Ok));
         assert!(!worse(Status::Skipped, Status::Skipped));
+    }
+
+    #[test]
+    fn a_probe_its_cap_stopped_short_is_no_loss_but_a_skipped_kernel_is() {
+        let mut probe = result(Role::Kernel, Status::Ok);
+        probe.timing = None;
+        let mut timed = result(Role::Kernel, Status::Ok);
+        timed.timing = Some(gpubench_results::TimingSource::GpuTimestamp);
+        let skipped = result(Role::Kernel, Status::Skipped);
+        assert!(!status_got_worse(&probe, &skipped));
+        assert!(status_got_worse(
+            &probe,
+            &result(Role::Kernel, Status::Failed)
+        ));
+        assert!(status_got_worse(&timed, &skipped));
     }
 
     #[test]

@@ -75,13 +75,21 @@ impl RunNoise {
             }
             _ => None,
         };
+        if self.drift == Some(-1.0) {
+            // The reference collapsed to no rate at all: no factor measures that, and a run
+            // that cannot say how far it moved has no level to excuse anything by.
+            self.note("the end check measured a rate of 0".to_string());
+        }
         let spreads = [&self.start, &self.end]
             .into_iter()
             .flatten()
             .filter_map(spread);
         // The drift as a factor either way: a reference that halved moved the machine as much
         // as one that doubled.
-        let moved = self.drift.map(|d| (1.0 + d).max(1.0 / (1.0 + d)) - 1.0);
+        let moved = self
+            .drift
+            .filter(|&d| d > -1.0)
+            .map(|d| (1.0 + d).max(1.0 / (1.0 + d)) - 1.0);
         self.level = spreads
             .chain(moved)
             .reduce(f64::max)
@@ -150,6 +158,16 @@ mod tests {
         faster.start = Some(check(&[80.0; 8]));
         faster.finish(Ok(check(&[100.0; 8])));
         assert!((faster.level.expect("level") - 0.25).abs() < 1e-12);
+        // A reference that collapsed to no rate has no factor: the run says so.
+        let mut collapsed = RunNoise::new("r", "GFLOP/s");
+        collapsed.start = Some(check(&[80.0; 8]));
+        collapsed.finish(Ok(check(&[0.0; 8])));
+        assert_eq!(collapsed.level, Some(0.0), "the start check's spread alone");
+        assert!(
+            collapsed
+                .describe()
+                .contains("the end check measured a rate of 0")
+        );
 
         // Steady medians but wide samples: the spread is the level.
         let wide: Vec<f64> = (0..20).map(|i| 70.0 + 3.0 * f64::from(i)).collect();
