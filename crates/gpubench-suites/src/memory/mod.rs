@@ -462,7 +462,9 @@ fn family_rows(
         return Vec::new();
     }
     let sweep_end = family.curve.0.iter().map(|&(bytes, _)| bytes).max();
-    let reached_memory = planned.0 && planned.1.is_none_or(|top| sweep_end >= Some(top));
+    // The largest size the plan's sweep holds (two sizes an octave, so not always its top).
+    let planned_end = planned.1.and_then(|top| working_sets(top).last().copied());
+    let reached_memory = planned.0 && planned_end.is_none_or(|end| sweep_end >= Some(end));
     let suite = gpubench_results::suite_names::MEMORY;
     // On a software adapter a plateau that runs to twice the host's largest cache or further is
     // no cache's: it is the host's memory, however far the sweep went.
