@@ -173,9 +173,8 @@ fn judge_row(
 }
 
 /// Settles `row` where its rounds give no ratio to judge: a result the head lost, one only
-/// the head has (failed there, or new), one only the base has, a metric this build does not
-/// know, or rounds whose two results measure different things. `false` where the ratios are
-/// to be judged.
+/// the head has (failed there, or new), one only the base has, or a metric this build does not
+/// know. `false` where the ratios are to be judged.
 fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
     let (verdict, note) = if let Some(lost) = lost_result(sides) {
         (Verdict::StatusChanged, Some(lost))
@@ -199,8 +198,6 @@ fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
         (Verdict::Missing, None)
     } else if !row.metric.is_known() {
         (Verdict::NotJudged, None)
-    } else if let Some(changed) = measures_changed(sides) {
-        (Verdict::NotJudged, Some(changed))
     } else {
         return false;
     };
@@ -220,30 +217,23 @@ fn round_differs(base: Option<&BenchResult>, head: Option<&BenchResult>) -> Opti
     metric_changed(b, h).or_else(|| clock_changed(b, h))
 }
 
-/// Why no round can be judged, where every round both builds measured measures different
-/// things in the two (a clock that changed in some rounds only leaves the others to judge).
-fn measures_changed(sides: &Sides<'_>) -> Option<String> {
-    let both_ok = sides.iter().filter(|(b, h)| {
-        [b, h]
-            .iter()
-            .all(|r| r.is_some_and(|r| r.status == Status::Ok))
-    });
-    let reasons: Option<Vec<String>> = both_ok.map(|(b, h)| round_differs(*b, *h)).collect();
-    reasons?.into_iter().next()
-}
-
-/// Judges `row` on its rounds' ratios of the best samples: a ratio and no verdict for a derived
-/// value, else the verdict of the median's interval against the band.
+/// Judges `row` on its rounds' ratios of the best samples, leaving out the rounds whose two
+/// results measure different things (not judged where no other round is left): a ratio and no
+/// verdict for a derived value, else the verdict of the median's interval against the band.
 fn judge_ratios(row: &mut PairedRow, sides: &Sides<'_>) {
-    let (differ, same): (Vec<_>, Vec<_>) = sides
-        .iter()
-        .partition(|(b, h)| round_differs(*b, *h).is_some());
-    row.ratios = same
-        .iter()
-        .filter_map(|(b, h)| oriented(best(b.as_ref()?)?, best(h.as_ref()?)?, row.higher_is_better))
-        .collect();
-    if let Some((b, h)) = differ.first() {
-        let why = round_differs(*b, *h).unwrap_or_default();
+    let mut differ: Vec<String> = Vec::new();
+    for &(b, h) in sides {
+        match round_differs(b, h) {
+            Some(why) => differ.push(why),
+            None => row.ratios.extend(round_ratio(b, h, row.higher_is_better)),
+        }
+    }
+    if let Some(why) = differ.first() {
+        if row.ratios.is_empty() {
+            row.verdict = Verdict::NotJudged;
+            row.note = Some(why.clone());
+            return;
+        }
         row.note = Some(format!("{} rounds left out: {why}", differ.len()));
     }
     if row.ratios.is_empty() {
@@ -276,6 +266,15 @@ fn judge_ratios(row: &mut PairedRow, sides: &Sides<'_>) {
             ));
         }
     }
+}
+
+/// One round's oriented ratio of the best samples, where both builds measured the result.
+fn round_ratio(
+    base: Option<&BenchResult>,
+    head: Option<&BenchResult>,
+    higher_is_better: bool,
+) -> Option<f64> {
+    oriented(best(base?)?, best(head?)?, higher_is_better)
 }
 
 /// What the head lost where the base had it, in the first round it did: a result that failed

@@ -75,21 +75,22 @@ impl RunNoise {
             }
             _ => None,
         };
-        if self.drift == Some(-1.0) {
-            // The reference collapsed to no rate at all: no factor measures that, and a run
-            // that cannot say how far it moved has no level to excuse anything by.
-            self.note("the end check measured a rate of 0".to_string());
-        }
+        // The drift as a factor either way: a reference that halved moved the machine as much
+        // as one that doubled.
+        let moved = match self.drift {
+            Some(d) if d > -1.0 => Some((1.0 + d).max(1.0 / (1.0 + d)) - 1.0),
+            Some(_) => {
+                // The reference collapsed to no rate at all: no factor measures that, and a
+                // run that cannot say how far it moved has no level to excuse anything by.
+                self.note("the end check measured a rate of 0".to_string());
+                None
+            }
+            None => None,
+        };
         let spreads = [&self.start, &self.end]
             .into_iter()
             .flatten()
             .filter_map(spread);
-        // The drift as a factor either way: a reference that halved moved the machine as much
-        // as one that doubled.
-        let moved = self
-            .drift
-            .filter(|&d| d > -1.0)
-            .map(|d| (1.0 + d).max(1.0 / (1.0 + d)) - 1.0);
         self.level = spreads
             .chain(moved)
             .reduce(f64::max)

@@ -20,20 +20,35 @@ pub fn derived_result(
     value: f64,
     params: BTreeMap<String, serde_json::Value>,
 ) -> BenchResult {
-    let mut info = BenchmarkInfo::new(id, suite, metric, counts).role(Role::Derived);
-    info.params = params;
     if !value.is_finite() {
         let reason = format!(
             "not derived: the value came out as {value}, not a finite number (an input it \
              divides by was zero, or none was measured)"
         );
-        return BenchResult::empty(&info, Status::Skipped, Some(reason));
+        return derived_skipped(id, suite, metric, counts, reason, params);
     }
+    let mut info = BenchmarkInfo::new(id, suite, metric, counts).role(Role::Derived);
+    info.params = params;
     let mut result = BenchResult::empty(&info, Status::Ok, None);
     result.verified = true;
     result.summary = summarize(&[value]);
     result.samples = vec![value];
     result
+}
+
+/// A derived value that could not be derived (not resolved by the sweep, or no number): skipped,
+/// with `reason`, and `params` as [`derived_result`] keeps them.
+pub fn derived_skipped(
+    id: String,
+    suite: &str,
+    metric: MetricKind,
+    counts: &str,
+    reason: String,
+    params: BTreeMap<String, serde_json::Value>,
+) -> BenchResult {
+    let mut info = BenchmarkInfo::new(id, suite, metric, counts).role(Role::Derived);
+    info.params = params;
+    BenchResult::empty(&info, Status::Skipped, Some(reason))
 }
 
 /// A string parameter of a result, when present.

@@ -345,22 +345,9 @@ const TOTAL_ID: &str = "capacity/total-allocation";
 const TOTAL_COUNTS: &str =
     "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)";
 
-/// The total probe's result. A cap below one chunk is the user's choice, not the device's
-/// failure: the result is skipped with the reason.
+/// The total probe's result: the bytes allocated where the device stopped it, skipped with
+/// the reason where the cap did ([`capped_total`]).
 fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
-    if total.bytes == 0 && total.capped {
-        let info = BenchmarkInfo::new(TOTAL_ID, "capacity", MetricKind::Capacity, TOTAL_COUNTS);
-        let reason = format!(
-            "the capacity cap (`capacity_cap`) of {} is below one chunk of {}; give at least {} to measure",
-            format_size(cap),
-            format_size(chunk),
-            format_size(chunk)
-        );
-        let mut r = BenchResult::empty(&info, Status::Skipped, Some(reason));
-        r.params.insert("cap".into(), format_size(cap).into());
-        r.params.insert("chunk".into(), format_size(chunk).into());
-        return r;
-    }
     if total.capped {
         return capped_total(total, cap, chunk);
     }
@@ -385,19 +372,28 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     r
 }
 
-/// A total probe the cap stopped before the device refused a chunk: the device's total is not
-/// resolved, only that it gives at least the bytes allocated, so the result is skipped with
-/// that in the reason (a capped figure would read as the card's memory, and two cards capped
-/// alike as equal).
+/// A total probe the cap stopped before the device refused a chunk: skipped. A cap below one
+/// chunk is the user's choice, not the device's failure; above it the device's total is not
+/// resolved, only that it gives at least the bytes allocated (a capped figure would read as the
+/// card's memory, and two cards capped alike as equal).
 fn capped_total(total: Total, cap: u64, chunk: u64) -> BenchResult {
     let info = BenchmarkInfo::new(TOTAL_ID, "capacity", MetricKind::Capacity, TOTAL_COUNTS);
-    let reason = format!(
-        "not resolved by this probe: {} was allocated and written before the cap of {} stopped \
-         it, and the device had refused nothing, so it gives at least that much; raise the cap \
-         with the `capacity_cap` option to find its limit",
-        format_size(total.bytes),
-        format_size(cap)
-    );
+    let reason = if total.bytes == 0 {
+        format!(
+            "the capacity cap (`capacity_cap`) of {} is below one chunk of {}; give at least {} to measure",
+            format_size(cap),
+            format_size(chunk),
+            format_size(chunk)
+        )
+    } else {
+        format!(
+            "not resolved by this probe: {} was allocated and written before the cap of {} \
+             stopped it, and the device had refused nothing, so it gives at least that much; \
+             raise the cap with the `capacity_cap` option to find its limit",
+            format_size(total.bytes),
+            format_size(cap)
+        )
+    };
     let mut r = BenchResult::empty(&info, Status::Skipped, Some(reason));
     r.params.insert("cap".into(), format_size(cap).into());
     r.params.insert("chunk".into(), format_size(chunk).into());

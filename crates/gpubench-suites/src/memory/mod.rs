@@ -30,14 +30,13 @@ pub mod shared;
 use std::collections::BTreeMap;
 
 use gpubench_harness::{
-    BenchResult, Benchmark, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Profile,
-    Role, Status,
+    BenchResult, Benchmark, GpuContext, Kernel, KernelBench, MetricKind, Profile, Role, Status,
 };
 use gpubench_results::units::{MIB, format_size};
 
 use gpubench_engine::SuiteOptions;
 use gpubench_engine::{Benchmarks, Suite};
-use gpubench_harness::kit::derived::derived_result;
+use gpubench_harness::kit::derived::{derived_result, derived_skipped};
 use gpubench_harness::kit::sizing::AdapterClass;
 
 pub use chase::{ChaseForm, PointerChase};
@@ -545,15 +544,13 @@ fn size_row(
     let counts = "detected level size: the largest working set on the level's plateau (KiB)";
     let suite = gpubench_results::suite_names::MEMORY;
     let mut size = if open_ended {
-        let mut info = BenchmarkInfo::new(id, suite, MetricKind::Size, counts).role(Role::Derived);
-        info.params = params;
         let reason = format!(
             "not resolved by this sweep: the level's plateau runs to the sweep's largest working \
              set ({}), so the level holds at least that much and its edge was not reached; its \
              latency and bandwidth stand",
             format_size(plateau.last_bytes)
         );
-        BenchResult::empty(&info, Status::Skipped, Some(reason))
+        derived_skipped(id, suite, MetricKind::Size, counts, reason, params)
     } else {
         let kib = plateau.last_bytes as f64 / 1024.0;
         derived_result(id, suite, MetricKind::Size, counts, kib, params)
