@@ -22,6 +22,12 @@ pub enum BaselineError {
         "not recording a baseline: the run did not complete (interrupted); run it again to the end"
     )]
     Incomplete,
+    /// The results file holds no result at all: as a baseline it would replace the stored
+    /// figures with nothing.
+    #[error(
+        "not recording a baseline: the results file holds no results; record a run that measured something"
+    )]
+    NoResults,
     /// The fingerprint cannot name a file safely (it came from a file someone could edit).
     #[error(
         "fingerprint '{0}' cannot name a baseline file (only letters, digits, '-', '_' and '.' are allowed)"

@@ -145,14 +145,15 @@ impl BaselineStore {
     }
 }
 
-/// `new` with the results of `old`'s suites that `new` did not run, after its own; the names of
-/// the suites kept.
+/// `new` with the results of `old`'s suites that `new` has no result of (not run, or listed
+/// but without a row), after its own; the names of the suites kept. A suite is replaced only by
+/// rows of that suite, so a file that names a suite it holds nothing of loses nothing.
 #[cfg(not(target_arch = "wasm32"))]
 fn merge_by_suite(old: RunDocument, new: &RunDocument) -> (RunDocument, Vec<String>) {
     let mut merged = new.clone();
     let mut kept = Vec::new();
     for result in old.results {
-        if new.config.suites.contains(&result.suite) {
+        if new.results.iter().any(|r| r.suite == result.suite) {
             continue;
         }
         if !kept.contains(&result.suite) {
@@ -179,8 +180,11 @@ fn merge_by_suite(old: RunDocument, new: &RunDocument) -> (RunDocument, Vec<Stri
     (merged, kept)
 }
 
-/// Whether `doc` may become a baseline: complete, and no result failed.
+/// Whether `doc` may become a baseline: complete, with results, and none of them failed.
 pub fn check_recordable(doc: &RunDocument) -> Result<(), BaselineError> {
+    if doc.results.is_empty() {
+        return Err(BaselineError::NoResults);
+    }
     let failed: Vec<&str> = doc
         .results
         .iter()
@@ -339,6 +343,30 @@ mod tests {
                 .iter()
                 .any(|w| w.kind == WarningKind::BaselineMerged && w.message.contains("kept"))
         );
+    }
+
+    #[test]
+    fn a_file_with_no_rows_of_a_suite_it_names_keeps_that_suite() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = BaselineStore::new(dir.path());
+        let mut full = doc_with("NVIDIA Test", false);
+        full.config.suites = vec!["stream".to_string(), "launch".to_string()];
+        let path = store.save(&full).expect("save").path;
+        let before = std::fs::read(&path).expect("read");
+
+        let mut empty = full.clone();
+        empty.results.clear();
+        let err = store.save(&empty).expect_err("a file with no results is refused");
+        assert!(matches!(err, BaselineError::NoResults), "{err}");
+        assert_eq!(std::fs::read(&path).expect("read"), before);
+
+        // Names both suites but holds rows of stream only: launch's stored rows stay.
+        let mut stream_rows = full.clone();
+        stream_rows.results.retain(|r| r.suite == "stream");
+        let saved = store.save(&stream_rows).expect("save");
+        assert_eq!(saved.kept_suites, vec!["launch".to_string()]);
+        let merged = store.load(&key(&full)).expect("load").expect("present");
+        assert_eq!(merged.results.len(), full.results.len());
     }
 
     #[test]

@@ -442,7 +442,8 @@ fn save_baseline(store: &BaselineStore, doc: &RunDocument) -> anyhow::Result<()>
         }
         Err(
             refusal @ (gpubench_baseline::BaselineError::FailedResults { .. }
-            | gpubench_baseline::BaselineError::Incomplete),
+            | gpubench_baseline::BaselineError::Incomplete
+            | gpubench_baseline::BaselineError::NoResults),
         ) => {
             note!("{refusal}");
             Ok(())
