@@ -87,13 +87,25 @@ impl Bound {
         Some(self.serial_us? / self.slowest.us)
     }
 
+    /// The slowest stage alone over the whole serial request, where it took longer: the stages
+    /// measured alone then do not describe the path, and no latency what-if follows from them.
+    pub fn stage_over_serial(&self) -> Option<f64> {
+        self.serial_us
+            .map(|s| self.slowest.us / s)
+            .filter(|ratio| *ratio > 1.0)
+    }
+
     /// With the bounding stage twice as fast: the throughput gain of the overlapped path and
-    /// the latency change of the serial one, in percent.
+    /// the latency change of the serial one, in percent; no latency change where the stage
+    /// alone took longer than the serial request it is part of.
     pub fn what_if_twice_as_fast(&self) -> (f64, Option<f64>) {
         let half = self.slowest.us / 2.0;
         let new_interval = self.next.map_or(half, |n| half.max(n.us));
         let throughput = (self.slowest.us / new_interval - 1.0) * 100.0;
-        let latency = self.serial_us.map(|s| -half / s * 100.0);
+        let latency = self
+            .serial_us
+            .filter(|_| self.stage_over_serial().is_none())
+            .map(|s| -half / s * 100.0);
         (throughput, latency)
     }
 
@@ -101,6 +113,15 @@ impl Bound {
     /// adapter): the warnings to attach. Each says which relation failed and by how much.
     pub fn mismatches(&self, band: f64) -> Vec<WarningRecord> {
         let mut out = Vec::new();
+        if let Some(ratio) = self.stage_over_serial().filter(|r| *r > 1.0 + band) {
+            out.push(PATH_MISMATCH.record(
+                format!(
+                    "the slowest stage alone ({}) took {ratio:.2}x the whole serial request it is part of: the stages measured alone do not describe this path (a noisy machine, or a stage slower alone than in the path), so the finding states no latency what-if",
+                    self.slowest.stage.name()
+                ),
+                Some(ratio),
+            ));
+        }
         if let Some(serial) = self.serial_us {
             let ratio = serial / self.stage_sum_us;
             if ratio < SEAMS_LOW * (1.0 - band) || ratio > SEAMS_HIGH * (1.0 + band) {
@@ -141,10 +162,14 @@ impl Bound {
     /// +x%, latency -y%".
     pub fn sentence(&self) -> String {
         let (throughput, latency) = self.what_if_twice_as_fast();
-        let of = self
-            .serial_us
-            .map(|s| format!(" of {} per request", micros(s)))
-            .unwrap_or_default();
+        let of = match (self.serial_us, self.stage_over_serial()) {
+            (Some(s), None) => format!(" of {} per request", micros(s)),
+            (Some(s), Some(_)) => format!(
+                " alone, longer than the whole serial request ({})",
+                micros(s)
+            ),
+            (None, _) => String::new(),
+        };
         let latency = latency
             .map(|l| format!(", latency {l:+.0}%"))
             .unwrap_or_default();
@@ -381,6 +406,25 @@ mod tests {
             "{}",
             warned[1].message
         );
+        // The slowest stage alone longer than the whole request: said, and no latency what-if.
+        let over = Bound::of(&stages, Some(30_000.0), None).expect("bound");
+        assert!((over.stage_over_serial().expect("over") - 4.0 / 3.0).abs() < 1e-9);
+        assert_eq!(over.what_if_twice_as_fast().1, None);
+        assert_eq!(
+            over.sentence(),
+            "h2d bounds: 40.000 ms alone, longer than the whole serial request (30.000 ms); h2d 2x faster: throughput +100%"
+        );
+        let said = over.mismatches(0.25);
+        assert!(
+            said.iter()
+                .any(|w| w.message.contains("1.33x the whole serial request")),
+            "{said:?}"
+        );
+        assert!(!Bound::of(&stages, Some(36_000.0), None)
+            .expect("bound")
+            .mismatches(0.25)
+            .iter()
+            .any(|w| w.message.contains("the whole serial request")));
         // Requests in flight slower than one at a time.
         let slow = Bound::of(&stages, Some(70_000.0), Some((140_000.0, 2))).expect("bound");
         assert!(

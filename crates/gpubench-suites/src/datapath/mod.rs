@@ -175,7 +175,7 @@ impl Suite for DatapathSuite {
     }
 
     fn derive(&self, results: &[BenchResult], _earlier: &[BenchResult]) -> Vec<BenchResult> {
-        bound::derive(results, noise_band(results))
+        bound::derive(results, NOISE_BAND)
     }
 
     /// Stage rows: a timeline per workload (one request, stage by stage). Whole requests: time
@@ -207,16 +207,10 @@ impl Suite for DatapathSuite {
     }
 }
 
-/// The band the path's relations are held to: the comparison's band for time per operation,
-/// wider on a software adapter (whose rows say so with their warning).
-fn noise_band(results: &[BenchResult]) -> f64 {
-    let software = results.iter().any(|r| {
-        r.warnings
-            .iter()
-            .any(|w| w.kind == gpubench_results::warnings::WarningKind::SoftwareAdapter)
-    });
-    if software { 0.25 } else { 0.10 }
-}
+/// The band the path's relations are held to: the comparison's band for time per operation.
+/// It is not widened on a software adapter: there the stages alone and the path share the
+/// host's cores, and a path that does not add up is worth saying.
+const NOISE_BAND: f64 = 0.10;
 
 fn param_u64(result: &BenchResult, key: &str) -> u64 {
     result.params.get(key).and_then(Value::as_u64).unwrap_or(0)
