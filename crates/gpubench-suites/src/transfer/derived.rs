@@ -12,7 +12,7 @@ use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
 use gpubench_results::stats::{self, Summary};
 use gpubench_results::units::KIB;
 
-use super::{FIT_RESAMPLES, FIT_SEED, POOR_FIT, TransferPath};
+use super::{FIT_RESAMPLES, FIT_SEED, MIN_FIT_SIZES, POOR_FIT, TransferPath};
 use crate::transfer::fit::{self, SizeSamples, TransferModel};
 
 /// This suite's warning: a fit left unverified sizes out; figure: the sizes fitted.
@@ -29,14 +29,6 @@ pub const FIT_THROUGH_ORIGIN: OwnedKind = OwnedKind::new(
     "fit-through-origin",
     "fit refitted through the origin",
     FigureUnit::Count,
-    false,
-);
-
-/// This suite's warning: a line describes the sweep poorly; figure: the worst size's error, %.
-pub const POOR_FIT_WARNING: OwnedKind = OwnedKind::new(
-    "poor-fit",
-    "a line fits the sweep poorly",
-    FigureUnit::Percent,
     false,
 );
 
@@ -89,13 +81,17 @@ fn derive_path(
     let points = fit::median_points(&host);
     let infos = fitted_infos(path);
     let model = match fit::fit(&points) {
+        Ok(_) if points.len() < MIN_FIT_SIZES => {
+            let reason = format!(
+                "no fit over {} verified sizes: a line through fewer than {MIN_FIT_SIZES} sizes fits them whatever they are, so it cannot show that it describes the path",
+                points.len()
+            );
+            return skip_all(&infos, &reason, BTreeMap::new());
+        }
         Ok(model) => model,
         Err(error) => {
             let reason = format!("no fit over {} verified sizes: {error}", usable.len());
-            return infos
-                .iter()
-                .map(|info| fitted_skip(info, &reason))
-                .collect();
+            return skip_all(&infos, &reason, BTreeMap::new());
         }
     };
     // The copy (or kernel) alone by GPU timestamps, where an end-to-end path has them: host
@@ -111,7 +107,17 @@ fn derive_path(
         gpu_model,
         host_memcpy_gbs,
     );
-    let warnings = fit_warnings(&model, residual, usable.len(), mine.len());
+    if residual > POOR_FIT {
+        // The interval of a fitted value is the model's, given the line; when the line does not
+        // describe the sweep, that interval says nothing about the path, nor does the value.
+        let reason = format!(
+            "not resolved by this sweep: a line t = fixed + bytes / bandwidth fits it poorly (a size is {:.0}% off the model, beyond the {:.0}% a fit is held to): its bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); the per-size rows stand",
+            residual * 100.0,
+            POOR_FIT * 100.0
+        );
+        return skip_all(&infos, &reason, extra);
+    }
+    let warnings = fit_warnings(&model, usable.len(), mine.len());
     let values = fitted_values(&model, &host);
     infos
         .iter()
@@ -128,7 +134,8 @@ fn derive_path(
                 return fitted_skip(info, &reason);
             }
             let mut r = fitted_shell(info, Status::Ok);
-            r.verified = usable.len() == mine.len();
+            // Fitted over verified sizes only.
+            r.verified = true;
             // No timing source of its own: a fit is derived from host-timed results (said in
             // `extra`), and comparisons give derived values a ratio, not a verdict.
             r.summary = fitted_summary(value, interval);
@@ -208,18 +215,14 @@ fn fit_extra(
     extra
 }
 
-/// Warnings every fitted result of a path carries: unverified sizes left out, a refit through
-/// the origin, a sweep a line describes poorly.
-fn fit_warnings(
-    model: &TransferModel,
-    residual: f64,
-    usable: usize,
-    measured: usize,
-) -> Vec<WarningRecord> {
+/// Warnings every fitted result of a path carries: sizes left out, a refit through the origin.
+fn fit_warnings(model: &TransferModel, usable: usize, measured: usize) -> Vec<WarningRecord> {
     let mut warnings = Vec::new();
     if usable != measured {
         warnings.push(PARTIAL_FIT.record(
-            format!("fitted over {usable} of {measured} sizes: the others were not verified"),
+            format!(
+                "fitted over {usable} of {measured} sizes: the others gave no verified time (skipped or failed)"
+            ),
             Some(usable as f64),
         ));
     }
@@ -227,15 +230,6 @@ fn fit_warnings(
         warnings.push(FIT_THROUGH_ORIGIN.record(
             "the free fit gave a negative fixed cost; refitted through the origin",
             None,
-        ));
-    }
-    if residual > POOR_FIT {
-        warnings.push(POOR_FIT_WARNING.record(
-            format!(
-                "a line fits this sweep poorly (a size is {:.0}% off the model): bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); read the per-size rows",
-                residual * 100.0
-            ),
-            Some(residual * 100.0),
         ));
     }
     warnings
@@ -270,6 +264,23 @@ fn fitted_infos(path: TransferPath) -> [BenchmarkInfo; 3] {
 }
 
 /// A fitted result that could not be computed, and why.
+/// Every fitted result of a path skipped for `reason`, each keeping `extra` (what the fit was
+/// over, where there was one) for the record.
+fn skip_all(
+    infos: &[BenchmarkInfo],
+    reason: &str,
+    extra: BTreeMap<String, serde_json::Value>,
+) -> Vec<BenchResult> {
+    infos
+        .iter()
+        .map(|info| {
+            let mut r = fitted_skip(info, reason);
+            r.extra = extra.clone();
+            r
+        })
+        .collect()
+}
+
 fn fitted_skip(info: &BenchmarkInfo, reason: &str) -> BenchResult {
     let mut r = fitted_shell(info, Status::Skipped);
     r.reason = Some(reason.to_string());
@@ -406,7 +417,7 @@ mod tests {
     }
 
     #[test]
-    fn derive_warns_when_a_line_does_not_describe_the_sweep() {
+    fn a_sweep_a_line_does_not_describe_is_not_resolved() {
         // Fast while the data fits a cache, four times slower beyond: no single line fits.
         let results: Vec<BenchResult> = sizes_up_to(256 * MIB)
             .into_iter()
@@ -417,14 +428,26 @@ mod tests {
             })
             .collect();
         let derived = TransferSuite.derive(&results, &[]);
-        assert!(derived.iter().all(|r| r.status == Status::Ok));
+        assert_eq!(derived.len(), 3);
+        for r in &derived {
+            assert_eq!(r.status, Status::Skipped, "{}", r.id);
+            let reason = r.reason.as_deref().unwrap_or_default();
+            assert!(reason.contains("fits it poorly"), "{reason}");
+            assert!(r.extra.contains_key("max_relative_residual"), "{}", r.id);
+        }
+        // The same sweep at one rate all through is a line: resolved.
+        let linear: Vec<BenchResult> = sizes_up_to(256 * MIB)
+            .into_iter()
+            .map(|bytes| {
+                let t = 30e-6 + bytes as f64 / 2e9;
+                measured(TransferPath::WriteBuffer, bytes, &[t, t, t])
+            })
+            .collect();
         assert!(
-            derived.iter().all(
-                |r| r.warnings.iter().any(|w| w.kind == POOR_FIT_WARNING.kind()
-                    && w.message.contains("fits this sweep poorly"))
-            ),
-            "{:?}",
-            derived[0].warnings
+            TransferSuite
+                .derive(&linear, &[])
+                .iter()
+                .all(|r| r.status == Status::Ok)
         );
     }
 

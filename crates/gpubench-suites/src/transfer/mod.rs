@@ -56,8 +56,11 @@ pub const DEFAULT_CAP: u64 = 256 * MIB;
 pub const SAMPLES_PER_SIZE: usize = 20;
 /// Resamples of the bootstrap of the fit.
 const FIT_RESAMPLES: usize = 1000;
-/// A fit whose worst point is further than this (relative) from the line gets a warning.
+/// A fit whose worst point is further than this (relative) from the line does not describe the
+/// sweep: its values are not resolved.
 const POOR_FIT: f64 = 0.25;
+/// The fewest sizes a fit is made over: a line through two points fits them whatever they are.
+const MIN_FIT_SIZES: usize = 3;
 /// Seed of that bootstrap, fixed so intervals repeat.
 const FIT_SEED: u64 = 0x7472_616e_7366_6572; // "transfer"
 
