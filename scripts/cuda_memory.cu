@@ -23,7 +23,9 @@
 //              atomicAdd written.
 //   read       read bandwidth per working set (memory/read/<size>): memory.wgsl's read_window,
 //              line for line: every block of 256 reads one 1 MiB window (65536 float4s) of a
-//              circle of the set's float4s from block x window, each 32-thread chunk streaming
+//              circle of the set's float4s from block x window plus its epoch's phase (the
+//              blocks whose windows cover the set once form an epoch; each epoch starts its
+//              windows a share of a chunk's run on, read::epochs), each 32-thread chunk streaming
 //              its own contiguous run, four loads in flight a trip, 64 trips; the grid is
 //              gpubench's for a discrete GPU (1024 blocks, 2862 for sets of 1 MiB or less,
 //              more where the windows must cover the set). Bytes read plus the per-thread sums
@@ -451,10 +453,11 @@ static std::string atomic_row(int k, uint32_t* words) {
 
 __global__ void __launch_bounds__(256) read_window(const float4* __restrict__ data,
                                                    float4* __restrict__ sums, uint32_t n,
-                                                   uint32_t window) {
+                                                   uint32_t window, uint32_t epoch_groups,
+                                                   uint32_t phase) {
     uint32_t lane = threadIdx.x, group = blockIdx.x;
     uint32_t run = (lane / CHUNK) * (CHUNK * 4 * WINDOW_TRIPS) + lane % CHUNK;
-    uint32_t i = (group * window + run) % n;
+    uint32_t i = (group * window + (group / epoch_groups) * phase + run) % n;
     float4 s0 = make_float4(0, 0, 0, 0), s1 = s0, s2 = s0, s3 = s0;
     for (uint32_t t = 0; t < WINDOW_TRIPS; ++t) {
         float4 x0 = data[i];
@@ -485,10 +488,26 @@ static uint32_t read_groups(uint64_t bytes) {
     return static_cast<uint32_t>(std::max(least, windows));
 }
 
+// read::epochs: the blocks whose windows cover the set once, and how far each such epoch starts
+// its windows past the one before (whole trips of 4 x CHUNK, at least one).
+struct Epochs {
+    uint32_t groups, phase;
+};
+static Epochs read_epochs(uint32_t n, uint32_t groups) {
+    uint64_t per = std::min<uint64_t>(std::max<uint64_t>(n / WINDOW_ELEMENTS, 1), groups);
+    uint64_t epochs = (groups + per - 1) / per;
+    uint64_t trip = 4 * CHUNK, run = trip * WINDOW_TRIPS;
+    uint64_t phase = std::max<uint64_t>(run / epochs / trip, 1) * trip;
+    return Epochs{static_cast<uint32_t>(per), static_cast<uint32_t>(phase)};
+}
+
 // The sum of lane `lane` of block `group` over a set of n float4s, replayed (exact).
-static void read_replay(uint32_t n, uint32_t group, uint32_t lane, double out[4]) {
+static void read_replay(uint32_t n, uint32_t groups, uint32_t group, uint32_t lane,
+                        double out[4]) {
+    Epochs e = read_epochs(n, groups);
     uint32_t run = (lane / CHUNK) * (CHUNK * 4 * WINDOW_TRIPS) + lane % CHUNK;
-    uint64_t i = (static_cast<uint64_t>(group) * WINDOW_ELEMENTS + run) % n;
+    uint64_t i = (static_cast<uint64_t>(group) * WINDOW_ELEMENTS +
+                  static_cast<uint64_t>(group / e.groups) * e.phase + run) % n;
     for (int c = 0; c < 4; ++c) out[c] = 0;
     for (uint32_t t = 0; t < WINDOW_TRIPS * 4; ++t) {
         for (uint32_t c = 0; c < 4; ++c) out[c] += value_of(static_cast<uint32_t>(4 * i + c));
@@ -506,7 +525,7 @@ static std::string read_mismatch(const std::vector<float>& got, uint32_t n, uint
     for (uint32_t g : picked) {
         for (uint32_t lane = 0; lane < WORKGROUP; ++lane) {
             double want[4];
-            read_replay(n, g, lane, want);
+            read_replay(n, groups, g, lane, want);
             for (uint32_t c = 0; c < 4; ++c) {
                 float v = got[(static_cast<size_t>(g) * WORKGROUP + lane) * 4 + c];
                 if (static_cast<double>(v) != want[c]) {
@@ -528,7 +547,10 @@ static std::string read_row(uint64_t bytes, const float4* data, float4* sums) {
                   static_cast<unsigned long long>(bytes), groups, CHUNK);
     std::string capped = past_cap(head);
     if (!capped.empty()) return capped;
-    auto launch = [&] { read_window<<<groups, WORKGROUP>>>(data, sums, n, WINDOW_ELEMENTS); };
+    Epochs e = read_epochs(n, groups);
+    auto launch = [&] {
+        read_window<<<groups, WORKGROUP>>>(data, sums, n, WINDOW_ELEMENTS, e.groups, e.phase);
+    };
     Timing t = measure(launch);
     size_t floats = static_cast<size_t>(groups) * WORKGROUP * 4;
     check(cudaMemset(sums, 0xff, floats * 4), "cudaMemset");

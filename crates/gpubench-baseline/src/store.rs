@@ -356,7 +356,9 @@ mod tests {
 
         let mut empty = full.clone();
         empty.results.clear();
-        let err = store.save(&empty).expect_err("a file with no results is refused");
+        let err = store
+            .save(&empty)
+            .expect_err("a file with no results is refused");
         assert!(matches!(err, BaselineError::NoResults), "{err}");
         assert_eq!(std::fs::read(&path).expect("read"), before);
 

@@ -420,11 +420,13 @@ mod tests {
                 .any(|w| w.message.contains("1.33x the whole serial request")),
             "{said:?}"
         );
-        assert!(!Bound::of(&stages, Some(36_000.0), None)
-            .expect("bound")
-            .mismatches(0.25)
-            .iter()
-            .any(|w| w.message.contains("the whole serial request")));
+        assert!(
+            !Bound::of(&stages, Some(36_000.0), None)
+                .expect("bound")
+                .mismatches(0.25)
+                .iter()
+                .any(|w| w.message.contains("the whole serial request"))
+        );
         // Requests in flight slower than one at a time.
         let slow = Bound::of(&stages, Some(70_000.0), Some((140_000.0, 2))).expect("bound");
         assert!(

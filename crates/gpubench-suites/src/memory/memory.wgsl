@@ -2,10 +2,19 @@
 //
 // read_window: every workgroup reads one contiguous window of the working set (a circle of
 // params.n vec4 elements), WINDOW_TRIPS x 4 x 256 elements long, starting at
-// workgroup x window modulo n, each chunk of CHUNK invocations streaming a run of it. A working set smaller than the window is walked several times by
+// workgroup x window (plus its epoch's phase, below) modulo n, each chunk of CHUNK invocations
+// streaming a run of it. A working set smaller than the window is walked several times by
 // every workgroup, so each core (or SM) keeps the whole set in its own caches; a larger one is
 // shared out, window by window, and the union of the windows is the whole set, which is then
-// what the shared caches see. Either way the footprint is the working set. Each trip issues its
+// what the shared caches see. Either way the footprint is the working set.
+//
+// Where the grid's windows cover the set more than once (a set under the grid's floor of
+// windows), the workgroups of one cover (an epoch: epoch_groups of them) would read the same
+// lines at the same moment as those of the next, all resident together, and all but the first
+// reader would hit a cache nearer than the set's: on an H200 a 128 MiB set read at twice HBM's
+// rate. So each epoch starts its windows `phase` elements on (a whole number of trips): a
+// line one epoch reads, the next reads about a cover of the set later, and on one SM or core
+// two readers of a line are rarely close in time. Each trip issues its
 // four loads before it adds any (four vec4s in flight per invocation), CHUNK elements apart, and
 // the index wraps once a trip with a compare and a subtract (no division), so sizes need not be
 // powers of two: n is a multiple of 4 x CHUNK and every trip starts at an element that is its
@@ -30,7 +39,13 @@ struct ReadParams {
     window: u32,
     // Workgroups in one row of the grid (the grid may take rows past the dimension limit).
     row: u32,
-    _pad: u32,
+    // Workgroups whose windows cover the set once (at least 1).
+    epoch_groups: u32,
+    // Elements each epoch's windows start past the one before: a multiple of 4 x CHUNK.
+    phase: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 const WORKGROUP: u32 = 256u;
@@ -60,7 +75,8 @@ fn read_window(
 ) {
     let group = wid.x + wid.y * read_params.row;
     let run = (lane / CHUNK) * (CHUNK * 4u * WINDOW_TRIPS) + lane % CHUNK;
-    var i = (group * read_params.window + run) % read_params.n;
+    let epoch = group / read_params.epoch_groups;
+    var i = (group * read_params.window + epoch * read_params.phase + run) % read_params.n;
     var s0 = vec4<f32>(0.0);
     var s1 = vec4<f32>(0.0);
     var s2 = vec4<f32>(0.0);

@@ -92,7 +92,37 @@ struct Params {
     n: u32,
     window: u32,
     row: u32,
-    _pad: u32,
+    epoch_groups: u32,
+    phase: u32,
+    _pad: [u32; 3],
+}
+
+/// How the windows of `groups` workgroups over a set of `n` elements, read in chunks of
+/// `chunk`, are staggered (memory.wgsl's `epoch_groups` and `phase`): the workgroups whose
+/// windows cover the set once form an epoch, and each epoch starts its windows a share of a
+/// chunk's run past the one before (whole trips, at least one), so that the epochs, resident
+/// together, do not read the same lines at the same moment.
+pub fn epochs(n: u64, groups: u32, chunk: u32) -> (u32, u32) {
+    let epoch_groups = (n / u64::from(WINDOW_ELEMENTS)).clamp(1, u64::from(groups.max(1)));
+    let epochs = u64::from(groups.max(1)).div_ceil(epoch_groups);
+    let trip = 4 * chunk;
+    let run = trip * WINDOW_TRIPS;
+    let phase = (u64::from(run) / epochs / u64::from(trip)).max(1) * u64::from(trip);
+    (epoch_groups as u32, phase as u32)
+}
+
+/// Where invocation `lane` of workgroup `group` starts its walk over `n` elements: memory.wgsl's
+/// first index, from the grid's [`epochs`].
+fn walk_start(
+    n: u64,
+    (group, lane): (u32, u32),
+    chunk: u32,
+    (epoch_groups, phase): (u32, u32),
+) -> u64 {
+    let run =
+        u64::from(lane / chunk) * u64::from(chunk * 4 * WINDOW_TRIPS) + u64::from(lane % chunk);
+    let epoch = u64::from(group / epoch_groups);
+    (u64::from(group) * u64::from(WINDOW_ELEMENTS) + epoch * u64::from(phase) + run) % n
 }
 
 /// Invocations that read adjacent elements (memory.wgsl's `CHUNK`) on `ctx`'s adapter: see
@@ -234,11 +264,14 @@ impl Kernel for WorkingSetRead {
         let groups = self.groups();
         let mut rng = SplitMix64::new(self.seed);
         let data = exact_inputs(&mut rng, n as usize * 4);
+        let (epoch_groups, phase) = epochs(u64::from(n), groups, self.chunk);
         let params = Params {
             n,
             window: WINDOW_ELEMENTS,
             row: groups,
-            _pad: 0,
+            epoch_groups,
+            phase,
+            _pad: [0; 3],
         };
         let uniform = uniform_buffer(ctx, "memory read params", &params);
         let input = ctx.buffer_with_data(
@@ -316,11 +349,9 @@ fn checked_groups(groups: u32) -> Vec<u32> {
 
 /// The sum invocation `lane` of workgroup `group` makes over `data` (vec4s as 4 floats) with
 /// chunks of `chunk` invocations: memory.wgsl's walk, replayed exactly.
-fn replay(data: &[f32], (group, lane): (u32, u32), chunk: u32) -> [f64; 4] {
+fn replay(data: &[f32], at: (u32, u32), chunk: u32, epochs: (u32, u32)) -> [f64; 4] {
     let n = (data.len() / 4) as u64;
-    let run =
-        u64::from(lane / chunk) * u64::from(chunk * 4 * WINDOW_TRIPS) + u64::from(lane % chunk);
-    let mut i = (u64::from(group) * u64::from(WINDOW_ELEMENTS) + run) % n;
+    let mut i = walk_start(n, at, chunk, epochs);
     let mut sum = [0.0f64; 4];
     for _ in 0..WINDOW_TRIPS * 4 {
         for (k, s) in sum.iter_mut().enumerate() {
@@ -346,9 +377,10 @@ fn verify_sums(got: &[f32], data: &[f32], groups: u32, chunk: u32) -> Verificati
         ));
         return checker.finish();
     }
+    let staggered = epochs((data.len() / 4) as u64, groups, chunk);
     for group in checked_groups(groups) {
         for lane in 0..WORKGROUP {
-            let want = replay(data, (group, lane), chunk);
+            let want = replay(data, (group, lane), chunk, staggered);
             let at = 4 * (group * WORKGROUP + lane) as usize;
             for (k, &w) in want.iter().enumerate() {
                 checker.check(f64::from(got[at + k]), w, w, Tolerance::EXACT, || {
@@ -376,11 +408,11 @@ mod tests {
                 .sum()
         };
         let want = [0, 1, 2, 3].map(|k| component(k, 32, 32.0));
-        assert_eq!(replay(&data, (3, 5), 32), want);
+        assert_eq!(replay(&data, (3, 5), 32, (1, 128)), want);
         // In chunks of 8, invocation 13 (chunk 1, lane 5) starts at 2048 + 5 = 5 mod 256 and
         // reads each element that is 5 mod 8, 8 times.
         let want = [0, 1, 2, 3].map(|k| component(k, 8, 8.0));
-        assert_eq!(replay(&data, (0, 13), 8), want);
+        assert_eq!(replay(&data, (0, 13), 8, (1, 32)), want);
         let floor = 16;
         assert_eq!(WorkingSetRead::new(4096, floor, 32, 1).groups(), floor);
         let window = u64::from(WINDOW_ELEMENTS) * ELEMENT_BYTES;
@@ -408,6 +440,36 @@ mod tests {
         let warning = short_dispatch_warning(20e-6, 2861).expect("short");
         assert!(warning.message.contains("20.0 us"), "{}", warning.message);
         assert_eq!(short_dispatch_warning(60e-6, 2861), None);
+    }
+
+    #[test]
+    fn workgroups_covering_the_set_again_start_elsewhere() {
+        // 1024 workgroups of 1 MiB windows over a 128 MiB set: eight covers. Unstaggered, the
+        // eight readers of each window would all start at its first element together.
+        let mib = u64::from(WINDOW_ELEMENTS);
+        assert_eq!(epochs(128 * mib, 1024, 32), (128, 1024));
+        assert_eq!(
+            walk_start(128 * mib, (128, 0), 32, epochs(128 * mib, 1024, 32)),
+            1024,
+            "the next cover starts eight trips (of 128 elements) on"
+        );
+        for (n, groups) in [
+            (mib, 2861),
+            (2 * mib, 1024),
+            (16 * mib, 1024),
+            (96 * mib, 1024),
+            (128 * mib, 1024),
+            (512 * mib, 1024),
+            (1024 * mib, 1024),
+        ] {
+            let staggered = epochs(n, groups, 32);
+            assert_eq!(staggered.1 % 128, 0, "whole trips: {staggered:?}");
+            let starts: std::collections::BTreeSet<u64> = (0..groups)
+                .map(|g| walk_start(n, (g, 0), 32, staggered))
+                .collect();
+            let places = (n / 128).min(u64::from(groups));
+            assert_eq!(starts.len() as u64, places, "{n} elements, {groups} groups");
+        }
     }
 
     #[test]
@@ -448,7 +510,10 @@ mod tests {
         let mut got: Vec<f32> = Vec::new();
         for g in 0..groups {
             for l in 0..WORKGROUP {
-                got.extend(replay(&data, (g, l), 8).map(|v| v as f32));
+                got.extend(
+                    replay(&data, (g, l), 8, epochs((data.len() / 4) as u64, groups, 8))
+                        .map(|v| v as f32),
+                );
             }
         }
         assert!(verify_sums(&got, &data, groups, 8).passed());
