@@ -31,9 +31,9 @@ use gpubench_results::units::{KIB, MIB, format_size};
 use gpubench_engine::SuiteInfo;
 use gpubench_engine::SuiteOptions;
 use gpubench_engine::{Benchmarks, Suite};
-use gpubench_harness::kit::derived::derived_result;
+use gpubench_harness::kit::derived::{derived_result, param_str};
 use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::fma::{A, B, FmaDispatch, measured_peak};
+use gpubench_harness::kit::fma::{A, B, Chain, FmaDispatch, measured_peak_of_chain};
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::{
     Precision, SpecialisedShader, check_binding_fits, grid_workgroups,
@@ -416,14 +416,16 @@ fn array_bytes(result: &BenchResult) -> Option<u64> {
     result.params.get("array_bytes")?.as_u64()
 }
 
-/// The best bandwidth among `earlier` stream results of shader kernels over the stream suite's
-/// largest arrays, with its id, when those arrays are at least `min_bytes` (the roofline's own):
-/// a smaller array may sit in a cache, whose bandwidth is no ceiling for arrays that do not.
-/// Rows of other roles (the copy engine, the host's memcpy) are figures no kernel can use.
+/// The stream suite's `read` bandwidth over its largest arrays, with its id, when those arrays
+/// are at least `min_bytes` (the roofline's own): a smaller array may sit in a cache, whose
+/// bandwidth is no ceiling for arrays that do not. Only `read` counts bytes as the sweep's
+/// intensity does (bytes read); the other kernels count bytes written too, and the copy engine
+/// and the host's memcpy are figures no kernel can use.
 fn stream_best(earlier: &[BenchResult], min_bytes: u64) -> Option<(f64, String)> {
     let rows: Vec<(&BenchResult, u64)> = earlier
         .iter()
         .filter(|r| r.suite == gpubench_results::suite_names::STREAM && r.role == Role::Kernel)
+        .filter(|r| param_str(r, "kernel") == Some("read"))
         .filter(|r| r.metric == MetricKind::Bandwidth && r.status == Status::Ok)
         .filter_map(|r| Some((r, array_bytes(r)?)))
         .collect();
@@ -490,7 +492,7 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
     let bandwidth = higher((bw_gflops / bw_fi, bw_id.to_string()), stream);
     let compute = higher(
         (top_gflops, top_id.to_string()),
-        measured_peak(earlier, Precision::F32),
+        measured_peak_of_chain(earlier, Precision::F32, Chain::Multiply),
     );
     let mut ridge_params = BTreeMap::new();
     ridge_params.insert("bandwidth_gbs".to_string(), bandwidth.0.into());
@@ -500,14 +502,14 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
             "roofline/ceiling/bandwidth",
             MetricKind::Bandwidth,
             Role::BandwidthCeiling,
-            "best measured bytes per second (the roofline's slanted ceiling): the sweep's bytes read, as its intensity counts them, or a stream kernel's bytes read + written where higher",
+            "best measured bytes read per second (the roofline's slanted ceiling), as the sweep's intensity counts them: the sweep's own, or the stream suite's read over arrays at least as large where higher",
             &bandwidth,
         ),
         ceiling(
             "roofline/ceiling/compute",
             MetricKind::Throughput,
             Role::ComputeCeiling,
-            "best measured f32 FLOP per second (the roofline's flat ceiling)",
+            "best measured f32 FLOP per second of the FMA chain in the sweep's form, x = fma(x, a, b) (the roofline's flat ceiling): the sweep's own, or the compute suite's multiply-form peak where higher",
             &compute,
         ),
         derived_result(
@@ -524,7 +526,6 @@ pub fn derive_ceilings(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_harness::kit::derived::param_str;
     use gpubench_results::stats::summarize;
 
     fn point(fmas: u32, gflops: f64) -> BenchResult {
@@ -558,8 +559,10 @@ mod tests {
     }
 
     fn sized_stream_row(id: &str, role: Role, gbs: f64, bytes: u64) -> BenchResult {
+        let kernel = id.split('/').nth(1).unwrap_or_default();
         let info = BenchmarkInfo::new(id, "stream", MetricKind::Bandwidth, "bytes")
             .role(role)
+            .param("kernel", kernel)
             .param("array_bytes", bytes);
         let mut r = BenchResult::empty(&info, Status::Ok, None);
         r.verified = true;
@@ -570,10 +573,12 @@ mod tests {
     #[test]
     fn stream_rows_count_by_role_and_ceilings_carry_theirs() {
         // The sweep alone reaches 10 GB/s. The host's memcpy and the copy engine are faster,
-        // but no kernel can use them: only the shader kernel's 12 GB/s raises the ceiling.
+        // but no kernel can use them, and triad counts bytes written too: only read's 12 GB/s
+        // raises the ceiling.
         let results = vec![point(1, 5.0), point(256, 40.0)];
         let earlier = vec![
-            stream_row("stream/triad/vec4-f32/1MiB", Role::Kernel, 12.0),
+            stream_row("stream/read/vec4-f32/1MiB", Role::Kernel, 12.0),
+            stream_row("stream/triad/vec4-f32/1MiB", Role::Kernel, 30.0),
             stream_row("stream/any-name/1MiB", Role::HostReference, 50.0),
             stream_row("stream/other-name/1MiB", Role::CopyEngine, 40.0),
         ];
@@ -583,7 +588,7 @@ mod tests {
         assert!((bandwidth.median().expect("ok") - 12.0).abs() < 1e-9);
         assert_eq!(
             param_str(bandwidth, "from"),
-            Some("stream/triad/vec4-f32/1MiB")
+            Some("stream/read/vec4-f32/1MiB")
         );
         assert_eq!(bandwidth.role, Role::BandwidthCeiling);
         assert_eq!(find("roofline/ceiling/compute").role, Role::ComputeCeiling);
@@ -607,22 +612,17 @@ mod tests {
         // only the stream suite's largest arrays (4 MiB) count, and the best of them is 12.
         let results = vec![point(1, 5.0), point(256, 40.0)];
         let earlier = vec![
-            sized_stream_row(
-                "stream/triad/vec4-f32/256KiB",
-                Role::Kernel,
-                90.0,
-                256 << 10,
-            ),
-            sized_stream_row("stream/triad/vec4-f32/4MiB", Role::Kernel, 11.0, 4 << 20),
-            sized_stream_row("stream/copy/vec4-f32/4MiB", Role::Kernel, 12.0, 4 << 20),
+            sized_stream_row("stream/read/vec4-f32/256KiB", Role::Kernel, 90.0, 256 << 10),
+            sized_stream_row("stream/read/vec4-f32/4MiB", Role::Kernel, 12.0, 4 << 20),
+            sized_stream_row("stream/copy/vec4-f32/4MiB", Role::Kernel, 14.0, 4 << 20),
         ];
         let (gbs, from) = bandwidth_ceiling(&results, &earlier);
         assert!((gbs - 12.0).abs() < 1e-9);
-        assert_eq!(from, "stream/copy/vec4-f32/4MiB");
+        assert_eq!(from, "stream/read/vec4-f32/4MiB");
         // Stream arrays smaller than the roofline's own may sit in a cache too: the sweep's
         // ceiling stands, however fast they were.
         let small = vec![sized_stream_row(
-            "stream/triad/vec4-f32/512KiB",
+            "stream/read/vec4-f32/512KiB",
             Role::Kernel,
             90.0,
             512 << 10,

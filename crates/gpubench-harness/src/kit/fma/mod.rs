@@ -524,11 +524,33 @@ impl Kernel for FmaPeak {
 /// kernel's timed forms (the compute suite's `fma-peak` rows, both [`Chain`]s), when they ran.
 /// Other suites express their throughput as a fraction of it.
 pub fn measured_peak(results: &[BenchResult], precision: Precision) -> Option<(f64, String)> {
+    best_peak(results, precision, |_| true)
+}
+
+/// The measured peak of `precision` over the rows of one [`Chain`] only: the ceiling of a kernel
+/// whose inner loop has that chain's instruction form (RDNA 3 dual-issues only the accumulate
+/// form, so there the two peaks differ by up to 2x).
+pub fn measured_peak_of_chain(
+    results: &[BenchResult],
+    precision: Precision,
+    chain: Chain,
+) -> Option<(f64, String)> {
+    best_peak(results, precision, |r| {
+        param_str(r, "chain") == Some(chain.name())
+    })
+}
+
+fn best_peak(
+    results: &[BenchResult],
+    precision: Precision,
+    keep: impl Fn(&BenchResult) -> bool,
+) -> Option<(f64, String)> {
     results
         .iter()
         .filter(|r| r.status == Status::Ok && r.verified && r.suite == SUITE)
         .filter(|r| param_str(r, "kernel") == Some("fma-peak"))
         .filter(|r| param_str(r, "precision") == Some(precision.name()))
+        .filter(|r| keep(r))
         .filter_map(|r| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }
@@ -657,6 +679,8 @@ mod tests {
         ];
         let peak = measured_peak(&results, Precision::F32).expect("a peak");
         assert_eq!(peak, (190.0, "compute/fma-peak/acc-vec4-f32".to_string()));
+        let multiply = measured_peak_of_chain(&results, Precision::F32, Chain::Multiply);
+        assert_eq!(multiply, Some((100.0, "compute/fma-peak/vec4-f32".to_string())));
         // A faster row that did not verify is no peak.
         let unverified = [
             row(Chain::Multiply, 100.0, true),
