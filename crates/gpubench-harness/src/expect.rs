@@ -92,7 +92,7 @@ impl AdapterExpectation {
 
     /// Ok when `adapter` is what was expected.
     pub fn check(&self, adapter: &AdapterSummary) -> Result<(), UnexpectedAdapter> {
-        let vendor_ok = self.vendor.is_none_or(|v| v == adapter.vendor_id);
+        let vendor_ok = self.vendor.is_none_or(|v| v == adapter.vendor());
         let type_ok =
             self.device_types.is_empty() || self.device_types.contains(&adapter.device_type);
         let hardware_ok = !self.hardware || !(adapter.software || adapter.device_type == "cpu");
@@ -102,7 +102,7 @@ impl AdapterExpectation {
         Err(UnexpectedAdapter {
             index: adapter.index,
             name: adapter.name.clone(),
-            vendor: adapter.vendor_id,
+            vendor: adapter.vendor(),
             device_type: adapter.device_type.clone(),
             backend: adapter.backend.clone(),
             wanted: self.to_string(),
@@ -208,5 +208,17 @@ mod tests {
         };
         assert!(want.check(&adapter(0x106b, "integrated", false)).is_ok());
         assert!(want.check(&adapter(0x106b, "virtual", false)).is_err());
+    }
+
+    #[test]
+    fn an_apple_gpu_on_metal_is_apples_though_wgpu_reports_no_vendor() {
+        let want = AdapterExpectation {
+            vendor: Some(parse_vendor("apple").expect("known")),
+            ..Default::default()
+        };
+        let mut metal = adapter(0, "integrated", false);
+        metal.backend = "metal".to_string();
+        assert!(want.check(&metal).is_ok());
+        assert!(want.check(&adapter(0, "integrated", false)).is_err());
     }
 }

@@ -33,7 +33,22 @@ pub struct AdapterSummary {
     pub features: Vec<String>,
 }
 
+/// Apple's PCI vendor id.
+pub const VENDOR_APPLE: u32 = 0x106B;
+
 impl AdapterSummary {
+    /// The vendor the classifications by vendor read (grid sizes, cache sizes, kernel short
+    /// lists, `--expect-vendor`): [`Self::vendor_id`], except on wgpu's Metal backend, which
+    /// reports 0 for every GPU (wgpu 30 fills Metal's adapter info with defaults): there every
+    /// GPU is Apple's. The fingerprint keeps the id as reported.
+    pub fn vendor(&self) -> u32 {
+        if self.vendor_id == 0 && self.backend == "metal" {
+            VENDOR_APPLE
+        } else {
+            self.vendor_id
+        }
+    }
+
     /// One line for listings: `[0] llvmpipe (...) (vulkan, cpu, driver llvmpipe)`; the driver
     /// part only where the backend names one (GL does not).
     pub fn listing_line(&self) -> String {
@@ -51,6 +66,17 @@ impl AdapterSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_metal_gpu_reported_with_no_vendor_is_apples() {
+        let mut metal = adapter("metal", "");
+        metal.vendor_id = 0;
+        assert_eq!(metal.vendor(), VENDOR_APPLE);
+        assert_eq!(adapter("vulkan", "llvmpipe").vendor(), 0x10005);
+        let mut unknown = adapter("vulkan", "x");
+        unknown.vendor_id = 0;
+        assert_eq!(unknown.vendor(), 0, "only Metal's 0 is known to be Apple");
+    }
 
     fn adapter(backend: &str, driver: &str) -> AdapterSummary {
         AdapterSummary {

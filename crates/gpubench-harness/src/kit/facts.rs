@@ -18,7 +18,8 @@ pub struct AdapterFacts {
     pub max_invocations: u32,
     /// `max_compute_workgroup_storage_size`, bytes.
     pub max_workgroup_bytes: u32,
-    /// The PCI vendor id (`0x1002` AMD, `0x10DE` NVIDIA, `0x106B` Apple; 0 where unknown).
+    /// The vendor as [`gpubench_results::AdapterSummary::vendor`] gives it (`0x1002` AMD, `0x10DE`
+    /// NVIDIA, `0x106B` Apple, Metal included; 0 where unknown).
     pub vendor: u32,
     /// The backend (wgpu's Metal reports subgroup ranges that are not Apple's lane count).
     pub backend: wgpu::Backend,
@@ -28,8 +29,8 @@ pub struct AdapterFacts {
 
 /// AMD's PCI vendor id.
 pub const VENDOR_AMD: u32 = 0x1002;
-/// Apple's vendor id as wgpu reports it.
-pub const VENDOR_APPLE: u32 = 0x106B;
+/// Apple's vendor id (see [`gpubench_results::AdapterSummary::vendor`]).
+pub use gpubench_results::adapter::VENDOR_APPLE;
 
 /// The square cooperative-matrix configurations an adapter offers (S x S x S products, S of 8
 /// or 16, f16 or f32 data, f16 or f32 sums): plain bits, so facts stay `Copy`.
@@ -151,7 +152,7 @@ impl AdapterFacts {
             subgroup_max: info.subgroup_max_size.max(1),
             max_invocations: ctx.limits.max_compute_invocations_per_workgroup,
             max_workgroup_bytes: ctx.limits.max_compute_workgroup_storage_size,
-            vendor: info.vendor,
+            vendor: ctx.summary.vendor(),
             backend: info.backend,
             coop: CoopMatrices::of(ctx),
         }

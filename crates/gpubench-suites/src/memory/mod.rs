@@ -191,7 +191,7 @@ impl SweepPlan {
         } else {
             Vec::new()
         };
-        let gpu_llc = llc::gpu_llc(class, ctx.summary.vendor_id, &ctx.summary.name);
+        let gpu_llc = llc::gpu_llc(class, ctx.summary.vendor(), &ctx.summary.name);
         Self::new(class, gpu_llc, limit, &host, profile)
     }
 }

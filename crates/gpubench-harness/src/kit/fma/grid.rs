@@ -98,7 +98,7 @@ impl GridInputs {
     pub fn from_context(ctx: &GpuContext) -> Self {
         let host_threads = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
         Self {
-            vendor_id: ctx.summary.vendor_id,
+            vendor_id: ctx.summary.vendor(),
             device_type: ctx.adapter.get_info().device_type,
             software: ctx.is_software(),
             host_threads,

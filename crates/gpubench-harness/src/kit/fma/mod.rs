@@ -680,7 +680,10 @@ mod tests {
         let peak = measured_peak(&results, Precision::F32).expect("a peak");
         assert_eq!(peak, (190.0, "compute/fma-peak/acc-vec4-f32".to_string()));
         let multiply = measured_peak_of_chain(&results, Precision::F32, Chain::Multiply);
-        assert_eq!(multiply, Some((100.0, "compute/fma-peak/vec4-f32".to_string())));
+        assert_eq!(
+            multiply,
+            Some((100.0, "compute/fma-peak/vec4-f32".to_string()))
+        );
         // A faster row that did not verify is no peak.
         let unverified = [
             row(Chain::Multiply, 100.0, true),
