@@ -32,13 +32,16 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List every adapter wgpu finds, on every backend.
+    #[command(after_help = crate::exit::help_table())]
     List(ListArgs),
     /// Run benchmark suites and record the results.
     #[command(after_help = crate::exit::help_table())]
     Run(Box<RunArgs>),
     /// Write an HTML page with charts for one or more result files.
+    #[command(after_help = crate::exit::help_table())]
     Report(ReportArgs),
     /// Compare result files: BASE NEW gives verdicts; three or more give the cross-card table.
+    #[command(after_help = crate::exit::help_table())]
     Compare(CompareArgs),
     /// Judge a head build against a base build on this machine: both run in alternating
     /// rounds, each benchmark judged on its per-round ratios (a paired comparison), the
@@ -48,18 +51,22 @@ pub enum Command {
     /// Check the GPU for what makes benchmarks slow: software adapter, degraded PCIe link,
     /// low clocks, throttling, other processes, driver, transfer and memory bandwidth against
     /// the link and the datasheet (exit 5 when a check fails).
+    #[command(after_help = crate::exit::help_table())]
     Doctor(DoctorArgs),
     /// Compile every kernel (and every matmul tuning candidate) with a real GPU compiler and
     /// show its statistics: registers, spills, workgroup memory, occupancy. With --isa, Mesa's
     /// RADV compiles for that AMD GPU family on null hardware: no GPU needed, nothing is run.
+    #[command(after_help = crate::exit::help_table())]
     Kernels(KernelsArgs),
     /// Print a shell completion script on stdout, e.g. `gpubench completions bash >
     /// /usr/share/bash-completion/completions/gpubench`.
     Completions(CompletionsArgs),
     /// Render saved result files again, in any format (the way to read an old file in the
     /// terminal, or to convert it: `show run.json --format md`).
+    #[command(after_help = crate::exit::help_table())]
     Show(ShowArgs),
     /// Write man pages (gpubench.1 and one per subcommand) into a directory.
+    #[command(after_help = crate::exit::help_table())]
     Man(ManArgs),
     /// Manage the stored baselines.
     #[command(subcommand)]
@@ -100,6 +107,7 @@ pub enum BaselineCommand {
     /// Record a finished run's results file as its adapter's baseline (the same checks as
     /// `run --save-baseline`: a failed, interrupted, noisy, unchecked or verbosely logged run
     /// is refused unless --force), so a long run need not be repeated.
+    #[command(after_help = crate::exit::help_table())]
     Save(BaselineSaveArgs),
 }
 

@@ -189,12 +189,28 @@ pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
 /// Refuses a baseline directory that is not one: an existing non-directory always, and, when
 /// the run is to record a baseline, a directory that cannot be created or written.
 pub fn check_baseline_dir(dir: &Path, saving: bool) -> anyhow::Result<()> {
-    let refuse =
-        |why: String| Err(UsageError(format!("--baseline-dir {}: {why}", dir.display())).into());
+    check_dir(
+        "--baseline-dir",
+        dir,
+        "the directory that holds baselines",
+        saving,
+    )
+}
+
+/// Refuses an output directory (`flag`'s value, files are to be written into it) that is not
+/// one, or that cannot be created or written.
+pub fn check_output_dir(flag: &str, dir: &Path, holds: &str) -> anyhow::Result<()> {
+    check_dir(flag, dir, holds, true)
+}
+
+/// An existing non-directory is refused always; where files are to be `written`, a directory
+/// that cannot be created or written too. `holds` says what the directory is for.
+fn check_dir(flag: &str, dir: &Path, holds: &str, written: bool) -> anyhow::Result<()> {
+    let refuse = |why: String| Err(UsageError(format!("{flag} {}: {why}", dir.display())).into());
     if dir.exists() && !dir.is_dir() {
-        return refuse("is not a directory; give the directory that holds baselines".into());
+        return refuse(format!("is not a directory; give {holds}"));
     }
-    if !saving {
+    if !written {
         return Ok(());
     }
     // A name the system refuses outright (a component longer than the file system allows):
@@ -399,5 +415,9 @@ mod tests {
         assert!(check_baseline_dir(&file, false).is_err());
         assert!(check_baseline_dir(&file.join("below"), true).is_err());
         check_baseline_dir(&dir.path().join("new").join("deeper"), true).expect("creatable");
+        let refused = check_output_dir("--dir", &file, "the directory for the pages")
+            .expect_err("a file is no directory");
+        assert_eq!(crate::exit::exit_for(&refused), crate::exit::Exit::Usage);
+        assert!(refused.to_string().starts_with("--dir "), "{refused}");
     }
 }

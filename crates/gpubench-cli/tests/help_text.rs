@@ -47,11 +47,28 @@ fn help_names_values_variables_and_exit_codes() {
         readme_codes.contains(&0) && readme_codes.contains(&143),
         "{readme_codes:?}"
     );
-    for text in [&top, &run] {
+    // Every command that exits with a status says which, in its own --help.
+    let commands: [&[&str]; 10] = [
+        &["list"],
+        &["report"],
+        &["compare"],
+        &["ab"],
+        &["doctor"],
+        &["kernels"],
+        &["show"],
+        &["man"],
+        &["baseline", "save"],
+        &["sizing"],
+    ];
+    let mut texts = vec![top, run];
+    texts.extend(commands.iter().map(|c| help(&[*c, &["--help"]].concat())));
+    for text in &texts {
         let listed = help_exit_codes(text);
         assert_eq!(
-            listed, readme_codes,
-            "--help's exit codes and the README's table differ"
+            listed,
+            readme_codes,
+            "--help's exit codes and the README's table differ: {}",
+            text.lines().next().unwrap_or_default()
         );
     }
 }

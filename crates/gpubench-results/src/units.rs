@@ -66,7 +66,12 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             u64::MAX
         ));
     }
-    Ok(bytes.round() as u64)
+    if bytes.fract() != 0.0 {
+        return Err(format!(
+            "size '{text}' is {bytes} bytes, not a whole number of bytes: give whole bytes (e.g. 1.5MiB, 4096)"
+        ));
+    }
+    Ok(bytes as u64)
 }
 
 /// Parses a count with an optional SI multiplier (`k` 10^3, `M` 10^6, `G` 10^9, `T` 10^12) and
@@ -180,6 +185,10 @@ mod tests {
         assert!(err.contains("larger than any memory"), "{err}");
         let err = parse_size("0.1").expect_err("too small");
         assert!(err.contains("at least 1 byte"), "{err}");
+        // A fraction of a byte is refused, not rounded into a size nobody asked for.
+        let err = parse_size("4096.5").expect_err("half a byte");
+        assert!(err.contains("not a whole number of bytes"), "{err}");
+        assert_eq!(parse_size("1.5MiB"), Ok(3 * MIB / 2));
     }
 
     #[test]

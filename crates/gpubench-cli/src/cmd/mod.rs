@@ -28,10 +28,14 @@ pub fn open_adapter(selection: &Selection) -> anyhow::Result<GpuContext> {
 }
 
 /// The harness's error as the CLI shows it. The harness names no flag: a selection that matches
-/// none gets the flags that choose one here (still an error, exit 1).
+/// none gets the flags that choose one here (still an error, exit 1); a backend name it does not
+/// know is a bad `--backend` value (exit 2), in every subcommand that opens an adapter.
 fn with_adapter_flags(error: HarnessError) -> anyhow::Error {
     match error {
         HarnessError::NoMatch { .. } => anyhow::anyhow!("{error}, with {ADAPTER_FLAGS}"),
+        HarnessError::UnknownBackend(_) => {
+            crate::exit::UsageError(format!("--backend: {error}")).into()
+        }
         other => other.into(),
     }
 }
@@ -39,6 +43,13 @@ fn with_adapter_flags(error: HarnessError) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_backend_is_a_usage_error() {
+        let error = with_adapter_flags(HarnessError::UnknownBackend("bogus".into()));
+        assert_eq!(crate::exit::exit_for(&error), crate::exit::Exit::Usage);
+        assert!(crate::exit::error_line(&error).contains("--backend: "));
+    }
 
     #[test]
     fn a_selection_matching_no_adapter_names_the_flags_and_exits_1() {

@@ -23,6 +23,7 @@ pub fn completions(args: &CompletionsArgs) -> anyhow::Result<Exit> {
 /// Writes gpubench.1 and gpubench-SUBCOMMAND.1 for every subcommand into the directory; every
 /// page's path is checked as an output before any is written.
 pub fn man_pages(args: &ManArgs) -> anyhow::Result<Exit> {
+    crate::paths::check_output_dir("--dir", &args.dir, "the directory for the man pages")?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("creating --dir {}", args.dir.display()))?;
     let mut command = Cli::command();

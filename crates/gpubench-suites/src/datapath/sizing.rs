@@ -55,7 +55,7 @@ pub struct Sizing {
 }
 
 /// Why a run cannot be sized.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SizingError {
     /// The run has no datapath rows.
     #[error(
@@ -76,6 +76,18 @@ pub enum SizingError {
         /// What there is.
         found: String,
     },
+    /// The rate and spares ask for more cards than a count can hold.
+    #[error(
+        "{rate_per_s} requests/s at {per_card_per_s:.3} per card plus {spare} spare is more cards than can be counted: give a smaller rate or fewer spares"
+    )]
+    TooManyCards {
+        /// The rate asked for, requests per second.
+        rate_per_s: f64,
+        /// What one card serves, requests per second.
+        per_card_per_s: f64,
+        /// Spares asked for.
+        spare: u64,
+    },
 }
 
 /// Sizes `target` on `doc`'s rows.
@@ -94,13 +106,18 @@ pub fn size(doc: &RunDocument, target: &Target) -> Result<Sizing, SizingError> {
         .filter(|(_, c)| c.refused.is_none())
         .max_by(|a, b| a.1.per_card_per_s.total_cmp(&b.1.per_card_per_s))
         .map(|(i, _)| i);
-    let cards = chosen.map(|i| {
-        cards_needed(
-            target.rate_per_s,
-            candidates[i].per_card_per_s,
-            target.spare,
-        )
-    });
+    let cards = chosen
+        .map(|i| {
+            let per_card_per_s = candidates[i].per_card_per_s;
+            cards_needed(target.rate_per_s, per_card_per_s, target.spare).ok_or(
+                SizingError::TooManyCards {
+                    rate_per_s: target.rate_per_s,
+                    per_card_per_s,
+                    spare: target.spare,
+                },
+            )
+        })
+        .transpose()?;
     let machine = &doc.machine;
     let assumptions = vec![
         format!(
@@ -121,9 +138,15 @@ pub fn size(doc: &RunDocument, target: &Target) -> Result<Sizing, SizingError> {
     })
 }
 
-/// ceil(rate / per card) + spare.
-pub fn cards_needed(rate_per_s: f64, per_card_per_s: f64, spare: u64) -> u64 {
-    (rate_per_s / per_card_per_s).ceil() as u64 + spare
+/// ceil(rate / per card) + spare, or `None` where that is no count (too many to hold, or not a
+/// number).
+pub fn cards_needed(rate_per_s: f64, per_card_per_s: f64, spare: u64) -> Option<u64> {
+    let cards = (rate_per_s / per_card_per_s).ceil();
+    // 2^64 as f64: every smaller whole f64 converts exactly.
+    if !(0.0..18_446_744_073_709_551_616.0).contains(&cards) {
+        return None;
+    }
+    (cards as u64).checked_add(spare)
 }
 
 fn pick_workload(results: &[BenchResult], wanted: Option<&str>) -> Result<String, SizingError> {
@@ -248,6 +271,9 @@ mod tests {
         let sized = size(&run, &target(90.0, 50.0, 0)).expect("sized");
         assert_eq!(sized.chosen, Some(1));
         assert_eq!(sized.cards, Some(3));
+        assert_eq!(cards_needed(90.0, 101.0, u64::MAX), None, "no wrap to 0");
+        assert_eq!(cards_needed(1e300, 101.0, 0), None, "no saturation");
+        assert_eq!(cards_needed(90.0, 101.0, u64::MAX - 1), Some(u64::MAX));
         assert!(
             sized.candidates[2]
                 .refused

@@ -274,7 +274,7 @@ pub fn check_stream_size(bytes: u64) -> Result<(), PlanError> {
         return Err(PlanError::bad(
             STREAM_SIZE_KEY,
             format!(
-                "{} must be at least 4KiB and a multiple of 16 bytes",
+                "{bytes} bytes ({}) must be at least 4KiB and a multiple of 16 bytes",
                 format_size(bytes)
             ),
         ));
