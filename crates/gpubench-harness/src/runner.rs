@@ -357,6 +357,7 @@ impl<'a> Runner<'a> {
         let telemetry = self.telemetry.as_ref().and_then(|hook| hook.end());
         let (samples, capped) = taken?;
         self.check_faults()?;
+        self.verify_timed_work(bench, observer).await?;
         let run = Measured {
             work,
             iterations,
@@ -368,6 +369,28 @@ impl<'a> Runner<'a> {
         result.telemetry = telemetry.map(Box::new);
         self.state_clock_resolution(&mut result, &samples, iterations, prefer_gpu);
         Ok(result)
+    }
+
+    /// Checks the output again after the timed samples. The check before timing saw one run of
+    /// one iteration; the samples ran the kernel many times in long batches, and kernels keep
+    /// what every run adds up to where runs accumulate (the launch storms' counters: 4096
+    /// dispatches a sample, against one before timing). A driver that drops, merges or
+    /// reorders work in a long batch fails here instead of being timed as a throughput.
+    async fn verify_timed_work(
+        &self,
+        bench: &mut dyn Benchmark,
+        observer: &mut dyn RunObserver,
+    ) -> Result<(), Stop> {
+        observer.phase(Phase::Verify);
+        let verification = self.ctx.scoped(bench.verify(self.ctx)).await?;
+        self.check_faults()?;
+        if !verification.passed() {
+            return Err(Stop::Fail(format!(
+                "wrong after the timed samples (right after the first run): {}",
+                verification.failure_reason()
+            )));
+        }
+        Ok(())
     }
 
     /// Records the resolution of the clock that timed `result` and marks it where its median

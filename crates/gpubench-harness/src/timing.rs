@@ -459,10 +459,14 @@ mod tests {
         copies: u32,
         /// One copy run a sample, never calibrated longer.
         once_a_sample: bool,
+        /// Copies the wrong source in runs of more than one iteration: a batch the device got
+        /// wrong, though one run alone was right.
+        wrong_in_batches: bool,
     }
 
     struct CopyState {
         src: wgpu::Buffer,
+        zeros: wgpu::Buffer,
         dst: wgpu::Buffer,
         data: Vec<u8>,
     }
@@ -488,7 +492,13 @@ mod tests {
             let src = ctx.buffer_with_data("src", &data, wgpu::BufferUsages::COPY_SRC);
             let usage = wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC;
             let dst = ctx.buffer("dst", self.bytes, usage);
-            Ok(CopyState { src, dst, data })
+            let zeros = ctx.buffer("zeros", self.bytes, usage);
+            Ok(CopyState {
+                src,
+                zeros,
+                dst,
+                data,
+            })
         }
 
         fn work(&self, _state: &CopyState) -> crate::Work {
@@ -501,8 +511,13 @@ mod tests {
                 .device
                 .create_command_encoder(&Default::default());
             clock.write_timestamp(&mut encoder, Boundary::Begin);
+            let src = if self.wrong_in_batches && clock.iterations() > 1 {
+                &state.zeros
+            } else {
+                &state.src
+            };
             for _ in 0..self.copies * clock.iterations() {
-                encoder.copy_buffer_to_buffer(&state.src, 0, &state.dst, 0, self.bytes);
+                encoder.copy_buffer_to_buffer(src, 0, &state.dst, 0, self.bytes);
             }
             clock.write_timestamp(&mut encoder, Boundary::End);
             clock.submit([encoder.finish()]);
@@ -544,6 +559,7 @@ mod tests {
             bytes: 1 << 20,
             copies: 1,
             once_a_sample: false,
+            wrong_in_batches: false,
         });
         let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
         assert_eq!(result.status, crate::Status::Ok, "{:?}", result.reason);
@@ -557,6 +573,7 @@ mod tests {
                 bytes: 8 << 20,
                 copies,
                 once_a_sample: false,
+                wrong_in_batches: false,
             });
             pollster::block_on(runner.prepare(&mut bench)).expect("prepare");
             let timing = pollster::block_on(runner.time_sample(&mut bench, 1)).expect("sample");
@@ -568,6 +585,27 @@ mod tests {
             copying > empty * 4,
             "8 copies of 8 MiB took {copying:?} on the GPU, two empty passes {empty:?}"
         );
+    }
+
+    /// Work that is right in one run but wrong in the timed batches fails: the output is
+    /// checked again after the samples, not only after the first run.
+    #[test]
+    fn work_wrong_only_in_the_timed_batches_fails_on_an_adapter() {
+        let Some(ctx) = crate::testing::require_vulkan() else {
+            return;
+        };
+        let runner = crate::Runner::new(&ctx, crate::testing::short_settings());
+        let mut copy = crate::KernelBench::new(TimedCopy {
+            bytes: 1 << 20,
+            copies: 1,
+            once_a_sample: false,
+            wrong_in_batches: true,
+        });
+        let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
+        assert_eq!(result.status, crate::Status::Failed, "{:?}", result.reason);
+        let reason = result.reason.unwrap_or_default();
+        assert!(reason.contains("after the timed samples"), "{reason}");
+        assert!(result.summary.is_none(), "a wrong answer has no figure");
     }
 
     /// A browser's quantized timestamps on a native adapter: with every timestamp cut to 1 ms
@@ -587,6 +625,7 @@ mod tests {
                 bytes: 1 << 20,
                 copies: 1,
                 once_a_sample,
+                wrong_in_batches: false,
             });
             pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent))
         };
