@@ -3,7 +3,8 @@
 //! The tuner runs every candidate through the full runner (set-up, first run, check, samples),
 //! and each check used to read back all of C: 64 MiB at 4096 x 4096 f32, an estimated 0.03 to
 //! 0.1 s of host time per candidate on a fast host, 18 to 60 s of an H200's 594-candidate plan,
-//! though a sampled check compares about 1,124 elements. A [`ReadPlan`] copies only the
+//! though a sampled check compares one element of each 16 x 16 tile, all in one row of each
+//! band of 16 rows (a 16th of C). A [`ReadPlan`] copies only the
 //! 4-byte words that hold the checked elements (wgpu copies whole multiples of
 //! [`wgpu::COPY_BUFFER_ALIGNMENT`]; an f16 element is half a word), neighbours merged into
 //! one copy. Where every element is checked (small products) the words run together into one

@@ -40,20 +40,29 @@ pub fn reference_element(a: MatrixRef<'_>, b: MatrixRef<'_>, i: usize, j: usize)
 
 /// Every element of C is checked up to this many elements; larger products are sampled.
 pub const FULL_CHECK_ELEMENTS: usize = 64 * 1024;
-/// Random elements checked in a large product (plus the edges, see [`elements_to_check`]).
-pub const SAMPLED_ELEMENTS: usize = 1024;
+/// Side of the tiles of C that each hold a checked element in a large product: the smallest
+/// block a matmul kernel writes as a unit (a cooperative-matrix fragment, a workgroup's
+/// sub-tile: 16 to 128 on a side, aligned to multiples of their size), so a block left wrong or
+/// unwritten (a race in the staging of A and B, a fragment no workgroup owns) is found wherever
+/// it lies. One random row of every band of this many rows holds the band's checks, so the
+/// check reads 1/16 of C back.
+pub const CHECK_TILE: usize = 16;
 
-/// The (row, column) pairs to verify for an `m` x `n` result: all of them when small, else a
-/// random sample plus the four corners and a walk along the last row and last column, where
-/// bounds bugs live.
+/// The (row, column) pairs to verify for an `m` x `n` result: all of them when small, else one
+/// random element of every [`CHECK_TILE`]-square tile (in one random row per band of tiles),
+/// plus the four corners and a walk along the last row and last column, where bounds bugs live.
 pub fn elements_to_check(m: usize, n: usize, seed: u64) -> Vec<(usize, usize)> {
     if m * n <= FULL_CHECK_ELEMENTS {
         return (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
     }
     let mut rng = SplitMix64::new(seed ^ 0x6d61_746d_756c);
-    let mut picks: Vec<(usize, usize)> = (0..SAMPLED_ELEMENTS)
-        .map(|_| (rng.next_below(m), rng.next_below(n)))
-        .collect();
+    let mut picks: Vec<(usize, usize)> = Vec::new();
+    for band in (0..m).step_by(CHECK_TILE) {
+        let row = band + rng.next_below(CHECK_TILE.min(m - band));
+        for tile in (0..n).step_by(CHECK_TILE) {
+            picks.push((row, tile + rng.next_below(CHECK_TILE.min(n - tile))));
+        }
+    }
     picks.extend([(0, 0), (0, n - 1), (m - 1, 0), (m - 1, n - 1)]);
     for t in 0..32 {
         picks.push((m - 1, rng.next_below(n)));
@@ -117,7 +126,16 @@ mod tests {
     fn small_products_are_checked_whole_and_large_ones_sampled_with_edges() {
         assert_eq!(elements_to_check(3, 5, 1).len(), 15);
         let picks = elements_to_check(1000, 1000, 1);
-        assert!(picks.len() > SAMPLED_ELEMENTS / 2 && picks.len() < 2 * SAMPLED_ELEMENTS);
+        // Every 16 x 16 tile (the last ones 8 wide) holds a check: 63 x 63 of them.
+        let tiles: std::collections::BTreeSet<(usize, usize)> = picks
+            .iter()
+            .map(|&(i, j)| (i / CHECK_TILE, j / CHECK_TILE))
+            .collect();
+        assert_eq!(tiles.len(), 63 * 63);
+        // In one row a band, plus the edge walks' rows: about a 16th of C is read back.
+        let rows: std::collections::BTreeSet<usize> = picks.iter().map(|&(i, _)| i).collect();
+        assert!(rows.len() < 63 + 2 * 32 + 2, "{} rows", rows.len());
+        assert!(picks.len() < 63 * 63 + 4 + 3 * 32);
         for corner in [(0, 0), (0, 999), (999, 0), (999, 999)] {
             assert!(picks.contains(&corner));
         }
