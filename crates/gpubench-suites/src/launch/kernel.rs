@@ -40,6 +40,10 @@ pub struct LaunchState {
     dispatched: u64,
     /// `gpu-gap-independent`'s buffers (empty in every other mode).
     slots: Vec<Slot>,
+    /// `gpu-gap`'s groups, [`INDEPENDENT_SLOTS`] of them, all binding the one counter (empty
+    /// in every other mode): it sets one before each dispatch, as `gpu-gap-independent` does,
+    /// so that the two differ in the dependency alone, not in a bind-group switch too.
+    shared_groups: Vec<wgpu::BindGroup>,
 }
 
 /// One launch mode.
@@ -82,6 +86,12 @@ impl Launch {
             pass.set_pipeline(&state.dispatch.pipeline);
             for slot in state.slots.iter().take(dispatches as usize) {
                 pass.set_bind_group(0, &slot.group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+        } else if self.mode == LaunchMode::GpuGap {
+            pass.set_pipeline(&state.dispatch.pipeline);
+            for group in state.shared_groups.iter().cycle().take(dispatches as usize) {
+                pass.set_bind_group(0, group, &[]);
                 pass.dispatch_workgroups(1, 1, 1);
             }
         } else {
@@ -288,6 +298,12 @@ impl Kernel for Launch {
                 .collect(),
             _ => Vec::new(),
         };
+        let shared_groups = match self.mode {
+            LaunchMode::GpuGap => (0..INDEPENDENT_SLOTS)
+                .map(|_| bind_buffers(ctx, &dispatch.pipeline, &[(0, &counter)]))
+                .collect(),
+            _ => Vec::new(),
+        };
         ctx.wait_idle().await?;
         Ok(LaunchState {
             dispatch,
@@ -296,6 +312,7 @@ impl Kernel for Launch {
             start,
             dispatched: 0,
             slots,
+            shared_groups,
         })
     }
 

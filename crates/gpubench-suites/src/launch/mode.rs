@@ -114,7 +114,7 @@ impl LaunchMode {
                 "microseconds of host (CPU) time per queue.submit call, N command buffers of one dispatch each recorded before the clock starts, submitted back to back; recording and wait not counted (host clock; GPU time recorded: first pass's start to last pass's end, per submit)"
             }
             LaunchMode::GpuGap => {
-                "microseconds of GPU time per dispatch, N dispatches of a 1-invocation kernel back to back in one pass (GPU timestamps at the pass's start and end, nothing subtracted: wgpu's barrier before each dispatch, the launch and the kernel itself); recording is outside the host clock (host: submit to completion)"
+                "microseconds of GPU time per dispatch, N dispatches of a 1-invocation kernel back to back in one pass, a bind group set before each (all binding the one counter, as gpu-gap-independent sets its own) (GPU timestamps at the pass's start and end, nothing subtracted: wgpu's barrier before each dispatch, the launch and the kernel itself); recording is outside the host clock (host: submit to completion)"
             }
             LaunchMode::GpuGapIndependent => {
                 "microseconds of GPU time per dispatch, N dispatches of a 1-invocation kernel back to back in one pass, each bumping a buffer of its own, so no dispatch depends on another and wgpu puts no barrier between them (GPU timestamps at the pass's start and end); beside gpu-gap, the difference is the cost of the barrier a dependent dispatch pays"
