@@ -183,7 +183,8 @@ fn legend(doc: &RunDocument) -> Vec<String> {
         lines.push(
             "launch: value is per op by the timing column's clock: GPU timestamps for the storms and gpu-gap, \
              the host clock for record and submit-call (those calls alone) and the round trips; host beside a \
-             GPU value is what the application pays per op (recording, wgpu and driver work, submit and wait)."
+             storm's GPU value is what the application pays per op (recording, wgpu and driver work, submit and \
+             wait), beside gpu-gap's from the submit to completion (recorded before the clock)."
                 .to_string(),
         );
     }
