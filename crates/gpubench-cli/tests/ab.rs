@@ -275,3 +275,27 @@ fn an_older_base_is_judged_on_the_flags_and_suites_both_builds_accept() {
     let typo = gpubench_output(&["ab", arg(&base), arg(&head), "--", "--stream-sise", "1MiB"]);
     assert_exit_saying(&typo, 2, &["--stream-sise"]);
 }
+
+/// A run flag the builds accept in `run -h` but refuse in a run (a value out of range) is a
+/// usage error: exit 2, the run's own error quoted, and no empty results folder left behind.
+#[test]
+fn a_value_the_runs_refuse_is_a_usage_error_that_leaves_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = format!(
+        "#!/bin/sh\nif [ \"$2\" = -h ]; then exec '{}' run -h; fi\n\
+         echo \"error: invalid value '0' for '--stream-size <SIZE>': must be at least 4KiB\" >&2\n\
+         echo >&2\necho \"For more information, try '--help'.\" >&2\nexit 2\n",
+        gpubench_path().display()
+    );
+    let refusing = dir.path().join("refusing");
+    std::fs::write(&refusing, script).expect("script");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&refusing, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = ab(dir.path(), &refusing, &refusing, &[]);
+    assert_exit_saying(
+        &out,
+        2,
+        &["refused the run flags", "error: invalid value '0'"],
+    );
+    assert!(!dir.path().join("out").exists(), "no results folder left");
+}

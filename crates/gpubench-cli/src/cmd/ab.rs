@@ -85,7 +85,12 @@ pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
         signals: &signals,
     };
     let mut rounds = Vec::new();
-    if let Some(stopped) = session.play(0..args.rounds, None, &mut rounds)? {
+    let played = session.play(0..args.rounds, None, &mut rounds);
+    if played.is_err() {
+        // Removed only while empty: a refusal before any round wrote a file leaves nothing.
+        let _ = std::fs::remove_dir(&dir);
+    }
+    if let Some(stopped) = played? {
         return Ok(stopped);
     }
     let options = PairedOptions { noise: args.noise };
@@ -323,9 +328,16 @@ impl Session<'_> {
         // the run either way, and the judgement sees its failures.
         if !matches!(output.status.code(), Some(0 | 3 | 4)) {
             let stderr = String::from_utf8_lossy(&output.stderr);
-            let last = stderr.trim_end().lines().last().unwrap_or("no message");
+            let said = what_the_run_said(&stderr);
+            if output.status.code() == Some(2) {
+                return Err(UsageError(format!(
+                    "the {} build refused the run flags in {which}: {said}",
+                    build.name()
+                ))
+                .into());
+            }
             anyhow::bail!(
-                "the {} build's run in {which} ended with {}: {last}",
+                "the {} build's run in {which} ended with {}: {said}",
                 build.name(),
                 output.status
             );
@@ -373,3 +385,26 @@ impl std::fmt::Display for Interrupted {
 }
 
 impl std::error::Error for Interrupted {}
+
+/// What a run that failed said: its `error:` line (clap and gpubench both start with it), not
+/// the hint after it ("For more information, try '--help'."); else its last line.
+fn what_the_run_said(stderr: &str) -> &str {
+    let lines = || stderr.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines()
+        .find(|l| l.starts_with("error:"))
+        .or_else(|| lines().next_back())
+        .unwrap_or("no message")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_run_is_quoted_by_its_error_not_its_hint() {
+        let clap = "error: invalid value '0' for '--stream-size <SIZE>': must be at least 1 byte\n\nFor more information, try '--help'.\n";
+        assert!(what_the_run_said(clap).starts_with("error: invalid value '0'"));
+        assert_eq!(what_the_run_said("panicked\nat the end\n"), "at the end");
+        assert_eq!(what_the_run_said(""), "no message");
+    }
+}
