@@ -104,7 +104,7 @@ fn refused_flags_write_nothing_and_keep_the_old_results_file() {
     let cases: [(&[&str], &str); 7] = [
         (
             &["--stream-size", "100"],
-            "--stream-size 100B must be at least 4KiB",
+            "--stream-size 100 bytes (100B) must be at least 4KiB",
         ),
         (&["--samples", "1"], "--samples <N>': 1 is not in 2"),
         (

@@ -277,3 +277,28 @@ fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcom
     assert_exit(&out, 2);
     assert!(!blocked.join("gpubench.1").exists(), "nothing written");
 }
+
+/// A folder's files that cannot be read are passed over with a note that says why: a newer
+/// gpubench's file asks for an upgrade, apart from JSON that is not results or is damaged.
+#[test]
+fn a_folder_says_which_files_a_newer_gpubench_wrote() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    write_doc(dir.path(), "good.json", &doc_with("NVIDIA Test", false));
+    std::fs::write(
+        dir.path().join("newer.json"),
+        r#"{"schema_version": 99, "results": []}"#,
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("other.json"), r#"{"name": "x"}"#).expect("write");
+    let out = common::gpubench_output(&["show", arg(dir.path())]);
+    assert_exit(&out, 0);
+    let stderr = text(&out.stderr);
+    assert_has(
+        &stderr,
+        "passed over 1 results file(s) of a newer gpubench: upgrade gpubench",
+    );
+    assert_has(
+        &stderr,
+        "passed over 1 JSON file(s) that are not gpubench results",
+    );
+}

@@ -22,6 +22,17 @@ pub enum ResultsError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A results file written by a newer gpubench, whose schema this one does not read.
+    #[error(
+        "{path}: schema_version {version} is newer than this gpubench reads ({}): upgrade gpubench",
+        crate::schema::SCHEMA_VERSION
+    )]
+    NewerSchema {
+        /// The file concerned.
+        path: PathBuf,
+        /// The schema version it was written with.
+        version: u64,
+    },
     /// A result document could not be serialised.
     #[error("could not serialise results: {0}")]
     Serialize(#[from] serde_json::Error),

@@ -119,7 +119,21 @@ pub fn load_document(path: &Path) -> Result<RunDocument, ResultsError> {
         reason,
     };
     let bytes = read_document_bytes(path)?;
-    parse_document(&bytes).map_err(bad)
+    let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
+    newer_schema(path, bytes)?;
+    parse_document(bytes).map_err(bad)
+}
+
+/// [`ResultsError::NewerSchema`] where `bytes` are a results document of a schema newer than
+/// this gpubench reads (a directory scan says so apart from files that are not results at all).
+fn newer_schema(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
+    match schema_version_of(bytes) {
+        Ok(version) if version > u64::from(SCHEMA_VERSION) => Err(ResultsError::NewerSchema {
+            path: path.to_path_buf(),
+            version,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The bytes of the results file at `path`, bounded by [`MAX_DOCUMENT_BYTES`]; a file too large
@@ -171,12 +185,9 @@ pub fn load_header(path: &Path) -> Result<RunHeader, ResultsError> {
     };
     let bytes = read_document_bytes(path)?;
     let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
+    newer_schema(path, bytes)?;
     let version = schema_version_of(bytes).map_err(bad)?;
-    if !(u64::from(OLDEST_READABLE_SCHEMA)..=u64::from(SCHEMA_VERSION)).contains(&version) {
-        return Err(bad(format!(
-            "schema_version {version} is not one this gpubench reads"
-        )));
-    }
+    check_version(version).map_err(bad)?;
     serde_json::from_slice::<Header>(bytes)
         .map(|h| RunHeader {
             machine: h.machine,

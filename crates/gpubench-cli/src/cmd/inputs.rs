@@ -94,7 +94,7 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
     collect_json(entries, 1, &mut files, &mut unreadable);
     files.sort();
     let mut groups: BTreeMap<(String, String), Vec<Input>> = BTreeMap::new();
-    let mut passed_over = Vec::new();
+    let (mut passed_over, mut newer) = (Vec::new(), Vec::new());
     for path in files {
         match load_header(&path) {
             Ok(header) => groups.entry(machine_key(&header)).or_default().push(Input {
@@ -102,6 +102,7 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
                 header: Some(header),
             }),
             Err(ResultsError::Io { .. }) => unreadable.push(path),
+            Err(ResultsError::NewerSchema { .. }) => newer.push(path),
             Err(_) => passed_over.push(path),
         }
     }
@@ -115,7 +116,14 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
             );
         }
     };
-    say("JSON file(s) that are not gpubench results", &passed_over);
+    say(
+        "JSON file(s) that are not gpubench results, or are damaged",
+        &passed_over,
+    );
+    say(
+        "results file(s) of a newer gpubench: upgrade gpubench to read them",
+        &newer,
+    );
     say("file(s) or folder(s) that could not be read", &unreadable);
     let mut out = Vec::new();
     for (_, mut runs) in groups {
