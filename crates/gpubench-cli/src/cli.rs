@@ -25,7 +25,7 @@ pub struct Cli {
     /// at this level or above: off, error, warn, info, debug, trace, or a filter such as
     /// `wgpu_hal=info,warn`. Default: GPUBENCH_LOG, then RUST_LOG, then `warn` when
     /// WGPU_VALIDATION is set, else off.
-    #[arg(long, global = true, value_name = "FILTER")]
+    #[arg(long, global = true, value_name = "FILTER", value_parser = crate::logging::checked_filter)]
     pub log: Option<String>,
 }
 

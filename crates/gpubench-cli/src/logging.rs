@@ -18,6 +18,36 @@ fn filter_from_env(var: impl Fn(&str) -> Option<String>) -> Option<String> {
     })
 }
 
+/// The levels a filter names.
+const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+
+/// `--log`'s value, checked: comma-separated directives, each a level, a target (a module path:
+/// letters, digits, `_` and `::`) or `target=level`. env_logger passes over what it cannot
+/// parse with at most a warning, so `--log verbose=1` or `--log wgpu=loud` would log nothing
+/// and say so only in passing; here they are refused with what is accepted.
+pub fn checked_filter(text: &str) -> Result<String, String> {
+    let is_level = |word: &str| LEVELS.contains(&word.to_ascii_lowercase().as_str());
+    let is_target = |word: &str| {
+        !word.is_empty()
+            && word.split("::").all(|part| {
+                !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+    };
+    for directive in text.split(',').map(str::trim) {
+        let ok = match directive.split_once('=') {
+            Some((target, level)) => is_target(target.trim()) && is_level(level.trim()),
+            None => is_level(directive) || is_target(directive),
+        };
+        if !ok {
+            return Err(format!(
+                "'{directive}' is not a log directive: give a level ({}), a module such as wgpu_hal, or module=level",
+                LEVELS.join(", ")
+            ));
+        }
+    }
+    Ok(text.to_string())
+}
+
 /// The filter in force for `flag` (`--log`) and the process's environment; `None`: no logging.
 pub fn filter(flag: Option<&str>) -> Option<String> {
     flag.map(str::to_string)
@@ -64,6 +94,23 @@ mod tests {
                 .find(|(n, _)| *n == name)
                 .map(|(_, v)| v.to_string())
         })
+    }
+
+    #[test]
+    fn a_filter_is_levels_modules_and_module_levels() {
+        for good in [
+            "warn",
+            "WARN",
+            "wgpu_hal=info,warn",
+            "wgpu_core::device=debug",
+            "off",
+        ] {
+            assert_eq!(checked_filter(good).as_deref(), Ok(good));
+        }
+        for bad in ["wgpu=loud", "bad[[[", "warn,", "=info", "a b"] {
+            let error = checked_filter(bad).expect_err(bad);
+            assert!(error.contains("not a log directive"), "{error}");
+        }
     }
 
     #[test]
