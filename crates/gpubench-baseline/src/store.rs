@@ -321,13 +321,19 @@ mod tests {
         assert!(BaselineStore::new("b").path_for(&key(&soft)).is_ok());
     }
 
-    #[test]
-    fn a_one_suite_run_replaces_its_suite_and_keeps_the_others() {
+    /// A store holding a baseline of two suites, stream and launch, and that baseline's run.
+    fn two_suite_store() -> (tempfile::TempDir, BaselineStore, RunDocument) {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = BaselineStore::new(dir.path());
         let mut full = doc_with("NVIDIA Test", false);
         full.config.suites = vec!["stream".to_string(), "launch".to_string()];
         store.save(&full).expect("save");
+        (dir, store, full)
+    }
+
+    #[test]
+    fn a_one_suite_run_replaces_its_suite_and_keeps_the_others() {
+        let (_dir, store, full) = two_suite_store();
         let mut stream_only = full.clone();
         stream_only.config.suites = vec!["stream".to_string()];
         stream_only.results.retain(|r| r.suite == "stream");
@@ -347,11 +353,8 @@ mod tests {
 
     #[test]
     fn a_file_with_no_rows_of_a_suite_it_names_keeps_that_suite() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store = BaselineStore::new(dir.path());
-        let mut full = doc_with("NVIDIA Test", false);
-        full.config.suites = vec!["stream".to_string(), "launch".to_string()];
-        let path = store.save(&full).expect("save").path;
+        let (_dir, store, full) = two_suite_store();
+        let path = store.path_for(&key(&full)).expect("a safe key");
         let before = std::fs::read(&path).expect("read");
 
         let mut empty = full.clone();

@@ -471,6 +471,18 @@ mod tests {
         data: Vec<u8>,
     }
 
+    impl TimedCopy {
+        /// `copies` copies of `bytes` an iteration, calibrated, right in every run.
+        fn of(bytes: u64, copies: u32) -> Self {
+            Self {
+                bytes,
+                copies,
+                once_a_sample: false,
+                wrong_in_batches: false,
+            }
+        }
+    }
+
     impl crate::Kernel for TimedCopy {
         type State = CopyState;
 
@@ -555,12 +567,7 @@ mod tests {
         assert!(SampleClock::new(&ctx, Some(&queries), 1).timestamps_on_empty_passes());
 
         let runner = crate::Runner::new(&ctx, crate::testing::short_settings());
-        let mut copy = crate::KernelBench::new(TimedCopy {
-            bytes: 1 << 20,
-            copies: 1,
-            once_a_sample: false,
-            wrong_in_batches: false,
-        });
+        let mut copy = crate::KernelBench::new(TimedCopy::of(1 << 20, 1));
         let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
         assert_eq!(result.status, crate::Status::Ok, "{:?}", result.reason);
         assert_eq!(result.timing, Some(crate::TimingSource::GpuTimestamp));
@@ -569,12 +576,7 @@ mod tests {
         // The copies lie between the two empty passes' timestamps: many megabytes of copying
         // take far longer on the device than two empty passes with nothing between them.
         let gpu_time = |copies: u32| {
-            let mut bench = crate::KernelBench::new(TimedCopy {
-                bytes: 8 << 20,
-                copies,
-                once_a_sample: false,
-                wrong_in_batches: false,
-            });
+            let mut bench = crate::KernelBench::new(TimedCopy::of(8 << 20, copies));
             pollster::block_on(runner.prepare(&mut bench)).expect("prepare");
             let timing = pollster::block_on(runner.time_sample(&mut bench, 1)).expect("sample");
             assert!(!timing.gpu_rejected);
@@ -596,10 +598,8 @@ mod tests {
         };
         let runner = crate::Runner::new(&ctx, crate::testing::short_settings());
         let mut copy = crate::KernelBench::new(TimedCopy {
-            bytes: 1 << 20,
-            copies: 1,
-            once_a_sample: false,
             wrong_in_batches: true,
+            ..TimedCopy::of(1 << 20, 1)
         });
         let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
         assert_eq!(result.status, crate::Status::Failed, "{:?}", result.reason);
@@ -622,10 +622,8 @@ mod tests {
         let run_on = |ctx: &GpuContext, once_a_sample: bool| {
             let runner = crate::Runner::new(ctx, settings.clone());
             let mut copy = crate::KernelBench::new(TimedCopy {
-                bytes: 1 << 20,
-                copies: 1,
                 once_a_sample,
-                wrong_in_batches: false,
+                ..TimedCopy::of(1 << 20, 1)
             });
             pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent))
         };
