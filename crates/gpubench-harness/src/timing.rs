@@ -459,12 +459,14 @@ mod tests {
         copies: u32,
         /// One copy run a sample, never calibrated longer.
         once_a_sample: bool,
-        /// Copies the wrong source in runs of more than one iteration: a batch the device got
-        /// wrong, though one run alone was right.
-        wrong_in_batches: bool,
+        /// Copies the wrong source in every run after the first: work the device got wrong in
+        /// the timed batches, though the first run, checked before timing, was right.
+        wrong_after_the_first_run: bool,
     }
 
     struct CopyState {
+        /// Runs made since set-up.
+        runs: u32,
         src: wgpu::Buffer,
         zeros: wgpu::Buffer,
         dst: wgpu::Buffer,
@@ -478,7 +480,7 @@ mod tests {
                 bytes,
                 copies,
                 once_a_sample: false,
-                wrong_in_batches: false,
+                wrong_after_the_first_run: false,
             }
         }
     }
@@ -506,6 +508,7 @@ mod tests {
             let dst = ctx.buffer("dst", self.bytes, usage);
             let zeros = ctx.buffer("zeros", self.bytes, usage);
             Ok(CopyState {
+                runs: 0,
                 src,
                 zeros,
                 dst,
@@ -523,11 +526,12 @@ mod tests {
                 .device
                 .create_command_encoder(&Default::default());
             clock.write_timestamp(&mut encoder, Boundary::Begin);
-            let src = if self.wrong_in_batches && clock.iterations() > 1 {
+            let src = if self.wrong_after_the_first_run && state.runs > 0 {
                 &state.zeros
             } else {
                 &state.src
             };
+            state.runs += 1;
             for _ in 0..self.copies * clock.iterations() {
                 encoder.copy_buffer_to_buffer(src, 0, &state.dst, 0, self.bytes);
             }
@@ -598,7 +602,7 @@ mod tests {
         };
         let runner = crate::Runner::new(&ctx, crate::testing::short_settings());
         let mut copy = crate::KernelBench::new(TimedCopy {
-            wrong_in_batches: true,
+            wrong_after_the_first_run: true,
             ..TimedCopy::of(1 << 20, 1)
         });
         let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
