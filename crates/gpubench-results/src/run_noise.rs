@@ -69,16 +69,17 @@ impl RunNoise {
             Ok(summary) => self.end = Some(summary),
             Err(reason) => self.note(reason),
         }
-        self.drift = match (&self.start, &self.end) {
+        let ratio = match (&self.start, &self.end) {
             (Some(s), Some(e)) if s.median > 0.0 && e.median.is_finite() => {
-                Some(e.median / s.median - 1.0)
+                Some(e.median / s.median)
             }
             _ => None,
         };
+        self.drift = ratio.map(|r| r - 1.0);
         // The drift as a factor either way: a reference that halved moved the machine as much
-        // as one that doubled.
-        let moved = match self.drift {
-            Some(d) if d > -1.0 => Some((1.0 + d).max(1.0 / (1.0 + d)) - 1.0),
+        // as one that doubled. From the ratio itself, so a rise is the drift to the last bit.
+        let moved = match ratio {
+            Some(r) if r > 0.0 => Some(r.max(1.0 / r) - 1.0),
             Some(_) => {
                 // The reference collapsed to no rate at all: no factor measures that, and a
                 // run that cannot say how far it moved has no level to excuse anything by.
@@ -159,6 +160,11 @@ mod tests {
         faster.start = Some(check(&[80.0; 8]));
         faster.finish(Ok(check(&[100.0; 8])));
         assert!((faster.level.expect("level") - 0.25).abs() < 1e-12);
+        // A rise is the drift to the last bit (once (1 + drift) - 1, a bit under it).
+        let mut rise = RunNoise::new("r", "GFLOP/s");
+        rise.start = Some(check(&[33.08120974117914; 8]));
+        rise.finish(Ok(check(&[41.57134251640456; 8])));
+        assert!(rise.level.expect("level") >= rise.drift.expect("drift").abs());
         // A reference that collapsed to no rate has no factor: the run says so.
         let mut collapsed = RunNoise::new("r", "GFLOP/s");
         collapsed.start = Some(check(&[80.0; 8]));
