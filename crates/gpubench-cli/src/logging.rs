@@ -21,10 +21,11 @@ fn filter_from_env(var: impl Fn(&str) -> Option<String>) -> Option<String> {
 /// The levels a filter names.
 const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
 
-/// `--log`'s value, checked: comma-separated directives, each a level, a target (a module path:
-/// letters, digits, `_` and `::`) or `target=level`. env_logger passes over what it cannot
-/// parse with at most a warning, so `--log verbose=1` or `--log wgpu=loud` would log nothing
-/// and say so only in passing; here they are refused with what is accepted.
+/// `--log`'s value, checked: comma-separated directives (empty ones are passed over), each a
+/// level, a target (a module path: letters, digits, `_` and `::`) or `target=level`, then
+/// optionally env_logger's `/text` message filter. env_logger passes over what it cannot parse
+/// with at most a warning, so `--log verbose=1` or `--log wgpu=loud` would log nothing and say
+/// so only in passing; here they are refused with what is accepted.
 pub fn checked_filter(text: &str) -> Result<String, String> {
     let is_level = |word: &str| LEVELS.contains(&word.to_ascii_lowercase().as_str());
     let is_target = |word: &str| {
@@ -33,7 +34,14 @@ pub fn checked_filter(text: &str) -> Result<String, String> {
                 !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             })
     };
-    for directive in text.split(',').map(str::trim) {
+    let directives = text
+        .split_once('/')
+        .map_or(text, |(directives, _)| directives);
+    for directive in directives
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+    {
         let ok = match directive.split_once('=') {
             Some((target, level)) => is_target(target.trim()) && is_level(level.trim()),
             None => is_level(directive) || is_target(directive),
@@ -104,10 +112,12 @@ mod tests {
             "wgpu_hal=info,warn",
             "wgpu_core::device=debug",
             "off",
+            "warn,",
+            "info/wgpu",
         ] {
             assert_eq!(checked_filter(good).as_deref(), Ok(good));
         }
-        for bad in ["wgpu=loud", "bad[[[", "warn,", "=info", "a b"] {
+        for bad in ["wgpu=loud", "bad[[[", "=info", "a b", "loud=x/y"] {
             let error = checked_filter(bad).expect_err(bad);
             assert!(error.contains("not a log directive"), "{error}");
         }

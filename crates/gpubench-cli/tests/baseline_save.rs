@@ -59,6 +59,14 @@ fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
     let out = save(&broken, &["--force"]);
     assert_exit(&out, 1);
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
+
+    // Nor does a file with no results: refused with exit 1, the stored baseline kept.
+    let mut empty = clean_run("Card");
+    empty.results.clear();
+    let empty = write_doc(dir.path(), "empty.json", &empty);
+    let out = save(&empty, &[]);
+    assert_exit_saying(&out, 1, &["holds no results"]);
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
 }
 
 #[test]

@@ -44,7 +44,8 @@ impl Verification {
 ///
 /// The runner calls, in order: [`Benchmark::check_support`], [`Benchmark::setup`], then
 /// [`Benchmark::run`] once followed by [`Benchmark::verify`], then `run` repeatedly for
-/// calibration, warm-up and samples, then [`Benchmark::teardown`]. `run` must be idempotent:
+/// calibration, warm-up and samples, `verify` again (what the timed runs left), then
+/// [`Benchmark::teardown`]. `run` must be idempotent:
 /// running it any number of times leaves output that `verify` accepts.
 ///
 /// The steps that wait on the device (`setup`, `run`, `verify`) return [`LocalFuture`]s, so the

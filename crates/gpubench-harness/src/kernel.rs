@@ -19,8 +19,8 @@ use gpubench_results::{BenchmarkInfo, Work};
 /// One measurable piece of GPU (or host) work with typed set-up state.
 ///
 /// The runner's order, through [`KernelBench`]: [`Kernel::check_support`], [`Kernel::setup`],
-/// [`Kernel::run`] once and [`Kernel::verify`], then `run` for calibration, warm-up and samples;
-/// the state is dropped afterwards (which frees its buffers). `run` must be idempotent: any
+/// [`Kernel::run`] once and [`Kernel::verify`], then `run` for calibration, warm-up and samples,
+/// then `verify` again (what the timed runs left); the state is dropped afterwards (which frees its buffers). `run` must be idempotent: any
 /// number of runs leaves output that `verify` accepts.
 ///
 /// `setup`, `run` and `verify` are `async fn`s: each wait on the device in them is awaited, and

@@ -120,20 +120,20 @@ pub fn load_document(path: &Path) -> Result<RunDocument, ResultsError> {
     };
     let bytes = read_document_bytes(path)?;
     let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
-    newer_schema(path, bytes)?;
-    parse_document(bytes).map_err(bad)
+    // One pass where the file is a document; its version is read apart only when it is not.
+    parse_document(bytes).map_err(|reason| match schema_version_of(bytes) {
+        Ok(version) => newer_schema(path, version).unwrap_or_else(|| bad(reason)),
+        Err(_) => bad(reason),
+    })
 }
 
-/// [`ResultsError::NewerSchema`] where `bytes` are a results document of a schema newer than
-/// this gpubench reads (a directory scan says so apart from files that are not results at all).
-fn newer_schema(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
-    match schema_version_of(bytes) {
-        Ok(version) if version > u64::from(SCHEMA_VERSION) => Err(ResultsError::NewerSchema {
-            path: path.to_path_buf(),
-            version,
-        }),
-        _ => Ok(()),
-    }
+/// [`ResultsError::NewerSchema`] where `version` is newer than this gpubench reads (a directory
+/// scan says so apart from files that are not results at all).
+fn newer_schema(path: &Path, version: u64) -> Option<ResultsError> {
+    (version > u64::from(SCHEMA_VERSION)).then(|| ResultsError::NewerSchema {
+        path: path.to_path_buf(),
+        version,
+    })
 }
 
 /// The bytes of the results file at `path`, bounded by [`MAX_DOCUMENT_BYTES`]; a file too large
@@ -185,8 +185,10 @@ pub fn load_header(path: &Path) -> Result<RunHeader, ResultsError> {
     };
     let bytes = read_document_bytes(path)?;
     let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(&bytes);
-    newer_schema(path, bytes)?;
     let version = schema_version_of(bytes).map_err(bad)?;
+    if let Some(newer) = newer_schema(path, version) {
+        return Err(newer);
+    }
     check_version(version).map_err(bad)?;
     serde_json::from_slice::<Header>(bytes)
         .map(|h| RunHeader {

@@ -75,7 +75,7 @@ pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
     for line in &common.left_out {
         note!("ab: {line}");
     }
-    let (dir, _) = crate::cmd::fleet::claim_results_dir(args.out.as_deref(), "ab")?;
+    let (dir, created) = crate::cmd::fleet::claim_results_dir(args.out.as_deref(), "ab")?;
     note!("ab: round results go to {}", dir.display());
     let signals = StopSignal::install();
     let session = Session {
@@ -86,8 +86,9 @@ pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
     };
     let mut rounds = Vec::new();
     let played = session.play(0..args.rounds, None, &mut rounds);
-    if played.is_err() {
-        // Removed only while empty: a refusal before any round wrote a file leaves nothing.
+    if played.is_err() && created {
+        // Removed only while empty, and only if ab made it: a refusal before any round wrote a
+        // file leaves nothing, and a folder the user made stays.
         let _ = std::fs::remove_dir(&dir);
     }
     if let Some(stopped) = played? {

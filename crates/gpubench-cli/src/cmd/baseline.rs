@@ -44,12 +44,14 @@ pub fn save(args: &BaselineSaveArgs) -> anyhow::Result<Exit> {
     files.planned_output("the baseline it records", &stored)?;
     let plan = BaselinePlan::prepare(&mut settings, &key, &mut Files::new())?;
     record(&plan, &settings, &doc)?;
-    Ok(if doc.has_failures() || !doc.complete {
-        // The store refused it and said why; the run it records was not a clean one.
-        Exit::Error
-    } else {
-        Exit::Success
-    })
+    Ok(
+        if doc.has_failures() || !doc.complete || doc.results.is_empty() {
+            // The store refused it and said why; the run it records was not a clean one.
+            Exit::Error
+        } else {
+            Exit::Success
+        },
+    )
 }
 
 /// What about the run would hide in its numbers as a baseline: no noise check of its own (the

@@ -166,7 +166,7 @@ fn roofline_section(title: &str, files: &[(String, &RunDocument)]) -> Result<Mar
         &format!("Roofline{title}"),
         roofline::chart(&sets)?,
         &format!(
-            "Ceilings are measured on each adapter: the best stream kernel's bandwidth, the best f32 FMA peak and, where f16 results are drawn, the compute suite's f16 peak (dashed), which bounds products that sum in f16, and its f64 peak (dotted) where it measured one, the roof f64 code meets (no f64 points are swept); f16 products that sum in f32 run their arithmetic in f32, under the f32 roof. Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.{each}"
+            "Ceilings are measured on each adapter: the bytes read per second of the roofline sweep or the stream suite's read, the f32 FMA peak in the sweep's instruction form and, where f16 results are drawn, the compute suite's f16 peak (dashed), which bounds products that sum in f16, and its f64 peak (dotted) where it measured one, the roof f64 code meets (no f64 points are swept); f16 products that sum in f32 run their arithmetic in f32, under the f32 roof. Points sit at the FLOP per byte of their declared work; hover a point for its shape, variant and interval.{each}"
         ),
     ))
 }

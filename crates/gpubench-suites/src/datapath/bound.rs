@@ -24,9 +24,10 @@ pub const SEAMS_LOW: f64 = 0.9;
 /// See [`SEAMS_LOW`].
 pub const SEAMS_HIGH: f64 = 1.5;
 
-/// A workload whose path does not add up: the serial span far from the sum of its stages, or
-/// the overlapped interval below the slowest stage or above the serial time by more than the
-/// noise band. Its figure is the ratio out of bounds.
+/// A workload whose path does not add up: the serial span far from the sum of its stages, the
+/// slowest stage alone longer than the whole serial request, or the overlapped interval below
+/// the slowest stage or above the serial time, each by more than the noise band. Its figure is
+/// the ratio out of bounds.
 pub const PATH_MISMATCH: OwnedKind = OwnedKind::new(
     "path-mismatch",
     "path does not add up",

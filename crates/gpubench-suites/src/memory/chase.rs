@@ -107,6 +107,9 @@ pub struct ChaseState {
     position: wgpu::Buffer,
     successor: Vec<u32>,
     loads_done: u64,
+    /// The loads and the node of the last check, which the next one walks on from: a check
+    /// after the timed samples walks only the loads made since, not the cycle from its start.
+    checked: (u64, u32),
     _buffers: Vec<wgpu::Buffer>,
 }
 
@@ -157,8 +160,14 @@ pub fn random_cycle(nodes: u32, seed: u64) -> Vec<u32> {
 
 /// The node reached from node 0 after `loads` steps along `successor`.
 pub fn position_after(successor: &[u32], loads: u64) -> u32 {
-    let mut p = 0u32;
-    for _ in 0..loads % successor.len().max(1) as u64 {
+    position_from(successor, (0, 0), loads)
+}
+
+/// The node reached after `loads` steps along `successor`, given the node reached after
+/// `from.0` of them (`from.1`; `loads` at least `from.0`): only the steps between are walked.
+pub fn position_from(successor: &[u32], from: (u64, u32), loads: u64) -> u32 {
+    let mut p = from.1;
+    for _ in 0..loads.saturating_sub(from.0) % successor.len().max(1) as u64 {
         p = successor[p as usize];
     }
     p
@@ -240,6 +249,7 @@ impl Kernel for PointerChase {
             position,
             successor,
             loads_done: 0,
+            checked: (0, 0),
             _buffers: vec![next, masks],
         })
     }
@@ -264,7 +274,9 @@ impl Kernel for PointerChase {
     async fn verify(&self, state: &mut ChaseState, ctx: &GpuContext) -> Outcome<Verification> {
         let bytes = ctx.read_buffer(&state.position, 4).await?;
         let got = bytemuck::pod_read_unaligned::<u32>(&bytes[..4]);
-        let want = position_after(&state.successor, state.loads_done) * NODE_WORDS;
+        let node = position_from(&state.successor, state.checked, state.loads_done);
+        state.checked = (state.loads_done, node);
+        let want = node * NODE_WORDS;
         let mut checker = Checker::new();
         checker.check(
             f64::from(got),
@@ -306,6 +318,14 @@ mod tests {
         assert_eq!(position_after(&successor, 100), 0);
         assert_eq!(position_after(&successor, 1), successor[0]);
         assert_eq!(position_after(&successor, 101), successor[0]);
+        // Walking on from an earlier check lands where walking from the start does.
+        let at_37 = (37, position_after(&successor, 37));
+        for loads in [37, 38, 99, 100, 250] {
+            assert_eq!(
+                position_from(&successor, at_37, loads),
+                position_after(&successor, loads)
+            );
+        }
         assert_eq!(PointerChase::new(4096, 13, 1).steps, 8);
     }
 

@@ -236,7 +236,14 @@ impl Kernel for WorkingSetRead {
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
         let groups = self.groups();
-        if u64::from(groups) * u64::from(WINDOW_ELEMENTS) > u64::from(u32::MAX) {
+        // The kernel's start index, before its modulo, in 32 bits: the last workgroup's window,
+        // its epoch's phase and the furthest run within the window.
+        let (epoch_groups, phase) = epochs(self.elements(), groups, self.chunk);
+        let last = u64::from(groups.saturating_sub(1));
+        let largest_index = last * u64::from(WINDOW_ELEMENTS)
+            + last / u64::from(epoch_groups) * u64::from(phase)
+            + u64::from(WINDOW_ELEMENTS);
+        if largest_index > u64::from(u32::MAX) {
             return Err(format!(
                 "{} needs {groups} windows, more than 32-bit indices reach",
                 format_size(self.bytes)

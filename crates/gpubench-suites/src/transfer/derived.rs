@@ -80,19 +80,9 @@ fn derive_path(
     let host = size_samples(&usable, |r| &r.samples);
     let points = fit::median_points(&host);
     let infos = fitted_infos(path);
-    let model = match fit::fit(&points) {
-        Ok(_) if points.len() < MIN_FIT_SIZES => {
-            let reason = format!(
-                "no fit over {} verified sizes: a line through fewer than {MIN_FIT_SIZES} sizes fits them whatever they are, so it cannot show that it describes the path",
-                points.len()
-            );
-            return skip_all(&infos, &reason, BTreeMap::new());
-        }
+    let model = match line_through(&points) {
         Ok(model) => model,
-        Err(error) => {
-            let reason = format!("no fit over {} verified sizes: {error}", usable.len());
-            return skip_all(&infos, &reason, BTreeMap::new());
-        }
+        Err(reason) => return skip_all(&infos, &reason, BTreeMap::new()),
     };
     // The copy (or kernel) alone by GPU timestamps, where an end-to-end path has them: host
     // minus GPU is staging, mapping, submit and wait.
@@ -107,14 +97,7 @@ fn derive_path(
         gpu_model,
         host_memcpy_gbs,
     );
-    if residual > POOR_FIT {
-        // The interval of a fitted value is the model's, given the line; when the line does not
-        // describe the sweep, that interval says nothing about the path, nor does the value.
-        let reason = format!(
-            "not resolved by this sweep: a line t = fixed + bytes / bandwidth fits it poorly (a size is {:.0}% off the model, beyond the {:.0}% a fit is held to): its bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); the per-size rows stand",
-            residual * 100.0,
-            POOR_FIT * 100.0
-        );
+    if let Some(reason) = poor_fit(residual) {
         return skip_all(&infos, &reason, extra);
     }
     let warnings = fit_warnings(&model, usable.len(), mine.len());
@@ -145,6 +128,32 @@ fn derive_path(
             r
         })
         .collect()
+}
+
+/// The line through the sweep's `points`, or why there is none: no fit, or too few sizes for a
+/// fit to show anything (a line through two points fits them whatever they are).
+fn line_through(points: &[fit::Point]) -> Result<TransferModel, String> {
+    let sizes = points.len();
+    match fit::fit(points) {
+        Ok(_) if sizes < MIN_FIT_SIZES => Err(format!(
+            "no fit over {sizes} verified sizes: a line through fewer than {MIN_FIT_SIZES} sizes fits them whatever they are, so it cannot show that it describes the path"
+        )),
+        Ok(model) => Ok(model),
+        Err(error) => Err(format!("no fit over {sizes} verified sizes: {error}")),
+    }
+}
+
+/// Why a fit whose worst size is `residual` off the line is no result, where it is further than
+/// [`POOR_FIT`]: the interval of a fitted value is the model's, given the line, and when the
+/// line does not describe the sweep neither the interval nor the value says anything.
+fn poor_fit(residual: f64) -> Option<String> {
+    (residual > POOR_FIT).then(|| {
+        format!(
+            "not resolved by this sweep: a line t = fixed + bytes / bandwidth fits it poorly (a size is {:.0}% off the model, beyond the {:.0}% a fit is held to): its bandwidth changes with size beyond a fixed cost (caches, allocation per transfer); the per-size rows stand",
+            residual * 100.0,
+            POOR_FIT * 100.0
+        )
+    })
 }
 
 /// The three fitted values (fixed cost in us, bandwidth in GB/s, half-bandwidth size in KiB),
@@ -263,7 +272,6 @@ fn fitted_infos(path: TransferPath) -> [BenchmarkInfo; 3] {
     ]
 }
 
-/// A fitted result that could not be computed, and why.
 /// Every fitted result of a path skipped for `reason`, each keeping `extra` (what the fit was
 /// over, where there was one) for the record.
 fn skip_all(
@@ -281,6 +289,7 @@ fn skip_all(
         .collect()
 }
 
+/// A fitted result that could not be computed, and why.
 fn fitted_skip(info: &BenchmarkInfo, reason: &str) -> BenchResult {
     let mut r = fitted_shell(info, Status::Skipped);
     r.reason = Some(reason.to_string());
