@@ -17,10 +17,9 @@ use gpubench_harness::kit::verify::{Checker, Tolerance};
 /// in milliseconds even at a microsecond per dispatch.
 pub const INDEPENDENT_SLOTS: u32 = 4096;
 
-/// One buffer of `gpu-gap-independent` and the group that binds it.
+/// One buffer of `gpu-gap-independent` (its group is in [`LaunchState`]).
 struct Slot {
     counter: wgpu::Buffer,
-    group: wgpu::BindGroup,
     /// Its value at set-up.
     start: u32,
     /// Dispatches that bumped it since.
@@ -40,10 +39,11 @@ pub struct LaunchState {
     dispatched: u64,
     /// `gpu-gap-independent`'s buffers (empty in every other mode).
     slots: Vec<Slot>,
-    /// `gpu-gap`'s groups, [`INDEPENDENT_SLOTS`] of them, all binding the one counter (empty
-    /// in every other mode): it sets one before each dispatch, as `gpu-gap-independent` does,
-    /// so that the two differ in the dependency alone, not in a bind-group switch too.
-    shared_groups: Vec<wgpu::BindGroup>,
+    /// The groups the gap modes set, one before each dispatch, [`INDEPENDENT_SLOTS`] of them
+    /// (empty in every other mode): `gpu-gap-independent`'s each bind a slot's counter,
+    /// `gpu-gap`'s all bind the one counter, so the two modes differ in the dependency alone,
+    /// not in a bind-group switch too.
+    groups: Vec<wgpu::BindGroup>,
 }
 
 /// One launch mode.
@@ -82,15 +82,9 @@ impl Launch {
             for _ in 0..dispatches {
                 pass.dispatch_workgroups_indirect(&state.indirect, 0);
             }
-        } else if self.mode == LaunchMode::GpuGapIndependent {
+        } else if !state.groups.is_empty() {
             pass.set_pipeline(&state.dispatch.pipeline);
-            for slot in state.slots.iter().take(dispatches as usize) {
-                pass.set_bind_group(0, &slot.group, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-            }
-        } else if self.mode == LaunchMode::GpuGap {
-            pass.set_pipeline(&state.dispatch.pipeline);
-            for group in state.shared_groups.iter().cycle().take(dispatches as usize) {
+            for group in state.groups.iter().cycle().take(dispatches as usize) {
                 pass.set_bind_group(0, group, &[]);
                 pass.dispatch_workgroups(1, 1, 1);
             }
@@ -287,10 +281,8 @@ impl Kernel for Launch {
                         &start.to_le_bytes(),
                         wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
                     );
-                    let group = bind_buffers(ctx, &dispatch.pipeline, &[(0, &counter)]);
                     Slot {
                         counter,
-                        group,
                         start,
                         bumps: 0,
                     }
@@ -298,10 +290,10 @@ impl Kernel for Launch {
                 .collect(),
             _ => Vec::new(),
         };
-        let shared_groups = match self.mode {
-            LaunchMode::GpuGap => (0..INDEPENDENT_SLOTS)
-                .map(|_| bind_buffers(ctx, &dispatch.pipeline, &[(0, &counter)]))
-                .collect(),
+        let bind = |buffer: &wgpu::Buffer| bind_buffers(ctx, &dispatch.pipeline, &[(0, buffer)]);
+        let groups = match self.mode {
+            LaunchMode::GpuGapIndependent => slots.iter().map(|slot| bind(&slot.counter)).collect(),
+            LaunchMode::GpuGap => (0..INDEPENDENT_SLOTS).map(|_| bind(&counter)).collect(),
             _ => Vec::new(),
         };
         ctx.wait_idle().await?;
@@ -312,7 +304,7 @@ impl Kernel for Launch {
             start,
             dispatched: 0,
             slots,
-            shared_groups,
+            groups,
         })
     }
 
