@@ -357,3 +357,25 @@ mod tests {
         assert!(err.to_string().contains("/nonexistent-dir-gpubench/r.json"));
     }
 }
+
+#[cfg(test)]
+mod float_round_trip {
+    use crate::run_noise::RunNoise;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A figure read back from a file is the figure written, to the last bit: a baseline
+        /// saved from a results file, or a level compared with its own drift, sees what the
+        /// run measured.
+        #[test]
+        fn every_finite_figure_reads_back_to_the_bit(bits in any::<u64>()) {
+            let value = f64::from_bits(bits);
+            prop_assume!(value.is_finite());
+            let mut noise = RunNoise::new("reference", "GB/s");
+            noise.drift = Some(value);
+            let text = serde_json::to_string(&noise).expect("serializes");
+            let back: RunNoise = serde_json::from_str(&text).expect("parses");
+            prop_assert_eq!(back.drift.map(f64::to_bits), Some(bits), "{}", text);
+        }
+    }
+}
