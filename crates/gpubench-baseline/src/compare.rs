@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use gpubench_results::schema::{MachineInfo, slug};
-use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
+use gpubench_results::{BenchResult, MetricKind, RunDocument, Status, TimingSource};
 use serde::{Deserialize, Serialize};
 
 use crate::machine::{Difference, machine_differences};
@@ -257,7 +257,10 @@ impl Comparison {
     /// that failed, and timing regressions unless the comparison is report-only.
     pub fn gating(&self) -> impl Iterator<Item = &PairComparison> {
         self.regressions().filter(|p| {
-            matches!(p.verdict, Verdict::StatusChanged | Verdict::Failed) || !self.report_only
+            matches!(
+                p.verdict,
+                Verdict::StatusChanged | Verdict::Failed | Verdict::Missing
+            ) || !self.report_only
         })
     }
 
@@ -330,7 +333,14 @@ pub fn compare(
         .iter()
         .map(|b| match new_by_id.get(b.id.as_str()) {
             Some(n) => judge_pair(b, n, mode, band_options),
-            None => one_sided(b, None, band_options),
+            None => {
+                let mut missing = one_sided(b, None, band_options);
+                if should_have_measured(b, base, new, mode, band_options.same_device) {
+                    missing.regression = true;
+                    missing.note = Some(LOST_RESULT.to_string());
+                }
+                missing
+            }
         })
         .collect();
     pairs.extend(
@@ -421,6 +431,29 @@ fn same_machine(base: &MachineInfo, new: &MachineInfo) -> bool {
 fn same_device(base: &RunDocument, new: &RunDocument) -> bool {
     let (b, n) = (&base.machine.adapter, &new.machine.adapter);
     b.vendor_id == n.vendor_id && b.device_id == n.device_id && b.backend == n.backend
+}
+
+/// Why a missing result fails the gate.
+const LOST_RESULT: &str =
+    "lost: the new run ran its suite with the same profile and options on this kind of device";
+
+/// Whether the new run lost `result`, a base result it lacks: the base measured it (status
+/// ok), and the new run was to measure the same ids: it ran the result's suite, with the same
+/// profile and options, on the same machine or the same kind of device (ids carry sizes chosen
+/// for the card, so another card's ids differ by design). A run stopped part way lacks the
+/// rest of its planned suites' results, and loses them too.
+fn should_have_measured(
+    result: &BenchResult,
+    base: &RunDocument,
+    new: &RunDocument,
+    mode: Mode,
+    same_device: bool,
+) -> bool {
+    result.status == Status::Ok
+        && (mode == Mode::SameMachine || same_device)
+        && new.config.suites.contains(&result.suite)
+        && base.config.profile == new.config.profile
+        && base.config.options == new.config.options
 }
 
 /// A result present in one run only: `new` is `Some` when it is the new run's.
@@ -538,13 +571,23 @@ fn judge_values(
         pair.note = Some(RATIO_ONLY_NOTE.to_string());
         return;
     }
+    let mut by_host_clock = None;
     if let Some(clocks) = clock_changed(base, new) {
-        pair.ratio = estimate(base, new, band.resamples);
-        pair.verdict = Verdict::Inconclusive;
-        pair.note = Some(clocks);
-        return;
+        let Some(sides) = host_clock_samples(base, new) else {
+            pair.ratio = estimate(base, new, band.resamples);
+            pair.verdict = Verdict::Inconclusive;
+            pair.note = Some(clocks);
+            return;
+        };
+        // A run that lost its timestamps (a driver, a backend) is judged all the same: the
+        // timestamped run kept its host-clock samples, so both sides are the same clock.
+        by_host_clock = Some(sides);
+        pair.note = Some(HOST_CLOCK_NOTE.to_string());
     }
-    pair.ratio = estimate(base, new, band.resamples);
+    pair.ratio = match by_host_clock {
+        Some((b, n)) => ratio_ci_with(b, n, new.higher_is_better, band.resamples, BOOTSTRAP_SEED),
+        None => estimate(base, new, band.resamples),
+    };
     pair.verdict = match (mode, pair.ratio) {
         (Mode::CrossMachine, _) => Verdict::RatioOnly,
         (Mode::SameMachine, Some(ratio)) => verdict_for(&ratio, band_value),
@@ -554,6 +597,24 @@ fn judge_values(
         }
     };
     pair.regression = pair.verdict == Verdict::Regressed;
+}
+
+/// Why a pair timed by two clocks is judged by one.
+const HOST_CLOCK_NOTE: &str = "one run timed by GPU timestamps, the other by the host: judged by the host clock on both sides";
+
+/// Both sides' samples by the host clock (submit to completion), where one run timed a result
+/// by GPU timestamps and the other by the host: the timestamped run keeps its host-clock
+/// samples beside its headline ones. `None` without two such samples a side.
+fn host_clock_samples<'a>(
+    base: &'a BenchResult,
+    new: &'a BenchResult,
+) -> Option<(&'a [f64], &'a [f64])> {
+    let by_host = |r: &'a BenchResult| match r.timing? {
+        TimingSource::Host => Some(r.samples.as_slice()),
+        TimingSource::GpuTimestamp => Some(r.host_samples.as_slice()),
+    };
+    let (b, n) = (by_host(base)?, by_host(new)?);
+    (b.len() >= 2 && n.len() >= 2).then_some((b, n))
 }
 
 /// The metric of `base` or `new` that this gpubench does not know, if either is one.
@@ -641,6 +702,37 @@ mod tests {
                 "metric changed ({unit}, higher is better -> {unit}, lower is better): not comparable"
             )
         );
+    }
+
+    #[test]
+    fn a_run_that_lost_its_timestamps_is_judged_by_the_host_clock_on_both_sides() {
+        let mut base = doc_with("gpu", false);
+        let launch = &mut base.results[1];
+        launch.timing = Some(TimingSource::GpuTimestamp);
+        // The host clock adds its submit and wake-up overhead to every sample.
+        launch.host_samples = launch.samples.iter().map(|s| s * 1.5).collect();
+        let host_timed = |slowdown: f64| {
+            let mut new = base.clone();
+            let launch = &mut new.results[1];
+            launch.timing = Some(TimingSource::Host);
+            launch.samples = launch.host_samples.iter().map(|s| s * slowdown).collect();
+            launch.host_samples.clear();
+            launch.summary = gpubench_results::stats::summarize(&launch.samples);
+            compare("b", &base, "n", &new, &CompareOptions::default())
+        };
+        // The same speed by the host clock: unchanged, though the headline clocks differ 1.5x.
+        let same = host_timed(1.0);
+        assert_eq!(
+            same.pairs[1].verdict,
+            Verdict::Unchanged,
+            "{:?}",
+            same.pairs[1]
+        );
+        assert_eq!(same.pairs[1].note.as_deref(), Some(HOST_CLOCK_NOTE));
+        // Three times slower by the host clock: a regression, which fails the gate.
+        let slow = host_timed(3.0);
+        assert_eq!(slow.pairs[1].verdict, Verdict::Regressed);
+        assert!(slow.fails_gate());
     }
 
     #[test]
@@ -838,6 +930,52 @@ mod tests {
     }
 
     #[test]
+    fn a_result_the_new_run_should_have_measured_and_lacks_fails_the_gate() {
+        let base = doc_with("gpu", false);
+        let mut new = base.clone();
+        let gone = new.results.remove(1);
+        let cmp = compare("b", &base, "n", &new, &CompareOptions::default());
+        let pair = cmp.pairs.iter().find(|p| p.id == gone.id).expect("paired");
+        assert_eq!(pair.verdict, Verdict::Missing);
+        assert!(pair.regression && cmp.fails_gate(), "{pair:?}");
+        assert!(pair.note.as_deref().is_some_and(|n| n.starts_with("lost")));
+        // Even where timings only report (a software adapter without --strict).
+        let (mut soft_base, mut soft_new) = (base.clone(), new.clone());
+        soft_base.machine.software_adapter = true;
+        soft_new.machine.software_adapter = true;
+        let soft = compare("b", &soft_base, "n", &soft_new, &CompareOptions::default());
+        assert!(soft.report_only && soft.fails_gate());
+
+        // A run of other suites, with other options or profile, or on another card was never
+        // to measure the same ids: the result is missing, and nothing is lost.
+        let mut other_suites = new.clone();
+        other_suites.config.suites = vec!["stream".to_string()];
+        let mut other_options = new.clone();
+        other_options
+            .config
+            .options
+            .insert("stream_size".to_string(), serde_json::json!(1 << 20));
+        let mut other_profile = new.clone();
+        other_profile.config.profile = "full".to_string();
+        let mut other_card = new.clone();
+        other_card.machine.adapter.device_id = 0x2330;
+        other_card.machine.fingerprint = "another-card".to_string();
+        for other in [other_suites, other_options, other_profile, other_card] {
+            let cmp = compare("b", &base, "n", &other, &CompareOptions::default());
+            let pair = cmp.pairs.iter().find(|p| p.id == gone.id).expect("paired");
+            assert_eq!(pair.verdict, Verdict::Missing);
+            assert!(!pair.regression && !cmp.fails_gate(), "{pair:?}");
+        }
+
+        // A result the base never measured (skipped there) loses nothing when it goes.
+        let mut skipped_base = base.clone();
+        skipped_base.results[1].status = Status::Skipped;
+        skipped_base.results[1].summary = None;
+        let cmp = compare("b", &skipped_base, "n", &new, &CompareOptions::default());
+        assert!(!cmp.fails_gate());
+    }
+
+    #[test]
     fn status_changes_new_and_missing() {
         let base = doc_with("gpu", false);
         let mut new = base.clone();
@@ -882,7 +1020,8 @@ mod tests {
         assert_eq!(pair.verdict, Verdict::Failed);
         assert!(cmp.report_only);
         let gating: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
-        assert_eq!(gating, ["stream/extra"]);
+        // The launch result the new run lacks is lost, and gates too.
+        assert_eq!(gating, ["launch/dispatch/1", "stream/extra"]);
         // Report-only never hides a benchmark that started failing.
         let mut soft_base = base.clone();
         soft_base.machine.software_adapter = true;

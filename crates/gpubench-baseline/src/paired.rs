@@ -195,13 +195,20 @@ fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
             None => (Verdict::New, None),
         }
     } else if sides.iter().all(|(_, h)| h.is_none()) {
-        (Verdict::Missing, None)
+        // Both builds ran with the same arguments on this machine: a result the base measured
+        // and the head never wrote is lost, as a status change to skipped would be.
+        let measured = sides
+            .iter()
+            .any(|(b, _)| b.is_some_and(|b| b.status == Status::Ok));
+        let note = measured.then(|| "lost: the head build wrote no such result".to_string());
+        (Verdict::Missing, note)
     } else if !row.metric.is_known() {
         (Verdict::NotJudged, None)
     } else {
         return false;
     };
-    row.regression = matches!(verdict, Verdict::StatusChanged | Verdict::Failed);
+    row.regression = matches!(verdict, Verdict::StatusChanged | Verdict::Failed)
+        || (verdict == Verdict::Missing && note.is_some());
     row.verdict = verdict;
     row.note = note;
     true
@@ -497,6 +504,31 @@ mod tests {
         assert_eq!(row.verdict, Verdict::Failed);
         assert!(row.regression);
         assert!(row.note.expect("note").starts_with("round 3: failed"));
+    }
+
+    #[test]
+    fn a_result_the_head_never_wrote_is_lost_unless_the_base_never_measured_it() {
+        let mut rounds = rounds(100.0, &[100.0; 5]);
+        for (_, head) in &mut rounds {
+            head.results.clear();
+        }
+        let judged = |rounds: &[(RunDocument, RunDocument)]| {
+            let pairs: Vec<(&RunDocument, &RunDocument)> =
+                rounds.iter().map(|(b, h)| (b, h)).collect();
+            judge_rounds(&pairs, PairedOptions::default())
+                .rows
+                .remove(0)
+        };
+        let row = judged(&rounds);
+        assert_eq!(row.verdict, Verdict::Missing);
+        assert!(row.regression, "{row:?}");
+        for (base, _) in &mut rounds {
+            base.results[0].status = Status::Skipped;
+            base.results[0].summary = None;
+        }
+        let row = judged(&rounds);
+        assert_eq!(row.verdict, Verdict::Missing);
+        assert!(!row.regression, "{row:?}");
     }
 
     #[test]

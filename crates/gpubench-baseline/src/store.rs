@@ -57,6 +57,10 @@ pub struct Saved {
     pub path: PathBuf,
     /// Suites kept from the baseline that was there, which this run did not measure.
     pub kept_suites: Vec<String>,
+    /// Why none of the baseline there was kept, where it held other suites but was measured
+    /// otherwise than this run (a build of another profile, another clock): kept beside this
+    /// run's rows, they would be labelled with this run's build and clock.
+    pub replaced_whole: Option<String>,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -128,8 +132,15 @@ impl BaselineStore {
         // Load, merge and replace under one lock, so two savers of different suites cannot
         // both read the old file and each write it back without the other's suites.
         let _lock = crate::lock::acquire(&path, self.lock_wait)?;
+        let mut replaced_whole = None;
         let (merged, kept_suites) = match path.exists().then(|| load_document(&path)) {
-            Some(Ok(old)) => merge_by_suite(old, doc),
+            Some(Ok(old)) => match measured_otherwise(&old, doc) {
+                Some(why) => {
+                    replaced_whole = Some(why);
+                    (doc.clone(), Vec::new())
+                }
+                None => merge_by_suite(old, doc),
+            },
             // What cannot be read in full (another gpubench's newer schema, a damaged file) is
             // never replaced: its other suites would be lost.
             Some(Err(error)) => {
@@ -141,8 +152,47 @@ impl BaselineStore {
             None => (doc.clone(), Vec::new()),
         };
         save_document(&path, &merged)?;
-        Ok(Saved { path, kept_suites })
+        Ok(Saved {
+            path,
+            kept_suites,
+            replaced_whole,
+        })
     }
+}
+
+/// Why `old`'s other suites cannot stand beside `new`'s rows in one baseline: the file has one
+/// machine record, `new`'s, and a debug build's timings or a host clock's are not comparable
+/// with a release build's or a GPU timestamp's (a comparison reads them off that record).
+/// `None` where `old` holds no suite `new` lacks, or was measured the same way.
+#[cfg(not(target_arch = "wasm32"))]
+fn measured_otherwise(old: &RunDocument, new: &RunDocument) -> Option<String> {
+    let mut others: Vec<&str> = Vec::new();
+    for suite in old.results.iter().map(|r| r.suite.as_str()) {
+        if !others.contains(&suite) && !new.results.iter().any(|r| r.suite == suite) {
+            others.push(suite);
+        }
+    }
+    let (was, now) = (&old.machine, &new.machine);
+    let how = if was.build_profile != now.build_profile {
+        format!(
+            "it was a {} build, this run a {} build",
+            was.build_profile, now.build_profile
+        )
+    } else if was.timing_source != now.timing_source {
+        format!(
+            "its timings came from {}, this run's from {}",
+            was.timing_source.as_str(),
+            now.timing_source.as_str()
+        )
+    } else {
+        return None;
+    };
+    (!others.is_empty()).then(|| {
+        format!(
+            "the baseline there was replaced whole, its suites {} not kept: {how}",
+            others.join(", ")
+        )
+    })
 }
 
 /// `new` with the results of `old`'s suites that `new` has no result of (not run, or listed
@@ -349,6 +399,36 @@ mod tests {
                 .iter()
                 .any(|w| w.kind == WarningKind::BaselineMerged && w.message.contains("kept"))
         );
+    }
+
+    #[test]
+    fn a_run_measured_otherwise_replaces_the_baseline_whole_and_says_so() {
+        let (_dir, store, full) = two_suite_store();
+        let mut debug_stream = full.clone();
+        debug_stream.machine.build_profile = "debug".to_string();
+        debug_stream.results.retain(|r| r.suite == "stream");
+        let saved = store.save(&debug_stream).expect("save");
+        assert!(saved.kept_suites.is_empty());
+        let why = saved.replaced_whole.expect("said why launch went");
+        assert!(
+            why.contains("launch") && why.contains("release build"),
+            "{why}"
+        );
+        let stored = store.load(&key(&full)).expect("load").expect("present");
+        assert!(stored.results.iter().all(|r| r.suite == "stream"));
+
+        // Another clock likewise; the same clock and build keep the other suites.
+        let (_dir, store, full) = two_suite_store();
+        let mut host_timed = full.clone();
+        host_timed.machine.timing_source = gpubench_results::TimingSource::Host;
+        host_timed.results.retain(|r| r.suite == "launch");
+        let saved = store.save(&host_timed).expect("save");
+        assert!(saved.replaced_whole.is_some_and(|w| w.contains("stream")));
+        let (_dir, store, full) = two_suite_store();
+        let mut same = full.clone();
+        same.results.retain(|r| r.suite == "launch");
+        let saved = store.save(&same).expect("save");
+        assert_eq!((saved.kept_suites.len(), saved.replaced_whole), (1, None));
     }
 
     #[test]

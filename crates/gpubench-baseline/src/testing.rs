@@ -90,7 +90,8 @@ pub fn doc_with(name: &str, software: bool) -> RunDocument {
         machine,
         config: RunConfig {
             profile: "quick".to_string(),
-            suites: vec!["stream".to_string()],
+            // The suites its results are of, as a run records them.
+            suites: vec!["stream".to_string(), "launch".to_string()],
             settings: RunSettings {
                 target_sample: Duration::from_millis(5),
                 max_sample: Duration::from_millis(50),

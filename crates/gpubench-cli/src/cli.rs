@@ -367,11 +367,12 @@ pub struct BaselineArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Record this run as the adapter's baseline (refused when a result failed, the run was
-    /// interrupted, or its own noise was over the noise band).
+    /// interrupted, it did not pass against the baseline there, or its own noise was over the
+    /// noise band).
     #[arg(long)]
     pub save_baseline: bool,
-    /// With --save-baseline: record it even when the run's own noise was over the noise band
-    /// (said as a warning).
+    /// With --save-baseline: record it even when it did not pass against the baseline there
+    /// (accepting its figures), or its own noise was over the noise band (said as a warning).
     #[arg(long, requires = "save_baseline")]
     pub force: bool,
     /// With --save-baseline: run the suites N times and record the quietest run (the lowest
@@ -403,7 +404,8 @@ pub struct GateArgs {
     /// (otherwise only a status change does).
     #[arg(long)]
     pub strict: bool,
-    /// Report regressions without failing (exit 0 instead of 3).
+    /// Report regressions without failing (exit 0 instead of 3); a result that failed in the
+    /// new run still exits 3.
     #[arg(long)]
     pub no_fail: bool,
 }

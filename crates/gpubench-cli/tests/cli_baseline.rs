@@ -65,6 +65,23 @@ fn save_then_compare_and_never_record_a_failed_run() {
         "the verdicts are on the page"
     );
 
+    // A run that does not pass against the stored baseline (here made ten times faster) never
+    // replaces it: the slowdown would become what the next run is judged by.
+    let faster = scaled_rates(&before, 10.0);
+    std::fs::write(&recorded[0], &faster).expect("a faster baseline");
+    let out = quick_run(
+        &dir.path().join("slower.json"),
+        &baselines,
+        &["--strict", "--save-baseline"],
+    );
+    assert_exit_saying(
+        &out,
+        3,
+        &["not recording a baseline: this run did not pass"],
+    );
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), faster);
+    std::fs::write(&recorded[0], &before).expect("restore the baseline");
+
     let out = quick_run(
         &dir.path().join("broken.json"),
         &baselines,
@@ -81,6 +98,36 @@ fn save_then_compare_and_never_record_a_failed_run() {
     assert_exit_saying(&out, 1, &["could not replace it"]);
     assert!(!never.exists(), "refused before the run");
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), b"{ damaged");
+}
+
+/// A results file whose rates (GB/s rows) are `factor` times what `bytes` holds: every sample
+/// and every location and spread statistic, host-clock ones too.
+fn scaled_rates(bytes: &[u8], factor: f64) -> Vec<u8> {
+    let mut doc: serde_json::Value = serde_json::from_slice(bytes).expect("a results file");
+    let scale = |v: &mut serde_json::Value| {
+        if let Some(x) = v.as_f64() {
+            *v = (x * factor).into();
+        }
+    };
+    let results = doc["results"].as_array_mut().expect("results");
+    for r in results.iter_mut().filter(|r| r["unit"] == "GB/s") {
+        for key in ["samples", "host_samples"] {
+            r[key].as_array_mut().into_iter().flatten().for_each(scale);
+        }
+        for key in ["summary", "host_summary"] {
+            let Some(summary) = r[key].as_object_mut() else {
+                continue;
+            };
+            let stats = [
+                "median", "mean", "min", "max", "stddev", "p5", "p95", "ci_low", "ci_high",
+            ];
+            summary
+                .iter_mut()
+                .filter(|(k, _)| stats.contains(&k.as_str()))
+                .for_each(|(_, v)| scale(v));
+        }
+    }
+    serde_json::to_vec_pretty(&doc).expect("serializes")
 }
 
 /// Outside a checkout (no `baselines/` in the working directory) and with no directory given,

@@ -118,7 +118,16 @@ fn check_unique_ids(path: &Path, doc: RunDocument) -> anyhow::Result<RunDocument
 /// only those: never a report-only one) are said on stderr.
 pub fn gate_exit(cmp: &Comparison, gate: &Gate) -> Exit {
     if gate.no_fail {
-        return Exit::Success;
+        let failed = failed_in_new(cmp);
+        if failed.is_empty() {
+            return Exit::Success;
+        }
+        note!(
+            "failed in {}: {} (--no-fail reports regressions without failing, never a failure)",
+            cmp.new.label,
+            failed.join(", ")
+        );
+        return Exit::Regression;
     }
     let ids: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
     match cmp.outcome() {
@@ -203,8 +212,24 @@ pub fn headed(format: Format, summary: &str, body: &str) -> String {
     }
 }
 
+/// The gating ids whose new result failed (a wrong answer, an error): `--no-fail` reports
+/// regressions without failing, and never hides these.
+fn failed_in_new(cmp: &Comparison) -> Vec<&str> {
+    cmp.gating()
+        .filter(|p| p.new.as_ref().is_some_and(|n| n.status == Status::Failed))
+        .map(|p| p.id.as_str())
+        .collect()
+}
+
 /// Why a comparison exits as it does, in words.
 fn exit_reason(cmp: &Comparison, gate: &Gate) -> String {
+    let failed = failed_in_new(cmp);
+    if gate.no_fail && !failed.is_empty() {
+        return format!(
+            "exit 3: {} failed (--no-fail never hides a failure)",
+            listed_ids(&failed)
+        );
+    }
     let gating: Vec<&str> = cmp.gating().map(|p| p.id.as_str()).collect();
     let timing = cmp
         .regressions()
@@ -379,11 +404,45 @@ pub fn record(
     save_baseline(&plan.store, doc)
 }
 
+/// Records the run as [`record`] does, after its comparison with the baseline it would
+/// replace: a run that did not pass against it (`verdict`, the gate's exit) replaces it only
+/// with `--force`, which accepts its figures; else a slowdown, or a lost result, would become
+/// the baseline the next run is judged by, and pass.
+pub fn record_judged(
+    plan: &BaselinePlan,
+    settings: &BaselineSettings,
+    doc: &RunDocument,
+    verdict: Exit,
+) -> anyhow::Result<()> {
+    if settings.save && verdict != Exit::Success {
+        if !settings.force {
+            note!(
+                "not recording a baseline: this run did not pass against it (exit {}, {}); record it anyway with --force to accept its figures",
+                verdict.code(),
+                verdict.meaning()
+            );
+            return Ok(());
+        }
+        note!(
+            "warning: recording the baseline anyway (--force) over the one this run did not pass against"
+        );
+    }
+    record(plan, settings, doc)
+}
+
 /// Why `doc` would make a poor baseline: its own noise level (the reference kernel's drift and
 /// spread, see `--noise-check`) is wider than the noise band of the rates it will judge, so
-/// verdicts against it would mostly be noise. `None` when it is within the band or unmeasured.
+/// verdicts against it would mostly be noise; or its check measured no level at all (the
+/// reference failed, the run lost its device), so how quiet it was is not known. `None` when
+/// it is within the band, or when the run made no check (`--noise-check off`, said apart).
 pub fn too_noisy(doc: &RunDocument, noise_override: Option<f64>) -> Option<String> {
-    let level = doc.noise.as_ref()?.level?;
+    let noise = doc.noise.as_ref()?;
+    let Some(level) = noise.level else {
+        return Some(format!(
+            "this run's noise check measured no level ({}), so whether it was quiet enough to judge later runs by is not known",
+            noise.reason.as_deref().unwrap_or("no reason recorded")
+        ));
+    };
     let band = gpubench_baseline::noise::band_for(
         gpubench_results::MetricKind::Bandwidth,
         doc.machine.software_adapter,
@@ -427,7 +486,11 @@ pub fn refuse_interrupted(settings: &BaselineSettings) {
 /// Records the run; a refusal (failed results, incomplete run) is reported, not an error: the
 /// run's own exit code already says it failed.
 fn save_baseline(store: &BaselineStore, doc: &RunDocument) -> anyhow::Result<()> {
-    match store.save(doc) {
+    let saved = store.save(doc);
+    if let Some(why) = saved.as_ref().ok().and_then(|s| s.replaced_whole.as_ref()) {
+        note!("warning: {why}");
+    }
+    match saved {
         Ok(saved) if saved.kept_suites.is_empty() => {
             note!("baseline recorded: {}", saved.path.display());
             Ok(())
@@ -487,6 +550,14 @@ mod tests {
             too_noisy(&doc_with("gpu", false), None).is_none(),
             "no noise check"
         );
+        // A check that measured no level is no evidence of a quiet run.
+        let mut unmeasured = with_noise(false, 0.0);
+        if let Some(noise) = unmeasured.noise.as_mut() {
+            noise.level = None;
+            noise.note("the reference failed".to_string());
+        }
+        let problem = too_noisy(&unmeasured, None).expect("refused");
+        assert!(problem.contains("the reference failed"), "{problem}");
     }
 
     fn gate(no_fail: bool, strict: bool) -> Gate {
@@ -544,6 +615,10 @@ mod tests {
         let summary = verdict_summary(&cmp, &gate(false, false));
         assert!(summary.contains("exit 3: 1 regression ("), "{summary}");
         assert_eq!(gate_exit(&cmp, &gate(false, false)), Exit::Regression);
+        // --no-fail reports regressions without failing, but never hides a failure.
+        assert_eq!(gate_exit(&cmp, &gate(true, false)), Exit::Regression);
+        let summary = verdict_summary(&cmp, &gate(true, false));
+        assert!(summary.contains("never hides a failure"), "{summary}");
         // A run that failed a result exits 4 (`run`), and its own summary line says so.
         let summary = run_verdict_summary(&cmp, &gate(false, false), &broken);
         assert!(

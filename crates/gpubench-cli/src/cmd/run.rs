@@ -312,7 +312,7 @@ fn report_and_gate(
     if let Some(code) = signals.received() {
         return Ok(interrupted(doc, out_path, &plan.baseline, code, signals));
     }
-    baseline_gate::record(baseline, &plan.baseline, doc)?;
+    baseline_gate::record_judged(baseline, &plan.baseline, doc, verdict_exit)?;
     if printed == Printed::Closed {
         return Ok(Exit::StdoutClosed);
     }
