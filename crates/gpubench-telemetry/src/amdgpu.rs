@@ -1,20 +1,25 @@
 //! AMD GPUs on Linux, read directly from the amdgpu driver's sysfs files: `gpu_busy_percent`,
 //! the DPM clock tables `pp_dpm_sclk` and `pp_dpm_mclk` (the current level marked `*`), and
-//! the hwmon directory's `temp1_input` (millidegrees, edge sensor) and `power1_average` or
-//! `power1_input` (microwatts). The driver exposes no throttle reasons in these files, and no
-//! list of processes, so those stay unknown.
+//! the hwmon directory's temperature (millidegrees) and `power1_average` or `power1_input`
+//! (microwatts). The temperature is the junction (hot spot) sensor's where there is one: RDNA
+//! and CDNA lower their clocks on junction temperature, which runs 15-25 C above the edge
+//! sensor under load, so the edge sensor would show a throttled card as cool. The driver
+//! exposes no throttle reasons in these files ([`TelemetrySource::reports_throttle_reasons`]
+//! is false), and no list of processes, so those stay unknown.
 
 use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
 use std::path::{Path, PathBuf};
 
 use crate::pcie::{DisplayDevice, read_trimmed};
-use crate::source::{DeviceFacts, GpuProcess, Reading, TelemetrySource};
+use crate::source::{AMDGPU_SOURCE, DeviceFacts, GpuProcess, Reading, TelemetrySource};
 
 /// Reads one amdgpu device's sysfs directory.
 #[derive(Debug, Clone)]
 pub struct AmdgpuSource {
     dir: PathBuf,
     hwmon: Option<PathBuf>,
+    /// The hwmon temperature inputs, most wanted first (see [`temperature_inputs`]).
+    temperatures: Vec<String>,
 }
 
 impl AmdgpuSource {
@@ -32,21 +37,26 @@ impl AmdgpuSource {
             ));
         }
         let hwmon = first_hwmon(&dir);
-        Ok(Self { dir, hwmon })
+        let temperatures = hwmon.as_deref().map(temperature_inputs).unwrap_or_default();
+        Ok(Self {
+            dir,
+            hwmon,
+            temperatures,
+        })
     }
 
-    fn hwmon_value(&self, names: &[&str], scale: f64) -> Option<f64> {
+    fn hwmon_value<S: AsRef<str>>(&self, names: &[S], scale: f64) -> Option<f64> {
         let hwmon = self.hwmon.as_ref()?;
         names
             .iter()
-            .find_map(|name| read_number(&hwmon.join(name)))
+            .find_map(|name| read_number(&hwmon.join(name.as_ref())))
             .map(|v| v / scale)
     }
 }
 
 impl TelemetrySource for AmdgpuSource {
     fn name(&self) -> &str {
-        "amdgpu-sysfs"
+        AMDGPU_SOURCE
     }
 
     fn sample(&mut self) -> Reading {
@@ -54,7 +64,7 @@ impl TelemetrySource for AmdgpuSource {
             sm_clock_mhz: dpm_table(&self.dir.join("pp_dpm_sclk")).and_then(|t| t.current),
             memory_clock_mhz: dpm_table(&self.dir.join("pp_dpm_mclk")).and_then(|t| t.current),
             power_w: self.hwmon_value(&["power1_average", "power1_input"], 1e6),
-            temperature_c: self.hwmon_value(&["temp1_input"], 1e3),
+            temperature_c: self.hwmon_value(&self.temperatures, 1e3),
             utilization_pct: read_number(&self.dir.join("gpu_busy_percent")),
             throttle_reasons: Vec::new(),
         }
@@ -116,6 +126,58 @@ fn read_number(path: &Path) -> Option<f64> {
     read_trimmed(path)?.parse::<f64>().ok()
 }
 
+/// The label amdgpu gives its junction (hot spot) sensor.
+const JUNCTION: &str = "junction";
+/// The label amdgpu gives its edge sensor.
+const EDGE: &str = "edge";
+
+/// The temperature inputs of `hwmon`, most wanted first: by their `tempN_label` files where
+/// there are any (`junction`, then `edge`), else amdgpu's fixed numbering (`temp2_input` is
+/// the junction sensor, `temp1_input` the edge); the edge sensor stays as the fall-back when the
+/// junction's input cannot be read.
+fn temperature_inputs(hwmon: &Path) -> Vec<String> {
+    let labels: Vec<(String, String)> = std::fs::read_dir(hwmon)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| {
+                    let file = e.file_name().to_string_lossy().into_owned();
+                    let sensor = file.strip_suffix("_label")?.to_string();
+                    let label = read_trimmed(&e.path())?;
+                    Some((sensor, label))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    prefer_junction(&labels)
+}
+
+/// The input files to try, in order, given `(sensor, label)` pairs (`("temp2", "junction")`);
+/// with no labels, amdgpu's numbering.
+fn prefer_junction(labels: &[(String, String)]) -> Vec<String> {
+    if labels.is_empty() {
+        return vec!["temp2_input".to_string(), "temp1_input".to_string()];
+    }
+    let labelled = |wanted: &str| {
+        labels
+            .iter()
+            .filter(|(sensor, label)| {
+                sensor.starts_with("temp") && label.eq_ignore_ascii_case(wanted)
+            })
+            .map(|(sensor, _)| format!("{sensor}_input"))
+            .min()
+    };
+    let mut inputs: Vec<String> = [labelled(JUNCTION), labelled(EDGE)]
+        .into_iter()
+        .flatten()
+        .collect();
+    // A driver that labels neither still has its first sensor.
+    if !inputs.iter().any(|i| i == "temp1_input") {
+        inputs.push("temp1_input".to_string());
+    }
+    inputs
+}
+
 /// The device's first `hwmon/hwmonN` directory.
 fn first_hwmon(dir: &Path) -> Option<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir.join("hwmon"))
@@ -139,5 +201,40 @@ mod tests {
         let none_current = parse_dpm("S: 19Mhz\n0: 96Mhz\n");
         assert_eq!(none_current.current, None);
         assert_eq!(none_current.max, Some(96.0));
+    }
+
+    fn labels(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(sensor, label)| (sensor.to_string(), label.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_junction_sensor_is_read_before_the_edge_sensor() {
+        // Matched by label, wherever the driver numbers it.
+        let out_of_order = labels(&[("temp3", "mem"), ("temp1", "Junction"), ("temp2", "edge")]);
+        assert_eq!(
+            prefer_junction(&out_of_order),
+            ["temp1_input", "temp2_input"]
+        );
+        let amdgpu = labels(&[("temp1", "edge"), ("temp2", "junction"), ("in0", "vddgfx")]);
+        assert_eq!(prefer_junction(&amdgpu), ["temp2_input", "temp1_input"]);
+        // No labels: amdgpu's numbering, junction second; labels without either: the first.
+        assert_eq!(prefer_junction(&[]), ["temp2_input", "temp1_input"]);
+        assert_eq!(
+            prefer_junction(&labels(&[("temp1", "mem")])),
+            ["temp1_input"]
+        );
+    }
+
+    #[test]
+    fn amdgpu_does_not_report_throttle_reasons() {
+        let source = AmdgpuSource {
+            dir: PathBuf::from("/nonexistent"),
+            hwmon: None,
+            temperatures: Vec::new(),
+        };
+        assert!(!source.reports_throttle_reasons());
     }
 }

@@ -31,16 +31,19 @@ pub const IDLE_CLOCK: OwnedKind = OwnedKind::new(
     true,
 );
 
-/// Whether `reading` shows a device that has left its idle clocks: `Some(false)` while the
-/// source gives the idle reason or a graphics clock under [`IDLE_FRACTION`] of `max_sm_mhz`,
-/// `Some(true)` when it gives a clock above that (or reasons without the idle one), `None` when
-/// it gives neither.
+/// Whether `reading` shows a device that has left its idle clocks: `Some(false)` while its
+/// graphics clock is under [`IDLE_FRACTION`] of `max_sm_mhz`, or the source gives the idle
+/// reason and the clock cannot be judged; `Some(true)` when the clock is above that fraction
+/// (whatever the reasons say), or reasons without the idle one come with no clock to judge;
+/// `None` when it gives neither.
 pub fn settled(reading: &Reading, max_sm_mhz: Option<f64>) -> Option<bool> {
-    if reading.throttle_reasons.iter().any(|r| r == IDLE_REASON) {
-        return Some(false);
-    }
+    let idle_reason = reading.throttle_reasons.iter().any(|r| r == IDLE_REASON);
     match (reading.sm_clock_mhz, max_sm_mhz) {
+        // The clock decides where it can be judged: an H200 under load reports `gpu-idle`
+        // beside its top clock at 99% busy, so the reason alone would hold every warm-up to
+        // its cap.
         (Some(clock), Some(max)) if max > 0.0 => Some(clock >= IDLE_FRACTION * max),
+        _ if idle_reason => Some(false),
         _ if !reading.throttle_reasons.is_empty() => Some(true),
         _ => None,
     }
@@ -100,11 +103,6 @@ mod tests {
             settled(&reading(Some(345.0), &["gpu-idle"]), max),
             Some(false)
         );
-        // The reason alone decides, whatever the clock says.
-        assert_eq!(
-            settled(&reading(Some(1980.0), &["gpu-idle"]), max),
-            Some(false)
-        );
         assert_eq!(settled(&reading(Some(345.0), &[]), max), Some(false));
         assert_eq!(
             settled(&reading(Some(1680.0), &["sw-power-cap"]), max),
@@ -113,8 +111,27 @@ mod tests {
         assert_eq!(settled(&reading(Some(990.0), &[]), max), Some(true));
         // No maximum: only the reasons can tell.
         assert_eq!(settled(&reading(Some(345.0), &[]), None), None);
+        assert_eq!(
+            settled(&reading(Some(345.0), &["gpu-idle"]), None),
+            Some(false)
+        );
+        assert_eq!(settled(&reading(None, &["gpu-idle"]), max), Some(false));
         assert_eq!(settled(&reading(None, &["sw-power-cap"]), None), Some(true));
         assert_eq!(settled(&reading(None, &[]), max), None);
+    }
+
+    #[test]
+    fn the_idle_reason_beside_a_busy_clock_is_settled() {
+        // An H200 at 99% busy reported `gpu-idle` with its top clock: the clock decides.
+        let max = Some(1980.0);
+        assert_eq!(
+            settled(&reading(Some(1980.0), &["gpu-idle"]), max),
+            Some(true)
+        );
+        assert_eq!(
+            settled(&reading(Some(345.0), &["gpu-idle"]), max),
+            Some(false)
+        );
     }
 
     fn result(timing: TimingSource, clock_median: f64) -> BenchResult {

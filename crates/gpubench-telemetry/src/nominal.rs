@@ -1,7 +1,9 @@
 //! Datasheet figures (`data/nominal-gpus.json`, compiled in) matched to the adapter, and the
 //! measured results as percentages of them: stream bandwidth of the memory bandwidth, FMA peaks
-//! and matmul of the FP32/FP16 peaks, host-device transfers of the PCIe link's nominal
-//! bandwidth. Where no row matches nothing is added: no result ever shows a guess.
+//! and matmul of the FP32/FP16 peaks, cooperative-matrix matmul of the FP16 matrix-unit peak,
+//! host-device transfers whose bytes cross the link of the PCIe link's nominal bandwidth.
+//! Where no row matches, or the row's figure may belong to another model sharing its name and
+//! id, nothing is added: no result ever shows a guess.
 
 use gpubench_harness::{BenchResult, MetricKind, Role, Status};
 use gpubench_results::telemetry::{NominalFigures, PcieLink};
@@ -49,9 +51,24 @@ pub struct Card {
     pub int8_tensor_tops: Option<f64>,
     /// PCIe generation.
     pub pcie_generation: Option<u8>,
+    /// Figures (by field name, `memory_bandwidth_gbs`) that a cheaper model sharing this row's
+    /// name and device id does not reach (an 8 GB Arc A770, a 30-core M3 Max): the adapter
+    /// cannot tell which model it is, so these are never claimed for it.
+    #[serde(default)]
+    pub ambiguous: Vec<String>,
     /// Where the figures come from.
     pub source: String,
 }
+
+/// The figures a row may leave [`Card::ambiguous`].
+pub const AMBIGUOUS_FIELDS: [&str; 6] = [
+    "memory_bandwidth_gbs",
+    "fp32_tflops",
+    "fp16_tflops",
+    "fp16_tensor_tflops",
+    "fp64_tflops",
+    "int8_tensor_tops",
+];
 
 /// The shipped table.
 pub fn table() -> Result<Table, TelemetryError> {
@@ -99,16 +116,20 @@ pub fn find(table: &Table, vendor_id: u32, device_id: u32, name: &str) -> Option
         .map(|(_, card)| figures(card, "name"))
 }
 
+/// The row's figures, less those it marks [`Card::ambiguous`].
 fn figures(card: &Card, matched_by: &str) -> NominalFigures {
+    let sure = |field: &str, value: Option<f64>| {
+        value.filter(|_| !card.ambiguous.iter().any(|a| a == field))
+    };
     NominalFigures {
         name: card.name.clone(),
         matched_by: matched_by.to_string(),
-        memory_bandwidth_gbs: card.memory_bandwidth_gbs,
-        fp32_tflops: card.fp32_tflops,
-        fp16_tflops: card.fp16_tflops,
-        fp16_tensor_tflops: card.fp16_tensor_tflops,
-        fp64_tflops: card.fp64_tflops,
-        int8_tensor_tops: card.int8_tensor_tops,
+        memory_bandwidth_gbs: sure("memory_bandwidth_gbs", card.memory_bandwidth_gbs),
+        fp32_tflops: sure("fp32_tflops", card.fp32_tflops),
+        fp16_tflops: sure("fp16_tflops", card.fp16_tflops),
+        fp16_tensor_tflops: sure("fp16_tensor_tflops", card.fp16_tensor_tflops),
+        fp64_tflops: sure("fp64_tflops", card.fp64_tflops),
+        int8_tensor_tops: sure("int8_tensor_tops", card.int8_tensor_tops),
         pcie_generation: card.pcie_generation,
         source: card.source.clone(),
     }
@@ -130,9 +151,34 @@ fn nominal_for(result: &BenchResult, nominal: &NominalFigures) -> Option<(&'stat
         ("compute", MetricKind::Throughput) if param("kernel") == Some("fma-peak") => {
             peak(param("precision"))
         }
+        // A cooperative-matrix kernel runs on the matrix units, whose peak is a different
+        // figure (989 against 134 TFLOP/s of FP16 on an H100 SXM); its emulated twin does not.
+        ("matmul", MetricKind::Throughput) if on_matrix_units(param("variant")) => {
+            match param("precision") {
+                Some("f16") => Some(("fp16_tensor_tflops", nominal.fp16_tensor_tflops? * 1e3)),
+                _ => None,
+            }
+        }
         ("matmul", MetricKind::Throughput) => peak(param("accumulation")),
         _ => None,
     }
+}
+
+/// Whether the matmul `variant` runs on the matrix units: a cooperative-matrix variant
+/// (`coop16x16-sg32-w2x2-bk16-db`), not its emulated twin.
+fn on_matrix_units(variant: Option<&str>) -> bool {
+    variant.is_some_and(|v| v.starts_with("coop") && !v.split('-').any(|part| part == "emulated"))
+}
+
+/// Whether a transfer row's bytes cross the link, as its params say: not the host's write into
+/// mapped memory alone (`measures: host-write`, paced by the CPU's stores), and not a row whose
+/// buffers the suite found on one side of the link (`crosses_link: false`: with a large BAR
+/// the staging copy runs between two buffers in device memory, 672% of the link).
+fn crosses_link(result: &BenchResult) -> bool {
+    let param = |key: &str| result.params.get(key);
+    let host_write = param("measures").and_then(|v| v.as_str()) == Some("host-write");
+    let stays = param("crosses_link").is_some_and(|v| v.as_bool() == Some(false));
+    !host_write && !stays
 }
 
 /// Adds `pct_of_nominal` (and the figure compared with) to an ok result that has a matching
@@ -155,10 +201,9 @@ pub fn annotate(
             .extra
             .insert("pct_of_nominal".into(), (100.0 * median / value).into());
     }
-    // The host's memcpy into mapped memory alone never crosses the link.
-    let over_link = result.params.get("measures").and_then(|v| v.as_str()) != Some("host-write");
-    let transfer =
-        result.suite == "transfer" && result.metric == MetricKind::Bandwidth && over_link;
+    let transfer = result.suite == "transfer"
+        && result.metric == MetricKind::Bandwidth
+        && crosses_link(result);
     let direction = result.params.get("direction").and_then(|v| v.as_str());
     let link_gbs = link.and_then(|l| l.current_nominal_gbs);
     if let (true, Some("h2d" | "d2h"), Some(gbs)) = (transfer, direction, link_gbs) {
@@ -174,6 +219,7 @@ mod tests {
     use super::*;
     use gpubench_harness::BenchmarkInfo;
     use gpubench_results::stats::summarize;
+    use std::collections::BTreeMap;
 
     #[test]
     fn the_shipped_table_parses_and_every_row_has_a_source_and_a_figure() {
@@ -190,6 +236,13 @@ mod tests {
                 card.name
             );
             assert!(!card.device_ids.is_empty() || !card.names.is_empty());
+            for field in &card.ambiguous {
+                assert!(
+                    AMBIGUOUS_FIELDS.contains(&field.as_str()),
+                    "{}: {field} is no figure",
+                    card.name
+                );
+            }
         }
         for wanted in [
             "H100", "H200", "A100", "L4", "RTX 3090", "RTX 4090", "RTX 5090",
@@ -288,5 +341,119 @@ mod tests {
         let mut unmatched = ok("stream/triad", "stream", MetricKind::Bandwidth, &[], 1.0);
         annotate(&mut unmatched, None, None);
         assert!(unmatched.extra.is_empty());
+    }
+
+    /// A matmul row of `variant` over `precision` data with `accumulation`, measured at `v`.
+    fn matmul(variant: &str, precision: &str, accumulation: &str, v: f64) -> BenchResult {
+        let params = [
+            ("variant", variant),
+            ("precision", precision),
+            ("accumulation", accumulation),
+        ];
+        ok("matmul/x", "matmul", MetricKind::Throughput, &params, v)
+    }
+
+    #[test]
+    fn cooperative_matrix_rows_are_compared_with_the_matrix_unit_peak() {
+        let table = table().expect("parses");
+        let h200 = find(&table, 0x10de, 0x2335, "NVIDIA H200").expect("h200");
+        let mut coop = matmul("coop16x16-sg32-w2x2-bk16-db", "f16", "f16", 494_750.0);
+        annotate(&mut coop, Some(&h200), None);
+        assert_eq!(coop.extra["nominal_figure"], "fp16_tensor_tflops");
+        assert_eq!(coop.extra["pct_of_nominal"], 50.0);
+        // The emulated twin runs on the vector units: the vector FP16 peak.
+        let mut emulated = matmul("coop16x16-sg32-w2x4-bk32-db-emulated", "f16", "f16", 1.0);
+        annotate(&mut emulated, Some(&h200), None);
+        assert_eq!(emulated.extra["nominal_figure"], "fp16_tflops");
+        // No matrix-unit figure: no percentage, never the vector peak in its place.
+        let vector_only = NominalFigures {
+            fp16_tensor_tflops: None,
+            ..h200.clone()
+        };
+        let mut coop = matmul("coop16x16-sg32-w2x2-bk16-db-acc32", "f16", "f32", 1.0);
+        annotate(&mut coop, Some(&vector_only), None);
+        assert!(
+            !coop.extra.contains_key("pct_of_nominal"),
+            "{:?}",
+            coop.extra
+        );
+        let mut tiled = matmul("unrolled16x16", "f32", "f32", 1.0);
+        annotate(&mut tiled, Some(&h200), None);
+        assert_eq!(tiled.extra["nominal_figure"], "fp32_tflops");
+    }
+
+    fn gen5_x16() -> PcieLink {
+        PcieLink {
+            address: "0000:01:00.0".into(),
+            vendor_id: 0x10de,
+            device_id: 0x2335,
+            matched_by: "pci-bus-id".into(),
+            current_speed_gts: Some(32.0),
+            current_width: Some(16),
+            max_speed_gts: Some(32.0),
+            max_width: Some(16),
+            current_generation: Some(5),
+            max_generation: Some(5),
+            current_nominal_gbs: Some(63.0),
+            max_nominal_gbs: Some(63.0),
+        }
+    }
+
+    /// A host-to-device transfer row with `params` measured at `v`, annotated on a gen5 x16
+    /// link: its extras.
+    fn h2d_on_gen5(params: &[(&str, &str)], v: f64) -> BTreeMap<String, serde_json::Value> {
+        let mut all = vec![("direction", "h2d")];
+        all.extend_from_slice(params);
+        let mut row = ok("transfer/x", "transfer", MetricKind::Bandwidth, &all, v);
+        annotate(&mut row, None, Some(&gen5_x16()));
+        row.extra
+    }
+
+    #[test]
+    fn a_transfer_that_may_never_leave_the_device_is_not_compared_with_the_link() {
+        let mut on_device = ok(
+            "transfer/h2d-staging-copy/bytes/256MiB",
+            "transfer",
+            MetricKind::Bandwidth,
+            &[("direction", "h2d"), ("measures", "copy-engine")],
+            423.0,
+        );
+        on_device.params.insert("crosses_link".into(), false.into());
+        annotate(&mut on_device, None, Some(&gen5_x16()));
+        assert!(
+            !on_device.extra.contains_key("pct_of_link"),
+            "{:?}",
+            on_device.extra
+        );
+        let mut over_link = on_device.clone();
+        over_link.extra.clear();
+        over_link.params.insert("crosses_link".into(), true.into());
+        annotate(&mut over_link, None, Some(&gen5_x16()));
+        assert!(over_link.extra.contains_key("pct_of_link"));
+        // Rows written before the suite said (no `crosses_link`) are compared as before, but a
+        // host write alone never is.
+        let old = h2d_on_gen5(&[("measures", "end-to-end")], 31.5);
+        assert_eq!(old["pct_of_link"], 50.0);
+        assert!(!h2d_on_gen5(&[("measures", "host-write")], 1.0).contains_key("pct_of_link"));
+    }
+
+    #[test]
+    fn a_figure_a_cheaper_model_of_the_same_name_misses_is_never_claimed() {
+        let table = table().expect("parses");
+        for (vendor, device, name) in [
+            (0x8086, 0x56a0, "Intel(R) Arc(TM) A770 Graphics"),
+            (0, 0, "Apple M3 Max"),
+            (0, 0, "Apple M4 Max"),
+        ] {
+            let row = find(&table, vendor, device, name).expect(name);
+            assert_eq!(row.memory_bandwidth_gbs, None, "{name}: {row:?}");
+            let mut stream = ok("stream/triad", "stream", MetricKind::Bandwidth, &[], 1.0);
+            stream.role = Role::Kernel;
+            annotate(&mut stream, Some(&row), None);
+            assert!(!stream.extra.contains_key("pct_of_nominal"), "{name}");
+        }
+        // A row without the mark keeps its figure.
+        let m2 = find(&table, 0, 0, "Apple M2 Max").expect("m2 max");
+        assert_eq!(m2.memory_bandwidth_gbs, Some(400.0));
     }
 }

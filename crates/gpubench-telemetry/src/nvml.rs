@@ -68,20 +68,45 @@ fn find_device(nvml: &Nvml, adapter: &AdapterIdentity) -> Result<(u32, &'static 
             by_id.push((index, same_name));
         }
     }
-    if let Some((index, _)) = by_id.iter().find(|(_, same_name)| *same_name) {
-        return Ok((*index, "device-id-and-name"));
-    }
-    match by_id.as_slice() {
-        [(index, _)] => Ok((*index, "device-id")),
-        [] => Err(format!(
+    pick_by_id_and_name(&by_id, count, adapter)
+}
+
+/// The device among `by_id` (index, whether its name is the adapter's) of the NVML devices
+/// with the adapter's device id: the only one, else the only one with its name too. Identical
+/// cards share their name, so a name that several carry tells nothing: that is the ambiguous
+/// case, which only a PCI bus id resolves.
+fn pick_by_id_and_name(
+    by_id: &[(u32, bool)],
+    count: u32,
+    adapter: &AdapterIdentity,
+) -> Result<(u32, &'static str), String> {
+    let named: Vec<u32> = by_id
+        .iter()
+        .filter(|(_, same_name)| *same_name)
+        .map(|(index, _)| *index)
+        .collect();
+    match (by_id, named.as_slice()) {
+        (_, [index]) => Ok((*index, "device-id-and-name")),
+        ([(index, _)], _) => Ok((*index, "device-id")),
+        ([], _) => Err(format!(
             "NVML lists {count} device(s), none with device id {:#06x} ({})",
             adapter.device_id, adapter.name
         )),
-        _ => Err(format!(
-            "{} NVML devices have device id {:#06x} and the adapter reports no PCI bus id to tell them apart",
-            by_id.len(),
-            adapter.device_id
-        )),
+        _ => {
+            let named = match named.len() {
+                0 | 1 => String::new(),
+                n => format!(", {n} of them named {}", adapter.name),
+            };
+            let bus = match &adapter.pci_bus_id {
+                Some(bus) => format!("none is at the adapter's PCI bus id {bus}"),
+                None => "the adapter reports no PCI bus id to tell them apart".to_string(),
+            };
+            Err(format!(
+                "{} NVML devices have device id {:#06x}{named} and {bus}",
+                by_id.len(),
+                adapter.device_id
+            ))
+        }
     }
 }
 
@@ -172,5 +197,46 @@ impl TelemetrySource for NvmlSource {
             });
         }
         Some(processes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adapter() -> AdapterIdentity {
+        AdapterIdentity {
+            name: "NVIDIA H200".to_string(),
+            vendor_id: crate::VENDOR_NVIDIA,
+            device_id: 0x2335,
+            pci_bus_id: None,
+            software: false,
+        }
+    }
+
+    #[test]
+    fn identical_cards_sharing_a_name_are_ambiguous_not_card_zero() {
+        let error = pick_by_id_and_name(&[(0, true), (1, true)], 2, &adapter())
+            .expect_err("two H200s cannot be told apart by name");
+        assert!(error.contains("2 NVML devices"), "{error}");
+        assert!(error.contains("2 of them named NVIDIA H200"), "{error}");
+        assert!(error.contains("no PCI bus id"), "{error}");
+    }
+
+    #[test]
+    fn one_device_or_one_name_among_the_id_matches_is_picked() {
+        let card = adapter();
+        assert_eq!(
+            pick_by_id_and_name(&[(3, false)], 4, &card),
+            Ok((3, "device-id"))
+        );
+        assert_eq!(
+            pick_by_id_and_name(&[(0, false), (2, true)], 4, &card),
+            Ok((2, "device-id-and-name"))
+        );
+        let none = pick_by_id_and_name(&[], 4, &card).expect_err("none");
+        assert!(none.contains("none with device id 0x2335"), "{none}");
+        let unnamed = pick_by_id_and_name(&[(0, false), (1, false)], 2, &card);
+        assert!(unnamed.is_err());
     }
 }

@@ -1,6 +1,6 @@
-//! The PCIe link of every PCI display device (class 0x03xxxx) from sysfs, for any vendor on
-//! Linux, matched to the adapter by PCI bus id or by vendor and device id, with the nominal
-//! one-way bandwidth of its generation and width.
+//! The PCIe link of every PCI display device (class 0x03xxxx) and processing accelerator
+//! (class 0x12xxxx) from sysfs, for any vendor on Linux, matched to the adapter by PCI bus id or
+//! by vendor and device id, with the nominal one-way bandwidth of its generation and width.
 //!
 //! Nominal bandwidth per lane and direction, after line encoding, from the transfer rates and
 //! encodings of the PCI Express Base Specifications (PCI-SIG, revisions 1.0a to 6.0):
@@ -12,6 +12,11 @@
 //! A device's `max_link_*` files are what the device supports; `current_link_*` what the link
 //! trained to. GPUs lower their link speed when idle to save power, so a speed below maximum
 //! means something only when read under load.
+//!
+//! A GPU may not sit on the slot's link itself: AMD's Navi 2x and 3x cards carry a PCIe switch
+//! on the board, and server GPUs sit behind PCIe switches, so the GPU function reports only its
+//! link to the switch (gen4 x16 on the card) while the slot above trained to gen3 x4. The link
+//! reported is therefore the narrowest point of the path from the device up to its root port.
 
 use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
 use std::path::{Path, PathBuf};
@@ -84,7 +89,7 @@ impl SysfsRoot {
     }
 }
 
-/// A PCI display device as sysfs lists it.
+/// A PCI display device or processing accelerator as sysfs lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DisplayDevice {
     /// Its sysfs directory.
@@ -95,12 +100,17 @@ pub struct DisplayDevice {
     pub vendor_id: u32,
     /// PCI device id.
     pub device_id: u32,
-    /// PCI class code (0x03xxxx).
+    /// PCI class code (0x03xxxx or 0x12xxxx).
     pub class: u32,
 }
 
-/// Every PCI display device under `root`, in address order; none where the directory is
-/// missing (not Linux, or no sysfs).
+/// PCI base class of display controllers.
+pub const CLASS_DISPLAY: u32 = 0x03;
+/// PCI base class of processing accelerators: amdgpu binds AMD Instinct MI200 and MI300 as one.
+pub const CLASS_ACCELERATOR: u32 = 0x12;
+
+/// Every PCI display device and processing accelerator under `root`, in address order; none
+/// where the directory is missing (not Linux, or no sysfs).
 pub fn display_devices(root: &SysfsRoot) -> Vec<DisplayDevice> {
     let Ok(entries) = std::fs::read_dir(root.pci_devices()) else {
         return Vec::new();
@@ -110,7 +120,7 @@ pub fn display_devices(root: &SysfsRoot) -> Vec<DisplayDevice> {
         .filter_map(|entry| {
             let dir = entry.path();
             let class = read_hex(&dir.join("class"))?;
-            if class >> 16 != 0x03 {
+            if ![CLASS_DISPLAY, CLASS_ACCELERATOR].contains(&(class >> 16)) {
                 return None;
             }
             Some(DisplayDevice {
@@ -161,11 +171,13 @@ pub fn match_adapter<'d>(
         .map(|d| (d, "vendor-device-id"))
 }
 
-/// The link of `device` as sysfs reports it now.
+/// The link of `device` as sysfs reports it now: its own supported (maximum) speed and width,
+/// and the slowest current speed and narrowest current width along its path to the root port
+/// ([`upstream_path`]), which is what the host's bytes cross.
 pub fn read_link(device: &DisplayDevice, matched_by: &str) -> PcieLink {
     let speed = |name: &str| read_speed(&device.dir.join(name));
     let width = |name: &str| read_trimmed(&device.dir.join(name))?.parse::<u32>().ok();
-    let (current_speed, current_width) = (speed("current_link_speed"), width("current_link_width"));
+    let (current_speed, current_width) = bottleneck(&upstream_path(&device.dir));
     let (max_speed, max_width) = (speed("max_link_speed"), width("max_link_width"));
     let nominal = |s: Option<f64>, w: Option<u32>| nominal_gbs(s?, w?);
     PcieLink {
@@ -181,6 +193,61 @@ pub fn read_link(device: &DisplayDevice, matched_by: &str) -> PcieLink {
         max_generation: max_speed.and_then(generation).map(|g| g.number),
         current_nominal_gbs: nominal(current_speed, current_width),
         max_nominal_gbs: nominal(max_speed, max_width),
+    }
+}
+
+/// Bridges and ports between a device and its root port never number more than this; the walk
+/// stops there whatever the tree says.
+const MAX_PATH_DEPTH: usize = 16;
+
+/// `dir` and, through its canonical sysfs path (`/sys/devices/pci0000:00/0000:00:01.1/...`),
+/// every PCI bridge and port above it that has a link, up to the root port (the host bridge
+/// above it has no link files, which ends the walk). Just `dir` where the path cannot be
+/// resolved.
+pub fn upstream_path(dir: &Path) -> Vec<PathBuf> {
+    let mut path = vec![dir.to_path_buf()];
+    let Ok(canonical) = dir.canonicalize() else {
+        return path;
+    };
+    path.extend(
+        canonical
+            .ancestors()
+            .skip(1)
+            .take(MAX_PATH_DEPTH)
+            .take_while(|d| has_link(d))
+            .map(Path::to_path_buf),
+    );
+    path
+}
+
+fn has_link(dir: &Path) -> bool {
+    ["current_link_speed", "current_link_width"]
+        .iter()
+        .any(|name| dir.join(name).is_file())
+}
+
+/// The current speed and width of the hop among `devices` with the least nominal bandwidth:
+/// one link's pair, never the speed of one hop with the width of another. Where no hop gives
+/// both, the slowest speed and the narrowest width known.
+fn bottleneck(devices: &[PathBuf]) -> (Option<f64>, Option<u32>) {
+    let hops: Vec<(Option<f64>, Option<u32>)> = devices
+        .iter()
+        .map(|d| {
+            let width =
+                read_trimmed(&d.join("current_link_width")).and_then(|w| w.parse::<u32>().ok());
+            (read_speed(&d.join("current_link_speed")), width)
+        })
+        .collect();
+    let narrowest = hops
+        .iter()
+        .filter_map(|&(speed, width)| Some((speed?, width?, nominal_gbs(speed?, width?)?)))
+        .min_by(|a, b| a.2.total_cmp(&b.2));
+    match narrowest {
+        Some((speed, width, _)) => (Some(speed), Some(width)),
+        None => (
+            hops.iter().filter_map(|h| h.0).reduce(f64::min),
+            hops.iter().filter_map(|h| h.1).min(),
+        ),
     }
 }
 

@@ -13,11 +13,14 @@ pub struct Reading {
     pub memory_clock_mhz: Option<f64>,
     /// Board power, watts.
     pub power_w: Option<f64>,
-    /// GPU temperature, degrees Celsius.
+    /// GPU temperature, degrees Celsius: where the source has several sensors, the one the
+    /// clocks are limited by (amdgpu's junction sensor rather than its edge sensor).
     pub temperature_c: Option<f64>,
     /// Share of the last interval the GPU was busy, percent.
     pub utilization_pct: Option<f64>,
-    /// Reasons the clocks are held down right now (`sw-power-cap`, `hw-thermal-slowdown`, ...).
+    /// Reasons the clocks are held down right now (`sw-power-cap`, `hw-thermal-slowdown`, ...);
+    /// always empty from a source that does not report them
+    /// ([`TelemetrySource::reports_throttle_reasons`]).
     pub throttle_reasons: Vec<String>,
 }
 
@@ -46,11 +49,31 @@ pub struct GpuProcess {
     pub used_memory_bytes: Option<u64>,
 }
 
+/// The name the amdgpu sysfs reader records with every summary.
+pub const AMDGPU_SOURCE: &str = "amdgpu-sysfs";
+
+/// Sources whose drivers expose no clock-limit (throttle) reasons: their readings' empty list
+/// means "not known", never "not throttled".
+const WITHOUT_THROTTLE_REASONS: [&str; 1] = [AMDGPU_SOURCE];
+
+/// Whether the source recorded as `name` reports clock-limit (throttle) reasons. The name is
+/// what every summary keeps (`TelemetrySummary::source`), so a reader of a summary (the
+/// doctor, a results file) can tell an empty list that means "none" from one that means
+/// "this driver does not say"; a scripted source named after a reader behaves as that reader.
+pub fn reports_throttle_reasons(name: &str) -> bool {
+    !WITHOUT_THROTTLE_REASONS.contains(&name)
+}
+
 /// A reader of one device's telemetry. Reading must be cheap (well under a millisecond on a
 /// real driver) because it runs ten to twenty times a second beside the benchmark.
 pub trait TelemetrySource: Send {
     /// Short name recorded with every summary (`nvml`, `amdgpu-sysfs`).
     fn name(&self) -> &str;
+    /// Whether [`Reading::throttle_reasons`] is known: `false` where the driver exposes no
+    /// clock-limit reasons, so an empty list says nothing about throttling.
+    fn reports_throttle_reasons(&self) -> bool {
+        reports_throttle_reasons(self.name())
+    }
     /// Reads every quantity the source exposes now.
     fn sample(&mut self) -> Reading;
     /// Limits and versions.
@@ -76,5 +99,17 @@ impl std::fmt::Debug for Opened {
             Opened::Unavailable(reason) => write!(f, "Unavailable({reason})"),
             Opened::NotApplicable(reason) => write!(f, "NotApplicable({reason})"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_sources_whose_drivers_say_nothing_have_unknown_throttle_reasons() {
+        assert!(!reports_throttle_reasons(AMDGPU_SOURCE));
+        assert!(reports_throttle_reasons("nvml"));
+        assert!(reports_throttle_reasons("fake"));
     }
 }

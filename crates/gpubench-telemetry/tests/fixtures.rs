@@ -1,6 +1,8 @@
 //! The link reader, the amdgpu source, the hook and the doctor's checks against fixture sysfs
 //! trees (a healthy gen4 x16 card, a x8 link on a x16 card, gen3 on a gen5 card, an AMD card
-//! with hwmon files) and against scripted NVML-like sources behind the same trait.
+//! with hwmon files, an AMD card behind its on-board switch in a gen3 x4 slot with junction and
+//! edge sensors, an Instinct accelerator of PCI class 0x12) and against scripted NVML-like
+//! sources behind the same trait.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -327,4 +329,82 @@ fn the_clocks_settle_once_the_idle_readings_end_and_the_summary_covers_the_sampl
     assert!(!summary.throttle_reasons.contains(&"gpu-idle".to_string()));
     // Outside a region there is nothing to tell.
     assert_eq!(telemetry.clocks_settled(), None);
+}
+
+#[test]
+fn a_card_behind_an_on_board_switch_reports_the_slots_narrower_link() {
+    // GPU (gen4 x16 to the card's own switch) <- switch downstream <- switch upstream (gen3
+    // x4 into the slot) <- root port.
+    let devices = pcie::display_devices(&root("navi-behind-switch"));
+    assert_eq!(devices.len(), 1, "the bridges are not display devices");
+    assert_eq!(pcie::upstream_path(&devices[0].dir).len(), 4);
+    let link = link_of("navi-behind-switch", 0x1002, 0x744c);
+    assert_eq!(link.address, "0000:03:00.0");
+    assert_eq!(
+        (link.current_generation, link.current_width),
+        (Some(3), Some(4))
+    );
+    assert_eq!((link.max_generation, link.max_width), (Some(4), Some(16)));
+    assert_link_check(&link, CheckStatus::Fail, "4 of 16 lanes");
+}
+
+#[test]
+fn an_instinct_accelerator_is_found_by_its_processing_accelerator_class() {
+    let link = link_of("mi300x-accelerator", 0x1002, 0x74a1);
+    assert_eq!(
+        (link.current_generation, link.current_width),
+        (Some(5), Some(16))
+    );
+    let mi300x = adapter("AMD Instinct MI300X", 0x1002, 0x74a1);
+    match gpubench_telemetry::open_source(&mi300x, &root("mi300x-accelerator")) {
+        Opened::Source(source) => assert_eq!(source.name(), "amdgpu-sysfs"),
+        other => panic!("amdgpu reads an accelerator: {other:?}"),
+    }
+}
+
+#[test]
+fn an_amd_card_reads_its_junction_sensor_and_its_throttling_is_unknown() {
+    let amd = adapter("AMD Radeon RX 7900 XTX", 0x1002, 0x744c);
+    let telemetry = Telemetry::for_adapter(&amd, &options("navi-behind-switch")).expect("opens");
+    let mut f = findings(&telemetry, 10.0, 900.0);
+    let load = f.load.clone().expect("sampled");
+    // Junction 95 C, not the edge sensor's 60 C.
+    assert_eq!(load.temperature_c.map(|s| s.median), Some(95.0));
+    f.adapter = amd.name.clone();
+    let checks = doctor::checks(&f);
+    let throttling = checks
+        .iter()
+        .find(|c| c.name == "throttling")
+        .expect("throttling");
+    assert_eq!(throttling.status, CheckStatus::Unknown, "{throttling:?}");
+    assert!(
+        throttling
+            .detail
+            .contains("does not report clock-limit reasons"),
+        "{}",
+        throttling.detail
+    );
+    // 1500 of 2526 MHz at 99% busy is still flagged by the clocks.
+    assert_eq!(status_of(&checks, "clocks"), CheckStatus::Warn);
+}
+
+#[test]
+fn a_mapped_upload_is_not_judged_against_the_link() {
+    let mut card = h200();
+    card.pci_bus_id = Some("0000:01:00.0".to_string());
+    let telemetry = scripted("fake-nvml-healthy.json", "healthy-gen4-x16", &card);
+    let mut f = findings(&telemetry, 10.81, 4300.0);
+    f.h2d_path = "h2d-mapped-staging".to_string();
+    let checks = doctor::checks(&f);
+    let h2d = checks
+        .iter()
+        .find(|c| c.name == "h2d-vs-link")
+        .expect("h2d");
+    assert_eq!(h2d.status, CheckStatus::Unknown, "{h2d:?}");
+    assert!(
+        h2d.detail.contains("host's stores into mapped memory"),
+        "{}",
+        h2d.detail
+    );
+    assert!(!h2d.detail.contains('%') && h2d.action.is_none(), "{h2d:?}");
 }
