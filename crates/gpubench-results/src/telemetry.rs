@@ -98,7 +98,28 @@ pub struct TelemetrySummary {
     pub throttle_reasons: Vec<String>,
 }
 
+/// The name the amdgpu sysfs reader records with every summary.
+pub const AMDGPU_SYSFS_SOURCE: &str = "amdgpu-sysfs";
+
+/// Sources whose drivers expose no clock-limit (throttle) reasons: their readings' empty list
+/// means "not known", never "not throttled".
+const WITHOUT_THROTTLE_REASONS: [&str; 1] = [AMDGPU_SYSFS_SOURCE];
+
+/// Whether the source recorded as `name` reports clock-limit (throttle) reasons. The name is
+/// what every summary keeps ([`TelemetrySummary::source`]), so any reader of a summary (the
+/// doctor, a suite's warning, a report) can tell an empty list that means "none" from one that
+/// means "this driver does not say".
+pub fn reports_throttle_reasons(name: &str) -> bool {
+    !WITHOUT_THROTTLE_REASONS.contains(&name)
+}
+
 impl TelemetrySummary {
+    /// Whether its throttle reasons are known: a source that reports them read it. An empty
+    /// list means "none seen" only then.
+    pub fn throttle_reasons_known(&self) -> bool {
+        self.source.as_deref().is_some_and(reports_throttle_reasons)
+    }
+
     /// A summary with no readings, for `status` with `reason`.
     pub fn without_readings(status: TelemetryStatus, reason: Option<String>) -> Self {
         Self {

@@ -50,19 +50,9 @@ pub struct GpuProcess {
 }
 
 /// The name the amdgpu sysfs reader records with every summary.
-pub const AMDGPU_SOURCE: &str = "amdgpu-sysfs";
+pub const AMDGPU_SOURCE: &str = gpubench_results::telemetry::AMDGPU_SYSFS_SOURCE;
 
-/// Sources whose drivers expose no clock-limit (throttle) reasons: their readings' empty list
-/// means "not known", never "not throttled".
-const WITHOUT_THROTTLE_REASONS: [&str; 1] = [AMDGPU_SOURCE];
-
-/// Whether the source recorded as `name` reports clock-limit (throttle) reasons. The name is
-/// what every summary keeps (`TelemetrySummary::source`), so a reader of a summary (the
-/// doctor, a results file) can tell an empty list that means "none" from one that means
-/// "this driver does not say"; a scripted source named after a reader behaves as that reader.
-pub fn reports_throttle_reasons(name: &str) -> bool {
-    !WITHOUT_THROTTLE_REASONS.contains(&name)
-}
+pub use gpubench_results::telemetry::reports_throttle_reasons;
 
 /// A reader of one device's telemetry. Reading must be cheap (well under a millisecond on a
 /// real driver) because it runs ten to twenty times a second beside the benchmark.

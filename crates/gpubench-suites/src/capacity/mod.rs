@@ -10,6 +10,7 @@
 //! Every allocation goes through error scopes (out of memory and validation), so a refusal is a
 //! measurement, never a crash, and every buffer is freed before the next suite starts.
 
+use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::{
     BenchError, BenchResult, BenchmarkInfo, GpuContext, MetricKind, Status, Work,
 };
@@ -85,14 +86,16 @@ impl Suite for CapacitySuite {
     }
 }
 
-/// The default cap on the total probe: 4 GiB (and at most a quarter of host RAM) on a software
-/// adapter, 16 GiB on a GPU.
+/// The default cap on the total probe: 16 GiB on a discrete GPU; where "device memory" is the
+/// host's RAM (a software adapter: 4 GiB; an integrated or unified-memory GPU, such as an
+/// Apple M3 with 8 GB: 16 GiB), at most a quarter of host RAM, and 4 GiB where that is not
+/// known, so the probe never drives the host into swap.
 pub fn default_cap(ctx: &GpuContext) -> u64 {
-    if ctx.is_software() {
-        let quarter_ram = host_memory_bytes().map_or(4 * GIB, |m| m / 4);
-        (4 * GIB).min(quarter_ram)
-    } else {
-        16 * GIB
+    let quarter_ram = || host_memory_bytes().map_or(4 * GIB, |m| m / 4);
+    match AdapterClass::of(ctx) {
+        AdapterClass::Software => (4 * GIB).min(quarter_ram()),
+        AdapterClass::Integrated => (16 * GIB).min(quarter_ram()),
+        AdapterClass::Discrete => 16 * GIB,
     }
 }
 
