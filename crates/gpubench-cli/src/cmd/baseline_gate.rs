@@ -142,14 +142,26 @@ pub fn gate_exit(cmp: &Comparison, gate: &Gate) -> Exit {
         }
         GateOutcome::TooNoisy { level, band } => {
             note!(
-                "too noisy to judge against {}: run noise ±{:.0}% (over the ±{:.0}% band) as large as the change of {}",
+                "too noisy to judge against {}: run noise ±{:.0}% (over the ±{:.0}% band) as large as the change of {}; {}",
                 cmp.base.label,
                 level * 100.0,
                 band * 100.0,
-                ids.join(", ")
+                ids.join(", "),
+                whose_noise(cmp)
             );
             Exit::TooNoisy
         }
+    }
+}
+
+/// Whose noise made a comparison too noisy to judge, and what helps: a noisy baseline is
+/// re-recorded (rerunning on a quiet machine cannot help while it stands), a noisy run rerun.
+fn whose_noise(cmp: &Comparison) -> &'static str {
+    let levels = &cmp.run_noise;
+    if levels.base > levels.new {
+        "the baseline's own noise is the larger: record it again on a quiet machine"
+    } else {
+        "this run's own noise is the larger: rerun on a quieter machine, or use gpubench ab"
     }
 }
 
@@ -558,6 +570,15 @@ mod tests {
         }
         let problem = too_noisy(&unmeasured, None).expect("refused");
         assert!(problem.contains("the reference failed"), "{problem}");
+    }
+
+    #[test]
+    fn a_noisy_baseline_is_named_as_the_noise_to_fix() {
+        let (noisy, quiet) = (with_noise(false, 0.9), with_noise(false, 0.01));
+        let cmp = compare("b", &noisy, "n", &quiet, &CompareOptions::default());
+        assert!(whose_noise(&cmp).starts_with("the baseline's"));
+        let cmp = compare("b", &quiet, "n", &noisy, &CompareOptions::default());
+        assert!(whose_noise(&cmp).starts_with("this run's"));
     }
 
     fn gate(no_fail: bool, strict: bool) -> Gate {

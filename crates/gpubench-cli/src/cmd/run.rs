@@ -75,7 +75,7 @@ fn final_line(exit: Exit, doc: &RunDocument) -> Option<String> {
             exit.code()
         ),
         Exit::TooNoisy => format!(
-            "exit {}: too noisy to judge: the timing regressions above are within this run's own noise (rerun on a quieter machine, or use gpubench ab)",
+            "exit {}: too noisy to judge: the timing regressions above are within the runs' own noise (said above: whose, and what helps)",
             exit.code()
         ),
         Exit::Success => {
