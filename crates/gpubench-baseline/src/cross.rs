@@ -22,8 +22,13 @@ pub enum CrossCell {
         /// The median.
         median: f64,
         /// Oriented ratio against the first column (> 1 faster); none for a metric this
-        /// gpubench does not know.
+        /// gpubench does not know, or where this run measured the id otherwise.
         ratio: Option<f64>,
+        /// How this run measured the id (`time-per-op in ms, lower is better`), where its
+        /// metric, unit or direction differ from the row's: the median is in that unit, and
+        /// has no ratio.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        measured_as: Option<String>,
     },
     /// Skipped or failed, with the reason.
     NotMeasured {
@@ -104,18 +109,34 @@ fn cell(found: Option<&BenchResult>, reference: Option<f64>, row: &BenchResult) 
         return CrossCell::Absent;
     };
     let known = row.metric.is_known() && r.metric.is_known();
+    let measured_as = measured_otherwise(r, row);
     match r.median() {
         Some(median) => CrossCell::Value {
             median,
             ratio: reference
-                .filter(|_| known)
+                .filter(|_| known && measured_as.is_none())
                 .and_then(|base| oriented(base, median, row.higher_is_better)),
+            measured_as,
         },
         None => CrossCell::NotMeasured {
             status: r.status,
             reason: r.reason.clone(),
         },
     }
+}
+
+/// How `r` measured its id, where that differs from the row's (`row`, the first run to have
+/// the id): its metric, unit and direction. A ratio of a time in µs to one in ms (1000x) or of a
+/// rate to a time says nothing about the cards.
+fn measured_otherwise(r: &BenchResult, row: &BenchResult) -> Option<String> {
+    let same =
+        r.metric == row.metric && r.unit == row.unit && r.higher_is_better == row.higher_is_better;
+    let direction = if r.higher_is_better {
+        "higher is better"
+    } else {
+        "lower is better"
+    };
+    (!same).then(|| format!("{} in {}, {direction}", r.metric, r.unit))
 }
 
 #[cfg(test)]
@@ -143,5 +164,40 @@ mod tests {
             CrossCell::NotMeasured { .. }
         ));
         assert_eq!(table.rows[1].cells[2], CrossCell::Absent);
+    }
+
+    #[test]
+    fn a_cell_measured_otherwise_gets_no_ratio_and_says_how_it_was_measured() {
+        let a = doc_with("A", false);
+        let mut b = doc_with("B", false);
+        // The same launch time, written in ms: a ratio would read 1000x.
+        let launch = &mut b.results[1];
+        launch.unit = "ms".to_string();
+        for v in launch.samples.iter_mut() {
+            *v /= 1000.0;
+        }
+        launch.summary = gpubench_results::stats::summarize(&launch.samples);
+        let table = cross_table(&[("a", &a), ("b", &b)]);
+        match &table.rows[1].cells[1] {
+            CrossCell::Value {
+                ratio, measured_as, ..
+            } => {
+                assert_eq!(*ratio, None);
+                assert_eq!(
+                    measured_as.as_deref(),
+                    Some("time-per-op in ms, lower is better")
+                );
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        // The rows measured alike keep their ratios.
+        assert!(matches!(
+            table.rows[0].cells[1],
+            CrossCell::Value {
+                ratio: Some(_),
+                measured_as: None,
+                ..
+            }
+        ));
     }
 }

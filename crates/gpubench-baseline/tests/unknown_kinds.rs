@@ -106,7 +106,7 @@ fn the_cross_table_shows_the_unknown_row_without_a_ratio() {
     assert_eq!(row.metric.name(), "joules-per-request");
     assert_eq!(row.unit, "J/request");
     match &row.cells[1] {
-        CrossCell::Value { median, ratio } => {
+        CrossCell::Value { median, ratio, .. } => {
             assert!((median / 0.34965 - 2.0).abs() < 1e-6, "{median}");
             assert_eq!(*ratio, None);
         }

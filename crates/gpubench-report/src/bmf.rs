@@ -5,16 +5,18 @@
 //! thresholds see the uncertainty gpubench measured. Measures are named by
 //! [`bencher_measure`](crate::measured::bencher_measure) (`gpubench-bandwidth-gb-s`, ...), never
 //! Bencher's built-in `latency` or `throughput`, whose units differ. Only measured results are
-//! exported ([`measured`](crate::measured::measured)): skipped and failed results have no number,
-//! and derived ones (fits, ridge points, fractions of peak, ceilings) were not timed.
+//! exported ([`measured`](crate::measured::measured), and for a comparison's pairs
+//! [`measured_pair`](crate::measured::measured_pair)): skipped and failed results have no
+//! number, and derived ones (fits, ridge points, fractions of peak, ceilings) were not timed. A
+//! comparison also leaves out a pair whose metric changed between the runs.
 
-use gpubench_baseline::{Comparison, CrossTable};
+use gpubench_baseline::{Comparison, CrossTable, PairComparison};
 use gpubench_results::RunDocument;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::ReportError;
-use crate::measured::{bencher_measure, measured};
+use crate::measured::{bencher_measure, measured, measured_pair};
 
 /// One measure of one benchmark.
 #[derive(Debug, Serialize)]
@@ -76,12 +78,14 @@ pub fn render_run_named(doc: &RunDocument, prefix: Option<&str>) -> Result<Strin
     finish(out)
 }
 
-/// The new run's medians (with their intervals) under their metric's measure, and the
-/// oriented ratio against the base (with its interval) under the measure `gpubench-ratio`.
-/// A comparison in this format.
+/// A comparison in this format: the new run's medians (with their intervals) under their
+/// metric's measure, and the oriented ratio against the base (with its interval) under the
+/// measure `gpubench-ratio`. As for a run, only measured results
+/// ([`measured_pair`]); and not a pair whose metric changed between the runs, whose new value
+/// the base's measure (named for the base's metric and unit) would misfile.
 pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
     let mut out = Map::new();
-    for p in &cmp.pairs {
+    for p in cmp.pairs.iter().filter(|p| exported(p)) {
         let Some(new) = p.new.as_ref() else { continue };
         let Some(median) = new.median else { continue };
         let metric = Metric {
@@ -107,10 +111,88 @@ pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
     finish(out)
 }
 
+/// Whether a compared pair is exported: measured in its own right, and of one metric in
+/// both runs. A pair carries the base's metric and unit; where the new run's differ, the
+/// comparison says so in its note (`metric changed (...)`, from
+/// [`gpubench_baseline::verdict::metric_changed`]) and judges nothing.
+fn exported(pair: &PairComparison) -> bool {
+    let metric_changed = pair
+        .note
+        .as_deref()
+        .is_some_and(|n| n.starts_with(METRIC_CHANGED));
+    measured_pair(pair) && !metric_changed
+}
+
+/// How the comparison's note on a pair whose metric changed begins.
+const METRIC_CHANGED: &str = "metric changed";
+
 /// A cross-card table in this format (BMF has none: it says so).
 pub fn render_cross(_table: &CrossTable) -> Result<String, ReportError> {
     Err(ReportError::Unsupported(
         "bmf holds one run's values; a cross-card table holds several: choose another format (json, csv, md or table)"
             .to_string(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_baseline::testing::{doc_with, ok_result};
+    use gpubench_baseline::{CompareOptions, compare};
+    use gpubench_results::Role;
+
+    /// A derived row, computed from others: no timing of its own.
+    fn derived(id: &str, metric: &str, unit: &str, value: f64) -> gpubench_results::BenchResult {
+        let mut r = ok_result(id, metric, unit, value);
+        r.role = Role::Derived;
+        r.timing = None;
+        r
+    }
+
+    #[test]
+    fn a_comparison_exports_measured_pairs_of_one_metric_only() {
+        let mut base = doc_with("Card", false);
+        base.results.extend([
+            derived(
+                "matmul/f32/64/fraction-of-peak",
+                "fraction-of-peak",
+                "%",
+                40.0,
+            ),
+            derived("memory/fit/latency", "latency", "ns", 90.0),
+            ok_result("stream/changed/1MiB", "bandwidth", "GB/s", 100.0),
+        ]);
+        let mut new = base.clone();
+        // The unit changed: the new value is not the base measure's.
+        let changed = new.results.last_mut().expect("a row");
+        changed.unit = "GiB/s".into();
+        // A derived row only the new run has, of a suite that had one before roles.
+        new.results.push(derived(
+            "roofline/ridge-point",
+            "arithmetic-intensity",
+            "FLOP/B",
+            8.0,
+        ));
+        let cmp = compare("b", &base, "n", &new, &CompareOptions::default());
+        let exported: serde_json::Value =
+            serde_json::from_str(&render_comparison(&cmp).expect("bmf")).expect("json");
+        let ids: Vec<&String> = exported.as_object().expect("an object").keys().collect();
+        for gone in [
+            "matmul/f32/64/fraction-of-peak",
+            "memory/fit/latency",
+            "roofline/ridge-point",
+            "stream/changed/1MiB",
+        ] {
+            assert!(!ids.iter().any(|id| *id == gone), "{gone} in {ids:?}");
+        }
+        let run: serde_json::Value =
+            serde_json::from_str(&render_run(&new).expect("bmf")).expect("json");
+        let measured: Vec<&String> = run
+            .as_object()
+            .expect("an object")
+            .keys()
+            .filter(|id| *id != "stream/changed/1MiB")
+            .collect();
+        assert_eq!(ids, measured, "the same rows as the run's own export");
+    }
 }

@@ -232,7 +232,14 @@ pub fn cross_text(table: &CrossTable) -> ComparisonText {
     for row in &table.rows {
         let mut cells = vec![row.id.clone(), row.unit.clone()];
         cells.extend(row.cells.iter().enumerate().map(|(i, cell)| match cell {
-            CrossCell::Value { median, ratio: r } => match (i, r) {
+            CrossCell::Value {
+                median,
+                measured_as: Some(how),
+                ..
+            } => format!("{} ({how})", sig3(*median)),
+            CrossCell::Value {
+                median, ratio: r, ..
+            } => match (i, r) {
                 (0, _) | (_, None) => sig3(*median),
                 (_, Some(r)) => format!("{} ({})", sig3(*median), ratio(*r)),
             },

@@ -3,9 +3,11 @@
 //! a number would be; the status and reason columns say why. A run's rows carry its adapter,
 //! driver, host and start time, so files from several machines can be concatenated and still
 //! told apart, and whether the run completed (`run_complete` false: it was interrupted, and the
-//! results it never reached are not there).
+//! results it never reached are not there). The tail percentiles of a run's samples (`p5`,
+//! `p95`) come last, after columns older readers index by position.
 
 use gpubench_baseline::{Comparison, CrossCell, CrossTable};
+use gpubench_results::stats::{MIN_N_P95, Summary};
 use gpubench_results::{RunDocument, Status};
 
 use crate::ReportError;
@@ -39,6 +41,9 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         "host",
         "run_started",
         "run_complete",
+        // Appended, so the columns before them keep their places.
+        "p5",
+        "p95",
     ]);
     let adapter = &doc.machine.adapter;
     for r in &doc.results {
@@ -70,9 +75,17 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
             doc.machine.hostname.clone().unwrap_or_default(),
             doc.started_at.clone(),
             doc.complete.to_string(),
+            tail(s, |s| s.p5),
+            tail(s, |s| s.p95),
         ]);
     }
     Ok(printable(&grid.to_csv()))
+}
+
+/// A tail percentile of `summary` at full precision; empty where there is no summary or too
+/// few samples to state one (fewer than [`MIN_N_P95`], as the latency table has it).
+fn tail(summary: Option<&Summary>, percentile: fn(&Summary) -> f64) -> String {
+    raw(summary.filter(|s| s.n as u64 >= MIN_N_P95).map(percentile))
 }
 
 /// A comparison in this format.
@@ -145,9 +158,18 @@ pub fn render_cross(table: &CrossTable) -> Result<String, ReportError> {
         ];
         for cell in &row.cells {
             let (median, ratio, status) = match cell {
-                CrossCell::Value { median, ratio } => {
-                    (raw(Some(*median)), raw(*ratio), "ok".to_string())
-                }
+                CrossCell::Value {
+                    median,
+                    ratio,
+                    measured_as,
+                } => (
+                    raw(Some(*median)),
+                    raw(*ratio),
+                    // A median in another unit says so where a reader of the row looks.
+                    measured_as
+                        .as_ref()
+                        .map_or("ok".to_string(), |how| format!("ok, measured as {how}")),
+                ),
                 CrossCell::NotMeasured { status, reason } => (
                     String::new(),
                     String::new(),
@@ -164,4 +186,39 @@ pub fn render_cross(table: &CrossTable) -> Result<String, ReportError> {
         grid.push(cells);
     }
     Ok(printable(&grid.to_csv()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_baseline::testing::doc_with;
+
+    #[test]
+    fn the_tail_percentiles_come_last() {
+        let mut doc = doc_with("Card", false);
+        let before = render_run(&doc).expect("csv");
+        let header: Vec<&str> = before.lines().next().expect("header").split(',').collect();
+        assert_eq!(header[header.len() - 3..], ["run_complete", "p5", "p95"]);
+        let s = doc.results[0].summary.clone().expect("a summary");
+        assert!(s.n as u64 >= MIN_N_P95, "the fixture has enough samples");
+        let first: Vec<String> = before
+            .lines()
+            .nth(1)
+            .expect("a row")
+            .split(',')
+            .map(String::from)
+            .collect();
+        assert_eq!(
+            first[first.len() - 2..],
+            [raw(Some(s.p5)), raw(Some(s.p95))]
+        );
+        // Too few samples to state a tail: the cells stay empty.
+        let few = doc.results[0].summary.as_mut().expect("a summary");
+        few.n = 5;
+        let after = render_run(&doc).expect("csv");
+        assert!(
+            after.lines().nth(1).expect("a row").ends_with(",,"),
+            "{after}"
+        );
+    }
 }

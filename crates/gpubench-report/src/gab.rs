@@ -21,7 +21,7 @@ use crate::measured::measured;
 use serde::Serialize;
 
 use crate::ReportError;
-use crate::numbers::sig3;
+use crate::numbers::{ci_range, percent};
 
 /// One entry of the custom format.
 #[derive(Debug, Serialize)]
@@ -32,7 +32,9 @@ struct Entry {
     unit: String,
     /// The median.
     value: f64,
-    /// Half-width of the 95% interval, as the action shows it: `±1.23` (absent for counts).
+    /// The 95% interval, as the action shows it (a string it prints beside the value):
+    /// `±1.23`, or both sides, `-39.6/+2.00`, where they differ by more than 1.5x (absent for
+    /// counts).
     #[serde(skip_serializing_if = "String::is_empty")]
     range: String,
     /// Context shown in the action's tooltip.
@@ -84,12 +86,12 @@ pub fn gab_export_named(doc: &RunDocument, prefix: Option<&str>) -> Result<GabEx
             name: crate::prefixed(prefix, &r.id),
             unit: r.unit.clone(),
             value: s.median,
-            range: format!("±{}", sig3((s.ci_high - s.ci_low).abs() / 2.0)),
+            range: ci_range(s.median, s.ci_low, s.ci_high),
             extra: format!(
-                "{}\nn={} cv={:.1}% timing={}",
+                "{}\nn={} cv={} timing={}",
                 doc.machine.adapter.name,
                 s.n,
-                s.cv * 100.0,
+                percent(s.cv * 100.0, 1),
                 r.timing.map_or("-", |t| t.as_str())
             ),
         };
@@ -135,6 +137,31 @@ pub fn companion_path(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lopsided_interval_keeps_both_sides_in_the_range() {
+        let mut doc = gpubench_baseline::testing::doc_with("Card", false);
+        let (id, below, above) = {
+            let r = &mut doc.results[0];
+            let s = r.summary.as_mut().expect("a summary");
+            (s.ci_low, s.ci_high) = (s.median * 0.604, s.median * 1.02);
+            (r.id.clone(), s.median - s.ci_low, s.ci_high - s.median)
+        };
+        let export = gab_export(&doc).expect("export");
+        let entries: Vec<serde_json::Value> =
+            serde_json::from_str::<Vec<_>>(&export.bigger_is_better)
+                .expect("json")
+                .into_iter()
+                .chain(serde_json::from_str::<Vec<_>>(&export.smaller_is_better).expect("json"))
+                .collect();
+        let entry = entries.iter().find(|e| e["name"] == id).expect("exported");
+        let expected = format!(
+            "-{}/+{}",
+            crate::numbers::sig3(below),
+            crate::numbers::sig3(above)
+        );
+        assert_eq!(entry["range"], expected.as_str(), "{entry}");
+    }
 
     #[test]
     fn companion_sits_beside() {

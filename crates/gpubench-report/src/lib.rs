@@ -15,6 +15,7 @@ pub mod grid;
 pub mod html;
 pub mod json;
 pub mod layout;
+pub mod link;
 pub mod markdown;
 pub mod measured;
 pub mod numbers;

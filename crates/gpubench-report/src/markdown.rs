@@ -10,7 +10,8 @@ use crate::grid::markdown_text;
 use crate::numbers::printable;
 use crate::run_text::run_text;
 
-/// The run in this format: the same heading, grids, notes and legend as the terminal table.
+/// The run in this format: the same heading, grids, latency percentiles, notes and legend as
+/// the terminal table.
 pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
     let text = run_text(doc, true);
     let md = markdown_text;
@@ -26,6 +27,12 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         }
         for finding in &suite.findings {
             out.push_str(&format!("- {}\n", md(finding)));
+        }
+        // The tail the terminal shows under the suite (p95, p99), for a job summary too.
+        let rows: Vec<_> = suite.rows.iter().map(|&i| &doc.results[i]).collect();
+        if let Some(latency) = crate::table::blocks::latency_grid(&suite.suite, &rows) {
+            out.push('\n');
+            out.push_str(&latency.to_markdown());
         }
     }
     if !text.notes.is_empty() {
@@ -93,6 +100,30 @@ fn render_text(title: &str, text: &ComparisonText) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::numbers::sig3;
+
+    #[test]
+    fn a_suites_latency_percentiles_are_a_table_of_their_own() {
+        use gpubench_results::stats::latency_summary;
+        let mut doc = gpubench_baseline::testing::doc_with("Card", false);
+        assert!(!render_run(&doc).expect("md").contains("p95 us"));
+        let ns: Vec<u64> = (1..=100u64).map(|us| us * 1000).collect();
+        let summary = latency_summary(&ns).expect("a summary");
+        let (p95, p99) = (summary.p95().expect("p95"), summary.p99().expect("p99"));
+        let id = doc.results[0].id.clone();
+        doc.results[0].latency = Some(Box::new(summary));
+        let md = render_run(&doc).expect("md");
+        assert!(
+            md.contains("latency | p50 us | p95 us | p99 us | max us |"),
+            "{md}"
+        );
+        let short = id.split_once('/').map_or(id.as_str(), |(_, rest)| rest);
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| {short} | ")) && l.contains(&sig3(p99)))
+            .expect("the result's latency row");
+        assert!(row.contains(&format!("| {} |", sig3(p95))), "{row}");
+    }
 
     #[test]
     fn a_few_warnings_stay_a_list_and_many_fold_into_details() {

@@ -5,19 +5,34 @@
 //! results (its "interval" is not one of repeated samples), and a tracker would chart it as if
 //! it had been timed. Failed and skipped results carry no number at all.
 
+use gpubench_baseline::PairComparison;
+use gpubench_baseline::verdict::RATIO_ONLY_NOTE;
+use gpubench_results::schema::legacy_role;
 use gpubench_results::stats::Summary;
 use gpubench_results::{BenchResult, Role, Status};
 
 /// The summary of a result that was measured in its own right and is ok, else `None`.
 pub fn measured(result: &BenchResult) -> Option<&Summary> {
-    let own = matches!(
-        result.role,
-        Role::Kernel | Role::HostReference | Role::CopyEngine
-    );
     result
         .summary
         .as_ref()
-        .filter(|_| own && result.status == Status::Ok)
+        .filter(|_| measured_role(result.role) && result.status == Status::Ok)
+}
+
+/// Whether a result of `role` is measured in its own right (a kernel, a host reference, the
+/// copy engine), not computed from other results: the test every tracking export applies.
+pub fn measured_role(role: Role) -> bool {
+    matches!(role, Role::Kernel | Role::HostReference | Role::CopyEngine)
+}
+
+/// Whether a compared pair is of a result measured in its own right, by [`measured_role`].
+/// A pair carries no role, so it is known by what the comparison found: a value it judged by
+/// ratio alone, with [`RATIO_ONLY_NOTE`], has no timing of its own (derived, or probed); and
+/// the derived rows of every suite that had them when results gained roles (fits, ridge point,
+/// fractions of peak, ceilings) by their ids ([`legacy_role`]), which also covers a pair
+/// whose status changed or that one run lacks.
+pub fn measured_pair(pair: &PairComparison) -> bool {
+    pair.note.as_deref() != Some(RATIO_ONLY_NOTE) && measured_role(legacy_role(&pair.id))
 }
 
 /// A Bencher measure name for a metric in a unit: namespaced (`gpubench-`), so it never lands in

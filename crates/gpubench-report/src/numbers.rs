@@ -36,13 +36,87 @@ pub fn bytes_label(bytes: f64) -> String {
     gpubench_results::units::format_size(bytes.round() as u64)
 }
 
-/// Half-width of the confidence interval as a percentage of the median: `±1.2%`.
+/// How much wider one side of an interval may be than the other and still be shown as one
+/// `±` half-width: beyond it the half-width would understate the long side by over a fifth
+/// and overstate the short one, so both sides are shown.
+const LOPSIDED: f64 = 1.5;
+
+/// The confidence interval as a percentage of the median: `±1.2%` (half its width) where its
+/// two sides are alike, and both sides, `-39.6%/+2.0%`, where one is more than [`LOPSIDED`]
+/// times the other, so an interval lying mostly below or above the median shows it.
 pub fn ci_percent(median: f64, low: f64, high: f64) -> String {
-    if median == 0.0 || !median.is_finite() {
+    if median == 0.0 || ![median, low, high].iter().all(|v| v.is_finite()) {
         return "n/a".to_string();
     }
-    let half = (high - low).abs() / 2.0;
-    format!("±{:.1}%", half / median.abs() * 100.0)
+    let scale = 100.0 / median.abs();
+    let (below, above) = ((median - low) * scale, (high - median) * scale);
+    let as_percent = |v: f64| percent(v, 1);
+    if lopsided(below, above) {
+        format!(
+            "{}/{}",
+            side(below, '-', '+', as_percent),
+            side(above, '+', '-', as_percent)
+        )
+    } else {
+        format!("±{}", as_percent((high - low).abs() / 2.0 * scale))
+    }
+}
+
+/// The confidence interval in the value's own unit, by the rule of [`ci_percent`]: `±1.23`
+/// (half its width), or `-39.6/+2.00` where one side is more than [`LOPSIDED`] times the
+/// other; empty where an end is not finite.
+pub fn ci_range(median: f64, low: f64, high: f64) -> String {
+    if ![median, low, high].iter().all(|v| v.is_finite()) {
+        return String::new();
+    }
+    let (below, above) = (median - low, high - median);
+    if lopsided(below, above) {
+        format!(
+            "{}/{}",
+            side(below, '-', '+', sig3),
+            side(above, '+', '-', sig3)
+        )
+    } else {
+        format!("±{}", sig3((high - low).abs() / 2.0))
+    }
+}
+
+/// Whether an interval reaching `below` under its median and `above` over it is to be shown
+/// by both sides: one is more than [`LOPSIDED`] times the other, or the interval does not
+/// hold the median.
+fn lopsided(below: f64, above: f64) -> bool {
+    let (short, long) = (below.min(above), below.max(above));
+    short < 0.0 || long > LOPSIDED * short
+}
+
+/// A percentage with `decimals` decimals and its `%`: `2.0%`. A value that is not zero but
+/// would round to zero keeps three significant digits instead (`0.00150%`), so a small
+/// spread or share never reads as none.
+pub fn percent(value: f64, decimals: usize) -> String {
+    if !value.is_finite() {
+        return "n/a".to_string();
+    }
+    let rounded = format!("{value:.decimals$}");
+    let rounds_to_zero = rounded
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.');
+    if value != 0.0 && rounds_to_zero {
+        format!("{}%", sig3(value))
+    } else {
+        format!("{rounded}%")
+    }
+}
+
+/// One side of an interval, `distance` from the median in its own direction, written by
+/// `text`: `outward` before it (`-` below, `+` above), `inward` where the interval does not
+/// reach the median on that side (a bootstrap interval may lie wholly on one side of it).
+fn side(distance: f64, outward: char, inward: char, text: impl Fn(f64) -> String) -> String {
+    if distance < 0.0 {
+        format!("{inward}{}", text(-distance))
+    } else {
+        format!("{outward}{}", text(distance))
+    }
 }
 
 /// A value at full precision (the shortest text that reads back to the same f64), for the
@@ -123,13 +197,20 @@ pub fn invisible(c: char) -> bool {
         | '\u{e0020}'..='\u{e007f}')
 }
 
-/// An oriented ratio as `1.23x`.
+/// Below this magnitude two decimals would keep fewer than two significant digits (`0.04x`
+/// for 0.0385), so [`ratio`] and [`ratio_interval`] write three significant digits there.
+const FEW_DECIMALS_BELOW: f64 = 0.1;
+
+/// An oriented ratio as `1.23x`; under [`FEW_DECIMALS_BELOW`] with three significant digits
+/// (`0.0385x`).
 pub fn ratio(value: f64) -> String {
     // A ratio far from one (a collapse, a broken base) keeps its digits: 0.00x would hide it.
     if value == 0.0 {
         "0x".to_string()
     } else if value.is_finite() && !(0.01..1e6).contains(&value.abs()) {
         format!("{value:.2e}x")
+    } else if value.abs() < FEW_DECIMALS_BELOW {
+        format!("{}x", sig3(value))
     } else if value.is_finite() {
         format!("{value:.2}x")
     } else {
@@ -137,7 +218,8 @@ pub fn ratio(value: f64) -> String {
     }
 }
 
-/// A ratio interval as `[0.951, 1.020]`; an end far from one keeps its digits in exponent form
+/// A ratio interval as `[0.951, 1.020]`; an end under [`FEW_DECIMALS_BELOW`] with three
+/// significant digits (`[0.0385, 0.0412]`), and one far from one in exponent form
 /// (`[1.00e-250, 1.00e-250]`), so a collapse never reads as `[0.000, 0.000]`.
 pub fn ratio_interval(low: f64, high: f64) -> String {
     let end = |v: f64| {
@@ -145,6 +227,8 @@ pub fn ratio_interval(low: f64, high: f64) -> String {
             "0".to_string()
         } else if v.is_finite() && !(0.001..1e6).contains(&v.abs()) {
             format!("{v:.2e}")
+        } else if v.abs() < FEW_DECIMALS_BELOW {
+            sig3(v)
         } else {
             format!("{v:.3}")
         }
@@ -214,6 +298,49 @@ mod tests {
     fn ci_as_percent_of_median() {
         assert_eq!(ci_percent(100.0, 98.0, 102.0), "±2.0%");
         assert_eq!(ci_percent(0.0, 0.0, 0.0), "n/a");
+        assert_eq!(ci_percent(100.0, f64::NAN, 102.0), "n/a");
+    }
+
+    #[test]
+    fn a_lopsided_interval_shows_both_sides() {
+        // The audit's packed-i8 row: [60.4, 102] around 100 is 39.6% below and 2% above.
+        assert_eq!(ci_percent(100.0, 60.4, 102.0), "-39.6%/+2.0%");
+        // Within 1.5x of each other the half-width stands for both.
+        assert_eq!(ci_percent(100.0, 97.0, 102.0), "±2.5%");
+        assert_eq!(ci_percent(100.0, 96.9, 102.0), "-3.1%/+2.0%");
+        // An interval reaching the median on one side only, or not at all.
+        assert_eq!(ci_percent(100.0, 100.0, 102.0), "-0.0%/+2.0%");
+        assert_eq!(ci_percent(100.0, 100.5, 102.0), "+0.5%/+2.0%");
+        assert_eq!(ci_percent(-10.0, -12.0, -9.0), "-20.0%/+10.0%");
+    }
+
+    #[test]
+    fn a_lopsided_range_in_the_unit_shows_both_sides() {
+        assert_eq!(ci_range(100.0, 60.4, 102.0), "-39.6/+2.00");
+        assert_eq!(ci_range(100.0, 98.0, 102.0), "±2.00");
+        assert_eq!(ci_range(100.0, f64::NAN, 102.0), "");
+    }
+
+    #[test]
+    fn a_small_nonzero_percentage_never_reads_as_zero() {
+        assert_eq!(ci_percent(1000.0, 999.97, 1000.03), "±0.00300%");
+        assert_eq!(ci_percent(100.0, 99.954, 100.046), "±0.0460%");
+        assert_eq!(ci_percent(100.0, 100.0, 100.0), "±0.0%");
+        assert_eq!(percent(0.04, 0), "0.0400%");
+        assert_eq!(percent(0.19, 0), "0.190%");
+        assert_eq!(percent(44.8, 0), "45%");
+        assert_eq!(percent(0.0, 1), "0.0%");
+        assert_eq!(percent(-0.001, 1), "-0.00100%");
+        assert_eq!(percent(f64::INFINITY, 1), "n/a");
+    }
+
+    #[test]
+    fn a_small_ratio_keeps_three_significant_digits() {
+        assert_eq!(ratio(0.0385), "0.0385x");
+        assert_eq!(ratio(0.0123), "0.0123x");
+        assert_eq!(ratio(0.1), "0.10x");
+        assert_eq!(ratio_interval(0.0385, 0.0412), "[0.0385, 0.0412]");
+        assert_eq!(ratio_interval(0.0015, 0.1), "[0.00150, 0.100]");
     }
 
     #[test]

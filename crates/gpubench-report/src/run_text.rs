@@ -6,7 +6,7 @@ use gpubench_results::chart::finding_of;
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 use crate::grid::Grid;
-use crate::numbers::{ci_percent, sig3, status_cell};
+use crate::numbers::{ci_percent, percent, sig3, status_cell};
 
 /// A run's text, ready to draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +136,7 @@ fn suite_grid(suite: &str, rows: &[&BenchResult]) -> Grid {
                     "-".into()
                 });
                 cells.push(if s.n > 1 {
-                    format!("{:.1}%", s.cv * 100.0)
+                    percent(s.cv * 100.0, 1)
                 } else {
                     "-".into()
                 });
@@ -167,8 +167,8 @@ fn short_id(r: &BenchResult) -> String {
 
 fn legend(doc: &RunDocument) -> Vec<String> {
     let mut lines = vec![
-        "value: median of the samples; ±: half-width of the bootstrap 95% interval of the median; \
-         host: the same work timed submit-to-completion on the host."
+        "value: median of the samples; ±: half-width of the bootstrap 95% interval of the median \
+         (-below%/+above% where one side is over 1.5x the other); host: the same work timed submit-to-completion on the host."
             .to_string(),
         "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.".to_string(),
     ];
@@ -277,8 +277,26 @@ mod tests {
         doc.complete = false;
         assert!(interrupted(&doc));
         let csv = crate::csv::render_run(&doc).expect("csv");
-        let header = csv.lines().next().expect("header");
-        assert!(header.ends_with(",run_complete"), "{header}");
-        assert!(csv.lines().skip(1).all(|l| l.ends_with(",false")), "{csv}");
+        let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+        let complete = header.iter().position(|h| *h == "run_complete");
+        let complete = complete.expect("a run_complete column");
+        assert!(
+            csv.lines()
+                .skip(1)
+                .all(|l| l.split(',').nth(complete) == Some("false")),
+            "{csv}"
+        );
+    }
+
+    #[test]
+    fn a_small_spread_is_not_rounded_to_zero() {
+        let mut doc = doc_with("Card", false);
+        let s = doc.results[0].summary.as_mut().expect("a summary");
+        s.cv = 0.000015;
+        (s.ci_low, s.ci_high) = (s.median * (1.0 - 0.00046), s.median * (1.0 + 0.00046));
+        let text = run_text(&doc, false);
+        let row = &text.suites[0].grid.rows[0];
+        assert_eq!(row[3], "±0.0460%", "{row:?}");
+        assert_eq!(row[4], "0.00150%", "{row:?}");
     }
 }

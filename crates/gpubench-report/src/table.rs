@@ -15,7 +15,7 @@ use crate::layout::prose;
 use crate::numbers::{printable, printable_line};
 use crate::run_text::{SuiteGrid, run_text};
 
-mod blocks;
+pub(crate) mod blocks;
 pub(crate) mod fit;
 pub(crate) mod notes;
 pub(crate) mod telemetry;

@@ -313,7 +313,7 @@ fn one_outlier_does_not_squash_the_latency_histogram() {
     let mut samples: Vec<f64> = (0..100).map(|i| 180.0 + 0.4 * f64::from(i)).collect();
     samples.extend((0..99).map(|i| 380.0 + 0.4 * f64::from(i)));
     samples.push(3800.0);
-    let svg = gpubench_report::html::charts::latency("t", &samples, &[("p50", 300.0)])
+    let svg = gpubench_report::html::charts::latency(&words("t"), &samples, &[("p50", 300.0)])
         .expect("drawn")
         .expect("a chart");
     let counts = bin_counts(&svg);
@@ -496,4 +496,9 @@ fn a_log_axis_over_less_than_a_decade_has_several_ticks() {
     assert!(ticks.len() >= 3, "y ticks: {ticks:?}");
     let lowest = ticks.iter().copied().fold(f64::INFINITY, f64::min);
     assert!(lowest <= 5.0, "a tick below the lowest point: {ticks:?}");
+}
+
+/// Latency histogram words for a result `id` of one operation per sample.
+fn words(id: &str) -> gpubench_report::html::data::LatencyWords {
+    gpubench_report::html::data::LatencyWords::new(id, "time of one operation", "us")
 }

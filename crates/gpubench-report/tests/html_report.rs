@@ -71,7 +71,7 @@ fn assert_roofline_transfer_and_latency_charts(charts: &[String]) {
         labels.iter().any(|t| t == "4KiB") && labels.iter().any(|t| t == "1MiB"),
         "{labels:?}"
     );
-    let latency = chart_with(charts, |t| t.starts_with("Launch round trip"));
+    let latency = chart_with(charts, |t| t == "Latency: launch/round-trip/one-dispatch");
     let labels = texts(latency);
     for p in ["p50", "p95", "p99"] {
         assert!(
@@ -79,6 +79,37 @@ fn assert_roofline_transfer_and_latency_charts(charts: &[String]) {
             "latency chart marks {p}: {labels:?}"
         );
     }
+}
+
+/// A data path's serial requests are captioned and labelled as requests (prepare, upload,
+/// compute, check), in the result's own words, never as launch round trips.
+#[test]
+fn a_request_histogram_is_worded_from_its_result() {
+    let mut doc = recorded();
+    let mut request = doc
+        .results
+        .iter()
+        .find(|r| r.id == "launch/round-trip/one-dispatch")
+        .expect("a round trip")
+        .clone();
+    request.id = "datapath/balanced/serial".to_string();
+    request.suite = "datapath".to_string();
+    request.counts =
+        "time of one request end to end (prepare, upload, compute, download, check), one at a time"
+            .to_string();
+    doc.results.push(request);
+    let page = render(&[("run", &doc)]);
+    let charts = svgs(&page);
+    let chart = chart_with(&charts, |t| t == "Latency: datapath/balanced/serial");
+    let labels = texts(chart);
+    assert!(
+        labels
+            .iter()
+            .any(|t| t == "time of one request end to end (us)"),
+        "{labels:?}"
+    );
+    assert!(chart.contains("each time of one request end to end (prepare, upload"));
+    assert!(!page.contains("round-trip latencies") && !page.contains("Launch round trip"));
 }
 
 #[test]
@@ -405,7 +436,7 @@ fn tick_labels_carry_no_spurious_decimals() {
 #[test]
 fn the_latency_histogram_fits_its_samples_and_counts_in_integers() {
     let samples: Vec<f64> = (0..200).map(|i| 1000.0 + f64::from(i % 50) * 2.0).collect();
-    let svg = gpubench_report::html::charts::latency("t", &samples, &[("p50", 1050.0)])
+    let svg = gpubench_report::html::charts::latency(&words("t"), &samples, &[("p50", 1050.0)])
         .expect("drawn")
         .expect("a chart");
     let ticks = numbers(&svg);
@@ -629,4 +660,9 @@ fn the_machines_table_shows_where_and_how_each_file_ran() {
     ] {
         assert!(table.contains(want), "the machines table lacks {want:?}");
     }
+}
+
+/// Latency histogram words for a result `id` of one operation per sample.
+fn words(id: &str) -> gpubench_report::html::data::LatencyWords {
+    gpubench_report::html::data::LatencyWords::new(id, "time of one operation", "us")
 }

@@ -351,11 +351,12 @@ fn sweep_in(
     .map(Some)
 }
 
-/// A histogram of round-trip latencies (microseconds) with p50/p95/p99 marked; the x axis runs
-/// over the bulk of the samples (see [`histogram`]: samples beyond it are counted in the marked
-/// end bin and named in the legend), with a little padding; the y axis counts samples.
+/// A histogram of latencies (microseconds) with p50/p95/p99 marked, captioned and labelled in
+/// `words` (its result's); the x axis runs over the bulk of the samples (see [`histogram`]:
+/// samples beyond it are counted in the marked end bin and named in the legend), with a little
+/// padding; the y axis counts samples.
 pub fn latency(
-    name: &str,
+    words: &super::data::LatencyWords,
     samples_us: &[f64],
     percentiles: &[(&str, f64)],
 ) -> Result<Option<String>, ReportError> {
@@ -371,12 +372,9 @@ pub fn latency(
     let top = (f64::from(h.counts.iter().copied().max().unwrap_or(1)) * 1.15).ceil() as i32;
     let pad = (hi - lo) * 0.04;
     let x_range = axis_bound((lo - pad).max(lo / 2.0))..axis_bound(hi + pad);
-    svg(&latency_alt(name, &h, percentiles), |root, overlay| {
+    svg(&latency_alt(words, &h, percentiles), |root, overlay| {
         let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("Launch round trip: {name}"),
-                ("sans-serif", CAPTION_FONT),
-            )
+            .caption(&words.caption, ("sans-serif", CAPTION_FONT))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(56)
@@ -386,7 +384,7 @@ pub fn latency(
             .configure_mesh()
             .label_style(("sans-serif", TICK_FONT))
             .axis_desc_style(("sans-serif", AXIS_FONT))
-            .x_desc("submit-to-completion latency (us)")
+            .x_desc(&words.axis)
             .y_desc("samples")
             .x_label_formatter(&|v| tick(*v))
             .draw()
@@ -404,14 +402,24 @@ const LATENCY_BINS: usize = 40;
 const CLIPPED: RGBColor = RGBColor(64, 64, 64);
 
 /// The latency histogram's text alternative: what it counts, its percentiles and its axis.
-fn latency_alt(name: &str, h: &histogram::Histogram, percentiles: &[(&str, f64)]) -> String {
+fn latency_alt(
+    words: &super::data::LatencyWords,
+    h: &histogram::Histogram,
+    percentiles: &[(&str, f64)],
+) -> String {
     let marks: Vec<String> = percentiles
         .iter()
         .map(|(label, v)| format!("{label} {} us", sig3(*v)))
         .collect();
+    let each = if words.each.is_empty() {
+        String::new()
+    } else {
+        format!(", each {}", words.each)
+    };
     format!(
-        "Histogram of {} launch round-trip latencies ({name}): {}; axis {} to {} us, {} beyond it.",
+        "Histogram of {} latencies of {}{each}: {}; axis {} to {} us, {} beyond it.",
         h.n,
+        words.id,
         marks.join(", "),
         sig3(h.lo),
         sig3(h.hi),
@@ -689,7 +697,12 @@ mod tests {
             };
             timeline(std::slice::from_ref(&series), "GB/s").expect("drawn");
             size_sweep("t", "bytes", std::slice::from_ref(&series), &[], None).expect("drawn");
-            latency("l", &[1.0, huge], &[("p50", huge)]).expect("drawn");
+            latency(
+                &super::super::data::LatencyWords::new("l", "", "us"),
+                &[1.0, huge],
+                &[("p50", huge)],
+            )
+            .expect("drawn");
         }
     }
 }

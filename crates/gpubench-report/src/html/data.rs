@@ -356,8 +356,10 @@ pub fn roofline_points(doc: &RunDocument) -> Vec<Series> {
 
 /// Bandwidth against size per transfer path (the rows of the transfer-sizes curves, by their
 /// x and series parameters), and each path's fitted model from its derived rows
-/// (path, fixed cost in us, asymptotic GB/s).
+/// (path, fixed cost in us, asymptotic GB/s). Sizes of a path whose bytes stayed on the device
+/// are a series of their own, named apart ([`crate::link`]), never points of the host-device one.
 pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
+    let link = crate::link::any_crosses(&doc.results);
     let mut series: Vec<Series> = Vec::new();
     let mut models = Vec::new();
     for r in &doc.results {
@@ -386,16 +388,73 @@ pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
         else {
             continue;
         };
-        add_point(&mut series, path, (bytes, y), tip(r));
+        let name = crate::link::series_name(path, r, link);
+        add_point(&mut series, &name, (bytes, y), tip(r));
     }
     for s in &mut series {
         s.sort();
     }
+    follow_on_device(&mut models, &series);
     (series, models)
 }
 
-/// A latency distribution: (id, samples in us, p50/p95/p99 in us).
-pub type Latency = (String, Vec<f64>, Vec<(&'static str, f64)>);
+/// Names each fitted model after its path's series: a path all of whose sizes stayed on the
+/// device has only its on-device series, and its fit is drawn there.
+fn follow_on_device(models: &mut [(String, f64, f64)], series: &[Series]) {
+    let named = |name: &str| series.iter().any(|s| s.name == name);
+    for (path, _, _) in models.iter_mut() {
+        let on_device = format!("{path}{}", crate::link::ON_DEVICE);
+        if !named(path) && named(&on_device) {
+            *path = on_device;
+        }
+    }
+}
+
+/// A latency distribution: the words of its histogram, samples in us, p50/p95/p99 in us.
+pub type Latency = (LatencyWords, Vec<f64>, Vec<(&'static str, f64)>);
+
+/// What a latency histogram says its samples are, in its result's own words (its id, what it
+/// counts, its unit): the one place the caption, the x axis, the text alternative and the
+/// note under the chart take them from, so a datapath request is never called a launch round
+/// trip.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatencyWords {
+    /// The result's id.
+    pub id: String,
+    /// The caption: `Latency: <id>`.
+    pub caption: String,
+    /// The x axis: what one sample is (the first clause of what the result counts, when
+    /// short) and its unit: `time of one request end to end (us)`.
+    pub axis: String,
+    /// What one sample is, whole (the result's `counts`); empty where the file says nothing.
+    pub each: String,
+}
+
+/// Longest first clause of a result's `counts` that still reads as an axis title.
+const AXIS_CLAUSE_MAX: usize = 60;
+
+impl LatencyWords {
+    /// The words for the result `id` whose samples are each `counts`, in `unit`.
+    pub fn new(id: &str, counts: &str, unit: &str) -> Self {
+        let clause = counts.split(['(', ',', ';']).next().unwrap_or("").trim();
+        let what = if clause.is_empty() || clause.chars().count() > AXIS_CLAUSE_MAX {
+            "time per sample"
+        } else {
+            clause
+        };
+        Self {
+            id: id.to_string(),
+            caption: format!("Latency: {id}"),
+            axis: format!("{what} ({unit})"),
+            each: counts.trim().to_string(),
+        }
+    }
+
+    /// The words of `r`'s histogram.
+    pub fn of(r: &BenchResult) -> Self {
+        Self::new(&r.id, &r.counts, &r.unit)
+    }
+}
 
 /// Results with a latency distribution whose samples are the latencies: one operation per
 /// sample (not a pipelined window whose percentiles are over its items, nor a batch whose
@@ -408,7 +467,7 @@ pub fn latencies(doc: &RunDocument) -> Vec<Latency> {
         .filter_map(|r| {
             let l = r.latency.as_ref()?;
             Some((
-                r.id.clone(),
+                LatencyWords::of(r),
                 r.samples.clone(),
                 [("p50", Some(l.p50_us)), ("p95", l.p95()), ("p99", l.p99())]
                     .into_iter()
@@ -704,5 +763,67 @@ mod tests {
         assert_eq!(copy.points.len(), sizes);
         assert!(series.iter().all(|s| s.name != "h2d-zero-copy"));
         assert!(series.iter().any(|s| s.name == "h2d-mapped-staging"));
+    }
+
+    /// A copy whose bytes stayed on the device (a large BAR's staging buffer) is its own
+    /// series, named so, with its fit; the host-device series hold none of its points.
+    #[test]
+    fn rows_that_stayed_on_the_device_are_a_series_apart() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/lavapipe-quick.json");
+        let mut doc = load_document(&fixture).expect("the recorded run loads");
+        for r in doc.results.iter_mut().filter(|r| r.suite == "transfer") {
+            r.params.insert("crosses_link".into(), true.into());
+        }
+        let copies: Vec<BenchResult> = doc
+            .results
+            .iter()
+            .filter(|r| param_str(r, "path") == Some("h2d-mapped-staging"))
+            .map(|r| {
+                let mut row = r.clone();
+                row.id = row.id.replace("h2d-mapped-staging", "h2d-staging-copy");
+                row.params.insert("path".into(), "h2d-staging-copy".into());
+                if !row.params.contains_key("fit") {
+                    row.params.insert("crosses_link".into(), false.into());
+                    row.role = Role::CopyEngine;
+                }
+                row
+            })
+            .collect();
+        doc.results.extend(copies);
+        let (series, models) = transfer(&doc);
+        let names: Vec<&str> = series.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&"h2d-staging-copy (on device)"), "{names:?}");
+        assert!(!names.contains(&"h2d-staging-copy"), "{names:?}");
+        assert!(
+            models.iter().any(|m| m.0 == "h2d-staging-copy (on device)"),
+            "its fit follows it: {models:?}"
+        );
+        // Without a link (unified memory: no row crosses one) nothing is marked.
+        for r in doc.results.iter_mut() {
+            r.params.insert("crosses_link".into(), false.into());
+        }
+        let (series, _) = transfer(&doc);
+        assert!(series.iter().all(|s| !s.name.contains("(on device)")));
+    }
+
+    /// A histogram's words come from its result: a datapath request is a request, a launch
+    /// round trip a round trip.
+    #[test]
+    fn latency_words_are_the_results_own() {
+        let request = LatencyWords::new(
+            "datapath/x/serial",
+            "time of one request end to end (prepare, upload, compute, download, check), one at a time",
+            "us",
+        );
+        assert_eq!(request.caption, "Latency: datapath/x/serial");
+        assert_eq!(request.axis, "time of one request end to end (us)");
+        assert!(request.each.contains("prepare, upload, compute"));
+        let long = LatencyWords::new("launch/round-trip/one-dispatch", &"word ".repeat(20), "us");
+        assert_eq!(long.axis, "time per sample (us)");
+        assert_eq!(
+            LatencyWords::new("a/b", "", "us").axis,
+            "time per sample (us)"
+        );
     }
 }

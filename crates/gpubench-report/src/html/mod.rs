@@ -232,11 +232,16 @@ fn findings_section(title: &str, doc: &RunDocument) -> Markup {
 /// launch round trip, a serial request), whatever its suite.
 fn latency_sections(title: &str, doc: &RunDocument) -> Result<Markup, ReportError> {
     let mut sections = Vec::new();
-    for (id, samples, percentiles) in data::latencies(doc) {
+    for (words, samples, percentiles) in data::latencies(doc) {
+        let each = if words.each.is_empty() {
+            String::new()
+        } else {
+            format!(" Here: {}.", words.each)
+        };
         sections.push(chart_section(
             &format!("Latency{title}"),
-            charts::latency(&id, &samples, &percentiles)?,
-            "Each sample is one operation (a dispatch, a request) submitted and waited for. Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach.",
+            charts::latency(&words, &samples, &percentiles)?,
+            &format!("Each sample is one operation (a dispatch, a request) submitted and waited for.{each} Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach."),
         ));
     }
     Ok(join(sections))
@@ -253,10 +258,19 @@ fn transfer_section(title: &str, files: &[(String, &RunDocument)]) -> Result<Mar
         &models,
         legend,
     )?;
+    let mut note = "Bytes moved once per second. End-to-end paths are timed on the host, start to completion; copy-engine paths (-copy) by GPU timestamps per copy; host-write per memcpy (each row's measures param). Dashed: the fitted model t = fixed + bytes / bandwidth.".to_string();
+    if series
+        .iter()
+        .any(|s| s.name.ends_with(crate::link::ON_DEVICE))
+    {
+        note.push_str(" Drawn apart: ");
+        note.push_str(crate::link::ON_DEVICE_NOTE);
+        note.push('.');
+    }
     Ok(chart_section(
         &format!("Host-device transfer{title}"),
         chart,
-        "Bytes moved once per second. End-to-end paths are timed on the host, start to completion; copy-engine paths (-copy) by GPU timestamps per copy; host-write per memcpy (each row's measures param). Dashed: the fitted model t = fixed + bytes / bandwidth.",
+        &note,
     ))
 }
 

@@ -112,7 +112,7 @@ pub fn nominal_table(doc: &RunDocument) -> Option<Table> {
         None,
     );
     let percent = |v: Option<f64>| {
-        Cell::new(v.map_or("-".to_string(), |v| format!("{v:.0}%")))
+        Cell::new(v.map_or("-".to_string(), |v| crate::numbers::percent(v, 0)))
             .set_alignment(CellAlignment::Right)
     };
     for r in rows {
@@ -189,5 +189,20 @@ mod tests {
             header_lines(&doc),
             "telemetry: not applicable (software adapter)\n"
         );
+    }
+
+    #[test]
+    fn a_small_share_of_the_link_is_not_rounded_to_zero() {
+        let mut doc = doc_with("NVIDIA H200", false);
+        // 0.04 GB/s over a 64 GB/s link: 0.0625% of it.
+        let mut slow = ok_result("transfer/h2d/bytes/4KiB", "bandwidth", "GB/s", 0.04);
+        slow.extra.insert("pct_of_link".into(), 0.0625.into());
+        doc.results.push(slow);
+        let text = nominal_table(&doc).expect("a block").to_string();
+        let row = text
+            .lines()
+            .find(|l| l.contains("transfer/h2d/bytes/4KiB"))
+            .expect("the row");
+        assert!(row.contains("0.0625%") && !row.contains(" 0% "), "{row}");
     }
 }
