@@ -115,8 +115,13 @@ fn over_time(
 /// Each throttle reason with the time it was first seen and the share of readings showing it.
 fn reasons_table(run: &RunTelemetry) -> Markup {
     if run.totals.throttle_reasons.is_empty() {
+        let said = if run.totals.throttle_reasons_known() {
+            "No throttle reason was reported."
+        } else {
+            "Throttle reasons unknown: this driver reports none."
+        };
         return html! {
-            p { "No throttle reason was reported." }
+            p { (said) }
             "\n"
         };
     }

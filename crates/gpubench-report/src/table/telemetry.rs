@@ -67,7 +67,10 @@ fn totals_text(run: &RunTelemetry) -> String {
     .into_iter()
     .flatten()
     .collect();
-    let reasons = if t.throttle_reasons.is_empty() {
+    let reasons = if t.throttle_reasons.is_empty() && !t.throttle_reasons_known() {
+        // amdgpu reports none: silence there is not health.
+        "unknown (this driver reports none)".to_string()
+    } else if t.throttle_reasons.is_empty() {
         "none".to_string()
     } else {
         t.throttle_reasons.join(", ")
@@ -188,6 +191,30 @@ mod tests {
         assert_eq!(
             header_lines(&doc),
             "telemetry: not applicable (software adapter)\n"
+        );
+    }
+
+    #[test]
+    fn a_driver_that_reports_no_throttle_reasons_is_not_read_as_unthrottled() {
+        let sampled = |source: &str| {
+            let mut totals = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
+            totals.source = Some(source.to_string());
+            totals.readings = 10;
+            RunTelemetry {
+                totals,
+                trace: Vec::new(),
+                max_sm_clock_mhz: None,
+                max_memory_clock_mhz: None,
+                driver_version: None,
+                link: None,
+                nominal: None,
+            }
+        };
+        assert!(totals_text(&sampled("nvml")).ends_with("throttle reasons: none"));
+        let amd = totals_text(&sampled("amdgpu-sysfs"));
+        assert!(
+            amd.ends_with("throttle reasons: unknown (this driver reports none)"),
+            "{amd}"
         );
     }
 
