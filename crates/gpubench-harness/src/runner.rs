@@ -130,6 +130,51 @@ fn keeps_device_busy(timing: &SampleTiming) -> bool {
         .is_some_and(|gpu| gpu.as_secs_f64() >= BUSY_FRACTION * timing.host.as_secs_f64())
 }
 
+/// How a benchmark warms up: which clock heads its samples, and the sample target to
+/// recalibrate to once warm (`None` for a fixed iteration count).
+#[derive(Debug, Clone, Copy)]
+struct Warm {
+    prefer_gpu: bool,
+    recalibrate_to: Option<Duration>,
+}
+
+/// The most iterations one sample runs.
+const MAX_ITERATIONS: u32 = 1 << 20;
+
+/// Without telemetry to judge the clocks, warm-up goes on while each sample is faster than the
+/// one before by more than this fraction: a clock still rising. Noise alone stops it within a
+/// sample or two.
+pub const RAMP_STEP: f64 = 0.02;
+
+/// Whether `next` ran its iterations faster than `before` by more than [`RAMP_STEP`], by the
+/// clock that heads the samples.
+fn still_speeding_up(before: &SampleTiming, next: &SampleTiming, prefer_gpu: bool) -> bool {
+    let (was, _) = headline(before, prefer_gpu);
+    let (now, _) = headline(next, prefer_gpu);
+    now < was * (1.0 - RAMP_STEP)
+}
+
+/// Warmed-up samples under this fraction of their target get more iterations.
+pub const RECALIBRATE_BELOW: f64 = 0.8;
+
+/// The iteration count to time with once warm: `iterations` (calibrated before the warm-up,
+/// perhaps at idle clocks), or more where a warm sample of `seconds` ran under
+/// [`RECALIBRATE_BELOW`] of `target`: an H200 triad calibrated at 1.8 TB/s and timed at
+/// 4.4 TB/s ran samples of under half its target. Never more than the `ceiling` per sample
+/// (one submit's watchdog-safe maximum) allows, nor over 16 times as many, nor fewer.
+fn recalibrated(iterations: u32, seconds: f64, target: f64, ceiling: f64) -> u32 {
+    if !(seconds > 0.0 && seconds < RECALIBRATE_BELOW * target) {
+        return iterations;
+    }
+    let per_iteration = seconds / f64::from(iterations);
+    let wanted = (target / per_iteration)
+        .ceil()
+        .min((ceiling / per_iteration).floor())
+        .min(f64::from(iterations) * 16.0)
+        .min(f64::from(MAX_ITERATIONS));
+    (wanted as u32).max(iterations)
+}
+
 /// Samples at least this long (host time) have their GPU time compared with their host time.
 pub const CLOCK_CHECK_MIN_SAMPLE: Duration = Duration::from_millis(10);
 /// GPU time may exceed host time by this fraction (timer granularity, rounding) before the
@@ -150,32 +195,45 @@ pub struct ClockPair {
     pub span: HostSpan,
 }
 
+/// GPU time may exceed host time by this much besides [`CLOCK_AHEAD_TOLERANCE`] (the host
+/// clock's step, a browser's 100 us included, and the timestamps' own step) before a sample of
+/// any length is said to be ahead.
+pub const CLOCK_AHEAD_SLACK: Duration = Duration::from_micros(200);
+
 /// The clock check over the samples (see the module docs): a warning when GPU time exceeds host
-/// time, or falls far below it where each sample was one submit of a calibrated amount of work
-/// (`calibrated`: not a latency probe, whose sample is all latency). Medians over the samples of
-/// at least [`CLOCK_CHECK_MIN_SAMPLE`] whose host clock ran until completion.
+/// time, which no sample can do, judged on every sample whose host clock ran until completion
+/// (calibrated samples are a few ms long: a period read k times too long makes calibration stop
+/// at samples k times shorter than their target, so a floor on length would never see it); or
+/// when it falls far below it where each sample was one submit of a calibrated amount of work
+/// (`calibrated`: not a latency probe, whose sample is all latency), judged on samples of at
+/// least [`CLOCK_CHECK_MIN_SAMPLE`], where a submit's and a wake-up's latency weigh little.
+/// Medians over the samples, so one wild sample decides nothing.
 pub fn clock_check(clocks: &[ClockPair], calibrated: bool) -> Option<Warning> {
-    let min = CLOCK_CHECK_MIN_SAMPLE.as_secs_f64();
-    let compared: Vec<&ClockPair> = clocks
+    let timed: Vec<&ClockPair> = clocks
         .iter()
-        .filter(|c| c.span != HostSpan::HostOnly && c.host >= min && c.gpu.is_finite())
+        .filter(|c| c.span != HostSpan::HostOnly && c.host > 0.0 && c.gpu.is_finite())
         .collect();
-    if compared.is_empty() {
-        return None;
-    }
-    let median_of = |f: fn(&ClockPair) -> f64| {
-        let values: Vec<f64> = compared.iter().map(|c| f(c)).collect();
-        stats::median(&values)
-    };
-    let ratio = median_of(|c| c.gpu / c.host);
-    let one_submit = calibrated && compared.iter().all(|c| c.span == HostSpan::OneSubmit);
-    let disagree =
-        ratio > 1.0 + CLOCK_AHEAD_TOLERANCE || (one_submit && ratio < CLOCK_BEHIND_FRACTION);
-    disagree.then(|| Warning::ClockDisagreement {
-        gpu_ms: median_of(|c| c.gpu) * 1e3,
-        host_ms: median_of(|c| c.host) * 1e3,
-        samples: compared.len(),
+    let slack = CLOCK_AHEAD_SLACK.as_secs_f64();
+    let ahead = !timed.is_empty()
+        && median_over(&timed, |c| (c.gpu - slack) / c.host) > 1.0 + CLOCK_AHEAD_TOLERANCE;
+    let min = CLOCK_CHECK_MIN_SAMPLE.as_secs_f64();
+    let long: Vec<&ClockPair> = timed.iter().copied().filter(|c| c.host >= min).collect();
+    let one_submit = calibrated && long.iter().all(|c| c.span == HostSpan::OneSubmit);
+    let behind = one_submit
+        && !long.is_empty()
+        && median_over(&long, |c| c.gpu / c.host) < CLOCK_BEHIND_FRACTION;
+    let judged = if ahead { &timed } else { &long };
+    (ahead || behind).then(|| Warning::ClockDisagreement {
+        gpu_ms: median_over(judged, |c| c.gpu) * 1e3,
+        host_ms: median_over(judged, |c| c.host) * 1e3,
+        samples: judged.len(),
     })
+}
+
+/// The median of `f` over `pairs`.
+fn median_over(pairs: &[&ClockPair], f: impl Fn(&ClockPair) -> f64) -> f64 {
+    let values: Vec<f64> = pairs.iter().map(|c| f(c)).collect();
+    stats::median(&values)
 }
 
 /// Per-sample times, per iteration, in seconds, and each sample's two clocks whole.
@@ -330,21 +388,25 @@ impl<'a> Runner<'a> {
         if let Some(queries) = self.queries.as_ref().filter(|_| prefer_gpu) {
             self.ctx.scoped(queries.learn_step(self.ctx)).await?;
         }
-        let iterations = match info.iterations {
+        let target = info.target_sample.unwrap_or(self.settings.target_sample);
+        let target = target.min(self.settings.max_sample);
+        let calibrated = info.iterations == IterationPolicy::Calibrate;
+        let mut iterations = match info.iterations {
             IterationPolicy::Fixed(n) => n.max(1),
-            IterationPolicy::Calibrate => {
-                let target = info.target_sample.unwrap_or(self.settings.target_sample);
-                self.calibrate(bench, prefer_gpu, target.min(self.settings.max_sample))
-                    .await?
-            }
+            IterationPolicy::Calibrate => self.calibrate(bench, prefer_gpu, target).await?,
         };
         if let Some(hook) = &self.telemetry {
             hook.begin(&info.id);
         }
         // The measured region, telemetry around it: warm-up, then the timed samples.
         observer.phase(Phase::WarmUp);
-        let taken = match self.warm_up(bench, iterations).await {
-            Ok(()) => {
+        let warm = Warm {
+            prefer_gpu,
+            recalibrate_to: calibrated.then_some(target),
+        };
+        let taken = match self.warm_up(bench, iterations, warm).await {
+            Ok(warmed) => {
+                iterations = warmed;
                 if let Some(hook) = &self.telemetry {
                     hook.sampling();
                 }
@@ -465,7 +527,12 @@ impl<'a> Runner<'a> {
 
     /// Untimed samples for the warm-up budget, at least the minimum count; then, where the
     /// telemetry says the device still idles, more ([`Runner::ramp_clocks`]).
-    async fn warm_up(&self, bench: &mut dyn Benchmark, iterations: u32) -> Result<(), Stop> {
+    async fn warm_up(
+        &self,
+        bench: &mut dyn Benchmark,
+        iterations: u32,
+        warm: Warm,
+    ) -> Result<u32, Stop> {
         let start = Instant::now();
         let mut warmups = 0;
         let mut last = None;
@@ -474,34 +541,72 @@ impl<'a> Runner<'a> {
             last = Some(self.sample(bench, iterations).await?);
             warmups += 1;
             if start.elapsed() > self.settings.max_time {
-                return Ok(());
+                return Ok(iterations);
             }
         }
-        self.ramp_clocks(bench, iterations, last).await
+        let last = self.ramp_clocks(bench, iterations, last, warm).await?;
+        Ok(match (warm.recalibrate_to, last) {
+            (Some(target), Some(last)) => {
+                let (seconds, source) = headline(&last, warm.prefer_gpu);
+                let target = self.sample_target(target.as_secs_f64(), source);
+                let ceiling = self.settings.max_sample.as_secs_f64();
+                recalibrated(iterations, seconds, target, ceiling)
+            }
+            _ => iterations,
+        })
     }
 
-    /// More warm-up samples while the telemetry says the device is still at its idle clocks
-    /// and the samples keep it busy (GPU time at least [`BUSY_FRACTION`] of host time: lighter
-    /// work would not raise the clock however long it ran), for at most [`CLOCK_RAMP_CAP`].
-    /// A result whose samples still ran at idle clocks is marked by the telemetry.
+    /// More warm-up samples while the device is still ramping its clocks, for at most
+    /// [`CLOCK_RAMP_CAP`]; returns the last warm-up sample. Where telemetry can judge the
+    /// clocks: while it says the device is still at its idle clocks and the samples keep it
+    /// busy (GPU time at least [`BUSY_FRACTION`] of host time: lighter work would not raise
+    /// the clock however long it ran); a result whose samples still ran at idle clocks is
+    /// marked by the telemetry. Where it cannot (no telemetry, as on an Apple GPU, or no clock
+    /// to read): while each sample is still faster than the one before by more than
+    /// [`RAMP_STEP`], the pace of a clock still rising.
     async fn ramp_clocks(
         &self,
         bench: &mut dyn Benchmark,
         iterations: u32,
         mut last: Option<SampleTiming>,
-    ) -> Result<(), Stop> {
-        let Some(hook) = &self.telemetry else {
-            return Ok(());
-        };
+        warm: Warm,
+    ) -> Result<Option<SampleTiming>, Stop> {
         let start = Instant::now();
-        while hook.clocks_settled() == Some(false)
-            && last.as_ref().is_some_and(keeps_device_busy)
-            && start.elapsed() < CLOCK_RAMP_CAP
-        {
+        while start.elapsed() < CLOCK_RAMP_CAP {
+            let settled = self
+                .telemetry
+                .as_ref()
+                .and_then(|hook| hook.clocks_settled());
+            let ramping = match settled {
+                Some(false) => last.as_ref().is_some_and(keeps_device_busy),
+                Some(true) => false,
+                None => last.is_some(),
+            };
+            if !ramping {
+                break;
+            }
             self.check_stop()?;
-            last = Some(self.sample(bench, iterations).await?);
+            let next = self.sample(bench, iterations).await?;
+            let faster = match (&last, settled) {
+                (Some(before), None) => still_speeding_up(before, &next, warm.prefer_gpu),
+                _ => true,
+            };
+            last = Some(next);
+            if !faster {
+                break;
+            }
         }
-        Ok(())
+        Ok(last)
+    }
+
+    /// What a sample aims at, in seconds, timed by `source`: `target`, and at least
+    /// [`CALIBRATION_STEPS`] steps of that clock where the sample ceiling allows (a browser's
+    /// clocks step by up to 100 us).
+    fn sample_target(&self, target: f64, source: TimingSource) -> f64 {
+        let steps = CALIBRATION_STEPS * self.clock_resolution(source).as_secs_f64();
+        target
+            .max(steps)
+            .min(self.settings.max_sample.as_secs_f64())
     }
 
     /// Timed samples until the count and the variation target are met or a time cap is reached
@@ -544,7 +649,7 @@ impl<'a> Runner<'a> {
             }
             if n >= min_samples {
                 let (values, _) = samples.headline(prefer_gpu);
-                let cv = stats::summarize(&values).map_or(f64::INFINITY, |s| s.cv);
+                let cv = stats::cv(&values).unwrap_or(f64::INFINITY);
                 if cv <= self.settings.target_cv {
                     return Ok((samples, false));
                 }
@@ -609,7 +714,6 @@ impl<'a> Runner<'a> {
         prefer_gpu: bool,
         target: Duration,
     ) -> Result<u32, Stop> {
-        const MAX_ITERATIONS: u32 = 1 << 20;
         let target = target.as_secs_f64();
         let ceiling = self.settings.max_sample.as_secs_f64();
         let mut iterations: u32 = 1;
@@ -618,10 +722,7 @@ impl<'a> Runner<'a> {
             let timing = self.sample(bench, iterations).await?;
             let (seconds, source) = headline(&timing, prefer_gpu);
             let seconds = seconds.max(1e-7);
-            // A sample spans CALIBRATION_STEPS of its clock where the ceiling allows: a
-            // browser's clocks step by up to 100 us.
-            let steps = CALIBRATION_STEPS * self.clock_resolution(source).as_secs_f64();
-            let target = target.max(steps).min(ceiling);
+            let target = self.sample_target(target, source);
             if seconds >= target || iterations >= MAX_ITERATIONS {
                 break;
             }
@@ -886,6 +987,34 @@ mod tests {
         samples
     }
 
+    #[test]
+    fn a_sample_calibrated_at_idle_clocks_gets_more_iterations_once_warm() {
+        // Three iterations took 5.3 ms at idle clocks, 2.2 ms warm: 7 reach a 5 ms target.
+        assert_eq!(recalibrated(3, 0.0022, 0.005, 0.1), 7);
+        // Within the margin of the target, or over it, the count stands.
+        assert_eq!(recalibrated(3, 0.0045, 0.005, 0.1), 3);
+        assert_eq!(recalibrated(3, 0.009, 0.005, 0.1), 3);
+        // Never past one submit's ceiling, nor 16 times as many, nor for a time of nothing.
+        assert_eq!(recalibrated(10, 0.001, 0.005, 0.002), 20);
+        assert_eq!(recalibrated(1, 1e-6, 0.005, 0.1), 16);
+        assert_eq!(recalibrated(4, 0.0, 0.005, 0.1), 4);
+    }
+
+    #[test]
+    fn warm_up_without_telemetry_goes_on_while_samples_still_speed_up() {
+        let timing = |gpu_ms: f64| SampleTiming {
+            host: Duration::from_secs_f64(gpu_ms * 1.1e-3),
+            gpu: Some(Duration::from_secs_f64(gpu_ms * 1e-3)),
+            gpu_rejected: false,
+            host_span: HostSpan::OneSubmit,
+            item_latencies: Vec::new(),
+            item_stages: Vec::new(),
+        };
+        assert!(still_speeding_up(&timing(5.0), &timing(4.0), true));
+        assert!(!still_speeding_up(&timing(5.0), &timing(4.95), true));
+        assert!(!still_speeding_up(&timing(5.0), &timing(5.5), true));
+    }
+
     /// The summary of `samples` as the runner makes it for a GPU-timed kernel.
     fn summary(samples: &Samples) -> BenchResult {
         let info = BenchmarkInfo::new(
@@ -988,22 +1117,27 @@ mod tests {
     }
 
     #[test]
-    fn the_clock_check_compares_only_samples_of_at_least_10_ms_and_allows_5_percent() {
+    fn the_clock_check_judges_ahead_on_every_sample_and_behind_on_long_ones() {
         let pair = |host_ms: f64, gpu_ms: f64| ClockPair {
             host: host_ms / 1e3,
             gpu: gpu_ms / 1e3,
             span: HostSpan::OneSubmit,
         };
-        // 9 ms samples are too short to judge, however far apart.
-        assert_eq!(clock_check(&[pair(9.0, 90.0); 5], true), None);
+        // Ahead is impossible at any length: a 2 ms sample read 2x long is flagged (a period
+        // overstated k times makes calibration stop at samples k times short of target).
+        assert!(clock_check(&[pair(2.0, 4.0); 5], true).is_some());
+        // A short sample's GPU time may pass its host time by the clocks' steps, no more.
+        assert_eq!(clock_check(&[pair(2.0, 2.2); 5], true), None);
+        // Behind is judged on samples of 10 ms or more only: 9 ms ones are too short.
+        assert_eq!(clock_check(&[pair(9.0, 0.5); 5], true), None);
         // Within 5% above, and anything down to half, is accepted.
         assert_eq!(clock_check(&[pair(20.0, 20.9); 5], true), None);
         assert_eq!(clock_check(&[pair(20.0, 10.5); 5], true), None);
-        let ahead = clock_check(&[pair(20.0, 21.2); 5], false);
+        let ahead = clock_check(&[pair(20.0, 21.5); 5], false);
         assert_eq!(
             ahead,
             Some(Warning::ClockDisagreement {
-                gpu_ms: 21.2,
+                gpu_ms: 21.5,
                 host_ms: 20.0,
                 samples: 5
             })

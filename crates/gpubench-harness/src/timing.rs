@@ -133,9 +133,11 @@ impl TimestampQueries {
 }
 
 /// Elapsed time between two timestamps, or `None` when end is not after start (a reset
-/// counter, a driver that reorders, or an unwritten query).
+/// counter, a driver that reorders, or an unwritten query) or either is zero: Metal resolves
+/// the timestamps of a pass with no dispatch in it to 0 (reported on Apple M2), and a pair
+/// from 0 would time the counter's whole age. No running GPU counter reads 0.
 pub fn ticks_to_duration(begin: u64, end: u64, period_ns: f64) -> Option<Duration> {
-    if end <= begin {
+    if begin == 0 || end <= begin {
         return None;
     }
     let nanos = (end - begin) as f64 * period_ns;
@@ -444,9 +446,11 @@ mod tests {
             Some(Duration::from_nanos(1000))
         );
         assert_eq!(
-            ticks_to_duration(0, 1000, 83.333),
+            ticks_to_duration(1, 1001, 83.333),
             Some(Duration::from_nanos(83_333))
         );
+        // An unwritten begin (Metal's empty pass reads 0) is no interval from boot.
+        assert_eq!(ticks_to_duration(0, 1000, 83.333), None);
         assert_eq!(ticks_to_duration(500, 500, 1.0), None);
         assert_eq!(ticks_to_duration(500, 400, 1.0), None);
     }

@@ -48,6 +48,33 @@ pub struct Summary {
     pub outliers: usize,
 }
 
+/// The mean, the sample standard deviation (n - 1) and the coefficient of variation (0 for a
+/// mean of 0) of `values`, all finite and at least one.
+fn moments(values: &[f64]) -> (f64, f64, f64) {
+    let n = values.len();
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let stddev = if n > 1 {
+        (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    let cv = if mean != 0.0 {
+        stddev / mean.abs()
+    } else {
+        0.0
+    };
+    (mean, stddev, cv)
+}
+
+/// The coefficient of variation of `samples`, to the bit as [`summarize`] gives it (summed in
+/// the same order), without the bootstrap: what the sample loop asks after every sample, while
+/// the device waits. `None` when no finite sample is left.
+pub fn cv(samples: &[f64]) -> Option<f64> {
+    let mut sorted: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    (!sorted.is_empty()).then(|| moments(&sorted).2)
+}
+
 /// Summarises `samples`, ignoring non-finite values. `None` when no finite sample is left.
 pub fn summarize(samples: &[f64]) -> Option<Summary> {
     let mut sorted: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
@@ -56,12 +83,7 @@ pub fn summarize(samples: &[f64]) -> Option<Summary> {
     }
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
-    let mean = sorted.iter().sum::<f64>() / n as f64;
-    let stddev = if n > 1 {
-        (sorted.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-    } else {
-        0.0
-    };
+    let (mean, stddev, cv) = moments(&sorted);
     let (ci_low, ci_high) = bootstrap_median_ci(&sorted, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED);
     Some(Summary {
         median: percentile_sorted(&sorted, 50.0),
@@ -69,11 +91,7 @@ pub fn summarize(samples: &[f64]) -> Option<Summary> {
         min: sorted[0],
         max: sorted[n - 1],
         stddev,
-        cv: if mean != 0.0 {
-            stddev / mean.abs()
-        } else {
-            0.0
-        },
+        cv,
         p5: percentile_sorted(&sorted, 5.0),
         p95: percentile_sorted(&sorted, 95.0),
         ci_low,
@@ -359,6 +377,12 @@ mod tests {
             prop_assert!(s.min <= s.ci_low && s.ci_high <= s.max);
             prop_assert!(s.stddev >= 0.0 && s.cv >= 0.0);
             prop_assert_eq!(s.n, values.len());
+        }
+
+        #[test]
+        fn the_cv_alone_is_the_summarys_cv(values in prop::collection::vec(0.001f64..1e6, 1..60)) {
+            let s = summarize(&values).expect("finite input");
+            prop_assert_eq!(cv(&values), Some(s.cv));
         }
 
         #[test]
