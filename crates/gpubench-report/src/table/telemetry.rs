@@ -176,22 +176,27 @@ mod tests {
             row.contains("61%") && row.contains("45%") && row.contains("fp32_tflops"),
             "{row}"
         );
-        doc.telemetry = Some(RunTelemetry {
-            totals: TelemetrySummary::without_readings(
-                TelemetryStatus::NotApplicable,
-                Some("software adapter".into()),
-            ),
+        doc.telemetry = Some(with_totals(TelemetrySummary::without_readings(
+            TelemetryStatus::NotApplicable,
+            Some("software adapter".into()),
+        )));
+        assert_eq!(
+            header_lines(&doc),
+            "telemetry: not applicable (software adapter)\n"
+        );
+    }
+
+    /// A run's telemetry of `totals` alone: no trace, clocks, link or datasheet row.
+    fn with_totals(totals: TelemetrySummary) -> RunTelemetry {
+        RunTelemetry {
+            totals,
             trace: Vec::new(),
             max_sm_clock_mhz: None,
             max_memory_clock_mhz: None,
             driver_version: None,
             link: None,
             nominal: None,
-        });
-        assert_eq!(
-            header_lines(&doc),
-            "telemetry: not applicable (software adapter)\n"
-        );
+        }
     }
 
     #[test]
@@ -200,15 +205,7 @@ mod tests {
             let mut totals = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
             totals.source = Some(source.to_string());
             totals.readings = 10;
-            RunTelemetry {
-                totals,
-                trace: Vec::new(),
-                max_sm_clock_mhz: None,
-                max_memory_clock_mhz: None,
-                driver_version: None,
-                link: None,
-                nominal: None,
-            }
+            with_totals(totals)
         };
         assert!(totals_text(&sampled("nvml")).ends_with("throttle reasons: none"));
         let amd = totals_text(&sampled("amdgpu-sysfs"));
