@@ -119,15 +119,27 @@ pub fn nominal_table(doc: &RunDocument) -> Option<Table> {
             .set_alignment(CellAlignment::Right)
     };
     for r in rows {
+        // The figure compared with, in the result's unit, beside its name: a share means
+        // nothing to a reader who cannot see what it is a share of.
+        let of = |name: &str, value: Option<f64>| match value {
+            Some(v) => format!("{name} ({} {})", sig3(v), r.unit),
+            None => name.to_string(),
+        };
         let (share, of) = match pct(r, "pct_of_nominal") {
             Some(p) => (
                 Some(p),
-                r.extra
-                    .get("nominal_figure")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or(""),
+                of(
+                    r.extra
+                        .get("nominal_figure")
+                        .and_then(|v| v.as_str())
+                        .unwrap_or(""),
+                    pct(r, "nominal_value"),
+                ),
             ),
-            None => (pct(r, "pct_of_link"), "pcie link"),
+            None => (
+                pct(r, "pct_of_link"),
+                of("pcie link", pct(r, "link_nominal_gbs")),
+            ),
         };
         table.add_row(vec![
             Cell::new(&r.id),
@@ -176,6 +188,17 @@ mod tests {
             row.contains("61%") && row.contains("45%") && row.contains("fp32_tflops"),
             "{row}"
         );
+        // The figure itself stands beside its name, in the result's unit.
+        let mut doc_with_value = doc.clone();
+        if let Some(m) = doc_with_value
+            .results
+            .iter_mut()
+            .find(|r| r.id == "matmul/f32/4096")
+        {
+            m.extra.insert("nominal_value".into(), 67000.0.into());
+        }
+        let text = nominal_table(&doc_with_value).expect("a block").to_string();
+        assert!(text.contains("fp32_tflops (67000 GFLOP/s)"), "{text}");
         doc.telemetry = Some(with_totals(TelemetrySummary::without_readings(
             TelemetryStatus::NotApplicable,
             Some("software adapter".into()),
