@@ -188,7 +188,11 @@ fn judge(rounds: &[(RunDocument, RunDocument)], options: PairedOptions) -> Paire
 /// 4 where the head lost a result or failed one the base lacks, 3 where one regressed, 6 where
 /// one is too noisy, else 0.
 fn exit_for(cmp: &PairedComparison) -> Exit {
-    let failed = |r: &PairedRow| matches!(r.verdict, Verdict::StatusChanged | Verdict::Failed);
+    // A result the head never wrote, that the base measured, is lost as one it skipped is.
+    let failed = |r: &PairedRow| {
+        matches!(r.verdict, Verdict::StatusChanged | Verdict::Failed)
+            || (r.verdict == Verdict::Missing && r.regression)
+    };
     if cmp.rows.iter().any(failed) {
         Exit::BenchmarkFailed
     } else if cmp.regressions().next().is_some() {
@@ -407,5 +411,26 @@ mod tests {
         assert!(what_the_run_said(clap).starts_with("error: invalid value '0'"));
         assert_eq!(what_the_run_said("panicked\nat the end\n"), "at the end");
         assert_eq!(what_the_run_said(""), "no message");
+    }
+
+    #[test]
+    fn a_result_the_head_never_wrote_exits_4_as_a_lost_one() {
+        let mut base = gpubench_baseline::testing::doc_with("Card", false);
+        base.results.truncate(1);
+        let mut head = base.clone();
+        head.results.clear();
+        let rounds: Vec<(RunDocument, RunDocument)> =
+            (0..5).map(|_| (base.clone(), head.clone())).collect();
+        let cmp = judge(&rounds, PairedOptions::default());
+        assert_eq!(exit_for(&cmp), Exit::BenchmarkFailed);
+        // Where the base never measured it either, nothing is lost.
+        base.results[0].status = gpubench_results::Status::Skipped;
+        base.results[0].summary = None;
+        let rounds: Vec<(RunDocument, RunDocument)> =
+            (0..5).map(|_| (base.clone(), head.clone())).collect();
+        assert_eq!(
+            exit_for(&judge(&rounds, PairedOptions::default())),
+            Exit::Success
+        );
     }
 }
