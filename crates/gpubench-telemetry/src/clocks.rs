@@ -97,7 +97,7 @@ mod tests {
     }
 
     #[test]
-    fn the_idle_reason_or_a_low_clock_is_not_settled() {
+    fn a_low_clock_or_the_idle_reason_without_one_is_not_settled() {
         let max = Some(1980.0);
         assert_eq!(
             settled(&reading(Some(345.0), &["gpu-idle"]), max),
@@ -109,6 +109,11 @@ mod tests {
             Some(true)
         );
         assert_eq!(settled(&reading(Some(990.0), &[]), max), Some(true));
+        // An H200 at 99% busy reported `gpu-idle` beside its top clock: the clock decides.
+        assert_eq!(
+            settled(&reading(Some(1980.0), &["gpu-idle"]), max),
+            Some(true)
+        );
         // No maximum: only the reasons can tell.
         assert_eq!(settled(&reading(Some(345.0), &[]), None), None);
         assert_eq!(
@@ -118,20 +123,6 @@ mod tests {
         assert_eq!(settled(&reading(None, &["gpu-idle"]), max), Some(false));
         assert_eq!(settled(&reading(None, &["sw-power-cap"]), None), Some(true));
         assert_eq!(settled(&reading(None, &[]), max), None);
-    }
-
-    #[test]
-    fn the_idle_reason_beside_a_busy_clock_is_settled() {
-        // An H200 at 99% busy reported `gpu-idle` with its top clock: the clock decides.
-        let max = Some(1980.0);
-        assert_eq!(
-            settled(&reading(Some(1980.0), &["gpu-idle"]), max),
-            Some(true)
-        );
-        assert_eq!(
-            settled(&reading(Some(345.0), &["gpu-idle"]), max),
-            Some(false)
-        );
     }
 
     fn result(timing: TimingSource, clock_median: f64) -> BenchResult {

@@ -183,11 +183,12 @@ fn findings(telemetry: &Telemetry, h2d_gbs: f64, stream_gbs: f64) -> Findings {
 }
 
 fn status_of(checks: &[doctor::Check], name: &str) -> CheckStatus {
-    checks
-        .iter()
-        .find(|c| c.name == name)
-        .map(|c| c.status)
-        .expect(name)
+    check_named(checks, name).status
+}
+
+/// The doctor's check of `name`.
+fn check_named<'c>(checks: &'c [doctor::Check], name: &str) -> &'c doctor::Check {
+    checks.iter().find(|c| c.name == name).expect(name)
 }
 
 #[test]
@@ -207,7 +208,7 @@ fn a_throttled_busy_nvml_device_fails_the_doctor() {
         "no sysfs"
     );
     assert!(doctor::any_failed(&checks));
-    let driver = checks.iter().find(|c| c.name == "driver").expect("driver");
+    let driver = check_named(&checks, "driver");
     assert!(driver.detail.contains("570.86.15"));
 }
 
@@ -221,10 +222,7 @@ fn a_healthy_nvml_device_on_a_healthy_link_passes_every_check() {
     for check in &checks {
         assert_eq!(check.status, CheckStatus::Ok, "{check:?}");
     }
-    let h2d = checks
-        .iter()
-        .find(|c| c.name == "h2d-vs-link")
-        .expect("h2d");
+    let h2d = check_named(&checks, "h2d-vs-link");
     assert!(
         h2d.detail.contains("79% of the link's nominal 31.5 GB/s"),
         "{}",
@@ -372,10 +370,7 @@ fn an_amd_card_reads_its_junction_sensor_and_its_throttling_is_unknown() {
     assert_eq!(load.temperature_c.map(|s| s.median), Some(95.0));
     f.adapter = amd.name.clone();
     let checks = doctor::checks(&f);
-    let throttling = checks
-        .iter()
-        .find(|c| c.name == "throttling")
-        .expect("throttling");
+    let throttling = check_named(&checks, "throttling");
     assert_eq!(throttling.status, CheckStatus::Unknown, "{throttling:?}");
     assert!(
         throttling
@@ -396,10 +391,7 @@ fn a_mapped_upload_is_not_judged_against_the_link() {
     let mut f = findings(&telemetry, 10.81, 4300.0);
     f.h2d_path = "h2d-mapped-staging".to_string();
     let checks = doctor::checks(&f);
-    let h2d = checks
-        .iter()
-        .find(|c| c.name == "h2d-vs-link")
-        .expect("h2d");
+    let h2d = check_named(&checks, "h2d-vs-link");
     assert_eq!(h2d.status, CheckStatus::Unknown, "{h2d:?}");
     assert!(
         h2d.detail.contains("host's stores into mapped memory"),
