@@ -24,7 +24,8 @@ use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
 use crate::verdict::{
-    RATIO_ONLY_NOTE, clock_changed, metric_changed, ratio_only, status_got_worse, verdict_for,
+    RATIO_ONLY_NOTE, clock_changed, metric_changed, ratio_only, status_got_worse, untimed,
+    verdict_for,
 };
 use gpubench_results::stats::{BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 
@@ -437,11 +438,14 @@ fn same_device(base: &RunDocument, new: &RunDocument) -> bool {
 const LOST_RESULT: &str =
     "lost: the new run ran its suite with the same profile and options on this kind of device";
 
-/// Whether the new run lost `result`, a base result it lacks: the base measured it (status
-/// ok), and the new run was to measure the same ids: it ran the result's suite, with the same
-/// profile and options, on the same machine or the same kind of device (ids carry sizes chosen
-/// for the card, so another card's ids differ by design). A run stopped part way lacks the
-/// rest of its planned suites' results, and loses them too.
+/// Whether the new run lost `result`, a base result it lacks: the base timed it (status ok,
+/// not derived or probed: a cache level or a fit the sweep did not find this time is no loss),
+/// and the new run was to measure the same ids: it ran the result's suite, with the same
+/// profile and options, on the same machine, or on the same kind of device where that device
+/// is not the host's CPU (ids carry sizes chosen for the card, and a software adapter's memory
+/// sweep is sized by the host's caches, so another card's or another CPU's ids differ by
+/// design). A run stopped part way lacks the rest of its planned suites' results, and loses
+/// them too.
 fn should_have_measured(
     result: &BenchResult,
     base: &RunDocument,
@@ -449,11 +453,25 @@ fn should_have_measured(
     mode: Mode,
     same_device: bool,
 ) -> bool {
+    let software = base.machine.software_adapter || new.machine.software_adapter;
     result.status == Status::Ok
-        && (mode == Mode::SameMachine || same_device)
+        && !untimed(result)
+        && (mode == Mode::SameMachine || (same_device && !software))
         && new.config.suites.contains(&result.suite)
         && base.config.profile == new.config.profile
-        && base.config.options == new.config.options
+        && same_options(&base.config.options, &new.config.options)
+}
+
+/// Whether two runs' options are the same, an option one run does not record counting as
+/// unset (`null`): a newer gpubench records the options of suites it added.
+pub(crate) fn same_options(
+    a: &BTreeMap<String, serde_json::Value>,
+    b: &BTreeMap<String, serde_json::Value>,
+) -> bool {
+    let unset = serde_json::Value::Null;
+    a.keys()
+        .chain(b.keys())
+        .all(|key| a.get(key).unwrap_or(&unset) == b.get(key).unwrap_or(&unset))
 }
 
 /// A result present in one run only: `new` is `Some` when it is the new run's.
@@ -966,6 +984,25 @@ mod tests {
             assert_eq!(pair.verdict, Verdict::Missing);
             assert!(!pair.regression && !cmp.fails_gate(), "{pair:?}");
         }
+
+        // A software adapter on another CPU sizes its memory sweep by that CPU's caches: its
+        // ids differ by design, though it is the same kind of device.
+        let (mut epyc, mut xeon) = (soft_base.clone(), soft_new.clone());
+        epyc.machine.cpu_model = "AMD EPYC".to_string();
+        xeon.machine.cpu_model = "Intel Xeon".to_string();
+        assert!(!compare("b", &epyc, "n", &xeon, &CompareOptions::default()).fails_gate());
+        // An option one run does not record is unset in it: a newer gpubench's new option.
+        let mut newer = new.clone();
+        newer
+            .config
+            .options
+            .insert("a_new_option".to_string(), serde_json::Value::Null);
+        assert!(compare("b", &base, "n", &newer, &CompareOptions::default()).fails_gate());
+        // A derived value (a cache level the sweep did not find this time) is no loss.
+        let mut derived_base = base.clone();
+        derived_base.results[1].role = gpubench_results::Role::Derived;
+        let cmp = compare("b", &derived_base, "n", &new, &CompareOptions::default());
+        assert!(!cmp.fails_gate());
 
         // A result the base never measured (skipped there) loses nothing when it goes.
         let mut skipped_base = base.clone();

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, oriented};
 use crate::verdict::{
-    RATIO_ONLY_NOTE, Verdict, clock_changed, metric_changed, ratio_only, status_got_worse,
+    RATIO_ONLY_NOTE, Verdict, clock_changed, metric_changed, ratio_only, status_got_worse, untimed,
     verdict_for,
 };
 
@@ -199,7 +199,7 @@ fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
         // and the head never wrote is lost, as a status change to skipped would be.
         let measured = sides
             .iter()
-            .any(|(b, _)| b.is_some_and(|b| b.status == Status::Ok));
+            .any(|(b, _)| b.is_some_and(|b| b.status == Status::Ok && !untimed(b)));
         let note = measured.then(|| "lost: the head build wrote no such result".to_string());
         (Verdict::Missing, note)
     } else if !row.metric.is_known() {
@@ -522,6 +522,12 @@ mod tests {
         let row = judged(&rounds);
         assert_eq!(row.verdict, Verdict::Missing);
         assert!(row.regression, "{row:?}");
+        // A derived value (a cache level a sweep did not find this time) is no loss.
+        let mut derived = rounds.clone();
+        for (base, _) in &mut derived {
+            base.results[0].role = gpubench_results::Role::Derived;
+        }
+        assert!(!judged(&derived).regression);
         for (base, _) in &mut rounds {
             base.results[0].status = Status::Skipped;
             base.results[0].summary = None;

@@ -161,8 +161,9 @@ impl BaselineStore {
 }
 
 /// Why `old`'s other suites cannot stand beside `new`'s rows in one baseline: the file has one
-/// machine record, `new`'s, and a debug build's timings or a host clock's are not comparable
-/// with a release build's or a GPU timestamp's (a comparison reads them off that record).
+/// machine record and one set of options, `new`'s, and a debug build's timings or a host
+/// clock's are not comparable with a release build's or a GPU timestamp's (a comparison reads
+/// them off that record), nor are ids made with other options.
 /// `None` where `old` holds no suite `new` lacks, or was measured the same way.
 #[cfg(not(target_arch = "wasm32"))]
 fn measured_otherwise(old: &RunDocument, new: &RunDocument) -> Option<String> {
@@ -184,6 +185,10 @@ fn measured_otherwise(old: &RunDocument, new: &RunDocument) -> Option<String> {
             was.timing_source.as_str(),
             now.timing_source.as_str()
         )
+    } else if !crate::compare::same_options(&old.config.options, &new.config.options) {
+        // The file keeps one set of options, this run's: the kept suites' ids (a matmul
+        // shape, a stream size) would read as lost by the next run with this run's options.
+        "it was run with other options".to_string()
     } else {
         return None;
     };
@@ -424,6 +429,20 @@ mod tests {
         host_timed.results.retain(|r| r.suite == "launch");
         let saved = store.save(&host_timed).expect("save");
         assert!(saved.replaced_whole.is_some_and(|w| w.contains("stream")));
+        // Other options likewise: the kept suites' ids were made with the old ones.
+        let (_dir, store, full) = two_suite_store();
+        let mut other_options = full.clone();
+        other_options
+            .config
+            .options
+            .insert("stream_size".to_string(), serde_json::json!(1 << 20));
+        other_options.results.retain(|r| r.suite == "stream");
+        let saved = store.save(&other_options).expect("save");
+        assert!(
+            saved
+                .replaced_whole
+                .is_some_and(|w| w.contains("other options"))
+        );
         let (_dir, store, full) = two_suite_store();
         let mut same = full.clone();
         same.results.retain(|r| r.suite == "launch");

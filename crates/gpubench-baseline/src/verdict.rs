@@ -119,6 +119,14 @@ pub fn ratio_only(result: &BenchResult) -> bool {
     result.status == Status::Ok && result.timing.is_none()
 }
 
+/// Whether a result has no timing of its own: derived from others (a fit, a cache level, a
+/// fraction of peak) or probed (a capacity). Such a value the sweep or probe did not resolve
+/// this time is a fact about the sweep, not a loss: the measured results it comes from carry
+/// their own verdicts.
+pub fn untimed(result: &BenchResult) -> bool {
+    result.role == Role::Derived || ratio_only(result)
+}
+
 /// ok -> failed, ok -> skipped and skipped -> failed lose something the base run had. A value
 /// with no timing of its own (derived, or probed) that the new run skipped is the exception:
 /// a fit or a cache level's size that this run's sweep did not resolve (the fit went through
@@ -126,8 +134,7 @@ pub fn ratio_only(result: &BenchResult) -> bool {
 /// fact about the sweep or the probe, and the measured results a derived value comes from carry
 /// their own verdicts. Such a value that fails still loses something.
 pub fn status_got_worse(base: &BenchResult, new: &BenchResult) -> bool {
-    let untimed = new.role == Role::Derived || ratio_only(base);
-    if untimed && new.status == Status::Skipped {
+    if (untimed(new) || untimed(base)) && new.status == Status::Skipped {
         return false;
     }
     let rank = |s: Status| match s {

@@ -104,9 +104,10 @@ pub struct SizingArgs {
 /// What `gpubench baseline` does.
 #[derive(Debug, Subcommand)]
 pub enum BaselineCommand {
-    /// Record a finished run's results file as its adapter's baseline (the same checks as
-    /// `run --save-baseline`: a failed, interrupted, noisy, unchecked or verbosely logged run
-    /// is refused unless --force), so a long run need not be repeated.
+    /// Record a finished run's results file as its adapter's baseline (the checks
+    /// `run --save-baseline` makes of the run itself: a failed, interrupted, noisy, unchecked
+    /// or verbosely logged run is refused unless --force; it is compared with nothing), so a
+    /// long run need not be repeated.
     #[command(after_help = crate::exit::help_table())]
     Save(BaselineSaveArgs),
 }
@@ -404,8 +405,9 @@ pub struct GateArgs {
     /// (otherwise only a status change does).
     #[arg(long)]
     pub strict: bool,
-    /// Report regressions without failing (exit 0 instead of 3); a result that failed in the
-    /// new run still exits 3.
+    /// Report regressions without failing (exit 0 instead of 3); never hides a result that
+    /// failed in the new run (`compare` exits 3, `run` 4), nor lets a run that did not pass
+    /// become the baseline.
     #[arg(long)]
     pub no_fail: bool,
 }

@@ -80,6 +80,18 @@ fn save_then_compare_and_never_record_a_failed_run() {
         &["not recording a baseline: this run did not pass"],
     );
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), faster);
+    // --no-fail changes the exit code, never what may become the baseline.
+    let out = quick_run(
+        &dir.path().join("slower-no-fail.json"),
+        &baselines,
+        &["--strict", "--save-baseline", "--no-fail"],
+    );
+    assert_exit_saying(
+        &out,
+        0,
+        &["not recording a baseline: this run did not pass"],
+    );
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), faster);
     std::fs::write(&recorded[0], &before).expect("restore the baseline");
 
     let out = quick_run(

@@ -114,6 +114,16 @@ fn check_unique_ids(path: &Path, doc: RunDocument) -> anyhow::Result<RunDocument
     Ok(doc)
 }
 
+/// The exit the comparison's outcome calls for, whatever `--no-fail` says: what decides
+/// whether a run may replace the baseline it was judged against.
+pub fn outcome_exit(cmp: &Comparison) -> Exit {
+    match cmp.outcome() {
+        GateOutcome::Pass => Exit::Success,
+        GateOutcome::Regressed => Exit::Regression,
+        GateOutcome::TooNoisy { .. } => Exit::TooNoisy,
+    }
+}
+
 /// Exit 3 when the comparison fails the gate and the flags allow failing; the failing ids (and
 /// only those: never a report-only one) are said on stderr.
 pub fn gate_exit(cmp: &Comparison, gate: &Gate) -> Exit {
@@ -416,10 +426,10 @@ pub fn record(
     save_baseline(&plan.store, doc)
 }
 
-/// Records the run as [`record`] does, after its comparison with the baseline it would
-/// replace: a run that did not pass against it (`verdict`, the gate's exit) replaces it only
-/// with `--force`, which accepts its figures; else a slowdown, or a lost result, would become
-/// the baseline the next run is judged by, and pass.
+/// Records the run as [`record`] does, after its comparison with a baseline: a run that did
+/// not pass against it (`verdict`, [`outcome_exit`]: `--no-fail` changes the exit code, not
+/// this) is recorded only with `--force`, which accepts its figures; else a slowdown, or a
+/// lost result, would become the baseline the next run is judged by, and pass.
 pub fn record_judged(
     plan: &BaselinePlan,
     settings: &BaselineSettings,
@@ -429,14 +439,14 @@ pub fn record_judged(
     if settings.save && verdict != Exit::Success {
         if !settings.force {
             note!(
-                "not recording a baseline: this run did not pass against it (exit {}, {}); record it anyway with --force to accept its figures",
-                verdict.code(),
-                verdict.meaning()
+                "not recording a baseline: this run did not pass against the baseline it was compared with ({}: exit {} without --no-fail); record it anyway with --force to accept its figures",
+                verdict.meaning(),
+                verdict.code()
             );
             return Ok(());
         }
         note!(
-            "warning: recording the baseline anyway (--force) over the one this run did not pass against"
+            "warning: recording the baseline anyway (--force), though this run did not pass against the baseline it was compared with"
         );
     }
     record(plan, settings, doc)

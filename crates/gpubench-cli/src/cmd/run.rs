@@ -312,7 +312,11 @@ fn report_and_gate(
     if let Some(code) = signals.received() {
         return Ok(interrupted(doc, out_path, &plan.baseline, code, signals));
     }
-    baseline_gate::record_judged(baseline, &plan.baseline, doc, verdict_exit)?;
+    // Whether it may become the baseline is the comparison's outcome, --no-fail or not.
+    let judged = verdicts
+        .as_ref()
+        .map_or(Exit::Success, baseline_gate::outcome_exit);
+    baseline_gate::record_judged(baseline, &plan.baseline, doc, judged)?;
     if printed == Printed::Closed {
         return Ok(Exit::StdoutClosed);
     }
