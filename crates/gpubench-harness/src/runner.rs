@@ -562,7 +562,7 @@ impl<'a> Runner<'a> {
     /// busy (GPU time at least [`BUSY_FRACTION`] of host time: lighter work would not raise
     /// the clock however long it ran); a result whose samples still ran at idle clocks is
     /// marked by the telemetry. Where it cannot (no telemetry, as on an Apple GPU, or no clock
-    /// to read): while each sample is still faster than the one before by more than
+    /// to read) on a GPU: while each sample is still faster than the one before by more than
     /// [`RAMP_STEP`], the pace of a clock still rising.
     async fn ramp_clocks(
         &self,
@@ -580,7 +580,9 @@ impl<'a> Runner<'a> {
             let ramping = match settled {
                 Some(false) => last.as_ref().is_some_and(keeps_device_busy),
                 Some(true) => false,
-                None => last.is_some(),
+                // A software adapter's "clock" is the host CPU's, which the fixed warm-up
+                // already covers; its samples swing with the host's load, not a ramp.
+                None => last.is_some() && !self.ctx.is_software(),
             };
             if !ramping {
                 break;
