@@ -676,7 +676,9 @@ mod tests {
             * 1e-3;
         assert!(
             sample_ms >= crate::host_clock::RESOLUTION_FACTOR,
-            "calibrated to {sample_ms:.2} ms samples, under 20 steps of 1 ms"
+            "calibrated to {sample_ms:.2} ms samples, under 20 steps of 1 ms: {} per sample, samples {:?}",
+            calibrated.iterations_per_sample,
+            calibrated.samples
         );
         assert!(
             !calibrated.warnings.iter().any(|w| w.kind == coarse),
