@@ -176,8 +176,9 @@ fn judge_row(
 /// the head has (failed there, or new), one only the base has, or a metric this build does not
 /// know. `false` where the ratios are to be judged.
 fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
-    let (verdict, note) = if let Some(lost) = lost_result(sides) {
-        (Verdict::StatusChanged, Some(lost))
+    // (verdict, note, whether it fails the gate)
+    let (verdict, note, regression) = if let Some(lost) = lost_result(sides) {
+        (Verdict::StatusChanged, Some(lost), true)
     } else if sides.iter().all(|(b, _)| b.is_none()) {
         // A result only the head has is new, unless it failed there: a wrong answer is a
         // failure, never merely new (as `compare` judges it).
@@ -191,24 +192,24 @@ fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
                     "round {}: failed, and the base has no such result",
                     k + 1
                 )),
+                true,
             ),
-            None => (Verdict::New, None),
+            None => (Verdict::New, None, false),
         }
     } else if sides.iter().all(|(_, h)| h.is_none()) {
-        // Both builds ran with the same arguments on this machine: a result the base measured
+        // Both builds ran with the same arguments on this machine: a result the base timed
         // and the head never wrote is lost, as a status change to skipped would be.
-        let measured = sides
+        let lost = sides
             .iter()
             .any(|(b, _)| b.is_some_and(|b| b.status == Status::Ok && !untimed(b)));
-        let note = measured.then(|| "lost: the head build wrote no such result".to_string());
-        (Verdict::Missing, note)
+        let note = lost.then(|| "lost: the head build wrote no such result".to_string());
+        (Verdict::Missing, note, lost)
     } else if !row.metric.is_known() {
-        (Verdict::NotJudged, None)
+        (Verdict::NotJudged, None, false)
     } else {
         return false;
     };
-    row.regression = matches!(verdict, Verdict::StatusChanged | Verdict::Failed)
-        || (verdict == Verdict::Missing && note.is_some());
+    row.regression = regression;
     row.verdict = verdict;
     row.note = note;
     true

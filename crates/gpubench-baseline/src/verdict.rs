@@ -73,6 +73,10 @@ pub fn verdict_for(ratio: &RatioEstimate, band: f64) -> Verdict {
     }
 }
 
+/// How the note on a pair whose metric changed begins: a reader of a comparison (an export)
+/// tells such pairs by it.
+pub const METRIC_CHANGED: &str = "metric changed";
+
 /// `metric changed (GB/s, higher is better -> GB/s, lower is better): not comparable` when the
 /// unit or the direction differs, else `None`.
 pub fn metric_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
@@ -88,7 +92,7 @@ pub fn metric_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
         format!("{}, {better} is better", r.unit)
     };
     Some(format!(
-        "metric changed ({} -> {}): not comparable",
+        "{METRIC_CHANGED} ({} -> {}): not comparable",
         metric(base),
         metric(new)
     ))

@@ -166,13 +166,20 @@ fn recalibrated(iterations: u32, seconds: f64, target: f64, ceiling: f64) -> u32
     if !(seconds > 0.0 && seconds < RECALIBRATE_BELOW * target) {
         return iterations;
     }
+    iterations_toward(iterations, seconds, target, ceiling).max(iterations)
+}
+
+/// The iteration count whose sample would last `target`, from a sample of `iterations` that
+/// lasted `seconds`: at most what keeps one sample under `ceiling` (a submit's watchdog-safe
+/// maximum, and at least one), 16 times `iterations`, and [`MAX_ITERATIONS`].
+fn iterations_toward(iterations: u32, seconds: f64, target: f64, ceiling: f64) -> u32 {
     let per_iteration = seconds / f64::from(iterations);
-    let wanted = (target / per_iteration)
+    let safe = (ceiling / per_iteration).floor().max(1.0);
+    (target / per_iteration)
         .ceil()
-        .min((ceiling / per_iteration).floor())
+        .min(safe)
         .min(f64::from(iterations) * 16.0)
-        .min(f64::from(MAX_ITERATIONS));
-    (wanted as u32).max(iterations)
+        .min(f64::from(MAX_ITERATIONS)) as u32
 }
 
 /// Samples at least this long (host time) have their GPU time compared with their host time.
@@ -729,13 +736,7 @@ impl<'a> Runner<'a> {
                 break;
             }
             let per_iteration = seconds / f64::from(iterations);
-            let wanted = (target / per_iteration).ceil();
-            let safe = (ceiling / per_iteration).floor().max(1.0);
-            let next = wanted
-                .min(safe)
-                .min(f64::from(iterations) * 16.0)
-                .min(f64::from(MAX_ITERATIONS));
-            let next = (next as u32).max(iterations + 1);
+            let next = iterations_toward(iterations, seconds, target, ceiling).max(iterations + 1);
             if next as f64 * per_iteration > ceiling {
                 break;
             }

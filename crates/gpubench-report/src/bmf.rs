@@ -10,6 +10,7 @@
 //! number, and derived ones (fits, ridge points, fractions of peak, ceilings) were not timed. A
 //! comparison also leaves out a pair whose metric changed between the runs.
 
+use gpubench_baseline::verdict::METRIC_CHANGED;
 use gpubench_baseline::{Comparison, CrossTable, PairComparison};
 use gpubench_results::RunDocument;
 use serde::Serialize;
@@ -122,9 +123,6 @@ fn exported(pair: &PairComparison) -> bool {
         .is_some_and(|n| n.starts_with(METRIC_CHANGED));
     measured_pair(pair) && !metric_changed
 }
-
-/// How the comparison's note on a pair whose metric changed begins.
-const METRIC_CHANGED: &str = "metric changed";
 
 /// A cross-card table in this format (BMF has none: it says so).
 pub fn render_cross(_table: &CrossTable) -> Result<String, ReportError> {

@@ -265,4 +265,18 @@ mod tests {
         assert_eq!((spread.min, spread.median, spread.max), (1.0, 3.0, 10.0));
         assert_eq!(Spread::of(&[]), None);
     }
+
+    #[test]
+    fn only_sources_whose_drivers_say_nothing_have_unknown_throttle_reasons() {
+        assert!(!reports_throttle_reasons(AMDGPU_SYSFS_SOURCE));
+        assert!(reports_throttle_reasons("nvml"));
+        assert!(reports_throttle_reasons("fake"));
+        let mut summary = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
+        assert!(
+            !summary.throttle_reasons_known(),
+            "no source, nothing known"
+        );
+        summary.source = Some("nvml".to_string());
+        assert!(summary.throttle_reasons_known());
+    }
 }

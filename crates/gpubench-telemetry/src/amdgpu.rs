@@ -4,8 +4,8 @@
 //! (microwatts). The temperature is the junction (hot spot) sensor's where there is one: RDNA
 //! and CDNA lower their clocks on junction temperature, which runs 15-25 C above the edge
 //! sensor under load, so the edge sensor would show a throttled card as cool. The driver
-//! exposes no throttle reasons in these files ([`TelemetrySource::reports_throttle_reasons`]
-//! is false), and no list of processes, so those stay unknown.
+//! exposes no throttle reasons in these files ([`gpubench_results::telemetry::reports_throttle_reasons`]
+//! is false for it), and no list of processes, so those stay unknown.
 
 use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
 use std::path::{Path, PathBuf};
@@ -235,6 +235,8 @@ mod tests {
             hwmon: None,
             temperatures: Vec::new(),
         };
-        assert!(!source.reports_throttle_reasons());
+        assert!(!gpubench_results::telemetry::reports_throttle_reasons(
+            source.name()
+        ));
     }
 }

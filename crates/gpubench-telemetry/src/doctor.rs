@@ -6,7 +6,7 @@
 use gpubench_results::telemetry::{NominalFigures, PcieLink, TelemetryStatus, TelemetrySummary};
 use serde::Serialize;
 
-use crate::source::{GpuProcess, reports_throttle_reasons};
+use crate::source::GpuProcess;
 
 /// A graphics clock under this fraction of the maximum while the GPU is busy is flagged.
 pub const LOW_CLOCK_FRACTION: f64 = 0.7;
@@ -297,8 +297,8 @@ fn throttling(f: &Findings) -> Check {
     let Some(load) = f.load.as_ref().filter(|l| l.readings > 0) else {
         return Check::new("throttling", CheckStatus::Unknown, no_readings(f));
     };
-    let source = load.source.as_deref().unwrap_or("?");
-    if !reports_throttle_reasons(source) {
+    if !load.throttle_reasons_known() {
+        let source = load.source.as_deref().unwrap_or("?");
         // An empty list from such a source is silence, not health: an RX 7900 XTX held at 1500
         // of 2526 MHz read as "none" here.
         return Check::new(

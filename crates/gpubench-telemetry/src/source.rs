@@ -20,7 +20,7 @@ pub struct Reading {
     pub utilization_pct: Option<f64>,
     /// Reasons the clocks are held down right now (`sw-power-cap`, `hw-thermal-slowdown`, ...);
     /// always empty from a source that does not report them
-    /// ([`TelemetrySource::reports_throttle_reasons`]).
+    /// ([`gpubench_results::telemetry::reports_throttle_reasons`]).
     pub throttle_reasons: Vec<String>,
 }
 
@@ -52,18 +52,11 @@ pub struct GpuProcess {
 /// The name the amdgpu sysfs reader records with every summary.
 pub const AMDGPU_SOURCE: &str = gpubench_results::telemetry::AMDGPU_SYSFS_SOURCE;
 
-pub use gpubench_results::telemetry::reports_throttle_reasons;
-
 /// A reader of one device's telemetry. Reading must be cheap (well under a millisecond on a
 /// real driver) because it runs ten to twenty times a second beside the benchmark.
 pub trait TelemetrySource: Send {
     /// Short name recorded with every summary (`nvml`, `amdgpu-sysfs`).
     fn name(&self) -> &str;
-    /// Whether [`Reading::throttle_reasons`] is known: `false` where the driver exposes no
-    /// clock-limit reasons, so an empty list says nothing about throttling.
-    fn reports_throttle_reasons(&self) -> bool {
-        reports_throttle_reasons(self.name())
-    }
     /// Reads every quantity the source exposes now.
     fn sample(&mut self) -> Reading;
     /// Limits and versions.
@@ -89,17 +82,5 @@ impl std::fmt::Debug for Opened {
             Opened::Unavailable(reason) => write!(f, "Unavailable({reason})"),
             Opened::NotApplicable(reason) => write!(f, "NotApplicable({reason})"),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_sources_whose_drivers_say_nothing_have_unknown_throttle_reasons() {
-        assert!(!reports_throttle_reasons(AMDGPU_SOURCE));
-        assert!(reports_throttle_reasons("nvml"));
-        assert!(reports_throttle_reasons("fake"));
     }
 }
