@@ -555,7 +555,7 @@ impl<'a> Runner<'a> {
         Ok(match (warm.recalibrate_to, last) {
             (Some(target), Some(last)) => {
                 let (seconds, source) = headline(&last, warm.prefer_gpu);
-                let target = self.sample_target(target.as_secs_f64(), source);
+                let target = self.sample_target(target.as_secs_f64(), source, warm.prefer_gpu);
                 let ceiling = self.settings.max_sample.as_secs_f64();
                 recalibrated(iterations, seconds, target, ceiling)
             }
@@ -610,9 +610,16 @@ impl<'a> Runner<'a> {
 
     /// What a sample aims at, in seconds, timed by `source`: `target`, and at least
     /// [`CALIBRATION_STEPS`] steps of that clock where the sample ceiling allows (a browser's
-    /// clocks step by up to 100 us).
-    fn sample_target(&self, target: f64, source: TimingSource) -> f64 {
-        let steps = CALIBRATION_STEPS * self.clock_resolution(source).as_secs_f64();
+    /// clocks step by up to 100 us). Where the GPU's timestamps head the samples (`prefer_gpu`)
+    /// their steps count even when this one sample fell back to the host clock: both timestamps
+    /// in one step of a coarse GPU clock give no GPU time, and the host time of a loaded
+    /// machine would otherwise call a sample of under one GPU step long enough.
+    fn sample_target(&self, target: f64, source: TimingSource, prefer_gpu: bool) -> f64 {
+        let mut resolution = self.clock_resolution(source);
+        if prefer_gpu {
+            resolution = resolution.max(self.clock_resolution(TimingSource::GpuTimestamp));
+        }
+        let steps = CALIBRATION_STEPS * resolution.as_secs_f64();
         target
             .max(steps)
             .min(self.settings.max_sample.as_secs_f64())
@@ -731,7 +738,7 @@ impl<'a> Runner<'a> {
             let timing = self.sample(bench, iterations).await?;
             let (seconds, source) = headline(&timing, prefer_gpu);
             let seconds = seconds.max(1e-7);
-            let target = self.sample_target(target, source);
+            let target = self.sample_target(target, source, prefer_gpu);
             if seconds >= target || iterations >= MAX_ITERATIONS {
                 break;
             }
