@@ -8,7 +8,7 @@ use gpubench_results::AdapterSummary;
 use gpubench_results::schema::{MachineInfo, RunConfig, SCHEMA_VERSION, ToolInfo, fingerprint};
 use gpubench_results::stats::summarize;
 use gpubench_results::telemetry::{
-    RunTelemetry, Spread, TelemetryPoint, TelemetryStatus, TelemetrySummary,
+    PcieLink, RunTelemetry, Spread, TelemetryPoint, TelemetryStatus, TelemetrySummary,
 };
 use gpubench_results::{
     BenchResult, BenchmarkInfo, MetricKind, RunDocument, RunSettings, Status, TimingSource, Work,
@@ -151,6 +151,25 @@ pub fn sampled_telemetry() -> RunTelemetry {
         driver_version: None,
         link: None,
         nominal: None,
+    }
+}
+
+/// An H200's PCIe link (NVIDIA 0x2335 at 0000:01:00.0), running at its full gen5 x16: 63 GB/s
+/// nominal each way. Matched by `matched_by`.
+pub fn gen5_x16_link(matched_by: &str) -> PcieLink {
+    PcieLink {
+        address: "0000:01:00.0".into(),
+        vendor_id: 0x10de,
+        device_id: 0x2335,
+        matched_by: matched_by.into(),
+        current_speed_gts: Some(32.0),
+        current_width: Some(16),
+        max_speed_gts: Some(32.0),
+        max_width: Some(16),
+        current_generation: Some(5),
+        max_generation: Some(5),
+        current_nominal_gbs: Some(63.0),
+        max_nominal_gbs: Some(63.0),
     }
 }
 

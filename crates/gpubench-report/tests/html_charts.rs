@@ -174,9 +174,7 @@ fn the_compute_chart_groups_by_type_and_width_and_leaves_out_what_is_not_ok() {
 fn with_number_types(doc: &RunDocument) -> RunDocument {
     let mut out = doc.clone();
     let base = doc
-        .results
-        .iter()
-        .find(|r| r.id == "compute/fma-peak/scalar-f32")
+        .result("compute/fma-peak/scalar-f32")
         .expect("the recording has the f32 peak")
         .clone();
     let rows = [

@@ -87,9 +87,7 @@ fn assert_roofline_transfer_and_latency_charts(charts: &[String]) {
 fn a_request_histogram_is_worded_from_its_result() {
     let mut doc = recorded();
     let mut request = doc
-        .results
-        .iter()
-        .find(|r| r.id == "launch/round-trip/one-dispatch")
+        .result("launch/round-trip/one-dispatch")
         .expect("a round trip")
         .clone();
     request.id = "datapath/balanced/serial".to_string();
@@ -269,9 +267,7 @@ fn every_drawn_point_and_bar_has_a_tooltip_with_value_unit_and_interval() {
     let tips = marks(roofline);
     assert_eq!(tips.len(), drawn, "one mark per roofline point");
     let r = doc
-        .results
-        .iter()
-        .find(|r| r.id == "matmul/f16/256x256x256")
+        .result("matmul/f16/256x256x256")
         .expect("the fixture has this shape");
     let s = r.summary.as_ref().expect("ok");
     let tip = tips
@@ -317,9 +313,7 @@ fn an_f64_peak_gives_its_own_roof_and_none_is_drawn_without_one() {
     assert!(!labels.iter().any(|t| t.contains("f64")), "{labels:?}");
     // The recorded run predates the f64 peak: add one at a sixteenth of the f32 vector peak.
     let mut f64_row = doc
-        .results
-        .iter()
-        .find(|r| r.id == "compute/fma-peak/vec4-f32")
+        .result("compute/fma-peak/vec4-f32")
         .expect("the fixture's f32 peak")
         .clone();
     f64_row.id = "compute/fma-peak/vec4-f64".into();

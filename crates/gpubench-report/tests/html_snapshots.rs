@@ -11,7 +11,7 @@ use common::{fft_doc, mark_not_ok, nominal_h200, recorded, render, scaled};
 use gpubench_baseline::testing::{doc_with, not_ok_result};
 use gpubench_results::run_noise::RunNoise;
 use gpubench_results::telemetry::{
-    NominalFigures, PcieLink, RunTelemetry, TelemetryStatus, TelemetrySummary,
+    NominalFigures, RunTelemetry, TelemetryStatus, TelemetrySummary,
 };
 use gpubench_results::{RunDocument, Status};
 
@@ -37,20 +37,7 @@ fn one_recorded_run() {
 fn sampled_telemetry() -> RunTelemetry {
     RunTelemetry {
         driver_version: Some("550.54".into()),
-        link: Some(PcieLink {
-            address: "0000:01:00.0".into(),
-            vendor_id: 0x10de,
-            device_id: 0x2335,
-            matched_by: "device id".into(),
-            current_speed_gts: Some(32.0),
-            current_width: Some(16),
-            max_speed_gts: Some(32.0),
-            max_width: Some(16),
-            current_generation: Some(5),
-            max_generation: Some(5),
-            current_nominal_gbs: Some(63.0),
-            max_nominal_gbs: Some(63.0),
-        }),
+        link: Some(gpubench_baseline::testing::gen5_x16_link("device id")),
         nominal: Some(NominalFigures {
             pcie_generation: Some(5),
             ..nominal_h200()

@@ -72,6 +72,11 @@ impl RunDocument {
     pub fn has_failures(&self) -> bool {
         self.results.iter().any(|r| r.status == Status::Failed)
     }
+
+    /// The result with this id, if the run has one (ids are unique within a run).
+    pub fn result(&self, id: &str) -> Option<&BenchResult> {
+        self.results.iter().find(|r| r.id == id)
+    }
 }
 
 /// Name, version and commit of the tool.

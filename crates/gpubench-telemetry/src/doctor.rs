@@ -404,16 +404,32 @@ fn h2d_vs_link(f: &Findings) -> Check {
             ),
         );
     }
-    let pct = 100.0 * gbs / nominal;
-    let detail = format!(
-        "measured {gbs:.2} GB/s host to device ({}), {pct:.0}% of the link's nominal {nominal:.1} GB/s",
-        f.h2d_path
-    );
-    if pct < LOW_LINK_PCT {
-        return Check::new("h2d-vs-link", CheckStatus::Warn, detail)
-            .action("run on the CPU socket the GPU is attached to (numactl), check IOMMU settings and the link check above");
+    share_of_nominal(
+        "h2d-vs-link",
+        (gbs, nominal, LOW_LINK_PCT),
+        |pct| {
+            format!(
+                "measured {gbs:.2} GB/s host to device ({}), {pct:.0}% of the link's nominal {nominal:.1} GB/s",
+                f.h2d_path
+            )
+        },
+        "run on the CPU socket the GPU is attached to (numactl), check IOMMU settings and the link check above",
+    )
+}
+
+/// The check `name` of a measured figure against its nominal one, (measured, nominal, lowest
+/// percentage that passes): `detail` of the percentage, and a warning with `action` below it.
+fn share_of_nominal(
+    name: &'static str,
+    (measured, nominal, low_pct): (f64, f64, f64),
+    detail: impl FnOnce(f64) -> String,
+    action: &str,
+) -> Check {
+    let pct = 100.0 * measured / nominal;
+    if pct < low_pct {
+        return Check::new(name, CheckStatus::Warn, detail(pct)).action(action);
     }
-    Check::new("h2d-vs-link", CheckStatus::Ok, detail)
+    Check::new(name, CheckStatus::Ok, detail(pct))
 }
 
 fn stream_vs_nominal(f: &Findings) -> Check {
@@ -435,13 +451,14 @@ fn stream_vs_nominal(f: &Findings) -> Check {
             ),
         );
     };
-    let pct = 100.0 * gbs / nominal;
-    let detail = format!(
-        "measured {gbs:.1} GB/s stream triad, {pct:.0}% of the {card}'s nominal {nominal:.0} GB/s"
-    );
-    if pct < LOW_STREAM_PCT {
-        return Check::new("stream-vs-nominal", CheckStatus::Warn, detail)
-            .action("check the clocks and throttling checks; memory clocks held low (power saving, ECC scrubbing, another process) show here");
-    }
-    Check::new("stream-vs-nominal", CheckStatus::Ok, detail)
+    share_of_nominal(
+        "stream-vs-nominal",
+        (gbs, nominal, LOW_STREAM_PCT),
+        |pct| {
+            format!(
+                "measured {gbs:.1} GB/s stream triad, {pct:.0}% of the {card}'s nominal {nominal:.0} GB/s"
+            )
+        },
+        "check the clocks and throttling checks; memory clocks held low (power saving, ECC scrubbing, another process) show here",
+    )
 }

@@ -383,20 +383,7 @@ mod tests {
     }
 
     fn gen5_x16() -> PcieLink {
-        PcieLink {
-            address: "0000:01:00.0".into(),
-            vendor_id: 0x10de,
-            device_id: 0x2335,
-            matched_by: "pci-bus-id".into(),
-            current_speed_gts: Some(32.0),
-            current_width: Some(16),
-            max_speed_gts: Some(32.0),
-            max_width: Some(16),
-            current_generation: Some(5),
-            max_generation: Some(5),
-            current_nominal_gbs: Some(63.0),
-            max_nominal_gbs: Some(63.0),
-        }
+        gpubench_baseline::testing::gen5_x16_link("pci-bus-id")
     }
 
     /// A host-to-device transfer row with `params` measured at `v`, annotated on a gen5 x16

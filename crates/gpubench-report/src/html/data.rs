@@ -644,7 +644,7 @@ pub fn cross_card_of(
         let row: Vec<Option<Bar>> = docs
             .iter()
             .map(|doc| {
-                let r = doc.results.iter().find(|r| r.id == base.id)?;
+                let r = doc.result(&base.id)?;
                 let b = bar(r)?;
                 let (value, low, high) = if base.higher_is_better {
                     (

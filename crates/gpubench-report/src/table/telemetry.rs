@@ -86,7 +86,7 @@ fn totals_text(run: &RunTelemetry) -> String {
 /// The median of the derived `<id>/fraction-of-peak` row, where there is one.
 fn fraction_of_peak(doc: &RunDocument, id: &str) -> Option<f64> {
     let wanted = format!("{id}/fraction-of-peak");
-    doc.results.iter().find(|r| r.id == wanted)?.median()
+    doc.result(&wanted)?.median()
 }
 
 fn pct(result: &BenchResult, key: &str) -> Option<f64> {
