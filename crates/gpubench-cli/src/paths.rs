@@ -306,12 +306,20 @@ mod tests {
         );
     }
 
+    /// A temporary directory holding `victim.json`, a file that says `keep` and that nothing
+    /// may write through a link to; the directory and the file's path.
+    #[cfg(unix)]
+    fn dir_with_victim() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let victim = dir.path().join("victim.json");
+        std::fs::write(&victim, b"keep").expect("write");
+        (dir, victim)
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_link_at_the_destination_is_refused_and_left_with_its_target() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let target = dir.path().join("victim.json");
-        std::fs::write(&target, b"keep").expect("write");
+        let (dir, target) = dir_with_victim();
         let link = dir.path().join("out.json");
         std::os::unix::fs::symlink(&target, &link).expect("symlink");
         let error = check_output("--export-json", &link).expect_err("a link");
@@ -331,9 +339,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn the_writability_check_writes_nothing_and_follows_no_link() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let victim = dir.path().join("victim");
-        std::fs::write(&victim, b"keep").expect("write");
+        let (dir, victim) = dir_with_victim();
         // The names an earlier gpubench probed with, all taken by links to the victim.
         for pid in [std::process::id(), 1, 2] {
             let planted = dir.path().join(format!(".gpubench-write-test-{pid}"));

@@ -8,11 +8,12 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 
 use clap::builder::TypedValueParser;
-use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use gpubench_engine::Arity;
 use gpubench_suites::REGISTRY;
 use serde_json::Value;
+
+use crate::values::invalid_value;
 
 /// The suites' option values given on the command line, by `config.options` key, already
 /// checked by each option's parser.
@@ -45,7 +46,7 @@ impl TypedValueParser for SpecParser {
             } else {
                 format!("--{flag} {text}: {problem}")
             };
-            clap::Error::raw(ErrorKind::InvalidValue, message).format(&mut cmd.clone())
+            invalid_value(cmd, message)
         })
     }
 }

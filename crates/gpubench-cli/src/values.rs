@@ -27,6 +27,12 @@ impl OnOff {
     }
 }
 
+/// A flag value refused with `message`, a usage error (exit 2) formatted against `cmd` so
+/// that its usage line and the `--help` hint follow.
+pub fn invalid_value(cmd: &Command, message: String) -> clap::Error {
+    clap::Error::raw(ErrorKind::InvalidValue, message).format(&mut cmd.clone())
+}
+
 /// One known name and what `--help` says about it.
 type Choice = (&'static str, Option<String>);
 
@@ -88,8 +94,7 @@ impl TypedValueParser for Known {
             self.noun,
             known.join(", ")
         );
-        // Formatted against the command so the usage line and the `--help` hint follow.
-        Err(clap::Error::raw(ErrorKind::InvalidValue, message).format(&mut cmd.clone()))
+        Err(invalid_value(cmd, message))
     }
 
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {

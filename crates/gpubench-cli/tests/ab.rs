@@ -34,11 +34,15 @@ fn stand_in(dir: &Path, name: &str, docs: &[RunDocument]) -> PathBuf {
         real.display(),
         docs.len()
     );
-    let path = dir.join(name);
-    std::fs::write(&path, script).expect("script");
+    write_script(&dir.join(name), &script)
+}
+
+/// `script` written to `path` as an executable file; `path`.
+fn write_script(path: &Path, script: &str) -> PathBuf {
+    std::fs::write(path, script).expect("script");
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    path
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path.to_path_buf()
 }
 
 /// A run whose two results' best samples are `scale` times the fixture's speed: the bandwidth
@@ -69,12 +73,23 @@ fn ab(dir: &Path, base: &Path, head: &Path, flags: &[&str]) -> std::process::Out
     gpubench_output(&args)
 }
 
-#[test]
-fn the_same_build_twice_is_unchanged_and_exits_0() {
+/// `gpubench ab` (see [`ab`]) with `flags` of a base stand-in at the fixture's speed and a head
+/// stand-in whose runs write `head_runs` in turn: the directory holding both stand-ins, their
+/// `.args` records and the `out` folder; and the output.
+fn ab_against_steady_base(
+    head_runs: &[RunDocument],
+    flags: &[&str],
+) -> (tempfile::TempDir, std::process::Output) {
     let dir = tempfile::tempdir().expect("temp dir");
     let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
-    let head = stand_in(dir.path(), "head", &[at_speed(1.01), at_speed(0.99)]);
-    let out = ab(dir.path(), &base, &head, &["--rounds", "5"]);
+    let head = stand_in(dir.path(), "head", head_runs);
+    let out = ab(dir.path(), &base, &head, flags);
+    (dir, out)
+}
+
+#[test]
+fn the_same_build_twice_is_unchanged_and_exits_0() {
+    let (dir, out) = ab_against_steady_base(&[at_speed(1.01), at_speed(0.99)], &["--rounds", "5"]);
     assert_exit(&out, 0);
     assert_has(
         &text(&out.stdout),
@@ -101,13 +116,8 @@ fn the_same_build_twice_is_unchanged_and_exits_0() {
 
 #[test]
 fn a_head_at_half_speed_is_confirmed_then_fails_with_3() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
-    let head = stand_in(dir.path(), "head", &[at_speed(0.5), at_speed(0.52)]);
-    let out = ab(
-        dir.path(),
-        &base,
-        &head,
+    let (dir, out) = ab_against_steady_base(
+        &[at_speed(0.5), at_speed(0.52)],
         &["--rounds", "5", "--confirm-rounds", "2"],
     );
     assert_exit_saying(&out, 3, &["confirming 2 suspect benchmarks"]);
@@ -129,17 +139,9 @@ fn a_slowdown_hidden_in_some_rounds_gets_a_second_look_and_fails_with_3() {
     // One round in five at full speed, as when the scheduler spares a hogged run now and then:
     // after 5 rounds and 2 to confirm the interval still reaches 1.0 (too noisy); 2 more, of
     // the rows still undecided only, settle it.
-    let dir = tempfile::tempdir().expect("temp dir");
-    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
     let mut speeds = vec![at_speed(0.5); 4];
     speeds.push(at_speed(1.0));
-    let head = stand_in(dir.path(), "head", &speeds);
-    let out = ab(
-        dir.path(),
-        &base,
-        &head,
-        &["--rounds", "5", "--confirm-rounds", "2"],
-    );
+    let (_dir, out) = ab_against_steady_base(&speeds, &["--rounds", "5", "--confirm-rounds", "2"]);
     assert_exit_saying(
         &out,
         3,
@@ -153,17 +155,8 @@ fn a_slowdown_hidden_in_some_rounds_gets_a_second_look_and_fails_with_3() {
 
 #[test]
 fn rounds_that_disagree_are_too_noisy_and_exit_6() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
-    let head = stand_in(
-        dir.path(),
-        "head",
+    let (_dir, out) = ab_against_steady_base(
         &[at_speed(0.6), at_speed(1.5), at_speed(1.0)],
-    );
-    let out = ab(
-        dir.path(),
-        &base,
-        &head,
         &["--rounds", "6", "--confirm-rounds", "0"],
     );
     assert_exit(&out, 6);
@@ -172,17 +165,12 @@ fn rounds_that_disagree_are_too_noisy_and_exit_6() {
 
 #[test]
 fn a_result_the_head_lost_fails_with_4_naming_the_round() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
     let mut broken = at_speed(1.0);
     broken.results[0].status = Status::Failed;
     broken.results[0].reason = Some("verification failed".into());
     broken.results[0].summary = None;
-    let head = stand_in(dir.path(), "head", &[at_speed(1.0), broken]);
-    let out = ab(
-        dir.path(),
-        &base,
-        &head,
+    let (_dir, out) = ab_against_steady_base(
+        &[at_speed(1.0), broken],
         &["--rounds", "5", "--format", "json"],
     );
     assert_exit(&out, 4);
@@ -287,10 +275,7 @@ fn a_value_the_runs_refuse_is_a_usage_error_that_leaves_nothing() {
          echo >&2\necho \"For more information, try '--help'.\" >&2\nexit 2\n",
         gpubench_path().display()
     );
-    let refusing = dir.path().join("refusing");
-    std::fs::write(&refusing, script).expect("script");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&refusing, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let refusing = write_script(&dir.path().join("refusing"), &script);
     let out = ab(dir.path(), &refusing, &refusing, &[]);
     assert_exit_saying(
         &out,

@@ -3,8 +3,10 @@
 //! valid file, and say so in the exit code.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 mod common;
 use common::{
@@ -14,9 +16,19 @@ use common::{
 };
 
 /// A quick stream run on 64 KiB arrays with the named faults injected after the suites.
-fn run_with_faults(out: &Path, faults: &[&str]) -> std::process::Output {
+fn run_with_faults(out: &Path, faults: &[&str]) -> Output {
     let flags: Vec<&str> = faults.iter().flat_map(|f| ["--inject-fault", f]).collect();
     quick_stream_run(out, "64KiB", &flags)
+}
+
+/// The results file of a run with `faults` injected (see [`run_with_faults`]), once the run
+/// has exited with `code`; `None` where GPU tests are not to run (see `vulkan_temp_dir`).
+fn faulted_run_document(faults: &[&str], code: i32) -> Option<Value> {
+    let dir = vulkan_temp_dir()?;
+    let out = dir.path().join("r.json");
+    let output = run_with_faults(&out, faults);
+    assert_exit(&output, code);
+    Some(read_doc(&out))
 }
 
 /// Starts `command` with stdout dropped and stderr kept for the test to read.
@@ -31,12 +43,10 @@ fn start_quietly(command: &mut Command) -> Child {
 
 #[test]
 fn device_lost_mid_run_keeps_results_and_exits_4() {
-    let Some(dir) = vulkan_temp_dir() else { return };
-    let out = dir.path().join("r.json");
     // Faults run after the suites: lose the device, then one more fault that cannot run.
-    let output = run_with_faults(&out, &["device-lost", "wrong-output"]);
-    assert_exit(&output, 4);
-    let doc = read_doc(&out);
+    let Some(doc) = faulted_run_document(&["device-lost", "wrong-output"], 4) else {
+        return;
+    };
     let results = doc["results"].as_array().expect("results");
     let ok = results.iter().filter(|r| r["status"] == "ok").count();
     assert_eq!(
@@ -51,17 +61,30 @@ fn device_lost_mid_run_keeps_results_and_exits_4() {
 
 #[test]
 fn a_benchmark_over_the_limit_is_skipped_and_the_run_goes_on() {
-    let Some(dir) = vulkan_temp_dir() else { return };
-    let out = dir.path().join("r.json");
-    let output = run_with_faults(&out, &["over-limit", "gpu-error"]);
     // The GPU error fails its benchmark (exit 4); the over-limit one is only skipped.
-    assert_exit(&output, 4);
-    let doc = read_doc(&out);
+    let Some(doc) = faulted_run_document(&["over-limit", "gpu-error"], 4) else {
+        return;
+    };
     let over = result_with_id(&doc, "selftest/over-limit");
     assert_status_reason(&over, "skipped", "max_buffer_size");
     let gpu = result_with_id(&doc, "selftest/gpu-error");
     assert_eq!(gpu["status"], "failed");
     assert_eq!(doc["complete"], true);
+}
+
+/// Sends `signal` to `child` and waits for it to exit, failing unless it does so within
+/// `limit` (the message says `took … after {what}`); its output.
+#[cfg(unix)]
+fn signal_and_wait_within(child: Child, signal: &str, limit: Duration, what: &str) -> Output {
+    send_signal(&child, signal);
+    let sent = Instant::now();
+    let output = child.wait_with_output().expect("exits");
+    assert!(
+        sent.elapsed() < limit,
+        "took {:?} after {what}",
+        sent.elapsed()
+    );
+    output
 }
 
 #[cfg(unix)]
@@ -126,15 +149,9 @@ fn a_second_signal_ends_the_run_at_once() {
     std::thread::sleep(Duration::from_secs(5));
     send_signal(&child, "-INT");
     std::thread::sleep(Duration::from_millis(100));
-    send_signal(&child, "-INT");
-    let second = Instant::now();
-    let output = child.wait_with_output().expect("exits");
     // One signal waits for the sample in flight (up to 2 s) and then writes and reports.
-    assert!(
-        second.elapsed() < Duration::from_millis(900),
-        "took {:?} after the second signal",
-        second.elapsed()
-    );
+    let limit = Duration::from_millis(900);
+    let output = signal_and_wait_within(child, "-INT", limit, "the second signal");
     assert_exit(&output, 130);
     if out.exists() {
         read_doc(&out);
@@ -166,14 +183,8 @@ fn signal_a_stalled_run(fault: &str, signal: &str, code: i32) -> String {
     };
     let out = dir.path().join("r.json");
     let child = stalled_run(&out, fault);
-    send_signal(&child, signal);
-    let sent = Instant::now();
-    let output = child.wait_with_output().expect("exits");
-    assert!(
-        sent.elapsed() < Duration::from_secs(3),
-        "{fault}: took {:?} after the signal",
-        sent.elapsed()
-    );
+    let what = format!("the signal to a run stalled by {fault}");
+    let output = signal_and_wait_within(child, signal, Duration::from_secs(3), &what);
     assert_exit(&output, code);
     let doc = read_doc(&out);
     assert_eq!(doc["complete"], false);

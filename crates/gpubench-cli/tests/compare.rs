@@ -3,18 +3,15 @@
 //! bad input failing with one line that names the file, exit 1, and nothing written.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use assert_cmd::Command;
 use gpubench_baseline::testing::{doc_with, not_ok_result, scaled};
 use gpubench_harness::{RunDocument, Status};
 
 mod common;
-use common::{arg, assert_exit, assert_exit_saying, assert_has, assert_has_all, text, write_doc};
-
-fn gpubench() -> Command {
-    Command::cargo_bin("gpubench").expect("binary built")
-}
+use common::{
+    arg, assert_exit, assert_exit_saying, assert_has, assert_has_all, gpubench_output, text,
+    write_doc,
+};
 
 /// `doc` written to `dir` as `base.json`, and beside it, for each `(name, factor)` of `slower`,
 /// a copy `factor` times slower; their paths.
@@ -30,10 +27,6 @@ fn base_and_slower<const N: usize>(
     )
 }
 
-fn run(args: &[&str]) -> Output {
-    gpubench().args(args).output().expect("run gpubench")
-}
-
 #[test]
 fn thirty_percent_slower_fails_and_one_percent_passes() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -41,11 +34,11 @@ fn thirty_percent_slower_fails_and_one_percent_passes() {
     let (base, [slow, same]) =
         base_and_slower(dir.path(), &doc, [("slow.json", 1.3), ("same.json", 1.01)]);
 
-    let out = run(&["compare", arg(&base), arg(&slow)]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&slow)]);
     assert_exit_saying(&out, 3, &["regression"]);
     assert_has(&text(&out.stdout), "regressed");
 
-    let out = run(&["compare", arg(&base), arg(&same)]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&same)]);
     assert_exit(&out, 0);
     let stdout = text(&out.stdout);
     // The summary line comes first and counts; no row below it regressed.
@@ -59,12 +52,12 @@ fn thirty_percent_slower_fails_and_one_percent_passes() {
         "{stdout}"
     );
 
-    let out = run(&["compare", arg(&base), arg(&slow), "--no-fail"]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&slow), "--no-fail"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("regressed"));
 
     // A band wider than the slowdown turns the verdict into "unchanged".
-    let out = run(&["compare", arg(&base), arg(&slow), "--noise", "40"]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&slow), "--noise", "40"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
 
@@ -80,7 +73,7 @@ fn failing_benchmark_is_a_regression() {
     );
     let base = write_doc(dir.path(), "base.json", &base_doc);
     let new = write_doc(dir.path(), "new.json", &broken);
-    let out = run(&["compare", arg(&base), arg(&new)]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&new)]);
     assert_eq!(out.status.code(), Some(3));
     assert_has_all(
         &text(&out.stdout),
@@ -96,10 +89,10 @@ fn software_adapters_report_only_unless_strict() {
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
     let (base, [slow]) = base_and_slower(dir.path(), &doc, [("slow.json", 1.5)]);
-    let out = run(&["compare", arg(&base), arg(&slow)]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&slow)]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("report-only"));
-    let out = run(&["compare", arg(&base), arg(&slow), "--strict"]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&slow), "--strict"]);
     assert_eq!(out.status.code(), Some(3));
 }
 
@@ -114,7 +107,7 @@ fn different_adapters_and_many_files_give_ratios() {
     );
     let c = write_doc(dir.path(), "c.json", &doc_with("Intel Test", false));
 
-    let out = run(&["compare", arg(&a), arg(&b)]);
+    let out = gpubench_output(&["compare", arg(&a), arg(&b)]);
     assert_eq!(out.status.code(), Some(0), "cross-machine never gates");
     let stdout = text(&out.stdout);
     assert!(
@@ -122,7 +115,7 @@ fn different_adapters_and_many_files_give_ratios() {
     );
     assert_has_all(&stdout, &["ratio-only", "0.50x"]);
 
-    let out = run(&["compare", arg(&a), arg(&b), arg(&c), "--format", "csv"]);
+    let out = gpubench_output(&["compare", arg(&a), arg(&b), arg(&c), "--format", "csv"]);
     assert_exit(&out, 0);
     let stdout = text(&out.stdout);
     assert!(
@@ -130,7 +123,7 @@ fn different_adapters_and_many_files_give_ratios() {
         "{stdout}"
     );
 
-    let out = run(&["compare", arg(&a), arg(&b), arg(&c), "--format", "bmf"]);
+    let out = gpubench_output(&["compare", arg(&a), arg(&b), arg(&c), "--format", "bmf"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -140,7 +133,7 @@ fn formats_and_exports() {
     let doc = doc_with("NVIDIA Test", false);
     let (base, [new]) = base_and_slower(dir.path(), &doc, [("new.json", 1.01)]);
     let gab = dir.path().join("gab.json");
-    let out = run(&[
+    let out = gpubench_output(&[
         "compare",
         arg(&base),
         arg(&new),
@@ -159,11 +152,11 @@ fn formats_and_exports() {
     assert!(dir.path().join("gab-smaller.json").exists());
 
     for format in ["table", "csv", "md", "bmf"] {
-        let out = run(&["compare", arg(&base), arg(&new), "--format", format]);
+        let out = gpubench_output(&["compare", arg(&base), arg(&new), "--format", format]);
         assert_eq!(out.status.code(), Some(0), "{format}");
         assert!(!out.stdout.is_empty(), "{format}");
     }
-    let out = run(&["compare", arg(&base), arg(&new), "--noise", "0"]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&new), "--noise", "0"]);
     assert_eq!(out.status.code(), Some(2), "bad --noise is a usage error");
 }
 
@@ -237,7 +230,7 @@ fn assert_every_reader_refuses(dir: &Path, baseline: &Path, path: &Path, expecte
             arg(dir),
         ],
     ] {
-        let out = run(&args);
+        let out = gpubench_output(&args);
         let stderr = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
         assert_eq!(
@@ -295,13 +288,13 @@ fn timing_regressions_within_the_runs_own_noise_exit_6() {
     slow.noise = Some(noise);
     let base = write_doc(dir.path(), "base.json", &base);
     let slow = write_doc(dir.path(), "slow.json", &slow);
-    let out = run(&["compare", arg(&base), arg(&slow)]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&slow)]);
     assert_exit_saying(&out, 6, &["too noisy to judge against"]);
     assert_has(
         &text(&out.stdout),
         "exit 6, too noisy to judge: run noise ±40% (over the ±10% band) as large as",
     );
-    let out = run(&["compare", arg(&base), arg(&slow), "--no-fail"]);
+    let out = gpubench_output(&["compare", arg(&base), arg(&slow), "--no-fail"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).contains("else 6, too noisy to judge"));
 }

@@ -15,9 +15,9 @@ use gpubench_baseline::testing::doc_with;
 mod common;
 use common::{
     arg, assert_exit, assert_exit_saying, assert_has, assert_has_all, assert_lacks,
-    assert_status_reason, gpubench_command, gpubench_output, json_files, mkfifo,
-    quick_stream_command, quick_stream_run, quick_suite_run, read_doc, result_with, send_signal,
-    text, vulkan_temp_dir, wait_at_most, wait_until, write_doc,
+    assert_status_reason, dir_with_fixture_runs, gpubench_command, gpubench_output, json_files,
+    mkfifo, quick_stream_command, quick_stream_run, quick_suite_run, read_doc, result_with,
+    send_signal, text, vulkan_temp_dir, wait_at_most, wait_until, write_doc,
 };
 
 /// Writes `bytes` to `dir/name`; its path.
@@ -44,8 +44,7 @@ fn compare_exporting_gab(base: &Path, new: &Path, gab: &str) -> Output {
 #[test]
 fn outputs_that_are_not_regular_files_are_refused() {
     use std::os::unix::fs::FileTypeExt;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let input = write_doc(dir.path(), "v.json", &doc_with("NVIDIA Test", false));
+    let (dir, [input]) = dir_with_fixture_runs(["v.json"]);
     let fifo = dir.path().join("fifo");
     mkfifo(&fifo);
     let out = gpubench_output(&["report", arg(&input), "--html", arg(&fifo)]);
@@ -65,10 +64,7 @@ fn outputs_that_are_not_regular_files_are_refused() {
 /// Case 2: outputs are compared with inputs and with each other by identity, not spelling.
 #[test]
 fn an_output_may_not_be_an_input_or_another_output_under_any_spelling() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let doc = doc_with("NVIDIA Test", false);
-    let base = write_doc(dir.path(), "base.json", &doc);
-    let new = write_doc(dir.path(), "v.json", &doc);
+    let (dir, [base, new]) = dir_with_fixture_runs(["base.json", "v.json"]);
     let before = std::fs::read(&new).expect("read");
     let dotted = dir.path().join(".").join("v.json");
     let out = gpubench_output(&["report", arg(&new), "--html", arg(&dotted)]);
@@ -96,8 +92,7 @@ fn an_output_may_not_be_an_input_or_another_output_under_any_spelling() {
 /// results file stays as it was.
 #[test]
 fn refused_flags_write_nothing_and_keep_the_old_results_file() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let keep = write_doc(dir.path(), "keep.json", &doc_with("NVIDIA Test", false));
+    let (dir, [keep]) = dir_with_fixture_runs(["keep.json"]);
     let before = std::fs::read(&keep).expect("read");
     // clap refuses what a value parser can see; the library names its options and the CLI the
     // flag that set each (--stream-size, --matmul-variant reach the library).
@@ -164,8 +159,7 @@ fn a_baseline_dir_that_is_a_file_is_refused_up_front() {
 /// Case 16: report and compare refuse a bad output path as run does: a usage error.
 #[test]
 fn a_bad_output_path_is_a_usage_error_in_every_subcommand() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let input = write_doc(dir.path(), "v.json", &doc_with("NVIDIA Test", false));
+    let (_dir, [input]) = dir_with_fixture_runs(["v.json"]);
     let missing = "/nonexistent-gpubench-dir/x";
     let out = gpubench_output(&["report", arg(&input), "--html", missing]);
     assert_usage(&out, "does not exist");
@@ -179,8 +173,7 @@ fn a_bad_output_path_is_a_usage_error_in_every_subcommand() {
 #[cfg(unix)]
 #[test]
 fn an_endless_input_is_refused_without_reading_it() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let base = write_doc(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
+    let (_dir, [base]) = dir_with_fixture_runs(["base.json"]);
     let child = gpubench_command()
         .args(["compare", arg(&base), "/dev/zero"])
         .stdout(Stdio::piped())
@@ -194,8 +187,7 @@ fn an_endless_input_is_refused_without_reading_it() {
 /// Case 16: a byte-order mark is skipped; case 14: a cause is said once.
 #[test]
 fn a_bom_is_accepted_and_an_io_error_is_said_once() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let base = write_doc(dir.path(), "base.json", &doc_with("NVIDIA Test", false));
+    let (dir, [base]) = dir_with_fixture_runs(["base.json"]);
     let mut bytes = b"\xEF\xBB\xBF".to_vec();
     bytes.extend(std::fs::read(&base).expect("read"));
     let bom = write_bytes(dir.path(), "bom.json", &bytes);
@@ -282,10 +274,10 @@ fn control_bytes_and_markup_reach_no_terminal_page_or_comment_raw() {
 /// reaches neither the terminal nor a Markdown comment raw.
 #[test]
 fn file_names_in_shows_headings_are_shown_literally() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let doc = doc_with("NVIDIA Test", false);
-    let a = write_doc(dir.path(), "a\x1b[2J\n== forged ==.json", &doc);
-    let b = write_doc(dir.path(), "<img src=x onerror=alert(1)>.json", &doc);
+    let (_dir, [a, b]) = dir_with_fixture_runs([
+        "a\x1b[2J\n== forged ==.json",
+        "<img src=x onerror=alert(1)>.json",
+    ]);
     let table = gpubench_output(&["show", arg(&a), arg(&b)]);
     assert_exit(&table, 0);
     let table = text(&table.stdout);

@@ -4,21 +4,11 @@
 //! adapter; and the build information, completions and man pages (no GPU either).
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
-use assert_cmd::Command;
 use gpubench_baseline::testing::doc_with;
 
 mod common;
-use common::{arg, assert_exit, assert_exit_saying, assert_has, text, write_doc};
-
-fn run(args: &[&str]) -> Output {
-    Command::cargo_bin("gpubench")
-        .expect("binary built")
-        .args(args)
-        .output()
-        .expect("run gpubench")
-}
+use common::{arg, assert_exit, assert_exit_saying, assert_has, gpubench_output, text, write_doc};
 
 /// Two runs of two machines: an H200 on node-a and an RX 7900 on node-b.
 fn two_machines(dir: &Path) -> (PathBuf, PathBuf) {
@@ -45,7 +35,7 @@ fn every_export_in_one_pass_holds_what_its_format_prints() {
         out_path("x.bmf.json"),
         out_path("gab.json"),
     );
-    let out = run(&[
+    let out = gpubench_output(&[
         "show",
         arg(&a),
         "--export-json",
@@ -62,7 +52,7 @@ fn every_export_in_one_pass_holds_what_its_format_prints() {
     assert_exit(&out, 0);
     assert_has(&text(&out.stdout), "triad/vec4-f32/64MiB");
     for (format, path) in [("json", &json), ("csv", &csv), ("md", &md), ("bmf", &bmf)] {
-        let printed = run(&["show", arg(&a), "--format", format]);
+        let printed = gpubench_output(&["show", arg(&a), "--format", format]);
         assert_eq!(printed.status.code(), Some(0), "{format}");
         assert_eq!(read(path), text(&printed.stdout), "--export-{format}");
     }
@@ -75,7 +65,7 @@ fn every_export_in_one_pass_holds_what_its_format_prints() {
 fn several_runs_are_one_csv_table_and_one_json_array() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (a, b) = two_machines(dir.path());
-    let csv = run(&["show", arg(&a), arg(&b), "--format", "csv"]);
+    let csv = gpubench_output(&["show", arg(&a), arg(&b), "--format", "csv"]);
     assert_exit(&csv, 0);
     let csv = text(&csv.stdout);
     let mut lines = csv.lines();
@@ -94,12 +84,12 @@ fn several_runs_are_one_csv_table_and_one_json_array() {
             .any(|r| r.contains("RX 7900") && r.contains("node-b"))
     );
 
-    let json = run(&["show", arg(&a), arg(&b), "--format", "json"]);
+    let json = gpubench_output(&["show", arg(&a), arg(&b), "--format", "json"]);
     let docs: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json array");
     assert_eq!(docs.as_array().map(Vec::len), Some(2));
     assert_eq!(docs[1]["machine"]["hostname"], "node-b");
 
-    let table = text(&run(&["show", arg(&a), arg(&b)]).stdout);
+    let table = text(&gpubench_output(&["show", arg(&a), arg(&b)]).stdout);
     assert!(table.contains("== ") && table.contains("NVIDIA H200") && table.contains("RX 7900"));
 }
 
@@ -108,12 +98,12 @@ fn keyed_exports_of_several_runs_need_adapter_names_and_then_do_not_collide() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (a, b) = two_machines(dir.path());
     let bmf = dir.path().join("bmf.json");
-    let refused = run(&["show", arg(&a), arg(&b), "--export-bmf", arg(&bmf)]);
+    let refused = gpubench_output(&["show", arg(&a), arg(&b), "--export-bmf", arg(&bmf)]);
     assert_exit_saying(&refused, 2, &["--export-adapter-names"]);
     assert!(!bmf.exists(), "nothing written on a refusal");
 
     let gab = dir.path().join("gab.json");
-    let out = run(&[
+    let out = gpubench_output(&[
         "show",
         arg(&a),
         arg(&b),
@@ -162,7 +152,7 @@ fn adapter_names_add_what_tells_runs_of_one_card_apart_and_refuse_the_rest() {
     );
     let bmf = dir.path().join("bmf.json");
     let flags = ["--export-bmf", arg(&bmf), "--export-adapter-names"];
-    let out = run(&[&["show", arg(&v), arg(&g)][..], &flags].concat());
+    let out = gpubench_output(&[&["show", arg(&v), arg(&g)][..], &flags].concat());
     assert_exit(&out, 0);
     let bmf_doc: serde_json::Value = serde_json::from_str(&read(&bmf)).expect("bmf");
     let names: Vec<&String> = bmf_doc.as_object().expect("object").keys().collect();
@@ -181,7 +171,7 @@ fn adapter_names_add_what_tells_runs_of_one_card_apart_and_refuse_the_rest() {
 
     std::fs::remove_file(&bmf).expect("remove");
     let twice = write_doc(dir.path(), "v2.json", &vulkan);
-    let out = run(&[&["show", arg(&v), arg(&twice)][..], &flags].concat());
+    let out = gpubench_output(&[&["show", arg(&v), arg(&twice)][..], &flags].concat());
     assert_exit_saying(&out, 2, &["the same name"]);
     assert!(!bmf.exists(), "nothing written on a refusal");
 }
@@ -192,7 +182,7 @@ fn an_export_that_is_an_input_is_refused_and_nothing_is_written() {
     let (a, _) = two_machines(dir.path());
     let before = read(&a);
     let csv = dir.path().join("out.csv");
-    let out = run(&[
+    let out = gpubench_output(&[
         "show",
         arg(&a),
         "--export-csv",
@@ -210,7 +200,7 @@ fn compare_writes_its_verdicts_in_every_export_format() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (a, _) = two_machines(dir.path());
     let (json, md) = (dir.path().join("cmp.json"), dir.path().join("cmp.md"));
-    let out = run(&[
+    let out = gpubench_output(&[
         "compare",
         arg(&a),
         arg(&a),
@@ -222,13 +212,13 @@ fn compare_writes_its_verdicts_in_every_export_format() {
     assert_exit(&out, 0);
     let cmp: serde_json::Value = serde_json::from_str(&read(&json)).expect("json");
     assert_eq!(cmp["pairs"][0]["verdict"], "unchanged");
-    let printed = run(&["compare", arg(&a), arg(&a), "--format", "md"]);
+    let printed = gpubench_output(&["compare", arg(&a), arg(&a), "--format", "md"]);
     assert_eq!(read(&md), text(&printed.stdout));
 }
 
 #[test]
 fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcommand() {
-    let version = text(&run(&["--version"]).stdout);
+    let version = text(&gpubench_output(&["--version"]).stdout);
     assert!(version.starts_with("gpubench 0.1.0\n"), "{version}");
     for fact in ["commit:", "rustc:", "target:"] {
         assert!(version.contains(fact), "{fact} in {version}");
@@ -248,13 +238,13 @@ fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcom
         );
     }
 
-    let bash = text(&run(&["completions", "bash"]).stdout);
+    let bash = text(&gpubench_output(&["completions", "bash"]).stdout);
     for word in ["show", "compare", "--export-csv", "--progress"] {
         assert!(bash.contains(word), "{word} in the bash completions");
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let man = dir.path().join("man1");
-    let out = run(&["man", "--dir", arg(&man)]);
+    let out = gpubench_output(&["man", "--dir", arg(&man)]);
     assert_exit(&out, 0);
     for page in [
         "gpubench.1",
@@ -273,7 +263,7 @@ fn the_version_names_the_commit_and_completions_and_man_pages_cover_every_subcom
     // A page whose name is taken by a directory is refused before any page is written.
     let blocked = dir.path().join("blocked");
     std::fs::create_dir_all(blocked.join("gpubench-show.1")).expect("mkdir");
-    let out = run(&["man", "--dir", arg(&blocked)]);
+    let out = gpubench_output(&["man", "--dir", arg(&blocked)]);
     assert_exit(&out, 2);
     assert!(!blocked.join("gpubench.1").exists(), "nothing written");
 }

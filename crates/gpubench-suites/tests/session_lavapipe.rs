@@ -14,7 +14,9 @@ use gpubench_harness::kit::fma::PeakForm;
 use gpubench_harness::kit::gpu::ShaderChecks;
 use gpubench_harness::runner::RunObserver;
 use gpubench_harness::testing::assert_ok;
-use gpubench_harness::{Benchmark, GpuContext, LocalFuture, Profile, RunDocument, Status};
+use gpubench_harness::{
+    GpuContext, Kernel, KernelBench, LocalFuture, Profile, RunDocument, Status,
+};
 use gpubench_results::schema::ToolInfo;
 use pollster::FutureExt as _;
 
@@ -73,18 +75,23 @@ fn tiny_stream_plan() -> RunPlan {
     tiny_plan(&["stream"], options)
 }
 
+/// Runs `plan` on `ctx` in a session, with a stop requested from the start when `stopped`:
+/// the document and what the sink recorded.
+fn run_recorded(ctx: &GpuContext, plan: &RunPlan, stopped: bool) -> (RunDocument, Recorder) {
+    let mut sink = Recorder::default();
+    let stop = Arc::new(AtomicBool::new(stopped));
+    let doc = Session::new(ctx, plan, stop)
+        .run(tool(), &mut sink)
+        .block_on()
+        .expect("the session runs");
+    (doc, sink)
+}
+
 /// Runs the tiny stream plan on lavapipe, with a stop requested from the start when
 /// `stopped`; `None` where GPU tests are skipped.
 fn run_tiny_stream(stopped: bool) -> Option<(RunDocument, Recorder)> {
     let ctx = gpubench_harness::testing::require_vulkan()?;
-    let plan = tiny_stream_plan();
-    let mut sink = Recorder::default();
-    let stop = Arc::new(AtomicBool::new(stopped));
-    let doc = Session::new(&ctx, &plan, stop)
-        .run(tool(), &mut sink)
-        .block_on()
-        .expect("runs");
-    Some((doc, sink))
+    Some(run_recorded(&ctx, &tiny_stream_plan(), stopped))
 }
 
 #[test]
@@ -125,45 +132,47 @@ fn a_tiny_plan_runs_and_is_saved_after_every_result() {
     assert!(noise.level.is_some_and(|l| l.is_finite() && l >= 0.0));
 }
 
-/// Counts the candidates that got as far as their set-up.
+/// Counts the candidates that got as far as their set-up, where each fails.
 struct CountingBench {
-    info: gpubench_harness::BenchmarkInfo,
     setups: Arc<std::sync::atomic::AtomicUsize>,
 }
 
-impl Benchmark for CountingBench {
-    fn info(&self) -> &gpubench_harness::BenchmarkInfo {
-        &self.info
+impl Kernel for CountingBench {
+    type State = ();
+
+    fn info(&self) -> gpubench_harness::BenchmarkInfo {
+        gpubench_harness::BenchmarkInfo::new(
+            "selftest/candidate",
+            "selftest",
+            gpubench_harness::MetricKind::Throughput,
+            "a candidate",
+        )
     }
 
-    fn setup<'a>(
-        &'a mut self,
-        _ctx: &'a GpuContext,
-    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome> {
-        Box::pin(async move {
-            self.setups
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Err(gpubench_harness::BenchError::Setup("counted".into()))
-        })
+    async fn setup(&self, _ctx: &GpuContext) -> gpubench_harness::Outcome<()> {
+        self.setups
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Err(gpubench_harness::BenchError::Setup("counted".into()))
     }
 
-    fn work(&self) -> gpubench_harness::Work {
+    fn work(&self, _state: &()) -> gpubench_harness::Work {
         gpubench_harness::Work::ops(1)
     }
 
-    fn run<'a>(
-        &'a mut self,
-        _clock: &'a mut gpubench_harness::SampleClock<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome> {
-        Box::pin(async move { Ok(()) })
+    async fn run(
+        &self,
+        _state: &mut (),
+        _clock: &mut gpubench_harness::SampleClock<'_>,
+    ) -> gpubench_harness::Outcome {
+        Ok(())
     }
 
-    fn verify<'a>(
-        &'a mut self,
-        _ctx: &'a GpuContext,
-    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome<gpubench_harness::Verification>>
-    {
-        Box::pin(async move { Err(gpubench_harness::BenchError::Setup("never set up".into())) })
+    async fn verify(
+        &self,
+        _state: &mut (),
+        _ctx: &GpuContext,
+    ) -> gpubench_harness::Outcome<gpubench_harness::Verification> {
+        Err(gpubench_harness::BenchError::Setup("never set up".into()))
     }
 }
 
@@ -175,15 +184,9 @@ fn a_stop_skips_every_further_autotuning_candidate_without_its_set_up() {
     let stop = Arc::new(AtomicBool::new(false));
     let mut tuner = ShortRunTuner::new(&ctx, Profile::Quick, Arc::clone(&stop));
     let setups = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let mut bench = CountingBench {
-        info: gpubench_harness::BenchmarkInfo::new(
-            "selftest/candidate",
-            "selftest",
-            gpubench_harness::MetricKind::Throughput,
-            "a candidate",
-        ),
+    let mut bench = KernelBench::new(CountingBench {
         setups: Arc::clone(&setups),
-    };
+    });
     tuner.measure(&mut bench).block_on();
     assert_eq!(setups.load(std::sync::atomic::Ordering::SeqCst), 1);
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -293,73 +296,60 @@ fn a_stop_in_a_later_stage_keeps_every_earlier_stage_and_builds_no_more() {
 /// Clears a small buffer and sleeps on the host before the completion is awaited: a
 /// candidate as slow as asked.
 struct Sleepy {
-    info: gpubench_harness::BenchmarkInfo,
     sleep: Duration,
-    buffer: Option<wgpu::Buffer>,
 }
 
 impl Sleepy {
-    fn new(sleep: Duration) -> Self {
-        Self {
-            info: gpubench_harness::BenchmarkInfo::new(
-                "selftest/sleepy",
-                "selftest",
-                gpubench_harness::MetricKind::Bandwidth,
-                "bytes cleared",
-            ),
-            sleep,
-            buffer: None,
-        }
+    /// The candidate that sleeps for `sleep`, ready for a tuner.
+    fn bench(sleep: Duration) -> KernelBench<Sleepy> {
+        KernelBench::new(Sleepy { sleep })
     }
 }
 
-impl Benchmark for Sleepy {
-    fn info(&self) -> &gpubench_harness::BenchmarkInfo {
-        &self.info
+impl Kernel for Sleepy {
+    /// The buffer each iteration clears.
+    type State = wgpu::Buffer;
+
+    fn info(&self) -> gpubench_harness::BenchmarkInfo {
+        gpubench_harness::BenchmarkInfo::new(
+            "selftest/sleepy",
+            "selftest",
+            gpubench_harness::MetricKind::Bandwidth,
+            "bytes cleared",
+        )
     }
 
-    fn setup<'a>(
-        &'a mut self,
-        ctx: &'a GpuContext,
-    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome> {
-        Box::pin(async move {
-            self.buffer = Some(ctx.buffer("sleepy", 256, wgpu::BufferUsages::COPY_DST));
-            Ok(())
-        })
+    async fn setup(&self, ctx: &GpuContext) -> gpubench_harness::Outcome<wgpu::Buffer> {
+        Ok(ctx.buffer("sleepy", 256, wgpu::BufferUsages::COPY_DST))
     }
 
-    fn work(&self) -> gpubench_harness::Work {
+    fn work(&self, _buffer: &wgpu::Buffer) -> gpubench_harness::Work {
         gpubench_harness::Work::bytes(0, 256)
     }
 
-    fn run<'a>(
-        &'a mut self,
-        clock: &'a mut gpubench_harness::SampleClock<'_>,
-    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome> {
-        Box::pin(async move {
-            let ctx = clock.ctx();
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            if let Some(buffer) = &self.buffer {
-                encoder.clear_buffer(buffer, 0, None);
-            }
-            clock.submit([encoder.finish()]);
-            // The host clock runs from the submit until completion is seen, after this.
-            std::thread::sleep(self.sleep);
-            Ok(())
-        })
+    async fn run(
+        &self,
+        buffer: &mut wgpu::Buffer,
+        clock: &mut gpubench_harness::SampleClock<'_>,
+    ) -> gpubench_harness::Outcome {
+        let ctx = clock.ctx();
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(buffer, 0, None);
+        clock.submit([encoder.finish()]);
+        // The host clock runs from the submit until completion is seen, after this.
+        std::thread::sleep(self.sleep);
+        Ok(())
     }
 
-    fn verify<'a>(
-        &'a mut self,
-        _ctx: &'a GpuContext,
-    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::Outcome<gpubench_harness::Verification>>
-    {
-        Box::pin(async move {
-            Ok(gpubench_harness::Verification {
-                checked: 1,
-                mismatches: 0,
-                first_mismatches: Vec::new(),
-            })
+    async fn verify(
+        &self,
+        _buffer: &mut wgpu::Buffer,
+        _ctx: &GpuContext,
+    ) -> gpubench_harness::Outcome<gpubench_harness::Verification> {
+        Ok(gpubench_harness::Verification {
+            checked: 1,
+            mismatches: 0,
+            first_mismatches: Vec::new(),
         })
     }
 }
@@ -374,7 +364,7 @@ fn a_candidate_slower_than_the_bound_keeps_its_first_run_and_a_fast_one_is_sampl
     // The quick tuner's cap is 200 ms: a bound below it is raised to it.
     let slow = tuner
         .measure_within(
-            &mut Sleepy::new(Duration::from_millis(250)),
+            &mut Sleepy::bench(Duration::from_millis(250)),
             Some(Duration::from_millis(1)),
         )
         .block_on();
@@ -385,14 +375,14 @@ fn a_candidate_slower_than_the_bound_keeps_its_first_run_and_a_fast_one_is_sampl
     assert!(why.contains("over the bound of 0.200 s"), "{why}");
     let fast = tuner
         .measure_within(
-            &mut Sleepy::new(Duration::ZERO),
+            &mut Sleepy::bench(Duration::ZERO),
             Some(Duration::from_millis(1)),
         )
         .block_on();
     assert!(!fast.params.contains_key("screened"));
     assert!(fast.samples.len() >= 2, "{}", fast.samples.len());
     let unbounded = tuner
-        .measure(&mut Sleepy::new(Duration::from_millis(1)))
+        .measure(&mut Sleepy::bench(Duration::from_millis(1)))
         .block_on();
     assert!(!unbounded.params.contains_key("screened"));
 }
@@ -425,13 +415,7 @@ fn a_session_records_the_shader_checks_in_every_compute_result() {
     };
     let mut options = SuiteOptions::new(Profile::Quick);
     options.shader_checks = ShaderChecks::Off;
-    let plan = tiny_plan(&["compute"], options);
-    let mut sink = Recorder::default();
-    let stop = Arc::new(AtomicBool::new(false));
-    let doc = Session::new(&ctx, &plan, stop)
-        .run(tool(), &mut sink)
-        .block_on()
-        .expect("the session runs");
+    let (doc, sink) = run_recorded(&ctx, &tiny_plan(&["compute"], options), false);
     assert_eq!(
         sink.last.as_ref(),
         Some(&doc),

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 
+use gpubench_baseline::testing::doc_with;
 use gpubench_harness::RunDocument;
 use gpubench_harness::testing::no_adapter;
 use gpubench_results::results_file::save_document;
@@ -49,6 +50,17 @@ pub fn write_doc(dir: &Path, name: &str, doc: &RunDocument) -> PathBuf {
     let path = dir.join(name);
     save_document(&path, doc).expect("write fixture");
     path
+}
+
+/// A temporary directory holding the fixture run (`doc_with("NVIDIA Test", false)`) under each
+/// of `names`; the directory and the files' paths, in the order of `names`.
+pub fn dir_with_fixture_runs<const N: usize>(
+    names: [&str; N],
+) -> (tempfile::TempDir, [PathBuf; N]) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let doc = doc_with("NVIDIA Test", false);
+    let paths = names.map(|name| write_doc(dir.path(), name, &doc));
+    (dir, paths)
 }
 
 /// The `*.json` files in `dir` (a baseline directory holds lock files beside them); none when

@@ -318,24 +318,26 @@ mod tests {
         r
     }
 
+    /// A result that ran and verified, its median `median`.
+    fn verified(id: &str, median: f64) -> BenchResult {
+        result(id, Status::Ok, true, Some(median))
+    }
+
     #[test]
     fn close_candidates_go_to_the_final_rounds_and_a_clear_winner_does_not() {
         let results = vec![
-            result("tiled", Status::Ok, true, Some(1.0)),
+            verified("tiled", 1.0),
             result("broken", Status::Failed, false, Some(100.0)),
-            result("a", Status::Ok, true, Some(9.0)),
-            result("b", Status::Ok, true, Some(10.0)),
+            verified("a", 9.0),
+            verified("b", 10.0),
             result("unverified", Status::Ok, false, Some(9.9)),
-            result("c", Status::Ok, true, Some(8.6)),
-            result("d", Status::Ok, true, Some(8.7)),
-            result("far", Status::Ok, true, Some(8.4)),
+            verified("c", 8.6),
+            verified("d", 8.7),
+            verified("far", 8.4),
         ];
         // Within 85% of 10: b, a, d, c; the three fastest, fastest first.
         assert_eq!(finalists(&results), [3, 2, 6]);
-        let clear = vec![
-            result("tiled", Status::Ok, true, Some(1.0)),
-            result("reg", Status::Ok, true, Some(5.0)),
-        ];
+        let clear = vec![verified("tiled", 1.0), verified("reg", 5.0)];
         assert!(finalists(&clear).is_empty());
         assert!(finalists(&[]).is_empty());
     }
@@ -362,14 +364,14 @@ mod tests {
     #[test]
     fn picks_the_fastest_verified_and_never_a_failed_one() {
         let results = vec![
-            result("tiled", Status::Ok, true, Some(1.0)),
+            verified("tiled", 1.0),
             // Fastest of all, but wrong: must never win, even with numbers attached.
             result("broken", Status::Failed, false, Some(100.0)),
-            result("reg", Status::Ok, true, Some(5.0)),
+            verified("reg", 5.0),
             result("skipped", Status::Skipped, false, None),
             // Ok but somehow unverified: not eligible either.
             result("unverified", Status::Ok, false, Some(50.0)),
-            result("rows", Status::Ok, true, Some(4.0)),
+            verified("rows", 4.0),
         ];
         assert_eq!(select_fastest(&results), Some(2));
         let table = tuning_table(
@@ -559,10 +561,7 @@ mod tests {
 
     #[test]
     fn ties_go_to_the_simpler_variant_and_nothing_verified_means_none() {
-        let tie = vec![
-            result("a", Status::Ok, true, Some(2.0)),
-            result("b", Status::Ok, true, Some(2.0)),
-        ];
+        let tie = vec![verified("a", 2.0), verified("b", 2.0)];
         assert_eq!(select_fastest(&tie), Some(0));
         let none = vec![
             result("a", Status::Failed, false, None),

@@ -2,10 +2,9 @@
 
 use gpubench_harness::timing::Boundary;
 use gpubench_harness::{
-    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Role, SampleClock, Verification, Work,
+    BenchmarkInfo, GpuContext, Kernel, Outcome, Role, SampleClock, Verification, Work,
 };
 use gpubench_results::rng::SplitMix64;
-use gpubench_results::units::format_size;
 
 use gpubench_harness::kit::gpu::check_buffer_fits;
 use gpubench_harness::kit::verify::compare_bytes;
@@ -34,16 +33,13 @@ impl Kernel for CopyEngine {
     type State = CopyEngineState;
 
     fn info(&self) -> BenchmarkInfo {
-        BenchmarkInfo::new(
-            format!("stream/copy-buffer/bytes/{}", format_size(self.bytes)),
-            "stream",
-            MetricKind::Bandwidth,
+        super::copy_info(
+            "copy-buffer",
+            "copy_buffer_to_buffer",
+            Role::CopyEngine,
             "bytes read + written per second by copy_buffer_to_buffer",
+            self.bytes,
         )
-        .role(Role::CopyEngine)
-        .param("kernel", "copy_buffer_to_buffer")
-        .param("array_bytes", self.bytes)
-        .param("array_size", format_size(self.bytes))
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {

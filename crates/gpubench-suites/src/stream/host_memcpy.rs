@@ -6,8 +6,8 @@
 //! cannot hold is a skip with the reason, never an abort.
 
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Role, SampleClock,
-    TimingPreference, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, Kernel, Outcome, Role, SampleClock, TimingPreference,
+    Verification, Work,
 };
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
@@ -38,16 +38,13 @@ impl Kernel for HostMemcpy {
     type State = HostMemcpyState;
 
     fn info(&self) -> BenchmarkInfo {
-        let mut info = BenchmarkInfo::new(
-            format!("stream/host-memcpy/bytes/{}", format_size(self.bytes)),
-            "stream",
-            MetricKind::Bandwidth,
+        let mut info = super::copy_info(
+            "host-memcpy",
+            "host memcpy",
+            Role::HostReference,
             "bytes read + written per second by the host's memcpy (reference, not the GPU)",
-        )
-        .role(Role::HostReference)
-        .param("kernel", "host memcpy")
-        .param("array_bytes", self.bytes)
-        .param("array_size", format_size(self.bytes));
+            self.bytes,
+        );
         info.timing = TimingPreference::Host;
         info
     }

@@ -22,7 +22,9 @@ pub mod kernels;
 mod on_an_adapter;
 mod source;
 
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, KernelBench, Profile, Role};
+use gpubench_harness::{
+    BenchResult, Benchmark, BenchmarkInfo, GpuContext, KernelBench, MetricKind, Profile, Role,
+};
 use gpubench_results::units::{MIB, format_size};
 
 pub use copy_engine::CopyEngine;
@@ -241,6 +243,23 @@ async fn tune_per_trip(
         ],
         failed,
     }
+}
+
+/// The description of a row that copies one stream array of `bytes` without a shader (the copy
+/// engine, the host's memcpy): the id `stream/{name}/bytes/{size}`, a bandwidth that `counts`,
+/// its `role`, and the `kernel`, `array_bytes` and `array_size` params.
+fn copy_info(name: &str, kernel: &str, role: Role, counts: &str, bytes: u64) -> BenchmarkInfo {
+    let size = format_size(bytes);
+    BenchmarkInfo::new(
+        format!("stream/{name}/bytes/{size}"),
+        "stream",
+        MetricKind::Bandwidth,
+        counts,
+    )
+    .role(role)
+    .param("kernel", kernel)
+    .param("array_bytes", bytes)
+    .param("array_size", size)
 }
 
 /// `config.options` key of the bytes per stream array.
