@@ -17,6 +17,17 @@ use gpubench_harness::kit::verify::{Checker, Tolerance};
 /// in milliseconds even at a microsecond per dispatch.
 pub const INDEPENDENT_SLOTS: u32 = 4096;
 
+/// Whether dispatches without a dependency run unordered on `backend`, as the
+/// `gpu-gap-independent` row needs: not on Metal, where wgpu encodes every compute pass
+/// serially (Metal's default dispatch type) and records no barriers, so each dispatch still
+/// waits for the one before and the row would equal `gpu-gap`, reading as a free barrier.
+fn independent_dispatches(backend: wgpu::Backend) -> Result<(), String> {
+    if backend == wgpu::Backend::Metal {
+        return Err("wgpu encodes a Metal compute pass serially, so independent dispatches still run one after another: this row would equal gpu-gap".to_string());
+    }
+    Ok(())
+}
+
 /// One buffer of `gpu-gap-independent` (its group is in [`LaunchState`]).
 struct Slot {
     counter: wgpu::Buffer,
@@ -94,8 +105,8 @@ impl Launch {
     }
 
     /// `n` dispatches in one pass, one command buffer, one submit. The host clock runs from the
-    /// start of recording (the storms) or from the submit (gpu gap, whose figure is GPU time).
-    /// Returns the dispatches submitted.
+    /// encoder's creation (the storms and `record`, as in the modes of a pass per dispatch) or
+    /// from the submit (gpu gap, whose figure is GPU time). Returns the dispatches submitted.
     fn one_pass(
         &self,
         state: &LaunchState,
@@ -103,22 +114,22 @@ impl Launch {
         n: u32,
         clock: &mut SampleClock<'_>,
     ) -> u32 {
+        let gap = matches!(
+            self.mode,
+            LaunchMode::GpuGap | LaunchMode::GpuGapIndependent
+        );
+        if !gap {
+            clock.start_host();
+        }
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         if self.mode == LaunchMode::Record {
             // The clock covers the recording alone, finish() included (wgpu encodes the
             // driver's commands there). The command buffer is dropped unsubmitted: running
             // such dispatches is what gpu-gap measures, and recording does not depend on it.
-            clock.start_host();
             self.record(state, &mut encoder, None, n);
             drop(encoder.finish());
             clock.stop_host();
             return 0;
-        }
-        if !matches!(
-            self.mode,
-            LaunchMode::GpuGap | LaunchMode::GpuGapIndependent
-        ) {
-            clock.start_host();
         }
         let timestamps = clock.pass_timestamps(true, true);
         self.record(state, &mut encoder, timestamps, n);
@@ -245,6 +256,9 @@ impl Kernel for Launch {
             return Err(
                 "the GPU gap is GPU time, and this adapter has no timestamp queries".to_string(),
             );
+        }
+        if self.mode == LaunchMode::GpuGapIndependent {
+            return independent_dispatches(ctx.adapter.get_info().backend);
         }
         Ok(())
     }
@@ -411,4 +425,22 @@ async fn verify_slots(slots: &[Slot], ctx: &GpuContext) -> Outcome<Verification>
         );
     }
     Ok(checker.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn independent_dispatches_are_skipped_on_metal_alone() {
+        let why = independent_dispatches(wgpu::Backend::Metal).expect_err("metal is serial");
+        assert!(why.contains("would equal gpu-gap"), "{why}");
+        for backend in [
+            wgpu::Backend::Vulkan,
+            wgpu::Backend::Dx12,
+            wgpu::Backend::Gl,
+        ] {
+            assert_eq!(independent_dispatches(backend), Ok(()), "{backend:?}");
+        }
+    }
 }

@@ -4,8 +4,10 @@
 //! are each one figure that mixes several costs:
 //!
 //! - `dispatch-in-pass`: N dispatches in one compute pass (cost per dispatch);
-//! - `dispatch-indirect`: the same with `dispatch_workgroups_indirect` (wgpu validates indirect
-//!   arguments with a compute pass of its own, so this includes that cost);
+//! - `dispatch-indirect`: the same with `dispatch_workgroups_indirect`; wgpu validates each
+//!   indirect dispatch's arguments in the same pass (a dispatch of its own, two buffer barriers,
+//!   the pipeline and bind groups set again), so this includes that cost: wgpu's, not the
+//!   hardware's;
 //! - `pass-in-encoder`: N compute passes of one dispatch each in one encoder (cost per pass);
 //! - `submit`: N command buffers of one dispatch each, each submitted by its own
 //!   `queue.submit`, back to back (cost per submit);
