@@ -6,11 +6,21 @@
 //! (hundreds of GB/s on an H200): beside the host-device paths it would read as a host-to-device
 //! figure. The sweep table and the transfer chart name such rows apart ([`series_name`]), so
 //! one source decides it for both.
+//!
+//! A row without the parameter, in a run whose other rows have it, is one whose buffers'
+//! placement the adapter did not tell (a discrete card off Vulkan: DX12's upload heap is most
+//! likely host memory, so its copy may well cross): not known either way, so it is neither
+//! marked on device nor kept among the host-device figures, but named apart as not known
+//! ([`LINK_NOT_KNOWN`]). A file without the parameter anywhere (older gpubench) marks nothing.
 
 use gpubench_results::BenchResult;
 
 /// What the name of a path's rows that stayed on the device ends with.
 pub const ON_DEVICE: &str = " (on device)";
+
+/// What the name of a path's rows ends with where the row does not say whether its bytes
+/// crossed the link but other rows of the run say theirs did.
+pub const LINK_NOT_KNOWN: &str = " (link crossing not known)";
 
 /// What a reader is told of a path marked [`ON_DEVICE`].
 pub const ON_DEVICE_NOTE: &str = "a path marked (on device) did not cross the host-device link \
@@ -30,13 +40,15 @@ pub fn any_crosses<'a>(rows: impl IntoIterator<Item = &'a BenchResult>) -> bool 
     rows.into_iter().any(|r| crosses(r) == Some(true))
 }
 
-/// The name `path`'s row `r` is shown under: `path`, or `path (on device)` where the row says
-/// its bytes did not cross the link and `link` (from [`any_crosses`]) says the run had one.
+/// The name `path`'s row `r` is shown under where `link` (from [`any_crosses`]) says the run
+/// had a link: `path (on device)` where the row says its bytes did not cross it, `path (link
+/// crossing not known)` where the row does not say, `path` where it says they did. Without a
+/// link (unified memory, or a file from before the parameter), `path`.
 pub fn series_name(path: &str, r: &BenchResult, link: bool) -> String {
-    if link && crosses(r) == Some(false) {
-        format!("{path}{ON_DEVICE}")
-    } else {
-        path.to_string()
+    match (link, crosses(r)) {
+        (true, Some(false)) => format!("{path}{ON_DEVICE}"),
+        (true, None) => format!("{path}{LINK_NOT_KNOWN}"),
+        _ => path.to_string(),
     }
 }
 
@@ -68,7 +80,23 @@ mod tests {
         );
         assert_eq!(series_name("p", &on_device, true), "p (on device)");
         assert_eq!(series_name("p", &over_link, true), "p");
-        assert_eq!(series_name("p", &unsaid, true), "p");
         assert_eq!(series_name("p", &on_device, false), "p");
+        // A file that never says (older gpubench, or unified memory): nothing is marked.
+        assert!(!any_crosses([&unsaid]));
+        assert_eq!(series_name("p", &unsaid, false), "p");
+    }
+
+    #[test]
+    fn a_row_that_does_not_say_in_a_run_with_a_link_is_named_not_known() {
+        // A discrete card off Vulkan: end-to-end rows cross; the staging copy's placement is
+        // not known, so its row carries no crosses_link.
+        let (over_link, unsaid) = (row(Some(true)), row(None));
+        let link = any_crosses([&over_link, &unsaid]);
+        assert!(link);
+        let name = series_name("h2d-staging-copy", &unsaid, link);
+        assert_eq!(name, "h2d-staging-copy (link crossing not known)");
+        // Neither on device nor a host-device figure.
+        assert!(!name.ends_with(ON_DEVICE), "{name}");
+        assert_ne!(name, series_name("h2d-staging-copy", &over_link, link));
     }
 }

@@ -1,9 +1,14 @@
 //! The transfer suite's derived results: per path, the fit of `t = fixed + bytes / bandwidth`
 //! over the verified sizes (see [`crate::transfer::fit`]), reported as three results (fixed cost,
 //! asymptotic bandwidth, half-bandwidth size) with bootstrap intervals, the GPU-side fit of the
-//! copy alone where timestamps bracketed it inside an end-to-end transfer, and the host memcpy
-//! it is bounded by. Each path is fitted to its headline clock (host time end to end, GPU time
-//! per copy, host time per memcpy: `fitted_from` says which).
+//! copy alone where timestamps bracketed it inside an end-to-end transfer, and, where the
+//! host's memcpy bounds the path (end to end, host write), the fraction of it reached. Each
+//! path is fitted to its headline clock (host time end to end, GPU time per copy, host time
+//! per memcpy: `fitted_from` says which).
+//!
+//! The fitted rows say what their sizes say of where the buffers live and whether the bytes
+//! cross the link (the placement params, [`is_placement_param`]), where every fitted size says
+//! the same; sizes that disagree are not fitted as one path.
 
 use gpubench_results::warnings::{FigureUnit, OwnedKind, WarningRecord};
 use std::collections::BTreeMap;
@@ -12,8 +17,12 @@ use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
 use gpubench_results::stats::{self, Summary};
 use gpubench_results::units::KIB;
 
-use super::{FIT_RESAMPLES, FIT_SEED, MIN_FIT_SIZES, POOR_FIT, TransferPath};
+use super::placement::is_placement_param;
+use super::{FIT_RESAMPLES, FIT_SEED, MIN_FIT_SIZES, Measures, POOR_FIT, TransferPath};
 use crate::transfer::fit::{self, SizeSamples, TransferModel};
+
+/// A row's params, by name.
+type Params = BTreeMap<String, serde_json::Value>;
 
 /// This suite's warning: a fit left unverified sizes out; figure: the sizes fitted.
 pub const PARTIAL_FIT: OwnedKind = OwnedKind::new(
@@ -77,9 +86,14 @@ fn derive_path(
         .copied()
         .filter(|r| r.status == Status::Ok && r.verified && r.summary.is_some())
         .collect();
+    let infos = match agreed_placement(&usable) {
+        Ok(placement) => fitted_infos(path, &placement),
+        Err(reason) => {
+            return skip_all(&fitted_infos(path, &Params::new()), &reason, Params::new());
+        }
+    };
     let host = size_samples(&usable, |r| &r.samples);
     let points = fit::median_points(&host);
-    let infos = fitted_infos(path);
     let model = match line_through(&points) {
         Ok(model) => model,
         Err(reason) => return skip_all(&infos, &reason, BTreeMap::new()),
@@ -128,6 +142,64 @@ fn derive_path(
             r
         })
         .collect()
+}
+
+/// The placement params every one of `rows` (a path's fitted sizes) carries alike, for its
+/// fitted rows to carry too; or why the sizes are not fitted as one path: they disagree (some
+/// sizes' buffers in device memory, others fallen back to host memory or unknown), and a line
+/// through a mix describes none of them.
+fn agreed_placement(rows: &[&BenchResult]) -> Result<Params, String> {
+    let of = |r: &BenchResult| -> Params {
+        r.params
+            .iter()
+            .filter(|(key, _)| is_placement_param(key))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect()
+    };
+    let Some(first) = rows.first() else {
+        return Ok(Params::new());
+    };
+    let agreed = of(first);
+    let Some(other) = rows.iter().find(|r| of(r) != agreed) else {
+        return Ok(agreed);
+    };
+    let theirs = of(other);
+    let differs: Vec<&String> = agreed
+        .keys()
+        .chain(theirs.keys())
+        .filter(|key| agreed.get(*key) != theirs.get(*key))
+        .collect();
+    // Where a buffer lives (staging_memory: bar, unknown) says it best, then any other
+    // one-word param (crosses_link); a detail only where nothing else differs.
+    let key = differs
+        .iter()
+        .find(|key| key.ends_with("_memory"))
+        .or_else(|| differs.iter().find(|key| !key.ends_with("_detail")))
+        .or(differs.first())
+        .map_or("", |key| key.as_str());
+    let value = |params: &Params| {
+        params
+            .get(key)
+            .map_or("not recorded".to_string(), |v| match v.as_str() {
+                Some(text) => text.to_string(),
+                None => v.to_string(),
+            })
+    };
+    Err(format!(
+        "not fitted: its sizes disagree on where their buffers live ({key} is {} at {} but {} at {}), and a line through sizes in different memories describes none of them; read the per-size rows, each of which says where its buffers live",
+        value(&agreed),
+        size_name(first),
+        value(&theirs),
+        size_name(other)
+    ))
+}
+
+/// A per-size row's size as its id writes it (`4MiB`), or its bytes.
+fn size_name(r: &BenchResult) -> String {
+    match r.params.get("size").and_then(serde_json::Value::as_str) {
+        Some(size) => size.to_string(),
+        None => format!("{} bytes", r.work.total_bytes()),
+    }
 }
 
 /// The line through the sweep's `points`, or why there is none: no fit, or too few sizes for a
@@ -214,7 +286,11 @@ fn fit_extra(
             gpu_model.bandwidth_gbs().into(),
         );
     }
-    if let Some(memcpy) = host_memcpy_gbs {
+    // The host's memcpy bounds what goes through host memory at the host's pace: a whole
+    // transfer, a host write. A copy-engine copy it does not (DMA or a VRAM-to-VRAM copy runs
+    // at many times its rate), so those rows carry no fraction of it.
+    let memcpy_bound = matches!(path.measures(), Measures::EndToEnd | Measures::HostWrite);
+    if let Some(memcpy) = host_memcpy_gbs.filter(|_| memcpy_bound) {
         extra.insert("host_memcpy_gbs".into(), memcpy.into());
         extra.insert(
             "fraction_of_host_memcpy".into(),
@@ -244,14 +320,20 @@ fn fit_warnings(model: &TransferModel, usable: usize, measured: usize) -> Vec<Wa
     warnings
 }
 
-/// Id, metric and description of the three fitted results of `path`.
-fn fitted_infos(path: TransferPath) -> [BenchmarkInfo; 3] {
+/// Id, metric, description and params of the three fitted results of `path`: its path,
+/// direction and what it measures, and `placement`, the placement params its fitted sizes
+/// agree on.
+fn fitted_infos(path: TransferPath, placement: &Params) -> [BenchmarkInfo; 3] {
     let id = |what: &str| format!("transfer/{}/fit/{what}", path.name());
     let info = |what: &str, metric: MetricKind, counts: &str| {
-        BenchmarkInfo::new(id(what), "transfer", metric, counts)
+        let mut info = BenchmarkInfo::new(id(what), "transfer", metric, counts)
             .param("path", path.name())
             .param("direction", path.direction())
-            .param("fit", what)
+            .param("measures", path.measures().name())
+            .param("fit", what);
+        info.params
+            .extend(placement.iter().map(|(k, v)| (k.clone(), v.clone())));
+        info
     };
     [
         info(
@@ -274,11 +356,7 @@ fn fitted_infos(path: TransferPath) -> [BenchmarkInfo; 3] {
 
 /// Every fitted result of a path skipped for `reason`, each keeping `extra` (what the fit was
 /// over, where there was one) for the record.
-fn skip_all(
-    infos: &[BenchmarkInfo],
-    reason: &str,
-    extra: BTreeMap<String, serde_json::Value>,
-) -> Vec<BenchResult> {
+fn skip_all(infos: &[BenchmarkInfo], reason: &str, extra: Params) -> Vec<BenchResult> {
     infos
         .iter()
         .map(|info| {
@@ -346,13 +424,173 @@ pub fn fitted_model(path: TransferPath, results: &[BenchResult]) -> Option<Trans
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transfer::placement::flags::{
+        DEVICE_LOCAL, HOST_CACHED, HOST_COHERENT, HOST_VISIBLE,
+    };
+    use crate::transfer::placement::{BufferRole, MemoryHeap, MemoryMap, MemoryType, VulkanMemory};
     use crate::transfer::{Transfer, TransferSuite, sizes_up_to};
     use gpubench_engine::Suite;
     use gpubench_harness::Kernel;
-    use gpubench_results::units::MIB;
+    use gpubench_results::units::{GIB, MIB};
+
+    /// A discrete card on Vulkan whose MAP_WRITE staging prefers a device-local, host-visible
+    /// type on a heap of `bar` bytes: all of VRAM (an H200's large BAR) or a small window.
+    fn discrete_card(bar: u64) -> MemoryMap {
+        let heap = |size, device_local| MemoryHeap { size, device_local };
+        let ty = |flags, heap| MemoryType { flags, heap };
+        let memory = VulkanMemory {
+            types: vec![
+                ty(DEVICE_LOCAL, 0),
+                ty(HOST_VISIBLE | HOST_COHERENT, 1),
+                ty(HOST_VISIBLE | HOST_COHERENT | HOST_CACHED, 1),
+                ty(DEVICE_LOCAL | HOST_VISIBLE | HOST_COHERENT, 2),
+            ],
+            heaps: vec![
+                heap(141 * GIB, true),
+                heap(64 * GIB, false),
+                heap(bar, true),
+            ],
+        };
+        let bits = BufferRole::ALL.iter().map(|&r| (r, u32::MAX)).collect();
+        MemoryMap::new(wgpu::DeviceType::DiscreteGpu, Some((memory, bits)))
+    }
+
+    /// A clean sweep of `path` (30 us fixed, `gbs` GB/s) up to `cap`, placed by `map`.
+    fn sweep_on(map: &MemoryMap, path: TransferPath, cap: u64, gbs: f64) -> Vec<BenchResult> {
+        sizes_up_to(cap)
+            .into_iter()
+            .map(|bytes| {
+                let t = 30e-6 + bytes as f64 / (gbs * 1e9);
+                measured_on(Some(map), path, bytes, &[t, t, t])
+            })
+            .collect()
+    }
+
+    /// The stream suite's host-memcpy row, as its results file has it: `gbs` read + written.
+    fn host_memcpy(gbs: f64) -> BenchResult {
+        let info = BenchmarkInfo::new(
+            "stream/host-memcpy/bytes/16MiB",
+            "stream",
+            MetricKind::Bandwidth,
+            "bytes read + written per second by the host's memcpy",
+        )
+        .role(Role::HostReference);
+        let mut memcpy = BenchResult::empty(&info, Status::Ok, None);
+        memcpy.verified = true;
+        memcpy.summary = stats::summarize(&[gbs]);
+        memcpy
+    }
+
+    #[test]
+    fn fitted_rows_carry_the_placement_their_sizes_agree_on() {
+        // An H200's large BAR: the staging copy is VRAM to VRAM at every size.
+        let rebar = discrete_card(141 * GIB);
+        let sizes = sweep_on(&rebar, TransferPath::StagingCopy, 16 * MIB, 400.0);
+        let per_size = &sizes[0].params;
+        assert_eq!(per_size["crosses_link"], false);
+        let derived = TransferSuite.derive(&sizes, &[]);
+        assert_eq!(derived.len(), 3);
+        for r in &derived {
+            assert_eq!(r.status, Status::Ok, "{}: {:?}", r.id, r.reason);
+            for key in [
+                "crosses_link",
+                "crosses_link_why",
+                "staging_memory",
+                "device_memory",
+            ] {
+                assert_eq!(r.params.get(key), per_size.get(key), "{}: {key}", r.id);
+            }
+            assert_eq!(r.params["staging_memory"], "resizable-bar");
+            assert_eq!(r.params["measures"], "copy-engine");
+            assert_eq!(r.params["direction"], "h2d");
+            // A fitted row is no size: the sweep table keys sizes on these.
+            assert!(!r.params.contains_key("bytes") && !r.params.contains_key("size"));
+        }
+        // A backend that does not say: the fitted rows do not say either.
+        let dx12 = MemoryMap::new(wgpu::DeviceType::DiscreteGpu, None);
+        let unknown = sweep_on(&dx12, TransferPath::StagingCopy, 16 * MIB, 20.0);
+        for r in TransferSuite.derive(&unknown, &[]) {
+            assert_eq!(r.status, Status::Ok, "{}", r.id);
+            assert!(!r.params.contains_key("crosses_link"), "{}", r.id);
+            assert_eq!(r.params["staging_memory"], "unknown");
+        }
+    }
+
+    #[test]
+    fn sizes_that_disagree_on_placement_are_not_fitted_as_one_path() {
+        // A 64 MiB BAR window: up to 64 MiB the staging buffer is BAR memory (a copy inside the
+        // card); at 256 MiB it no longer fits there and its placement is unknown.
+        let window = discrete_card(64 * MIB);
+        let sizes = sweep_on(&window, TransferPath::StagingCopy, 256 * MIB, 400.0);
+        let last = sizes.last().expect("a 256 MiB row");
+        assert_eq!(last.params["staging_memory"], "unknown");
+        let derived = TransferSuite.derive(&sizes, &[]);
+        assert_eq!(derived.len(), 3);
+        for r in &derived {
+            assert_eq!(r.status, Status::Skipped, "{}", r.id);
+            let reason = r.reason.as_deref().unwrap_or_default();
+            assert!(
+                reason.contains("disagree on where their buffers live"),
+                "{reason}"
+            );
+            assert!(
+                reason.contains("bar at 4KiB but unknown at 256MiB"),
+                "{reason}"
+            );
+            assert!(!r.params.contains_key("crosses_link"), "{}", r.id);
+            assert_eq!(r.params["measures"], "copy-engine");
+        }
+        // The same sweep up to 64 MiB agrees, and is fitted.
+        let fitting = sweep_on(&window, TransferPath::StagingCopy, 64 * MIB, 400.0);
+        let fitted = TransferSuite.derive(&fitting, &[]);
+        assert!(fitted.iter().all(|r| r.status == Status::Ok));
+        assert!(fitted.iter().all(|r| r.params["staging_memory"] == "bar"));
+    }
+
+    #[test]
+    fn only_paths_a_host_memcpy_bounds_are_given_a_fraction_of_it() {
+        let rebar = discrete_card(141 * GIB);
+        let reference = [host_memcpy(20.0)];
+        let fraction = |path| {
+            let sizes = sweep_on(&rebar, path, 16 * MIB, 8.0);
+            let derived = TransferSuite.derive(&sizes, &reference);
+            let bandwidth = derived
+                .iter()
+                .find(|r| r.id.ends_with("fit/asymptotic-bandwidth"))
+                .expect("a bandwidth row");
+            assert_eq!(bandwidth.status, Status::Ok, "{:?}", bandwidth.reason);
+            (
+                bandwidth.extra.get("fraction_of_host_memcpy").cloned(),
+                bandwidth.extra.contains_key("host_memcpy_gbs"),
+            )
+        };
+        // A copy engine's copy is no memcpy: 400 GB/s VRAM to VRAM is no "40x the host".
+        for copy in [TransferPath::StagingCopy, TransferPath::ReadbackCopy] {
+            assert_eq!(fraction(copy), (None, false), "{copy:?}");
+        }
+        for bounded in [TransferPath::HostWrite, TransferPath::MappedStaging] {
+            let (share, reference) = fraction(bounded);
+            assert!(reference, "{bounded:?}");
+            let share = share.and_then(|v| v.as_f64()).expect("a fraction");
+            assert!((share - 0.8).abs() < 0.01, "{bounded:?}: {share}");
+        }
+    }
 
     fn measured(path: TransferPath, bytes: u64, seconds: &[f64]) -> BenchResult {
-        let transfer = Transfer::new(path, bytes, 1);
+        measured_on(None, path, bytes, seconds)
+    }
+
+    /// A verified row of `path` at `bytes`, its params saying where its buffers live by `map`.
+    fn measured_on(
+        map: Option<&MemoryMap>,
+        path: TransferPath,
+        bytes: u64,
+        seconds: &[f64],
+    ) -> BenchResult {
+        let mut transfer = Transfer::new(path, bytes, 1);
+        if let Some(map) = map {
+            transfer = transfer.placed(map);
+        }
         let mut r = BenchResult::empty(&transfer.info(), Status::Ok, None);
         r.verified = true;
         r.work = transfer.transfer_work();
@@ -405,18 +643,7 @@ mod tests {
         assert!(!bandwidth.extra.contains_key("host_memcpy_gbs"));
         // With stream's host memcpy measured earlier (20 GB/s read + written = 10 GB/s moved
         // once), the fit says what fraction of the host's own copy rate the path reaches.
-        // The stream suite's host-memcpy row, as its results file has it.
-        let memcpy_info = BenchmarkInfo::new(
-            "stream/host-memcpy/bytes/16MiB",
-            "stream",
-            MetricKind::Bandwidth,
-            "bytes read + written per second by the host's memcpy",
-        )
-        .role(Role::HostReference);
-        let mut memcpy = BenchResult::empty(&memcpy_info, Status::Ok, None);
-        memcpy.verified = true;
-        memcpy.summary = stats::summarize(&[20.0]);
-        let with_reference = TransferSuite.derive(&results, &[memcpy]);
+        let with_reference = TransferSuite.derive(&results, &[host_memcpy(20.0)]);
         let extra = &with_reference[1].extra;
         assert_eq!(extra["host_memcpy_gbs"], 10.0);
         let fraction = extra["fraction_of_host_memcpy"].as_f64().expect("fraction");

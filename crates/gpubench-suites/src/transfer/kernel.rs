@@ -10,7 +10,7 @@ use gpubench_harness::{
 };
 use gpubench_results::units::format_size;
 
-use super::placement::{MemoryMap, is_unified};
+use super::placement::{CROSSES_LINK, CROSSES_LINK_WHY, MemoryMap, is_unified};
 use super::{Measures, SAMPLES_PER_SIZE, TransferPath, TransferState};
 
 /// One path at one size.
@@ -88,10 +88,13 @@ impl Kernel for Transfer {
         .param("size", format_size(self.bytes));
         if let Some(memory) = &self.memory {
             info = memory.annotate(info, path.roles(), self.bytes);
-            let (crosses, why) = memory.crosses_link(path, self.bytes);
-            info = info
-                .param("crosses_link", crosses)
-                .param("crosses_link_why", why);
+            // Where that is not known, neither param is written: a reader sees no answer
+            // rather than a guessed "no".
+            if let (Some(crosses), why) = memory.link_crossing(path, self.bytes) {
+                info = info
+                    .param(CROSSES_LINK, crosses)
+                    .param(CROSSES_LINK_WHY, why);
+            }
         }
         match measures {
             Measures::EndToEnd => {

@@ -1,15 +1,20 @@
 //! The transfer suite on a real adapter (lavapipe in CI): a tiny sweep of every transfer path
 //! goes through the harness's runner and must come back ok and verified, with the fitted
 //! transfer model and where the buffers live recorded; a transfer that never happened fails
-//! its check. Speed is never asserted: software-adapter numbers swing with the machine's load.
+//! its check; a buffer the device cannot make skips the set-up with the reason. Speed is never
+//! asserted: software-adapter numbers swing with the machine's load.
 
 use pollster::FutureExt as _;
 
-use super::{Measures, MemoryMap, Transfer, TransferPath, TransferSuite, zero_copy_support};
+use super::{
+    Measures, MemoryMap, Transfer, TransferPath, TransferState, TransferSuite, zero_copy_support,
+};
 use gpubench_engine::{Suite, SuiteOptions};
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::{assert_ok, require_vulkan, short_settings};
-use gpubench_harness::{BenchResult, Benchmark, KernelBench, Profile, Role, Runner, Status};
+use gpubench_harness::{
+    BenchError, BenchResult, Benchmark, KernelBench, Profile, Role, Runner, Status,
+};
 
 /// Where lavapipe's buffers live, as every transfer row must record it: Vulkan memory
 /// properties read through wgpu-hal, one unified memory type for every role the path uses.
@@ -130,5 +135,31 @@ fn a_transfer_that_never_happened_fails_verification() {
         let verdict = bench.verify(&ctx).block_on().expect("verify");
         assert!(!verdict.passed(), "{path:?} passed without a transfer");
         bench.teardown();
+    }
+}
+
+#[test]
+fn a_buffer_the_device_cannot_make_skips_the_set_up_with_the_reason() {
+    let Some(mut ctx) = require_vulkan() else {
+        return;
+    };
+    // A limit below the transfer's size stands in for a device out of memory: the device
+    // itself would make the buffer, so only a set-up that asks through the fallible creation
+    // (try_buffer, which checks the limit and the out-of-memory scope alike) refuses it.
+    let bytes = 256 * 1024;
+    ctx.limits.max_buffer_size = 64 * 1024;
+    // mapped_at_creation allocates in the run, not at set-up.
+    for path in TransferPath::ALL
+        .into_iter()
+        .filter(|&p| p != TransferPath::MappedAtCreation)
+    {
+        let setup = TransferState::new(&ctx, path, bytes, 5).block_on();
+        match setup {
+            Err(BenchError::Unsupported(reason)) => {
+                assert!(reason.contains("max_buffer_size"), "{path:?}: {reason}");
+            }
+            Err(other) => panic!("{path:?}: expected a skip, got {other}"),
+            Ok(_) => panic!("{path:?}: set up a {bytes}-byte buffer past the limit"),
+        }
     }
 }

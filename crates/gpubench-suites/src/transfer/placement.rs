@@ -16,6 +16,11 @@
 //!
 //! Elsewhere (Metal, DX12, GL) only the adapter type speaks: integrated GPUs and CPU adapters
 //! share one memory with the host (unified), a discrete GPU's placement is unknown.
+//!
+//! Where a row's placement is unknown, so is whether its bytes cross the host-device link, and
+//! the row then carries no `crosses_link` (nor its why): on DX12 a MAP_WRITE buffer is most
+//! likely an upload heap in host memory, whose copy does cross, so a written `false` would be
+//! a guess, and a wrong one.
 
 use super::{Measures, TransferPath};
 use gpubench_harness::{BenchmarkInfo, GpuContext};
@@ -62,6 +67,31 @@ pub mod flags {
 /// The classic BAR window: a device-local, host-visible heap larger than this means resizable
 /// BAR is on (all of VRAM is host-visible).
 pub const BAR_WINDOW: u64 = 256 * MIB;
+
+/// The param saying whether a row's bytes cross the host-device link (`true` or `false`),
+/// written only where that is known ([`MemoryMap::link_crossing`]).
+pub const CROSSES_LINK: &str = "crosses_link";
+/// The param saying why [`CROSSES_LINK`] is what it is, written beside it and only with it.
+pub const CROSSES_LINK_WHY: &str = "crosses_link_why";
+
+/// Whether `key` is a param saying where a row's buffers live or whether its bytes cross the
+/// link (what [`MemoryMap::annotate`] writes, and [`CROSSES_LINK`] with its why): the params a
+/// fitted row takes from the sizes it was fitted over, where they all agree.
+pub fn is_placement_param(key: &str) -> bool {
+    const WHOLE: [&str; 5] = [
+        "memory_source",
+        "unified_memory",
+        "memory_layout",
+        CROSSES_LINK,
+        CROSSES_LINK_WHY,
+    ];
+    WHOLE.contains(&key)
+        || BufferRole::ALL.iter().any(|role| {
+            key.strip_prefix(role.name()).is_some_and(|rest| {
+                matches!(rest, "_memory" | "_memory_detail" | "_memory_type_bits")
+            })
+        })
+}
 
 /// One Vulkan memory type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -334,56 +364,47 @@ impl MemoryMap {
     }
 
     /// Whether the bytes `path` times at `bytes` move between host memory and device memory
-    /// over the bus, and why (or why not), from where its buffers live. Comparisons with a
-    /// link's bandwidth (CUDA's pinned copies, doctor's link check) take only the rows that
-    /// do: with a large BAR, wgpu's write-mapped staging lands in device memory, and the
-    /// staging copy is then a VRAM-to-VRAM copy (about 2 TB/s on an H200), not a transfer.
+    /// over the bus, as a yes or no: `false` both where they do not and where that is not
+    /// known ([`MemoryMap::link_crossing`] tells the two apart), so a caller choosing a path
+    /// that must cross (doctor's link check) takes only one known to.
     pub fn crosses_link(&self, path: TransferPath, bytes: u64) -> (bool, String) {
+        let (crosses, why) = self.link_crossing(path, bytes);
+        (crosses == Some(true), why)
+    }
+
+    /// Whether the bytes `path` times at `bytes` move between host memory and device memory
+    /// over the bus, and why (or why not), from where its buffers live: `None` where a buffer
+    /// that decides it has an unknown placement (a discrete adapter off Vulkan, a buffer larger
+    /// than its preferred heap). Comparisons with a link's bandwidth (CUDA's pinned copies,
+    /// doctor's link check) take only the rows that do: with a large BAR, wgpu's write-mapped
+    /// staging lands in device memory, and the staging copy is then a VRAM-to-VRAM copy (about
+    /// 2 TB/s on an H200), not a transfer.
+    pub fn link_crossing(&self, path: TransferPath, bytes: u64) -> (Option<bool>, String) {
         if self.unified {
             return (
-                false,
+                Some(false),
                 "host and device share one memory: no link to cross".to_string(),
             );
         }
-        let kind = |role| self.placement(role, bytes).kind;
-        match path.measures() {
-            Measures::EndToEnd => (
-                true,
-                "end to end: the data starts or ends in the host's own memory".to_string(),
-            ),
-            Measures::CopyEngine => {
-                let role = match path.direction() {
-                    "d2h" => BufferRole::Readback,
-                    _ => BufferRole::Staging,
-                };
-                match kind(role) {
-                    MemoryKind::Host => {
-                        (true, format!("the {} buffer is host memory", role.name()))
-                    }
-                    other => (
-                        false,
-                        format!(
-                            "the {} buffer is {} memory: the copy may never leave the device",
-                            role.name(),
-                            other.name()
-                        ),
-                    ),
-                }
+        let role = match (path.measures(), path.direction()) {
+            (Measures::EndToEnd, _) => {
+                return (
+                    Some(true),
+                    "end to end: the data starts or ends in the host's own memory".to_string(),
+                );
             }
-            Measures::HostWrite => match kind(BufferRole::Staging) {
-                MemoryKind::Bar | MemoryKind::ResizableBar => (
-                    true,
-                    "the host writes through the BAR into device memory".to_string(),
-                ),
-                other => (
-                    false,
-                    format!(
-                        "the host writes {} memory: a memcpy that never crosses the bus",
-                        other.name()
-                    ),
-                ),
-            },
-        }
+            (Measures::CopyEngine, "d2h") => BufferRole::Readback,
+            _ => BufferRole::Staging,
+        };
+        let kind = self.placement(role, bytes).kind;
+        let crosses = match (path.measures(), kind) {
+            (_, MemoryKind::Unknown) => None,
+            (Measures::HostWrite, bar) => {
+                Some(matches!(bar, MemoryKind::Bar | MemoryKind::ResizableBar))
+            }
+            (_, host) => Some(host == MemoryKind::Host),
+        };
+        (crosses, link_why(path.measures(), role, kind, crosses))
     }
 
     /// The info with params saying where each of `roles` lives at `bytes`: `memory_source`,
@@ -409,6 +430,34 @@ impl MemoryMap {
             }
         }
         info
+    }
+}
+
+/// Why a copy-engine or host-write row whose deciding buffer (`role`, of `kind`) does or does
+/// not cross the link (`crosses`, `None` where not known) is said to.
+fn link_why(
+    measures: Measures,
+    role: BufferRole,
+    kind: MemoryKind,
+    crosses: Option<bool>,
+) -> String {
+    let role = role.name();
+    match (measures, crosses) {
+        (_, None) => format!(
+            "where the {role} buffer lives is not known (its {role}_memory_detail says why), so neither is whether the bytes cross the link"
+        ),
+        (Measures::HostWrite, Some(true)) => {
+            "the host writes through the BAR into device memory".to_string()
+        }
+        (Measures::HostWrite, Some(false)) => format!(
+            "the host writes {} memory: a memcpy that never crosses the bus",
+            kind.name()
+        ),
+        (_, Some(true)) => format!("the {role} buffer is host memory"),
+        (_, Some(false)) => format!(
+            "the {role} buffer is {} memory: the copy may never leave the device",
+            kind.name()
+        ),
     }
 }
 
@@ -636,6 +685,71 @@ mod tests {
         // One memory: nothing crosses.
         let cpu = probed(wgpu::DeviceType::Cpu, lavapipe());
         assert!(TransferPath::ALL.iter().all(|&p| !crosses(&cpu, p)));
+    }
+
+    #[test]
+    fn an_unknown_placement_leaves_the_link_crossing_unknown_and_unwritten() {
+        use TransferPath::*;
+        // DX12 (or Metal) on a discrete card: the backend does not say where buffers live.
+        let dx12 = MemoryMap::new(wgpu::DeviceType::DiscreteGpu, None);
+        for path in [StagingCopy, ReadbackCopy, HostWrite] {
+            let (crosses, why) = dx12.link_crossing(path, MIB);
+            assert_eq!(crosses, None, "{path:?}: {why}");
+            assert!(why.contains("not known"), "{why}");
+            // The yes-or-no (doctor's choice of path) takes only a path known to cross.
+            assert!(!dx12.crosses_link(path, MIB).0, "{path:?}");
+        }
+        assert_eq!(dx12.link_crossing(WriteBuffer, MIB).0, Some(true));
+        // Vulkan, a staging buffer larger than the BAR heap it prefers: unknown at that size.
+        let bar = probed(wgpu::DeviceType::DiscreteGpu, discrete(Some(256 * MIB)));
+        assert_eq!(bar.link_crossing(StagingCopy, 512 * MIB).0, None);
+        assert_eq!(bar.link_crossing(StagingCopy, MIB).0, Some(false));
+        assert_eq!(bar.link_crossing(HostWrite, MIB).0, Some(true));
+        // The row says nothing rather than "did not cross": no crosses_link, no why.
+        let row = |map: &MemoryMap, bytes| {
+            use gpubench_harness::Kernel as _;
+            crate::transfer::Transfer::new(StagingCopy, bytes, 1)
+                .placed(map)
+                .info()
+                .params
+        };
+        let unknown = row(&dx12, MIB);
+        assert!(!unknown.contains_key(CROSSES_LINK), "{unknown:?}");
+        assert!(!unknown.contains_key(CROSSES_LINK_WHY), "{unknown:?}");
+        assert_eq!(unknown["staging_memory"], "unknown");
+        assert!(!row(&bar, 512 * MIB).contains_key(CROSSES_LINK));
+        let known = row(&bar, MIB);
+        assert_eq!(known[CROSSES_LINK], false);
+        assert_eq!(
+            known[CROSSES_LINK_WHY],
+            "the staging buffer is bar memory: the copy may never leave the device"
+        );
+    }
+
+    #[test]
+    fn placement_params_are_those_annotate_and_the_link_crossing_write() {
+        let map = probed(wgpu::DeviceType::DiscreteGpu, discrete(None));
+        let info = BenchmarkInfo::new(
+            "t",
+            "transfer",
+            gpubench_harness::MetricKind::Bandwidth,
+            "bytes",
+        )
+        .param("path", "p")
+        .param("bytes", 1);
+        let info = map
+            .annotate(info, &BufferRole::ALL, MIB)
+            .param(CROSSES_LINK, true)
+            .param(CROSSES_LINK_WHY, "why");
+        let placement: Vec<&str> = info
+            .params
+            .keys()
+            .map(String::as_str)
+            .filter(|k| is_placement_param(k))
+            .collect();
+        assert_eq!(placement.len(), info.params.len() - 2, "{placement:?}");
+        assert!(!is_placement_param("path") && !is_placement_param("bytes"));
+        assert!(!is_placement_param("measures") && !is_placement_param("direction"));
     }
 
     #[test]

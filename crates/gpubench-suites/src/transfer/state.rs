@@ -109,7 +109,11 @@ const WORKGROUP: u32 = 256;
 const PER_INVOCATION: u64 = 16;
 
 impl TransferState {
-    /// The buffers and host memory of `path` for transfers of `bytes`, data from `seed`.
+    /// The buffers and host memory of `path` for transfers of `bytes`, data from `seed`. Every
+    /// buffer is sized by the sweep (the profile and the adapter), so each is created through
+    /// [`GpuContext::try_buffer`]: a size over the adapter's limit or an allocation the device
+    /// cannot make is [`BenchError::Unsupported`] (the row is skipped with the reason), never a
+    /// panic.
     pub async fn new(ctx: &GpuContext, path: TransferPath, bytes: u64, seed: u64) -> Outcome<Self> {
         let len = usize::try_from(bytes)
             .map_err(|_| BenchError::Unsupported("transfer larger than host memory".into()))?;
@@ -117,46 +121,38 @@ impl TransferState {
         let data = rng.bytes(len);
         // Destinations start with other random bytes: a transfer that never happened fails.
         let stale = rng.bytes(len);
-        let device = |label: &str| ctx.buffer_with_data(label, &stale, BufferRole::Device.usage());
-        let staging = || ctx.buffer("transfer staging", bytes, BufferRole::Staging.usage());
-        let readback = || ctx.buffer("transfer readback", bytes, BufferRole::Readback.usage());
+        let device = BufferRole::Device.usage();
+        let staging = BufferRole::Staging.usage();
+        let readback = BufferRole::Readback.usage();
         let state = match path {
             TransferPath::WriteBuffer => TransferState::WriteBuffer {
+                dst: filled(ctx, "transfer dst", &stale, device).await?,
                 data,
-                dst: device("transfer dst"),
             },
             TransferPath::MappedStaging => TransferState::MappedStaging {
+                staging: ctx.try_buffer("transfer staging", bytes, staging).await?,
+                dst: filled(ctx, "transfer dst", &stale, device).await?,
                 data,
-                staging: staging(),
-                dst: device("transfer dst"),
             },
             TransferPath::MappedAtCreation => TransferState::MappedAtCreation { data, last: None },
             TransferPath::MapRead => TransferState::MapRead {
-                src: ctx.buffer_with_data("transfer src", &data, BufferRole::Device.usage()),
+                src: filled(ctx, "transfer src", &data, device).await?,
+                staging: ctx.try_buffer("transfer readback", bytes, readback).await?,
                 data,
-                staging: readback(),
                 out: stale,
             },
             TransferPath::StagingCopy => TransferState::StagingCopy {
-                staging: ctx.buffer_with_data(
-                    "transfer staging",
-                    &data,
-                    BufferRole::Staging.usage(),
-                ),
+                staging: filled(ctx, "transfer staging", &data, staging).await?,
+                dst: filled(ctx, "transfer dst", &stale, device).await?,
                 data,
-                dst: device("transfer dst"),
             },
             TransferPath::ReadbackCopy => TransferState::ReadbackCopy {
-                src: ctx.buffer_with_data("transfer src", &data, BufferRole::Device.usage()),
+                src: filled(ctx, "transfer src", &data, device).await?,
+                readback: filled(ctx, "transfer readback", &stale, readback).await?,
                 data,
-                readback: ctx.buffer_with_data(
-                    "transfer readback",
-                    &stale,
-                    BufferRole::Readback.usage(),
-                ),
             },
             TransferPath::HostWrite => {
-                let staging = staging();
+                let staging = ctx.try_buffer("transfer staging", bytes, staging).await?;
                 // Mapped once here, outside any clock (wgpu zero-fills a first mapping, which
                 // also touches every page before timing).
                 ctx.map_and_wait(&staging, wgpu::MapMode::Write).await?;
@@ -166,7 +162,10 @@ impl TransferState {
                     mapped: true,
                 }
             }
-            TransferPath::ZeroCopy => zero_copy(ctx, data, device("transfer dst"), bytes),
+            TransferPath::ZeroCopy => {
+                let dst = filled(ctx, "transfer dst", &stale, device).await?;
+                zero_copy(ctx, data, dst, bytes).await?
+            }
         };
         // Let the initial uploads finish so the first timed transfer does not wait for them.
         ctx.wait_idle().await?;
@@ -315,9 +314,43 @@ impl TransferState {
     }
 }
 
+/// A buffer of `usage` holding `contents`, or why there is none: created by
+/// [`GpuContext::try_buffer`] (over the adapter's limit or out of memory, the row is skipped
+/// with the reason), then filled through a mapping where the usage has MAP_WRITE, else by the
+/// queue (COPY_DST).
+async fn filled(
+    ctx: &GpuContext,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> Outcome<wgpu::Buffer> {
+    use wgpu::BufferUsages as U;
+    if !usage.intersects(U::MAP_WRITE | U::COPY_DST) {
+        return Err(BenchError::Gpu(format!(
+            "{label}: a buffer without MAP_WRITE or COPY_DST cannot be filled; give its usage one of them"
+        )));
+    }
+    let buffer = ctx.try_buffer(label, contents.len() as u64, usage).await?;
+    if usage.contains(U::MAP_WRITE) {
+        ctx.map_and_wait(&buffer, wgpu::MapMode::Write).await?;
+        buffer.get_mapped_range_mut(..)?.copy_from_slice(contents);
+        buffer.unmap();
+    } else {
+        ctx.queue.write_buffer(&buffer, 0, contents);
+    }
+    Ok(buffer)
+}
+
 /// The zero-copy state: a STORAGE | MAP_WRITE buffer and the kernel that copies it into `dst`.
-fn zero_copy(ctx: &GpuContext, data: Vec<u8>, dst: wgpu::Buffer, bytes: u64) -> TransferState {
-    let shared = ctx.buffer("transfer shared", bytes, BufferRole::Shared.usage());
+async fn zero_copy(
+    ctx: &GpuContext,
+    data: Vec<u8>,
+    dst: wgpu::Buffer,
+    bytes: u64,
+) -> Outcome<TransferState> {
+    let shared = ctx
+        .try_buffer("transfer shared", bytes, BufferRole::Shared.usage())
+        .await?;
     let pipeline = compute_pipeline(
         ctx,
         "transfer zero-copy",
@@ -332,12 +365,12 @@ fn zero_copy(ctx: &GpuContext, data: Vec<u8>, dst: wgpu::Buffer, bytes: u64) -> 
         &[(0, &shared), (1, &dst)],
         (groups, 1),
     );
-    TransferState::ZeroCopy {
+    Ok(TransferState::ZeroCopy {
         data,
         shared,
         dst,
         kernel,
-    }
+    })
 }
 
 /// Submits what the queue holds (wgpu's own staging copy) and, unless this is the sample's last
