@@ -16,9 +16,10 @@
 //   serial    one request at a time, one host-clock span per request from the start of its
 //             preparation to the end of its check; p50/p95/p99/max over the requests.
 //   overlap   two requests in flight, each in a slot of its own (pinned buffers, device buffers,
-//             stream): while one computes, the next is prepared and uploaded. A sample runs 17
+//             stream): while one computes, the next is prepared and uploaded. A sample runs 18
 //             requests and times the 16 intervals after the first completion, as gpubench's
-//             overlap rows do; each request's own latency (prepare to check) is recorded.
+//             overlap rows do (the last drains untimed); each timed request's own latency
+//             (prepare to check) is recorded.
 // A percentile is stated only from enough requests (p95 from 20, p99 from 100), else null.
 // Every request's output is checked; a wrong one fails its row, never counts as throughput.
 #include <cuda_runtime.h>
@@ -437,12 +438,15 @@ struct InFlight {
     Clock::time_point start;
 };
 
-// OVERLAP_REQUESTS + 1 requests through the slots in turn; the interval is the time from the
-// first completion to the last over OVERLAP_REQUESTS.
+// OVERLAP_REQUESTS + depth requests through the slots in turn, timed from the first completion
+// over the next OVERLAP_REQUESTS: the window holds as many preparations as checks, as gpubench's
+// overlap rows do (flow.rs `overlapped`); the last depth - 1 requests drain untimed.
 static std::string overlap_sample(Path& p, Row& row, std::vector<double>& intervals) {
-    const int total = OVERLAP_REQUESTS + 1, depth = static_cast<int>(p.slots.size());
+    const int depth = static_cast<int>(p.slots.size());
+    const int total = OVERLAP_REQUESTS + depth;
     std::vector<InFlight> queue;
     Clock::time_point first_done;
+    double interval_us = 0.0;
     int retired = 0;
     for (int r = 0; r < total + depth; ++r) {
         if (static_cast<int>(queue.size()) == depth || (r >= total && !queue.empty())) {
@@ -453,11 +457,13 @@ static std::string overlap_sample(Path& p, Row& row, std::vector<double>& interv
             std::string wrong = wrong_answer(p.ref.mismatches(s.host_out, done.salt, false),
                                              done.number);
             if (!wrong.empty()) return wrong;
-            if (retired++ == 0) {
+            if (retired == 0) {
                 first_done = Clock::now();
-            } else {
+            } else if (retired <= OVERLAP_REQUESTS) {
                 row.latencies_us.push_back(us_since(done.start));
             }
+            if (retired == OVERLAP_REQUESTS) interval_us = us_since(first_done) / OVERLAP_REQUESTS;
+            ++retired;
         }
         if (r >= total) continue;
         InFlight next{r % depth, p.next, salt_of(p.next), Clock::now()};
@@ -467,7 +473,7 @@ static std::string overlap_sample(Path& p, Row& row, std::vector<double>& interv
         enqueue_request(p.w, s);
         queue.push_back(next);
     }
-    intervals.push_back(us_since(first_done) / OVERLAP_REQUESTS);
+    intervals.push_back(interval_us);
     return "";
 }
 
@@ -496,18 +502,45 @@ static std::string serial_json(const Row& row) {
     return "{\"status\": \"ok\", \"latency_us\": " + latency_json(row.latencies_us) + buf;
 }
 
-static std::string overlap_json(const Row& row, double serial_us, double slowest_us,
-                                const char* slowest, int samples) {
+// What bounds the overlapped interval, as gpubench's bound row reckons it (bound.rs): the
+// slowest stage, or preparing and checking together where they take longer, since one host
+// thread does both for every request while the streams' device stages may overlap.
+struct IntervalBound {
+    const char* slowest;
+    double slowest_us;
+    const char* name;
+    double us;
+};
+
+static IntervalBound interval_bound(const StageTime* times) {
+    int slowest = 0;
+    double host_us = 0;
+    for (int i = 0; i < STAGES; ++i) {
+        slowest = times[i].us > times[slowest].us ? i : slowest;
+        host_us += on_host(i) ? times[i].us : 0;
+    }
+    IntervalBound b{STAGE_NAMES[slowest], times[slowest].us, STAGE_NAMES[slowest],
+                    times[slowest].us};
+    if (host_us > b.us) {
+        b.name = "prepare+check";
+        b.us = host_us;
+    }
+    return b;
+}
+
+static std::string overlap_json(const Row& row, double serial_us, const IntervalBound& b,
+                                int samples) {
     if (row.status != "ok") return failed_json(row.reason);
-    char buf[512];
+    char buf[640];
     std::snprintf(buf, sizeof buf,
                   "{\"status\": \"ok\", \"streams\": %d, \"in_flight\": %d, \"samples\": %d, "
                   "\"requests_per_sample\": %d, \"interval_us\": %.3f, \"requests_per_s\": %.3f, "
                   "\"overlap_achieved\": %.4f, \"overlap_ideal\": %.4f, \"slowest_stage\": \"%s\", "
-                  "\"slowest_stage_us\": %.3f, \"latency_us\": ",
+                  "\"slowest_stage_us\": %.3f, \"bound\": \"%s\", \"bound_us\": %.3f, "
+                  "\"latency_us\": ",
                   STREAMS, STREAMS, samples, OVERLAP_REQUESTS, row.interval_us,
-                  1e6 / row.interval_us, serial_us / row.interval_us, serial_us / slowest_us,
-                  slowest, slowest_us);
+                  1e6 / row.interval_us, serial_us / row.interval_us, serial_us / b.us,
+                  b.slowest, b.slowest_us, b.name, b.us);
     return buf + latency_json(row.latencies_us) + "}";
 }
 
@@ -552,16 +585,14 @@ static std::string run_workload(const Workload& w, uint64_t seed, int serial_n, 
     StageTime times[STAGES];
     std::string check_wrong;
     for (int i = 0; i < STAGES; ++i) times[i] = time_stage(p, i, last_salt, &check_wrong);
-    int slowest = 0;
-    for (int i = 1; i < STAGES; ++i) slowest = times[i].us > times[slowest].us ? i : slowest;
     Row ser = serial(p, serial_n);
     Row ovl = overlapped(p, samples);
     double serial_us = ser.status == "ok" ? median(ser.latencies_us) : 0;
     std::string out = head + std::string("\"status\": \"ok\", \"stages\": ") +
                       stages_json(times, check_wrong) + ", \"serial\": " + serial_json(ser) +
                       ", \"overlap\": " +
-                      (ser.status == "ok" ? overlap_json(ovl, serial_us, times[slowest].us,
-                                                         STAGE_NAMES[slowest], samples)
+                      (ser.status == "ok" ? overlap_json(ovl, serial_us, interval_bound(times),
+                                                         samples)
                                           : failed_json("no serial time to compare with: " +
                                                         ser.reason)) +
                       "}";

@@ -987,12 +987,13 @@ def overlap_row(key, overlap, method, params, extra):
     return labelled(
         key, overlap["interval_us"], "steady interval between request completions, two in "
         "flight", f"{method}, one stream per request in flight (the next upload beside the "
-        "current kernel), host clock from the first completion to the last of each sample",
+        "current kernel), host clock from the first completion over the next 16 (the last "
+        "request drains untimed)",
         percentiles=overlap["latency_us"], requests_per_s=overlap.get("requests_per_s"),
         in_flight=overlap.get("in_flight"), streams=overlap.get("streams"),
         overlap_achieved=overlap.get("overlap_achieved"),
         overlap_ideal=overlap.get("overlap_ideal"), slowest_stage=overlap.get("slowest_stage"),
-        **params, **extra)
+        bound=overlap.get("bound", overlap.get("slowest_stage")), **params, **extra)
 
 
 # The memory section: what each of cuda_memory.cu's rows counts, keyed like gpubench's ids.

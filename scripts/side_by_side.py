@@ -83,7 +83,8 @@ DATAPATH = [
     ("stage/prepare", "stage/prepare",
      "the host writes the input: into a mapped staging buffer / into pinned memory"),
     ("stage/h2d", "stage/h2d",
-     "upload: a copy from the staging buffer / cudaMemcpyAsync from pinned memory"),
+     "upload: a copy from the staging buffer (in device memory behind a large BAR, so on the "
+     "card; the link is crossed by prepare's writes) / cudaMemcpyAsync from pinned memory"),
     ("stage/compute", "stage/compute",
      "the same kernel arithmetic: WGSL through Vulkan / CUDA C++ through nvcc"),
     ("stage/d2h", "stage/d2h",
@@ -422,7 +423,7 @@ def overlap_of(row):
     if row.get("overlap_achieved") is None or row.get("overlap_ideal") is None:
         return None
     return (f"overlap {row['overlap_achieved']:.2f}x of ideal {row['overlap_ideal']:.2f}x "
-            f"({row.get('slowest_stage', '?')} bounds)")
+            f"({row.get('bound') or row.get('slowest_stage', '?')} bounds)")
 
 
 def datapath_workloads(ours, cuda_plan):

@@ -1,10 +1,12 @@
-//! What bounds a workload, and the what-if arithmetic users do by hand, from the measured rows:
-//! the stage with the largest median names the bound of the overlapped path (the steady
-//! interval cannot be shorter than the slowest stage); the serial path's own median against
-//! the sum of the stage medians is the cost of the seams (submits, maps, waits); overlap
-//! achieved (serial time over the best overlapped interval) stands beside the ideal (serial
-//! time over the slowest stage). The what-if halves the bounding stage: the interval falls to
-//! the larger of its half and the next slowest stage, the latency by half of it.
+//! What bounds a workload, and the what-if arithmetic users do by hand, from the measured rows.
+//! The overlapped path's steady interval cannot be shorter than its slowest stage, nor than
+//! preparing and checking together: one host thread does both for every request, while the
+//! device's stages of different requests may overlap. The larger of the two is the bound. The
+//! serial path's own median against the sum of the stage medians is the cost of the seams
+//! (submits, maps, waits); overlap achieved (serial time over the best overlapped interval)
+//! stands beside the ideal (serial time over the bound). The what-if makes what bounds twice
+//! as fast (the stage, or both host stages): the interval falls to the bound of the stages
+//! then, the latency by half of what bounded.
 
 use std::collections::BTreeMap;
 
@@ -25,9 +27,9 @@ pub const SEAMS_LOW: f64 = 0.9;
 pub const SEAMS_HIGH: f64 = 1.5;
 
 /// A workload whose path does not add up: the serial span far from the sum of its stages, the
-/// slowest stage alone longer than the whole serial request, or the overlapped interval below
-/// the slowest stage or above the serial time, each by more than the noise band. Its figure is
-/// the ratio out of bounds.
+/// bound (the slowest stage, or prepare and check together) alone longer than the whole serial
+/// request, or the overlapped interval below the bound or above the serial time, each by more
+/// than the noise band. Its figure is the ratio out of bounds.
 pub const PATH_MISMATCH: OwnedKind = OwnedKind::new(
     "path-mismatch",
     "path does not add up",
@@ -44,13 +46,60 @@ pub struct StageTime {
     pub us: f64,
 }
 
+/// What bounds the overlapped interval from below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// One stage, the slowest, longer than preparing and checking together.
+    Stage(Stage),
+    /// Preparing and checking together: one host thread does both for every request, so their
+    /// sum bounds the interval even where each is shorter than a device stage (which may
+    /// overlap each other across requests).
+    Host,
+}
+
+impl Limit {
+    /// As the finding and the row's `stage` param name it: the stage, or `prepare+check`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Stage(stage) => stage.name(),
+            Limit::Host => "prepare+check",
+        }
+    }
+
+    /// In a sentence: "the slowest stage (h2d)", or the host's two stages together.
+    fn described(self) -> String {
+        match self {
+            Limit::Stage(stage) => format!("the slowest stage ({})", stage.name()),
+            Limit::Host => "prepare and check together (one host thread does both)".to_string(),
+        }
+    }
+}
+
+/// The shortest interval an overlapped path can reach with these stage times, and what sets
+/// it: the slowest stage, or preparing and checking together where they take longer.
+fn floor_of(stages: &[StageTime]) -> Option<(f64, Limit)> {
+    let slowest = stages.iter().max_by(|a, b| a.us.total_cmp(&b.us))?;
+    let host: f64 = stages
+        .iter()
+        .filter(|s| s.stage.on_host())
+        .map(|s| s.us)
+        .sum();
+    Some(if host > slowest.us {
+        (host, Limit::Host)
+    } else {
+        (slowest.us, Limit::Stage(slowest.stage))
+    })
+}
+
 /// The analysis of one workload.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bound {
-    /// The slowest stage.
-    pub slowest: StageTime,
-    /// The next slowest, where there are two.
-    pub next: Option<StageTime>,
+    /// What bounds the overlapped interval.
+    pub limit: Limit,
+    /// That bound, us: the slowest stage's median, or prepare's and check's together.
+    pub limit_us: f64,
+    /// Every stage's median.
+    pub stages: Vec<StageTime>,
     /// The sum of the stage medians, us.
     pub stage_sum_us: f64,
     /// The serial path's median, us, where it ran.
@@ -66,12 +115,11 @@ impl Bound {
         serial_us: Option<f64>,
         best_overlap: Option<(f64, u64)>,
     ) -> Option<Bound> {
-        let mut sorted = stages.to_vec();
-        sorted.sort_by(|a, b| b.us.total_cmp(&a.us));
-        let slowest = *sorted.first()?;
+        let (limit_us, limit) = floor_of(stages)?;
         Some(Bound {
-            slowest,
-            next: sorted.get(1).copied(),
+            limit,
+            limit_us,
+            stages: stages.to_vec(),
             stage_sum_us: stages.iter().map(|s| s.us).sum(),
             serial_us,
             best_overlap,
@@ -83,30 +131,41 @@ impl Bound {
         Some(self.serial_us? / self.best_overlap?.0)
     }
 
-    /// Serial time over the slowest stage: the most overlap can give.
+    /// Serial time over the bound: the most overlap can give.
     pub fn overlap_ideal(&self) -> Option<f64> {
-        Some(self.serial_us? / self.slowest.us)
+        Some(self.serial_us? / self.limit_us)
     }
 
-    /// The slowest stage alone over the whole serial request, where it took longer: the stages
+    /// The bound alone over the whole serial request, where it took longer: the stages
     /// measured alone then do not describe the path, and no latency what-if follows from them.
     pub fn stage_over_serial(&self) -> Option<f64> {
         self.serial_us
-            .map(|s| self.slowest.us / s)
+            .map(|s| self.limit_us / s)
             .filter(|ratio| *ratio > 1.0)
     }
 
-    /// With the bounding stage twice as fast: the throughput gain of the overlapped path and
-    /// the latency change of the serial one, in percent; no latency change where the stage
-    /// alone took longer than the serial request it is part of.
+    /// With what bounds twice as fast (the stage, or both host stages): the throughput gain of
+    /// the overlapped path and the latency change of the serial one, in percent; no latency
+    /// change where the bound alone took longer than the serial request it is part of.
     pub fn what_if_twice_as_fast(&self) -> (f64, Option<f64>) {
-        let half = self.slowest.us / 2.0;
-        let new_interval = self.next.map_or(half, |n| half.max(n.us));
-        let throughput = (self.slowest.us / new_interval - 1.0) * 100.0;
+        let halved: Vec<StageTime> = self
+            .stages
+            .iter()
+            .map(|&s| {
+                let bounds = match self.limit {
+                    Limit::Stage(stage) => s.stage == stage,
+                    Limit::Host => s.stage.on_host(),
+                };
+                let us = if bounds { s.us / 2.0 } else { s.us };
+                StageTime { us, ..s }
+            })
+            .collect();
+        let new_interval = floor_of(&halved).map_or(self.limit_us, |(us, _)| us);
+        let throughput = (self.limit_us / new_interval - 1.0) * 100.0;
         let latency = self
             .serial_us
             .filter(|_| self.stage_over_serial().is_none())
-            .map(|s| -half / s * 100.0);
+            .map(|s| -self.limit_us / 2.0 / s * 100.0);
         (throughput, latency)
     }
 
@@ -117,8 +176,8 @@ impl Bound {
         if let Some(ratio) = self.stage_over_serial().filter(|r| *r > 1.0 + band) {
             out.push(PATH_MISMATCH.record(
                 format!(
-                    "the slowest stage alone ({}) took {ratio:.2}x the whole serial request it is part of: the stages measured alone do not describe this path (a noisy machine, or a stage slower alone than in the path), so the finding states no latency what-if",
-                    self.slowest.stage.name()
+                    "{} alone took {ratio:.2}x the whole serial request it is part of: the stages measured alone do not describe this path (a noisy machine, or a stage slower alone than in the path), so the finding states no latency what-if",
+                    self.limit.described()
                 ),
                 Some(ratio),
             ));
@@ -136,25 +195,33 @@ impl Bound {
             }
         }
         if let Some((interval, depth)) = self.best_overlap {
-            let below = interval / self.slowest.us;
-            if below < 1.0 - band {
-                out.push(PATH_MISMATCH.record(
-                    format!(
-                        "with {depth} in flight the interval was {below:.2}x the slowest stage ({}), which should bound it: the stage alone ran slower than in the path",
-                        self.slowest.stage.name()
-                    ),
-                    Some(below),
-                ));
-            }
-            if let Some(serial) = self.serial_us.filter(|s| interval > s * (1.0 + band)) {
-                out.push(PATH_MISMATCH.record(
-                    format!(
-                        "with {depth} in flight the interval was {:.2}x the serial time: requests in flight slowed each other (on a software adapter they share the host's cores)",
-                        interval / serial
-                    ),
-                    Some(interval / serial),
-                ));
-            }
+            out.extend(self.interval_mismatches(interval, depth, band));
+        }
+        out
+    }
+
+    /// An overlapped `interval` with `depth` in flight below the bound, or above the serial
+    /// time, by more than `band`.
+    fn interval_mismatches(&self, interval: f64, depth: u64, band: f64) -> Vec<WarningRecord> {
+        let mut out = Vec::new();
+        let below = interval / self.limit_us;
+        if below < 1.0 - band {
+            out.push(PATH_MISMATCH.record(
+                format!(
+                    "with {depth} in flight the interval was {below:.2}x {}, which should bound it: the stages alone ran slower than in the path",
+                    self.limit.described()
+                ),
+                Some(below),
+            ));
+        }
+        if let Some(serial) = self.serial_us.filter(|s| interval > s * (1.0 + band)) {
+            out.push(PATH_MISMATCH.record(
+                format!(
+                    "with {depth} in flight the interval was {:.2}x the serial time: requests in flight slowed each other (on a software adapter they share the host's cores)",
+                    interval / serial
+                ),
+                Some(interval / serial),
+            ));
         }
         out
     }
@@ -174,10 +241,10 @@ impl Bound {
         let latency = latency
             .map(|l| format!(", latency {l:+.0}%"))
             .unwrap_or_default();
-        let name = self.slowest.stage.name();
+        let name = self.limit.name();
         format!(
             "{name} bounds: {}{of}; {name} 2x faster: throughput {throughput:+.0}%{latency}",
-            micros(self.slowest.us)
+            micros(self.limit_us)
         )
     }
 }
@@ -270,13 +337,13 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
             params.insert(key.to_string(), v.clone());
         }
     }
-    params.insert("stage".into(), bound.slowest.stage.name().into());
+    params.insert("stage".into(), bound.limit.name().into());
     let mut row = derived_result(
         format!("datapath/{workload}/bound"),
         "datapath",
         MetricKind::TimePerOp,
-        "median time per request of the slowest stage: the shortest interval an overlapped path can reach",
-        bound.slowest.us,
+        "the shortest interval an overlapped path can reach: the slowest stage's median, or prepare's and check's together where they take longer (one host thread does both)",
+        bound.limit_us,
         params,
     );
     state(&bound, energy_of(&rows), &mut row.extra);
@@ -373,7 +440,7 @@ mod tests {
         // 70 ms a request: upload 40, compute 20, the rest 10.
         let stages = times([4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0]);
         let bound = Bound::of(&stages, Some(72_000.0), Some((41_000.0, 2))).expect("bound");
-        assert_eq!(bound.slowest.stage, Stage::Upload);
+        assert_eq!(bound.limit, Limit::Stage(Stage::Upload));
         assert_eq!(bound.stage_sum_us, 70_000.0);
         // Upload halved: 20 ms, tied with compute: the interval 40 -> 20 ms, +100%.
         let (throughput, latency) = bound.what_if_twice_as_fast();
@@ -388,8 +455,38 @@ mod tests {
         // A stage far ahead of the rest: halving it halves the interval.
         let compute = times([10.0, 10.0, 1_000.0, 10.0, 10.0]);
         let bound = Bound::of(&compute, None, None).expect("bound");
-        assert_eq!(bound.slowest.stage, Stage::Compute);
+        assert_eq!(bound.limit, Limit::Stage(Stage::Compute));
         assert!((bound.what_if_twice_as_fast().0 - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn preparing_and_checking_together_bound_where_they_outlast_every_stage() {
+        // Prepare 30 and check 30 us on the one host thread, upload 40: the host's 60 bound.
+        let stages = times([30.0, 40.0, 10.0, 10.0, 30.0]);
+        let bound = Bound::of(&stages, Some(125.0), Some((45.0, 2))).expect("bound");
+        assert_eq!(bound.limit, Limit::Host);
+        assert_eq!(bound.limit_us, 60.0);
+        // Both halved: 30 against the upload's 40, so the interval falls from 60 to 40: +50%.
+        let (throughput, latency) = bound.what_if_twice_as_fast();
+        assert!((throughput - 50.0).abs() < 1e-9, "{throughput}");
+        assert!((latency.expect("serial ran") + 30.0 / 125.0 * 100.0).abs() < 1e-9);
+        assert!(
+            bound
+                .sentence()
+                .starts_with("prepare+check bounds: 60.0 us of 125.0 us"),
+            "{}",
+            bound.sentence()
+        );
+        // An interval of 45 us beats the upload alone but not the host's 60: said.
+        let warned = bound.mismatches(0.05);
+        assert_eq!(warned.len(), 1, "{warned:?}");
+        assert!(
+            warned[0]
+                .message
+                .contains("0.75x prepare and check together (one host thread does both)"),
+            "{}",
+            warned[0].message
+        );
     }
 
     #[test]

@@ -233,12 +233,27 @@ struct InFlight {
     prepared: Instant,
 }
 
-/// `clock.iterations()` + 1 requests through every slot in turn, the clock from the first
-/// completion to the last.
+/// Where a retirement falls in a sample's timed window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Window {
+    /// The first: its request filled an empty pipeline, and its check starts the clock.
+    Opens,
+    /// Timed: its latency is recorded, and the last of these stops the clock.
+    Inside,
+    /// Drained after the clock stopped: checked, not timed.
+    After,
+}
+
+/// `clock.iterations()` + K requests through the K slots in turn, timed from the first
+/// completion over the next `clock.iterations()`. The window then holds as many checks as
+/// preparations (requests K to `iterations` + K - 1 are prepared inside it), so a host-bound
+/// request is not read short by the K - 1 preparations a window ending at the last completion
+/// would leave out; the last K - 1 requests drain untimed.
 async fn overlapped(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
     let ctx = clock.ctx();
     let depth = state.slots.len();
-    let total = clock.iterations() as usize + 1;
+    let timed = clock.iterations() as usize;
+    let total = timed + depth;
     let mut in_flight: VecDeque<InFlight> = VecDeque::with_capacity(depth);
     let mut retired = 0usize;
     for r in 0..total + depth {
@@ -246,7 +261,15 @@ async fn overlapped(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcom
             let done = in_flight
                 .pop_front()
                 .ok_or_else(|| BenchError::Setup("no request in flight to retire".to_string()))?;
-            retire(state, clock, &done, retired == 0).await?;
+            let window = match retired {
+                0 => Window::Opens,
+                n if n <= timed => Window::Inside,
+                _ => Window::After,
+            };
+            retire(state, clock, &done, window).await?;
+            if retired == timed {
+                clock.stop_host();
+            }
             retired += 1;
         }
         if r >= total {
@@ -270,30 +293,31 @@ async fn overlapped(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcom
             prepared,
         });
     }
-    clock.stop_host();
     Ok(())
 }
 
-/// Waits for `done`'s output, checks it, and records its latency; the first retirement of a
-/// sample starts the clock instead (its request filled an empty pipeline).
+/// Waits for `done`'s output and checks it; where it falls in the `window`, starts the clock
+/// or records its latency and stages.
 async fn retire(
     state: &mut Prepared,
     clock: &mut SampleClock<'_>,
     done: &InFlight,
-    first: bool,
+    window: Window,
 ) -> Outcome {
     let ctx = clock.ctx();
     let slot = &state.slots[done.slot];
     slot.map_output(ctx).await?;
     let returned = Instant::now();
     let found = slot.check_output(&state.reference, done.salt, false)?;
-    if first {
-        clock.start_host();
-    } else {
-        clock.record_item_latency(done.start.elapsed());
+    match window {
+        Window::Opens => clock.start_host(),
+        Window::Inside => clock.record_item_latency(done.start.elapsed()),
+        Window::After => {}
     }
-    let at = [done.start, done.prepared, returned, Instant::now()];
-    record_stages(clock, done.number, back_to_back(at));
+    if window != Window::After {
+        let at = [done.start, done.prepared, returned, Instant::now()];
+        record_stages(clock, done.number, back_to_back(at));
+    }
     state.last_salt = done.salt;
     wrong(found, done.number)
 }

@@ -44,7 +44,10 @@ fn each_workload_names_the_bound_its_name_promises() {
     let Some(ctx) = require_vulkan() else { return };
     let runner = Runner::new(&ctx, short_settings());
     for (name, allowed) in [
-        ("transfer-bound", &["prepare", "h2d", "d2h", "check"][..]),
+        (
+            "transfer-bound",
+            &["prepare", "h2d", "d2h", "check", "prepare+check"][..],
+        ),
         ("compute-bound", &["compute"][..]),
     ] {
         let results = stages(&runner, &workload(name));
