@@ -27,6 +27,43 @@ pub const ON_DEVICE_NOTE: &str = "a path marked (on device) did not cross the ho
      (its crosses_link parameter: with a large BAR the staging buffer is device memory, so the copy \
      may never leave the device); it is no host-device figure";
 
+/// What a reader is told of a path marked [`LINK_NOT_KNOWN`].
+pub const LINK_NOT_KNOWN_NOTE: &str = "a path marked (link crossing not known) has buffers whose \
+     placement the adapter does not tell (a discrete card off Vulkan), so whether its copy crossed \
+     the host-device link is not known; it is kept apart from the host-device figures";
+
+/// The suffixes [`series_name`] may add, each with what a reader is told of it.
+const MARKS: [(&str, &str); 2] = [
+    (ON_DEVICE, ON_DEVICE_NOTE),
+    (LINK_NOT_KNOWN, LINK_NOT_KNOWN_NOTE),
+];
+
+/// What a reader is told of the marked series among `names` (from [`series_name`]): one note
+/// per kind of mark present, in a fixed order; none where nothing is marked.
+pub fn notes_for<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+    let names: Vec<&str> = names.into_iter().collect();
+    MARKS
+        .iter()
+        .filter(|(suffix, _)| names.iter().any(|n| n.ends_with(suffix)))
+        .map(|&(_, note)| note)
+        .collect()
+}
+
+/// The marked series of `path` (its sizes all marked alike) among `names`, where `path` itself
+/// has no series of its own: the series its fitted model belongs to.
+pub fn marked_series<'a>(
+    path: &str,
+    names: impl IntoIterator<Item = &'a str> + Clone,
+) -> Option<String> {
+    if names.clone().into_iter().any(|n| n == path) {
+        return None;
+    }
+    MARKS
+        .iter()
+        .map(|(suffix, _)| format!("{path}{suffix}"))
+        .find(|marked| names.clone().into_iter().any(|n| n == marked))
+}
+
 /// What `r` says of its bytes: `Some(true)` where they crossed the link, `Some(false)` where
 /// they did not, `None` where the row does not say (older files, paths with no placement).
 fn crosses(r: &BenchResult) -> Option<bool> {
@@ -84,6 +121,19 @@ mod tests {
         // A file that never says (older gpubench, or unified memory): nothing is marked.
         assert!(!any_crosses([&unsaid]));
         assert_eq!(series_name("p", &unsaid, false), "p");
+    }
+
+    #[test]
+    fn each_kind_of_mark_gets_its_note_and_a_marked_path_keeps_its_fit() {
+        assert!(notes_for(["a", "b"]).is_empty());
+        let names = ["a (on device)", "b (link crossing not known)", "c"];
+        assert_eq!(notes_for(names), [ON_DEVICE_NOTE, LINK_NOT_KNOWN_NOTE]);
+        assert_eq!(
+            marked_series("b", names).as_deref(),
+            Some("b (link crossing not known)")
+        );
+        assert_eq!(marked_series("a", names).as_deref(), Some("a (on device)"));
+        assert_eq!(marked_series("c", names), None);
     }
 
     #[test]

@@ -394,18 +394,18 @@ pub fn transfer(doc: &RunDocument) -> (Vec<Series>, Vec<(String, f64, f64)>) {
     for s in &mut series {
         s.sort();
     }
-    follow_on_device(&mut models, &series);
+    follow_marked(&mut models, &series);
     (series, models)
 }
 
-/// Names each fitted model after its path's series: a path all of whose sizes stayed on the
-/// device has only its on-device series, and its fit is drawn there.
-fn follow_on_device(models: &mut [(String, f64, f64)], series: &[Series]) {
-    let named = |name: &str| series.iter().any(|s| s.name == name);
+/// Names each fitted model after its path's series: a path all of whose sizes are marked alike
+/// (stayed on the device, or crossing not known) has only its marked series, and its fit is
+/// drawn there.
+fn follow_marked(models: &mut [(String, f64, f64)], series: &[Series]) {
+    let names = series.iter().map(|s| s.name.as_str());
     for (path, _, _) in models.iter_mut() {
-        let on_device = format!("{path}{}", crate::link::ON_DEVICE);
-        if !named(path) && named(&on_device) {
-            *path = on_device;
+        if let Some(marked) = crate::link::marked_series(path, names.clone()) {
+            *path = marked;
         }
     }
 }

@@ -259,12 +259,9 @@ fn transfer_section(title: &str, files: &[(String, &RunDocument)]) -> Result<Mar
         legend,
     )?;
     let mut note = "Bytes moved once per second. End-to-end paths are timed on the host, start to completion; copy-engine paths (-copy) by GPU timestamps per copy; host-write per memcpy (each row's measures param). Dashed: the fitted model t = fixed + bytes / bandwidth.".to_string();
-    if series
-        .iter()
-        .any(|s| s.name.ends_with(crate::link::ON_DEVICE))
-    {
+    for apart in crate::link::notes_for(series.iter().map(|s| s.name.as_str())) {
         note.push_str(" Drawn apart: ");
-        note.push_str(crate::link::ON_DEVICE_NOTE);
+        note.push_str(apart);
         note.push('.');
     }
     Ok(chart_section(

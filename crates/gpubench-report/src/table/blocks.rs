@@ -79,9 +79,9 @@ pub fn sweep_table(suite: &str, rows: &[&BenchResult], width: Option<u16>) -> Op
          for copy-engine paths; host per memcpy for host-write), us per transfer (bytes / bandwidth), \
          and (copy GB/s) by GPU timestamps around the copy or kernel inside an end-to-end transfer"
         .to_string();
-    if paths.iter().any(|p| p.ends_with(crate::link::ON_DEVICE)) {
+    for apart in crate::link::notes_for(paths.iter().map(String::as_str)) {
         explained.push_str("; ");
-        explained.push_str(crate::link::ON_DEVICE_NOTE);
+        explained.push_str(apart);
     }
     Some(format!(
         "{table}\n{}",
