@@ -9,6 +9,9 @@
 //!   loop, would show as adds; steps folded together, as NIR folded `fma(p, q, fma(p, q, acc))`
 //!   into `fma(p, q + q, acc)` when every step used one operand pair, as fewer FMAs and adds).
 //!   The multiply form `x = fma(x, a, b)` compiles to `v_fma_f32`.
+//! - Integer, dot-product and f64 peaks: each step of each chain is one instruction of the kind
+//!   the compute suite's README names (`v_dot4_i32_iu8`, `v_dot4_u32_u8`, `v_mul_lo_u32` with
+//!   `v_add_nc_u32`, packed `v_pk_mad_u16`, `v_fma_f64`): none folded or split.
 //! - Atomics, lane-indexed: every atomicAdd written is an atomic instruction every lane issues,
 //!   with no instruction that moves data between lanes (DPP, lane reads and permutes, the lane
 //!   counting of an elected lane): nothing of a subgroup reduction. The uniform-address form is
@@ -212,4 +215,38 @@ fn the_lanes_chase_loads_through_the_vector_path_and_the_single_one_does_not() {
         "chase: the scalar cache\n{}",
         texts[1]
     );
+}
+
+/// The compute suite's README names what RDNA 3 runs for each integer, dot and f64 form: every
+/// step of every chain one instruction of that kind (two 16-bit lanes to a packed one), so the
+/// figure is the instruction's rate, not a folded or split chain's.
+#[test]
+fn the_integer_dot_and_f64_forms_are_the_instructions_the_readme_names() {
+    let cases: [(&str, &[(&str, usize)]); 5] = [
+        (
+            "compute/dot-peak/packed-i8",
+            &[("v_dot4_i32_iu8", PER_TRIP)],
+        ),
+        ("compute/dot-peak/packed-u8", &[("v_dot4_u32_u8", PER_TRIP)]),
+        (
+            "compute/int-peak/scalar-i32",
+            &[("v_mul_lo_u32", PER_TRIP), ("v_add_nc_u32", PER_TRIP)],
+        ),
+        (
+            "compute/int-peak/vec4-i16",
+            &[("v_pk_mad_u16", PER_TRIP / 2)],
+        ),
+        ("compute/fma-peak/scalar-f64", &[("v_fma_f64", PER_TRIP)]),
+    ];
+    let names: Vec<&str> = cases.iter().map(|(name, _)| *name).collect();
+    for ((name, wanted), text) in cases.iter().zip(disassembly(&names)) {
+        let body = main_loop(&text).expect("a loop");
+        for &(mnemonic, per_trip) in *wanted {
+            assert_eq!(
+                count(&body, mnemonic),
+                per_trip,
+                "{name}: {mnemonic} a loop trip\n{text}"
+            );
+        }
+    }
 }
