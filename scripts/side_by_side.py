@@ -33,6 +33,9 @@ pinned host memory and two streams) in a section of their own, each pair labelle
 difference: wgpu has one queue and no pinned host memory, so the pair shows what those
 capabilities buy, never "gpubench is x% of CUDA". Their time ratio (gpubench / CUDA) sits in a
 column named so, with p95 latencies beside it ("n/a (n = N)" where too few requests state one).
+Where gpubench's stage/h2d (or stage/d2h) row records crosses_link false (a large BAR puts wgpu's
+staging in device memory), its pair says it is a copy inside the card, not an upload, and keeps
+no time ratio; stage/prepare's pair says where the host's writes cross the link.
 
 The best H2D path is chosen among the results whose bytes cross the link (the `crosses_link`
 param gpubench records); a results file from before that param leaves out h2d-staging-copy and
@@ -83,8 +86,7 @@ DATAPATH = [
     ("stage/prepare", "stage/prepare",
      "the host writes the input: into a mapped staging buffer / into pinned memory"),
     ("stage/h2d", "stage/h2d",
-     "upload: a copy from the staging buffer (in device memory behind a large BAR, so on the "
-     "card; the link is crossed by prepare's writes) / cudaMemcpyAsync from pinned memory"),
+     "upload: a copy from the staging buffer / cudaMemcpyAsync from pinned memory"),
     ("stage/compute", "stage/compute",
      "the same kernel arithmetic: WGSL through Vulkan / CUDA C++ through nvcc"),
     ("stage/d2h", "stage/d2h",
@@ -436,12 +438,68 @@ def datapath_workloads(ours, cuda_plan):
     return [n for n in names if n]
 
 
+# The datapath stages whose bytes may or may not cross the host-device link, by gpubench's own
+# `crosses_link` on the row (recorded from where the buffer the stage touches lives, as for the
+# transfer rows): (what the gpubench side is where it crosses, where it does not, and whether a
+# time ratio with CUDA's side still stands where it does not). CUDA's copies always cross (pinned
+# host memory); on a discrete card with a large BAR, wgpu's write-mapped staging is device
+# memory, so gpubench's stage/h2d is a copy inside the card and prepare's writes are the upload.
+DATAPATH_LINK = {
+    "stage/prepare": ("the host's writes cross the link (staging in device memory, behind the "
+                      "BAR): they are gpubench's upload", "the host's writes stay in host memory",
+                      True),
+    "stage/h2d": ("an upload: the copy reads host memory across the link",
+                  "a copy inside the card, not an upload", False),
+    "stage/d2h": ("a download: the copy writes host memory across the link",
+                  "a copy inside the card, not a download", False),
+}
+# Where gpubench's row does not say (a results file from before the param, or a placement the
+# adapter did not tell): what its stage/h2d may be.
+DATAPATH_LINK_UNKNOWN = (
+    "whether gpubench's copy crosses the link is not recorded (no crosses_link): behind a large "
+    "BAR the staging buffer is device memory, the copy stays on the card and prepare's writes "
+    "cross the link")
+
+
+def datapath_link(table, stage, row):
+    """What gpubench's datapath `stage` row (stage/prepare, ...) says of the link, on its pair
+    `row`: where the row records crosses_link false for a copy, the pair says it is a copy inside
+    the card, keeps no time ratio (CUDA's side crosses the link) and says why in the notes, as
+    the transfer rows left out of the H2D pairs do."""
+    if stage not in DATAPATH_LINK:
+        return
+    mine = table.ours.get(row["gpubench_id"])
+    params = (mine or {}).get("params") or {}
+    crosses = params.get("crosses_link")
+    across, within, ratio_stands = DATAPATH_LINK[stage]
+    row["crosses_link"] = crosses if isinstance(crosses, bool) else None
+    if not isinstance(crosses, bool):
+        if mine and stage == "stage/h2d":
+            row["note"] = f"{row['note']}; {DATAPATH_LINK_UNKNOWN}"
+        return
+    why = params.get("crosses_link_why")
+    said = f"crosses_link {str(crosses).lower()}" + (f": {why}" if why else "")
+    if crosses or ratio_stands:
+        row["note"] = f"{row['note']}; gpubench: {across if crosses else within} ({said})"
+    else:
+        # The pair's "upload: ... / cudaMemcpyAsync ..." would call gpubench's side an upload.
+        cuda_how = row["note"].split(" / ", 1)[-1]
+        row["note"] = f"gpubench: {within} ({said}) / CUDA: {cuda_how}"
+        row["capability_ratio"] = None
+        row["ratio_withheld"] = "not across the link"
+        table.notes.append(f"{row['label']}: gpubench's row is {within} ({said}); CUDA's "
+                           "copy crosses the link from pinned memory, so the pair has no time "
+                           "ratio")
+
+
 def add_datapath(table, ours, plan):
-    """Each workload's datapath pairs, labelled a capability difference."""
+    """Each workload's datapath pairs, labelled a capability difference; a stage row whose bytes
+    gpubench says do not cross the link is labelled so (`datapath_link`)."""
     for name in datapath_workloads(ours, plan):
         for mine, ref, how in DATAPATH:
             table.add_capability(f"datapath {name} {mine}", f"datapath/{name}/{mine}",
                                  f"datapath/{name}/{ref}", how)
+            datapath_link(table, mine, table.capability[-1])
 
 
 # Transfer paths a results file from before `crosses_link` may hold whose timed bytes need not
@@ -689,10 +747,11 @@ def capability_markdown(rows):
         notes = "; ".join(n for n in (r.get("note"), r.get("overlap"),
                                       status_note(r, "gpubench"), status_note(r, "cuda")) if n)
         ratio = r.get("capability_ratio")
+        shown = (f"- ({r['ratio_withheld']})" if r.get("ratio_withheld") else
+                 "-" if ratio is None else fmt(ratio) + " (capability)")
         out.append(
             f"| {r['label']} | {cell(r['gpubench'], r.get('gpubench_why'))} | "
-            f"{cell(r['cuda'], r.get('cuda_why'))} | {r['unit']} | "
-            f"{'-' if ratio is None else fmt(ratio) + ' (capability)'} | "
+            f"{cell(r['cuda'], r.get('cuda_why'))} | {r['unit']} | {shown} | "
             f"{p95_cell(p95.get('gpubench'))} / {p95_cell(p95.get('cuda'))} | {notes} |")
     return out
 

@@ -350,6 +350,67 @@ class DatapathSideBySide(unittest.TestCase):
         self.assertIn("failed: wrong output", section)
         self.assertNotIn("% of CUDA", text)
 
+    def test_a_stage_h2d_that_stays_on_the_card_is_not_called_an_upload(self):
+        """An H200's large BAR: gpubench's stage/h2d records crosses_link false (its staging is
+        device memory), so its pair says it is a copy inside the card, not an upload, with no
+        time ratio beside CUDA's upload; prepare's pair says its writes cross the link."""
+        gpubench, cuda = self.docs()
+        h2d = gpubench["results"][0]
+        h2d["params"] = {"staging_memory": "resizable-bar", "crosses_link": False,
+                         "crosses_link_why": "the staging buffer is resizable-bar memory: the "
+                                             "copy may never leave the device"}
+        prepare = datapath_result("datapath/balanced/stage/prepare", 600.0)
+        prepare["params"] = {"staging_memory": "resizable-bar", "crosses_link": True,
+                             "crosses_link_why": "the host writes through the BAR into device "
+                                                 "memory"}
+        gpubench["results"].append(prepare)
+        table = sbs.build(gpubench, cuda, {})
+        pairs = self.pairs(table)
+        pair = pairs["datapath balanced stage/h2d"]
+        self.assertIs(pair["crosses_link"], False)
+        self.assertIsNone(pair["capability_ratio"])
+        self.assertEqual(pair["note"],
+                         "gpubench: a copy inside the card, not an upload (crosses_link false: "
+                         "the staging buffer is resizable-bar memory: the copy may never leave "
+                         "the device) / CUDA: cudaMemcpyAsync from pinned memory")
+        self.assertNotIn("upload: a copy", pair["note"])
+        self.assertIn("datapath balanced stage/h2d: gpubench's row is a copy inside the card, "
+                      "not an upload (crosses_link false", "\n".join(table.notes))
+        written = pairs["datapath balanced stage/prepare"]
+        self.assertIs(written["crosses_link"], True)
+        self.assertAlmostEqual(written["capability_ratio"], 2.0)
+        self.assertIn("gpubench: the host's writes cross the link", written["note"])
+        text = sbs.markdown(table, gpubench, cuda, {})
+        section = text[text.index("## Data path"):]
+        self.assertIn("| datapath balanced stage/h2d | 180 | 90 | us | - (not across the link) |",
+                      section)
+        self.assertIn("- note: datapath balanced stage/h2d: gpubench's row is a copy inside the "
+                      "card", text)
+
+    def test_a_stage_h2d_that_crosses_the_link_keeps_its_ratio_and_says_so(self):
+        gpubench, cuda = self.docs()
+        gpubench["results"][0]["params"] = {
+            "staging_memory": "host", "crosses_link": True,
+            "crosses_link_why": "the staging buffer is host memory"}
+        table = sbs.build(gpubench, cuda, {})
+        pair = self.pairs(table)["datapath balanced stage/h2d"]
+        self.assertAlmostEqual(pair["capability_ratio"], 2.0)
+        self.assertIn("gpubench: an upload: the copy reads host memory across the link "
+                      "(crosses_link true: the staging buffer is host memory)", pair["note"])
+        self.assertFalse(any("stage/h2d" in n for n in table.notes))
+
+    def test_a_stage_h2d_without_crosses_link_keeps_its_ratio_and_says_it_is_not_known(self):
+        # A results file from before the param, or a placement the adapter did not tell.
+        gpubench, cuda = self.docs()
+        table = sbs.build(gpubench, cuda, {})
+        pairs = self.pairs(table)
+        pair = pairs["datapath balanced stage/h2d"]
+        self.assertIsNone(pair["crosses_link"])
+        self.assertAlmostEqual(pair["capability_ratio"], 2.0)
+        self.assertIn("not recorded (no crosses_link)", pair["note"])
+        # A pair with no gpubench row at all says nothing of gpubench's copy.
+        self.assertNotIn("crosses_link", pairs["datapath compute-bound stage/h2d"]["note"])
+
     def test_a_datapath_section_that_failed_says_why_in_its_cells(self):
         gpubench, cuda = self.docs()
         cuda["rows"] = [ref.not_measured("datapath", "not-available", ref.NVCC_MISSING)]

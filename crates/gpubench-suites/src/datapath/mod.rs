@@ -20,6 +20,7 @@ mod slot;
 pub mod stage;
 
 use gpubench_engine::{Arity, Benchmarks, OptionSpec, Suite, SuiteInfo, SuiteOptions};
+use gpubench_harness::kit::placement::MemoryMap;
 use gpubench_harness::{BenchResult, GpuContext, KernelBench, Profile, Status};
 use gpubench_results::ChartHint;
 use serde_json::Value;
@@ -118,10 +119,12 @@ impl Suite for DatapathSuite {
                 problem,
             })?;
         let (serial, overlapped, batched) = samples(options.profile);
+        // Where the staging and readback buffers live: read once, recorded on the stage rows.
+        let memory = MemoryMap::probe(ctx);
         let mut benches: Vec<Box<dyn gpubench_harness::Benchmark>> = Vec::new();
         for request in workloads {
             for stage in Stage::ALL {
-                let kernel = StageKernel::new(request.clone(), stage, options.seed);
+                let kernel = StageKernel::new(request.clone(), stage, options.seed).placed(&memory);
                 benches.push(KernelBench::boxed(kernel));
             }
             for flow in flows(options.profile) {

@@ -170,3 +170,38 @@ fn timelines_show_what_overlapped(
         );
     }
 }
+
+#[test]
+fn the_suite_records_where_the_stage_rows_buffers_live() {
+    let Some(ctx) = require_vulkan() else { return };
+    let options = gpubench_engine::SuiteOptions::new(Profile::Quick);
+    let benches = gpubench_engine::Suite::build(&super::DatapathSuite, &ctx, &options)
+        .expect("the datapath suite builds");
+    let mut placed = 0;
+    for bench in &benches {
+        let info = bench.info();
+        let Some(stage) = info.params.get("stage").and_then(|s| s.as_str()) else {
+            assert!(!info.params.contains_key("crosses_link"), "{}", info.id);
+            continue;
+        };
+        let role = match stage {
+            "prepare" | "h2d" => "staging",
+            "d2h" => "readback",
+            _ => {
+                assert!(!info.params.contains_key("crosses_link"), "{}", info.id);
+                continue;
+            }
+        };
+        // lavapipe: Vulkan's memory properties, one memory shared with the host.
+        assert_eq!(info.params["memory_source"], "vulkan", "{}", info.id);
+        assert_eq!(
+            info.params[&format!("{role}_memory")],
+            "unified",
+            "{}",
+            info.id
+        );
+        assert_eq!(info.params["crosses_link"], false, "{}", info.id);
+        placed += 1;
+    }
+    assert_eq!(placed, 3 * builtins(Profile::Quick).len());
+}

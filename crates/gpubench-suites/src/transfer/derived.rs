@@ -17,9 +17,9 @@ use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
 use gpubench_results::stats::{self, Summary};
 use gpubench_results::units::KIB;
 
-use super::placement::is_placement_param;
 use super::{FIT_RESAMPLES, FIT_SEED, MIN_FIT_SIZES, Measures, POOR_FIT, TransferPath};
 use crate::transfer::fit::{self, SizeSamples, TransferModel};
+use gpubench_harness::kit::placement::is_placement_param;
 
 /// A row's params, by name.
 type Params = BTreeMap<String, serde_json::Value>;
@@ -424,13 +424,15 @@ pub fn fitted_model(path: TransferPath, results: &[BenchResult]) -> Option<Trans
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transfer::placement::flags::{
-        DEVICE_LOCAL, HOST_CACHED, HOST_COHERENT, HOST_VISIBLE,
-    };
-    use crate::transfer::placement::{BufferRole, MemoryHeap, MemoryMap, MemoryType, VulkanMemory};
     use crate::transfer::{Transfer, TransferSuite, sizes_up_to};
     use gpubench_engine::Suite;
     use gpubench_harness::Kernel;
+    use gpubench_harness::kit::placement::flags::{
+        DEVICE_LOCAL, HOST_CACHED, HOST_COHERENT, HOST_VISIBLE,
+    };
+    use gpubench_harness::kit::placement::{
+        BufferRole, MemoryHeap, MemoryMap, MemoryType, VulkanMemory,
+    };
     use gpubench_results::units::{GIB, MIB};
 
     /// A discrete card on Vulkan whose MAP_WRITE staging prefers a device-local, host-visible

@@ -10,8 +10,8 @@ use gpubench_harness::{
 };
 use gpubench_results::units::format_size;
 
-use super::placement::{CROSSES_LINK, CROSSES_LINK_WHY, MemoryMap, is_unified};
 use super::{Measures, SAMPLES_PER_SIZE, TransferPath, TransferState};
+use gpubench_harness::kit::placement::{MemoryMap, is_unified};
 
 /// One path at one size.
 pub struct Transfer {
@@ -90,11 +90,7 @@ impl Kernel for Transfer {
             info = memory.annotate(info, path.roles(), self.bytes);
             // Where that is not known, neither param is written: a reader sees no answer
             // rather than a guessed "no".
-            if let (Some(crosses), why) = memory.link_crossing(path, self.bytes) {
-                info = info
-                    .param(CROSSES_LINK, crosses)
-                    .param(CROSSES_LINK_WHY, why);
-            }
+            info = memory.annotate_link(info, path, self.bytes);
         }
         match measures {
             Measures::EndToEnd => {

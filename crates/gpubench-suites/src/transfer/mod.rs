@@ -6,7 +6,8 @@
 //! What each path times, and where wgpu puts its buffers on a discrete GPU, is the suite's page,
 //! this folder's README.md; how wgpu 30 and gpu-allocator choose memory, with their source
 //! files, is told once, in docs/notes/2026-12-01-wgpu-buffer-placement.md. Where each row's
-//! buffers lie is recorded in its params ([`placement`]).
+//! buffers lie is recorded in its params (the kit's [`gpubench_harness::kit::placement`]), and
+//! whether its bytes cross the link from the buffer its path names ([`placement`]).
 //!
 //! End-to-end rows take one transfer per sample, timed by the host clock from the start of the
 //! host-side work to completion (each sample is one transfer's latency), with GPU timestamps
@@ -36,8 +37,8 @@ pub mod state;
 
 pub use derived::fitted_model;
 use gpubench_engine::SuiteInfo;
+pub use gpubench_harness::kit::placement::{BufferRole, MemoryKind, MemoryMap};
 pub use kernel::{Transfer, zero_copy_support};
-pub use placement::{BufferRole, MemoryKind, MemoryMap};
 pub use state::TransferState;
 
 /// transfer.wgsl: the zero-copy upload, a kernel copying a host-written buffer, read in place, into device memory.

@@ -6,8 +6,8 @@ use gpubench_harness::{BenchError, GpuContext, Outcome, SampleClock, Verificatio
 use gpubench_results::rng::SplitMix64;
 
 use super::TransferPath;
-use super::placement::BufferRole;
 use gpubench_harness::kit::gpu::{DispatchKernel, compute_pipeline, grid_workgroups};
+use gpubench_harness::kit::placement::BufferRole;
 use gpubench_harness::kit::verify::compare_bytes;
 
 /// Buffers and host memory of one transfer benchmark, per path; what the runs change (the
