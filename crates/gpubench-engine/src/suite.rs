@@ -220,8 +220,9 @@ pub trait Suite: Send + Sync {
     }
 
     /// Adds suite-specific analysis to one of its measured results (flags, series metadata),
-    /// right after it was measured.
-    fn annotate(&self, _result: &mut BenchResult) {}
+    /// right after it was measured and before it is recorded, given every result recorded so
+    /// far in the run (`earlier`): a result implausible beside an earlier one may be failed here.
+    fn annotate(&self, _result: &mut BenchResult, _earlier: &[BenchResult]) {}
 
     /// Results computed from this suite's measured `results` (fitted models, ceilings, ratios),
     /// given everything measured so far in the run (`earlier`, other suites included).

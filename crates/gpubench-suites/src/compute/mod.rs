@@ -65,6 +65,16 @@ impl Suite for ComputeSuite {
         Ok(benches)
     }
 
+    /// An accumulate-form FMA peak faster than dual issue allows beside its multiply-form row
+    /// fails: the compiler shortened its chain ([`gpubench_harness::kit::fma::plausible`]).
+    fn annotate(
+        &self,
+        result: &mut gpubench_harness::BenchResult,
+        earlier: &[gpubench_harness::BenchResult],
+    ) {
+        gpubench_harness::kit::fma::plausible::fail_beyond_dual_issue(result, earlier);
+    }
+
     /// Every peak is a bar by precision and width, and a compute ceiling candidate.
     fn chart_hint(
         &self,
@@ -132,5 +142,42 @@ impl PeakKernels {
             out.push((kernel.info().id, kernel.shader()));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpubench_harness::{BenchResult, Status};
+
+    /// The suite's own f32 scalar rows, each ok at `gflops` (multiply form first).
+    fn scalar_f32_rows(multiply: f64, accumulate: f64) -> (BenchResult, BenchResult) {
+        let kernels = PeakKernels::new(&PeakGrid::fixed(1));
+        let row = |id: &str, gflops: f64| {
+            let peak = kernels
+                .float
+                .iter()
+                .find(|k| k.info().id == id)
+                .expect("the suite builds it");
+            let mut r = BenchResult::empty(&peak.info(), Status::Ok, None);
+            r.samples = vec![gflops; 3];
+            r.summary = gpubench_results::stats::summarize(&r.samples);
+            r
+        };
+        (
+            row("compute/fma-peak/scalar-f32", multiply),
+            row("compute/fma-peak/acc-scalar-f32", accumulate),
+        )
+    }
+
+    #[test]
+    fn an_accumulate_peak_past_dual_issue_beside_its_multiply_row_fails() {
+        let (multiply, mut folded) = scalar_f32_rows(10_000.0, 160_000.0);
+        ComputeSuite.annotate(&mut folded, std::slice::from_ref(&multiply));
+        assert_eq!(folded.status, Status::Failed, "{:?}", folded.reason);
+        assert!(folded.summary.is_none());
+        let (multiply, mut dual) = scalar_f32_rows(10_000.0, 20_000.0);
+        ComputeSuite.annotate(&mut dual, &[multiply]);
+        assert_eq!(dual.status, Status::Ok);
     }
 }

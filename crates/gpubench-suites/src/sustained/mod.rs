@@ -92,7 +92,7 @@ impl Suite for SustainedSuite {
         Ok(vec![bench])
     }
 
-    fn annotate(&self, result: &mut BenchResult) {
+    fn annotate(&self, result: &mut BenchResult, _earlier: &[BenchResult]) {
         if result.status != Status::Ok {
             return;
         }
@@ -265,12 +265,12 @@ mod tests {
         seen.throttle_reasons = vec!["sw-power-cap".into()];
         result.telemetry = Some(Box::new(seen.clone()));
         let mut capped = result.clone();
-        SustainedSuite.annotate(&mut capped);
+        SustainedSuite.annotate(&mut capped, &[]);
         // Running at the power limit is how a card works, not throttling.
         assert_eq!(capped.extra["throttled"], false);
         seen.throttle_reasons.push("hw-thermal-slowdown".into());
         result.telemetry = Some(Box::new(seen));
-        SustainedSuite.annotate(&mut result);
+        SustainedSuite.annotate(&mut result, &[]);
         assert_eq!(result.extra["throttled"], true);
         let warning = &result.warnings.last().expect("a warning").message;
         assert!(warning.contains("held the clocks"), "{warning}");
@@ -299,8 +299,8 @@ mod tests {
         result.telemetry = Some(Box::new(seen));
         let mut without = result.clone();
         without.telemetry = None;
-        SustainedSuite.annotate(&mut result);
-        SustainedSuite.annotate(&mut without);
+        SustainedSuite.annotate(&mut result, &[]);
+        SustainedSuite.annotate(&mut without, &[]);
         let warning = &result.warnings.last().expect("throttled").message;
         assert!(
             warning.ends_with("the driver reported: hw-thermal-slowdown"),

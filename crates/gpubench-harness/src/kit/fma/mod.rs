@@ -40,6 +40,7 @@
 //! exact CPU prediction), so both are built on [`FmaDispatch`].
 
 pub mod grid;
+pub mod plausible;
 
 use crate::kit::derived::param_str;
 use crate::kit::gpu::{
