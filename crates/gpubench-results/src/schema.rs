@@ -346,6 +346,25 @@ impl BenchResult {
         }
     }
 
+    /// Fails this measured result for `reason`, withdrawing every figure it holds, as a result
+    /// that failed before it was timed holds none: its samples, summaries, latency, timing, work
+    /// and iteration count. What it is (id, params, metric, what it counts) stays, and so do its
+    /// warnings, extra and whether its output was verified.
+    pub fn fail(&mut self, reason: String) {
+        self.status = Status::Failed;
+        self.reason = Some(reason);
+        self.timing = None;
+        self.work = Work::default();
+        self.iterations_per_sample = 0;
+        self.summary = None;
+        self.samples.clear();
+        self.host_summary = None;
+        self.host_samples.clear();
+        self.gpu_summary = None;
+        self.gpu_samples.clear();
+        self.latency = None;
+    }
+
     /// The headline value: the median, when the result is ok.
     pub fn median(&self) -> Option<f64> {
         (self.status == Status::Ok).then_some(self.summary.as_ref()?.median)

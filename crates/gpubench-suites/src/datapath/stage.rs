@@ -143,8 +143,7 @@ impl StageKernel {
             return info;
         };
         let bytes = self.stage.bytes(&self.request);
-        let roles: Vec<BufferRole> = access.role().into_iter().collect();
-        let info = memory.annotate(info, &roles, bytes);
+        let info = memory.annotate(info, access.role().as_slice(), bytes);
         memory.annotate_link(info, access, bytes)
     }
 }

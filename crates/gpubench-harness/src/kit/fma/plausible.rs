@@ -32,14 +32,7 @@ pub fn fail_beyond_dual_issue(result: &mut BenchResult, earlier: &[BenchResult])
     let reason = format!(
         "ran {ratio:.2}x the multiply form of the same precision and width, more than the {ACCUMULATE_OVER_MULTIPLY_MAX}x that RDNA 3's dual issue allows at most: the compiler folded, split or hoisted the chain, so the figure would be the compiler's, not the card's"
     );
-    result.status = Status::Failed;
-    result.reason = Some(reason);
-    result.summary = None;
-    result.samples.clear();
-    result.host_summary = None;
-    result.host_samples.clear();
-    result.gpu_summary = None;
-    result.gpu_samples.clear();
+    result.fail(reason);
 }
 
 /// `result`'s median over the multiply-form row of its precision and form in `earlier`, where
@@ -84,6 +77,8 @@ mod tests {
         r.samples = vec![gflops * 0.99, gflops, gflops * 1.01];
         r.summary = summarize(&r.samples);
         r.verified = true;
+        r.timing = Some(crate::TimingSource::GpuTimestamp);
+        r.iterations_per_sample = 4;
         r
     }
 
@@ -102,6 +97,7 @@ mod tests {
         fail_beyond_dual_issue(&mut folded, &earlier);
         assert_eq!(folded.status, Status::Failed);
         assert!(folded.summary.is_none() && folded.samples.is_empty());
+        assert!(folded.timing.is_none() && folded.iterations_per_sample == 0);
         let reason = folded.reason.unwrap_or_default();
         assert!(reason.contains("ran 16.00x the multiply form"), "{reason}");
         // Judged against its own form: 48 TFLOP/s beside the scalar row's 10 would fail.
