@@ -11,6 +11,7 @@ use gpubench_results::schema::{MachineInfo, TimingSource};
 use crate::device::{self, AdapterSummary, Selection};
 use crate::error::{BenchError, HarnessError};
 use crate::host_clock::HostClock;
+use crate::read_log::ReadLog;
 use crate::shader_checks::ShaderChecks;
 use crate::timestamp_step::TimestampStep;
 
@@ -79,6 +80,8 @@ pub struct GpuContext {
     timestamp_quantum: Option<std::time::Duration>,
     /// The step GPU timestamps were seen to take, over every runner on this context.
     timestamp_step: Arc<TimestampStep>,
+    /// What checks read back, while the runner records it ([`crate::read_log`]).
+    reads: ReadLog,
 }
 
 /// How long one slice of a wait for the GPU lasts before the stop flag is looked at again: a
@@ -187,7 +190,13 @@ impl GpuContext {
             host_clock: HostClock::measure(),
             timestamp_quantum: None,
             timestamp_step: Arc::default(),
+            reads: ReadLog::default(),
         })
+    }
+
+    /// What checks read back, while the runner records it ([`crate::read_log`]).
+    pub fn read_log(&self) -> &ReadLog {
+        &self.reads
     }
 
     /// Whether this is a software adapter (lavapipe, SwiftShader, WARP).
@@ -404,6 +413,7 @@ impl GpuContext {
                 source.size()
             )));
         }
+        self.reads.note(source, spans);
         let total: u64 = spans.iter().map(|&(_, size)| size).sum();
         if total == 0 {
             return Ok(read(&[]));
@@ -489,6 +499,7 @@ impl GpuContext {
 
     /// Maps a MAP_READ buffer, waits, and copies its whole contents out.
     pub async fn map_and_read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BenchError> {
+        self.reads.note(buffer, &[(0, buffer.size())]);
         self.map_and_wait(buffer, wgpu::MapMode::Read).await?;
         let bytes = buffer.get_mapped_range(..)?.to_vec();
         buffer.unmap();

@@ -20,8 +20,11 @@ use gpubench_results::{BenchmarkInfo, Work};
 ///
 /// The runner's order, through [`KernelBench`]: [`Kernel::check_support`], [`Kernel::setup`],
 /// [`Kernel::run`] once and [`Kernel::verify`], then `run` for calibration, warm-up and samples,
-/// then `verify` again (what the timed runs left); the state is dropped afterwards (which frees its buffers). `run` must be idempotent: any
-/// number of runs leaves output that `verify` accepts.
+/// then `verify` again (what the timed runs left); the state is dropped afterwards (which frees
+/// its buffers). `run` must be idempotent: any number of runs leaves output that `verify`
+/// accepts. Between the first check and the timed runs the runner clears what `verify` read
+/// back ([`crate::read_log`]), so each run must write all of it again, unless the kernel's info
+/// says its runs add to it ([`crate::Outputs::Accumulated`]: the check counts every run).
 ///
 /// `setup`, `run` and `verify` are `async fn`s: each wait on the device in them is awaited, and
 /// the native binaries block once, on the whole run.

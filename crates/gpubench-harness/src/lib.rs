@@ -16,6 +16,7 @@ pub mod kernel;
 pub mod kit;
 #[cfg(any(target_arch = "wasm32", test))]
 mod oneshot;
+pub mod read_log;
 pub mod runner;
 pub mod shader_checks;
 pub mod telemetry_hook;
@@ -28,7 +29,7 @@ pub use benchmark::{Benchmark, Verification};
 pub use context::GpuContext;
 pub use error::{BenchError, HarnessError, Outcome};
 pub use gpubench_results::{
-    BenchResult, BenchmarkInfo, IterationPolicy, MetricKind, Profile, Role, RunDocument,
+    BenchResult, BenchmarkInfo, IterationPolicy, MetricKind, Outputs, Profile, Role, RunDocument,
     RunSettings, Status, TimingPreference, TimingSource, Work,
 };
 pub use kernel::{Kernel, KernelBench};

@@ -30,11 +30,12 @@ use crate::context::GpuContext;
 use crate::error::BenchError;
 use crate::host_clock::RESOLUTION_FACTOR;
 use crate::item_trace::{self, ItemStage};
+use crate::read_log;
 use crate::telemetry_hook::TelemetryHook;
 use crate::timing::{HostSpan, SampleClock, SampleTiming, TimestampQueries};
 use gpubench_results::item_timeline::ItemTimeline;
 use gpubench_results::metric::{
-    BenchmarkInfo, IterationPolicy, MetricKind, TimingPreference, Work,
+    BenchmarkInfo, IterationPolicy, MetricKind, Outputs, TimingPreference, Work,
 };
 use gpubench_results::profile::RunSettings;
 use gpubench_results::schema::{BenchResult, Status, TimingSource};
@@ -441,10 +442,12 @@ impl<'a> Runner<'a> {
     }
 
     /// Checks the output again after the timed samples. The check before timing saw one run of
-    /// one iteration; the samples ran the kernel many times in long batches, and kernels keep
-    /// what every run adds up to where runs accumulate (the launch storms' counters: 4096
-    /// dispatches a sample, against one before timing). A driver that drops, merges or
-    /// reorders work in a long batch fails here instead of being timed as a throughput.
+    /// one iteration; the samples ran the kernel many times in long batches. What the first
+    /// check read was cleared after it (where runs rewrite it), so what this check reads was
+    /// written by the runs since; where runs accumulate, it holds what they add up to (the
+    /// launch storms' counters: 4096 dispatches a sample, against one before timing). A driver
+    /// that drops, merges or reorders work in a long batch fails here instead of being timed as
+    /// a throughput.
     async fn verify_timed_work(
         &self,
         bench: &mut dyn Benchmark,
@@ -524,10 +527,20 @@ impl<'a> Runner<'a> {
         observer.phase(Phase::Verify);
         let first = self.ctx.scoped(self.sample(bench, 1)).await?;
         self.check_faults()?;
-        let verification = self.ctx.scoped(bench.verify(self.ctx)).await?;
+        let reads = self.ctx.read_log();
+        reads.start();
+        let verification = self.ctx.scoped(bench.verify(self.ctx)).await;
+        let read = reads.finish();
+        let verification = verification?;
         self.check_faults()?;
         if !verification.passed() {
             return Err(Stop::Fail(verification.failure_reason()));
+        }
+        if bench.info().outputs == Outputs::Rewritten {
+            // What the check read is cleared: the check after the timed samples then sees only
+            // what the runs after this one wrote ([`crate::read_log`]).
+            self.ctx.scoped(read_log::clear(self.ctx, &read)).await?;
+            self.check_faults()?;
         }
         Ok(first)
     }

@@ -466,6 +466,9 @@ mod tests {
         /// Copies the wrong source in every run after the first: work the device got wrong in
         /// the timed batches, though the first run, checked before timing, was right.
         wrong_after_the_first_run: bool,
+        /// Copies nothing in every run after the first: work a driver dropped from the timed
+        /// batches, which leaves the first run's right output in place.
+        dropped_after_the_first_run: bool,
     }
 
     struct CopyState {
@@ -485,6 +488,7 @@ mod tests {
                 copies,
                 once_a_sample: false,
                 wrong_after_the_first_run: false,
+                dropped_after_the_first_run: false,
             }
         }
     }
@@ -535,8 +539,10 @@ mod tests {
             } else {
                 &state.src
             };
+            let dropped = self.dropped_after_the_first_run && state.runs > 0;
             state.runs += 1;
-            for _ in 0..self.copies * clock.iterations() {
+            let copies = if dropped { 0 } else { self.copies };
+            for _ in 0..copies * clock.iterations() {
                 encoder.copy_buffer_to_buffer(src, 0, &state.dst, 0, self.bytes);
             }
             clock.write_timestamp(&mut encoder, Boundary::End);
@@ -622,6 +628,24 @@ mod tests {
         let reason = result.reason.unwrap_or_default();
         assert!(reason.contains("after the timed samples"), "{reason}");
         assert!(result.summary.is_none(), "a wrong answer has no figure");
+    }
+
+    /// Work dropped from the timed batches fails, though the first run's output, which the
+    /// first check passed, would still be right: the runner clears what that check read.
+    #[test]
+    fn work_dropped_from_the_timed_batches_fails_on_an_adapter() {
+        let Some(ctx) = crate::testing::require_vulkan() else {
+            return;
+        };
+        let runner = crate::Runner::new(&ctx, crate::testing::short_settings());
+        let mut copy = crate::KernelBench::new(TimedCopy {
+            dropped_after_the_first_run: true,
+            ..TimedCopy::of(1 << 20, 1)
+        });
+        let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
+        assert_eq!(result.status, crate::Status::Failed, "{:?}", result.reason);
+        let reason = result.reason.unwrap_or_default();
+        assert!(reason.contains("after the timed samples"), "{reason}");
     }
 
     /// A browser's quantized timestamps on a native adapter: with every timestamp cut to 1 ms

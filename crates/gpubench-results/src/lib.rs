@@ -30,6 +30,8 @@ pub use adapter::AdapterSummary;
 pub use chart::{ChartHint, Roof};
 pub use error::ResultsError;
 pub use kind_name::KindName;
-pub use metric::{BenchmarkInfo, IterationPolicy, MetricKind, Role, TimingPreference, Work};
+pub use metric::{
+    BenchmarkInfo, IterationPolicy, MetricKind, Outputs, Role, TimingPreference, Work,
+};
 pub use profile::{Profile, RunSettings};
 pub use schema::{BenchResult, RunDocument, Status, TimingSource};

@@ -290,6 +290,19 @@ pub enum IterationPolicy {
     Fixed(u32),
 }
 
+/// What a benchmark's runs do to what its check reads back, which decides whether the runner
+/// clears that before the timed runs (see `gpubench_harness::read_log`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Outputs {
+    /// Every run writes it whole again: it is cleared after the first check, so the check
+    /// after the timed samples sees only what they wrote.
+    #[default]
+    Rewritten,
+    /// Runs add to it (a counter of dispatches): the check already counts every run, and a
+    /// clear would lose the count.
+    Accumulated,
+}
+
 /// Everything the runner and the result need to know about a benchmark before it runs.
 #[derive(Debug, Clone)]
 pub struct BenchmarkInfo {
@@ -318,6 +331,8 @@ pub struct BenchmarkInfo {
     /// Target length of one sample instead of the profile's (still capped by its watchdog-safe
     /// maximum), e.g. longer windows for a sustained run.
     pub target_sample: Option<std::time::Duration>,
+    /// What the runs do to the output the check reads.
+    pub outputs: Outputs,
 }
 
 impl BenchmarkInfo {
@@ -335,6 +350,7 @@ impl BenchmarkInfo {
             min_samples: None,
             duration: None,
             target_sample: None,
+            outputs: Outputs::Rewritten,
         }
     }
 

@@ -11,7 +11,7 @@
 use gpubench_engine::options::parse_size_value;
 use gpubench_engine::{Arity, Benchmarks, Included, OptionSpec, Suite, SuiteInfo, SuiteOptions};
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, StrideGrid, check_binding_fits, compute_pipeline, f32_bytes, read_f32,
+    DispatchKernel, OUTPUT, StrideGrid, check_binding_fits, compute_pipeline, f32_bytes, read_f32,
     uniform_buffer,
 };
 use gpubench_harness::kit::inputs::exact_inputs;
@@ -139,7 +139,7 @@ impl Kernel for ScaleAdd {
         let xs = ctx.buffer_with_data("example x", f32_bytes(&x), storage);
         let ys = ctx.buffer_with_data("example y", f32_bytes(&y), storage);
         // The output starts as something no answer is: an element left unwritten cannot pass.
-        let z = ctx.buffer_with_data("example z", &vec![0u8; self.bytes as usize], storage);
+        let z = ctx.buffer_with_data("example z", &vec![0u8; self.bytes as usize], OUTPUT);
         let pipeline = compute_pipeline(ctx, "example scale_add", WGSL, "scale_add");
         let bindings = [(0, &uniform), (1, &xs), (2, &ys), (3, &z)];
         let grid = (grid.workgroups, 1);

@@ -2,7 +2,7 @@
 //! and the counter check that proves every launch ran exactly once.
 
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome,
+    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, MetricKind, Outcome, Outputs,
     SampleClock, TimingPreference, Verification, Work,
 };
 use gpubench_results::rng::SplitMix64;
@@ -224,6 +224,8 @@ impl Kernel for Launch {
         )
         .param("mode", mode.name())
         .param("kernel", "bump (1 invocation, atomicAdd)");
+        // The check counts every dispatch since set-up in the counters.
+        info.outputs = Outputs::Accumulated;
         if mode.host_timed() {
             info.timing = TimingPreference::Host;
         }

@@ -20,10 +20,13 @@
 //! Vulkan driver; their ratio to the folded twin says which.
 
 use gpubench_harness::{
-    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
+    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Outputs, SampleClock, Verification,
+    Work,
 };
 
-use gpubench_harness::kit::gpu::{DispatchKernel, compute_pipeline_zeroing, uniform_buffer};
+use gpubench_harness::kit::gpu::{
+    DispatchKernel, OUTPUT, compute_pipeline_zeroing, uniform_buffer,
+};
 use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::kit::verify::{Checker, Tolerance};
 
@@ -229,7 +232,7 @@ impl Kernel for AtomicAdds {
                 "atomicAdds per second (GIOP/s, one per atomicAdd), each invocation to its own {place} word (uncontended); old values unused"
             )
         };
-        BenchmarkInfo::new(
+        let mut info = BenchmarkInfo::new(
             format!("memory/atomic-add/{}", self.target.name()),
             gpubench_results::suite_names::MEMORY,
             MetricKind::IntThroughput,
@@ -239,7 +242,12 @@ impl Kernel for AtomicAdds {
         .param("target", self.target.name())
         .param("aggregation", self.target.aggregation())
         .param("workgroups", self.groups)
-        .param("adds_per_invocation", ADDS)
+        .param("adds_per_invocation", ADDS);
+        if self.target.in_storage() {
+            // Every run adds to the storage words; the check counts the dispatches since set-up.
+            info.outputs = Outputs::Accumulated;
+        }
+        info
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
@@ -264,11 +272,7 @@ impl Kernel for AtomicAdds {
         } else {
             vec![u32::MAX; count]
         };
-        let words = ctx.buffer_with_data(
-            "atomic words",
-            bytemuck::cast_slice(&init),
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
+        let words = ctx.buffer_with_data("atomic words", bytemuck::cast_slice(&init), OUTPUT);
         let entry = self.target.entry();
         let constants = [("ADDS", f64::from(ADDS))];
         // The workgroup forms zero their words themselves (memory_shared.wgsl).

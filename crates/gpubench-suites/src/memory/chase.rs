@@ -18,7 +18,8 @@
 //! through the vector path (`memory/latency-lanes/<size>`).
 
 use gpubench_harness::{
-    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, SampleClock, Verification, Work,
+    BenchmarkInfo, GpuContext, Kernel, MetricKind, Outcome, Outputs, SampleClock, Verification,
+    Work,
 };
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
@@ -185,7 +186,7 @@ impl Kernel for PointerChase {
                 "ns per dependent 4-byte load, following a random cycle through the working set in 64-byte nodes ({lanes} lanes loading the same address with a per-lane index: the vector path)"
             ),
         };
-        let info = BenchmarkInfo::new(
+        let mut info = BenchmarkInfo::new(
             format!("memory/{}/{}", self.form.id_kind(), format_size(self.bytes)),
             gpubench_results::suite_names::MEMORY,
             MetricKind::Latency,
@@ -196,6 +197,9 @@ impl Kernel for PointerChase {
         .param("working_set", format_size(self.bytes))
         .param("node_bytes", NODE_BYTES)
         .param("loads_per_dispatch", self.steps);
+        // Every run goes on from the position the last one reached; the check follows every
+        // load since set-up.
+        info.outputs = Outputs::Accumulated;
         match self.form {
             ChaseForm::Single => info,
             ChaseForm::Lanes(lanes) => info.param("lanes", lanes),

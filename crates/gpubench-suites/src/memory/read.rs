@@ -15,7 +15,8 @@ use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::format_size;
 
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32, uniform_buffer,
+    DispatchKernel, OUTPUT, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32,
+    uniform_buffer,
 };
 use gpubench_harness::kit::inputs::exact_inputs;
 use gpubench_harness::kit::sizing::{AdapterClass, TARGET_DISPATCH_S, short_dispatch_record};
@@ -288,11 +289,7 @@ impl Kernel for WorkingSetRead {
         );
         // Sums start as random negatives: an invocation that writes nothing cannot pass.
         let sums_init = rng.f32_vec((groups * WORKGROUP * 4) as usize, -2.0, -1.0);
-        let sums = ctx.buffer_with_data(
-            "memory sums",
-            f32_bytes(&sums_init),
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
+        let sums = ctx.buffer_with_data("memory sums", f32_bytes(&sums_init), OUTPUT);
         let constants = [
             ("WINDOW_TRIPS", f64::from(WINDOW_TRIPS)),
             ("CHUNK", f64::from(self.chunk)),

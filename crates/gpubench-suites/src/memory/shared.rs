@@ -13,7 +13,9 @@ use gpubench_harness::{
 };
 use gpubench_results::rng::SplitMix64;
 
-use gpubench_harness::kit::gpu::{DispatchKernel, compute_pipeline_zeroing, f32_bytes, read_f32};
+use gpubench_harness::kit::gpu::{
+    DispatchKernel, OUTPUT, compute_pipeline_zeroing, f32_bytes, read_f32,
+};
 use gpubench_harness::kit::inputs::exact_inputs;
 use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::kit::verify::{Checker, Tolerance};
@@ -202,11 +204,7 @@ impl Kernel for WorkgroupRead {
         );
         // Sums start as random negatives: an invocation that writes nothing cannot pass.
         let sums_init = rng.f32_vec(self.sum_floats(), -2.0, -1.0);
-        let sums = ctx.buffer_with_data(
-            "workgroup sums",
-            f32_bytes(&sums_init),
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
+        let sums = ctx.buffer_with_data("workgroup sums", f32_bytes(&sums_init), OUTPUT);
         let entry = self.read.entry();
         // The tile is written whole before it is read: no zeroing first.
         let pipeline = compute_pipeline_zeroing(

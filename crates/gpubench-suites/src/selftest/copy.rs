@@ -6,7 +6,7 @@
 //! its rate, the real slowdown the regression gate's error-rate harness must catch.
 
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, StrideGrid, compute_pipeline, f32_bytes, read_f32, uniform_buffer,
+    DispatchKernel, OUTPUT, StrideGrid, compute_pipeline, f32_bytes, read_f32, uniform_buffer,
 };
 use gpubench_harness::kit::inputs::exact_inputs;
 use gpubench_harness::kit::verify::{Tolerance, compare_f32};
@@ -90,7 +90,7 @@ impl Kernel for CopyKernel {
         let a = ctx.buffer_with_data("selftest copy a", f32_bytes(&input), usage);
         // The output starts as something else: an element left unwritten cannot pass.
         let output =
-            ctx.buffer_with_data("selftest copy c", &vec![0u8; self.bytes as usize], usage);
+            ctx.buffer_with_data("selftest copy c", &vec![0u8; self.bytes as usize], OUTPUT);
         let pipeline = compute_pipeline(ctx, self.entry, crate::selftest::WGSL, self.entry);
         let dispatch = DispatchKernel::new(
             ctx,

@@ -10,8 +10,8 @@ use gpubench_results::units::format_size;
 use std::sync::{Arc, OnceLock};
 
 use gpubench_harness::kit::gpu::{
-    DispatchKernel, StrideGrid, StrideParams, compute_pipeline_with, f32_bytes, filled_f32_buffer,
-    uniform_buffer, with_f32,
+    DispatchKernel, OUTPUT, StrideGrid, StrideParams, compute_pipeline_with, f32_bytes,
+    filled_f32_buffer, uniform_buffer, with_f32,
 };
 use gpubench_harness::kit::verify::{Checker, Tolerance, compare_f32_at, compare_f32_with};
 
@@ -585,8 +585,7 @@ impl Kernel for Stream {
         // The output starts as NaN, which no kernel writes and no check accepts (it asks for
         // a finite value): an element a kernel skips fails. (It was random data, made per row
         // with the inputs at seconds per row on a large GPU; NaN costs a fill.)
-        let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC;
-        let output = filled_f32_buffer(ctx, "stream c", output_bytes / 4, f32::NAN, usage)?;
+        let output = filled_f32_buffer(ctx, "stream c", output_bytes / 4, f32::NAN, OUTPUT)?;
         let inputs = self.input_buffers(ctx, &params, self.input(0), self.input(1));
         let mut bindings: Vec<(u32, &wgpu::Buffer)> = inputs
             .iter()

@@ -294,7 +294,18 @@ impl TransferState {
                     .ok_or_else(|| BenchError::Gpu("verify before any transfer".into()))?;
                 (ctx.read_buffer(buffer, bytes).await?, data)
             }
-            TransferState::MapRead { data, out, .. } => (out.clone(), data),
+            TransferState::MapRead {
+                data, out, staging, ..
+            } => {
+                // What the path delivered, then the readback it came through: the runner
+                // clears what a check read (`gpubench_harness::read_log`), so a copy dropped
+                // after this check leaves the readback wrong for the next.
+                let delivered = compare_bytes(out, data);
+                if !delivered.passed() {
+                    return Ok(delivered);
+                }
+                (ctx.map_and_read(staging).await?, data)
+            }
             TransferState::ReadbackCopy { data, readback, .. } => {
                 (ctx.map_and_read(readback).await?, data)
             }

@@ -265,11 +265,7 @@ impl FmaDispatch {
             let usage = wgpu::BufferUsages::STORAGE;
             buffers.push(ctx.buffer_with_data(&format!("{label} input"), f32_bytes(data), usage));
         }
-        let output = ctx.buffer_with_data(
-            &format!("{label} out"),
-            init,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        );
+        let output = ctx.buffer_with_data(&format!("{label} out"), init, crate::kit::gpu::OUTPUT);
         let mut bindings: Vec<(u32, &wgpu::Buffer)> = (0u32..).zip(&buffers).collect();
         bindings.push((bindings.len() as u32, &output));
         let dispatch = DispatchKernel::new(ctx, label, pipeline, &bindings, grid);
