@@ -288,7 +288,7 @@ impl RunLoop<'_, '_> {
             // The benchmark in flight was cut short: keep only what finished.
             return Ok(Flow::Stop);
         }
-        suite.annotate(&mut result, &self.doc.results);
+        suite.annotate(&mut result, &self.doc);
         stamp_hints(suite, std::slice::from_mut(&mut result));
         if let Some(hook) = runner.telemetry() {
             hook.annotate(&mut result);

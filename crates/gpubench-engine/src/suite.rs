@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, LocalFuture, Profile};
+use gpubench_harness::{BenchResult, Benchmark, GpuContext, LocalFuture, Profile, RunDocument};
 use gpubench_results::ChartHint;
 
 use crate::{OptionSpec, PlanError, SuiteOptions};
@@ -220,9 +220,10 @@ pub trait Suite: Send + Sync {
     }
 
     /// Adds suite-specific analysis to one of its measured results (flags, series metadata),
-    /// right after it was measured and before it is recorded, given every result recorded so
-    /// far in the run (`earlier`): a result implausible beside an earlier one may be failed here.
-    fn annotate(&self, _result: &mut BenchResult, _earlier: &[BenchResult]) {}
+    /// right after it was measured and before it is recorded, given the run so far (`run`: its
+    /// machine and every result recorded before): a result implausible on that adapter or
+    /// beside an earlier one may be failed here.
+    fn annotate(&self, _result: &mut BenchResult, _run: &RunDocument) {}
 
     /// Results computed from this suite's measured `results` (fitted models, ceilings, ratios),
     /// given everything measured so far in the run (`earlier`, other suites included).

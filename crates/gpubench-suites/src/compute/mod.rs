@@ -13,10 +13,10 @@ use gpubench_harness::GpuContext;
 use gpubench_harness::Profile;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::grid::{PeakGrid, peak_grid};
-use gpubench_harness::kit::fma::{Chain, FloatType, FmaPeak, PeakForm};
+use gpubench_harness::kit::fma::{Chain, FloatType, FmaPeak, PeakForm, plausible};
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::{Precision, SpecialisedShader};
-use gpubench_harness::{Benchmark, Kernel, KernelBench};
+use gpubench_harness::{Benchmark, Kernel, KernelBench, RunDocument};
 use types::{DotPeak, DotType, IntForm, IntPeak, IntType};
 
 /// compute_int.wgsl: peak integer multiply-add chains (i32 as written; u32, i64 and i16 by rewriting its type).
@@ -65,14 +65,12 @@ impl Suite for ComputeSuite {
         Ok(benches)
     }
 
-    /// An accumulate-form FMA peak faster than dual issue allows beside its multiply-form row
-    /// fails: the compiler shortened its chain ([`gpubench_harness::kit::fma::plausible`]).
-    fn annotate(
-        &self,
-        result: &mut gpubench_harness::BenchResult,
-        earlier: &[gpubench_harness::BenchResult],
-    ) {
-        gpubench_harness::kit::fma::plausible::fail_beyond_dual_issue(result, earlier);
+    /// An accumulate-form FMA peak faster beside its multiply-form row than the adapter's
+    /// vendor's cards allow fails: the compiler shortened its chain
+    /// ([`gpubench_harness::kit::fma::plausible`]).
+    fn annotate(&self, result: &mut gpubench_harness::BenchResult, run: &RunDocument) {
+        let vendor = run.machine.adapter.vendor();
+        plausible::fail_implausible_accumulate(result, &run.results, vendor);
     }
 
     /// Every peak is a bar by precision and width, and a compute ceiling candidate.
@@ -170,14 +168,28 @@ mod tests {
         )
     }
 
+    /// The suite judges an accumulate row by the run's adapter: twice its multiply row stands
+    /// on an AMD card (RDNA 3's dual issue) and fails on an NVIDIA card; sixteen times fails on
+    /// both.
     #[test]
-    fn an_accumulate_peak_past_dual_issue_beside_its_multiply_row_fails() {
-        let (multiply, mut folded) = scalar_f32_rows(10_000.0, 160_000.0);
-        ComputeSuite.annotate(&mut folded, std::slice::from_ref(&multiply));
-        assert_eq!(folded.status, Status::Failed, "{:?}", folded.reason);
-        assert!(folded.summary.is_none());
+    fn an_accumulate_peak_past_what_the_adapter_allows_beside_its_multiply_row_fails() {
+        let run = |vendor: u32, multiply: BenchResult| {
+            let mut doc = gpubench_baseline::testing::doc_with("a card", false);
+            doc.machine.adapter.vendor_id = vendor;
+            doc.results = vec![multiply];
+            doc
+        };
+        for vendor in [0x1002, 0x10de] {
+            let (multiply, mut folded) = scalar_f32_rows(10_000.0, 160_000.0);
+            ComputeSuite.annotate(&mut folded, &run(vendor, multiply));
+            assert_eq!(folded.status, Status::Failed, "{:?}", folded.reason);
+            assert!(folded.summary.is_none());
+        }
         let (multiply, mut dual) = scalar_f32_rows(10_000.0, 20_000.0);
-        ComputeSuite.annotate(&mut dual, &[multiply]);
+        ComputeSuite.annotate(&mut dual, &run(0x1002, multiply));
         assert_eq!(dual.status, Status::Ok);
+        let (multiply, mut halved) = scalar_f32_rows(10_000.0, 20_000.0);
+        ComputeSuite.annotate(&mut halved, &run(0x10de, multiply));
+        assert_eq!(halved.status, Status::Failed, "{:?}", halved.reason);
     }
 }

@@ -145,7 +145,7 @@ impl Suite for DatapathSuite {
 
     /// Requests per second beside every whole-request row, GB/s beside every stage that moves
     /// bytes.
-    fn annotate(&self, result: &mut BenchResult, _earlier: &[BenchResult]) {
+    fn annotate(&self, result: &mut BenchResult, _run: &gpubench_harness::RunDocument) {
         let Some(median) = result.summary.as_ref().map(|s| s.median) else {
             return;
         };

@@ -264,7 +264,7 @@ impl Suite for MemorySuite {
 
     /// A read row's median time per dispatch (`dispatch_us`), and a warning when it is under
     /// the target (the stream suite's 50 us).
-    fn annotate(&self, result: &mut BenchResult, _earlier: &[BenchResult]) {
+    fn annotate(&self, result: &mut BenchResult, _run: &gpubench_harness::RunDocument) {
         let kernel = gpubench_harness::kit::derived::param_str(result, "kernel");
         if result.role != Role::Kernel || kernel != Some("read") {
             return;

@@ -147,7 +147,7 @@ impl Suite for StreamSuite {
 
     /// A shader kernel's median time per dispatch (`dispatch_us`), and a warning when it is
     /// still under the target however many walks the dispatch made.
-    fn annotate(&self, result: &mut BenchResult, _earlier: &[BenchResult]) {
+    fn annotate(&self, result: &mut BenchResult, _run: &gpubench_harness::RunDocument) {
         let Some(repeats) = result.params.get("repeats").and_then(|r| r.as_u64()) else {
             return;
         };

@@ -111,7 +111,10 @@ fn small_arrays_are_walked_until_a_dispatch_is_long_enough() {
         let mut result = run_ok(&runner, bench.as_mut());
         assert!(result.work.total_bytes() >= repeats * spec.bytes_per_walk(bytes));
         // ... and a dispatch reaches the target, or the result says it did not.
-        suite.annotate(&mut result, &[]);
+        suite.annotate(
+            &mut result,
+            &gpubench_baseline::testing::doc_with("lavapipe", true),
+        );
         let dispatch_us = result.extra["dispatch_us"].as_f64().expect("dispatch time");
         let warned = result
             .warnings

@@ -92,7 +92,7 @@ impl Suite for SustainedSuite {
         Ok(vec![bench])
     }
 
-    fn annotate(&self, result: &mut BenchResult, _earlier: &[BenchResult]) {
+    fn annotate(&self, result: &mut BenchResult, _run: &gpubench_harness::RunDocument) {
         if result.status != Status::Ok {
             return;
         }
@@ -265,12 +265,18 @@ mod tests {
         seen.throttle_reasons = vec!["sw-power-cap".into()];
         result.telemetry = Some(Box::new(seen.clone()));
         let mut capped = result.clone();
-        SustainedSuite.annotate(&mut capped, &[]);
+        SustainedSuite.annotate(
+            &mut capped,
+            &gpubench_baseline::testing::doc_with("a card", false),
+        );
         // Running at the power limit is how a card works, not throttling.
         assert_eq!(capped.extra["throttled"], false);
         seen.throttle_reasons.push("hw-thermal-slowdown".into());
         result.telemetry = Some(Box::new(seen));
-        SustainedSuite.annotate(&mut result, &[]);
+        SustainedSuite.annotate(
+            &mut result,
+            &gpubench_baseline::testing::doc_with("a card", false),
+        );
         assert_eq!(result.extra["throttled"], true);
         let warning = &result.warnings.last().expect("a warning").message;
         assert!(warning.contains("held the clocks"), "{warning}");
@@ -299,8 +305,14 @@ mod tests {
         result.telemetry = Some(Box::new(seen));
         let mut without = result.clone();
         without.telemetry = None;
-        SustainedSuite.annotate(&mut result, &[]);
-        SustainedSuite.annotate(&mut without, &[]);
+        SustainedSuite.annotate(
+            &mut result,
+            &gpubench_baseline::testing::doc_with("a card", false),
+        );
+        SustainedSuite.annotate(
+            &mut without,
+            &gpubench_baseline::testing::doc_with("a card", false),
+        );
         let warning = &result.warnings.last().expect("throttled").message;
         assert!(
             warning.ends_with("the driver reported: hw-thermal-slowdown"),
