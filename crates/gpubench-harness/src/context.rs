@@ -499,11 +499,22 @@ impl GpuContext {
 
     /// Maps a MAP_READ buffer, waits, and copies its whole contents out.
     pub async fn map_and_read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, BenchError> {
+        self.map_and_read_with(buffer, <[u8]>::to_vec).await
+    }
+
+    /// Maps a MAP_READ buffer, waits, and lends its whole contents to `read` where they were
+    /// mapped (a check that only compares them copies nothing), returning what `read` makes
+    /// of them; the buffer is unmapped after.
+    pub async fn map_and_read_with<T>(
+        &self,
+        buffer: &wgpu::Buffer,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, BenchError> {
         self.reads.note(buffer, &[(0, buffer.size())]);
         self.map_and_wait(buffer, wgpu::MapMode::Read).await?;
-        let bytes = buffer.get_mapped_range(..)?.to_vec();
+        let value = read(&buffer.get_mapped_range(..)?);
         buffer.unmap();
-        Ok(bytes)
+        Ok(value)
     }
 
     /// Runs `work` (a future, which does nothing until awaited here) inside out-of-memory and

@@ -22,7 +22,7 @@ use gpubench_results::{BenchmarkInfo, Work};
 /// [`Kernel::run`] once and [`Kernel::verify`], then `run` for calibration, warm-up and samples,
 /// then `verify` again (what the timed runs left); the state is dropped afterwards (which frees
 /// its buffers). `run` must be idempotent: any number of runs leaves output that `verify`
-/// accepts. Between the first check and the timed runs the runner clears what `verify` read
+/// accepts. Between the first check and the timed runs the runner overwrites what `verify` read
 /// back ([`crate::read_log`]), so each run must write all of it again, unless the kernel's info
 /// says its runs add to it ([`crate::Outputs::Accumulated`]: the check counts every run).
 ///

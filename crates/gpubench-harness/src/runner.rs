@@ -443,7 +443,7 @@ impl<'a> Runner<'a> {
 
     /// Checks the output again after the timed samples. The check before timing saw one run of
     /// one iteration; the samples ran the kernel many times in long batches. What the first
-    /// check read was cleared after it (where runs rewrite it), so what this check reads was
+    /// check read was overwritten after it (where runs rewrite it), so what this check reads was
     /// written by the runs since; where runs accumulate, it holds what they add up to (the
     /// launch storms' counters: 4096 dispatches a sample, against one before timing). A driver
     /// that drops, merges or reorders work in a long batch fails here instead of being timed as
@@ -527,19 +527,18 @@ impl<'a> Runner<'a> {
         observer.phase(Phase::Verify);
         let first = self.ctx.scoped(self.sample(bench, 1)).await?;
         self.check_faults()?;
-        let reads = self.ctx.read_log();
-        reads.start();
+        let recording = self.ctx.read_log().record();
         let verification = self.ctx.scoped(bench.verify(self.ctx)).await;
-        let read = reads.finish();
+        let read = recording.finish();
         let verification = verification?;
         self.check_faults()?;
         if !verification.passed() {
             return Err(Stop::Fail(verification.failure_reason()));
         }
         if bench.info().outputs == Outputs::Rewritten {
-            // What the check read is cleared: the check after the timed samples then sees only
-            // what the runs after this one wrote ([`crate::read_log`]).
-            self.ctx.scoped(read_log::clear(self.ctx, &read)).await?;
+            // What the check read is overwritten: the check after the timed samples then sees
+            // only what the runs after this one wrote ([`crate::read_log`]).
+            self.ctx.scoped(read_log::poison(self.ctx, &read)).await?;
             self.check_faults()?;
         }
         Ok(first)

@@ -631,7 +631,7 @@ mod tests {
     }
 
     /// Work dropped from the timed batches fails, though the first run's output, which the
-    /// first check passed, would still be right: the runner clears what that check read.
+    /// first check passed, would still be right: the runner overwrites what that check read.
     #[test]
     fn work_dropped_from_the_timed_batches_fails_on_an_adapter() {
         let Some(ctx) = crate::testing::require_vulkan() else {

@@ -40,7 +40,8 @@ impl AdapterSummary {
     /// The vendor the classifications by vendor read (grid sizes, cache sizes, kernel short
     /// lists, `--expect-vendor`): [`Self::vendor_id`], except on wgpu's Metal backend, which
     /// reports 0 for every GPU (wgpu 30 fills Metal's adapter info with defaults): there every
-    /// GPU is Apple's. The fingerprint keeps the id as reported.
+    /// GPU is taken as Apple's (an Intel Mac's AMD or Intel GPU too, which wgpu does not tell
+    /// apart). The fingerprint keeps the id as reported.
     pub fn vendor(&self) -> u32 {
         if self.vendor_id == 0 && self.backend == "metal" {
             VENDOR_APPLE

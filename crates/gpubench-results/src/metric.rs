@@ -291,15 +291,15 @@ pub enum IterationPolicy {
 }
 
 /// What a benchmark's runs do to what its check reads back, which decides whether the runner
-/// clears that before the timed runs (see `gpubench_harness::read_log`).
+/// overwrites that before the timed runs (see `gpubench_harness::read_log`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Outputs {
-    /// Every run writes it whole again: it is cleared after the first check, so the check
+    /// Every run writes it whole again: it is overwritten after the first check, so the check
     /// after the timed samples sees only what they wrote.
     #[default]
     Rewritten,
     /// Runs add to it (a counter of dispatches): the check already counts every run, and a
-    /// clear would lose the count.
+    /// poison would lose the count.
     Accumulated,
 }
 

@@ -35,7 +35,7 @@ use gpubench_results::units::format_size;
 pub use crate::shader_checks::ShaderChecks;
 
 /// The usage of a kernel's output: storage the kernel writes, that its check reads back
-/// (COPY_SRC) and that the runner clears between the first check and the timed runs (COPY_DST;
+/// (COPY_SRC) and that the runner overwrites between the first check and the timed runs (COPY_DST;
 /// see [`crate::read_log`]), so the check after them sees what they wrote.
 pub const OUTPUT: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE
     .union(wgpu::BufferUsages::COPY_SRC)

@@ -279,35 +279,41 @@ impl TransferState {
         Ok(())
     }
 
-    /// What arrived where it should, against what was sent.
+    /// What arrived where it should, against what was sent: compared where the bytes were
+    /// mapped, never copied out first (at the largest sizes a copy is a second buffer's worth
+    /// of host memory).
     pub async fn verify(&mut self, ctx: &GpuContext, bytes: u64) -> Outcome<Verification> {
-        let (got, want) = match self {
+        let verification = match self {
             TransferState::WriteBuffer { data, dst }
             | TransferState::MappedStaging { data, dst, .. }
             | TransferState::StagingCopy { data, dst, .. }
             | TransferState::ZeroCopy { data, dst, .. } => {
-                (ctx.read_buffer(dst, bytes).await?, data)
+                ctx.read_buffer_with(dst, bytes, |got| compare_bytes(got, data))
+                    .await?
             }
             TransferState::MappedAtCreation { data, last } => {
                 let buffer = last
                     .as_ref()
                     .ok_or_else(|| BenchError::Gpu("verify before any transfer".into()))?;
-                (ctx.read_buffer(buffer, bytes).await?, data)
+                ctx.read_buffer_with(buffer, bytes, |got| compare_bytes(got, data))
+                    .await?
             }
             TransferState::MapRead {
                 data, out, staging, ..
             } => {
                 // What the path delivered, then the readback it came through: the runner
-                // clears what a check read (`gpubench_harness::read_log`), so a copy dropped
+                // overwrites what a check read (`gpubench_harness::read_log`), so a copy dropped
                 // after this check leaves the readback wrong for the next.
                 let delivered = compare_bytes(out, data);
                 if !delivered.passed() {
                     return Ok(delivered);
                 }
-                (ctx.map_and_read(staging).await?, data)
+                ctx.map_and_read_with(staging, |got| compare_bytes(got, data))
+                    .await?
             }
             TransferState::ReadbackCopy { data, readback, .. } => {
-                (ctx.map_and_read(readback).await?, data)
+                ctx.map_and_read_with(readback, |got| compare_bytes(got, data))
+                    .await?
             }
             TransferState::HostWrite {
                 data,
@@ -318,10 +324,11 @@ impl TransferState {
                     staging.unmap();
                     *mapped = false;
                 }
-                (ctx.read_buffer(staging, bytes).await?, data)
+                ctx.read_buffer_with(staging, bytes, |got| compare_bytes(got, data))
+                    .await?
             }
         };
-        Ok(compare_bytes(&got, want))
+        Ok(verification)
     }
 }
 
