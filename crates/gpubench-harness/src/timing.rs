@@ -611,41 +611,31 @@ mod tests {
         );
     }
 
-    /// Work that is right in one run but wrong in the timed batches fails: the output is
-    /// checked again after the samples, not only after the first run.
+    /// Work that is right in one run but wrong, or dropped, in the timed batches fails: the
+    /// output is checked again after the samples, and what the first check read was
+    /// overwritten before them, so a dropped batch cannot pass on the first run's output.
     #[test]
-    fn work_wrong_only_in_the_timed_batches_fails_on_an_adapter() {
+    fn work_wrong_or_dropped_only_in_the_timed_batches_fails_on_an_adapter() {
         let Some(ctx) = crate::testing::require_vulkan() else {
             return;
         };
         let runner = crate::Runner::new(&ctx, crate::testing::short_settings());
-        let mut copy = crate::KernelBench::new(TimedCopy {
+        let wrong = TimedCopy {
             wrong_after_the_first_run: true,
             ..TimedCopy::of(1 << 20, 1)
-        });
-        let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
-        assert_eq!(result.status, crate::Status::Failed, "{:?}", result.reason);
-        let reason = result.reason.unwrap_or_default();
-        assert!(reason.contains("after the timed samples"), "{reason}");
-        assert!(result.summary.is_none(), "a wrong answer has no figure");
-    }
-
-    /// Work dropped from the timed batches fails, though the first run's output, which the
-    /// first check passed, would still be right: the runner overwrites what that check read.
-    #[test]
-    fn work_dropped_from_the_timed_batches_fails_on_an_adapter() {
-        let Some(ctx) = crate::testing::require_vulkan() else {
-            return;
         };
-        let runner = crate::Runner::new(&ctx, crate::testing::short_settings());
-        let mut copy = crate::KernelBench::new(TimedCopy {
+        let dropped = TimedCopy {
             dropped_after_the_first_run: true,
             ..TimedCopy::of(1 << 20, 1)
-        });
-        let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
-        assert_eq!(result.status, crate::Status::Failed, "{:?}", result.reason);
-        let reason = result.reason.unwrap_or_default();
-        assert!(reason.contains("after the timed samples"), "{reason}");
+        };
+        for copy in [wrong, dropped] {
+            let mut copy = crate::KernelBench::new(copy);
+            let result = pollster::block_on(runner.run(&mut copy, &mut crate::runner::Silent));
+            assert_eq!(result.status, crate::Status::Failed, "{:?}", result.reason);
+            let reason = result.reason.unwrap_or_default();
+            assert!(reason.contains("after the timed samples"), "{reason}");
+            assert!(result.summary.is_none(), "a wrong answer has no figure");
+        }
     }
 
     /// A browser's quantized timestamps on a native adapter: with every timestamp cut to 1 ms
