@@ -360,6 +360,12 @@ impl BenchmarkInfo {
         self
     }
 
+    /// Sets what the runs do to the output the check reads.
+    pub fn outputs(mut self, outputs: Outputs) -> Self {
+        self.outputs = outputs;
+        self
+    }
+
     /// Adds a parameter.
     pub fn param(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
         self.params.insert(key.to_string(), value.into());

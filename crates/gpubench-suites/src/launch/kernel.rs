@@ -223,9 +223,9 @@ impl Kernel for Launch {
             mode.counts(),
         )
         .param("mode", mode.name())
-        .param("kernel", "bump (1 invocation, atomicAdd)");
+        .param("kernel", "bump (1 invocation, atomicAdd)")
         // The check counts every dispatch since set-up in the counters.
-        info.outputs = Outputs::Accumulated;
+        .outputs(Outputs::Accumulated);
         if mode.host_timed() {
             info.timing = TimingPreference::Host;
         }

@@ -232,22 +232,24 @@ impl Kernel for AtomicAdds {
                 "atomicAdds per second (GIOP/s, one per atomicAdd), each invocation to its own {place} word (uncontended); old values unused"
             )
         };
-        let mut info = BenchmarkInfo::new(
+        // Every run adds to the storage words; the check counts the dispatches since set-up.
+        let outputs = if self.target.in_storage() {
+            Outputs::Accumulated
+        } else {
+            Outputs::Rewritten
+        };
+        BenchmarkInfo::new(
             format!("memory/atomic-add/{}", self.target.name()),
             gpubench_results::suite_names::MEMORY,
             MetricKind::IntThroughput,
             &counts,
         )
+        .outputs(outputs)
         .param("kernel", "atomic")
         .param("target", self.target.name())
         .param("aggregation", self.target.aggregation())
         .param("workgroups", self.groups)
-        .param("adds_per_invocation", ADDS);
-        if self.target.in_storage() {
-            // Every run adds to the storage words; the check counts the dispatches since set-up.
-            info.outputs = Outputs::Accumulated;
-        }
-        info
+        .param("adds_per_invocation", ADDS)
     }
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {

@@ -186,7 +186,7 @@ impl Kernel for PointerChase {
                 "ns per dependent 4-byte load, following a random cycle through the working set in 64-byte nodes ({lanes} lanes loading the same address with a per-lane index: the vector path)"
             ),
         };
-        let mut info = BenchmarkInfo::new(
+        let info = BenchmarkInfo::new(
             format!("memory/{}/{}", self.form.id_kind(), format_size(self.bytes)),
             gpubench_results::suite_names::MEMORY,
             MetricKind::Latency,
@@ -196,10 +196,10 @@ impl Kernel for PointerChase {
         .param("working_set_bytes", self.bytes)
         .param("working_set", format_size(self.bytes))
         .param("node_bytes", NODE_BYTES)
-        .param("loads_per_dispatch", self.steps);
+        .param("loads_per_dispatch", self.steps)
         // Every run goes on from the position the last one reached; the check follows every
         // load since set-up.
-        info.outputs = Outputs::Accumulated;
+        .outputs(Outputs::Accumulated);
         match self.form {
             ChaseForm::Single => info,
             ChaseForm::Lanes(lanes) => info.param("lanes", lanes),
