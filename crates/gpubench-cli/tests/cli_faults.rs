@@ -11,8 +11,8 @@ use serde_json::Value;
 mod common;
 use common::{
     assert_exit, assert_has, assert_lacks, assert_status_reason, quick_stream_command,
-    quick_stream_run, read_doc, result_with_id, results_written, send_signal, temporary_files,
-    vulkan_temp_dir, wait_until,
+    quick_stream_run, read_doc, result_with, result_with_id, results_written, send_signal,
+    temporary_files, vulkan_temp_dir, wait_until,
 };
 
 /// A quick stream run on 64 KiB arrays with the named faults injected after the suites.
@@ -70,6 +70,18 @@ fn a_benchmark_over_the_limit_is_skipped_and_the_run_goes_on() {
     let gpu = result_with_id(&doc, "selftest/gpu-error");
     assert_eq!(gpu["status"], "failed");
     assert_eq!(doc["complete"], true);
+}
+
+#[test]
+fn timed_batches_a_driver_dropped_fail_the_row() {
+    // The copy is dispatched in its first run only: its output is right when first checked,
+    // and the check after the samples must still fail it (the run exits 4).
+    let Some(doc) = faulted_run_document(&["dropped-work"], 4) else {
+        return;
+    };
+    let dropped = result_with(&doc, "selftest/dropped-work/");
+    assert_status_reason(&dropped, "failed", "wrong after the timed samples");
+    assert!(dropped["summary"].is_null(), "no figure: {dropped}");
 }
 
 /// Sends `signal` to `child` and waits for it to exit, failing unless it does so within

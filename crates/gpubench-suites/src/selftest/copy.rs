@@ -3,7 +3,10 @@
 //! and params are those the row has always had, `selftest/broken_copy/vec4-f32/<size>`); and
 //! the paced copy, a correct copy (`copy`) that makes `walks` passes over its arrays per
 //! dispatch counted as one (`selftest/pace/vec4-f32/<size>`): with two walks the same row at half
-//! its rate, the real slowdown the regression gate's error-rate harness must catch.
+//! its rate, the real slowdown the regression gate's error-rate harness must catch; and the
+//! dropped copy, the correct copy dispatched in its first run only
+//! (`selftest/dropped-work/vec4-f32/<size>`): a driver that dropped the timed batches, whose
+//! output the first run left right, which the check after the samples must still fail.
 
 use gpubench_harness::kit::gpu::{
     DispatchKernel, OUTPUT, StrideGrid, compute_pipeline, f32_bytes, read_f32, uniform_buffer,
@@ -26,13 +29,16 @@ pub struct CopyKernel {
     entry: &'static str,
     row: &'static str,
     walks: u32,
+    /// Dispatches nothing in any run after the first.
+    drops_later_runs: bool,
 }
 
-/// The copy's buffers and its dispatch.
+/// The copy's buffers, its dispatch and how many times it has run.
 pub struct CopyState {
     dispatch: DispatchKernel,
     output: wgpu::Buffer,
     input: Vec<f32>,
+    runs: u32,
 }
 
 impl CopyKernel {
@@ -44,6 +50,7 @@ impl CopyKernel {
             entry: "broken_copy",
             row: "broken_copy",
             walks: 1,
+            drops_later_runs: false,
         }
     }
 
@@ -56,6 +63,17 @@ impl CopyKernel {
             entry: "copy",
             row: "pace",
             walks: walks.max(1),
+            drops_later_runs: false,
+        }
+    }
+
+    /// The correct copy of `bytes`, dispatched in its first run only: every timed batch is
+    /// dropped, and the first run's right output stays in place.
+    pub fn dropping(bytes: u64, seed: u64) -> Self {
+        Self {
+            row: "dropped-work",
+            drops_later_runs: true,
+            ..Self::paced(bytes, seed, 1)
         }
     }
 }
@@ -103,6 +121,7 @@ impl Kernel for CopyKernel {
             dispatch,
             output,
             input,
+            runs: 0,
         })
     }
 
@@ -113,9 +132,12 @@ impl Kernel for CopyKernel {
 
     async fn run(&self, state: &mut CopyState, clock: &mut SampleClock<'_>) -> Outcome {
         let (ctx, iterations) = (clock.ctx(), clock.iterations());
+        let dropped = self.drops_later_runs && state.runs > 0;
+        state.runs += 1;
+        let dispatches = if dropped { 0 } else { iterations };
         state
             .dispatch
-            .submit(ctx, clock, iterations.saturating_mul(self.walks));
+            .submit(ctx, clock, dispatches.saturating_mul(self.walks));
         Ok(())
     }
 

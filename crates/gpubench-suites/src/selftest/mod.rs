@@ -53,6 +53,10 @@ pub enum Fault {
     /// The same row at half its rate: each dispatch copies twice and counts once, a real 2x
     /// slowdown for the harness to catch.
     HalfPace,
+    /// A correct copy dispatched in its first run only, as a driver that dropped the timed
+    /// batches would leave it: the check after the samples must fail it, though the first
+    /// run's output is right.
+    DroppedWork,
 }
 
 /// Dependent steps per invocation of the stalling kernel, and its workgroups (of 64): one
@@ -70,7 +74,7 @@ const STALL_HOST: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Fault {
     /// Every fault, by name.
-    pub const ALL: [(&'static str, Fault); 10] = [
+    pub const ALL: [(&'static str, Fault); 11] = [
         ("wrong-output", Fault::WrongOutput),
         ("device-lost", Fault::DeviceLost),
         ("over-limit", Fault::OverLimit),
@@ -81,6 +85,7 @@ impl Fault {
         ("vulkan-hazard", Fault::VulkanHazard),
         ("pace", Fault::Pace),
         ("half-pace", Fault::HalfPace),
+        ("dropped-work", Fault::DroppedWork),
     ];
 
     /// Parses a fault name.
@@ -94,6 +99,7 @@ impl Fault {
             Fault::WrongOutput => Box::new(broken_copy(64 * 1024, seed)),
             Fault::Pace => KernelBench::boxed(CopyKernel::paced(PACE_BYTES, seed, 1)),
             Fault::HalfPace => KernelBench::boxed(CopyKernel::paced(PACE_BYTES, seed, 2)),
+            Fault::DroppedWork => KernelBench::boxed(CopyKernel::dropping(PACE_BYTES, seed)),
             other => KernelBench::boxed(FaultyKernel::new(other)),
         }
     }
@@ -213,7 +219,11 @@ impl Kernel for FaultyKernel {
                     record_hazard(ctx, &mut raw, buffer);
                     clock.submit([raw.finish()]);
                 }
-                Fault::WrongOutput | Fault::OverLimit | Fault::Pace | Fault::HalfPace => {}
+                Fault::WrongOutput
+                | Fault::OverLimit
+                | Fault::Pace
+                | Fault::HalfPace
+                | Fault::DroppedWork => {}
             }
         }
         clock.submit([encoder.finish()]);
