@@ -5,15 +5,16 @@
 //! driver dropped would leave the first run's output in place and the second check would pass
 //! on it. The context notes every span a check reads back through it while a [`Recording`]
 //! lives ([`crate::GpuContext::read_spans_with`], [`crate::GpuContext::map_and_read_with`] and
-//! what is built on them); the runner overwrites those spans with [`POISON`] bytes once the
-//! first check passed, so the second check sees only what the runs after it wrote.
+//! what is built on them, or [`ReadLog::note`] for a buffer a check depends on but reads
+//! otherwise); the runner overwrites those spans with [`POISON`] bytes once the first check
+//! passed, so the second check sees only what the runs after it wrote.
 //!
 //! Not covered, and why: a kernel whose runs add to what its check reads (a counter of
 //! dispatches, a chase that goes on from where it stopped) says so in its info
 //! ([`crate::Outputs::Accumulated`]) and is left as it is, its check counting every run; a span
 //! of a buffer without COPY_DST cannot be written by the device (a MAP_WRITE buffer, which wgpu
 //! allows only COPY_SRC beside) and is left as it is; and a check that maps a buffer itself, or
-//! compares host memory, notes nothing.
+//! compares host memory, notes nothing unless it says so.
 
 use std::sync::Mutex;
 

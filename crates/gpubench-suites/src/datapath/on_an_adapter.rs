@@ -205,3 +205,46 @@ fn the_suite_records_where_the_stage_rows_buffers_live() {
     }
     assert_eq!(placed, 3 * builtins(Profile::Quick).len());
 }
+
+/// A device stage row checks what the stage itself left, not a new request: once the runner
+/// has overwritten the buffer the stage writes (as after the first check), the check fails
+/// until the stage runs again, so a dropped timed upload, kernel or download cannot pass.
+#[test]
+fn a_device_stage_row_fails_where_its_timed_stage_was_dropped() {
+    let Some(ctx) = require_vulkan() else { return };
+    let request = workload("balanced");
+    for stage in [Stage::Upload, Stage::Compute, Stage::Download] {
+        let mut state = super::path::prepared(&ctx, &request, 7, 1)
+            .block_on()
+            .expect("set up");
+        let recording = ctx.read_log().record();
+        let first = super::path::verify_stage(&ctx, &mut state, stage).block_on();
+        let read = recording.finish();
+        assert!(
+            first.expect("a check").passed(),
+            "{stage:?}: right after set-up"
+        );
+        let poisoned = gpubench_harness::read_log::poison(&ctx, &read).block_on();
+        assert_eq!(
+            poisoned.expect("poisoned"),
+            1,
+            "{stage:?}: the buffer it writes"
+        );
+        let dropped = super::path::verify_stage(&ctx, &mut state, stage).block_on();
+        assert!(
+            !dropped.expect("a check").passed(),
+            "{stage:?}: dropped passed"
+        );
+        // The stage run again (as a timed sample does) makes it right.
+        let slot = &state.slots[0];
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        match stage {
+            Stage::Upload => slot.encode_upload(&mut encoder),
+            Stage::Compute => slot.encode_compute(&mut encoder, &state.kernel, None),
+            _ => slot.encode_download(&mut encoder),
+        }
+        ctx.queue.submit([encoder.finish()]);
+        let again = super::path::verify_stage(&ctx, &mut state, stage).block_on();
+        assert!(again.expect("a check").passed(), "{stage:?}: after a run");
+    }
+}

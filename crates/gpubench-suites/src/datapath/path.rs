@@ -8,6 +8,7 @@ use gpubench_harness::{BenchError, GpuContext, Outcome, Verification};
 use super::reference::{Mismatches, Reference};
 use super::request::Request;
 use super::slot::{RequestKernel, Slot};
+use super::stage::Stage;
 
 /// A benchmark's set-up state.
 pub struct Prepared {
@@ -87,9 +88,37 @@ pub async fn verify_one_request(
     state: &mut Prepared,
 ) -> Result<Verification, BenchError> {
     let found = whole_request(ctx, state, true).await?;
-    Ok(Verification {
+    Ok(verification(&found))
+}
+
+/// What `stage`, run alone, left on slot 0: the device stages after it run once, untimed, and
+/// every output word is compared with the answer of the request whose input the slot holds.
+/// The buffer `stage` writes is noted in the context's read log (`gpubench_harness::read_log`),
+/// so the runner overwrites it after the first check and the check after the timed samples sees
+/// only what they wrote: a dropped timed upload, kernel or download fails. The host's stages
+/// (prepare, check) write nothing a device could drop: a new request is checked for them.
+pub async fn verify_stage(
+    ctx: &GpuContext,
+    state: &mut Prepared,
+    stage: Stage,
+) -> Result<Verification, BenchError> {
+    let slot = &mut state.slots[0];
+    let Some(written) = slot.written_by(stage) else {
+        return verify_one_request(ctx, state).await;
+    };
+    ctx.read_log().note(written, &[(0, written.size())]);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    slot.encode_after(&mut encoder, &state.kernel, stage);
+    slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));
+    slot.map_output(ctx).await?;
+    let found = slot.check_output(&state.reference, state.last_salt, true)?;
+    Ok(verification(&found))
+}
+
+fn verification(found: &Mismatches) -> Verification {
+    Verification {
         checked: found.checked as u64,
         mismatches: found.wrong as u64,
         first_mismatches: found.failure().into_iter().collect(),
-    })
+    }
 }

@@ -4,11 +4,12 @@
 //! and checks it. Requests in flight at once each have a slot of their own, so no buffer (and
 //! therefore no barrier) orders one request after another.
 
-use gpubench_harness::kit::gpu::{SpecialisedShader, bind_buffers, uniform_buffer};
+use gpubench_harness::kit::gpu::{OUTPUT, SpecialisedShader, bind_buffers, uniform_buffer};
 use gpubench_harness::{BenchError, GpuContext};
 
 use super::reference::{Mismatches, Reference, STEP};
 use super::request::Request;
+use super::stage::Stage;
 
 /// The kernel's uniform block, laid out as `Params` in `datapath.wgsl`.
 #[repr(C)]
@@ -82,7 +83,7 @@ impl Slot {
             .try_buffer("datapath input", input_bytes, U::STORAGE | U::COPY_DST)
             .await?;
         let output = ctx
-            .try_buffer("datapath output", output_bytes, U::STORAGE | U::COPY_SRC)
+            .try_buffer("datapath output", output_bytes, OUTPUT)
             .await?;
         let readback = ctx
             .try_buffer("datapath readback", output_bytes, U::MAP_READ | U::COPY_DST)
@@ -168,6 +169,36 @@ impl Slot {
     /// Records the return of the output into the mappable buffer.
     pub fn encode_download(&self, encoder: &mut wgpu::CommandEncoder) {
         encoder.copy_buffer_to_buffer(&self.output, 0, &self.readback, 0, self.output_bytes);
+    }
+
+    /// The device buffer `stage` writes: the input for the upload, the output for the
+    /// kernel, the readback for the download; none for the host's stages.
+    pub fn written_by(&self, stage: Stage) -> Option<&wgpu::Buffer> {
+        match stage {
+            Stage::Upload => Some(&self.input),
+            Stage::Compute => Some(&self.output),
+            Stage::Download => Some(&self.readback),
+            Stage::Prepare | Stage::Check => None,
+        }
+    }
+
+    /// Records the device stages of a request that come after `stage` (all of them after the
+    /// prepare, none after the download).
+    pub fn encode_after(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        kernel: &RequestKernel,
+        stage: Stage,
+    ) {
+        if stage < Stage::Upload {
+            self.encode_upload(encoder);
+        }
+        if stage < Stage::Compute {
+            self.encode_compute(encoder, kernel, None);
+        }
+        if stage < Stage::Download {
+            self.encode_download(encoder);
+        }
     }
 
     /// Maps the returned output once the slot's last submission is done.

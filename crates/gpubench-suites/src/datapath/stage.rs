@@ -31,7 +31,7 @@ use super::reference::Reference;
 use super::request::Request;
 
 /// One stage of a request's path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
     /// Host writes the input where the upload reads it.
     Prepare,
@@ -237,7 +237,7 @@ impl Kernel for StageKernel {
     }
 
     async fn verify(&self, state: &mut Prepared, ctx: &GpuContext) -> Outcome<Verification> {
-        path::verify_one_request(ctx, state).await
+        path::verify_stage(ctx, state, self.stage).await
     }
 }
 
