@@ -368,7 +368,7 @@ impl<'a> Runner<'a> {
         info: &BenchmarkInfo,
         observer: &mut dyn RunObserver,
     ) -> Result<BenchResult, Stop> {
-        let first = self.prepare_observed(bench, observer).await?;
+        let (first, read) = self.prepare_observed(bench, observer).await?;
         let work = bench.work();
         let prefer_gpu = info.timing == TimingPreference::GpuWhenAvailable;
         if let Some(bound) = self.screen.filter(|&bound| first.host > bound) {
@@ -390,6 +390,12 @@ impl<'a> Runner<'a> {
             );
             result.params.insert("screened".into(), why.into());
             return Ok(result);
+        }
+        if info.outputs == Outputs::Rewritten {
+            // What the first check read is overwritten: the check after the timed samples then
+            // sees only what the runs from here on wrote ([`crate::read_log`]).
+            self.ctx.scoped(read_log::poison(self.ctx, &read)).await?;
+            self.check_faults()?;
         }
 
         observer.phase(Phase::Calibrate);
@@ -497,17 +503,20 @@ impl<'a> Runner<'a> {
     pub async fn prepare(&self, bench: &mut dyn Benchmark) -> Result<SampleTiming, PrepareError> {
         self.prepare_observed(bench, &mut Silent)
             .await
+            .map(|(first, _read)| first)
             .map_err(|stop| match stop {
                 Stop::Skip(reason) => PrepareError::Skipped(reason),
                 Stop::Fail(reason) => PrepareError::Failed(reason),
             })
     }
 
+    /// [`Runner::prepare`], observed; also returns what the check read back, which the timed
+    /// path overwrites before it starts ([`crate::read_log`]).
     async fn prepare_observed(
         &self,
         bench: &mut dyn Benchmark,
         observer: &mut dyn RunObserver,
-    ) -> Result<SampleTiming, Stop> {
+    ) -> Result<(SampleTiming, Vec<read_log::ReadSpan>), Stop> {
         let missing = bench.required_features() - self.ctx.features;
         if !missing.is_empty() {
             return Err(Stop::Skip(crate::device::lacking(missing)));
@@ -535,13 +544,7 @@ impl<'a> Runner<'a> {
         if !verification.passed() {
             return Err(Stop::Fail(verification.failure_reason()));
         }
-        if bench.info().outputs == Outputs::Rewritten {
-            // What the check read is overwritten: the check after the timed samples then sees
-            // only what the runs after this one wrote ([`crate::read_log`]).
-            self.ctx.scoped(read_log::poison(self.ctx, &read)).await?;
-            self.check_faults()?;
-        }
-        Ok(first)
+        Ok((first, read))
     }
 
     /// Untimed samples for the warm-up budget, at least the minimum count; then, where the

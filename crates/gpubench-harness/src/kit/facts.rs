@@ -29,6 +29,10 @@ pub struct AdapterFacts {
 
 /// AMD's PCI vendor id.
 pub const VENDOR_AMD: u32 = 0x1002;
+/// NVIDIA's PCI vendor id.
+pub const VENDOR_NVIDIA: u32 = 0x10DE;
+/// Intel's PCI vendor id.
+pub const VENDOR_INTEL: u32 = 0x8086;
 /// Apple's vendor id (see [`gpubench_results::AdapterSummary::vendor`]).
 pub use gpubench_results::adapter::VENDOR_APPLE;
 

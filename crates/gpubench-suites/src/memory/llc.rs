@@ -12,10 +12,7 @@
 use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_results::units::MIB;
 
-/// NVIDIA's PCI vendor id.
-pub const NVIDIA: u32 = 0x10de;
-/// AMD's PCI vendor id.
-pub const AMD: u32 = 0x1002;
+pub use gpubench_harness::kit::facts::{VENDOR_AMD as AMD, VENDOR_NVIDIA as NVIDIA};
 
 /// The last-level cache assumed for a GPU of `vendor` called `name`, and where the figure comes
 /// from; `None` when the vendor is not in the table (the class's assumption applies).

@@ -21,6 +21,7 @@
 //! binding.
 
 use crate::GpuContext;
+use crate::kit::facts::{VENDOR_AMD, VENDOR_APPLE, VENDOR_INTEL, VENDOR_NVIDIA};
 
 /// Invocations per workgroup of the peak kernels (the shader's `@workgroup_size`).
 pub const WORKGROUP: u32 = 64;
@@ -117,12 +118,12 @@ impl GridInputs {
         }
         let integrated = self.device_type == wgpu::DeviceType::IntegratedGpu;
         Some(match self.vendor_id {
-            0x10de => NVIDIA,
+            VENDOR_NVIDIA => NVIDIA,
             // AMD's APUs include MI300A (228 CUs): every AMD adapter is sized as the largest.
-            0x1002 => AMD,
-            0x106b => APPLE,
-            0x8086 if integrated => INTEGRATED,
-            0x8086 => INTEL_DISCRETE,
+            VENDOR_AMD => AMD,
+            VENDOR_APPLE => APPLE,
+            VENDOR_INTEL if integrated => INTEGRATED,
+            VENDOR_INTEL => INTEL_DISCRETE,
             _ if integrated => INTEGRATED,
             // An unknown discrete or virtual GPU: the largest class there is.
             _ => AMD,

@@ -18,7 +18,7 @@
 use gpubench_results::warnings::{FigureUnit, OwnedKind};
 
 use crate::kit::derived::param_str;
-use crate::kit::facts::VENDOR_APPLE;
+use crate::kit::facts::{VENDOR_APPLE, VENDOR_INTEL, VENDOR_NVIDIA};
 use crate::{BenchResult, Status};
 
 /// Most an accumulate-form row may run over the multiply-form row of its precision and form on
@@ -38,11 +38,6 @@ pub const FASTER_ACCUMULATE: OwnedKind = OwnedKind::new(
     FigureUnit::Times,
     false,
 );
-
-/// NVIDIA's PCI vendor id.
-const VENDOR_NVIDIA: u32 = 0x10DE;
-/// Intel's PCI vendor id.
-const VENDOR_INTEL: u32 = 0x8086;
 
 /// Whether cards of `vendor` (as [`gpubench_results::AdapterSummary::vendor`] gives it) issue
 /// the accumulate and multiply forms at one rate: NVIDIA's, Apple's and Intel's do; AMD's RDNA 3

@@ -17,15 +17,13 @@
 //!     4 x 2 grid and single staging reload A or wait on one barrier more per K-step.
 //!   - Any other vendor: every offered configuration (no list yet).
 
+use gpubench_harness::kit::facts::VENDOR_NVIDIA as NVIDIA;
 use gpubench_harness::kit::gpu::Precision;
 
 use super::CoopParams;
 
 /// The fewest rows of A for which a cooperative-matrix product is tuned.
 pub const COOP_MIN_M: u32 = 512;
-
-/// PCI vendor id of NVIDIA.
-const NVIDIA: u32 = 0x10de;
 
 /// NVIDIA's short list: (subgroups along M, along N, BK), each 16 x 16, double-buffered, with
 /// f32 accumulation.
