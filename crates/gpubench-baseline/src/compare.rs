@@ -24,8 +24,8 @@ use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
 use crate::verdict::{
-    RATIO_ONLY_NOTE, clock_changed, metric_changed, ratio_only, status_got_worse, untimed,
-    verdict_for,
+    RATIO_ONLY_NOTE, checks_changed, clock_changed, metric_changed, ratio_only, status_got_worse,
+    untimed, verdict_for,
 };
 use gpubench_results::stats::{BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 
@@ -182,7 +182,8 @@ pub struct Comparison {
     pub mode: Mode,
     /// What differs between the two runs' machines and set-ups.
     pub differences: Vec<Difference>,
-    /// Timing verdicts are reported but never fail (software adapter without `--strict`).
+    /// Timing verdicts are reported but never fail: a software adapter without `--strict`, or
+    /// set-ups that differ in build profile or logging ([`Comparison::report_only_reason`]).
     pub report_only: bool,
     /// The `--noise` override in force, as a fraction.
     pub noise_override: Option<f64>,
@@ -248,6 +249,22 @@ impl Comparison {
         self.pairs.iter().filter(|p| p.regression)
     }
 
+    /// Why timing verdicts only report, where they do: the set-up that differs first, else the
+    /// software adapter.
+    pub fn report_only_reason(&self) -> Option<ReportOnly<'_>> {
+        if !self.report_only {
+            return None;
+        }
+        let field = |name: &str| self.differences.iter().find(|d| d.field == name);
+        Some(if let Some(build) = field("build") {
+            ReportOnly::Build(build)
+        } else if let Some(logging) = field(crate::machine::LOGGING) {
+            ReportOnly::Logging(logging)
+        } else {
+            ReportOnly::SoftwareAdapter
+        })
+    }
+
     /// Whether the comparison should fail a gate (exit 3): a status change to worse always does;
     /// a timing regression does unless the comparison is report-only.
     pub fn fails_gate(&self) -> bool {
@@ -298,6 +315,18 @@ impl Comparison {
     }
 }
 
+/// Why a comparison's timing verdicts only report ([`Comparison::report_only_reason`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportOnly<'a> {
+    /// The runs are builds of different profiles (a debug build's timings say little about a
+    /// release build's): never gated, strict or not.
+    Build(&'a Difference),
+    /// One run logged above warn and the other did not: never gated, strict or not.
+    Logging(&'a Difference),
+    /// A software adapter, whose timings swing with the host's load: gated only when strict.
+    SoftwareAdapter,
+}
+
 /// Compares `new` against `base`. Pure: the same documents and options always give the same
 /// comparison (the bootstrap seed is fixed).
 pub fn compare(
@@ -316,7 +345,11 @@ pub fn compare(
     // A debug build's timings say little about a release build's (and the reverse): across
     // build profiles timing verdicts never gate, --strict or not; status changes still do.
     let build_differs = base.machine.build_profile != new.machine.build_profile;
-    let report_only = mode == Mode::SameMachine && ((software && !options.strict) || build_differs);
+    // Likewise when one run logged above warn and the other did not: logging slows short
+    // kernels 2-3x.
+    let logging_differs = crate::machine::logging(base) != crate::machine::logging(new);
+    let report_only = mode == Mode::SameMachine
+        && ((software && !options.strict) || build_differs || logging_differs);
     let new_by_id: BTreeMap<&str, &BenchResult> =
         new.results.iter().map(|r| (r.id.as_str(), r)).collect();
     let bootstrap_resamples = resamples_within_budget(base, &new_by_id);
@@ -550,6 +583,13 @@ fn settled_without_ratio(
         pair.regression = status_regressed(base, new, mode, same_device);
         return true;
     }
+    if new.status == Status::Failed {
+        // Failed in both runs: still a failure of the new run, whatever the base said.
+        pair.verdict = Verdict::Failed;
+        pair.regression = true;
+        pair.note = Some("failed in both runs".to_string());
+        return true;
+    }
     if base.status != Status::Ok {
         pair.verdict = Verdict::NotMeasured;
         return true;
@@ -573,7 +613,8 @@ fn settled_without_ratio(
 }
 
 /// Judges the values of a pair both runs measured with one metric: ratio only for derived
-/// values and across machines, inconclusive across clocks, else the verdict of the ratio's
+/// values, for kernels built with different shader checks and across machines, inconclusive
+/// across clocks, else the verdict of the ratio's
 /// interval against the band.
 fn judge_values(
     pair: &mut PairComparison,
@@ -587,6 +628,12 @@ fn judge_values(
         pair.ratio = estimate(base, new, band.resamples);
         pair.verdict = Verdict::RatioOnly;
         pair.note = Some(RATIO_ONLY_NOTE.to_string());
+        return;
+    }
+    if let Some(checks) = checks_changed(base, new) {
+        pair.ratio = estimate(base, new, band.resamples);
+        pair.verdict = Verdict::RatioOnly;
+        pair.note = Some(checks);
         return;
     }
     let mut by_host_clock = None;
@@ -1064,6 +1111,55 @@ mod tests {
         soft_base.machine.software_adapter = true;
         let cmp = compare("b", &soft_base, "n", &soft, &CompareOptions::default());
         assert!(cmp.report_only && cmp.fails_gate());
+        // A result the base failed too is still a failure of the new run.
+        let mut both = soft_base.clone();
+        both.results[0].status = Status::Failed;
+        let cmp = compare("b", &both, "n", &both, &CompareOptions::default());
+        let pair = &cmp.pairs[0];
+        assert_eq!((pair.verdict, pair.regression), (Verdict::Failed, true));
+        assert_eq!(pair.note.as_deref(), Some("failed in both runs"));
+        assert!(cmp.fails_gate());
+    }
+
+    #[test]
+    fn set_ups_that_differ_in_shader_checks_or_logging_never_gate_on_timings() {
+        let base = doc_with("NVIDIA Test", false);
+        let mut new = scaled(&base, 1.5);
+        let checks = |doc: &mut RunDocument, value: &str| {
+            for r in &mut doc.results {
+                r.params.insert("shader_checks".into(), value.into());
+            }
+        };
+        let mut checked_base = base.clone();
+        checks(&mut checked_base, "off");
+        checks(&mut new, "on");
+        let cmp = compare("base", &checked_base, "new", &new, &strict());
+        assert!(!cmp.fails_gate(), "{:?}", cmp.pairs[0]);
+        let pair = &cmp.pairs[0];
+        assert_eq!(pair.verdict, Verdict::RatioOnly);
+        assert!(pair.ratio.is_some());
+        assert_eq!(
+            pair.note.as_deref(),
+            Some("kernels built with shader checks off then on: different code, ratio only")
+        );
+        // The same checks on both sides are judged as ever.
+        checks(&mut new, "off");
+        assert!(compare("base", &checked_base, "new", &new, &strict()).fails_gate());
+
+        let mut logged = scaled(&base, 1.5);
+        logged.config.log_filter = Some("wgpu_hal=debug".into());
+        let cmp = compare("base", &base, "new", &logged, &strict());
+        assert!(!cmp.fails_gate(), "logging slows timings: they only report");
+        let Some(ReportOnly::Logging(d)) = cmp.report_only_reason() else {
+            panic!("{:?}", cmp.report_only_reason());
+        };
+        assert_eq!(
+            (d.base.as_str(), d.new.as_str()),
+            ("warn or quieter", "wgpu_hal=debug")
+        );
+        // Warnings alone are as quiet as no logging at all.
+        logged.config.log_filter = Some("warn".into());
+        assert!(compare("base", &base, "new", &logged, &strict()).fails_gate());
     }
 
     #[test]

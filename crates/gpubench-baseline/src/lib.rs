@@ -23,7 +23,9 @@ pub mod store;
 pub mod testing;
 pub mod verdict;
 
-pub use compare::{CompareOptions, Comparison, GateOutcome, Mode, PairComparison, Side, compare};
+pub use compare::{
+    CompareOptions, Comparison, GateOutcome, Mode, PairComparison, ReportOnly, Side, compare,
+};
 pub use cross::{CrossCell, CrossColumn, CrossRow, CrossTable, cross_table};
 pub use error::BaselineError;
 pub use machine::{Difference, machine_differences};

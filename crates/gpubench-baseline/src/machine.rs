@@ -19,6 +19,16 @@ pub struct Difference {
     pub new: String,
 }
 
+/// The field of a [`Difference`] in logging: one run logged above `warn` (which slows short
+/// kernels' timings) and the other did not.
+pub const LOGGING: &str = "logging";
+
+/// How a run logged, as far as its timings are concerned: its filter when it let more than
+/// warnings through, else one word for every quieter filter.
+pub fn logging(doc: &RunDocument) -> &str {
+    doc.config.verbose_logging().unwrap_or("warn or quieter")
+}
+
 /// Every compared field whose value differs between `base` and `new`, key fields first.
 pub fn machine_differences(base: &RunDocument, new: &RunDocument) -> Vec<Difference> {
     let facts = |doc: &RunDocument| -> Vec<(&'static str, String)> {
@@ -41,6 +51,16 @@ pub fn machine_differences(base: &RunDocument, new: &RunDocument) -> Vec<Differe
             ("build", m.build_profile.clone()),
             ("timing", m.timing_source.as_str().to_string()),
             ("profile", doc.config.profile.clone()),
+            (LOGGING, logging(doc).to_string()),
+            (
+                "shader checks",
+                doc.config
+                    .options
+                    .get("shader_checks")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("-")
+                    .to_string(),
+            ),
         ]
     };
     facts(base)

@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use gpubench_results::stats::{median_ci_rank, percentile_sorted};
 use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
@@ -325,36 +326,15 @@ pub fn median_interval(values: &[f64], coverage: f64) -> Option<(RatioEstimate, 
     let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
-    let covered = |k: usize| 1.0 - 2.0 * binomial_half_cdf(n, k - 1);
-    // The largest k (the narrowest interval) that still covers enough.
-    let k = (1..=n.div_ceil(2))
-        .take_while(|&k| covered(k) >= coverage)
-        .last()?;
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
+    let (k, covered) = median_ci_rank(n, coverage).filter(|&(_, c)| c >= coverage)?;
     Some((
         RatioEstimate {
-            ratio: median,
+            ratio: percentile_sorted(&sorted, 50.0),
             ci_low: sorted[k - 1],
             ci_high: sorted[n - k],
         },
-        covered(k),
+        covered,
     ))
-}
-
-/// P(X <= j) for X ~ Binomial(n, 1/2).
-fn binomial_half_cdf(n: usize, j: usize) -> f64 {
-    let mut term = 0.5f64.powi(i32::try_from(n).unwrap_or(i32::MAX));
-    let mut sum = 0.0;
-    for i in 0..=j.min(n) {
-        sum += term;
-        // C(n, i+1) = C(n, i) (n - i) / (i + 1)
-        term *= (n - i) as f64 / (i + 1) as f64;
-    }
-    sum
 }
 
 #[cfg(test)]

@@ -50,8 +50,16 @@ pub fn ratio_ci_with(
     if base.is_empty() || new.is_empty() {
         return None;
     }
-    let orient = |base_median: f64, new_median: f64| {
-        oriented(base_median, new_median, higher_is_better).unwrap_or(f64::NAN)
+    // A resample whose base time is zero is as slow an outcome as there is: it widens the
+    // interval to 0 rather than drop out of it. The medians themselves must have a ratio.
+    let orient = |base_median: f64, new_median: f64| match oriented(
+        base_median,
+        new_median,
+        higher_is_better,
+    ) {
+        Some(ratio) => ratio,
+        None if !higher_is_better && base_median == 0.0 && new_median > 0.0 => 0.0,
+        None => f64::NAN,
     };
     let ratio = oriented(
         median_in_place(&mut base.clone()),
@@ -119,7 +127,8 @@ pub fn oriented(base: f64, new: f64, higher_is_better: bool) -> Option<f64> {
         return None;
     }
     if numerator == 0.0 {
-        return Some(0.0);
+        // A rate that fell to zero is a collapse; a base time of zero has no ratio.
+        return higher_is_better.then_some(0.0);
     }
     let ratio = numerator / denominator;
     Some(if ratio == 0.0 {

@@ -24,8 +24,9 @@ pub enum Verdict {
     Inconclusive,
     /// Only in the new run.
     New,
-    /// Only in the new run, and failed there: a wrong answer or an error is a failure, never
-    /// merely new, and it fails the gate as a status change to failed would.
+    /// Failed in the new run, where the base run did not have it or failed it too: a wrong
+    /// answer or an error is a failure, never merely new or unchanged, and it fails the gate as
+    /// a status change to failed would.
     Failed,
     /// Only in the base run.
     Missing,
@@ -109,6 +110,22 @@ pub fn clock_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
             new.timing.map_or("-", |t| t.as_str())
         )
     })
+}
+
+/// `kernels built with shader checks off then on: different code, ratio only` when the two
+/// results' kernels were built with different runtime checks (naga's bounds clamping and loop
+/// bounding change the code that runs), else `None`. A result that does not say is not judged
+/// different.
+pub fn checks_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
+    fn checks(r: &BenchResult) -> Option<&str> {
+        r.params.get("shader_checks").and_then(|v| v.as_str())
+    }
+    match (checks(base), checks(new)) {
+        (Some(b), Some(n)) if b != n => Some(format!(
+            "kernels built with shader checks {b} then {n}: different code, ratio only"
+        )),
+        _ => None,
+    }
 }
 
 /// Why a derived or probed value gets a ratio and no verdict.
@@ -254,6 +271,10 @@ mod tests {
         // A time of zero, or a base of zero, has no ratio at all.
         assert!(ratio_ci(&[5.0; 8], &[0.0; 8], false).is_none());
         assert!(oriented(0.0, 1.0, true).is_none());
+        // For a time the base is the numerator: a base time of zero is no ratio either, never
+        // a collapse to 0 that would read as a regression.
+        assert!(oriented(0.0, 5.0, false).is_none());
+        assert!(ratio_ci(&[0.0; 8], &[5.0; 8], false).is_none());
         assert!(oriented(1.0, -1.0, true).is_none());
     }
 }

@@ -377,7 +377,8 @@ pub struct BaselineArgs {
     #[arg(long, requires = "save_baseline")]
     pub force: bool,
     /// With --save-baseline: run the suites N times and record the quietest run (the lowest
-    /// noise-check level among those without a failure); every run keeps its results file.
+    /// noise-check level); every run keeps its results file. A failure in any run fails the set
+    /// (exit 4, nothing recorded).
     #[arg(long, value_name = "N", default_value_t = 1, requires = "save_baseline",
           value_parser = clap::value_parser!(u32).range(1..=20))]
     pub runs: u32,

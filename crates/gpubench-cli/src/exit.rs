@@ -88,7 +88,7 @@ impl Exit {
             Exit::Sigint => "interrupted by SIGINT (finished results kept, no baseline written)",
             Exit::Sigterm => "interrupted by SIGTERM (as SIGINT)",
             Exit::StdoutClosed => {
-                "stdout was closed (a reader that went away); every file was still written"
+                "stdout was closed (a reader that went away) and nothing else went wrong; every file was still written"
             }
         }
     }

@@ -31,13 +31,20 @@ pub fn print(text: &str) -> anyhow::Result<Printed> {
     }
 }
 
-/// Prints a command's output and gives its status: `exit`, or [`Exit::StdoutClosed`] when the
-/// reader had gone. Every command that prints and then ends goes through here.
+/// Prints a command's output and gives its status: [`exit_after`]. Every command that prints
+/// and then ends goes through here.
 pub fn print_then(text: &str, exit: Exit) -> anyhow::Result<Exit> {
-    Ok(match print(text)? {
-        Printed::Closed => Exit::StdoutClosed,
-        Printed::Written | Printed::Stopped => exit,
-    })
+    Ok(exit_after(print(text)?, exit))
+}
+
+/// The status of a command that printed and then ended with `exit`: a closed stdout (141) only
+/// where nothing else went wrong. A failure, a regression or any other verdict keeps its own
+/// code, so `gpubench run | head` still exits 4 when a benchmark failed.
+pub fn exit_after(printed: Printed, exit: Exit) -> Exit {
+    match printed {
+        Printed::Closed if exit == Exit::Success => Exit::StdoutClosed,
+        Printed::Closed | Printed::Written | Printed::Stopped => exit,
+    }
 }
 
 /// [`print`] on a thread of its own, watched: when `stop` is set while the write is still

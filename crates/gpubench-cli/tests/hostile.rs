@@ -373,7 +373,8 @@ fn a_closed_stdout_ends_quietly_with_141() {
         assert_lacks(&stderr, "panicked");
     }
     assert!(gab.exists(), "the export is written before stdout");
-    // With stderr closed too, the messages nobody can read stop nothing.
+    // With stderr closed too, the messages nobody can read stop nothing; and a regression
+    // keeps its own exit, which a closed stdout never hides.
     let slow = write_doc(
         dir.path(),
         "slow.json",
@@ -381,7 +382,7 @@ fn a_closed_stdout_ends_quietly_with_141() {
     );
     let html = dir.path().join("r.html");
     let cases: [(&[&str], i32); 2] = [
-        (&["compare", arg(&base), arg(&slow)], 141),
+        (&["compare", arg(&base), arg(&slow)], 3),
         (&["report", arg(&base), "--html", arg(&html)], 0),
     ];
     for (args, code) in cases {
@@ -426,6 +427,13 @@ fn a_run_with_a_closed_stdout_still_writes_every_file() {
     assert!(html.exists() && gab.exists());
     assert_eq!(json_files(&bl).len(), 1);
     assert_eq!(read_doc(&out)["complete"], true);
+    // A closed stdout never hides a failure: the run still exits 4.
+    let broken = dir.path().join("broken.json");
+    let output = quick_stream_command(&broken, "64KiB", &["--inject-fault", "wrong-output"])
+        .stdout(closed_pipe())
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(4), "{}", text(&output.stderr));
 }
 
 /// Case 3 and 14: `--out` onto the adapter's stored baseline is refused before the run, and a

@@ -425,7 +425,7 @@ impl<'a> Runner<'a> {
                     hook.sampling();
                 }
                 observer.phase(Phase::Sample);
-                self.take_samples(bench, info, iterations, prefer_gpu, observer)
+                self.take_samples(bench, info, iterations, prefer_gpu, work, observer)
                     .await
             }
             Err(stop) => Err(stop),
@@ -642,13 +642,16 @@ impl<'a> Runner<'a> {
 
     /// Timed samples until the count and the variation target are met or a time cap is reached
     /// (or, for a fixed-duration benchmark, until its duration has passed). Returns the samples
-    /// and whether the time cap stopped them with the variation still above target.
+    /// and whether the time cap stopped them with the variation still above target. The
+    /// variation is the result's own: of its values in the metric's unit (a rate's cv is not
+    /// its time's), as the summary states it.
     async fn take_samples(
         &self,
         bench: &mut dyn Benchmark,
         info: &BenchmarkInfo,
         iterations: u32,
         prefer_gpu: bool,
+        work: Work,
         observer: &mut dyn RunObserver,
     ) -> Result<(Samples, bool), Stop> {
         let min_samples = self
@@ -679,7 +682,11 @@ impl<'a> Runner<'a> {
                 return Ok((samples, false));
             }
             if n >= min_samples {
-                let (values, _) = samples.headline(prefer_gpu);
+                let (seconds, _) = samples.headline(prefer_gpu);
+                let values: Vec<f64> = seconds
+                    .iter()
+                    .map(|&s| info.metric.value(&work, s))
+                    .collect();
                 let cv = stats::cv(&values).unwrap_or(f64::INFINITY);
                 if cv <= self.settings.target_cv {
                     return Ok((samples, false));
@@ -776,10 +783,17 @@ fn summarise(
     samples: &Samples,
     run: &Measured,
 ) -> BenchResult {
-    let (seconds, source) = samples.headline(run.prefer_gpu);
+    // Timestamps the host clock proves wrong (a wrong period, a counter that stops) never give
+    // the headline: the host clock, submit to completion, does, and the warning says why.
+    let calibrated = info.iterations == IterationPolicy::Calibrate;
+    let disagreement = clock_check(&samples.clocks, calibrated);
+    let (seconds, source) = samples.headline(run.prefer_gpu && disagreement.is_none());
     let value = |s: f64| info.metric.value(&run.work, s);
-    let values: Vec<f64> = seconds.iter().map(|&s| value(s)).collect();
-    let host_values: Vec<f64> = samples.host.iter().map(|&s| value(s)).collect();
+    // A sample of no time on a clock too coarse to see it (a browser's) is no rate: it is left
+    // out (the coarse-clock warning says why), and a file never holds an infinite rate, which
+    // JSON cannot carry.
+    let values: Vec<f64> = finite(seconds.iter().map(|&s| value(s)));
+    let host_values: Vec<f64> = finite(samples.host.iter().map(|&s| value(s)));
     let summary = stats::summarize(&values);
 
     let mut result = BenchResult::empty(info, Status::Ok, None);
@@ -793,7 +807,7 @@ fn summarise(
         result.host_samples = host_values;
     } else {
         // Host is the headline (end-to-end timing): keep what the timestamps saw as well.
-        let gpu_values: Vec<f64> = samples.gpu.iter().flatten().map(|&s| value(s)).collect();
+        let gpu_values: Vec<f64> = finite(samples.gpu.iter().flatten().map(|&s| value(s)));
         result.gpu_summary = stats::summarize(&gpu_values).map(Box::new);
         result.gpu_samples = gpu_values;
     }
@@ -807,7 +821,7 @@ fn summarise(
         let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();
         result.latency = stats::latency_summary(&ns).map(Box::new);
     }
-    let warnings = warnings(
+    let mut warnings = warnings(
         settings,
         info,
         samples,
@@ -816,9 +830,15 @@ fn summarise(
         source,
         summary.as_ref(),
     );
+    warnings.extend(disagreement);
     result.warnings = warnings.iter().map(Warning::record).collect();
     result.summary = summary;
     result
+}
+
+/// The finite values of `values`.
+fn finite(values: impl Iterator<Item = f64>) -> Vec<f64> {
+    values.filter(|v| v.is_finite()).collect()
 }
 
 /// What a careful engineer would say about this measurement.
@@ -856,12 +876,15 @@ fn warnings(
             });
         }
     }
+    // The first run is one iteration with a submit and a wait around it; a timed sample is all
+    // its iterations with the same around them. Against one iteration of a sample, the submit
+    // and wait alone would make a short kernel's first run look slow.
     let (first_seconds, _) = headline(&run.first, run.prefer_gpu);
-    let median_host = stats::median(&samples.host);
+    let median_sample_host = stats::median(&samples.host) * f64::from(run.iterations);
     let first_host = run.first.host.as_secs_f64();
-    if median_host > 0.0 && first_host > 10.0 * median_host && first_seconds > 1e-3 {
+    if median_sample_host > 0.0 && first_host > 10.0 * median_sample_host && first_seconds > 1e-3 {
         warnings.push(Warning::SlowFirstRun {
-            factor: first_host / median_host,
+            factor: first_host / median_sample_host,
         });
     }
     if run.capped {
@@ -874,8 +897,6 @@ fn warnings(
             count: samples.rejected,
         });
     }
-    let calibrated = info.iterations == IterationPolicy::Calibrate;
-    warnings.extend(clock_check(&samples.clocks, calibrated));
     warnings
 }
 
@@ -1042,12 +1063,12 @@ mod tests {
 
     /// The summary of `samples` as the runner makes it for a GPU-timed kernel.
     fn summary(samples: &Samples) -> BenchResult {
-        let info = BenchmarkInfo::new(
-            "test/kernel",
-            "test",
-            MetricKind::TimePerOp,
-            "microseconds per run",
-        );
+        summary_as(samples, MetricKind::TimePerOp)
+    }
+
+    /// [`summary`] of a result in `metric`.
+    fn summary_as(samples: &Samples, metric: MetricKind) -> BenchResult {
+        let info = BenchmarkInfo::new("test/kernel", "test", metric, "what it counts");
         let run = Measured {
             work: Work::ops(1),
             iterations: 1,
@@ -1063,6 +1084,29 @@ mod tests {
             capped: false,
         };
         summarise(&Profile::Default.settings(false), &info, samples, &run)
+    }
+
+    #[test]
+    fn a_sample_of_no_time_on_a_coarse_clock_is_no_rate_and_the_file_reads_back() {
+        let mut samples = Samples::default();
+        for host_us in [0, 100, 100, 200, 100, 0] {
+            let timing = SampleTiming {
+                host: Duration::from_micros(host_us),
+                gpu: None,
+                gpu_rejected: false,
+                host_span: HostSpan::OneSubmit,
+                item_latencies: Vec::new(),
+                item_stages: Vec::new(),
+            };
+            samples.push(&timing, 1);
+        }
+        let result = summary_as(&samples, MetricKind::Bandwidth);
+        assert_eq!(result.samples.len(), 4, "{:?}", result.samples);
+        assert!(result.samples.iter().all(|v| v.is_finite()));
+        assert_eq!(result.summary.as_ref().map(|s| s.n), Some(4));
+        let text = serde_json::to_string(&result).expect("json");
+        let back: BenchResult = serde_json::from_str(&text).expect("reads back");
+        assert_eq!(back.samples, result.samples);
     }
 
     #[test]
@@ -1117,6 +1161,9 @@ mod tests {
         assert_eq!(warned.len(), 1, "{:?}", result.warnings);
         assert!(warned[0].contains("cannot exceed"), "{}", warned[0]);
         assert!(warned[0].contains("timestamp period"), "{}", warned[0]);
+        // The headline is the host clock's, never the 812 ms the timestamps claim.
+        assert_eq!(result.timing, Some(TimingSource::Host));
+        assert!(result.gpu_summary.is_some());
     }
 
     #[test]
@@ -1127,9 +1174,11 @@ mod tests {
         let warned = clock_warnings(&result);
         assert_eq!(warned.len(), 1, "{:?}", result.warnings);
         assert!(warned[0].contains("runs slow or stops"), "{}", warned[0]);
+        assert_eq!(result.timing, Some(TimingSource::Host));
         // The same reading where host work shares the window is not evidence of anything.
         let result = summary(&samples(ticks, 1.0, HostSpan::UntilComplete));
         assert!(clock_warnings(&result).is_empty(), "{:?}", result.warnings);
+        assert_eq!(result.timing, Some(TimingSource::GpuTimestamp));
     }
 
     #[test]

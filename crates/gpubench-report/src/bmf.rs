@@ -1,7 +1,7 @@
 //! Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>):
 //! `{ "<benchmark>": { "<measure>": { "value", "lower_value", "upper_value" } } }`.
 //!
-//! The value is the median and the bounds are its bootstrap 95% interval, so Bencher's
+//! The value is the median and the bounds are its 95% interval (order statistics), so Bencher's
 //! thresholds see the uncertainty gpubench measured. Measures are named by
 //! [`bencher_measure`](crate::measured::bencher_measure) (`gpubench-bandwidth-gb-s`, ...), never
 //! Bencher's built-in `latency` or `throughput`, whose units differ. Only measured results are

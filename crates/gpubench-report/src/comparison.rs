@@ -3,7 +3,9 @@
 //! benchmark, and notes that explain the verdicts.
 
 use gpubench_baseline::compare::RunLabel;
-use gpubench_baseline::{Comparison, CrossCell, CrossTable, Mode, PairComparison, Side, Verdict};
+use gpubench_baseline::{
+    Comparison, CrossCell, CrossTable, Mode, PairComparison, ReportOnly, Side, Verdict,
+};
 
 use crate::grid::Grid;
 use crate::numbers::{ratio, ratio_interval, sig3, status_cell};
@@ -104,14 +106,17 @@ fn comparison_notes(cmp: &Comparison) -> Vec<String> {
         .map(|(verdict, n)| format!("{n} {verdict}"))
         .collect();
     notes.push(counts.join(", "));
-    if cmp.report_only {
-        let build = cmp.differences.iter().find(|d| d.field == "build");
-        notes.push(match build {
-            Some(d) => format!(
+    if let Some(reason) = cmp.report_only_reason() {
+        notes.push(match reason {
+            ReportOnly::Build(d) => format!(
                 "build profiles differ ({} base, {} run): timing verdicts are report-only (they never fail the run, strict or not); record a baseline with a {} build",
                 d.base, d.new, d.new
             ),
-            None => "software adapter: timing verdicts are report-only (they never fail the run); compare in strict mode to gate on them"
+            ReportOnly::Logging(d) => format!(
+                "logging differs ({} base, {} run): logging above warn slows short kernels, so timing verdicts are report-only (they never fail the run, strict or not); compare runs that logged alike",
+                d.base, d.new
+            ),
+            ReportOnly::SoftwareAdapter => "software adapter: timing verdicts are report-only (they never fail the run); compare in strict mode to gate on them"
                 .to_string(),
         });
     }

@@ -167,7 +167,7 @@ fn short_id(r: &BenchResult) -> String {
 
 fn legend(doc: &RunDocument) -> Vec<String> {
     let mut lines = vec![
-        "value: median of the samples; ±: half-width of the bootstrap 95% interval of the median \
+        "value: median of the samples; ±: half-width of the 95% interval of the median \
          (-below%/+above% where one side is over 1.5x the other); host: the same work timed submit-to-completion on the host."
             .to_string(),
         "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.".to_string(),

@@ -141,7 +141,7 @@ fn prose_wraps_at_word_boundaries_at_80_columns() {
     let prose: Vec<&str> = text.lines().filter(|l| !is_table_line(l)).collect();
     let joined = prose.join(" ");
     let all = words(&joined);
-    let legend = "value: median of the samples; ±: half-width of the bootstrap 95% interval of the median \
+    let legend = "value: median of the samples; ±: half-width of the 95% interval of the median \
          (-below%/+above% where one side is over 1.5x the other); host: the same work timed submit-to-completion on the host.";
     let expected = words(legend);
     assert!(

@@ -38,12 +38,13 @@ impl Profile {
     }
 
     /// Sample settings for this profile; software adapters get longer samples (their timings
-    /// are noisier and launch overhead is larger) but tighter total caps.
+    /// are noisier and launch overhead is larger) but tighter total caps. Every profile takes
+    /// at least six samples, the fewest whose range is a 95% interval of the median.
     pub fn settings(self, software: bool) -> RunSettings {
         let ms = Duration::from_millis;
         let (target, warmup, min, max, cv, cap) = match (self, software) {
-            (Profile::Quick, false) => (ms(2), ms(20), 5, 15, 0.05, ms(1000)),
-            (Profile::Quick, true) => (ms(10), ms(20), 5, 12, 0.05, ms(1500)),
+            (Profile::Quick, false) => (ms(2), ms(20), 6, 15, 0.05, ms(1000)),
+            (Profile::Quick, true) => (ms(10), ms(20), 6, 12, 0.05, ms(1500)),
             (Profile::Default, false) => (ms(5), ms(200), 10, 50, 0.02, ms(5000)),
             (Profile::Default, true) => (ms(20), ms(100), 10, 30, 0.03, ms(4000)),
             (Profile::Full, false) => (ms(10), ms(1000), 20, 200, 0.01, ms(15000)),
@@ -121,5 +122,24 @@ mod duration_ms {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let ms = f64::deserialize(d)?;
         Duration::try_from_secs_f64(ms / 1e3).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{MEDIAN_CI_COVERAGE, median_ci_rank};
+
+    #[test]
+    fn every_profile_takes_enough_samples_for_a_95_percent_interval_of_the_median() {
+        for profile in [Profile::Quick, Profile::Default, Profile::Full] {
+            for software in [false, true] {
+                let settings = profile.settings(software);
+                let (_, covered) =
+                    median_ci_rank(settings.min_samples, MEDIAN_CI_COVERAGE).expect("samples");
+                assert!(covered >= MEDIAN_CI_COVERAGE, "{profile:?} {software}");
+                assert!(settings.min_samples <= settings.max_samples);
+            }
+        }
     }
 }

@@ -44,10 +44,10 @@ pub enum Warning {
         /// Number of samples.
         of: usize,
     },
-    /// The first (verification) run was much slower than the median: lazy compilation or first
-    /// touch of memory, excluded from the samples.
+    /// The first (verification) run, one iteration, took much longer than a whole timed sample
+    /// of many: lazy compilation or first touch of memory, excluded from the samples.
     SlowFirstRun {
-        /// How many times slower than the median iteration.
+        /// How many times as long as the median timed sample (all its iterations, host clock).
         factor: f64,
     },
     /// The time cap stopped sampling before the minimum count or the variation target was met.
@@ -63,6 +63,7 @@ pub enum Warning {
     /// On samples long enough to compare (at least 10 ms), the GPU timestamps and the host clock
     /// disagree in a way no correct measurement can: GPU time above the host's submit-to-
     /// completion time, or, for a sample that was one submit and nothing else, far below it.
+    /// The result's headline is then the host clock's.
     ClockDisagreement {
         /// Median GPU time of the compared samples, milliseconds.
         gpu_ms: f64,
@@ -96,7 +97,7 @@ impl fmt::Display for Warning {
             ),
             Warning::SlowFirstRun { factor } => write!(
                 f,
-                "first run was {factor:.0}x slower than the median (lazy compilation or first touch); it is not counted"
+                "first run (one iteration) took {factor:.0}x as long as a whole timed sample (lazy compilation or first touch); it is not counted"
             ),
             Warning::TimeCapped { samples } => write!(
                 f,
@@ -112,7 +113,7 @@ impl fmt::Display for Warning {
                 samples,
             } if gpu_ms > host_ms => write!(
                 f,
-                "GPU timestamps say {gpu_ms:.3} ms where the host clock saw {host_ms:.3} ms from before the submit to completion (median of {samples} samples): GPU time cannot exceed that, so the timestamp period is wrong (check queue.get_timestamp_period() against the driver's; wgpu's Metal backend reports 1.0) and the GPU-timed values are not to be trusted; the host values are"
+                "GPU timestamps say {gpu_ms:.3} ms where the host clock saw {host_ms:.3} ms from before the submit to completion (median of {samples} samples): GPU time cannot exceed that, so the timestamp period is wrong (check queue.get_timestamp_period() against the driver's; wgpu's Metal backend reports 1.0) and the GPU-timed values are not to be trusted: the headline is the host clock's"
             ),
             Warning::ClockDisagreement {
                 gpu_ms,
@@ -120,7 +121,7 @@ impl fmt::Display for Warning {
                 samples,
             } => write!(
                 f,
-                "GPU timestamps say {gpu_ms:.3} ms for work that was the sample's only submit, where the host clock saw {host_ms:.3} ms (median of {samples} samples): the GPU clock runs slow or stops (check queue.get_timestamp_period() against the driver's, and whether the counter halts while the GPU clocks down); prefer the host values"
+                "GPU timestamps say {gpu_ms:.3} ms for work that was the sample's only submit, where the host clock saw {host_ms:.3} ms (median of {samples} samples): the GPU clock runs slow or stops (check queue.get_timestamp_period() against the driver's, and whether the counter halts while the GPU clocks down): the headline is the host clock's"
             ),
             Warning::SoftwareAdapter => write!(
                 f,
@@ -182,7 +183,8 @@ pub enum WarningKind {
     HighVariation,
     /// Samples beyond Tukey's fences; figure: how many.
     Outliers,
-    /// The verification run was much slower than the median; figure: how many times.
+    /// The verification run (one iteration) took much longer than a whole timed sample; figure:
+    /// how many times.
     SlowFirstRun,
     /// The time cap ended sampling early; figure: samples taken.
     TimeCapped,
@@ -263,7 +265,7 @@ impl WarningKind {
             WarningKind::ShortSamples => "samples are short",
             WarningKind::HighVariation => "high variation",
             WarningKind::Outliers => "samples are outliers",
-            WarningKind::SlowFirstRun => "first run was slower than the median",
+            WarningKind::SlowFirstRun => "first run longer than a whole sample",
             WarningKind::TimeCapped => "time cap reached",
             WarningKind::TimestampsRejected => "GPU timestamp pairs rejected",
             WarningKind::ClockDisagreement => "GPU timestamps disagree with the host clock",

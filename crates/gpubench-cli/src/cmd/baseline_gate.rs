@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use gpubench_baseline::{
-    BaselineStore, CompareOptions, Comparison, GateOutcome, Mode, Verdict, compare,
+    BaselineStore, CompareOptions, Comparison, GateOutcome, Mode, ReportOnly, Verdict, compare,
 };
 use gpubench_harness::{RunDocument, Status};
 use gpubench_results::results_file::load_document;
@@ -273,10 +273,12 @@ fn exit_reason(cmp: &Comparison, gate: &Gate) -> String {
         };
     }
     if timing > 0 && cmp.report_only {
-        let why = if cmp.differences.iter().any(|d| d.field == "build") {
-            "the two runs are builds of different profiles"
-        } else {
-            "timings on a software adapter only report (--strict gives them full weight)"
+        let why = match cmp.report_only_reason() {
+            Some(ReportOnly::Build(_)) => "the two runs are builds of different profiles",
+            Some(ReportOnly::Logging(_)) => {
+                "one run logged above warn and the other did not (logging slows short kernels)"
+            }
+            _ => "timings on a software adapter only report (--strict gives them full weight)",
         };
         return format!("exit 0: {timing} timing regressions do not fail the gate: {why}");
     }

@@ -25,7 +25,7 @@ use crate::cmd::baseline_gate::{self, BaselinePlan, BaselineSettings};
 use crate::exit::Exit;
 use crate::progress::Progress;
 use crate::signals::StopSignal;
-use crate::stdout::{Printed, print_unless_stopped};
+use crate::stdout::print_unless_stopped;
 pub use plan::Plan;
 use plan::usage_error;
 
@@ -166,10 +166,12 @@ fn results_path(plan: &mut Plan, ctx: &GpuContext, k: u32) -> anyhow::Result<(Pa
     })
 }
 
-/// Of several runs (`--runs N`), the one to report and record: the quietest by its own noise
-/// check among those that completed without a failure (else the last). Pooling their samples
-/// would hide the state each run met in one distribution; the quietest is a real run, every
-/// number in it measured together. With `--out`, the chosen run is also written there.
+/// Of several runs (`--runs N`), the one to report and record: the first with a failed result,
+/// if any run has one (a wrong answer in any run fails the set: it is reported, the command
+/// exits 4 and no baseline is recorded), else the quietest by its own noise check among those
+/// that completed (else the last). Pooling their samples would hide the state each run met in
+/// one distribution; the quietest is a real run, every number in it measured together. With
+/// `--out`, the chosen run is also written there.
 fn quietest(
     mut runs: Vec<(RunDocument, PathBuf)>,
     plan: &Plan,
@@ -177,9 +179,8 @@ fn quietest(
     if runs.len() == 1 {
         return runs.pop().ok_or_else(|| anyhow::anyhow!("no run was made"));
     }
-    let level = |doc: &RunDocument| doc.noise.as_ref().and_then(|n| n.level);
     for (k, (doc, path)) in runs.iter().enumerate() {
-        let noise = level(doc).map_or("not measured".to_string(), |l| {
+        let noise = noise_level(doc).map_or("not measured".to_string(), |l| {
             format!("±{:.1}%", l * 100.0)
         });
         note!(
@@ -189,20 +190,14 @@ fn quietest(
             path.display()
         );
     }
-    let usable = |doc: &RunDocument| doc.complete && !doc.has_failures();
-    let chosen = (0..runs.len())
-        .filter(|&k| usable(&runs[k].0))
-        .min_by(|&a, &b| {
-            let key = |k: usize| level(&runs[k].0).unwrap_or(f64::INFINITY);
-            key(a).total_cmp(&key(b))
-        })
-        .unwrap_or(runs.len() - 1);
+    let docs: Vec<&RunDocument> = runs.iter().map(|(doc, _)| doc).collect();
+    let (chosen, failed) = run_to_report(&docs);
     let (doc, path) = runs.swap_remove(chosen);
-    note!(
-        "reporting and recording run {} of {}: the quietest that completed without a failure",
-        chosen + 1,
-        plan.runs
-    );
+    let why = match failed {
+        true => "it has a failed result, so the set of runs failed",
+        false => "the quietest that completed",
+    };
+    note!("reporting run {} of {}: {why}", chosen + 1, plan.runs);
     match &plan.out {
         Some(out) => {
             save_document(out, &doc)?;
@@ -216,6 +211,27 @@ fn quietest(
         }
         None => Ok((doc, path)),
     }
+}
+
+/// The run's own noise level, where its noise check measured one.
+fn noise_level(doc: &RunDocument) -> Option<f64> {
+    doc.noise.as_ref().and_then(|n| n.level)
+}
+
+/// Which of several runs (at least one) to report, and whether it is there because it failed:
+/// the first run with a failed result, else the quietest complete one, else the last.
+fn run_to_report(runs: &[&RunDocument]) -> (usize, bool) {
+    if let Some(failed) = runs.iter().position(|doc| doc.has_failures()) {
+        return (failed, true);
+    }
+    let quietest = (0..runs.len())
+        .filter(|&k| runs[k].complete)
+        .min_by(|&a, &b| {
+            let key = |k: usize| noise_level(runs[k]).unwrap_or(f64::INFINITY);
+            key(a).total_cmp(&key(b))
+        })
+        .unwrap_or(runs.len().saturating_sub(1));
+    (quietest, false)
 }
 
 /// The run's telemetry for `ctx` (a missing reader is recorded, never an error), its state
@@ -317,13 +333,12 @@ fn report_and_gate(
         .as_ref()
         .map_or(Exit::Success, baseline_gate::outcome_exit);
     baseline_gate::record_judged(baseline, &plan.baseline, doc, judged)?;
-    if printed == Printed::Closed {
-        return Ok(Exit::StdoutClosed);
-    }
-    if doc.has_failures() {
-        return Ok(Exit::BenchmarkFailed);
-    }
-    Ok(verdict_exit)
+    let exit = if doc.has_failures() {
+        Exit::BenchmarkFailed
+    } else {
+        verdict_exit
+    };
+    Ok(crate::stdout::exit_after(printed, exit))
 }
 
 /// A suite's refusal of its options is a usage error; anything else (the file could not be
@@ -487,6 +502,38 @@ mod tests {
             progress: Progress::new(1, ProgressMode::Off),
             written: false,
         }
+    }
+
+    /// A complete run whose noise check measured `level`.
+    fn run_at(level: f64) -> RunDocument {
+        let mut doc = doc_with("gpu", false);
+        let mut noise = gpubench_results::run_noise::RunNoise::new("ref", "GFLOP/s");
+        noise.level = Some(level);
+        doc.noise = Some(noise);
+        doc.complete = true;
+        doc
+    }
+
+    #[test]
+    fn of_several_runs_a_failed_one_is_reported_else_the_quietest_complete_one() {
+        let (loud, quiet, quieter) = (run_at(0.05), run_at(0.02), run_at(0.01));
+        let mut cut_short = run_at(0.001);
+        cut_short.complete = false;
+        assert_eq!(
+            run_to_report(&[&loud, &quiet, &cut_short, &quieter]),
+            (3, false)
+        );
+        // A wrong answer in a noisy run that would not have been chosen still fails the set.
+        let mut wrong = run_at(0.05);
+        wrong
+            .results
+            .push(gpubench_baseline::testing::not_ok_result(
+                "stream/copy",
+                gpubench_results::Status::Failed,
+                "wrong output",
+            ));
+        assert_eq!(run_to_report(&[&quiet, &wrong, &quieter]), (1, true));
+        assert_eq!(run_to_report(&[&cut_short]), (0, false));
     }
 
     #[test]

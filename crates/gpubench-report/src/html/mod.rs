@@ -323,7 +323,7 @@ fn stream_section(title: &str, files: &[(String, &RunDocument)]) -> Result<Marku
     Ok(section_with(
         &format!("Stream{title}"),
         &svg,
-        "Median with its bootstrap 95% interval; bytes read plus bytes written per second. The tick on each bar is the best sample (the fastest: max rate), the figure BabelStream reports and the best of STREAM's trials; the median is this tool's headline. The copy engine (copy_buffer_to_buffer) and host memcpy (a host CPU figure) are drawn apart, on their own axis.",
+        "Median with its 95% interval; bytes read plus bytes written per second. The tick on each bar is the best sample (the fastest: max rate), the figure BabelStream reports and the best of STREAM's trials; the median is this tool's headline. The copy engine (copy_buffer_to_buffer) and host memcpy (a host CPU figure) are drawn apart, on their own axis.",
         stream::table(&rows),
     ))
 }

@@ -5,9 +5,10 @@
 //
 // Each chain is x = x * a + b with a and b from a uniform buffer, in the wrapping arithmetic of
 // its type (WGSL integer arithmetic wraps). The host picks an odd multiplier with bits set in
-// every byte, so every bit of x depends on every step: a skipped step, a lost high half or a
-// folded loop changes the result. The map x -> a x + b composed STEPS times is again affine, so
-// the CPU predicts every invocation's output exactly, in a few multiplications per chain.
+// every byte, so every bit of x depends on every step: a skipped step or a lost high half changes
+// the result. The map x -> a x + b composed STEPS times is again affine, so the CPU predicts
+// every invocation's output exactly, in a few multiplications per chain; a compiler that composed
+// the steps the same way would pass that check, so the compiled code is read for it instead.
 //
 // T is rewritten per type by the host (i32, u32, i64, i16), and so is low_bits, which turns the
 // sum of an invocation's chains into the u32 it writes: the sum's bits (the low 16 of an i16;

@@ -10,8 +10,10 @@
 //! Why the answers are exact and cheap to predict: an affine map composed with itself is affine,
 //! so `STEPS` multiply-adds of a chain are one multiply-add with `(a^n, b (1 + a + ... +
 //! a^(n-1)))`, computed by squaring in the type's width ([`affine_power`]). Every invocation is
-//! checked. The multiplier is odd with bits in every byte, so a step skipped, a product's high
-//! half lost or a chain folded changes every later value.
+//! checked. The multiplier is odd with bits in every byte, so a step skipped or a product's high
+//! half lost changes every later value. A loop a compiler folded by composing its steps (legal
+//! in wrapping arithmetic) keeps every value, as this prediction does: the compiled code rules
+//! that out (`gpubench-isa/tests/compiled_forms.rs`, RADV's disassembly), not the check.
 //!
 //! The dot-product chain `x = x + dot4(x, w)` feeds each step's result back into the next
 //! step's operand: a dot product of loop-invariant operands would be hoisted out of the loop by

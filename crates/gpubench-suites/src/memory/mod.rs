@@ -580,10 +580,10 @@ fn stepped_caches(host: &[HostCache], family: &Family<'_>) -> Vec<HostCache> {
 }
 
 /// Whether the curve goes on past `plateau` by a level's step ([`levels::LEVEL_STEP`]) its way:
-/// then the plateau is not memory, however far the sweep went. On an H200 the read curve held
-/// 9.7 TB/s from 16 to 128 MiB, still inside its L2 (the chase there took 150 to 357 ns), and
-/// fell to 4.8 TB/s by 512 MiB: the sweep reached four times the cache it was sized for, but its
-/// last plateau was not the memory.
+/// then the plateau is not memory, however far the sweep went. Before the read kernel staggered
+/// its windows, an H200's read curve held 8.3-9.7 TB/s to 128 MiB (sets far past its 50 MiB L2,
+/// served by windows read together) and fell to HBM3e's 4.8 TB/s by 512 MiB: the sweep reached
+/// four times the cache it was sized for, but its last plateau was not the memory.
 fn steps_on_past(plateau: &Plateau, curve: &[(u64, f64)], trend: Trend) -> bool {
     curve
         .iter()
@@ -1078,7 +1078,7 @@ mod tests {
             .map(|r| r.id)
             .collect();
         let has = |id: &str| ids.iter().any(|i| i == id);
-        // 9.7 TB/s from 16 to 128 MiB is the L2 still: the curve falls to 4.8 TB/s after it.
+        // 9.7 TB/s from 16 to 128 MiB is not memory: the curve falls to 4.8 TB/s after it.
         assert!(!has("memory/beyond-caches/bandwidth"), "{ids:?}");
         // The chase's last plateau, 357 ns from 96 MiB to the end, is the memory.
         assert!(has("memory/latency-beyond-caches/latency"), "{ids:?}");

@@ -24,7 +24,10 @@
 //! Why the answer is exact: the recurrence is `x = fma(x, a, b)` with `a = 1`, `b = 2^-10` read
 //! from a uniform buffer, and start values that are multiples of 2^-10 near -1, so every
 //! intermediate value is exactly representable in f32 and in f16. The CPU predicts each
-//! invocation's output bit for bit; a step skipped, a loop folded or a wrong FMA cannot pass.
+//! invocation's output bit for bit; a step skipped or a wrong FMA cannot pass. A loop folded
+//! into fewer operations that keep these exact values would (IEEE arithmetic forbids the
+//! reassociation, but a compiler need not keep to it): the compiled code is checked for that
+//! (`gpubench-isa/tests/compiled_forms.rs`).
 //! (The multiplier being one costs the hardware nothing less: the compiler cannot know it.)
 //!
 //! Two recurrences ([`Chain`]). The reference load is `x = fma(x, a, b)` (the chain is the
