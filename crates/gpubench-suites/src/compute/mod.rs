@@ -71,6 +71,7 @@ impl Suite for ComputeSuite {
     fn annotate(&self, result: &mut gpubench_harness::BenchResult, run: &RunDocument) {
         let vendor = run.machine.adapter.vendor();
         plausible::judge_accumulate(result, &run.results, vendor);
+        plausible::judge_int(result, &run.results);
     }
 
     /// Every peak is a bar by precision and width, and a compute ceiling candidate.

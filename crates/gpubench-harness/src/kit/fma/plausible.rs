@@ -14,6 +14,13 @@
 //! compiler that halved the chain looks like that, but so would one that paired operations
 //! (f16 pairs, Blackwell's paired f32) in one form only, which is real work. A fold of Mesa's
 //! old kind (16 times the work) fails everywhere.
+//!
+//! The integer peaks have the same blind spot, wider: wrapping arithmetic composes exactly, so
+//! a compiler may legally fold a chain's steps into fewer multiply-adds, and the check, which
+//! predicts the output by that very composition, passes. No card issues 32- or 64-bit integer
+//! multiply-adds faster than f32 FMAs, and packed 16-bit ones (AMD's `v_pk_mad_u16`, two a lane)
+//! at twice the rate at most, so an integer peak more than [`INT_OVER_F32_MAX`] times the
+//! fastest f32 multiply-form peak of its run fails.
 
 use gpubench_results::warnings::{FigureUnit, OwnedKind};
 
@@ -29,6 +36,11 @@ pub const ACCUMULATE_OVER_MULTIPLY_MAX: f64 = 2.2;
 /// accumulate row is marked: room for the noise of two medians and a clock that moved between
 /// them, well short of the 2x of a halved chain.
 pub const ACCUMULATE_OVER_MULTIPLY_ONE_RATE: f64 = 1.3;
+
+/// Most an integer multiply-add peak may run over the fastest f32 multiply-form FMA peak of its
+/// run (both count a multiply-add as two operations): packed 16-bit multiply-adds double it,
+/// with room for the noise of two medians and a CPU's 16-bit lanes.
+pub const INT_OVER_F32_MAX: f64 = 3.0;
 
 /// The warning on an accumulate-form row that ran past its multiply row by more than its
 /// vendor's cards issue; its figure is the ratio.
@@ -65,6 +77,38 @@ pub fn judge_accumulate(result: &mut BenchResult, earlier: &[BenchResult], vendo
                 "ran {ratio:.2}x the multiply form of the same precision and width, where this vendor's cards issue both forms at one rate (over {ACCUMULATE_OVER_MULTIPLY_ONE_RATE}x is marked): the compiler shortened the chain, or paired operations in this form only; read it beside the multiply row, which alone counts toward the measured peak"
             ),
             Some(ratio),
+        ));
+    }
+}
+
+/// Fails `result`, an ok integer multiply-add peak (`int-peak`), where it ran more than
+/// [`INT_OVER_F32_MAX`] times the fastest ok f32 multiply-form FMA peak among `earlier` (the
+/// compute suite runs those first). Any other result, or a run without that peak, is left as
+/// it is.
+pub fn judge_int(result: &mut BenchResult, earlier: &[BenchResult]) {
+    if param_str(result, "kernel") != Some("int-peak") || result.status != Status::Ok {
+        return;
+    }
+    let fastest_f32 = earlier
+        .iter()
+        .filter(|r| {
+            r.suite == result.suite
+                && r.status == Status::Ok
+                && param_str(r, "kernel") == Some("fma-peak")
+                && param_str(r, "chain") == Some("multiply")
+                && param_str(r, "precision") == Some("f32")
+        })
+        .filter_map(BenchResult::median)
+        .fold(None, |best: Option<f64>, m| {
+            Some(best.map_or(m, |b| b.max(m)))
+        });
+    let (Some(median), Some(f32_peak)) = (result.median(), fastest_f32) else {
+        return;
+    };
+    let ratio = median / f32_peak;
+    if ratio > INT_OVER_F32_MAX {
+        result.fail(format!(
+            "ran {ratio:.2}x the fastest f32 FMA peak of this run, more than the {INT_OVER_F32_MAX}x any card issues integer multiply-adds at (packed 16-bit ones double the rate at most): the compiler composed the chain's steps, which wrapping arithmetic allows and the exact check cannot see, so the figure would be the compiler's, not the card's"
         ));
     }
 }
@@ -150,6 +194,51 @@ mod tests {
         let mut vec4 = peak("accumulate", "acc-vec4", 48_000.0);
         judge_accumulate(&mut vec4, &earlier, VENDOR_AMD);
         assert_eq!(vec4.status, Status::Ok);
+    }
+
+    #[test]
+    fn an_integer_peak_past_what_packed_16_bit_allows_fails() {
+        let int_peak = |ty: &str, giops: f64| {
+            let mut r = peak("multiply", "vec4", giops);
+            r.id = format!("compute/int-peak/vec4-{ty}");
+            r.metric = MetricKind::IntThroughput;
+            for key in ["chain", "precision"] {
+                r.params.remove(key);
+            }
+            r.params.insert("kernel".into(), "int-peak".into());
+            r.params.insert("type".into(), ty.into());
+            r
+        };
+        let mut f16 = peak("multiply", "vec4", 90_000.0);
+        f16.params.insert("precision".into(), "f16".into());
+        let earlier = [
+            peak("multiply", "scalar", 10_000.0),
+            peak("multiply", "vec4", 30_000.0),
+            peak("accumulate", "acc-vec4", 60_000.0),
+            f16,
+        ];
+        // Packed 16-bit multiply-adds at twice the fastest f32 multiply form stand.
+        let mut packed = int_peak("i16", 60_000.0);
+        judge_int(&mut packed, &earlier);
+        assert_eq!(packed.status, Status::Ok);
+        // A chain composed to a quarter of its steps fails: the f16, accumulate and scalar
+        // rows are not what it is judged by.
+        let mut folded = int_peak("i32", 120_000.0);
+        judge_int(&mut folded, &earlier);
+        assert_eq!(folded.status, Status::Failed);
+        let reason = folded.reason.unwrap_or_default();
+        assert!(
+            reason.contains("ran 4.00x the fastest f32 FMA peak"),
+            "{reason}"
+        );
+        // Without an f32 peak in the run there is nothing to judge by.
+        let mut alone = int_peak("i32", 120_000.0);
+        judge_int(&mut alone, &[]);
+        assert_eq!(alone.status, Status::Ok);
+        // An FMA row is not an integer row.
+        let mut fma = peak("multiply", "vec4", 1e9);
+        judge_int(&mut fma, &earlier);
+        assert_eq!(fma.status, Status::Ok);
     }
 
     #[test]
