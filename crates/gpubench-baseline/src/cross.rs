@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use gpubench_results::{BenchResult, RunDocument, Status};
+use gpubench_results::{BenchResult, RunDocument, Status, TimingSource};
 use serde::{Deserialize, Serialize};
 
 use crate::compare::RunLabel;
@@ -25,8 +25,8 @@ pub enum CrossCell {
         /// gpubench does not know, or where this run measured the id otherwise.
         ratio: Option<f64>,
         /// How this run measured the id (`time-per-op in ms, lower is better`), where its
-        /// metric, unit or direction differ from the row's: the median is in that unit, and
-        /// has no ratio.
+        /// metric, unit or direction differ from the row's (the median is in that unit), or its
+        /// clock (`by the host clock, the first run by GPU timestamps`): no ratio then.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         measured_as: Option<String>,
     },
@@ -126,8 +126,10 @@ fn cell(found: Option<&BenchResult>, reference: Option<f64>, row: &BenchResult) 
 }
 
 /// How `r` measured its id, where that differs from the row's (`row`, the first run to have
-/// the id): its metric, unit and direction. A ratio of a time in µs to one in ms (1000x) or of a
-/// rate to a time says nothing about the cards.
+/// the id): its metric, unit and direction, or its clock. A ratio of a time in µs to one in ms
+/// (1000x) or of a rate to a time says nothing about the cards, nor does one of a GPU-timed
+/// dispatch to a host-timed one (which adds the submit and the wait: a card that lost its
+/// timestamps would read as many times slower).
 fn measured_otherwise(r: &BenchResult, row: &BenchResult) -> Option<String> {
     let same =
         r.metric == row.metric && r.unit == row.unit && r.higher_is_better == row.higher_is_better;
@@ -136,7 +138,21 @@ fn measured_otherwise(r: &BenchResult, row: &BenchResult) -> Option<String> {
     } else {
         "lower is better"
     };
-    (!same).then(|| format!("{} in {}, {direction}", r.metric, r.unit))
+    if !same {
+        return Some(format!("{} in {}, {direction}", r.metric, r.unit));
+    }
+    let clock = |t: TimingSource| match t {
+        TimingSource::GpuTimestamp => "GPU timestamps",
+        TimingSource::Host => "the host clock",
+    };
+    match (r.timing, row.timing) {
+        (Some(this), Some(first)) if this != first => Some(format!(
+            "by {}, the first run by {}",
+            clock(this),
+            clock(first)
+        )),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -164,6 +180,32 @@ mod tests {
             CrossCell::NotMeasured { .. }
         ));
         assert_eq!(table.rows[1].cells[2], CrossCell::Absent);
+    }
+
+    #[test]
+    fn a_cell_timed_by_another_clock_gets_no_ratio_and_says_which() {
+        let a = doc_with("A", false);
+        let mut b = doc_with("B", false);
+        // B lost its timestamps: its launch time is submit to completion, not the dispatch.
+        b.results[1].timing = Some(TimingSource::Host);
+        let table = cross_table(&[("a", &a), ("b", &b)]);
+        match &table.rows[1].cells[1] {
+            CrossCell::Value {
+                ratio: None,
+                measured_as: Some(how),
+                ..
+            } => assert_eq!(how, "by the host clock, the first run by GPU timestamps"),
+            other => panic!("unexpected {other:?}"),
+        }
+        // The other row, one clock on both sides, keeps its ratio.
+        assert!(matches!(
+            table.rows[0].cells[1],
+            CrossCell::Value {
+                ratio: Some(_),
+                measured_as: None,
+                ..
+            }
+        ));
     }
 
     #[test]

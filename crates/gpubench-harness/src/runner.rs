@@ -183,6 +183,21 @@ fn iterations_toward(iterations: u32, seconds: f64, target: f64, ceiling: f64) -
         .min(f64::from(MAX_ITERATIONS)) as u32
 }
 
+/// The most `seconds` (a sample's headline time) may grow to while its one submit stays under
+/// `max_sample`, the watchdog-safe maximum. A submit's length is what a watchdog sees, so where
+/// the sample was one submit and nothing else it is judged by the longer of its two clocks:
+/// timestamps that read slow (a wrong period, a counter that stops) cannot calibrate a submit
+/// past the ceiling. Host time of other samples spans more than one submit and is not used.
+fn watchdog_ceiling(timing: &SampleTiming, seconds: f64, max_sample: Duration) -> f64 {
+    let ceiling = max_sample.as_secs_f64();
+    let host = timing.host.as_secs_f64();
+    if timing.host_span == HostSpan::OneSubmit && host > seconds && seconds > 0.0 {
+        ceiling * seconds / host
+    } else {
+        ceiling
+    }
+}
+
 /// Samples at least this long (host time) have their GPU time compared with their host time.
 pub const CLOCK_CHECK_MIN_SAMPLE: Duration = Duration::from_millis(10);
 /// GPU time may exceed host time by this fraction (timer granularity, rounding) before the
@@ -571,7 +586,7 @@ impl<'a> Runner<'a> {
             (Some(target), Some(last)) => {
                 let (seconds, source) = headline(&last, warm.prefer_gpu);
                 let target = self.sample_target(target.as_secs_f64(), source, warm.prefer_gpu);
-                let ceiling = self.settings.max_sample.as_secs_f64();
+                let ceiling = watchdog_ceiling(&last, seconds, self.settings.max_sample);
                 recalibrated(iterations, seconds, target, ceiling)
             }
             _ => iterations,
@@ -753,13 +768,13 @@ impl<'a> Runner<'a> {
         target: Duration,
     ) -> Result<u32, Stop> {
         let target = target.as_secs_f64();
-        let ceiling = self.settings.max_sample.as_secs_f64();
         let mut iterations: u32 = 1;
         for _ in 0..12 {
             self.check_stop()?;
             let timing = self.sample(bench, iterations).await?;
             let (seconds, source) = headline(&timing, prefer_gpu);
             let seconds = seconds.max(1e-7);
+            let ceiling = watchdog_ceiling(&timing, seconds, self.settings.max_sample);
             let target = self.sample_target(target, source, prefer_gpu);
             if seconds >= target || iterations >= MAX_ITERATIONS {
                 break;
@@ -1031,6 +1046,40 @@ mod tests {
             );
         }
         samples
+    }
+
+    #[test]
+    fn a_submit_is_kept_under_the_ceiling_by_the_longer_of_its_clocks() {
+        let max = Duration::from_millis(100);
+        let timing = |host_ms: u64, host_span| SampleTiming {
+            host: Duration::from_millis(host_ms),
+            gpu: Some(Duration::from_millis(1)),
+            gpu_rejected: false,
+            host_span,
+            item_latencies: Vec::new(),
+            item_stages: Vec::new(),
+        };
+        // Timestamps that read 40x slow: 1 ms of GPU time for a 40 ms submit. Toward a 10 ms
+        // target the GPU clock alone would ask for 10 iterations, a 400 ms submit; by the host
+        // clock the count stops at 2 (80 ms).
+        let slow = timing(40, HostSpan::OneSubmit);
+        let ceiling = watchdog_ceiling(&slow, 0.001, max);
+        assert!((ceiling - 0.0025).abs() < 1e-12, "{ceiling}");
+        assert_eq!(iterations_toward(1, 0.001, 0.010, ceiling), 2);
+        assert_eq!(iterations_toward(1, 0.001, 0.010, 0.1), 10);
+        // Host time over several submits, or under the GPU time, leaves the ceiling as it is.
+        assert_eq!(
+            watchdog_ceiling(&timing(40, HostSpan::UntilComplete), 0.001, max),
+            0.1
+        );
+        assert_eq!(
+            watchdog_ceiling(&timing(40, HostSpan::HostOnly), 0.001, max),
+            0.1
+        );
+        assert_eq!(
+            watchdog_ceiling(&timing(0, HostSpan::OneSubmit), 0.001, max),
+            0.1
+        );
     }
 
     #[test]

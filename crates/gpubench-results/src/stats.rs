@@ -20,8 +20,6 @@ use crate::rng::SplitMix64;
 pub const BOOTSTRAP_RESAMPLES: usize = 2000;
 /// Seed of the bootstrap, fixed so that the same samples always give the same interval.
 pub const BOOTSTRAP_SEED: u64 = 0x6770_7562_656e_6368; // "gpubench"
-/// The coverage a summary's interval of the median aims at.
-pub const MEDIAN_CI_COVERAGE: f64 = 0.95;
 /// Most samples a bootstrap resamples from, so its cost is bounded whatever a file holds
 /// (2000 resamples of 5 million samples took minutes). Runs take far fewer; beyond this,
 /// [`bootstrap_subset`] thins them.
@@ -156,6 +154,9 @@ pub fn median_in_place(values: &mut [f64]) -> f64 {
         .unwrap_or(upper);
     lower + (upper - lower) * 0.5
 }
+
+/// The coverage a summary's interval of the median aims at.
+pub const MEDIAN_CI_COVERAGE: f64 = 0.95;
 
 /// The distribution-free interval of the median of `n` samples: the rank `k` (1-based) for
 /// which `[x(k), x(n+1-k)]` of the sorted samples holds the true median with probability at
