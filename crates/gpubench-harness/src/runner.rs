@@ -698,12 +698,8 @@ impl<'a> Runner<'a> {
             }
             if n >= min_samples {
                 let (seconds, _) = samples.headline(prefer_gpu);
-                let values: Vec<f64> = seconds
-                    .iter()
-                    .map(|&s| info.metric.value(&work, s))
-                    .collect();
-                let cv = stats::cv(&values).unwrap_or(f64::INFINITY);
-                if cv <= self.settings.target_cv {
+                let values = finite(seconds.iter().map(|&s| info.metric.value(&work, s)));
+                if settled(&values, min_samples, self.settings.target_cv) {
                     return Ok((samples, false));
                 }
                 if elapsed >= self.settings.max_time {
@@ -849,6 +845,14 @@ fn summarise(
     result.warnings = warnings.iter().map(Warning::record).collect();
     result.summary = summary;
     result
+}
+
+/// Whether sampling may stop: `values` (the finite headline values, in the metric's unit) are
+/// at least `min_samples` and vary no more than `target_cv`. The minimum counts the values the
+/// summary will state: samples whose timestamps were rejected, or of no time, are not among
+/// them, so a summary never rests on fewer than the profile asks for unless a cap stopped it.
+fn settled(values: &[f64], min_samples: usize, target_cv: f64) -> bool {
+    values.len() >= min_samples && stats::cv(values).is_some_and(|cv| cv <= target_cv)
 }
 
 /// The finite values of `values`.
@@ -1046,6 +1050,17 @@ mod tests {
             );
         }
         samples
+    }
+
+    #[test]
+    fn sampling_settles_on_enough_stated_values_that_vary_little() {
+        let steady = [100.0, 101.0, 99.0, 100.0, 100.5, 99.5];
+        assert!(settled(&steady, 6, 0.05));
+        // Eight samples taken, three of their timestamp pairs rejected: five values are
+        // stated, under the minimum of six.
+        assert!(!settled(&steady[..5], 6, 0.05));
+        assert!(!settled(&[100.0, 150.0, 60.0, 100.0, 130.0, 80.0], 6, 0.05));
+        assert!(!settled(&[], 0, 0.05));
     }
 
     #[test]
