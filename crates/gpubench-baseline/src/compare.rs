@@ -19,7 +19,7 @@ use gpubench_results::schema::{MachineInfo, slug};
 use gpubench_results::{BenchResult, MetricKind, RunDocument, Status, TimingSource};
 use serde::{Deserialize, Serialize};
 
-use crate::machine::{Difference, machine_differences};
+use crate::machine::{Difference, QUIET_LOGGING, machine_differences};
 use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
@@ -258,7 +258,11 @@ impl Comparison {
         let field = |name: &str| self.differences.iter().find(|d| d.field == name);
         Some(if let Some(build) = field("build") {
             ReportOnly::Build(build)
-        } else if let Some(logging) = field(crate::machine::LOGGING) {
+        } else if let Some(logging) = field(crate::machine::LOGGING)
+            .filter(|d| d.base == QUIET_LOGGING || d.new == QUIET_LOGGING)
+        {
+            // One run logged above warn and the other did not (two verbose filters differ too,
+            // but slow both runs alike).
             ReportOnly::Logging(logging)
         } else {
             ReportOnly::SoftwareAdapter
@@ -347,7 +351,8 @@ pub fn compare(
     let build_differs = base.machine.build_profile != new.machine.build_profile;
     // Likewise when one run logged above warn and the other did not: logging slows short
     // kernels 2-3x.
-    let logging_differs = crate::machine::logging(base) != crate::machine::logging(new);
+    let quiet = |doc: &RunDocument| doc.config.verbose_logging().is_none();
+    let logging_differs = quiet(base) != quiet(new);
     let report_only = mode == Mode::SameMachine
         && ((software && !options.strict) || build_differs || logging_differs);
     let new_by_id: BTreeMap<&str, &BenchResult> =
@@ -1160,6 +1165,13 @@ mod tests {
         // Warnings alone are as quiet as no logging at all.
         logged.config.log_filter = Some("warn".into());
         assert!(compare("base", &base, "new", &logged, &strict()).fails_gate());
+        // Two verbose filters slow both runs alike: judged, the difference shown.
+        let mut verbose_base = base.clone();
+        verbose_base.config.log_filter = Some("info".into());
+        logged.config.log_filter = Some("wgpu_hal=debug".into());
+        let cmp = compare("base", &verbose_base, "new", &logged, &strict());
+        assert!(cmp.fails_gate() && cmp.report_only_reason().is_none());
+        assert!(cmp.differences.iter().any(|d| d.field == "logging"));
     }
 
     #[test]

@@ -23,10 +23,13 @@ pub struct Difference {
 /// kernels' timings) and the other did not.
 pub const LOGGING: &str = "logging";
 
+/// How [`logging`] names every filter that lets no more than warnings through.
+pub const QUIET_LOGGING: &str = "warn or quieter";
+
 /// How a run logged, as far as its timings are concerned: its filter when it let more than
-/// warnings through, else one word for every quieter filter.
+/// warnings through, else [`QUIET_LOGGING`].
 pub fn logging(doc: &RunDocument) -> &str {
-    doc.config.verbose_logging().unwrap_or("warn or quieter")
+    doc.config.verbose_logging().unwrap_or(QUIET_LOGGING)
 }
 
 /// Every compared field whose value differs between `base` and `new`, key fields first.

@@ -50,16 +50,8 @@ pub fn ratio_ci_with(
     if base.is_empty() || new.is_empty() {
         return None;
     }
-    // A resample whose base time is zero is as slow an outcome as there is: it widens the
-    // interval to 0 rather than drop out of it. The medians themselves must have a ratio.
-    let orient = |base_median: f64, new_median: f64| match oriented(
-        base_median,
-        new_median,
-        higher_is_better,
-    ) {
-        Some(ratio) => ratio,
-        None if !higher_is_better && base_median == 0.0 && new_median > 0.0 => 0.0,
-        None => f64::NAN,
+    let orient = |base_median: f64, new_median: f64| {
+        interval_end(base_median, new_median, higher_is_better).unwrap_or(f64::NAN)
     };
     let ratio = oriented(
         median_in_place(&mut base.clone()),
@@ -96,18 +88,33 @@ pub fn ratio_from_intervals(
 ) -> Option<RatioEstimate> {
     let (b_med, b_low, b_high) = base;
     let (n_med, n_low, n_high) = new;
-    let ratio = |b, n| oriented(b, n, higher_is_better);
+    let end = |b, n| interval_end(b, n, higher_is_better);
     // The interval's slow end pairs the new run's slow end with the base run's fast end.
     let (slow, fast) = if higher_is_better {
-        (ratio(b_high, n_low)?, ratio(b_low, n_high)?)
+        (end(b_high, n_low)?, end(b_low, n_high)?)
     } else {
-        (ratio(b_low, n_high)?, ratio(b_high, n_low)?)
+        (end(b_low, n_high)?, end(b_high, n_low)?)
     };
-    let ratio = ratio(b_med, n_med)?;
+    let ratio = oriented(b_med, n_med, higher_is_better)?;
     Some(RatioEstimate {
         ratio,
         ci_low: slow.min(ratio),
         ci_high: fast.max(ratio),
+    })
+}
+
+/// [`oriented`] at an end of an interval (or of a resample), where the medians themselves have
+/// a ratio: a time of zero there is the farthest that end reaches, a base time of zero the
+/// slowest (0) and a new one the fastest (`f64::MAX`), so it widens the interval rather than
+/// dropping out of it.
+fn interval_end(base: f64, new: f64, higher_is_better: bool) -> Option<f64> {
+    oriented(base, new, higher_is_better).or_else(|| {
+        let positive = |v: f64| v.is_finite() && v > 0.0;
+        match (higher_is_better, base, new) {
+            (false, b, n) if b == 0.0 && positive(n) => Some(0.0),
+            (false, b, n) if n == 0.0 && positive(b) => Some(f64::MAX),
+            _ => None,
+        }
     })
 }
 

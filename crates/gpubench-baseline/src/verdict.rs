@@ -275,6 +275,19 @@ mod tests {
         // a collapse to 0 that would read as a regression.
         assert!(oriented(0.0, 5.0, false).is_none());
         assert!(ratio_ci(&[0.0; 8], &[5.0; 8], false).is_none());
+        // At an interval's end a time of zero is as far as that end reaches, never a lost
+        // estimate: a base whose interval starts at zero still regresses on clear medians, and
+        // a new run with zero times in its resamples reaches the fast end.
+        let from_intervals = ratio_from_intervals((4.0, 0.0, 4.1), (8.0, 7.9, 8.1), false)
+            .expect("the medians have a ratio");
+        assert_eq!((from_intervals.ci_low, from_intervals.ratio), (0.0, 0.5));
+        let faster = ratio_ci(
+            &[5.0; 8],
+            &[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+            false,
+        )
+        .expect("ratio");
+        assert_eq!(faster.ci_high, f64::MAX);
         assert!(oriented(1.0, -1.0, true).is_none());
     }
 }

@@ -395,6 +395,7 @@ impl<'a> Runner<'a> {
                 iterations: 1,
                 prefer_gpu,
                 first,
+                one_iteration: None,
                 capped: false,
             };
             let mut result = summarise(&self.settings, info, &samples, &run);
@@ -420,9 +421,12 @@ impl<'a> Runner<'a> {
         let target = info.target_sample.unwrap_or(self.settings.target_sample);
         let target = target.min(self.settings.max_sample);
         let calibrated = info.iterations == IterationPolicy::Calibrate;
-        let mut iterations = match info.iterations {
-            IterationPolicy::Fixed(n) => n.max(1),
-            IterationPolicy::Calibrate => self.calibrate(bench, prefer_gpu, target).await?,
+        let (mut iterations, one_iteration) = match info.iterations {
+            IterationPolicy::Fixed(n) => (n.max(1), None),
+            IterationPolicy::Calibrate => {
+                let (iterations, one) = self.calibrate(bench, prefer_gpu, target).await?;
+                (iterations, Some(one))
+            }
         };
         if let Some(hook) = &self.telemetry {
             hook.begin(&info.id);
@@ -454,6 +458,7 @@ impl<'a> Runner<'a> {
             iterations,
             prefer_gpu,
             first,
+            one_iteration,
             capped,
         };
         let mut result = summarise(&self.settings, info, &samples, &run);
@@ -497,7 +502,9 @@ impl<'a> Runner<'a> {
         iterations: u32,
         prefer_gpu: bool,
     ) {
-        let (seconds, source) = samples.headline(prefer_gpu);
+        // The clock the summary went by: not the GPU's where the host clock disproved it.
+        let gpu = prefer_gpu && result.timing == Some(TimingSource::GpuTimestamp);
+        let (seconds, source) = samples.headline(gpu);
         let resolution = self.clock_resolution(source);
         let sample = stats::median(&seconds) * f64::from(iterations);
         if sample.is_finite() && sample >= 0.0 {
@@ -674,6 +681,7 @@ impl<'a> Runner<'a> {
             .min_samples
             .max(info.min_samples.unwrap_or(0))
             .max(2);
+        let calibrated = info.iterations == IterationPolicy::Calibrate;
         let max_samples = match info.duration {
             Some(_) => usize::MAX,
             None => self.settings.max_samples.max(min_samples),
@@ -697,7 +705,7 @@ impl<'a> Runner<'a> {
                 return Ok((samples, false));
             }
             if n >= min_samples {
-                let (seconds, _) = samples.headline(prefer_gpu);
+                let (seconds, _) = samples.headline(samples.gpu_trusted(prefer_gpu, calibrated));
                 let values = finite(seconds.iter().map(|&s| info.metric.value(&work, s)));
                 if settled(&values, min_samples, self.settings.target_cv) {
                     return Ok((samples, false));
@@ -756,18 +764,21 @@ impl<'a> Runner<'a> {
 
     /// Doubles (or jumps) the iteration count until a sample lasts about the target time (and
     /// at least [`CALIBRATION_STEPS`] steps of its clock), keeping one submit under the
-    /// watchdog-safe maximum.
+    /// watchdog-safe maximum. Returns the count and the host time of its first sample, one
+    /// iteration like the first run, which the slow-first-run check compares with.
     async fn calibrate(
         &self,
         bench: &mut dyn Benchmark,
         prefer_gpu: bool,
         target: Duration,
-    ) -> Result<u32, Stop> {
+    ) -> Result<(u32, Duration), Stop> {
         let target = target.as_secs_f64();
         let mut iterations: u32 = 1;
+        let mut one_iteration = None;
         for _ in 0..12 {
             self.check_stop()?;
             let timing = self.sample(bench, iterations).await?;
+            one_iteration.get_or_insert(timing.host);
             let (seconds, source) = headline(&timing, prefer_gpu);
             let seconds = seconds.max(1e-7);
             let ceiling = watchdog_ceiling(&timing, seconds, self.settings.max_sample);
@@ -782,7 +793,7 @@ impl<'a> Runner<'a> {
             }
             iterations = next;
         }
-        Ok(iterations)
+        Ok((iterations, one_iteration.unwrap_or_default()))
     }
 }
 
@@ -798,7 +809,7 @@ fn summarise(
     // the headline: the host clock, submit to completion, does, and the warning says why.
     let calibrated = info.iterations == IterationPolicy::Calibrate;
     let disagreement = clock_check(&samples.clocks, calibrated);
-    let (seconds, source) = samples.headline(run.prefer_gpu && disagreement.is_none());
+    let (seconds, source) = samples.headline(samples.gpu_trusted(run.prefer_gpu, calibrated));
     let value = |s: f64| info.metric.value(&run.work, s);
     // A sample of no time on a clock too coarse to see it (a browser's) is no rate: it is left
     // out (the coarse-clock warning says why), and a file never holds an infinite rate, which
@@ -895,15 +906,19 @@ fn warnings(
             });
         }
     }
-    // The first run is one iteration with a submit and a wait around it; a timed sample is all
-    // its iterations with the same around them. Against one iteration of a sample, the submit
+    // The first run is one iteration with a submit and a wait around it: it is compared with a
+    // later run of one iteration (calibration's first), which has the same around it, or else
+    // with a whole timed sample. Against one iteration of a many-iteration sample, the submit
     // and wait alone would make a short kernel's first run look slow.
     let (first_seconds, _) = headline(&run.first, run.prefer_gpu);
-    let median_sample_host = stats::median(&samples.host) * f64::from(run.iterations);
+    let later = run.one_iteration.map_or_else(
+        || stats::median(&samples.host) * f64::from(run.iterations),
+        |one| one.as_secs_f64(),
+    );
     let first_host = run.first.host.as_secs_f64();
-    if median_sample_host > 0.0 && first_host > 10.0 * median_sample_host && first_seconds > 1e-3 {
+    if later > 0.0 && first_host > 10.0 * later && first_seconds > 1e-3 {
         warnings.push(Warning::SlowFirstRun {
-            factor: first_host / median_sample_host,
+            factor: first_host / later,
         });
     }
     if run.capped {
@@ -925,10 +940,19 @@ struct Measured {
     iterations: u32,
     prefer_gpu: bool,
     first: SampleTiming,
+    /// Host time of a later run of one iteration (calibration's first sample), where there was
+    /// one.
+    one_iteration: Option<Duration>,
     capped: bool,
 }
 
 impl Samples {
+    /// Whether the headline may be GPU time: preferred, and not disproved by the host clock
+    /// ([`clock_check`]). The stop rule, the summary and the clock's resolution all go by it.
+    fn gpu_trusted(&self, prefer_gpu: bool, calibrated: bool) -> bool {
+        prefer_gpu && clock_check(&self.clocks, calibrated).is_none()
+    }
+
     fn push(&mut self, timing: &SampleTiming, iterations: u32) {
         let per = |d: Duration| d.as_secs_f64() / f64::from(iterations);
         self.items.extend(timing.item_latencies.iter().copied());
@@ -1132,9 +1156,22 @@ mod tests {
 
     /// [`summary`] of a result in `metric`.
     fn summary_as(samples: &Samples, metric: MetricKind) -> BenchResult {
+        summarised(samples, metric, &measured())
+    }
+
+    /// The summary of `samples` in `metric`, measured as `run` says.
+    fn summarised(samples: &Samples, metric: MetricKind, run: &Measured) -> BenchResult {
         let info = BenchmarkInfo::new("test/kernel", "test", metric, "what it counts");
-        let run = Measured {
-            work: Work::ops(1),
+        summarise(&Profile::Default.settings(false), &info, samples, run)
+    }
+
+    /// One iteration a sample, a MiB and an operation each, a first run of [`HOST`].
+    fn measured() -> Measured {
+        Measured {
+            work: Work {
+                bytes_read: 1 << 20,
+                ..Work::ops(1)
+            },
             iterations: 1,
             prefer_gpu: true,
             first: SampleTiming {
@@ -1145,9 +1182,45 @@ mod tests {
                 item_latencies: Vec::new(),
                 item_stages: Vec::new(),
             },
+            one_iteration: None,
             capped: false,
+        }
+    }
+
+    #[test]
+    fn a_first_run_is_slow_against_a_later_one_of_one_iteration_not_one_of_many() {
+        // Samples of 100 iterations of 10 us, 1 ms each; a first run of 40 ms.
+        let mut samples = Samples::default();
+        for _ in 0..10 {
+            let timing = SampleTiming {
+                host: Duration::from_millis(1),
+                gpu: None,
+                gpu_rejected: false,
+                host_span: HostSpan::OneSubmit,
+                item_latencies: Vec::new(),
+                item_stages: Vec::new(),
+            };
+            samples.push(&timing, 100);
+        }
+        let slow = |one_iteration_us: Option<u64>| {
+            let mut run = measured();
+            run.iterations = 100;
+            run.first.host = Duration::from_millis(40);
+            run.one_iteration = one_iteration_us.map(Duration::from_micros);
+            let result = summarised(&samples, MetricKind::TimePerOp, &run);
+            let kind = gpubench_results::warnings::WarningKind::SlowFirstRun;
+            result
+                .warnings
+                .iter()
+                .find(|w| w.kind == kind)
+                .and_then(|w| w.figure)
         };
-        summarise(&Profile::Default.settings(false), &info, samples, &run)
+        // A later one-iteration run of 0.5 ms (submit, wait and 10 us of work): 80x.
+        assert_eq!(slow(Some(500)), Some(80.0));
+        // One of 5 ms: the first run was no slower than its submit and wait make it.
+        assert_eq!(slow(Some(5_000)), None);
+        // Without one, a whole sample is the reference: 40x its 1 ms.
+        assert_eq!(slow(None), Some(40.0));
     }
 
     #[test]

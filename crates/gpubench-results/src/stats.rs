@@ -2,11 +2,11 @@
 //! distribution-free confidence interval of the median (order statistics, the sign test's), a
 //! bootstrap for other statistics, Tukey outlier fences, and HDR-histogram latency percentiles.
 //!
-//! The median's interval is not a bootstrap: with the few samples a run stops at (5 to 15), a
-//! percentile bootstrap of the median can only land on inner order statistics and covers the
-//! true median far less often than it says (87.5% at 7 samples for a stated 95%). The interval
-//! of order statistics holds it with a probability known exactly from the binomial law, whatever
-//! the distribution.
+//! The median's interval is not a bootstrap: with the few samples a run may stop at (6 in the
+//! quick profile, 10 in the default one), a percentile bootstrap of the median can only land on
+//! inner order statistics and covers the true median far less often than it says (87.5% at 7
+//! samples for a stated 95%). The interval of order statistics holds it with a probability
+//! known exactly from the binomial law, whatever the distribution.
 //!
 //! Samples are plain `&[f64]`. Every function documents what it does with an empty slice;
 //! non-finite values are the caller's bug and are filtered out by [`summarize`].
@@ -76,8 +76,8 @@ fn moments(values: &[f64]) -> (f64, f64, f64) {
 }
 
 /// The coefficient of variation of `samples`, to the bit as [`summarize`] gives it (summed in
-/// the same order), without the bootstrap: what the sample loop asks after every sample, while
-/// the device waits. `None` when no finite sample is left.
+/// the same order), without the rest of the summary: what the sample loop asks after every
+/// sample, while the device waits. `None` when no finite sample is left.
 pub fn cv(samples: &[f64]) -> Option<f64> {
     let mut sorted: Vec<f64> = samples.iter().copied().filter(|v| v.is_finite()).collect();
     sorted.sort_by(f64::total_cmp);

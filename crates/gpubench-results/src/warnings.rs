@@ -44,10 +44,11 @@ pub enum Warning {
         /// Number of samples.
         of: usize,
     },
-    /// The first (verification) run, one iteration, took much longer than a whole timed sample
-    /// of many: lazy compilation or first touch of memory, excluded from the samples.
+    /// The first (verification) run, one iteration, took much longer than a later run of one
+    /// iteration (or, without one, a whole timed sample): lazy compilation or first touch of
+    /// memory, excluded from the samples.
     SlowFirstRun {
-        /// How many times as long as the median timed sample (all its iterations, host clock).
+        /// How many times as long as that later run (host clock, submit to completion both).
         factor: f64,
     },
     /// The time cap stopped sampling before the minimum count or the variation target was met.
@@ -97,7 +98,7 @@ impl fmt::Display for Warning {
             ),
             Warning::SlowFirstRun { factor } => write!(
                 f,
-                "first run (one iteration) took {factor:.0}x as long as a whole timed sample (lazy compilation or first touch); it is not counted"
+                "first run took {factor:.0}x as long as a later run of the same work (lazy compilation or first touch); it is not counted"
             ),
             Warning::TimeCapped { samples } => write!(
                 f,
@@ -183,8 +184,8 @@ pub enum WarningKind {
     HighVariation,
     /// Samples beyond Tukey's fences; figure: how many.
     Outliers,
-    /// The verification run (one iteration) took much longer than a whole timed sample; figure:
-    /// how many times.
+    /// The verification run took much longer than a later run of the same work; figure: how
+    /// many times.
     SlowFirstRun,
     /// The time cap ended sampling early; figure: samples taken.
     TimeCapped,
@@ -265,7 +266,7 @@ impl WarningKind {
             WarningKind::ShortSamples => "samples are short",
             WarningKind::HighVariation => "high variation",
             WarningKind::Outliers => "samples are outliers",
-            WarningKind::SlowFirstRun => "first run longer than a whole sample",
+            WarningKind::SlowFirstRun => "first run slower than later ones",
             WarningKind::TimeCapped => "time cap reached",
             WarningKind::TimestampsRejected => "GPU timestamp pairs rejected",
             WarningKind::ClockDisagreement => "GPU timestamps disagree with the host clock",
