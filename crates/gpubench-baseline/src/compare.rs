@@ -351,7 +351,7 @@ pub fn compare(
     let build_differs = base.machine.build_profile != new.machine.build_profile;
     // Likewise when one run logged above warn and the other did not: logging slows short
     // kernels 2-3x.
-    let quiet = |doc: &RunDocument| doc.config.verbose_logging().is_none();
+    let quiet = |doc: &RunDocument| crate::machine::logging(doc) == QUIET_LOGGING;
     let logging_differs = quiet(base) != quiet(new);
     let report_only = mode == Mode::SameMachine
         && ((software && !options.strict) || build_differs || logging_differs);

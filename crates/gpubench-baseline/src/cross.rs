@@ -4,11 +4,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use gpubench_results::{BenchResult, RunDocument, Status, TimingSource};
+use gpubench_results::{BenchResult, RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::compare::RunLabel;
 use crate::ratio::oriented;
+use crate::verdict::clock_changed;
 
 /// One run's column.
 pub type CrossColumn = RunLabel;
@@ -26,7 +27,7 @@ pub enum CrossCell {
         ratio: Option<f64>,
         /// How this run measured the id (`time-per-op in ms, lower is better`), where its
         /// metric, unit or direction differ from the row's (the median is in that unit), or its
-        /// clock (`by the host clock, the first run by GPU timestamps`): no ratio then.
+        /// clock (`timed by gpu-timestamp then by host: not comparable`): no ratio then.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         measured_as: Option<String>,
     },
@@ -141,24 +142,15 @@ fn measured_otherwise(r: &BenchResult, row: &BenchResult) -> Option<String> {
     if !same {
         return Some(format!("{} in {}, {direction}", r.metric, r.unit));
     }
-    let clock = |t: TimingSource| match t {
-        TimingSource::GpuTimestamp => "GPU timestamps",
-        TimingSource::Host => "the host clock",
-    };
-    match (r.timing, row.timing) {
-        (Some(this), Some(first)) if this != first => Some(format!(
-            "by {}, the first run by {}",
-            clock(this),
-            clock(first)
-        )),
-        _ => None,
-    }
+    // The same rule as a comparison's: the first run to have the id is the base.
+    clock_changed(row, r)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::{doc_with, scaled};
+    use gpubench_results::TimingSource;
 
     #[test]
     fn columns_ratios_and_status_cells() {
@@ -201,7 +193,7 @@ mod tests {
             (in_ms, "time-per-op in ms, lower is better"),
             (
                 by_host,
-                "by the host clock, the first run by GPU timestamps",
+                "timed by gpu-timestamp then by host: not comparable",
             ),
         ] {
             let table = cross_table(&[("a", &a), ("b", &b)]);

@@ -463,7 +463,7 @@ impl<'a> Runner<'a> {
         };
         let mut result = summarise(&self.settings, info, &samples, &run);
         result.telemetry = telemetry.map(Box::new);
-        self.state_clock_resolution(&mut result, &samples, iterations, prefer_gpu);
+        self.state_clock_resolution(&mut result, &samples, iterations);
         Ok(result)
     }
 
@@ -495,16 +495,9 @@ impl<'a> Runner<'a> {
     /// sample spans too few of that clock's steps ([`crate::host_clock`]): GPU timestamps step
     /// by the device's timestamp period or the coarser step their values were seen to take
     /// ([`crate::timestamp_step`]), the host clock by its measured (or coarsened) step.
-    fn state_clock_resolution(
-        &self,
-        result: &mut BenchResult,
-        samples: &Samples,
-        iterations: u32,
-        prefer_gpu: bool,
-    ) {
+    fn state_clock_resolution(&self, result: &mut BenchResult, samples: &Samples, iterations: u32) {
         // The clock the summary went by: not the GPU's where the host clock disproved it.
-        let gpu = prefer_gpu && result.timing == Some(TimingSource::GpuTimestamp);
-        let (seconds, source) = samples.headline(gpu);
+        let (seconds, source) = samples.headline(result.timing == Some(TimingSource::GpuTimestamp));
         let resolution = self.clock_resolution(source);
         let sample = stats::median(&seconds) * f64::from(iterations);
         if sample.is_finite() && sample >= 0.0 {
@@ -705,8 +698,8 @@ impl<'a> Runner<'a> {
                 return Ok((samples, false));
             }
             if n >= min_samples {
-                let (seconds, _) = samples.headline(samples.gpu_trusted(prefer_gpu, calibrated));
-                let values = finite(seconds.iter().map(|&s| info.metric.value(&work, s)));
+                let (gpu, _) = samples.headline_clock(prefer_gpu, calibrated);
+                let values = stated(&samples.headline(gpu).0, info.metric, &work);
                 if settled(&values, min_samples, self.settings.target_cv) {
                     return Ok((samples, false));
                 }
@@ -808,14 +801,10 @@ fn summarise(
     // Timestamps the host clock proves wrong (a wrong period, a counter that stops) never give
     // the headline: the host clock, submit to completion, does, and the warning says why.
     let calibrated = info.iterations == IterationPolicy::Calibrate;
-    let disagreement = clock_check(&samples.clocks, calibrated);
-    let (seconds, source) = samples.headline(samples.gpu_trusted(run.prefer_gpu, calibrated));
-    let value = |s: f64| info.metric.value(&run.work, s);
-    // A sample of no time on a clock too coarse to see it (a browser's) is no rate: it is left
-    // out (the coarse-clock warning says why), and a file never holds an infinite rate, which
-    // JSON cannot carry.
-    let values: Vec<f64> = finite(seconds.iter().map(|&s| value(s)));
-    let host_values: Vec<f64> = finite(samples.host.iter().map(|&s| value(s)));
+    let (gpu, disagreement) = samples.headline_clock(run.prefer_gpu, calibrated);
+    let (seconds, source) = samples.headline(gpu);
+    let values = stated(&seconds, info.metric, &run.work);
+    let host_values = stated(&samples.host, info.metric, &run.work);
     let summary = stats::summarize(&values);
 
     let mut result = BenchResult::empty(info, Status::Ok, None);
@@ -829,7 +818,8 @@ fn summarise(
         result.host_samples = host_values;
     } else {
         // Host is the headline (end-to-end timing): keep what the timestamps saw as well.
-        let gpu_values: Vec<f64> = finite(samples.gpu.iter().flatten().map(|&s| value(s)));
+        let gpu_seconds: Vec<f64> = samples.gpu.iter().flatten().copied().collect();
+        let gpu_values = stated(&gpu_seconds, info.metric, &run.work);
         result.gpu_summary = stats::summarize(&gpu_values).map(Box::new);
         result.gpu_samples = gpu_values;
     }
@@ -866,9 +856,16 @@ fn settled(values: &[f64], min_samples: usize, target_cv: f64) -> bool {
     values.len() >= min_samples && stats::cv(values).is_some_and(|cv| cv <= target_cv)
 }
 
-/// The finite values of `values`.
-fn finite(values: impl Iterator<Item = f64>) -> Vec<f64> {
-    values.filter(|v| v.is_finite()).collect()
+/// Per-iteration `seconds` as the values a result states, in `metric`'s unit for `work`. A
+/// sample of no time on a clock too coarse to see it (a browser's) is no rate: it is left out
+/// (the coarse-clock warning says why), and a file never holds an infinite rate, which JSON
+/// cannot carry.
+fn stated(seconds: &[f64], metric: MetricKind, work: &Work) -> Vec<f64> {
+    seconds
+        .iter()
+        .map(|&s| metric.value(work, s))
+        .filter(|v| v.is_finite())
+        .collect()
 }
 
 /// What a careful engineer would say about this measurement.
@@ -947,10 +944,12 @@ struct Measured {
 }
 
 impl Samples {
-    /// Whether the headline may be GPU time: preferred, and not disproved by the host clock
-    /// ([`clock_check`]). The stop rule, the summary and the clock's resolution all go by it.
-    fn gpu_trusted(&self, prefer_gpu: bool, calibrated: bool) -> bool {
-        prefer_gpu && clock_check(&self.clocks, calibrated).is_none()
+    /// Whether the headline may be GPU time (preferred, and not disproved by the host clock),
+    /// and the clock check's warning where the host clock disproved it ([`clock_check`]). The
+    /// stop rule and the summary go by it; the clock's resolution by the summary's clock.
+    fn headline_clock(&self, prefer_gpu: bool, calibrated: bool) -> (bool, Option<Warning>) {
+        let disagreement = clock_check(&self.clocks, calibrated);
+        (prefer_gpu && disagreement.is_none(), disagreement)
     }
 
     fn push(&mut self, timing: &SampleTiming, iterations: u32) {

@@ -86,22 +86,12 @@ pub fn judge_accumulate(result: &mut BenchResult, earlier: &[BenchResult], vendo
 /// compute suite runs those first). Any other result, or a run without that peak, is left as
 /// it is.
 pub fn judge_int(result: &mut BenchResult, earlier: &[BenchResult]) {
-    if param_str(result, "kernel") != Some("int-peak") || result.status != Status::Ok {
+    if param_str(result, "kernel") != Some("int-peak") {
         return;
     }
-    let fastest_f32 = earlier
-        .iter()
-        .filter(|r| {
-            r.suite == result.suite
-                && r.status == Status::Ok
-                && param_str(r, "kernel") == Some("fma-peak")
-                && param_str(r, "chain") == Some("multiply")
-                && param_str(r, "precision") == Some("f32")
-        })
+    let fastest_f32 = multiply_peaks(earlier, &result.suite, "f32")
         .filter_map(BenchResult::median)
-        .fold(None, |best: Option<f64>, m| {
-            Some(best.map_or(m, |b| b.max(m)))
-        });
+        .max_by(f64::total_cmp);
     let (Some(median), Some(f32_peak)) = (result.median(), fastest_f32) else {
         return;
     };
@@ -122,21 +112,32 @@ pub fn is_faster_accumulate(result: &BenchResult) -> bool {
 /// `result`'s median over the multiply-form row of its precision and form in `earlier`, where
 /// `result` is an ok accumulate-form FMA peak and that row is ok too.
 fn over_multiply(result: &BenchResult, earlier: &[BenchResult]) -> Option<f64> {
-    let is_peak =
-        |r: &BenchResult| param_str(r, "kernel") == Some("fma-peak") && r.suite == result.suite;
-    if !is_peak(result) || param_str(result, "chain") != Some("accumulate") {
+    if param_str(result, "kernel") != Some("fma-peak")
+        || param_str(result, "chain") != Some("accumulate")
+    {
         return None;
     }
     let form = param_str(result, "form")?.strip_prefix("acc-")?;
     let precision = param_str(result, "precision")?;
-    let partner = earlier.iter().find(|r| {
-        is_peak(r)
-            && param_str(r, "chain") == Some("multiply")
-            && param_str(r, "form") == Some(form)
-            && param_str(r, "precision") == Some(precision)
-            && r.status == Status::Ok
-    })?;
+    let partner = multiply_peaks(earlier, &result.suite, precision)
+        .find(|r| param_str(r, "form") == Some(form))?;
     Some(result.median()? / partner.median()?)
+}
+
+/// The ok multiply-form FMA peaks (`x = fma(x, a, b)`) of `suite` in `precision` among
+/// `earlier`: what both bounds judge by.
+fn multiply_peaks<'a>(
+    earlier: &'a [BenchResult],
+    suite: &'a str,
+    precision: &'a str,
+) -> impl Iterator<Item = &'a BenchResult> {
+    earlier.iter().filter(move |r| {
+        r.suite == suite
+            && r.status == Status::Ok
+            && param_str(r, "kernel") == Some("fma-peak")
+            && param_str(r, "chain") == Some("multiply")
+            && param_str(r, "precision") == Some(precision)
+    })
 }
 
 #[cfg(test)]
