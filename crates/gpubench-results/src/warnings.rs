@@ -64,7 +64,7 @@ pub enum Warning {
     /// On samples long enough to compare (at least 10 ms), the GPU timestamps and the host clock
     /// disagree in a way no correct measurement can: GPU time above the host's submit-to-
     /// completion time, or, for a sample that was one submit and nothing else, far below it.
-    /// The result's headline is then the host clock's.
+    /// Where GPU time exceeds host time (impossible), the result's headline is the host clock's.
     ClockDisagreement {
         /// Median GPU time of the compared samples, milliseconds.
         gpu_ms: f64,
@@ -122,7 +122,7 @@ impl fmt::Display for Warning {
                 samples,
             } => write!(
                 f,
-                "GPU timestamps say {gpu_ms:.3} ms for work that was the sample's only submit, where the host clock saw {host_ms:.3} ms (median of {samples} samples): the GPU clock runs slow or stops (check queue.get_timestamp_period() against the driver's, and whether the counter halts while the GPU clocks down): the headline is the host clock's"
+                "GPU timestamps say {gpu_ms:.3} ms for work that was the sample's only submit, where the host clock saw {host_ms:.3} ms (median of {samples} samples): the GPU clock runs slow or stops (check queue.get_timestamp_period() against the driver's, and whether the counter halts while the GPU clocks down), or the host was too busy to see the completion in time; the host values are beside the GPU ones"
             ),
             Warning::SoftwareAdapter => write!(
                 f,
