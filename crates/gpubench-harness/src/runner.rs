@@ -34,6 +34,7 @@ use crate::read_log;
 use crate::telemetry_hook::TelemetryHook;
 use crate::timing::{HostSpan, SampleClock, SampleTiming, TimestampQueries};
 use gpubench_results::item_timeline::ItemTimeline;
+use gpubench_results::level_shift::level_shift;
 use gpubench_results::metric::{
     BenchmarkInfo, IterationPolicy, MetricKind, Outputs, TimingPreference, Work,
 };
@@ -903,6 +904,16 @@ fn warnings(
             });
         }
     }
+    // A run for a set duration measures change over time on purpose: its suite reads it.
+    if info.duration.is_none() {
+        warnings.extend(level_shift(seconds).map(|shift| Warning::LevelShift {
+            change: shift.change(),
+            at: shift.at + 1,
+            of: shift.of,
+            before_s: shift.before,
+            after_s: shift.after,
+        }));
+    }
     // The first run is one iteration with a submit and a wait around it: it is compared with a
     // later run of one iteration (calibration's first), which has the same around it, or else
     // with a whole timed sample. Against one iteration of a many-iteration sample, the submit
@@ -1066,17 +1077,7 @@ mod tests {
             // A little spread so the summary has a variation to report.
             let host = HOST + Duration::from_micros(i * 10);
             let gpu = ticks_to_duration(1_000, 1_000 + ticks, period_ns);
-            samples.push(
-                &SampleTiming {
-                    host,
-                    gpu,
-                    gpu_rejected: false,
-                    host_span,
-                    item_latencies: Vec::new(),
-                    item_stages: Vec::new(),
-                },
-                1,
-            );
+            samples.push(&timed(host, gpu, host_span), 1);
         }
         samples
     }
@@ -1095,13 +1096,9 @@ mod tests {
     #[test]
     fn a_submit_is_kept_under_the_ceiling_by_the_longer_of_its_clocks() {
         let max = Duration::from_millis(100);
-        let timing = |host_ms: u64, host_span| SampleTiming {
-            host: Duration::from_millis(host_ms),
-            gpu: Some(Duration::from_millis(1)),
-            gpu_rejected: false,
-            host_span,
-            item_latencies: Vec::new(),
-            item_stages: Vec::new(),
+        let timing = |host_ms, host_span| {
+            let gpu = Some(Duration::from_millis(1));
+            timed(Duration::from_millis(host_ms), gpu, host_span)
         };
         // Timestamps that read 40x slow: 1 ms of GPU time for a 40 ms submit. Toward a 10 ms
         // target the GPU clock alone would ask for 10 iterations, a 400 ms submit; by the host
@@ -1141,17 +1138,26 @@ mod tests {
 
     #[test]
     fn warm_up_without_telemetry_goes_on_while_samples_still_speed_up() {
-        let timing = |gpu_ms: f64| SampleTiming {
-            host: Duration::from_secs_f64(gpu_ms * 1.1e-3),
-            gpu: Some(Duration::from_secs_f64(gpu_ms * 1e-3)),
-            gpu_rejected: false,
-            host_span: HostSpan::OneSubmit,
-            item_latencies: Vec::new(),
-            item_stages: Vec::new(),
+        let timing = |gpu_ms: f64| {
+            let host = Duration::from_secs_f64(gpu_ms * 1.1e-3);
+            let gpu = Some(Duration::from_secs_f64(gpu_ms * 1e-3));
+            timed(host, gpu, HostSpan::OneSubmit)
         };
         assert!(still_speeding_up(&timing(5.0), &timing(4.0), true));
         assert!(!still_speeding_up(&timing(5.0), &timing(4.95), true));
         assert!(!still_speeding_up(&timing(5.0), &timing(5.5), true));
+    }
+
+    /// A sample's two clocks, with no items.
+    fn timed(host: Duration, gpu: Option<Duration>, host_span: HostSpan) -> SampleTiming {
+        SampleTiming {
+            host,
+            gpu,
+            gpu_rejected: false,
+            host_span,
+            item_latencies: Vec::new(),
+            item_stages: Vec::new(),
+        }
     }
 
     /// The summary of `samples` as the runner makes it for a GPU-timed kernel.
@@ -1179,14 +1185,7 @@ mod tests {
             },
             iterations: 1,
             prefer_gpu: true,
-            first: SampleTiming {
-                host: HOST,
-                gpu: None,
-                gpu_rejected: false,
-                host_span: HostSpan::OneSubmit,
-                item_latencies: Vec::new(),
-                item_stages: Vec::new(),
-            },
+            first: timed(HOST, None, HostSpan::OneSubmit),
             one_iteration: None,
             capped: false,
         }
@@ -1197,15 +1196,10 @@ mod tests {
         // Samples of 100 iterations of 10 us, 1 ms each; a first run of 40 ms.
         let mut samples = Samples::default();
         for _ in 0..10 {
-            let timing = SampleTiming {
-                host: Duration::from_millis(1),
-                gpu: None,
-                gpu_rejected: false,
-                host_span: HostSpan::OneSubmit,
-                item_latencies: Vec::new(),
-                item_stages: Vec::new(),
-            };
-            samples.push(&timing, 100);
+            samples.push(
+                &timed(Duration::from_millis(1), None, HostSpan::OneSubmit),
+                100,
+            );
         }
         let slow = |one_iteration_us: Option<u64>| {
             let mut run = measured();
@@ -1229,18 +1223,36 @@ mod tests {
     }
 
     #[test]
+    fn samples_that_moved_part_way_warn_unless_the_run_is_for_a_set_duration() {
+        // 15 samples of 1 ms, then 15 of 1.1 ms (a boost clock ending), host clock alone.
+        let mut samples = Samples::default();
+        for k in 0..30u64 {
+            let host = Duration::from_micros(if k < 15 { 1000 } else { 1100 } + k % 3);
+            samples.push(&timed(host, None, HostSpan::OneSubmit), 1);
+        }
+        let shift = |duration: Option<Duration>| {
+            let mut info = BenchmarkInfo::new("test/kernel", "test", MetricKind::Bandwidth, "b");
+            info.duration = duration;
+            let settings = Profile::Default.settings(false);
+            let result = summarise(&settings, &info, &samples, &measured());
+            let kind = gpubench_results::warnings::WarningKind::LevelShift;
+            let found = result.warnings.iter().find(|w| w.kind == kind);
+            found.map(|w| (w.message.clone(), w.figure))
+        };
+        let (message, figure) = shift(None).expect("a 10% move warns");
+        assert!(message.contains("before sample 16 of 30"), "{message}");
+        assert!(message.contains("1.00 ms per iteration"), "{message}");
+        assert!(figure.is_some_and(|f| (f - 10.0).abs() < 0.5), "{figure:?}");
+        // The sustained suite's windows change over time on purpose: it reads them itself.
+        assert_eq!(shift(Some(Duration::from_secs(10))), None);
+    }
+
+    #[test]
     fn a_sample_of_no_time_on_a_coarse_clock_is_no_rate_and_the_file_reads_back() {
         let mut samples = Samples::default();
         for host_us in [0, 100, 100, 200, 100, 0] {
-            let timing = SampleTiming {
-                host: Duration::from_micros(host_us),
-                gpu: None,
-                gpu_rejected: false,
-                host_span: HostSpan::OneSubmit,
-                item_latencies: Vec::new(),
-                item_stages: Vec::new(),
-            };
-            samples.push(&timing, 1);
+            let host = Duration::from_micros(host_us);
+            samples.push(&timed(host, None, HostSpan::OneSubmit), 1);
         }
         let result = summary_as(&samples, MetricKind::Bandwidth);
         assert_eq!(result.samples.len(), 4, "{:?}", result.samples);

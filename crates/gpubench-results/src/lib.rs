@@ -13,6 +13,7 @@ pub mod hostinfo;
 pub mod in_flight;
 pub mod item_timeline;
 pub mod kind_name;
+pub mod level_shift;
 pub mod log_filter;
 pub mod metric;
 pub mod profile;

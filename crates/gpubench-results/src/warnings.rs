@@ -73,6 +73,20 @@ pub enum Warning {
         /// How many samples were compared.
         samples: usize,
     },
+    /// The samples, in the order taken, moved to another level part-way
+    /// ([`crate::level_shift`]): the median lies between the levels.
+    LevelShift {
+        /// Per-iteration time after the move over before it, less one (0.05: 5% slower).
+        change: f64,
+        /// The sample (from 1) that began the later level.
+        at: usize,
+        /// How many samples there were.
+        of: usize,
+        /// Median per-iteration time before the move, seconds.
+        before_s: f64,
+        /// Median per-iteration time from the move on, seconds.
+        after_s: f64,
+    },
     /// The benchmark ran on a software adapter: the numbers are CPU numbers.
     SoftwareAdapter,
     /// The adapter has no timestamp queries: host clock only.
@@ -124,6 +138,19 @@ impl fmt::Display for Warning {
                 f,
                 "GPU timestamps say {gpu_ms:.3} ms for work that was the sample's only submit, where the host clock saw {host_ms:.3} ms (median of {samples} samples): the GPU clock runs slow or stops (check queue.get_timestamp_period() against the driver's, and whether the counter halts while the GPU clocks down), or the host was too busy to see the completion in time; the host values are beside the GPU ones"
             ),
+            Warning::LevelShift {
+                change,
+                at,
+                of,
+                before_s,
+                after_s,
+            } => write!(
+                f,
+                "samples moved to another level part-way: {} per iteration before sample {at} of {of}, {} from it on ({:+.1}%); a clock, power state or other load changed while measuring (a boost ending, throttling, another process), and the median lies between the levels: warm the device up longer, or run it alone",
+                seconds_text(*before_s),
+                seconds_text(*after_s),
+                change * 100.0
+            ),
             Warning::SoftwareAdapter => write!(
                 f,
                 "software adapter: these are CPU numbers, not GPU numbers; choose a GPU adapter (`gpubench list` shows them)"
@@ -147,6 +174,7 @@ impl Warning {
             Warning::TimeCapped { .. } => WarningKind::TimeCapped,
             Warning::TimestampsRejected { .. } => WarningKind::TimestampsRejected,
             Warning::ClockDisagreement { .. } => WarningKind::ClockDisagreement,
+            Warning::LevelShift { .. } => WarningKind::LevelShift,
             Warning::SoftwareAdapter => WarningKind::SoftwareAdapter,
             Warning::NoTimestamps => WarningKind::NoTimestamps,
         }
@@ -164,6 +192,7 @@ impl Warning {
             Warning::ClockDisagreement {
                 gpu_ms, host_ms, ..
             } => Some(gpu_ms / host_ms),
+            Warning::LevelShift { change, .. } => Some(change.abs() * 100.0),
             Warning::SoftwareAdapter | Warning::NoTimestamps => None,
         }
     }
@@ -172,6 +201,23 @@ impl Warning {
     pub fn record(&self) -> WarningRecord {
         WarningRecord::new(self.kind(), self.to_string(), self.figure())
     }
+}
+
+/// A time in seconds with three significant figures in the unit that fits it (`812 ns`,
+/// `1.05 ms`).
+fn seconds_text(seconds: f64) -> String {
+    let (value, unit) = match seconds.abs() {
+        s if s >= 1.0 => (seconds, "s"),
+        s if s >= 1e-3 => (seconds * 1e3, "ms"),
+        s if s >= 1e-6 => (seconds * 1e6, "us"),
+        _ => (seconds * 1e9, "ns"),
+    };
+    let decimals = match value.abs() {
+        v if v >= 100.0 => 0,
+        v if v >= 10.0 => 1,
+        _ => 2,
+    };
+    format!("{value:.decimals$} {unit}")
 }
 
 /// What a stored warning is about: the key the notes under a table group by.
@@ -193,6 +239,8 @@ pub enum WarningKind {
     TimestampsRejected,
     /// GPU timestamps and the host clock disagree; figure: GPU time over host time.
     ClockDisagreement,
+    /// The samples moved to another level part-way; figure: the move, % either way.
+    LevelShift,
     /// The run measured a software adapter.
     SoftwareAdapter,
     /// The adapter has no timestamp queries.
@@ -212,7 +260,7 @@ pub enum WarningKind {
 
 impl WarningKind {
     /// Every kind this gpubench knows, in the order the schema lists them.
-    pub const KNOWN: [WarningKind; 12] = [
+    pub const KNOWN: [WarningKind; 13] = [
         WarningKind::ShortSamples,
         WarningKind::HighVariation,
         WarningKind::Outliers,
@@ -220,6 +268,7 @@ impl WarningKind {
         WarningKind::TimeCapped,
         WarningKind::TimestampsRejected,
         WarningKind::ClockDisagreement,
+        WarningKind::LevelShift,
         WarningKind::SoftwareAdapter,
         WarningKind::NoTimestamps,
         WarningKind::ShortDispatches,
@@ -251,6 +300,7 @@ impl WarningKind {
             WarningKind::TimeCapped => "time-capped",
             WarningKind::TimestampsRejected => "timestamps-rejected",
             WarningKind::ClockDisagreement => "clock-disagreement",
+            WarningKind::LevelShift => "level-shift",
             WarningKind::SoftwareAdapter => "software-adapter",
             WarningKind::NoTimestamps => "no-timestamps",
             WarningKind::ShortDispatches => "short-dispatches",
@@ -270,6 +320,7 @@ impl WarningKind {
             WarningKind::TimeCapped => "time cap reached",
             WarningKind::TimestampsRejected => "GPU timestamp pairs rejected",
             WarningKind::ClockDisagreement => "GPU timestamps disagree with the host clock",
+            WarningKind::LevelShift => "samples moved to another level",
             WarningKind::SoftwareAdapter => "software adapter",
             WarningKind::NoTimestamps => "no timestamp queries",
             WarningKind::ShortDispatches => "dispatches are short",
@@ -282,7 +333,7 @@ impl WarningKind {
     /// The unit of this kind's figure; `None` for a kind not defined here (its records say).
     pub fn unit(self) -> Option<FigureUnit> {
         Some(match self {
-            WarningKind::HighVariation => FigureUnit::Percent,
+            WarningKind::HighVariation | WarningKind::LevelShift => FigureUnit::Percent,
             WarningKind::SlowFirstRun | WarningKind::ClockDisagreement => FigureUnit::Times,
             WarningKind::ShortSamples | WarningKind::ShortDispatches => FigureUnit::Microseconds,
             WarningKind::Unknown(_) => return None,
@@ -593,6 +644,38 @@ mod tests {
         assert_eq!(newer.to_string(), "a-kind-from-the-future: m");
         let json = serde_json::to_string(&newer).expect("serialise");
         assert_eq!(json, r#"{"kind":"a-kind-from-the-future","message":"m"}"#);
+    }
+
+    #[test]
+    fn a_level_shift_says_both_levels_in_fitting_units_and_its_size_either_way() {
+        let slower = Warning::LevelShift {
+            change: 0.052,
+            at: 24,
+            of: 50,
+            before_s: 812e-9,
+            after_s: 854.2e-9,
+        };
+        let text = slower.to_string();
+        assert!(
+            text.contains("812 ns per iteration before sample 24 of 50, 854 ns from it on (+5.2%)"),
+            "{text}"
+        );
+        let faster = Warning::LevelShift {
+            change: -0.25,
+            at: 8,
+            of: 30,
+            before_s: 1.5e-3,
+            after_s: 1.125e-3,
+        };
+        assert!(
+            faster
+                .to_string()
+                .contains("1.50 ms per iteration before sample 8 of 30, 1.12 ms")
+        );
+        // The figure is the size of the move either way: a speed-up ranks with a slow-down.
+        assert_eq!(slower.figure().map(|f| (f * 10.0).round()), Some(52.0));
+        assert_eq!(faster.figure(), Some(25.0));
+        assert_eq!(WarningKind::LevelShift.show_figure(25.0), "25.0%");
     }
 
     #[test]
