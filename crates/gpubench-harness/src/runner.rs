@@ -904,15 +904,24 @@ fn warnings(
             });
         }
     }
-    // A run for a set duration measures change over time on purpose: its suite reads it.
+    // A run for a set duration measures change over time on purpose: its suite reads it. The
+    // samples judged are those the result states (a rate of no time is none), so that "sample
+    // N of M" counts the file's samples.
     if info.duration.is_none() {
-        warnings.extend(level_shift(seconds).map(|shift| Warning::LevelShift {
-            change: shift.change(),
-            at: shift.at + 1,
-            of: shift.of,
-            before_s: shift.before,
-            after_s: shift.after,
-        }));
+        let stated_seconds: Vec<f64> = seconds
+            .iter()
+            .copied()
+            .filter(|&s| info.metric.value(&run.work, s).is_finite())
+            .collect();
+        warnings.extend(
+            level_shift(&stated_seconds).map(|shift| Warning::LevelShift {
+                change: shift.change(),
+                at: shift.at + 1,
+                of: shift.of,
+                before_s: shift.before,
+                after_s: shift.after,
+            }),
+        );
     }
     // The first run is one iteration with a submit and a wait around it: it is compared with a
     // later run of one iteration (calibration's first), which has the same around it, or else
@@ -1224,10 +1233,15 @@ mod tests {
 
     #[test]
     fn samples_that_moved_part_way_warn_unless_the_run_is_for_a_set_duration() {
-        // 15 samples of 1 ms, then 15 of 1.1 ms (a boost clock ending), host clock alone.
+        // 15 samples of 1 ms, then 15 of 1.1 ms (a boost clock ending), host clock alone, and
+        // two of no time on a coarse clock, which the result does not state as rates.
         let mut samples = Samples::default();
-        for k in 0..30u64 {
-            let host = Duration::from_micros(if k < 15 { 1000 } else { 1100 } + k % 3);
+        for k in 0..32u64 {
+            let host = match k {
+                0..15 => Duration::from_micros(1000 + k % 3),
+                15..30 => Duration::from_micros(1100 + k % 3),
+                _ => Duration::ZERO,
+            };
             samples.push(&timed(host, None, HostSpan::OneSubmit), 1);
         }
         let shift = |duration: Option<Duration>| {
@@ -1241,7 +1255,7 @@ mod tests {
         };
         let (message, figure) = shift(None).expect("a 10% move warns");
         assert!(message.contains("before sample 16 of 30"), "{message}");
-        assert!(message.contains("1.00 ms per iteration"), "{message}");
+        assert!(message.contains("time per iteration 1.00 ms"), "{message}");
         assert!(figure.is_some_and(|f| (f - 10.0).abs() < 0.5), "{figure:?}");
         // The sustained suite's windows change over time on purpose: it reads them itself.
         assert_eq!(shift(Some(Duration::from_secs(10))), None);

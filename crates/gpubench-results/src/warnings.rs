@@ -73,8 +73,8 @@ pub enum Warning {
         /// How many samples were compared.
         samples: usize,
     },
-    /// The samples, in the order taken, moved to another level part-way
-    /// ([`crate::level_shift`]): the median lies between the levels.
+    /// The samples, in the order taken, did not stay at one level ([`crate::level_shift`]):
+    /// where the median lands depends on how many fell on each side of the move.
     LevelShift {
         /// Per-iteration time after the move over before it, less one (0.05: 5% slower).
         change: f64,
@@ -146,7 +146,7 @@ impl fmt::Display for Warning {
                 after_s,
             } => write!(
                 f,
-                "samples moved to another level part-way: {} per iteration before sample {at} of {of}, {} from it on ({:+.1}%); a clock, power state or other load changed while measuring (a boost ending, throttling, another process), and the median lies between the levels: warm the device up longer, or run it alone",
+                "samples did not stay at one level: time per iteration {} before sample {at} of {of}, {} from it on ({:+.1}% in time); something changed while measuring (a boost clock ending, throttling, another process, the driver) and the median depends on how many samples fell on each side: rerun it warmed up and alone, and compare",
                 seconds_text(*before_s),
                 seconds_text(*after_s),
                 change * 100.0
@@ -239,7 +239,7 @@ pub enum WarningKind {
     TimestampsRejected,
     /// GPU timestamps and the host clock disagree; figure: GPU time over host time.
     ClockDisagreement,
-    /// The samples moved to another level part-way; figure: the move, % either way.
+    /// The samples did not stay at one level; figure: the move in time, % either way.
     LevelShift,
     /// The run measured a software adapter.
     SoftwareAdapter,
@@ -320,7 +320,7 @@ impl WarningKind {
             WarningKind::TimeCapped => "time cap reached",
             WarningKind::TimestampsRejected => "GPU timestamp pairs rejected",
             WarningKind::ClockDisagreement => "GPU timestamps disagree with the host clock",
-            WarningKind::LevelShift => "samples moved to another level",
+            WarningKind::LevelShift => "samples did not stay at one level",
             WarningKind::SoftwareAdapter => "software adapter",
             WarningKind::NoTimestamps => "no timestamp queries",
             WarningKind::ShortDispatches => "dispatches are short",
@@ -657,7 +657,7 @@ mod tests {
         };
         let text = slower.to_string();
         assert!(
-            text.contains("812 ns per iteration before sample 24 of 50, 854 ns from it on (+5.2%)"),
+            text.contains("time per iteration 812 ns before sample 24 of 50, 854 ns from it on (+5.2% in time)"),
             "{text}"
         );
         let faster = Warning::LevelShift {
@@ -670,7 +670,7 @@ mod tests {
         assert!(
             faster
                 .to_string()
-                .contains("1.50 ms per iteration before sample 8 of 30, 1.12 ms")
+                .contains("1.50 ms before sample 8 of 30, 1.12 ms from it on (-25.0% in time)")
         );
         // The figure is the size of the move either way: a speed-up ranks with a slow-down.
         assert_eq!(slower.figure().map(|f| (f * 10.0).round()), Some(52.0));
