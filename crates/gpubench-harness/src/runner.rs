@@ -398,6 +398,7 @@ impl<'a> Runner<'a> {
                 first,
                 one_iteration: None,
                 capped: false,
+                clock_steps: self.clock_steps(),
             };
             let mut result = summarise(&self.settings, info, &samples, &run);
             let why = format!(
@@ -461,6 +462,7 @@ impl<'a> Runner<'a> {
             first,
             one_iteration,
             capped,
+            clock_steps: self.clock_steps(),
         };
         let mut result = summarise(&self.settings, info, &samples, &run);
         result.telemetry = telemetry.map(Box::new);
@@ -744,6 +746,14 @@ impl<'a> Runner<'a> {
         self.sample(bench, iterations).await
     }
 
+    /// The steps of both clocks.
+    fn clock_steps(&self) -> ClockSteps {
+        ClockSteps {
+            gpu: self.clock_resolution(TimingSource::GpuTimestamp),
+            host: self.clock_resolution(TimingSource::Host),
+        }
+    }
+
     /// The step of the clock `source`: the GPU timestamps' (their period, or the coarser step
     /// their values take) or the host clock's.
     fn clock_resolution(&self, source: TimingSource) -> Duration {
@@ -913,8 +923,10 @@ fn warnings(
             .copied()
             .filter(|&s| info.metric.value(&run.work, s).is_finite())
             .collect();
+        // Per-iteration times step by the clock's step over the iterations of a sample.
+        let step = run.clock_steps.of(source).as_secs_f64() / f64::from(run.iterations);
         warnings.extend(
-            level_shift(&stated_seconds).map(|shift| Warning::LevelShift {
+            level_shift(&stated_seconds, step).map(|shift| Warning::LevelShift {
                 change: shift.change(),
                 at: shift.at + 1,
                 of: shift.of,
@@ -961,6 +973,26 @@ struct Measured {
     /// one.
     one_iteration: Option<Duration>,
     capped: bool,
+    /// The steps of the two clocks (GPU timestamps, host): how far apart two readings of the
+    /// same time can be.
+    clock_steps: ClockSteps,
+}
+
+/// The step of each clock a sample is read from ([`Runner::clock_resolution`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct ClockSteps {
+    gpu: Duration,
+    host: Duration,
+}
+
+impl ClockSteps {
+    /// The step of `source`'s clock.
+    fn of(self, source: TimingSource) -> Duration {
+        match source {
+            TimingSource::GpuTimestamp => self.gpu,
+            TimingSource::Host => self.host,
+        }
+    }
 }
 
 impl Samples {
@@ -1197,6 +1229,7 @@ mod tests {
             first: timed(HOST, None, HostSpan::OneSubmit),
             one_iteration: None,
             capped: false,
+            clock_steps: ClockSteps::default(),
         }
     }
 
@@ -1244,21 +1277,26 @@ mod tests {
             };
             samples.push(&timed(host, None, HostSpan::OneSubmit), 1);
         }
-        let shift = |duration: Option<Duration>| {
+        let shift = |duration: Option<Duration>, host_step_us: u64| {
             let mut info = BenchmarkInfo::new("test/kernel", "test", MetricKind::Bandwidth, "b");
             info.duration = duration;
             let settings = Profile::Default.settings(false);
-            let result = summarise(&settings, &info, &samples, &measured());
+            let mut run = measured();
+            run.clock_steps.host = Duration::from_micros(host_step_us);
+            let result = summarise(&settings, &info, &samples, &run);
             let kind = gpubench_results::warnings::WarningKind::LevelShift;
             let found = result.warnings.iter().find(|w| w.kind == kind);
             found.map(|w| (w.message.clone(), w.figure))
         };
-        let (message, figure) = shift(None).expect("a 10% move warns");
+        let (message, figure) = shift(None, 0).expect("a 10% move warns");
         assert!(message.contains("before sample 16 of 30"), "{message}");
         assert!(message.contains("time per iteration 1.00 ms"), "{message}");
         assert!(figure.is_some_and(|f| (f - 10.0).abs() < 0.5), "{figure:?}");
         // The sustained suite's windows change over time on purpose: it reads them itself.
-        assert_eq!(shift(Some(Duration::from_secs(10))), None);
+        assert_eq!(shift(Some(Duration::from_secs(10)), 0), None);
+        // On a clock of 100 us steps the 100 us move is one step: the clock's, not the work's.
+        assert_eq!(shift(None, 100), None);
+        assert!(shift(None, 40).is_some());
     }
 
     #[test]
