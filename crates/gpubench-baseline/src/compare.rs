@@ -19,7 +19,7 @@ use gpubench_results::schema::{MachineInfo, slug};
 use gpubench_results::{BenchResult, MetricKind, RunDocument, Status, TimingSource};
 use serde::{Deserialize, Serialize};
 
-use crate::machine::{Difference, QUIET_LOGGING, machine_differences};
+use crate::machine::{Difference, machine_differences};
 use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
@@ -258,11 +258,7 @@ impl Comparison {
         let field = |name: &str| self.differences.iter().find(|d| d.field == name);
         Some(if let Some(build) = field("build") {
             ReportOnly::Build(build)
-        } else if let Some(logging) = field(crate::machine::LOGGING)
-            .filter(|d| d.base == QUIET_LOGGING || d.new == QUIET_LOGGING)
-        {
-            // One run logged above warn and the other did not (two verbose filters differ too,
-            // but slow both runs alike).
+        } else if let Some(logging) = self.differences.iter().find(|d| d.slows_one_run()) {
             ReportOnly::Logging(logging)
         } else {
             ReportOnly::SoftwareAdapter
@@ -349,10 +345,9 @@ pub fn compare(
     // A debug build's timings say little about a release build's (and the reverse): across
     // build profiles timing verdicts never gate, --strict or not; status changes still do.
     let build_differs = base.machine.build_profile != new.machine.build_profile;
-    // Likewise when one run logged above warn and the other did not: logging slows short
-    // kernels 2-3x.
-    let quiet = |doc: &RunDocument| crate::machine::logging(doc) == QUIET_LOGGING;
-    let logging_differs = quiet(base) != quiet(new);
+    // Likewise when one run logged above warn and the other did not.
+    let differences = machine_differences(base, new);
+    let logging_differs = differences.iter().any(Difference::slows_one_run);
     let report_only = mode == Mode::SameMachine
         && ((software && !options.strict) || build_differs || logging_differs);
     let new_by_id: BTreeMap<&str, &BenchResult> =
@@ -397,7 +392,7 @@ pub fn compare(
         base: RunLabel::of(base_label, base),
         new: RunLabel::of(new_label, new),
         mode,
-        differences: machine_differences(base, new),
+        differences,
         report_only,
         noise_override: options.noise,
         pairs,

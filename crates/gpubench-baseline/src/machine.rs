@@ -19,12 +19,20 @@ pub struct Difference {
     pub new: String,
 }
 
-/// The field of a [`Difference`] in logging: one run logged above `warn` (which slows short
-/// kernels' timings) and the other did not.
+impl Difference {
+    /// Whether this difference slows one run's timings and not the other's: one run logged
+    /// above `warn` (logging slows short kernels 2-3x) and the other did not. Two verbose
+    /// filters differ too, but slow both runs alike.
+    pub fn slows_one_run(&self) -> bool {
+        self.field == LOGGING && (self.base == QUIET_LOGGING) != (self.new == QUIET_LOGGING)
+    }
+}
+
+/// The field of a [`Difference`] in how the runs logged.
 pub const LOGGING: &str = "logging";
 
 /// How [`logging`] names every filter that lets no more than warnings through.
-pub const QUIET_LOGGING: &str = "warn or quieter";
+const QUIET_LOGGING: &str = "warn or quieter";
 
 /// How a run logged, as far as its timings are concerned: its filter when it let more than
 /// warnings through, else [`QUIET_LOGGING`].

@@ -466,7 +466,7 @@ impl<'a> Runner<'a> {
         };
         let mut result = summarise(&self.settings, info, &samples, &run);
         result.telemetry = telemetry.map(Box::new);
-        self.state_clock_resolution(&mut result, &samples, iterations);
+        state_clock_resolution(&mut result, &samples, &run);
         Ok(result)
     }
 
@@ -492,26 +492,6 @@ impl<'a> Runner<'a> {
             )));
         }
         Ok(())
-    }
-
-    /// Records the resolution of the clock that timed `result` and marks it where its median
-    /// sample spans too few of that clock's steps ([`crate::host_clock`]): GPU timestamps step
-    /// by the device's timestamp period or the coarser step their values were seen to take
-    /// ([`crate::timestamp_step`]), the host clock by its measured (or coarsened) step.
-    fn state_clock_resolution(&self, result: &mut BenchResult, samples: &Samples, iterations: u32) {
-        // The clock the summary went by: not the GPU's where the host clock disproved it.
-        let (seconds, source) = samples.headline(result.timing == Some(TimingSource::GpuTimestamp));
-        let resolution = self.clock_resolution(source);
-        let sample = stats::median(&seconds) * f64::from(iterations);
-        if sample.is_finite() && sample >= 0.0 {
-            crate::host_clock::annotate(result, Duration::from_secs_f64(sample), resolution);
-        }
-        // Per-item latencies are each timed by the host clock alone.
-        let p50 = result.latency.as_ref().map(|l| l.p50_us * 1e-6);
-        if let Some(p50) = p50.filter(|s| s.is_finite() && *s >= 0.0) {
-            let host = self.ctx.host_clock().resolution();
-            crate::host_clock::annotate_latencies(result, Duration::from_secs_f64(p50), host);
-        }
     }
 
     /// Sets `bench` up, runs it once and verifies the output: everything before timing. A
@@ -873,16 +853,45 @@ fn settled(values: &[f64], min_samples: usize, target_cv: f64) -> bool {
     values.len() >= min_samples && stats::cv(values).is_some_and(|cv| cv <= target_cv)
 }
 
-/// Per-iteration `seconds` as the values a result states, in `metric`'s unit for `work`. A
-/// sample of no time on a clock too coarse to see it (a browser's) is no rate: it is left out
-/// (the coarse-clock warning says why), and a file never holds an infinite rate, which JSON
-/// cannot carry.
+/// Per-iteration `seconds` as the values a result states, in `metric`'s unit for `work`.
 fn stated(seconds: &[f64], metric: MetricKind, work: &Work) -> Vec<f64> {
+    stated_seconds(seconds, metric, work)
+        .map(|s| metric.value(work, s))
+        .collect()
+}
+
+/// The per-iteration `seconds` a result states a value for, in order. A sample of no time on a
+/// clock too coarse to see it (a browser's) is no rate: it is left out (the coarse-clock warning
+/// says why), and a file never holds an infinite rate, which JSON cannot carry.
+fn stated_seconds<'a>(
+    seconds: &'a [f64],
+    metric: MetricKind,
+    work: &'a Work,
+) -> impl Iterator<Item = f64> + 'a {
     seconds
         .iter()
-        .map(|&s| metric.value(work, s))
-        .filter(|v| v.is_finite())
-        .collect()
+        .copied()
+        .filter(move |&s| metric.value(work, s).is_finite())
+}
+
+/// Records the resolution of the clock that timed `result` and marks it where its median
+/// sample spans too few of that clock's steps ([`crate::host_clock`]): GPU timestamps step
+/// by the device's timestamp period or the coarser step their values were seen to take
+/// ([`crate::timestamp_step`]), the host clock by its measured (or coarsened) step.
+fn state_clock_resolution(result: &mut BenchResult, samples: &Samples, run: &Measured) {
+    // The clock the summary went by: not the GPU's where the host clock disproved it.
+    let (seconds, source) = samples.headline(result.timing == Some(TimingSource::GpuTimestamp));
+    let resolution = run.clock_steps.of(source);
+    let sample = stats::median(&seconds) * f64::from(run.iterations);
+    if sample.is_finite() && sample >= 0.0 {
+        crate::host_clock::annotate(result, Duration::from_secs_f64(sample), resolution);
+    }
+    // Per-item latencies are each timed by the host clock alone.
+    let p50 = result.latency.as_ref().map(|l| l.p50_us * 1e-6);
+    if let Some(p50) = p50.filter(|s| s.is_finite() && *s >= 0.0) {
+        let host = run.clock_steps.host;
+        crate::host_clock::annotate_latencies(result, Duration::from_secs_f64(p50), host);
+    }
 }
 
 /// What a careful engineer would say about this measurement.
@@ -924,11 +933,7 @@ fn warnings(
     // samples judged are those the result states (a rate of no time is none), so that "sample
     // N of M" counts the file's samples.
     if info.duration.is_none() {
-        let stated_seconds: Vec<f64> = seconds
-            .iter()
-            .copied()
-            .filter(|&s| info.metric.value(&run.work, s).is_finite())
-            .collect();
+        let stated_seconds: Vec<f64> = stated_seconds(seconds, info.metric, &run.work).collect();
         // Per-iteration times step by the clock's step over the iterations of a sample.
         let step = run.clock_steps.of(source).as_secs_f64() / f64::from(run.iterations);
         warnings.extend(
