@@ -50,6 +50,12 @@ pub mod group {
 /// latency against throughput, the trade a batch size or a depth of requests in flight makes.
 pub const ITEMS_PER_S: &str = "requests_per_s";
 
+/// The parameter in which a result states its arithmetic intensity: FLOP per byte of the
+/// traffic its roofline counts (a roofline sweep point counts the array it reads, not the one
+/// vec4 each invocation writes). The roofline chart places a point by it; a result without it
+/// is placed by its work's FLOP over all the bytes its work declares.
+pub const INTENSITY: &str = "intensity_flop_per_byte";
+
 /// The `extra` entry in which a result states one sentence for the reader: a derived row's
 /// conclusion (which stage bounds a data path, and what making it twice as fast would buy).
 /// The terminal table, Markdown and the HTML page print it under its suite's table.

@@ -4,7 +4,7 @@
 //! shapes and roofline points (placed by FLOP per byte of their declared work), transfer paths
 //! by size with their fitted models, latency samples and the sustained series.
 
-use gpubench_results::chart::{ChartHint, Roof, group, hint_of};
+use gpubench_results::chart::{self, ChartHint, Roof, group, hint_of};
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 /// A named line or point set.
@@ -183,9 +183,10 @@ pub fn short_id(r: &BenchResult) -> String {
         .to_string()
 }
 
-/// FLOP per byte of declared work, when the result declares both.
+/// FLOP per byte: as the result states it ([`chart::INTENSITY`]), else of its declared work,
+/// when it declares both.
 pub fn intensity(r: &BenchResult) -> Option<f64> {
-    param_f64(r, "intensity").or_else(|| {
+    param_f64(r, chart::INTENSITY).or_else(|| {
         (r.work.flops > 0 && r.work.total_bytes() > 0)
             .then(|| r.work.flops as f64 / r.work.total_bytes() as f64)
     })
@@ -805,6 +806,40 @@ mod tests {
         }
         let (series, _) = transfer(&doc);
         assert!(series.iter().all(|s| !s.name.contains("(on device)")));
+    }
+
+    /// A roofline sweep point sits at the intensity its row states (FLOP per byte read), not
+    /// at its work's FLOP over every byte (the one vec4 per invocation it also writes), so the
+    /// point that sets the bandwidth ceiling lies on that ceiling.
+    #[test]
+    fn roofline_points_sit_at_their_stated_intensity() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/lavapipe-quick.json");
+        let doc = load_document(&fixture).expect("the recorded run loads");
+        let sweep: Vec<&BenchResult> = doc
+            .results
+            .iter()
+            .filter(|r| r.params.contains_key(chart::INTENSITY) && r.work.bytes_written > 0)
+            .collect();
+        assert!(
+            !sweep.is_empty(),
+            "the fixture has a roofline sweep that writes"
+        );
+        let points: Vec<(f64, f64)> = roofline_points(&doc)
+            .iter()
+            .flat_map(|s| s.points.iter().copied())
+            .collect();
+        for r in sweep {
+            let stated = param_f64(r, chart::INTENSITY).expect("numeric");
+            let of_work = r.work.flops as f64 / r.work.total_bytes() as f64;
+            assert!(of_work < stated, "{}: writes lower the work's ratio", r.id);
+            let y = ok(r).expect("ok");
+            assert!(
+                points.iter().any(|&(px, py)| px == stated && py == y),
+                "{} drawn at {stated} FLOP/B: {points:?}",
+                r.id
+            );
+        }
     }
 
     /// A histogram's words come from its result: a datapath request is a request, a launch

@@ -23,6 +23,7 @@ use gpubench_harness::{
     BenchError, BenchResult, BenchmarkInfo, GpuContext, Kernel, KernelBench, MetricKind, Outcome,
     Profile, Role, SampleClock, Status, Verification, Work,
 };
+use gpubench_results::chart;
 use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::{KIB, MIB, format_size};
 
@@ -245,7 +246,7 @@ impl Kernel for RooflinePoint {
             "floating-point operations per second (an FMA counts as 2) at a fixed FLOP per byte",
         )
         .param("fmas_per_vec4", self.fmas)
-        .param("intensity_flop_per_byte", intensity(self.fmas))
+        .param(chart::INTENSITY, intensity(self.fmas))
         .param("precision", Precision::F32.name())
         .param("array_bytes", self.bytes)
         .param("array_size", format_size(self.bytes));
@@ -476,7 +477,7 @@ fn sweep_points(results: &[BenchResult]) -> Vec<(f64, f64, &str)> {
         .iter()
         .filter_map(|r| {
             let gflops = r.median()?;
-            let fi = r.params.get("intensity_flop_per_byte")?.as_f64()?;
+            let fi = r.params.get(chart::INTENSITY)?.as_f64()?;
             Some((fi, gflops, r.id.as_str()))
         })
         .collect()
