@@ -106,6 +106,23 @@ impl FlowKernel {
         self.skip = Some(reason);
         self
     }
+
+    /// The work of one iteration: a request (a batch's requests), each moving its input to the
+    /// device and its output back once, counted as the stages count them (toward the device
+    /// written, back from it read), with its kernel's FLOP.
+    fn declared_work(&self) -> Work {
+        let requests = match self.flow {
+            Flow::Batch(b) => u64::from(b),
+            Flow::Serial | Flow::Overlap(_) => 1,
+        };
+        Work {
+            bytes_read: self.request.output_bytes * requests,
+            bytes_written: self.request.input_bytes * requests,
+            flops: self.request.flops() * requests,
+            ops: requests,
+            int_ops: 0,
+        }
+    }
 }
 
 impl Kernel for FlowKernel {
@@ -139,18 +156,7 @@ impl Kernel for FlowKernel {
     }
 
     fn work(&self, _state: &Prepared) -> Work {
-        let per_request = self.request.input_bytes + self.request.output_bytes;
-        let requests = match self.flow {
-            Flow::Batch(b) => u64::from(b),
-            Flow::Serial | Flow::Overlap(_) => 1,
-        };
-        Work {
-            bytes_read: per_request * requests,
-            bytes_written: 0,
-            flops: self.request.flops() * requests,
-            ops: requests,
-            int_ops: 0,
-        }
+        self.declared_work()
     }
 
     async fn run(&self, state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
@@ -358,4 +364,29 @@ async fn batch(state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
         record_stages(clock, number, at);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::datapath::request::builtins;
+    use crate::datapath::stage::Stage;
+    use gpubench_harness::Profile;
+
+    /// A whole request moves what its copies move (`prepare` writes into the staging buffer
+    /// what `h2d` then copies: the input goes to the device once) and computes what its kernel
+    /// computes; a batch of four, four times that in one iteration.
+    #[test]
+    fn a_request_declares_what_its_copies_and_kernel_do() {
+        for request in builtins(Profile::Quick) {
+            let (up, down) = (Stage::Upload.work(&request), Stage::Download.work(&request));
+            let serial = FlowKernel::new(request.clone(), Flow::Serial, 1, 2).declared_work();
+            assert_eq!(serial.bytes_written, up.bytes_written, "{}", request.name);
+            assert_eq!(serial.bytes_read, down.bytes_read, "{}", request.name);
+            assert_eq!(serial.flops, Stage::Compute.work(&request).flops);
+            let batch = FlowKernel::new(request.clone(), Flow::Batch(4), 1, 2).declared_work();
+            assert_eq!(batch.total_bytes(), 4 * serial.total_bytes());
+            assert_eq!((batch.ops, batch.flops), (4, 4 * serial.flops));
+        }
+    }
 }

@@ -164,10 +164,11 @@ impl Suite for DatapathSuite {
             .get("stage")
             .and_then(Value::as_str)
             .and_then(Stage::named)
-            .map(|stage| match stage {
-                Stage::Prepare | Stage::Upload => param_u64(result, "input_bytes"),
-                Stage::Download => param_u64(result, "output_bytes"),
-                Stage::Compute | Stage::Check => 0,
+            .map(|stage| {
+                stage.moved(
+                    param_u64(result, "input_bytes"),
+                    param_u64(result, "output_bytes"),
+                )
             })
             .unwrap_or(0);
         if bytes > 0 {

@@ -100,10 +100,31 @@ impl Stage {
 
     /// The bytes the stage moves, for its GB/s.
     pub fn bytes(self, request: &Request) -> u64 {
+        self.moved(request.input_bytes, request.output_bytes)
+    }
+
+    /// The bytes the stage moves once of a request of `input` and `output` bytes: the input
+    /// (`prepare` writes it into the staging buffer, `h2d` copies it to the device) or the
+    /// output (`d2h` copies it back); `compute` and `check` move none between host and device.
+    pub fn moved(self, input: u64, output: u64) -> u64 {
         match self {
-            Stage::Prepare | Stage::Upload => request.input_bytes,
-            Stage::Download => request.output_bytes,
+            Stage::Prepare | Stage::Upload => input,
+            Stage::Download => output,
             Stage::Compute | Stage::Check => 0,
+        }
+    }
+
+    /// What the stage does for one request, as its result declares it: the bytes it moves
+    /// counted once, as the transfer suite counts them (toward the device written, back from
+    /// it read); the kernel's FLOP with the input it reads and the output it writes; the check
+    /// one operation.
+    pub fn work(self, request: &Request) -> Work {
+        let (input, output) = (request.input_bytes, request.output_bytes);
+        match self {
+            Stage::Prepare | Stage::Upload => Work::bytes(0, input),
+            Stage::Download => Work::bytes(output, 0),
+            Stage::Compute => Work::flops(request.flops()).with_bytes(input, output),
+            Stage::Check => Work::ops(1),
         }
     }
 }
@@ -168,12 +189,7 @@ impl Kernel for StageKernel {
     }
 
     fn work(&self, _state: &Prepared) -> Work {
-        let bytes = self.stage.bytes(&self.request);
-        let mut work = Work::bytes(bytes, bytes);
-        if self.stage == Stage::Compute {
-            work.flops = self.request.flops();
-        }
-        work
+        self.stage.work(&self.request)
     }
 
     async fn run(&self, state: &mut Prepared, clock: &mut SampleClock<'_>) -> Outcome {
@@ -307,6 +323,37 @@ mod tests {
         params
             .keys()
             .any(|k| gpubench_harness::kit::placement::is_placement_param(k))
+    }
+
+    /// A stage that moves a request's bytes declares them once, as its GB/s counts them (the
+    /// transfer suite's convention: toward the device written, back read); the kernel declares
+    /// its FLOP over the input it reads and the output it writes.
+    #[test]
+    fn each_stage_declares_the_bytes_it_moves_once() {
+        for request in builtins(Profile::Quick) {
+            for stage in Stage::ALL {
+                let work = stage.work(&request);
+                assert_eq!(work.ops, 1);
+                if stage != Stage::Compute {
+                    assert_eq!(
+                        work.total_bytes(),
+                        stage.bytes(&request),
+                        "{}",
+                        stage.name()
+                    );
+                }
+            }
+            let (up, down) = (Stage::Upload.work(&request), Stage::Download.work(&request));
+            assert_eq!((up.bytes_read, up.bytes_written), (0, request.input_bytes));
+            assert_eq!(
+                (down.bytes_read, down.bytes_written),
+                (request.output_bytes, 0)
+            );
+            let compute = Stage::Compute.work(&request);
+            let declared = (compute.bytes_read, compute.bytes_written, compute.flops);
+            let kernel = (request.input_bytes, request.output_bytes, request.flops());
+            assert_eq!(declared, kernel, "{}", request.name);
+        }
     }
 
     #[test]
