@@ -171,6 +171,35 @@ fn a_second_signal_ends_the_run_at_once() {
     assert_eq!(temporary_files(dir.path()), Vec::<PathBuf>::new());
 }
 
+/// A signal before the first result leaves the file `--out` names as it was: a run with
+/// nothing measured replaces nothing.
+#[cfg(unix)]
+#[test]
+fn a_signal_before_the_first_result_keeps_the_file_out_names() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let out = dir.path().join("r.json");
+    let earlier = "an earlier run's results";
+    std::fs::write(&out, earlier).expect("write the earlier file");
+    // Samples of 2 s and at least 4 s of sampling: the first result is 4 s away at the least.
+    let flags = [
+        "--sample-ms",
+        "2000",
+        "--samples",
+        "100000",
+        "--max-time",
+        "4",
+    ];
+    let child = start_quietly(&mut quick_stream_command(&out, "16MiB", &flags));
+    std::thread::sleep(Duration::from_millis(1500));
+    send_signal(&child, "-INT");
+    let output = child.wait_with_output().expect("exits");
+    assert_exit(&output, 130);
+    let kept = std::fs::read_to_string(&out).expect("the file is still there");
+    assert_eq!(kept, earlier);
+    assert_has(&String::from_utf8_lossy(&output.stderr), "kept as it was");
+    assert_eq!(temporary_files(dir.path()), Vec::<PathBuf>::new());
+}
+
 /// Starts a quick 64 KiB stream run with `fault` injected after it, and waits until the stream
 /// results are in the file and the fault's benchmark has had a second to start stalling.
 #[cfg(unix)]

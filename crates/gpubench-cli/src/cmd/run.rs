@@ -131,12 +131,30 @@ pub fn run_one(
         drop(session);
         sink.progress.finish();
         let doc = outcome.map_err(session_error)?;
-        // A run stopped before its first result has written nothing yet: keep it, marked
-        // incomplete, like any other.
+        let stopped = signals.received();
+        if let (Some(code), false) = (stopped, sink.written) {
+            // Stopped before its first result: nothing measured would be saved, and writing
+            // the empty run would replace a file `--out` names with nothing.
+            note!(
+                "interrupted before the first result: nothing written ({} {})",
+                sink.path.display(),
+                if sink.path.exists() {
+                    "kept as it was"
+                } else {
+                    "not created"
+                }
+            );
+            baseline_gate::refuse_interrupted(&plan.baseline);
+            signals.reported();
+            std::mem::forget(ctx);
+            return Ok((code, None));
+        }
+        // A run that finished without a result (every suite refused on the way) is still a
+        // run: its file says so.
         if !sink.written {
             sink.write(&doc)?;
         }
-        if let Some(code) = signals.received() {
+        if let Some(code) = stopped {
             let exit = interrupted(&doc, &sink.path, &plan.baseline, code, signals);
             // Dropping the device waits for the work a stopped wait left in flight, which can
             // be minutes of one dispatch; the process is about to end and gets it all back.
