@@ -19,28 +19,48 @@ pub fn user_dir() -> Option<PathBuf> {
     Some(base.data_dir().join("gpubench").join("baselines"))
 }
 
+/// A baseline directory and what named it, for what is said about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaselineDir {
+    /// The directory.
+    pub path: PathBuf,
+    /// `--baseline-dir`, the environment variable, or "baseline directory" where gpubench
+    /// chose it.
+    pub named_by: &'static str,
+}
+
 /// The directory to use: `explicit` when given; else `$GPUBENCH_BASELINE_DIR` when `var` finds
 /// it set and not empty (an empty one counts as unset); else `baselines/` when the working
 /// directory has one; else the per-user directory; else, with a warning (no home to put it
 /// in), `baselines/` after all.
-pub fn resolve(explicit: Option<&Path>, var: impl Fn(&str) -> Option<String>) -> PathBuf {
+pub fn resolve(explicit: Option<&Path>, var: impl Fn(&str) -> Option<String>) -> BaselineDir {
+    let chosen = |path: PathBuf| BaselineDir {
+        path,
+        named_by: "baseline directory",
+    };
     if let Some(dir) = explicit {
-        return dir.to_path_buf();
+        return BaselineDir {
+            path: dir.to_path_buf(),
+            named_by: "--baseline-dir",
+        };
     }
     if let Some(dir) = var(gpubench_baseline::store::DIR_ENV).filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
+        return BaselineDir {
+            path: PathBuf::from(dir),
+            named_by: gpubench_baseline::store::DIR_ENV,
+        };
     }
     if Path::new(LOCAL).is_dir() {
-        return PathBuf::from(LOCAL);
+        return chosen(PathBuf::from(LOCAL));
     }
-    user_dir().unwrap_or_else(|| {
+    chosen(user_dir().unwrap_or_else(|| {
         note!(
             "warning: no home directory to keep baselines in (HOME{} unset): using ./{LOCAL}; set {} or pass --baseline-dir",
             if cfg!(windows) { "/APPDATA" } else { "" },
             gpubench_baseline::store::DIR_ENV
         );
         PathBuf::from(LOCAL)
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -69,11 +89,16 @@ mod tests {
         let var = |value: &'static str| {
             move |name: &str| (name == gpubench_baseline::store::DIR_ENV).then(|| value.to_string())
         };
+        let flag = resolve(Some(Path::new("x/y")), var("z"));
         assert_eq!(
-            resolve(Some(Path::new("x/y")), var("z")),
-            PathBuf::from("x/y")
+            (flag.path, flag.named_by),
+            (PathBuf::from("x/y"), "--baseline-dir")
         );
-        assert_eq!(resolve(None, var("z")), PathBuf::from("z"));
-        assert_ne!(resolve(None, var("")), PathBuf::from(""));
+        let from_env = resolve(None, var("z"));
+        assert_eq!(from_env.path, PathBuf::from("z"));
+        assert_eq!(from_env.named_by, gpubench_baseline::store::DIR_ENV);
+        let unset = resolve(None, var(""));
+        assert_ne!(unset.path, PathBuf::from(""));
+        assert_eq!(unset.named_by, "baseline directory");
     }
 }

@@ -388,7 +388,7 @@ pub struct BaselineArgs {
 
 impl BaselineArgs {
     /// The baseline directory in force (see [`crate::baseline_dir::resolve`]).
-    pub fn dir(&self) -> PathBuf {
+    pub fn dir(&self) -> crate::baseline_dir::BaselineDir {
         crate::baseline_dir::resolve(self.baseline_dir.as_deref(), |name| {
             std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
         })

@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::baseline_dir::BaselineDir;
 use crate::exit::UsageError;
 
 /// The inputs and outputs of one command, gathered so each new one is checked against all
@@ -187,11 +188,12 @@ pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
 }
 
 /// Refuses a baseline directory that is not one: an existing non-directory always, and, when
-/// the run is to record a baseline, a directory that cannot be created or written.
-pub fn check_baseline_dir(dir: &Path, saving: bool) -> anyhow::Result<()> {
+/// the run is to record a baseline, a directory that cannot be created or written. The message
+/// names what named it (the flag, the environment variable).
+pub fn check_baseline_dir(dir: &BaselineDir, saving: bool) -> anyhow::Result<()> {
     check_dir(
-        "--baseline-dir",
-        dir,
+        dir.named_by,
+        &dir.path,
         "the directory that holds baselines",
         saving,
     )
@@ -285,6 +287,14 @@ fn writable(dir: &Path) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
+    /// A baseline directory given by `--baseline-dir`.
+    fn flag(path: PathBuf) -> BaselineDir {
+        BaselineDir {
+            path,
+            named_by: "--baseline-dir",
+        }
+    }
+
     #[test]
     fn one_file_under_two_spellings_is_refused() {
         let dir = tempfile::tempdir().expect("temp dir");
@@ -356,7 +366,7 @@ mod tests {
         };
         let before = listing();
         check_output("--out", &dir.path().join("r.json")).expect("writable");
-        check_baseline_dir(&dir.path().join("baselines"), true).expect("creatable");
+        check_baseline_dir(&flag(dir.path().join("baselines")), true).expect("creatable");
         assert_eq!(std::fs::read(&victim).expect("read"), b"keep");
         assert_eq!(listing(), before, "the check writes no file at all");
     }
@@ -372,9 +382,9 @@ mod tests {
         let error = check_output("--out", Path::new(&slash)).expect_err("a directory name");
         assert!(error.to_string().contains("path separator"), "{error}");
         let long = dir.path().join("b".repeat(300));
-        let error = check_baseline_dir(&long, true).expect_err("too long");
+        let error = check_baseline_dir(&flag(long.clone()), true).expect_err("too long");
         assert!(error.to_string().contains("cannot be created"), "{error}");
-        check_baseline_dir(&long, false).expect("not saving: never written");
+        check_baseline_dir(&flag(long), false).expect("not saving: never written");
     }
 
     #[test]
@@ -418,9 +428,20 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("f");
         std::fs::write(&file, b"x").expect("write");
-        assert!(check_baseline_dir(&file, false).is_err());
-        assert!(check_baseline_dir(&file.join("below"), true).is_err());
-        check_baseline_dir(&dir.path().join("new").join("deeper"), true).expect("creatable");
+        assert!(check_baseline_dir(&flag(file.clone()), false).is_err());
+        assert!(check_baseline_dir(&flag(file.join("below")), true).is_err());
+        let deeper = dir.path().join("new").join("deeper");
+        check_baseline_dir(&flag(deeper), true).expect("creatable");
+        // Named by the environment, the message names the variable, not a flag never given.
+        let from_env = BaselineDir {
+            path: file.clone(),
+            named_by: gpubench_baseline::store::DIR_ENV,
+        };
+        let error = check_baseline_dir(&from_env, false).expect_err("a file");
+        assert!(
+            error.to_string().starts_with("GPUBENCH_BASELINE_DIR "),
+            "{error}"
+        );
         let refused = check_output_dir("--dir", &file, "the directory for the pages")
             .expect_err("a file is no directory");
         assert_eq!(crate::exit::exit_for(&refused), crate::exit::Exit::Usage);

@@ -204,6 +204,22 @@ fn exit_for(cmp: &PairedComparison) -> Exit {
     }
 }
 
+/// A command that runs the file `bin` names: a bare name (`gpubench-copy`) is the file in the
+/// current directory that [`check_args`] found, never a program of that name on PATH, where
+/// `Command::new` would look for it.
+fn binary(bin: &Path) -> Command {
+    let mut parts = bin.components();
+    let bare = matches!(
+        (parts.next(), parts.next()),
+        (Some(std::path::Component::Normal(_)), None)
+    );
+    Command::new(if bare {
+        Path::new(".").join(bin)
+    } else {
+        bin.to_path_buf()
+    })
+}
+
 /// Refuses, before any run, binaries that are not files and RUN_FLAGS that set what `ab` sets.
 fn check_args(args: &AbArgs) -> anyhow::Result<()> {
     for (what, bin) in [("BASE_BIN", &args.base), ("HEAD_BIN", &args.head)] {
@@ -302,7 +318,7 @@ impl Session<'_> {
         let out = self
             .dir
             .join(format!("round{:02}-{}.json", k + 1, build.name()));
-        let mut command = Command::new(bin);
+        let mut command = binary(bin);
         command.arg("run").args(self.run_flags(suites));
         command
             .args(["--format", "json", "--out"])
@@ -404,6 +420,17 @@ fn what_the_run_said(stderr: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bare name runs the file in the current directory, as the check found it; a path runs
+    /// as written.
+    #[test]
+    fn a_bare_binary_name_is_the_file_here_not_a_program_on_path() {
+        let program = |bin: &str| binary(Path::new(bin)).get_program().to_owned();
+        assert_eq!(program("true"), Path::new(".").join("true").as_os_str());
+        assert_eq!(program("target/gpubench"), "target/gpubench");
+        assert_eq!(program("./gpubench"), "./gpubench");
+        assert_eq!(program("/usr/bin/gpubench"), "/usr/bin/gpubench");
+    }
 
     #[test]
     fn a_failed_run_is_quoted_by_its_error_not_its_hint() {

@@ -29,7 +29,7 @@ pub fn save(args: &BaselineSaveArgs) -> anyhow::Result<Exit> {
         None => {}
     }
     let mut settings = BaselineSettings {
-        dir,
+        dir: dir.path,
         explicit: None,
         save: true,
         force: args.force,

@@ -67,7 +67,7 @@ impl BaselineArgs {
         let dir = self.dir();
         check_baseline_dir(&dir, self.save_baseline)?;
         Ok(BaselineSettings {
-            dir,
+            dir: dir.path,
             explicit,
             save: self.save_baseline,
             force: self.force,

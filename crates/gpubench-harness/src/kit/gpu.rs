@@ -530,6 +530,15 @@ impl Precision {
             Precision::F16 => 2f64.powi(-11),
         }
     }
+
+    /// The smallest positive normal number (below it values are subnormal, which WGSL lets an
+    /// implementation flush to zero).
+    pub fn smallest_normal(self) -> f64 {
+        match self {
+            Precision::F32 => f64::from(f32::MIN_POSITIVE),
+            Precision::F16 => 2f64.powi(-14),
+        }
+    }
 }
 
 /// Specialises a shader written for f32 with type aliases and `const NAME: u32 = ...;` lines.

@@ -260,7 +260,10 @@ mod tests {
 ///   random walk, about `u * sqrt(k / 6) * rms(C)`; the bound allows `4 * sqrt(k) * u * rms(C)`,
 ///   about ten standard deviations, while a wrong index or a lost block of K stays far outside.
 ///   Valid for zero-mean random inputs, which is what the matmul suite generates.
-/// - The stored result is rounded once more: `2 * u_out * |want|`.
+/// - The stored result is rounded once more: `2 * u_out * |want|`, or where that is less, up to
+///   the output's smallest normal number: a result below it is subnormal, rounded to the
+///   subnormals' coarser step or flushed to zero, both of which WGSL allows (an f16 product of
+///   K = 1 of inputs uniform in [-1, 1] is subnormal for about one element in 1500).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DotTolerance {
     /// Terms in each dot product.
@@ -281,7 +284,8 @@ impl DotTolerance {
             Precision::F32 => k * F32_EPS * sum_abs,
             Precision::F16 => 4.0 * k.sqrt() * Precision::F16.unit_roundoff() * rms,
         };
-        accumulation + 2.0 * self.output.unit_roundoff() * want.abs()
+        let stored = 2.0 * self.output.unit_roundoff() * want.abs();
+        accumulation + stored.max(self.output.smallest_normal())
     }
 }
 
@@ -290,6 +294,35 @@ mod dot_tests {
     use super::*;
     use crate::kit::gpu::Precision;
     use gpubench_results::rng::SplitMix64;
+
+    /// An f16 result too small to be normal passes stored at the subnormals' step or flushed
+    /// to zero (K = 1, summed in f32: the bound is otherwise relative and far below that step);
+    /// an error past f16's least normal value, or ten last bits off a normal result, fails.
+    #[test]
+    fn a_subnormal_f16_result_may_be_rounded_or_flushed_but_not_wrong() {
+        use half::f16;
+        let tol = DotTolerance {
+            k: 1,
+            accumulate: Precision::F32,
+            output: Precision::F16,
+        };
+        let want = -9.4e-6;
+        let bound = tol.bound(want, want.abs(), 0.3);
+        let stored = f16::from_f64(want).to_f64();
+        assert!(stored != want && (stored - want).abs() <= bound);
+        assert!(want.abs() <= bound, "flushed to zero");
+        assert!(
+            bound < 1e-4,
+            "an error the size of f16's least normal value fails: {bound}"
+        );
+        let normal = 0.3;
+        let normal_bound = tol.bound(normal, normal, 0.3);
+        let ulp = 2f64.powi(-12);
+        assert!(
+            10.0 * ulp > normal_bound,
+            "a normal result stays held to its rounding"
+        );
+    }
 
     /// Dot products of zero-mean random f16 values, summed in f16 (through half::f16), stay
     /// inside the bound; dropping one block of 64 terms mostly does not.

@@ -87,6 +87,17 @@ impl Suite for StreamSuite {
         Ok(forms)
     }
 
+    /// A stream size the adapter cannot bind is refused before anything runs: every kernel row
+    /// would be skipped.
+    fn check_adapter(&self, ctx: &GpuContext, options: &SuiteOptions) -> Result<(), PlanError> {
+        match options.get::<u64>(STREAM_SIZE_KEY) {
+            Some(bytes) => check_stream_array_fits(ctx, bytes).map_err(|why| {
+                PlanError::bad(STREAM_SIZE_KEY, format!("{}: {why}", format_size(bytes)))
+            }),
+            None => Ok(()),
+        }
+    }
+
     fn benchmarks<'a>(
         &'a self,
         build: &'a mut BuildContext<'_>,

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::exit::UsageError;
 
@@ -22,7 +22,7 @@ pub struct Accepted {
 impl Accepted {
     /// What `bin run -h` lists; an error where the binary does not answer it.
     pub fn of(bin: &Path) -> anyhow::Result<Accepted> {
-        let output = Command::new(bin)
+        let output = super::binary(bin)
             .args(["run", "-h"])
             // One line per flag: clap wraps its help at COLUMNS.
             .env("COLUMNS", "100000")
