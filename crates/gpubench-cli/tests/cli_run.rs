@@ -8,7 +8,7 @@ use serde_json::Value;
 mod common;
 use common::{
     adapters, assert_exit, assert_exit_saying, assert_has, assert_status_reason, gpubench_command,
-    quick_stream_command, quick_stream_run, read_doc, result_with, text, vulkan_temp_dir,
+    quick_stream_run, read_doc, result_with, text, vulkan_temp_dir,
 };
 
 /// A quick stream run into `out` on arrays of `stream_size` with `flags` that succeeds; the
@@ -85,23 +85,6 @@ fn usage_errors_exit_2_and_name_the_argument() {
             .expect("runs");
         assert_exit_saying(&output, 2, &[flag]);
     }
-}
-
-/// A stream size over the adapter's binding limit is refused before anything runs (every
-/// kernel row would be skipped), naming the flag and the limit; no file is written.
-#[test]
-fn a_stream_size_the_adapter_cannot_bind_is_a_usage_error() {
-    let Some(dir) = vulkan_temp_dir() else { return };
-    let out = dir.path().join("r.json");
-    let output = quick_stream_command(&out, "1024GiB", &[])
-        .output()
-        .expect("runs");
-    assert_exit_saying(
-        &output,
-        2,
-        &["--stream-size", "exceeds the adapter's limit"],
-    );
-    assert!(!out.exists(), "nothing ran");
 }
 
 #[test]

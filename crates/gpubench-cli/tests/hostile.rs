@@ -96,7 +96,7 @@ fn refused_flags_write_nothing_and_keep_the_old_results_file() {
     let before = std::fs::read(&keep).expect("read");
     // clap refuses what a value parser can see; the library names its options and the CLI the
     // flag that set each (--stream-size, --matmul-variant reach the library).
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &["--stream-size", "100"],
             "--stream-size 100 bytes (100B) must be at least 4KiB",
@@ -111,6 +111,10 @@ fn refused_flags_write_nothing_and_keep_the_old_results_file() {
             "--matmul-variant bogus: unknown variant",
         ),
         (&["--suite", "stream,stream"], "named twice"),
+        (
+            &["--suite", "launch,all"],
+            "'all' names every suite and stands alone",
+        ),
         (&["--backend", "nonsense"], "nonsense"),
         (
             &["--export-gab", "/nonexistent-gpubench-dir/g.json"],
@@ -511,11 +515,19 @@ fn assert_a_quick_run_skips(suite: &str, flags: &[&str], id_part: &str, words: &
     assert_status_reason(&skipped, "skipped", words);
 }
 
-/// Case 9: arrays over the adapter's limits skip the host memcpy row with the GPU rows.
+/// Case 9: arrays over the adapter's limits are refused before anything runs (every stream
+/// row would be skipped), naming the flag, the size and the limits; no file is written.
 #[test]
-fn the_host_memcpy_row_is_skipped_with_the_gpu_rows() {
-    let flags = ["--stream-size", "64GiB"];
-    assert_a_quick_run_skips("stream", &flags, "host-memcpy", "`stream_size` option");
+fn a_stream_size_over_the_adapters_limits_is_refused_up_front() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let out = dir.path().join("r.json");
+    let output = quick_suite_run("stream", &out, &["--stream-size", "64GiB"]);
+    let words = [
+        "--stream-size 64GiB: ",
+        "exceeds the adapter's limit (storage binding",
+    ];
+    assert_exit_saying(&output, 2, &words);
+    assert!(!out.exists(), "nothing ran");
 }
 
 /// Case 12: a capacity cap below one chunk is a skip with its reason, not a failure (exit 0).

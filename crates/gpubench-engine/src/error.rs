@@ -12,6 +12,9 @@ pub enum PlanError {
         /// Every suite that can be asked for, comma-separated.
         known: String,
     },
+    /// `all` among other suite names: it already names every suite.
+    #[error("'all' names every suite and stands alone: give it by itself, or list the suites")]
+    AllAmongOthers,
     /// A suite named twice: its results would carry the same ids twice.
     #[error("suite '{0}' is named twice; name each suite once")]
     NamedTwice(String),

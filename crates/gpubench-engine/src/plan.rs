@@ -99,11 +99,11 @@ impl std::fmt::Debug for RunPlan {
 
 impl RunPlan {
     /// A plan for the suites `names` of `registry` (none: the profile's defaults; `all` alone:
-    /// every suite a user may name) built with
-    /// `options`. The suites run in registry order, so each runs after those it reads
-    /// ([`crate::SuiteInfo::after`]); a suite whose option is given joins at the end when it
-    /// runs only then. Refuses an unknown suite, a suite named twice and an option no suite
-    /// declares; every declared option that was not given is recorded at its default.
+    /// every suite a user may name) built with `options`. The suites run in registry order, so
+    /// each runs after those it reads ([`crate::SuiteInfo::after`]); a suite whose option is
+    /// given joins at the end when it runs only then. Refuses an unknown suite, `all` among
+    /// others, a suite named twice and an option no suite declares; every declared option that
+    /// was not given is recorded at its default.
     pub fn new(
         registry: &'static Registry,
         names: &[&str],
@@ -113,6 +113,8 @@ impl RunPlan {
             registry.defaults(options.profile)
         } else if names == [crate::registry::ALL] {
             registry.names()
+        } else if names.contains(&crate::registry::ALL) {
+            return Err(PlanError::AllAmongOthers);
         } else {
             names.to_vec()
         };

@@ -30,6 +30,10 @@ fn mistakes_are_refused_before_anything_runs() {
         Err(PlanError::UnknownSuite { name, .. }) if name == "nonsense"
     ));
     assert!(matches!(
+        RunPlan::new(&REGISTRY, &["launch", "all"], options.clone()),
+        Err(PlanError::AllAmongOthers)
+    ));
+    assert!(matches!(
         RunPlan::new(&REGISTRY, &["stream", "stream"], options.clone()),
         Err(PlanError::NamedTwice(name)) if name == "stream"
     ));
