@@ -141,6 +141,17 @@ fn sigterm_keeps_finished_results_and_exits_143() {
     interrupt_with("-TERM", 143);
 }
 
+/// Samples of 2 s, and at least 4 s of them before a result: a run signalled in its first
+/// seconds has no result yet.
+const LONG_SAMPLES: [&str; 6] = [
+    "--sample-ms",
+    "2000",
+    "--samples",
+    "100000",
+    "--max-time",
+    "4",
+];
+
 /// A second SIGINT while the first waits for a 2 s sample to end stops the process at once, with
 /// the same code; the results file on disk is whole (it is only ever replaced by a rename).
 #[cfg(unix)]
@@ -148,15 +159,7 @@ fn sigterm_keeps_finished_results_and_exits_143() {
 fn a_second_signal_ends_the_run_at_once() {
     let Some(dir) = vulkan_temp_dir() else { return };
     let out = dir.path().join("r.json");
-    let flags = [
-        "--sample-ms",
-        "2000",
-        "--samples",
-        "100000",
-        "--max-time",
-        "4",
-    ];
-    let child = start_quietly(&mut quick_stream_command(&out, "16MiB", &flags));
+    let child = start_quietly(&mut quick_stream_command(&out, "16MiB", &LONG_SAMPLES));
     // Into the sampling of the first benchmark: calibration is over after a few seconds.
     std::thread::sleep(Duration::from_secs(5));
     send_signal(&child, "-INT");
@@ -180,16 +183,8 @@ fn a_signal_before_the_first_result_keeps_the_file_out_names() {
     let out = dir.path().join("r.json");
     let earlier = "an earlier run's results";
     std::fs::write(&out, earlier).expect("write the earlier file");
-    // Samples of 2 s and at least 4 s of sampling: the first result is 4 s away at the least.
-    let flags = [
-        "--sample-ms",
-        "2000",
-        "--samples",
-        "100000",
-        "--max-time",
-        "4",
-    ];
-    let child = start_quietly(&mut quick_stream_command(&out, "16MiB", &flags));
+    // The first result is 4 s of sampling away at the least.
+    let child = start_quietly(&mut quick_stream_command(&out, "16MiB", &LONG_SAMPLES));
     std::thread::sleep(Duration::from_millis(1500));
     send_signal(&child, "-INT");
     let output = child.wait_with_output().expect("exits");
