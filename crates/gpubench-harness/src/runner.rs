@@ -680,11 +680,11 @@ impl<'a> Runner<'a> {
             if n >= max_samples {
                 return Ok((samples, false));
             }
-            // The stop rule is worked out after every sample, below the minimum too, so that
-            // every sample follows the same host work whatever its place. (The end-to-end
-            // transfers of the first H200 run took about 200 us more host time per transfer
-            // from the sample after their minimum on, with the same GPU time; the cause is not
-            // traced, and this gap is the one thing the runner changed there.)
+            // The stop rule is worked out after every sample, below the minimum too, and is
+            // cheap (a variation over the samples): the device idles while it runs, and a pause
+            // changes what the next sample measures. The first H200 run's runner began a
+            // 2000-resample bootstrap between samples at their minimum count, about 0.5-0.9 ms,
+            // and end-to-end transfers after such a pause took up to about 200 us more.
             let (gpu, _) = samples.headline_clock(prefer_gpu, calibrated);
             let values = stated(&samples.headline(gpu).0, info.metric, &work);
             let settled = settled(&values, min_samples, self.settings.target_cv);
@@ -849,6 +849,8 @@ fn summarise(
 /// at least `min_samples` and vary no more than `target_cv`. The minimum counts the values the
 /// summary will state: samples whose timestamps were rejected, or of no time, are not among
 /// them, so a summary never rests on fewer than the profile asks for unless a cap stopped it.
+/// It runs between samples while the device idles: a pass over the values, nothing more (no
+/// resampling; see the note in `take_samples`).
 fn settled(values: &[f64], min_samples: usize, target_cv: f64) -> bool {
     values.len() >= min_samples && stats::cv(values).is_some_and(|cv| cv <= target_cv)
 }
