@@ -386,7 +386,7 @@ impl<'a> Runner<'a> {
     ) -> Result<BenchResult, Stop> {
         let (first, read) = self.prepare_observed(bench, observer).await?;
         let work = bench.work();
-        let prefer_gpu = info.timing == TimingPreference::GpuWhenAvailable;
+        let prefer_gpu = info.timing != TimingPreference::Host;
         if let Some(bound) = self.screen.filter(|&bound| first.host > bound) {
             let mut samples = Samples::default();
             samples.push(&first, 1);
@@ -800,6 +800,9 @@ fn summarise(
     let calibrated = info.iterations == IterationPolicy::Calibrate;
     let (gpu, disagreement) = samples.headline_clock(run.prefer_gpu, calibrated);
     let (seconds, source) = samples.headline(gpu);
+    if info.timing == TimingPreference::GpuOnly && source != TimingSource::GpuTimestamp {
+        return gpu_time_unusable(info, samples, disagreement);
+    }
     let values = stated(&seconds, info.metric, &run.work);
     let host_values = stated(&samples.host, info.metric, &run.work);
     let summary = stats::summarize(&values);
@@ -842,6 +845,38 @@ fn summarise(
     warnings.extend(disagreement);
     result.warnings = warnings.iter().map(Warning::record).collect();
     result.summary = summary;
+    result
+}
+
+/// A result of GPU time only ([`TimingPreference::GpuOnly`]) whose timestamps cannot give its
+/// headline: skipped, saying why (the clock check's warning beside it where it has one). The
+/// host clock would state another quantity under its name: a dispatch gap timed from submit to
+/// completion is mostly the submit.
+fn gpu_time_unusable(
+    info: &BenchmarkInfo,
+    samples: &Samples,
+    disagreement: Option<Warning>,
+) -> BenchResult {
+    let usable = samples.gpu.iter().flatten().count();
+    let why = match &disagreement {
+        Some(Warning::ClockDisagreement {
+            gpu_ms, host_ms, ..
+        }) if gpu_ms > host_ms => format!(
+            "its GPU timestamps spanned more than the host's whole submit-to-completion time \
+             ({gpu_ms:.3} ms against {host_ms:.3} ms): the timestamp period or the counter is wrong"
+        ),
+        _ => format!(
+            "{} of its {} samples had no usable pair of GPU timestamps (zero, or the end not \
+             after the start)",
+            samples.gpu.len() - usable,
+            samples.gpu.len()
+        ),
+    };
+    let reason = format!(
+        "GPU time only, and {why}; the host clock would time the submit and the wait, not this"
+    );
+    let mut result = BenchResult::empty(info, Status::Skipped, Some(reason));
+    result.warnings = disagreement.iter().map(Warning::record).collect();
     result
 }
 
@@ -1244,6 +1279,58 @@ mod tests {
             capped: false,
             clock_steps: ClockSteps::default(),
         }
+    }
+
+    /// A result of GPU time only is skipped, saying why, where most samples' timestamps are
+    /// unusable (a Metal device resolving them to zero) or the host clock disproves them; with
+    /// usable ones it is stated by them like any other.
+    #[test]
+    fn gpu_time_only_is_skipped_where_the_timestamps_cannot_give_it() {
+        let gpu_only = |samples: &Samples| {
+            let mut info = BenchmarkInfo::new("test/gap", "test", MetricKind::TimePerOp, "gap");
+            info.timing = TimingPreference::GpuOnly;
+            summarise(
+                &Profile::Default.settings(false),
+                &info,
+                samples,
+                &measured(),
+            )
+        };
+        let ms = Duration::from_millis;
+        let mut unusable = Samples::default();
+        for i in 0..10 {
+            let gpu = (i < 3).then(|| ms(1));
+            unusable.push(&timed(ms(2), gpu, HostSpan::OneSubmit), 1);
+        }
+        let skipped = gpu_only(&unusable);
+        assert_eq!(skipped.status, Status::Skipped);
+        let reason = skipped.reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.contains("7 of its 10 samples had no usable pair"),
+            "{reason}"
+        );
+        assert!(skipped.summary.is_none() && skipped.samples.is_empty());
+        // The host clock disproves timestamps that span more than the whole submit.
+        let mut impossible = Samples::default();
+        for _ in 0..10 {
+            impossible.push(&timed(ms(20), Some(ms(40)), HostSpan::OneSubmit), 1);
+        }
+        let disproved = gpu_only(&impossible);
+        assert_eq!(disproved.status, Status::Skipped);
+        let reason = disproved.reason.as_deref().unwrap_or_default();
+        assert!(reason.contains("more than the host's whole"), "{reason}");
+        assert!(
+            !disproved.warnings.is_empty(),
+            "the clock check's warning stays beside it"
+        );
+        // Usable timestamps state it.
+        let mut usable = Samples::default();
+        for _ in 0..10 {
+            usable.push(&timed(ms(2), Some(ms(1)), HostSpan::OneSubmit), 1);
+        }
+        let stated = gpu_only(&usable);
+        assert_eq!(stated.status, Status::Ok);
+        assert_eq!(stated.timing, Some(TimingSource::GpuTimestamp));
     }
 
     #[test]

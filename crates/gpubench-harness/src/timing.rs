@@ -22,6 +22,7 @@
 
 // web-time's Instant is std's natively; std's panics on wasm32-unknown-unknown.
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use web_time::Instant;
 
@@ -53,6 +54,8 @@ pub struct TimestampQueries {
     step: Arc<TimestampStep>,
     /// A coarser step forced on the values (a test's stand-in for a browser's quantized ones).
     quantum: Option<Quantum>,
+    /// The last pair read, as the device gave it ([`repeats`]).
+    last: [AtomicU64; 2],
 }
 
 impl TimestampQueries {
@@ -85,6 +88,7 @@ impl TimestampQueries {
             quantum: ctx
                 .timestamp_quantum()
                 .map(|step| Quantum::new(step, period_ns)),
+            last: [AtomicU64::new(0), AtomicU64::new(0)],
         })
     }
 
@@ -126,10 +130,25 @@ impl TimestampQueries {
         let bytes = ctx.map_and_read(&self.readback).await?;
         let read: &[u64] = bytemuck::try_cast_slice(&bytes)
             .map_err(|e| BenchError::Readback(format!("timestamp buffer: {e}")))?;
-        let ticks = [read[0], read[1]].map(|t| self.quantum.map_or(t, |q| q.apply(t)));
+        let raw = [read[0], read[1]];
+        let last = [0, 1].map(|i| self.last[i].swap(raw[i], Ordering::Relaxed));
+        if repeats(last, raw) {
+            return Ok(None);
+        }
+        let ticks = raw.map(|t| self.quantum.map_or(t, |q| q.apply(t)));
         self.step.observe(&ticks);
         Ok(ticks_to_duration(ticks[0], ticks[1], self.period_ns))
     }
+}
+
+/// Whether a pair of timestamps, as the device gave them, is no fresh measurement: either value
+/// the same as the one read at its index the time before (a device that does not reset its
+/// queries, as Metal's counter sample buffers do not, leaves one the GPU did not write at the
+/// last sample's value; a running counter never repeats), or the end Metal's error value,
+/// `u64::MAX`. A stale pair would pass every other check with a plausible, constant time.
+pub fn repeats(last: [u64; 2], now: [u64; 2]) -> bool {
+    let stale = last.iter().zip(now).any(|(&was, is)| was != 0 && was == is);
+    stale || now[1] == u64::MAX
 }
 
 /// Elapsed time between two timestamps, or `None` when end is not after start (a reset
@@ -438,6 +457,20 @@ impl<'a> SampleClock<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pair repeating either value of the pair before it is stale (an index the device did
+    /// not write this time); Metal's error value is no end; fresh pairs, and a first read
+    /// after nothing, pass.
+    #[test]
+    fn stale_and_error_timestamps_are_no_measurement() {
+        assert!(!repeats([0, 0], [100, 200]), "the first read");
+        assert!(!repeats([100, 200], [300, 450]));
+        assert!(repeats([100, 200], [100, 450]), "begin not written");
+        assert!(repeats([100, 200], [300, 200]), "end not written");
+        assert!(repeats([100, 200], [300, u64::MAX]), "Metal's error value");
+        // Metal's empty passes resolve to zero: zeros are rejected elsewhere, never stale.
+        assert!(!repeats([0, 0], [0, 0]));
+    }
 
     #[test]
     fn timestamps_convert_with_period_and_reject_backwards_pairs() {

@@ -278,6 +278,11 @@ pub enum TimingPreference {
     /// The host clock from start to completion is the headline (end-to-end costs such as a
     /// transfer the application waits for); GPU time is still recorded when available.
     Host,
+    /// GPU timestamps or no figure: a quantity the host clock cannot stand in for (the gap
+    /// between dispatches on the GPU). Where the samples' timestamps cannot give the headline
+    /// (most pairs unusable, or disproved by the host clock), the result is skipped and says
+    /// why, never stated by the host clock under the GPU quantity's name.
+    GpuOnly,
 }
 
 /// How many iterations go in one sample.

@@ -229,6 +229,10 @@ impl Kernel for Launch {
         if mode.host_timed() {
             info.timing = TimingPreference::Host;
         }
+        if matches!(mode, LaunchMode::GpuGap | LaunchMode::GpuGapIndependent) {
+            // The gap is the GPU's own: submit-to-completion time would be mostly the submit.
+            info.timing = TimingPreference::GpuOnly;
+        }
         if mode == LaunchMode::GpuGapIndependent {
             info.iterations = IterationPolicy::Fixed(INDEPENDENT_SLOTS);
             info = info.param("buffers", INDEPENDENT_SLOTS);

@@ -136,23 +136,23 @@ mod tests {
             assert_eq!(rt.min_samples, Some(200));
             assert_eq!(rt.timing, TimingPreference::Host);
         }
-        // The two CPU costs are host-timed; the GPU gap is GPU-timed; all calibrate N.
+        // The two CPU costs are host-timed; the GPU gap is GPU time or nothing; all calibrate N.
         for (mode, timing) in [
             (LaunchMode::Submit, TimingPreference::GpuWhenAvailable),
             (LaunchMode::Record, TimingPreference::Host),
             (LaunchMode::SubmitCall, TimingPreference::Host),
-            (LaunchMode::GpuGap, TimingPreference::GpuWhenAvailable),
+            (LaunchMode::GpuGap, TimingPreference::GpuOnly),
         ] {
             let storm = Launch::new(mode, 200, 1).info();
             assert_eq!(storm.iterations, IterationPolicy::Calibrate, "{mode:?}");
             assert_eq!(storm.timing, timing, "{mode:?}");
         }
-        // The independent gap is one dispatch per buffer: a fixed count, GPU-timed.
+        // The independent gap is one dispatch per buffer: a fixed count, GPU time or nothing.
         let independent = Launch::new(LaunchMode::GpuGapIndependent, 200, 1).info();
         assert_eq!(
             independent.iterations,
             IterationPolicy::Fixed(kernel::INDEPENDENT_SLOTS)
         );
-        assert_eq!(independent.timing, TimingPreference::GpuWhenAvailable);
+        assert_eq!(independent.timing, TimingPreference::GpuOnly);
     }
 }
