@@ -369,6 +369,20 @@ impl BenchResult {
     pub fn median(&self) -> Option<f64> {
         (self.status == Status::Ok).then_some(self.summary.as_ref()?.median)
     }
+
+    /// Bytes read per second (10^9 B/s), for an ok bandwidth result whose work reads: its
+    /// median (bytes read and written per second, STREAM's convention) times the share of its
+    /// work's bytes that are reads. What a read bandwidth is compared with: stream's `read`
+    /// also writes a vec4 of partial sums for every eight it reads, and triad writes a third of
+    /// its bytes.
+    pub fn read_rate(&self) -> Option<f64> {
+        let total = self.work.total_bytes();
+        let reads = self.work.bytes_read;
+        if self.metric != MetricKind::Bandwidth || reads == 0 {
+            return None;
+        }
+        Some(self.median()? * reads as f64 / total as f64)
+    }
 }
 
 /// The role of a result read from a file written before results carried roles, known from the
@@ -458,5 +472,30 @@ mod tests {
         assert_eq!(slug("NVIDIA H200"), "nvidia-h200");
         assert_eq!(slug("///"), "unnamed");
         assert!(slug(&"x".repeat(100)).len() <= 48);
+    }
+
+    /// A bandwidth's reads alone: stream read's partial sums and triad's writes are left out;
+    /// a row that reads nothing, or is no bandwidth, has none.
+    #[test]
+    fn the_read_rate_is_the_share_of_the_bandwidth_that_reads() {
+        let row = |metric: MetricKind, work: Work| {
+            let info = crate::BenchmarkInfo::new("s/k", "s", metric, "bytes");
+            let mut r = BenchResult::empty(&info, Status::Ok, None);
+            r.work = work;
+            r.summary = crate::stats::summarize(&[90.0, 90.0]);
+            r
+        };
+        let read = row(MetricKind::Bandwidth, Work::bytes(8 << 20, 1 << 20));
+        assert_eq!(read.read_rate(), Some(80.0));
+        let triad = row(MetricKind::Bandwidth, Work::bytes(2 << 20, 1 << 20));
+        assert_eq!(triad.read_rate(), Some(60.0));
+        assert_eq!(
+            row(MetricKind::Bandwidth, Work::bytes(0, 1)).read_rate(),
+            None
+        );
+        assert_eq!(
+            row(MetricKind::Throughput, Work::bytes(1, 0)).read_rate(),
+            None
+        );
     }
 }

@@ -246,9 +246,14 @@ fn measured_ceilings(
             ..Ceilings::default()
         };
     }
-    let bandwidth = best(&|r| {
-        r.metric == MetricKind::Bandwidth && r.role == Role::Kernel && ceiling_candidate(r)
-    });
+    // Bytes read per second, as the roofline's intensity counts them: read's reads, not
+    // triad's reads and writes.
+    let bandwidth = doc
+        .results
+        .iter()
+        .filter(|r| r.role == Role::Kernel && ceiling_candidate(r))
+        .filter_map(|r| Some((r.read_rate().filter(|v| v.is_finite())?, short_id(r))))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
     // The f32 roof: f32 peaks (or a peak that names no precision), never f16, f64 or bf16.
     let compute = best(&|r| {
         r.metric == MetricKind::Throughput

@@ -436,16 +436,8 @@ fn stream_best(earlier: &[BenchResult], min_bytes: u64) -> Option<(f64, String)>
     }
     rows.iter()
         .filter(|&&(_, bytes)| bytes == largest)
-        .filter_map(|(r, _)| Some((read_share(r)? * r.median()?, r.id.clone())))
+        .filter_map(|(r, _)| Some((r.read_rate()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
-}
-
-/// The share of a bandwidth row's bytes that are reads: stream's `read` writes its partial sums
-/// too (a vec4 for every eight read, 6 to 12% more over one or two walks), which the roofline's
-/// intensity does not count.
-fn read_share(r: &BenchResult) -> Option<f64> {
-    let total = r.work.total_bytes();
-    (total > 0).then(|| r.work.bytes_read as f64 / total as f64)
 }
 
 /// `ours`, unless `other` (from another suite) is strictly higher.
