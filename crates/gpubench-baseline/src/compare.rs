@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use gpubench_results::schema::{MachineInfo, slug};
-use gpubench_results::{BenchResult, MetricKind, RunDocument, Status, TimingSource};
+use gpubench_results::{BenchResult, MetricKind, RunDocument, Status};
 use serde::{Deserialize, Serialize};
 
 use crate::machine::{Difference, machine_differences};
@@ -24,8 +24,8 @@ use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
 use crate::verdict::{
-    RATIO_ONLY_NOTE, checks_changed, clock_changed, metric_changed, ratio_only, status_got_worse,
-    untimed, verdict_for,
+    HOST_CLOCK_NOTE, RATIO_ONLY_NOTE, checks_changed, clock_changed, host_clock_samples,
+    metric_changed, ratio_only, status_got_worse, untimed, verdict_for,
 };
 use gpubench_results::stats::{BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 
@@ -638,7 +638,7 @@ fn judge_values(
     }
     let mut by_host_clock = None;
     if let Some(clocks) = clock_changed(base, new) {
-        let Some(sides) = host_clock_samples(base, new) else {
+        let Some(sides) = host_clock_pair(base, new) else {
             pair.ratio = estimate(base, new, band.resamples);
             pair.verdict = Verdict::Inconclusive;
             pair.note = Some(clocks);
@@ -664,21 +664,14 @@ fn judge_values(
     pair.regression = pair.verdict == Verdict::Regressed;
 }
 
-/// Why a pair timed by two clocks is judged by one.
-const HOST_CLOCK_NOTE: &str = "one run timed by GPU timestamps, the other by the host: judged by the host clock on both sides";
-
 /// Both sides' samples by the host clock (submit to completion), where one run timed a result
 /// by GPU timestamps and the other by the host: the timestamped run keeps its host-clock
 /// samples beside its headline ones. `None` without two such samples a side.
-fn host_clock_samples<'a>(
+fn host_clock_pair<'a>(
     base: &'a BenchResult,
     new: &'a BenchResult,
 ) -> Option<(&'a [f64], &'a [f64])> {
-    let by_host = |r: &'a BenchResult| match r.timing? {
-        TimingSource::Host => Some(r.samples.as_slice()),
-        TimingSource::GpuTimestamp => Some(r.host_samples.as_slice()),
-    };
-    let (b, n) = (by_host(base)?, by_host(new)?);
+    let (b, n) = (host_clock_samples(base)?, host_clock_samples(new)?);
     (b.len() >= 2 && n.len() >= 2).then_some((b, n))
 }
 
@@ -773,13 +766,13 @@ mod tests {
     fn a_run_that_lost_its_timestamps_is_judged_by_the_host_clock_on_both_sides() {
         let mut base = doc_with("gpu", false);
         let launch = &mut base.results[1];
-        launch.timing = Some(TimingSource::GpuTimestamp);
+        launch.timing = Some(gpubench_results::TimingSource::GpuTimestamp);
         // The host clock adds its submit and wake-up overhead to every sample.
         launch.host_samples = launch.samples.iter().map(|s| s * 1.5).collect();
         let host_timed = |slowdown: f64| {
             let mut new = base.clone();
             let launch = &mut new.results[1];
-            launch.timing = Some(TimingSource::Host);
+            launch.timing = Some(gpubench_results::TimingSource::Host);
             launch.samples = launch.host_samples.iter().map(|s| s * slowdown).collect();
             launch.host_samples.clear();
             launch.summary = gpubench_results::stats::summarize(&launch.samples);

@@ -22,8 +22,8 @@ use serde::{Deserialize, Serialize};
 use crate::noise::band_for;
 use crate::ratio::{RatioEstimate, oriented};
 use crate::verdict::{
-    RATIO_ONLY_NOTE, Verdict, clock_changed, metric_changed, ratio_only, status_got_worse, untimed,
-    verdict_for,
+    HOST_CLOCK_NOTE, RATIO_ONLY_NOTE, Verdict, clock_changed, host_clock_samples, metric_changed,
+    ratio_only, status_got_worse, untimed, verdict_for,
 };
 
 /// The least coverage a row's interval must have for a verdict; fewer rounds than give it
@@ -197,6 +197,17 @@ fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
             ),
             None => (Verdict::New, None, false),
         }
+    } else if let Some(k) = sides
+        .iter()
+        .position(|(b, h)| b.is_some() && h.is_some_and(|h| h.status == Status::Failed))
+    {
+        // Failed in the head where the base failed too (the base having it ok is a lost
+        // result, above): a wrong answer is a failure whatever the base did, as in `compare`.
+        (
+            Verdict::Failed,
+            Some(format!("round {}: failed in both builds", k + 1)),
+            true,
+        )
     } else if sides.iter().all(|(_, h)| h.is_none()) {
         // Both builds ran with the same arguments on this machine: a result the base timed
         // and the head never wrote is lost, as a status change to skipped would be.
@@ -216,14 +227,15 @@ fn settled_without_ratios(row: &mut PairedRow, sides: &Sides<'_>) -> bool {
     true
 }
 
-/// Why a round's two results measure different things (another unit or direction, another
-/// clock), where both are ok: `compare` judges no such pair, and its ratio is left out.
+/// Why a round's two results measure different things (another unit or direction), where both
+/// are ok: `compare` judges no such pair, and its ratio is left out. Two clocks are no such
+/// difference: the round is judged by the host clock ([`round_ratio`]).
 fn round_differs(base: Option<&BenchResult>, head: Option<&BenchResult>) -> Option<String> {
     let (b, h) = (
         base.filter(|r| r.status == Status::Ok)?,
         head.filter(|r| r.status == Status::Ok)?,
     );
-    metric_changed(b, h).or_else(|| clock_changed(b, h))
+    metric_changed(b, h)
 }
 
 /// Judges `row` on its rounds' ratios of the best samples, leaving out the rounds whose two
@@ -231,10 +243,25 @@ fn round_differs(base: Option<&BenchResult>, head: Option<&BenchResult>) -> Opti
 /// verdict for a derived value, else the verdict of the median's interval against the band.
 fn judge_ratios(row: &mut PairedRow, sides: &Sides<'_>) {
     let mut differ: Vec<String> = Vec::new();
+    let mut by_host_clock = 0;
     for &(b, h) in sides {
         match round_differs(b, h) {
             Some(why) => differ.push(why),
-            None => row.ratios.extend(round_ratio(b, h, row.higher_is_better)),
+            None => {
+                let two_clocks = b.zip(h).is_some_and(|(b, h)| clock_changed(b, h).is_some());
+                by_host_clock += usize::from(two_clocks);
+                row.ratios.extend(round_ratio(b, h, row.higher_is_better));
+            }
+        }
+    }
+    if by_host_clock > 0 {
+        row.note = Some(format!("{by_host_clock} rounds: {HOST_CLOCK_NOTE}"));
+        if row.ratios.is_empty() {
+            row.verdict = Verdict::NotJudged;
+            row.note = Some(format!(
+                "{HOST_CLOCK_NOTE}, but a side kept no host-clock samples"
+            ));
+            return;
         }
     }
     if let Some(why) = differ.first() {
@@ -283,7 +310,22 @@ fn round_ratio(
     head: Option<&BenchResult>,
     higher_is_better: bool,
 ) -> Option<f64> {
-    oriented(best(base?)?, best(head?)?, higher_is_better)
+    let (base, head) = (base?, head?);
+    if clock_changed(base, head).is_some() {
+        // A build that lost its timestamps is judged all the same, as `compare` judges it: by
+        // the best host-clock sample of both.
+        let best_by_host = |r: &BenchResult| {
+            let samples = host_clock_samples(r).filter(|_| r.status == Status::Ok)?;
+            let finite = samples.iter().copied().filter(|v| v.is_finite());
+            if higher_is_better {
+                finite.max_by(f64::total_cmp)
+            } else {
+                finite.min_by(f64::total_cmp)
+            }
+        };
+        return oriented(best_by_host(base)?, best_by_host(head)?, higher_is_better);
+    }
+    oriented(best(base)?, best(head)?, higher_is_better)
 }
 
 /// What the head lost where the base had it, in the first round it did: a result that failed
@@ -426,11 +468,11 @@ mod tests {
     }
 
     #[test]
-    fn a_row_another_clock_or_unit_measures_is_not_judged() {
-        let judged = |change: &dyn Fn(&mut BenchResult)| {
+    fn a_row_another_unit_measures_is_not_judged_and_another_clock_is_judged_by_the_host() {
+        let judged = |change: &dyn Fn(&mut BenchResult, &mut BenchResult)| {
             let mut rounds = rounds(100.0, &[50.0; 5]);
-            for (_, h) in &mut rounds {
-                change(&mut h.results[0]);
+            for (b, h) in &mut rounds {
+                change(&mut b.results[0], &mut h.results[0]);
             }
             let pairs: Vec<(&RunDocument, &RunDocument)> =
                 rounds.iter().map(|(b, h)| (b, h)).collect();
@@ -438,27 +480,34 @@ mod tests {
                 .rows
                 .remove(0)
         };
-        let host = judged(&|r| r.timing = Some(TimingSource::Host));
-        assert_eq!(host.verdict, Verdict::NotJudged);
-        assert!(!host.regression);
-        assert!(host.note.expect("note").contains("not comparable"));
-        let unit = judged(&|r| r.unit = "MB/s".into());
+        let unit = judged(&|_, h| h.unit = "MB/s".into());
         assert_eq!(unit.verdict, Verdict::NotJudged);
         assert!(unit.note.expect("note").starts_with("metric changed"));
-        assert_eq!(judged(&|_| ()).verdict, Verdict::Regressed);
-        // One round on another clock leaves the others to judge, and says so.
-        let mut rounds = rounds(100.0, &[50.0; 6]);
-        rounds[3].1.results[0].timing = Some(TimingSource::Host);
-        let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
-        let row = judge_rounds(&pairs, PairedOptions::default())
-            .rows
-            .remove(0);
-        assert_eq!((row.verdict, row.ratios.len()), (Verdict::Regressed, 5));
-        assert!(
-            row.note
-                .expect("note")
-                .starts_with("1 rounds left out: timed by")
+        assert_eq!(judged(&|_, _| ()).verdict, Verdict::Regressed);
+        // A head build that lost its timestamps and runs at half speed by the host clock:
+        // judged by the host clock on both sides (the base kept its host samples), regressed.
+        let lost_timestamps = judged(&|b, h| {
+            b.timing = Some(TimingSource::GpuTimestamp);
+            b.host_samples = vec![80.0, 79.0, 78.0];
+            h.timing = Some(TimingSource::Host);
+            h.samples = vec![40.0, 39.0, 41.0];
+        });
+        assert_eq!(lost_timestamps.verdict, Verdict::Regressed);
+        assert!(lost_timestamps.regression);
+        assert_eq!(
+            lost_timestamps.estimate.expect("a ratio").ratio,
+            41.0 / 80.0
         );
+        let note = lost_timestamps.note.expect("note");
+        assert!(note.contains("judged by the host clock"), "{note}");
+        // Without host-clock samples on the timestamped side there is nothing to judge by.
+        let no_host = judged(&|b, h| {
+            b.timing = Some(TimingSource::GpuTimestamp);
+            b.host_samples.clear();
+            h.timing = Some(TimingSource::Host);
+        });
+        assert_eq!(no_host.verdict, Verdict::NotJudged);
+        assert!(!no_host.regression);
     }
 
     #[test]
@@ -485,6 +534,23 @@ mod tests {
         assert_eq!(row.verdict, Verdict::Failed);
         assert!(row.regression);
         assert!(row.note.expect("note").starts_with("round 3: failed"));
+    }
+
+    /// A result both builds failed fails `ab` as it fails `compare`: a wrong answer is a
+    /// failure whatever the base did.
+    #[test]
+    fn a_result_both_builds_failed_is_a_failure() {
+        let mut rounds = rounds(100.0, &[100.0; 5]);
+        for (b, h) in &mut rounds {
+            b.results[0].status = Status::Failed;
+            h.results[0].status = Status::Failed;
+        }
+        let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
+        let row = judge_rounds(&pairs, PairedOptions::default())
+            .rows
+            .remove(0);
+        assert_eq!((row.verdict, row.regression), (Verdict::Failed, true));
+        assert!(row.note.expect("note").contains("failed in both builds"));
     }
 
     #[test]

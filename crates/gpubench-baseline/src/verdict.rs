@@ -5,7 +5,7 @@
 //! lies beyond the noise band; an interval that straddles an edge, or is wider than the band,
 //! is inconclusive rather than a guess.
 
-use gpubench_results::{BenchResult, Role, Status};
+use gpubench_results::{BenchResult, Role, Status, TimingSource};
 use serde::{Deserialize, Serialize};
 
 use crate::ratio::RatioEstimate;
@@ -111,6 +111,19 @@ pub fn clock_changed(base: &BenchResult, new: &BenchResult) -> Option<String> {
         )
     })
 }
+
+/// A result's samples by the host clock (submit to completion): its headline samples where the
+/// host timed it, the host samples it keeps beside them where GPU timestamps did. What a pair
+/// timed by two clocks is judged by (a build or driver that lost its timestamps).
+pub fn host_clock_samples(r: &BenchResult) -> Option<&[f64]> {
+    match r.timing? {
+        TimingSource::Host => Some(r.samples.as_slice()),
+        TimingSource::GpuTimestamp => Some(r.host_samples.as_slice()),
+    }
+}
+
+/// Why a pair timed by two clocks is judged by one.
+pub const HOST_CLOCK_NOTE: &str = "one run timed by GPU timestamps, the other by the host: judged by the host clock on both sides";
 
 /// `kernels built with shader checks off then on: different code, ratio only` when the two
 /// results' kernels were built with different runtime checks (naga's bounds clamping and loop
