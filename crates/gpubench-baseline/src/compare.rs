@@ -27,7 +27,9 @@ use crate::verdict::{
     HOST_CLOCK_NOTE, RATIO_ONLY_NOTE, checks_changed, clock_changed, host_clock_samples,
     metric_changed, ratio_only, status_got_worse, untimed, verdict_for,
 };
-use gpubench_results::stats::{BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
+use gpubench_results::stats::{
+    BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MEDIAN_CI_COVERAGE, median_ci_rank,
+};
 
 /// How to compare.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -653,8 +655,13 @@ fn judge_values(
         Some((b, n)) => ratio_ci_with(b, n, new.higher_is_better, band.resamples, BOOTSTRAP_SEED),
         None => estimate(base, new, band.resamples),
     };
+    let too_few = too_few_samples(base, "base").or_else(|| too_few_samples(new, "new"));
     pair.verdict = match (mode, pair.ratio) {
         (Mode::CrossMachine, _) => Verdict::RatioOnly,
+        (Mode::SameMachine, Some(_)) if too_few.is_some() => {
+            pair.note = too_few;
+            Verdict::Inconclusive
+        }
         (Mode::SameMachine, Some(ratio)) => verdict_for(&ratio, band_value),
         (Mode::SameMachine, None) => {
             pair.note = Some(no_ratio_reason(base, new));
@@ -662,6 +669,24 @@ fn judge_values(
         }
     };
     pair.regression = pair.verdict == Verdict::Regressed;
+}
+
+/// Why `side`'s result has too few samples for a verdict: fewer than give its median a 95%
+/// interval (six; the runner's profiles never take fewer, but `--samples 2` and a time cap
+/// can), where one or two samples would turn any difference into a verdict. `None` where
+/// they suffice.
+fn too_few_samples(r: &BenchResult, side: &str) -> Option<String> {
+    let n = r.summary.as_ref()?.n;
+    let enough = |n: usize| {
+        median_ci_rank(n, MEDIAN_CI_COVERAGE).is_some_and(|(_, c)| c >= MEDIAN_CI_COVERAGE)
+    };
+    if enough(n) {
+        return None;
+    }
+    let needed = (1..=64).find(|&n| enough(n)).unwrap_or(6);
+    Some(format!(
+        "too few samples to judge: the {side} run has {n}, a verdict needs {needed} a side"
+    ))
 }
 
 /// Both sides' samples by the host clock (submit to completion), where one run timed a result
@@ -744,6 +769,32 @@ mod tests {
         );
         assert!(cmp.bootstrap_resamples < BOOTSTRAP_RESAMPLES);
         assert!(cmp.pairs.iter().all(|p| p.verdict == Verdict::Unchanged));
+    }
+
+    /// One or two samples a side give no verdict, however far apart: their "interval" is the
+    /// samples themselves. Six a side (the fewest whose median has a 95% interval) do.
+    #[test]
+    fn too_few_samples_a_side_are_too_noisy_to_judge() {
+        let base = doc_with("gpu", false);
+        let judged = |n: usize| {
+            let keep = |doc: &mut RunDocument, scale: f64| {
+                let r = &mut doc.results[0];
+                r.samples = r.samples.iter().take(n).map(|v| v * scale).collect();
+                r.summary = gpubench_results::stats::summarize(&r.samples);
+            };
+            let (mut b, mut slower) = (base.clone(), base.clone());
+            keep(&mut b, 1.0);
+            keep(&mut slower, 0.5);
+            compare("a", &b, "b", &slower, &CompareOptions::default()).pairs[0].clone()
+        };
+        for n in [1, 2, 5] {
+            let pair = judged(n);
+            assert_eq!(pair.verdict, Verdict::Inconclusive, "{n} a side");
+            assert!(!pair.regression);
+            let note = pair.note.unwrap_or_default();
+            assert!(note.contains(&format!("has {n}, a verdict needs 6")), "{note}");
+        }
+        assert_eq!(judged(6).verdict, Verdict::Regressed);
     }
 
     #[test]
