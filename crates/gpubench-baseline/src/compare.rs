@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::{Difference, machine_differences};
 use crate::noise::band_for;
+use crate::paired::COVERAGE;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
 use crate::verdict::{
@@ -28,7 +29,7 @@ use crate::verdict::{
     metric_changed, ratio_only, status_got_worse, untimed, verdict_for,
 };
 use gpubench_results::stats::{
-    BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, MEDIAN_CI_COVERAGE, median_ci_rank,
+    BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, median_ci_rank,
 };
 
 /// How to compare.
@@ -671,19 +672,18 @@ fn judge_values(
     pair.regression = pair.verdict == Verdict::Regressed;
 }
 
-/// Why `side`'s result has too few samples for a verdict: fewer than give its median a 95%
-/// interval (six; the runner's profiles never take fewer, but `--samples 2` and a time cap
-/// can), where one or two samples would turn any difference into a verdict. `None` where
-/// they suffice.
+/// Why `side`'s result has too few samples for a verdict: fewer than give its median an
+/// interval of the coverage `ab` asks of its rounds ([`crate::paired::COVERAGE`]: five, whose
+/// range covers 93.75%; the runner's profiles take six or more, but `--samples 2` and a time
+/// cap can leave fewer), where one or two samples would turn any difference into a verdict.
+/// `None` where they suffice.
 fn too_few_samples(r: &BenchResult, side: &str) -> Option<String> {
     let n = r.summary.as_ref()?.n;
-    let enough = |n: usize| {
-        median_ci_rank(n, MEDIAN_CI_COVERAGE).is_some_and(|(_, c)| c >= MEDIAN_CI_COVERAGE)
-    };
+    let enough = |n: usize| median_ci_rank(n, COVERAGE).is_some_and(|(_, c)| c >= COVERAGE);
     if enough(n) {
         return None;
     }
-    let needed = (1..=64).find(|&n| enough(n)).unwrap_or(6);
+    let needed = (1..=64).find(|&n| enough(n)).unwrap_or(5);
     Some(format!(
         "too few samples to judge: the {side} run has {n}, a verdict needs {needed} a side"
     ))
@@ -772,7 +772,7 @@ mod tests {
     }
 
     /// One or two samples a side give no verdict, however far apart: their "interval" is the
-    /// samples themselves. Six a side (the fewest whose median has a 95% interval) do.
+    /// samples themselves. Five a side (the fewest whose range covers 90%: 93.75%) do.
     #[test]
     fn too_few_samples_a_side_are_too_noisy_to_judge() {
         let base = doc_with("gpu", false);
@@ -787,14 +787,17 @@ mod tests {
             keep(&mut slower, 0.5);
             compare("a", &b, "b", &slower, &CompareOptions::default()).pairs[0].clone()
         };
-        for n in [1, 2, 5] {
+        for n in [1, 2, 4] {
             let pair = judged(n);
             assert_eq!(pair.verdict, Verdict::Inconclusive, "{n} a side");
             assert!(!pair.regression);
             let note = pair.note.unwrap_or_default();
-            assert!(note.contains(&format!("has {n}, a verdict needs 6")), "{note}");
+            assert!(
+                note.contains(&format!("has {n}, a verdict needs 5")),
+                "{note}"
+            );
         }
-        assert_eq!(judged(6).verdict, Verdict::Regressed);
+        assert_eq!(judged(5).verdict, Verdict::Regressed);
     }
 
     #[test]
