@@ -49,6 +49,10 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
     for r in &doc.results {
         let s = r.summary.as_ref().filter(|_| r.status == Status::Ok);
         let num = |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.map(f));
+        // A single value's zero spread is no measurement of one: left empty, as `-` elsewhere.
+        let spread = |f: fn(&gpubench_results::stats::Summary) -> f64| {
+            raw(s.filter(|s| s.has_spread()).map(f))
+        };
         grid.push(vec![
             r.id.clone(),
             r.suite.clone(),
@@ -60,8 +64,8 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
             num(|s| s.ci_low),
             num(|s| s.ci_high),
             num(|s| s.mean),
-            num(|s| s.stddev),
-            num(|s| s.cv),
+            spread(|s| s.stddev),
+            spread(|s| s.cv),
             num(|s| s.min),
             num(|s| s.max),
             s.map_or(String::new(), |s| s.n.to_string()),

@@ -70,6 +70,12 @@ fn crosses(r: &BenchResult) -> Option<bool> {
     r.params.get("crosses_link")?.as_bool()
 }
 
+/// Whether `r` says its bytes stayed on the device (a copy out of a large BAR's staging
+/// buffer): no share of the link is its to show, whatever an older file stored beside it.
+pub fn stayed_on_device(r: &BenchResult) -> bool {
+    crosses(r) == Some(false)
+}
+
 /// Whether any of `rows` crossed the link: a discrete card's run. On unified memory no row
 /// does (there is no link), and there no path is marked, since every path is then as much a
 /// host-device figure as another.

@@ -129,13 +129,12 @@ fn suite_grid(suite: &str, rows: &[&BenchResult]) -> Grid {
                 cells.push(sig3(s.median));
                 cells.push(r.unit.clone());
                 // A probe has no spread; a fitted model has a bootstrap interval but no cv.
-                let interval = s.n > 1 || s.ci_low < s.ci_high;
-                cells.push(if interval {
+                cells.push(if s.has_interval() {
                     ci_percent(s.median, s.ci_low, s.ci_high)
                 } else {
                     "-".into()
                 });
-                cells.push(if s.n > 1 {
+                cells.push(if s.has_spread() {
                     percent(s.cv * 100.0, 1)
                 } else {
                     "-".into()

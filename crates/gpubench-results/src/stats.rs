@@ -57,6 +57,21 @@ pub struct Summary {
     pub outliers: usize,
 }
 
+impl Summary {
+    /// Whether there is an interval of the median to show: one of several samples, or a
+    /// single derived value with an interval of its own (a fitted model's bootstrap). A
+    /// probe's one value has none.
+    pub fn has_interval(&self) -> bool {
+        self.n > 1 || self.ci_low < self.ci_high
+    }
+
+    /// Whether there is a spread (standard deviation, cv, range) to show: of several samples
+    /// only; a single value's zero spread is no measurement of one.
+    pub fn has_spread(&self) -> bool {
+        self.n > 1
+    }
+}
+
 /// The mean, the sample standard deviation (n - 1) and the coefficient of variation (0 for a
 /// mean of 0) of `values`, all finite and at least one.
 fn moments(values: &[f64]) -> (f64, f64, f64) {

@@ -298,7 +298,7 @@ pub fn tip(r: &BenchResult) -> String {
     match (&r.summary, r.status) {
         (Some(s), Status::Ok) => {
             lines.push(format!("median {} {}", sig3(s.median), r.unit));
-            if s.n > 1 {
+            if s.has_interval() {
                 lines.push(format!(
                     "95% CI of the median [{}, {}] {}",
                     sig3(s.ci_low),

@@ -501,7 +501,7 @@ fn results_section(title: &str, doc: &RunDocument) -> Markup {
             .iter()
             .filter_map(|r| Some((r, r.summary.as_ref()?)))
             .map(|(r, s)| {
-                let ci = if s.n > 1 {
+                let ci = if s.has_interval() {
                     format!("{} - {}", sig3(s.ci_low), sig3(s.ci_high))
                 } else {
                     "-".to_string()

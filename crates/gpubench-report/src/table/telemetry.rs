@@ -93,12 +93,17 @@ fn pct(result: &BenchResult, key: &str) -> Option<f64> {
     result.extra.get(key)?.as_f64()
 }
 
+/// `result`'s share of the PCIe link, unless its bytes stayed on the device.
+fn link_share(result: &BenchResult) -> Option<f64> {
+    pct(result, "pct_of_link").filter(|_| !crate::link::stayed_on_device(result))
+}
+
 /// Results beside their nominal figures; `None` when no result has one.
 pub fn nominal_table(doc: &RunDocument) -> Option<Table> {
     let rows: Vec<&BenchResult> = doc
         .results
         .iter()
-        .filter(|r| pct(r, "pct_of_nominal").is_some() || pct(r, "pct_of_link").is_some())
+        .filter(|r| pct(r, "pct_of_nominal").is_some() || link_share(r).is_some())
         .collect();
     if rows.is_empty() {
         return None;
@@ -136,10 +141,7 @@ pub fn nominal_table(doc: &RunDocument) -> Option<Table> {
                     pct(r, "nominal_value"),
                 ),
             ),
-            None => (
-                pct(r, "pct_of_link"),
-                of("pcie link", pct(r, "link_nominal_gbs")),
-            ),
+            None => (link_share(r), of("pcie link", pct(r, "link_nominal_gbs"))),
         };
         table.add_row(vec![
             Cell::new(&r.id),
@@ -251,5 +253,29 @@ mod tests {
             .find(|l| l.contains("transfer/h2d/bytes/4KiB"))
             .expect("the row");
         assert!(row.contains("0.0625%") && !row.contains(" 0% "), "{row}");
+    }
+
+    /// A copy whose bytes stayed on the device shows no share of the link, even where an older
+    /// file stored one beside it (an H200's 424 GB/s in-VRAM staging copy was "672%" of PCIe).
+    #[test]
+    fn a_copy_that_stayed_on_the_device_is_no_share_of_the_link() {
+        let mut doc = doc_with("NVIDIA H200", false);
+        doc.results.clear();
+        let mut copy = ok_result(
+            "transfer/h2d-staging-copy/bytes/256MiB",
+            "bandwidth",
+            "GB/s",
+            424.0,
+        );
+        copy.extra.insert("pct_of_link".into(), 672.0.into());
+        copy.params.insert("crosses_link".into(), false.into());
+        doc.results.push(copy.clone());
+        assert!(
+            nominal_table(&doc).is_none(),
+            "no row has a figure to compare"
+        );
+        copy.params.insert("crosses_link".into(), true.into());
+        doc.results[0] = copy;
+        assert!(nominal_table(&doc).is_some());
     }
 }
