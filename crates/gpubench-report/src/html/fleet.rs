@@ -76,7 +76,13 @@ fn noise_cell(doc: &RunDocument) -> String {
             n.drift
                 .map_or(String::new(), |d| format!(" (moved {:+.1}%)", 100.0 * d))
         ),
-        Some((None, n)) => format!("unknown ({})", n.reason.as_deref().unwrap_or("no check")),
+        Some((None, n)) => {
+            let why = n.reason.as_deref().unwrap_or(match (&n.start, &n.end) {
+                (Some(_), None) => "start check only: the run ended before its end check",
+                _ => "no check",
+            });
+            format!("unknown ({why})")
+        }
         None => "not measured".to_string(),
     }
 }

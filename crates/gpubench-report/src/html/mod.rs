@@ -241,7 +241,7 @@ fn latency_sections(title: &str, doc: &RunDocument) -> Result<Markup, ReportErro
         sections.push(chart_section(
             &format!("Latency{title}"),
             charts::latency(&words, &samples, &percentiles)?,
-            &format!("Each sample is one operation (a dispatch, a request) submitted and waited for.{each} Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach."),
+            &format!("Each sample is one operation (a dispatch, a request) submitted and waited for.{each} Clipped axis: the x axis runs over the samples within Tukey's far fences (Q1 - 3 IQR to Q3 + 3 IQR, the IQR taken as at least 5% of the median so that near-constant samples do not clip their neighbours), so that one stall does not squash the rest into one bin; samples beyond it are counted in the end bin, drawn dark grey, and the legend says how many and how far they reach."),
         ));
     }
     Ok(join(sections))
