@@ -203,7 +203,7 @@ pub fn verdict_cell_with(
 fn run_noise_line(cmp: &Comparison) -> String {
     let level = |l: Option<f64>| {
         l.map_or("not measured".to_string(), |l| {
-            format!("±{:.1}%", 100.0 * l)
+            format!("±{}", crate::numbers::percent(100.0 * l, 1))
         })
     };
     format!(

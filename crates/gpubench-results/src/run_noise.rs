@@ -49,6 +49,24 @@ pub fn spread(summary: &Summary) -> Option<f64> {
         .then(|| ((summary.p95 - summary.p5) / 2.0 / summary.median).abs())
 }
 
+/// `percent` as a percentage with one decimal, or with as many as show its first two digits
+/// where one decimal would read 0.0 (a start spread of 0.0033% is not "±0.0%"); signed where
+/// `signed` says.
+fn percent_text(percent: f64, signed: bool) -> String {
+    let magnitude = percent.abs();
+    let decimals = if magnitude > 0.0 && magnitude < 0.05 {
+        // Two significant digits: 0.0033 has its first at the third decimal.
+        (1.0 - magnitude.log10().floor()).clamp(1.0, 12.0) as usize
+    } else {
+        1
+    };
+    if signed {
+        format!("{percent:+.decimals$}%")
+    } else {
+        format!("{percent:.decimals$}%")
+    }
+}
+
 impl RunNoise {
     /// A record for `reference` in `unit` with no check measured yet.
     pub fn new(reference: impl Into<String>, unit: impl Into<String>) -> Self {
@@ -108,10 +126,11 @@ impl RunNoise {
 
     /// One line for a reader: the level, and what it is made of.
     pub fn describe(&self) -> String {
-        let pct = |v: f64| format!("{:.1}%", 100.0 * v);
+        let pct = |v: f64| percent_text(100.0 * v, false);
         let mut parts = Vec::new();
         if let Some(drift) = self.drift {
-            parts.push(format!("moved {:+.1}% from start to end", 100.0 * drift));
+            let moved = percent_text(100.0 * drift, true);
+            parts.push(format!("moved {moved} from start to end"));
         }
         let spreads: Vec<String> = [("start", &self.start), ("end", &self.end)]
             .into_iter()
@@ -145,6 +164,17 @@ mod tests {
 
     fn check(values: &[f64]) -> Summary {
         summarize(values).expect("finite samples")
+    }
+
+    /// A small spread or drift is not shown as zero: its first two digits are.
+    #[test]
+    fn small_percentages_keep_their_digits() {
+        assert_eq!(percent_text(0.0033, false), "0.0033%");
+        assert_eq!(percent_text(-0.012, true), "-0.012%");
+        assert_eq!(percent_text(0.049, false), "0.049%");
+        assert_eq!(percent_text(3.14, false), "3.1%");
+        assert_eq!(percent_text(2.0, true), "+2.0%");
+        assert_eq!(percent_text(0.0, true), "+0.0%");
     }
 
     #[test]

@@ -199,7 +199,7 @@ fn quietest(
     }
     for (k, (doc, path)) in runs.iter().enumerate() {
         let noise = noise_level(doc).map_or("not measured".to_string(), |l| {
-            format!("±{:.1}%", l * 100.0)
+            format!("±{}", gpubench_report::numbers::percent(l * 100.0, 1))
         });
         note!(
             "run {}/{}: noise {noise}, {}",

@@ -71,8 +71,8 @@ fn machine_cells(label: &str, doc: &RunDocument) -> [String; 10] {
 fn noise_cell(doc: &RunDocument) -> String {
     match doc.noise.as_ref().map(|n| (n.level, n)) {
         Some((Some(level), n)) => format!(
-            "±{:.1}%{}",
-            100.0 * level,
+            "±{}{}",
+            crate::numbers::percent(100.0 * level, 1),
             n.drift
                 .map_or(String::new(), |d| format!(" (moved {:+.1}%)", 100.0 * d))
         ),
