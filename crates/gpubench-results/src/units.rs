@@ -42,9 +42,14 @@ fn number_and_unit(text: &str) -> (&str, &str) {
 /// are refused so nobody confuses 10^6 and 2^20.
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let (number, unit) = number_and_unit(text);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size: write e.g. 64MiB, 4KiB or 1GiB"))?;
+    let not_a_size = || format!("'{text}' is not a size: write e.g. 64MiB, 4KiB or 1GiB");
+    let too_large = || {
+        format!(
+            "size '{text}' is larger than any memory (at most {} bytes)",
+            u64::MAX
+        )
+    };
+    let value: f64 = number.parse().map_err(|_| not_a_size())?;
     let multiplier = match unit.trim() {
         "" | "B" => 1,
         "KiB" => KIB,
@@ -56,15 +61,25 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             ));
         }
     };
+    if !number.contains('.') {
+        // A whole number is taken exactly (an f64 holds integers exactly only up to 2^53).
+        let whole: u64 = number
+            .parse()
+            .map_err(|e: std::num::ParseIntError| match e.kind() {
+                std::num::IntErrorKind::PosOverflow => too_large(),
+                _ => not_a_size(),
+            })?;
+        if whole == 0 {
+            return Err(format!("size '{text}' must be at least 1 byte"));
+        }
+        return whole.checked_mul(multiplier).ok_or_else(too_large);
+    }
     let bytes = value * multiplier as f64;
     if bytes.is_nan() || bytes < 1.0 {
         return Err(format!("size '{text}' must be at least 1 byte"));
     }
     if bytes >= u64::MAX as f64 {
-        return Err(format!(
-            "size '{text}' is larger than any memory (at most {} bytes)",
-            u64::MAX
-        ));
+        return Err(too_large());
     }
     if bytes.fract() != 0.0 {
         return Err(format!(
@@ -189,6 +204,18 @@ mod tests {
         let err = parse_size("4096.5").expect_err("half a byte");
         assert!(err.contains("not a whole number of bytes"), "{err}");
         assert_eq!(parse_size("1.5MiB"), Ok(3 * MIB / 2));
+        // Whole numbers are exact past 2^53, up to the largest u64, and no further.
+        assert_eq!(parse_size("9007199254740993B"), Ok(9_007_199_254_740_993));
+        assert_eq!(parse_size("18446744073709551615B"), Ok(u64::MAX));
+        let err = parse_size("18446744073709551616B").expect_err("one past");
+        assert!(err.contains("larger than any memory"), "{err}");
+        let err = parse_size("17179869184GiB").expect_err("2^64 bytes");
+        assert!(err.contains("larger than any memory"), "{err}");
+        assert!(
+            parse_size("0MiB")
+                .expect_err("zero")
+                .contains("at least 1 byte")
+        );
     }
 
     #[test]
