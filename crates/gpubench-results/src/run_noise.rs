@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(percent_text(0.0033, false), "0.0033%");
         assert_eq!(percent_text(-0.012, true), "-0.012%");
         assert_eq!(percent_text(0.049, false), "0.049%");
-        assert_eq!(percent_text(3.14, false), "3.1%");
+        assert_eq!(percent_text(2.34, false), "2.3%");
         assert_eq!(percent_text(2.0, true), "+2.0%");
         assert_eq!(percent_text(0.0, true), "+0.0%");
     }
