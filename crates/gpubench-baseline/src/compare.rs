@@ -660,7 +660,11 @@ fn judge_values(
     pair.verdict = match (mode, pair.ratio) {
         (Mode::CrossMachine, _) => Verdict::RatioOnly,
         (Mode::SameMachine, Some(_)) if too_few.is_some() => {
-            pair.note = too_few;
+            // Beside the host-clock note, where the pair has one.
+            pair.note = match (pair.note.take(), too_few) {
+                (Some(note), Some(few)) => Some(format!("{note}; {few}")),
+                (note, few) => few.or(note),
+            };
             Verdict::Inconclusive
         }
         (Mode::SameMachine, Some(ratio)) => verdict_for(&ratio, band_value),

@@ -248,7 +248,11 @@ fn judge_ratios(row: &mut PairedRow, sides: &Sides<'_>) {
         match round_differs(b, h) {
             Some(why) => differ.push(why),
             None => {
-                let two_clocks = b.zip(h).is_some_and(|(b, h)| clock_changed(b, h).is_some());
+                let two_clocks = b.zip(h).is_some_and(|(b, h)| {
+                    b.status == Status::Ok
+                        && h.status == Status::Ok
+                        && clock_changed(b, h).is_some()
+                });
                 by_host_clock += usize::from(two_clocks);
                 row.ratios.extend(round_ratio(b, h, row.higher_is_better));
             }
@@ -508,6 +512,13 @@ mod tests {
         });
         assert_eq!(no_host.verdict, Verdict::NotJudged);
         assert!(!no_host.regression);
+        // A base that skipped the row (no timing) is no other clock: nothing says so.
+        let base_skipped = judged(&|b, _| {
+            b.status = Status::Skipped;
+            b.timing = None;
+        });
+        let note = base_skipped.note.unwrap_or_default();
+        assert!(!note.contains("host clock"), "{note}");
     }
 
     #[test]

@@ -466,7 +466,11 @@ impl<'a> Runner<'a> {
         };
         let mut result = summarise(&self.settings, info, &samples, &run);
         result.telemetry = telemetry.map(Box::new);
-        state_clock_resolution(&mut result, &samples, &run);
+        // A result with no figure (GPU time only, its timestamps unusable) has no resolution
+        // to state.
+        if result.summary.is_some() {
+            state_clock_resolution(&mut result, &samples, &run);
+        }
         Ok(result)
     }
 
@@ -866,8 +870,8 @@ fn gpu_time_unusable(
              ({gpu_ms:.3} ms against {host_ms:.3} ms): the timestamp period or the counter is wrong"
         ),
         _ => format!(
-            "{} of its {} samples had no usable pair of GPU timestamps (zero, or the end not \
-             after the start)",
+            "{} of its {} samples had no usable pair of GPU timestamps (zero, repeated from the \
+             sample before, an error value, or the end not after the start)",
             samples.gpu.len() - usable,
             samples.gpu.len()
         ),

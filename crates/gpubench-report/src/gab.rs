@@ -91,7 +91,11 @@ pub fn gab_export_named(doc: &RunDocument, prefix: Option<&str>) -> Result<GabEx
                 "{}\nn={} cv={} timing={}",
                 doc.machine.adapter.name,
                 s.n,
-                percent(s.cv * 100.0, 1),
+                if s.has_spread() {
+                    percent(s.cv * 100.0, 1)
+                } else {
+                    "-".to_string()
+                },
                 r.timing.map_or("-", |t| t.as_str())
             ),
         };

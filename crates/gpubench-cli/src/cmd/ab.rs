@@ -185,8 +185,8 @@ fn judge(rounds: &[(RunDocument, RunDocument)], options: PairedOptions) -> Paire
     judge_rounds(&pairs, options)
 }
 
-/// 4 where the head lost a result or failed one the base lacks, 3 where one regressed, 6 where
-/// one is too noisy, else 0.
+/// 4 where the head lost a result or failed one (the base lacking it or failing it too), 3
+/// where one regressed, 6 where one is too noisy, else 0.
 fn exit_for(cmp: &PairedComparison) -> Exit {
     // A result the head never wrote, that the base measured, is lost as one it skipped is.
     let failed = |r: &PairedRow| {

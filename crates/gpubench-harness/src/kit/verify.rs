@@ -311,10 +311,12 @@ mod dot_tests {
         let stored = f16::from_f64(want).to_f64();
         assert!(stored != want && (stored - want).abs() <= bound);
         assert!(want.abs() <= bound, "flushed to zero");
+        let least_normal = 2f64.powi(-14);
         assert!(
-            bound < 1e-4,
-            "an error the size of f16's least normal value fails: {bound}"
+            bound <= 1.01 * least_normal,
+            "the floor is f16's least normal: {bound}"
         );
+        assert!(2.0 * least_normal > bound, "twice that fails");
         let normal = 0.3;
         let normal_bound = tol.bound(normal, normal, 0.3);
         let ulp = 2f64.powi(-12);

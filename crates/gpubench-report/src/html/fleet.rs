@@ -73,8 +73,13 @@ fn noise_cell(doc: &RunDocument) -> String {
         Some((Some(level), n)) => format!(
             "±{}{}",
             crate::numbers::percent(100.0 * level, 1),
-            n.drift
-                .map_or(String::new(), |d| format!(" (moved {:+.1}%)", 100.0 * d))
+            n.drift.map_or(String::new(), |d| {
+                let sign = if d < 0.0 { "-" } else { "+" };
+                format!(
+                    " (moved {sign}{})",
+                    crate::numbers::percent(100.0 * d.abs(), 1)
+                )
+            })
         ),
         Some((None, n)) => {
             let why = n.reason.as_deref().unwrap_or(match (&n.start, &n.end) {
