@@ -21,16 +21,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::{Difference, machine_differences};
 use crate::noise::band_for;
-use crate::paired::COVERAGE;
+use crate::paired::FEWEST;
 use crate::ratio::{RatioEstimate, ratio_ci_with, ratio_from_intervals};
 pub use crate::verdict::Verdict;
 use crate::verdict::{
     HOST_CLOCK_NOTE, RATIO_ONLY_NOTE, checks_changed, clock_changed, host_clock_samples,
     metric_changed, ratio_only, status_got_worse, untimed, verdict_for,
 };
-use gpubench_results::stats::{
-    BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, median_ci_rank,
-};
+use gpubench_results::stats::{BOOTSTRAP_MAX_SAMPLES, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED};
 
 /// How to compare.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -677,20 +675,15 @@ fn judge_values(
 }
 
 /// Why `side`'s result has too few samples for a verdict: fewer than give its median an
-/// interval of the coverage `ab` asks of its rounds ([`crate::paired::COVERAGE`]: five, whose
-/// range covers 93.75%; the runner's profiles take six or more, but `--samples 2` and a time
-/// cap can leave fewer), where one or two samples would turn any difference into a verdict.
-/// `None` where they suffice.
+/// interval of the coverage `ab` asks of its rounds ([`FEWEST`], whose range covers 93.75%;
+/// the runner's profiles take six or more, but `--samples 2` and a time cap can leave fewer),
+/// where one or two samples would turn any difference into a verdict. `None` where they
+/// suffice.
 fn too_few_samples(r: &BenchResult, side: &str) -> Option<String> {
     let n = r.summary.as_ref()?.n;
-    let enough = |n: usize| median_ci_rank(n, COVERAGE).is_some_and(|(_, c)| c >= COVERAGE);
-    if enough(n) {
-        return None;
-    }
-    let needed = (1..=64).find(|&n| enough(n)).unwrap_or(5);
-    Some(format!(
-        "too few samples to judge: the {side} run has {n}, a verdict needs {needed} a side"
-    ))
+    (n < FEWEST).then(|| {
+        format!("too few samples to judge: the {side} run has {n}, a verdict needs {FEWEST} a side")
+    })
 }
 
 /// Both sides' samples by the host clock (submit to completion), where one run timed a result

@@ -30,6 +30,10 @@ use crate::verdict::{
 /// (five) leave the row too noisy to judge.
 pub const COVERAGE: f64 = 0.90;
 
+/// The fewest values whose median has an interval of [`COVERAGE`]: the range of five covers
+/// 1 - 2/32 = 93.75%, of four 87.5% (`the_interval_is_the_sign_tests` holds both).
+pub const FEWEST: usize = 5;
+
 /// How the rounds are judged.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PairedOptions {
@@ -248,12 +252,7 @@ fn judge_ratios(row: &mut PairedRow, sides: &Sides<'_>) {
         match round_differs(b, h) {
             Some(why) => differ.push(why),
             None => {
-                let two_clocks = b.zip(h).is_some_and(|(b, h)| {
-                    b.status == Status::Ok
-                        && h.status == Status::Ok
-                        && clock_changed(b, h).is_some()
-                });
-                by_host_clock += usize::from(two_clocks);
+                by_host_clock += usize::from(b.zip(h).is_some_and(|(b, h)| two_clocks(b, h)));
                 row.ratios.extend(round_ratio(b, h, row.higher_is_better));
             }
         }
@@ -300,12 +299,18 @@ fn judge_ratios(row: &mut PairedRow, sides: &Sides<'_>) {
         None => {
             row.verdict = Verdict::Inconclusive;
             row.note = Some(format!(
-                "{} rounds measured it: a {:.0}% interval of the median needs 5",
+                "{} rounds measured it: a {:.0}% interval of the median needs {FEWEST}",
                 row.ratios.len(),
                 COVERAGE * 100.0
             ));
         }
     }
+}
+
+/// Whether a round's two results are both ok and were timed by different clocks (a build or
+/// driver that lost its timestamps): judged by the host clock ([`round_ratio`]).
+fn two_clocks(base: &BenchResult, head: &BenchResult) -> bool {
+    base.status == Status::Ok && head.status == Status::Ok && clock_changed(base, head).is_some()
 }
 
 /// One round's oriented ratio of the best samples, where both builds measured the result.
@@ -315,12 +320,14 @@ fn round_ratio(
     higher_is_better: bool,
 ) -> Option<f64> {
     let (base, head) = (base?, head?);
-    if clock_changed(base, head).is_some() {
+    if two_clocks(base, head) {
         // A build that lost its timestamps is judged all the same, as `compare` judges it: by
         // the best host-clock sample of both.
         let best_by_host = |r: &BenchResult| {
-            let samples = host_clock_samples(r).filter(|_| r.status == Status::Ok)?;
-            let finite = samples.iter().copied().filter(|v| v.is_finite());
+            let finite = host_clock_samples(r)?
+                .iter()
+                .copied()
+                .filter(|v| v.is_finite());
             if higher_is_better {
                 finite.max_by(f64::total_cmp)
             } else {

@@ -146,7 +146,7 @@ impl TimestampQueries {
 /// queries, as Metal's counter sample buffers do not, leaves one the GPU did not write at the
 /// last sample's value; a running counter never repeats), or the end Metal's error value,
 /// `u64::MAX`. A stale pair would pass every other check with a plausible, constant time.
-pub fn repeats(last: [u64; 2], now: [u64; 2]) -> bool {
+fn repeats(last: [u64; 2], now: [u64; 2]) -> bool {
     let stale = last.iter().zip(now).any(|(&was, is)| was != 0 && was == is);
     stale || now[1] == u64::MAX
 }
