@@ -3,6 +3,7 @@
 //! the legend. The terminal adds only what needs its own drawing (sweeps, latency, datasheet).
 
 use gpubench_results::chart::finding_of;
+use gpubench_results::clock_tally::ClockTally;
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 use crate::grid::Grid;
@@ -88,7 +89,7 @@ fn heading(doc: &RunDocument) -> Vec<String> {
         format!(
             "profile {}, timing {}, wgpu {}, {} build",
             doc.config.profile,
-            m.timing_source.as_str(),
+            ClockTally::of(&doc.results).describe(m.timing_source),
             m.wgpu_version,
             m.build_profile
         ),

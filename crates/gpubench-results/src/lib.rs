@@ -8,6 +8,7 @@
 pub mod adapter;
 pub mod bounded;
 pub mod chart;
+pub mod clock_tally;
 pub mod error;
 pub mod hostinfo;
 pub mod in_flight;

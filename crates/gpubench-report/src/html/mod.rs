@@ -24,6 +24,7 @@ pub mod suite_bars;
 pub mod telemetry;
 mod verdicts;
 
+use gpubench_results::clock_tally::ClockTally;
 use gpubench_results::units::format_size;
 use gpubench_results::{RunDocument, Status};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
@@ -420,8 +421,8 @@ fn machine_rows(doc: &RunDocument) -> Vec<(&'static str, String)> {
         (
             "timing",
             format!(
-                "{} (wgpu {}, {} build)",
-                m.timing_source.as_str(),
+                "{}; wgpu {}, {} build",
+                ClockTally::of(&doc.results).describe(m.timing_source),
                 m.wgpu_version,
                 m.build_profile
             ),
