@@ -135,9 +135,10 @@ pub fn context() -> Option<GpuContext> {
     gpubench_harness::testing::require_adapter(&Selection::resolve(None, None))
 }
 
-/// Whether the benches run under CI (env `CI` set): sizes shrink to keep them short.
+/// Whether the benches run under CI (env `CI` set to anything but `false` or `0`, as CI
+/// services set it): sizes shrink to keep them short.
 pub fn in_ci() -> bool {
-    std::env::var_os("CI").is_some()
+    std::env::var("CI").is_ok_and(|value| !matches!(value.trim(), "" | "0" | "false"))
 }
 
 /// A runner for timing single samples (the profile's settings are not used by criterion).

@@ -111,10 +111,20 @@ fn main() -> ExitCode {
     let task = args.next().unwrap_or_default();
     // `cargo xtask run -- ARGS` hands xtask a literal `--` before ARGS: drop it.
     let rest: Vec<String> = args.skip_while(|a| a == "--").collect();
+    if task == "run" {
+        // gpubench's own exit code passes through (3 a regression, 4 a failed benchmark, ...),
+        // so a job can tell a slower card from a machine that is not set up (1).
+        return match setup::ensure_adapter().and_then(|()| run(&rest)) {
+            Ok(code) => ExitCode::from(code),
+            Err(message) => {
+                eprintln!("xtask run: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let outcome = match task.as_str() {
         "setup" => setup::ensure_adapter(),
-        "run" => setup::ensure_adapter().and_then(|()| run(&rest)),
-        "test" => setup::ensure_adapter().and_then(|()| test()),
+        "test" => setup::ensure_software_adapter().and_then(|()| test()),
         "check" => check(),
         "deny" => deny::check(deny::Checks::All),
         "fetch" => {
@@ -207,7 +217,8 @@ pub fn workspace_root() -> std::path::PathBuf {
         )
 }
 
-fn run(extra: &[String]) -> Result<(), String> {
+/// Builds and runs `gpubench run` with `extra`; gpubench's exit code (1 where a signal ended it).
+fn run(extra: &[String]) -> Result<u8, String> {
     // The build first, with cargo's own progress (a first release build takes minutes, and
     // a silent one looks hung), then the run, whose build is then up to date.
     eprintln!("xtask: building gpubench (release); a first build takes several minutes");
@@ -222,7 +233,8 @@ fn run(extra: &[String]) -> Result<(), String> {
         "run",
     ];
     args.extend(extra.iter().map(String::as_str));
-    cargo(&args)
+    let code = cargo_with_env_status(&args, &[])?;
+    Ok(code.and_then(|c| u8::try_from(c).ok()).unwrap_or(1))
 }
 
 fn bench(extra: &[String]) -> Result<(), String> {
@@ -337,10 +349,13 @@ fn fetch_ahead() {
 fn test() -> Result<(), String> {
     // Joined before the tests run, so no install happens under a measurement.
     let fetching = std::thread::spawn(fetch_ahead);
-    timed("lints", lints)?;
+    let linted = timed("lints", lints);
+    // Joined even when the lints fail, so no download or install outlives xtask (holding the
+    // dpkg lock, printing after the prompt is back).
     if fetching.join().is_err() {
         eprintln!("xtask: fetching ahead panicked; each step fetches its own files");
     }
+    linted?;
     timed("workspace tests", || cargo(&["test", "--workspace"]))?;
     // Each criterion bench once, in test mode, with CI-sized inputs: they must keep working, and
     // take criterion's own options as the README promises (`-- --save-baseline NAME`).

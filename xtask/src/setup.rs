@@ -20,16 +20,48 @@ pub fn ensure_adapter() -> Result<(), String> {
         eprintln!("setup: {}", found_drivers());
         return Ok(());
     }
-    let debian = Path::new("/etc/debian_version").exists();
+    if !driver_manifests().is_empty() {
+        // A driver without the loader: installing lavapipe beside it would hide the GPU's.
+        return Err(format!(
+            "Vulkan driver manifests are installed ({}) but the Vulkan loader (libvulkan.so.1) \
+             is not: {}. Then run `cargo xtask setup` again.",
+            driver_manifests().join(", "),
+            install_hint(Distro::detect(), Wanted::Loader)
+        ));
+    }
+    install_software_adapter("no Vulkan driver found")
+}
+
+/// Succeeds when lavapipe, the software adapter every GPU test runs on, is installed, whatever
+/// other drivers are; on Debian/Ubuntu as root, installs it beside them. `test` needs it (and
+/// RADV, from the same package, for the ISA summaries): a GPU's own driver is not enough.
+pub fn ensure_software_adapter() -> Result<(), String> {
+    if !cfg!(target_os = "linux") {
+        return Err(
+            "`cargo xtask test` runs on Linux: its GPU tests run on lavapipe (Mesa's software \
+             Vulkan) and its ISA checks on RADV; `cargo xtask check` runs the tests that need no \
+             adapter here"
+                .to_string(),
+        );
+    }
+    if lavapipe_present() && loader_present() {
+        eprintln!("setup: {}", found_drivers());
+        return Ok(());
+    }
+    install_software_adapter("the tests need lavapipe (Mesa's software Vulkan), which is not installed")
+}
+
+/// Installs `mesa-vulkan-drivers` (lavapipe and RADV) on Debian/Ubuntu as root, or says exactly
+/// what to install elsewhere; `why` opens either message.
+fn install_software_adapter(why: &str) -> Result<(), String> {
+    let distro = Distro::detect();
     let apt = Command::new("apt-get")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if debian && apt && is_root() {
-        eprintln!(
-            "no Vulkan driver found: installing the software adapter (mesa-vulkan-drivers, lavapipe)"
-        );
-        run_apt(&["update"])?;
+    if distro == Distro::Debian && apt && is_root() {
+        eprintln!("{why}: installing the software adapter (mesa-vulkan-drivers, lavapipe)");
+        update_apt_lists();
         run_apt(&[
             "install",
             "-y",
@@ -37,21 +69,119 @@ pub fn ensure_adapter() -> Result<(), String> {
             "mesa-vulkan-drivers",
             "libvulkan1",
         ])?;
-        if vulkan_driver_present() {
+        if lavapipe_present() && loader_present() {
             eprintln!("setup: {}", found_drivers());
             return Ok(());
         }
         return Err(
-            "mesa-vulkan-drivers was installed but no Vulkan driver is visible".to_string(),
+            "mesa-vulkan-drivers was installed but lavapipe's driver manifest or the Vulkan \
+             loader is not visible"
+                .to_string(),
         );
     }
-    Err(
-        "no Vulkan driver found. Install your GPU vendor's Vulkan driver, or a software adapter: \
-         on Debian/Ubuntu `sudo apt-get install mesa-vulkan-drivers libvulkan1`; on Fedora \
-         `sudo dnf install mesa-vulkan-drivers vulkan-loader`; on Arch `sudo pacman -S vulkan-swrast \
-         vulkan-icd-loader`. Then run `cargo xtask setup` again."
-            .to_string(),
-    )
+    Err(format!(
+        "{why}. Install your GPU vendor's Vulkan driver, or the software adapter: {}. Then run \
+         `cargo xtask setup` again.",
+        install_hint(distro, Wanted::SoftwareAdapter)
+    ))
+}
+
+/// The Linux distribution family, from `/etc/os-release`: what names the packages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Distro {
+    /// Debian, Ubuntu and their derivatives (apt).
+    Debian,
+    /// Fedora, RHEL and their rebuilds (dnf).
+    Fedora,
+    /// Arch and its derivatives (pacman).
+    Arch,
+    /// openSUSE and SLES (zypper).
+    Suse,
+    /// Alpine (apk).
+    Alpine,
+    /// Anything else.
+    Other,
+}
+
+impl Distro {
+    /// This machine's family.
+    pub fn detect() -> Self {
+        let release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+        let from_release = Self::from_os_release(&release);
+        if from_release == Distro::Other && Path::new("/etc/debian_version").exists() {
+            return Distro::Debian;
+        }
+        from_release
+    }
+
+    /// The family `/etc/os-release` text names, by its `ID` and then its `ID_LIKE`.
+    pub fn from_os_release(text: &str) -> Self {
+        let field = |name: &str| {
+            text.lines()
+                .find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
+                .map(|value| value.trim().trim_matches('"').to_ascii_lowercase())
+                .unwrap_or_default()
+        };
+        let (id, like) = (field("ID"), field("ID_LIKE"));
+        std::iter::once(id.as_str())
+            .chain(like.split_whitespace())
+            .find_map(|name| match name {
+                "debian" | "ubuntu" => Some(Distro::Debian),
+                "fedora" | "rhel" | "centos" | "rocky" | "almalinux" => Some(Distro::Fedora),
+                "arch" | "manjaro" | "endeavouros" => Some(Distro::Arch),
+                "opensuse" | "suse" | "opensuse-leap" | "opensuse-tumbleweed" | "sles" => {
+                    Some(Distro::Suse)
+                }
+                "alpine" => Some(Distro::Alpine),
+                _ => None,
+            })
+            .unwrap_or(Distro::Other)
+    }
+}
+
+/// What is missing: the software adapter (with the loader), or the loader alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    /// lavapipe and the Vulkan loader.
+    SoftwareAdapter,
+    /// The Vulkan loader (libvulkan.so.1).
+    Loader,
+}
+
+/// The command that installs `wanted` on `distro` (with `sudo` unless this is root).
+pub fn install_hint(distro: Distro, wanted: Wanted) -> String {
+    let sudo = if is_root() { "" } else { "sudo " };
+    let (manager, adapter, loader) = match distro {
+        Distro::Debian => ("apt-get install", "mesa-vulkan-drivers libvulkan1", "libvulkan1"),
+        Distro::Fedora => ("dnf install", "mesa-vulkan-drivers vulkan-loader", "vulkan-loader"),
+        Distro::Arch => ("pacman -S", "vulkan-swrast vulkan-icd-loader", "vulkan-icd-loader"),
+        Distro::Suse => ("zypper install", "libvulkan_lvp libvulkan1", "libvulkan1"),
+        Distro::Alpine => ("apk add", "mesa-vulkan-swrast vulkan-loader", "vulkan-loader"),
+        Distro::Other => {
+            return match wanted {
+                Wanted::SoftwareAdapter => "Mesa's lavapipe (the package that installs \
+                    lvp_icd*.json under /usr/share/vulkan/icd.d) and the Vulkan loader \
+                    (libvulkan.so.1), from your distribution"
+                    .to_string(),
+                Wanted::Loader => {
+                    "the Vulkan loader (libvulkan.so.1) from your distribution".to_string()
+                }
+            };
+        }
+    };
+    let packages = match wanted {
+        Wanted::SoftwareAdapter => adapter,
+        Wanted::Loader => loader,
+    };
+    format!("`{sudo}{manager} {packages}`")
+}
+
+/// `apt-get update`, whose failure (one third-party list with a rotated key, no network) is
+/// said and passed over: the install that follows may still find what it needs.
+pub fn update_apt_lists() {
+    if let Err(message) = run_apt(&["update"]) {
+        eprintln!("setup: {message}; trying the install with the package lists there are");
+    }
 }
 
 /// The Vulkan driver manifests found, in words (what `setup` says when it has nothing to do).
@@ -84,6 +214,11 @@ fn vulkan_driver_present() -> bool {
     !driver_manifests().is_empty() && loader_present()
 }
 
+/// Whether lavapipe's driver manifest (`lvp_icd.x86_64.json` and the like) is installed.
+fn lavapipe_present() -> bool {
+    driver_manifests().iter().any(|m| m.starts_with("lvp_icd"))
+}
+
 fn loader_present() -> bool {
     [
         "/usr/lib/x86_64-linux-gnu/libvulkan.so.1",
@@ -107,10 +242,16 @@ pub fn is_root() -> bool {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-/// Runs apt-get with `args`, echoing the command first.
+/// How long apt-get waits for another apt or dpkg (unattended-upgrades on a freshly booted
+/// machine) to let go of its lock, in seconds.
+const APT_LOCK_WAIT_S: u32 = 600;
+
+/// Runs apt-get with `args`, echoing the command first; it waits for a held dpkg lock.
 pub fn run_apt(args: &[&str]) -> Result<(), String> {
     eprintln!("$ apt-get {}", args.join(" "));
     let status = Command::new("apt-get")
+        .arg("-o")
+        .arg(format!("DPkg::Lock::Timeout={APT_LOCK_WAIT_S}"))
         .args(args)
         .env("DEBIAN_FRONTEND", "noninteractive")
         .status()
@@ -118,7 +259,11 @@ pub fn run_apt(args: &[&str]) -> Result<(), String> {
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`apt-get {}` failed ({status})", args.join(" ")))
+        Err(format!(
+            "`apt-get {}` failed ({status}): its output above says why (no network, a \
+             package list that did not update, dpkg interrupted: `dpkg --configure -a`)",
+            args.join(" ")
+        ))
     }
 }
 
@@ -169,7 +314,7 @@ pub fn ensure_node() -> Result<(), String> {
     let debian = Path::new("/etc/debian_version").exists();
     if debian && works("apt-get") && is_root() {
         eprintln!("setup: Node.js or npm is missing: installing the distribution's nodejs and npm");
-        run_apt(&["update"])?;
+        update_apt_lists();
         run_apt(&["install", "-y", "--no-install-recommends", "nodejs", "npm"])?;
         if works("node") && works("npm") {
             return Ok(());
@@ -265,4 +410,39 @@ pub fn sha256(file: &Path) -> Result<String, String> {
         .next()
         .map(str::to_string)
         .ok_or_else(|| format!("sha256sum printed nothing for {}", file.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_family_comes_from_the_id_then_the_ids_it_is_like() {
+        let ubuntu = "NAME=\"Ubuntu\"\nID=ubuntu\nID_LIKE=debian\n";
+        assert_eq!(Distro::from_os_release(ubuntu), Distro::Debian);
+        let rocky = "ID=\"rocky\"\nID_LIKE=\"rhel centos fedora\"\n";
+        assert_eq!(Distro::from_os_release(rocky), Distro::Fedora);
+        let mint = "ID=linuxmint\nID_LIKE=\"ubuntu debian\"\n";
+        assert_eq!(Distro::from_os_release(mint), Distro::Debian);
+        let tumbleweed = "ID=\"opensuse-tumbleweed\"\nID_LIKE=\"opensuse suse\"\n";
+        assert_eq!(Distro::from_os_release(tumbleweed), Distro::Suse);
+        assert_eq!(Distro::from_os_release("ID=alpine\n"), Distro::Alpine);
+        assert_eq!(Distro::from_os_release("ID=arch\n"), Distro::Arch);
+        // ID_LIKE is not read as ID, nor VERSION_ID as ID.
+        assert_eq!(Distro::from_os_release("VERSION_ID=12\nID=nixos\n"), Distro::Other);
+        assert_eq!(Distro::from_os_release(""), Distro::Other);
+    }
+
+    #[test]
+    fn each_family_is_told_its_own_packages() {
+        let hint = |d| install_hint(d, Wanted::SoftwareAdapter);
+        assert!(hint(Distro::Debian).contains("apt-get install mesa-vulkan-drivers libvulkan1"));
+        assert!(hint(Distro::Fedora).contains("dnf install mesa-vulkan-drivers vulkan-loader"));
+        assert!(hint(Distro::Arch).contains("pacman -S vulkan-swrast vulkan-icd-loader"));
+        assert!(hint(Distro::Suse).contains("zypper install libvulkan_lvp libvulkan1"));
+        assert!(hint(Distro::Alpine).contains("apk add mesa-vulkan-swrast vulkan-loader"));
+        assert!(hint(Distro::Other).contains("lvp_icd"));
+        let loader = install_hint(Distro::Fedora, Wanted::Loader);
+        assert!(loader.ends_with("dnf install vulkan-loader`"), "{loader}");
+    }
 }

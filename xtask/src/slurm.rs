@@ -120,13 +120,9 @@ fn apt(args: &[&str]) -> Result<bool, String> {
 }
 
 fn submit_and_check(root: &Path, state: &Path, conf: &str) -> Result<(), String> {
-    let bin = root.join("target/debug/gpubench");
-    if !bin.exists() {
-        return Err(format!(
-            "{} is missing: build gpubench-cli first",
-            bin.display()
-        ));
-    }
+    // The binary the workspace tests built, wherever the target folder is (built here first
+    // when `slurm` runs alone on a fresh clone).
+    let bin = crate::test_build::programs()?.gpubench;
     let adapters = adapter_count(&bin)?;
     let results = state.join("results");
     let submitted = output(

@@ -189,13 +189,13 @@ pub fn ensure_chromium() -> Result<PathBuf, String> {
     }
     if crate::setup::apt_tools_present() && crate::setup::is_root() {
         eprintln!("web-test: Chromium is missing: installing the distribution's chromium");
-        crate::setup::run_apt(&["update"])?;
+        crate::setup::update_apt_lists();
         crate::setup::run_apt(&["install", "-y", "--no-install-recommends", "chromium"])?;
         if found("chromium") {
             return Ok(PathBuf::from("chromium"));
         }
     }
-    Err("the browser test needs Chromium (any recent Chrome works): on Debian/Ubuntu `sudo apt-get install chromium`, on Fedora `sudo dnf install chromium`, on macOS `brew install --cask chromium`; then run it again".to_string())
+    Err("the browser test needs Chromium or Chrome on the PATH (as chromium, chromium-browser or google-chrome): on Debian `sudo apt-get install chromium`, on Ubuntu `sudo snap install chromium` or Google's Chrome package, on Fedora `sudo dnf install chromium`, on Arch `sudo pacman -S chromium`, on macOS `brew install --cask chromium`; then run it again".to_string())
 }
 
 /// The commit the page is built from (recorded in its results), or "unknown".

@@ -47,7 +47,7 @@ fn compile_with(family: &str, mesa25: bool) -> Compiled {
         .expect("runs");
     assert!(
         output.status.success(),
-        "gpubench kernels --isa {family} failed (RADV comes with mesa-vulkan-drivers, which `cargo xtask setup` installs): {}",
+        "gpubench kernels --isa {family} failed (RADV comes with mesa-vulkan-drivers, which `cargo xtask test` installs on Debian as root): {}",
         String::from_utf8_lossy(&output.stderr)
     );
     let text = std::fs::read_to_string(&json).expect("json written");
