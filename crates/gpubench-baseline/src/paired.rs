@@ -323,20 +323,39 @@ fn round_ratio(
     if two_clocks(base, head) {
         // A build that lost its timestamps is judged all the same, as `compare` judges it: by
         // the best host-clock sample of both.
-        let best_by_host = |r: &BenchResult| {
-            let finite = host_clock_samples(r)?
-                .iter()
-                .copied()
-                .filter(|v| v.is_finite());
-            if higher_is_better {
-                finite.max_by(f64::total_cmp)
-            } else {
-                finite.min_by(f64::total_cmp)
-            }
-        };
-        return oriented(best_by_host(base)?, best_by_host(head)?, higher_is_better);
+        let (b, h) = (host_clock_samples(base)?, host_clock_samples(head)?);
+        let (b, h) = best_of_equal_counts(b, h, higher_is_better)?;
+        return oriented(b, h, higher_is_better);
     }
-    oriented(best(base)?, best(head)?, higher_is_better)
+    let (b, h) = if base.samples.is_empty() || head.samples.is_empty() {
+        // A file that kept no samples has its summary's extremes.
+        (best(base)?, best(head)?)
+    } else {
+        if base.status != Status::Ok || head.status != Status::Ok {
+            return None;
+        }
+        best_of_equal_counts(&base.samples, &head.samples, higher_is_better)?
+    };
+    oriented(b, h, higher_is_better)
+}
+
+/// The best finite sample of each side among its first `k`, `k` the smaller side's count of
+/// finite samples: the best of more samples is better by chance alone (and the stop rule may
+/// take more on a noisier side), so both sides get the same number of draws.
+fn best_of_equal_counts(base: &[f64], head: &[f64], higher_is_better: bool) -> Option<(f64, f64)> {
+    let finite =
+        |values: &[f64]| -> Vec<f64> { values.iter().copied().filter(|v| v.is_finite()).collect() };
+    let (base, head) = (finite(base), finite(head));
+    let k = base.len().min(head.len());
+    let best = |values: &[f64]| {
+        let first = values.iter().copied().take(k);
+        if higher_is_better {
+            first.max_by(f64::total_cmp)
+        } else {
+            first.min_by(f64::total_cmp)
+        }
+    };
+    Some((best(&base)?, best(&head)?))
 }
 
 /// What the head lost where the base had it, in the first round it did: a result that failed
@@ -428,6 +447,7 @@ mod tests {
                     summary.max = value;
                     summary.min = value;
                     summary.median = value;
+                    doc.results[0].samples = vec![value; 5];
                 }
                 (b, n)
             })
@@ -461,6 +481,20 @@ mod tests {
         let few = judge(100.0, &[50.0, 50.0]);
         assert_eq!(few.verdict, Verdict::Inconclusive);
         assert!(few.note.expect("note").contains("needs 5"));
+    }
+
+    #[test]
+    fn the_best_sample_is_taken_of_as_many_samples_on_each_side() {
+        // The head took twenty samples where the base took five (its stop rule ran longer):
+        // its best of twenty would beat the base's best of five by chance alone.
+        let mut rounds = rounds(100.0, &[50.0; 5]);
+        for (_, h) in &mut rounds {
+            h.results[0].samples.extend([101.0; 15]);
+        }
+        let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
+        let row = &judge_rounds(&pairs, PairedOptions::default()).rows[0];
+        assert_eq!(row.estimate.expect("a ratio").ratio, 0.5);
+        assert_eq!(row.verdict, Verdict::Regressed);
     }
 
     #[test]
