@@ -809,7 +809,19 @@ fn summarise(
     }
     let values = stated(&seconds, info.metric, &run.work);
     let host_values = stated(&samples.host, info.metric, &run.work);
-    let summary = stats::summarize(&values);
+    let Some(summary) = stats::summarize(&values) else {
+        return BenchResult::empty(
+            info,
+            Status::Skipped,
+            Some(format!(
+                "none of its {} samples took measurable time on the {} clock: the clock is too \
+                 coarse for this work",
+                seconds.len(),
+                source.as_str()
+            )),
+        );
+    };
+    let summary = Some(summary);
 
     let mut result = BenchResult::empty(info, Status::Ok, None);
     result.verified = true;
@@ -834,7 +846,9 @@ fn summarise(
         let ns: Vec<u64> = samples.items.iter().map(|d| d.as_nanos() as u64).collect();
         result.latency = stats::latency_summary(&ns).map(Box::new);
     } else if info.metric == MetricKind::TimePerOp && info.iterations == IterationPolicy::Fixed(1) {
-        let ns: Vec<u64> = seconds.iter().map(|s| (s * 1e9).round() as u64).collect();
+        let ns: Vec<u64> = stated_seconds(&seconds, info.metric, &run.work)
+            .map(|s| (s * 1e9).round() as u64)
+            .collect();
         result.latency = stats::latency_summary(&ns).map(Box::new);
     }
     let mut warnings = warnings(
@@ -902,8 +916,9 @@ fn stated(seconds: &[f64], metric: MetricKind, work: &Work) -> Vec<f64> {
 }
 
 /// The per-iteration `seconds` a result states a value for, in order. A sample of no time on a
-/// clock too coarse to see it (a browser's) is no rate: it is left out (the coarse-clock warning
-/// says why), and a file never holds an infinite rate, which JSON cannot carry.
+/// clock too coarse to see it (a browser's) is no measurement, whatever the metric: as a rate
+/// it would be infinite (which JSON cannot carry), as a time a 0 that drags the median down. It
+/// is left out (the coarse-clock warning says why).
 fn stated_seconds<'a>(
     seconds: &'a [f64],
     metric: MetricKind,
@@ -912,7 +927,7 @@ fn stated_seconds<'a>(
     seconds
         .iter()
         .copied()
-        .filter(move |&s| metric.value(work, s).is_finite())
+        .filter(move |&s| s > 0.0 && metric.value(work, s).is_finite())
 }
 
 /// Records the resolution of the clock that timed `result` and marks it where its median
@@ -1417,6 +1432,19 @@ mod tests {
         let text = serde_json::to_string(&result).expect("json");
         let back: BenchResult = serde_json::from_str(&text).expect("reads back");
         assert_eq!(back.samples, result.samples);
+        // As a time, a sample of no time is no 0 us either: the median stays the clock's 100 us.
+        let time = summary_as(&samples, MetricKind::TimePerOp);
+        assert_eq!(time.samples.len(), 4, "{:?}", time.samples);
+        assert_eq!(time.summary.as_ref().map(|s| s.median), Some(100.0));
+        // Nothing measurable at all: skipped, saying why, never an ok result without a figure.
+        let mut nothing = Samples::default();
+        for _ in 0..5 {
+            nothing.push(&timed(Duration::ZERO, None, HostSpan::OneSubmit), 1);
+        }
+        let none = summary_as(&nothing, MetricKind::TimePerOp);
+        assert_eq!(none.status, Status::Skipped);
+        let reason = none.reason.expect("a reason");
+        assert!(reason.contains("none of its 5 samples"), "{reason}");
     }
 
     #[test]
