@@ -114,10 +114,25 @@ impl fmt::Display for Warning {
                 f,
                 "first run took {factor:.0}x as long as a later run of the same work (lazy compilation or first touch); it is not counted"
             ),
-            Warning::TimeCapped { samples } => write!(
-                f,
-                "time cap reached after {samples} samples before the variation target: raise the time cap for a tighter interval"
-            ),
+            Warning::TimeCapped { samples } => {
+                write!(
+                    f,
+                    "time cap reached after {samples} samples before the variation target"
+                )?;
+                // Below six samples no interval of order statistics reaches 95%: the stated
+                // one is their range, and it covers the median less often.
+                if let Some((_, coverage)) =
+                    crate::stats::median_ci_rank(*samples, crate::stats::MEDIAN_CI_COVERAGE)
+                        .filter(|(_, c)| *c < crate::stats::MEDIAN_CI_COVERAGE)
+                {
+                    write!(
+                        f,
+                        "; its interval is their range, which holds the median with {:.1}%, not 95%",
+                        coverage * 100.0
+                    )?;
+                }
+                write!(f, ": raise the time cap for a tighter interval")
+            }
             Warning::TimestampsRejected { count } => write!(
                 f,
                 "{count} GPU timestamp pairs rejected (end not after start); those samples are left out of the GPU-timed values (host time keeps them)"
@@ -618,6 +633,15 @@ impl<'de> Deserialize<'de> for WarningRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_capped_result_below_six_samples_says_what_its_interval_covers() {
+        let three = Warning::TimeCapped { samples: 3 }.to_string();
+        assert!(three.contains("holds the median with 75.0%, not 95%"), "{three}");
+        let six = Warning::TimeCapped { samples: 6 }.to_string();
+        assert!(!six.contains("holds the median"), "{six}");
+        assert!(six.ends_with("raise the time cap for a tighter interval"), "{six}");
+    }
 
     #[test]
     fn typed_warnings_round_trip_and_old_text_reads_as_other() {
