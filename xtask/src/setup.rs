@@ -184,11 +184,11 @@ pub fn update_apt_lists() {
     }
 }
 
-/// The Vulkan driver manifests found, in words (what `setup` says when it has nothing to do).
+/// The Vulkan driver manifests found, in words (what `setup` says once an adapter can exist).
 fn found_drivers() -> String {
     let manifests = driver_manifests();
     format!(
-        "the Vulkan loader and {} driver manifest(s) are installed ({}); nothing to install. \
+        "the Vulkan loader and {} driver manifest(s) are installed ({}). \
          `cargo run -p gpubench-cli -- list` shows the adapters they give",
         manifests.len(),
         manifests.join(", ")

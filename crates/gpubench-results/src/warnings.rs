@@ -637,10 +637,16 @@ mod tests {
     #[test]
     fn a_capped_result_below_six_samples_says_what_its_interval_covers() {
         let three = Warning::TimeCapped { samples: 3 }.to_string();
-        assert!(three.contains("holds the median with 75.0%, not 95%"), "{three}");
+        assert!(
+            three.contains("holds the median with 75.0%, not 95%"),
+            "{three}"
+        );
         let six = Warning::TimeCapped { samples: 6 }.to_string();
         assert!(!six.contains("holds the median"), "{six}");
-        assert!(six.ends_with("raise the time cap for a tighter interval"), "{six}");
+        assert!(
+            six.ends_with("raise the time cap for a tighter interval"),
+            "{six}"
+        );
     }
 
     #[test]

@@ -75,7 +75,9 @@ impl Flow {
             Flow::Overlap(_) => {
                 "steady interval between request completions with requests in flight together"
             }
-            Flow::Batch(_) => "time per request of a batch submitted together, end to end",
+            Flow::Batch(_) => {
+                "time per request of a batch submitted together, end to end; its latency percentiles are whole batches' (each request waits for its batch), one per batch"
+            }
         }
     }
 }

@@ -187,7 +187,9 @@ fn candidate(r: &BenchResult, target: &Target) -> Candidate {
             r.reason.as_deref().unwrap_or("no measurement")
         ))
     } else if let Some(n) = r.latency.as_ref().map(|l| l.n).filter(|_| p95_s.is_none()) {
-        Some(format!("p95 n/a (n = {n}): too few requests to state one"))
+        Some(format!(
+            "p95 n/a (n = {n} latencies, one per request or per batch): too few to state one"
+        ))
     } else if r.latency.is_none() {
         Some("no latency recorded".to_string())
     } else if let Some(need) = target.sustained_s.filter(|need| measured_s < *need) {
