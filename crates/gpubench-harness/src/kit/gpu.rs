@@ -270,6 +270,20 @@ impl DispatchKernel {
         clock.submit([encoder.finish()]);
     }
 
+    /// `iterations` dispatches in one compute pass and one submit, untimed: work a kernel's
+    /// set-up does before any sample (walking a cycle once so a cache holds it).
+    pub fn submit_untimed(&self, ctx: &GpuContext, iterations: u32) {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&self.label),
+                timestamp_writes: None,
+            });
+            self.encode(&mut pass, iterations);
+        }
+        ctx.queue.submit([encoder.finish()]);
+    }
+
     /// A single-dispatch kernel's whole `Kernel::run`: the sample's iterations through
     /// [`Self::submit`] on the clock's context.
     pub fn run(&self, clock: &mut SampleClock<'_>) -> crate::Outcome {

@@ -241,7 +241,8 @@ impl Suite for MemorySuite {
             for &bytes in &sizes {
                 let kernel = PointerChase::new(bytes, steps, seed)
                     .in_form(form)
-                    .sharing(&pipeline);
+                    .sharing(&pipeline)
+                    .warmed_within(2 * plan.largest_cache);
                 benches.push(with_plan(kernel, &plan));
             }
         }
@@ -349,16 +350,17 @@ fn curve(results: &[BenchResult], kernel: &str) -> Vec<(u64, f64)> {
 }
 
 /// The device-memory read bandwidth the stream suite measured earlier in the run (GB/s): the
-/// median of its verified `read` kernel over its largest array, when it ran over arrays of
-/// `min_array_bytes` or more (a smaller array, `--stream-size 32MiB` say, may sit in a cache,
-/// and its figure would make a cache level look like the memory).
+/// median read rate of its verified `read` kernel over its largest array (its reads alone: the
+/// row's bandwidth counts the partial sums it writes too, 9/8 of the reads), when it ran over
+/// arrays of `min_array_bytes` or more (a smaller array, `--stream-size 32MiB` say, may sit in
+/// a cache, and its figure would make a cache level look like the memory).
 pub fn stream_read(earlier: &[BenchResult], min_array_bytes: u64) -> Option<f64> {
     use gpubench_harness::kit::derived::param_str;
     earlier
         .iter()
         .filter(|r| r.suite == gpubench_results::suite_names::STREAM && r.role == Role::Kernel)
         .filter(|r| r.status == Status::Ok && r.verified && param_str(r, "kernel") == Some("read"))
-        .filter_map(|r| Some((r.params.get("array_bytes")?.as_u64()?, r.median()?)))
+        .filter_map(|r| Some((r.params.get("array_bytes")?.as_u64()?, r.read_rate()?)))
         .max_by_key(|(bytes, _)| *bytes)
         .filter(|(bytes, _)| *bytes >= min_array_bytes)
         .map(|(_, gbs)| gbs)
@@ -1098,11 +1100,15 @@ mod tests {
             let mut r = BenchResult::empty(&info, Status::Ok, None);
             r.summary = gpubench_results::stats::summarize(&[gbs, gbs]);
             r.verified = verified;
+            // As stream's read counts its bytes: a vec4 of partial sums written per eight read.
+            r.work.bytes_read = bytes;
+            r.work.bytes_written = bytes / 8;
             r
         };
-        let earlier = [row(16 << 20, 900.0, true), row(1 << 30, 800.0, true)];
+        // The row's 900 GB/s counts the writes too: its reads ran at 800.
+        let earlier = [row(16 << 20, 1000.0, true), row(1 << 30, 900.0, true)];
         assert_eq!(stream_read(&earlier, 0), Some(800.0));
-        assert_eq!(stream_read(&[row(1 << 30, 800.0, false)], 0), None);
+        assert_eq!(stream_read(&[row(1 << 30, 900.0, false)], 0), None);
         assert_eq!(stream_read(&[], 0), None);
         // Arrays under twice a 256 MiB cache may sit in it: no memory figure.
         assert_eq!(stream_read(&earlier, 512 << 20), Some(800.0));
