@@ -406,6 +406,11 @@ pub fn derive_levels(
 ) -> Vec<BenchResult> {
     let bandwidth = curve(results, "read");
     let latency = curve(results, "chase");
+    // The read curve's levels take their latency from the walk on the same (vector) path: on
+    // AMD the single-invocation chase loads through the 16 KiB scalar cache, whose levels are
+    // not the vector caches the read curve steps across. Files without it use the chase's.
+    let lanes = curve(results, "chase-lanes");
+    let vector_latency = if lanes.is_empty() { &latency } else { &lanes };
     let Some(first) = results.iter().find(|r| r.role == Role::Kernel) else {
         return Vec::new();
     };
@@ -426,13 +431,23 @@ pub fn derive_levels(
         "latency",
         "dependent-load latency over the level's working sets: the median of each one's best sample (ns)",
     );
+    let lanes_chase = (
+        vector_latency.as_slice(),
+        MetricKind::Latency,
+        "latency",
+        if lanes.is_empty() {
+            chase.3
+        } else {
+            "dependent-load latency over the level's working sets, by a subgroup's lanes (the vector path the reads take): the median of each one's best sample (ns)"
+        },
+    );
     let families = [
         Family {
             prefix: "level",
             beyond: "beyond-caches",
             curve: read,
             trend: Trend::Falling,
-            other: chase,
+            other: lanes_chase,
             memory: stream_read,
         },
         Family {
