@@ -87,11 +87,13 @@ document.addEventListener("visibilitychange", () => {
 
 async function runNow() {
   $("run").disabled = true;
-  hidden = document.hidden;
   $("visibility").hidden = true;
   const tbody = $("results").querySelector("tbody");
   tbody.replaceChildren();
   $("download").hidden = true;
+  // The previous run is not "this run" while this one runs, nor after it fails.
+  lastDoc = null;
+  refreshComparison();
   const request = { suites: chosenSuites(), profile: $("profile").value };
   try {
     const doc = await runRequest(request, (event) => {
@@ -101,15 +103,6 @@ async function runNow() {
         $("status").textContent = `preparing ${event.suite}`;
       }
     });
-    if (hidden) {
-      // Recorded in the file too, as a run warning of the page's own kind.
-      doc.warnings = [...(doc.warnings || []), {
-        kind: "background-tab",
-        message: "the tab was in the background during the run: browsers throttle " +
-          "background tabs, so figures measured then may be low",
-        figure: null,
-      }];
-    }
     for (const result of doc.results) showResult(tbody, result);
     const blob = new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" });
     $("download").href = URL.createObjectURL(blob);
@@ -119,9 +112,14 @@ async function runNow() {
     lastDoc = doc;
     refreshComparison();
   } catch (error) {
-    $("status").textContent = `the run stopped: ${error}`;
+    // A panic in the wasm build traps ("unreachable"): its message was left in
+    // window.gpubenchPanic, and the module cannot run again until the page is reloaded.
+    const panic = window.gpubenchPanic;
+    $("status").textContent = panic
+      ? `the run stopped: ${panic}; reload the page to run again`
+      : `the run stopped: ${error}`;
   } finally {
-    $("run").disabled = false;
+    $("run").disabled = Boolean(window.gpubenchPanic);
   }
 }
 
@@ -133,11 +131,22 @@ async function runRequest(request, onEvent = () => {}) {
     browser: navigator.userAgent,
     cpu_count: navigator.hardwareConcurrency || null,
     adapter: adapterText,
+    cross_origin_isolated: window.crossOriginIsolated === true,
     ...request,
   };
-  const text = await run(JSON.stringify(full), (line) => onEvent(JSON.parse(line)));
-  const doc = JSON.parse(text);
-  saveRun(doc, text);
+  hidden = document.hidden;
+  const doc = JSON.parse(await run(JSON.stringify(full), (line) => onEvent(JSON.parse(line))));
+  if (hidden) {
+    // Recorded in the file (the download and the saved copy alike), as a run warning of the
+    // page's own kind.
+    doc.warnings = [...(doc.warnings || []), {
+      kind: "background-tab",
+      message: "the tab was in the background during the run: browsers throttle " +
+        "background tabs, so figures measured then may be low",
+      figure: null,
+    }];
+  }
+  saveRun(doc, JSON.stringify(doc, null, 2));
   return doc;
 }
 
@@ -224,6 +233,20 @@ function median(result) {
   return typeof m === "number" && Number.isFinite(m) && m > 0 ? m : null;
 }
 
+// Why two results of one id give no ratio, as the command line's comparison refuses them: a
+// metric, unit or direction that changed, or two clocks (a browser without timestamp queries
+// against a run with them: submit-to-completion time against device time); null when they do.
+function notComparable(ours, theirs) {
+  if (ours.metric !== theirs.metric || ours.unit !== theirs.unit) {
+    return `metric changed (${theirs.metric} ${theirs.unit})`;
+  }
+  if (ours.higher_is_better !== theirs.higher_is_better) return "direction changed";
+  if (ours.timing && theirs.timing && ours.timing !== theirs.timing) {
+    return `timed by ${theirs.timing}, this run by ${ours.timing}`;
+  }
+  return null;
+}
+
 // The table: each id of this run beside each loaded file's figure, as a ratio oriented so
 // that above 1 is this run faster; across machines (fingerprints differ) the header says so.
 function refreshComparison() {
@@ -248,7 +271,13 @@ function refreshComparison() {
     cell(row, result.id);
     cell(row, `${figure(ours)} ${result.unit}`, true);
     for (const other of loaded) {
-      const theirs = median(other.results.get(result.id));
+      const their = other.results.get(result.id);
+      const theirs = median(their);
+      const why = theirs === null ? null : notComparable(result, their);
+      if (why) {
+        cell(row, `not comparable: ${why}`);
+        continue;
+      }
       const ratio = theirs === null ? null
         : result.higher_is_better === false ? theirs / ours : ours / theirs;
       cell(row, ratio === null ? "-" : `${figure(ratio)}x`, true);
@@ -274,10 +303,18 @@ function loadTexts(texts) {
   for (const { name, text, error } of texts) {
     try {
       if (error) throw new Error(error);
-      loaded.push({ ...parseResults(text, name), text });
+      if (loaded.some((f) => f.name === name && f.text === text)) {
+        notes.push(`${name}: already loaded`);
+        continue;
+      }
+      const file = parseResults(text, name);
+      // Only what the command line's reader reads (schema version, fields, bounds): a file it
+      // refuses would otherwise leave every loaded file out of the report below.
+      reportHtml(JSON.stringify([{ name, text }]));
+      loaded.push({ ...file, text });
       notes.push(`${name}: read`);
     } catch (e) {
-      notes.push(String(e.message || e));
+      notes.push(String((e && e.message) || e));
     }
   }
   $("load-status").textContent = notes.join("; ");
@@ -290,7 +327,10 @@ function loadTexts(texts) {
 // the sandbox holds even if one were not escaped.
 function refreshReport() {
   const frame = $("report");
-  if (!lastDoc) return;
+  if (!lastDoc) {
+    frame.hidden = true;
+    return;
+  }
   const files = [{ name: "this run", text: JSON.stringify(lastDoc) },
     ...loaded.map((f) => ({ name: f.name, text: f.text }))];
   try {
@@ -309,19 +349,7 @@ function refreshReport() {
 async function start() {
   await init();
   offerSuites();
-  if (!navigator.gpu) {
-    $("adapter").textContent = "This browser has no WebGPU (navigator.gpu): use a recent " +
-      "Chrome, Edge or Firefox, on a secure page (https or localhost).";
-  } else {
-    const adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" });
-    const info = adapter ? adapter.info || {} : {};
-    adapterText = [info.vendor, info.architecture, info.device, info.description]
-      .filter(Boolean).join(" ").slice(0, 200) || null;
-    $("adapter").textContent = adapter
-      ? `WebGPU adapter: ${adapterText || "no details exposed"}`
-      : "This browser offers no WebGPU adapter.";
-    $("run").disabled = !adapter;
-  }
+  // Loading files to compare works whatever the adapter request below does.
   $("run").addEventListener("click", runNow);
   $("load").addEventListener("change", (e) => loadFiles([...e.target.files]));
   $("compare-saved").addEventListener("click", () => loadTexts(savedRuns()));
@@ -330,6 +358,26 @@ async function start() {
     showSaved();
   });
   showSaved();
+  if (!navigator.gpu) {
+    $("adapter").textContent = "This browser has no WebGPU (navigator.gpu): use a recent " +
+      "Chrome, Edge or Firefox, on a secure page (https or localhost).";
+  } else {
+    let adapter = null;
+    try {
+      adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" });
+    } catch (error) {
+      $("adapter").textContent = `The adapter request failed: ${error}`;
+    }
+    const info = adapter ? adapter.info || {} : {};
+    adapterText = [info.vendor, info.architecture, info.device, info.description]
+      .filter(Boolean).join(" ").slice(0, 200) || null;
+    if (adapter) {
+      $("adapter").textContent = `WebGPU adapter: ${adapterText || "no details exposed"}`;
+    } else if (!$("adapter").textContent.startsWith("The adapter request failed")) {
+      $("adapter").textContent = "This browser offers no WebGPU adapter.";
+    }
+    $("run").disabled = !adapter;
+  }
   window.gpubench = {
     run: runRequest,
     load: loadTexts,

@@ -18,7 +18,7 @@ use crate::{cargo, cargo_with_env, workspace_root};
 /// The Rust target of the browser build.
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// The page's own files, copied beside the generated ones.
-const PAGE_FILES: [&str; 3] = ["index.html", "app.js", "style.css"];
+const PAGE_FILES: [&str; 4] = ["index.html", "app.js", "style.css", "serve.py"];
 /// The suites the browser test runs (a reduced quick run: CI's allowance is minutes).
 const TEST_SUITES: &str = "launch,stream,compute";
 
@@ -58,9 +58,9 @@ pub fn build() -> Result<PathBuf, String> {
             .map_err(|e| format!("copying web/{file} into {}: {e}", out.display()))?;
     }
     eprintln!(
-        "web: the page is in {}: serve it from a secure origin (`python3 -m http.server -d {} -b 127.0.0.1`) and open http://127.0.0.1:8000/ in a browser with WebGPU",
+        "web: the page is in {}: serve it cross-origin isolated from a secure origin (`python3 {}`) and open http://127.0.0.1:8000/ in a browser with WebGPU",
         out.display(),
-        out.display()
+        out.join("serve.py").display()
     );
     Ok(out)
 }

@@ -127,16 +127,22 @@ pub fn device_type_name(device_type: wgpu::DeviceType) -> &'static str {
 
 /// Software adapters: device type CPU, or a name every software rasteriser is known by.
 pub fn is_software(info: &wgpu::AdapterInfo) -> bool {
-    let name = info.name.to_ascii_lowercase();
-    info.device_type == wgpu::DeviceType::Cpu
-        || [
-            "llvmpipe",
-            "lavapipe",
-            "swiftshader",
-            "microsoft basic render",
-        ]
-        .iter()
-        .any(|needle| name.contains(needle))
+    info.device_type == wgpu::DeviceType::Cpu || names_a_software_adapter(&info.name)
+}
+
+/// Whether `name` is one a software rasteriser is known by (llvmpipe, lavapipe, SwiftShader,
+/// Microsoft Basic Render): also asked of a name given later, as a browser's page gives one
+/// where WebGPU leaves wgpu's empty.
+pub fn names_a_software_adapter(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    [
+        "llvmpipe",
+        "lavapipe",
+        "swiftshader",
+        "microsoft basic render",
+    ]
+    .iter()
+    .any(|needle| name.contains(needle))
 }
 
 /// Parses a backend list such as `vulkan` or `vulkan,gl`.
@@ -491,6 +497,14 @@ pub async fn select_adapter_async(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_software_rasteriser_is_known_by_the_name_a_page_gives_it() {
+        // What the page makes of GPUAdapterInfo for Chrome's fallback adapter.
+        assert!(names_a_software_adapter("google swiftshader (WebGPU)"));
+        assert!(names_a_software_adapter("llvmpipe (LLVM 15.0.6, 256 bits)"));
+        assert!(!names_a_software_adapter("nvidia ampere (WebGPU)"));
+    }
 
     #[test]
     fn backends_parse_from_names_and_lists() {

@@ -32,6 +32,10 @@ pub const RESOLUTION_KEY: &str = "clock_resolution_us";
 /// Reads of the clock while its resolution is measured: the smallest step seen over them.
 const PROBES: usize = 200;
 
+/// The most time measuring the resolution may take, once one step has been seen: 200 steps of
+/// 100 us take 20 ms, of a 16.7 ms clock more than 3 s.
+const PROBE_BUDGET: Duration = Duration::from_millis(50);
+
 /// The host clock as the harness reads it: its measured resolution, and on purpose a coarser
 /// step than it has (a test's stand-in for a browser's clock).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,8 +45,12 @@ pub struct HostClock {
 }
 
 impl HostClock {
-    /// The clock as it is: its resolution is the smallest step it takes over [`PROBES`] reads.
+    /// The clock as it is: its resolution is the smallest step it takes over [`PROBES`] reads,
+    /// or over as many as [`PROBE_BUDGET`] allows: a browser that coarsens its clock to
+    /// milliseconds against fingerprinting would otherwise hold its page's only thread for
+    /// seconds.
     pub fn measure() -> Self {
+        let began = web_time::Instant::now();
         let mut smallest = Duration::MAX;
         for _ in 0..PROBES {
             let start = web_time::Instant::now();
@@ -52,6 +60,9 @@ impl HostClock {
                 now = web_time::Instant::now();
             }
             smallest = smallest.min(now.duration_since(start));
+            if began.elapsed() >= PROBE_BUDGET {
+                break;
+            }
         }
         Self {
             resolution: smallest.max(Duration::from_nanos(1)),

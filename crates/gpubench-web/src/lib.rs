@@ -33,6 +33,7 @@ use request::PageRequest;
 /// request is not valid, the browser has no WebGPU adapter, or the run cannot start.
 #[wasm_bindgen]
 pub async fn run(request: String, progress: js_sys::Function) -> Result<String, JsValue> {
+    keep_panic_messages();
     let request = PageRequest::parse(&request).map_err(|e| JsValue::from_str(&e))?;
     let ctx = open_adapter(request.adapter_name()).await?;
     let plan = RunPlan::new(
@@ -52,6 +53,35 @@ pub async fn run(request: String, progress: js_sys::Function) -> Result<String, 
         .map_err(|e| JsValue::from_str(&e.to_string()))?;
     request.describe_machine(&mut doc.machine);
     serde_json::to_string_pretty(&doc).map_err(|e| JsValue::from_str(&e.to_string()))
+}
+
+/// The global a panic's message is left in, for the page to show.
+const PANIC_GLOBAL: &str = "gpubenchPanic";
+
+/// Has a panic leave its message (and where it happened) in the page's `gpubenchPanic` global
+/// and the console before the module traps. In wasm a panic aborts, so the native runner's
+/// catch, which makes a benchmark's panic its failed result, catches nothing here: without
+/// this the page would only learn "unreachable".
+fn keep_panic_messages() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let message = format!("gpubench panicked: {info}");
+            let _ = js_sys::Reflect::set(
+                &js_sys::global(),
+                &JsValue::from_str(PANIC_GLOBAL),
+                &JsValue::from_str(&message),
+            );
+            web_console_error(&message);
+        }));
+    });
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `console.error`.
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn web_console_error(message: &str);
 }
 
 /// The browser's WebGPU adapter (the high-performance one where it has several) and a device
@@ -74,6 +104,9 @@ async fn open_adapter(name: Option<String>) -> Result<GpuContext, JsValue> {
     let mut summary = device::summarize(0, &adapter);
     if let (true, Some(name)) = (summary.name.is_empty(), name) {
         summary.name = name;
+        // wgpu judged an empty name: SwiftShader named by the page is a software adapter
+        // (its sampling settings, its warning, compare's CPU guard).
+        summary.software |= device::names_a_software_adapter(&summary.name);
     }
     GpuContext::from_adapter_async(instance, adapter, summary)
         .await

@@ -29,6 +29,10 @@ pub struct PageRequest {
     /// description), which wgpu's adapter name leaves empty in a browser.
     #[serde(default)]
     adapter: Option<String>,
+    /// Whether the page is cross-origin isolated (`crossOriginIsolated`), which decides how
+    /// finely its clock steps (about 5 us isolated, 100 us not, in Chromium).
+    #[serde(default)]
+    cross_origin_isolated: Option<bool>,
 }
 
 fn default_profile() -> String {
@@ -75,8 +79,8 @@ impl PageRequest {
     }
 
     /// The machine fields a browser run can fill: the browser's description as the operating
-    /// system's (kept as text, cut to a bounded length), the processors it reports, and "unknown
-    /// (browser)" for what it cannot know.
+    /// system's (kept as text, cut to a bounded length) with whether the page was cross-origin
+    /// isolated, the processors it reports, and "unknown (browser)" for what it cannot know.
     pub fn describe_machine(&self, machine: &mut MachineInfo) {
         let browser: String = self
             .browser
@@ -86,7 +90,12 @@ impl PageRequest {
             .filter(|c| !c.is_control())
             .take(BROWSER_TEXT_MAX)
             .collect();
-        machine.os = format!("browser: {browser}");
+        let isolation = match self.cross_origin_isolated {
+            Some(true) => " (cross-origin isolated)",
+            Some(false) => " (not cross-origin isolated: its page clock is coarser)",
+            None => "",
+        };
+        machine.os = format!("browser: {browser}{isolation}");
         machine.cpu_model = gpubench_results::hostinfo::UNKNOWN_IN_BROWSER.to_string();
         machine.hostname = None;
         if let Some(count) = self.cpu_count.filter(|&n| n > 0) {
