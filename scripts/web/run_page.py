@@ -29,7 +29,10 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The page's own server (web/serve.py): the test serves the page as a user is told to.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "web"))
 import cdp  # noqa: E402
+from serve import IsolatingHandler  # noqa: E402
 
 READY_TIMEOUT_S = 60
 NARROW_PX = 400
@@ -38,17 +41,9 @@ NARROW_PX = 400
 PAYLOAD = '<img src=x onerror="window.__attacked=true"><script>window.__attacked=true</script>'
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves the page; .wasm with its MIME type (streaming compilation needs it)."""
-
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".js": "text/javascript"}
-
-    def end_headers(self):
-        # As web/serve.py serves the page: cross-origin isolated, so its clock is the finer one.
-        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-        super().end_headers()
+class QuietHandler(IsolatingHandler):
+    """Serves the page as web/serve.py does (cross-origin isolated, .wasm with its MIME type),
+    without a log line per request."""
 
     def log_message(self, *args):
         pass

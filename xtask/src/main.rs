@@ -124,7 +124,7 @@ fn main() -> ExitCode {
     }
     let outcome = match task.as_str() {
         "setup" => setup::ensure_adapter(),
-        "test" => setup::ensure_software_adapter().and_then(|()| test()),
+        "test" => setup::ensure_software_adapter("test").and_then(|()| test()),
         "check" => check(),
         "deny" => deny::check(deny::Checks::All),
         "fetch" => {
@@ -141,7 +141,7 @@ fn main() -> ExitCode {
         "web-test" => setup::ensure_adapter().and_then(|()| web::test()),
         "k8s" => k8s::check(),
         "ids" => ids::write(&rest),
-        "kernels" => setup::ensure_adapter().and_then(|()| kernels::regenerate()),
+        "kernels" => setup::ensure_software_adapter("kernels").and_then(|()| kernels::regenerate()),
         "gate-rates" => setup::ensure_adapter().and_then(|()| gate_rates::measure(&rest)),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
@@ -217,7 +217,8 @@ pub fn workspace_root() -> std::path::PathBuf {
         )
 }
 
-/// Builds and runs `gpubench run` with `extra`; gpubench's exit code (1 where a signal ended it).
+/// Builds and runs `gpubench run` with `extra`; gpubench's exit code, 128 + N where signal N
+/// ended it (as a shell reports it).
 fn run(extra: &[String]) -> Result<u8, String> {
     // The build first, with cargo's own progress (a first release build takes minutes, and
     // a silent one looks hung), then the run, whose build is then up to date.
@@ -233,8 +234,30 @@ fn run(extra: &[String]) -> Result<u8, String> {
         "run",
     ];
     args.extend(extra.iter().map(String::as_str));
-    let code = cargo_with_env_status(&args, &[])?;
-    Ok(code.and_then(|c| u8::try_from(c).ok()).unwrap_or(1))
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new(env!("CARGO"))
+        .args(&args)
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("could not start cargo: {e}"))?;
+    Ok(exit_code_of(status))
+}
+
+/// A child's exit status as this process's exit code: its own code, or 128 + N where signal N
+/// ended it (an out-of-memory kill, a driver crash), said on stderr.
+fn exit_code_of(status: std::process::ExitStatus) -> u8 {
+    if let Some(code) = status.code() {
+        return u8::try_from(code).unwrap_or(1);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            eprintln!("xtask run: gpubench was ended by signal {signal}");
+            return u8::try_from(128 + signal).unwrap_or(1);
+        }
+    }
+    1
 }
 
 fn bench(extra: &[String]) -> Result<(), String> {

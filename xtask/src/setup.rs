@@ -21,45 +21,80 @@ pub fn ensure_adapter() -> Result<(), String> {
         return Ok(());
     }
     if !driver_manifests().is_empty() {
-        // A driver without the loader: installing lavapipe beside it would hide the GPU's.
-        return Err(format!(
-            "Vulkan driver manifests are installed ({}) but the Vulkan loader (libvulkan.so.1) \
-             is not: {}. Then run `cargo xtask setup` again.",
-            driver_manifests().join(", "),
-            install_hint(Distro::detect(), Wanted::Loader)
-        ));
+        // A driver without the loader (a container given NVIDIA's driver manifest, say):
+        // installing lavapipe would hide the GPU's driver; the loader alone is what is missing.
+        return install_loader("setup");
     }
-    install_software_adapter("no Vulkan driver found")
+    install_software_adapter("no Vulkan driver found", "setup")
+}
+
+/// Installs the Vulkan loader alone on Debian/Ubuntu as root, or says exactly what to install;
+/// `rerun` is the xtask command to run again.
+fn install_loader(rerun: &str) -> Result<(), String> {
+    let distro = Distro::detect();
+    if distro == Distro::Debian && apt_present() && is_root() {
+        eprintln!(
+            "setup: Vulkan driver manifests are installed ({}) but not the Vulkan loader: installing libvulkan1",
+            driver_manifests().join(", ")
+        );
+        update_apt_lists();
+        run_apt(&["install", "-y", "--no-install-recommends", "libvulkan1"])?;
+        if loader_present() {
+            eprintln!("setup: {}", found_drivers());
+            return Ok(());
+        }
+        return Err("libvulkan1 was installed but libvulkan.so.1 is not visible".to_string());
+    }
+    Err(format!(
+        "Vulkan driver manifests are installed ({}) but the Vulkan loader (libvulkan.so.1) is \
+         not: {}. Then run `cargo xtask {rerun}` again.",
+        driver_manifests().join(", "),
+        install_hint(distro, Wanted::Loader)
+    ))
+}
+
+/// Whether apt-get runs here.
+fn apt_present() -> bool {
+    Command::new("apt-get")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Succeeds when lavapipe, the software adapter every GPU test runs on, is installed, whatever
-/// other drivers are; on Debian/Ubuntu as root, installs it beside them. `test` needs it (and
-/// RADV, from the same package, for the ISA summaries): a GPU's own driver is not enough.
-pub fn ensure_software_adapter() -> Result<(), String> {
+/// other drivers are; on Debian/Ubuntu as root, installs it beside them. `test` needs it, and
+/// `kernels` RADV from the same package: a GPU's own driver is not enough. `task` is the xtask
+/// command asking, named in what to run again.
+pub fn ensure_software_adapter(task: &str) -> Result<(), String> {
     if !cfg!(target_os = "linux") {
-        return Err(
-            "`cargo xtask test` runs on Linux: its GPU tests run on lavapipe (Mesa's software \
+        return Err(format!(
+            "`cargo xtask {task}` runs on Linux: its GPU tests run on lavapipe (Mesa's software \
              Vulkan) and its ISA checks on RADV; `cargo xtask check` runs the tests that need no \
              adapter here"
-                .to_string(),
-        );
+        ));
     }
-    if lavapipe_present() && loader_present() {
-        eprintln!("setup: {}", found_drivers());
-        return Ok(());
+    match (lavapipe_present(), loader_present()) {
+        (true, true) => {
+            eprintln!("setup: {}", found_drivers());
+            Ok(())
+        }
+        (true, false) => install_loader(task),
+        (false, _) => install_software_adapter(
+            &format!(
+                "`cargo xtask {task}` needs lavapipe (Mesa's software Vulkan, with RADV in the same \
+                 package) whatever GPU driver is installed, and it is not installed"
+            ),
+            task,
+        ),
     }
-    install_software_adapter("the tests need lavapipe (Mesa's software Vulkan), which is not installed")
 }
 
 /// Installs `mesa-vulkan-drivers` (lavapipe and RADV) on Debian/Ubuntu as root, or says exactly
-/// what to install elsewhere; `why` opens either message.
-fn install_software_adapter(why: &str) -> Result<(), String> {
+/// what to install elsewhere; `why` opens either message, `rerun` is the xtask command to run
+/// again.
+fn install_software_adapter(why: &str, rerun: &str) -> Result<(), String> {
     let distro = Distro::detect();
-    let apt = Command::new("apt-get")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if distro == Distro::Debian && apt && is_root() {
+    if distro == Distro::Debian && apt_present() && is_root() {
         eprintln!("{why}: installing the software adapter (mesa-vulkan-drivers, lavapipe)");
         update_apt_lists();
         run_apt(&[
@@ -79,9 +114,13 @@ fn install_software_adapter(why: &str) -> Result<(), String> {
                 .to_string(),
         );
     }
+    let what = if rerun == "setup" {
+        "Install your GPU vendor's Vulkan driver, or the software adapter"
+    } else {
+        "Install the software adapter"
+    };
     Err(format!(
-        "{why}. Install your GPU vendor's Vulkan driver, or the software adapter: {}. Then run \
-         `cargo xtask setup` again.",
+        "{why}. {what}: {}. Then run `cargo xtask {rerun}` again.",
         install_hint(distro, Wanted::SoftwareAdapter)
     ))
 }

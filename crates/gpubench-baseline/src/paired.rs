@@ -487,14 +487,31 @@ mod tests {
     fn the_best_sample_is_taken_of_as_many_samples_on_each_side() {
         // The head took twenty samples where the base took five (its stop rule ran longer):
         // its best of twenty would beat the base's best of five by chance alone.
-        let mut rounds = rounds(100.0, &[50.0; 5]);
-        for (_, h) in &mut rounds {
-            h.results[0].samples.extend([101.0; 15]);
+        let mut more_drawn = rounds(100.0, &[50.0; 5]);
+        for (_, h) in &mut more_drawn {
+            let head = &mut h.results[0];
+            head.samples.extend([101.0; 15]);
+            head.summary = gpubench_results::stats::summarize(&head.samples);
         }
-        let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
+        let pairs: Vec<(&RunDocument, &RunDocument)> =
+            more_drawn.iter().map(|(b, h)| (b, h)).collect();
         let row = &judge_rounds(&pairs, PairedOptions::default()).rows[0];
+        // The best of all twenty (101) would read 1.01, unchanged.
         assert_eq!(row.estimate.expect("a ratio").ratio, 0.5);
         assert_eq!(row.verdict, Verdict::Regressed);
+        // The same by the host clock, where the head lost its timestamps.
+        let mut by_host = rounds(100.0, &[50.0; 5]);
+        for (b, h) in &mut by_host {
+            b.results[0].timing = Some(TimingSource::GpuTimestamp);
+            b.results[0].host_samples = vec![100.0; 5];
+            let head = &mut h.results[0];
+            head.timing = Some(TimingSource::Host);
+            head.samples = [vec![50.0; 5], vec![101.0; 15]].concat();
+        }
+        let pairs: Vec<(&RunDocument, &RunDocument)> =
+            by_host.iter().map(|(b, h)| (b, h)).collect();
+        let row = &judge_rounds(&pairs, PairedOptions::default()).rows[0];
+        assert_eq!(row.estimate.expect("a ratio").ratio, 0.5);
     }
 
     #[test]

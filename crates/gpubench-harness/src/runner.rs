@@ -681,9 +681,6 @@ impl<'a> Runner<'a> {
                 }
                 continue;
             }
-            if n >= max_samples {
-                return Ok((samples, false));
-            }
             // The stop rule is worked out after every sample, below the minimum too, and is
             // cheap (a variation over the samples): the device idles while it runs, and a pause
             // changes what the next sample measures. The first H200 run's runner began a
@@ -691,6 +688,11 @@ impl<'a> Runner<'a> {
             // and end-to-end transfers after such a pause took up to about 200 us more.
             let (gpu, _) = samples.headline_clock(prefer_gpu, calibrated);
             let values = stated(&samples.headline(gpu).0, info.metric, &work);
+            // The sample cap counts samples the result states: one that took no time on a
+            // coarse clock states none, and sampling goes on to the time cap for the minimum.
+            if n >= max_samples && values.len() >= min_samples {
+                return Ok((samples, false));
+            }
             let settled = settled(&values, min_samples, self.settings.target_cv);
             if n >= min_samples {
                 if settled {
@@ -938,7 +940,9 @@ fn state_clock_resolution(result: &mut BenchResult, samples: &Samples, run: &Mea
     // The clock the summary went by: not the GPU's where the host clock disproved it.
     let (seconds, source) = samples.headline(result.timing == Some(TimingSource::GpuTimestamp));
     let resolution = run.clock_steps.of(source);
-    let sample = stats::median(&seconds) * f64::from(run.iterations);
+    // The median of the samples the result states, as its figure is.
+    let stated: Vec<f64> = stated_seconds(&seconds, result.metric, &run.work).collect();
+    let sample = stats::median(&stated) * f64::from(run.iterations);
     if sample.is_finite() && sample >= 0.0 {
         crate::host_clock::annotate(result, Duration::from_secs_f64(sample), resolution);
     }
@@ -1018,8 +1022,10 @@ fn warnings(
         });
     }
     if run.capped {
+        // The samples the result states (a sample of no time states none), as its interval
+        // is made of them.
         warnings.push(Warning::TimeCapped {
-            samples: seconds.len(),
+            samples: stated_seconds(seconds, info.metric, &run.work).count(),
         });
     }
     if samples.rejected > 0 {

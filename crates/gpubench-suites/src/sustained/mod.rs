@@ -56,6 +56,9 @@ pub const BEST_PERCENTILE: f64 = 90.0;
 /// for a quarter of the first third. Boost clocks fall to sustained ones early in a run, and a
 /// boost shorter than a tenth of all windows never reaches [`BEST_PERCENTILE`].
 pub const EARLY_PERCENTILE: f64 = 75.0;
+/// The fewest windows a first third needs for [`EARLY_PERCENTILE`] to stand for more than one
+/// window: shorter runs (a one-second `--duration`) are held to [`BEST_PERCENTILE`] alone.
+pub const EARLY_WINDOWS_MIN: usize = 8;
 /// Length of one window (one sample).
 pub const WINDOW: Duration = Duration::from_millis(100);
 
@@ -208,7 +211,13 @@ pub fn analyse(windows: &[f64]) -> Option<Analysis> {
         gpubench_results::stats::percentile_sorted(&sorted, p)
     };
     let first_third = &windows[..windows.len() / 3];
-    let best = percentile(windows, BEST_PERCENTILE).max(percentile(first_third, EARLY_PERCENTILE));
+    let overall = percentile(windows, BEST_PERCENTILE);
+    // A first third of a few windows has no quarter that is more than one window.
+    let best = if first_third.len() >= EARLY_WINDOWS_MIN {
+        overall.max(percentile(first_third, EARLY_PERCENTILE))
+    } else {
+        overall
+    };
     let tail = &windows[windows.len() - windows.len() / 3..];
     let last_third = median(tail);
     let summary = gpubench_results::stats::summarize(windows)?;
@@ -266,6 +275,10 @@ mod tests {
         let mut ramp: Vec<f64> = (0..33).map(|i| 50.0 + f64::from(i) * 1.5).collect();
         ramp.extend(vec![100.0; 67]);
         assert!(!analyse(&ramp).expect("enough windows").throttled);
+        // A one-second run: its first third (three windows) is no reference of its own.
+        let mut short = vec![200.0];
+        short.extend(vec![100.0; 9]);
+        assert!(!analyse(&short).expect("enough windows").throttled);
     }
 
     #[test]
