@@ -5,7 +5,9 @@
 // Everything a results file or a run says (ids, names, reasons, units) is put in the page as
 // text (textContent), never as markup: a file loaded here may come from anyone.
 
-import init, { report_html as reportHtml, run, suites } from "./pkg/gpubench_web.js";
+import init, {
+  install_panic_hook as installPanicHook, report_html as reportHtml, run, suites,
+} from "./pkg/gpubench_web.js";
 
 // The largest results file the page reads: the command line's bound for a results document.
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -135,7 +137,16 @@ async function runRequest(request, onEvent = () => {}) {
     ...request,
   };
   hidden = document.hidden;
-  const doc = JSON.parse(await run(JSON.stringify(full), (line) => onEvent(JSON.parse(line))));
+  // A panic aborts the module and the run's promise never settles: the panic hook rejects this
+  // one instead (crates/gpubench-web, install_panic_hook).
+  const panicked = new Promise((_, reject) => {
+    window.gpubenchOnPanic = (message) => reject(new Error(message));
+  });
+  const text = await Promise.race([
+    run(JSON.stringify(full), (line) => onEvent(JSON.parse(line))),
+    panicked,
+  ]);
+  const doc = JSON.parse(text);
   if (hidden) {
     // Recorded in the file (the download and the saved copy alike), as a run warning of the
     // page's own kind.
@@ -233,18 +244,30 @@ function median(result) {
   return typeof m === "number" && Number.isFinite(m) && m > 0 ? m : null;
 }
 
-// Why two results of one id give no ratio, as the command line's comparison refuses them: a
-// metric, unit or direction that changed, or two clocks (a browser without timestamp queries
-// against a run with them: submit-to-completion time against device time); null when they do.
-function notComparable(ours, theirs) {
+// A result's median by the host clock (submit to completion): its headline where the host
+// clock timed it, else the host-clock summary a GPU-timed result keeps beside it; null if none.
+function hostMedian(result) {
+  if (result.timing === "host") return median(result);
+  const m = result.host_summary && result.host_summary.median;
+  return typeof m === "number" && Number.isFinite(m) && m > 0 ? m : null;
+}
+
+// The two medians a ratio of one id is taken from, as the command line's comparison takes
+// them: the headlines, or both by the host clock where the two runs were timed by different
+// clocks (a browser without timestamp queries against a run with them); or why there is no
+// ratio (a metric, unit or direction that changed, another clock with no host-clock figure).
+function comparedMedians(ours, theirs) {
   if (ours.metric !== theirs.metric || ours.unit !== theirs.unit) {
-    return `metric changed (${theirs.metric} ${theirs.unit})`;
+    return { why: `metric changed (${theirs.metric} ${theirs.unit})` };
   }
-  if (ours.higher_is_better !== theirs.higher_is_better) return "direction changed";
+  if (ours.higher_is_better !== theirs.higher_is_better) return { why: "direction changed" };
   if (ours.timing && theirs.timing && ours.timing !== theirs.timing) {
-    return `timed by ${theirs.timing}, this run by ${ours.timing}`;
+    const [a, b] = [hostMedian(ours), hostMedian(theirs)];
+    return a === null || b === null
+      ? { why: `timed by ${theirs.timing}, this run by ${ours.timing}, no host-clock figure` }
+      : { ours: a, theirs: b, note: " (host clock)" };
   }
-  return null;
+  return { ours: median(ours), theirs: median(theirs), note: "" };
 }
 
 // The table: each id of this run beside each loaded file's figure, as a ratio oriented so
@@ -272,15 +295,18 @@ function refreshComparison() {
     cell(row, `${figure(ours)} ${result.unit}`, true);
     for (const other of loaded) {
       const their = other.results.get(result.id);
-      const theirs = median(their);
-      const why = theirs === null ? null : notComparable(result, their);
-      if (why) {
-        cell(row, `not comparable: ${why}`);
+      if (median(their) === null) {
+        cell(row, "-", true);
         continue;
       }
-      const ratio = theirs === null ? null
-        : result.higher_is_better === false ? theirs / ours : ours / theirs;
-      cell(row, ratio === null ? "-" : `${figure(ratio)}x`, true);
+      const pair = comparedMedians(result, their);
+      if (pair.why) {
+        cell(row, `not comparable: ${pair.why}`);
+        continue;
+      }
+      const ratio = pair.ours === null || pair.theirs === null ? null
+        : result.higher_is_better === false ? pair.theirs / pair.ours : pair.ours / pair.theirs;
+      cell(row, ratio === null ? "-" : `${figure(ratio)}x${pair.note}`, true);
     }
     body.appendChild(row);
   }
@@ -348,6 +374,7 @@ function refreshReport() {
 
 async function start() {
   await init();
+  installPanicHook();
   offerSuites();
   // Loading files to compare works whatever the adapter request below does.
   $("run").addEventListener("click", runNow);

@@ -33,7 +33,7 @@ use request::PageRequest;
 /// request is not valid, the browser has no WebGPU adapter, or the run cannot start.
 #[wasm_bindgen]
 pub async fn run(request: String, progress: js_sys::Function) -> Result<String, JsValue> {
-    keep_panic_messages();
+    install_panic_hook();
     let request = PageRequest::parse(&request).map_err(|e| JsValue::from_str(&e))?;
     let ctx = open_adapter(request.adapter_name()).await?;
     let plan = RunPlan::new(
@@ -57,22 +57,29 @@ pub async fn run(request: String, progress: js_sys::Function) -> Result<String, 
 
 /// The global a panic's message is left in, for the page to show.
 const PANIC_GLOBAL: &str = "gpubenchPanic";
+/// The global function a panic calls with its message, where the page set one.
+const PANIC_CALLBACK: &str = "gpubenchOnPanic";
 
 /// Has a panic leave its message (and where it happened) in the page's `gpubenchPanic` global
-/// and the console before the module traps. In wasm a panic aborts, so the native runner's
-/// catch, which makes a benchmark's panic its failed result, catches nothing here: without
-/// this the page would only learn "unreachable".
-fn keep_panic_messages() {
+/// and the console, and call the page's `gpubenchOnPanic(message)` where it set one, before the
+/// module traps. In wasm a panic aborts: the native runner's catch, which makes a benchmark's
+/// panic its failed result, catches nothing, and the promise of a `run` that panicked while it
+/// was polled never settles, so the page must hear of it this way. The page calls this once it
+/// has loaded the module (a panic while reading a file counts too); [`run`] makes sure.
+#[wasm_bindgen]
+pub fn install_panic_hook() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
             let message = format!("gpubench panicked: {info}");
-            let _ = js_sys::Reflect::set(
-                &js_sys::global(),
-                &JsValue::from_str(PANIC_GLOBAL),
-                &JsValue::from_str(&message),
-            );
+            let global = js_sys::global();
+            let text = JsValue::from_str(&message);
+            let _ = js_sys::Reflect::set(&global, &JsValue::from_str(PANIC_GLOBAL), &text);
             web_console_error(&message);
+            let callback = js_sys::Reflect::get(&global, &JsValue::from_str(PANIC_CALLBACK));
+            if let Ok(callback) = callback.and_then(|c| c.dyn_into::<js_sys::Function>()) {
+                let _ = callback.call1(&JsValue::NULL, &text);
+            }
         }));
     });
 }

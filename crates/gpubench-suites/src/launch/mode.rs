@@ -117,7 +117,7 @@ impl LaunchMode {
                 "microseconds of GPU time per dispatch, N dispatches of a 1-invocation kernel back to back in one pass, a bind group set before each (all binding the one counter, as gpu-gap-independent sets its own) (GPU timestamps at the pass's start and end, nothing subtracted: wgpu's barrier before each dispatch, the launch and the kernel itself); recording is outside the host clock (host: submit to completion)"
             }
             LaunchMode::GpuGapIndependent => {
-                "microseconds of GPU time per dispatch, N dispatches of a 1-invocation kernel back to back in one pass, each bumping a buffer of its own, so no dispatch depends on another and wgpu puts no barrier between them (GPU timestamps at the pass's start and end); beside gpu-gap, the difference is the cost of the barrier a dependent dispatch pays"
+                "microseconds of GPU time per dispatch, N dispatches of a 1-invocation kernel back to back in one pass, each bumping a buffer of its own, so no dispatch depends on another and wgpu puts no barrier between them (GPU timestamps at the pass's start and end): an issue rate, since the device may run such dispatches concurrently and the figure can fall below one dispatch's own latency; beside gpu-gap, the difference is what a dependency costs (the barrier and the wait for the dispatch before), not the barrier alone"
             }
             LaunchMode::RoundTripSpin => {
                 "microseconds from queue.submit of one dispatch until the host sees it complete, spinning (device.poll Wait with a zero timeout in a loop, yielding the core between polls: the thread never sleeps in the driver); host clock; no timestamps in the timed pass"

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Role, Status};
 use gpubench_results::stats::{self, Summary};
-use gpubench_results::units::KIB;
+use gpubench_results::units::{KIB, format_size};
 
 use super::{FIT_RESAMPLES, FIT_SEED, MIN_FIT_SIZES, Measures, POOR_FIT, TransferPath};
 use crate::transfer::fit::{self, SizeSamples, TransferModel};
@@ -52,9 +52,10 @@ pub fn derive(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResu
 }
 
 /// The host's own copy rate in bytes moved once per second (GB/s), from the stream suite's
-/// largest verified host-memcpy row (its [`Role::HostReference`] row) when it ran earlier: the
-/// ceiling of any path that copies through host memory. Stream counts read plus written, so its
-/// number is halved here.
+/// largest verified host-memcpy row (its [`Role::HostReference`] row) when it ran earlier: what
+/// a path that copies through host memory is compared with (not a bound: stores into
+/// write-combined device memory are not limited by a memcpy between two host buffers). Stream
+/// counts read plus written, so its number is halved here.
 fn host_memcpy_reference(earlier: &[BenchResult]) -> Option<f64> {
     earlier
         .iter()
@@ -116,10 +117,19 @@ fn derive_path(
     }
     let warnings = fit_warnings(&model, usable.len(), mine.len());
     let values = fitted_values(&model, &host);
+    let extrapolated = extrapolation(&model, &points);
     infos
         .iter()
         .zip(values)
-        .map(|(info, (value, interval))| {
+        .enumerate()
+        .map(|(k, (info, (value, interval)))| {
+            // The bandwidth and the half-bandwidth size rest on the asymptote; the fixed cost
+            // is read from the small sizes and stands.
+            if let Some(reason) = extrapolated.as_ref().filter(|_| k > 0) {
+                let mut r = fitted_skip(info, reason);
+                r.extra = extra.clone();
+                return r;
+            }
             // A fit forced through the origin has no fixed cost to report: the sweep did not
             // resolve one (the free intercept came out negative), and a 0 would read as a
             // measured "no fixed cost". Only the bandwidth is a result then.
@@ -228,6 +238,29 @@ fn poor_fit(residual: f64) -> Option<String> {
     })
 }
 
+/// The least share of the fitted asymptote the sweep's largest size must reach for the
+/// asymptote to be a measurement: sizes to four times the half-bandwidth size.
+const REACHED_MIN: f64 = 0.8;
+
+/// Why the fitted asymptote is an extrapolation, where the sweep's largest size reached less
+/// than [`REACHED_MIN`] of it (a quick sweep to 4 MiB of a path whose half-bandwidth size is
+/// 2 MiB reached two thirds: its asymptote lies beyond every size measured).
+fn extrapolation(model: &TransferModel, points: &[fit::Point]) -> Option<String> {
+    let largest = points.iter().map(|p| p.bytes).fold(0.0, f64::max);
+    let half = model.half_bandwidth_bytes();
+    let reached = largest / (largest + half);
+    (reached < REACHED_MIN).then(|| {
+        format!(
+            "an extrapolation: the largest size measured, {}, reached {:.0}% of the fitted {:.3} GB/s; an asymptote is taken as measured where a size reaches {:.0}% of it (sizes to {}, four times the half-bandwidth size): a longer profile's sweep goes further; the per-size rows stand",
+            format_size(largest as u64),
+            reached * 100.0,
+            model.bandwidth_gbs(),
+            REACHED_MIN * 100.0,
+            format_size((4.0 * half) as u64)
+        )
+    })
+}
+
 /// The three fitted values (fixed cost in us, bandwidth in GB/s, half-bandwidth size in KiB),
 /// each with its bootstrap interval over the per-size samples, when there is one.
 fn fitted_values(model: &TransferModel, samples: &[SizeSamples]) -> [(f64, Option<(f64, f64)>); 3] {
@@ -286,9 +319,10 @@ fn fit_extra(
             gpu_model.bandwidth_gbs().into(),
         );
     }
-    // The host's memcpy bounds what goes through host memory at the host's pace: a whole
-    // transfer, a host write. A copy-engine copy it does not (DMA or a VRAM-to-VRAM copy runs
-    // at many times its rate), so those rows carry no fraction of it.
+    // The host's memcpy is the comparison for what goes through host memory at the host's
+    // pace: a whole transfer, a host write (not a bound: stores into a write-combined BAR ran
+    // at 1.8 times it on the H200). A copy-engine copy is not at the host's pace at all (DMA
+    // or a VRAM-to-VRAM copy runs at many times its rate), so those rows carry no fraction.
     let memcpy_bound = matches!(path.measures(), Measures::EndToEnd | Measures::HostWrite);
     if let Some(memcpy) = host_memcpy_gbs.filter(|_| memcpy_bound) {
         extra.insert("host_memcpy_gbs".into(), memcpy.into());
@@ -484,10 +518,41 @@ mod tests {
     }
 
     #[test]
+    fn an_asymptote_beyond_every_size_measured_is_no_result_but_the_fixed_cost_is() {
+        // 30 us fixed at 400 GB/s: half the bandwidth at 12 MB, so a sweep to 16 MiB reaches
+        // 58% of it, and to 64 MiB 85%.
+        let rebar = discrete_card(141 * GIB);
+        let short = sweep_on(&rebar, TransferPath::StagingCopy, 16 * MIB, 400.0);
+        let derived = TransferSuite.derive(&short, &[]);
+        let status = |suffix: &str| {
+            let r = derived
+                .iter()
+                .find(|r| r.id.ends_with(suffix))
+                .expect("row");
+            (r.status, r.reason.clone().unwrap_or_default())
+        };
+        assert_eq!(status("fit/fixed-cost").0, Status::Ok);
+        for suffix in ["fit/asymptotic-bandwidth", "fit/half-bandwidth-size"] {
+            let (status, reason) = status(suffix);
+            assert_eq!(status, Status::Skipped, "{suffix}");
+            assert!(
+                reason.contains("reached 58% of the fitted 400.000 GB/s"),
+                "{reason}"
+            );
+        }
+        let long = sweep_on(&rebar, TransferPath::StagingCopy, 64 * MIB, 400.0);
+        let derived = TransferSuite.derive(&long, &[]);
+        assert!(
+            derived.iter().all(|r| r.status == Status::Ok),
+            "{derived:?}"
+        );
+    }
+
+    #[test]
     fn fitted_rows_carry_the_placement_their_sizes_agree_on() {
         // An H200's large BAR: the staging copy is VRAM to VRAM at every size.
         let rebar = discrete_card(141 * GIB);
-        let sizes = sweep_on(&rebar, TransferPath::StagingCopy, 16 * MIB, 400.0);
+        let sizes = sweep_on(&rebar, TransferPath::StagingCopy, 64 * MIB, 400.0);
         let per_size = &sizes[0].params;
         assert_eq!(per_size["crosses_link"], false);
         let derived = TransferSuite.derive(&sizes, &[]);
