@@ -258,8 +258,11 @@ mod tests {
 /// - f16 accumulation: the deterministic bound is useless (k * eps16 exceeds 1 at k = 1024), so
 ///   the bound is statistical: rounding errors of a running sum of zero-mean terms grow like a
 ///   random walk, about `u * sqrt(k / 6) * rms(C)`; the bound allows `4 * sqrt(k) * u * rms(C)`,
-///   about ten standard deviations, while a wrong index or a lost block of K stays far outside.
-///   Valid for zero-mean random inputs, which is what the matmul suite generates.
+///   about ten standard deviations. It is loose for a single element: at K = 4096 it is 12.6% of
+///   rms(C), so an error of one term (a wrong index: at most 2 with inputs in [-1, 1)) or of a
+///   few (a lost K step of 8 terms) passes; what it catches is a wrong or unwritten tile, whose
+///   elements are off by about rms(C), and errors of f32-accumulated products, whose bound is
+///   far tighter. Valid for zero-mean random inputs, which is what the matmul suite generates.
 /// - The stored result is rounded once more: `2 * u_out * |want|`, or where that is less, up to
 ///   the output's smallest normal number: a result below it is subnormal, rounded to the
 ///   subnormals' coarser step or flushed to zero, both of which WGSL allows (an f16 product of

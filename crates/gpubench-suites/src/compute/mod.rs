@@ -69,8 +69,8 @@ impl Suite for ComputeSuite {
     /// fails, and one faster than the adapter's vendor's cards issue is marked
     /// ([`gpubench_harness::kit::fma::plausible`]).
     fn annotate(&self, result: &mut gpubench_harness::BenchResult, run: &RunDocument) {
-        let vendor = run.machine.adapter.vendor();
-        plausible::judge_accumulate(result, &run.results, vendor);
+        let adapter = &run.machine.adapter;
+        plausible::judge_accumulate(result, &run.results, (adapter.vendor(), &adapter.name));
         plausible::judge_int(result, &run.results);
     }
 

@@ -25,7 +25,7 @@
 use gpubench_results::warnings::{FigureUnit, OwnedKind};
 
 use crate::kit::derived::param_str;
-use crate::kit::facts::{VENDOR_APPLE, VENDOR_INTEL, VENDOR_NVIDIA};
+use crate::kit::facts::{VENDOR_AMD, VENDOR_APPLE, VENDOR_INTEL, VENDOR_NVIDIA};
 use crate::{BenchResult, Status};
 
 /// Most an accumulate-form row may run over the multiply-form row of its precision and form on
@@ -51,19 +51,40 @@ pub const FASTER_ACCUMULATE: OwnedKind = OwnedKind::new(
     false,
 );
 
-/// Whether cards of `vendor` (as [`gpubench_results::AdapterSummary::vendor`] gives it) issue
-/// the accumulate and multiply forms at one rate: NVIDIA's, Apple's and Intel's do; AMD's RDNA 3
-/// dual-issues the accumulate form, and other vendors are not known here.
-pub fn issues_both_forms_at_one_rate(vendor: u32) -> bool {
-    matches!(vendor, VENDOR_NVIDIA | VENDOR_APPLE | VENDOR_INTEL)
+/// Names of AMD families that issue both forms at one rate (GCN, Vega, RDNA 1 and 2 have no
+/// dual issue), as RADV (`NAVI21`, `GFX1030`) and AMD's drivers (`Radeon RX 6900 XT`,
+/// `Radeon 680M`) name them; matched in upper case.
+const AMD_SINGLE_ISSUE: &[&str] = &[
+    "NAVI1", "NAVI2", "GFX10", "GFX9", "GFX8", "VEGA", "POLARIS", "RX 4", "RX 5", "RX 6", "PRO W5",
+    "PRO W6", "680M", "660M", "610M",
+];
+
+/// Whether the card of `vendor` (as [`gpubench_results::AdapterSummary::vendor`] gives it)
+/// called `name` issues the accumulate and multiply forms at one rate: NVIDIA's, Apple's and
+/// Intel's do, and AMD's of the families before RDNA 3 ([`AMD_SINGLE_ISSUE`]); RDNA 3 and later
+/// dual-issue the accumulate form, and an AMD card not named as an older family, or another
+/// vendor's, is not known here to issue at one rate.
+pub fn issues_both_forms_at_one_rate(vendor: u32, name: &str) -> bool {
+    match vendor {
+        VENDOR_NVIDIA | VENDOR_APPLE | VENDOR_INTEL => true,
+        VENDOR_AMD => {
+            let name = name.to_uppercase();
+            AMD_SINGLE_ISSUE.iter().any(|family| name.contains(family))
+        }
+        _ => false,
+    }
 }
 
 /// Judges `result`, an accumulate-form FMA peak, against the multiply-form row of the same
 /// precision and form among `earlier` (the compute suite runs that one first) on a card of
-/// `vendor`: failed past [`ACCUMULATE_OVER_MULTIPLY_MAX`], marked with [`FASTER_ACCUMULATE`]
-/// past [`ACCUMULATE_OVER_MULTIPLY_ONE_RATE`] where the vendor's cards issue both forms at one
-/// rate. Any other result, or one without an ok partner, is left as it is.
-pub fn judge_accumulate(result: &mut BenchResult, earlier: &[BenchResult], vendor: u32) {
+/// `vendor` called `name`: failed past [`ACCUMULATE_OVER_MULTIPLY_MAX`], marked with
+/// [`FASTER_ACCUMULATE`] past [`ACCUMULATE_OVER_MULTIPLY_ONE_RATE`] where the card issues both
+/// forms at one rate. Any other result, or one without an ok partner, is left as it is.
+pub fn judge_accumulate(
+    result: &mut BenchResult,
+    earlier: &[BenchResult],
+    (vendor, name): (u32, &str),
+) {
     let Some(ratio) = over_multiply(result, earlier) else {
         return;
     };
@@ -71,10 +92,12 @@ pub fn judge_accumulate(result: &mut BenchResult, earlier: &[BenchResult], vendo
         result.fail(format!(
             "ran {ratio:.2}x the multiply form of the same precision and width, more than the {ACCUMULATE_OVER_MULTIPLY_MAX}x that RDNA 3's dual issue allows at most on any card: the compiler folded, split or hoisted the chain, so the figure would be the compiler's, not the card's"
         ));
-    } else if issues_both_forms_at_one_rate(vendor) && ratio > ACCUMULATE_OVER_MULTIPLY_ONE_RATE {
+    } else if issues_both_forms_at_one_rate(vendor, name)
+        && ratio > ACCUMULATE_OVER_MULTIPLY_ONE_RATE
+    {
         result.warnings.push(FASTER_ACCUMULATE.record(
             format!(
-                "ran {ratio:.2}x the multiply form of the same precision and width, where this vendor's cards issue both forms at one rate (over {ACCUMULATE_OVER_MULTIPLY_ONE_RATE}x is marked): the compiler shortened the chain, or paired operations in this form only; read it beside the multiply row, which alone counts toward the measured peak"
+                "ran {ratio:.2}x the multiply form of the same precision and width, where this card issues both forms at one rate (over {ACCUMULATE_OVER_MULTIPLY_ONE_RATE}x is marked): the compiler shortened the chain, or paired operations in this form only; read it beside the multiply row, which alone counts toward the measured peak"
             ),
             Some(ratio),
         ));
@@ -143,7 +166,6 @@ fn multiply_peaks<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kit::facts::VENDOR_AMD;
     use crate::kit::gpu::Precision;
     use crate::{BenchmarkInfo, MetricKind};
     use gpubench_results::stats::summarize;
@@ -177,14 +199,14 @@ mod tests {
         ];
         // RDNA 3's dual issue: twice the multiply form stands.
         let mut dual = peak("accumulate", "acc-vec4", 60_000.0);
-        judge_accumulate(&mut dual, &earlier, VENDOR_AMD);
+        judge_accumulate(&mut dual, &earlier, (VENDOR_AMD, "a card"));
         assert_eq!(dual.status, Status::Ok);
         assert!(dual.warnings.is_empty());
         // A loop folded to a sixteenth of its work, as Mesa once did: fails, no figure, on
         // every vendor's card.
         for vendor in [VENDOR_AMD, VENDOR_NVIDIA, 0x5143] {
             let mut folded = peak("accumulate", "acc-vec4", 480_000.0);
-            judge_accumulate(&mut folded, &earlier, vendor);
+            judge_accumulate(&mut folded, &earlier, (vendor, "a card"));
             assert_eq!(folded.status, Status::Failed);
             assert!(folded.summary.is_none() && folded.samples.is_empty());
             assert!(folded.timing.is_none() && folded.iterations_per_sample == 0);
@@ -193,7 +215,7 @@ mod tests {
         }
         // Judged against its own form: 48 TFLOP/s beside the scalar row's 10 would fail.
         let mut vec4 = peak("accumulate", "acc-vec4", 48_000.0);
-        judge_accumulate(&mut vec4, &earlier, VENDOR_AMD);
+        judge_accumulate(&mut vec4, &earlier, (VENDOR_AMD, "a card"));
         assert_eq!(vec4.status, Status::Ok);
     }
 
@@ -248,11 +270,11 @@ mod tests {
         for vendor in [VENDOR_NVIDIA, VENDOR_APPLE, VENDOR_INTEL] {
             // Noise and a clock step between the two rows stand unmarked.
             let mut noisy = peak("accumulate", "acc-scalar", 12_000.0);
-            judge_accumulate(&mut noisy, &earlier, vendor);
+            judge_accumulate(&mut noisy, &earlier, (vendor, "a card"));
             assert!(noisy.status == Status::Ok && noisy.warnings.is_empty());
             // Twice the multiply row: kept, marked, and no longer the peak.
             let mut halved = peak("accumulate", "acc-scalar", 20_000.0);
-            judge_accumulate(&mut halved, &earlier, vendor);
+            judge_accumulate(&mut halved, &earlier, (vendor, "a card"));
             assert_eq!(halved.status, Status::Ok, "{vendor:#x}");
             assert!(is_faster_accumulate(&halved), "{vendor:#x}");
             let message = &halved.warnings[0].message;
@@ -264,26 +286,40 @@ mod tests {
                 (10_000.0, "compute/fma-peak/scalar-f32")
             );
         }
-        // On AMD's cards and a vendor not known here, twice is what dual issue can do.
-        for vendor in [VENDOR_AMD, 0x5143] {
+        // On AMD's RDNA 3 and a vendor not known here, twice is what dual issue can do.
+        for card in [
+            (VENDOR_AMD, "AMD Radeon RX 7900 XTX (RADV NAVI31)"),
+            (VENDOR_AMD, "AMD Radeon Graphics"),
+            (0x5143, "a card"),
+        ] {
             let mut dual = peak("accumulate", "acc-scalar", 20_000.0);
-            judge_accumulate(&mut dual, &earlier, vendor);
+            judge_accumulate(&mut dual, &earlier, card);
             assert!(dual.status == Status::Ok && !is_faster_accumulate(&dual));
+        }
+        // AMD's families before RDNA 3 have no dual issue: twice is a halved chain there.
+        for name in [
+            "AMD Radeon RX 6900 XT",
+            "AMD Radeon RX 6800 (RADV NAVI21)",
+            "Radeon 680M",
+        ] {
+            let mut halved = peak("accumulate", "acc-scalar", 20_000.0);
+            judge_accumulate(&mut halved, &earlier, (VENDOR_AMD, name));
+            assert!(is_faster_accumulate(&halved), "{name}");
         }
     }
 
     #[test]
     fn without_an_ok_multiply_row_or_outside_the_accumulate_form_nothing_changes() {
         let mut alone = peak("accumulate", "acc-scalar", 1e9);
-        judge_accumulate(&mut alone, &[], VENDOR_NVIDIA);
+        judge_accumulate(&mut alone, &[], (VENDOR_NVIDIA, "a card"));
         assert_eq!(alone.status, Status::Ok);
         let mut failed = peak("multiply", "scalar", 1.0);
         failed.status = Status::Failed;
-        judge_accumulate(&mut alone, &[failed], VENDOR_NVIDIA);
+        judge_accumulate(&mut alone, &[failed], (VENDOR_NVIDIA, "a card"));
         assert_eq!(alone.status, Status::Ok);
         let mut multiply = peak("multiply", "scalar", 1e9);
         let slow = [peak("multiply", "scalar", 1.0)];
-        judge_accumulate(&mut multiply, &slow, VENDOR_NVIDIA);
+        judge_accumulate(&mut multiply, &slow, (VENDOR_NVIDIA, "a card"));
         assert_eq!(multiply.status, Status::Ok);
     }
 }
