@@ -59,6 +59,13 @@ fn at_speed(scale: f64) -> RunDocument {
         for v in [&mut summary.max, &mut summary.min, &mut summary.median] {
             *v *= factor;
         }
+        for v in result
+            .samples
+            .iter_mut()
+            .chain(result.host_samples.iter_mut())
+        {
+            *v *= factor;
+        }
     }
     doc
 }
