@@ -78,18 +78,22 @@ impl Suite for CapacitySuite {
             let cap = options
                 .get::<u64>(CAPACITY_CAP.key)
                 .unwrap_or_else(|| default_cap(ctx));
-            let single = probe_single(ctx).await;
+            let start = single_start(ctx, cap);
+            let single = probe_single(ctx, start).await;
             let chunk = single.as_ref().map_or(0, |s| s.bytes).clamp(MIB, 256 * MIB);
             let total = probe_total(ctx, cap, chunk).await;
-            vec![single_result(ctx, single), total_result(total, cap, chunk)]
+            vec![
+                single_result(ctx, single, start),
+                total_result(total, cap, chunk),
+            ]
         })
     }
 }
 
 /// The default cap on the total probe: 16 GiB on a discrete GPU; where "device memory" is the
-/// host's RAM (a software adapter: 4 GiB; an integrated or unified-memory GPU, such as an
-/// Apple M3 with 8 GB: 16 GiB), at most a quarter of host RAM, and 4 GiB where that is not
-/// known, so the probe never drives the host into swap.
+/// host's RAM (a software adapter: 4 GiB; an integrated or unified-memory GPU: 16 GiB), at
+/// most a quarter of host RAM (2 GiB on an 8 GB Apple M3), and 4 GiB where that is not known,
+/// so the probe never drives the host into swap.
 pub fn default_cap(ctx: &GpuContext) -> u64 {
     let quarter_ram = || host_memory_bytes().map_or(4 * GIB, |m| m / 4);
     match AdapterClass::of(ctx) {
@@ -99,7 +103,30 @@ pub fn default_cap(ctx: &GpuContext) -> u64 {
     }
 }
 
+/// The first size the single-buffer probe tries: the reported `max_buffer_size`, or on an
+/// adapter whose device memory is the host's RAM (a software adapter, an integrated or
+/// unified-memory GPU) the total probe's `cap` where that is smaller: Metal reports a buffer
+/// limit near an 8 GB M3's whole RAM, and a buffer that size, cleared in full, would drive it
+/// into swap.
+fn single_start(ctx: &GpuContext, cap: u64) -> u64 {
+    let reported = ctx.limits.max_buffer_size / 4 * 4;
+    match AdapterClass::of(ctx) {
+        AdapterClass::Discrete => reported,
+        AdapterClass::Software | AdapterClass::Integrated => {
+            reported.min((cap / 4 * 4).max(MIN_PROBE))
+        }
+    }
+}
+
+/// The host's RAM in bytes: `/proc/meminfo` on Linux, `sysctl hw.memsize` on macOS.
 fn host_memory_bytes() -> Option<u64> {
+    if cfg!(target_os = "macos") {
+        let out = std::process::Command::new("sysctl")
+            .args(["-n", "hw.memsize"])
+            .output()
+            .ok()?;
+        return String::from_utf8_lossy(&out.stdout).trim().parse().ok();
+    }
     let text = gpubench_results::bounded::read_text_bounded(
         std::path::Path::new("/proc/meminfo"),
         gpubench_results::bounded::SYSTEM_FILE_BYTES,
@@ -174,8 +201,8 @@ async fn release(ctx: &GpuContext, buffers: Vec<wgpu::Buffer>) {
 /// that works, where halving alone could report half of it.
 const REFINE_STEPS: u32 = 4;
 
-async fn probe_single(ctx: &GpuContext) -> Result<Probe, String> {
-    let mut bytes = ctx.limits.max_buffer_size / 4 * 4;
+async fn probe_single(ctx: &GpuContext, start: u64) -> Result<Probe, String> {
+    let mut bytes = start;
     let mut refused = None;
     let mut attempts = Vec::new();
     while bytes >= MIN_PROBE {
@@ -311,7 +338,7 @@ fn probed(id: &str, counts: &str, outcome: Result<u64, String>) -> BenchResult {
     r
 }
 
-fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> BenchResult {
+fn single_result(ctx: &GpuContext, probe: Result<Probe, String>, start: u64) -> BenchResult {
     let max_buffer = ctx.limits.max_buffer_size;
     let mut r = probed(
         "capacity/max-single-buffer",
@@ -328,7 +355,19 @@ fn single_result(ctx: &GpuContext, probe: Result<Probe, String>) -> BenchResult 
         r.params
             .insert("size".into(), format_size(probe.bytes).into());
         r.extra.insert("attempts".into(), probe.attempts.into());
-        if probe.bytes < max_buffer / 4 * 4 {
+        if start < max_buffer / 4 * 4 {
+            // Larger buffers were not tried: a figure at the cap is a floor, not the limit.
+            r.extra.insert("started_at_cap".into(), start.into());
+            r.warnings.push(CAPACITY_STOPPED.record(
+                format!(
+                    "the probe started at {}, the capacity cap (`capacity_cap`, at least {}: device memory is the host's RAM here), below the reported max_buffer_size {}: larger buffers were not tried; a higher cap tries them",
+                    format_size(start),
+                    format_size(MIN_PROBE),
+                    format_size(max_buffer)
+                ),
+                None,
+            ));
+        } else if probe.bytes < max_buffer / 4 * 4 {
             r.warnings.push(ALLOCATION_BELOW_LIMIT.record(
                 format!(
                     "the adapter reports max_buffer_size {} but only {} could be allocated",

@@ -46,8 +46,13 @@
 //! preceded by a pipeline barrier (on NVIDIA a wait for idle, a few microseconds): the
 //! per-dispatch cost includes it, as it does for a chain of kernels that depend on each other.
 //! `gpu-gap-independent` gives each of its 4096 dispatches a buffer of its own, so none depends
-//! on another and wgpu records no barrier between them: the launch alone. Both rows are kept,
-//! named for what they pay.
+//! on another and wgpu records no barrier between them: the device may run them concurrently,
+//! so its figure is an issue rate, not one launch's cost. Both rows are kept, named for what
+//! they pay.
+//!
+//! `submit`'s GPU time spans N passes the host submits one at a time: where the device waits
+//! for the host between them (lavapipe always; the H200 too, 64.9 us by GPU time against 66.3
+//! by the host's for 1.7 us of work a pass), it is the host's pace, and [`HOST_PACED`] says so.
 //!
 //! Verified: the counter starts at a random value and must equal that plus every dispatch made
 //! since set-up (wrapping), so a dropped or doubled dispatch fails; `gpu-gap-independent` checks
@@ -60,7 +65,8 @@ pub mod mode;
 #[cfg(test)]
 mod on_an_adapter;
 
-use gpubench_harness::{KernelBench, Profile};
+use gpubench_harness::{BenchResult, KernelBench, Profile, RunDocument, Status, TimingSource};
+use gpubench_results::warnings::{FigureUnit, OwnedKind};
 
 pub use kernel::{Launch, LaunchState};
 pub use mode::LaunchMode;
@@ -72,6 +78,19 @@ use gpubench_harness::GpuContext;
 
 /// launch.wgsl: the launch-overhead kernel, one invocation bumping a counter.
 pub const WGSL: &str = include_str!("launch.wgsl");
+
+/// This suite's warning: a storm whose GPU time per operation is nearly its host time, so the
+/// device waited on the host between passes; figure: GPU time over host time, %.
+pub const HOST_PACED: OwnedKind = OwnedKind::new(
+    "host-paced",
+    "GPU time set by the host's pace",
+    FigureUnit::Percent,
+    false,
+);
+
+/// GPU time over host time per operation above which a storm's device time is the host's pace:
+/// a device that drained faster than the host fed it would sit well under its host time.
+pub const HOST_PACED_SHARE: f64 = 0.8;
 
 /// Round trips recorded by the quick profile.
 pub const QUICK_ROUND_TRIPS: usize = 200;
@@ -91,6 +110,11 @@ impl Suite for LaunchSuite {
         .plain_pipelines(&[(WGSL, "bump")])
     }
 
+    /// `submit`'s GPU time is marked [`HOST_PACED`] where it is nearly its host time.
+    fn annotate(&self, result: &mut BenchResult, _run: &RunDocument) {
+        mark_host_paced(result);
+    }
+
     fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
         let round_trips = match options.profile {
             Profile::Quick => QUICK_ROUND_TRIPS,
@@ -100,6 +124,35 @@ impl Suite for LaunchSuite {
             .iter()
             .map(|&mode| KernelBench::boxed(Launch::new(mode, round_trips, options.seed)))
             .collect())
+    }
+}
+
+/// Marks a GPU-timed `submit` row whose GPU time per submit is more than [`HOST_PACED_SHARE`]
+/// of its host time: its passes were submitted one at a time, and the device spent the rest
+/// waiting for the next, so the figure is how fast the host records and submits.
+fn mark_host_paced(result: &mut BenchResult) {
+    let is_submit =
+        result.params.get("mode").and_then(|m| m.as_str()) == Some(LaunchMode::Submit.name());
+    if !is_submit
+        || result.status != Status::Ok
+        || result.timing != Some(TimingSource::GpuTimestamp)
+    {
+        return;
+    }
+    let (Some(gpu), Some(host)) = (
+        result.median(),
+        result.host_summary.as_ref().map(|s| s.median),
+    ) else {
+        return;
+    };
+    if host > 0.0 && gpu / host > HOST_PACED_SHARE {
+        let message = format!(
+            "GPU time per submit is {:.0}% of the host's ({gpu:.3} us against {host:.3}): the device waited for the host between passes, so this is the host's pace of recording and submitting, not a device cost; submit-call and record split the host's part",
+            100.0 * gpu / host
+        );
+        result
+            .warnings
+            .push(HOST_PACED.record(message, Some(100.0 * gpu / host)));
     }
 }
 
@@ -154,5 +207,35 @@ mod tests {
             IterationPolicy::Fixed(kernel::INDEPENDENT_SLOTS)
         );
         assert_eq!(independent.timing, TimingPreference::GpuOnly);
+    }
+
+    #[test]
+    fn a_submit_storm_the_host_paced_is_marked_and_one_the_device_outran_is_not() {
+        let row = |gpu_us: f64, host_us: f64| {
+            let info = Launch::new(LaunchMode::Submit, 200, 1).info();
+            let mut r = BenchResult::empty(&info, Status::Ok, None);
+            r.timing = Some(TimingSource::GpuTimestamp);
+            r.summary = gpubench_results::stats::summarize(&[gpu_us, gpu_us]);
+            r.host_summary = gpubench_results::stats::summarize(&[host_us, host_us]).map(Box::new);
+            r
+        };
+        // The H200's: 64.9 us a submit by GPU time, 66.3 by the host's.
+        let mut paced = row(64.9, 66.3);
+        mark_host_paced(&mut paced);
+        let warning = paced.warnings.first().expect("marked");
+        assert!(
+            warning.message.contains("98% of the host's"),
+            "{}",
+            warning.message
+        );
+        // A device that drains well ahead of the host is not.
+        let mut ahead = row(20.0, 66.3);
+        mark_host_paced(&mut ahead);
+        assert!(ahead.warnings.is_empty());
+        // Only the submit storm: the round trip is host-timed by design.
+        let mut other = row(64.9, 66.3);
+        other.params.insert("mode".into(), "pass-in-encoder".into());
+        mark_host_paced(&mut other);
+        assert!(other.warnings.is_empty());
     }
 }

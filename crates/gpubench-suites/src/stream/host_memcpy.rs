@@ -1,5 +1,6 @@
-//! The host's own memcpy between two buffers: the ceiling for staging copies, and on a software
-//! adapter the physical limit of "device" memory too. A reference row, never a GPU figure.
+//! The host's own memcpy between two buffers, on one thread: the comparison for staging copies,
+//! and on a software adapter a reference for its "device" memory (one thread's copy, where
+//! lavapipe's kernels run on every core, so not its limit). A reference row, never a GPU figure.
 //!
 //! It runs on the arrays the GPU rows use, so it is skipped where they are (an array over the
 //! adapter's limits), and its two host arrays are allocated fallibly: a size that the host
