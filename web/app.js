@@ -341,6 +341,12 @@ function loadTexts(texts) {
       notes.push(`${name}: read`);
     } catch (e) {
       notes.push(String((e && e.message) || e));
+      if (window.gpubenchPanic) {
+        // The module trapped reading this file: nothing more can run until a reload.
+        notes.push(`${window.gpubenchPanic}; reload the page`);
+        $("run").disabled = true;
+        break;
+      }
     }
   }
   $("load-status").textContent = notes.join("; ");
@@ -353,6 +359,7 @@ function loadTexts(texts) {
 // the sandbox holds even if one were not escaped.
 function refreshReport() {
   const frame = $("report");
+  if (window.gpubenchPanic) return; // the module trapped: it can render nothing more
   if (!lastDoc) {
     frame.hidden = true;
     return;

@@ -68,9 +68,9 @@ fn apt_present() -> bool {
 pub fn ensure_software_adapter(task: &str) -> Result<(), String> {
     if !cfg!(target_os = "linux") {
         return Err(format!(
-            "`cargo xtask {task}` runs on Linux: its GPU tests run on lavapipe (Mesa's software \
-             Vulkan) and its ISA checks on RADV; `cargo xtask check` runs the tests that need no \
-             adapter here"
+            "`cargo xtask {task}` runs on Linux: the GPU tests run on lavapipe (Mesa's software \
+             Vulkan) and the ISA summaries come from RADV; `cargo xtask check` runs the tests \
+             that need no adapter here"
         ));
     }
     match (lavapipe_present(), loader_present()) {

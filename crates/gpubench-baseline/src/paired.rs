@@ -503,6 +503,8 @@ mod tests {
         let mut by_host = rounds(100.0, &[50.0; 5]);
         for (b, h) in &mut by_host {
             b.results[0].timing = Some(TimingSource::GpuTimestamp);
+            // Its GPU samples differ from its host-clock ones: 0.5 only by the host clock.
+            b.results[0].samples = vec![90.0; 5];
             b.results[0].host_samples = vec![100.0; 5];
             let head = &mut h.results[0];
             head.timing = Some(TimingSource::Host);

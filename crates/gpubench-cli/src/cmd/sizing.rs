@@ -73,6 +73,11 @@ fn render(sized: &Sizing, target: &Target, request: &str, adapter: &str) -> Stri
             c.measured_s,
         ));
     }
+    if sized.candidates.iter().any(|c| c.id.contains("/batch-")) {
+        out.push_str(
+            "(a batch's p95 includes the time its batch takes to fill at the target's rate per card)\n",
+        );
+    }
     out.push('\n');
     match (sized.chosen, sized.cards) {
         (Some(i), Some(cards)) => {

@@ -45,7 +45,7 @@ pub const CAPACITY_CAP: OptionSpec = OptionSpec {
     key: "capacity_cap",
     flag: "capacity-cap",
     value_name: "SIZE",
-    help: "Upper bound of the capacity suite's total-allocation probe, e.g. 8GiB.",
+    help: "Upper bound of the capacity suite's total-allocation probe, e.g. 8GiB; where device memory is the host's RAM, also where its single-buffer probe starts.",
     arity: Arity::One,
     default: || serde_json::Value::Null,
     parse: parse_size_value,
@@ -355,7 +355,7 @@ fn single_result(ctx: &GpuContext, probe: Result<Probe, String>, start: u64) -> 
         r.params
             .insert("size".into(), format_size(probe.bytes).into());
         r.extra.insert("attempts".into(), probe.attempts.into());
-        if start < max_buffer / 4 * 4 {
+        if start < max_buffer / 4 * 4 && probe.bytes == start {
             // Larger buffers were not tried: a figure at the cap is a floor, not the limit.
             r.extra.insert("started_at_cap".into(), start.into());
             r.warnings.push(CAPACITY_STOPPED.record(

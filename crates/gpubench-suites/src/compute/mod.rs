@@ -66,7 +66,7 @@ impl Suite for ComputeSuite {
     }
 
     /// An accumulate-form FMA peak faster beside its multiply-form row than any card allows
-    /// fails, and one faster than the adapter's vendor's cards issue is marked
+    /// fails, and one faster than the adapter (by its vendor and name) issues is marked
     /// ([`gpubench_harness::kit::fma::plausible`]).
     fn annotate(&self, result: &mut gpubench_harness::BenchResult, run: &RunDocument) {
         let adapter = &run.machine.adapter;
@@ -194,5 +194,11 @@ mod tests {
         ComputeSuite.annotate(&mut halved, &run(0x10de, multiply));
         assert_eq!(halved.status, Status::Ok, "{:?}", halved.reason);
         assert!(plausible::is_faster_accumulate(&halved));
+        // An AMD card of a family before RDNA 3, by the adapter's name: no dual issue there.
+        let (multiply, mut older) = scalar_f32_rows(10_000.0, 20_000.0);
+        let mut rdna2 = run(0x1002, multiply);
+        rdna2.machine.adapter.name = "AMD Radeon RX 6800 (RADV NAVI21)".into();
+        ComputeSuite.annotate(&mut older, &rdna2);
+        assert!(plausible::is_faster_accumulate(&older));
     }
 }

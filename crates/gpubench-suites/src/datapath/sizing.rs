@@ -233,9 +233,10 @@ fn candidate(r: &BenchResult, target: &Target) -> Candidate {
 fn batch_fill_s(r: &BenchResult, rate_per_s: f64, per_card_per_s: f64) -> Option<f64> {
     let flow = r.params.get("flow").and_then(|f| f.as_str())?;
     let batch: u64 = flow.strip_prefix("batch-")?.parse().ok()?;
+    // The spares stand idle: the rate is spread over the cards that serve it.
     let cards = cards_needed(rate_per_s, per_card_per_s, 0)?.max(1);
     let per_card = rate_per_s / cards as f64;
-    (per_card > 0.0).then(|| batch.saturating_sub(1) as f64 / per_card)
+    (batch > 1 && per_card > 0.0).then(|| (batch - 1) as f64 / per_card)
 }
 
 #[cfg(test)]

@@ -50,9 +50,12 @@
 //! so its figure is an issue rate, not one launch's cost. Both rows are kept, named for what
 //! they pay.
 //!
-//! `submit`'s GPU time spans N passes the host submits one at a time: where the device waits
-//! for the host between them (lavapipe always; the H200 too, 64.9 us by GPU time against 66.3
-//! by the host's for 1.7 us of work a pass), it is the host's pace, and [`HOST_PACED`] says so.
+//! `submit`'s GPU time spans N passes the host submits one at a time, from the first's start to
+//! the last's end: where the device waits for the host between them it is the host's pace, and
+//! where it does not it is the device's; both read near the host's time. What tells them apart
+//! is a pass's own GPU time (`pass-in-encoder`, passes back to back in one command buffer): a
+//! submit many times that long left the device idle (the H200: 64.9 us a submit against 8.6 a
+//! pass; lavapipe about 2x), and [`HOST_PACED`] says so.
 //!
 //! Verified: the counter starts at a random value and must equal that plus every dispatch made
 //! since set-up (wrapping), so a dropped or doubled dispatch fails; `gpu-gap-independent` checks
@@ -79,18 +82,18 @@ use gpubench_harness::GpuContext;
 /// launch.wgsl: the launch-overhead kernel, one invocation bumping a counter.
 pub const WGSL: &str = include_str!("launch.wgsl");
 
-/// This suite's warning: a storm whose GPU time per operation is nearly its host time, so the
-/// device waited on the host between passes; figure: GPU time over host time, %.
+/// This suite's warning: `submit`'s GPU time per submit is many times a pass's own GPU time,
+/// so the device waited on the host between submits; figure: the ratio.
 pub const HOST_PACED: OwnedKind = OwnedKind::new(
     "host-paced",
     "GPU time set by the host's pace",
-    FigureUnit::Percent,
+    FigureUnit::Times,
     false,
 );
 
-/// GPU time over host time per operation above which a storm's device time is the host's pace:
-/// a device that drained faster than the host fed it would sit well under its host time.
-pub const HOST_PACED_SHARE: f64 = 0.8;
+/// `submit`'s GPU time per submit over `pass-in-encoder`'s GPU time per pass above which the
+/// device idled between submits at least a third of the time.
+pub const HOST_PACED_OVER_PASS: f64 = 1.5;
 
 /// Round trips recorded by the quick profile.
 pub const QUICK_ROUND_TRIPS: usize = 200;
@@ -110,9 +113,9 @@ impl Suite for LaunchSuite {
         .plain_pipelines(&[(WGSL, "bump")])
     }
 
-    /// `submit`'s GPU time is marked [`HOST_PACED`] where it is nearly its host time.
-    fn annotate(&self, result: &mut BenchResult, _run: &RunDocument) {
-        mark_host_paced(result);
+    /// `submit`'s GPU time is marked [`HOST_PACED`] where it is many times a pass's own.
+    fn annotate(&self, result: &mut BenchResult, run: &RunDocument) {
+        mark_host_paced(result, &run.results);
     }
 
     fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
@@ -127,32 +130,38 @@ impl Suite for LaunchSuite {
     }
 }
 
-/// Marks a GPU-timed `submit` row whose GPU time per submit is more than [`HOST_PACED_SHARE`]
-/// of its host time: its passes were submitted one at a time, and the device spent the rest
-/// waiting for the next, so the figure is how fast the host records and submits.
-fn mark_host_paced(result: &mut BenchResult) {
-    let is_submit =
-        result.params.get("mode").and_then(|m| m.as_str()) == Some(LaunchMode::Submit.name());
-    if !is_submit
-        || result.status != Status::Ok
-        || result.timing != Some(TimingSource::GpuTimestamp)
-    {
+/// Marks a GPU-timed `submit` row whose GPU time per submit is more than
+/// [`HOST_PACED_OVER_PASS`] times `pass-in-encoder`'s GPU time per pass among `earlier` (it
+/// runs first): the device ran each submit's pass in a fraction of the time between them and
+/// waited for the next, so the figure is how fast the host records and submits.
+fn mark_host_paced(result: &mut BenchResult, earlier: &[BenchResult]) {
+    let mode = |r: &BenchResult| {
+        r.params
+            .get("mode")
+            .and_then(|m| m.as_str())
+            .map(str::to_string)
+    };
+    let gpu_timed =
+        |r: &BenchResult| r.status == Status::Ok && r.timing == Some(TimingSource::GpuTimestamp);
+    if mode(result).as_deref() != Some(LaunchMode::Submit.name()) || !gpu_timed(result) {
         return;
     }
-    let (Some(gpu), Some(host)) = (
-        result.median(),
-        result.host_summary.as_ref().map(|s| s.median),
-    ) else {
+    let pass = earlier
+        .iter()
+        .filter(|r| r.suite == result.suite && gpu_timed(r))
+        .find(|r| mode(r).as_deref() == Some(LaunchMode::PassInEncoder.name()))
+        .and_then(BenchResult::median);
+    let (Some(submit), Some(pass)) = (result.median(), pass) else {
         return;
     };
-    if host > 0.0 && gpu / host > HOST_PACED_SHARE {
+    if pass > 0.0 && submit / pass > HOST_PACED_OVER_PASS {
+        let ratio = submit / pass;
         let message = format!(
-            "GPU time per submit is {:.0}% of the host's ({gpu:.3} us against {host:.3}): the device waited for the host between passes, so this is the host's pace of recording and submitting, not a device cost; submit-call and record split the host's part",
-            100.0 * gpu / host
+            "GPU time per submit is {ratio:.1}x a pass's own ({submit:.3} us against pass-in-encoder's {pass:.3}): the device idled between submits, waiting for the host, so this is the host's pace of recording and submitting, not a device cost; submit-call and record split the host's part"
         );
         result
             .warnings
-            .push(HOST_PACED.record(message, Some(100.0 * gpu / host)));
+            .push(HOST_PACED.record(message, Some(ratio)));
     }
 }
 
@@ -210,32 +219,35 @@ mod tests {
     }
 
     #[test]
-    fn a_submit_storm_the_host_paced_is_marked_and_one_the_device_outran_is_not() {
-        let row = |gpu_us: f64, host_us: f64| {
-            let info = Launch::new(LaunchMode::Submit, 200, 1).info();
+    fn a_submit_storm_the_host_paced_is_marked_and_one_the_device_kept_busy_is_not() {
+        let row = |mode: LaunchMode, gpu_us: f64| {
+            let info = Launch::new(mode, 200, 1).info();
             let mut r = BenchResult::empty(&info, Status::Ok, None);
             r.timing = Some(TimingSource::GpuTimestamp);
             r.summary = gpubench_results::stats::summarize(&[gpu_us, gpu_us]);
-            r.host_summary = gpubench_results::stats::summarize(&[host_us, host_us]).map(Box::new);
             r
         };
-        // The H200's: 64.9 us a submit by GPU time, 66.3 by the host's.
-        let mut paced = row(64.9, 66.3);
-        mark_host_paced(&mut paced);
+        // The H200's: 64.9 us a submit by GPU time, 8.56 a pass back to back.
+        let earlier = [row(LaunchMode::PassInEncoder, 8.56)];
+        let mut paced = row(LaunchMode::Submit, 64.9);
+        mark_host_paced(&mut paced, &earlier);
         let warning = paced.warnings.first().expect("marked");
         assert!(
-            warning.message.contains("98% of the host's"),
+            warning.message.contains("7.6x a pass's own"),
             "{}",
             warning.message
         );
-        // A device that drains well ahead of the host is not.
-        let mut ahead = row(20.0, 66.3);
-        mark_host_paced(&mut ahead);
-        assert!(ahead.warnings.is_empty());
-        // Only the submit storm: the round trip is host-timed by design.
-        let mut other = row(64.9, 66.3);
-        other.params.insert("mode".into(), "pass-in-encoder".into());
-        mark_host_paced(&mut other);
+        // A device whose passes take as long as the submits is the device's pace.
+        let mut busy = row(LaunchMode::Submit, 10.0);
+        mark_host_paced(&mut busy, &earlier);
+        assert!(busy.warnings.is_empty());
+        // Without a pass-in-encoder row there is nothing to tell them apart by.
+        let mut alone = row(LaunchMode::Submit, 64.9);
+        mark_host_paced(&mut alone, &[]);
+        assert!(alone.warnings.is_empty());
+        // Only the submit storm.
+        let mut other = row(LaunchMode::DispatchInPass, 64.9);
+        mark_host_paced(&mut other, &earlier);
         assert!(other.warnings.is_empty());
     }
 }

@@ -2,7 +2,8 @@
 //! over the verified sizes (see [`crate::transfer::fit`]), reported as three results (fixed cost,
 //! asymptotic bandwidth, half-bandwidth size) with bootstrap intervals, the GPU-side fit of the
 //! copy alone where timestamps bracketed it inside an end-to-end transfer, and, where the
-//! host's memcpy bounds the path (end to end, host write), the fraction of it reached. Each
+//! path goes at the host's pace (end to end, host write), its fraction of the host's memcpy
+//! (a comparison, not a bound). Each
 //! path is fitted to its headline clock (host time end to end, GPU time per copy, host time
 //! per memcpy: `fitted_from` says which).
 //!
@@ -251,7 +252,7 @@ fn extrapolation(model: &TransferModel, points: &[fit::Point]) -> Option<String>
     let reached = largest / (largest + half);
     (reached < REACHED_MIN).then(|| {
         format!(
-            "an extrapolation: the largest size measured, {}, reached {:.0}% of the fitted {:.3} GB/s; an asymptote is taken as measured where a size reaches {:.0}% of it (sizes to {}, four times the half-bandwidth size): a longer profile's sweep goes further; the per-size rows stand",
+            "an extrapolation: the largest size measured, {}, reached {:.0}% of the fitted {:.3} GB/s; an asymptote is taken as measured where a size reaches {:.0}% of it (sizes to {}, four times the half-bandwidth size, would measure it); the per-size rows stand",
             format_size(largest as u64),
             reached * 100.0,
             model.bandwidth_gbs(),

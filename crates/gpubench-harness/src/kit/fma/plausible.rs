@@ -8,8 +8,8 @@
 //! same fused multiply-adds over the same independent chains, and the one way a known GPU runs
 //! the accumulate form faster is RDNA 3's dual issue of `v_fmac_f32` (twice the rate at most).
 //! So an accumulate row more than [`ACCUMULATE_OVER_MULTIPLY_MAX`] times its multiply row fails
-//! on every card, both figures in its reason. On NVIDIA's, Apple's and Intel's cards, where
-//! neither form issues faster, one more than [`ACCUMULATE_OVER_MULTIPLY_ONE_RATE`] times keeps
+//! on every card, both figures in its reason. On NVIDIA's, Apple's and Intel's cards, and AMD's
+//! before RDNA 3 (named so), where neither form issues faster, one more than [`ACCUMULATE_OVER_MULTIPLY_ONE_RATE`] times keeps
 //! its figure with a [`FASTER_ACCUMULATE`] warning and stays out of the measured peak: a
 //! compiler that halved the chain looks like that, but so would one that paired operations
 //! (f16 pairs, Blackwell's paired f32) in one form only, which is real work. A fold of Mesa's
@@ -32,8 +32,8 @@ use crate::{BenchResult, Status};
 /// any card: RDNA 3's dual issue (2x), with room for the noise of two medians.
 pub const ACCUMULATE_OVER_MULTIPLY_MAX: f64 = 2.2;
 
-/// Past this, on NVIDIA's, Apple's and Intel's cards (where the two forms run at one rate), an
-/// accumulate row is marked: room for the noise of two medians and a clock that moved between
+/// Past this, on a card where the two forms run at one rate ([`issues_both_forms_at_one_rate`]),
+/// an accumulate row is marked: room for the noise of two medians and a clock that moved between
 /// them, well short of the 2x of a halved chain.
 pub const ACCUMULATE_OVER_MULTIPLY_ONE_RATE: f64 = 1.3;
 
@@ -42,11 +42,11 @@ pub const ACCUMULATE_OVER_MULTIPLY_ONE_RATE: f64 = 1.3;
 /// with room for the noise of two medians and a CPU's 16-bit lanes.
 pub const INT_OVER_F32_MAX: f64 = 3.0;
 
-/// The warning on an accumulate-form row that ran past its multiply row by more than its
-/// vendor's cards issue; its figure is the ratio.
+/// The warning on an accumulate-form row that ran past its multiply row by more than its card
+/// issues; its figure is the ratio.
 pub const FASTER_ACCUMULATE: OwnedKind = OwnedKind::new(
     "faster-accumulate",
-    "accumulate form past its vendor's one rate",
+    "accumulate form past the card's one rate",
     FigureUnit::Times,
     false,
 );
