@@ -382,10 +382,18 @@ impl MemoryMap {
                 "{detail}; larger than that heap, so it lives elsewhere (see the note on buffer placement)"
             ));
         }
-        Placement {
-            kind: MemoryKind::of_type(ty.flags, heap, self.unified),
-            detail,
+        let kind = MemoryKind::of_type(ty.flags, heap, self.unified);
+        if kind == MemoryKind::Bar && bytes > heap / 2 {
+            // A classic BAR window is shared with every other host-visible device allocation,
+            // and the allocator moves what no longer fits to host memory without a word: over
+            // half of it, the buffer may be either side of the link.
+            return unknown(format!(
+                "{detail}; over half of that BAR window, which other allocations share: where it \
+                 is full the allocator places the buffer in host memory instead, so where it \
+                 lives is not known"
+            ));
         }
+        Placement { kind, detail }
     }
 
     /// The `memoryTypeBits` Vulkan reported for a buffer of `role`'s usage (Vulkan only).
@@ -699,6 +707,20 @@ mod tests {
         expect(&map, (Staging, MIB), MemoryKind::Bar, "memory type 3 ");
         let too_big = (Staging, 512 * MIB);
         expect(&map, too_big, MemoryKind::Unknown, "larger than that heap");
+        // 256 MiB in a 256 MiB BAR shared with other allocations: either side of the link.
+        let filling = (Staging, 256 * MIB);
+        expect(
+            &map,
+            filling,
+            MemoryKind::Unknown,
+            "over half of that BAR window",
+        );
+        expect(
+            &map,
+            (Staging, 128 * MIB),
+            MemoryKind::Bar,
+            "memory type 3 ",
+        );
         expect(
             &map,
             (Device, GIB),

@@ -586,8 +586,9 @@ mod tests {
 
     #[test]
     fn sizes_that_disagree_on_placement_are_not_fitted_as_one_path() {
-        // A 64 MiB BAR window: up to 64 MiB the staging buffer is BAR memory (a copy inside the
-        // card); at 256 MiB it no longer fits there and its placement is unknown.
+        // A 64 MiB BAR window: up to half of it the staging buffer is BAR memory (a copy inside
+        // the card); from 64 MiB, with other allocations sharing the window, and at 256 MiB,
+        // which no longer fits there, its placement is unknown.
         let window = discrete_card(64 * MIB);
         let sizes = sweep_on(&window, TransferPath::StagingCopy, 256 * MIB, 400.0);
         let last = sizes.last().expect("a 256 MiB row");
@@ -602,14 +603,15 @@ mod tests {
                 "{reason}"
             );
             assert!(
-                reason.contains("bar at 4KiB but unknown at 256MiB"),
+                reason.contains("bar at 4KiB but unknown at 64MiB"),
                 "{reason}"
             );
             assert!(!r.params.contains_key("crosses_link"), "{}", r.id);
             assert_eq!(r.params["measures"], "copy-engine");
         }
-        // The same sweep up to 64 MiB agrees, and is fitted.
-        let fitting = sweep_on(&window, TransferPath::StagingCopy, 64 * MIB, 400.0);
+        // The same sweep up to 32 MiB agrees, and is fitted (at 100 GB/s, which 32 MiB reaches
+        // 90% of).
+        let fitting = sweep_on(&window, TransferPath::StagingCopy, 32 * MIB, 100.0);
         let fitted = TransferSuite.derive(&fitting, &[]);
         assert!(fitted.iter().all(|r| r.status == Status::Ok));
         assert!(fitted.iter().all(|r| r.params["staging_memory"] == "bar"));
