@@ -6,7 +6,8 @@
 // text (textContent), never as markup: a file loaded here may come from anyone.
 
 import init, {
-  install_panic_hook as installPanicHook, report_html as reportHtml, run, suites,
+  check_results_file as checkResultsFile, install_panic_hook as installPanicHook,
+  report_html as reportHtml, run, suites,
 } from "./pkg/gpubench_web.js";
 
 // The largest results file the page reads: the command line's bound for a results document.
@@ -304,9 +305,9 @@ function refreshComparison() {
         cell(row, `not comparable: ${pair.why}`);
         continue;
       }
-      const ratio = pair.ours === null || pair.theirs === null ? null
-        : result.higher_is_better === false ? pair.theirs / pair.ours : pair.ours / pair.theirs;
-      cell(row, ratio === null ? "-" : `${figure(ratio)}x${pair.note}`, true);
+      const ratio = result.higher_is_better === false
+        ? pair.theirs / pair.ours : pair.ours / pair.theirs;
+      cell(row, `${figure(ratio)}x${pair.note}`, true);
     }
     body.appendChild(row);
   }
@@ -336,7 +337,7 @@ function loadTexts(texts) {
       const file = parseResults(text, name);
       // Only what the command line's reader reads (schema version, fields, bounds): a file it
       // refuses would otherwise leave every loaded file out of the report below.
-      reportHtml(JSON.stringify([{ name, text }]));
+      checkResultsFile(name, text);
       loaded.push({ ...file, text });
       notes.push(`${name}: read`);
     } catch (e) {
@@ -397,19 +398,18 @@ async function start() {
       "Chrome, Edge or Firefox, on a secure page (https or localhost).";
   } else {
     let adapter = null;
+    let failure = "This browser offers no WebGPU adapter.";
     try {
       adapter = await navigator.gpu.requestAdapter({ powerPreference: "high-performance" });
     } catch (error) {
-      $("adapter").textContent = `The adapter request failed: ${error}`;
+      failure = `The adapter request failed: ${error}`;
     }
     const info = adapter ? adapter.info || {} : {};
     adapterText = [info.vendor, info.architecture, info.device, info.description]
       .filter(Boolean).join(" ").slice(0, 200) || null;
-    if (adapter) {
-      $("adapter").textContent = `WebGPU adapter: ${adapterText || "no details exposed"}`;
-    } else if (!$("adapter").textContent.startsWith("The adapter request failed")) {
-      $("adapter").textContent = "This browser offers no WebGPU adapter.";
-    }
+    $("adapter").textContent = adapter
+      ? `WebGPU adapter: ${adapterText || "no details exposed"}`
+      : failure;
     $("run").disabled = !adapter;
   }
   window.gpubench = {

@@ -32,18 +32,14 @@ pub fn ensure_adapter() -> Result<(), String> {
 /// `rerun` is the xtask command to run again.
 fn install_loader(rerun: &str) -> Result<(), String> {
     let distro = Distro::detect();
-    if distro == Distro::Debian && apt_present() && is_root() {
+    if installs_with_apt(distro) {
         eprintln!(
             "setup: Vulkan driver manifests are installed ({}) but not the Vulkan loader: installing libvulkan1",
             driver_manifests().join(", ")
         );
-        update_apt_lists();
-        run_apt(&["install", "-y", "--no-install-recommends", "libvulkan1"])?;
-        if loader_present() {
-            eprintln!("setup: {}", found_drivers());
-            return Ok(());
-        }
-        return Err("libvulkan1 was installed but libvulkan.so.1 is not visible".to_string());
+        apt_install_then(&["libvulkan1"], loader_present, "libvulkan.so.1")?;
+        eprintln!("setup: {}", found_drivers());
+        return Ok(());
     }
     Err(format!(
         "Vulkan driver manifests are installed ({}) but the Vulkan loader (libvulkan.so.1) is \
@@ -53,12 +49,33 @@ fn install_loader(rerun: &str) -> Result<(), String> {
     ))
 }
 
-/// Whether apt-get runs here.
-fn apt_present() -> bool {
-    Command::new("apt-get")
+/// Whether packages are installed here with apt, as root (Debian or Ubuntu).
+fn installs_with_apt(distro: Distro) -> bool {
+    let apt = Command::new("apt-get")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    distro == Distro::Debian && apt && is_root()
+}
+
+/// Installs `packages` with apt (after an `apt-get update` whose failure is passed over), then
+/// asks `installed` whether what they give is there now; `visible` names it where it is not.
+fn apt_install_then(
+    packages: &[&str],
+    installed: fn() -> bool,
+    visible: &str,
+) -> Result<(), String> {
+    update_apt_lists();
+    let mut args = vec!["install", "-y", "--no-install-recommends"];
+    args.extend(packages);
+    run_apt(&args)?;
+    if installed() {
+        return Ok(());
+    }
+    Err(format!(
+        "`apt-get install {}` succeeded, but {visible} is still not there",
+        packages.join(" ")
+    ))
 }
 
 /// Succeeds when lavapipe, the software adapter every GPU test runs on, is installed, whatever
@@ -94,25 +111,15 @@ pub fn ensure_software_adapter(task: &str) -> Result<(), String> {
 /// again.
 fn install_software_adapter(why: &str, rerun: &str) -> Result<(), String> {
     let distro = Distro::detect();
-    if distro == Distro::Debian && apt_present() && is_root() {
+    if installs_with_apt(distro) {
         eprintln!("{why}: installing the software adapter (mesa-vulkan-drivers, lavapipe)");
-        update_apt_lists();
-        run_apt(&[
-            "install",
-            "-y",
-            "--no-install-recommends",
-            "mesa-vulkan-drivers",
-            "libvulkan1",
-        ])?;
-        if lavapipe_present() && loader_present() {
-            eprintln!("setup: {}", found_drivers());
-            return Ok(());
-        }
-        return Err(
-            "mesa-vulkan-drivers was installed but lavapipe's driver manifest or the Vulkan \
-             loader is not visible"
-                .to_string(),
-        );
+        apt_install_then(
+            &["mesa-vulkan-drivers", "libvulkan1"],
+            || lavapipe_present() && loader_present(),
+            "lavapipe's driver manifest or the Vulkan loader",
+        )?;
+        eprintln!("setup: {}", found_drivers());
+        return Ok(());
     }
     let what = if rerun == "setup" {
         "Install your GPU vendor's Vulkan driver, or the software adapter"
@@ -341,24 +348,20 @@ pub fn ensure_rust_target(target: &str) -> Result<(), String> {
 /// Succeeds when Node.js and npm are on the PATH (the Tint check runs Dawn's Node bindings);
 /// on Debian/Ubuntu as root, installs the distribution's `nodejs` and `npm` if they are not.
 pub fn ensure_node() -> Result<(), String> {
-    let works = |tool: &str| {
-        Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if works("node") && works("npm") {
+    fn node_and_npm_run() -> bool {
+        ["node", "npm"].iter().all(|tool| {
+            Command::new(tool)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    }
+    if node_and_npm_run() {
         return Ok(());
     }
-    let debian = Path::new("/etc/debian_version").exists();
-    if debian && works("apt-get") && is_root() {
+    if installs_with_apt(Distro::detect()) {
         eprintln!("setup: Node.js or npm is missing: installing the distribution's nodejs and npm");
-        update_apt_lists();
-        run_apt(&["install", "-y", "--no-install-recommends", "nodejs", "npm"])?;
-        if works("node") && works("npm") {
-            return Ok(());
-        }
-        return Err("nodejs and npm were installed but `node` or `npm` does not run".to_string());
+        return apt_install_then(&["nodejs", "npm"], node_and_npm_run, "a `node` and `npm` that run");
     }
     Err(
         "the Tint check needs Node.js (tested with 20) and npm on the PATH: on \

@@ -320,20 +320,18 @@ fn round_ratio(
     higher_is_better: bool,
 ) -> Option<f64> {
     let (base, head) = (base?, head?);
-    if two_clocks(base, head) {
+    if base.status != Status::Ok || head.status != Status::Ok {
+        return None;
+    }
+    let (b, h) = if two_clocks(base, head) {
         // A build that lost its timestamps is judged all the same, as `compare` judges it: by
         // the best host-clock sample of both.
         let (b, h) = (host_clock_samples(base)?, host_clock_samples(head)?);
-        let (b, h) = best_of_equal_counts(b, h, higher_is_better)?;
-        return oriented(b, h, higher_is_better);
-    }
-    let (b, h) = if base.samples.is_empty() || head.samples.is_empty() {
+        best_of_equal_counts(b, h, higher_is_better)?
+    } else if base.samples.is_empty() || head.samples.is_empty() {
         // A file that kept no samples has its summary's extremes.
         (best(base)?, best(head)?)
     } else {
-        if base.status != Status::Ok || head.status != Status::Ok {
-            return None;
-        }
         best_of_equal_counts(&base.samples, &head.samples, higher_is_better)?
     };
     oriented(b, h, higher_is_better)

@@ -1025,7 +1025,7 @@ fn warnings(
         // The samples the result states (a sample of no time states none), as its interval
         // is made of them.
         warnings.push(Warning::TimeCapped {
-            samples: stated_seconds(seconds, info.metric, &run.work).count(),
+            samples: summary.map_or(0, |s| s.n),
         });
     }
     if samples.rejected > 0 {

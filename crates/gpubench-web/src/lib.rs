@@ -165,6 +165,16 @@ pub fn report_html(files: String) -> Result<String, JsValue> {
     gpubench_report::html::render(&labelled).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 
+/// Reads `text` as the command line reads a results file (the same bounds, schema version and
+/// fields), rejecting with `name` and the reason where it is not one: what the page checks a
+/// file by before it keeps it to compare with.
+#[wasm_bindgen]
+pub fn check_results_file(name: &str, text: &str) -> Result<(), JsValue> {
+    gpubench_results::results_file::parse_document(text.as_bytes())
+        .map(drop)
+        .map_err(|reason| JsValue::from_str(&format!("{name}: {reason}")))
+}
+
 /// This build, as the results document records it.
 fn tool_info() -> ToolInfo {
     ToolInfo {

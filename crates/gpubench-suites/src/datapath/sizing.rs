@@ -231,7 +231,7 @@ fn candidate(r: &BenchResult, target: &Target) -> Candidate {
 /// measured span starts with the batch's first input, so a deployment's request waits that
 /// much longer. `None` for other rows.
 fn batch_fill_s(r: &BenchResult, rate_per_s: f64, per_card_per_s: f64) -> Option<f64> {
-    let flow = r.params.get("flow").and_then(|f| f.as_str())?;
+    let flow = param_str(r, "flow")?;
     let batch: u64 = flow.strip_prefix("batch-")?.parse().ok()?;
     // The spares stand idle: the rate is spread over the cards that serve it.
     let cards = cards_needed(rate_per_s, per_card_per_s, 0)?.max(1);

@@ -68,6 +68,7 @@ pub mod mode;
 #[cfg(test)]
 mod on_an_adapter;
 
+use gpubench_harness::kit::derived::param_str;
 use gpubench_harness::{BenchResult, KernelBench, Profile, RunDocument, Status, TimingSource};
 use gpubench_results::warnings::{FigureUnit, OwnedKind};
 
@@ -135,21 +136,17 @@ impl Suite for LaunchSuite {
 /// runs first): the device ran each submit's pass in a fraction of the time between them and
 /// waited for the next, so the figure is how fast the host records and submits.
 fn mark_host_paced(result: &mut BenchResult, earlier: &[BenchResult]) {
-    let mode = |r: &BenchResult| {
-        r.params
-            .get("mode")
-            .and_then(|m| m.as_str())
-            .map(str::to_string)
+    let of_mode = |r: &BenchResult, mode: LaunchMode| {
+        param_str(r, "mode") == Some(mode.name())
+            && r.status == Status::Ok
+            && r.timing == Some(TimingSource::GpuTimestamp)
     };
-    let gpu_timed =
-        |r: &BenchResult| r.status == Status::Ok && r.timing == Some(TimingSource::GpuTimestamp);
-    if mode(result).as_deref() != Some(LaunchMode::Submit.name()) || !gpu_timed(result) {
+    if !of_mode(result, LaunchMode::Submit) {
         return;
     }
     let pass = earlier
         .iter()
-        .filter(|r| r.suite == result.suite && gpu_timed(r))
-        .find(|r| mode(r).as_deref() == Some(LaunchMode::PassInEncoder.name()))
+        .find(|r| r.suite == result.suite && of_mode(r, LaunchMode::PassInEncoder))
         .and_then(BenchResult::median);
     let (Some(submit), Some(pass)) = (result.median(), pass) else {
         return;
