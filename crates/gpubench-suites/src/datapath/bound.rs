@@ -1,12 +1,16 @@
 //! What bounds a workload, and the what-if arithmetic users do by hand, from the measured rows.
-//! The overlapped path's steady interval cannot be shorter than its slowest stage, nor than
-//! preparing and checking together: one host thread does both for every request, while the
-//! device's stages of different requests may overlap. The larger of the two is the bound. The
-//! serial path's own median against the sum of the stage medians is the cost of the seams
-//! (submits, maps, waits); overlap achieved (serial time over the best overlapped interval)
-//! stands beside the ideal (serial time over the bound). The what-if makes what bounds twice
-//! as fast (the stage, or both host stages): the interval falls to the bound of the stages
-//! then, the latency by half of what bounded.
+//! The overlapped path's steady interval cannot be shorter than preparing and checking
+//! together (one host thread does both for every request), nor than the device's part: its
+//! slowest stage where the device overlaps the stages of different requests, the sum of its
+//! three stages where it runs them one after another. wgpu has one queue, so which of the two
+//! a card does is read off the overlapped rows, not assumed: an interval that came no lower
+//! than the device stages' sum (within the noise band) shows them in series. The larger of the
+//! host's part and the device's is the bound. The serial path's own median against the sum of
+//! the stage medians is the cost of the seams (submits, maps, waits); overlap achieved (serial
+//! time over the best overlapped interval) stands beside the ideal (serial time over the
+//! bound). The what-if makes what bounds twice as fast (the stage, both host stages, or the
+//! slowest of the device's stages in series): the interval falls to the bound of the stages
+//! then, the latency by what was saved.
 
 use std::collections::BTreeMap;
 
@@ -55,14 +59,19 @@ pub enum Limit {
     /// sum bounds the interval even where each is shorter than a device stage (which may
     /// overlap each other across requests).
     Host,
+    /// The device's three stages in series (the overlapped rows show it ran them one after
+    /// another), longer than preparing and checking together.
+    Device,
 }
 
 impl Limit {
-    /// As the finding and the row's `stage` param name it: the stage, or `prepare+check`.
+    /// As the finding and the row's `stage` param name it: the stage, `prepare+check` or
+    /// `h2d+compute+d2h`.
     pub fn name(self) -> &'static str {
         match self {
             Limit::Stage(stage) => stage.name(),
             Limit::Host => "prepare+check",
+            Limit::Device => "h2d+compute+d2h",
         }
     }
 
@@ -71,23 +80,58 @@ impl Limit {
         match self {
             Limit::Stage(stage) => format!("the slowest stage ({})", stage.name()),
             Limit::Host => "prepare and check together (one host thread does both)".to_string(),
+            Limit::Device => "the device's stages in series (h2d, compute and d2h)".to_string(),
+        }
+    }
+}
+
+/// How the device ran the stages of requests in flight, as the overlapped rows show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceStages {
+    /// One after another: the best overlapped interval came no lower than the sum of the
+    /// device's stages (within the band).
+    InSeries,
+    /// Overlapped: the best overlapped interval came below that sum.
+    Overlapped,
+    /// Not told apart: no overlapped row ran, or the device's sum does not bound the path
+    /// beyond its slowest stage or the host's part (within the band). The bound is then the
+    /// slowest stage's, the lowest any device can reach.
+    NotTold,
+}
+
+impl DeviceStages {
+    /// As `extra.device_stages` records it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceStages::InSeries => "in-series",
+            DeviceStages::Overlapped => "overlapped",
+            DeviceStages::NotTold => "not-told",
         }
     }
 }
 
 /// The shortest interval an overlapped path can reach with these stage times, and what sets
-/// it: the slowest stage, or preparing and checking together where they take longer.
-fn floor_of(stages: &[StageTime]) -> Option<(f64, Limit)> {
+/// it: the device's part (its slowest stage, or with `in_series` its three stages' sum), or
+/// preparing and checking together where they take longer.
+fn floor_of(stages: &[StageTime], in_series: bool) -> Option<(f64, Limit)> {
     let slowest = stages.iter().max_by(|a, b| a.us.total_cmp(&b.us))?;
-    let host: f64 = stages
-        .iter()
-        .filter(|s| s.stage.on_host())
-        .map(|s| s.us)
-        .sum();
-    Some(if host > slowest.us {
-        (host, Limit::Host)
+    let sum = |on_host: bool| -> f64 {
+        stages
+            .iter()
+            .filter(|s| s.stage.on_host() == on_host)
+            .map(|s| s.us)
+            .sum()
+    };
+    let host = sum(true);
+    let device = if in_series {
+        (sum(false), Limit::Device)
     } else {
         (slowest.us, Limit::Stage(slowest.stage))
+    };
+    Some(if host > device.0 {
+        (host, Limit::Host)
+    } else {
+        device
     })
 }
 
@@ -106,16 +150,36 @@ pub struct Bound {
     pub serial_us: Option<f64>,
     /// The shortest overlapped interval, us, and its depth, where one ran.
     pub best_overlap: Option<(f64, u64)>,
+    /// How the device ran the stages of requests in flight.
+    pub device_stages: DeviceStages,
 }
 
 impl Bound {
-    /// From the stage times (at least one) and the serial and overlapped medians.
+    /// From the stage times (at least one) and the serial and overlapped medians; `band` (the
+    /// noise band) tells an interval at the device stages' sum from one below it.
     pub fn of(
         stages: &[StageTime],
         serial_us: Option<f64>,
         best_overlap: Option<(f64, u64)>,
+        band: f64,
     ) -> Option<Bound> {
-        let (limit_us, limit) = floor_of(stages)?;
+        let overlapped = floor_of(stages, false)?;
+        let in_series = floor_of(stages, true)?;
+        let device_stages = match best_overlap {
+            Some((interval, _)) if in_series.0 > overlapped.0 * (1.0 + band) => {
+                if interval >= in_series.0 * (1.0 - band) {
+                    DeviceStages::InSeries
+                } else {
+                    DeviceStages::Overlapped
+                }
+            }
+            _ => DeviceStages::NotTold,
+        };
+        let (limit_us, limit) = if device_stages == DeviceStages::InSeries {
+            in_series
+        } else {
+            overlapped
+        };
         Some(Bound {
             limit,
             limit_us,
@@ -123,7 +187,33 @@ impl Bound {
             stage_sum_us: stages.iter().map(|s| s.us).sum(),
             serial_us,
             best_overlap,
+            device_stages,
         })
+    }
+
+    /// The stages the what-if halves: the bounding stage, both host stages, or the slowest of
+    /// the device's stages in series (the largest part of their sum).
+    fn halved(&self) -> Vec<Stage> {
+        match self.limit {
+            Limit::Stage(stage) => vec![stage],
+            Limit::Host => Stage::ALL.into_iter().filter(|s| s.on_host()).collect(),
+            Limit::Device => self
+                .stages
+                .iter()
+                .filter(|s| !s.stage.on_host())
+                .max_by(|a, b| a.us.total_cmp(&b.us))
+                .map(|s| s.stage)
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    /// As the what-if names what it halves: a stage, or `prepare+check`.
+    fn halved_name(&self) -> &'static str {
+        match (self.limit, self.halved().as_slice()) {
+            (Limit::Device, [stage]) => stage.name(),
+            (limit, _) => limit.name(),
+        }
     }
 
     /// Serial time over the best overlapped interval.
@@ -144,28 +234,35 @@ impl Bound {
             .filter(|ratio| *ratio > 1.0)
     }
 
-    /// With what bounds twice as fast (the stage, or both host stages): the throughput gain of
-    /// the overlapped path and the latency change of the serial one, in percent; no latency
-    /// change where the bound alone took longer than the serial request it is part of.
+    /// With what bounds twice as fast (the stage, both host stages, or the slowest device
+    /// stage in series): the throughput gain of the overlapped path and the latency change of
+    /// the serial one, in percent; no latency change where the bound alone took longer than
+    /// the serial request it is part of.
     pub fn what_if_twice_as_fast(&self) -> (f64, Option<f64>) {
-        let halved: Vec<StageTime> = self
+        let halved = self.halved();
+        let mut saved = 0.0;
+        let faster: Vec<StageTime> = self
             .stages
             .iter()
             .map(|&s| {
-                let bounds = match self.limit {
-                    Limit::Stage(stage) => s.stage == stage,
-                    Limit::Host => s.stage.on_host(),
-                };
-                let us = if bounds { s.us / 2.0 } else { s.us };
-                StageTime { us, ..s }
+                if halved.contains(&s.stage) {
+                    saved += s.us / 2.0;
+                    StageTime {
+                        us: s.us / 2.0,
+                        ..s
+                    }
+                } else {
+                    s
+                }
             })
             .collect();
-        let new_interval = floor_of(&halved).map_or(self.limit_us, |(us, _)| us);
+        let in_series = self.device_stages == DeviceStages::InSeries;
+        let new_interval = floor_of(&faster, in_series).map_or(self.limit_us, |(us, _)| us);
         let throughput = (self.limit_us / new_interval - 1.0) * 100.0;
         let latency = self
             .serial_us
             .filter(|_| self.stage_over_serial().is_none())
-            .map(|s| -self.limit_us / 2.0 / s * 100.0);
+            .map(|s| -saved / s * 100.0);
         (throughput, latency)
     }
 
@@ -241,10 +338,11 @@ impl Bound {
         let latency = latency
             .map(|l| format!(", latency {l:+.0}%"))
             .unwrap_or_default();
-        let name = self.limit.name();
         format!(
-            "{name} bounds: {}{of}; {name} 2x faster: throughput {throughput:+.0}%{latency}",
-            micros(self.limit_us)
+            "{} bounds: {}{of}; {} 2x faster: throughput {throughput:+.0}%{latency}",
+            self.limit.name(),
+            micros(self.limit_us),
+            self.halved_name()
         )
     }
 }
@@ -323,7 +421,7 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
         .iter()
         .filter(|r| param_str(r, "workload") == Some(workload))
         .collect();
-    let bound = analyse(&rows)?;
+    let bound = analyse(&rows, band)?;
     let mut params: BTreeMap<String, Value> = BTreeMap::new();
     let first = rows.first()?;
     for key in [
@@ -342,7 +440,7 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
         format!("datapath/{workload}/bound"),
         "datapath",
         MetricKind::TimePerOp,
-        "the shortest interval an overlapped path can reach: the slowest stage's median, or prepare's and check's together where they take longer (one host thread does both)",
+        "the shortest interval an overlapped path can reach: prepare's and check's medians together (one host thread does both), or the device's part where longer: its slowest stage, or its three stages' sum where the overlapped rows show it ran them in series",
         bound.limit_us,
         params,
     );
@@ -353,7 +451,7 @@ fn bound_row(workload: &str, results: &[BenchResult], band: f64) -> Option<Bench
 
 /// One workload's bound from its rows: every stage's median, the serial median and the best
 /// overlapped interval; `None` where a stage has no median (failed or skipped).
-fn analyse(rows: &[&BenchResult]) -> Option<Bound> {
+fn analyse(rows: &[&BenchResult], band: f64) -> Option<Bound> {
     let stages: Vec<StageTime> = rows
         .iter()
         .filter_map(|r| {
@@ -378,7 +476,7 @@ fn analyse(rows: &[&BenchResult]) -> Option<Bound> {
             Some((median(r)?, depth))
         })
         .min_by(|a, b| a.0.total_cmp(&b.0));
-    Bound::of(&stages, serial_us, best_overlap)
+    Bound::of(&stages, serial_us, best_overlap, band)
 }
 
 /// What the bound row states in `extra`: the finding (the what-if, with the energy per request
@@ -403,6 +501,7 @@ fn state(
         Err(why) => extra.insert(energy::WHY_NOT_KEY.into(), why.into()),
     };
     extra.insert("stage_sum_us".into(), bound.stage_sum_us.into());
+    extra.insert("device_stages".into(), bound.device_stages.name().into());
     if let Some(serial) = bound.serial_us {
         extra.insert("serial_us".into(), serial.into());
         extra.insert("seams_us".into(), (serial - bound.stage_sum_us).into());
@@ -439,8 +538,10 @@ mod tests {
     fn the_slowest_stage_bounds_and_the_what_if_is_the_users_arithmetic() {
         // 70 ms a request: upload 40, compute 20, the rest 10.
         let stages = times([4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0]);
-        let bound = Bound::of(&stages, Some(72_000.0), Some((41_000.0, 2))).expect("bound");
+        let bound = Bound::of(&stages, Some(72_000.0), Some((41_000.0, 2)), 0.05).expect("bound");
         assert_eq!(bound.limit, Limit::Stage(Stage::Upload));
+        // 41 ms with two in flight, well under the device stages' 63: they overlapped.
+        assert_eq!(bound.device_stages, DeviceStages::Overlapped);
         assert_eq!(bound.stage_sum_us, 70_000.0);
         // Upload halved: 20 ms, tied with compute: the interval 40 -> 20 ms, +100%.
         let (throughput, latency) = bound.what_if_twice_as_fast();
@@ -454,16 +555,48 @@ mod tests {
         );
         // A stage far ahead of the rest: halving it halves the interval.
         let compute = times([10.0, 10.0, 1_000.0, 10.0, 10.0]);
-        let bound = Bound::of(&compute, None, None).expect("bound");
+        let bound = Bound::of(&compute, None, None, 0.05).expect("bound");
         assert_eq!(bound.limit, Limit::Stage(Stage::Compute));
         assert!((bound.what_if_twice_as_fast().0 - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_device_that_ran_its_stages_in_series_is_bound_by_their_sum() {
+        // Upload 40 ms and compute 39: overlapping stages would be bound by the upload, and
+        // halving it would gain under 3%; two in flight took 83 ms, the device's 82 in series.
+        let stages = times([4_000.0, 40_000.0, 39_000.0, 3_000.0, 3_000.0]);
+        let bound = Bound::of(&stages, Some(92_000.0), Some((83_000.0, 2)), 0.05).expect("bound");
+        assert_eq!(bound.device_stages, DeviceStages::InSeries);
+        assert_eq!(bound.limit, Limit::Device);
+        assert_eq!(bound.limit_us, 82_000.0);
+        // Upload halved: the series falls from 82 to 62 ms, +32%; the request loses 20 of 92.
+        let (throughput, latency) = bound.what_if_twice_as_fast();
+        assert!(
+            (throughput - (82.0 / 62.0 - 1.0) * 100.0).abs() < 1e-9,
+            "{throughput}"
+        );
+        assert!((latency.expect("serial ran") + 20.0 / 92.0 * 100.0).abs() < 1e-9);
+        assert_eq!(
+            bound.sentence(),
+            "h2d+compute+d2h bounds: 82.000 ms of 92.000 ms per request; h2d 2x faster: throughput +32%, latency -22%"
+        );
+        assert!(bound.mismatches(0.05).is_empty());
+        // 60 ms in flight is under the series: the stages overlapped, the upload bounds.
+        let overlapped =
+            Bound::of(&stages, Some(92_000.0), Some((60_000.0, 2)), 0.05).expect("bound");
+        assert_eq!(overlapped.device_stages, DeviceStages::Overlapped);
+        assert_eq!(overlapped.limit, Limit::Stage(Stage::Upload));
+        // Without an overlapped row nothing tells: the lowest any device reaches, the upload.
+        let untold = Bound::of(&stages, Some(92_000.0), None, 0.05).expect("bound");
+        assert_eq!(untold.device_stages, DeviceStages::NotTold);
+        assert_eq!(untold.limit, Limit::Stage(Stage::Upload));
     }
 
     #[test]
     fn preparing_and_checking_together_bound_where_they_outlast_every_stage() {
         // Prepare 30 and check 30 us on the one host thread, upload 40: the host's 60 bound.
         let stages = times([30.0, 40.0, 10.0, 10.0, 30.0]);
-        let bound = Bound::of(&stages, Some(125.0), Some((45.0, 2))).expect("bound");
+        let bound = Bound::of(&stages, Some(125.0), Some((45.0, 2)), 0.05).expect("bound");
         assert_eq!(bound.limit, Limit::Host);
         assert_eq!(bound.limit_us, 60.0);
         // Both halved: 30 against the upload's 40, so the interval falls from 60 to 40: +50%.
@@ -492,10 +625,10 @@ mod tests {
     #[test]
     fn a_path_that_does_not_add_up_is_warned_about_within_the_band() {
         let stages = times([4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0]);
-        let fine = Bound::of(&stages, Some(80_000.0), Some((42_000.0, 2))).expect("bound");
+        let fine = Bound::of(&stages, Some(80_000.0), Some((42_000.0, 2)), 0.05).expect("bound");
         assert!(fine.mismatches(0.05).is_empty());
         // Serial at twice the stage sum, and an interval below the slowest stage.
-        let odd = Bound::of(&stages, Some(140_000.0), Some((20_000.0, 3))).expect("bound");
+        let odd = Bound::of(&stages, Some(140_000.0), Some((20_000.0, 3)), 0.05).expect("bound");
         let warned = odd.mismatches(0.05);
         assert_eq!(warned.len(), 2, "{warned:?}");
         assert!(warned[0].message.contains("2.00x the sum"));
@@ -505,7 +638,7 @@ mod tests {
             warned[1].message
         );
         // The slowest stage alone longer than the whole request: said, and no latency what-if.
-        let over = Bound::of(&stages, Some(30_000.0), None).expect("bound");
+        let over = Bound::of(&stages, Some(30_000.0), None, 0.05).expect("bound");
         assert!((over.stage_over_serial().expect("over") - 4.0 / 3.0).abs() < 1e-9);
         assert_eq!(over.what_if_twice_as_fast().1, None);
         assert_eq!(
@@ -519,14 +652,14 @@ mod tests {
             "{said:?}"
         );
         assert!(
-            !Bound::of(&stages, Some(36_000.0), None)
+            !Bound::of(&stages, Some(36_000.0), None, 0.05)
                 .expect("bound")
                 .mismatches(0.25)
                 .iter()
                 .any(|w| w.message.contains("the whole serial request"))
         );
         // Requests in flight slower than one at a time.
-        let slow = Bound::of(&stages, Some(70_000.0), Some((140_000.0, 2))).expect("bound");
+        let slow = Bound::of(&stages, Some(70_000.0), Some((140_000.0, 2)), 0.25).expect("bound");
         assert!(
             slow.mismatches(0.25)[0]
                 .message

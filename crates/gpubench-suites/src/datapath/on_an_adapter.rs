@@ -113,8 +113,13 @@ fn whole_requests_verify_and_the_path_adds_up() {
             us: median(r),
         })
         .collect();
-    let bound =
-        Bound::of(&times, Some(median(&serial)), Some((median(&overlap), 2))).expect("a bound");
+    let bound = Bound::of(
+        &times,
+        Some(median(&serial)),
+        Some((median(&overlap), 2)),
+        BAND,
+    )
+    .expect("a bound");
     assert_eq!(row.extra["serial_us"], median(&serial));
     assert_eq!(row.extra["best_interval_us"], median(&overlap));
     assert_eq!(row.extra["stage_sum_us"], bound.stage_sum_us);
