@@ -496,16 +496,17 @@ fn should_have_measured(
         && same_options(&base.config.options, &new.config.options)
 }
 
-/// Whether two runs' options are the same, an option one run does not record counting as
-/// unset (`null`): a newer gpubench records the options of suites it added.
+/// Whether two runs' options are the same, over the options both record. An option one run
+/// does not record was no option of the gpubench that made it, and a newer gpubench records
+/// every option at its default (`coop_matrix: true`, `datapath_requests: []`), which is what
+/// the older one did: read as a difference, every comparison against an older baseline would
+/// let a lost result pass.
 pub(crate) fn same_options(
     a: &BTreeMap<String, serde_json::Value>,
     b: &BTreeMap<String, serde_json::Value>,
 ) -> bool {
-    let unset = serde_json::Value::Null;
-    a.keys()
-        .chain(b.keys())
-        .all(|key| a.get(key).unwrap_or(&unset) == b.get(key).unwrap_or(&unset))
+    a.iter()
+        .all(|(key, value)| b.get(key).is_none_or(|other| other == value))
 }
 
 /// A result present in one run only: `new` is `Some` when it is the new run's.
@@ -1040,7 +1041,11 @@ mod tests {
 
     #[test]
     fn a_result_the_new_run_should_have_measured_and_lacks_fails_the_gate() {
-        let base = doc_with("gpu", false);
+        let mut base = doc_with("gpu", false);
+        // Every option is recorded, at its default where not given.
+        base.config
+            .options
+            .insert("stream_size".to_string(), serde_json::Value::Null);
         let mut new = base.clone();
         let gone = new.results.remove(1);
         let cmp = compare("b", &base, "n", &new, &CompareOptions::default());
@@ -1082,13 +1087,21 @@ mod tests {
         epyc.machine.cpu_model = "AMD EPYC".to_string();
         xeon.machine.cpu_model = "Intel Xeon".to_string();
         assert!(!compare("b", &epyc, "n", &xeon, &CompareOptions::default()).fails_gate());
-        // An option one run does not record is unset in it: a newer gpubench's new option.
+        // An option one run does not record was no option of the gpubench that made it: a
+        // newer gpubench records its new options at their defaults, whatever they are, and
+        // still loses the result, against the older run or from it.
         let mut newer = new.clone();
-        newer
-            .config
-            .options
-            .insert("a_new_option".to_string(), serde_json::Value::Null);
+        for (key, default) in [
+            ("a_new_option", serde_json::Value::Null),
+            ("coop_matrix", serde_json::json!(true)),
+            ("datapath_requests", serde_json::json!([])),
+        ] {
+            newer.config.options.insert(key.to_string(), default);
+        }
         assert!(compare("b", &base, "n", &newer, &CompareOptions::default()).fails_gate());
+        let mut newer_base = base.clone();
+        newer_base.config.options = newer.config.options.clone();
+        assert!(compare("b", &newer_base, "n", &new, &CompareOptions::default()).fails_gate());
         // A derived value (a cache level the sweep did not find this time) is no loss.
         let mut derived_base = base.clone();
         derived_base.results[1].role = gpubench_results::Role::Derived;

@@ -382,6 +382,10 @@ mod tests {
         let store = BaselineStore::new(dir.path());
         let mut full = doc_with("NVIDIA Test", false);
         full.config.suites = vec!["stream".to_string(), "launch".to_string()];
+        // Every option is recorded, at its default where not given.
+        full.config
+            .options
+            .insert("stream_size".to_string(), serde_json::Value::Null);
         store.save(&full).expect("save");
         (dir, store, full)
     }
