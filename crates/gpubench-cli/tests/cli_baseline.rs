@@ -92,6 +92,31 @@ fn save_then_compare_and_never_record_a_failed_run() {
         &["not recording a baseline: this run did not pass"],
     );
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), faster);
+    // Compared with another file (here the run's own earlier figures; --no-fail, as a shared
+    // host's noise may judge either way), the save is still judged against the stored
+    // baseline it would replace.
+    let other = dir.path().join("other-baseline.json");
+    std::fs::write(&other, &before).expect("another baseline");
+    let other_arg = other.to_string_lossy();
+    let out = quick_run(
+        &dir.path().join("slower-other.json"),
+        &baselines,
+        &[
+            "--strict",
+            "--no-fail",
+            "--save-baseline",
+            "--baseline",
+            &other_arg,
+        ],
+    );
+    assert_exit_saying(
+        &out,
+        0,
+        &[
+            "not recording a baseline: this run did not pass against the stored baseline it would replace",
+        ],
+    );
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), faster);
     std::fs::write(&recorded[0], &before).expect("restore the baseline");
 
     let out = quick_run(
@@ -107,6 +132,14 @@ fn save_then_compare_and_never_record_a_failed_run() {
     std::fs::write(&recorded[0], b"{ damaged").expect("damage the baseline");
     let never = dir.path().join("never.json");
     let out = quick_run(&never, &baselines, &["--save-baseline"]);
+    assert_exit_saying(&out, 1, &["could not replace it"]);
+    assert!(!never.exists(), "refused before the run");
+    // Likewise where the run is compared with another file.
+    let out = quick_run(
+        &never,
+        &baselines,
+        &["--save-baseline", "--baseline", &other_arg],
+    );
     assert_exit_saying(&out, 1, &["could not replace it"]);
     assert!(!never.exists(), "refused before the run");
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), b"{ damaged");

@@ -309,13 +309,16 @@ pub struct BaselinePlan {
     store: BaselineStore,
     stored_path: PathBuf,
     baseline: Option<(String, RunDocument)>,
+    /// With `--save-baseline` and `--baseline FILE`: the stored baseline the run would
+    /// replace, which the save is judged against (FILE may be another card's).
+    replaced: Option<(String, RunDocument)>,
 }
 
 impl BaselinePlan {
     /// Finds the adapter's stored baseline, refuses an output that is that file (it would
     /// replace the baseline behind `--save-baseline`'s back and compare the run with itself),
-    /// and loads what the run is compared with, so a corrupt stored baseline fails before the
-    /// run, not after it.
+    /// and loads what the run is compared with, and what a save would replace, so a corrupt
+    /// stored baseline fails before the run, not after it.
     pub fn prepare(
         settings: &mut BaselineSettings,
         key: &str,
@@ -324,14 +327,16 @@ impl BaselinePlan {
         let store = BaselineStore::new(settings.dir.clone());
         let stored_path = store.path_for(key)?;
         files.input("the stored baseline", &stored_path)?;
-        let baseline = match settings.explicit.take() {
-            Some(found) => Some(found),
-            None => stored_baseline(&stored_path, settings.save)?,
+        let (baseline, replaced) = match settings.explicit.take() {
+            Some(found) if settings.save => (Some(found), stored_baseline(&stored_path, true)?),
+            Some(found) => (Some(found), None),
+            None => (stored_baseline(&stored_path, settings.save)?, None),
         };
         Ok(Self {
             store,
             stored_path,
             baseline,
+            replaced,
         })
     }
 }
@@ -431,24 +436,39 @@ pub fn record(
 /// Records the run as [`record`] does, after its comparison with a baseline: a run that did
 /// not pass against it (`verdict`, [`outcome_exit`]: `--no-fail` changes the exit code, not
 /// this) is recorded only with `--force`, which accepts its figures; else a slowdown, or a
-/// lost result, would become the baseline the next run is judged by, and pass.
+/// lost result, would become the baseline the next run is judged by, and pass. Where the run
+/// was compared with another file (`--baseline FILE`), the save is judged against the stored
+/// baseline it replaces instead.
 pub fn record_judged(
     plan: &BaselinePlan,
     settings: &BaselineSettings,
     doc: &RunDocument,
     verdict: Exit,
 ) -> anyhow::Result<()> {
+    let (verdict, against) = match &plan.replaced {
+        Some((label, stored)) => {
+            let cmp = compare(
+                label,
+                &base_for(stored, doc),
+                "this run",
+                doc,
+                &options(&settings.gate),
+            );
+            (outcome_exit(&cmp), "the stored baseline it would replace")
+        }
+        None => (verdict, "the baseline it was compared with"),
+    };
     if settings.save && verdict != Exit::Success {
         if !settings.force {
             note!(
-                "not recording a baseline: this run did not pass against the baseline it was compared with ({}: exit {} without --no-fail); record it anyway with --force to accept its figures",
+                "not recording a baseline: this run did not pass against {against} ({}: exit {} without --no-fail); record it anyway with --force to accept its figures",
                 verdict.meaning(),
                 verdict.code()
             );
             return Ok(());
         }
         note!(
-            "warning: recording the baseline anyway (--force), though this run did not pass against the baseline it was compared with"
+            "warning: recording the baseline anyway (--force), though this run did not pass against {against}"
         );
     }
     record(plan, settings, doc)
