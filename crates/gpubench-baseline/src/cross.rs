@@ -130,8 +130,9 @@ fn cell(found: Option<&BenchResult>, reference: Option<f64>, row: &BenchResult) 
 /// the id): its metric, unit and direction, or its clock. A ratio of a time in µs to one in ms
 /// (1000x) or of a rate to a time says nothing about the cards, nor does one of a GPU-timed
 /// dispatch to a host-timed one (which adds the submit and the wait: a card that lost its
-/// timestamps would read as many times slower).
-fn measured_otherwise(r: &BenchResult, row: &BenchResult) -> Option<String> {
+/// timestamps would read as many times slower). Every cross-card view asks this, the table and
+/// the HTML page's bars alike.
+pub fn measured_otherwise(r: &BenchResult, row: &BenchResult) -> Option<String> {
     let same =
         r.metric == row.metric && r.unit == row.unit && r.higher_is_better == row.higher_is_better;
     let direction = if r.higher_is_better {

@@ -26,7 +26,7 @@ pub mod verdict;
 pub use compare::{
     CompareOptions, Comparison, GateOutcome, Mode, PairComparison, ReportOnly, Side, compare,
 };
-pub use cross::{CrossCell, CrossColumn, CrossRow, CrossTable, cross_table};
+pub use cross::{CrossCell, CrossColumn, CrossRow, CrossTable, cross_table, measured_otherwise};
 pub use error::BaselineError;
 pub use machine::{Difference, machine_differences};
 pub use paired::{PairedComparison, PairedOptions, PairedRow, judge_rounds};

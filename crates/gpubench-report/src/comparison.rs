@@ -8,7 +8,7 @@ use gpubench_baseline::{
 };
 
 use crate::grid::Grid;
-use crate::numbers::{ratio, ratio_interval, sig3, status_cell};
+use crate::numbers::{plus_minus_percent, ratio, ratio_interval, sig3, status_cell};
 
 /// Longest reason shown in a cell.
 const REASON_CHARS: usize = 60;
@@ -147,7 +147,7 @@ fn pair_row(pair: &PairComparison, report_only: bool) -> Vec<String> {
         Verdict::Regressed | Verdict::Improved | Verdict::Unchanged | Verdict::Inconclusive
     );
     let band = if timed {
-        format!("±{:.0}%", pair.band * 100.0)
+        plus_minus_percent(pair.band)
     } else {
         "-".to_string()
     };

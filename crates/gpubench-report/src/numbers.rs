@@ -89,6 +89,18 @@ fn lopsided(below: f64, above: f64) -> bool {
     short < 0.0 || long > LOPSIDED * short
 }
 
+/// A noise band or level, a fraction, as a percentage either way: whole percents as they are
+/// (`±5%`), others to three figures (`±2.50%`, `±0.400%`), so a band of 2.5% never reads 2%
+/// and one of 0.4% never reads 0%.
+pub fn plus_minus_percent(fraction: f64) -> String {
+    let value = fraction * 100.0;
+    if value.is_finite() && (value - value.round()).abs() < 1e-9 {
+        format!("±{value:.0}%")
+    } else {
+        format!("±{}%", sig3(value))
+    }
+}
+
 /// A percentage with `decimals` decimals and its `%`: `2.0%`. A value that is not zero but
 /// would round to zero keeps three significant digits instead (`0.00150%`), so a small
 /// spread or share never reads as none.
@@ -292,6 +304,14 @@ mod tests {
         );
         assert_eq!(printable("two\nlines ±5%"), "two\nlines ±5%");
         assert_eq!(printable_line("two\nlines\r"), "two\\nlines\\r");
+    }
+
+    #[test]
+    fn a_band_is_never_rounded_to_another() {
+        assert_eq!(plus_minus_percent(0.05), "±5%");
+        assert_eq!(plus_minus_percent(0.25), "±25%");
+        assert_eq!(plus_minus_percent(0.025), "±2.50%");
+        assert_eq!(plus_minus_percent(0.004), "±0.400%");
     }
 
     #[test]

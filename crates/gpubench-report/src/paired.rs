@@ -6,7 +6,7 @@ use gpubench_baseline::verdict::Verdict;
 use gpubench_baseline::{PairedComparison, PairedRow};
 
 use crate::grid::Grid;
-use crate::numbers::{ratio, ratio_interval};
+use crate::numbers::{plus_minus_percent, ratio, ratio_interval};
 use crate::{Format, ReportError};
 
 /// What a verdict reads in a paired table.
@@ -47,7 +47,7 @@ pub fn paired_grid(cmp: &PairedComparison) -> Grid {
             row.ratios.len().to_string(),
             median,
             interval,
-            format!("±{:.0}%", row.band * 100.0),
+            plus_minus_percent(row.band),
             verdict_text(row).to_string(),
             row.note.clone().unwrap_or_default(),
         ]);

@@ -2,6 +2,7 @@
 //! verdicts, deciding the exit code, recording a baseline. Kept out of `run.rs` so the run loop stays about running.
 
 use gpubench_report::Format;
+use gpubench_report::numbers::plus_minus_percent;
 use gpubench_report::table::TableStyle;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -152,10 +153,10 @@ pub fn gate_exit(cmp: &Comparison, gate: &Gate) -> Exit {
         }
         GateOutcome::TooNoisy { level, band } => {
             note!(
-                "too noisy to judge against {}: run noise ±{:.0}% (over the ±{:.0}% band) as large as the change of {}; {}",
+                "too noisy to judge against {}: run noise {} (over the {} band) as large as the change of {}; {}",
                 cmp.base.label,
-                level * 100.0,
-                band * 100.0,
+                plus_minus_percent(level),
+                plus_minus_percent(band),
                 ids.join(", "),
                 whose_noise(cmp)
             );
@@ -265,9 +266,9 @@ fn exit_reason(cmp: &Comparison, gate: &Gate) -> String {
             }
             (true, _) => format!("exit 0 because of --no-fail (else 3: {listed})"),
             (false, GateOutcome::TooNoisy { level, band }) => format!(
-                "exit 6, too noisy to judge: run noise ±{:.0}% (over the ±{:.0}% band) as large as {listed}",
-                level * 100.0,
-                band * 100.0
+                "exit 6, too noisy to judge: run noise {} (over the {} band) as large as {listed}",
+                plus_minus_percent(level),
+                plus_minus_percent(band)
             ),
             (false, _) => format!("exit 3: {listed}"),
         };
@@ -494,9 +495,9 @@ pub fn too_noisy(doc: &RunDocument, noise_override: Option<f64>) -> Option<Strin
     );
     (level > band).then(|| {
         format!(
-            "this run's own noise was ±{:.1}% (the reference kernel measured at its start and end), over the ±{:.0}% band later runs are judged by",
+            "this run's own noise was ±{:.1}% (the reference kernel measured at its start and end), over the {} band later runs are judged by",
             level * 100.0,
-            band * 100.0
+            plus_minus_percent(band)
         )
     })
 }

@@ -4,6 +4,7 @@
 //! shapes and roofline points (placed by FLOP per byte of their declared work), transfer paths
 //! by size with their fitted models, latency samples and the sustained series.
 
+use gpubench_baseline::measured_otherwise;
 use gpubench_results::chart::{self, ChartHint, Roof, group, hint_of};
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
@@ -644,8 +645,9 @@ pub fn suites(docs: &[RunDocument]) -> Vec<String> {
 }
 
 /// The first document's results that `keep` selects and that are measured ok in every
-/// document, in the first document's order, as ratios to the first document, oriented so that
-/// > 1 is better (for the cross-card charts).
+/// document, and measured the same way (metric, unit, direction and clock, as the cross-card
+/// table judges it), in the first document's order, as ratios to the first document, oriented
+/// so that > 1 is better (for the cross-card charts).
 pub fn cross_card_of(
     docs: &[RunDocument],
     keep: impl Fn(&BenchResult) -> bool,
@@ -672,7 +674,9 @@ pub fn cross_card_of(
         let row: Vec<Option<Bar>> = docs
             .iter()
             .map(|doc| {
-                let r = doc.result(&base.id)?;
+                let r = doc
+                    .result(&base.id)
+                    .filter(|r| measured_otherwise(r, base).is_none())?;
                 let b = bar(r)?;
                 let (value, low, high) = if base.higher_is_better {
                     (
@@ -903,6 +907,21 @@ mod tests {
 
     /// A histogram's words come from its result: a datapath request is a request, a launch
     /// round trip a round trip.
+    #[test]
+    fn a_result_timed_by_another_clock_is_no_cross_card_bar() {
+        let a = gpubench_baseline::testing::doc_with("A", false);
+        let b = gpubench_baseline::testing::scaled(&a, 2.0);
+        let (ids, rows) = cross_card_of(&[a.clone(), b.clone()], |_| true);
+        assert!(!ids.is_empty() && rows.iter().all(|r| r.iter().all(Option::is_some)));
+        // The second card lost its timestamps on the first result: its host time (submit to
+        // completion) against the first card's GPU time says nothing about the cards.
+        let mut host_timed = b.clone();
+        host_timed.results[0].timing = Some(gpubench_results::TimingSource::Host);
+        let (fewer, _) = cross_card_of(&[a.clone(), host_timed], |_| true);
+        assert_eq!(fewer.len(), ids.len() - 1);
+        assert!(!fewer.contains(&a.results[0].id));
+    }
+
     #[test]
     fn latency_words_are_the_results_own() {
         let request = LatencyWords::new(

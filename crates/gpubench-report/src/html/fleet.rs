@@ -121,7 +121,7 @@ fn no_cross_card(docs: &[RunDocument], suite: &str) -> &'static str {
     if results.all(|r| r.suite != suite || !r.metric.is_known()) {
         "Its metrics are unknown to this gpubench (a newer one wrote the files): which way is better is not known here, so no ratio is charted (the tables list each file's results)."
     } else {
-        "No result of this suite was measured ok, with repeated samples, in every file: nothing to set side by side (the tables list each file's results)."
+        "No result of this suite was measured ok, with repeated samples and the same way (unit, direction and clock), in every file: nothing to set side by side (the tables list each file's results)."
     }
 }
 
