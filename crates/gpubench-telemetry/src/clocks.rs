@@ -12,7 +12,11 @@ use gpubench_harness::BenchResult;
 use gpubench_results::schema::{Status, TimingSource};
 use gpubench_results::warnings::{FigureUnit, OwnedKind};
 
+use crate::doctor::HARDWARE_REASONS;
 use crate::source::Reading;
+
+/// NVML's reason for clocks the driver lowers at its thermal limit.
+const THERMAL_REASON: &str = "sw-thermal-slowdown";
 
 /// The reason NVML gives while the device idles (its clocks at their floor).
 pub const IDLE_REASON: &str = "gpu-idle";
@@ -31,18 +35,41 @@ pub const IDLE_CLOCK: OwnedKind = OwnedKind::new(
     true,
 );
 
+/// The warning on a GPU-timed result whose samples ran under [`IDLE_FRACTION`] of the highest
+/// graphics clock because the hardware or the driver's thermal limit held it there (NVML's
+/// hardware slowdown cuts the clock by half or more): not idle, and no warm-up raises it. Its
+/// figure is the median graphics clock as a percentage of the highest.
+pub const HELD_CLOCK: OwnedKind = OwnedKind::new(
+    "held-clock",
+    "measured at held-down clocks",
+    FigureUnit::Percent,
+    true,
+);
+
+/// The reasons among `reasons` that pull the clocks down whatever the load: the hardware's
+/// slowdowns and the driver's thermal one.
+fn holding_down(reasons: &[String]) -> Vec<&str> {
+    reasons
+        .iter()
+        .map(String::as_str)
+        .filter(|r| HARDWARE_REASONS.contains(r) || *r == THERMAL_REASON)
+        .collect()
+}
+
 /// Whether `reading` shows a device that has left its idle clocks: `Some(false)` while its
-/// graphics clock is under [`IDLE_FRACTION`] of `max_sm_mhz`, or the source gives the idle
-/// reason and the clock cannot be judged; `Some(true)` when the clock is above that fraction
-/// (whatever the reasons say), or reasons without the idle one come with no clock to judge;
-/// `None` when it gives neither.
+/// graphics clock is under [`IDLE_FRACTION`] of `max_sm_mhz` with no reason holding it down,
+/// or the source gives the idle reason and the clock cannot be judged; `Some(true)` when the
+/// clock is above that fraction (whatever the reasons say), held down by the hardware or a
+/// thermal limit (more warm-up would not raise it), or reasons without the idle one come with
+/// no clock to judge; `None` when it gives neither.
 pub fn settled(reading: &Reading, max_sm_mhz: Option<f64>) -> Option<bool> {
     let idle_reason = reading.throttle_reasons.iter().any(|r| r == IDLE_REASON);
+    let held = !holding_down(&reading.throttle_reasons).is_empty();
     match (reading.sm_clock_mhz, max_sm_mhz) {
         // The clock decides where it can be judged: an H200 under load reports `gpu-idle`
         // beside its top clock at 99% busy, so the reason alone would hold every warm-up to
         // its cap.
-        (Some(clock), Some(max)) if max > 0.0 => Some(clock >= IDLE_FRACTION * max),
+        (Some(clock), Some(max)) if max > 0.0 => Some(held || clock >= IDLE_FRACTION * max),
         _ if idle_reason => Some(false),
         _ if !reading.throttle_reasons.is_empty() => Some(true),
         _ => None,
@@ -70,14 +97,30 @@ pub fn annotate(result: &mut BenchResult, max_sm_mhz: Option<f64>) {
     if clock >= IDLE_FRACTION * max {
         return;
     }
-    let message = format!(
-        "the graphics clock was at {clock:.0} MHz (median while sampling) of the {max:.0} MHz the device reaches: the figure is the idle clock's, not the card's; the warm-up did not bring the device out of idle (see the telemetry's reasons)"
-    );
-    let kind = IDLE_CLOCK.kind();
-    if !result.warnings.iter().any(|w| w.kind == kind) {
+    let reasons = result
+        .telemetry
+        .as_ref()
+        .map(|t| holding_down(&t.throttle_reasons).join(", "))
+        .unwrap_or_default();
+    let (kind, message) = if reasons.is_empty() {
+        (
+            IDLE_CLOCK,
+            format!(
+                "the graphics clock was at {clock:.0} MHz (median while sampling) of the {max:.0} MHz the device reaches: the figure is the idle clock's, not the card's; the warm-up did not bring the device out of idle (see the telemetry's reasons)"
+            ),
+        )
+    } else {
+        (
+            HELD_CLOCK,
+            format!(
+                "the graphics clock was at {clock:.0} MHz (median while sampling) of the {max:.0} MHz the device reaches, held down by {reasons}: the figure is the held-down card's, not its rated one (check its cooling and power delivery)"
+            ),
+        )
+    };
+    if !result.warnings.iter().any(|w| w.kind == kind.kind()) {
         result
             .warnings
-            .push(IDLE_CLOCK.record(message, Some(100.0 * clock / max)));
+            .push(kind.record(message, Some(100.0 * clock / max)));
     }
 }
 
@@ -109,6 +152,12 @@ mod tests {
             Some(true)
         );
         assert_eq!(settled(&reading(Some(990.0), &[]), max), Some(true));
+        // Held down by the hardware (a slowdown halves the clock or more): not idle, and no
+        // warm-up raises it.
+        assert_eq!(
+            settled(&reading(Some(700.0), &["hw-slowdown"]), max),
+            Some(true)
+        );
         // An H200 at 99% busy reported `gpu-idle` beside its top clock: the clock decides.
         assert_eq!(
             settled(&reading(Some(1980.0), &["gpu-idle"]), max),
@@ -145,6 +194,22 @@ mod tests {
         let figure = r.warnings[0].figure.expect("figure");
         assert!((figure - 17.4).abs() < 0.1, "{figure}");
         assert!(r.warnings[0].message.contains("345 MHz"));
+    }
+
+    #[test]
+    fn a_clock_the_hardware_held_down_is_said_so_not_called_idle() {
+        let mut r = result(TimingSource::GpuTimestamp, 700.0);
+        if let Some(t) = r.telemetry.as_mut() {
+            t.throttle_reasons = vec!["sw-power-cap".to_string(), "hw-slowdown".to_string()];
+        }
+        annotate(&mut r, Some(1980.0));
+        assert_eq!(r.warnings.len(), 1);
+        assert_eq!(r.warnings[0].kind, HELD_CLOCK.kind());
+        assert!(
+            r.warnings[0].message.contains("held down by hw-slowdown:"),
+            "{}",
+            r.warnings[0].message
+        );
     }
 
     #[test]

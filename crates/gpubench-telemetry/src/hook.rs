@@ -263,6 +263,9 @@ impl TelemetryHook for Telemetry {
                 ..
             } => None,
             Mode::Absent { status, reason } => {
+                // The link is sysfs's, not the sampler's: read after the load in every mode
+                // (an idle card lowers its link speed, and a judge of the link needs it busy).
+                self.refresh_link();
                 Some(TelemetrySummary::without_readings(*status, reason.clone()))
             }
             Mode::Sampling { name, .. } => {

@@ -256,6 +256,23 @@ fn a_software_adapter_records_not_applicable_and_is_named() {
 }
 
 #[test]
+fn a_slow_link_on_a_device_the_run_did_not_load_is_no_failure() {
+    let mut lavapipe = adapter("llvmpipe (LLVM 19.1.7, 256 bits)", 0x10005, 0);
+    lavapipe.software = true;
+    let telemetry = Telemetry::for_adapter(&lavapipe, &options("gen3-in-gen5")).expect("opens");
+    let mut f = findings(&telemetry, 1.0, 1.0);
+    f.adapter = lavapipe.name.clone();
+    f.software = true;
+    f.other_links = telemetry.all_links();
+    let checks = doctor::checks(&f);
+    let name = format!("pcie-link@{}", f.other_links[0].address);
+    let check = checks.iter().find(|c| c.name == name).expect("checked");
+    // Idle, it may have lowered its speed: said, not failed.
+    assert_eq!(check.status, CheckStatus::Unknown);
+    assert!(check.detail.contains("read while idle"), "{}", check.detail);
+}
+
+#[test]
 fn turned_off_telemetry_records_nothing_per_result() {
     let mut off = options("amd-hwmon");
     off.enabled = false;
