@@ -156,6 +156,29 @@ fn formats_and_exports() {
         assert_eq!(out.status.code(), Some(0), "{format}");
         assert!(!out.stdout.is_empty(), "{format}");
     }
+    // --export-adapter-names names BMF entries by the new run's adapter, on stdout and in
+    // the export alike.
+    let bmf = dir.path().join("bmf.json");
+    let out = gpubench_output(&[
+        "compare",
+        arg(&base),
+        arg(&new),
+        "--format",
+        "bmf",
+        "--export-bmf",
+        arg(&bmf),
+        "--export-adapter-names",
+    ]);
+    assert_exit(&out, 0);
+    let exported = std::fs::read(&bmf).expect("export");
+    for bytes in [&out.stdout, &exported] {
+        let parsed: serde_json::Value = serde_json::from_slice(bytes).expect("bmf");
+        let names: Vec<&String> = parsed.as_object().expect("object").keys().collect();
+        assert!(
+            !names.is_empty() && names.iter().all(|n| n.starts_with("nvidia-test/")),
+            "{names:?}"
+        );
+    }
     let out = gpubench_output(&["compare", arg(&base), arg(&new), "--noise", "0"]);
     assert_eq!(out.status.code(), Some(2), "bad --noise is a usage error");
 }

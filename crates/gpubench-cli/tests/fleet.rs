@@ -90,8 +90,11 @@ fn a_fleet_refuses_a_file_for_its_directory_and_a_single_html() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("taken.json");
     std::fs::write(&file, "{}").expect("write");
+    // A directory below a file cannot be created: an output where none can be written.
+    let below_file = file.join("results");
     for extra in [
         &["--out", file.to_str().expect("utf-8")][..],
+        &["--out", below_file.to_str().expect("utf-8")][..],
         &["--html", "x.html"][..],
     ] {
         let out = gpubench_command()

@@ -85,6 +85,15 @@ pub fn render_run_named(doc: &RunDocument, prefix: Option<&str>) -> Result<Strin
 /// ([`measured_pair`]); and not a pair whose metric changed between the runs, whose new value
 /// the base's measure (named for the base's metric and unit) would misfile.
 pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
+    render_comparison_named(cmp, None)
+}
+
+/// A comparison as [`render_comparison`] has it, every benchmark named `PREFIX/id` when a
+/// prefix is given (the new run's adapter, as [`render_run_named`] names a run's).
+pub fn render_comparison_named(
+    cmp: &Comparison,
+    prefix: Option<&str>,
+) -> Result<String, ReportError> {
     let mut out = Map::new();
     for p in cmp.pairs.iter().filter(|p| exported(p)) {
         let Some(new) = p.new.as_ref() else { continue };
@@ -94,9 +103,10 @@ pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
             lower_value: new.ci_low,
             upper_value: new.ci_high,
         };
+        let name = crate::prefixed(prefix, &p.id);
         insert(
             &mut out,
-            &p.id,
+            &name,
             &bencher_measure(p.metric.name(), &p.unit),
             metric,
         )?;
@@ -106,7 +116,7 @@ pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
                 lower_value: Some(r.ci_low),
                 upper_value: Some(r.ci_high),
             };
-            insert(&mut out, &p.id, &bencher_measure("ratio", ""), ratio)?;
+            insert(&mut out, &name, &bencher_measure("ratio", ""), ratio)?;
         }
     }
     finish(out)

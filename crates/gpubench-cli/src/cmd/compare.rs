@@ -52,7 +52,13 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         )
         .into());
     }
-    let (comparison, last) = read_and_compare(inputs, args.cross, &gate, exports.writes_gab())?;
+    let keep_last = exports.writes_gab() || exports.names_bmf(args.format);
+    let (comparison, last) = read_and_compare(inputs, args.cross, &gate, keep_last)?;
+    // --export-adapter-names names BMF entries by the new run's adapter, as `show` does.
+    let bmf_prefix = match &last {
+        Some(last) => exports.prefixes(&[last])?.pop().flatten(),
+        None => None,
+    };
     let summary = match &comparison {
         Compared::Verdicts(cmp) => Some(verdict_summary(cmp, &gate)),
         Compared::Cross(_) => None,
@@ -60,6 +66,9 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     // The text formats open with the summary line; machine-readable ones stay one document.
     let render = |format: Format| -> anyhow::Result<String> {
         let body = match &comparison {
+            Compared::Verdicts(cmp) if format == Format::Bmf => {
+                gpubench_report::bmf::render_comparison_named(cmp, bmf_prefix.as_deref())?
+            }
             Compared::Verdicts(cmp) => format.render_comparison(cmp, &style)?,
             Compared::Cross(cross) => format.render_cross(cross, &style)?,
         };

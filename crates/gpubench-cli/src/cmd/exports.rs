@@ -79,6 +79,12 @@ impl ExportPlan {
         !self.gab.is_empty()
     }
 
+    /// Whether an export or stdout in `format` names entries by adapter: BMF, asked for
+    /// anywhere, with `--export-adapter-names` (which needs the run it names).
+    pub fn names_bmf(&self, format: Format) -> bool {
+        self.adapter_names && (format == Format::Bmf || self.holds(Format::Bmf))
+    }
+
     /// The BMF and github-action-benchmark prefix of each of `docs`' names, when asked for
     /// ([`gpubench_report::adapter_prefixes`]: the backend and then the adapter's index added
     /// only where runs would share one). Runs that would still share one are refused (exit

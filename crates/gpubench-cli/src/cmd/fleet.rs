@@ -203,8 +203,13 @@ fn create_dir(dir: &Path) -> std::io::Result<bool> {
 }
 
 /// The error of a results directory that could not be created or read.
+/// A usage error (exit 2), as every other output that cannot be written where it was asked.
 fn creating(dir: &Path, error: &std::io::Error) -> anyhow::Error {
-    anyhow::anyhow!("creating the results directory {}: {error}", dir.display())
+    UsageError(format!(
+        "creating the results directory {}: {error}",
+        dir.display()
+    ))
+    .into()
 }
 
 /// Writes the `--export-*` files of every adapter's run that left a document, as `show` would
