@@ -41,7 +41,7 @@ use gpubench_results::metric::{
 use gpubench_results::profile::RunSettings;
 use gpubench_results::schema::{BenchResult, Status, TimingSource};
 use gpubench_results::stats;
-use gpubench_results::warnings::{Warning, WarningRecord};
+use gpubench_results::warnings::{FigureUnit, OwnedKind, Warning, WarningRecord};
 
 /// Steps of its clock a calibrated sample spans at least, where the sample ceiling allows:
 /// twice the bound under which a result is marked ([`RESOLUTION_FACTOR`]), since samples vary
@@ -223,6 +223,37 @@ pub struct ClockPair {
 /// clock's step, a browser's 100 us included, and the timestamps' own step) before a sample of
 /// any length is said to be ahead.
 pub const CLOCK_AHEAD_SLACK: Duration = Duration::from_micros(200);
+
+/// The warning on a result of fewer samples than any 95% interval of the median needs (six),
+/// where no time cap stopped it (the time cap's warning says the same): `--samples` asked for
+/// fewer. Its interval is the samples' range; its figure is the chance that range holds the
+/// median, in percent.
+pub const FEW_SAMPLES: OwnedKind = OwnedKind::new(
+    "few-samples",
+    "interval under 95% coverage",
+    FigureUnit::Percent,
+    true,
+);
+
+/// [`FEW_SAMPLES`] on `result` where its summary's interval covers the median with less than
+/// 95%.
+fn annotate_coverage(result: &mut BenchResult) {
+    let Some(n) = result.summary.as_ref().map(|s| s.n) else {
+        return;
+    };
+    let Some((_, coverage)) = stats::median_ci_rank(n, stats::MEDIAN_CI_COVERAGE)
+        .filter(|(_, c)| *c < stats::MEDIAN_CI_COVERAGE)
+    else {
+        return;
+    };
+    let message = format!(
+        "{n} samples: no interval of the median reaches 95% from fewer than six, so the stated one is their range, which holds the median with {:.1}%; take six or more for a 95% interval",
+        coverage * 100.0
+    );
+    result
+        .warnings
+        .push(FEW_SAMPLES.record(message, Some(coverage * 100.0)));
+}
 
 /// The clock check over the samples (see the module docs): a warning when GPU time exceeds host
 /// time, which no sample can do, judged on every sample whose host clock ran until completion
@@ -865,6 +896,9 @@ fn summarise(
     warnings.extend(disagreement);
     result.warnings = warnings.iter().map(Warning::record).collect();
     result.summary = summary;
+    if !run.capped {
+        annotate_coverage(&mut result);
+    }
     result
 }
 
@@ -1451,6 +1485,31 @@ mod tests {
         assert_eq!(none.status, Status::Skipped);
         let reason = none.reason.expect("a reason");
         assert!(reason.contains("none of its 5 samples"), "{reason}");
+    }
+
+    #[test]
+    fn fewer_than_six_samples_say_their_interval_covers_less_than_95_percent() {
+        let few = |n: usize, capped: bool| {
+            let mut samples = Samples::default();
+            for k in 0..n as u64 {
+                let host = Duration::from_micros(1000 + k);
+                samples.push(&timed(host, None, HostSpan::OneSubmit), 1);
+            }
+            let info = BenchmarkInfo::new("test/kernel", "test", MetricKind::Bandwidth, "b");
+            let mut run = measured();
+            run.capped = capped;
+            let result = summarise(&Profile::Quick.settings(false), &info, &samples, &run);
+            let kind = FEW_SAMPLES.kind();
+            let found = result.warnings.iter().find(|w| w.kind == kind);
+            found.map(|w| (w.message.clone(), w.figure))
+        };
+        // Four samples: their range holds the median with 1 - 2/16 = 87.5%.
+        let (message, figure) = few(4, false).expect("warned");
+        assert!(message.contains("87.5%"), "{message}");
+        assert_eq!(figure, Some(87.5));
+        assert_eq!(few(6, false), None);
+        // A time cap's own warning says so already.
+        assert_eq!(few(4, true), None);
     }
 
     #[test]
