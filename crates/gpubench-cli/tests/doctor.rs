@@ -183,7 +183,7 @@ fn fifos_and_endless_devices_among_the_inputs_hang_nothing() {
 }
 
 #[test]
-fn doctor_fails_a_x8_link_and_gen3_on_gen5_with_exit_5() {
+fn doctor_fails_a_x8_link_and_does_not_judge_an_idle_cards_speed() {
     if !require_vulkan() {
         return;
     }
@@ -194,16 +194,23 @@ fn doctor_fails_a_x8_link_and_gen3_on_gen5_with_exit_5() {
     );
     assert!(text.contains("what to do: reseat"), "{text}");
 
-    let report = json_report("gen3-in-gen5", 5);
-    assert_eq!(report["failed"], true);
-    let failed: Vec<&Value> = report["checks"]
+    // The software adapter loaded the host's CPU, not the card: an idle card lowers its link
+    // speed, so gen3 on a gen5 card is said, not failed.
+    let report = json_report("gen3-in-gen5", 0);
+    assert_eq!(report["failed"], false);
+    let link = report["checks"]
         .as_array()
         .expect("checks")
         .iter()
-        .filter(|c| c["status"] == "fail")
-        .collect();
-    assert_eq!(failed.len(), 1, "{report}");
-    assert_eq!(failed[0]["name"], "pcie-link@0000:c1:00.0");
+        .find(|c| c["name"] == "pcie-link@0000:c1:00.0")
+        .expect("the card's link is checked");
+    assert_eq!(link["status"], "unknown", "{report}");
+    assert!(
+        link["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("read while idle")),
+        "{report}"
+    );
     assert!(report["measured_stream_gbs"].as_f64().expect("measured") > 0.0);
 }
 
