@@ -33,7 +33,8 @@ pub struct RunNoise {
     /// The run's noise level, a fraction: the larger of how far the median moved, as a factor
     /// either way less one (end / start or start / end, whichever is larger: a halving counts
     /// as a doubling does), and each check's spread (half the 5th-95th percentile range over
-    /// the median); absent without a measured check.
+    /// the median); absent unless both checks measured a rate (how far the run moved is not
+    /// known otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
     /// Why a check is missing (the reference failed or is unsupported, the run was stopped or
@@ -106,13 +107,15 @@ impl RunNoise {
             }
             None => None,
         };
+        // Without the drift (an end check that failed, was skipped or collapsed) how far the
+        // run moved is not known: the start's spread alone would call it quiet, and excuse a
+        // slowdown or pass it as a baseline on nothing.
         let spreads = [&self.start, &self.end]
             .into_iter()
             .flatten()
             .filter_map(spread);
-        self.level = spreads
-            .chain(moved)
-            .reduce(f64::max)
+        self.level = moved
+            .map(|moved| spreads.fold(moved, f64::max))
             .filter(|l| l.is_finite());
     }
 
@@ -199,7 +202,7 @@ mod tests {
         let mut collapsed = RunNoise::new("r", "GFLOP/s");
         collapsed.start = Some(check(&[80.0; 8]));
         collapsed.finish(Ok(check(&[0.0; 8])));
-        assert_eq!(collapsed.level, Some(0.0), "the start check's spread alone");
+        assert_eq!(collapsed.level, None, "how far it moved is not known");
         assert!(
             collapsed
                 .describe()
@@ -222,12 +225,18 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_end_check_keeps_the_start_and_says_why() {
+    fn a_missing_end_check_keeps_the_start_says_why_and_states_no_level() {
         let mut noise = RunNoise::new("r", "GFLOP/s");
         noise.start = Some(check(&[10.0, 10.0, 10.0]));
         noise.finish(Err("the run was stopped".to_string()));
         assert_eq!(noise.drift, None);
-        assert_eq!(noise.level, Some(0.0), "the start check's spread alone");
+        // The start's spread alone would call the run quiet: how far it moved is not known.
+        assert_eq!(noise.level, None);
+        assert!(
+            noise.describe().starts_with("unknown"),
+            "{}",
+            noise.describe()
+        );
         assert!(noise.describe().contains("the run was stopped"));
 
         let mut none = RunNoise::new("r", "GFLOP/s");
