@@ -81,6 +81,20 @@ impl Side {
             samples: result.samples.len(),
         }
     }
+
+    /// As [`Side::of`], with the median and interval of `host` (the result's samples by the
+    /// host clock): the side a pair judged by the host clock shows, so the medians printed
+    /// are the ones its ratio divides.
+    fn by_host_clock(result: &BenchResult, host: &[f64]) -> Self {
+        let summary = gpubench_results::stats::summarize(host);
+        Self {
+            median: summary.as_ref().map(|s| s.median),
+            ci_low: summary.as_ref().map(|s| s.ci_low),
+            ci_high: summary.as_ref().map(|s| s.ci_high),
+            samples: host.len(),
+            ..Self::of(result)
+        }
+    }
 }
 
 /// The comparison of one benchmark id.
@@ -641,13 +655,17 @@ fn judge_values(
     let mut by_host_clock = None;
     if let Some(clocks) = clock_changed(base, new) {
         let Some(sides) = host_clock_pair(base, new) else {
-            pair.ratio = estimate(base, new, band.resamples);
+            // No ratio: GPU time over host time (submit to completion) says nothing about
+            // the runs, as the cross-card table says too.
             pair.verdict = Verdict::Inconclusive;
             pair.note = Some(clocks);
             return;
         };
         // A run that lost its timestamps (a driver, a backend) is judged all the same: the
-        // timestamped run kept its host-clock samples, so both sides are the same clock.
+        // timestamped run kept its host-clock samples, so both sides are the same clock, and
+        // both show that clock's medians.
+        pair.base = Some(Side::by_host_clock(base, sides.0));
+        pair.new = Some(Side::by_host_clock(new, sides.1));
         by_host_clock = Some(sides);
         pair.note = Some(HOST_CLOCK_NOTE.to_string());
     }
@@ -839,6 +857,11 @@ mod tests {
             same.pairs[1]
         );
         assert_eq!(same.pairs[1].note.as_deref(), Some(HOST_CLOCK_NOTE));
+        // Both sides show the host clock's medians, the ones the ratio divides.
+        let median = |side: &Option<Side>| side.as_ref().and_then(|s| s.median);
+        let host_median = gpubench_results::stats::median(&base.results[1].host_samples);
+        assert_eq!(median(&same.pairs[1].base), Some(host_median));
+        assert_eq!(median(&same.pairs[1].new), Some(host_median));
         // Three times slower by the host clock: a regression, which fails the gate.
         let slow = host_timed(3.0);
         assert_eq!(slow.pairs[1].verdict, Verdict::Regressed);
@@ -858,6 +881,8 @@ mod tests {
         assert!(derived.ratio.is_some() && !derived.regression);
         let mixed = &cmp.pairs[1];
         assert_eq!(mixed.verdict, Verdict::Inconclusive);
+        // No host samples on one side: no ratio of GPU time to host time either.
+        assert_eq!(mixed.ratio, None);
         assert!(
             mixed
                 .note
