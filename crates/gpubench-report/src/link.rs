@@ -76,6 +76,29 @@ pub fn stayed_on_device(r: &BenchResult) -> bool {
     crosses(r) == Some(false)
 }
 
+/// What a results grid's row name ends with: [`ON_DEVICE`] where `r` says its bytes did not
+/// cross the link, or, for a row of a path that says nothing itself (a fitted model), where
+/// every row of its path among `rows` that says anything says so; nothing otherwise.
+pub fn grid_mark(r: &BenchResult, rows: &[&BenchResult]) -> &'static str {
+    let path = |r: &BenchResult| {
+        r.params
+            .get("path")
+            .and_then(|p| p.as_str().map(String::from))
+    };
+    let on_device = match crosses(r) {
+        Some(crossed) => !crossed,
+        None => path(r).is_some_and(|p| {
+            let mut said = rows
+                .iter()
+                .filter(|o| path(o).as_deref() == Some(p.as_str()))
+                .filter_map(|o| crosses(o))
+                .peekable();
+            said.peek().is_some() && said.all(|crossed| !crossed)
+        }),
+    };
+    if on_device { ON_DEVICE } else { "" }
+}
+
 /// Whether any of `rows` crossed the link: a discrete card's run. On unified memory no row
 /// does (there is no link), and there no path is marked, since every path is then as much a
 /// host-device figure as another.
@@ -127,6 +150,31 @@ mod tests {
         // A file that never says (older gpubench, or unified memory): nothing is marked.
         assert!(!any_crosses([&unsaid]));
         assert_eq!(series_name("p", &unsaid, false), "p");
+    }
+
+    #[test]
+    fn a_grid_marks_a_copy_that_stayed_on_the_card_and_its_fit() {
+        let with_path = |crosses: Option<bool>, path: &str| {
+            let mut r = row(crosses);
+            r.params.insert("path".into(), path.into());
+            r
+        };
+        let (copy, fit) = (
+            with_path(Some(false), "h2d-staging-copy"),
+            with_path(None, "h2d-staging-copy"),
+        );
+        let (crossed, crossed_fit) = (
+            with_path(Some(true), "h2d-write-buffer"),
+            with_path(None, "h2d-write-buffer"),
+        );
+        let rows = [&copy, &fit, &crossed, &crossed_fit];
+        assert_eq!(grid_mark(&copy, &rows), ON_DEVICE);
+        assert_eq!(grid_mark(&fit, &rows), ON_DEVICE);
+        assert_eq!(grid_mark(&crossed, &rows), "");
+        assert_eq!(grid_mark(&crossed_fit, &rows), "");
+        // A fit whose path's rows say nothing (an older file) is not marked.
+        let alone = with_path(None, "h2d-staging-copy");
+        assert_eq!(grid_mark(&alone, &[&alone]), "");
     }
 
     #[test]

@@ -124,7 +124,13 @@ fn suite_grid(suite: &str, rows: &[&BenchResult]) -> Grid {
     ])
     .numeric(&[1, 5]);
     for r in rows {
-        let mut cells = vec![short_id(r)];
+        // A copy that stayed on the card (a large BAR's staging buffer) is no host-device
+        // figure, whatever its path's name says.
+        let mut cells = vec![format!(
+            "{}{}",
+            short_id(r),
+            crate::link::grid_mark(r, rows)
+        )];
         match (&r.status, &r.summary) {
             (Status::Ok, Some(s)) => {
                 cells.push(sig3(s.median));
@@ -173,6 +179,13 @@ fn legend(doc: &RunDocument) -> Vec<String> {
         "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.".to_string(),
     ];
     lines.extend(unknown_metrics_line(doc));
+    let rows: Vec<&BenchResult> = doc.results.iter().collect();
+    if rows
+        .iter()
+        .any(|r| !crate::link::grid_mark(r, &rows).is_empty())
+    {
+        lines.push(crate::link::ON_DEVICE_NOTE.to_string());
+    }
     // Kernels timed per operation are the launch storms and round trips (by role and metric,
     // never by suite name).
     if doc
