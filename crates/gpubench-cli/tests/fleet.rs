@@ -85,6 +85,23 @@ fn every_adapter_in_turn_then_the_directory_as_a_fleet() {
     }
 }
 
+/// A machine-readable stdout stays one document for the whole fleet: the adapters' runs print
+/// nothing of their own, and the last print holds every run, as the exports do.
+#[test]
+fn a_fleet_in_json_prints_one_document() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let results = dir.path().join("fleet");
+    let out = quick_launch_fleet(&results, &["--format", "json", "--noise-check", "off"]);
+    assert_exit(&out, 0);
+    let parsed: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is one JSON document");
+    let runs = match &parsed {
+        serde_json::Value::Array(runs) => runs.len(),
+        _ => 1,
+    };
+    assert_eq!(runs, adapters().len(), "every adapter's run");
+}
+
 #[test]
 fn a_fleet_refuses_a_file_for_its_directory_and_a_single_html() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -9,7 +9,6 @@
 //! Exit: 130/143 when interrupted; else 4 when a benchmark failed on any adapter; else 1 when an
 //! adapter could not be run at all; else 3 when one regressed against its baseline; else 0.
 
-use gpubench_report::Format;
 use gpubench_report::table::TableStyle;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +39,7 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
     let mut fleet = Plan::for_fleet(args)?;
     refuse_html(args)?;
     let adapters = chosen_adapters(args.adapter.backend.as_deref())?;
-    fleet.exports.check_several(adapters.len(), Format::Table)?;
+    fleet.exports.check_several(adapters.len(), args.format)?;
     let (dir, created) = claim_results_dir(args.out.as_deref(), "fleet")?;
     // Every adapter's results file is named and checked, against each other and every file
     // the fleet writes or reads, before any adapter runs.
@@ -104,7 +103,12 @@ pub fn run_all(args: &RunArgs) -> anyhow::Result<Exit> {
         );
     }
     write_exports(&fleet, &outcomes)?;
-    let closed = print_cross_table(args, &outcomes)?;
+    say_outcomes(&outcomes);
+    let closed = if crate::cmd::baseline_gate::is_text(args.format) {
+        print_cross_table(args, &outcomes)?
+    } else {
+        print_runs(&fleet, &outcomes)?
+    };
     match fleet_exit(&outcomes) {
         Exit::Success if closed => Ok(Exit::StdoutClosed),
         exit => Ok(exit),
@@ -223,13 +227,7 @@ fn write_exports(
     if !exports.any() {
         return Ok(());
     }
-    let runs: Vec<(String, &RunDocument)> = outcomes
-        .iter()
-        .filter_map(|(_, path, outcome)| match outcome {
-            AdapterRun::Finished(_, Some(doc)) => Some((path.display().to_string(), &**doc)),
-            _ => None,
-        })
-        .collect();
+    let runs = finished_runs(outcomes);
     if runs.is_empty() {
         note!("no adapter left results: no export written");
         return Ok(());
@@ -237,6 +235,52 @@ fn write_exports(
     exports.write_rendered(|format| render_runs(format, &runs, &fleet.table, exports))?;
     let docs: Vec<&RunDocument> = runs.iter().map(|(_, doc)| *doc).collect();
     exports.write_gab(&docs)
+}
+
+/// Says on stderr how each adapter's run ended and where its results are.
+fn say_outcomes(outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)]) {
+    note!("");
+    for (adapter, path, outcome) in outcomes {
+        let what = match outcome {
+            AdapterRun::Finished(exit, _) => format!("exit {}", exit.code()),
+            AdapterRun::Error(error) => format!("not run: {error}"),
+        };
+        note!(
+            "[{}] {} ({}): {what}; {}",
+            adapter.index,
+            adapter.name,
+            adapter.backend,
+            path.display()
+        );
+    }
+}
+
+/// The runs that left a document, each labelled by its results file.
+fn finished_runs<'a>(
+    outcomes: &'a [(&AdapterSummary, PathBuf, AdapterRun)],
+) -> Vec<(String, &'a RunDocument)> {
+    outcomes
+        .iter()
+        .filter_map(|(_, path, outcome)| match outcome {
+            AdapterRun::Finished(_, Some(doc)) => Some((path.display().to_string(), &**doc)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Prints every adapter's run as one machine-readable document (a JSON array, one CSV table,
+/// BMF merged under adapter names), as the exports hold them: the adapters' own runs printed
+/// nothing, so stdout parses as one document. True when stdout was closed.
+fn print_runs(
+    fleet: &Plan,
+    outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)],
+) -> anyhow::Result<bool> {
+    let runs = finished_runs(outcomes);
+    if runs.is_empty() {
+        return Ok(false);
+    }
+    let text = render_runs(fleet.format, &runs, &fleet.table, &fleet.exports)?;
+    Ok(crate::stdout::print(&text)? == crate::stdout::Printed::Closed)
 }
 
 /// Prints the cross-card table of the runs that left a results file; true when stdout was closed.
@@ -253,31 +297,12 @@ fn print_cross_table(
             _ => None,
         })
         .collect();
-    note!("");
-    for (adapter, path, outcome) in outcomes {
-        let what = match outcome {
-            AdapterRun::Finished(exit, _) => format!("exit {}", exit.code()),
-            AdapterRun::Error(error) => format!("not run: {error}"),
-        };
-        note!(
-            "[{}] {} ({}): {what}; {}",
-            adapter.index,
-            adapter.name,
-            adapter.backend,
-            path.display()
-        );
-    }
     if docs.len() < 2 {
         return Ok(false);
     }
-    let format = if args.format == Format::Bmf {
-        Format::Table
-    } else {
-        args.format
-    };
     let style = TableStyle::for_stdout(args.verbose);
     let runs: Vec<(&str, &RunDocument)> = docs.iter().map(|(l, d)| (l.as_str(), *d)).collect();
-    if crate::stdout::print(&format.render_cross(&cross_table(&runs), &style)?)?
+    if crate::stdout::print(&args.format.render_cross(&cross_table(&runs), &style)?)?
         == crate::stdout::Printed::Closed
     {
         return Ok(true);
@@ -309,6 +334,10 @@ fn fleet_exit(outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)]) -> Exit {
     }
     if exits().any(|e| e == Exit::TooNoisy) {
         return Exit::TooNoisy;
+    }
+    // An adapter's own print found stdout closed (a reader such as `head` gone).
+    if exits().any(|e| e == Exit::StdoutClosed) {
+        return Exit::StdoutClosed;
     }
     Exit::Success
 }

@@ -25,7 +25,7 @@ use crate::cmd::baseline_gate::{self, BaselinePlan, BaselineSettings};
 use crate::exit::Exit;
 use crate::progress::Progress;
 use crate::signals::StopSignal;
-use crate::stdout::print_unless_stopped;
+use crate::stdout::{Printed, print_unless_stopped};
 pub use plan::Plan;
 use plan::usage_error;
 
@@ -342,7 +342,11 @@ fn report_and_gate(
     let verdict_exit = verdicts.as_ref().map_or(Exit::Success, |cmp| {
         baseline_gate::gate_exit(cmp, &plan.baseline.gate)
     });
-    let printed = print_unless_stopped(stdout, &signals.flag())?;
+    let printed = if plan.prints {
+        print_unless_stopped(stdout, &signals.flag())?
+    } else {
+        Printed::Written
+    };
     if let Some(code) = signals.received() {
         return Ok(interrupted(doc, out_path, &plan.baseline, code, signals));
     }

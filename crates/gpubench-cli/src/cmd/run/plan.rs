@@ -33,6 +33,9 @@ pub struct Plan {
     pub html: Option<PathBuf>,
     /// The stdout format.
     pub format: Format,
+    /// Whether the run is printed on stdout: not an adapter's run in a fleet whose stdout is
+    /// machine-readable (it holds one document, every adapter's runs).
+    pub prints: bool,
     /// How the terminal table is drawn (width, verbosity).
     pub table: TableStyle,
     /// Baseline handling.
@@ -94,6 +97,7 @@ impl Plan {
         one.out = Some(out);
         one.html = None;
         one.exports = ExportPlan::default();
+        one.prints = crate::cmd::baseline_gate::is_text(self.format);
         Ok(one)
     }
 
@@ -130,6 +134,7 @@ impl Plan {
             out: None,
             html: None,
             format: args.format,
+            prints: true,
             table: TableStyle::for_stdout(args.verbose),
             baseline,
             exports,
