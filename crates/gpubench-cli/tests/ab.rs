@@ -122,6 +122,18 @@ fn the_same_build_twice_is_unchanged_and_exits_0() {
 }
 
 #[test]
+fn builds_that_ran_on_two_adapters_or_two_build_profiles_are_refused() {
+    let mut other_card = at_speed(1.0);
+    other_card.machine.fingerprint = "another-card".to_string();
+    let (_dir, out) = ab_against_steady_base(&[other_card], &["--rounds", "5"]);
+    assert_exit_saying(&out, 1, &["an A/B compares two builds on one adapter"]);
+    let mut debug = at_speed(1.0);
+    debug.machine.build_profile = "debug".to_string();
+    let (_dir, out) = ab_against_steady_base(&[debug], &["--rounds", "5"]);
+    assert_exit_saying(&out, 1, &["differ by the build, not the change"]);
+}
+
+#[test]
 fn a_head_at_half_speed_is_confirmed_then_fails_with_3() {
     let (dir, out) = ab_against_steady_base(
         &[at_speed(0.5), at_speed(0.52)],
@@ -194,20 +206,18 @@ fn what_ab_sets_itself_and_missing_builds_are_usage_errors() {
     let missing = dir.path().join("no-such-gpubench");
     let out = gpubench_output(&["ab", arg(&base), arg(&missing)]);
     assert_exit_saying(&out, 2, &["HEAD_BIN"]);
-    for flags in [
-        &["--out", "x.json"][..],
-        &["--save-baseline"],
-        &["--adapter", "all"],
+    for (flags, named) in [
+        (&["--out", "x.json"][..], "--out"),
+        (&["--save-baseline"], "--save-baseline"),
+        (&["--adapter", "all"], "--adapter all"),
+        // Named as the run's parser takes it, and for what it is, not for a flag before it.
+        (&["--profile", "quick", "--adapter", "ALL"], "--adapter all"),
+        (&["--adapter=All"], "--adapter all"),
     ] {
         let mut args = vec!["ab", arg(&base), arg(&base), "--"];
         args.extend(flags);
         let out = gpubench_output(&args);
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{flags:?}: {}",
-            text(&out.stderr)
-        );
+        assert_exit_saying(&out, 2, &[&format!("{named} after `--`")]);
     }
     assert!(!dir.path().join("base.args").exists(), "nothing ran");
 }

@@ -180,6 +180,30 @@ fn confirm(
 }
 
 /// The judgement of `rounds` of (base, head) documents.
+/// Refuses a round whose two builds did not run alike: on two adapters (a newer wgpu that picks
+/// another), or as a debug and a release build. Their timings would differ by that, not by the
+/// change, and every row would get a verdict all the same.
+fn one_setup((base, head): &(RunDocument, RunDocument)) -> anyhow::Result<()> {
+    let (b, h) = (&base.machine, &head.machine);
+    if b.fingerprint != h.fingerprint {
+        anyhow::bail!(
+            "ab: the base build ran on {} ({}), the head build on {} ({}): an A/B compares two builds on one adapter; name it after `--` (`--adapter N`, `--backend B`)",
+            b.adapter.name,
+            b.fingerprint,
+            h.adapter.name,
+            h.fingerprint
+        );
+    }
+    if b.build_profile != h.build_profile {
+        anyhow::bail!(
+            "ab: the base is a {} build and the head a {} build: their timings differ by the build, not the change; build both with the same profile (release)",
+            b.build_profile,
+            h.build_profile
+        );
+    }
+    Ok(())
+}
+
 fn judge(rounds: &[(RunDocument, RunDocument)], options: PairedOptions) -> PairedComparison {
     let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
     judge_rounds(&pairs, options)
@@ -238,15 +262,25 @@ fn check_args(args: &AbArgs) -> anyhow::Result<()> {
         )
         .into());
     }
-    let all_adapters = args
-        .run_flags
-        .windows(2)
-        .any(|pair| pair[0] == "--adapter" && pair[1] == "all");
-    for flag in &args.run_flags {
-        let name = flag.split('=').next().unwrap_or(flag);
-        if OWN_FLAGS.contains(&name) || flag == "--adapter=all" || all_adapters {
+    let is_all = |value: &str| value.eq_ignore_ascii_case("all");
+    let flags = &args.run_flags;
+    for (k, flag) in flags.iter().enumerate() {
+        let (name, inline) = match flag.split_once('=') {
+            Some((name, value)) => (name, Some(value)),
+            None => (flag.as_str(), None),
+        };
+        let every_adapter = name == "--adapter"
+            && inline
+                .or_else(|| flags.get(k + 1).map(String::as_str))
+                .is_some_and(is_all);
+        if OWN_FLAGS.contains(&name) || every_adapter {
+            let what = if every_adapter {
+                "--adapter all"
+            } else {
+                flag.as_str()
+            };
             return Err(UsageError(format!(
-                "{flag} after `--`: ab sets each run's results file, format and baselines itself (and runs one adapter)"
+                "{what} after `--`: ab sets each run's results file, format and baselines itself (and runs one adapter)"
             ))
             .into());
         }
@@ -274,7 +308,10 @@ impl Session<'_> {
     ) -> anyhow::Result<Option<Exit>> {
         for k in ks {
             match self.round(k, suites) {
-                Ok(round) => rounds.push(round),
+                Ok(round) => {
+                    one_setup(&round)?;
+                    rounds.push(round);
+                }
                 Err(error) => {
                     if let Some(Interrupted(code)) = error.downcast_ref::<Interrupted>() {
                         note!("ab: {error}");
