@@ -12,8 +12,8 @@ use gpubench_results::{RunDocument, Status};
 
 mod common;
 use common::{
-    arg, assert_exit, assert_exit_saying, assert_has, assert_has_all, gpubench_output,
-    gpubench_path, text, write_doc,
+    arg, assert_exit, assert_exit_saying, assert_has, assert_has_all, gpubench_command,
+    gpubench_output, gpubench_path, send_signal, text, write_doc,
 };
 
 /// A stand-in build called `name` in `dir` whose k-th run writes `docs[k % docs.len()]`, and
@@ -131,6 +131,45 @@ fn builds_that_ran_on_two_adapters_or_two_build_profiles_are_refused() {
     debug.machine.build_profile = "debug".to_string();
     let (_dir, out) = ab_against_steady_base(&[debug], &["--rounds", "5"]);
     assert_exit_saying(&out, 1, &["differ by the build, not the change"]);
+}
+
+/// A stop sent to ab alone (`kill -TERM`, as a job scheduler does) reaches the build's run in
+/// progress: it is not left measuring after ab ended.
+#[test]
+fn a_stop_sent_to_ab_alone_reaches_the_run_in_progress() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let d = dir.path().display();
+    let base = write_script(
+        &dir.path().join("base"),
+        &format!(
+            "#!/bin/sh\nif [ \"$2\" = -h ]; then exec '{}' run -h; fi\n\
+             trap 'echo stopped > {d}/stopped; exit 143' TERM\n\
+             echo started > {d}/started\nsleep 30 &\nwait $!\n",
+            gpubench_path().display()
+        ),
+    );
+    let mut ab = gpubench_command()
+        .args(["ab", arg(&base), arg(&base), "--out"])
+        .arg(dir.path().join("out"))
+        .args(["--", "--suite", "stream"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("ab starts");
+    let started = dir.path().join("started");
+    for _ in 0..200 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(started.exists(), "the first run started");
+    send_signal(&ab, "-TERM");
+    let status = ab.wait().expect("ab ends");
+    assert_eq!(status.code(), Some(143));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("stopped")).expect("the run was stopped"),
+        "stopped\n"
+    );
 }
 
 #[test]

@@ -231,6 +231,64 @@ fn exit_for(cmp: &PairedComparison) -> Exit {
 /// A command that runs the file `bin` names: a bare name (`gpubench-copy`) is the file in the
 /// current directory that [`check_args`] found, never a program of that name on PATH, where
 /// `Command::new` would look for it.
+/// Runs `command` to its end, its stderr collected. The run has a process group of its own, so
+/// a terminal's Ctrl-C reaches ab alone, and ab passes every stop it receives on to the run
+/// once: a signal sent to ab alone (`kill -TERM`) would otherwise leave the run measuring on
+/// the GPU, and writing its round's file, after ab had ended.
+fn run_passing_stops(
+    command: &mut Command,
+    signals: &StopSignal,
+) -> std::io::Result<std::process::Output> {
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(command, 0);
+    let mut child = command.spawn()?;
+    let mut stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(pipe) = stderr.as_mut() {
+            let _ = std::io::Read::read_to_end(pipe, &mut bytes);
+        }
+        bytes
+    });
+    let mut passed_on = false;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if let Some(signal) = signals.received().filter(|_| !passed_on) {
+            pass_on(&mut child, signal);
+            passed_on = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: Vec::new(),
+        stderr: reader.join().unwrap_or_default(),
+    })
+}
+
+/// Sends `child` the stop ab received (SIGINT or SIGTERM); elsewhere ends it.
+fn pass_on(child: &mut std::process::Child, signal: Exit) {
+    #[cfg(unix)]
+    {
+        let number = if signal == Exit::Sigterm {
+            libc::SIGTERM
+        } else {
+            libc::SIGINT
+        };
+        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+            // SAFETY: kill(2) with a child's pid and a signal number has no memory effects.
+            unsafe { libc::kill(pid, number) };
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = signal;
+        let _ = child.kill();
+    }
+}
+
 fn binary(bin: &Path) -> Command {
     let mut parts = bin.components();
     let bare = matches!(
@@ -376,8 +434,7 @@ impl Session<'_> {
             )
         };
         note!("ab: {which}: {} ({})", build.name(), bin.display());
-        let output = command
-            .output()
+        let output = run_passing_stops(&mut command, self.signals)
             .map_err(|e| anyhow::anyhow!("running {} {}: {e}", build.name(), bin.display()))?;
         if let Some(signal) = self.signals.received() {
             anyhow::bail!(Interrupted(signal));
