@@ -128,6 +128,29 @@ fn different_adapters_and_many_files_give_ratios() {
 }
 
 #[test]
+fn a_folder_of_two_nodes_with_one_kind_of_card_is_set_side_by_side() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut node1 = doc_with("NVIDIA Test", false);
+    node1.machine.hostname = Some("node1".to_string());
+    let mut node2 = scaled(&node1, 2.0);
+    node2.machine.hostname = Some("node2".to_string());
+    write_doc(dir.path(), "node1.json", &node1);
+    write_doc(dir.path(), "node2.json", &node2);
+    // Which node is the base is no choice a folder makes: no verdict, no exit 3.
+    let out = gpubench_output(&["compare", arg(dir.path()), "--format", "csv"]);
+    assert_exit_saying(&out, 0, &["name two files to judge one against the other"]);
+    assert!(
+        text(&out.stdout).starts_with("id,metric,unit,higher_is_better,[1]"),
+        "the cross-card table: {}",
+        text(&out.stdout)
+    );
+    // Named as two files, they are judged, the first the base.
+    let (one, two) = (dir.path().join("node1.json"), dir.path().join("node2.json"));
+    let out = gpubench_output(&["compare", arg(&one), arg(&two)]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+}
+
+#[test]
 fn formats_and_exports() {
     let dir = tempfile::tempdir().expect("temp dir");
     let doc = doc_with("NVIDIA Test", false);

@@ -43,7 +43,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         files.input("input", &input.path)?;
     }
     let exports = args.exports.checked(&mut files)?;
-    if (inputs.len() > 2 || args.cross)
+    let folder_of_several = inputs.iter().any(|i| i.fleet_folder.is_some());
+    if (inputs.len() > 2 || args.cross || folder_of_several)
         && (args.format == Format::Bmf || exports.holds(Format::Bmf))
     {
         return Err(UsageError(
@@ -52,8 +53,18 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         )
         .into());
     }
+    // A folder of several machines' runs (a fleet's, or nodes with one kind of card) is set
+    // side by side: which of two nodes would be the base is no choice a folder makes.
+    let fleet = inputs.iter().find_map(|i| i.fleet_folder.clone());
+    if let Some(folder) = fleet.as_ref().filter(|_| !args.cross && inputs.len() == 2) {
+        note!(
+            "{} holds the runs of two machines or adapters: set side by side (the cross-card table); name two files to judge one against the other",
+            folder.display()
+        );
+    }
+    let cross = args.cross || fleet.is_some();
     let keep_last = exports.writes_gab() || exports.names_bmf(args.format);
-    let (comparison, last) = read_and_compare(inputs, args.cross, &gate, keep_last)?;
+    let (comparison, last) = read_and_compare(inputs, cross, &gate, keep_last)?;
     // --export-adapter-names names BMF entries by the new run's adapter, as `show` does.
     let bmf_prefix = match &last {
         Some(last) => exports.prefixes(&[last])?.pop().flatten(),

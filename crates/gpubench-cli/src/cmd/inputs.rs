@@ -25,6 +25,9 @@ pub struct Input {
     /// Where it is.
     pub path: PathBuf,
     header: Option<RunHeader>,
+    /// The folder it was found in, where a folder named on the command line gave it with
+    /// other runs (of other machines or adapters): a fleet, not a pair to judge.
+    pub fleet_folder: Option<PathBuf>,
 }
 
 impl Input {
@@ -48,11 +51,16 @@ pub fn expand(paths: &[PathBuf], all_runs: bool) -> anyhow::Result<Vec<Input>> {
                     path.display()
                 );
             }
-            out.extend(found);
+            let fleet = (found.len() > 1).then(|| path.clone());
+            out.extend(found.into_iter().map(|input| Input {
+                fleet_folder: fleet.clone(),
+                ..input
+            }));
         } else {
             out.push(Input {
                 path: path.clone(),
                 header: None,
+                fleet_folder: None,
             });
         }
     }
@@ -100,6 +108,7 @@ fn runs_below(dir: &Path, all_runs: bool) -> anyhow::Result<Vec<Input>> {
             Ok(header) => groups.entry(machine_key(&header)).or_default().push(Input {
                 path,
                 header: Some(header),
+                fleet_folder: None,
             }),
             Err(ResultsError::Io { .. }) => unreadable.push(path),
             Err(ResultsError::NewerSchema { .. }) => newer.push(path),
