@@ -110,12 +110,18 @@ pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
         "verdict",
         "regression",
         "detail",
+        "base_reason",
+        "new_reason",
     ]);
     for p in &cmp.pairs {
         let status = |side: Option<&gpubench_baseline::Side>| {
             side.map_or(String::new(), |s| s.status.as_str().to_string())
         };
         let median = |side: Option<&gpubench_baseline::Side>| raw(side.and_then(|s| s.median));
+        // Why a side was skipped or failed, whole, as the terminal's footnotes have it.
+        let reason = |side: Option<&gpubench_baseline::Side>| {
+            side.and_then(|s| s.reason.clone()).unwrap_or_default()
+        };
         grid.push(vec![
             p.id.clone(),
             p.metric.to_string(),
@@ -132,6 +138,8 @@ pub fn render_comparison(cmp: &Comparison) -> Result<String, ReportError> {
             p.verdict.as_str().to_string(),
             p.regression.to_string(),
             verdict_cell(p, cmp.report_only),
+            reason(p.base.as_ref()),
+            reason(p.new.as_ref()),
         ]);
     }
     Ok(printable(&grid.to_csv()))

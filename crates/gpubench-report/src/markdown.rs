@@ -5,7 +5,7 @@ use gpubench_baseline::{Comparison, CrossTable};
 use gpubench_results::RunDocument;
 
 use crate::ReportError;
-use crate::comparison::{ComparisonText, comparison_text, cross_text};
+use crate::comparison::{ComparisonText, cross_text};
 use crate::grid::markdown_text;
 use crate::numbers::printable;
 use crate::run_text::run_text;
@@ -21,7 +21,16 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
     }
     for suite in &text.suites {
         out.push_str(&format!("\n### {}\n\n", md(&suite.suite)));
-        out.push_str(&suite.grid.to_markdown());
+        // Reasons too long for their cell whole under the table, as the terminal has them.
+        let (grid, notes) = crate::table::footnoted_suite(suite, doc);
+        out.push_str(&grid.to_markdown());
+        let reasons = notes.lines();
+        if !reasons.is_empty() {
+            out.push('\n');
+        }
+        for reason in &reasons {
+            out.push_str(&format!("{}\n\n", md(reason)));
+        }
         if !suite.findings.is_empty() {
             out.push('\n');
         }
@@ -67,10 +76,11 @@ const FOLDED_WARNINGS: usize = 3;
 
 /// A comparison in this format.
 pub fn render_comparison(comparison: &Comparison) -> Result<String, ReportError> {
-    Ok(render_text(
-        "gpubench comparison",
-        &comparison_text(comparison),
-    ))
+    // A reason too long for its cell is marked there and kept whole under the table, as the
+    // terminal keeps it: a job summary is where a failure is read.
+    let (mut text, notes) = crate::table::footnoted_comparison(comparison);
+    text.notes.splice(0..0, notes.lines());
+    Ok(render_text("gpubench comparison", &text))
 }
 
 /// A cross-card table in this format.

@@ -90,12 +90,12 @@ fn prose_block(lines: &[String], width: Option<u16>) -> String {
 }
 
 /// One suite's table and the notes under it.
-fn suite_table(
+/// A suite's grid with the reason of every result not measured ok marked in its status cell and
+/// kept whole in the footnotes: as the terminal and Markdown show them.
+pub(crate) fn footnoted_suite(
     suite: &SuiteGrid,
     doc: &RunDocument,
-    style: &TableStyle,
-    narrowed: &mut Narrowed,
-) -> String {
+) -> (crate::grid::Grid, Footnotes) {
     let mut grid = suite.grid.clone();
     let mut notes = Footnotes::numbered();
     if let Some(status) = grid.header.iter().position(|h| h == "status") {
@@ -111,6 +111,16 @@ fn suite_table(
             }
         }
     }
+    (grid, notes)
+}
+
+fn suite_table(
+    suite: &SuiteGrid,
+    doc: &RunDocument,
+    style: &TableStyle,
+    narrowed: &mut Narrowed,
+) -> String {
+    let (grid, notes) = footnoted_suite(suite, doc);
     let wrap = grid
         .header
         .iter()
@@ -161,15 +171,13 @@ pub fn render_run(style: &TableStyle, doc: &RunDocument) -> Result<String, Repor
     Ok(out)
 }
 
-/// A comparison as the terminal table.
-pub fn render_comparison(
-    style: &TableStyle,
-    comparison: &Comparison,
-) -> Result<String, ReportError> {
+/// A comparison's text with every reason of a side that has no median, and every verdict
+/// note too long for its cell, marked there and kept whole in the footnotes: as the terminal
+/// and Markdown show them.
+pub(crate) fn footnoted_comparison(comparison: &Comparison) -> (ComparisonText, Footnotes) {
     let mut text = comparison_text(comparison);
     let mut notes = Footnotes::numbered();
-    let mut colors = Vec::new();
-    for (r, (row, pair)) in text.grid.rows.iter_mut().zip(&comparison.pairs).enumerate() {
+    for (row, pair) in text.grid.rows.iter_mut().zip(&comparison.pairs) {
         for (column, side) in [(1, &pair.base), (2, &pair.new)] {
             if let (Some(side), Some(cell)) = (side, row.get_mut(column))
                 && side.median.is_none()
@@ -186,6 +194,18 @@ pub fn render_comparison(
                 }
             });
         }
+    }
+    (text, notes)
+}
+
+/// A comparison as the terminal table.
+pub fn render_comparison(
+    style: &TableStyle,
+    comparison: &Comparison,
+) -> Result<String, ReportError> {
+    let (mut text, notes) = footnoted_comparison(comparison);
+    let mut colors = Vec::new();
+    for (r, pair) in comparison.pairs.iter().enumerate() {
         let better_status = pair.verdict == Verdict::StatusChanged
             && !pair.regression
             && pair.new.as_ref().is_some_and(|s| s.status == Status::Ok);
