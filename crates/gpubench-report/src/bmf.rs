@@ -64,10 +64,12 @@ pub fn render_run_named(doc: &RunDocument, prefix: Option<&str>) -> Result<Strin
         let Some(s) = measured(r) else {
             continue;
         };
+        // A single value (a probe, a derived figure) has no interval: none is written.
+        let interval = Some(s).filter(|s| s.has_interval());
         let metric = Metric {
             value: s.median,
-            lower_value: Some(s.ci_low),
-            upper_value: Some(s.ci_high),
+            lower_value: interval.map(|s| s.ci_low),
+            upper_value: interval.map(|s| s.ci_high),
         };
         insert(
             &mut out,
@@ -155,6 +157,30 @@ mod tests {
         r.role = Role::Derived;
         r.timing = None;
         r
+    }
+
+    #[test]
+    fn a_single_value_is_exported_without_an_interval() {
+        let mut doc = doc_with("Card", false);
+        let mut one = ok_result("capacity/probe", "bandwidth", "GB/s", 10.0);
+        one.samples = vec![10.0];
+        one.summary = gpubench_results::stats::summarize(&one.samples);
+        doc.results.push(one);
+        let exported: serde_json::Value =
+            serde_json::from_str(&render_run(&doc).expect("bmf")).expect("json");
+        let measure = exported["capacity/probe"]
+            .as_object()
+            .and_then(|m| m.values().next())
+            .expect("exported");
+        assert_eq!(measure["value"], 10.0);
+        assert!(measure.get("lower_value").is_none() && measure.get("upper_value").is_none());
+        // Several samples keep theirs.
+        let first = &doc.results[0].id;
+        let measure = exported[first]
+            .as_object()
+            .and_then(|m| m.values().next())
+            .expect("exported");
+        assert!(measure.get("lower_value").is_some());
     }
 
     #[test]

@@ -53,6 +53,10 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         let spread = |f: fn(&gpubench_results::stats::Summary) -> f64| {
             raw(s.filter(|s| s.has_spread()).map(f))
         };
+        // Nor has it an interval.
+        let interval = |f: fn(&gpubench_results::stats::Summary) -> f64| {
+            raw(s.filter(|s| s.has_interval()).map(f))
+        };
         grid.push(vec![
             r.id.clone(),
             r.suite.clone(),
@@ -61,8 +65,8 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
             r.higher_is_better.to_string(),
             r.status.as_str().to_string(),
             num(|s| s.median),
-            num(|s| s.ci_low),
-            num(|s| s.ci_high),
+            interval(|s| s.ci_low),
+            interval(|s| s.ci_high),
             num(|s| s.mean),
             spread(|s| s.stddev),
             spread(|s| s.cv),

@@ -86,7 +86,12 @@ pub fn gab_export_named(doc: &RunDocument, prefix: Option<&str>) -> Result<GabEx
             name: crate::prefixed(prefix, &r.id),
             unit: r.unit.clone(),
             value: s.median,
-            range: ci_range(s.median, s.ci_low, s.ci_high),
+            // A single value (a probe, a derived figure) has no interval: no range.
+            range: if s.has_interval() {
+                ci_range(s.median, s.ci_low, s.ci_high)
+            } else {
+                String::new()
+            },
             extra: format!(
                 "{}\nn={} cv={} timing={}",
                 doc.machine.adapter.name,
