@@ -150,6 +150,18 @@ fn every_text_field_of_a_hostile_file_is_shown_literally_in_every_output() {
             assert_literal(&format!("{label} (stderr)"), &text(&out.stderr));
         }
     }
+    // JSON stays JSON, and what it holds reads back whole; on a terminal it shows no raw
+    // override or control either.
+    for (what, args) in &runs[..3] {
+        let mut args = args.clone();
+        args.extend(["--format", "json"]);
+        let out = gpubench_output(&args);
+        assert!(out.status.success(), "{what} json: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let raw: Vec<char> = RAW.into_iter().filter(|c| stdout.contains(*c)).collect();
+        assert!(raw.is_empty(), "{what} json: raw {raw:?}");
+        serde_json::from_str::<serde_json::Value>(&stdout).expect("stdout is JSON");
+    }
     let html = dir.path().join("page.html");
     let out = gpubench_output(&["report", b, n, "--html", arg(&html)]);
     assert!(out.status.success(), "report: {}", text(&out.stderr));

@@ -48,7 +48,9 @@ fn insert(
 }
 
 fn finish(out: Map<String, Value>) -> Result<String, ReportError> {
-    Ok(serde_json::to_string_pretty(&Value::Object(out))? + "\n")
+    Ok(crate::numbers::json_text(
+        serde_json::to_string_pretty(&Value::Object(out))? + "\n",
+    ))
 }
 
 /// The run in this format.

@@ -169,6 +169,29 @@ pub fn printable(text: &str) -> String {
     out
 }
 
+/// JSON text (serde_json's, which escapes only the controls below U+0020) safe to put on a
+/// terminal: DEL, the C1 controls and every [`invisible`] character, which stand only inside
+/// strings there, are written as `\uXXXX` escapes, so the document reads back the same and a
+/// name from a file cannot reorder or hide what a terminal shows.
+pub fn json_text(text: String) -> String {
+    let unsafe_char = |c: char| (c.is_control() && u32::from(c) >= 0x7f) || invisible(c);
+    if !text.contains(unsafe_char) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// One line of text safe to put on a terminal: [`printable`], with a line break inside it
 /// written as `\n` too, so a name or message from a file cannot start a line of its own.
 pub fn printable_line(text: &str) -> String {
@@ -304,6 +327,19 @@ mod tests {
         );
         assert_eq!(printable("two\nlines ±5%"), "two\nlines ±5%");
         assert_eq!(printable_line("two\nlines\r"), "two\\nlines\\r");
+    }
+
+    #[test]
+    fn json_keeps_its_value_and_shows_no_override() {
+        let value = serde_json::json!({"name": "a\u{202e}b\u{9b}c\u{7f}\u{e0041}"});
+        let text = json_text(serde_json::to_string_pretty(&value).expect("json"));
+        assert!(!text.contains(|c: char| invisible(c) || (c.is_control() && c != '\n')));
+        assert!(
+            text.contains("\\u202e") && text.contains("\\udb40\\udc41"),
+            "{text}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).expect("reads back");
+        assert_eq!(back, value);
     }
 
     #[test]

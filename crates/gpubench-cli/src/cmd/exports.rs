@@ -208,7 +208,9 @@ pub fn render_runs(
             }
             out
         }
-        Format::Json => serde_json::to_string_pretty(&docs)? + "\n",
+        Format::Json => {
+            gpubench_report::numbers::json_text(serde_json::to_string_pretty(&docs)? + "\n")
+        }
         Format::Bmf => {
             let mut merged = serde_json::Map::new();
             for ((_, doc), prefix) in runs.iter().zip(&prefixes) {
