@@ -172,6 +172,36 @@ fn a_stop_sent_to_ab_alone_reaches_the_run_in_progress() {
     );
 }
 
+/// A hidden flag (the fault injection's) is passed on, though `run -h` never lists it.
+#[test]
+fn a_hidden_run_flag_reaches_both_builds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
+    let head = stand_in(dir.path(), "head", &[at_speed(1.0)]);
+    let out = gpubench_output(&[
+        "ab",
+        arg(&base),
+        arg(&head),
+        "--rounds",
+        "5",
+        "--out",
+        arg(&dir.path().join("out")),
+        "--",
+        "--suite",
+        "stream",
+        "--inject-fault",
+        "pace",
+    ]);
+    assert_exit(&out, 0);
+    for build in ["base", "head"] {
+        let runs = std::fs::read_to_string(dir.path().join(format!("{build}.args"))).expect("ran");
+        assert!(
+            runs.lines().all(|l| l.contains("--inject-fault pace")),
+            "{build}: {runs}"
+        );
+    }
+}
+
 #[test]
 fn a_head_at_half_speed_is_confirmed_then_fails_with_3() {
     let (dir, out) = ab_against_steady_base(

@@ -67,10 +67,11 @@ impl Build {
 /// Runs the rounds, judges them, prints the verdicts; the exit status as the module says.
 pub fn run(args: &AbArgs) -> anyhow::Result<Exit> {
     check_args(args)?;
+    let hidden = hidden_flags();
     let common = accepted::common_flags(
         &args.run_flags,
-        &accepted::Accepted::of(&args.base)?,
-        &accepted::Accepted::of(&args.head)?,
+        &accepted::Accepted::of(&args.base)?.with_hidden(&hidden),
+        &accepted::Accepted::of(&args.head)?.with_hidden(&hidden),
     )?;
     for line in &common.left_out {
         note!("ab: {line}");
@@ -180,6 +181,20 @@ fn confirm(
 }
 
 /// The judgement of `rounds` of (base, head) documents.
+/// The hidden run flags of this gpubench's suites, `--` included, each with whether it takes a
+/// value.
+fn hidden_flags() -> Vec<(String, bool)> {
+    gpubench_suites::REGISTRY
+        .options()
+        .into_iter()
+        .filter(|(_, spec)| spec.hidden)
+        .map(|(_, spec)| {
+            let takes_value = !matches!(spec.arity, gpubench_engine::Arity::Switch);
+            (format!("--{}", spec.flag), takes_value)
+        })
+        .collect()
+}
+
 /// Refuses a round whose two builds did not run alike: on two adapters (a newer wgpu that picks
 /// another), or as a debug and a release build. Their timings would differ by that, not by the
 /// change, and every row would get a verdict all the same.

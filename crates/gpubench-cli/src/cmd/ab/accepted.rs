@@ -20,6 +20,16 @@ pub struct Accepted {
 }
 
 impl Accepted {
+    /// With the hidden flags of this gpubench's suites (`--inject-fault`), each with whether it
+    /// takes a value: `run -h` never lists them, though a build of this generation takes them.
+    /// A build that does not refuses its run with exit 2, which ab reports as such.
+    pub fn with_hidden(mut self, hidden: &[(String, bool)]) -> Self {
+        if self.understood() {
+            self.flags.extend(hidden.iter().cloned());
+        }
+        self
+    }
+
     /// What `bin run -h` lists; an error where the binary does not answer it.
     pub fn of(bin: &Path) -> anyhow::Result<Accepted> {
         let output = super::binary(bin)
