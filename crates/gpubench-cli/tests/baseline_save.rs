@@ -36,9 +36,20 @@ fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
             .expect("runs")
     };
 
-    let unchecked = write_doc(dir.path(), "unchecked.json", &doc_with("Card", false));
+    let mut unchecked = clean_run("Card");
+    unchecked.noise = None;
+    let unchecked = write_doc(dir.path(), "unchecked.json", &unchecked);
     let out = save(&unchecked, &[]);
-    assert_exit_saying(&out, 1, &["no noise check"]);
+    assert_exit_saying(&out, 1, &["no noise check", "--force"]);
+    assert!(json_files(&store).is_empty(), "nothing recorded");
+    // A run with a failed result is refused for that, with no advice --force would not keep.
+    let mut failed = clean_run("Card");
+    failed.noise = None;
+    failed.results[0].status = Status::Failed;
+    let failed = write_doc(dir.path(), "failed.json", &failed);
+    let out = save(&failed, &[]);
+    assert_exit(&out, 1);
+    assert!(!text(&out.stderr).contains("--force"), "{}", text(&out.stderr));
     assert!(json_files(&store).is_empty(), "nothing recorded");
 
     let clean = write_doc(dir.path(), "clean.json", &clean_run("Card"));

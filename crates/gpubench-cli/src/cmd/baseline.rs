@@ -21,7 +21,10 @@ pub fn save(args: &BaselineSaveArgs) -> anyhow::Result<Exit> {
         std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
     });
     check_baseline_dir(&dir, true)?;
-    match hidden_conditions(&doc) {
+    // A failed, interrupted or empty run is refused by the store whatever --force says: no
+    // condition --force would excuse is named for it.
+    let recordable = !doc.has_failures() && doc.complete && !doc.results.is_empty();
+    match hidden_conditions(&doc).filter(|_| recordable) {
         Some(problem) if !args.force => anyhow::bail!(
             "not recording a baseline: {problem}; record it anyway with --force (said as a warning)"
         ),
