@@ -73,10 +73,22 @@ fn at_speed(scale: f64) -> RunDocument {
 /// `gpubench ab` of `base` and `head` with `flags` and RUN_FLAGS `--suite stream`, into
 /// `dir/out`.
 fn ab(dir: &Path, base: &Path, head: &Path, flags: &[&str]) -> std::process::Output {
+    ab_running(dir, base, head, flags, &["--suite", "stream"])
+}
+
+/// `gpubench ab` of `base` and `head` with `flags` and RUN_FLAGS `run_flags`, into `dir/out`.
+fn ab_running(
+    dir: &Path,
+    base: &Path,
+    head: &Path,
+    flags: &[&str],
+    run_flags: &[&str],
+) -> std::process::Output {
     let out = dir.join("out");
     let mut args = vec!["ab", arg(base), arg(head), "--out", arg(&out)];
     args.extend(flags);
-    args.extend(["--", "--suite", "stream"]);
+    args.push("--");
+    args.extend(run_flags);
     gpubench_output(&args)
 }
 
@@ -178,20 +190,8 @@ fn a_hidden_run_flag_reaches_both_builds() {
     let dir = tempfile::tempdir().expect("temp dir");
     let base = stand_in(dir.path(), "base", &[at_speed(1.0)]);
     let head = stand_in(dir.path(), "head", &[at_speed(1.0)]);
-    let out = gpubench_output(&[
-        "ab",
-        arg(&base),
-        arg(&head),
-        "--rounds",
-        "5",
-        "--out",
-        arg(&dir.path().join("out")),
-        "--",
-        "--suite",
-        "stream",
-        "--inject-fault",
-        "pace",
-    ]);
+    let run_flags = ["--suite", "stream", "--inject-fault", "pace"];
+    let out = ab_running(dir.path(), &base, &head, &["--rounds", "5"], &run_flags);
     assert_exit(&out, 0);
     for build in ["base", "head"] {
         let runs = std::fs::read_to_string(dir.path().join(format!("{build}.args"))).expect("ran");
@@ -310,22 +310,8 @@ fn an_older_base_is_judged_on_the_flags_and_suites_both_builds_accept() {
         .join("\n");
     assert_has(&help, "[possible values: stream,");
     std::fs::write(dir.path().join("base.help"), help).expect("help");
-    let out = dir.path().join("out");
-    let args = [
-        "ab",
-        arg(&base),
-        arg(&head),
-        "--rounds",
-        "5",
-        "--out",
-        arg(&out),
-        "--",
-        "--suite",
-        "stream,transfer",
-        "--stream-size",
-        "64KiB",
-    ];
-    let run = gpubench_output(&args);
+    let run_flags = ["--suite", "stream,transfer", "--stream-size", "64KiB"];
+    let run = ab_running(dir.path(), &base, &head, &["--rounds", "5"], &run_flags);
     assert_exit_saying(
         &run,
         0,

@@ -49,7 +49,11 @@ fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
     let failed = write_doc(dir.path(), "failed.json", &failed);
     let out = save(&failed, &[]);
     assert_exit(&out, 1);
-    assert!(!text(&out.stderr).contains("--force"), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("--force"),
+        "{}",
+        text(&out.stderr)
+    );
     assert!(json_files(&store).is_empty(), "nothing recorded");
 
     let clean = write_doc(dir.path(), "clean.json", &clean_run("Card"));

@@ -156,15 +156,10 @@ fn formats_and_exports() {
     let doc = doc_with("NVIDIA Test", false);
     let (base, [new]) = base_and_slower(dir.path(), &doc, [("new.json", 1.01)]);
     let gab = dir.path().join("gab.json");
-    let out = gpubench_output(&[
-        "compare",
-        arg(&base),
-        arg(&new),
-        "--format",
-        "json",
-        "--export-gab",
-        arg(&gab),
-    ]);
+    let compared = |flags: &[&str]| {
+        gpubench_output(&[&["compare", arg(&base), arg(&new)][..], flags].concat())
+    };
+    let out = compared(&["--format", "json", "--export-gab", arg(&gab)]);
     assert_exit(&out, 0);
     let parsed: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json on stdout");
     assert_eq!(parsed["pairs"][0]["verdict"], "unchanged");
@@ -175,23 +170,15 @@ fn formats_and_exports() {
     assert!(dir.path().join("gab-smaller.json").exists());
 
     for format in ["table", "csv", "md", "bmf"] {
-        let out = gpubench_output(&["compare", arg(&base), arg(&new), "--format", format]);
+        let out = compared(&["--format", format]);
         assert_eq!(out.status.code(), Some(0), "{format}");
         assert!(!out.stdout.is_empty(), "{format}");
     }
     // --export-adapter-names names BMF entries by the new run's adapter, on stdout and in
     // the export alike.
     let bmf = dir.path().join("bmf.json");
-    let out = gpubench_output(&[
-        "compare",
-        arg(&base),
-        arg(&new),
-        "--format",
-        "bmf",
-        "--export-bmf",
-        arg(&bmf),
-        "--export-adapter-names",
-    ]);
+    let names = "--export-adapter-names";
+    let out = compared(&["--format", "bmf", "--export-bmf", arg(&bmf), names]);
     assert_exit(&out, 0);
     let exported = std::fs::read(&bmf).expect("export");
     for bytes in [&out.stdout, &exported] {

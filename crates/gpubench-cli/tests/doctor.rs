@@ -54,6 +54,16 @@ fn json_report(tree: &str, code: i32) -> Value {
     serde_json::from_slice(&out.stdout).expect("--json is JSON")
 }
 
+/// The check `name` of a `--json` report.
+fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name} in {report}"))
+}
+
 /// The line of the check `name` in the checklist.
 fn line<'a>(text: &'a str, name: &str) -> &'a str {
     text.lines()
@@ -198,12 +208,7 @@ fn doctor_fails_a_x8_link_and_does_not_judge_an_idle_cards_speed() {
     // speed, so gen3 on a gen5 card is said, not failed.
     let report = json_report("gen3-in-gen5", 0);
     assert_eq!(report["failed"], false);
-    let link = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|c| c["name"] == "pcie-link@0000:c1:00.0")
-        .expect("the card's link is checked");
+    let link = check(&report, "pcie-link@0000:c1:00.0");
     assert_eq!(link["status"], "unknown", "{report}");
     assert!(
         link["detail"]
@@ -220,12 +225,7 @@ fn doctor_reads_an_amd_cards_link_from_its_fixture() {
         return;
     }
     let report = json_report("amd-hwmon", 0);
-    let link = report["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .find(|c| c["name"] == "pcie-link@0000:03:00.0")
-        .expect("the AMD card's link");
+    let link = check(&report, "pcie-link@0000:03:00.0");
     assert_eq!(link["status"], "ok", "{link}");
     assert!(
         link["detail"]

@@ -155,13 +155,22 @@ pub fn raw(value: Option<f64>) -> String {
 /// look like another name.
 pub fn printable(text: &str) -> String {
     let unsafe_char = |c: char| (c.is_control() && c != '\n') || invisible(c);
-    if !text.contains(unsafe_char) {
+    escaped(text, unsafe_char, |c, out| out.extend(c.escape_default()))
+}
+
+/// `text` with every character `unsafe_char` picks written by `escape`.
+fn escaped(
+    text: &str,
+    unsafe_char: impl Fn(char) -> bool,
+    escape: impl Fn(char, &mut String),
+) -> String {
+    if !text.contains(&unsafe_char) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         if unsafe_char(c) {
-            out.extend(c.escape_default());
+            escape(c, &mut out);
         } else {
             out.push(c);
         }
@@ -175,21 +184,12 @@ pub fn printable(text: &str) -> String {
 /// name from a file cannot reorder or hide what a terminal shows.
 pub fn json_text(text: String) -> String {
     let unsafe_char = |c: char| (c.is_control() && u32::from(c) >= 0x7f) || invisible(c);
-    if !text.contains(unsafe_char) {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if unsafe_char(c) {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        } else {
-            out.push(c);
+    escaped(&text, unsafe_char, |c, out| {
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            out.push_str(&format!("\\u{unit:04x}"));
         }
-    }
-    out
+    })
 }
 
 /// One line of text safe to put on a terminal: [`printable`], with a line break inside it
@@ -344,10 +344,15 @@ mod tests {
 
     #[test]
     fn a_band_is_never_rounded_to_another() {
-        assert_eq!(plus_minus_percent(0.05), "±5%");
-        assert_eq!(plus_minus_percent(0.25), "±25%");
-        assert_eq!(plus_minus_percent(0.025), "±2.50%");
-        assert_eq!(plus_minus_percent(0.004), "±0.400%");
+        let cases = [
+            (0.05, "±5%"),
+            (0.25, "±25%"),
+            (0.025, "±2.50%"),
+            (0.004, "±0.400%"),
+        ];
+        for (band, text) in cases {
+            assert_eq!(plus_minus_percent(band), text);
+        }
     }
 
     #[test]
