@@ -148,6 +148,15 @@ fn a_folder_of_two_nodes_with_one_kind_of_card_is_set_side_by_side() {
     let (one, two) = (dir.path().join("node1.json"), dir.path().join("node2.json"));
     let out = gpubench_output(&["compare", arg(&one), arg(&two)]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    // One machine's runs of a folder (--all-runs) are no fleet: the older is the base.
+    let solo = tempfile::tempdir().expect("temp dir");
+    let mut later = node2.clone();
+    later.machine.hostname = node1.machine.hostname.clone();
+    later.started_at = "2099-01-01T00:00:00Z".to_string();
+    write_doc(solo.path(), "before.json", &node1);
+    write_doc(solo.path(), "after.json", &later);
+    let out = gpubench_output(&["compare", "--all-runs", arg(solo.path())]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
 }
 
 #[test]

@@ -76,10 +76,15 @@ pub fn stayed_on_device(r: &BenchResult) -> bool {
     crosses(r) == Some(false)
 }
 
-/// What a results grid's row name ends with: [`ON_DEVICE`] where `r` says its bytes did not
-/// cross the link, or, for a row of a path that says nothing itself (a fitted model), where
-/// every row of its path among `rows` that says anything says so; nothing otherwise.
+/// What a results grid's row name ends with: [`ON_DEVICE`] where the run had a link
+/// ([`any_crosses`]) and `r` says its bytes did not cross it, or, for a row of a path that says
+/// nothing itself (a fitted model), where every row of its path among `rows` that says
+/// anything says so; nothing otherwise (on unified memory nothing crosses, and nothing is
+/// marked).
 pub fn grid_mark(r: &BenchResult, rows: &[&BenchResult]) -> &'static str {
+    if !any_crosses(rows.iter().copied()) {
+        return "";
+    }
     let path = |r: &BenchResult| {
         r.params
             .get("path")
@@ -175,6 +180,8 @@ mod tests {
         // A fit whose path's rows say nothing (an older file) is not marked.
         let alone = with_path(None, "h2d-staging-copy");
         assert_eq!(grid_mark(&alone, &[&alone]), "");
+        // Unified memory: nothing crosses, so nothing is marked.
+        assert_eq!(grid_mark(&copy, &[&copy, &fit]), "");
     }
 
     #[test]

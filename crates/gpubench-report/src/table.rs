@@ -89,7 +89,6 @@ fn prose_block(lines: &[String], width: Option<u16>) -> String {
     prose(&escaped, width)
 }
 
-/// One suite's table and the notes under it.
 /// A suite's grid with the reason of every result not measured ok marked in its status cell and
 /// kept whole in the footnotes: as the terminal and Markdown show them.
 pub(crate) fn footnoted_suite(
@@ -114,6 +113,7 @@ pub(crate) fn footnoted_suite(
     (grid, notes)
 }
 
+/// One suite's table and the notes under it.
 fn suite_table(
     suite: &SuiteGrid,
     doc: &RunDocument,

@@ -180,7 +180,6 @@ fn confirm(
     session.play(more, only.as_deref(), rounds)
 }
 
-/// The judgement of `rounds` of (base, head) documents.
 /// The hidden run flags of this gpubench's suites, `--` included, each with whether it takes a
 /// value.
 fn hidden_flags() -> Vec<(String, bool)> {
@@ -219,6 +218,7 @@ fn one_setup((base, head): &(RunDocument, RunDocument)) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The judgement of `rounds` of (base, head) documents.
 fn judge(rounds: &[(RunDocument, RunDocument)], options: PairedOptions) -> PairedComparison {
     let pairs: Vec<(&RunDocument, &RunDocument)> = rounds.iter().map(|(b, h)| (b, h)).collect();
     judge_rounds(&pairs, options)
@@ -243,19 +243,14 @@ fn exit_for(cmp: &PairedComparison) -> Exit {
     }
 }
 
-/// A command that runs the file `bin` names: a bare name (`gpubench-copy`) is the file in the
-/// current directory that [`check_args`] found, never a program of that name on PATH, where
-/// `Command::new` would look for it.
-/// Runs `command` to its end, its stderr collected. The run has a process group of its own, so
-/// a terminal's Ctrl-C reaches ab alone, and ab passes every stop it receives on to the run
-/// once: a signal sent to ab alone (`kill -TERM`) would otherwise leave the run measuring on
-/// the GPU, and writing its round's file, after ab had ended.
+/// Runs `command` to its end, its stderr collected, passing a SIGTERM ab receives on to the run
+/// once: one sent to ab alone (a scheduler's `kill -TERM`) would otherwise leave the run
+/// measuring on the GPU, and writing its round's file, after ab had ended. The run stays in
+/// ab's process group, so a terminal's Ctrl-C and hang-up reach it as they reach ab, once.
 fn run_passing_stops(
     command: &mut Command,
     signals: &StopSignal,
 ) -> std::io::Result<std::process::Output> {
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(command, 0);
     let mut child = command.spawn()?;
     let mut stderr = child.stderr.take();
     let reader = std::thread::spawn(move || {
@@ -270,8 +265,8 @@ fn run_passing_stops(
         if let Some(status) = child.try_wait()? {
             break status;
         }
-        if let Some(signal) = signals.received().filter(|_| !passed_on) {
-            pass_on(&mut child, signal);
+        if signals.received() == Some(Exit::Sigterm) && !passed_on {
+            pass_on_sigterm(&mut child);
             passed_on = true;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -283,27 +278,22 @@ fn run_passing_stops(
     })
 }
 
-/// Sends `child` the stop ab received (SIGINT or SIGTERM); elsewhere ends it.
-fn pass_on(child: &mut std::process::Child, signal: Exit) {
+/// Sends `child` SIGTERM; elsewhere ends it.
+fn pass_on_sigterm(child: &mut std::process::Child) {
     #[cfg(unix)]
-    {
-        let number = if signal == Exit::Sigterm {
-            libc::SIGTERM
-        } else {
-            libc::SIGINT
-        };
-        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-            // SAFETY: kill(2) with a child's pid and a signal number has no memory effects.
-            unsafe { libc::kill(pid, number) };
-        }
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a child's pid and a signal number has no memory effects.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
     }
     #[cfg(not(unix))]
     {
-        let _ = signal;
         let _ = child.kill();
     }
 }
 
+/// A command that runs the file `bin` names: a bare name (`gpubench-copy`) is the file in the
+/// current directory that [`check_args`] found, never a program of that name on PATH, where
+/// `Command::new` would look for it.
 fn binary(bin: &Path) -> Command {
     let mut parts = bin.components();
     let bare = matches!(

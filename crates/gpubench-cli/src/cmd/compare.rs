@@ -58,7 +58,7 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
     let fleet = inputs.iter().find_map(|i| i.fleet_folder.clone());
     if let Some(folder) = fleet.as_ref().filter(|_| !args.cross && inputs.len() == 2) {
         note!(
-            "{} holds the runs of two machines or adapters: set side by side (the cross-card table); name two files to judge one against the other",
+            "{} holds the runs of several machines or adapters: set side by side (the cross-card table); name two files to judge one against the other",
             folder.display()
         );
     }

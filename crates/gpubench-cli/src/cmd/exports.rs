@@ -220,7 +220,9 @@ pub fn render_runs(
                 };
                 merged.extend(entries);
             }
-            serde_json::to_string_pretty(&serde_json::Value::Object(merged))? + "\n"
+            gpubench_report::numbers::json_text(
+                serde_json::to_string_pretty(&serde_json::Value::Object(merged))? + "\n",
+            )
         }
     })
 }

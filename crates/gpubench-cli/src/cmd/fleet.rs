@@ -163,11 +163,13 @@ pub fn claim_results_dir(out: Option<&Path>, kind: &str) -> anyhow::Result<(Path
     if dir.exists() && !dir.is_dir() {
         return refuse("is a file; here it names the results directory");
     }
-    let created = !dir.exists() && create_dir(dir).map_err(|e| creating(dir, &e))?;
-    let empty = std::fs::read_dir(dir)
-        .map_err(|e| creating(dir, &e))?
-        .next()
-        .is_none();
+    // Where it was asked, a directory that cannot be made or read is a usage error (exit 2),
+    // as every other output that cannot be written where it was asked.
+    let asked = |e: std::io::Error| -> anyhow::Error {
+        UsageError(format!("--out {}: {}", dir.display(), creating(dir, &e))).into()
+    };
+    let created = !dir.exists() && create_dir(dir).map_err(asked)?;
+    let empty = std::fs::read_dir(dir).map_err(asked)?.next().is_none();
     if !empty {
         return refuse(
             "holds files already; this command writes one file per run there and never replaces another run's: give a new or empty directory",
@@ -207,13 +209,8 @@ fn create_dir(dir: &Path) -> std::io::Result<bool> {
 }
 
 /// The error of a results directory that could not be created or read.
-/// A usage error (exit 2), as every other output that cannot be written where it was asked.
 fn creating(dir: &Path, error: &std::io::Error) -> anyhow::Error {
-    UsageError(format!(
-        "creating the results directory {}: {error}",
-        dir.display()
-    ))
-    .into()
+    anyhow::anyhow!("creating the results directory {}: {error}", dir.display())
 }
 
 /// Writes the `--export-*` files of every adapter's run that left a document, as `show` would

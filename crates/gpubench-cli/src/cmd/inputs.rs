@@ -26,7 +26,7 @@ pub struct Input {
     pub path: PathBuf,
     header: Option<RunHeader>,
     /// The folder it was found in, where a folder named on the command line gave it with
-    /// other runs (of other machines or adapters): a fleet, not a pair to judge.
+    /// runs of other machines or adapters: a fleet, not a pair to judge.
     pub fleet_folder: Option<PathBuf>,
 }
 
@@ -51,7 +51,13 @@ pub fn expand(paths: &[PathBuf], all_runs: bool) -> anyhow::Result<Vec<Input>> {
                     path.display()
                 );
             }
-            let fleet = (found.len() > 1).then(|| path.clone());
+            // Several machines' or adapters' runs; one machine's runs (`--all-runs`) are no
+            // fleet.
+            let machines: std::collections::BTreeSet<_> = found
+                .iter()
+                .filter_map(|input| input.header.as_ref().map(machine_key))
+                .collect();
+            let fleet = (machines.len() > 1).then(|| path.clone());
             out.extend(found.into_iter().map(|input| Input {
                 fleet_folder: fleet.clone(),
                 ..input

@@ -905,8 +905,6 @@ mod tests {
         }
     }
 
-    /// A histogram's words come from its result: a datapath request is a request, a launch
-    /// round trip a round trip.
     #[test]
     fn a_result_timed_by_another_clock_is_no_cross_card_bar() {
         let a = gpubench_baseline::testing::doc_with("A", false);
@@ -922,6 +920,8 @@ mod tests {
         assert!(!fewer.contains(&a.results[0].id));
     }
 
+    /// A histogram's words come from its result: a datapath request is a request, a launch
+    /// round trip a round trip.
     #[test]
     fn latency_words_are_the_results_own() {
         let request = LatencyWords::new(
