@@ -68,10 +68,12 @@ fn arg_of(spec: &'static gpubench_engine::OptionSpec) -> Arg {
         .hide(spec.hidden);
     match spec.arity {
         Arity::Switch => arg.action(ArgAction::SetTrue),
+        // Given twice, the last wins, as the option's arity says.
         Arity::One => arg
             .value_name(spec.value_name)
             .value_parser(SpecParser(spec))
-            .action(ArgAction::Set),
+            .action(ArgAction::Set)
+            .overrides_with(spec.key),
         Arity::Many => arg
             .value_name(spec.value_name)
             .value_parser(SpecParser(spec))
@@ -163,6 +165,8 @@ mod tests {
                 "--matmul-shape",
                 "4X5x6",
                 "--no-coop-matrix",
+                "--stream-size",
+                "1MiB",
                 "--stream-size",
                 "64KiB",
             ])

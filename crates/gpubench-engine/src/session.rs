@@ -122,6 +122,7 @@ impl<'a> Session<'a> {
             sink,
             doc,
             index: 0,
+            loss_reported: false,
         };
         let suites = driver.session.plan.suites();
         for suite in suites {
@@ -202,6 +203,8 @@ struct RunLoop<'r, 'a> {
     sink: &'r mut dyn RunSink,
     doc: RunDocument,
     index: usize,
+    /// Whether a failed result has reported the device's loss.
+    loss_reported: bool,
 }
 
 impl RunLoop<'_, '_> {
@@ -222,6 +225,11 @@ impl RunLoop<'_, '_> {
         self.sink.stages(stages.len());
         if !ctx.faults.device_lost() {
             let mut probes = suite.probes(ctx, self.session.plan.options()).await;
+            if self.session.runner.stop_requested() {
+                // A probe cut short reads a stop as the device refusing: keep only what
+                // finished, as for a benchmark in flight.
+                return Ok(Flow::Stop);
+            }
             stamp_hints(suite, &mut probes);
             self.doc.results.extend(probes);
             self.sink.save(&self.doc)?;
@@ -266,11 +274,22 @@ impl RunLoop<'_, '_> {
             return Ok(Flow::Stop);
         }
         if self.session.ctx.faults.device_lost() {
-            // Stop cleanly: record what was not run and why, keep everything measured.
-            let reason = "not run: the device was lost earlier in this run".to_string();
-            let mut skipped = BenchResult::empty(bench.info(), Status::Skipped, Some(reason));
-            stamp_hints(suite, std::slice::from_mut(&mut skipped));
-            self.doc.results.push(skipped);
+            // Stop cleanly: record what was not run and why, keep everything measured. A loss
+            // no result has reported (during autotuning, a probe or the noise check) fails the
+            // first benchmark it stops, so the run says it failed, and why.
+            let mut not_run = if self.loss_reported {
+                let reason = "not run: the device was lost earlier in this run".to_string();
+                BenchResult::empty(bench.info(), Status::Skipped, Some(reason))
+            } else {
+                let reason = format!(
+                    "the device was lost before this benchmark ran (while autotuning, probing or measuring the noise reference): {}",
+                    self.session.ctx.faults.lost_reason()
+                );
+                BenchResult::empty(bench.info(), Status::Failed, Some(reason))
+            };
+            self.loss_reported = true;
+            stamp_hints(suite, std::slice::from_mut(&mut not_run));
+            self.doc.results.push(not_run);
             return Ok(Flow::Next);
         }
         self.sink.started(self.index, total, bench.info());
@@ -293,6 +312,8 @@ impl RunLoop<'_, '_> {
         if let Some(hook) = runner.telemetry() {
             hook.annotate(&mut result);
         }
+        // A result that failed as the device was lost has said so.
+        self.loss_reported |= ctx.faults.device_lost() && result.status == Status::Failed;
         self.doc.results.push(result);
         self.sink.save(&self.doc)?;
         Ok(Flow::Next)

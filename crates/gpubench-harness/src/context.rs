@@ -21,12 +21,34 @@ use crate::timestamp_step::TimestampStep;
 pub struct FaultLog {
     lost: AtomicBool,
     messages: Mutex<Vec<String>>,
+    /// What the driver said when the device was lost, kept after the messages are drained.
+    lost_message: Mutex<Option<String>>,
 }
 
 impl FaultLog {
     /// Whether the device has been lost.
     pub fn device_lost(&self) -> bool {
         self.lost.load(Ordering::SeqCst)
+    }
+
+    /// What the driver said when the device was lost (`device lost (reason): message`), or
+    /// that it said nothing.
+    pub fn lost_reason(&self) -> String {
+        let said = match self.lost_message.lock() {
+            Ok(guard) => guard.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        said.unwrap_or_else(|| "device lost, the driver gave no message".to_string())
+    }
+
+    /// Records the device's loss and what the driver said.
+    fn lose(&self, message: String) {
+        match self.lost_message.lock() {
+            Ok(mut guard) => *guard = Some(message.clone()),
+            Err(poisoned) => *poisoned.into_inner() = Some(message.clone()),
+        }
+        self.lost.store(true, Ordering::SeqCst);
+        self.push(message);
     }
 
     /// Takes the messages recorded since the last call.
@@ -162,8 +184,7 @@ impl GpuContext {
         }));
         let on_lost = Arc::clone(&faults);
         device.set_device_lost_callback(move |reason, message| {
-            on_lost.lost.store(true, Ordering::SeqCst);
-            on_lost.push(format!(
+            on_lost.lose(format!(
                 "device lost ({reason:?}): {}",
                 crate::error::fold_lines(&message)
             ));

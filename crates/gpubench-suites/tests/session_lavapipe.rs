@@ -387,6 +387,33 @@ fn a_candidate_slower_than_the_bound_keeps_its_first_run_and_a_fast_one_is_sampl
     assert!(!unbounded.params.contains_key("screened"));
 }
 
+/// A device lost where no benchmark reports it (here before the run; in a run, while a suite
+/// autotunes or probes) fails the first benchmark it stops, saying so: the run fails, exit 4,
+/// never an exit 0 of skipped rows.
+#[test]
+fn a_loss_no_benchmark_reported_fails_the_first_one_it_stops() {
+    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+        return;
+    };
+    ctx.device.destroy();
+    let _ = ctx.device.poll(wgpu::PollType::Poll);
+    assert!(ctx.faults.device_lost(), "the loss was seen");
+    let (doc, _) = run_recorded(&ctx, &tiny_stream_plan(), false);
+    let (first, rest) = doc.results.split_first().expect("results recorded");
+    assert_eq!(first.status, Status::Failed, "{:?}", first.reason);
+    let reason = first.reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains("the device was lost before this benchmark ran")
+            && reason.contains("device lost"),
+        "{reason}"
+    );
+    assert!(
+        !rest.is_empty() && rest.iter().all(|r| r.status == Status::Skipped),
+        "{rest:?}"
+    );
+    assert!(doc.has_failures());
+}
+
 #[test]
 fn a_stop_before_the_start_runs_nothing_and_leaves_the_run_incomplete() {
     let Some((doc, sink)) = run_tiny_stream(true) else {

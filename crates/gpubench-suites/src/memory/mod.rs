@@ -211,6 +211,8 @@ impl Suite for MemorySuite {
             "memory",
             "read bandwidth and dependent-load latency against working-set size, with the cache levels they show; workgroup memory with a bank-conflict stride sweep; atomicAdd throughput",
         )
+        // Its beyond-caches level reads stream's read rate of the same run.
+        .after(&["stream"])
         .shaders(&[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)])
     }
 
