@@ -285,7 +285,13 @@ impl DotTolerance {
         let k = self.k.max(1) as f64;
         let accumulation = match self.accumulate {
             Precision::F32 => k * F32_EPS * sum_abs,
-            Precision::F16 => 4.0 * k.sqrt() * Precision::F16.unit_roundoff() * rms,
+            // A running f16 sum rounds at every step by the unit roundoff of its own size,
+            // which grows toward the element's value: an element several times the product's
+            // rms carries that many times the error (a bound of the rms alone failed correct
+            // kernels at 3 to 5 rms, about once in a thousand checks of a 4096-term product).
+            Precision::F16 => {
+                4.0 * k.sqrt() * Precision::F16.unit_roundoff() * rms.hypot(want)
+            }
         };
         let stored = 2.0 * self.output.unit_roundoff() * want.abs();
         accumulation + stored.max(self.output.smallest_normal())
@@ -379,6 +385,44 @@ mod dot_tests {
             caught > 100,
             "a lost block of K must mostly be caught ({caught}/200)"
         );
+    }
+
+    /// Elements several times the product's rms carry that many times its f16 rounding: the
+    /// bound grows with the element, and holds every element of a correct product.
+    #[test]
+    fn f16_accumulation_bound_grows_with_the_element() {
+        use half::f16;
+        let k = 4096usize;
+        let mut rng = SplitMix64::new(7);
+        let tol = DotTolerance {
+            k: k as u64,
+            accumulate: Precision::F16,
+            output: Precision::F16,
+        };
+        // Unbiased rows set the rms; biased ones (b shifted up) land at several times it.
+        let mut rows = Vec::new();
+        for row in 0..300 {
+            let shift = if row < 290 { 0.0 } else { 0.08 };
+            let mut acc = f16::ZERO;
+            let mut want = 0.0f64;
+            for _ in 0..k {
+                let a = f16::from_f32(rng.next_unit_f32());
+                let b = f16::from_f32(rng.next_unit_f32() * 2.0 - 1.0 + shift);
+                acc = f16::from_f32(a.to_f32().mul_add(b.to_f32(), acc.to_f32()));
+                want += a.to_f64() * b.to_f64();
+            }
+            rows.push((acc.to_f64(), want));
+        }
+        let rms = (rows.iter().map(|(_, w)| w * w).sum::<f64>() / rows.len() as f64).sqrt();
+        let largest = rows.iter().map(|(_, w)| w.abs()).fold(0.0, f64::max);
+        assert!(largest > 3.0 * rms, "elements at several rms: {largest} vs {rms}");
+        for (g, w) in &rows {
+            assert!((g - w).abs() <= tol.bound(*w, 0.0, rms), "{g} vs {w}");
+        }
+        // Elements at the rms or below keep the bound they had.
+        let at_rms = 4.0 * (k as f64).sqrt() * Precision::F16.unit_roundoff() * rms;
+        assert!(tol.bound(0.0, 0.0, rms) - at_rms < tol.bound(0.0, 0.0, rms) * 0.01);
+        assert!(tol.bound(5.0 * rms, 0.0, rms) > 4.0 * at_rms);
     }
 
     #[test]
