@@ -128,6 +128,9 @@ impl Plan {
             .map_err(usage_error)?
             .with_noise_check(args.noise_check.is_on())
             .with_log_filter(crate::logging::in_force());
+        for warning in options_of_absent_suites(args, &run) {
+            note!("warning: {warning}");
+        }
         Ok(Self {
             run,
             selection,
@@ -217,6 +220,24 @@ pub fn usage_error(error: PlanError) -> anyhow::Error {
 }
 
 /// The suites' options, as given.
+/// What a given option of a suite the run does not include says: it changes nothing.
+fn options_of_absent_suites(args: &RunArgs, run: &RunPlan) -> Vec<String> {
+    let running = |name: &str| run.suites().iter().any(|s| s.name() == name);
+    REGISTRY
+        .options()
+        .into_iter()
+        .filter(|(suite, spec)| {
+            !spec.hidden && args.suite_options.values.contains_key(spec.key) && !running(suite)
+        })
+        .map(|(suite, spec)| {
+            format!(
+                "--{} is an option of the {suite} suite, which this run does not include: it changes nothing (add {suite} to --suite)",
+                spec.flag
+            )
+        })
+        .collect()
+}
+
 fn suite_options(args: &RunArgs) -> SuiteOptions {
     let mut options = SuiteOptions::new(args.profile);
     options.values = args.suite_options.values.clone();
@@ -246,6 +267,19 @@ mod tests {
             Ok(crate::cli::Command::Run(args)) => *args,
             other => panic!("not a run: {other:?}"),
         }
+    }
+
+    #[test]
+    fn an_option_of_a_suite_the_run_leaves_out_is_said_to_change_nothing() {
+        let plan_of = |args: &RunArgs| {
+            RunPlan::new(&REGISTRY, &args.suites, suite_options(args)).expect("a plan")
+        };
+        let args = run_args(&["--suite", "stream", "--matmul-shape", "64x64x64"]);
+        let said = options_of_absent_suites(&args, &plan_of(&args));
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].starts_with("--matmul-shape is an option of the matmul suite"));
+        let args = run_args(&["--suite", "stream,matmul", "--matmul-shape", "64x64x64"]);
+        assert!(options_of_absent_suites(&args, &plan_of(&args)).is_empty());
     }
 
     #[test]
