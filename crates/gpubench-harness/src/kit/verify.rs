@@ -85,6 +85,14 @@ impl Checker {
         }
     }
 
+    /// Records a wrong length, `got` values where `want` were expected; whether they match.
+    pub fn same_length(&mut self, got: usize, want: usize) -> bool {
+        if got != want {
+            self.fail(format!("length {got} differs from expected {want}"));
+        }
+        got == want
+    }
+
     /// Records a mismatch that is not a numeric comparison (e.g. a wrong length).
     pub fn fail(&mut self, message: String) {
         self.checked += 1;
@@ -147,8 +155,7 @@ fn compare_f32_elements(
     want: impl Fn(usize) -> f64,
 ) -> Verification {
     let mut checker = Checker::new();
-    if got.len() != len {
-        checker.fail(format!("length {} differs from expected {len}", got.len()));
+    if !checker.same_length(got.len(), len) {
         return checker.finish();
     }
     for (i, g) in elements {
@@ -289,9 +296,7 @@ impl DotTolerance {
             // which grows toward the element's value: an element several times the product's
             // rms carries that many times the error (a bound of the rms alone failed correct
             // kernels at 3 to 5 rms, about once in a thousand checks of a 4096-term product).
-            Precision::F16 => {
-                4.0 * k.sqrt() * Precision::F16.unit_roundoff() * rms.hypot(want)
-            }
+            Precision::F16 => 4.0 * k.sqrt() * Precision::F16.unit_roundoff() * rms.hypot(want),
         };
         let stored = 2.0 * self.output.unit_roundoff() * want.abs();
         accumulation + stored.max(self.output.smallest_normal())
@@ -337,40 +342,60 @@ mod dot_tests {
 
     /// Dot products of zero-mean random f16 values, summed in f16 (through half::f16), stay
     /// inside the bound; dropping one block of 64 terms mostly does not.
-    #[test]
-    fn f16_accumulation_bound_holds_and_catches_a_lost_block() {
+    /// One dot product of `k` random f16 terms summed in f16 with an FMA a step, as a kernel
+    /// sums it: a in [`a_low`, 1), b in [-1, 1) shifted by `b_shift`.
+    struct F16Sum {
+        /// The f16 running sum.
+        got: f64,
+        /// The exact sum of the terms.
+        want: f64,
+        /// The exact sum of the first 64 terms.
+        first_64: f64,
+    }
+
+    fn f16_sum(rng: &mut SplitMix64, k: usize, a_low: f32, b_shift: f32) -> F16Sum {
         use half::f16;
-        let k = 1024usize;
-        let mut rng = SplitMix64::new(42);
-        let tol = DotTolerance {
+        let mut acc = f16::ZERO;
+        let (mut want, mut first_64) = (0.0f64, 0.0f64);
+        for i in 0..k {
+            let a = f16::from_f32(a_low + rng.next_unit_f32() * (1.0 - a_low));
+            let b = f16::from_f32(rng.next_unit_f32() * 2.0 - 1.0 + b_shift);
+            acc = f16::from_f32(a.to_f32().mul_add(b.to_f32(), acc.to_f32()));
+            let term = a.to_f64() * b.to_f64();
+            want += term;
+            if i < 64 {
+                first_64 += term;
+            }
+        }
+        F16Sum {
+            got: acc.to_f64(),
+            want,
+            first_64,
+        }
+    }
+
+    /// The bound of a `k`-term product summed and stored in f16.
+    fn f16_tolerance(k: usize) -> DotTolerance {
+        DotTolerance {
             k: k as u64,
             accumulate: Precision::F16,
             output: Precision::F16,
-        };
+        }
+    }
+
+    #[test]
+    fn f16_accumulation_bound_holds_and_catches_a_lost_block() {
+        let k = 1024usize;
+        let mut rng = SplitMix64::new(42);
+        let tol = f16_tolerance(k);
         let mut exact = Vec::new();
         let mut got = Vec::new();
         let mut lost = Vec::new();
         for _ in 0..200 {
-            let a: Vec<f16> = (0..k)
-                .map(|_| f16::from_f32(rng.next_unit_f32() * 2.0 - 1.0))
-                .collect();
-            let b: Vec<f16> = (0..k)
-                .map(|_| f16::from_f32(rng.next_unit_f32() * 2.0 - 1.0))
-                .collect();
-            let mut acc = f16::ZERO;
-            let mut want = 0.0f64;
-            let mut block = 0.0f64;
-            for i in 0..k {
-                acc = f16::from_f32(a[i].to_f32().mul_add(b[i].to_f32(), acc.to_f32()));
-                let term = a[i].to_f64() * b[i].to_f64();
-                want += term;
-                if i < 64 {
-                    block += term;
-                }
-            }
-            exact.push(want);
-            got.push(acc.to_f64());
-            lost.push(want - block);
+            let sum = f16_sum(&mut rng, k, -1.0, 0.0);
+            exact.push(sum.want);
+            got.push(sum.got);
+            lost.push(sum.want - sum.first_64);
         }
         let rms = (exact.iter().map(|v| v * v).sum::<f64>() / exact.len() as f64).sqrt();
         for (g, w) in got.iter().zip(&exact) {
@@ -391,31 +416,19 @@ mod dot_tests {
     /// bound grows with the element, and holds every element of a correct product.
     #[test]
     fn f16_accumulation_bound_grows_with_the_element() {
-        use half::f16;
-        let k = 4096usize;
-        let mut rng = SplitMix64::new(7);
-        let tol = DotTolerance {
-            k: k as u64,
-            accumulate: Precision::F16,
-            output: Precision::F16,
-        };
         // Unbiased rows set the rms; biased ones (b shifted up) land at several times it.
-        let mut rows = Vec::new();
-        for row in 0..300 {
-            let shift = if row < 290 { 0.0 } else { 0.08 };
-            let mut acc = f16::ZERO;
-            let mut want = 0.0f64;
-            for _ in 0..k {
-                let a = f16::from_f32(rng.next_unit_f32());
-                let b = f16::from_f32(rng.next_unit_f32() * 2.0 - 1.0 + shift);
-                acc = f16::from_f32(a.to_f32().mul_add(b.to_f32(), acc.to_f32()));
-                want += a.to_f64() * b.to_f64();
-            }
-            rows.push((acc.to_f64(), want));
-        }
+        let (k, mut rng) = (4096usize, SplitMix64::new(7));
+        let rows: Vec<(f64, f64)> = (0..300)
+            .map(|row| f16_sum(&mut rng, k, 0.0, if row < 290 { 0.0 } else { 0.08 }))
+            .map(|sum| (sum.got, sum.want))
+            .collect();
+        let tol = f16_tolerance(k);
         let rms = (rows.iter().map(|(_, w)| w * w).sum::<f64>() / rows.len() as f64).sqrt();
         let largest = rows.iter().map(|(_, w)| w.abs()).fold(0.0, f64::max);
-        assert!(largest > 3.0 * rms, "elements at several rms: {largest} vs {rms}");
+        assert!(
+            largest > 3.0 * rms,
+            "elements at several rms: {largest} vs {rms}"
+        );
         for (g, w) in &rows {
             assert!((g - w).abs() <= tol.bound(*w, 0.0, rms), "{g} vs {w}");
         }

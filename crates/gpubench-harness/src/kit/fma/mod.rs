@@ -304,13 +304,7 @@ impl FmaDispatch {
         let got = read_f32(ctx, &self.output).await?;
         let mut checker = Checker::new();
         // Values never read back, or never predicted, are never checked: a failure.
-        if got.len() != want.len() {
-            checker.fail(format!(
-                "length {} differs from expected {}",
-                got.len(),
-                want.len()
-            ));
-        }
+        checker.same_length(got.len(), want.len());
         for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
             checker.check(f64::from(g), w, w, Tolerance::EXACT, || what(i));
         }
