@@ -58,9 +58,9 @@ pub struct Side {
     pub reason: Option<String>,
     /// The median, only when the status is ok.
     pub median: Option<f64>,
-    /// Lower end of the median's own 95% interval, when the status is ok.
+    /// Lower end of the median's own 95% interval, when the status is ok and there is one.
     pub ci_low: Option<f64>,
-    /// Upper end of the median's own 95% interval, when the status is ok.
+    /// Upper end of the median's own 95% interval, when the status is ok and there is one.
     pub ci_high: Option<f64>,
     /// Number of raw samples.
     pub samples: usize,
@@ -68,16 +68,17 @@ pub struct Side {
 
 impl Side {
     fn of(result: &BenchResult) -> Self {
-        let ok_summary = result
+        // A single value (a probe, a derived figure) has no interval.
+        let interval = result
             .summary
             .as_ref()
-            .filter(|_| result.status == Status::Ok);
+            .filter(|s| result.status == Status::Ok && s.has_interval());
         Self {
             status: result.status,
             reason: result.reason.clone(),
             median: result.median(),
-            ci_low: ok_summary.map(|s| s.ci_low),
-            ci_high: ok_summary.map(|s| s.ci_high),
+            ci_low: interval.map(|s| s.ci_low),
+            ci_high: interval.map(|s| s.ci_high),
             samples: result.samples.len(),
         }
     }
@@ -87,10 +88,11 @@ impl Side {
     /// are the ones its ratio divides.
     fn by_host_clock(result: &BenchResult, host: &[f64]) -> Self {
         let summary = gpubench_results::stats::summarize(host);
+        let interval = summary.as_ref().filter(|s| s.has_interval());
         Self {
             median: summary.as_ref().map(|s| s.median),
-            ci_low: summary.as_ref().map(|s| s.ci_low),
-            ci_high: summary.as_ref().map(|s| s.ci_high),
+            ci_low: interval.map(|s| s.ci_low),
+            ci_high: interval.map(|s| s.ci_high),
             samples: host.len(),
             ..Self::of(result)
         }

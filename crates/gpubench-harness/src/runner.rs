@@ -241,9 +241,7 @@ fn annotate_coverage(result: &mut BenchResult) {
     let Some(n) = result.summary.as_ref().map(|s| s.n) else {
         return;
     };
-    let Some((_, coverage)) = stats::median_ci_rank(n, stats::MEDIAN_CI_COVERAGE)
-        .filter(|(_, c)| *c < stats::MEDIAN_CI_COVERAGE)
-    else {
+    let Some(coverage) = stats::short_coverage(n) else {
         return;
     };
     let message = format!(

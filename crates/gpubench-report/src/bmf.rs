@@ -102,12 +102,10 @@ pub fn render_comparison_named(
     for p in cmp.pairs.iter().filter(|p| exported(p)) {
         let Some(new) = p.new.as_ref() else { continue };
         let Some(median) = new.median else { continue };
-        // A single value has no interval, as in a run's export.
-        let interval = new.samples > 1 || new.ci_low < new.ci_high;
         let metric = Metric {
             value: median,
-            lower_value: new.ci_low.filter(|_| interval),
-            upper_value: new.ci_high.filter(|_| interval),
+            lower_value: new.ci_low,
+            upper_value: new.ci_high,
         };
         let name = crate::prefixed(prefix, &p.id);
         insert(

@@ -76,32 +76,30 @@ pub fn stayed_on_device(r: &BenchResult) -> bool {
     crosses(r) == Some(false)
 }
 
-/// What a results grid's row name ends with: [`ON_DEVICE`] where the run had a link
-/// ([`any_crosses`]) and `r` says its bytes did not cross it, or, for a row of a path that says
-/// nothing itself (a fitted model), where every row of its path among `rows` that says
-/// anything says so; nothing otherwise (on unified memory nothing crosses, and nothing is
+/// What a results grid's row name ends with where `link` (from [`any_crosses`]) says the run
+/// had a link: [`ON_DEVICE`] where `r` says its bytes did not cross it, or, for a row of a path
+/// that says nothing itself (a fitted model), where every row of its path among `rows` that
+/// says anything says so; nothing otherwise (on unified memory nothing crosses, and nothing is
 /// marked).
-pub fn grid_mark(r: &BenchResult, rows: &[&BenchResult]) -> &'static str {
-    if !any_crosses(rows.iter().copied()) {
-        return "";
-    }
-    let path = |r: &BenchResult| {
-        r.params
-            .get("path")
-            .and_then(|p| p.as_str().map(String::from))
-    };
-    let on_device = match crosses(r) {
-        Some(crossed) => !crossed,
-        None => path(r).is_some_and(|p| {
-            let mut said = rows
-                .iter()
-                .filter(|o| path(o).as_deref() == Some(p.as_str()))
-                .filter_map(|o| crosses(o))
-                .peekable();
-            said.peek().is_some() && said.all(|crossed| !crossed)
-        }),
-    };
+pub fn grid_mark(r: &BenchResult, rows: &[&BenchResult], link: bool) -> &'static str {
+    let on_device = link
+        && match crosses(r) {
+            Some(crossed) => !crossed,
+            None => path_of(r).is_some_and(|path| {
+                let mut said = rows
+                    .iter()
+                    .filter(|o| path_of(o) == Some(path))
+                    .filter_map(|o| crosses(o))
+                    .peekable();
+                said.peek().is_some() && said.all(|crossed| !crossed)
+            }),
+        };
     if on_device { ON_DEVICE } else { "" }
+}
+
+/// The transfer path a row measures (its `path` param).
+fn path_of(r: &BenchResult) -> Option<&str> {
+    r.params.get("path")?.as_str()
 }
 
 /// Whether any of `rows` crossed the link: a discrete card's run. On unified memory no row
@@ -173,15 +171,18 @@ mod tests {
             with_path(None, "h2d-write-buffer"),
         );
         let rows = [&copy, &fit, &crossed, &crossed_fit];
-        assert_eq!(grid_mark(&copy, &rows), ON_DEVICE);
-        assert_eq!(grid_mark(&fit, &rows), ON_DEVICE);
-        assert_eq!(grid_mark(&crossed, &rows), "");
-        assert_eq!(grid_mark(&crossed_fit, &rows), "");
+        assert_eq!(grid_mark(&copy, &rows, true), ON_DEVICE);
+        assert_eq!(grid_mark(&fit, &rows, true), ON_DEVICE);
+        assert_eq!(grid_mark(&crossed, &rows, true), "");
+        assert_eq!(grid_mark(&crossed_fit, &rows, true), "");
         // A fit whose path's rows say nothing (an older file) is not marked.
         let alone = with_path(None, "h2d-staging-copy");
-        assert_eq!(grid_mark(&alone, &[&alone]), "");
+        assert_eq!(grid_mark(&alone, &[&alone], true), "");
         // Unified memory: nothing crosses, so nothing is marked.
-        assert_eq!(grid_mark(&copy, &[&copy, &fit]), "");
+        let unified = [&copy, &fit];
+        let link = any_crosses(unified);
+        assert_eq!(grid_mark(&copy, &unified, link), "");
+        assert!(any_crosses(rows), "the run above had a link");
     }
 
     #[test]

@@ -123,13 +123,14 @@ fn suite_grid(suite: &str, rows: &[&BenchResult]) -> Grid {
         suite, "value", "unit", "±95% CI", "cv", "host", "timing", "status",
     ])
     .numeric(&[1, 5]);
+    let link = crate::link::any_crosses(rows.iter().copied());
     for r in rows {
         // A copy that stayed on the card (a large BAR's staging buffer) is no host-device
         // figure, whatever its path's name says.
         let mut cells = vec![format!(
             "{}{}",
             short_id(r),
-            crate::link::grid_mark(r, rows)
+            crate::link::grid_mark(r, rows, link)
         )];
         match (&r.status, &r.summary) {
             (Status::Ok, Some(s)) => {
@@ -180,9 +181,10 @@ fn legend(doc: &RunDocument) -> Vec<String> {
     ];
     lines.extend(unknown_metrics_line(doc));
     let rows: Vec<&BenchResult> = doc.results.iter().collect();
+    let link = crate::link::any_crosses(rows.iter().copied());
     if rows
         .iter()
-        .any(|r| !crate::link::grid_mark(r, &rows).is_empty())
+        .any(|r| !crate::link::grid_mark(r, &rows, link).is_empty())
     {
         lines.push(crate::link::ON_DEVICE_NOTE.to_string());
     }

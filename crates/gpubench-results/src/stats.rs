@@ -173,6 +173,14 @@ pub fn median_in_place(values: &mut [f64]) -> f64 {
 /// The coverage a summary's interval of the median aims at.
 pub const MEDIAN_CI_COVERAGE: f64 = 0.95;
 
+/// The coverage of the interval a summary of `n` samples states, where it falls short of the
+/// 95% every table calls it (fewer than six samples: their range); `None` where it does not.
+pub fn short_coverage(n: usize) -> Option<f64> {
+    median_ci_rank(n, MEDIAN_CI_COVERAGE)
+        .map(|(_, coverage)| coverage)
+        .filter(|coverage| *coverage < MEDIAN_CI_COVERAGE)
+}
+
 /// The distribution-free interval of the median of `n` samples: the rank `k` (1-based) for
 /// which `[x(k), x(n+1-k)]` of the sorted samples holds the true median with probability at
 /// least `coverage`, the narrowest such, and that probability, `1 - 2 P(Bin(n, 1/2) < k)` (the

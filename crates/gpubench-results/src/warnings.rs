@@ -121,10 +121,7 @@ impl fmt::Display for Warning {
                 )?;
                 // Below six samples no interval of order statistics reaches 95%: the stated
                 // one is their range, and it covers the median less often.
-                if let Some((_, coverage)) =
-                    crate::stats::median_ci_rank(*samples, crate::stats::MEDIAN_CI_COVERAGE)
-                        .filter(|(_, c)| *c < crate::stats::MEDIAN_CI_COVERAGE)
-                {
+                if let Some(coverage) = crate::stats::short_coverage(*samples) {
                     write!(
                         f,
                         "; its interval is their range, which holds the median with {:.1}%, not 95%",

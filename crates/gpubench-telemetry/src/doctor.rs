@@ -164,8 +164,14 @@ fn describe(generation: Option<u8>, width: Option<u32>, gbs: Option<f64>) -> Str
     }
 }
 
-/// The verdict on one link.
+/// The verdict on one link, read just after this run's load.
 pub fn link_check(name: &str, link: &PcieLink) -> Check {
+    judged_link(name, link, true)
+}
+
+/// The verdict on one link; `loaded` where this run's load was on its device. A speed under the
+/// top one fails only there: an idle GPU lowers its link speed.
+fn judged_link(name: &str, link: &PcieLink, loaded: bool) -> Check {
     let current = describe(
         link.current_generation,
         link.current_width,
@@ -191,6 +197,15 @@ pub fn link_check(name: &str, link: &PcieLink) -> Check {
     if width < max_width {
         return Check::new(name, CheckStatus::Fail, format!("{detail}: {width} of {max_width} lanes"))
             .action("reseat the card in a slot wired for all its lanes (check the board manual and any riser); a narrow link divides host-device bandwidth");
+    }
+    if speed < max_speed && !loaded {
+        return Check::new(
+            name,
+            CheckStatus::Unknown,
+            format!(
+                "{detail}: below its top speed, read while idle (this run loaded another adapter, and an idle GPU lowers its link speed)"
+            ),
+        );
     }
     if speed < max_speed {
         return Check::new(name, CheckStatus::Fail, format!("{detail}: trained below its top speed, read just after a load"))
@@ -223,31 +238,9 @@ fn link_checks(f: &Findings) -> Vec<Check> {
     checks.extend(
         f.other_links
             .iter()
-            .map(|link| idle_link_check(&format!("pcie-link@{}", link.address), link)),
+            .map(|link| judged_link(&format!("pcie-link@{}", link.address), link, false)),
     );
     checks
-}
-
-/// The verdict on the link of a device this run did not load: as [`link_check`], but a speed
-/// under the top one is no failure, since an idle GPU lowers its link speed.
-fn idle_link_check(name: &str, link: &PcieLink) -> Check {
-    let check = link_check(name, link);
-    let slower = link
-        .current_speed_gts
-        .zip(link.max_speed_gts)
-        .is_some_and(|(speed, max)| speed < max);
-    let full_width = link
-        .current_width
-        .zip(link.max_width)
-        .is_some_and(|(width, max)| width >= max);
-    if check.status == CheckStatus::Fail && slower && full_width {
-        let detail = check.detail.replace(
-            "read just after a load",
-            "read while idle (this run loaded another adapter, and an idle GPU lowers its link speed)",
-        );
-        return Check::new(name, CheckStatus::Unknown, detail);
-    }
-    check
 }
 
 fn telemetry(f: &Findings) -> Check {

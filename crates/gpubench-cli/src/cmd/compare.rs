@@ -43,26 +43,23 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
         files.input("input", &input.path)?;
     }
     let exports = args.exports.checked(&mut files)?;
-    let folder_of_several = inputs.iter().any(|i| i.fleet_folder.is_some());
-    if (inputs.len() > 2 || args.cross || folder_of_several)
-        && (args.format == Format::Bmf || exports.holds(Format::Bmf))
-    {
+    // A folder of several machines' runs (a fleet's, or nodes with one kind of card) is set
+    // side by side: which of two nodes would be the base is no choice a folder makes.
+    let fleet = inputs.iter().find_map(|i| i.fleet_folder.clone());
+    let cross = args.cross || fleet.is_some();
+    if (inputs.len() > 2 || cross) && (args.format == Format::Bmf || exports.holds(Format::Bmf)) {
         return Err(UsageError(
             "BMF holds one run's values, so it cannot hold a cross-card table; use table, json, csv or md there (or `gpubench show FILES --export-bmf F --export-adapter-names` for every run's values)"
                 .to_string(),
         )
         .into());
     }
-    // A folder of several machines' runs (a fleet's, or nodes with one kind of card) is set
-    // side by side: which of two nodes would be the base is no choice a folder makes.
-    let fleet = inputs.iter().find_map(|i| i.fleet_folder.clone());
     if let Some(folder) = fleet.as_ref().filter(|_| !args.cross && inputs.len() == 2) {
         note!(
             "{} holds the runs of several machines or adapters: set side by side (the cross-card table); name two files to judge one against the other",
             folder.display()
         );
     }
-    let cross = args.cross || fleet.is_some();
     let keep_last = exports.writes_gab() || exports.names_bmf(args.format);
     let (comparison, last) = read_and_compare(inputs, cross, &gate, keep_last)?;
     // --export-adapter-names names BMF entries by the new run's adapter, as `show` does.

@@ -166,7 +166,11 @@ pub fn claim_results_dir(out: Option<&Path>, kind: &str) -> anyhow::Result<(Path
     // Where it was asked, a directory that cannot be made or read is a usage error (exit 2),
     // as every other output that cannot be written where it was asked.
     let asked = |e: std::io::Error| -> anyhow::Error {
-        UsageError(format!("--out {}: {}", dir.display(), creating(dir, &e))).into()
+        UsageError(format!(
+            "--out {}: cannot be created or read: {e}",
+            dir.display()
+        ))
+        .into()
     };
     let created = !dir.exists() && create_dir(dir).map_err(asked)?;
     let empty = std::fs::read_dir(dir).map_err(asked)?.next().is_none();
@@ -224,7 +228,7 @@ fn write_exports(
     if !exports.any() {
         return Ok(());
     }
-    let runs = finished_runs(outcomes);
+    let runs = finished_runs(outcomes, by_file);
     if runs.is_empty() {
         note!("no adapter left results: no export written");
         return Ok(());
@@ -252,17 +256,23 @@ fn say_outcomes(outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)]) {
     }
 }
 
-/// The runs that left a document, each labelled by its results file.
+/// The runs that left a document, each labelled by `label` of its adapter and results file.
 fn finished_runs<'a>(
     outcomes: &'a [(&AdapterSummary, PathBuf, AdapterRun)],
+    label: impl Fn(&AdapterSummary, &Path) -> String,
 ) -> Vec<(String, &'a RunDocument)> {
     outcomes
         .iter()
-        .filter_map(|(_, path, outcome)| match outcome {
-            AdapterRun::Finished(_, Some(doc)) => Some((path.display().to_string(), &**doc)),
+        .filter_map(|(adapter, path, outcome)| match outcome {
+            AdapterRun::Finished(_, Some(doc)) => Some((label(adapter, path), &**doc)),
             _ => None,
         })
         .collect()
+}
+
+/// A run labelled by its results file.
+fn by_file(_: &AdapterSummary, path: &Path) -> String {
+    path.display().to_string()
 }
 
 /// Prints every adapter's run as one machine-readable document (a JSON array, one CSV table,
@@ -272,7 +282,7 @@ fn print_runs(
     fleet: &Plan,
     outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)],
 ) -> anyhow::Result<bool> {
-    let runs = finished_runs(outcomes);
+    let runs = finished_runs(outcomes, by_file);
     if runs.is_empty() {
         return Ok(false);
     }
@@ -285,15 +295,9 @@ fn print_cross_table(
     args: &RunArgs,
     outcomes: &[(&AdapterSummary, PathBuf, AdapterRun)],
 ) -> anyhow::Result<bool> {
-    let docs: Vec<(String, &RunDocument)> = outcomes
-        .iter()
-        .filter_map(|(adapter, _, outcome)| match outcome {
-            AdapterRun::Finished(_, Some(doc)) => {
-                Some((format!("[{}] {}", adapter.index, adapter.backend), &**doc))
-            }
-            _ => None,
-        })
-        .collect();
+    let docs = finished_runs(outcomes, |adapter, _| {
+        format!("[{}] {}", adapter.index, adapter.backend)
+    });
     if docs.len() < 2 {
         return Ok(false);
     }

@@ -340,10 +340,7 @@ mod dot_tests {
         );
     }
 
-    /// Dot products of zero-mean random f16 values, summed in f16 (through half::f16), stay
-    /// inside the bound; dropping one block of 64 terms mostly does not.
-    /// One dot product of `k` random f16 terms summed in f16 with an FMA a step, as a kernel
-    /// sums it: a in [`a_low`, 1), b in [-1, 1) shifted by `b_shift`.
+    /// One dot product of random f16 terms: its running sum in f16 and its exact sums.
     struct F16Sum {
         /// The f16 running sum.
         got: f64,
@@ -353,6 +350,8 @@ mod dot_tests {
         first_64: f64,
     }
 
+    /// One dot product of `k` random f16 terms summed in f16 with an FMA a step, as a kernel
+    /// sums it: a in [`a_low`, 1), b in [-1, 1) shifted by `b_shift`.
     fn f16_sum(rng: &mut SplitMix64, k: usize, a_low: f32, b_shift: f32) -> F16Sum {
         use half::f16;
         let mut acc = f16::ZERO;
@@ -383,6 +382,8 @@ mod dot_tests {
         }
     }
 
+    /// Dot products of zero-mean random f16 values, summed in f16 (through half::f16), stay
+    /// inside the bound; dropping one block of 64 terms mostly does not.
     #[test]
     fn f16_accumulation_bound_holds_and_catches_a_lost_block() {
         let k = 1024usize;

@@ -219,7 +219,6 @@ pub fn usage_error(error: PlanError) -> anyhow::Error {
     }
 }
 
-/// The suites' options, as given.
 /// What a given option of a suite the run does not include says: it changes nothing.
 fn options_of_absent_suites(args: &RunArgs, run: &RunPlan) -> Vec<String> {
     let running = |name: &str| run.suites().iter().any(|s| s.name() == name);
@@ -238,6 +237,7 @@ fn options_of_absent_suites(args: &RunArgs, run: &RunPlan) -> Vec<String> {
         .collect()
 }
 
+/// The suites' options, as given.
 fn suite_options(args: &RunArgs) -> SuiteOptions {
     let mut options = SuiteOptions::new(args.profile);
     options.values = args.suite_options.values.clone();
