@@ -1153,7 +1153,6 @@ impl Samples {
     }
 }
 
-/// The text of a panic payload (`&str` or `String`), or a placeholder.
 /// A future that turns a panic while it is polled into an `Err` with the panic's payload, as
 /// `std::panic::catch_unwind` does for a closure: one benchmark's panic must not end the run.
 struct CatchUnwind<'a, T>(crate::LocalFuture<'a, T>);
@@ -1174,6 +1173,7 @@ impl<T> std::future::Future for CatchUnwind<'_, T> {
     }
 }
 
+/// The text of a panic payload (`&str` or `String`), or a placeholder.
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()

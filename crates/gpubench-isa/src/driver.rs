@@ -10,7 +10,7 @@ use std::ffi::CString;
 
 use ash::vk;
 
-use crate::spirv::{Bindings, spirv_for};
+use crate::spirv::{Bindings, PipelineSource, spirv_for};
 use crate::{InternalRepresentations, IsaError, PipelineStatistics, Representation, Statistic};
 
 /// What the device says about itself that decides which kernels a tuner would try on it.
@@ -295,50 +295,38 @@ impl Compiler {
         &self.facts
     }
 
-    /// Compiles `entry` of `source` with `constants` (workgroup memory zeroed first when
-    /// `zero_init` says) into a compute pipeline and returns the driver's statistics for it.
+    /// Compiles `pipeline` and returns the driver's statistics for it.
     pub fn statistics(
         &self,
-        kernel: &str,
-        source: &str,
-        entry: &str,
-        constants: &[(&str, f64)],
-        zero_init: bool,
+        pipeline: &PipelineSource<'_>,
     ) -> Result<PipelineStatistics, IsaError> {
-        let spirv = spirv_for(kernel, source, entry, constants, zero_init)?;
         let flags = vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR;
-        self.compile(kernel, spirv, entry, flags, |p| self.read_statistics(p))
+        self.compile(pipeline, flags, |p| self.read_statistics(p))
     }
 
     /// Compiles as [`Compiler::statistics`] does and returns the driver's internal
     /// representations of the pipeline (RADV: NIR, ACO's IR, the disassembly).
     pub fn internal_representations(
         &self,
-        kernel: &str,
-        source: &str,
-        entry: &str,
-        constants: &[(&str, f64)],
-        zero_init: bool,
+        pipeline: &PipelineSource<'_>,
     ) -> Result<InternalRepresentations, IsaError> {
-        let spirv = spirv_for(kernel, source, entry, constants, zero_init)?;
         let flags = vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR;
-        self.compile(kernel, spirv, entry, flags, |p| {
-            self.read_representations(p, kernel)
+        self.compile(pipeline, flags, |p| {
+            self.read_representations(p, pipeline.name)
         })
     }
 
-    /// The pipeline of `spirv`'s `entry`, created with `flags`, handed to `read`; every object
-    /// is destroyed after.
+    /// `pipeline` in SPIR-V, created with `flags`, handed to `read`; every object is destroyed
+    /// after.
     fn compile<T>(
         &self,
-        kernel: &str,
-        (words, bindings): (Vec<u32>, Bindings),
-        entry: &str,
+        pipeline: &PipelineSource<'_>,
         flags: vk::PipelineCreateFlags,
         read: impl FnOnce(vk::Pipeline) -> Result<T, IsaError>,
     ) -> Result<T, IsaError> {
-        let entry = CString::new(entry).map_err(|_| IsaError::Shader {
-            kernel: kernel.to_string(),
+        let (words, bindings) = spirv_for(pipeline)?;
+        let entry = CString::new(pipeline.entry).map_err(|_| IsaError::Shader {
+            kernel: pipeline.name.to_string(),
             reason: "entry point name holds a NUL".to_string(),
         })?;
         let layouts = self.set_layouts(&bindings)?;

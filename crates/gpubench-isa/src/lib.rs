@@ -21,7 +21,7 @@ mod spirv;
 
 pub use driver::{Compiler, DeviceFacts, MatrixConfig};
 pub use representation::{InternalRepresentations, Representation};
-pub use spirv::{Bindings, spirv_for};
+pub use spirv::{Bindings, PipelineSource, spirv_for};
 
 use serde::Serialize;
 

@@ -14,17 +14,34 @@ use crate::IsaError;
 /// (else a storage buffer).
 pub type Bindings = BTreeMap<(u32, u32), bool>;
 
-/// The SPIR-V words for `entry` in `source` with `constants`, its workgroup memory zeroed
-/// first when `zero_init` says, and the buffers it binds.
-pub fn spirv_for(
-    kernel: &str,
-    source: &str,
-    entry: &str,
-    constants: &[(&str, f64)],
-    zero_init: bool,
-) -> Result<(Vec<u32>, Bindings), IsaError> {
+/// One compute pipeline to compile: its WGSL, entry point and pipeline constants, whether its
+/// workgroup memory is zeroed before the kernel runs, and the name messages give it.
+#[derive(Debug, Clone, Copy)]
+pub struct PipelineSource<'a> {
+    /// The name errors and statistics give the pipeline.
+    pub name: &'a str,
+    /// The WGSL source.
+    pub wgsl: &'a str,
+    /// The entry point to compile.
+    pub entry: &'a str,
+    /// `(name, value)` for each `override` the pipeline sets.
+    pub constants: &'a [(&'a str, f64)],
+    /// Whether workgroup memory is zeroed before the kernel runs (wgpu's default).
+    pub zero_init: bool,
+}
+
+/// The SPIR-V words for `pipeline` (its constants applied, its workgroup memory zeroed first
+/// when it says) and the buffers it binds.
+pub fn spirv_for(pipeline: &PipelineSource<'_>) -> Result<(Vec<u32>, Bindings), IsaError> {
+    let PipelineSource {
+        name,
+        wgsl: source,
+        entry,
+        constants,
+        zero_init,
+    } = *pipeline;
     let fail = |reason: String| IsaError::Shader {
-        kernel: kernel.to_string(),
+        kernel: name.to_string(),
         reason,
     };
     let module =
@@ -91,6 +108,17 @@ fn bindings_of(module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &st
 mod tests {
     use super::*;
 
+    /// `main` of [`KERNEL`] with `constants`.
+    fn main_of<'a>(entry: &'a str, constants: &'a [(&'a str, f64)]) -> PipelineSource<'a> {
+        PipelineSource {
+            name: "test",
+            wgsl: KERNEL,
+            entry,
+            constants,
+            zero_init: true,
+        }
+    }
+
     const KERNEL: &str = "
         override BLOCK: u32 = 1u;
         @group(0) @binding(0) var<uniform> n: u32;
@@ -104,15 +132,14 @@ mod tests {
     #[test]
     fn constants_are_applied_and_only_used_buffers_are_bound() {
         let constants = [("BLOCK", 4.0)];
-        let (words, bindings) =
-            spirv_for("test", KERNEL, "main", &constants, true).expect("compiles");
+        let (words, bindings) = spirv_for(&main_of("main", &constants)).expect("compiles");
         assert_eq!(words[0], 0x0723_0203, "SPIR-V magic number");
         assert_eq!(
             bindings.into_iter().collect::<Vec<_>>(),
             [((0, 0), true), ((0, 2), false)]
         );
         let unknown = [("NOT_THERE", 1.0)];
-        assert!(spirv_for("test", KERNEL, "main", &unknown, true).is_err());
-        assert!(spirv_for("test", KERNEL, "missing", &[], true).is_err());
+        assert!(spirv_for(&main_of("main", &unknown)).is_err());
+        assert!(spirv_for(&main_of("missing", &[])).is_err());
     }
 }

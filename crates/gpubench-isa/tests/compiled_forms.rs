@@ -30,7 +30,7 @@ use gpubench_harness::Profile;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_isa::asm::{Instruction, count, count_prefix, instructions, loops};
-use gpubench_isa::{Compiler, radv};
+use gpubench_isa::{Compiler, PipelineSource, radv};
 
 mod claims;
 use claims::{F16, F32, PER_TRIP, accumulates, main_loop, unfolded, vector_chase};
@@ -153,14 +153,13 @@ fn steps_sharing_an_operand_pair_are_folded_and_the_check_catches_it() {
             .expect("declared");
         let source = one_pair(&form.shader.source);
         assert_ne!(source, form.shader.source, "the steps name their pairs");
+        let pipeline = PipelineSource {
+            name: "one pair",
+            wgsl: &source,
+            ..claims::source_of(form)
+        };
         let reps = compiler
-            .internal_representations(
-                "one pair",
-                &source,
-                &form.shader.entry,
-                &form.shader.constants,
-                form.zero_init_workgroup,
-            )
+            .internal_representations(&pipeline)
             .unwrap_or_else(|e| panic!("{e}"));
         let text = reps.disassembly().unwrap_or_else(|e| panic!("{e}"));
         text.to_string()

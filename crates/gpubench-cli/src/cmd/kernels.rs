@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use gpubench_harness::kit::facts::{AdapterFacts, CoopMatrices};
 use gpubench_harness::kit::forms::{KernelForm, TunerRole};
 use gpubench_isa::radv::{known_families, null_hardware_environment, radv_family};
-use gpubench_isa::{Compiler, DeviceFacts, PipelineStatistics};
+use gpubench_isa::{Compiler, DeviceFacts, PipelineSource, PipelineStatistics};
 use gpubench_report::grid::Grid;
 use gpubench_results::Profile;
 use gpubench_results::results_file::write_atomic;
@@ -181,14 +181,15 @@ fn compile_every_pipeline(
         .map_err(anyhow::Error::msg)?;
     let mut rows = Vec::with_capacity(forms.len());
     for form in &forms {
+        let pipeline = PipelineSource {
+            name: &form.pipeline,
+            wgsl: &form.shader.source,
+            entry: &form.shader.entry,
+            constants: &form.shader.constants,
+            zero_init: form.zero_init_workgroup,
+        };
         let stats = compiler
-            .statistics(
-                &form.pipeline,
-                &form.shader.source,
-                &form.shader.entry,
-                &form.shader.constants,
-                form.zero_init_workgroup,
-            )
+            .statistics(&pipeline)
             .with_context(|| format!("compiling {}", form.pipeline))?;
         rows.push(KernelRow::new(form, &stats));
     }

@@ -4,8 +4,19 @@
 #![allow(dead_code)]
 
 use gpubench_harness::kit::forms::KernelForm;
-use gpubench_isa::Compiler;
 use gpubench_isa::asm::{Instruction, count, count_prefix, instructions, loops};
+use gpubench_isa::{Compiler, PipelineSource};
+
+/// What `form` declares, as the compiler takes it.
+pub fn source_of(form: &KernelForm) -> PipelineSource<'_> {
+    PipelineSource {
+        name: &form.pipeline,
+        wgsl: &form.shader.source,
+        entry: &form.shader.entry,
+        constants: &form.shader.constants,
+        zero_init: form.zero_init_workgroup,
+    }
+}
 
 /// `compiler`'s disassembly of each named pipeline among `forms` (the suites' declarations),
 /// in order; a pipeline no suite declares, or one the compiler refuses, panics with why.
@@ -22,15 +33,8 @@ pub fn disassemble_each<S: AsRef<str>>(
                 .iter()
                 .find(|f| f.pipeline == *name)
                 .unwrap_or_else(|| panic!("no suite declares the pipeline {name}"));
-            let shader = &form.shader;
             let reps = compiler
-                .internal_representations(
-                    name,
-                    &shader.source,
-                    &shader.entry,
-                    &shader.constants,
-                    form.zero_init_workgroup,
-                )
+                .internal_representations(&source_of(form))
                 .unwrap_or_else(|e| panic!("{e}"));
             reps.disassembly()
                 .unwrap_or_else(|e| panic!("{e}"))
