@@ -266,6 +266,15 @@ impl Kernel for Launch {
         if self.mode == LaunchMode::GpuGapIndependent {
             return independent_dispatches(ctx.adapter.get_info().backend);
         }
+        if self.mode == LaunchMode::RoundTripSpin && cfg!(target_arch = "wasm32") {
+            // The wait would be the blocking one and the row a copy of round-trip under
+            // another name, paired with the native spin by `compare`.
+            return Err(
+                "a browser cannot spin on the device: the page's event loop polls it, so the \
+                 wait is always the callback round-trip measures"
+                    .to_string(),
+            );
+        }
         Ok(())
     }
 
