@@ -132,8 +132,20 @@ def check_saved(page, run_doc):
     adapter = run_doc["machine"]["adapter"]["name"]
     if not names or adapter not in names[-1]:
         return [f"the run was not saved in the browser: saved {names!r}"]
+    # A marker only the old document holds: until it is gone, wait_ready would read the page
+    # that was there before the reload.
+    page.evaluate("window.__beforeReload = true")
     page.send("Page.reload")
-    time.sleep(0.5)
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while True:
+        try:
+            if page.evaluate("window.__beforeReload !== true"):
+                break
+        except cdp.CdpError:
+            pass  # the old document went away during the call
+        if time.monotonic() > deadline:
+            return [f"the page did not reload within {READY_TIMEOUT_S} s"]
+        time.sleep(0.1)
     problem = wait_ready(page)
     if problem:
         return [f"after a reload: {problem}"]

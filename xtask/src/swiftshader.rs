@@ -44,8 +44,8 @@ const OVERRIDE: &str = "GPUBENCH_SWIFTSHADER_ICD";
 fn how_to_get_it() -> String {
     let (version, sha256) = PINS[0];
     format!(
-        "on Debian or Ubuntu (apt-get and dpkg-deb) this check unpacks {PACKAGE} {version} \
-         itself; elsewhere download {POOL_URL} (SHA-256 {sha256}), unpack it (`ar x`, then \
+        "on Debian 12 (apt-get and dpkg-deb, with Debian's archive) this check unpacks {PACKAGE} {version} \
+         itself; elsewhere (Ubuntu's archive has no such package) download {POOL_URL} (SHA-256 {sha256}), unpack it (`ar x`, then \
          `tar xf data.tar.xz`) and set {OVERRIDE} to the unpacked {MANIFEST}"
     )
 }

@@ -18,11 +18,42 @@ use crate::workspace_root;
 
 const LAYER: &str = "VK_LAYER_KHRONOS_validation";
 const MANIFEST: &str = "VkLayer_khronos_validation.json";
-const SYSTEM_MANIFEST: &str = "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json";
 
-/// Where the layer's manifest is: the system's folder, or one of ours.
+/// The folders the Vulkan loader reads explicit layers from, as `var` gives the environment:
+/// `VK_LAYER_PATH` alone where it is set (it replaces the search), else `VK_ADD_LAYER_PATH`'s
+/// folders, then the user's and the system's data folders (the loader's search on Linux and
+/// macOS; a LunarG SDK sets one of the two variables).
+fn loader_layer_folders(var: impl Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let split = |list: String| -> Vec<PathBuf> {
+        std::env::split_paths(&list)
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect()
+    };
+    if let Some(only) = var("VK_LAYER_PATH").filter(|v| !v.is_empty()) {
+        return split(only);
+    }
+    let layers = |data: PathBuf| data.join("vulkan/explicit_layer.d");
+    let mut folders = var("VK_ADD_LAYER_PATH").map(split).unwrap_or_default();
+    let home_data = var("XDG_DATA_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|home| Path::new(&home).join(".local/share")));
+    folders.extend(home_data.map(layers));
+    folders.extend(["/etc", "/usr/local/etc"].map(|etc| layers(PathBuf::from(etc))));
+    let data_dirs = var("XDG_DATA_DIRS")
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "/usr/local/share:/usr/share".to_string());
+    folders.extend(split(data_dirs).into_iter().map(layers));
+    folders
+}
+
+/// Where the layer's manifest is: `None` where the loader finds it already (installed, or an
+/// SDK's), else a folder of ours, unpacked from the Debian package.
 fn layer_folder(dir: &Path) -> Result<Option<PathBuf>, String> {
-    if Path::new(SYSTEM_MANIFEST).is_file() {
+    let installed = loader_layer_folders(|name| std::env::var(name).ok())
+        .iter()
+        .any(|folder| folder.join(MANIFEST).is_file());
+    if installed {
         return Ok(None);
     }
     let folder = dir.join("manifest");
@@ -301,6 +332,42 @@ mod tests {
             })
             .find(|dir| std::fs::create_dir(dir).is_ok())
             .expect("a new temporary directory")
+    }
+
+    /// `VK_LAYER_PATH` replaces the loader's search; otherwise `VK_ADD_LAYER_PATH` comes first,
+    /// then the user's data folder and the system's, `XDG_DATA_DIRS` where it is set.
+    #[test]
+    fn the_layer_is_looked_for_where_the_loader_looks() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let only = loader_layer_folders(env(&[
+            ("VK_LAYER_PATH", "/sdk/layers:/more"),
+            ("VK_ADD_LAYER_PATH", "/added"),
+            ("HOME", "/home/u"),
+        ]));
+        assert_eq!(only, [PathBuf::from("/sdk/layers"), PathBuf::from("/more")]);
+        let searched = loader_layer_folders(env(&[
+            ("VK_ADD_LAYER_PATH", "/added"),
+            ("HOME", "/home/u"),
+            ("XDG_DATA_DIRS", "/opt/share"),
+        ]));
+        let expected = [
+            "/added",
+            "/home/u/.local/share/vulkan/explicit_layer.d",
+            "/etc/vulkan/explicit_layer.d",
+            "/usr/local/etc/vulkan/explicit_layer.d",
+            "/opt/share/vulkan/explicit_layer.d",
+        ]
+        .map(PathBuf::from);
+        assert_eq!(searched, expected);
+        let system = loader_layer_folders(env(&[]));
+        assert!(system.contains(&PathBuf::from("/usr/share/vulkan/explicit_layer.d")));
+        assert!(system.contains(&PathBuf::from("/usr/local/share/vulkan/explicit_layer.d")));
     }
 
     #[test]

@@ -190,7 +190,12 @@ pub fn ensure_chromium() -> Result<PathBuf, String> {
     if crate::setup::apt_tools_present() && crate::setup::is_root() {
         eprintln!("web-test: Chromium is missing: installing the distribution's chromium");
         crate::setup::update_apt_lists();
-        crate::setup::run_apt(&["install", "-y", "--no-install-recommends", "chromium"])?;
+        // Ubuntu has Chromium only as a snap (no deb of that name): a failed install falls
+        // through to what to install instead.
+        let apt = ["install", "-y", "--no-install-recommends", "chromium"];
+        if let Err(failed) = crate::setup::run_apt(&apt) {
+            eprintln!("web-test: {failed}");
+        }
         if found("chromium") {
             return Ok(PathBuf::from("chromium"));
         }
@@ -198,15 +203,24 @@ pub fn ensure_chromium() -> Result<PathBuf, String> {
     Err("the browser test needs Chromium or Chrome on the PATH (as chromium, chromium-browser or google-chrome): on Debian `sudo apt-get install chromium`, on Ubuntu `sudo snap install chromium` or Google's Chrome package, on Fedora `sudo dnf install chromium`, on Arch `sudo pacman -S chromium`, on macOS `brew install --cask chromium`; then run it again".to_string())
 }
 
-/// The commit the page is built from (recorded in its results), or "unknown".
+/// The commit the page is built from as its results record it, marked `-dirty` where tracked
+/// files differ from it (as the command line's build does); empty where git cannot tell (the
+/// page then records none).
 fn git_commit(root: &Path) -> String {
-    Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(root)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".to_string())
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let Some(sha) = git(&["rev-parse", "--short", "HEAD"]).filter(|s| !s.is_empty()) else {
+        return String::new();
+    };
+    match git(&["status", "--porcelain", "--untracked-files=no"]) {
+        Some(changes) if changes.is_empty() => sha,
+        _ => format!("{sha}-dirty"),
+    }
 }

@@ -4,7 +4,7 @@
 //! measured.
 //!
 //! The native file is the rehearsal's (every suite on this adapter, made earlier in `cargo
-//! xtask test`) where it exists; otherwise a quick native run of the launch suite is made for
+//! xtask test`) where this build wrote it; otherwise a quick native run of the launch suite is made for
 //! the purpose.
 
 use std::path::{Path, PathBuf};
@@ -45,10 +45,15 @@ pub fn check(web: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The rehearsal's native file, or a quick native launch run written beside `web`.
+/// The rehearsal's native file where this build of gpubench wrote it (a file older than the
+/// binary is an earlier build's, maybe another adapter's), else a quick native launch run
+/// written beside `web`.
 fn native_results(root: &Path, bin: &Path, web: &Path) -> Result<PathBuf, String> {
     let rehearsal = root.join("target/xtask/rehearsal/gpubench.json");
-    if rehearsal.is_file() {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    if let (Some(written), Some(built)) = (modified(&rehearsal), modified(bin))
+        && written >= built
+    {
         return Ok(rehearsal);
     }
     let native = web.with_file_name("native-results.json");

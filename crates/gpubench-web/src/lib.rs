@@ -180,6 +180,9 @@ fn tool_info() -> ToolInfo {
     ToolInfo {
         name: "gpubench".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
-        git_commit: option_env!("GPUBENCH_COMMIT").map(str::to_string),
+        // `cargo xtask web` sets it, empty where git could not tell.
+        git_commit: option_env!("GPUBENCH_COMMIT")
+            .filter(|sha| !sha.is_empty())
+            .map(str::to_string),
     }
 }
