@@ -29,6 +29,7 @@ pub struct Matmul {
     variant: Variant,
     extra_params: Vec<(String, serde_json::Value)>,
     turned_off: Option<String>,
+    failed_while_tuning: Option<String>,
 }
 
 impl Matmul {
@@ -53,6 +54,7 @@ impl Matmul {
             variant,
             extra_params: Vec::new(),
             turned_off: None,
+            failed_while_tuning: None,
         }
     }
 
@@ -60,6 +62,14 @@ impl Matmul {
     /// rule for the shape, turned it off).
     pub fn turned_off(mut self, reason: impl Into<String>) -> Self {
         self.turned_off = Some(reason.into());
+        self
+    }
+
+    /// Fails at set-up with the failure `reason` its run as a tuning candidate gave: a kernel
+    /// that once returned a wrong C (or failed otherwise) is a failure, whatever a second run
+    /// would give (an intermittent race can pass it).
+    pub fn failed_while_tuning(mut self, reason: impl Into<String>) -> Self {
+        self.failed_while_tuning = Some(reason.into());
         self
     }
 
@@ -143,6 +153,11 @@ impl Kernel for Matmul {
     }
 
     async fn setup(&self, ctx: &GpuContext) -> Outcome<MatmulState> {
+        if let Some(reason) = &self.failed_while_tuning {
+            return Err(BenchError::Setup(format!(
+                "failed as a tuning candidate, not run again: {reason}"
+            )));
+        }
         let (s, precision) = (self.shape(), self.precision());
         let shaders = self
             .variant

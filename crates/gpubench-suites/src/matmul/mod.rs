@@ -11,10 +11,11 @@
 //! variant's median GFLOP/s, or why it was skipped or failed). Because the simplest tiled
 //! kernel is always among the candidates, the choice is never slower than it (as measured).
 //!
-//! A variant that fails verification is never chosen, and it is also run again as a result of
-//! its own (`.../variant-NAME`), which fails: a kernel that computes wrong answers on this
-//! adapter is a defect someone must see in the report and in the exit status, not a footnote
-//! in a tuning table.
+//! A variant that fails verification is never chosen, and it is also reported as a result of
+//! its own (`.../variant-NAME`), failed with the reason its tuning run gave and not run again
+//! (an intermittent race could pass a second run): a kernel that computes wrong answers on
+//! this adapter is a defect someone must see in the report and in the exit status, not a
+//! footnote in a tuning table.
 //!
 //! Which variants: the search space depends on the adapter ([`select::candidates`]). On a CPU
 //! adapter (lavapipe, Mesa 22.x) every storage or workgroup-memory load becomes a loop over
@@ -332,8 +333,10 @@ async fn tune(
     }
     for (variant, result) in tried.iter().zip(&measured) {
         if result.status == Status::Failed {
-            let kernel =
-                product(variant_id(variant), *variant).with_param("tuning_gflops", table.clone());
+            let reason = result.reason.clone().unwrap_or_default();
+            let kernel = product(variant_id(variant), *variant)
+                .with_param("tuning_gflops", table.clone())
+                .failed_while_tuning(reason);
             benches.push(untuned(kernel));
         }
     }

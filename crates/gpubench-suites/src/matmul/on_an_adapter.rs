@@ -2,9 +2,9 @@
 //! tiled family (one copy of the staged blocks and double-buffered) and every small-M parameter set, in f32, f16 and f16 with f32 sums, verified at
 //! 127x255x63 and at a shape no tile divides; 1000x1000x1000 once per family and form; the
 //! small-M kernel with and without its subgroup reduction; the cooperative-matrix row skipped
-//! with its reason where the adapter has none; and the suite's tuning table naming what it
-//! tried; a ragged f32 and f16 product on the classic variants. Asserts status and verification,
-//! never speed.
+//! with its reason where the adapter has none; the suite's tuning table naming what it
+//! tried; a candidate that failed while tuning staying failed; a ragged f32 and f16 product on
+//! the classic variants. Asserts status and verification, never speed.
 
 use crate::matmul::{
     Kind, Matmul, MatmulSuite, Shape, Variant, candidates, catalogue, coop::CoopParams, coop_space,
@@ -357,6 +357,70 @@ fn the_tuning_table_names_what_was_tried_and_small_m_tries_the_gemv_kernel() {
             info.id
         );
     }
+}
+
+/// Measures as [`ShortTuner`] does, but fails the first candidate of `product` it is given
+/// (as a wrong C would), and remembers its id.
+struct FailingOnce<'a> {
+    tuner: ShortTuner<'a>,
+    product: &'static str,
+    failed: Option<String>,
+}
+
+impl Tuner for FailingOnce<'_> {
+    fn measure<'a>(
+        &'a mut self,
+        bench: &'a mut dyn Benchmark,
+    ) -> gpubench_harness::LocalFuture<'a, gpubench_harness::BenchResult> {
+        Box::pin(async move {
+            let mut result = self.tuner.measure(bench).await;
+            let prefix = format!("{}/variant-", self.product);
+            if self.failed.is_none() && result.id.starts_with(&prefix) {
+                self.failed = Some(result.id.clone());
+                result.status = Status::Failed;
+                result.reason = Some("planted: C[0][0] was wrong".to_string());
+            }
+            result
+        })
+    }
+}
+
+/// A candidate that failed while tuning is reported failed with that reason, and is not run
+/// again: a second run could pass it (an intermittent race) and turn a wrong kernel into a
+/// throughput.
+#[test]
+fn a_candidate_that_failed_while_tuning_stays_failed() {
+    let Some(ctx) = require_vulkan() else {
+        return;
+    };
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.set("matmul_shapes", serde_json::json!(["1x300x200"]));
+    let tuner = &mut FailingOnce {
+        tuner: ShortTuner(Runner::new(&ctx, short_settings())),
+        product: "matmul/f32/1x300x200",
+        failed: None,
+    };
+    let mut benches = MatmulSuite
+        .benchmarks(&mut BuildContext {
+            ctx: &ctx,
+            options: &options,
+            tuner,
+        })
+        .block_on()
+        .expect("the suite builds");
+    let failed = tuner.failed.clone().expect("a candidate was measured");
+    let bench = benches
+        .iter_mut()
+        .find(|b| b.info().id == failed)
+        .unwrap_or_else(|| panic!("no row for {failed}"));
+    let result = Runner::new(&ctx, short_settings())
+        .run(bench.as_mut(), &mut Silent)
+        .block_on();
+    assert_eq!(result.status, Status::Failed);
+    let reason = result.reason.unwrap_or_default();
+    assert!(reason.contains("planted: C[0][0] was wrong"), "{reason}");
+    assert!(reason.contains("not run again"), "{reason}");
+    assert!(result.samples.is_empty(), "it was not measured again");
 }
 
 /// A matmul of `shape` in `precision` for each named variant.
