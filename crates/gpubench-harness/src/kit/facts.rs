@@ -127,7 +127,23 @@ impl CoopMatrices {
     }
 }
 
+/// The subgroup width kernels are written and budgeted for on `backend` with a largest
+/// subgroup of `subgroup_max`: that size, except on Metal, whose backend in wgpu reports every
+/// Apple GPU's range as 4 to 64 while an Apple SIMD-group is 32 wide.
+pub fn lane_width(backend: wgpu::Backend, subgroup_max: u32) -> u32 {
+    if backend == wgpu::Backend::Metal {
+        32
+    } else {
+        subgroup_max
+    }
+}
+
 impl AdapterFacts {
+    /// The subgroup width its kernels are written and budgeted for ([`lane_width`]).
+    pub fn lanes(&self) -> u32 {
+        lane_width(self.backend, self.subgroup_max)
+    }
+
     /// A GPU's facts on Vulkan, vendor unknown (0), no cooperative matrices: the base that
     /// tests and `gpubench kernels` fill in.
     pub const fn vulkan_gpu(

@@ -51,9 +51,10 @@ pub struct RegisterModel {
     pub f16_packed: bool,
 }
 
-/// The register model for an adapter with `facts`.
+/// The register model for an adapter with `facts`, by the lanes its kernels run (an Apple GPU
+/// on Metal is 32 wide, whatever range wgpu reports).
 pub fn register_model(facts: AdapterFacts) -> RegisterModel {
-    if facts.subgroup_max >= 64 {
+    if facts.lanes() >= 64 {
         RegisterModel {
             budget: WAVE64_REGISTER_BUDGET,
             f16_packed: false,
@@ -184,10 +185,10 @@ fn pruned(facts: AdapterFacts, v: &Variant, precision: Precision, m: u32) -> Opt
     if let Some(reason) = gemv_redundant_on_gpu(facts, v, precision, m) {
         return Some(reason.to_string());
     }
-    if wg % facts.subgroup_max != 0 {
+    let lanes = facts.lanes();
+    if wg % lanes != 0 {
         return Some(format!(
-            "{wg} invocations are not a whole number of {}-lane subgroups",
-            facts.subgroup_max
+            "{wg} invocations are not a whole number of {lanes}-lane subgroups"
         ));
     }
     let model = register_model(facts);
@@ -557,6 +558,43 @@ mod tests {
         };
         let space = candidates(cpu, Precision::F16, Shape::new(1, 1024, 1024));
         assert!(space.iter().all(|c| c.pruned.is_none()));
+    }
+
+    /// wgpu's Metal backend reports every Apple GPU's subgroups as up to 64 lanes: the tuner
+    /// still budgets registers and checks whole subgroups for the 32 lanes an Apple GPU runs
+    /// (half2 packed), where an adapter truly 64 wide with the same limits prunes more.
+    #[test]
+    fn an_apple_gpu_on_metal_is_tuned_as_32_lanes_wide() {
+        let apple = AdapterFacts {
+            subgroup_max: 64,
+            max_workgroup_bytes: 32 * 1024,
+            vendor: gpubench_harness::kit::facts::VENDOR_APPLE,
+            backend: wgpu::Backend::Metal,
+            ..GPU
+        };
+        let lanes32 = AdapterFacts {
+            subgroup_max: 32,
+            backend: wgpu::Backend::Vulkan,
+            ..apple
+        };
+        let wave64 = AdapterFacts {
+            backend: wgpu::Backend::Vulkan,
+            ..apple
+        };
+        assert_eq!(register_model(apple), register_model(lanes32));
+        assert!(register_model(apple).f16_packed);
+        let shape = Shape::new(1024, 1024, 1024);
+        for precision in [Precision::F32, Precision::F16] {
+            let verdicts = |facts| -> Vec<(&str, Option<String>)> {
+                candidates(facts, precision, shape)
+                    .into_iter()
+                    .map(|c| (c.variant.name, c.pruned))
+                    .collect()
+            };
+            let pruned = |facts| verdicts(facts).iter().filter(|(_, p)| p.is_some()).count();
+            assert_eq!(verdicts(apple), verdicts(lanes32), "{precision:?}");
+            assert!(pruned(wave64) > pruned(apple), "{precision:?}");
+        }
     }
 
     #[test]

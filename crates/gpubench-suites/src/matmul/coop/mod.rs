@@ -41,6 +41,7 @@
 
 use gpubench_harness::GpuContext;
 
+use gpubench_harness::kit::facts::lane_width;
 use gpubench_harness::kit::gpu::Precision;
 
 mod choice;
@@ -274,13 +275,12 @@ pub fn offered(ctx: &GpuContext, data: Precision) -> Vec<(u32, Precision)> {
     out
 }
 
-/// The subgroup size the kernels for an adapter are written for: at least the largest
-/// subgroup it can run (32 up to 32, 64 at 64, none above). wgpu's Metal backend reports every
-/// Apple GPU's range as 4 to 64, but an Apple SIMD-group is 32 wide, so Metal gets 32.
+/// The subgroup size the kernels for an adapter are written for: at least the lanes it runs
+/// ([`lane_width`]: 32 on Metal), 32 up to 32, 64 at 64, none above.
 pub fn subgroup_for(backend: wgpu::Backend, max: u32) -> Option<u32> {
-    match (backend, max) {
-        (wgpu::Backend::Metal, _) | (_, 0..=32) => Some(32),
-        (_, 33..=64) => Some(64),
+    match lane_width(backend, max) {
+        0..=32 => Some(32),
+        33..=64 => Some(64),
         _ => None,
     }
 }
