@@ -121,7 +121,7 @@ pub struct ChaseState {
 }
 
 impl PointerChase {
-    /// A cycle over `bytes` (a multiple of [`NODE_BYTES`], at least two nodes), `steps` loads
+    /// A cycle over `bytes` (a multiple of [`NODE_BYTES`], at least four nodes), `steps` loads
     /// per dispatch (a multiple of 8), drawn from `seed`.
     pub fn new(bytes: u64, steps: u32, seed: u64) -> Self {
         Self {
@@ -163,6 +163,20 @@ impl PointerChase {
 
     fn nodes(&self) -> u64 {
         self.bytes / NODE_BYTES
+    }
+}
+
+/// How many of `nodes` nodes the cycle goes through: all of them where their count is odd,
+/// else all but the last. An odd cycle shares no factor with the power-of-two loads a dispatch
+/// makes, so every dispatch ends on another node than it started from: with a power-of-two
+/// cycle of at most that many loads, every dispatch would end where it began, on node 0 (the
+/// position's start value), and a chase that never ran, or lost dispatches, would pass its
+/// check. One node of 64 bytes left out of the set changes no cache level it falls in.
+pub fn cycle_nodes(nodes: u32) -> u32 {
+    if nodes.is_multiple_of(2) {
+        nodes - 1
+    } else {
+        nodes
     }
 }
 
@@ -226,9 +240,9 @@ impl Kernel for PointerChase {
 
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
         let nodes = self.nodes();
-        if nodes < 2 || !self.bytes.is_multiple_of(NODE_BYTES) {
+        if nodes < 4 || !self.bytes.is_multiple_of(NODE_BYTES) {
             return Err(format!(
-                "a working set of {} is not two or more whole {NODE_BYTES}-byte nodes",
+                "a working set of {} is not four or more whole {NODE_BYTES}-byte nodes",
                 format_size(self.bytes)
             ));
         }
@@ -239,8 +253,7 @@ impl Kernel for PointerChase {
     }
 
     async fn setup(&self, ctx: &GpuContext) -> Outcome<ChaseState> {
-        let nodes = self.nodes() as u32;
-        let successor = random_cycle(nodes, self.seed);
+        let successor = random_cycle(cycle_nodes(self.nodes() as u32), self.seed);
         let mut words = vec![0u32; (self.bytes / 4) as usize];
         for (k, &next) in successor.iter().enumerate() {
             words[k * NODE_WORDS as usize] = next * NODE_WORDS;
@@ -342,6 +355,30 @@ mod tests {
         }
         // Seeds give different cycles, so the order is not a fixed stride.
         assert_ne!(random_cycle(64, 1), random_cycle(64, 2));
+    }
+
+    /// At every power-of-two set the sweep takes (4 KiB to 64 MiB here), each dispatch of
+    /// either class's loads ends on a node other than the one it started from, so a chase
+    /// that did not run, or ran one dispatch fewer, fails its check.
+    #[test]
+    fn no_dispatch_ends_where_it_started() {
+        for shift in 12..=26 {
+            let nodes = cycle_nodes(((1u64 << shift) / NODE_BYTES) as u32);
+            let successor = random_cycle(nodes, 3);
+            for class in [AdapterClass::Software, AdapterClass::Discrete] {
+                let steps = u64::from(steps_for(class));
+                let mut seen = std::collections::HashSet::new();
+                for dispatches in 0..4 {
+                    let at = position_after(&successor, dispatches * steps);
+                    assert!(
+                        seen.insert(at),
+                        "{nodes} nodes: dispatch {dispatches} at {at}"
+                    );
+                }
+            }
+        }
+        assert_eq!(cycle_nodes(64), 63);
+        assert_eq!(cycle_nodes(65), 65);
     }
 
     #[test]
