@@ -21,7 +21,7 @@ use gpubench_harness::kit::fma::grid::peak_grid;
 use gpubench_harness::kit::fma::{FmaPeak, PeakForm};
 use gpubench_harness::kit::gpu::Precision;
 
-/// Samples per check: enough for a median and a 5th-95th percentile spread, short enough to
+/// Samples per check: enough for a median and a spread to either side of it, short enough to
 /// add well under a second to a run on a software adapter.
 pub const SAMPLES: usize = 8;
 
