@@ -144,8 +144,8 @@ struct Warm {
 const MAX_ITERATIONS: u32 = 1 << 20;
 
 /// Without telemetry to judge the clocks, warm-up goes on while each sample is faster than the
-/// one before by more than this fraction: a clock still rising. Noise alone stops it within a
-/// sample or two.
+/// one [`RAMP_WINDOW`] before it by more than this fraction: a clock still rising. Noise alone
+/// stops it within a window or two.
 pub const RAMP_STEP: f64 = 0.02;
 
 /// Whether `next` ran its iterations faster than `before` by more than [`RAMP_STEP`], by the
@@ -154,6 +154,43 @@ fn still_speeding_up(before: &SampleTiming, next: &SampleTiming, prefer_gpu: boo
     let (was, _) = headline(before, prefer_gpu);
     let (now, _) = headline(next, prefer_gpu);
     now < was * (1.0 - RAMP_STEP)
+}
+
+/// The least time between the two samples [`RampWatch`] compares. Sample to sample, a clock
+/// rising steadily over 400 ms (an H200's 345 to 1980 MHz) gains under [`RAMP_STEP`] between
+/// two 2 ms samples from about 20 ms on, at a fifth of its top clock: the short samples of the
+/// noise check and the tuner read that as settled.
+pub const RAMP_WINDOW: Duration = Duration::from_millis(50);
+
+/// Without telemetry, whether the clock still rises: each sample at least [`RAMP_WINDOW`]
+/// after the reference sample is compared with it ([`still_speeding_up`]) and becomes the
+/// next reference.
+struct RampWatch {
+    reference: SampleTiming,
+    taken_at: Duration,
+}
+
+impl RampWatch {
+    /// A watch whose first reference is `sample`, taken at `taken_at` (time since any fixed
+    /// start, as the later samples' are).
+    fn new(sample: SampleTiming, taken_at: Duration) -> Self {
+        Self {
+            reference: sample,
+            taken_at,
+        }
+    }
+
+    /// Whether the clock still rises, judged by `next` taken at `at`: `None` within the
+    /// window (sample on), else whether it beat the reference, which it then becomes.
+    fn judge(&mut self, next: &SampleTiming, at: Duration, prefer_gpu: bool) -> Option<bool> {
+        if at.saturating_sub(self.taken_at) < RAMP_WINDOW {
+            return None;
+        }
+        let faster = still_speeding_up(&self.reference, next, prefer_gpu);
+        self.reference = next.clone();
+        self.taken_at = at;
+        Some(faster)
+    }
 }
 
 /// Warmed-up samples under this fraction of their target get more iterations.
@@ -615,8 +652,8 @@ impl<'a> Runner<'a> {
     /// busy (GPU time at least [`BUSY_FRACTION`] of host time: lighter work would not raise
     /// the clock however long it ran); a result whose samples still ran at idle clocks is
     /// marked by the telemetry. Where it cannot (no telemetry, as on an Apple GPU, or no clock
-    /// to read) on a GPU: while each sample is still faster than the one before by more than
-    /// [`RAMP_STEP`], the pace of a clock still rising.
+    /// to read) on a GPU: while each sample is still faster than the one [`RAMP_WINDOW`]
+    /// before it by more than [`RAMP_STEP`], the pace of a clock still rising.
     async fn ramp_clocks(
         &self,
         bench: &mut dyn Benchmark,
@@ -625,6 +662,7 @@ impl<'a> Runner<'a> {
         warm: Warm,
     ) -> Result<Option<SampleTiming>, Stop> {
         let start = Instant::now();
+        let mut watch: Option<RampWatch> = None;
         while start.elapsed() < CLOCK_RAMP_CAP {
             let settled = self
                 .telemetry
@@ -643,7 +681,10 @@ impl<'a> Runner<'a> {
             self.check_stop()?;
             let next = self.sample(bench, iterations).await?;
             let faster = match (&last, settled) {
-                (Some(before), None) => still_speeding_up(before, &next, warm.prefer_gpu),
+                (Some(before), None) => watch
+                    .get_or_insert_with(|| RampWatch::new(before.clone(), Duration::ZERO))
+                    .judge(&next, start.elapsed(), warm.prefer_gpu)
+                    .unwrap_or(true),
                 _ => true,
             };
             last = Some(next);
@@ -1292,6 +1333,37 @@ mod tests {
         assert!(still_speeding_up(&timing(5.0), &timing(4.0), true));
         assert!(!still_speeding_up(&timing(5.0), &timing(4.95), true));
         assert!(!still_speeding_up(&timing(5.0), &timing(5.5), true));
+    }
+
+    /// A clock rising steadily from 345 to 1980 MHz over 400 ms, sampled every 2 ms without
+    /// telemetry: the watch keeps warming up past the 20 ms where one sample no longer beats
+    /// the one before by 2%, and stops within a window or two of the clock's top.
+    #[test]
+    fn a_slow_ramp_is_not_read_as_settled() {
+        let mhz = |ms: f64| 345.0 + (1980.0 - 345.0) * (ms / 400.0).min(1.0);
+        // A fixed amount of work: its time falls as the clock rises.
+        let sample = |ms: f64| {
+            let gpu = Duration::from_secs_f64(2e-3 * 345.0 / mhz(ms));
+            timed(gpu, Some(gpu), HostSpan::OneSubmit)
+        };
+        let at = |ms: f64| Duration::from_secs_f64(ms * 1e-3);
+        assert!(!still_speeding_up(&sample(22.0), &sample(24.0), true));
+        let mut watch = RampWatch::new(sample(0.0), Duration::ZERO);
+        let mut stopped = None;
+        for step in 1..500 {
+            let ms = 2.0 * f64::from(step);
+            if watch.judge(&sample(ms), at(ms), true) == Some(false) {
+                stopped = Some(ms);
+                break;
+            }
+        }
+        let stopped = stopped.expect("the watch stops once the clock is flat");
+        assert!(
+            (400.0..=500.0).contains(&stopped),
+            "stopped at {stopped} ms"
+        );
+        let next = stopped + 2.0;
+        assert_eq!(watch.judge(&sample(next), at(next), true), None, "within the window");
     }
 
     /// A sample's two clocks, with no items.
