@@ -36,7 +36,7 @@ impl SampleOverrides {
             return Err(PlanError::bad(
                 "sample_length",
                 format!(
-                    "must be at most {MAX_SAMPLE_MS} ms: one sample is one submission, which a signal cannot cut short; for more time per benchmark raise the sample count or the time cap"
+                    "must be at most {MAX_SAMPLE_MS} ms: one sample is one submission, which a signal cannot cut short and a driver's watchdog ends (Windows' after 2 s; calibration can overshoot its target); for more time per benchmark raise the sample count or the time cap"
                 ),
             ));
         }
@@ -60,10 +60,12 @@ impl SampleOverrides {
     }
 }
 
-/// Longest sample `--sample-ms` may ask for. The runner looks for a stop between samples, so
-/// this bounds how long SIGINT or SIGTERM waits (a submission cannot be interrupted); every
-/// profile's samples are far shorter.
-pub const MAX_SAMPLE_MS: f64 = 2000.0;
+/// Longest sample `--sample-ms` may ask for. A sample is one submission, calibrated from one
+/// earlier sample's time (a few percent of noise overshoots the target): half of Windows' 2 s
+/// watchdog (TDR), the shortest of the desktop drivers', leaves room for that. The runner
+/// looks for a stop between samples, so this also bounds how long SIGINT or SIGTERM waits;
+/// every profile's samples are far shorter.
+pub const MAX_SAMPLE_MS: f64 = 1000.0;
 
 /// Refuses a time that is not a positive, representable number of seconds.
 fn check_seconds(option: &'static str, seconds: Option<f64>) -> Result<(), PlanError> {

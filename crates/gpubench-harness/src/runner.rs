@@ -772,7 +772,7 @@ impl<'a> Runner<'a> {
                     // Stopped by time with the variation still above target: say so.
                     return Ok((samples, true));
                 }
-            } else if elapsed >= self.settings.max_time * 2 && n >= 2 {
+            } else if elapsed >= self.settings.max_time.saturating_mul(2) && n >= 2 {
                 return Ok((samples, true));
             }
         }
@@ -1363,7 +1363,11 @@ mod tests {
             "stopped at {stopped} ms"
         );
         let next = stopped + 2.0;
-        assert_eq!(watch.judge(&sample(next), at(next), true), None, "within the window");
+        assert_eq!(
+            watch.judge(&sample(next), at(next), true),
+            None,
+            "within the window"
+        );
     }
 
     /// A sample's two clocks, with no items.

@@ -157,7 +157,7 @@ fn a_sample_a_signal_would_wait_for_too_long_is_refused() {
         .with_sampling(with_ms(1_000_000.0))
         .expect_err("a 1000 s submission");
     assert!(
-        matches!(&refused, PlanError::BadOption { option: "sample_length", problem } if problem.contains("at most 2000 ms")),
+        matches!(&refused, PlanError::BadOption { option: "sample_length", problem } if problem.contains("at most 1000 ms")),
         "{refused}"
     );
 }
