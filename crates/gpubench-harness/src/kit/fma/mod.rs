@@ -555,6 +555,7 @@ fn best_peak(
         .filter(|r| param_str(r, "kernel") == Some("fma-peak"))
         .filter(|r| param_str(r, "precision") == Some(precision.name()))
         .filter(|r| keep(r) && !plausible::is_faster_accumulate(r))
+        .filter(|r| !plausible::is_unbounded_accumulate(r, results))
         .filter_map(|r| Some((r.median()?, r.id.clone())))
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }
@@ -695,6 +696,16 @@ mod tests {
         ];
         let peak = measured_peak(&unverified, Precision::F32).expect("a peak");
         assert_eq!(peak.1, "compute/fma-peak/vec4-f32");
+        // An accumulate row whose multiply row did not measure has nothing bounding it (a
+        // folded chain passes its check): no peak.
+        let mut failed = row(Chain::Multiply, 100.0, true);
+        failed.status = Status::Failed;
+        let unbounded = [failed, row(Chain::Accumulate, 1600.0, true)];
+        assert_eq!(measured_peak(&unbounded, Precision::F32), None);
+        assert_eq!(
+            measured_peak_of_chain(&unbounded, Precision::F32, Chain::Accumulate),
+            None
+        );
     }
 
     #[test]

@@ -79,7 +79,8 @@ pub fn issues_both_forms_at_one_rate(vendor: u32, name: &str) -> bool {
 /// precision and form among `earlier` (the compute suite runs that one first) on a card of
 /// `vendor` called `name`: failed past [`ACCUMULATE_OVER_MULTIPLY_MAX`], marked with
 /// [`FASTER_ACCUMULATE`] past [`ACCUMULATE_OVER_MULTIPLY_ONE_RATE`] where the card issues both
-/// forms at one rate. Any other result, or one without an ok partner, is left as it is.
+/// forms at one rate. Any other result, or one without an ok partner, is left as it is (the
+/// latter stays out of the measured peak: [`is_unbounded_accumulate`]).
 pub fn judge_accumulate(
     result: &mut BenchResult,
     earlier: &[BenchResult],
@@ -124,6 +125,13 @@ pub fn judge_int(result: &mut BenchResult, earlier: &[BenchResult]) {
             "ran {ratio:.2}x the fastest f32 FMA peak of this run, more than the {INT_OVER_F32_MAX}x any card issues integer multiply-adds at (packed 16-bit ones double the rate at most): the compiler composed the chain's steps, which wrapping arithmetic allows and the exact check cannot see, so the figure would be the compiler's, not the card's"
         ));
     }
+}
+
+/// Whether `result` is an ok accumulate-form FMA peak with no ok multiply-form row of its
+/// precision and form among `results` to bound it: nothing judged it, so its figure may be a
+/// folded chain's and it stays out of the measured peak.
+pub fn is_unbounded_accumulate(result: &BenchResult, results: &[BenchResult]) -> bool {
+    param_str(result, "chain") == Some("accumulate") && over_multiply(result, results).is_none()
 }
 
 /// Whether `result` carries the [`FASTER_ACCUMULATE`] warning.
