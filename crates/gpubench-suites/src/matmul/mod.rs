@@ -73,11 +73,12 @@ pub use variant::{
 use gpubench_engine::{Benchmarks, BuildContext, PlanError, Stage, Stages, Suite, Tuner};
 use gpubench_engine::{SuiteInfo, SuiteOptions};
 use gpubench_harness::LocalFuture;
-use gpubench_harness::kit::derived::{derived_result, param_str};
+use gpubench_harness::kit::derived::{derived_result, derived_skipped, param_str};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::measured_peak;
 use gpubench_harness::kit::forms::KernelForm;
 use gpubench_harness::kit::gpu::Precision;
+use gpubench_harness::kit::sizing::short_dispatch_record;
 
 /// matmul_tiled.wgsl: the workgroup-tiled matmul (shared-memory tiles; the tile edge is a pipeline constant), after params.wgsl. The unrolled kernels are generated ([`unrolled`]).
 pub const TILED_WGSL: &str = concat!(
@@ -563,9 +564,10 @@ pub fn stream_read_bandwidth(earlier: &[BenchResult]) -> Option<(f64, String)> {
 /// For each ok product with M below a tile ([`SMALL_M`]), which reading B bounds: the bytes
 /// of B read per second (`.../b-read`, B's K x N elements once per product) and, when the
 /// stream suite ran earlier in the same run, that as a percentage of the stream read
-/// kernel's bandwidth (`.../b-read/fraction-of-stream-read`).
+/// kernel's bandwidth (`.../b-read/fraction-of-stream-read`; skipped, and the b-read row
+/// warned, where a product lasts under a dispatch's target length).
 pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Vec<BenchResult> {
-    let stream = stream_read_bandwidth(earlier);
+    let stream_read = stream_read_bandwidth(earlier);
     let mut derived = Vec::new();
     for result in results {
         let dim = |key: &str| result.params.get(key).and_then(|v| v.as_u64());
@@ -592,7 +594,19 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
         );
         params.insert("b_bytes".to_string(), (k * n * bytes).into());
         let id = format!("{}/b-read", result.id);
-        if let Some((stream_gbps, _)) = &stream {
+        // One product a timed iteration (two dispatches when split): a product shorter than
+        // a dispatch should last includes the barrier and launch between products, so B reads
+        // short, and a B that stays in a cache may read slower than memory. Its fraction of
+        // the stream read and its cache verdict are then not stated.
+        // `products` is in 10^9 a second, as the GFLOP/s it comes from.
+        let short = short_dispatch_record(
+            1.0 / (products * 1e9),
+            "(one product a dispatch, two where K is split)",
+            ": B's bytes per second read short, so neither its fraction of the stream read nor \
+             whether B stayed in a cache is stated",
+        );
+        let stream = stream_read.as_ref().filter(|_| short.is_none());
+        if let Some((stream_gbps, _)) = stream {
             // Read faster than the stream kernel reads memory: B (32 MiB of f16 at 4096 x 4096,
             // inside an H200's 50 MB L2) was served from a cache, not from device memory.
             let cached = gbps > *stream_gbps;
@@ -604,7 +618,19 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
                 );
             }
         }
-        if let Some((stream_gbps, stream_id)) = &stream {
+        if let (Some(warning), Some((_, stream_id))) = (&short, &stream_read) {
+            let mut fraction = params.clone();
+            fraction.insert("stream_read_id".to_string(), stream_id.clone().into());
+            derived.push(derived_skipped(
+                format!("{id}/fraction-of-stream-read"),
+                "matmul",
+                MetricKind::FractionOfPeak,
+                "bytes of B read per second as a percentage of the stream read kernel's bandwidth in the same run",
+                format!("not stated: {}", warning.message),
+                fraction,
+            ));
+        }
+        if let Some((stream_gbps, stream_id)) = stream {
             let mut fraction = params.clone();
             fraction.insert("b_read_gbps".to_string(), gbps.into());
             fraction.insert("stream_read_id".to_string(), stream_id.clone().into());
@@ -618,14 +644,16 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
                 fraction,
             ));
         }
-        derived.push(derived_result(
+        let mut b_read = derived_result(
             id,
             "matmul",
             MetricKind::Bandwidth,
             "bytes of B read per second (K x N elements per product), what bounds a small-M product",
             gbps,
             params,
-        ));
+        );
+        b_read.warnings.extend(short);
+        derived.push(b_read);
     }
     derived
 }
@@ -746,9 +774,25 @@ mod tests {
                 .is_some_and(|n| n.contains("cache"))
         );
         assert_eq!(
-            small_m_bandwidth(&[one], &[]).len(),
+            small_m_bandwidth(std::slice::from_ref(&one), &[]).len(),
             1,
             "no stream, no fraction"
+        );
+        // 8 TFLOP/s: 8 million products a second, 0.125 us each, far under a dispatch's 50
+        // us: the b-read row is warned, the fraction skipped saying why, no cache verdict.
+        let mut fast_one = one;
+        fast_one.summary = summarize(&[8000.0, 8000.0]);
+        let short = small_m_bandwidth(&[fast_one], std::slice::from_ref(&read));
+        assert_eq!(short[0].status, Status::Skipped);
+        let reason = short[0].reason.clone().unwrap_or_default();
+        assert!(reason.contains("dispatches are short"), "{reason}");
+        assert_eq!(short[1].status, Status::Ok);
+        assert!(!short[1].params.contains_key("cache_resident"));
+        assert!(
+            short[1]
+                .warnings
+                .iter()
+                .any(|w| w.kind == gpubench_results::warnings::WarningKind::ShortDispatches)
         );
     }
 
