@@ -274,12 +274,21 @@ fn turned_off_cooperative_matrices_leave_a_skipped_row_saying_so_and_each_produc
         .into_iter()
         .find(|b| b.info().id == "matmul/f16-coop/128x128x128")
         .expect("the cooperative-matrix row is still there");
-    let result = Runner::new(&ctx, short_settings())
-        .run(coop.as_mut(), &mut Silent)
-        .block_on();
+    let (result, reason) = run_short(&ctx, coop.as_mut());
     assert_eq!(result.status, Status::Skipped);
-    let reason = result.reason.unwrap_or_default();
     assert!(reason.contains("`coop_matrix` option is off"), "{reason}");
+}
+
+/// `bench` run with the test runner's short settings: its result and reason (empty if none).
+fn run_short(
+    ctx: &GpuContext,
+    bench: &mut dyn Benchmark,
+) -> (gpubench_harness::BenchResult, String) {
+    let result = Runner::new(ctx, short_settings())
+        .run(bench, &mut Silent)
+        .block_on();
+    let reason = result.reason.clone().unwrap_or_default();
+    (result, reason)
 }
 
 /// Measures candidates with the test runner's short settings.
@@ -294,22 +303,30 @@ impl Tuner for ShortTuner<'_> {
     }
 }
 
+/// The quick profile's benchmarks with the shape 1 x 300 x 200 added, tuned by `tuner`.
+fn quick_with_one_small_m_shape(
+    ctx: &GpuContext,
+    tuner: &mut dyn Tuner,
+) -> Vec<Box<dyn Benchmark>> {
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.set("matmul_shapes", serde_json::json!(["1x300x200"]));
+    MatmulSuite
+        .benchmarks(&mut BuildContext {
+            ctx,
+            options: &options,
+            tuner,
+        })
+        .block_on()
+        .expect("the suite builds")
+}
+
 #[test]
 fn the_tuning_table_names_what_was_tried_and_small_m_tries_the_gemv_kernel() {
     let Some(ctx) = require_vulkan() else {
         return;
     };
-    let mut options = SuiteOptions::new(Profile::Quick);
-    options.set("matmul_shapes", serde_json::json!(["1x300x200"]));
     let tuner = &mut ShortTuner(Runner::new(&ctx, short_settings()));
-    let benches = MatmulSuite
-        .benchmarks(&mut BuildContext {
-            ctx: &ctx,
-            options: &options,
-            tuner,
-        })
-        .block_on()
-        .expect("the suite builds");
+    let benches = quick_with_one_small_m_shape(&ctx, tuner);
     let info = |id: &str| {
         benches
             .iter()
@@ -393,31 +410,19 @@ fn a_candidate_that_failed_while_tuning_stays_failed() {
     let Some(ctx) = require_vulkan() else {
         return;
     };
-    let mut options = SuiteOptions::new(Profile::Quick);
-    options.set("matmul_shapes", serde_json::json!(["1x300x200"]));
     let tuner = &mut FailingOnce {
         tuner: ShortTuner(Runner::new(&ctx, short_settings())),
         product: "matmul/f32/1x300x200",
         failed: None,
     };
-    let mut benches = MatmulSuite
-        .benchmarks(&mut BuildContext {
-            ctx: &ctx,
-            options: &options,
-            tuner,
-        })
-        .block_on()
-        .expect("the suite builds");
+    let mut benches = quick_with_one_small_m_shape(&ctx, tuner);
     let failed = tuner.failed.clone().expect("a candidate was measured");
     let bench = benches
         .iter_mut()
         .find(|b| b.info().id == failed)
         .unwrap_or_else(|| panic!("no row for {failed}"));
-    let result = Runner::new(&ctx, short_settings())
-        .run(bench.as_mut(), &mut Silent)
-        .block_on();
+    let (result, reason) = run_short(&ctx, bench.as_mut());
     assert_eq!(result.status, Status::Failed);
-    let reason = result.reason.unwrap_or_default();
     assert!(reason.contains("planted: C[0][0] was wrong"), "{reason}");
     assert!(reason.contains("not run again"), "{reason}");
     assert!(result.samples.is_empty(), "it was not measured again");
