@@ -220,6 +220,9 @@ pub struct SampleClock<'a> {
     /// Whether the host clock was started by the benchmark rather than by a submit.
     started_by_benchmark: bool,
     host_end: Option<Instant>,
+    /// The host spans [`SampleClock::time_on_host`] added up, where the benchmark timed its
+    /// work that way.
+    host_spans: Option<Duration>,
     submits: u32,
     wait: WaitMode,
     last_submission: Option<wgpu::SubmissionIndex>,
@@ -242,6 +245,7 @@ impl<'a> SampleClock<'a> {
             host_start: None,
             started_by_benchmark: false,
             host_end: None,
+            host_spans: None,
             submits: 0,
             wait: WaitMode::Block,
             last_submission: None,
@@ -294,6 +298,17 @@ impl<'a> SampleClock<'a> {
             self.started_by_benchmark = true;
             self.host_start = Some(Instant::now());
         }
+    }
+
+    /// Runs `work`, timing it on the host clock, and adds that to the sample's host time: for a
+    /// benchmark whose figure is host work done in pieces with untimed waits between them
+    /// (each check of an output downloaded afresh). The sample's host time is then the sum of
+    /// these spans and nothing else; the benchmark starts and stops no other host clock.
+    pub fn time_on_host<T>(&mut self, work: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = work();
+        *self.host_spans.get_or_insert(Duration::ZERO) += start.elapsed();
+        out
     }
 
     /// Stops the host clock now, before the device has finished: for a benchmark whose figure is
@@ -382,7 +397,7 @@ impl<'a> SampleClock<'a> {
 
     /// What the host clock covers, by how the benchmark drove it.
     fn host_span(&self) -> HostSpan {
-        if self.host_end.is_some() {
+        if self.host_end.is_some() || self.host_spans.is_some() {
             HostSpan::HostOnly
         } else if self.submits == 1 && !self.started_by_benchmark {
             HostSpan::OneSubmit
@@ -432,10 +447,14 @@ impl<'a> SampleClock<'a> {
             let _ = self.ctx.device.poll(wgpu::PollType::Poll);
             return Err(error);
         }
-        let host = self.ctx.host_clock().read(self.host_end.map_or_else(
-            || start.elapsed(),
-            |end| end.saturating_duration_since(start),
-        ));
+        let host = self
+            .ctx
+            .host_clock()
+            .read(match (self.host_spans, self.host_end) {
+                (Some(spans), _) => spans,
+                (None, Some(end)) => end.saturating_duration_since(start),
+                (None, None) => start.elapsed(),
+            });
         let (gpu, gpu_rejected) = match self.queries {
             Some(queries) if self.wrote_begin && self.wrote_end => {
                 let gpu = queries.read(self.ctx).await?;

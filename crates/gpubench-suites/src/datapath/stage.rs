@@ -22,8 +22,8 @@
 use gpubench_harness::kit::placement::{BufferRole, LinkAccess, MemoryMap};
 use gpubench_harness::timing::Boundary;
 use gpubench_harness::{
-    BenchError, BenchmarkInfo, GpuContext, IterationPolicy, Kernel, Outcome, SampleClock,
-    TimingPreference, Verification, Work,
+    BenchError, BenchmarkInfo, GpuContext, Kernel, Outcome, SampleClock, TimingPreference,
+    Verification, Work,
 };
 
 use super::path::{self, Prepared};
@@ -181,10 +181,6 @@ impl Kernel for StageKernel {
         if self.stage.on_host() {
             info.timing = TimingPreference::Host;
         }
-        if self.stage == Stage::Check {
-            // One check a sample, of an output just downloaded (see `run`).
-            info.iterations = IterationPolicy::Fixed(1);
-        }
         self.with_placement(info)
     }
 
@@ -216,26 +212,25 @@ impl Kernel for StageKernel {
                 slot.staging.unmap();
             }
             Stage::Check => {
-                // The output downloaded afresh first, untimed, as a request's check reads it:
-                // just written by the device (its lines not in the CPU's caches, where the
-                // copy came over the link). Checked again and again, one readback would be
-                // timed from the caches after the first pass. Hence one check a sample.
+                // Each check reads an output downloaded afresh, untimed, as a request's check
+                // reads one the device has just written (its lines not in the CPU's caches
+                // where the copy came over the link): checks repeated over one readback would
+                // be timed from the caches after the first. Only the checks are timed.
                 let slot = &mut state.slots[0];
-                let mut encoder = ctx.device.create_command_encoder(&Default::default());
-                slot.encode_download(&mut encoder);
-                slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));
-                slot.map_output(ctx).await?;
-                let salt = state.last_salt;
-                let found = {
-                    let range = slot.readback.get_mapped_range(..)?;
-                    clock.start_host();
-                    let found = state.reference.mismatches(&range, salt, false);
-                    clock.stop_host();
-                    found
-                };
-                slot.readback.unmap();
-                if let Some(reason) = found.failure() {
-                    return Err(BenchError::Gpu(format!("the output changed: {reason}")));
+                for _ in 0..n {
+                    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                    slot.encode_download(&mut encoder);
+                    slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));
+                    slot.map_output(ctx).await?;
+                    let salt = state.last_salt;
+                    let found = {
+                        let range = slot.readback.get_mapped_range(..)?;
+                        clock.time_on_host(|| state.reference.mismatches(&range, salt, false))
+                    };
+                    slot.readback.unmap();
+                    if let Some(reason) = found.failure() {
+                        return Err(BenchError::Gpu(format!("the output changed: {reason}")));
+                    }
                 }
             }
             Stage::Upload | Stage::Download | Stage::Compute => {
