@@ -21,9 +21,12 @@ use gpubench_harness::kit::fma::grid::peak_grid;
 use gpubench_harness::kit::fma::{FmaPeak, PeakForm};
 use gpubench_harness::kit::gpu::Precision;
 
-/// Samples per check: enough for a median and a spread to either side of it, short enough to
-/// add well under a second to a run on a software adapter.
-pub const SAMPLES: usize = 8;
+/// Samples per check: enough for a median and a 5th-95th percentile spread that one sample
+/// does not set (the 5th percentile of twenty lies next to the second smallest; of eight it
+/// lay most of the way to the smallest, and one sample a hiccup slowed by 15% made the spread
+/// about 10%, a level that excused every regression up to it), short enough to add well under
+/// a second to a run on a software adapter.
+pub const SAMPLES: usize = 20;
 
 /// Measures the reference on one adapter.
 pub struct NoiseCheck<'a> {
