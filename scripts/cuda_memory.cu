@@ -31,8 +31,8 @@
 //              more where the windows must cover the set). Bytes read plus the per-thread sums
 //              written, per second (gpubench's count).
 //   latency    dependent-load latency per working set (memory/latency/<size>): the set cut
-//              into 64-byte nodes, one random cycle through all of them (Sattolo's
-//              algorithm), one thread following it, 65536 loads a launch, each launch going on
+//              into 64-byte nodes, one random cycle through all of them but the last of an
+//              even count (Sattolo's algorithm; see cycle_nodes), one thread following it, 65536 loads a launch, each launch going on
 //              from where the last stopped; ns per load. Then the same walk by one warp of 32
 //              lanes that all load the same address through a per-lane index (p + (lane &
 //              zero_mask)): memory/latency-lanes/<size>.
@@ -629,11 +629,17 @@ static std::vector<uint32_t> random_cycle(uint32_t nodes, uint64_t seed) {
     return successor;
 }
 
+// How many of `nodes` nodes the cycle goes through (memory/chase.rs's cycle_nodes): all of an
+// odd count, all but the last of an even one. An odd cycle shares no factor with the 65536
+// loads of a launch, so no launch ends where it began; a power-of-two cycle up to 4 MiB would
+// bring every launch back to node 0, the position's start, and pass a chase that never ran.
+static uint32_t cycle_nodes(uint32_t nodes) { return nodes % 2 == 0 ? nodes - 1 : nodes; }
+
 // The cycle written into the set (node k's first word: the next node's word index), the
 // position at node 0.
 static std::vector<uint32_t> lay_cycle(uint64_t bytes, uint32_t* words, uint32_t* position,
                                        uint32_t* staging) {
-    uint32_t nodes = static_cast<uint32_t>(bytes / (4 * NODE_WORDS));
+    uint32_t nodes = cycle_nodes(static_cast<uint32_t>(bytes / (4 * NODE_WORDS)));
     std::vector<uint32_t> successor = random_cycle(nodes, SEED ^ bytes);
     check(cudaMemcpy(staging, successor.data(), nodes * 4ull, cudaMemcpyHostToDevice), "cudaMemcpy");
     check(cudaMemset(words, 0, bytes), "cudaMemset");

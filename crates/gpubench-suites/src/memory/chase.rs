@@ -1,9 +1,9 @@
 //! Dependent-load latency over one working set: memory.wgsl's `chase`, and `chase_lanes`.
 //!
 //! The working set is cut into nodes of [`NODE_BYTES`] (one cache line of a CPU, half of a
-//! GPU's 128-byte line: every line of the set is touched), and one cycle through all of them is
-//! drawn at random with Sattolo's algorithm, so no prefetcher can guess the next address and no
-//! node is visited twice before all have been. One invocation follows it, one load at a time;
+//! GPU's 128-byte line), and one cycle through all of them (all but the last where their count
+//! is even: [`cycle_nodes`]) is drawn at random with Sattolo's algorithm, so no prefetcher can
+//! guess the next address and no node is visited twice before all have been. One invocation follows it, one load at a time;
 //! the figure is a dispatch's time over its loads, in ns, so the dispatch's fixed cost is spread
 //! over [`steps_for`] loads (about 2% on lavapipe, whose loads from L1 take 10 ns).
 //!
@@ -164,6 +164,12 @@ impl PointerChase {
     fn nodes(&self) -> u64 {
         self.bytes / NODE_BYTES
     }
+
+    /// The cycle the kernel follows: `successor[k]` follows node k, over [`cycle_nodes`] of
+    /// the set's nodes.
+    fn cycle(&self) -> Vec<u32> {
+        random_cycle(cycle_nodes(self.nodes() as u32), self.seed)
+    }
 }
 
 /// How many of `nodes` nodes the cycle goes through: all of them where their count is odd,
@@ -253,7 +259,7 @@ impl Kernel for PointerChase {
     }
 
     async fn setup(&self, ctx: &GpuContext) -> Outcome<ChaseState> {
-        let successor = random_cycle(cycle_nodes(self.nodes() as u32), self.seed);
+        let successor = self.cycle();
         let mut words = vec![0u32; (self.bytes / 4) as usize];
         for (k, &next) in successor.iter().enumerate() {
             words[k * NODE_WORDS as usize] = next * NODE_WORDS;
@@ -363,10 +369,10 @@ mod tests {
     #[test]
     fn no_dispatch_ends_where_it_started() {
         for shift in 12..=26 {
-            let nodes = cycle_nodes(((1u64 << shift) / NODE_BYTES) as u32);
-            let successor = random_cycle(nodes, 3);
             for class in [AdapterClass::Software, AdapterClass::Discrete] {
                 let steps = u64::from(steps_for(class));
+                let successor = PointerChase::new(1 << shift, steps as u32, 3).cycle();
+                let nodes = successor.len();
                 let mut seen = std::collections::HashSet::new();
                 for dispatches in 0..4 {
                     let at = position_after(&successor, dispatches * steps);
