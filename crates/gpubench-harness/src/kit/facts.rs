@@ -12,7 +12,8 @@ pub struct AdapterFacts {
     pub cpu: bool,
     /// SUBGROUP is enabled on the device.
     pub subgroups: bool,
-    /// The largest subgroup size the adapter may use.
+    /// The largest subgroup size the adapter may use ([`subgroup_max_of`]: 32 on an Apple GPU,
+    /// whatever wgpu's Metal backend reports).
     pub subgroup_max: u32,
     /// `max_compute_invocations_per_workgroup`.
     pub max_invocations: u32,
@@ -127,23 +128,19 @@ impl CoopMatrices {
     }
 }
 
-/// The subgroup width kernels are written and budgeted for on `backend` with a largest
-/// subgroup of `subgroup_max`: that size, except on Metal, whose backend in wgpu reports every
-/// Apple GPU's range as 4 to 64 while an Apple SIMD-group is 32 wide.
-pub fn lane_width(backend: wgpu::Backend, subgroup_max: u32) -> u32 {
-    if backend == wgpu::Backend::Metal {
+/// The largest subgroup an adapter runs, from what wgpu reports (`reported`): that, except for
+/// an Apple GPU on Metal (`name` "Apple M3 Max" and the like), whose SIMD-groups are 32 wide
+/// while wgpu's Metal backend reports every GPU's range as 4 to 64 (an AMD GPU in an Intel
+/// Mac is 64 wide, as reported). At least 1.
+pub fn subgroup_max_of(backend: wgpu::Backend, name: &str, reported: u32) -> u32 {
+    if backend == wgpu::Backend::Metal && name.starts_with("Apple") {
         32
     } else {
-        subgroup_max
+        reported.max(1)
     }
 }
 
 impl AdapterFacts {
-    /// The subgroup width its kernels are written and budgeted for ([`lane_width`]).
-    pub fn lanes(&self) -> u32 {
-        lane_width(self.backend, self.subgroup_max)
-    }
-
     /// A GPU's facts on Vulkan, vendor unknown (0), no cooperative matrices: the base that
     /// tests and `gpubench kernels` fill in.
     pub const fn vulkan_gpu(
@@ -169,7 +166,7 @@ impl AdapterFacts {
         Self {
             cpu: info.device_type == wgpu::DeviceType::Cpu,
             subgroups: ctx.features.contains(wgpu::Features::SUBGROUP),
-            subgroup_max: info.subgroup_max_size.max(1),
+            subgroup_max: subgroup_max_of(info.backend, &info.name, info.subgroup_max_size),
             max_invocations: ctx.limits.max_compute_invocations_per_workgroup,
             max_workgroup_bytes: ctx.limits.max_compute_workgroup_storage_size,
             vendor: ctx.summary.vendor(),

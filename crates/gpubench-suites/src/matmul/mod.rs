@@ -445,8 +445,7 @@ async fn coop_product(
     let id = format!("matmul/{}-coop/{}", precision.name(), shape.label());
     // Written for the widest subgroup the adapter runs (`coop::subgroup_for`); none is
     // written for subgroups above 64, so none is tuned there.
-    let info = ctx.adapter.get_info();
-    let subgroup = coop::subgroup_for(info.backend, info.subgroup_max_size);
+    let subgroup = coop::subgroup_for(AdapterFacts::of(ctx).subgroup_max);
     let f16_row = || {
         let sg = subgroup.unwrap_or(64);
         find_variant(&format!("coop16x16-sg{sg}-w2x2-bk16-db"))

@@ -1,7 +1,7 @@
 //! The sustained run: the f32 vec4 FMA peak kernel kept busy for a set time, one sample per
 //! window, so clock ramps and thermal or power throttling show as a falling series.
 //!
-//! Throttling is flagged when the median of the last third of the windows falls under 90% of
+//! Throttling is flagged when three quarters of the last third's windows fall under 90% of
 //! the pace the card held (the windows' 90th percentile, or the first third's 75th where that is
 //! higher: a boost that lasted a second of a ten-second run is under a tenth of its windows;
 //! one window that ran fast is neither), or when

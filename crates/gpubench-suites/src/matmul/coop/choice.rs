@@ -76,7 +76,7 @@ fn pruned(facts: AdapterFacts, p: CoopParams, data: Precision, acc: Precision) -
 /// The cooperative-matrix forms of `precision` an adapter with `facts` offers, each kept or
 /// pruned with the reason (see the module docs); empty where it offers none.
 pub fn candidates(facts: AdapterFacts, precision: Precision) -> Vec<Candidate> {
-    let sg = subgroup_for(facts.backend, facts.subgroup_max);
+    let sg = subgroup_for(facts.subgroup_max);
     catalogue()
         .iter()
         .filter(|v| v.applies_to(precision))
@@ -191,18 +191,21 @@ mod tests {
         );
     }
 
-    /// An Apple GPU as wgpu's Metal backend reports it: subgroups of 4 to 64 (Apple's are 32),
-    /// 32 KiB of workgroup memory, and 8 x 8 simdgroup matrices of f16 and f32.
+    /// An Apple GPU as wgpu's Metal backend reports it: subgroups of 4 to 64 (Apple's are 32,
+    /// as its facts say), 32 KiB of workgroup memory, and 8 x 8 simdgroup matrices of f16 and
+    /// f32.
     #[test]
     fn apple_s_8x8_matrices_pick_32x32_of_c_per_subgroup() {
+        let metal = wgpu::Backend::Metal;
+        let lanes = gpubench_harness::kit::facts::subgroup_max_of(metal, "Apple M2", 64);
         let apple = AdapterFacts {
             vendor: VENDOR_APPLE,
-            backend: wgpu::Backend::Metal,
+            backend: metal,
             coop: CoopMatrices::NONE
                 .with(8, F16, F16)
                 .with(8, F16, F32)
                 .with(8, F32, F32),
-            ..AdapterFacts::vulkan_gpu(64, 1024, 32768)
+            ..AdapterFacts::vulkan_gpu(lanes, 1024, 32768)
         };
         for precision in [F16, F32] {
             let forms = kept(apple, precision);

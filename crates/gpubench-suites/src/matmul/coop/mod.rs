@@ -41,7 +41,6 @@
 
 use gpubench_harness::GpuContext;
 
-use gpubench_harness::kit::facts::lane_width;
 use gpubench_harness::kit::gpu::Precision;
 
 mod choice;
@@ -275,10 +274,11 @@ pub fn offered(ctx: &GpuContext, data: Precision) -> Vec<(u32, Precision)> {
     out
 }
 
-/// The subgroup size the kernels for an adapter are written for: at least the lanes it runs
-/// ([`lane_width`]: 32 on Metal), 32 up to 32, 64 at 64, none above.
-pub fn subgroup_for(backend: wgpu::Backend, max: u32) -> Option<u32> {
-    match lane_width(backend, max) {
+/// The subgroup size the kernels for an adapter are written for: at least the largest
+/// subgroup it runs (`max`, as [`AdapterFacts::subgroup_max`] gives it: 32 on an Apple GPU),
+/// 32 up to 32, 64 at 64, none above.
+pub fn subgroup_for(max: u32) -> Option<u32> {
+    match max {
         0..=32 => Some(32),
         33..=64 => Some(64),
         _ => None,
@@ -495,15 +495,9 @@ mod tests {
 
     #[test]
     fn the_subgroup_size_is_the_adapters_largest() {
-        use wgpu::Backend::{Metal, Vulkan};
-        assert_eq!(subgroup_for(Vulkan, 4), Some(32));
-        assert_eq!(subgroup_for(Vulkan, 32), Some(32));
-        assert_eq!(subgroup_for(Vulkan, 64), Some(64));
-        assert_eq!(subgroup_for(Vulkan, 128), None);
-        assert_eq!(
-            subgroup_for(Metal, 64),
-            Some(32),
-            "Apple SIMD-groups are 32 wide"
-        );
+        assert_eq!(subgroup_for(4), Some(32));
+        assert_eq!(subgroup_for(32), Some(32));
+        assert_eq!(subgroup_for(64), Some(64));
+        assert_eq!(subgroup_for(128), None);
     }
 }
