@@ -21,8 +21,8 @@ const MANIFEST: &str = "VkLayer_khronos_validation.json";
 
 /// The folders the Vulkan loader reads explicit layers from, as `var` gives the environment:
 /// `VK_LAYER_PATH` alone where it is set (it replaces the search), else `VK_ADD_LAYER_PATH`'s
-/// folders, then the user's and the system's data folders (the loader's search on Linux and
-/// macOS; a LunarG SDK sets one of the two variables).
+/// folders, then the user's and the system's configuration and data folders (the loader's
+/// search on Linux and macOS; a LunarG SDK sets one of the two variables).
 fn loader_layer_folders(var: impl Fn(&str) -> Option<String>) -> Vec<PathBuf> {
     let split = |list: String| -> Vec<PathBuf> {
         std::env::split_paths(&list)
@@ -34,6 +34,15 @@ fn loader_layer_folders(var: impl Fn(&str) -> Option<String>) -> Vec<PathBuf> {
     }
     let layers = |data: PathBuf| data.join("vulkan/explicit_layer.d");
     let mut folders = var("VK_ADD_LAYER_PATH").map(split).unwrap_or_default();
+    let home_config = var("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|home| Path::new(&home).join(".config")));
+    folders.extend(home_config.map(layers));
+    let config_dirs = var("XDG_CONFIG_DIRS")
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "/etc/xdg".to_string());
+    folders.extend(split(config_dirs).into_iter().map(layers));
     let home_data = var("XDG_DATA_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -358,6 +367,8 @@ mod tests {
         ]));
         let expected = [
             "/added",
+            "/home/u/.config/vulkan/explicit_layer.d",
+            "/etc/xdg/vulkan/explicit_layer.d",
             "/home/u/.local/share/vulkan/explicit_layer.d",
             "/etc/vulkan/explicit_layer.d",
             "/usr/local/etc/vulkan/explicit_layer.d",
