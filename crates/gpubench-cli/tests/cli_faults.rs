@@ -141,18 +141,18 @@ fn sigterm_keeps_finished_results_and_exits_143() {
     interrupt_with("-TERM", 143);
 }
 
-/// Samples of 2 s, and at least 4 s of them before a result: a run signalled in its first
-/// seconds has no result yet.
+/// Samples of 1 s (the longest allowed), and at least 4 s of them before a result: a run
+/// signalled in its first seconds has no result yet.
 const LONG_SAMPLES: [&str; 6] = [
     "--sample-ms",
-    "2000",
+    "1000",
     "--samples",
     "100000",
     "--max-time",
     "4",
 ];
 
-/// A second SIGINT while the first waits for a 2 s sample to end stops the process at once, with
+/// A second SIGINT while the first waits for a 1 s sample to end stops the process at once, with
 /// the same code; the results file on disk is whole (it is only ever replaced by a rename).
 #[cfg(unix)]
 #[test]
@@ -164,7 +164,7 @@ fn a_second_signal_ends_the_run_at_once() {
     std::thread::sleep(Duration::from_secs(5));
     send_signal(&child, "-INT");
     std::thread::sleep(Duration::from_millis(100));
-    // One signal waits for the sample in flight (up to 2 s) and then writes and reports.
+    // One signal waits for the sample in flight (up to 1 s) and then writes and reports.
     let limit = Duration::from_millis(900);
     let output = signal_and_wait_within(child, "-INT", limit, "the second signal");
     assert_exit(&output, 130);
