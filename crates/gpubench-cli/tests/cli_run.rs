@@ -150,7 +150,7 @@ fn quick_stream_run_writes_verified_gpu_timed_results() {
             noise[at]["median"].as_f64().is_some_and(|m| m > 0.0),
             "{noise}"
         );
-        assert_eq!(noise[at]["n"], 8, "{noise}");
+        assert_eq!(noise[at]["n"], 20, "{noise}");
     }
     let (start, end) = (&noise["start"]["median"], &noise["end"]["median"]);
     let drift = end.as_f64().unwrap_or(f64::NAN) / start.as_f64().unwrap_or(f64::NAN) - 1.0;

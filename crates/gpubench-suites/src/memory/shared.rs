@@ -262,7 +262,7 @@ pub fn replay(tile: &[f32], read: TileRead, lane: u32) -> Vec<f64> {
                         *s += f64::from(tile[4 * e as usize + k]);
                     }
                 }
-                j = (j + 32) & (TILE_VEC4 - 1);
+                j = (j + 1) & (TILE_VEC4 - 1);
             }
             sum
         }
