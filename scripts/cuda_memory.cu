@@ -188,11 +188,12 @@ __global__ void __launch_bounds__(256) workgroup_vec4(const float4* __restrict__
         s1.x += x1.x; s1.y += x1.y; s1.z += x1.z; s1.w += x1.w;
         s2.x += x2.x; s2.y += x2.y; s2.z += x2.z; s2.w += x2.w;
         s3.x += x3.x; s3.y += x3.y; s3.z += x3.z; s3.w += x3.w;
-        j = (j + 32) & (TILE_VEC4 - 1);
+        j = (j + 1) & (TILE_VEC4 - 1);
     }
-    sums[blockIdx.x * WORKGROUP + lane] =
-        make_float4((s0.x + s1.x) + (s2.x + s3.x), (s0.y + s1.y) + (s2.y + s3.y),
-                    (s0.z + s1.z) + (s2.z + s3.z), (s0.w + s1.w) + (s2.w + s3.w));
+    // Each quarter weighted by its place (memory_shared.wgsl): the weighted total is the lane's own.
+    sums[blockIdx.x * WORKGROUP + lane] = make_float4(
+        (s0.x + 2 * s1.x) + (3 * s2.x + 4 * s3.x), (s0.y + 2 * s1.y) + (3 * s2.y + 4 * s3.y),
+        (s0.z + 2 * s1.z) + (3 * s2.z + 4 * s3.z), (s0.w + 2 * s1.w) + (3 * s2.w + 4 * s3.w));
 }
 
 __global__ void __launch_bounds__(256) workgroup_stride(const float4* __restrict__ fill,
@@ -230,9 +231,9 @@ static std::vector<double> tile_replay(uint32_t lane, uint32_t stride) {
         for (uint32_t t = 0; t < TRIPS; ++t) {
             for (uint32_t q = 0; q < 4; ++q) {
                 uint32_t e = (j + q * TILE_VEC4 / 4) & (TILE_VEC4 - 1);
-                for (uint32_t c = 0; c < 4; ++c) sum[c] += value_of(4 * e + c);
+                for (uint32_t c = 0; c < 4; ++c) sum[c] += (q + 1) * value_of(4 * e + c);
             }
-            j = (j + 32) & (TILE_VEC4 - 1);
+            j = (j + 1) & (TILE_VEC4 - 1);
         }
         return sum;
     }

@@ -66,6 +66,12 @@ impl<'a> NoiseCheck<'a> {
             return Err("a stop was requested".to_string());
         }
         match (result.status, result.summary) {
+            // The time cap cut the check short (iterations of over 100 ms): fewer samples than
+            // the spread assumes would read as quiet or noisy by chance.
+            (Status::Ok, Some(summary)) if result.verified && summary.n < SAMPLES => Err(format!(
+                "the reference gave {} of its {SAMPLES} samples within its time cap",
+                summary.n
+            )),
             (Status::Ok, Some(summary)) if result.verified => Ok(summary),
             (status, _) => Err(format!(
                 "the reference was {}: {}",

@@ -337,6 +337,8 @@ struct Samples {
     gpu: Vec<Option<f64>>,
     rejected: usize,
     clocks: Vec<ClockPair>,
+    /// The most spans of host work one sample added up (0: each ran as one span).
+    host_spans: u32,
 }
 
 impl<'a> Runner<'a> {
@@ -1015,7 +1017,12 @@ fn state_clock_resolution(result: &mut BenchResult, samples: &Samples, run: &Mea
     let resolution = run.clock_steps.of(source);
     // The median of the samples the result states, as its figure is.
     let stated: Vec<f64> = stated_seconds(&seconds, result.metric, &run.work).collect();
-    let sample = stats::median(&stated) * f64::from(run.iterations);
+    // A sample that adds up spans of host work steps on each span: judged by its spans' length.
+    let spans = match source {
+        TimingSource::Host => f64::from(samples.host_spans.max(1)),
+        TimingSource::GpuTimestamp => 1.0,
+    };
+    let sample = stats::median(&stated) * f64::from(run.iterations) / spans;
     if sample.is_finite() && sample >= 0.0 {
         crate::host_clock::annotate(result, Duration::from_secs_f64(sample), resolution);
     }
@@ -1163,6 +1170,7 @@ impl Samples {
         self.host.push(per(timing.host));
         self.gpu.push(timing.gpu.map(per));
         self.rejected += usize::from(timing.gpu_rejected);
+        self.host_spans = self.host_spans.max(timing.host_spans);
         if let Some(gpu) = timing.gpu {
             self.clocks.push(ClockPair {
                 host: timing.host.as_secs_f64(),
@@ -1377,6 +1385,7 @@ mod tests {
             gpu,
             gpu_rejected: false,
             host_span,
+            host_spans: 0,
             item_latencies: Vec::new(),
             item_stages: Vec::new(),
         }
@@ -1596,6 +1605,7 @@ mod tests {
                     gpu: None,
                     gpu_rejected: false,
                     host_span: HostSpan::HostOnly,
+                    host_spans: 0,
                     // Each sample carried 50 items of 1..=50 ms (and one slow one in the last).
                     item_latencies: (1..=50u64)
                         .map(|ms| Duration::from_millis(if k == 3 && ms == 50 { 900 } else { ms }))

@@ -15,8 +15,10 @@
 //! called it) and ends when the device reports the last submission complete, found by a blocking
 //! wait or, where the benchmark asked for it ([`SampleClock::spin_wait`]), by polling in a loop.
 //! So both clocks time completion, never mere submission. A benchmark that measures a CPU cost
-//! (recording, the submit call) stops the host clock itself ([`SampleClock::stop_host`]); the
-//! sample still waits for the device before the next one starts. [`SampleTiming::host_span`]
+//! (recording, the submit call) stops the host clock itself ([`SampleClock::stop_host`]); one
+//! whose figure is host work between untimed waits adds up its spans of that work instead
+//! ([`SampleClock::time_on_host`]). Either way the sample still waits for the device before
+//! the next one starts. [`SampleTiming::host_span`]
 //! says which of these the host time covers, which decides whether the two clocks can be
 //! compared (see the runner's clock check).
 
@@ -173,8 +175,9 @@ pub enum HostSpan {
     /// From host-side work (recording, filling a staging buffer) or from the first of several
     /// submits until the device finished: the GPU may have idled inside it.
     UntilComplete,
-    /// Stopped on the host before the device finished ([`SampleClock::stop_host`]): a CPU cost,
-    /// which GPU time is no check on.
+    /// Stopped on the host before the device finished ([`SampleClock::stop_host`]), or spans
+    /// of host work added up ([`SampleClock::time_on_host`]): a CPU cost, which GPU time is no
+    /// check on.
     HostOnly,
 }
 
@@ -192,7 +195,7 @@ enum WaitMode {
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampleTiming {
     /// Host clock: start of the work until the GPU finished it (or until the benchmark stopped
-    /// it, see `host_span`).
+    /// it, or the sum of its timed spans of host work: see `host_span`, `host_spans`).
     pub host: Duration,
     /// GPU timestamps around the work, when both were written and valid.
     pub gpu: Option<Duration>,
@@ -200,6 +203,9 @@ pub struct SampleTiming {
     pub gpu_rejected: bool,
     /// What `host` covers.
     pub host_span: HostSpan,
+    /// How many spans of host work `host` adds up ([`SampleClock::time_on_host`]; 0 where the
+    /// host clock ran as one span): the clock's step weighs on each span, not on the sum.
+    pub host_spans: u32,
     /// The latencies of the items the sample carried through in flight together (requests of a
     /// pipelined path), each from its start to its end, when the benchmark recorded them
     /// ([`SampleClock::record_item_latency`]).
@@ -220,9 +226,9 @@ pub struct SampleClock<'a> {
     /// Whether the host clock was started by the benchmark rather than by a submit.
     started_by_benchmark: bool,
     host_end: Option<Instant>,
-    /// The host spans [`SampleClock::time_on_host`] added up, where the benchmark timed its
-    /// work that way.
-    host_spans: Option<Duration>,
+    /// The host spans [`SampleClock::time_on_host`] added up, each as the host clock read it,
+    /// and how many, where the benchmark timed its work that way.
+    host_spans: Option<(Duration, u32)>,
     submits: u32,
     wait: WaitMode,
     last_submission: Option<wgpu::SubmissionIndex>,
@@ -307,7 +313,11 @@ impl<'a> SampleClock<'a> {
     pub fn time_on_host<T>(&mut self, work: impl FnOnce() -> T) -> T {
         let start = Instant::now();
         let out = work();
-        *self.host_spans.get_or_insert(Duration::ZERO) += start.elapsed();
+        // Each span as the clock reads it: a coarse clock's step falls on every span.
+        let span = self.ctx.host_clock().read(start.elapsed());
+        let (sum, count) = self.host_spans.get_or_insert((Duration::ZERO, 0));
+        *sum += span;
+        *count += 1;
         out
     }
 
@@ -447,14 +457,16 @@ impl<'a> SampleClock<'a> {
             let _ = self.ctx.device.poll(wgpu::PollType::Poll);
             return Err(error);
         }
-        let host = self
-            .ctx
-            .host_clock()
-            .read(match (self.host_spans, self.host_end) {
-                (Some(spans), _) => spans,
-                (None, Some(end)) => end.saturating_duration_since(start),
-                (None, None) => start.elapsed(),
-            });
+        let (host, host_spans) = match (self.host_spans, self.host_end) {
+            (Some((sum, count)), _) => (sum, count),
+            (None, Some(end)) => (
+                self.ctx
+                    .host_clock()
+                    .read(end.saturating_duration_since(start)),
+                0,
+            ),
+            (None, None) => (self.ctx.host_clock().read(start.elapsed()), 0),
+        };
         let (gpu, gpu_rejected) = match self.queries {
             Some(queries) if self.wrote_begin && self.wrote_end => {
                 let gpu = queries.read(self.ctx).await?;
@@ -467,6 +479,7 @@ impl<'a> SampleClock<'a> {
             gpu,
             gpu_rejected,
             host_span,
+            host_spans,
             item_latencies: self.item_latencies,
             item_stages: self.item_stages,
         })
@@ -619,6 +632,28 @@ mod tests {
                 first_mismatches: Vec::new(),
             })
         }
+    }
+
+    /// Spans of host work added up are the sample's host time, counted, and host only: the
+    /// wait between them (a sleep standing in for a download) is not in it.
+    #[test]
+    fn timed_spans_of_host_work_add_up_to_the_host_time() {
+        let Some(ctx) = crate::testing::require_vulkan() else {
+            return;
+        };
+        let mut clock = SampleClock::new(&ctx, None, 2);
+        for _ in 0..2 {
+            std::thread::sleep(Duration::from_millis(30));
+            clock.time_on_host(|| std::thread::sleep(Duration::from_millis(5)));
+        }
+        let timing = pollster::block_on(clock.finish()).expect("finishes");
+        assert_eq!(timing.host_spans, 2);
+        assert_eq!(timing.host_span, HostSpan::HostOnly);
+        assert!(
+            timing.host >= Duration::from_millis(10) && timing.host < Duration::from_millis(40),
+            "{:?}",
+            timing.host
+        );
     }
 
     #[test]

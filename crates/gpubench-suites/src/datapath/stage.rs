@@ -218,6 +218,11 @@ impl Kernel for StageKernel {
                 // be timed from the caches after the first. Only the checks are timed.
                 let slot = &mut state.slots[0];
                 for _ in 0..n {
+                    // The untimed downloads make a sample's wall time many times its checks':
+                    // a stop is honoured between checks, not only between samples.
+                    if ctx.stop_requested() {
+                        return Err(BenchError::Interrupted);
+                    }
                     let mut encoder = ctx.device.create_command_encoder(&Default::default());
                     slot.encode_download(&mut encoder);
                     slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));

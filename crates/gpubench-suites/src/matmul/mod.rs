@@ -593,23 +593,25 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
         );
         params.insert("b_bytes".to_string(), (k * n * bytes).into());
         let id = format!("{}/b-read", result.id);
-        // One product a timed iteration (two dispatches when split): a product shorter than
-        // a dispatch should last includes the barrier and launch between products, so B reads
-        // short, and a B that stays in a cache may read slower than memory. Its fraction of
-        // the stream read and its cache verdict are then not stated.
+        // One product a timed iteration (two dispatches where K is split): a product shorter
+        // than a dispatch should last includes the barrier and launch between products, so B
+        // reads short. Its fraction of the stream read is then not stated, nor that B came
+        // from memory; faster than the stream read still says it came from a cache.
         // `products` is in 10^9 a second, as the GFLOP/s it comes from.
         let short = short_dispatch_record(
             1.0 / (products * 1e9),
             "(one product a dispatch, two where K is split)",
-            ": B's bytes per second read short, so neither its fraction of the stream read nor \
-             whether B stayed in a cache is stated",
+            ": B's bytes per second read short, so its fraction of the stream read is not \
+             stated, nor that B came from memory",
         );
         let stream = stream_read.as_ref().filter(|_| short.is_none());
-        if let Some((stream_gbps, _)) = stream {
+        if let Some((stream_gbps, _)) = &stream_read {
             // Read faster than the stream kernel reads memory: B (32 MiB of f16 at 4096 x 4096,
             // inside an H200's 50 MB L2) was served from a cache, not from device memory.
             let cached = gbps > *stream_gbps;
-            params.insert("cache_resident".to_string(), cached.into());
+            if cached || short.is_none() {
+                params.insert("cache_resident".to_string(), cached.into());
+            }
             if cached {
                 params.insert(
                     "cache_note".to_string(),
@@ -617,9 +619,11 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
                 );
             }
         }
-        if let (Some(warning), Some((_, stream_id))) = (&short, &stream_read) {
+        if let (Some(warning), Some((stream_gbps, stream_id))) = (&short, &stream_read) {
             let mut fraction = params.clone();
+            fraction.insert("b_read_gbps".to_string(), gbps.into());
             fraction.insert("stream_read_id".to_string(), stream_id.clone().into());
+            fraction.insert("stream_read_gbps".to_string(), (*stream_gbps).into());
             derived.push(derived_skipped(
                 format!("{id}/fraction-of-stream-read"),
                 "matmul",
@@ -778,15 +782,21 @@ mod tests {
             "no stream, no fraction"
         );
         // 8 TFLOP/s: 8 million products a second, 0.125 us each, far under a dispatch's 50
-        // us: the b-read row is warned, the fraction skipped saying why, no cache verdict.
+        // us: the b-read row is warned and the fraction skipped saying why.
         let mut fast_one = one;
         fast_one.summary = summarize(&[8000.0, 8000.0]);
-        let short = small_m_bandwidth(&[fast_one], std::slice::from_ref(&read));
+        let short = small_m_bandwidth(std::slice::from_ref(&fast_one), std::slice::from_ref(&read));
         assert_eq!(short[0].status, Status::Skipped);
         let reason = short[0].reason.clone().unwrap_or_default();
         assert!(reason.contains("dispatches are short"), "{reason}");
         assert_eq!(short[1].status, Status::Ok);
-        assert!(!short[1].params.contains_key("cache_resident"));
+        // B read at 16 TB/s, faster than the stream read's 8 GB/s: a cache, short or not;
+        // slower than a stream read of 80 TB/s, a short product says nothing of where B was.
+        assert_eq!(short[1].params["cache_resident"], true);
+        let mut faster_read = read;
+        faster_read.summary = summarize(&[1e5, 1e5]);
+        let unknown = small_m_bandwidth(&[fast_one], &[faster_read]);
+        assert!(!unknown[1].params.contains_key("cache_resident"));
         assert!(
             short[1]
                 .warnings

@@ -88,7 +88,9 @@ fn workgroup_vec4(
         // the tile once, so no load repeats an earlier one that a compiler could reuse.
         j = (j + 1u) & (TILE_VEC4 - 1u);
     }
-    vec4_sums[wid.x * WORKGROUP + lane] = (s0 + s1) + (s2 + s3);
+    // Each quarter weighted by its place: every lane's plain total is the tile's, the weighted
+    // one is the lane's own, so a lane that read another lane's addresses is caught.
+    vec4_sums[wid.x * WORKGROUP + lane] = (s0 + 2.0 * s1) + (3.0 * s2 + 4.0 * s3);
 }
 
 @compute @workgroup_size(256)

@@ -248,7 +248,7 @@ impl Kernel for WorkgroupRead {
 }
 
 /// What lane `lane` sums over `tile` (4096 words) reading as `read` says: the shader's walk,
-/// replayed. Every partial sum is an f32 integer of 1/256 steps, so the sum is exact in any
+/// replayed (the vec4 form's four quarter sums weighted 1 to 4, as the shader writes them). Every partial sum is an f32 integer of 1/256 steps, so the sum is exact in any
 /// order.
 pub fn replay(tile: &[f32], read: TileRead, lane: u32) -> Vec<f64> {
     match read {
@@ -258,8 +258,10 @@ pub fn replay(tile: &[f32], read: TileRead, lane: u32) -> Vec<f64> {
             for _ in 0..TRIPS {
                 for quarter in 0..4 {
                     let e = (j + quarter * TILE_VEC4 / 4) & (TILE_VEC4 - 1);
+                    // The shader weights quarter q's sum by q + 1.
+                    let weight = f64::from(quarter + 1);
                     for (k, s) in sum.iter_mut().enumerate() {
-                        *s += f64::from(tile[4 * e as usize + k]);
+                        *s += weight * f64::from(tile[4 * e as usize + k]);
                     }
                 }
                 j = (j + 1) & (TILE_VEC4 - 1);
@@ -335,9 +337,17 @@ mod tests {
 
     #[test]
     fn the_replay_reads_every_quarter_and_a_wrong_sum_fails() {
-        // A tile of ones: every lane sums TRIPS x 4 loads of 1 per component.
+        // A tile of ones: every lane sums TRIPS loads of 1 per component a quarter, the vec4
+        // form weighting quarter q by q + 1 (256 x 10).
         let ones = vec![1.0f32; TILE_WORDS as usize];
-        assert_eq!(replay(&ones, TileRead::Vec4, 7), vec![1024.0; 4]);
+        assert_eq!(replay(&ones, TileRead::Vec4, 7), vec![2560.0; 4]);
+        // Each vec4 holding its index: every lane reads every vec4 once, but the weighted
+        // totals differ from lane to lane, so a lane reading another's addresses fails.
+        let at: Vec<f32> = (0..TILE_WORDS).map(|w| (w / 4) as f32).collect();
+        assert_ne!(
+            replay(&at, TileRead::Vec4, 0),
+            replay(&at, TileRead::Vec4, 1)
+        );
         assert_eq!(replay(&ones, TileRead::Stride(33), 255), vec![1024.0]);
         // Word w holding w: stride 1 lane 0 reads words t + q x 1024 for t < 256, q < 4.
         let index: Vec<f32> = (0..TILE_WORDS).map(|w| w as f32).collect();
