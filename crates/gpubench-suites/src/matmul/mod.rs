@@ -604,7 +604,6 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
             ": B's bytes per second read short, so its fraction of the stream read is not \
              stated, nor that B came from memory",
         );
-        let stream = stream_read.as_ref().filter(|_| short.is_none());
         if let Some((stream_gbps, _)) = &stream_read {
             // Read faster than the stream kernel reads memory: B (32 MiB of f16 at 4096 x 4096,
             // inside an H200's 50 MB L2) was served from a cache, not from device memory.
@@ -619,33 +618,26 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
                 );
             }
         }
-        if let (Some(warning), Some((stream_gbps, stream_id))) = (&short, &stream_read) {
+        if let Some((stream_gbps, stream_id)) = &stream_read {
             let mut fraction = params.clone();
             fraction.insert("b_read_gbps".to_string(), gbps.into());
             fraction.insert("stream_read_id".to_string(), stream_id.clone().into());
             fraction.insert("stream_read_gbps".to_string(), (*stream_gbps).into());
-            derived.push(derived_skipped(
-                format!("{id}/fraction-of-stream-read"),
-                "matmul",
+            let fraction_id = format!("{id}/fraction-of-stream-read");
+            let (metric, counts) = (
                 MetricKind::FractionOfPeak,
                 "bytes of B read per second as a percentage of the stream read kernel's bandwidth in the same run",
-                format!("not stated: {}", warning.message),
-                fraction,
-            ));
-        }
-        if let Some((stream_gbps, stream_id)) = stream {
-            let mut fraction = params.clone();
-            fraction.insert("b_read_gbps".to_string(), gbps.into());
-            fraction.insert("stream_read_id".to_string(), stream_id.clone().into());
-            fraction.insert("stream_read_gbps".to_string(), (*stream_gbps).into());
-            derived.push(derived_result(
-                format!("{id}/fraction-of-stream-read"),
-                "matmul",
-                MetricKind::FractionOfPeak,
-                "bytes of B read per second as a percentage of the stream read kernel's bandwidth in the same run",
-                100.0 * gbps / stream_gbps,
-                fraction,
-            ));
+            );
+            derived.push(match &short {
+                Some(warning) => {
+                    let reason = format!("not stated: {}", warning.message);
+                    derived_skipped(fraction_id, "matmul", metric, counts, reason, fraction)
+                }
+                None => {
+                    let percent = 100.0 * gbps / stream_gbps;
+                    derived_result(fraction_id, "matmul", metric, counts, percent, fraction)
+                }
+            });
         }
         let mut b_read = derived_result(
             id,
