@@ -98,9 +98,9 @@ tasks:
   web                   the page that runs gpubench in a browser (crates/gpubench-web as wasm32,
                         wasm-bindgen's glue at Cargo.lock's exact release, web/) into target/web
   web-test              web, then the page in headless Chromium (installed on Debian as root
-                        where missing; on Ubuntu it is a snap, named where missing): a reduced quick run whose results file must meet
-                        the CLI's contract, hostile results files loaded beside it, and no
-                        sideways scroll at 400 px (part of `test`)
+                        where missing; on Ubuntu, a snap, named): a reduced quick run whose
+                        results file must meet the CLI's contract, hostile results files loaded
+                        beside it, and no sideways scroll at 400 px (part of `test`)
   kernels               setup, then regenerate docs/kernels/gfx1100.md and gfx1030.md (Mesa 22.3)
                         and navi31.md (Mesa 25.0.7, as radv25 unpacks it): every kernel's
                         registers, spills, LDS and occupancy as RADV compiles it on null
@@ -286,17 +286,12 @@ fn lints() -> Result<(), String> {
     // This automation is a crate of its own (outside the workspace, so the commands above
     // pass it by): the code that judges Tint, the browser comparison and the validation logs
     // is formatted, linted and tested like the rest.
-    let xtask = ["--manifest-path", "xtask/Cargo.toml"];
-    cargo(&[&["fmt"][..], &xtask, &["--", "--check"]].concat())?;
-    cargo(
-        &[
-            &["clippy"][..],
-            &xtask,
-            &["--all-targets", "--", "-D", "warnings"],
-        ]
-        .concat(),
-    )?;
-    cargo(&[&["test"][..], &xtask, &["--quiet"]].concat())?;
+    let xtask = |command: &str, rest: &[&str]| {
+        cargo(&[&[command, "--manifest-path", "xtask/Cargo.toml"], rest].concat())
+    };
+    xtask("fmt", &["--", "--check"])?;
+    xtask("clippy", &["--all-targets", "--", "-D", "warnings"])?;
+    xtask("test", &["--quiet"])?;
     // The library crates a browser page uses still compile for wasm32 (issue 52).
     wasm32::check()
 }

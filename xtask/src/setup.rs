@@ -63,7 +63,7 @@ fn installs_with_apt(distro: Distro) -> bool {
 /// asks `installed` whether what they give is there now; `visible` names it where it is not.
 fn apt_install_then(
     packages: &[&str],
-    installed: fn() -> bool,
+    installed: impl Fn() -> bool,
     visible: &str,
 ) -> Result<(), String> {
     update_apt_lists();
@@ -369,11 +369,7 @@ pub fn ensure_python(part: PythonPart) -> Result<(), String> {
     let package = part.package();
     if installs_with_apt(Distro::detect()) {
         eprintln!("setup: installing {package}");
-        let present = match part {
-            PythonPart::Venv => || PythonPart::Venv.present(),
-            PythonPart::Pip => || PythonPart::Pip.present(),
-        };
-        return apt_install_then(&[package], present, package);
+        return apt_install_then(&[package], || part.present(), package);
     }
     Err(format!(
         "python3 and its {package} are needed here: install them (Debian/Ubuntu `apt-get install \

@@ -108,7 +108,7 @@ fn bindings_of(module: &naga::Module, info: &naga::valid::ModuleInfo, entry: &st
 mod tests {
     use super::*;
 
-    /// `main` of [`KERNEL`] with `constants`.
+    /// `entry` of [`KERNEL`] with `constants`.
     fn main_of<'a>(entry: &'a str, constants: &'a [(&'a str, f64)]) -> PipelineSource<'a> {
         PipelineSource {
             name: "test",

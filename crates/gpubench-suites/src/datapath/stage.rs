@@ -216,7 +216,7 @@ impl Kernel for StageKernel {
                 // reads one the device has just written (its lines not in the CPU's caches
                 // where the copy came over the link): checks repeated over one readback would
                 // be timed from the caches after the first. Only the checks are timed.
-                let slot = &mut state.slots[0];
+                let (slot, salt) = (&mut state.slots[0], state.last_salt);
                 for _ in 0..n {
                     // The untimed downloads make a sample's wall time many times its checks':
                     // a stop is honoured between checks, not only between samples.
@@ -227,7 +227,6 @@ impl Kernel for StageKernel {
                     slot.encode_download(&mut encoder);
                     slot.last_submission = Some(ctx.queue.submit([encoder.finish()]));
                     slot.map_output(ctx).await?;
-                    let salt = state.last_salt;
                     let found = {
                         let range = slot.readback.get_mapped_range(..)?;
                         clock.time_on_host(|| state.reference.mismatches(&range, salt, false))

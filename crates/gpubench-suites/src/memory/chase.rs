@@ -3,9 +3,10 @@
 //! The working set is cut into nodes of [`NODE_BYTES`] (one cache line of a CPU, half of a
 //! GPU's 128-byte line), and one cycle through all of them (all but the last where their count
 //! is even: [`cycle_nodes`]) is drawn at random with Sattolo's algorithm, so no prefetcher can
-//! guess the next address and no node is visited twice before all have been. One invocation follows it, one load at a time;
-//! the figure is a dispatch's time over its loads, in ns, so the dispatch's fixed cost is spread
-//! over [`steps_for`] loads (about 2% on lavapipe, whose loads from L1 take 10 ns).
+//! guess the next address and no node is visited twice before all have been. One invocation
+//! follows it, one load at a time; the figure is a dispatch's time over its loads, in ns, so
+//! the dispatch's fixed cost is spread over [`steps_for`] loads (about 2% on lavapipe, whose
+//! loads from L1 take 10 ns).
 //!
 //! Each dispatch starts where the one before stopped, so the cycle is walked whole however
 //! short a dispatch is; the CPU predicts the position after every load the runs made.

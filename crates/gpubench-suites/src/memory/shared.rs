@@ -248,8 +248,8 @@ impl Kernel for WorkgroupRead {
 }
 
 /// What lane `lane` sums over `tile` (4096 words) reading as `read` says: the shader's walk,
-/// replayed (the vec4 form's four quarter sums weighted 1 to 4, as the shader writes them). Every partial sum is an f32 integer of 1/256 steps, so the sum is exact in any
-/// order.
+/// replayed (the vec4 form's four quarter sums weighted 1 to 4, as the shader writes them).
+/// Every partial sum is an f32 integer of 1/256 steps, so the sum is exact in any order.
 pub fn replay(tile: &[f32], read: TileRead, lane: u32) -> Vec<f64> {
     match read {
         TileRead::Vec4 => {
