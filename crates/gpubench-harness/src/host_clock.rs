@@ -23,8 +23,8 @@ pub const COARSE_CLOCK: OwnedKind = OwnedKind::new(
     "coarse-clock",
     "samples near the clock's resolution",
     FigureUnit::Times,
-    true,
-);
+)
+.worst_at_lowest();
 
 /// The key in a result's `extra` of its clock's resolution, microseconds.
 pub const RESOLUTION_KEY: &str = "clock_resolution_us";

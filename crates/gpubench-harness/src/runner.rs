@@ -269,8 +269,8 @@ pub const FEW_SAMPLES: OwnedKind = OwnedKind::new(
     "few-samples",
     "interval under 95% coverage",
     FigureUnit::Percent,
-    true,
-);
+)
+.worst_at_lowest();
 
 /// [`FEW_SAMPLES`] on `result` where its summary's interval covers the median with less than
 /// 95%.

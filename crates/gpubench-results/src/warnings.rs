@@ -419,18 +419,21 @@ pub struct OwnedKind {
 
 impl OwnedKind {
     /// A kind named `name` (1 to 63 bytes, checked where the constant is evaluated), labelled
-    /// `label`, its figure in `unit`, worst at the highest figure unless `worst_is_lowest`.
-    pub const fn new(
-        name: &'static str,
-        label: &'static str,
-        unit: FigureUnit,
-        worst_is_lowest: bool,
-    ) -> Self {
+    /// `label`, its figure in `unit`, worst at the highest figure.
+    pub const fn new(name: &'static str, label: &'static str, unit: FigureUnit) -> Self {
         Self {
             name: KindName::fixed(name),
             label,
             unit,
-            worst_is_lowest,
+            worst_is_lowest: false,
+        }
+    }
+
+    /// The same kind, worst at the lowest figure (a clock's percentage, a sample's steps).
+    pub const fn worst_at_lowest(self) -> Self {
+        Self {
+            worst_is_lowest: true,
+            ..self
         }
     }
 
@@ -729,7 +732,7 @@ mod tests {
     }
 
     const SLOWDOWN: OwnedKind =
-        OwnedKind::new("slowdown", "the run slowed down", FigureUnit::Percent, true);
+        OwnedKind::new("slowdown", "the run slowed down", FigureUnit::Percent).worst_at_lowest();
 
     #[test]
     fn an_owned_kind_carries_its_presentation_through_a_file() {

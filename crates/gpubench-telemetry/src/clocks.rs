@@ -28,12 +28,8 @@ pub const IDLE_FRACTION: f64 = 0.5;
 
 /// The warning on a GPU-timed result whose samples ran at idle clocks; its figure is the median
 /// graphics clock as a percentage of the highest.
-pub const IDLE_CLOCK: OwnedKind = OwnedKind::new(
-    "idle-clock",
-    "measured at idle clocks",
-    FigureUnit::Percent,
-    true,
-);
+pub const IDLE_CLOCK: OwnedKind =
+    OwnedKind::new("idle-clock", "measured at idle clocks", FigureUnit::Percent).worst_at_lowest();
 
 /// The warning on a GPU-timed result whose samples ran under [`IDLE_FRACTION`] of the highest
 /// graphics clock because the hardware or the driver's thermal limit held it there (NVML's
@@ -43,8 +39,8 @@ pub const HELD_CLOCK: OwnedKind = OwnedKind::new(
     "held-clock",
     "measured at held-down clocks",
     FigureUnit::Percent,
-    true,
-);
+)
+.worst_at_lowest();
 
 /// The reasons among `reasons` that pull the clocks down whatever the load: the hardware's
 /// slowdowns and the driver's thermal one.

@@ -121,7 +121,7 @@ mod tests {
     }
 
     const SLOWDOWN: OwnedKind =
-        OwnedKind::new("slowdown", "the run slowed down", FigureUnit::Percent, true);
+        OwnedKind::new("slowdown", "the run slowed down", FigureUnit::Percent).worst_at_lowest();
 
     fn variation(cv: f64) -> WarningRecord {
         Warning::HighVariation { cv, target: 0.05 }.record()

@@ -29,7 +29,6 @@ pub const ALLOCATION_BELOW_LIMIT: OwnedKind = OwnedKind::new(
     "allocation-below-limit",
     "less could be allocated than reported",
     FigureUnit::Bytes,
-    false,
 );
 
 /// This suite's note on the total-allocation probe: what stopped it.
@@ -37,7 +36,6 @@ pub const CAPACITY_STOPPED: OwnedKind = OwnedKind::new(
     "capacity-stopped",
     "capacity probe stopped",
     FigureUnit::Count,
-    false,
 );
 
 /// The capacity suite's option: the upper bound of the total-allocation probe.

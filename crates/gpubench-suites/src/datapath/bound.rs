@@ -34,12 +34,8 @@ pub const SEAMS_HIGH: f64 = 1.5;
 /// bound (the slowest stage, or prepare and check together) alone longer than the whole serial
 /// request, or the overlapped interval below the bound or above the serial time, each by more
 /// than the noise band. Its figure is the ratio out of bounds.
-pub const PATH_MISMATCH: OwnedKind = OwnedKind::new(
-    "path-mismatch",
-    "path does not add up",
-    FigureUnit::Times,
-    false,
-);
+pub const PATH_MISMATCH: OwnedKind =
+    OwnedKind::new("path-mismatch", "path does not add up", FigureUnit::Times);
 
 /// A stage's median time per request, in microseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -89,7 +89,6 @@ pub const HOST_PACED: OwnedKind = OwnedKind::new(
     "host-paced",
     "GPU time set by the host's pace",
     FigureUnit::Times,
-    false,
 );
 
 /// `submit`'s GPU time per submit over `pass-in-encoder`'s GPU time per pass above which the

@@ -32,7 +32,7 @@ use gpubench_harness::kit::gpu::Precision;
 /// earlier ([`Analysis::best`]), or the driver held the clocks; figure: the last third against
 /// that pace, %, the lowest the worst.
 pub const THROTTLING: OwnedKind =
-    OwnedKind::new("throttling", "throttling", FigureUnit::Percent, true);
+    OwnedKind::new("throttling", "throttling", FigureUnit::Percent).worst_at_lowest();
 
 /// The sustained suite's option: the run's length in seconds.
 pub const DURATION: OptionSpec = OptionSpec {

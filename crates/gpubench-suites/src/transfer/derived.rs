@@ -30,7 +30,6 @@ pub const PARTIAL_FIT: OwnedKind = OwnedKind::new(
     "partial-fit",
     "fitted over some sizes only",
     FigureUnit::Count,
-    false,
 );
 
 /// This suite's warning: the free fit gave a negative fixed cost and was refitted through the
@@ -39,7 +38,6 @@ pub const FIT_THROUGH_ORIGIN: OwnedKind = OwnedKind::new(
     "fit-through-origin",
     "fit refitted through the origin",
     FigureUnit::Count,
-    false,
 );
 
 /// Every path's fitted results from the suite's `results`; `earlier` may hold stream's host

@@ -48,7 +48,6 @@ pub const FASTER_ACCUMULATE: OwnedKind = OwnedKind::new(
     "faster-accumulate",
     "accumulate form past the card's one rate",
     FigureUnit::Times,
-    false,
 );
 
 /// Names of AMD families that issue both forms at one rate (GCN, Vega, RDNA 1 and 2 have no
