@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 use gpubench_harness::TelemetryHook;
 use gpubench_harness::runner::{RunObserver, run_warnings};
 use gpubench_harness::{
-    BenchResult, Benchmark, GpuContext, RunDocument, RunSettings, Runner, Status,
+    BenchResult, Benchmark, BenchmarkInfo, GpuContext, RunDocument, RunSettings, Runner, Status,
 };
 use gpubench_results::schema::ToolInfo;
 
@@ -223,7 +223,12 @@ impl RunLoop<'_, '_> {
             })
             .await?;
         self.sink.stages(stages.len());
-        if !ctx.faults.device_lost() {
+        if ctx.faults.device_lost() {
+            for info in suite.probe_infos() {
+                let not_run = self.not_run(suite, &info);
+                self.doc.results.push(not_run);
+            }
+        } else {
             let mut probes = suite.probes(ctx, self.session.plan.options()).await;
             if self.session.runner.stop_requested() {
                 // A probe cut short reads a stop as the device refusing: keep only what
@@ -262,6 +267,26 @@ impl RunLoop<'_, '_> {
         Ok(Flow::Next)
     }
 
+    /// The result of a benchmark (or probe) the lost device stopped: everything measured is
+    /// kept and what was not run says why. A loss no result has reported (during autotuning, a
+    /// probe or the noise check) fails the first benchmark it stops, so the run says it failed,
+    /// and why.
+    fn not_run(&mut self, suite: &dyn Suite, info: &BenchmarkInfo) -> BenchResult {
+        let mut not_run = if self.loss_reported {
+            let reason = "not run: the device was lost earlier in this run".to_string();
+            BenchResult::empty(info, Status::Skipped, Some(reason))
+        } else {
+            let reason = format!(
+                "the device was lost before this benchmark ran (while autotuning, probing or measuring the noise reference): {}",
+                self.session.ctx.faults.lost_reason()
+            );
+            BenchResult::empty(info, Status::Failed, Some(reason))
+        };
+        self.loss_reported = true;
+        stamp_hints(suite, std::slice::from_mut(&mut not_run));
+        not_run
+    }
+
     /// Measures one benchmark and keeps its result; after a device loss, records it as not run.
     async fn run_one(
         &mut self,
@@ -274,21 +299,7 @@ impl RunLoop<'_, '_> {
             return Ok(Flow::Stop);
         }
         if self.session.ctx.faults.device_lost() {
-            // Stop cleanly: record what was not run and why, keep everything measured. A loss
-            // no result has reported (during autotuning, a probe or the noise check) fails the
-            // first benchmark it stops, so the run says it failed, and why.
-            let mut not_run = if self.loss_reported {
-                let reason = "not run: the device was lost earlier in this run".to_string();
-                BenchResult::empty(bench.info(), Status::Skipped, Some(reason))
-            } else {
-                let reason = format!(
-                    "the device was lost before this benchmark ran (while autotuning, probing or measuring the noise reference): {}",
-                    self.session.ctx.faults.lost_reason()
-                );
-                BenchResult::empty(bench.info(), Status::Failed, Some(reason))
-            };
-            self.loss_reported = true;
-            stamp_hints(suite, std::slice::from_mut(&mut not_run));
+            let not_run = self.not_run(suite, bench.info());
             self.doc.results.push(not_run);
             return Ok(Flow::Next);
         }

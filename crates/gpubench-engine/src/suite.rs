@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::forms::KernelForm;
-use gpubench_harness::{BenchResult, Benchmark, GpuContext, LocalFuture, Profile, RunDocument};
+use gpubench_harness::{
+    BenchResult, Benchmark, BenchmarkInfo, GpuContext, LocalFuture, Profile, RunDocument,
+};
 use gpubench_results::ChartHint;
 
 use crate::{OptionSpec, PlanError, SuiteOptions};
@@ -217,6 +219,13 @@ pub trait Suite: Send + Sync {
         _options: &'a SuiteOptions,
     ) -> LocalFuture<'a, Vec<BenchResult>> {
         Box::pin(async { Vec::new() })
+    }
+
+    /// What [`Suite::probes`] produces, one benchmark a result: where the device was lost
+    /// before the suite's turn, the probes do not run and each is recorded as not run, with
+    /// the reason, as a benchmark is.
+    fn probe_infos(&self) -> Vec<BenchmarkInfo> {
+        Vec::new()
     }
 
     /// Adds suite-specific analysis to one of its measured results (flags, series metadata),

@@ -414,6 +414,36 @@ fn a_loss_no_benchmark_reported_fails_the_first_one_it_stops() {
     assert!(doc.has_failures());
 }
 
+/// Probes a lost device stops are recorded as not run, as benchmarks are: every row of the
+/// run has a status and a reason, none is left out.
+#[test]
+fn probes_a_lost_device_stops_are_recorded_as_not_run() {
+    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+        return;
+    };
+    ctx.device.destroy();
+    let _ = ctx.device.poll(wgpu::PollType::Poll);
+    assert!(ctx.faults.device_lost(), "the loss was seen");
+    let mut options = SuiteOptions::new(Profile::Quick);
+    options.set("stream_size", 64 * 1024);
+    let (doc, _) = run_recorded(&ctx, &tiny_plan(&["capacity", "stream"], options), false);
+    let (first, rest) = doc.results.split_first().expect("results recorded");
+    assert_eq!(first.status, Status::Failed, "{:?}", first.reason);
+    let probes: Vec<_> = rest.iter().filter(|r| r.suite == "capacity").collect();
+    let ids: Vec<&str> = probes.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["capacity/max-single-buffer", "capacity/total-allocation"]
+    );
+    for probe in probes {
+        assert_eq!(probe.status, Status::Skipped);
+        assert_eq!(
+            probe.reason.as_deref(),
+            Some("not run: the device was lost earlier in this run")
+        );
+    }
+}
+
 #[test]
 fn a_stop_before_the_start_runs_nothing_and_leaves_the_run_incomplete() {
     let Some((doc, sink)) = run_tiny_stream(true) else {

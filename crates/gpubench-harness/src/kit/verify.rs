@@ -516,7 +516,10 @@ mod dot_tests {
             let bound = tol.bound(want, sum_abs, 0.0);
             for got in [fused, truncated, split] {
                 let error = (f64::from(got) - want).abs();
-                assert!(error <= bound / 3.0, "{got} vs {want}: {error} against {bound}");
+                assert!(
+                    error <= bound / 3.0,
+                    "{got} vs {want}: {error} against {bound}"
+                );
             }
             let j = k / 2;
             let wrong = want - term(j) + f64::from(a[j]) * f64::from(b[j + 1]);
@@ -524,6 +527,9 @@ mod dot_tests {
             caught_classic += usize::from((wrong - want).abs() > k as f64 * F32_EPS * sum_abs);
         }
         assert!(caught >= 160, "one wrong term caught in {caught} of 200");
-        assert!(caught_classic < 120, "the classic bound caught {caught_classic} of 200");
+        assert!(
+            caught_classic < 120,
+            "the classic bound caught {caught_classic} of 200"
+        );
     }
 }

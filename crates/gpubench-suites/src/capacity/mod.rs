@@ -86,6 +86,10 @@ impl Suite for CapacitySuite {
             ]
         })
     }
+
+    fn probe_infos(&self) -> Vec<BenchmarkInfo> {
+        vec![single_info(), total_info()]
+    }
 }
 
 /// The default cap on the total probe: 16 GiB on a discrete GPU; where "device memory" is the
@@ -281,32 +285,50 @@ async fn try_size(
     }
 }
 
+/// What ended the total probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// The user's cap, before the device refused anything.
+    Cap,
+    /// The device refused a chunk: the total it gives.
+    Refused,
+    /// The device was lost: what was allocated before says nothing of its memory.
+    DeviceLost,
+}
+
 /// How the total probe ended.
 struct Total {
     bytes: u64,
     chunks: usize,
     stopped_by: String,
-    /// Whether the user's cap stopped it (not the device).
-    capped: bool,
+    end: End,
 }
 
 async fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
     let mut held = Vec::new();
     let mut bytes = 0;
-    let (stopped_by, capped) = loop {
+    let (stopped_by, end) = loop {
         if bytes + chunk > cap {
             let why = format!(
                 "the cap of {} (raise it with the `capacity_cap` option)",
                 format_size(cap)
             );
-            break (why, true);
+            break (why, End::Cap);
         }
         match allocate_and_touch(ctx, chunk).await {
             Ok(buffer) => {
                 bytes += chunk;
                 held.push(buffer);
             }
-            Err(error) => break (format!("the device refusing another chunk: {error}"), false),
+            Err(error) if ctx.faults.device_lost() => {
+                break (format!("the device being lost: {error}"), End::DeviceLost);
+            }
+            Err(error) => {
+                break (
+                    format!("the device refusing another chunk: {error}"),
+                    End::Refused,
+                );
+            }
         }
     };
     let chunks = held.len();
@@ -315,19 +337,33 @@ async fn probe_total(ctx: &GpuContext, cap: u64, chunk: u64) -> Total {
         bytes,
         chunks,
         stopped_by,
-        capped,
+        end,
     }
+}
+
+/// The single-buffer probe's benchmark.
+fn single_info() -> BenchmarkInfo {
+    BenchmarkInfo::new(
+        "capacity/max-single-buffer",
+        "capacity",
+        MetricKind::Capacity,
+        "largest single buffer allocated, cleared in full and checked at both ends (GiB = 2^30 bytes)",
+    )
+}
+
+/// The total probe's benchmark.
+fn total_info() -> BenchmarkInfo {
+    BenchmarkInfo::new(TOTAL_ID, "capacity", MetricKind::Capacity, TOTAL_COUNTS)
 }
 
 /// A probed result: `Ok(bytes)` gives its value (bytes as written work, in GiB), `Err(reason)`
 /// a failure. The caller adds what the probe reports beside it.
-fn probed(id: &str, counts: &str, outcome: Result<u64, String>) -> BenchResult {
-    let info = BenchmarkInfo::new(id, "capacity", MetricKind::Capacity, counts);
+fn probed(info: &BenchmarkInfo, outcome: Result<u64, String>) -> BenchResult {
     let bytes = match outcome {
         Ok(bytes) => bytes,
-        Err(reason) => return BenchResult::empty(&info, Status::Failed, Some(reason)),
+        Err(reason) => return BenchResult::empty(info, Status::Failed, Some(reason)),
     };
-    let mut r = BenchResult::empty(&info, Status::Ok, None);
+    let mut r = BenchResult::empty(info, Status::Ok, None);
     // Written bytes, no operation: a probe is not timed.
     r.work = Work::default().with_bytes(0, bytes);
     r.samples = vec![MetricKind::Capacity.value(&r.work, 1.0)];
@@ -339,8 +375,7 @@ fn probed(id: &str, counts: &str, outcome: Result<u64, String>) -> BenchResult {
 fn single_result(ctx: &GpuContext, probe: Result<Probe, String>, start: u64) -> BenchResult {
     let max_buffer = ctx.limits.max_buffer_size;
     let mut r = probed(
-        "capacity/max-single-buffer",
-        "largest single buffer allocated, cleared in full and checked at both ends (GiB = 2^30 bytes)",
+        &single_info(),
         probe.as_ref().map(|p| p.bytes).map_err(Clone::clone),
     );
     r.extra
@@ -385,13 +420,20 @@ const TOTAL_ID: &str = "capacity/total-allocation";
 const TOTAL_COUNTS: &str =
     "memory allocated and written in chunks until refused or capped (GiB = 2^30 bytes)";
 
-/// The total probe's result: the bytes allocated where the device stopped it, skipped with
-/// the reason where the cap did ([`capped_total`]).
+/// The total probe's result: the bytes allocated where the device refused more, skipped with
+/// the reason where the cap stopped it ([`capped_total`]), failed where the device was lost.
 fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
-    if total.capped {
+    if total.end == End::Cap {
         return capped_total(total, cap, chunk);
     }
-    let outcome = if total.bytes == 0 {
+    let outcome = if total.end == End::DeviceLost {
+        Err(format!(
+            "stopped after {} in {} chunks by {}; a lost device's total says nothing of its memory",
+            format_size(total.bytes),
+            total.chunks,
+            total.stopped_by
+        ))
+    } else if total.bytes == 0 {
         Err(format!(
             "no chunk of {} could be allocated: stopped by {}",
             format_size(chunk),
@@ -400,11 +442,11 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
     } else {
         Ok(total.bytes)
     };
-    let mut r = probed(TOTAL_ID, TOTAL_COUNTS, outcome);
+    let mut r = probed(&total_info(), outcome);
     r.params.insert("cap".into(), format_size(cap).into());
     r.params.insert("chunk".into(), format_size(chunk).into());
     r.extra.insert("chunks".into(), total.chunks.into());
-    if total.bytes > 0 {
+    if r.status == Status::Ok {
         r.warnings
             .push(CAPACITY_STOPPED.record(format!("stopped by {}", total.stopped_by), None));
     }
@@ -417,7 +459,6 @@ fn total_result(total: Total, cap: u64, chunk: u64) -> BenchResult {
 /// resolved, only that it gives at least the bytes allocated (a capped figure would read as the
 /// card's memory, and two cards capped alike as equal).
 fn capped_total(total: Total, cap: u64, chunk: u64) -> BenchResult {
-    let info = BenchmarkInfo::new(TOTAL_ID, "capacity", MetricKind::Capacity, TOTAL_COUNTS);
     let reason = if total.bytes == 0 {
         format!(
             "the capacity cap (`capacity_cap`) of {} is below one chunk of {}; give at least {} to measure",
@@ -434,7 +475,7 @@ fn capped_total(total: Total, cap: u64, chunk: u64) -> BenchResult {
             format_size(cap)
         )
     };
-    let mut r = BenchResult::empty(&info, Status::Skipped, Some(reason));
+    let mut r = BenchResult::empty(&total_info(), Status::Skipped, Some(reason));
     r.params.insert("cap".into(), format_size(cap).into());
     r.params.insert("chunk".into(), format_size(chunk).into());
     r.extra.insert("chunks".into(), total.chunks.into());
@@ -453,7 +494,7 @@ mod tests {
             bytes,
             chunks,
             stopped_by: "the device refusing another chunk: out of memory".into(),
-            capped: false,
+            end: End::Refused,
         };
         let r = total_result(total(2 * GIB, 8), 4 * GIB, 256 * MIB);
         assert_eq!(r.status, Status::Ok);
@@ -473,7 +514,7 @@ mod tests {
         // The cap, not the device, stopped it: no total is resolved, only a lower bound.
         let capped = Total {
             stopped_by: "the cap of 16GiB".into(),
-            capped: true,
+            end: End::Cap,
             ..total(16 * GIB, 64)
         };
         let r = total_result(capped, 16 * GIB, 256 * MIB);
@@ -492,7 +533,7 @@ mod tests {
             bytes: 0,
             chunks: 0,
             stopped_by: "the device refusing another chunk: out of memory".into(),
-            capped: false,
+            end: End::Refused,
         };
         let none = total_result(refused, 4 * GIB, 256 * MIB);
         assert_eq!(none.status, Status::Failed);
@@ -501,6 +542,22 @@ mod tests {
             none.reason.as_deref(),
             Some(
                 "no chunk of 256MiB could be allocated: stopped by the device refusing another chunk: out of memory"
+            )
+        );
+
+        // A device lost part way: what it held before is no figure of its memory.
+        let lost = Total {
+            stopped_by: "the device being lost: device lost (injected)".into(),
+            end: End::DeviceLost,
+            ..total(3 * GIB, 12)
+        };
+        let lost = total_result(lost, 16 * GIB, 256 * MIB);
+        assert_eq!(lost.status, Status::Failed);
+        assert!(!lost.verified && lost.samples.is_empty() && lost.warnings.is_empty());
+        assert_eq!(
+            lost.reason.as_deref(),
+            Some(
+                "stopped after 3GiB in 12 chunks by the device being lost: device lost (injected); a lost device's total says nothing of its memory"
             )
         );
     }
@@ -542,7 +599,7 @@ mod tests {
             bytes: 0,
             chunks: 0,
             stopped_by: "the cap of 4KiB".into(),
-            capped: true,
+            end: End::Cap,
         };
         let r = total_result(capped, 4096, 256 * MIB);
         assert_eq!(r.status, Status::Skipped);
