@@ -387,17 +387,23 @@ fn a_candidate_slower_than_the_bound_keeps_its_first_run_and_a_fast_one_is_sampl
     assert!(!unbounded.params.contains_key("screened"));
 }
 
+/// A Vulkan context whose device is lost before anything runs.
+fn lost_vulkan() -> Option<GpuContext> {
+    let ctx = gpubench_harness::testing::require_vulkan()?;
+    ctx.device.destroy();
+    let _ = ctx.device.poll(wgpu::PollType::Poll);
+    assert!(ctx.faults.device_lost(), "the loss was seen");
+    Some(ctx)
+}
+
 /// A device lost where no benchmark reports it (here before the run; in a run, while a suite
 /// autotunes or probes) fails the first benchmark it stops, saying so: the run fails, exit 4,
 /// never an exit 0 of skipped rows.
 #[test]
 fn a_loss_no_benchmark_reported_fails_the_first_one_it_stops() {
-    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+    let Some(ctx) = lost_vulkan() else {
         return;
     };
-    ctx.device.destroy();
-    let _ = ctx.device.poll(wgpu::PollType::Poll);
-    assert!(ctx.faults.device_lost(), "the loss was seen");
     let (doc, _) = run_recorded(&ctx, &tiny_stream_plan(), false);
     let (first, rest) = doc.results.split_first().expect("results recorded");
     assert_eq!(first.status, Status::Failed, "{:?}", first.reason);
@@ -418,12 +424,9 @@ fn a_loss_no_benchmark_reported_fails_the_first_one_it_stops() {
 /// run has a status and a reason, none is left out.
 #[test]
 fn probes_a_lost_device_stops_are_recorded_as_not_run() {
-    let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
+    let Some(ctx) = lost_vulkan() else {
         return;
     };
-    ctx.device.destroy();
-    let _ = ctx.device.poll(wgpu::PollType::Poll);
-    assert!(ctx.faults.device_lost(), "the loss was seen");
     let mut options = SuiteOptions::new(Profile::Quick);
     options.set("stream_size", 64 * 1024);
     let (doc, _) = run_recorded(&ctx, &tiny_plan(&["capacity", "stream"], options), false);

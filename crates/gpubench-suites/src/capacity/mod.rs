@@ -488,6 +488,13 @@ fn capped_total(total: Total, cap: u64, chunk: u64) -> BenchResult {
 mod tests {
     use super::*;
 
+    /// `r` failed with `reason`, with no figure, no check and no warning.
+    fn assert_failed_saying(r: &BenchResult, reason: &str) {
+        assert_eq!(r.status, Status::Failed);
+        assert!(!r.verified && r.samples.is_empty() && r.warnings.is_empty());
+        assert_eq!(r.reason.as_deref(), Some(reason));
+    }
+
     #[test]
     fn total_result_reports_the_bytes_or_why_there_are_none() {
         let total = |bytes, chunks| Total {
@@ -535,14 +542,9 @@ mod tests {
             stopped_by: "the device refusing another chunk: out of memory".into(),
             end: End::Refused,
         };
-        let none = total_result(refused, 4 * GIB, 256 * MIB);
-        assert_eq!(none.status, Status::Failed);
-        assert!(!none.verified && none.samples.is_empty() && none.warnings.is_empty());
-        assert_eq!(
-            none.reason.as_deref(),
-            Some(
-                "no chunk of 256MiB could be allocated: stopped by the device refusing another chunk: out of memory"
-            )
+        assert_failed_saying(
+            &total_result(refused, 4 * GIB, 256 * MIB),
+            "no chunk of 256MiB could be allocated: stopped by the device refusing another chunk: out of memory",
         );
 
         // A device lost part way: what it held before is no figure of its memory.
@@ -551,14 +553,9 @@ mod tests {
             end: End::DeviceLost,
             ..total(3 * GIB, 12)
         };
-        let lost = total_result(lost, 16 * GIB, 256 * MIB);
-        assert_eq!(lost.status, Status::Failed);
-        assert!(!lost.verified && lost.samples.is_empty() && lost.warnings.is_empty());
-        assert_eq!(
-            lost.reason.as_deref(),
-            Some(
-                "stopped after 3GiB in 12 chunks by the device being lost: device lost (injected); a lost device's total says nothing of its memory"
-            )
+        assert_failed_saying(
+            &total_result(lost, 16 * GIB, 256 * MIB),
+            "stopped after 3GiB in 12 chunks by the device being lost: device lost (injected); a lost device's total says nothing of its memory",
         );
     }
 
