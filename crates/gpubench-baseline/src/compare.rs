@@ -64,6 +64,10 @@ pub struct Side {
     pub ci_high: Option<f64>,
     /// Number of raw samples.
     pub samples: usize,
+    /// What part the result plays (measured in its own right, or derived from others): what
+    /// the tracking exports go by.
+    #[serde(default)]
+    pub role: gpubench_results::Role,
 }
 
 impl Side {
@@ -80,6 +84,7 @@ impl Side {
             ci_low: interval.map(|s| s.ci_low),
             ci_high: interval.map(|s| s.ci_high),
             samples: result.samples.len(),
+            role: result.role,
         }
     }
 

@@ -8,9 +8,10 @@
 //! exported ([`measured`](crate::measured::measured), and for a comparison's pairs
 //! [`measured_pair`](crate::measured::measured_pair)): skipped and failed results have no
 //! number, and derived ones (fits, ridge points, fractions of peak, ceilings) were not timed. A
-//! comparison also leaves out a pair whose metric changed between the runs.
+//! comparison also leaves out a pair whose metric changed between the runs, and the value
+//! (not the ratio) of a pair the host clock judged because the runs' clocks differed.
 
-use gpubench_baseline::verdict::METRIC_CHANGED;
+use gpubench_baseline::verdict::{HOST_CLOCK_NOTE, METRIC_CHANGED};
 use gpubench_baseline::{Comparison, CrossTable, PairComparison};
 use gpubench_results::RunDocument;
 use serde::Serialize;
@@ -100,20 +101,17 @@ pub fn render_comparison_named(
 ) -> Result<String, ReportError> {
     let mut out = Map::new();
     for p in cmp.pairs.iter().filter(|p| exported(p)) {
-        let Some(new) = p.new.as_ref() else { continue };
-        let Some(median) = new.median else { continue };
-        let metric = Metric {
-            value: median,
-            lower_value: new.ci_low,
-            upper_value: new.ci_high,
-        };
         let name = crate::prefixed(prefix, &p.id);
-        insert(
-            &mut out,
-            &name,
-            &bencher_measure(p.metric.name(), &p.unit),
-            metric,
-        )?;
+        let new = p.new.as_ref().filter(|_| !by_host_clock(p));
+        if let Some((median, new)) = new.and_then(|new| Some((new.median?, new))) {
+            let metric = Metric {
+                value: median,
+                lower_value: new.ci_low,
+                upper_value: new.ci_high,
+            };
+            let measure = bencher_measure(p.metric.name(), &p.unit);
+            insert(&mut out, &name, &measure, metric)?;
+        }
         if let Some(r) = p.ratio {
             let ratio = Metric {
                 value: r.ratio,
@@ -124,6 +122,16 @@ pub fn render_comparison_named(
         }
     }
     finish(out)
+}
+
+/// Whether a pair was judged by the host clock because the runs were timed by different
+/// clocks: its new side then holds the host clock's median, which a run's export (by the
+/// headline clock, GPU timestamps) would not, so Bencher would chart two clocks as one series.
+/// Its ratio, host clock against host clock, is exported; its value is not.
+fn by_host_clock(pair: &PairComparison) -> bool {
+    pair.note
+        .as_deref()
+        .is_some_and(|note| note.contains(HOST_CLOCK_NOTE))
 }
 
 /// Whether a compared pair is exported: measured in its own right, and of one metric in
@@ -230,5 +238,52 @@ mod tests {
             .filter(|id| *id != "stream/changed/1MiB")
             .collect();
         assert_eq!(ids, measured, "the same rows as the run's own export");
+    }
+
+    /// A derived row a comparison has no legacy id or note for (new in the new run) is known
+    /// by its side's role and left out, as the run's export leaves it out.
+    #[test]
+    fn a_new_derived_row_is_left_out_by_its_role() {
+        let base = doc_with("Card", false);
+        let mut new = base.clone();
+        new.results
+            .push(derived("memory/level-2/size", "size", "KiB", 2048.0));
+        let cmp = compare("b", &base, "n", &new, &CompareOptions::default());
+        let exported: serde_json::Value =
+            serde_json::from_str(&render_comparison(&cmp).expect("bmf")).expect("json");
+        assert!(exported.get("memory/level-2/size").is_none(), "{exported}");
+        assert!(exported.get(&base.results[0].id).is_some(), "{exported}");
+    }
+
+    /// Runs timed by different clocks are compared by the host clock: the new side's median
+    /// is then the host clock's, not the one the run's own export writes under that measure,
+    /// so only the ratio is exported.
+    #[test]
+    fn a_pair_judged_by_the_host_clock_exports_its_ratio_only() {
+        let mut new = doc_with("Card", false);
+        let timed = &mut new.results[1];
+        timed.timing = Some(gpubench_results::TimingSource::GpuTimestamp);
+        timed.host_samples = timed.samples.iter().map(|s| s * 1.5).collect();
+        let mut base = new.clone();
+        let host = &mut base.results[1];
+        host.timing = Some(gpubench_results::TimingSource::Host);
+        host.samples = std::mem::take(&mut host.host_samples);
+        host.summary = gpubench_results::stats::summarize(&host.samples);
+        let cmp = compare("b", &base, "n", &new, &CompareOptions::default());
+        assert!(by_host_clock(&cmp.pairs[1]), "{:?}", cmp.pairs[1].note);
+        let exported: serde_json::Value =
+            serde_json::from_str(&render_comparison(&cmp).expect("bmf")).expect("json");
+        let measures = exported[&new.results[1].id]
+            .as_object()
+            .expect("the pair is exported");
+        let names: Vec<&String> = measures.keys().collect();
+        assert_eq!(names, ["gpubench-ratio"]);
+        assert!(
+            exported[&new.results[0].id]
+                .as_object()
+                .expect("exported")
+                .len()
+                == 2
+        );
     }
 }

@@ -25,14 +25,17 @@ pub fn measured_role(role: Role) -> bool {
     matches!(role, Role::Kernel | Role::HostReference | Role::CopyEngine)
 }
 
-/// Whether a compared pair is of a result measured in its own right, by [`measured_role`].
-/// A pair carries no role, so it is known by what the comparison found: a value it judged by
-/// ratio alone, with [`RATIO_ONLY_NOTE`], has no timing of its own (derived, or probed); and
-/// the derived rows of every suite that had them when results gained roles (fits, ridge point,
-/// fractions of peak, ceilings) by their ids ([`legacy_role`]), which also covers a pair
-/// whose status changed or that one run lacks.
+/// Whether a compared pair is of a result measured in its own right, by [`measured_role`]:
+/// each side's role, where the comparison recorded it; and for comparisons and files from
+/// before it did, what the comparison found (a value it judged by ratio alone, with
+/// [`RATIO_ONLY_NOTE`], has no timing of its own: derived, or probed) and the derived rows of
+/// every suite that had them when results gained roles (fits, ridge point, fractions of peak,
+/// ceilings) by their ids ([`legacy_role`]).
 pub fn measured_pair(pair: &PairComparison) -> bool {
-    pair.note.as_deref() != Some(RATIO_ONLY_NOTE) && measured_role(legacy_role(&pair.id))
+    let sides = [&pair.base, &pair.new].into_iter().flatten();
+    sides.map(|side| side.role).all(measured_role)
+        && pair.note.as_deref() != Some(RATIO_ONLY_NOTE)
+        && measured_role(legacy_role(&pair.id))
 }
 
 /// A Bencher measure name for a metric in a unit: namespaced (`gpubench-`), so it never lands in
