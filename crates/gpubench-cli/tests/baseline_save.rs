@@ -84,6 +84,50 @@ fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
 }
 
+/// A file that does not pass against the stored baseline it would replace (every rate at half)
+/// is refused with its verdict's exit, as a run's save is, and one of another build profile
+/// with exit 1: the stored baseline is kept, byte for byte, until `--force` accepts them.
+#[test]
+fn a_slower_file_or_another_build_replaces_the_baseline_only_with_force() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = dir.path().join("baselines");
+    let save = |file: &Path, extra: &[&str]| {
+        gpubench_command()
+            .args(["baseline", "save", arg(file), "--baseline-dir", arg(&store)])
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+    let clean = write_doc(dir.path(), "clean.json", &clean_run("Card"));
+    assert_exit(&save(&clean, &[]), 0);
+    let recorded = json_files(&store);
+    let before = std::fs::read(&recorded[0]).expect("read");
+
+    let mut slower = clean_run("Card");
+    for r in slower.results.iter_mut().filter(|r| r.higher_is_better) {
+        r.samples.iter_mut().for_each(|s| *s *= 0.5);
+        r.summary = gpubench_results::stats::summarize(&r.samples);
+    }
+    let slower = write_doc(dir.path(), "slower.json", &slower);
+    let out = save(&slower, &[]);
+    assert_exit_saying(&out, 3, &["did not pass against", "--force"]);
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
+
+    let mut debug = clean_run("Card");
+    debug.machine.build_profile = "debug".to_string();
+    let debug = write_doc(dir.path(), "debug.json", &debug);
+    let out = save(&debug, &[]);
+    assert_exit_saying(
+        &out,
+        1,
+        &["a release build and this run a debug build", "--force"],
+    );
+    assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
+
+    assert_exit(&save(&slower, &["--force"]), 0);
+    assert_ne!(std::fs::read(&recorded[0]).expect("read"), before);
+}
+
 #[test]
 fn show_alone_shows_the_latest_run_under_results() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -1,14 +1,18 @@
 //! `gpubench baseline save FILE`: a finished run's results file recorded as its adapter's
 //! baseline, so a ten-minute run need not be repeated with `--save-baseline`. The same gates as
-//! a run's: a failed or interrupted run is refused by the store, a run noisier than the band,
-//! one without its own noise check, or one that logged above warn is refused unless `--force`;
-//! an unreadable stored baseline is never replaced; the file and the baseline are checked as
-//! one command's input and output before anything is written.
+//! a run's: a failed or interrupted run is refused by the store; a run noisier than the band,
+//! one without its own noise check, one that logged above warn, one that does not pass against
+//! the stored baseline it would replace (a slowdown, a lost result) and one of another build
+//! profile than it are refused unless `--force`; an unreadable stored baseline is never
+//! replaced; the file and the baseline are checked as one command's input and output before
+//! anything is written.
 
 use gpubench_baseline::baseline_key;
 
 use crate::cli::BaselineSaveArgs;
-use crate::cmd::baseline_gate::{BaselinePlan, BaselineSettings, Gate, load, record};
+use crate::cmd::baseline_gate::{
+    BaselinePlan, BaselineSettings, Gate, after_run, load, outcome_exit, record_judged,
+};
 use crate::exit::Exit;
 use crate::paths::{Files, check_baseline_dir};
 
@@ -46,7 +50,14 @@ pub fn save(args: &BaselineSaveArgs) -> anyhow::Result<Exit> {
     let stored = gpubench_baseline::BaselineStore::new(settings.dir.clone()).path_for(&key)?;
     files.planned_output("the baseline it records", &stored)?;
     let plan = BaselinePlan::prepare(&mut settings, &key, &mut Files::new())?;
-    record(&plan, &settings, &doc)?;
+    // Judged against the stored baseline it replaces, as a run's save is; a run the store
+    // refuses anyway is refused for what it is, not for its verdict.
+    let verdict = after_run(&plan, &settings, &doc, &args.file)
+        .filter(|_| recordable)
+        .map_or(Exit::Success, |cmp| outcome_exit(&cmp));
+    if let Some(refused) = record_judged(&plan, &settings, &doc, verdict)? {
+        return Ok(refused);
+    }
     Ok(
         if doc.has_failures() || !doc.complete || doc.results.is_empty() {
             // The store refused it and said why; the run it records was not a clean one.

@@ -313,6 +313,8 @@ pub struct BaselinePlan {
     /// With `--save-baseline` and `--baseline FILE`: the stored baseline the run would
     /// replace, which the save is judged against (FILE may be another card's).
     replaced: Option<(String, RunDocument)>,
+    /// Whether `baseline` is a file named on the command line, not the stored baseline.
+    explicit: bool,
 }
 
 impl BaselinePlan {
@@ -328,6 +330,7 @@ impl BaselinePlan {
         let store = BaselineStore::new(settings.dir.clone());
         let stored_path = store.path_for(key)?;
         files.input("the stored baseline", &stored_path)?;
+        let explicit = settings.explicit.is_some();
         let (baseline, replaced) = match settings.explicit.take() {
             Some(found) if settings.save => (Some(found), stored_baseline(&stored_path, true)?),
             Some(found) => (Some(found), None),
@@ -338,7 +341,18 @@ impl BaselinePlan {
             stored_path,
             baseline,
             replaced,
+            explicit,
         })
+    }
+
+    /// The stored baseline a save would replace, where there is one.
+    fn stored(&self) -> Option<&RunDocument> {
+        let stored = if self.explicit {
+            &self.replaced
+        } else {
+            &self.baseline
+        };
+        stored.as_ref().map(|(_, doc)| doc)
     }
 }
 
@@ -439,13 +453,27 @@ pub fn record(
 /// this) is recorded only with `--force`, which accepts its figures; else a slowdown, or a
 /// lost result, would become the baseline the next run is judged by, and pass. Where the run
 /// was compared with another file (`--baseline FILE`), the save is judged against the stored
-/// baseline it replaces instead.
+/// baseline it replaces instead. A run of another build profile than the stored baseline's
+/// (a debug build over a release one) is recorded only with `--force` too: its comparison only
+/// reports timings, so it passes whatever they are, and once recorded every later run of the
+/// stored profile would be judged against it by report alone. `Some(exit)` where it was not
+/// recorded: the verdict's exit, or 1 for another build profile.
 pub fn record_judged(
     plan: &BaselinePlan,
     settings: &BaselineSettings,
     doc: &RunDocument,
     verdict: Exit,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<Exit>> {
+    let stored_profile = plan.stored().map(|stored| &stored.machine.build_profile);
+    if let Some(stored) = stored_profile.filter(|p| **p != doc.machine.build_profile) {
+        let built = &doc.machine.build_profile;
+        if settings.save && !settings.force {
+            note!(
+                "not recording a baseline: the stored baseline is a {stored} build and this run a {built} build, whose timings it would only report; record it anyway with --force to replace it"
+            );
+            return Ok(Some(Exit::Error));
+        }
+    }
     let (verdict, against) = match &plan.replaced {
         Some((label, stored)) => {
             let cmp = compare(
@@ -466,13 +494,14 @@ pub fn record_judged(
                 verdict.meaning(),
                 verdict.code()
             );
-            return Ok(());
+            return Ok(Some(verdict));
         }
         note!(
             "warning: recording the baseline anyway (--force), though this run did not pass against {against}"
         );
     }
-    record(plan, settings, doc)
+    record(plan, settings, doc)?;
+    Ok(None)
 }
 
 /// Why `doc` would make a poor baseline: its own noise level (the reference kernel's drift and

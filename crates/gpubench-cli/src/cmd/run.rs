@@ -354,6 +354,7 @@ fn report_and_gate(
     let judged = verdicts
         .as_ref()
         .map_or(Exit::Success, baseline_gate::outcome_exit);
+    // A refusal is said; the run's exit stays its verdict's.
     baseline_gate::record_judged(baseline, &plan.baseline, doc, judged)?;
     let exit = if doc.has_failures() {
         Exit::BenchmarkFailed
