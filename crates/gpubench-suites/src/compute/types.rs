@@ -445,13 +445,21 @@ impl DotType {
 }
 
 /// The invocations a grid of `n` has replayed: all of a small grid, else [`DOT_SAMPLE`] spread
-/// evenly with the last.
+/// evenly with the last, each moved on within its stride by a lane offset that steps through
+/// every lane of a 64-wide workgroup where the stride is 64 or more, as on every GPU's grid (29
+/// is coprime with 64). Without it a stride that is a
+/// multiple of the workgroup (768 on an H200's grid) samples lane 0 of every workgroup only, and
+/// one of 480 or 1520 (an M3's, an RX 7900's) two or four lanes of 64: a fault in the other
+/// lanes of a subgroup would never be read.
 pub fn dot_checked(n: u32) -> Vec<u32> {
     if n <= DOT_CHECK_ALL {
         return (0..n).collect();
     }
     let stride = n / DOT_SAMPLE;
-    let mut ids: Vec<u32> = (0..DOT_SAMPLE).map(|i| i * stride).collect();
+    let lanes = stride.min(64);
+    let mut ids: Vec<u32> = (0..DOT_SAMPLE)
+        .map(|i| i * stride + (i * 29) % lanes)
+        .collect();
     ids.push(n - 1);
     ids
 }
@@ -661,6 +669,16 @@ mod tests {
         assert_eq!(ids.first(), Some(&0));
         assert_eq!(ids.last(), Some(&2_999_999));
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        // Every lane of a 64-wide workgroup is read, whatever the stride of 64 or more (an
+        // H200's grid, an M3's, an RX 7900's, the smallest with that stride).
+        for n in [3_145_728, 1_966_080, 6_225_920, 64 * DOT_SAMPLE] {
+            let ids = dot_checked(n);
+            let mut lanes: Vec<u32> = ids.iter().map(|id| id % 64).collect();
+            lanes.sort_unstable();
+            lanes.dedup();
+            assert_eq!(lanes.len(), 64, "grid of {n}");
+            assert!(ids.windows(2).all(|w| w[0] < w[1]) && ids.last() == Some(&(n - 1)));
+        }
     }
 
     #[test]
