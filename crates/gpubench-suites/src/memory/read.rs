@@ -351,6 +351,13 @@ fn checked_groups(groups: u32) -> Vec<u32> {
     picked
 }
 
+/// Where one component of an invocation's sum lies: each of its `WINDOW_TRIPS * 4` loads is an
+/// exact input, in [0.5, 1.5).
+fn sum_range() -> std::ops::Range<f64> {
+    let loads = f64::from(WINDOW_TRIPS * 4);
+    0.5 * loads..1.5 * loads
+}
+
 /// The sum invocation `lane` of workgroup `group` makes over `data` (vec4s as 4 floats) with
 /// chunks of `chunk` invocations: memory.wgsl's walk, replayed exactly.
 fn replay(data: &[f32], at: (u32, u32), chunk: u32, epochs: (u32, u32)) -> [f64; 4] {
@@ -370,7 +377,10 @@ fn replay(data: &[f32], at: (u32, u32), chunk: u32, epochs: (u32, u32)) -> [f64;
 }
 
 /// Checks every invocation's sum in the [`checked_groups`] against [`replay`]; exact, since
-/// every partial sum is an f32 integer of 1/256 steps.
+/// every partial sum is an f32 integer of 1/256 steps. The other workgroups' sums (all but 65
+/// of the thousands a GPU's grid has) are not replayed, which would cost seconds a check, but
+/// each must lie where a sum of its loads can ([`sum_range`]): a workgroup that never ran
+/// (its sums still the poison, NaN, after the timed runs) or read past its data fails.
 fn verify_sums(got: &[f32], data: &[f32], groups: u32, chunk: u32) -> Verification {
     let mut checker = Checker::new();
     if got.len() != (groups * WORKGROUP * 4) as usize {
@@ -382,7 +392,23 @@ fn verify_sums(got: &[f32], data: &[f32], groups: u32, chunk: u32) -> Verificati
         return checker.finish();
     }
     let staggered = epochs((data.len() / 4) as u64, groups, chunk);
-    for group in checked_groups(groups) {
+    let checked = checked_groups(groups);
+    let range = sum_range();
+    for group in (0..groups).filter(|g| checked.binary_search(g).is_err()) {
+        let at = 4 * (group * WORKGROUP) as usize;
+        let sums = &got[at..at + 4 * WORKGROUP as usize];
+        if let Some(k) = sums.iter().position(|s| !range.contains(&f64::from(*s))) {
+            checker.fail(format!(
+                "workgroup {group}, invocation {}, component {}: sum {}, where its loads can only sum to {} .. {}",
+                k / 4,
+                k % 4,
+                sums[k],
+                range.start,
+                range.end
+            ));
+        }
+    }
+    for group in checked {
         for lane in 0..WORKGROUP {
             let want = replay(data, (group, lane), chunk, staggered);
             let at = 4 * (group * WORKGROUP + lane) as usize;
@@ -533,5 +559,35 @@ mod tests {
             (picked.len(), picked[0], picked.last()),
             (65, 0, Some(&999))
         );
+    }
+
+    /// On a grid of more workgroups than are replayed, one that never ran after the poison
+    /// (NaN sums) or summed out of range fails, though it is not among those replayed.
+    #[test]
+    fn a_workgroup_that_is_not_replayed_still_fails_when_it_did_not_run() {
+        let mut rng = SplitMix64::new(5);
+        let data = exact_inputs(&mut rng, 4096 * 4);
+        let (groups, chunk) = (CHECKED_GROUPS * 2, 8);
+        let staggered = epochs((data.len() / 4) as u64, groups, chunk);
+        let got: Vec<f32> = (0..groups)
+            .flat_map(|g| (0..WORKGROUP).map(move |l| (g, l)))
+            .flat_map(|at| replay(&data, at, chunk, staggered).map(|v| v as f32))
+            .collect();
+        assert!(verify_sums(&got, &data, groups, chunk).passed());
+        let unchecked = (0..groups)
+            .find(|g| !checked_groups(groups).contains(g))
+            .expect("a workgroup not replayed");
+        let at = 4 * (unchecked * WORKGROUP + 3) as usize;
+        for wrong in [f32::NAN, 0.0, got[at] * 2.0] {
+            let mut lost = got.clone();
+            lost[at + 1] = wrong;
+            let verdict = verify_sums(&lost, &data, groups, chunk);
+            assert!(!verdict.passed(), "{wrong}");
+            let said = &verdict.first_mismatches[0];
+            assert!(
+                said.starts_with(&format!("workgroup {unchecked}, invocation 3, component 1")),
+                "{said}"
+            );
+        }
     }
 }
