@@ -4,7 +4,11 @@
 //! driver, host and start time, so files from several machines can be concatenated and still
 //! told apart, and whether the run completed (`run_complete` false: it was interrupted, and the
 //! results it never reached are not there). The tail percentiles of a run's samples (`p5`,
-//! `p95`) come last, after columns older readers index by position.
+//! `p95`, in the row's unit: of a rate, the slow tail is `p5`) come after the columns older
+//! readers index by position; after them what part the row plays (`role`: `derived` for a
+//! value computed from other rows, which has no timing of its own), what its metric counts
+//! (`counts`), and where a row timed each request's whole path, its latency percentiles in
+//! microseconds (`latency_p50_us` to `latency_p99_us`), stated from enough requests only.
 
 use gpubench_baseline::{Comparison, CrossCell, CrossTable};
 use gpubench_results::stats::{MIN_N_P95, Summary};
@@ -44,10 +48,16 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         // Appended, so the columns before them keep their places.
         "p5",
         "p95",
+        "role",
+        "counts",
+        "latency_p50_us",
+        "latency_p95_us",
+        "latency_p99_us",
     ]);
     let adapter = &doc.machine.adapter;
     for r in &doc.results {
         let s = r.summary.as_ref().filter(|_| r.status == Status::Ok);
+        let latency = r.latency.as_deref().filter(|_| r.status == Status::Ok);
         let num = |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.map(f));
         // A single value's zero spread is no measurement of one: left empty, as `-` elsewhere.
         let spread = |f: fn(&gpubench_results::stats::Summary) -> f64| {
@@ -85,6 +95,11 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
             doc.complete.to_string(),
             tail(s, |s| s.p5),
             tail(s, |s| s.p95),
+            r.role.as_str().to_string(),
+            r.counts.clone(),
+            raw(latency.map(|l| l.p50_us)),
+            raw(latency.and_then(|l| l.p95())),
+            raw(latency.and_then(|l| l.p99())),
         ]);
     }
     Ok(printable(&grid.to_csv()))
@@ -209,32 +224,77 @@ mod tests {
     use super::*;
     use gpubench_baseline::testing::doc_with;
 
+    /// The header as it was before the appended columns: older readers index these by place.
+    const OLDER_COLUMNS: usize = 25;
+
+    /// The cells of line `k` of `csv` (cells here hold no comma).
+    fn cells(csv: &str, k: usize) -> Vec<String> {
+        let line = csv.lines().nth(k).expect("a line");
+        line.split(',').map(String::from).collect()
+    }
+
     #[test]
-    fn the_tail_percentiles_come_last() {
+    fn the_tail_percentiles_keep_their_places_and_newer_columns_follow() {
         let mut doc = doc_with("Card", false);
+        doc.results[0].counts = "bytes read".into();
         let before = render_run(&doc).expect("csv");
-        let header: Vec<&str> = before.lines().next().expect("header").split(',').collect();
-        assert_eq!(header[header.len() - 3..], ["run_complete", "p5", "p95"]);
+        let header = cells(&before, 0);
+        assert_eq!(
+            header[OLDER_COLUMNS - 3..OLDER_COLUMNS],
+            ["run_complete", "p5", "p95"]
+        );
+        assert_eq!(
+            header[OLDER_COLUMNS..],
+            [
+                "role",
+                "counts",
+                "latency_p50_us",
+                "latency_p95_us",
+                "latency_p99_us"
+            ]
+        );
         let s = doc.results[0].summary.clone().expect("a summary");
         assert!(s.n as u64 >= MIN_N_P95, "the fixture has enough samples");
-        let first: Vec<String> = before
-            .lines()
-            .nth(1)
-            .expect("a row")
-            .split(',')
-            .map(String::from)
-            .collect();
+        let first = cells(&before, 1);
         assert_eq!(
-            first[first.len() - 2..],
-            [raw(Some(s.p5)), raw(Some(s.p95))]
+            first[OLDER_COLUMNS - 2..],
+            [
+                raw(Some(s.p5)),
+                raw(Some(s.p95)),
+                "kernel".into(),
+                "bytes read".into(),
+                String::new(),
+                String::new(),
+                String::new()
+            ]
         );
         // Too few samples to state a tail: the cells stay empty.
         let few = doc.results[0].summary.as_mut().expect("a summary");
         few.n = 5;
         let after = render_run(&doc).expect("csv");
-        assert!(
-            after.lines().nth(1).expect("a row").ends_with(",,"),
-            "{after}"
-        );
+        assert_eq!(cells(&after, 1)[OLDER_COLUMNS - 2..OLDER_COLUMNS], ["", ""]);
+    }
+
+    /// A derived row says so; a row that timed requests gives its latency percentiles, each
+    /// only from enough requests.
+    #[test]
+    fn a_derived_row_and_request_latencies_are_named() {
+        use gpubench_results::stats::LatencySummary;
+        let mut doc = doc_with("Card", false);
+        doc.results[0].role = gpubench_results::Role::Derived;
+        let latency = |n| LatencySummary {
+            p50_us: 10.0,
+            p95_us: 20.0,
+            p99_us: 30.0,
+            max_us: 40.0,
+            n,
+        };
+        doc.results[1].latency = Some(Box::new(latency(200)));
+        let csv = render_run(&doc).expect("csv");
+        assert_eq!(cells(&csv, 1)[OLDER_COLUMNS], "derived");
+        assert_eq!(cells(&csv, 2)[OLDER_COLUMNS + 2..], ["10", "20", "30"]);
+        doc.results[1].latency = Some(Box::new(latency(50)));
+        let csv = render_run(&doc).expect("csv");
+        assert_eq!(cells(&csv, 2)[OLDER_COLUMNS + 2..], ["10", "20", ""]);
     }
 }

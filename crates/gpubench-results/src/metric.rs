@@ -166,6 +166,20 @@ pub enum Role {
     Derived,
 }
 
+impl Role {
+    /// The role as files name it (`kernel`, `host-reference`, `derived`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Kernel => "kernel",
+            Role::HostReference => "host-reference",
+            Role::CopyEngine => "copy-engine",
+            Role::BandwidthCeiling => "bandwidth-ceiling",
+            Role::ComputeCeiling => "compute-ceiling",
+            Role::Derived => "derived",
+        }
+    }
+}
+
 /// The work one iteration does. GB/s and GFLOP/s come from this declaration and the measured
 /// time, the same way for every benchmark.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -381,6 +395,23 @@ impl BenchmarkInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_roles_name_is_the_one_files_hold() {
+        for role in [
+            Role::Kernel,
+            Role::HostReference,
+            Role::CopyEngine,
+            Role::BandwidthCeiling,
+            Role::ComputeCeiling,
+            Role::Derived,
+        ] {
+            assert_eq!(
+                serde_json::to_value(role).expect("serializes"),
+                role.as_str()
+            );
+        }
+    }
 
     #[test]
     fn known_names_read_as_their_kind_and_others_are_kept() {
