@@ -133,7 +133,7 @@ fn reasons_table(run: &RunTelemetry) -> Markup {
         .collect();
     table_of(
         None,
-        &["throttle reason", "first seen", "share of readings"],
+        &["throttle reason", "first seen", "share of charted readings"],
         &rows,
     )
 }
@@ -145,15 +145,20 @@ fn reason_row(run: &RunTelemetry, reason: &str) -> Markup {
         .iter()
         .filter(|p| p.throttle_reasons.iter().any(|r| r == reason))
         .collect();
-    let first = seen
-        .first()
-        .map_or("-".to_string(), |p| format!("{:.1} s", p.t_s));
-    let share = 100.0 * seen.len() as f64 / run.trace.len().max(1) as f64;
+    // The trace is thinned to a few thousand points: a reason every reading counted (the
+    // run's totals) may fall between the points kept, which is said, never a share of 0%.
+    let (first, share) = match seen.first() {
+        Some(p) => (
+            format!("{:.1} s", p.t_s),
+            crate::numbers::percent(100.0 * seen.len() as f64 / run.trace.len().max(1) as f64, 0),
+        ),
+        None => ("-".to_string(), "between the charted readings".to_string()),
+    };
     html! {
         tr {
             td { (reason) }
             td { (first) }
-            td { (format!("{share:.0}%")) }
+            td { (share) }
         }
     }
 }
@@ -207,6 +212,27 @@ mod tests {
         assert!(
             html.contains("<td>hw-thermal-slowdown</td><td>0.5 s</td><td>67%</td>"),
             "{html}"
+        );
+    }
+
+    /// A reason in one reading of thousands shows its small share, and one every reading
+    /// counted but the thinned trace lost is said to fall between the charted points: never 0%.
+    #[test]
+    fn a_rare_reason_is_never_a_share_of_zero() {
+        let mut run = sampled_telemetry();
+        let point = run.trace[0].clone();
+        run.trace = vec![point; 2000];
+        run.trace
+            .iter_mut()
+            .for_each(|p| p.throttle_reasons.clear());
+        run.trace[7].throttle_reasons = vec!["hw-thermal-slowdown".into()];
+        let row = reason_row(&run, "hw-thermal-slowdown").into_string();
+        assert!(row.contains("<td>0.0500%</td>"), "{row}");
+        run.trace[7].throttle_reasons.clear();
+        let row = reason_row(&run, "hw-thermal-slowdown").into_string();
+        assert!(
+            row.contains("<td>between the charted readings</td>"),
+            "{row}"
         );
     }
 
