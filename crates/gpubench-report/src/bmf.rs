@@ -1,6 +1,9 @@
 //! Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format/>):
 //! `{ "<benchmark>": { "<measure>": { "value", "lower_value", "upper_value" } } }`.
 //!
+//! A run's export also holds the run's own benchmark, `gpubench/run`, with its counts of
+//! verified and failed results, so a result that failed (no number) is not only a gap.
+//!
 //! The value is the median and the bounds are its 95% interval (order statistics), so Bencher's
 //! thresholds see the uncertainty gpubench measured. Measures are named by
 //! [`bencher_measure`](crate::measured::bencher_measure) (`gpubench-bandwidth-gb-s`, ...), never
@@ -13,7 +16,7 @@
 
 use gpubench_baseline::verdict::{HOST_CLOCK_NOTE, METRIC_CHANGED};
 use gpubench_baseline::{Comparison, CrossTable, PairComparison};
-use gpubench_results::RunDocument;
+use gpubench_results::{RunDocument, Status};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -63,6 +66,7 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
 /// machines' runs in one Bencher project, see [`crate::adapter_prefix`]).
 pub fn render_run_named(doc: &RunDocument, prefix: Option<&str>) -> Result<String, ReportError> {
     let mut out = Map::new();
+    run_counts(&mut out, doc, prefix)?;
     for r in &doc.results {
         let Some(s) = measured(r) else {
             continue;
@@ -83,6 +87,30 @@ pub fn render_run_named(doc: &RunDocument, prefix: Option<&str>) -> Result<Strin
     }
     finish(out)
 }
+
+/// The run's own benchmark, `gpubench/run`: how many results were ok and verified, and how
+/// many failed (measures `gpubench-verified-results`, `gpubench-failed-results`), as the
+/// github-action-benchmark export has them. A failed result has no value of its own, so its
+/// series in Bencher just stops; this count is what a threshold can catch it by.
+fn run_counts(
+    out: &mut Map<String, Value>,
+    doc: &RunDocument,
+    prefix: Option<&str>,
+) -> Result<(), ReportError> {
+    let count = |keep: fn(&gpubench_results::BenchResult) -> bool| Metric {
+        value: doc.results.iter().filter(|r| keep(r)).count() as f64,
+        lower_value: None,
+        upper_value: None,
+    };
+    let name = crate::prefixed(prefix, RUN_BENCHMARK);
+    let verified = count(|r| r.status == Status::Ok && r.verified);
+    insert(out, &name, "gpubench-verified-results", verified)?;
+    let failed = count(|r| r.status == Status::Failed);
+    insert(out, &name, "gpubench-failed-results", failed)
+}
+
+/// The name of the run's own benchmark ([`run_counts`]).
+const RUN_BENCHMARK: &str = "gpubench/run";
 
 /// A comparison in this format: the new run's medians (with their intervals) under their
 /// metric's measure, and the oriented ratio against the base (with its interval) under the
@@ -235,9 +263,34 @@ mod tests {
             .as_object()
             .expect("an object")
             .keys()
-            .filter(|id| *id != "stream/changed/1MiB")
+            .filter(|id| *id != "stream/changed/1MiB" && *id != RUN_BENCHMARK)
             .collect();
         assert_eq!(ids, measured, "the same rows as the run's own export");
+    }
+
+    /// A run's export counts its verified and failed results under its own benchmark, so a
+    /// failure that leaves no value still shows.
+    #[test]
+    fn a_run_counts_its_verified_and_failed_results() {
+        let mut doc = doc_with("Card", false);
+        let mut failed = ok_result("stream/broken/1MiB", "bandwidth", "GB/s", 1.0);
+        failed.status = gpubench_results::Status::Failed;
+        failed.verified = false;
+        doc.results.push(failed);
+        let exported: serde_json::Value =
+            serde_json::from_str(&render_run_named(&doc, Some("Card")).expect("bmf"))
+                .expect("json");
+        let run = &exported[format!("Card/{RUN_BENCHMARK}")];
+        let verified = doc
+            .results
+            .iter()
+            .filter(|r| r.status == gpubench_results::Status::Ok && r.verified)
+            .count();
+        assert!(verified > 0);
+        assert_eq!(run["gpubench-verified-results"]["value"], verified as f64);
+        assert_eq!(run["gpubench-failed-results"]["value"], 1.0);
+        assert!(run["gpubench-failed-results"].get("lower_value").is_none());
+        assert!(exported.get("Card/stream/broken/1MiB").is_none());
     }
 
     /// A derived row a comparison has no legacy id or note for (new in the new run) is known

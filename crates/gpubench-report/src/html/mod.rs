@@ -570,7 +570,7 @@ fn page(body: Markup) -> Markup {
                 "\n"
                 (body)
                 footer {
-                    "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB; every number is the median of verified samples."
+                    "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB; every measured number is the median of verified samples, and every derived one (a fit, a ceiling, a fraction of peak) is computed from them."
                 }
                 "\n"
             }
