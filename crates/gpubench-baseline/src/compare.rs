@@ -280,6 +280,8 @@ impl Comparison {
         let field = |name: &str| self.differences.iter().find(|d| d.field == name);
         Some(if let Some(build) = field("build") {
             ReportOnly::Build(build)
+        } else if let Some(profile) = field("profile") {
+            ReportOnly::Profile(profile)
         } else if let Some(logging) = self.differences.iter().find(|d| d.slows_one_run()) {
             ReportOnly::Logging(logging)
         } else {
@@ -343,6 +345,9 @@ pub enum ReportOnly<'a> {
     /// The runs are builds of different profiles (a debug build's timings say little about a
     /// release build's): never gated, strict or not.
     Build(&'a Difference),
+    /// The runs used different profiles, which time their samples differently (warm-up, sample
+    /// length, the variation aimed at): never gated, strict or not.
+    Profile(&'a Difference),
     /// One run logged above warn and the other did not: never gated, strict or not.
     Logging(&'a Difference),
     /// A software adapter, whose timings swing with the host's load: gated only when strict.
@@ -367,11 +372,15 @@ pub fn compare(
     // A debug build's timings say little about a release build's (and the reverse): across
     // build profiles timing verdicts never gate, --strict or not; status changes still do.
     let build_differs = base.machine.build_profile != new.machine.build_profile;
+    // Likewise across profiles: quick's 20 ms warm-up and 2 ms samples time a kernel otherwise
+    // than default's 200 ms and 5 ms (a clock still ramping, per-submit costs over a shorter
+    // sample), so an id both profiles run is not measured alike.
+    let profile_differs = base.config.profile != new.config.profile;
     // Likewise when one run logged above warn and the other did not.
     let differences = machine_differences(base, new);
     let logging_differs = differences.iter().any(Difference::slows_one_run);
     let report_only = mode == Mode::SameMachine
-        && ((software && !options.strict) || build_differs || logging_differs);
+        && ((software && !options.strict) || build_differs || profile_differs || logging_differs);
     let new_by_id: BTreeMap<&str, &BenchResult> =
         new.results.iter().map(|r| (r.id.as_str(), r)).collect();
     let bootstrap_resamples = resamples_within_budget(base, &new_by_id);
@@ -1274,6 +1283,26 @@ mod tests {
         new.results[0].status = gpubench_results::Status::Failed;
         let cmp = compare("base", &base, "new", &new, &strict);
         assert!(cmp.fails_gate(), "ok -> failed fails whatever the build");
+    }
+
+    /// A run of another profile times its samples otherwise: its slower figures report, say
+    /// why, and never gate, strict or not; a result that failed still does.
+    #[test]
+    fn a_run_of_another_profile_is_never_gated_on_timings_but_status_changes_are() {
+        let base = doc_with("NVIDIA Test", false);
+        let mut new = scaled(&base, 1.5);
+        new.config.profile = "default".to_string();
+        assert_ne!(base.config.profile, new.config.profile);
+        let cmp = compare("base", &base, "new", &new, &strict());
+        assert!(cmp.regressions().next().is_some(), "the slowdown is found");
+        assert!(!cmp.fails_gate(), "and only reported");
+        let Some(ReportOnly::Profile(d)) = cmp.report_only_reason() else {
+            panic!("{:?}", cmp.report_only_reason());
+        };
+        assert_eq!((d.base.as_str(), d.new.as_str()), ("quick", "default"));
+        new.results[0].status = gpubench_results::Status::Failed;
+        let cmp = compare("base", &base, "new", &new, &strict());
+        assert!(cmp.fails_gate(), "ok -> failed fails whatever the profile");
     }
 
     #[test]

@@ -112,6 +112,10 @@ fn comparison_notes(cmp: &Comparison) -> Vec<String> {
                 "build profiles differ ({} base, {} run): timing verdicts are report-only (they never fail the run, strict or not); record a baseline with a {} build",
                 d.base, d.new, d.new
             ),
+            ReportOnly::Profile(d) => format!(
+                "profiles differ ({} base, {} run): they time samples differently (warm-up, sample length), so timing verdicts are report-only (they never fail the run, strict or not); compare runs of one profile",
+                d.base, d.new
+            ),
             ReportOnly::Logging(d) => format!(
                 "logging differs ({} base, {} run): logging above warn slows short kernels, so timing verdicts are report-only (they never fail the run, strict or not); compare runs that logged alike",
                 d.base, d.new

@@ -276,6 +276,9 @@ fn exit_reason(cmp: &Comparison, gate: &Gate) -> String {
     if timing > 0 && cmp.report_only {
         let why = match cmp.report_only_reason() {
             Some(ReportOnly::Build(_)) => "the two runs are builds of different profiles",
+            Some(ReportOnly::Profile(_)) => {
+                "the two runs used different profiles, which time samples differently"
+            }
             Some(ReportOnly::Logging(_)) => {
                 "one run logged above warn and the other did not (logging slows short kernels)"
             }
