@@ -173,6 +173,22 @@ pub fn gen5_x16_link(matched_by: &str) -> PcieLink {
     }
 }
 
+/// `result` timed by GPU timestamps, with host-clock samples beside them `host_factor` times
+/// its own (the submit and the wait the host clock adds).
+pub fn gpu_timed(result: &mut BenchResult, host_factor: f64) {
+    result.timing = Some(gpubench_results::TimingSource::GpuTimestamp);
+    result.host_samples = result.samples.iter().map(|s| s * host_factor).collect();
+}
+
+/// `result`, timed as [`gpu_timed`] leaves it, as a run that lost its timestamps has it: timed
+/// by the host clock alone, its host-clock samples `slowdown` times slower its only samples.
+pub fn lost_timestamps(result: &mut BenchResult, slowdown: f64) {
+    result.timing = Some(gpubench_results::TimingSource::Host);
+    result.samples = result.host_samples.iter().map(|s| s * slowdown).collect();
+    result.host_samples.clear();
+    result.summary = summarize(&result.samples);
+}
+
 /// `doc` with every ok result made `slowdown` times slower: times multiplied, rates divided.
 pub fn scaled(doc: &RunDocument, slowdown: f64) -> RunDocument {
     let mut out = doc.clone();

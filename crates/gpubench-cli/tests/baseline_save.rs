@@ -14,6 +14,15 @@ use common::{
     text, write_doc,
 };
 
+/// `gpubench baseline save FILE` into the baseline directory `store`, with `extra` flags.
+fn save_into(store: &Path, file: &Path, extra: &[&str]) -> std::process::Output {
+    gpubench_command()
+        .args(["baseline", "save", arg(file), "--baseline-dir", arg(store)])
+        .args(extra)
+        .output()
+        .expect("runs")
+}
+
 /// A clean run: only ok results, its own noise check quiet.
 fn clean_run(adapter: &str) -> RunDocument {
     let mut doc = doc_with(adapter, false);
@@ -28,13 +37,7 @@ fn clean_run(adapter: &str) -> RunDocument {
 fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = dir.path().join("baselines");
-    let save = |file: &Path, extra: &[&str]| {
-        gpubench_command()
-            .args(["baseline", "save", arg(file), "--baseline-dir", arg(&store)])
-            .args(extra)
-            .output()
-            .expect("runs")
-    };
+    let save = |file: &Path, extra: &[&str]| save_into(&store, file, extra);
 
     let mut unchecked = clean_run("Card");
     unchecked.noise = None;
@@ -91,13 +94,7 @@ fn a_finished_run_is_recorded_as_the_baseline_under_the_runs_gates() {
 fn a_slower_file_or_another_build_replaces_the_baseline_only_with_force() {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = dir.path().join("baselines");
-    let save = |file: &Path, extra: &[&str]| {
-        gpubench_command()
-            .args(["baseline", "save", arg(file), "--baseline-dir", arg(&store)])
-            .args(extra)
-            .output()
-            .expect("runs")
-    };
+    let save = |file: &Path, extra: &[&str]| save_into(&store, file, extra);
     let clean = write_doc(dir.path(), "clean.json", &clean_run("Card"));
     assert_exit(&save(&clean, &[]), 0);
     let recorded = json_files(&store);

@@ -185,7 +185,7 @@ pub fn render_cross(_table: &CrossTable) -> Result<String, ReportError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpubench_baseline::testing::{doc_with, ok_result};
+    use gpubench_baseline::testing::{doc_with, gpu_timed, lost_timestamps, ok_result};
     use gpubench_baseline::{CompareOptions, compare};
     use gpubench_results::Role;
 
@@ -314,14 +314,9 @@ mod tests {
     #[test]
     fn a_pair_judged_by_the_host_clock_exports_its_ratio_only() {
         let mut new = doc_with("Card", false);
-        let timed = &mut new.results[1];
-        timed.timing = Some(gpubench_results::TimingSource::GpuTimestamp);
-        timed.host_samples = timed.samples.iter().map(|s| s * 1.5).collect();
+        gpu_timed(&mut new.results[1], 1.5);
         let mut base = new.clone();
-        let host = &mut base.results[1];
-        host.timing = Some(gpubench_results::TimingSource::Host);
-        host.samples = std::mem::take(&mut host.host_samples);
-        host.summary = gpubench_results::stats::summarize(&host.samples);
+        lost_timestamps(&mut base.results[1], 1.0);
         let cmp = compare("b", &base, "n", &new, &CompareOptions::default());
         assert!(by_host_clock(&cmp.pairs[1]), "{:?}", cmp.pairs[1].note);
         let exported: serde_json::Value =

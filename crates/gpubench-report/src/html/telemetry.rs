@@ -226,14 +226,10 @@ mod tests {
             .iter_mut()
             .for_each(|p| p.throttle_reasons.clear());
         run.trace[7].throttle_reasons = vec!["hw-thermal-slowdown".into()];
-        let row = reason_row(&run, "hw-thermal-slowdown").into_string();
-        assert!(row.contains("<td>0.0500%</td>"), "{row}");
+        let share = |run: &RunTelemetry| reason_row(run, "hw-thermal-slowdown").into_string();
+        assert!(share(&run).contains("<td>0.0500%</td>"));
         run.trace[7].throttle_reasons.clear();
-        let row = reason_row(&run, "hw-thermal-slowdown").into_string();
-        assert!(
-            row.contains("<td>between the charted readings</td>"),
-            "{row}"
-        );
+        assert!(share(&run).contains("<td>between the charted readings</td>"));
     }
 
     #[test]
