@@ -68,6 +68,9 @@ pub struct Side {
     /// the tracking exports go by.
     #[serde(default)]
     pub role: gpubench_results::Role,
+    /// The clock that timed the result's headline samples, where it was timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<gpubench_results::TimingSource>,
 }
 
 impl Side {
@@ -85,6 +88,7 @@ impl Side {
             ci_high: interval.map(|s| s.ci_high),
             samples: result.samples.len(),
             role: result.role,
+            timing: result.timing,
         }
     }
 

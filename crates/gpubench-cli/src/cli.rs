@@ -104,10 +104,11 @@ pub struct SizingArgs {
 /// What `gpubench baseline` does.
 #[derive(Debug, Subcommand)]
 pub enum BaselineCommand {
-    /// Record a finished run's results file as its adapter's baseline (the checks
-    /// `run --save-baseline` makes of the run itself: a failed, interrupted, noisy, unchecked
-    /// or verbosely logged run is refused unless --force; it is compared with nothing), so a
-    /// long run need not be repeated.
+    /// Record a finished run's results file as its adapter's baseline, so a long run need not
+    /// be repeated. The checks `run --save-baseline` makes: a failed or interrupted run is
+    /// refused; a noisy, unchecked or verbosely logged one, one that does not pass against the
+    /// stored baseline it would replace, or one of another build profile than it, unless
+    /// --force.
     #[command(after_help = crate::exit::help_table())]
     Save(BaselineSaveArgs),
 }
@@ -121,8 +122,9 @@ pub struct BaselineSaveArgs {
     /// Directory of baselines [default: as `run` resolves it].
     #[arg(long, value_name = "DIR")]
     pub baseline_dir: Option<PathBuf>,
-    /// Record it even when its own noise was over the noise band, it had no noise check, or it
-    /// logged above warn (said as a warning).
+    /// Record it even when its own noise was over the noise band, it had no noise check, it
+    /// logged above warn, it did not pass against the stored baseline, or it is of another
+    /// build profile than that (said as a warning).
     #[arg(long)]
     pub force: bool,
     /// Noise band in percent the run's own noise is held to (default: as `run` uses).
@@ -368,12 +370,13 @@ pub struct BaselineArgs {
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Record this run as the adapter's baseline (refused when a result failed, the run was
-    /// interrupted, it did not pass against the baseline there, or its own noise was over the
-    /// noise band).
+    /// interrupted, it did not pass against the baseline there, it is of another build profile
+    /// than that, or its own noise was over the noise band).
     #[arg(long)]
     pub save_baseline: bool,
     /// With --save-baseline: record it even when it did not pass against the baseline there
-    /// (accepting its figures), or its own noise was over the noise band (said as a warning).
+    /// (accepting its figures), it is of another build profile than that, or its own noise was
+    /// over the noise band (said as a warning).
     #[arg(long, requires = "save_baseline")]
     pub force: bool,
     /// With --save-baseline: run the suites N times and record the quietest run (the lowest

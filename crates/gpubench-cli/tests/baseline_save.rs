@@ -107,7 +107,12 @@ fn a_slower_file_or_another_build_replaces_the_baseline_only_with_force() {
     }
     let slower = write_doc(dir.path(), "slower.json", &slower);
     let out = save(&slower, &[]);
-    assert_exit_saying(&out, 3, &["did not pass against", "--force"]);
+    assert_exit_saying(
+        &out,
+        3,
+        &["exit 3: ", "this file did not pass against", "--force"],
+    );
+    assert_lacks(&text(&out.stderr), "--no-fail");
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
 
     let mut debug = clean_run("Card");
@@ -117,7 +122,7 @@ fn a_slower_file_or_another_build_replaces_the_baseline_only_with_force() {
     assert_exit_saying(
         &out,
         1,
-        &["a release build and this run a debug build", "--force"],
+        &["a release build and this file a debug build", "--force"],
     );
     assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
 

@@ -236,6 +236,9 @@ impl RunLoop<'_, '_> {
                 return Ok(Flow::Stop);
             }
             stamp_hints(suite, &mut probes);
+            // A probe that failed as the device was lost has said so, as a benchmark does.
+            self.loss_reported |=
+                ctx.faults.device_lost() && probes.iter().any(|r| r.status == Status::Failed);
             self.doc.results.extend(probes);
             self.sink.save(&self.doc)?;
         }

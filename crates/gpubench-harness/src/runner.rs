@@ -547,10 +547,10 @@ impl<'a> Runner<'a> {
     /// check read was overwritten after it (where runs rewrite it), so what this check reads was
     /// written by the runs since; where runs accumulate, it holds what they add up to (the
     /// launch storms' counters: 4096 dispatches a sample, against one before timing). A driver
-    /// that drops every run of a batch, or writes wrong values in one, fails here instead of
-    /// being timed as a throughput; so does one that drops or merges some dispatches of a batch
-    /// where the runs accumulate. Where they rewrite one output, a batch of which only the last
-    /// run ran passes: those outputs say what was computed, not how often.
+    /// that drops every run of a batch, or writes wrong values in the last run, fails here
+    /// instead of being timed as a throughput; where the runs accumulate, so does one that
+    /// drops, merges or miscomputes any of them. Where they rewrite one output, a batch of which
+    /// only the last run ran passes: those outputs say what was computed, not how often.
     async fn verify_timed_work(
         &self,
         bench: &mut dyn Benchmark,

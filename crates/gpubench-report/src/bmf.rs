@@ -153,13 +153,21 @@ pub fn render_comparison_named(
 }
 
 /// Whether a pair was judged by the host clock because the runs were timed by different
-/// clocks: its new side then holds the host clock's median, which a run's export (by the
-/// headline clock, GPU timestamps) would not, so Bencher would chart two clocks as one series.
-/// Its ratio, host clock against host clock, is exported; its value is not.
+/// clocks while the new run's headline clock was its GPU timestamps: its new side then holds
+/// the host clock's median, which the new run's own export does not write under that measure,
+/// so Bencher would chart two clocks as one series. Its ratio, host clock against host clock,
+/// is exported; its value is not. (Where the new run is the host-timed one, its host median is
+/// its headline, and is exported.)
 fn by_host_clock(pair: &PairComparison) -> bool {
-    pair.note
+    let judged_by_host = pair
+        .note
         .as_deref()
-        .is_some_and(|note| note.contains(HOST_CLOCK_NOTE))
+        .is_some_and(|note| note.contains(HOST_CLOCK_NOTE));
+    let new_gpu_timed = pair
+        .new
+        .as_ref()
+        .is_some_and(|s| s.timing == Some(gpubench_results::TimingSource::GpuTimestamp));
+    judged_by_host && new_gpu_timed
 }
 
 /// Whether a compared pair is exported: measured in its own right, and of one metric in
@@ -326,12 +334,14 @@ mod tests {
             .expect("the pair is exported");
         let names: Vec<&String> = measures.keys().collect();
         assert_eq!(names, ["gpubench-ratio"]);
-        assert!(
-            exported[&new.results[0].id]
-                .as_object()
-                .expect("exported")
-                .len()
-                == 2
-        );
+        let measures_of =
+            |exported: &serde_json::Value, id: &str| exported[id].as_object().map(Map::len);
+        assert_eq!(measures_of(&exported, &new.results[0].id), Some(2));
+        // The other way round the new run's host median is its headline: exported.
+        let cmp = compare("b", &new, "n", &base, &CompareOptions::default());
+        assert!(!by_host_clock(&cmp.pairs[1]), "{:?}", cmp.pairs[1].note);
+        let exported: serde_json::Value =
+            serde_json::from_str(&render_comparison(&cmp).expect("bmf")).expect("json");
+        assert_eq!(measures_of(&exported, &new.results[1].id), Some(2));
     }
 }

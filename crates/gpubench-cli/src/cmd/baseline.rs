@@ -11,7 +11,8 @@ use gpubench_baseline::baseline_key;
 
 use crate::cli::BaselineSaveArgs;
 use crate::cmd::baseline_gate::{
-    BaselinePlan, BaselineSettings, Gate, after_run, load, outcome_exit, record_judged,
+    BaselinePlan, BaselineSettings, Gate, Saving, after_run, load, outcome_exit, record_judged,
+    run_verdict_summary,
 };
 use crate::exit::Exit;
 use crate::paths::{Files, check_baseline_dir};
@@ -52,10 +53,13 @@ pub fn save(args: &BaselineSaveArgs) -> anyhow::Result<Exit> {
     let plan = BaselinePlan::prepare(&mut settings, &key, &mut Files::new())?;
     // Judged against the stored baseline it replaces, as a run's save is; a run the store
     // refuses anyway is refused for what it is, not for its verdict.
-    let verdict = after_run(&plan, &settings, &doc, &args.file)
-        .filter(|_| recordable)
-        .map_or(Exit::Success, |cmp| outcome_exit(&cmp));
-    if let Some(refused) = record_judged(&plan, &settings, &doc, verdict)? {
+    let cmp = after_run(&plan, &settings, &doc, &args.file).filter(|_| recordable);
+    let verdict = cmp.as_ref().map_or(Exit::Success, outcome_exit);
+    if let Some(cmp) = cmp.as_ref().filter(|_| verdict != Exit::Success) {
+        note!("{}", run_verdict_summary(cmp, &settings.gate, &doc));
+    }
+    let saving = (verdict, Saving::File);
+    if let Some(refused) = record_judged(&plan, &settings, &doc, saving)? {
         return Ok(refused);
     }
     Ok(

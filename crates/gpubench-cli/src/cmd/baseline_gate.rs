@@ -451,60 +451,104 @@ pub fn record(
     save_baseline(&plan.store, doc)
 }
 
+/// What is being recorded as the baseline: the run just made, or a results file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Saving {
+    /// `run --save-baseline`.
+    Run,
+    /// `baseline save FILE`.
+    File,
+}
+
+impl Saving {
+    /// How messages name it.
+    fn subject(self) -> &'static str {
+        match self {
+            Saving::Run => "this run",
+            Saving::File => "this file",
+        }
+    }
+}
+
 /// Records the run as [`record`] does, after its comparison with a baseline: a run that did
 /// not pass against it (`verdict`, [`outcome_exit`]: `--no-fail` changes the exit code, not
 /// this) is recorded only with `--force`, which accepts its figures; else a slowdown, or a
 /// lost result, would become the baseline the next run is judged by, and pass. Where the run
 /// was compared with another file (`--baseline FILE`), the save is judged against the stored
-/// baseline it replaces instead. A run of another build profile than the stored baseline's
-/// (a debug build over a release one) is recorded only with `--force` too: its comparison only
-/// reports timings, so it passes whatever they are, and once recorded every later run of the
-/// stored profile would be judged against it by report alone. `Some(exit)` where it was not
-/// recorded: the verdict's exit, or 1 for another build profile.
+/// baseline it replaces instead, and where there is none it replaces nothing and is not
+/// judged. A run of another build profile than the stored baseline's (a debug build over a
+/// release one) is refused unless `--force` (an error, exit 1): its comparison only reports
+/// timings, so it passes whatever they are, and once recorded every later run of the stored
+/// profile would be judged against it by report alone. A failed, interrupted or empty run
+/// goes straight to the store, which refuses it for what it is. `Some(verdict)` where the save
+/// was refused for its verdict.
 pub fn record_judged(
     plan: &BaselinePlan,
     settings: &BaselineSettings,
     doc: &RunDocument,
-    verdict: Exit,
+    (verdict, saving): (Exit, Saving),
 ) -> anyhow::Result<Option<Exit>> {
-    let stored_profile = plan.stored().map(|stored| &stored.machine.build_profile);
-    if let Some(stored) = stored_profile.filter(|p| **p != doc.machine.build_profile) {
-        let built = &doc.machine.build_profile;
-        if settings.save && !settings.force {
-            note!(
-                "not recording a baseline: the stored baseline is a {stored} build and this run a {built} build, whose timings it would only report; record it anyway with --force to replace it"
-            );
-            return Ok(Some(Exit::Error));
-        }
+    let recordable = !doc.has_failures() && doc.complete && !doc.results.is_empty();
+    if !settings.save || !recordable {
+        record(plan, settings, doc)?;
+        return Ok(None);
     }
-    let (verdict, against) = match &plan.replaced {
-        Some((label, stored)) => {
+    if let Some(problem) = other_build(plan, doc, saving) {
+        if !settings.force {
+            anyhow::bail!(
+                "not recording a baseline: {problem}; record it anyway with --force to replace it"
+            );
+        }
+        note!("warning: recording the baseline anyway (--force): {problem}");
+    }
+    let judged = match (&plan.replaced, plan.explicit) {
+        (Some((label, stored)), _) => {
             let cmp = compare(
                 label,
                 &base_for(stored, doc),
-                "this run",
+                saving.subject(),
                 doc,
                 &options(&settings.gate),
             );
-            (outcome_exit(&cmp), "the stored baseline it would replace")
+            Some((outcome_exit(&cmp), "the stored baseline it would replace"))
         }
-        None => (verdict, "the baseline it was compared with"),
+        // --baseline FILE and nothing stored: the save replaces nothing.
+        (None, true) => None,
+        (None, false) => Some((verdict, "the baseline it was compared with")),
     };
-    if settings.save && verdict != Exit::Success {
+    if let Some((verdict, against)) = judged.filter(|(v, _)| *v != Exit::Success) {
+        let subject = saving.subject();
         if !settings.force {
+            let unless = if saving == Saving::Run {
+                " without --no-fail"
+            } else {
+                ""
+            };
             note!(
-                "not recording a baseline: this run did not pass against {against} ({}: exit {} without --no-fail); record it anyway with --force to accept its figures",
+                "not recording a baseline: {subject} did not pass against {against} ({}: exit {}{unless}); record it anyway with --force to accept its figures",
                 verdict.meaning(),
                 verdict.code()
             );
             return Ok(Some(verdict));
         }
         note!(
-            "warning: recording the baseline anyway (--force), though this run did not pass against {against}"
+            "warning: recording the baseline anyway (--force), though {subject} did not pass against {against}"
         );
     }
     record(plan, settings, doc)?;
     Ok(None)
+}
+
+/// Where the stored baseline `doc` would replace is of another build profile: how they differ.
+fn other_build(plan: &BaselinePlan, doc: &RunDocument, saving: Saving) -> Option<String> {
+    let stored = &plan.stored()?.machine.build_profile;
+    let built = &doc.machine.build_profile;
+    (stored != built).then(|| {
+        format!(
+            "the stored baseline is a {stored} build and {} a {built} build, whose timings a comparison with it would only report",
+            saving.subject()
+        )
+    })
 }
 
 /// Why `doc` would make a poor baseline: its own noise level (the reference kernel's drift and

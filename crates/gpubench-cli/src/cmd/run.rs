@@ -354,8 +354,9 @@ fn report_and_gate(
     let judged = verdicts
         .as_ref()
         .map_or(Exit::Success, baseline_gate::outcome_exit);
-    // A refusal is said; the run's exit stays its verdict's.
-    baseline_gate::record_judged(baseline, &plan.baseline, doc, judged)?;
+    // A refusal for the verdict is said, and the run's exit stays its verdict's.
+    let saving = (judged, baseline_gate::Saving::Run);
+    baseline_gate::record_judged(baseline, &plan.baseline, doc, saving)?;
     let exit = if doc.has_failures() {
         Exit::BenchmarkFailed
     } else {

@@ -264,15 +264,17 @@ mod tests {
 /// precision it accumulated in and the precision of the stored result.
 ///
 /// - f32 accumulation: the lesser of two bounds on `sum|a_i b_i|`, both valid for any summation
-///   order, fused or not. The deterministic `k * eps` (Higham's gamma_k) is certain but grows
-///   with k: at K = 4096 of inputs in [-1, 1) it is 2.3% of rms(C), about 0.5, and one wrong
-///   term (an error of at most 1, a quarter on average) passes it. The probabilistic
-///   `LAMBDA * sqrt(k) * u` (Higham and Mary, "A new approach to probabilistic rounding error
-///   analysis", SIAM J. Sci. Comput. 41(5), 2019) fails a correct dot product with probability
-///   under `2k * exp(-LAMBDA^2 / 2)`, about 1e-18 at K = 4096, and is 12.8 times tighter there
-///   (`2 sqrt(k) / LAMBDA`); below K = 25 the deterministic one is the tighter. Its rounding
-///   errors need not be unbiased: a sum truncated at every step (round toward zero, as a
-///   tensor core's aligned adds are) stays several times inside it.
+///   order, fused or not. The deterministic `k * eps` (twice Higham's gamma_k, `k u / (1 - k
+///   u)`) is certain but grows with k: at K = 4096 of inputs in [-1, 1) it is 2.3% of rms(C),
+///   about 0.5, and one term read from the wrong index (an error `a_j (b_j' - b_j)`: at most 2,
+///   a third on average) mostly passes it. The probabilistic `LAMBDA * sqrt(k) * u` (Higham and
+///   Mary, "A new approach to probabilistic rounding error analysis", SIAM J. Sci. Comput.
+///   41(5), 2019) fails a correct dot product with probability under `2k * exp(-LAMBDA^2 / 2)`,
+///   about 1e-18 at K = 4096, and is 12.8 times tighter there (`2 sqrt(k) / LAMBDA`); below
+///   K = 25 the deterministic one is the tighter. It assumes rounding errors of mean zero,
+///   which zero-mean inputs (the matmul suite's) give even to a sum truncated at every step
+///   (round toward zero, as a tensor core's aligned adds are): that stays six times inside
+///   it. Inputs all of one sign would not: there a truncated sum runs about twice past it.
 /// - f16 accumulation: the deterministic bound is useless (k * eps16 exceeds 1 at k = 1024), so
 ///   the bound is statistical: rounding errors of a running sum of zero-mean terms grow like a
 ///   random walk, about `u * sqrt(k / 6) * rms(C)`; the bound allows `4 * sqrt(k) * u * rms(C)`,

@@ -79,11 +79,14 @@ impl Suite for CapacitySuite {
             let start = single_start(ctx, cap);
             let single = probe_single(ctx, start).await;
             let chunk = single.as_ref().map_or(0, |s| s.bytes).clamp(MIB, 256 * MIB);
-            let total = probe_total(ctx, cap, chunk).await;
-            vec![
-                single_result(ctx, single, start),
-                total_result(total, cap, chunk),
-            ]
+            let total = if ctx.faults.device_lost() {
+                // The single-buffer probe lost it, and its row says so.
+                let reason = "not run: the device was lost by the single-buffer probe";
+                BenchResult::empty(&total_info(), Status::Skipped, Some(reason.into()))
+            } else {
+                total_result(probe_total(ctx, cap, chunk).await, cap, chunk)
+            };
+            vec![single_result(ctx, single, start), total]
         })
     }
 
