@@ -161,9 +161,10 @@ impl BaselineStore {
 }
 
 /// Why `old`'s other suites cannot stand beside `new`'s rows in one baseline: the file has one
-/// machine record and one set of options, `new`'s, and a debug build's timings or a host
-/// clock's are not comparable with a release build's or a GPU timestamp's (a comparison reads
-/// them off that record), nor are ids made with other options.
+/// machine record, one log filter and one set of options, `new`'s, and a debug build's timings,
+/// a host clock's or a verbosely logged run's are not comparable with a release build's, a GPU
+/// timestamp's or a quiet run's (a comparison reads them off that record), nor are ids made
+/// with other options.
 /// `None` where `old` holds no suite `new` lacks, or was measured the same way.
 #[cfg(not(target_arch = "wasm32"))]
 fn measured_otherwise(old: &RunDocument, new: &RunDocument) -> Option<String> {
@@ -185,6 +186,15 @@ fn measured_otherwise(old: &RunDocument, new: &RunDocument) -> Option<String> {
             was.timing_source.as_str(),
             now.timing_source.as_str()
         )
+    } else if old.config.verbose_logging().is_some() != new.config.verbose_logging().is_some() {
+        // The file keeps one log filter, this run's: a quiet suite kept under a verbose one
+        // (or the reverse) would make every later comparison of it report-only.
+        let said = |doc: &RunDocument| {
+            doc.config
+                .verbose_logging()
+                .map_or("warn or quieter".to_string(), |f| format!("'{f}'"))
+        };
+        format!("it logged at {}, this run at {}", said(old), said(new))
     } else if !crate::compare::same_options(&old.config.options, &new.config.options) {
         // The file keeps one set of options, this run's: the kept suites' ids (a matmul
         // shape, a stream size) would read as lost by the next run with this run's options.
@@ -446,6 +456,17 @@ mod tests {
             saved
                 .replaced_whole
                 .is_some_and(|w| w.contains("other options"))
+        );
+        // A verbosely logged run likewise: the kept suites would inherit its log filter.
+        let (_dir, store, full) = two_suite_store();
+        let mut logged = full.clone();
+        logged.config.log_filter = Some("debug".into());
+        logged.results.retain(|r| r.suite == "stream");
+        let saved = store.save(&logged).expect("save");
+        let why = saved.replaced_whole.unwrap_or_default();
+        assert!(
+            why.contains("warn or quieter, this run at 'debug'"),
+            "{why}"
         );
         let (_dir, store, full) = two_suite_store();
         let mut same = full.clone();
