@@ -8,7 +8,9 @@
 //! readers index by position; after them what part the row plays (`role`: `derived` for a
 //! value computed from other rows, which has no timing of its own), what its metric counts
 //! (`counts`), and where a row timed each request's whole path, its latency percentiles in
-//! microseconds (`latency_p50_us` to `latency_p99_us`), stated from enough requests only.
+//! microseconds (`latency_p50_us` to `latency_p99_us`), stated from enough requests only; and
+//! for a transfer row whether its bytes crossed the host-device link (`crosses_link`: `false`
+//! for a copy that stayed on the device, which is no host-to-device figure).
 
 use gpubench_baseline::{Comparison, CrossCell, CrossTable};
 use gpubench_results::stats::{MIN_N_P95, Summary};
@@ -53,6 +55,7 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
         "latency_p50_us",
         "latency_p95_us",
         "latency_p99_us",
+        "crosses_link",
     ]);
     let adapter = &doc.machine.adapter;
     for r in &doc.results {
@@ -100,6 +103,12 @@ pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
             raw(latency.map(|l| l.p50_us)),
             raw(latency.and_then(|l| l.p95())),
             raw(latency.and_then(|l| l.p99())),
+            // A transfer row's bytes: whether they crossed the host-device link (false: a
+            // copy that stayed on the device), empty where the row does not say.
+            r.params
+                .get("crosses_link")
+                .and_then(serde_json::Value::as_bool)
+                .map_or(String::new(), |crossed| crossed.to_string()),
         ]);
     }
     Ok(printable(&grid.to_csv()))
@@ -250,7 +259,8 @@ mod tests {
                 "counts",
                 "latency_p50_us",
                 "latency_p95_us",
-                "latency_p99_us"
+                "latency_p99_us",
+                "crosses_link"
             ]
         );
         let s = doc.results[0].summary.clone().expect("a summary");
@@ -265,6 +275,7 @@ mod tests {
                 "bytes read".into(),
                 String::new(),
                 String::new(),
+                String::new(),
                 String::new()
             ]
         );
@@ -276,7 +287,7 @@ mod tests {
     }
 
     /// A derived row says so; a row that timed requests gives its latency percentiles, each
-    /// only from enough requests.
+    /// only from enough requests; a transfer row says whether its bytes crossed the link.
     #[test]
     fn a_derived_row_and_request_latencies_are_named() {
         use gpubench_results::stats::LatencySummary;
@@ -292,9 +303,15 @@ mod tests {
         doc.results[1].latency = Some(Box::new(latency(200)));
         let csv = render_run(&doc).expect("csv");
         assert_eq!(cells(&csv, 1)[OLDER_COLUMNS], "derived");
-        assert_eq!(cells(&csv, 2)[OLDER_COLUMNS + 2..], ["10", "20", "30"]);
+        assert_eq!(cells(&csv, 2)[OLDER_COLUMNS + 2..], ["10", "20", "30", ""]);
         doc.results[1].latency = Some(Box::new(latency(50)));
+        doc.results[1]
+            .params
+            .insert("crosses_link".into(), false.into());
         let csv = render_run(&doc).expect("csv");
-        assert_eq!(cells(&csv, 2)[OLDER_COLUMNS + 2..], ["10", "20", ""]);
+        assert_eq!(
+            cells(&csv, 2)[OLDER_COLUMNS + 2..],
+            ["10", "20", "", "false"]
+        );
     }
 }
