@@ -152,7 +152,7 @@ fn suite_grid(suite: &str, rows: &[&BenchResult]) -> Grid {
                         .as_ref()
                         .map_or("-".to_string(), |h| sig3(h.median)),
                 );
-                cells.push(r.timing.map_or("-", |t| t.as_str()).to_string());
+                cells.push(timing_cell(r).to_string());
                 cells.push("ok".into());
             }
             _ => {
@@ -164,6 +164,20 @@ fn suite_grid(suite: &str, rows: &[&BenchResult]) -> Grid {
     }
     grid
 }
+
+/// What the timing column says of `r`: the clock that timed it; `derived` for a value
+/// computed from other rows (a fit, a ceiling, a fraction of peak), which no clock timed; `-`
+/// for one measured untimed (a probe).
+pub(crate) fn timing_cell(r: &BenchResult) -> &'static str {
+    match r.timing {
+        Some(clock) => clock.as_str(),
+        None if !crate::measured::measured_role(r.role) => DERIVED,
+        None => "-",
+    }
+}
+
+/// [`timing_cell`]'s word for a derived row.
+const DERIVED: &str = "derived";
 
 /// The id without its suite prefix (the grid is already per suite).
 fn short_id(r: &BenchResult) -> String {
@@ -180,6 +194,16 @@ fn legend(doc: &RunDocument) -> Vec<String> {
         "GB/s = 10^9 bytes/s; sizes in KiB/MiB/GiB.".to_string(),
     ];
     lines.extend(unknown_metrics_line(doc));
+    if doc
+        .results
+        .iter()
+        .any(|r| r.status == Status::Ok && timing_cell(r) == DERIVED)
+    {
+        lines.push(
+            "timing derived: computed from other rows of the run (a fit, a ceiling, a fraction of peak), not timed itself; its interval, where it has one, comes from theirs."
+                .to_string(),
+        );
+    }
     let rows: Vec<&BenchResult> = doc.results.iter().collect();
     let link = crate::link::any_crosses(rows.iter().copied());
     if rows
@@ -313,5 +337,32 @@ mod tests {
         let row = &text.suites[0].grid.rows[0];
         assert_eq!(row[3], "±0.0460%", "{row:?}");
         assert_eq!(row[4], "0.00150%", "{row:?}");
+    }
+
+    /// A derived row's timing cell says so, and the legend says what that means; a timed row
+    /// names its clock.
+    #[test]
+    fn a_derived_row_says_so_where_a_clock_would_stand() {
+        let mut doc = doc_with("Card", false);
+        let timed = doc.results[0]
+            .timing
+            .expect("the fixture is timed")
+            .as_str();
+        let legend_says =
+            |doc: &RunDocument| legend(doc).iter().any(|l| l.starts_with("timing derived"));
+        assert!(!legend_says(&doc));
+        doc.results[1].role = Role::Derived;
+        doc.results[1].timing = None;
+        let text = run_text(&doc, false);
+        let timing = |k: usize| {
+            text.suites
+                .iter()
+                .flat_map(|s| &s.grid.rows)
+                .nth(k)
+                .map(|row| row[6].clone())
+        };
+        assert_eq!(timing(0).as_deref(), Some(timed));
+        assert_eq!(timing(1).as_deref(), Some(DERIVED));
+        assert!(legend_says(&doc));
     }
 }

@@ -513,7 +513,7 @@ fn results_section(title: &str, doc: &RunDocument) -> Markup {
                         td class="num" { (sig3(s.median)) }
                         td { (r.unit) }
                         td { (ci) }
-                        td { (r.timing.map_or("-", |t| t.as_str())) }
+                        td { (crate::run_text::timing_cell(r)) }
                     }
                 }
             })
