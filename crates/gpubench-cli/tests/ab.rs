@@ -282,6 +282,8 @@ fn what_ab_sets_itself_and_missing_builds_are_usage_errors() {
         // Named as the run's parser takes it, and for what it is, not for a flag before it.
         (&["--profile", "quick", "--adapter", "ALL"], "--adapter all"),
         (&["--adapter=All"], "--adapter all"),
+        (&["--export-json", "ab.json"], "--export-json"),
+        (&["--export-gab=g.json"], "--export-gab"),
     ] {
         let mut args = vec!["ab", arg(&base), arg(&base), "--"];
         args.extend(flags);
