@@ -10,7 +10,7 @@ use serde_json::Value;
 
 mod common;
 use common::{
-    assert_exit, assert_has, assert_lacks, assert_status_reason, quick_stream_command,
+    assert_exit, assert_has, assert_lacks, assert_status_reason, json_files, quick_stream_command,
     quick_stream_run, read_doc, result_with, result_with_id, results_written, send_signal,
     temporary_files, vulkan_temp_dir, wait_until,
 };
@@ -139,6 +139,44 @@ fn sigint_keeps_finished_results_and_exits_130() {
 #[test]
 fn sigterm_keeps_finished_results_and_exits_143() {
     interrupt_with("-TERM", 143);
+}
+
+/// A signal during the second run of `--runs 2` keeps that run's finished results, records no
+/// baseline, and names the first run's file, which stands as it was written.
+#[cfg(unix)]
+#[test]
+fn a_signal_in_a_later_run_of_a_set_names_the_runs_that_finished() {
+    let Some(dir) = vulkan_temp_dir() else { return };
+    let out = dir.path().join("r.json");
+    let baselines = dir.path().join("baselines");
+    let flags = [
+        "--save-baseline",
+        "--runs",
+        "2",
+        "--baseline-dir",
+        baselines.to_str().expect("utf-8"),
+    ];
+    let child = start_quietly(&mut quick_stream_command(&out, "64KiB", &flags));
+    let (first, second) = (
+        dir.path().join("r-run1.json"),
+        dir.path().join("r-run2.json"),
+    );
+    wait_until(
+        Duration::from_secs(120),
+        "the second run never finished a result",
+        || results_written(&second) >= 1,
+    );
+    send_signal(&child, "-INT");
+    let output = child.wait_with_output().expect("exits");
+    assert_exit(&output, 130);
+    assert_eq!(read_doc(&first)["complete"], true);
+    assert_eq!(read_doc(&second)["complete"], false);
+    let said = format!(
+        "the runs that finished before it are kept in {}; none was recorded",
+        first.display()
+    );
+    assert_has(&String::from_utf8_lossy(&output.stderr), &said);
+    assert!(!baselines.exists() || json_files(&baselines).is_empty());
 }
 
 /// Samples of 1 s (the longest allowed), and at least 4 s of them before a result: a run

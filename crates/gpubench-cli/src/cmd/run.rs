@@ -136,7 +136,12 @@ pub fn run_one(
             // Stopped before its first result: nothing measured would be saved, and writing
             // the empty run would replace a file `--out` names with nothing.
             note!(
-                "interrupted before the first result: nothing written ({} {})",
+                "interrupted before the first result{}: nothing written ({} {})",
+                if plan.runs > 1 {
+                    format!(" of run {k}")
+                } else {
+                    String::new()
+                },
                 sink.path.display(),
                 if sink.path.exists() {
                     "kept as it was"
@@ -144,6 +149,9 @@ pub fn run_one(
                     "not created"
                 }
             );
+            if let Some(finished) = finished_runs(&runs) {
+                note!("{finished}");
+            }
             baseline_gate::refuse_interrupted(&plan.baseline);
             signals.reported();
             std::mem::forget(ctx);
@@ -155,6 +163,9 @@ pub fn run_one(
             sink.write(&doc)?;
         }
         if let Some(code) = stopped {
+            if let Some(finished) = finished_runs(&runs) {
+                note!("{finished}");
+            }
             let exit = interrupted(&doc, &sink.path, &plan.baseline, code, signals);
             // Dropping the device waits for the work a stopped wait left in flight, which can
             // be minutes of one dispatch; the process is about to end and gets it all back.
@@ -166,6 +177,18 @@ pub fn run_one(
     let (doc, out_path) = quietest(runs, &plan)?;
     let exit = report_and_gate(&plan, &baseline, &doc, &out_path, signals)?;
     Ok((exit, Some(doc)))
+}
+
+/// What the runs of a `--runs N` set that finished before a stop left: their files, which
+/// stand as they were written (none of them was recorded as the baseline).
+fn finished_runs(runs: &[(RunDocument, PathBuf)]) -> Option<String> {
+    let files: Vec<String> = runs.iter().map(|(_, p)| p.display().to_string()).collect();
+    (!files.is_empty()).then(|| {
+        format!(
+            "the runs that finished before it are kept in {}; none was recorded as the baseline",
+            files.join(", ")
+        )
+    })
 }
 
 /// Where run `k` of the plan's runs is written: `--out` (with `-runK` added when there are
