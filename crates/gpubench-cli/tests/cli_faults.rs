@@ -147,7 +147,8 @@ fn sigterm_keeps_finished_results_and_exits_143() {
 #[test]
 fn a_signal_in_a_later_run_of_a_set_names_the_runs_that_finished() {
     let Some(dir) = vulkan_temp_dir() else { return };
-    let out = dir.path().join("r.json");
+    let run = |k: u32| dir.path().join(format!("r-run{k}.json"));
+    let (first, second) = (run(1), run(2));
     let baselines = dir.path().join("baselines");
     let flags = [
         "--save-baseline",
@@ -156,11 +157,8 @@ fn a_signal_in_a_later_run_of_a_set_names_the_runs_that_finished() {
         "--baseline-dir",
         baselines.to_str().expect("utf-8"),
     ];
+    let out = dir.path().join("r.json");
     let child = start_quietly(&mut quick_stream_command(&out, "64KiB", &flags));
-    let (first, second) = (
-        dir.path().join("r-run1.json"),
-        dir.path().join("r-run2.json"),
-    );
     wait_until(
         Duration::from_secs(120),
         "the second run never finished a result",
