@@ -1299,17 +1299,31 @@ mod tests {
         }
     }
 
+    /// `base` run `slowdown` times slower on the machine of `fingerprint` (its record
+    /// otherwise changed by `machine`), its first result skipped there; compared with `base`,
+    /// which the comparison must find to be another machine.
+    fn skipped_elsewhere(
+        base: &RunDocument,
+        slowdown: f64,
+        fingerprint: &str,
+        machine: impl Fn(&mut gpubench_results::schema::MachineInfo),
+    ) -> (Comparison, RunDocument) {
+        let mut other = scaled(base, slowdown);
+        other.machine.fingerprint = fingerprint.to_string();
+        machine(&mut other.machine);
+        other.results[0].status = Status::Skipped;
+        let cmp = compare("a", base, "b", &other, &CompareOptions::default());
+        assert_eq!(cmp.mode, Mode::CrossMachine);
+        (cmp, other)
+    }
+
     #[test]
     fn different_fingerprints_give_ratios_and_name_differences() {
         let base = doc_with("gpu", false);
-        let mut other = scaled(&base, 0.5);
-        other.machine.fingerprint = "vulkan-1002-73bf-amd-test".to_string();
-        other.machine.adapter.name = "AMD Test".to_string();
-        other.machine.adapter.vendor_id = 0x1002;
-        other.machine.adapter.device_id = 0x73bf;
-        other.results[0].status = Status::Skipped;
-        let cmp = compare("a", &base, "b", &other, &CompareOptions::default());
-        assert_eq!(cmp.mode, Mode::CrossMachine);
+        let (cmp, _) = skipped_elsewhere(&base, 0.5, "vulkan-1002-73bf-amd-test", |m| {
+            m.adapter.name = "AMD Test".to_string();
+            (m.adapter.vendor_id, m.adapter.device_id) = (0x1002, 0x73bf);
+        });
         assert!(cmp.differences.iter().any(|d| d.field == "adapter"));
         assert!(
             cmp.pairs
@@ -1327,11 +1341,8 @@ mod tests {
     fn across_machines_a_new_failure_always_gates_and_a_skip_gates_on_the_same_device() {
         let base = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
         // The same software adapter on a runner with another Mesa: another fingerprint.
-        let mut runner = scaled(&base, 2.2);
-        runner.machine.fingerprint = "vulkan-10005-0000-llvmpipe-llvm-19".to_string();
-        runner.results[0].status = Status::Skipped;
-        let cmp = compare("a", &base, "b", &runner, &CompareOptions::default());
-        assert_eq!(cmp.mode, Mode::CrossMachine);
+        let fingerprint = "vulkan-10005-0000-llvmpipe-llvm-19";
+        let (cmp, runner) = skipped_elsewhere(&base, 2.2, fingerprint, |_| {});
         assert_eq!(
             cmp.gating().count(),
             1,
