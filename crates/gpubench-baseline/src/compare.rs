@@ -1299,28 +1299,28 @@ mod tests {
         }
     }
 
-    /// `base` run `slowdown` times slower on the machine of `fingerprint` (its record
-    /// otherwise changed by `machine`), its first result skipped there; compared with `base`,
-    /// which the comparison must find to be another machine.
+    /// The comparison with `base` of `base` run `slowdown` times slower on the machine of
+    /// `fingerprint` (its record otherwise changed by `machine`), its first result skipped
+    /// there, which must be found to be another machine.
     fn skipped_elsewhere(
         base: &RunDocument,
         slowdown: f64,
         fingerprint: &str,
         machine: impl Fn(&mut gpubench_results::schema::MachineInfo),
-    ) -> (Comparison, RunDocument) {
+    ) -> Comparison {
         let mut other = scaled(base, slowdown);
         other.machine.fingerprint = fingerprint.to_string();
         machine(&mut other.machine);
         other.results[0].status = Status::Skipped;
         let cmp = compare("a", base, "b", &other, &CompareOptions::default());
         assert_eq!(cmp.mode, Mode::CrossMachine);
-        (cmp, other)
+        cmp
     }
 
     #[test]
     fn different_fingerprints_give_ratios_and_name_differences() {
         let base = doc_with("gpu", false);
-        let (cmp, _) = skipped_elsewhere(&base, 0.5, "vulkan-1002-73bf-amd-test", |m| {
+        let cmp = skipped_elsewhere(&base, 0.5, "vulkan-1002-73bf-amd-test", |m| {
             m.adapter.name = "AMD Test".to_string();
             (m.adapter.vendor_id, m.adapter.device_id) = (0x1002, 0x73bf);
         });
@@ -1342,7 +1342,7 @@ mod tests {
         let base = doc_with("llvmpipe (LLVM 15.0.6, 256 bits)", true);
         // The same software adapter on a runner with another Mesa: another fingerprint.
         let fingerprint = "vulkan-10005-0000-llvmpipe-llvm-19";
-        let (cmp, runner) = skipped_elsewhere(&base, 2.2, fingerprint, |_| {});
+        let cmp = skipped_elsewhere(&base, 2.2, fingerprint, |_| {});
         assert_eq!(
             cmp.gating().count(),
             1,
