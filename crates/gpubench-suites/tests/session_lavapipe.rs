@@ -15,7 +15,7 @@ use gpubench_harness::kit::gpu::ShaderChecks;
 use gpubench_harness::runner::RunObserver;
 use gpubench_harness::testing::assert_ok;
 use gpubench_harness::{
-    GpuContext, Kernel, KernelBench, LocalFuture, Profile, RunDocument, Status,
+    GpuContext, Kernel, KernelBench, LocalFuture, MetricKind, Profile, RunDocument, Status,
 };
 use gpubench_results::schema::ToolInfo;
 use pollster::FutureExt as _;
@@ -137,16 +137,16 @@ struct CountingBench {
     setups: Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// A test benchmark's info: `selftest/NAME`, of `metric`, counting `counts`.
+fn test_bench(name: &str, metric: MetricKind, counts: &str) -> gpubench_harness::BenchmarkInfo {
+    gpubench_harness::BenchmarkInfo::new(format!("selftest/{name}"), "selftest", metric, counts)
+}
+
 impl Kernel for CountingBench {
     type State = ();
 
     fn info(&self) -> gpubench_harness::BenchmarkInfo {
-        gpubench_harness::BenchmarkInfo::new(
-            "selftest/candidate",
-            "selftest",
-            gpubench_harness::MetricKind::Throughput,
-            "a candidate",
-        )
+        test_bench("candidate", MetricKind::Throughput, "a candidate")
     }
 
     async fn setup(&self, _ctx: &GpuContext) -> gpubench_harness::Outcome<()> {
@@ -311,12 +311,7 @@ impl Kernel for Sleepy {
     type State = wgpu::Buffer;
 
     fn info(&self) -> gpubench_harness::BenchmarkInfo {
-        gpubench_harness::BenchmarkInfo::new(
-            "selftest/sleepy",
-            "selftest",
-            gpubench_harness::MetricKind::Bandwidth,
-            "bytes cleared",
-        )
+        test_bench("sleepy", MetricKind::Bandwidth, "bytes cleared")
     }
 
     async fn setup(&self, ctx: &GpuContext) -> gpubench_harness::Outcome<wgpu::Buffer> {
