@@ -132,6 +132,7 @@ impl BaselineStore {
         // Load, merge and replace under one lock, so two savers of different suites cannot
         // both read the old file and each write it back without the other's suites.
         let _lock = crate::lock::acquire(&path, self.lock_wait)?;
+        check_replaceable(&path)?;
         let mut replaced_whole = None;
         let (merged, kept_suites) = match path.exists().then(|| load_document(&path)) {
             Some(Ok(old)) => match measured_otherwise(&old, doc) {
@@ -157,6 +158,19 @@ impl BaselineStore {
             kept_suites,
             replaced_whole,
         })
+    }
+}
+
+/// Refuses a stored baseline at `path` that is a link, a FIFO or a directory: the save's
+/// rename would replace the link itself (or fail on the rest), so a baseline shared through a
+/// link would silently stop being shared. Nothing there, or a regular file, may be replaced.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn check_replaceable(path: &Path) -> Result<(), BaselineError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() => Err(BaselineError::StoredNotRegular {
+            path: path.to_path_buf(),
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -398,6 +412,28 @@ mod tests {
             .insert("stream_size".to_string(), serde_json::Value::Null);
         store.save(&full).expect("save");
         (dir, store, full)
+    }
+
+    /// A stored baseline that is a link (a team's shared file) is not replaced by a file of
+    /// the store's own: the save is refused, the link and its target left as they were.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_stored_baseline_is_refused_and_left_as_it_is() {
+        let (dir, store, full) = two_suite_store();
+        let path = store.path_for(&key(&full)).expect("path");
+        let shared = dir.path().join("shared.json");
+        std::fs::rename(&path, &shared).expect("move");
+        std::os::unix::fs::symlink(&shared, &path).expect("link");
+        let before = std::fs::read(&shared).expect("read");
+        let error = store.save(&full).expect_err("refused");
+        assert!(
+            matches!(error, BaselineError::StoredNotRegular { .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains("directory it points to"), "{error}");
+        let link = std::fs::symlink_metadata(&path).expect("the link is there");
+        assert!(link.file_type().is_symlink());
+        assert_eq!(std::fs::read(&shared).expect("read"), before);
     }
 
     #[test]

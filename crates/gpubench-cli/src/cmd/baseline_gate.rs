@@ -333,6 +333,10 @@ impl BaselinePlan {
         let store = BaselineStore::new(settings.dir.clone());
         let stored_path = store.path_for(key)?;
         files.input("the stored baseline", &stored_path)?;
+        if settings.save {
+            // Said before the run, not after it: a link there would only be replaced.
+            gpubench_baseline::store::check_replaceable(&stored_path)?;
+        }
         let explicit = settings.explicit.is_some();
         let (baseline, replaced) = match settings.explicit.take() {
             Some(found) if settings.save => (Some(found), stored_baseline(&stored_path, true)?),
