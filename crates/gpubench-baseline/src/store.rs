@@ -430,7 +430,10 @@ mod tests {
             matches!(error, BaselineError::StoredNotRegular { .. }),
             "{error}"
         );
-        assert!(error.to_string().contains("directory it points to"), "{error}");
+        assert!(
+            error.to_string().contains("directory it points to"),
+            "{error}"
+        );
         let link = std::fs::symlink_metadata(&path).expect("the link is there");
         assert!(link.file_type().is_symlink());
         assert_eq!(std::fs::read(&shared).expect("read"), before);
