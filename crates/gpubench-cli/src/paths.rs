@@ -134,15 +134,23 @@ pub fn parent_dir(path: &Path) -> &Path {
 /// directory.
 pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
     let refuse = |why: String| Err(UsageError(format!("{flag} {}: {why}", path.display())).into());
-    // `results/` names a directory: a file cannot be written there under that name.
-    if path
-        .as_os_str()
-        .to_string_lossy()
-        .ends_with(std::path::MAIN_SEPARATOR)
-    {
+    // `results/` names a directory: a file cannot be written there under that name. Nor
+    // `new.json/.` or `x/..`, whose last component a `Path` drops or cannot name as a file (the
+    // check below would look at `new.json` and the rename fail after the run).
+    let raw = path.as_os_str().to_string_lossy();
+    if raw.ends_with(std::path::MAIN_SEPARATOR) {
         return refuse(
             "ends with a path separator, so it names a directory; give a file name".into(),
         );
+    }
+    let last = raw
+        .rsplit(std::path::MAIN_SEPARATOR)
+        .next()
+        .unwrap_or_default();
+    if last == "." || last == ".." {
+        return refuse(format!(
+            "ends with `{last}`, so it names a directory; give a file name"
+        ));
     }
     let dir = parent_dir(path);
     if dir.exists() && !dir.is_dir() {
@@ -381,6 +389,17 @@ mod tests {
         );
         let error = check_output("--out", Path::new(&slash)).expect_err("a directory name");
         assert!(error.to_string().contains("path separator"), "{error}");
+        for last in [".", ".."] {
+            let named = format!(
+                "{}{}{last}",
+                dir.path().join("new.json").display(),
+                std::path::MAIN_SEPARATOR
+            );
+            let error = check_output("--out", Path::new(&named)).expect_err("a directory name");
+            assert!(error.to_string().contains("names a directory"), "{error}");
+        }
+        let error = check_output("--out", Path::new(".")).expect_err("this directory");
+        assert!(error.to_string().contains("names a directory"), "{error}");
         let long = dir.path().join("b".repeat(300));
         let error = check_baseline_dir(&flag(long.clone()), true).expect_err("too long");
         assert!(error.to_string().contains("cannot be created"), "{error}");
