@@ -150,7 +150,7 @@ fn reason_row(run: &RunTelemetry, reason: &str) -> Markup {
     let (first, share) = match seen.first() {
         Some(p) => (
             format!("{:.1} s", p.t_s),
-            crate::numbers::percent(100.0 * seen.len() as f64 / run.trace.len().max(1) as f64, 0),
+            share_of(seen.len(), run.trace.len()),
         ),
         None => ("-".to_string(), "between the charted readings".to_string()),
     };
@@ -160,6 +160,17 @@ fn reason_row(run: &RunTelemetry, reason: &str) -> Markup {
             td { (first) }
             td { (share) }
         }
+    }
+}
+
+/// `seen` of `all` readings as a percentage that never reads as all of them when it is not:
+/// 1995 of 2000 is over 99%, not 100%.
+fn share_of(seen: usize, all: usize) -> String {
+    let text = crate::numbers::percent(100.0 * seen as f64 / all.max(1) as f64, 0);
+    if seen < all && text == "100%" {
+        "over 99%".to_string()
+    } else {
+        text
     }
 }
 
@@ -230,6 +241,9 @@ mod tests {
         assert!(share(&run).contains("<td>0.0500%</td>"));
         run.trace[7].throttle_reasons.clear();
         assert!(share(&run).contains("<td>between the charted readings</td>"));
+        // Nearly every reading is not every reading.
+        assert_eq!(share_of(1995, 2000), "over 99%");
+        assert_eq!(share_of(2000, 2000), "100%");
     }
 
     #[test]
