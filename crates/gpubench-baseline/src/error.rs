@@ -63,14 +63,16 @@ pub enum BaselineError {
         /// The lock file's path.
         path: PathBuf,
     },
-    /// The stored baseline is a link (or another thing than a regular file): recording would
-    /// replace the link with a file of its own, and the file it points to would never change.
-    #[error(
-        "not recording a baseline: the stored baseline {path} is a link or not a regular file; recording would replace the link and leave the file it points to as it was: record into the directory it points to instead, or remove the link"
-    )]
+    /// The stored baseline is a link, a directory or another thing than a regular file, which a
+    /// save's rename would replace (a link: the file it points to would never change) or fail on.
+    #[error("not recording a baseline: the stored baseline {path} is {what}; {advice}")]
     StoredNotRegular {
         /// The stored baseline's path.
         path: PathBuf,
+        /// What is there ("a symbolic link", "a directory", ...).
+        what: &'static str,
+        /// What to do about it.
+        advice: &'static str,
     },
     /// The stored baseline exists but cannot be read in full, so replacing it could lose
     /// suites this run did not measure.

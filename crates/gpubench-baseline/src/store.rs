@@ -166,12 +166,30 @@ impl BaselineStore {
 /// link would silently stop being shared. Nothing there, or a regular file, may be replaced.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn check_replaceable(path: &Path) -> Result<(), BaselineError> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if !meta.file_type().is_file() => Err(BaselineError::StoredNotRegular {
-            path: path.to_path_buf(),
-        }),
-        _ => Ok(()),
-    }
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let kind = meta.file_type();
+    let (what, advice) = if kind.is_symlink() {
+        (
+            "a symbolic link",
+            "a save would replace the link with a file of its own and leave the file it points to as it was: record into the directory that file is in instead, or remove the link",
+        )
+    } else if kind.is_dir() {
+        ("a directory", "move it away to record a baseline there")
+    } else if !kind.is_file() {
+        (
+            "not a regular file (a FIFO, socket or device)",
+            "move it away to record a baseline there",
+        )
+    } else {
+        return Ok(());
+    };
+    Err(BaselineError::StoredNotRegular {
+        path: path.to_path_buf(),
+        what,
+        advice,
+    })
 }
 
 /// Why `old`'s other suites cannot stand beside `new`'s rows in one baseline: the file has one
@@ -431,12 +449,20 @@ mod tests {
             "{error}"
         );
         assert!(
-            error.to_string().contains("directory it points to"),
+            error.to_string().contains("is a symbolic link")
+                && error
+                    .to_string()
+                    .contains("record into the directory that file is in"),
             "{error}"
         );
         let link = std::fs::symlink_metadata(&path).expect("the link is there");
         assert!(link.file_type().is_symlink());
         assert_eq!(std::fs::read(&shared).expect("read"), before);
+        // A directory there is named as one.
+        std::fs::remove_file(&path).expect("unlink");
+        std::fs::create_dir(&path).expect("mkdir");
+        let error = store.save(&full).expect_err("refused");
+        assert!(error.to_string().contains("is a directory"), "{error}");
     }
 
     #[test]

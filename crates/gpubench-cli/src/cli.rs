@@ -445,7 +445,8 @@ pub struct AbArgs {
     #[arg(long, default_value = "table", value_parser = format_parser())]
     pub format: Format,
     /// What every `gpubench run` gets, after `--` (e.g. `-- --suite stream --profile quick`);
-    /// each run's --out, --format and baseline flags are ab's own.
+    /// each run's --out, --format and baseline flags are ab's own, and --html and the
+    /// --export-* flags are refused (ab prints the paired comparison, in its --format).
     #[arg(last = true, value_name = "RUN_FLAGS")]
     pub run_flags: Vec<String>,
 }

@@ -138,13 +138,13 @@ pub fn check_output(flag: &str, path: &Path) -> anyhow::Result<()> {
     // `new.json/.` or `x/..`, whose last component a `Path` drops or cannot name as a file (the
     // check below would look at `new.json` and the rename fail after the run).
     let raw = path.as_os_str().to_string_lossy();
-    if raw.ends_with(std::path::MAIN_SEPARATOR) {
+    if raw.ends_with(std::path::is_separator) {
         return refuse(
             "ends with a path separator, so it names a directory; give a file name".into(),
         );
     }
     let last = raw
-        .rsplit(std::path::MAIN_SEPARATOR)
+        .rsplit(std::path::is_separator)
         .next()
         .unwrap_or_default();
     if last == "." || last == ".." {
@@ -389,12 +389,9 @@ mod tests {
         );
         let error = check_output("--out", Path::new(&slash)).expect_err("a directory name");
         assert!(error.to_string().contains("path separator"), "{error}");
-        for last in [".", ".."] {
-            let named = format!(
-                "{}{}{last}",
-                dir.path().join("new.json").display(),
-                std::path::MAIN_SEPARATOR
-            );
+        // With the platform's separator, and with `/`, which separates on every platform.
+        for (separator, last) in [(std::path::MAIN_SEPARATOR, "."), ('/', ".."), ('/', ".")] {
+            let named = format!("{}{separator}{last}", dir.path().join("new.json").display());
             let error = check_output("--out", Path::new(&named)).expect_err("a directory name");
             assert!(error.to_string().contains("names a directory"), "{error}");
         }

@@ -284,6 +284,7 @@ fn what_ab_sets_itself_and_missing_builds_are_usage_errors() {
         (&["--adapter=All"], "--adapter all"),
         (&["--export-json", "ab.json"], "--export-json"),
         (&["--export-gab=g.json"], "--export-gab"),
+        (&["--export-adapter-names"], "--export-adapter-names"),
     ] {
         let mut args = vec!["ab", arg(&base), arg(&base), "--"];
         args.extend(flags);

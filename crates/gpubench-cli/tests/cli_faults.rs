@@ -150,12 +150,17 @@ fn a_signal_in_a_later_run_of_a_set_names_the_runs_that_finished() {
     let run = |k: u32| dir.path().join(format!("r-run{k}.json"));
     let (first, second) = (run(1), run(2));
     let baselines = dir.path().join("baselines");
+    // Half a second of samples a benchmark: run 2 is still measuring when the signal lands.
     let flags = [
         "--save-baseline",
         "--runs",
         "2",
         "--baseline-dir",
         baselines.to_str().expect("utf-8"),
+        "--samples",
+        "100000",
+        "--max-time",
+        "0.5",
     ];
     let out = dir.path().join("r.json");
     let child = start_quietly(&mut quick_stream_command(&out, "64KiB", &flags));

@@ -177,7 +177,10 @@ pub(crate) fn timing_cell(r: &BenchResult) -> &'static str {
 }
 
 /// [`timing_cell`]'s word for a derived row.
-const DERIVED: &str = "derived";
+pub(crate) const DERIVED: &str = "derived";
+
+/// What [`DERIVED`] in a timing column means, for the legend under a table that shows it.
+pub(crate) const DERIVED_NOTE: &str = "timing derived: computed from other rows of the run (a fit, a ceiling, a fraction of peak), not timed itself; its interval, where it has one, comes from theirs.";
 
 /// The id without its suite prefix (the grid is already per suite).
 fn short_id(r: &BenchResult) -> String {
@@ -199,10 +202,7 @@ fn legend(doc: &RunDocument) -> Vec<String> {
         .iter()
         .any(|r| r.status == Status::Ok && timing_cell(r) == DERIVED)
     {
-        lines.push(
-            "timing derived: computed from other rows of the run (a fit, a ceiling, a fraction of peak), not timed itself; its interval, where it has one, comes from theirs."
-                .to_string(),
-        );
+        lines.push(DERIVED_NOTE.to_string());
     }
     let rows: Vec<&BenchResult> = doc.results.iter().collect();
     let link = crate::link::any_crosses(rows.iter().copied());

@@ -50,13 +50,12 @@ const OWN_FLAGS: [&str; 7] = [
 
 /// Export flags, which every round's run would write over in turn: what `ab` gives is the
 /// paired comparison, in its own `--format`, with every round's results file under `--out`.
-const EXPORT_FLAGS: [&str; 6] = [
+const EXPORT_FLAGS: [&str; 5] = [
     "--export-json",
     "--export-csv",
     "--export-md",
     "--export-bmf",
     "--export-gab",
-    "--export-adapter-names",
 ];
 
 /// Which build a run is.
@@ -347,6 +346,12 @@ fn check_args(args: &AbArgs) -> anyhow::Result<()> {
             && inline
                 .or_else(|| flags.get(k + 1).map(String::as_str))
                 .is_some_and(is_all);
+        if name == "--export-adapter-names" {
+            return Err(UsageError(format!(
+                "{name} after `--`: it names the entries of an export, and ab's runs write none; ab prints the paired comparison (--format json, csv or md)"
+            ))
+            .into());
+        }
         if EXPORT_FLAGS.contains(&name) {
             return Err(UsageError(format!(
                 "{name} after `--`: every round's run would write over it, leaving one build's single run; ab prints the paired comparison (--format json, csv or md; redirect it to a file) and keeps every round's results file under --out"

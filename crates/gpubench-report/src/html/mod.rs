@@ -519,7 +519,16 @@ fn results_section(title: &str, doc: &RunDocument) -> Markup {
             })
             .collect();
         let header = ["result", "median", "unit", "95% CI", "timing"];
-        table_of(Some("results"), &header, &rows)
+        let derived = ok
+            .iter()
+            .any(|r| crate::run_text::timing_cell(r) == crate::run_text::DERIVED);
+        html! {
+            (table_of(Some("results"), &header, &rows))
+            @if derived {
+                p class="note" { (crate::run_text::DERIVED_NOTE) }
+                "\n"
+            }
+        }
     })
 }
 
