@@ -171,13 +171,19 @@ fn suite_grid(suite: &str, rows: &[&BenchResult]) -> Grid {
 pub(crate) fn timing_cell(r: &BenchResult) -> &'static str {
     match r.timing {
         Some(clock) => clock.as_str(),
-        None if !crate::measured::measured_role(r.role) => DERIVED,
+        None if shows_derived(r) => DERIVED,
         None => "-",
     }
 }
 
+/// Whether `r`'s timing column says [`DERIVED`]: no clock timed it, and it is no row measured
+/// in its own right.
+pub(crate) fn shows_derived(r: &BenchResult) -> bool {
+    r.timing.is_none() && !crate::measured::measured_role(r.role)
+}
+
 /// [`timing_cell`]'s word for a derived row.
-pub(crate) const DERIVED: &str = "derived";
+const DERIVED: &str = "derived";
 
 /// What [`DERIVED`] in a timing column means, for the legend under a table that shows it.
 pub(crate) const DERIVED_NOTE: &str = "timing derived: computed from other rows of the run (a fit, a ceiling, a fraction of peak), not timed itself; its interval, where it has one, comes from theirs.";
@@ -200,7 +206,7 @@ fn legend(doc: &RunDocument) -> Vec<String> {
     if doc
         .results
         .iter()
-        .any(|r| r.status == Status::Ok && timing_cell(r) == DERIVED)
+        .any(|r| r.status == Status::Ok && shows_derived(r))
     {
         lines.push(DERIVED_NOTE.to_string());
     }

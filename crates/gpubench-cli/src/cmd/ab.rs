@@ -48,16 +48,6 @@ const OWN_FLAGS: [&str; 7] = [
     "--html",
 ];
 
-/// Export flags, which every round's run would write over in turn: what `ab` gives is the
-/// paired comparison, in its own `--format`, with every round's results file under `--out`.
-const EXPORT_FLAGS: [&str; 5] = [
-    "--export-json",
-    "--export-csv",
-    "--export-md",
-    "--export-bmf",
-    "--export-gab",
-];
-
 /// Which build a run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Build {
@@ -352,7 +342,9 @@ fn check_args(args: &AbArgs) -> anyhow::Result<()> {
             ))
             .into());
         }
-        if EXPORT_FLAGS.contains(&name) {
+        // Every export flag (every format's, present and future), which every round's run would
+        // write over in turn.
+        if name.starts_with("--export-") {
             return Err(UsageError(format!(
                 "{name} after `--`: every round's run would write over it, leaving one build's single run; ab prints the paired comparison (--format json, csv or md; redirect it to a file) and keeps every round's results file under --out"
             ))

@@ -12,7 +12,7 @@ use gpubench_baseline::baseline_key;
 use crate::cli::BaselineSaveArgs;
 use crate::cmd::baseline_gate::{
     BaselinePlan, BaselineSettings, Gate, Saving, after_run, load, outcome_exit, record_judged,
-    run_verdict_summary,
+    recordable, run_verdict_summary,
 };
 use crate::exit::Exit;
 use crate::paths::{Files, check_baseline_dir};
@@ -28,7 +28,7 @@ pub fn save(args: &BaselineSaveArgs) -> anyhow::Result<Exit> {
     check_baseline_dir(&dir, true)?;
     // A failed, interrupted or empty run is refused by the store whatever --force says: no
     // condition --force would excuse is named for it.
-    let recordable = !doc.has_failures() && doc.complete && !doc.results.is_empty();
+    let recordable = recordable(&doc);
     match hidden_conditions(&doc).filter(|_| recordable) {
         Some(problem) if !args.force => anyhow::bail!(
             "not recording a baseline: {problem}; record it anyway with --force (said as a warning)"
@@ -62,14 +62,12 @@ pub fn save(args: &BaselineSaveArgs) -> anyhow::Result<Exit> {
     if let Some(refused) = record_judged(&plan, &settings, &doc, saving)? {
         return Ok(refused);
     }
-    Ok(
-        if doc.has_failures() || !doc.complete || doc.results.is_empty() {
-            // The store refused it and said why; the run it records was not a clean one.
-            Exit::Error
-        } else {
-            Exit::Success
-        },
-    )
+    // Where the store refused it, it said why; the run it records was not a clean one.
+    Ok(if recordable {
+        Exit::Success
+    } else {
+        Exit::Error
+    })
 }
 
 /// What about the run would hide in its numbers as a baseline: no noise check of its own (the

@@ -442,9 +442,8 @@ pub fn record(
     if !settings.save {
         return Ok(());
     }
-    // A failed or interrupted run is refused by the store, whatever its noise.
-    let recordable = !doc.has_failures() && doc.complete;
-    if let Some(problem) = too_noisy(doc, settings.gate.noise).filter(|_| recordable) {
+    // A failed, interrupted or empty run is refused by the store, whatever its noise.
+    if let Some(problem) = too_noisy(doc, settings.gate.noise).filter(|_| recordable(doc)) {
         if !settings.force {
             anyhow::bail!(
                 "not recording a baseline: {problem}; rerun when the machine is quiet, or record it anyway with --force"
@@ -453,6 +452,12 @@ pub fn record(
         note!("warning: recording the baseline anyway (--force): {problem}");
     }
     save_baseline(&plan.store, doc)
+}
+
+/// Whether the store would take `doc` at all (no failed result, complete, not empty): a run it
+/// refuses is refused for that, whatever else a save would check.
+pub fn recordable(doc: &RunDocument) -> bool {
+    gpubench_baseline::check_recordable(doc).is_ok()
 }
 
 /// What is being recorded as the baseline: the run just made, or a results file.
@@ -492,8 +497,7 @@ pub fn record_judged(
     doc: &RunDocument,
     (verdict, saving): (Exit, Saving),
 ) -> anyhow::Result<Option<Exit>> {
-    let recordable = !doc.has_failures() && doc.complete && !doc.results.is_empty();
-    if !settings.save || !recordable {
+    if !settings.save || !recordable(doc) {
         record(plan, settings, doc)?;
         return Ok(None);
     }

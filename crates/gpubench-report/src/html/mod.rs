@@ -519,9 +519,7 @@ fn results_section(title: &str, doc: &RunDocument) -> Markup {
             })
             .collect();
         let header = ["result", "median", "unit", "95% CI", "timing"];
-        let derived = ok
-            .iter()
-            .any(|r| crate::run_text::timing_cell(r) == crate::run_text::DERIVED);
+        let derived = ok.iter().any(|r| crate::run_text::shows_derived(r));
         html! {
             (table_of(Some("results"), &header, &rows))
             @if derived {

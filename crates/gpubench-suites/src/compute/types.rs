@@ -447,10 +447,9 @@ impl DotType {
 /// The invocations a grid of `n` has replayed: all of a small grid, else [`DOT_SAMPLE`] spread
 /// evenly with the last, each moved on within its stride by a lane offset that steps through
 /// every lane of a 64-wide workgroup where the stride is 64 or more, as on every GPU's grid (29
-/// is coprime with 64). Without it a stride that is a
-/// multiple of the workgroup (768 on an H200's grid) samples lane 0 of every workgroup only, and
-/// one of 480 or 1520 (an M3's, an RX 7900's) two or four lanes of 64: a fault in the other
-/// lanes of a subgroup would never be read.
+/// is coprime with 64). Without it a stride that is a multiple of the workgroup (768 on an
+/// H200's grid) samples lane 0 of every workgroup only, and one of 480 or 1520 (an M3's, an RX
+/// 7900's) two or four lanes of 64: a fault in the other lanes of a subgroup would never be read.
 pub fn dot_checked(n: u32) -> Vec<u32> {
     if n <= DOT_CHECK_ALL {
         return (0..n).collect();

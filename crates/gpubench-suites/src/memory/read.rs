@@ -18,7 +18,7 @@ use gpubench_harness::kit::gpu::{
     DispatchKernel, OUTPUT, check_binding_fits, compute_pipeline_with, f32_bytes, read_f32,
     uniform_buffer,
 };
-use gpubench_harness::kit::inputs::exact_inputs;
+use gpubench_harness::kit::inputs::{INPUT_RANGE, exact_inputs};
 use gpubench_harness::kit::sizing::{AdapterClass, TARGET_DISPATCH_S, short_dispatch_record};
 use gpubench_harness::kit::verify::{Checker, Tolerance};
 use gpubench_results::warnings::WarningRecord;
@@ -352,10 +352,10 @@ fn checked_groups(groups: u32) -> Vec<u32> {
 }
 
 /// Where one component of an invocation's sum lies: each of its `WINDOW_TRIPS * 4` loads is an
-/// exact input, in [0.5, 1.5).
+/// exact input, in [`INPUT_RANGE`].
 fn sum_range() -> std::ops::Range<f64> {
     let loads = f64::from(WINDOW_TRIPS * 4);
-    0.5 * loads..1.5 * loads
+    f64::from(INPUT_RANGE.start) * loads..f64::from(INPUT_RANGE.end) * loads
 }
 
 /// The sum invocation `lane` of workgroup `group` makes over `data` (vec4s as 4 floats) with
