@@ -5,7 +5,7 @@
 
 use gpubench_harness::Profile;
 use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::forms::KernelForms;
 
 use crate::{Included, OptionSpec, PlanError, Suite};
 
@@ -141,11 +141,7 @@ impl Registry {
 
     /// Every pipeline every suite can build on an adapter with `facts` in a run of `profile`,
     /// in registry order, each named with its suite.
-    pub fn pipelines(
-        &self,
-        facts: AdapterFacts,
-        profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
+    pub fn pipelines(&self, facts: AdapterFacts, profile: Profile) -> KernelForms {
         let mut forms = Vec::new();
         for suite in self.all() {
             for mut form in suite.pipelines(facts, profile)? {

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::forms::{KernelForm, KernelForms};
 use gpubench_harness::{
     BenchResult, Benchmark, BenchmarkInfo, GpuContext, LocalFuture, Profile, RunDocument,
 };
@@ -166,11 +166,7 @@ pub trait Suite: Send + Sync {
     /// Every compute pipeline it can build on an adapter with `facts` in a run of `profile`,
     /// as its pipelines compile them: `gpubench kernels` and the validation-layer run iterate
     /// them, and the shader tests validate each form. By default [`SuiteInfo::plain_pipelines`].
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
+    fn pipelines(&self, _facts: AdapterFacts, _profile: Profile) -> KernelForms {
         let info = self.info();
         Ok(info
             .plain_pipelines

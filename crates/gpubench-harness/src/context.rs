@@ -473,48 +473,48 @@ impl GpuContext {
     /// Maps all of `buffer` for `mode` once the submission `after` is done (every submission
     /// when `None`), waiting for that submission only: work submitted after it stays in
     /// flight, so one request's buffers can be mapped while another request computes.
-    #[cfg(not(target_arch = "wasm32"))]
     pub async fn map_after(
         &self,
         buffer: &wgpu::Buffer,
         mode: wgpu::MapMode,
         after: Option<wgpu::SubmissionIndex>,
     ) -> Result<(), BenchError> {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        buffer.map_async(mode, .., move |result| {
-            let _ = sender.send(result);
-        });
-        if after.is_some() {
-            self.wait_for(after).await?;
-            // The wait ran the callbacks of what it finished; a mapping that still waits on a
-            // later use of the buffer is answered by the full wait below.
-            let _ = self.device.poll(wgpu::PollType::Poll);
-            if let Ok(result) = receiver.try_recv() {
-                return Ok(result?);
-            }
-        }
-        self.wait_for(None).await?;
-        receiver
-            .recv()
-            .map_err(|_| BenchError::Readback("buffer mapping was never answered".to_string()))??;
-        Ok(())
-    }
-
-    /// Maps all of `buffer` for `mode` once the work using it is done, awaiting the mapping's
-    /// callback: in a browser (wasm32) the mapping itself waits for exactly that, so `after`
-    /// needs no wait of its own (and nothing may block there).
-    #[cfg(target_arch = "wasm32")]
-    pub async fn map_after(
-        &self,
-        buffer: &wgpu::Buffer,
-        mode: wgpu::MapMode,
-        _after: Option<wgpu::SubmissionIndex>,
-    ) -> Result<(), BenchError> {
         let (sender, answer) = crate::oneshot::channel();
         buffer.map_async(mode, .., move |result| sender.send(result));
+        self.drive_mapping(after, &answer).await?;
         answer.await.ok_or_else(|| {
             BenchError::Readback("buffer mapping was never answered".to_string())
         })??;
+        Ok(())
+    }
+
+    /// Natively a mapping's callback runs only inside a wait on the device: waits for `after`
+    /// and looks for the answer, then, where a later use of the buffer still holds it, for
+    /// everything submitted.
+    #[cfg(not(target_arch = "wasm32"))]
+    async fn drive_mapping<T>(
+        &self,
+        after: Option<wgpu::SubmissionIndex>,
+        answer: &crate::oneshot::Receiver<T>,
+    ) -> Result<(), BenchError> {
+        if after.is_some() {
+            self.wait_for(after).await?;
+            let _ = self.device.poll(wgpu::PollType::Poll);
+            if answer.is_answered() {
+                return Ok(());
+            }
+        }
+        self.wait_for(None).await
+    }
+
+    /// In a browser (wasm32) the mapping itself waits for the work using the buffer, and its
+    /// callback wakes the awaiting task: nothing to drive (and nothing may block there).
+    #[cfg(target_arch = "wasm32")]
+    async fn drive_mapping<T>(
+        &self,
+        _after: Option<wgpu::SubmissionIndex>,
+        _answer: &crate::oneshot::Receiver<T>,
+    ) -> Result<(), BenchError> {
         Ok(())
     }
 

@@ -14,7 +14,6 @@ pub mod host_clock;
 pub mod item_trace;
 pub mod kernel;
 pub mod kit;
-#[cfg(any(target_arch = "wasm32", test))]
 mod oneshot;
 pub mod read_log;
 pub mod runner;

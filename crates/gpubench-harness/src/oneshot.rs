@@ -1,7 +1,7 @@
 //! A one-value channel whose receiving end is a future: how a browser build (`wasm32`) waits
 //! for a wgpu callback (`map_async`, `on_submitted_work_done`) without blocking the page's only
-//! thread. Natively the waits block in the driver, as they always did, and this is unused
-//! outside its tests.
+//! thread. Natively the same channel carries a mapping's answer, and a wait on the device runs
+//! the callback before the receiver is awaited.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -37,6 +37,15 @@ impl<T> Sender<T> {
     pub(crate) fn send(self, value: T) {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).value = Some(value);
         // Dropping `self` wakes the receiver.
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Whether the value has been sent (or the sender dropped): awaiting now finishes at once.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(crate) fn is_answered(&self) -> bool {
+        let slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.value.is_some() || slot.closed
     }
 }
 
@@ -87,7 +96,18 @@ mod tests {
     #[test]
     fn a_sender_dropped_unsent_ends_the_wait_with_none() {
         let (sender, receiver) = channel::<u8>();
+        assert!(!receiver.is_answered());
         drop(sender);
+        assert!(receiver.is_answered());
         assert_eq!(pollster::block_on(receiver), None);
+    }
+
+    #[test]
+    fn a_sent_value_is_answered_before_it_is_awaited() {
+        let (sender, receiver) = channel();
+        assert!(!receiver.is_answered());
+        sender.send("mapped");
+        assert!(receiver.is_answered());
+        assert_eq!(pollster::block_on(receiver), Some("mapped"));
     }
 }

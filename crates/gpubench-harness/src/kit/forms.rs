@@ -26,6 +26,9 @@ impl TunerRole {
     }
 }
 
+/// A suite's pipelines, or why it cannot list them for such an adapter and profile.
+pub type KernelForms = Result<Vec<KernelForm>, String>;
+
 /// One pipeline as a suite would build it.
 #[derive(Debug, Clone)]
 pub struct KernelForm {

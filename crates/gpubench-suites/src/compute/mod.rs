@@ -14,7 +14,7 @@ use gpubench_harness::Profile;
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::grid::{PeakGrid, peak_grid};
 use gpubench_harness::kit::fma::{Chain, FloatType, FmaPeak, PeakForm, plausible};
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::forms::{KernelForm, KernelForms};
 use gpubench_harness::kit::gpu::{Precision, SpecialisedShader};
 use gpubench_harness::{Benchmark, Kernel, KernelBench, RunDocument};
 use types::{DotPeak, DotType, IntForm, IntPeak, IntType};
@@ -42,11 +42,7 @@ impl Suite for ComputeSuite {
         ])
     }
 
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
+    fn pipelines(&self, _facts: AdapterFacts, _profile: Profile) -> KernelForms {
         let kernels = PeakKernels::new(&PeakGrid::fixed(1));
         Ok(kernels
             .shaders()?

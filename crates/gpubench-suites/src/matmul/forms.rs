@@ -7,14 +7,14 @@ use std::collections::BTreeSet;
 
 use gpubench_harness::Profile;
 use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::{KernelForm, TunerRole};
+use gpubench_harness::kit::forms::{KernelForm, KernelForms, TunerRole};
 use gpubench_harness::kit::gpu::Precision;
 
 use super::{Candidate, Kind, candidates, coop, profile_shapes, register_model, registers};
 
 /// The matmul tuner's candidates over `profile`'s shapes, each variant's shaders once per
 /// precision and the row block its kernel is generated for.
-pub fn matmul_forms(facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>, String> {
+pub fn matmul_forms(facts: AdapterFacts, profile: Profile) -> KernelForms {
     let mut seen = BTreeSet::new();
     let mut forms = Vec::new();
     let model = register_model(facts);

@@ -76,7 +76,7 @@ use gpubench_harness::LocalFuture;
 use gpubench_harness::kit::derived::{derived_result, derived_skipped, param_str};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::measured_peak;
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::forms::KernelForms;
 use gpubench_harness::kit::gpu::Precision;
 use gpubench_harness::kit::sizing::short_dispatch_record;
 
@@ -133,7 +133,7 @@ impl Suite for MatmulSuite {
         ])
     }
 
-    fn pipelines(&self, facts: AdapterFacts, profile: Profile) -> Result<Vec<KernelForm>, String> {
+    fn pipelines(&self, facts: AdapterFacts, profile: Profile) -> KernelForms {
         forms::matmul_forms(facts, profile)
     }
 

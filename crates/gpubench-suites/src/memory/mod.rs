@@ -42,7 +42,7 @@ use gpubench_harness::kit::sizing::AdapterClass;
 pub use chase::{ChaseForm, PointerChase};
 use gpubench_engine::SuiteInfo;
 use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::forms::KernelForms;
 pub use host_caches::{HostCache, host_data_caches};
 pub use levels::{BEYOND_CACHES_WITHIN, Plateau, Trend, plateaus, serves_as_memory};
 pub use read::WorkingSetRead;
@@ -216,11 +216,7 @@ impl Suite for MemorySuite {
         .shaders(&[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)])
     }
 
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
+    fn pipelines(&self, _facts: AdapterFacts, _profile: Profile) -> KernelForms {
         Ok(forms::memory_forms())
     }
 

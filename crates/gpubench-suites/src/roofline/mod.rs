@@ -35,7 +35,7 @@ use gpubench_engine::{Benchmarks, Suite};
 use gpubench_harness::kit::derived::{derived_result, param_str};
 use gpubench_harness::kit::facts::AdapterFacts;
 use gpubench_harness::kit::fma::{A, B, Chain, FmaDispatch, measured_peak_of_chain};
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::forms::{KernelForm, KernelForms};
 use gpubench_harness::kit::gpu::{
     Precision, SpecialisedShader, check_binding_fits, grid_workgroups,
 };
@@ -383,11 +383,7 @@ impl Suite for RooflineSuite {
         .shaders(&[("roofline.wgsl", WGSL)])
     }
 
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
+    fn pipelines(&self, _facts: AdapterFacts, _profile: Profile) -> KernelForms {
         Ok(FMAS_SWEEP
             .into_iter()
             .map(|fmas| {

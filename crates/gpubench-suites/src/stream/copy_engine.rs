@@ -11,8 +11,10 @@ use gpubench_harness::kit::verify::compare_bytes;
 
 /// Copies of `bytes` between two device buffers, timed between encoder timestamps.
 pub struct CopyEngine {
-    bytes: u64,
-    seed: u64,
+    /// Bytes a copy moves (a multiple of 4).
+    pub bytes: u64,
+    /// Seeds the source's contents.
+    pub seed: u64,
 }
 
 /// The source, the destination and what the source holds.
@@ -20,13 +22,6 @@ pub struct CopyEngineState {
     src: wgpu::Buffer,
     dst: wgpu::Buffer,
     data: Vec<u8>,
-}
-
-impl CopyEngine {
-    /// Copies of `bytes` (a multiple of 4).
-    pub fn new(bytes: u64, seed: u64) -> Self {
-        Self { bytes, seed }
-    }
 }
 
 impl Kernel for CopyEngine {

@@ -18,21 +18,16 @@ use gpubench_harness::kit::verify::compare_bytes;
 
 /// memcpy of `bytes`, timed by the host clock.
 pub struct HostMemcpy {
-    bytes: u64,
-    seed: u64,
+    /// Bytes a copy moves.
+    pub bytes: u64,
+    /// Seeds the source's contents.
+    pub seed: u64,
 }
 
 /// Source and destination, both touched before timing so page faults are not timed.
 pub struct HostMemcpyState {
     src: Vec<u8>,
     dst: Vec<u8>,
-}
-
-impl HostMemcpy {
-    /// memcpy of `bytes`.
-    pub fn new(bytes: u64, seed: u64) -> Self {
-        Self { bytes, seed }
-    }
 }
 
 impl Kernel for HostMemcpy {

@@ -39,7 +39,7 @@ use gpubench_engine::SuiteInfo;
 use gpubench_engine::{Arity, OptionSpec};
 use gpubench_engine::{Benchmarks, BuildContext, PlanError, Suite, SuiteOptions};
 use gpubench_harness::kit::facts::AdapterFacts;
-use gpubench_harness::kit::forms::KernelForm;
+use gpubench_harness::kit::forms::{KernelForm, KernelForms};
 use gpubench_harness::kit::gpu::SpecialisedShader;
 use serde_json::Value;
 
@@ -62,11 +62,7 @@ impl Suite for StreamSuite {
         .shaders(&[("stream.wgsl", WGSL)])
     }
 
-    fn pipelines(
-        &self,
-        _facts: AdapterFacts,
-        _profile: Profile,
-    ) -> Result<Vec<KernelForm>, String> {
+    fn pipelines(&self, _facts: AdapterFacts, _profile: Profile) -> KernelForms {
         let mut forms = Vec::new();
         for spec in &KERNELS {
             for entry in [spec.entry, spec.repeated_entry] {
@@ -150,8 +146,8 @@ impl Suite for StreamSuite {
                 benches.push(KernelBench::boxed(kernel));
             }
             benches.extend(choice.failed);
-            benches.push(KernelBench::boxed(CopyEngine::new(bytes, seed)));
-            benches.push(KernelBench::boxed(HostMemcpy::new(bytes, seed)));
+            benches.push(KernelBench::boxed(CopyEngine { bytes, seed }));
+            benches.push(KernelBench::boxed(HostMemcpy { bytes, seed }));
             if options.profile == Profile::Full {
                 // Cache versus DRAM: triad over arrays from 256 KiB up to the main size.
                 let mut size = 256 * 1024;

@@ -25,8 +25,8 @@ fn every_stream_kernel_verifies_and_is_gpu_timed() {
         .iter()
         .map(|&k| KernelBench::boxed(Stream::new(k, bytes, 1)))
         .collect();
-    benches.push(KernelBench::boxed(CopyEngine::new(bytes, 1)));
-    benches.push(KernelBench::boxed(HostMemcpy::new(bytes, 1)));
+    benches.push(KernelBench::boxed(CopyEngine { bytes, seed: 1 }));
+    benches.push(KernelBench::boxed(HostMemcpy { bytes, seed: 1 }));
     for bench in &mut benches {
         let result = run_ok(&runner, bench.as_mut());
         let summary = result.summary.as_ref().expect("ok results have a summary");
