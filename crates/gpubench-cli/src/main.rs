@@ -39,6 +39,11 @@ fn main() -> ExitCode {
         Err(error) => return parse_refused(error),
     };
     logging::init(logging::filter(args.log.as_deref()));
+    // A run (one adapter or all) and an A/B comparison stop between samples and keep what they
+    // measured (`signals::StopSignal`); every other command ends at once, its writes whole.
+    if !matches!(args.command, cli::Command::Run(_) | cli::Command::Ab(_)) {
+        signals::end_cleanly_on_signal();
+    }
     let outcome = match args.command {
         cli::Command::List(list) => cmd::list::run(&list),
         cli::Command::Run(run) if run.adapter.adapter == Some(cli::AdapterChoice::All) => {

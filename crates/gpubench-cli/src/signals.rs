@@ -12,6 +12,10 @@
 //! signal to write its file and say what it kept; past that it ends the process itself, saying
 //! so. The results file then holds what the last save wrote: every result finished before the
 //! step that would not stop.
+//!
+//! Every other command (report, show, compare, doctor, ...) measures nothing worth keeping, so
+//! its first signal ends it at once ([`end_cleanly_on_signal`]), the temporary file of a write
+//! in progress removed first.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -25,6 +29,32 @@ pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// How often the watchdog looks at the flag.
 const WATCH_EVERY: Duration = Duration::from_millis(50);
+
+/// For every command that installs no [`StopSignal`] (report, show, compare, doctor, ...): the
+/// first SIGINT or SIGTERM removes the temporary file of any write in progress and ends the
+/// process with the shell's code (130 or 143). Without it the default action would end the
+/// process between writing a temporary file and renaming it, leaving the temporary file beside
+/// the destination. Where the handler cannot be installed, a signal ends the process the
+/// default way.
+pub fn end_cleanly_on_signal() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut received) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    let _ = std::thread::Builder::new()
+        .name("gpubench-signal".to_string())
+        .spawn(move || {
+            if let Some(signal) = received.forever().next() {
+                gpubench_results::in_flight::remove_all();
+                let code = if signal == SIGTERM {
+                    Exit::Sigterm
+                } else {
+                    Exit::Sigint
+                };
+                signal_hook::low_level::exit(i32::from(code.code()))
+            }
+        });
+}
 
 /// Flags set by the signal handlers.
 pub struct StopSignal {

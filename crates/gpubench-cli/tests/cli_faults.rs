@@ -10,9 +10,9 @@ use serde_json::Value;
 
 mod common;
 use common::{
-    assert_exit, assert_has, assert_lacks, assert_status_reason, json_files, quick_stream_command,
-    quick_stream_run, read_doc, result_with, result_with_id, results_written, send_signal,
-    temporary_files, vulkan_temp_dir, wait_until,
+    assert_exit, assert_has, assert_lacks, assert_status_reason, gpubench_command, json_files,
+    quick_stream_command, quick_stream_run, read_doc, result_with, result_with_id, results_written,
+    send_signal, temporary_files, vulkan_temp_dir, wait_until,
 };
 
 /// A quick stream run on 64 KiB arrays with the named faults injected after the suites.
@@ -97,6 +97,24 @@ fn signal_and_wait_within(child: Child, signal: &str, limit: Duration, what: &st
         sent.elapsed()
     );
     output
+}
+
+/// Every command but a run and an A/B comparison (which stop between samples and keep what they
+/// measured) ends at the first signal with the shell's code, removing the temporary file of any
+/// write in progress: `doctor`, which loads the adapter for two seconds, is signalled a second
+/// after it starts. Killed the default way it would have no exit code at all.
+#[cfg(unix)]
+#[test]
+fn a_signal_ends_any_other_command_with_the_shells_code() {
+    for (signal, code) in [("-TERM", 143), ("-INT", 130)] {
+        let Some(_dir) = vulkan_temp_dir() else {
+            return;
+        };
+        let child = start_quietly(gpubench_command().args(["doctor", "--backend", "vulkan"]));
+        std::thread::sleep(Duration::from_secs(1));
+        let output = signal_and_wait_within(child, signal, Duration::from_secs(2), signal);
+        assert_exit(&output, code);
+    }
 }
 
 #[cfg(unix)]
