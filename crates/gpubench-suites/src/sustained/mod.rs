@@ -1,5 +1,6 @@
 //! The sustained run: the f32 vec4 FMA peak kernel kept busy for a set time, one sample per
-//! window, so clock ramps and thermal or power throttling show as a falling series.
+//! window, so clock ramps and thermal or power throttling show as a falling series. On a GPU it
+//! runs the accumulate chain, the one that loads every card fully ([`load_chain`]).
 //!
 //! Throttling is flagged when three quarters of the last third's windows fall under 90% of
 //! the pace the card held (the windows' 90th percentile, or the first third's 75th where that is
@@ -25,7 +26,7 @@ use gpubench_engine::{Benchmarks, Suite, SuiteOptions};
 use gpubench_engine::{Included, SuiteInfo};
 use gpubench_harness::GpuContext;
 use gpubench_harness::kit::fma::grid::peak_grid;
-use gpubench_harness::kit::fma::{FmaPeak, PeakForm};
+use gpubench_harness::kit::fma::{Chain, FmaPeak, PeakForm, plausible};
 use gpubench_harness::kit::gpu::Precision;
 
 /// This suite's warning: the last third of the run fell below the threshold of the pace held
@@ -70,6 +71,20 @@ pub const WINDOW: Duration = Duration::from_millis(100);
 /// The sustained suite.
 pub struct SustainedSuite;
 
+/// The chain that loads the adapter fully: the accumulate chain on a GPU, the multiply chain
+/// on a software adapter. RDNA 3 issues only the accumulate form's `v_fmac_f32` at twice the
+/// rate (the multiply form's VOP3 `v_fma_f32` runs at half its peak there, so throttling a
+/// real load provokes would not show), and every other card issues both forms at one rate;
+/// a software adapter's compiler splits the accumulate form's fma and hoists the product
+/// ([`gpubench_harness::kit::fma::SOFTWARE_SPLITS_FMA`]).
+pub fn load_chain(software: bool) -> Chain {
+    if software {
+        Chain::Multiply
+    } else {
+        Chain::Accumulate
+    }
+}
+
 /// The run's length: the duration option, else 30 s in the full profile and 10 s otherwise.
 pub fn duration(options: &SuiteOptions) -> Duration {
     match (options.get::<f64>(DURATION.key), options.profile) {
@@ -86,15 +101,19 @@ impl Suite for SustainedSuite {
             "the FMA kernel kept busy for a set duration, throttling flagged",
         )
         .included(Included::FullProfile)
+        // Its accumulate chain is held to the compute suite's multiply row of the run.
+        .after(&["compute"])
         .options(&[DURATION])
     }
 
     fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
         let length = duration(options);
-        let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_grid(ctx));
+        let peak = FmaPeak::new(Precision::F32, PeakForm::Vec4, peak_grid(ctx))
+            .with_chain(load_chain(ctx.is_software()));
+        let id = format!("sustained/fma-peak/{}", peak.form_name());
         let mut bench = KernelBench::new(peak);
         let info = bench.info_mut();
-        info.id = "sustained/fma-peak/vec4-f32".to_string();
+        info.id = id;
         info.suite = "sustained".to_string();
         info.params
             .insert("duration_s".into(), length.as_secs_f64().into());
@@ -106,7 +125,12 @@ impl Suite for SustainedSuite {
         Ok(vec![bench])
     }
 
-    fn annotate(&self, result: &mut BenchResult, _run: &gpubench_harness::RunDocument) {
+    /// The accumulate chain is first held to the compute suite's multiply row of the run, as
+    /// that suite's own accumulate rows are ([`plausible::judge_accumulate`]): a compiler that
+    /// folded the chain fails the row, so its windows are not read as a card's pace.
+    fn annotate(&self, result: &mut BenchResult, run: &gpubench_harness::RunDocument) {
+        let adapter = &run.machine.adapter;
+        plausible::judge_accumulate(result, &run.results, (adapter.vendor(), &adapter.name));
         if result.status != Status::Ok {
             return;
         }
@@ -347,6 +371,57 @@ mod tests {
         assert_eq!(result.extra["throttled"], true);
         let warning = &result.warnings.last().expect("a warning").message;
         assert!(warning.contains("held the clocks"), "{warning}");
+    }
+
+    /// A sustained or compute row of the FMA kernel in f32, `form` as its id names it, steady
+    /// at `gflops` over 30 windows.
+    fn fma_row(suite: &str, form: &str, gflops: f64) -> BenchResult {
+        use gpubench_harness::{BenchmarkInfo, MetricKind};
+        let chain = if form.starts_with("acc-") {
+            "accumulate"
+        } else {
+            "multiply"
+        };
+        let info = BenchmarkInfo::new(
+            format!("{suite}/fma-peak/{form}-f32"),
+            suite,
+            MetricKind::Throughput,
+            "",
+        )
+        .param("kernel", "fma-peak")
+        .param("precision", "f32")
+        .param("form", form)
+        .param("chain", chain);
+        let mut result = BenchResult::empty(&info, Status::Ok, None);
+        result.samples = vec![gflops; 30];
+        result.summary = gpubench_results::stats::summarize(&result.samples);
+        result
+    }
+
+    /// On a GPU the run is the accumulate chain, held to the compute suite's multiply row of
+    /// the run: twice it (RDNA 3's dual issue) stands and its windows are read; past 2.2x the
+    /// chain was folded, and the row fails before they are; with no multiply row in the run
+    /// nothing bounds it and it stands as measured. A software adapter runs the multiply chain.
+    #[test]
+    fn the_accumulate_chain_is_held_to_the_runs_multiply_row() {
+        assert_eq!(load_chain(false), Chain::Accumulate);
+        assert_eq!(load_chain(true), Chain::Multiply);
+        let alone = gpubench_baseline::testing::doc_with("Radeon RX 7900 XTX", false);
+        let mut doc = alone.clone();
+        doc.results.push(fma_row("compute", "vec4", 100.0));
+        let mut dual = fma_row("sustained", "acc-vec4", 200.0);
+        SustainedSuite.annotate(&mut dual, &doc);
+        assert_eq!(dual.status, Status::Ok, "{:?}", dual.reason);
+        assert_eq!(dual.extra["throttled"], false);
+        let mut folded = fma_row("sustained", "acc-vec4", 300.0);
+        let mut unbounded = folded.clone();
+        SustainedSuite.annotate(&mut folded, &doc);
+        assert_eq!(folded.status, Status::Failed);
+        let reason = folded.reason.as_deref().unwrap_or_default();
+        assert!(reason.contains("folded"), "{reason}");
+        assert!(!folded.extra.contains_key("throttled"));
+        SustainedSuite.annotate(&mut unbounded, &alone);
+        assert_eq!(unbounded.status, Status::Ok);
     }
 
     #[test]

@@ -424,7 +424,7 @@ impl FmaPeak {
     }
 
     /// The id's form part: `vec4-f32`, `acc-vec4-f32`.
-    fn form_name(&self) -> String {
+    pub fn form_name(&self) -> String {
         format!(
             "{}{}-{}",
             self.chain.id_prefix(),

@@ -112,7 +112,7 @@ pub fn judge_int(result: &mut BenchResult, earlier: &[BenchResult]) {
     if param_str(result, "kernel") != Some("int-peak") {
         return;
     }
-    let fastest_f32 = multiply_peaks(earlier, &result.suite, "f32")
+    let fastest_f32 = multiply_peaks(earlier, "f32")
         .filter_map(BenchResult::median)
         .max_by(f64::total_cmp);
     let (Some(median), Some(f32_peak)) = (result.median(), fastest_f32) else {
@@ -149,20 +149,20 @@ fn over_multiply(result: &BenchResult, earlier: &[BenchResult]) -> Option<f64> {
     }
     let form = param_str(result, "form")?.strip_prefix("acc-")?;
     let precision = param_str(result, "precision")?;
-    let partner = multiply_peaks(earlier, &result.suite, precision)
-        .find(|r| param_str(r, "form") == Some(form))?;
+    let partner =
+        multiply_peaks(earlier, precision).find(|r| param_str(r, "form") == Some(form))?;
     Some(result.median()? / partner.median()?)
 }
 
-/// The ok multiply-form FMA peaks (`x = fma(x, a, b)`) of `suite` in `precision` among
-/// `earlier`: what both bounds judge by.
+/// The compute suite's ok multiply-form FMA peaks (`x = fma(x, a, b)`) in `precision` among
+/// `earlier`: what both bounds judge by, in that suite and in any other that runs the kernel
+/// (the sustained run's accumulate chain).
 fn multiply_peaks<'a>(
     earlier: &'a [BenchResult],
-    suite: &'a str,
     precision: &'a str,
 ) -> impl Iterator<Item = &'a BenchResult> {
     earlier.iter().filter(move |r| {
-        r.suite == suite
+        r.suite == super::SUITE
             && r.status == Status::Ok
             && param_str(r, "kernel") == Some("fma-peak")
             && param_str(r, "chain") == Some("multiply")
