@@ -137,7 +137,7 @@ pub fn sampled_telemetry() -> RunTelemetry {
     };
     let mut totals = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
     totals.readings = 3;
-    totals.sm_clock_mhz = Spread::of(&[1980.0, 1500.0, 1200.0]);
+    totals.sensors.sm_clock_mhz = Spread::of(&[1980.0, 1500.0, 1200.0]);
     totals.throttle_reasons = vec![throttle.clone()];
     RunTelemetry {
         totals,

@@ -63,6 +63,59 @@ impl Spread {
     }
 }
 
+/// The quantities a telemetry source reads of a device, each where the source exposes it: one
+/// reading's values (`Sensors<f64>`), or their spread over a region's readings
+/// (`Sensors<Spread>`). One list, so a quantity added is read, summarised and written alike.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Sensors<T> {
+    /// Graphics (SM, shader) clock, MHz.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sm_clock_mhz: Option<T>,
+    /// Memory clock, MHz.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_clock_mhz: Option<T>,
+    /// Board power, watts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<T>,
+    /// GPU temperature, degrees Celsius: where the source has several sensors, the one the
+    /// clocks are limited by (amdgpu's junction sensor rather than its edge sensor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature_c: Option<T>,
+    /// Share of the time the GPU was busy, percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization_pct: Option<T>,
+}
+
+impl<T> Default for Sensors<T> {
+    fn default() -> Self {
+        Self {
+            sm_clock_mhz: None,
+            memory_clock_mhz: None,
+            power_w: None,
+            temperature_c: None,
+            utilization_pct: None,
+        }
+    }
+}
+
+impl Sensors<Spread> {
+    /// The spread of each quantity over the `readings` that have it.
+    pub fn spread_over<'a>(readings: impl IntoIterator<Item = &'a Sensors<f64>>) -> Self {
+        let readings: Vec<&Sensors<f64>> = readings.into_iter().collect();
+        let spread = |quantity: fn(&Sensors<f64>) -> Option<f64>| {
+            let values: Vec<f64> = readings.iter().filter_map(|r| quantity(r)).collect();
+            Spread::of(&values)
+        };
+        Self {
+            sm_clock_mhz: spread(|r| r.sm_clock_mhz),
+            memory_clock_mhz: spread(|r| r.memory_clock_mhz),
+            power_w: spread(|r| r.power_w),
+            temperature_c: spread(|r| r.temperature_c),
+            utilization_pct: spread(|r| r.utilization_pct),
+        }
+    }
+}
+
 /// What telemetry saw during one measured region (or over a whole run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TelemetrySummary {
@@ -77,21 +130,9 @@ pub struct TelemetrySummary {
     /// Readings taken.
     #[serde(default)]
     pub readings: usize,
-    /// Graphics (SM, shader) clock, MHz.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sm_clock_mhz: Option<Spread>,
-    /// Memory clock, MHz.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_clock_mhz: Option<Spread>,
-    /// Board power, watts.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub power_w: Option<Spread>,
-    /// GPU temperature, degrees Celsius.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub temperature_c: Option<Spread>,
-    /// Share of time the GPU was busy, percent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub utilization_pct: Option<Spread>,
+    /// Each quantity's minimum, median and maximum over the readings.
+    #[serde(flatten)]
+    pub sensors: Sensors<Spread>,
     /// Every clock-limiting reason reported in any reading (`sw-power-cap`, `hw-thermal-slowdown`,
     /// ...), in the order first seen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -127,11 +168,7 @@ impl TelemetrySummary {
             source: None,
             reason,
             readings: 0,
-            sm_clock_mhz: None,
-            memory_clock_mhz: None,
-            power_w: None,
-            temperature_c: None,
-            utilization_pct: None,
+            sensors: Sensors::default(),
             throttle_reasons: Vec::new(),
         }
     }

@@ -8,6 +8,7 @@
 //! is false for it), and no list of processes, so those stay unknown.
 
 use gpubench_results::bounded::{SYSTEM_FILE_BYTES, read_text_bounded};
+use gpubench_results::telemetry::Sensors;
 use std::path::{Path, PathBuf};
 
 use crate::pcie::{DisplayDevice, read_trimmed};
@@ -60,12 +61,15 @@ impl TelemetrySource for AmdgpuSource {
     }
 
     fn sample(&mut self) -> Reading {
-        Reading {
+        let sensors = Sensors {
             sm_clock_mhz: dpm_table(&self.dir.join("pp_dpm_sclk")).and_then(|t| t.current),
             memory_clock_mhz: dpm_table(&self.dir.join("pp_dpm_mclk")).and_then(|t| t.current),
             power_w: self.hwmon_value(&["power1_average", "power1_input"], 1e6),
             temperature_c: self.hwmon_value(&self.temperatures, 1e3),
             utilization_pct: read_number(&self.dir.join("gpu_busy_percent")),
+        };
+        Reading {
+            sensors,
             throttle_reasons: Vec::new(),
         }
     }

@@ -61,7 +61,7 @@ fn holding_down(reasons: &[String]) -> Vec<&str> {
 pub fn settled(reading: &Reading, max_sm_mhz: Option<f64>) -> Option<bool> {
     let idle_reason = reading.throttle_reasons.iter().any(|r| r == IDLE_REASON);
     let held = !holding_down(&reading.throttle_reasons).is_empty();
-    match (reading.sm_clock_mhz, max_sm_mhz) {
+    match (reading.sensors.sm_clock_mhz, max_sm_mhz) {
         // The clock decides where it can be judged: an H200 under load reports `gpu-idle`
         // beside its top clock at 99% busy, so the reason alone would hold every warm-up to
         // its cap.
@@ -85,7 +85,7 @@ pub fn annotate(result: &mut BenchResult, max_sm_mhz: Option<f64>) {
         result
             .telemetry
             .as_ref()
-            .and_then(|t| t.sm_clock_mhz.as_ref())
+            .and_then(|t| t.sensors.sm_clock_mhz.as_ref())
             .map(|s| s.median),
     ) else {
         return;
@@ -125,13 +125,15 @@ mod tests {
     use super::*;
     use gpubench_harness::BenchmarkInfo;
     use gpubench_results::metric::MetricKind;
-    use gpubench_results::telemetry::{Spread, TelemetryStatus, TelemetrySummary};
+    use gpubench_results::telemetry::{Sensors, Spread, TelemetryStatus, TelemetrySummary};
 
     fn reading(mhz: Option<f64>, reasons: &[&str]) -> Reading {
         Reading {
-            sm_clock_mhz: mhz,
+            sensors: Sensors {
+                sm_clock_mhz: mhz,
+                ..Sensors::default()
+            },
             throttle_reasons: reasons.iter().map(|r| r.to_string()).collect(),
-            ..Reading::default()
         }
     }
 
@@ -175,7 +177,7 @@ mod tests {
         let mut r = BenchResult::empty(&info, Status::Ok, None);
         r.timing = Some(timing);
         let mut t = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
-        t.sm_clock_mhz = Spread::of(&[clock_median]);
+        t.sensors.sm_clock_mhz = Spread::of(&[clock_median]);
         r.telemetry = Some(Box::new(t));
         r
     }

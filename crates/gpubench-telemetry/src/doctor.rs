@@ -283,10 +283,15 @@ fn no_readings(f: &Findings) -> String {
 
 fn clocks(f: &Findings) -> Check {
     let load = f.load.as_ref();
-    let (Some(clock), Some(max)) = (load.and_then(|l| l.sm_clock_mhz), f.max_sm_clock_mhz) else {
+    let (Some(clock), Some(max)) = (
+        load.and_then(|l| l.sensors.sm_clock_mhz),
+        f.max_sm_clock_mhz,
+    ) else {
         return Check::new("clocks", CheckStatus::Unknown, no_readings(f));
     };
-    let busy = load.and_then(|l| l.utilization_pct).map(|u| u.median);
+    let busy = load
+        .and_then(|l| l.sensors.utilization_pct)
+        .map(|u| u.median);
     let detail = format!(
         "graphics clock under load: median {:.0} MHz (range {:.0}-{:.0}) of {max:.0} MHz maximum{}",
         clock.median,

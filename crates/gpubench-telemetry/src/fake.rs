@@ -82,14 +82,19 @@ mod tests {
     #[test]
     fn readings_play_in_order_and_the_last_repeats() {
         let reading = |mhz: f64| Reading {
-            sm_clock_mhz: Some(mhz),
+            sensors: gpubench_results::telemetry::Sensors {
+                sm_clock_mhz: Some(mhz),
+                ..Default::default()
+            },
             ..Reading::default()
         };
         let mut source = FakeSource::new(FakeScript {
             readings: vec![reading(1.0), reading(2.0)],
             ..FakeScript::default()
         });
-        let clocks: Vec<Option<f64>> = (0..4).map(|_| source.sample().sm_clock_mhz).collect();
+        let clocks: Vec<Option<f64>> = (0..4)
+            .map(|_| source.sample().sensors.sm_clock_mhz)
+            .collect();
         assert_eq!(clocks, [Some(1.0), Some(2.0), Some(2.0), Some(2.0)]);
         assert_eq!(source.name(), "fake");
     }

@@ -12,6 +12,7 @@ use nvml_wrapper::error::NvmlError;
 use crate::AdapterIdentity;
 use crate::pcie::parse_address;
 use crate::source::{DeviceFacts, GpuProcess, Reading, TelemetrySource};
+use gpubench_results::telemetry::Sensors;
 
 /// One NVML device.
 pub struct NvmlSource {
@@ -144,7 +145,7 @@ impl TelemetrySource for NvmlSource {
         let reasons = device
             .current_throttle_reasons()
             .unwrap_or(ThrottleReasons::NONE);
-        Reading {
+        let sensors = Sensors {
             sm_clock_mhz: device.clock_info(Clock::SM).ok().map(f64::from),
             memory_clock_mhz: device.clock_info(Clock::Memory).ok().map(f64::from),
             power_w: device.power_usage().ok().map(|mw| f64::from(mw) / 1e3),
@@ -153,6 +154,9 @@ impl TelemetrySource for NvmlSource {
                 .ok()
                 .map(f64::from),
             utilization_pct: device.utilization_rates().ok().map(|u| f64::from(u.gpu)),
+        };
+        Reading {
+            sensors,
             throttle_reasons: REASONS
                 .iter()
                 .filter(|(flag, _)| reasons.contains(*flag))

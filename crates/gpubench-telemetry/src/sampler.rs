@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use gpubench_results::telemetry::{Spread, TelemetryPoint, TelemetryStatus, TelemetrySummary};
+use gpubench_results::telemetry::{Sensors, TelemetryPoint, TelemetryStatus, TelemetrySummary};
 
 use crate::source::{Reading, TelemetrySource};
 
@@ -98,10 +98,6 @@ pub fn since(readings: &[Timed], from: Instant) -> &[Timed] {
 
 /// The summary of `readings` from the source named `source`.
 pub fn summarise(source: &str, readings: &[Timed]) -> TelemetrySummary {
-    let spread = |f: fn(&Reading) -> Option<f64>| {
-        let values: Vec<f64> = readings.iter().filter_map(|t| f(&t.reading)).collect();
-        Spread::of(&values)
-    };
     let mut reasons: Vec<String> = Vec::new();
     for reason in readings.iter().flat_map(|t| &t.reading.throttle_reasons) {
         if !reasons.contains(reason) {
@@ -111,11 +107,7 @@ pub fn summarise(source: &str, readings: &[Timed]) -> TelemetrySummary {
     let mut summary = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
     summary.source = Some(source.to_string());
     summary.readings = readings.len();
-    summary.sm_clock_mhz = spread(|r| r.sm_clock_mhz);
-    summary.memory_clock_mhz = spread(|r| r.memory_clock_mhz);
-    summary.power_w = spread(|r| r.power_w);
-    summary.temperature_c = spread(|r| r.temperature_c);
-    summary.utilization_pct = spread(|r| r.utilization_pct);
+    summary.sensors = Sensors::spread_over(readings.iter().map(|t| &t.reading.sensors));
     summary.throttle_reasons = reasons;
     summary
 }
@@ -131,9 +123,9 @@ pub fn trace(readings: &[Timed], max: usize) -> Vec<TelemetryPoint> {
         .step_by(stride)
         .map(|t| TelemetryPoint {
             t_s: t.at.duration_since(first.at).as_secs_f64(),
-            sm_clock_mhz: t.reading.sm_clock_mhz,
-            temperature_c: t.reading.temperature_c,
-            power_w: t.reading.power_w,
+            sm_clock_mhz: t.reading.sensors.sm_clock_mhz,
+            temperature_c: t.reading.sensors.temperature_c,
+            power_w: t.reading.sensors.power_w,
             throttle_reasons: t.reading.throttle_reasons.clone(),
         })
         .collect()
@@ -146,10 +138,12 @@ mod tests {
 
     fn reading(mhz: f64, reasons: &[&str]) -> Reading {
         Reading {
-            sm_clock_mhz: Some(mhz),
-            temperature_c: Some(60.0),
+            sensors: Sensors {
+                sm_clock_mhz: Some(mhz),
+                temperature_c: Some(60.0),
+                ..Sensors::default()
+            },
             throttle_reasons: reasons.iter().map(|r| r.to_string()).collect(),
-            ..Reading::default()
         }
     }
 
@@ -170,13 +164,13 @@ mod tests {
         assert!(readings.len() >= 3, "{} readings", readings.len());
         let summary = summarise("fake", &readings);
         assert_eq!(summary.readings, readings.len());
-        let clock = summary.sm_clock_mhz.expect("clock");
+        let clock = summary.sensors.sm_clock_mhz.expect("clock");
         assert_eq!((clock.min, clock.max), (1000.0, 2000.0));
         assert_eq!(
             summary.throttle_reasons,
             ["sw-power-cap", "hw-thermal-slowdown"]
         );
-        assert_eq!(summary.power_w, None, "the source gives no power");
+        assert_eq!(summary.sensors.power_w, None, "the source gives no power");
     }
 
     #[test]

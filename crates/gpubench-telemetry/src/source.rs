@@ -1,23 +1,16 @@
 //! The one interface every telemetry reader implements: NVML, amdgpu sysfs, and the scripted
 //! source tests use. The sampler thread and the doctor see only this trait.
 
+use gpubench_results::telemetry::Sensors;
 use serde::{Deserialize, Serialize};
 
 /// One reading of the device; each quantity is `None` where the source does not expose it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Reading {
-    /// Graphics (SM, shader) clock, MHz.
-    pub sm_clock_mhz: Option<f64>,
-    /// Memory clock, MHz.
-    pub memory_clock_mhz: Option<f64>,
-    /// Board power, watts.
-    pub power_w: Option<f64>,
-    /// GPU temperature, degrees Celsius: where the source has several sensors, the one the
-    /// clocks are limited by (amdgpu's junction sensor rather than its edge sensor).
-    pub temperature_c: Option<f64>,
-    /// Share of the last interval the GPU was busy, percent.
-    pub utilization_pct: Option<f64>,
+    /// Clocks, power, temperature and utilisation (over the last interval) now.
+    #[serde(flatten)]
+    pub sensors: Sensors<f64>,
     /// Reasons the clocks are held down right now (`sw-power-cap`, `hw-thermal-slowdown`, ...);
     /// always empty from a source that does not report them
     /// ([`gpubench_results::telemetry::reports_throttle_reasons`]).

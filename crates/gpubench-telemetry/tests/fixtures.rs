@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use gpubench_harness::TelemetryHook;
 use gpubench_harness::{BenchResult, BenchmarkInfo, MetricKind, Status};
-use gpubench_results::telemetry::{PcieLink, TelemetryStatus};
+use gpubench_results::telemetry::{PcieLink, Sensors, TelemetryStatus};
 use gpubench_telemetry::doctor::{self, CheckStatus, Findings};
 use gpubench_telemetry::fake::FakeSource;
 use gpubench_telemetry::pcie::{self, SysfsRoot};
@@ -135,11 +135,17 @@ fn an_amd_card_is_read_from_its_hwmon_files_around_a_region() {
     std::thread::sleep(Duration::from_millis(20));
     let summary = telemetry.end().expect("a summary");
     assert!(summary.readings >= 1);
-    assert_eq!(summary.sm_clock_mhz.map(|s| s.median), Some(1900.0));
-    assert_eq!(summary.memory_clock_mhz.map(|s| s.median), Some(1249.0));
-    assert_eq!(summary.temperature_c.map(|s| s.median), Some(65.0));
-    assert_eq!(summary.power_w.map(|s| s.median), Some(320.0));
-    assert_eq!(summary.utilization_pct.map(|s| s.median), Some(97.0));
+    assert_eq!(summary.sensors.sm_clock_mhz.map(|s| s.median), Some(1900.0));
+    assert_eq!(
+        summary.sensors.memory_clock_mhz.map(|s| s.median),
+        Some(1249.0)
+    );
+    assert_eq!(summary.sensors.temperature_c.map(|s| s.median), Some(65.0));
+    assert_eq!(summary.sensors.power_w.map(|s| s.median), Some(320.0));
+    assert_eq!(
+        summary.sensors.utilization_pct.map(|s| s.median),
+        Some(97.0)
+    );
     // At the end the document gets the totals, the link and the datasheet row, and the stream
     // result its percentage of the RX 7900 XTX's 960 GB/s.
     let mut doc = gpubench_baseline::testing::doc_with("AMD Radeon RX 7900 XTX", false);
@@ -301,13 +307,16 @@ fn an_nvidia_adapter_without_nvml_is_unavailable_never_an_error() {
 
 /// The H200's first minutes, scripted: three readings at its idle clock, then busy at its top.
 fn ramping_h200() -> Telemetry {
-    let idle = gpubench_telemetry::Reading {
-        sm_clock_mhz: Some(345.0),
-        throttle_reasons: vec!["gpu-idle".into()],
+    let clock = |mhz: f64| Sensors {
+        sm_clock_mhz: Some(mhz),
         ..Default::default()
     };
+    let idle = gpubench_telemetry::Reading {
+        sensors: clock(345.0),
+        throttle_reasons: vec!["gpu-idle".into()],
+    };
     let busy = gpubench_telemetry::Reading {
-        sm_clock_mhz: Some(1980.0),
+        sensors: clock(1980.0),
         ..Default::default()
     };
     let script = gpubench_telemetry::fake::FakeScript {
@@ -338,7 +347,7 @@ fn the_clocks_settle_once_the_idle_readings_end_and_the_summary_covers_the_sampl
     telemetry.sampling();
     std::thread::sleep(Duration::from_millis(30));
     let summary = telemetry.end().expect("sampled");
-    let clock = summary.sm_clock_mhz.expect("clock");
+    let clock = summary.sensors.sm_clock_mhz.expect("clock");
     // The warm-up's idle readings are not the clock the samples ran at.
     assert_eq!((clock.min, clock.max), (1980.0, 1980.0));
     assert!(!summary.throttle_reasons.contains(&"gpu-idle".to_string()));
@@ -384,7 +393,7 @@ fn an_amd_card_reads_its_junction_sensor_and_its_throttling_is_unknown() {
     let mut f = findings(&telemetry, 10.0, 900.0);
     let load = f.load.clone().expect("sampled");
     // Junction 95 C, not the edge sensor's 60 C.
-    assert_eq!(load.temperature_c.map(|s| s.median), Some(95.0));
+    assert_eq!(load.sensors.temperature_c.map(|s| s.median), Some(95.0));
     f.adapter = amd.name.clone();
     let checks = doctor::checks(&f);
     let throttling = check_named(&checks, "throttling");

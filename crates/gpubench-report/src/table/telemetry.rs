@@ -59,10 +59,10 @@ fn totals_text(run: &RunTelemetry) -> String {
         );
     }
     let parts: Vec<String> = [
-        spread("graphics clock", t.sm_clock_mhz, "MHz"),
-        spread("memory clock", t.memory_clock_mhz, "MHz"),
-        spread("power", t.power_w, "W"),
-        spread("temperature", t.temperature_c, "C"),
+        spread("graphics clock", t.sensors.sm_clock_mhz, "MHz"),
+        spread("memory clock", t.sensors.memory_clock_mhz, "MHz"),
+        spread("power", t.sensors.power_w, "W"),
+        spread("temperature", t.sensors.temperature_c, "C"),
     ]
     .into_iter()
     .flatten()

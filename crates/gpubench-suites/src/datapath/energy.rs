@@ -20,7 +20,7 @@ pub fn per_request_j(result: &BenchResult, us_per_request: f64) -> Option<f64> {
     if telemetry.status != TelemetryStatus::Sampled {
         return None;
     }
-    let watts = telemetry.power_w.as_ref()?.median;
+    let watts = telemetry.sensors.power_w.as_ref()?.median;
     (watts.is_finite() && watts > 0.0).then_some(watts * us_per_request * 1e-6)
 }
 
@@ -74,7 +74,7 @@ mod tests {
     #[test]
     fn energy_is_median_power_times_time_per_request_where_power_was_sampled() {
         let mut sampled = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
-        sampled.power_w = Some(Spread {
+        sampled.sensors.power_w = Some(Spread {
             min: 300.0,
             median: 400.0,
             max: 500.0,
