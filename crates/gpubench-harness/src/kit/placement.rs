@@ -431,6 +431,14 @@ impl MemoryMap {
         }
         let access = access.into();
         let role = match access {
+            // An adapter of no stated type (WebGPU's every adapter, GL's unclassified renderers)
+            // may be integrated, with no link at all.
+            LinkAccess::EndToEnd if self.device_type == wgpu::DeviceType::Other => {
+                return (
+                    None,
+                    "the adapter does not say whether it is integrated or discrete".to_string(),
+                );
+            }
             LinkAccess::EndToEnd => {
                 return (
                     Some(true),
@@ -763,6 +771,12 @@ mod tests {
         // Unknown placement: the params are left out, not written as "no".
         let dx12 = MemoryMap::new(wgpu::DeviceType::DiscreteGpu, None);
         assert_eq!(crosses(&dx12, Copy(staging)), None);
+        // An adapter of no stated type (a browser's) may be integrated: not even a whole
+        // transfer is known to cross.
+        let web = MemoryMap::new(wgpu::DeviceType::Other, None);
+        for access in [EndToEnd, Copy(staging), HostWrite(staging)] {
+            assert_eq!(crosses(&web, access), None, "{access:?}");
+        }
         let info = BenchmarkInfo::new("t", "s", crate::MetricKind::TimePerOp, "us");
         let unknown = dx12.annotate_link(info.clone(), HostWrite(staging), MIB);
         assert!(!unknown.params.contains_key(CROSSES_LINK), "{unknown:?}");

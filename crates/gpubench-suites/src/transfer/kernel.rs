@@ -48,6 +48,17 @@ impl Transfer {
     }
 }
 
+/// Whether the host-write path measures a write into memory the device reads, and if not, why:
+/// in a browser (`browser`: the wasm32 build) a mapped range is a copy in the page's own
+/// memory, written back to the mapping when it is dropped, so the row would time memcpys
+/// within the page.
+pub fn host_write_support(browser: bool) -> Result<(), String> {
+    if browser {
+        return Err("not run in a browser: a mapped range there is a copy in the page's memory, written back when it is released, so the row would time a copy within the page, not a write into memory the device reads".to_string());
+    }
+    Ok(())
+}
+
 /// Whether the zero-copy path can run on an adapter of `device_type` with `features`, and if
 /// not, why: it needs unified memory (an integrated GPU or a CPU adapter) and
 /// MAPPABLE_PRIMARY_BUFFERS, which the harness never requests on a discrete adapter.
@@ -117,6 +128,9 @@ impl Kernel for Transfer {
         if self.bytes > ctx.limits.max_buffer_size {
             return Err(limit("max_buffer_size", ctx.limits.max_buffer_size));
         }
+        if self.path == TransferPath::HostWrite {
+            host_write_support(cfg!(target_arch = "wasm32"))?;
+        }
         if self.path == TransferPath::ZeroCopy {
             zero_copy_support(ctx.adapter.get_info().device_type, ctx.features)?;
             let binding = ctx.limits.max_storage_buffer_binding_size;
@@ -163,6 +177,13 @@ mod tests {
         let without = zero_copy_support(wgpu::DeviceType::IntegratedGpu, wgpu::Features::empty());
         assert!(without.is_err_and(|r| r.contains("MAPPABLE_PRIMARY_BUFFERS")));
         assert!(zero_copy_support(wgpu::DeviceType::VirtualGpu, feature).is_err());
+    }
+
+    #[test]
+    fn host_writes_are_not_timed_where_a_mapping_is_a_copy() {
+        assert!(host_write_support(false).is_ok());
+        let reason = host_write_support(true).expect_err("a browser's mapping is a copy");
+        assert!(reason.starts_with("not run in a browser"), "{reason}");
     }
 
     #[test]
