@@ -4,9 +4,9 @@
 // params.n vec4 elements), WINDOW_TRIPS x 4 x 256 elements long, starting at
 // workgroup x window (plus its epoch's phase, below) modulo n, each chunk of CHUNK invocations
 // streaming a run of it. A working set smaller than the window is walked several times by
-// every workgroup, so each core (or SM) keeps the whole set in its own caches; a larger one is
-// shared out, window by window, and the union of the windows is the whole set, which is then
-// what the shared caches see. Either way the footprint is the working set.
+// every workgroup, so it is read from the caches nearest the cores (a core's own first level
+// where it fits, the L2 beyond); a larger one is shared out, window by window, and the union
+// of the windows is the whole set, which is then what the shared caches see. Either way the footprint is the working set.
 //
 // Where the grid's windows cover the set more than once (a set under the grid's floor of
 // windows), the workgroups of one cover (an epoch: epoch_groups of them) would read the same

@@ -2,8 +2,8 @@
 //!
 //! Every workgroup reads one window of [`WINDOW_ELEMENTS`] vec4s (1 MiB) from a circle of the
 //! working set's elements. A set smaller than a window is walked several times by every
-//! workgroup, so each core or SM keeps it all in its own caches; a larger one is shared out
-//! window by window and the grid grows until the windows cover it, so the shared caches see all
+//! workgroup, so it is read from the caches nearest the cores (each core's or SM's own first
+//! level where it fits there, the L2 beyond); a larger one is shared out window by window and the grid grows until the windows cover it, so the shared caches see all
 //! of it. The figure counts the bytes the windows read (plus the small per-invocation sums
 //! written), once per dispatch.
 
@@ -31,8 +31,9 @@ pub const WINDOW_TRIPS: u32 = 64;
 pub const WINDOW_ELEMENTS: u32 = WINDOW_TRIPS * 4 * WORKGROUP;
 /// Bytes in one element.
 const ELEMENT_BYTES: u64 = 16;
-/// Working sets this small sit in each core's first-level cache (and the shared caches
-/// nearest it), which read faster than the adapter class's assumed bound.
+/// Working sets this small are read from the caches nearest the cores (an H200 SM's first level
+/// holds at most 256 KiB, an RDNA 3 CU's 32 KiB; the L2 serves the rest), which read faster
+/// than the adapter class's assumed bound.
 pub const L1_RESIDENT_BYTES: u64 = 1 << 20;
 /// How much faster than the class's assumed peak bandwidth the cores' first-level caches read
 /// together: 3x a discrete GPU's 20 TB/s is MI300X's 304 CUs x 64 B a clock at 2.1 GHz (41 TB/s)
