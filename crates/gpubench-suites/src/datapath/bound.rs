@@ -89,9 +89,11 @@ pub enum DeviceStages {
     InSeries,
     /// Overlapped: the best overlapped interval came below that sum.
     Overlapped,
-    /// Not told apart: no overlapped row ran, or the device's sum does not bound the path
-    /// beyond its slowest stage or the host's part (within the band). The bound is then the
-    /// slowest stage's, the lowest any device can reach.
+    /// Not told apart: no overlapped row ran, the device's sum does not bound the path beyond
+    /// its slowest stage or the host's part (within the band), or the host thread's own work
+    /// per request (preparing, checking and the seams: submits, maps, waits) could have set
+    /// the interval as well. The bound is then the slowest stage's, the lowest any device can
+    /// reach, and the what-if states its gain both ways.
     NotTold,
 }
 
@@ -161,12 +163,23 @@ impl Bound {
     ) -> Option<Bound> {
         let overlapped = floor_of(stages, false)?;
         let in_series = floor_of(stages, true)?;
+        let stage_sum_us: f64 = stages.iter().map(|s| s.us).sum();
+        // The one host thread's part of each request: preparing and checking, and at most the
+        // seams the serial path showed (submits, maps and waits, some of them on the device).
+        let host_us: f64 = stages
+            .iter()
+            .filter(|s| s.stage.on_host())
+            .map(|s| s.us)
+            .sum();
+        let seams_us = serial_us.map_or(0.0, |serial| (serial - stage_sum_us).max(0.0));
         let device_stages = match best_overlap {
             Some((interval, _)) if in_series.0 > overlapped.0 * (1.0 + band) => {
-                if interval >= in_series.0 * (1.0 - band) {
-                    DeviceStages::InSeries
-                } else {
+                if interval < in_series.0 * (1.0 - band) {
                     DeviceStages::Overlapped
+                } else if host_us + seams_us >= interval * (1.0 - band) {
+                    DeviceStages::NotTold
+                } else {
+                    DeviceStages::InSeries
                 }
             }
             _ => DeviceStages::NotTold,
@@ -180,7 +193,7 @@ impl Bound {
             limit,
             limit_us,
             stages: stages.to_vec(),
-            stage_sum_us: stages.iter().map(|s| s.us).sum(),
+            stage_sum_us,
             serial_us,
             best_overlap,
             device_stages,
@@ -235,9 +248,36 @@ impl Bound {
     /// the serial one, in percent; no latency change where the bound alone took longer than
     /// the serial request it is part of.
     pub fn what_if_twice_as_fast(&self) -> (f64, Option<f64>) {
+        let (faster, saved) = self.faster();
+        let in_series = self.device_stages == DeviceStages::InSeries;
+        let new_interval = floor_of(&faster, in_series).map_or(self.limit_us, |(us, _)| us);
+        let throughput = (self.limit_us / new_interval - 1.0) * 100.0;
+        let latency = self
+            .serial_us
+            .filter(|_| self.stage_over_serial().is_none())
+            .map(|s| -saved / s * 100.0);
+        (throughput, latency)
+    }
+
+    /// Where the device's stages were not told apart ([`DeviceStages::NotTold`]): the
+    /// throughput gain, in percent, were the device running them one after another. The
+    /// what-if's own figure assumes they overlap (the lowest bound any device reaches); halving
+    /// what bounds then may leave the device's sum as the new bound, and this is what is left.
+    pub fn what_if_in_series(&self) -> Option<f64> {
+        if self.device_stages != DeviceStages::NotTold {
+            return None;
+        }
+        let (faster, _) = self.faster();
+        let (now, _) = floor_of(&self.stages, true)?;
+        let (then, _) = floor_of(&faster, true)?;
+        Some((now / then - 1.0) * 100.0)
+    }
+
+    /// The stages with what the what-if halves at half its time, and the time saved.
+    fn faster(&self) -> (Vec<StageTime>, f64) {
         let halved = self.halved();
         let mut saved = 0.0;
-        let faster: Vec<StageTime> = self
+        let faster = self
             .stages
             .iter()
             .map(|&s| {
@@ -252,14 +292,7 @@ impl Bound {
                 }
             })
             .collect();
-        let in_series = self.device_stages == DeviceStages::InSeries;
-        let new_interval = floor_of(&faster, in_series).map_or(self.limit_us, |(us, _)| us);
-        let throughput = (self.limit_us / new_interval - 1.0) * 100.0;
-        let latency = self
-            .serial_us
-            .filter(|_| self.stage_over_serial().is_none())
-            .map(|s| -saved / s * 100.0);
-        (throughput, latency)
+        (faster, saved)
     }
 
     /// Where the measured path does not add up, within `band` (the noise band of the run's
@@ -334,8 +367,17 @@ impl Bound {
         let latency = latency
             .map(|l| format!(", latency {l:+.0}%"))
             .unwrap_or_default();
+        // Not told whether the device overlaps its stages: the gain both ways, where they differ.
+        let throughput = match self.what_if_in_series() {
+            Some(other) if format!("{other:+.0}") != format!("{throughput:+.0}") => format!(
+                "{:+.0}% to {:+.0}% (the overlapped rows did not tell whether the device runs its stages one after another)",
+                other.min(throughput),
+                other.max(throughput)
+            ),
+            _ => format!("{throughput:+.0}%"),
+        };
         format!(
-            "{} bounds: {}{of}; {} 2x faster: throughput {throughput:+.0}%{latency}",
+            "{} bounds: {}{of}; {} 2x faster: throughput {throughput}{latency}",
             self.limit.name(),
             micros(self.limit_us),
             self.halved_name()
@@ -513,6 +555,12 @@ fn state(
     }
     let (throughput, latency) = bound.what_if_twice_as_fast();
     extra.insert("what_if_2x_throughput_pct".into(), throughput.into());
+    if let Some(in_series) = bound.what_if_in_series() {
+        extra.insert(
+            "what_if_2x_throughput_in_series_pct".into(),
+            in_series.into(),
+        );
+    }
     if let Some(latency) = latency {
         extra.insert("what_if_2x_latency_pct".into(), latency.into());
     }
@@ -588,6 +636,49 @@ mod tests {
         assert_eq!(untold.limit, Limit::Stage(Stage::Upload));
     }
 
+    /// Prepare 40, upload 25, compute 25, download 12, check 20 us: the host's 60 against the
+    /// device's 62 in series, within the band, so two in flight at 64 us cannot tell whether
+    /// the device overlaps its stages. Halving prepare and check gains +100% if it does, and
+    /// nothing if it runs them one after another (its 62 then bound): both are said.
+    #[test]
+    fn a_what_if_the_overlapped_rows_cannot_settle_states_both_gains() {
+        let stages = times([40.0, 25.0, 25.0, 12.0, 20.0]);
+        let bound = Bound::of(&stages, Some(130.0), Some((64.0, 2)), 0.05).expect("bound");
+        assert_eq!(bound.device_stages, DeviceStages::NotTold);
+        assert_eq!(bound.limit, Limit::Host);
+        assert!((bound.what_if_twice_as_fast().0 - 100.0).abs() < 1e-9);
+        assert!(bound.what_if_in_series().expect("not told").abs() < 1e-9);
+        assert!(
+            bound
+                .sentence()
+                .ends_with("prepare+check 2x faster: throughput +0% to +100% (the overlapped rows did not tell whether the device runs its stages one after another), latency -23%"),
+            "{}",
+            bound.sentence()
+        );
+        let mut extra = BTreeMap::new();
+        state(&bound, Err("no power".into()), &mut extra);
+        assert_eq!(extra["what_if_2x_throughput_in_series_pct"], 0.0);
+        // Told apart, the what-if has one figure.
+        let told = times([4_000.0, 40_000.0, 39_000.0, 3_000.0, 3_000.0]);
+        let series = Bound::of(&told, Some(92_000.0), Some((83_000.0, 2)), 0.05).expect("bound");
+        assert_eq!(series.what_if_in_series(), None);
+    }
+
+    /// Prepare 20, upload 30, compute 30, download 5, check 10 us, 135 a serial request (40 of
+    /// seams): two in flight took 70 us, at the device's 65 in series, but the one host thread's
+    /// own part (30, and up to 40 of seams) could have set that interval as well, so it shows
+    /// nothing about the device.
+    #[test]
+    fn an_interval_the_host_thread_could_have_set_does_not_show_the_device_in_series() {
+        let stages = times([20.0, 30.0, 30.0, 5.0, 10.0]);
+        let bound = Bound::of(&stages, Some(135.0), Some((70.0, 2)), 0.05).expect("bound");
+        assert_eq!(bound.device_stages, DeviceStages::NotTold);
+        // With a quick host (no seams), the same interval shows the device in series.
+        let quick = Bound::of(&stages, Some(95.0), Some((70.0, 2)), 0.05).expect("bound");
+        assert_eq!(quick.device_stages, DeviceStages::InSeries);
+        assert_eq!(quick.limit, Limit::Device);
+    }
+
     #[test]
     fn preparing_and_checking_together_bound_where_they_outlast_every_stage() {
         // Prepare 30 and check 30 us on the one host thread, upload 40: the host's 60 bound.
@@ -639,7 +730,7 @@ mod tests {
         assert_eq!(over.what_if_twice_as_fast().1, None);
         assert_eq!(
             over.sentence(),
-            "h2d bounds: 40.000 ms alone, longer than the whole serial request (30.000 ms); h2d 2x faster: throughput +100%"
+            "h2d bounds: 40.000 ms alone, longer than the whole serial request (30.000 ms); h2d 2x faster: throughput +47% to +100% (the overlapped rows did not tell whether the device runs its stages one after another)"
         );
         let said = over.mismatches(0.25);
         assert!(
