@@ -13,11 +13,17 @@ pub const EXTRA_KEY: &str = "energy_per_request_j";
 /// The `extra` key saying why a row has no energy per request.
 pub const WHY_NOT_KEY: &str = "energy_per_request";
 
+/// Fewest readings taken during a row's timed samples that its energy is stated from. A row
+/// shorter than the sampler's period has no reading of its own: its summary then holds the
+/// last one before it (the clocks of a short stretch are those read just before), a power
+/// drawn before the row ran at all.
+pub const MIN_POWER_READINGS: usize = 2;
+
 /// Joules per request: `result`'s median board power times `us_per_request`; `None` where no
-/// power was sampled during the row.
+/// power was sampled during the row ([`MIN_POWER_READINGS`] readings or more).
 pub fn per_request_j(result: &BenchResult, us_per_request: f64) -> Option<f64> {
     let telemetry = result.telemetry.as_ref()?;
-    if telemetry.status != TelemetryStatus::Sampled {
+    if telemetry.status != TelemetryStatus::Sampled || telemetry.readings < MIN_POWER_READINGS {
         return None;
     }
     let watts = telemetry.sensors.power_w.as_ref()?.median;
@@ -28,9 +34,13 @@ pub fn per_request_j(result: &BenchResult, us_per_request: f64) -> Option<f64> {
 pub fn why_not(result: &BenchResult) -> String {
     match result.telemetry.as_ref() {
         None => "not measured: no telemetry was taken for this row".to_string(),
-        Some(t) if t.status == TelemetryStatus::Sampled => {
+        Some(t) if t.status == TelemetryStatus::Sampled && t.sensors.power_w.is_none() => {
             "not measured: the adapter's telemetry reports no board power".to_string()
         }
+        Some(t) if t.status == TelemetryStatus::Sampled => format!(
+            "not measured: {} telemetry reading(s) fell within the row's samples, fewer than the {MIN_POWER_READINGS} its own board power is read from (the row is shorter than the sampler's period)",
+            t.readings
+        ),
         Some(t) => format!(
             "not measured: telemetry {}{}",
             t.status.as_str(),
@@ -74,17 +84,31 @@ mod tests {
     #[test]
     fn energy_is_median_power_times_time_per_request_where_power_was_sampled() {
         let mut sampled = TelemetrySummary::without_readings(TelemetryStatus::Sampled, None);
+        sampled.readings = 3;
         sampled.sensors.power_w = Some(Spread {
             min: 300.0,
             median: 400.0,
             max: 500.0,
         });
-        let mut result = row(Some(sampled));
+        let mut result = row(Some(sampled.clone()));
         // 400 W for 2.5 ms a request: 1 J.
         annotate(&mut result, 2_500.0);
         let joules = result.extra[EXTRA_KEY].as_f64().expect("a number");
         assert!((joules - 1.0).abs() < 1e-12, "{joules}");
         assert!(!result.extra.contains_key(WHY_NOT_KEY));
+        // One reading: the row was shorter than the sampler's period, and its one reading may
+        // be the last before it ran.
+        sampled.readings = 1;
+        let mut short = row(Some(sampled));
+        annotate(&mut short, 2_500.0);
+        assert!(!short.extra.contains_key(EXTRA_KEY));
+        assert!(
+            short.extra[WHY_NOT_KEY]
+                .as_str()
+                .is_some_and(|s| s.contains("shorter than the sampler's period")),
+            "{:?}",
+            short.extra
+        );
     }
 
     #[test]
