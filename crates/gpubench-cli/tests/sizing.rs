@@ -60,6 +60,11 @@ fn the_worked_example_a_target_nothing_meets_and_bad_values() {
     let none = sizing(&["--p95", "20ms"]);
     assert_exit(&none, 7);
     assert_has(&text(&none.stdout), "no measured arrangement meets");
+    // Every row too short for the time asked for: nothing was held to the target, and the
+    // answer says so rather than asking for a faster card.
+    let unjudged = sizing(&["--p95", "50ms", "--sustained", "3600s"]);
+    assert_exit(&unjudged, 7);
+    assert_has(&text(&unjudged.stdout), "could be held to the target");
     for bad in [
         &["--p95", "50"][..],
         &["--p95", "50ms", "--workload", "fft"],

@@ -93,6 +93,9 @@ fn render(sized: &Sizing, target: &Target, request: &str, adapter: &str) -> Stri
                 figure(per_card)
             ));
         }
+        _ if !sized.candidates.iter().any(|c| c.judged) => out.push_str(
+            "no measured arrangement could be held to the target: each was refused for its measurement (above), so this run cannot say whether a card meets it (exit 7)\n",
+        ),
         _ => out.push_str(&format!(
             "no measured arrangement meets p95 <= {}: a faster card, a smaller request or a looser target (exit 7)\n",
             millis(target.p95_s)

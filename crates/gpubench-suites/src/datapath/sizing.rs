@@ -38,6 +38,10 @@ pub struct Candidate {
     pub measured_s: f64,
     /// Why it cannot be used, where it cannot.
     pub refused: Option<String>,
+    /// Whether its p95 was held to the target: it measured, stated a p95 and ran long enough.
+    /// A row refused before that (failed, too few latencies, too short) says nothing of whether
+    /// the target can be met.
+    pub judged: bool,
 }
 
 /// The answer.
@@ -131,6 +135,8 @@ pub fn size(doc: &RunDocument, target: &Target) -> Result<Sizing, SizingError> {
             .to_string(),
         "requests come as steadily as the measured flow sent them: its p95 is that of a card fed the next request as one returns, up to the measured rate; requests that arrive at random queue near that rate, so size for headroom (a rate 1.4x the expected keeps a card under 70% busy)"
             .to_string(),
+        "a batch's inputs are prepared once it is full, as the batch rows measured them: its p95 is the measured span of the batch plus the time it takes to fill; an application that prepares each input as it arrives hides all but the last preparation in that wait, so its p95 is lower by up to the batch's other preparations"
+            .to_string(),
     ];
     Ok(Sizing {
         workload,
@@ -185,6 +191,7 @@ fn candidate(r: &BenchResult, target: &Target) -> Candidate {
     // Seconds measured: every sample's time per request, times the requests a sample holds.
     let per_sample = f64::from(r.iterations_per_sample.max(1)) * r.work.ops.max(1) as f64;
     let measured_s = r.samples.iter().sum::<f64>() * per_sample / 1e6;
+    let mut judged = false;
     let refused = if r.status != Status::Ok || median_us.is_none() {
         Some(format!(
             "{}: {}",
@@ -202,6 +209,7 @@ fn candidate(r: &BenchResult, target: &Target) -> Candidate {
             "measured for {measured_s:.1} s, under the {need:.1} s asked for: run a longer profile"
         ))
     } else if p95_s.is_some_and(|p| p > target.p95_s) {
+        judged = true;
         let fill = fill_s.map_or(String::new(), |fill| {
             format!(
                 " ({:.3} ms measured, {:.3} ms to fill a batch at the target's rate per card)",
@@ -215,6 +223,7 @@ fn candidate(r: &BenchResult, target: &Target) -> Candidate {
             target.p95_s * 1e3
         ))
     } else {
+        judged = true;
         None
     };
     Candidate {
@@ -223,6 +232,7 @@ fn candidate(r: &BenchResult, target: &Target) -> Candidate {
         p95_s,
         measured_s,
         refused,
+        judged,
     }
 }
 
@@ -309,7 +319,7 @@ mod tests {
         );
         let spare = size(&run, &target(90.0, 50.0, 1)).expect("sized");
         assert_eq!(spare.cards, Some(4));
-        assert_eq!(sized.assumptions.len(), 4);
+        assert_eq!(sized.assumptions.len(), 5);
     }
 
     #[test]
@@ -338,6 +348,8 @@ mod tests {
         let run = doc(vec![row("custom", "serial", 25.0, 45.0)]);
         let sized = size(&run, &target(90.0, 10.0, 0)).expect("sized");
         assert_eq!((sized.chosen, sized.cards), (None, None));
+        // Held to the target and found over it: the target cannot be met on this card.
+        assert!(sized.candidates[0].judged);
     }
 
     #[test]
@@ -361,6 +373,8 @@ mod tests {
                 .is_some_and(|r| r.contains("n = 12"))
         );
         assert_eq!(sized.cards, None);
+        // Neither was held to the target: the run says nothing of whether a card meets it.
+        assert!(sized.candidates.iter().all(|c| !c.judged));
         let mut other = target(90.0, 50.0, 0);
         other.workload = Some("balanced".into());
         assert!(matches!(
