@@ -81,6 +81,38 @@ pub fn short_settings() -> RunSettings {
     settings
 }
 
+/// An ok, verified, GPU-timed row of the FMA kernel in f32 in `suite`, of `form` as its id names
+/// it (`vec4`, `acc-vec4`: the chain follows the `acc-` prefix), over 30 samples within 1% of
+/// `gflops` (its median).
+pub fn fma_peak_row(suite: &str, form: &str, gflops: f64) -> BenchResult {
+    let chain = if form.starts_with("acc-") {
+        "accumulate"
+    } else {
+        "multiply"
+    };
+    let info = crate::BenchmarkInfo::new(
+        format!("{suite}/fma-peak/{form}-f32"),
+        suite,
+        crate::MetricKind::Throughput,
+        "floating-point operations per second",
+    )
+    .param("kernel", "fma-peak")
+    .param("precision", "f32")
+    .param("form", form)
+    .param("chain", chain);
+    let mut row = BenchResult::empty(&info, Status::Ok, None);
+    row.samples = [0.99, 1.0, 1.01]
+        .repeat(10)
+        .iter()
+        .map(|f| f * gflops)
+        .collect();
+    row.summary = gpubench_results::stats::summarize(&row.samples);
+    row.verified = true;
+    row.timing = Some(TimingSource::GpuTimestamp);
+    row.iterations_per_sample = 4;
+    row
+}
+
 /// The result is ok, verified and has a positive, finite median.
 pub fn assert_ok(result: &BenchResult) {
     assert_eq!(

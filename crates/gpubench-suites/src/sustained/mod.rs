@@ -373,31 +373,6 @@ mod tests {
         assert!(warning.contains("held the clocks"), "{warning}");
     }
 
-    /// A sustained or compute row of the FMA kernel in f32, `form` as its id names it, steady
-    /// at `gflops` over 30 windows.
-    fn fma_row(suite: &str, form: &str, gflops: f64) -> BenchResult {
-        use gpubench_harness::{BenchmarkInfo, MetricKind};
-        let chain = if form.starts_with("acc-") {
-            "accumulate"
-        } else {
-            "multiply"
-        };
-        let info = BenchmarkInfo::new(
-            format!("{suite}/fma-peak/{form}-f32"),
-            suite,
-            MetricKind::Throughput,
-            "",
-        )
-        .param("kernel", "fma-peak")
-        .param("precision", "f32")
-        .param("form", form)
-        .param("chain", chain);
-        let mut result = BenchResult::empty(&info, Status::Ok, None);
-        result.samples = vec![gflops; 30];
-        result.summary = gpubench_results::stats::summarize(&result.samples);
-        result
-    }
-
     /// On a GPU the run is the accumulate chain, held to the compute suite's multiply row of
     /// the run: twice it (RDNA 3's dual issue) stands and its windows are read; past 2.2x the
     /// chain was folded, and the row fails before they are; with no multiply row in the run
@@ -408,12 +383,14 @@ mod tests {
         assert_eq!(load_chain(true), Chain::Multiply);
         let alone = gpubench_baseline::testing::doc_with("Radeon RX 7900 XTX", false);
         let mut doc = alone.clone();
-        doc.results.push(fma_row("compute", "vec4", 100.0));
-        let mut dual = fma_row("sustained", "acc-vec4", 200.0);
+        doc.results.push(gpubench_harness::testing::fma_peak_row(
+            "compute", "vec4", 100.0,
+        ));
+        let mut dual = gpubench_harness::testing::fma_peak_row("sustained", "acc-vec4", 200.0);
         SustainedSuite.annotate(&mut dual, &doc);
         assert_eq!(dual.status, Status::Ok, "{:?}", dual.reason);
         assert_eq!(dual.extra["throttled"], false);
-        let mut folded = fma_row("sustained", "acc-vec4", 300.0);
+        let mut folded = gpubench_harness::testing::fma_peak_row("sustained", "acc-vec4", 300.0);
         let mut unbounded = folded.clone();
         SustainedSuite.annotate(&mut folded, &doc);
         assert_eq!(folded.status, Status::Failed);

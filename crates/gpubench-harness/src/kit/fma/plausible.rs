@@ -173,46 +173,27 @@ fn multiply_peaks<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MetricKind;
     use crate::kit::gpu::Precision;
-    use crate::{BenchmarkInfo, MetricKind};
-    use gpubench_results::stats::summarize;
 
-    /// An ok compute-suite FMA peak of `chain` and `form` in f32 at `gflops`.
-    fn peak(chain: &str, form: &str, gflops: f64) -> BenchResult {
-        let info = BenchmarkInfo::new(
-            format!("compute/fma-peak/{form}-f32"),
-            "compute",
-            MetricKind::Throughput,
-            "flops",
-        )
-        .param("kernel", "fma-peak")
-        .param("precision", "f32")
-        .param("form", form)
-        .param("chain", chain);
-        let mut r = BenchResult::empty(&info, Status::Ok, None);
-        r.samples = vec![gflops * 0.99, gflops, gflops * 1.01];
-        r.summary = summarize(&r.samples);
-        r.verified = true;
-        r.timing = Some(crate::TimingSource::GpuTimestamp);
-        r.iterations_per_sample = 4;
-        r
+    /// An ok compute-suite FMA peak of `form` (its chain by the `acc-` prefix) in f32 at
+    /// `gflops`.
+    fn peak(form: &str, gflops: f64) -> BenchResult {
+        crate::testing::fma_peak_row("compute", form, gflops)
     }
 
     #[test]
     fn an_accumulate_row_past_what_dual_issue_allows_fails_without_a_figure() {
-        let earlier = [
-            peak("multiply", "vec4", 30_000.0),
-            peak("multiply", "scalar", 10_000.0),
-        ];
+        let earlier = [peak("vec4", 30_000.0), peak("scalar", 10_000.0)];
         // RDNA 3's dual issue: twice the multiply form stands.
-        let mut dual = peak("accumulate", "acc-vec4", 60_000.0);
+        let mut dual = peak("acc-vec4", 60_000.0);
         judge_accumulate(&mut dual, &earlier, (VENDOR_AMD, "a card"));
         assert_eq!(dual.status, Status::Ok);
         assert!(dual.warnings.is_empty());
         // A loop folded to a sixteenth of its work, as Mesa once did: fails, no figure, on
         // every vendor's card.
         for vendor in [VENDOR_AMD, VENDOR_NVIDIA, 0x5143] {
-            let mut folded = peak("accumulate", "acc-vec4", 480_000.0);
+            let mut folded = peak("acc-vec4", 480_000.0);
             judge_accumulate(&mut folded, &earlier, (vendor, "a card"));
             assert_eq!(folded.status, Status::Failed);
             assert!(folded.summary.is_none() && folded.samples.is_empty());
@@ -221,7 +202,7 @@ mod tests {
             assert!(reason.contains("ran 16.00x the multiply form"), "{reason}");
         }
         // Judged against its own form: 48 TFLOP/s beside the scalar row's 10 would fail.
-        let mut vec4 = peak("accumulate", "acc-vec4", 48_000.0);
+        let mut vec4 = peak("acc-vec4", 48_000.0);
         judge_accumulate(&mut vec4, &earlier, (VENDOR_AMD, "a card"));
         assert_eq!(vec4.status, Status::Ok);
     }
@@ -229,7 +210,7 @@ mod tests {
     #[test]
     fn an_integer_peak_past_what_packed_16_bit_allows_fails() {
         let int_peak = |ty: &str, giops: f64| {
-            let mut r = peak("multiply", "vec4", giops);
+            let mut r = peak("vec4", giops);
             r.id = format!("compute/int-peak/vec4-{ty}");
             r.metric = MetricKind::IntThroughput;
             for key in ["chain", "precision"] {
@@ -239,12 +220,12 @@ mod tests {
             r.params.insert("type".into(), ty.into());
             r
         };
-        let mut f16 = peak("multiply", "vec4", 90_000.0);
+        let mut f16 = peak("vec4", 90_000.0);
         f16.params.insert("precision".into(), "f16".into());
         let earlier = [
-            peak("multiply", "scalar", 10_000.0),
-            peak("multiply", "vec4", 30_000.0),
-            peak("accumulate", "acc-vec4", 60_000.0),
+            peak("scalar", 10_000.0),
+            peak("vec4", 30_000.0),
+            peak("acc-vec4", 60_000.0),
             f16,
         ];
         // Packed 16-bit multiply-adds at twice the fastest f32 multiply form stand.
@@ -266,21 +247,21 @@ mod tests {
         judge_int(&mut alone, &[]);
         assert_eq!(alone.status, Status::Ok);
         // An FMA row is not an integer row.
-        let mut fma = peak("multiply", "vec4", 1e9);
+        let mut fma = peak("vec4", 1e9);
         judge_int(&mut fma, &earlier);
         assert_eq!(fma.status, Status::Ok);
     }
 
     #[test]
     fn a_halved_chain_is_marked_and_kept_out_of_the_peak_where_both_forms_run_at_one_rate() {
-        let earlier = [peak("multiply", "scalar", 10_000.0)];
+        let earlier = [peak("scalar", 10_000.0)];
         for vendor in [VENDOR_NVIDIA, VENDOR_APPLE, VENDOR_INTEL] {
             // Noise and a clock step between the two rows stand unmarked.
-            let mut noisy = peak("accumulate", "acc-scalar", 12_000.0);
+            let mut noisy = peak("acc-scalar", 12_000.0);
             judge_accumulate(&mut noisy, &earlier, (vendor, "a card"));
             assert!(noisy.status == Status::Ok && noisy.warnings.is_empty());
             // Twice the multiply row: kept, marked, and no longer the peak.
-            let mut halved = peak("accumulate", "acc-scalar", 20_000.0);
+            let mut halved = peak("acc-scalar", 20_000.0);
             judge_accumulate(&mut halved, &earlier, (vendor, "a card"));
             assert_eq!(halved.status, Status::Ok, "{vendor:#x}");
             assert!(is_faster_accumulate(&halved), "{vendor:#x}");
@@ -299,7 +280,7 @@ mod tests {
             (VENDOR_AMD, "AMD Radeon Graphics"),
             (0x5143, "a card"),
         ] {
-            let mut dual = peak("accumulate", "acc-scalar", 20_000.0);
+            let mut dual = peak("acc-scalar", 20_000.0);
             judge_accumulate(&mut dual, &earlier, card);
             assert!(dual.status == Status::Ok && !is_faster_accumulate(&dual));
         }
@@ -309,7 +290,7 @@ mod tests {
             "AMD Radeon RX 6800 (RADV NAVI21)",
             "Radeon 680M",
         ] {
-            let mut halved = peak("accumulate", "acc-scalar", 20_000.0);
+            let mut halved = peak("acc-scalar", 20_000.0);
             judge_accumulate(&mut halved, &earlier, (VENDOR_AMD, name));
             assert!(is_faster_accumulate(&halved), "{name}");
         }
@@ -317,15 +298,15 @@ mod tests {
 
     #[test]
     fn without_an_ok_multiply_row_or_outside_the_accumulate_form_nothing_changes() {
-        let mut alone = peak("accumulate", "acc-scalar", 1e9);
+        let mut alone = peak("acc-scalar", 1e9);
         judge_accumulate(&mut alone, &[], (VENDOR_NVIDIA, "a card"));
         assert_eq!(alone.status, Status::Ok);
-        let mut failed = peak("multiply", "scalar", 1.0);
+        let mut failed = peak("scalar", 1.0);
         failed.status = Status::Failed;
         judge_accumulate(&mut alone, &[failed], (VENDOR_NVIDIA, "a card"));
         assert_eq!(alone.status, Status::Ok);
-        let mut multiply = peak("multiply", "scalar", 1e9);
-        let slow = [peak("multiply", "scalar", 1.0)];
+        let mut multiply = peak("scalar", 1e9);
+        let slow = [peak("scalar", 1.0)];
         judge_accumulate(&mut multiply, &slow, (VENDOR_NVIDIA, "a card"));
         assert_eq!(multiply.status, Status::Ok);
     }
