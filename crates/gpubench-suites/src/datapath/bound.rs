@@ -570,6 +570,12 @@ fn state(
 mod tests {
     use super::*;
 
+    /// The bound of a workload with stage medians `us` (prepare, h2d, compute, d2h, check), a
+    /// serial median and the best overlapped interval, in a band of 5%.
+    fn bound_of(us: [f64; 5], serial: Option<f64>, overlap: Option<(f64, u64)>) -> Bound {
+        Bound::of(&times(us), serial, overlap, 0.05).expect("bound")
+    }
+
     fn times(us: [f64; 5]) -> Vec<StageTime> {
         Stage::ALL
             .iter()
@@ -581,8 +587,8 @@ mod tests {
     #[test]
     fn the_slowest_stage_bounds_and_the_what_if_is_the_users_arithmetic() {
         // 70 ms a request: upload 40, compute 20, the rest 10.
-        let stages = times([4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0]);
-        let bound = Bound::of(&stages, Some(72_000.0), Some((41_000.0, 2)), 0.05).expect("bound");
+        let stages = [4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0];
+        let bound = bound_of(stages, Some(72_000.0), Some((41_000.0, 2)));
         assert_eq!(bound.limit, Limit::Stage(Stage::Upload));
         // 41 ms with two in flight, well under the device stages' 63: they overlapped.
         assert_eq!(bound.device_stages, DeviceStages::Overlapped);
@@ -598,8 +604,8 @@ mod tests {
             "h2d bounds: 40.000 ms of 72.000 ms per request; h2d 2x faster: throughput +100%, latency -28%"
         );
         // A stage far ahead of the rest: halving it halves the interval.
-        let compute = times([10.0, 10.0, 1_000.0, 10.0, 10.0]);
-        let bound = Bound::of(&compute, None, None, 0.05).expect("bound");
+        let compute = [10.0, 10.0, 1_000.0, 10.0, 10.0];
+        let bound = bound_of(compute, None, None);
         assert_eq!(bound.limit, Limit::Stage(Stage::Compute));
         assert!((bound.what_if_twice_as_fast().0 - 100.0).abs() < 1e-9);
     }
@@ -608,8 +614,8 @@ mod tests {
     fn a_device_that_ran_its_stages_in_series_is_bound_by_their_sum() {
         // Upload 40 ms and compute 39: overlapping stages would be bound by the upload, and
         // halving it would gain under 3%; two in flight took 83 ms, the device's 82 in series.
-        let stages = times([4_000.0, 40_000.0, 39_000.0, 3_000.0, 3_000.0]);
-        let bound = Bound::of(&stages, Some(92_000.0), Some((83_000.0, 2)), 0.05).expect("bound");
+        let stages = [4_000.0, 40_000.0, 39_000.0, 3_000.0, 3_000.0];
+        let bound = bound_of(stages, Some(92_000.0), Some((83_000.0, 2)));
         assert_eq!(bound.device_stages, DeviceStages::InSeries);
         assert_eq!(bound.limit, Limit::Device);
         assert_eq!(bound.limit_us, 82_000.0);
@@ -626,12 +632,11 @@ mod tests {
         );
         assert!(bound.mismatches(0.05).is_empty());
         // 60 ms in flight is under the series: the stages overlapped, the upload bounds.
-        let overlapped =
-            Bound::of(&stages, Some(92_000.0), Some((60_000.0, 2)), 0.05).expect("bound");
+        let overlapped = bound_of(stages, Some(92_000.0), Some((60_000.0, 2)));
         assert_eq!(overlapped.device_stages, DeviceStages::Overlapped);
         assert_eq!(overlapped.limit, Limit::Stage(Stage::Upload));
         // Without an overlapped row nothing tells: the lowest any device reaches, the upload.
-        let untold = Bound::of(&stages, Some(92_000.0), None, 0.05).expect("bound");
+        let untold = bound_of(stages, Some(92_000.0), None);
         assert_eq!(untold.device_stages, DeviceStages::NotTold);
         assert_eq!(untold.limit, Limit::Stage(Stage::Upload));
     }
@@ -642,8 +647,7 @@ mod tests {
     /// nothing if it runs them one after another (its 62 then bound): both are said.
     #[test]
     fn a_what_if_the_overlapped_rows_cannot_settle_states_both_gains() {
-        let stages = times([40.0, 25.0, 25.0, 12.0, 20.0]);
-        let bound = Bound::of(&stages, Some(130.0), Some((64.0, 2)), 0.05).expect("bound");
+        let bound = bound_of([40.0, 25.0, 25.0, 12.0, 20.0], Some(130.0), Some((64.0, 2)));
         assert_eq!(bound.device_stages, DeviceStages::NotTold);
         assert_eq!(bound.limit, Limit::Host);
         assert!((bound.what_if_twice_as_fast().0 - 100.0).abs() < 1e-9);
@@ -659,8 +663,8 @@ mod tests {
         state(&bound, Err("no power".into()), &mut extra);
         assert_eq!(extra["what_if_2x_throughput_in_series_pct"], 0.0);
         // Told apart, the what-if has one figure.
-        let told = times([4_000.0, 40_000.0, 39_000.0, 3_000.0, 3_000.0]);
-        let series = Bound::of(&told, Some(92_000.0), Some((83_000.0, 2)), 0.05).expect("bound");
+        let told = [4_000.0, 40_000.0, 39_000.0, 3_000.0, 3_000.0];
+        let series = bound_of(told, Some(92_000.0), Some((83_000.0, 2)));
         assert_eq!(series.what_if_in_series(), None);
     }
 
@@ -670,11 +674,11 @@ mod tests {
     /// nothing about the device.
     #[test]
     fn an_interval_the_host_thread_could_have_set_does_not_show_the_device_in_series() {
-        let stages = times([20.0, 30.0, 30.0, 5.0, 10.0]);
-        let bound = Bound::of(&stages, Some(135.0), Some((70.0, 2)), 0.05).expect("bound");
+        let stages = [20.0, 30.0, 30.0, 5.0, 10.0];
+        let bound = bound_of(stages, Some(135.0), Some((70.0, 2)));
         assert_eq!(bound.device_stages, DeviceStages::NotTold);
         // With a quick host (no seams), the same interval shows the device in series.
-        let quick = Bound::of(&stages, Some(95.0), Some((70.0, 2)), 0.05).expect("bound");
+        let quick = bound_of(stages, Some(95.0), Some((70.0, 2)));
         assert_eq!(quick.device_stages, DeviceStages::InSeries);
         assert_eq!(quick.limit, Limit::Device);
     }
@@ -682,8 +686,8 @@ mod tests {
     #[test]
     fn preparing_and_checking_together_bound_where_they_outlast_every_stage() {
         // Prepare 30 and check 30 us on the one host thread, upload 40: the host's 60 bound.
-        let stages = times([30.0, 40.0, 10.0, 10.0, 30.0]);
-        let bound = Bound::of(&stages, Some(125.0), Some((45.0, 2)), 0.05).expect("bound");
+        let stages = [30.0, 40.0, 10.0, 10.0, 30.0];
+        let bound = bound_of(stages, Some(125.0), Some((45.0, 2)));
         assert_eq!(bound.limit, Limit::Host);
         assert_eq!(bound.limit_us, 60.0);
         // Both halved: 30 against the upload's 40, so the interval falls from 60 to 40: +50%.
@@ -711,11 +715,11 @@ mod tests {
 
     #[test]
     fn a_path_that_does_not_add_up_is_warned_about_within_the_band() {
-        let stages = times([4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0]);
-        let fine = Bound::of(&stages, Some(80_000.0), Some((42_000.0, 2)), 0.05).expect("bound");
+        let stages = [4_000.0, 40_000.0, 20_000.0, 3_000.0, 3_000.0];
+        let fine = bound_of(stages, Some(80_000.0), Some((42_000.0, 2)));
         assert!(fine.mismatches(0.05).is_empty());
         // Serial at twice the stage sum, and an interval below the slowest stage.
-        let odd = Bound::of(&stages, Some(140_000.0), Some((20_000.0, 3)), 0.05).expect("bound");
+        let odd = bound_of(stages, Some(140_000.0), Some((20_000.0, 3)));
         let warned = odd.mismatches(0.05);
         assert_eq!(warned.len(), 2, "{warned:?}");
         assert!(warned[0].message.contains("2.00x the sum"));
@@ -725,7 +729,7 @@ mod tests {
             warned[1].message
         );
         // The slowest stage alone longer than the whole request: said, and no latency what-if.
-        let over = Bound::of(&stages, Some(30_000.0), None, 0.05).expect("bound");
+        let over = bound_of(stages, Some(30_000.0), None);
         assert!((over.stage_over_serial().expect("over") - 4.0 / 3.0).abs() < 1e-9);
         assert_eq!(over.what_if_twice_as_fast().1, None);
         assert_eq!(
@@ -739,14 +743,14 @@ mod tests {
             "{said:?}"
         );
         assert!(
-            !Bound::of(&stages, Some(36_000.0), None, 0.05)
-                .expect("bound")
+            !bound_of(stages, Some(36_000.0), None)
                 .mismatches(0.25)
                 .iter()
                 .any(|w| w.message.contains("the whole serial request"))
         );
         // Requests in flight slower than one at a time.
-        let slow = Bound::of(&stages, Some(70_000.0), Some((140_000.0, 2)), 0.25).expect("bound");
+        let slow =
+            Bound::of(&times(stages), Some(70_000.0), Some((140_000.0, 2)), 0.25).expect("bound");
         assert!(
             slow.mismatches(0.25)[0]
                 .message
