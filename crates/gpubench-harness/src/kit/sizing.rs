@@ -88,8 +88,17 @@ impl AdapterClass {
 
 /// Walks per dispatch for a kernel that moves `bytes_per_walk` bytes each time it walks its
 /// arrays: enough that one dispatch lasts [`TARGET_DISPATCH_S`] at the class's assumed peak
-/// bandwidth, at least 1 and at most `cap`.
+/// bandwidth, at least 1 and at most `cap`; once, whatever the time, where a walk's bytes
+/// reach the class's assumed last-level cache. A repeated walk rereads what another
+/// workgroup of the same wave read a moment before, from the L2: a second walk of a 512 MiB
+/// array would count its bytes again at cache speed, not the memory's.
 pub fn repeats_for(bytes_per_walk: u64, class: AdapterClass, cap: u32) -> u32 {
+    if class
+        .assumed_llc_bytes()
+        .is_some_and(|llc| bytes_per_walk >= llc)
+    {
+        return 1;
+    }
     let walk_s = bytes_per_walk.max(1) as f64 / class.assumed_peak_bandwidth();
     let wanted = (TARGET_DISPATCH_S / walk_s).ceil();
     wanted.clamp(1.0, f64::from(cap.max(1))) as u32
@@ -170,6 +179,14 @@ mod tests {
         assert_eq!(repeats_for(walk, AdapterClass::Software, MAX_REPEATS), 7);
         // Arrays past any cache run once; the cap holds for tiny ones.
         assert_eq!(repeats_for(3 << 30, AdapterClass::Discrete, MAX_REPEATS), 1);
+        // A walk as large as the class's last-level cache runs once, though one walk lasts under
+        // the target at the assumed bandwidth (a 512 MiB read, 27 us at 20 TB/s); one under it
+        // still repeats.
+        for (class, llc) in [(AdapterClass::Discrete, 256), (AdapterClass::Integrated, 96)] {
+            assert_eq!(repeats_for(llc * MIB, class, MAX_REPEATS), 1, "{class:?}");
+            assert!(repeats_for(llc * MIB / 4, class, MAX_REPEATS) > 1, "{class:?}");
+        }
+        assert_eq!(repeats_for(512 * MIB, AdapterClass::Discrete, MAX_REPEATS), 1);
         assert_eq!(repeats_for(16, AdapterClass::Discrete, 100), 100);
         assert_eq!(repeats_for(0, AdapterClass::Software, 0), 1);
     }

@@ -116,6 +116,11 @@ pub fn result_id(precision: Precision, shape: Shape) -> String {
     format!("matmul/{}/{}", precision.name(), shape.label())
 }
 
+/// The stable id of a product's result on matrix units (`matmul/f16-coop/...`).
+pub fn coop_id(precision: Precision, shape: Shape) -> String {
+    format!("matmul/{}-coop/{}", precision.name(), shape.label())
+}
+
 /// The matmul suite.
 pub struct MatmulSuite;
 
@@ -184,21 +189,36 @@ impl Suite for MatmulSuite {
     }
 }
 
+/// The variant `matmul_variant` forces, if any: a known name, and not a cooperative-matrix one
+/// in a run that turned those kernels off.
+fn forced_variant(options: &SuiteOptions) -> Result<Option<Variant>, PlanError> {
+    let Some(name) = options.get::<String>(options::VARIANT) else {
+        return Ok(None);
+    };
+    let variant = find_variant(&name).ok_or_else(|| {
+        PlanError::bad(
+            options::VARIANT,
+            format!(
+                "{name}: unknown variant (known: {})",
+                variant_names().join(", ")
+            ),
+        )
+    })?;
+    if variant.on_matrix_units() && !options.flag(options::COOP_MATRIX, true) {
+        return Err(PlanError::bad(
+            options::VARIANT,
+            format!(
+                "{name} runs on matrix units, and cooperative-matrix kernels are turned off for this run (the `coop_matrix` option is off)"
+            ),
+        ));
+    }
+    Ok(Some(variant))
+}
+
 /// One stage per product (shape and precision) of the run's options, each tuned when its turn
 /// comes: a stop or a time limit during one product's tuning keeps every product before it.
 fn product_stages(ctx: &GpuContext, options: &SuiteOptions) -> Stages {
-    let forced = match options.get::<String>(options::VARIANT) {
-        Some(name) => Some(find_variant(&name).ok_or_else(|| {
-            PlanError::bad(
-                options::VARIANT,
-                format!(
-                    "{name}: unknown variant (known: {})",
-                    variant_names().join(", ")
-                ),
-            )
-        })?),
-        None => None,
-    };
+    let forced = forced_variant(options)?;
     // The option's parser refused empty and oversized shapes before any suite was built.
     let extra = options::shapes(options)?;
     let stages = products(options.profile, ctx.is_software(), &extra)
@@ -246,7 +266,15 @@ async fn plan_product(
     let product = |id: String, variant: Variant| Matmul::sharing(id, variant, Arc::clone(&inputs));
     let untuned = |kernel: Matmul| KernelBench::boxed(kernel.with_param("tuned", false.into()));
     if let Some(variant) = forced {
-        return vec![untuned(product(id.clone(), variant))];
+        // A cooperative-matrix variant is the product on matrix units: its row is the coop
+        // row, never the FMA product's (whose baselines and fraction of the FMA peak it would
+        // take).
+        let id = if variant.on_matrix_units() {
+            coop_id(precision, shape)
+        } else {
+            id
+        };
+        return vec![untuned(product(id, variant))];
     }
     let space = candidates(AdapterFacts::of(ctx), precision, shape);
     if ctx.faults.device_lost() {
@@ -442,7 +470,7 @@ async fn coop_product(
     enabled_by_options: bool,
 ) -> Vec<Box<dyn Benchmark>> {
     let (shape, precision) = (inputs.shape(), inputs.precision());
-    let id = format!("matmul/{}-coop/{}", precision.name(), shape.label());
+    let id = coop_id(precision, shape);
     // Written for the widest subgroup the adapter runs (`coop::subgroup_for`); none is
     // written for subgroups above 64, so none is tuned there.
     let subgroup = coop::subgroup_for(AdapterFacts::of(ctx).subgroup_max);
@@ -538,14 +566,19 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
     derived
 }
 
-/// Whether `result` is a cooperative-matrix product (its id's form ends `-coop`), run on matrix
-/// units rather than by FMA.
+/// Whether `result` is a cooperative-matrix product, run on matrix units rather than by FMA: its
+/// id's form ends `-coop`, or its variant is a cooperative-matrix one (a forced variant's row,
+/// from a file written before such rows took the coop id).
 fn on_matrix_units(result: &BenchResult) -> bool {
-    result
+    let coop_form = result
         .id
         .split('/')
         .nth(1)
-        .is_some_and(|form| form.ends_with("-coop"))
+        .is_some_and(|form| form.ends_with("-coop"));
+    let coop_variant = param_str(result, "variant")
+        .and_then(|name| find_variant(name))
+        .is_some_and(|v| v.on_matrix_units());
+    coop_form || coop_variant
 }
 
 /// The stream suite's read-only kernel's best bytes read per second (GB/s) among `earlier`
@@ -696,11 +729,21 @@ mod tests {
             ok("matmul/f32/x", "matmul", &[("accumulation", "f32")], 10.0),
             ok("matmul/f16/x", "matmul", &[("accumulation", "f32")], 4.0),
             ok("matmul/f16/y", "matmul", &[("accumulation", "f16")], 4.0),
-            // On matrix units: no FMA peak measures them, so no fraction of one.
+            // On matrix units: no FMA peak measures them, so no fraction of one, whether the
+            // id says so or only the variant (a forced variant's row in an older file).
             ok(
                 "matmul/f16-coop/x",
                 "matmul",
                 &[("accumulation", "f32")],
+                400.0,
+            ),
+            ok(
+                "matmul/f16/z",
+                "matmul",
+                &[
+                    ("accumulation", "f32"),
+                    ("variant", "coop16x16-sg32-w2x2-bk16-db-acc32"),
+                ],
                 400.0,
             ),
         ];
@@ -710,6 +753,40 @@ mod tests {
         assert!(
             fraction_of_peak(&results, &[]).is_empty(),
             "no compute run, no fraction"
+        );
+    }
+
+    /// A forced cooperative-matrix variant is the product on matrix units: refused where those
+    /// kernels are turned off, and an unknown name is refused with the known ones.
+    #[test]
+    fn a_forced_variant_is_known_and_on_matrix_units_only_where_they_are_on() {
+        let coop = "coop16x16-sg32-w2x2-bk16-db-acc32";
+        let forced = |coop_on: bool, name: &str| {
+            let mut options = SuiteOptions::new(Profile::Quick);
+            options.set(options::VARIANT, name);
+            if !coop_on {
+                options.set(options::COOP_MATRIX, false);
+            }
+            forced_variant(&options)
+        };
+        let on = forced(true, coop).expect("known").expect("forced");
+        assert!(on.on_matrix_units());
+        let off = forced(false, coop).expect_err("turned off");
+        assert!(off.to_string().contains("runs on matrix units"), "{off}");
+        // Every emulated twin runs by FMA, every other cooperative-matrix variant on the units.
+        for v in catalogue().iter().filter(|v| v.name.starts_with("coop")) {
+            assert_eq!(
+                v.on_matrix_units(),
+                !v.name.contains("emulated"),
+                "{}",
+                v.name
+            );
+        }
+        assert!(forced(false, VARIANTS[0].name).is_ok_and(|v| v.is_some()));
+        assert!(forced(true, "no-such-kernel").is_err());
+        assert_eq!(
+            coop_id(Precision::F16, Shape::new(8, 16, 32)),
+            "matmul/f16-coop/8x16x32"
         );
     }
 

@@ -430,6 +430,11 @@ impl Variant {
         }
     }
 
+    /// Whether it runs on matrix units: a cooperative-matrix variant, not its emulated twin.
+    pub fn on_matrix_units(&self) -> bool {
+        matches!(self.kind, Kind::Coop(p) if !p.emulated)
+    }
+
     /// Device features this variant needs beyond those of its precision.
     pub fn features(&self) -> wgpu::Features {
         match self.kind {
