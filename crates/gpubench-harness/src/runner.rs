@@ -256,9 +256,9 @@ pub struct ClockPair {
     pub span: HostSpan,
 }
 
-/// GPU time may exceed host time by this much besides [`CLOCK_AHEAD_TOLERANCE`] (the host
-/// clock's step, a browser's 100 us included, and the timestamps' own step) before a sample of
-/// any length is said to be ahead.
+/// GPU time may exceed host time by this much (a browser's 100 us host step, the timestamps'
+/// own step), plus the host clock's own step where that is coarser, besides
+/// [`CLOCK_AHEAD_TOLERANCE`], before a sample of any length is said to be ahead.
 pub const CLOCK_AHEAD_SLACK: Duration = Duration::from_micros(200);
 
 /// The warning on a result of fewer samples than any 95% interval of the median needs (six),
@@ -298,12 +298,14 @@ fn annotate_coverage(result: &mut BenchResult) {
 /// (`calibrated`: not a latency probe, whose sample is all latency), judged on samples of at
 /// least [`CLOCK_CHECK_MIN_SAMPLE`], where a submit's and a wake-up's latency weigh little.
 /// Medians over the samples, so one wild sample decides nothing.
-pub fn clock_check(clocks: &[ClockPair], calibrated: bool) -> Option<Warning> {
+pub fn clock_check(clocks: &[ClockPair], calibrated: bool, host_step: f64) -> Option<Warning> {
     let timed: Vec<&ClockPair> = clocks
         .iter()
         .filter(|c| c.span != HostSpan::HostOnly && c.host > 0.0 && c.gpu.is_finite())
         .collect();
-    let slack = CLOCK_AHEAD_SLACK.as_secs_f64();
+    // A host time is read down to whole steps of its clock: a millisecond's on a page a
+    // browser does not isolate.
+    let slack = CLOCK_AHEAD_SLACK.as_secs_f64() + host_step;
     let ahead = !timed.is_empty()
         && median_over(&timed, |c| (c.gpu - slack) / c.host) > 1.0 + CLOCK_AHEAD_TOLERANCE;
     let min = CLOCK_CHECK_MIN_SAMPLE.as_secs_f64();
@@ -339,9 +341,19 @@ struct Samples {
     clocks: Vec<ClockPair>,
     /// The most spans of host work one sample added up (0: each ran as one span).
     host_spans: u32,
+    /// The host clock's step, seconds: each host time is read down to a whole number of them.
+    host_step: f64,
 }
 
 impl<'a> Runner<'a> {
+    /// No samples yet, read by this context's host clock.
+    fn samples(&self) -> Samples {
+        Samples {
+            host_step: self.ctx.host_clock().resolution().as_secs_f64(),
+            ..Samples::default()
+        }
+    }
+
     /// A runner on `ctx`.
     pub fn new(ctx: &'a GpuContext, settings: RunSettings) -> Self {
         Self {
@@ -456,7 +468,7 @@ impl<'a> Runner<'a> {
         let work = bench.work();
         let prefer_gpu = info.timing != TimingPreference::Host;
         if let Some(bound) = self.screen.filter(|&bound| first.host > bound) {
-            let mut samples = Samples::default();
+            let mut samples = self.samples();
             samples.push(&first, 1);
             let first_s = first.host.as_secs_f64();
             let run = Measured {
@@ -740,7 +752,7 @@ impl<'a> Runner<'a> {
             Some(_) => usize::MAX,
             None => self.settings.max_samples.max(min_samples),
         };
-        let mut samples = Samples::default();
+        let mut samples = self.samples();
         let start = Instant::now();
         loop {
             self.check_stop()?;
@@ -1157,7 +1169,7 @@ impl Samples {
     /// its own load waits longer than the work took, as lavapipe on a busy host does): the
     /// warning says so and the GPU time stays. The stop rule and the summary go by it.
     fn headline_clock(&self, prefer_gpu: bool, calibrated: bool) -> (bool, Option<Warning>) {
-        let disagreement = clock_check(&self.clocks, calibrated);
+        let disagreement = clock_check(&self.clocks, calibrated, self.host_step);
         let impossible = matches!(
             disagreement,
             Some(Warning::ClockDisagreement { gpu_ms, host_ms, .. }) if gpu_ms > host_ms
@@ -1689,15 +1701,19 @@ mod tests {
         };
         // Ahead is impossible at any length: a 2 ms sample read 2x long is flagged (a period
         // overstated k times makes calibration stop at samples k times short of target).
-        assert!(clock_check(&[pair(2.0, 4.0); 5], true).is_some());
+        assert!(clock_check(&[pair(2.0, 4.0); 5], true, 0.0).is_some());
         // A short sample's GPU time may pass its host time by the clocks' steps, no more.
-        assert_eq!(clock_check(&[pair(2.0, 2.2); 5], true), None);
+        assert_eq!(clock_check(&[pair(2.0, 2.2); 5], true, 0.0), None);
+        // 2.5 ms of GPU time read against a host clock of 1 ms steps (about 2.8 ms read as 2):
+        // within a step, so not ahead; with a fine host clock it would be.
+        assert_eq!(clock_check(&[pair(2.0, 2.5); 5], true, 1e-3), None);
+        assert!(clock_check(&[pair(2.0, 2.5); 5], true, 0.0).is_some());
         // Behind is judged on samples of 10 ms or more only: 9 ms ones are too short.
-        assert_eq!(clock_check(&[pair(9.0, 0.5); 5], true), None);
+        assert_eq!(clock_check(&[pair(9.0, 0.5); 5], true, 0.0), None);
         // Within 5% above, and anything down to half, is accepted.
-        assert_eq!(clock_check(&[pair(20.0, 20.9); 5], true), None);
-        assert_eq!(clock_check(&[pair(20.0, 10.5); 5], true), None);
-        let ahead = clock_check(&[pair(20.0, 21.5); 5], false);
+        assert_eq!(clock_check(&[pair(20.0, 20.9); 5], true, 0.0), None);
+        assert_eq!(clock_check(&[pair(20.0, 10.5); 5], true, 0.0), None);
+        let ahead = clock_check(&[pair(20.0, 21.5); 5], false, 0.0);
         assert_eq!(
             ahead,
             Some(Warning::ClockDisagreement {
@@ -1709,9 +1725,9 @@ mod tests {
         // One wild sample does not decide: the check takes medians.
         let mut mixed = vec![pair(20.0, 19.0); 4];
         mixed.push(pair(20.0, 400.0));
-        assert_eq!(clock_check(&mixed, true), None);
+        assert_eq!(clock_check(&mixed, true, 0.0), None);
         // Far below is flagged for calibrated work only: a latency probe's sample is latency.
-        assert!(clock_check(&[pair(20.0, 0.5); 5], true).is_some());
-        assert_eq!(clock_check(&[pair(20.0, 0.5); 5], false), None);
+        assert!(clock_check(&[pair(20.0, 0.5); 5], true, 0.0).is_some());
+        assert_eq!(clock_check(&[pair(20.0, 0.5); 5], false, 0.0), None);
     }
 }

@@ -56,7 +56,7 @@ pub enum Warning {
         /// Samples taken.
         samples: usize,
     },
-    /// Some timestamp pairs were rejected (end not after start).
+    /// Some timestamp pairs were rejected (zero, stale, or end not after start).
     TimestampsRejected {
         /// How many.
         count: usize,
@@ -132,7 +132,7 @@ impl fmt::Display for Warning {
             }
             Warning::TimestampsRejected { count } => write!(
                 f,
-                "{count} GPU timestamp pairs rejected (end not after start); those samples are left out of the GPU-timed values (host time keeps them)"
+                "{count} GPU timestamp pairs rejected (zero, stale, or end not after start: Metal resolves the timestamps of a pass without a dispatch to zero); those samples are left out of the GPU-timed values (host time keeps them)"
             ),
             Warning::ClockDisagreement {
                 gpu_ms,

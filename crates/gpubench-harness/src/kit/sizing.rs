@@ -182,11 +182,20 @@ mod tests {
         // A walk as large as the class's last-level cache runs once, though one walk lasts under
         // the target at the assumed bandwidth (a 512 MiB read, 27 us at 20 TB/s); one under it
         // still repeats.
-        for (class, llc) in [(AdapterClass::Discrete, 256), (AdapterClass::Integrated, 96)] {
+        for (class, llc) in [
+            (AdapterClass::Discrete, 256),
+            (AdapterClass::Integrated, 96),
+        ] {
             assert_eq!(repeats_for(llc * MIB, class, MAX_REPEATS), 1, "{class:?}");
-            assert!(repeats_for(llc * MIB / 4, class, MAX_REPEATS) > 1, "{class:?}");
+            assert!(
+                repeats_for(llc * MIB / 4, class, MAX_REPEATS) > 1,
+                "{class:?}"
+            );
         }
-        assert_eq!(repeats_for(512 * MIB, AdapterClass::Discrete, MAX_REPEATS), 1);
+        assert_eq!(
+            repeats_for(512 * MIB, AdapterClass::Discrete, MAX_REPEATS),
+            1
+        );
         assert_eq!(repeats_for(16, AdapterClass::Discrete, 100), 100);
         assert_eq!(repeats_for(0, AdapterClass::Software, 0), 1);
     }
