@@ -260,6 +260,18 @@ mod tests {
     }
 }
 
+/// What [`DotTolerance`] allows an f16 running sum of `k` terms, as a fraction of the product's
+/// rms: `4 * sqrt(k) * u`, 12.5% at K = 4096. It grows with K until no wrong product stands out:
+/// at K = 2^18 it is the whole rms, and a C of zeros passes.
+pub fn f16_sum_allowance(k: u64) -> f64 {
+    4.0 * (k.max(1) as f64).sqrt() * crate::kit::gpu::Precision::F16.unit_roundoff()
+}
+
+/// The largest [`f16_sum_allowance`] at which the check still tells a wrong product from a
+/// right one: a quarter of the rms (K up to 16384). A product with f16 sums over more terms is
+/// not checked, so it is not run.
+pub const F16_SUM_MAX_ALLOWANCE: f64 = 0.25;
+
 /// How far a computed dot product of length `k` may stray from the exact (f64) value, given the
 /// precision it accumulated in and the precision of the stored result.
 ///
@@ -283,6 +295,8 @@ mod tests {
 ///   few (a lost K step of 8 terms) passes; what it catches is a wrong or unwritten tile, whose
 ///   elements are off by about rms(C), and errors of f32-accumulated products, whose bound is
 ///   far tighter. Valid for zero-mean random inputs, which is what the matmul suite generates.
+///   It grows with K: past [`F16_SUM_MAX_ALLOWANCE`] (K = 16384) the matmul suite runs no
+///   product with f16 sums.
 /// - The stored result is rounded once more: `2 * u_out * |want|`, or where that is less, up to
 ///   the output's smallest normal number: a result below it is subnormal, rounded to the
 ///   subnormals' coarser step or flushed to zero, both of which WGSL allows (an f16 product of
@@ -312,7 +326,7 @@ impl DotTolerance {
             // which grows toward the element's value: an element several times the product's
             // rms carries that many times the error (a bound of the rms alone failed correct
             // kernels at 3 to 5 rms, about once in a thousand checks of a 4096-term product).
-            Precision::F16 => 4.0 * k.sqrt() * Precision::F16.unit_roundoff() * rms.hypot(want),
+            Precision::F16 => f16_sum_allowance(self.k) * rms.hypot(want),
         };
         let stored = 2.0 * self.output.unit_roundoff() * want.abs();
         accumulation + stored.max(self.output.smallest_normal())
@@ -324,6 +338,25 @@ mod dot_tests {
     use super::*;
     use crate::kit::gpu::Precision;
     use gpubench_results::rng::SplitMix64;
+
+    /// The f16 sums' allowance against K: 12.5% of the rms at 4096, the quarter the matmul suite
+    /// stops at by 16384, all of it at 2^18 (where a C of zeros would pass).
+    #[test]
+    fn the_f16_sum_allowance_grows_to_the_whole_rms() {
+        assert!((f16_sum_allowance(4096) - 0.125).abs() < 1e-12);
+        assert!((f16_sum_allowance(16384) - F16_SUM_MAX_ALLOWANCE).abs() < 1e-12);
+        assert!(f16_sum_allowance(16385) > F16_SUM_MAX_ALLOWANCE);
+        assert!((f16_sum_allowance(1 << 18) - 1.0).abs() < 1e-12);
+        let tol = DotTolerance {
+            k: 1 << 18,
+            accumulate: Precision::F16,
+            output: Precision::F16,
+        };
+        assert!(
+            tol.bound(3.0, 30.0, 3.0) > 3.0,
+            "zero passes for a value of one rms"
+        );
+    }
 
     /// An f16 result too small to be normal passes stored at the subnormals' step or flushed
     /// to zero (K = 1, summed in f32: the bound is otherwise relative and far below that step);

@@ -274,7 +274,12 @@ async fn plan_product(
         } else {
             id
         };
-        return vec![untuned(product(id, variant))];
+        let kernel = product(id, variant);
+        // Forced or tuned, a product the check cannot tell from a wrong one is not run.
+        return vec![match select::unverifiable(&variant, precision, shape.k) {
+            Some(why) => untuned(kernel.turned_off(why)),
+            None => untuned(kernel),
+        }];
     }
     let space = candidates(AdapterFacts::of(ctx), precision, shape);
     if ctx.faults.device_lost() {
@@ -576,7 +581,7 @@ fn on_matrix_units(result: &BenchResult) -> bool {
         .nth(1)
         .is_some_and(|form| form.ends_with("-coop"));
     let coop_variant = param_str(result, "variant")
-        .and_then(|name| find_variant(name))
+        .and_then(find_variant)
         .is_some_and(|v| v.on_matrix_units());
     coop_form || coop_variant
 }

@@ -26,6 +26,7 @@ use super::shape::Shape;
 use super::tiled::TileParams;
 use super::variant::{Kind, VARIANTS, Variant, catalogue};
 use gpubench_harness::kit::gpu::Precision;
+use gpubench_harness::kit::verify::{F16_SUM_MAX_ALLOWANCE, f16_sum_allowance};
 
 /// The most 32-bit registers an invocation's accumulators, operands and prefetched loads may
 /// take on a GPU: half of NVIDIA's 255, leaving room for addresses and two 256-invocation
@@ -92,9 +93,25 @@ pub fn candidates(facts: AdapterFacts, precision: Precision, shape: Shape) -> Ve
         .filter(|v| in_space(facts, v, small))
         .map(|v| Candidate {
             variant: *v,
-            pruned: pruned(facts, v, precision, shape.m),
+            pruned: unverifiable(v, precision, shape.k)
+                .or_else(|| pruned(facts, v, precision, shape.m)),
         })
         .collect()
+}
+
+/// Why `v`'s product of `k` terms in `precision` could not be verified, where it could not: its
+/// f16 running sums over so many terms that the check allows errors past
+/// [`F16_SUM_MAX_ALLOWANCE`] of the product's rms, and a wrong product (a skipped K step, a
+/// C of zeros) would pass.
+pub fn unverifiable(v: &Variant, precision: Precision, k: u32) -> Option<String> {
+    let allowance = f16_sum_allowance(u64::from(k));
+    (v.accumulation(precision) == Precision::F16 && allowance > F16_SUM_MAX_ALLOWANCE).then(|| {
+        format!(
+            "f16 sums over K = {k} terms could not be checked: the check allows each element an error of {:.0}% of the product's rms, past the {:.0}% at which a wrong product still stands out",
+            allowance * 100.0,
+            F16_SUM_MAX_ALLOWANCE * 100.0
+        )
+    })
 }
 
 /// Whether `v` belongs to the adapter's search space at all (before pruning by limits).
@@ -437,6 +454,35 @@ mod tests {
             "split-K on a CPU only with workgroups of 8"
         );
         assert!(find(&one, "gemv-x8-c2-wg8-ks8-wgmem").is_some());
+    }
+
+    /// f16 sums over more than 16384 terms cannot be checked (their allowance passes a quarter
+    /// of the product's rms), so those candidates are pruned, saying why; f32 sums of the same
+    /// f16 data are not, and at K = 4096 neither is.
+    #[test]
+    fn f16_sums_over_too_many_terms_to_check_are_not_tuned() {
+        let unverified = |k: u32| {
+            candidates(GPU, Precision::F16, Shape::new(4096, 4096, k))
+                .into_iter()
+                .filter(|c| {
+                    c.pruned
+                        .as_deref()
+                        .is_some_and(|why| why.contains("could not be checked"))
+                })
+                .map(|c| c.variant.accumulation(Precision::F16))
+                .collect::<Vec<_>>()
+        };
+        let long = unverified(32768);
+        assert!(!long.is_empty());
+        assert!(long.iter().all(|&acc| acc == Precision::F16), "{long:?}");
+        assert!(
+            candidates(GPU, Precision::F16, Shape::new(4096, 4096, 32768))
+                .iter()
+                .any(|c| c.pruned.is_none()
+                    && c.variant.accumulation(Precision::F16) == Precision::F32)
+        );
+        assert!(unverified(4096).is_empty());
+        assert!(unverified(16384).is_empty());
     }
 
     #[test]
