@@ -349,9 +349,18 @@ impl StreamInputs {
 pub struct StreamState {
     dispatch: DispatchKernel,
     output: wgpu::Buffer,
+    /// The walks each invocation made, where an array kernel walks more than once.
+    walks: Option<wgpu::Buffer>,
     threads: u64,
     // Held so the bind group's buffers outlive every dispatch.
     _inputs: Vec<wgpu::Buffer>,
+}
+
+impl StreamState {
+    /// Invocations in each dispatch.
+    pub fn threads(&self) -> u64 {
+        self.threads
+    }
 }
 
 /// One bandwidth kernel over arrays of `bytes` each.
@@ -508,6 +517,12 @@ impl Stream {
         }
     }
 
+    /// Whether the kernel writes how many walks each invocation made: an array kernel of the
+    /// stream shader's own that walks more than once.
+    fn counts_walks(&self) -> bool {
+        self.repeats > 1 && self.spec.output == Output::Array && self.is_own_entry()
+    }
+
     /// Whether the kernel runs one of the stream shader's own entry points for it.
     fn is_own_entry(&self) -> bool {
         self.entry == self.spec.entry || self.entry == self.spec.repeated_entry
@@ -593,23 +608,38 @@ impl Kernel for Stream {
             .map(|(slot, buffer)| (slot as u32, buffer))
             .collect();
         bindings.push((3, &output));
+        // Starts as NaN's bits, which no walk count is: an invocation that never ran fails.
+        let walks = self
+            .counts_walks()
+            .then(|| filled_f32_buffer(ctx, "stream walks", threads, f32::NAN, OUTPUT))
+            .transpose()?;
+        if let Some(walks) = &walks {
+            bindings.push((4, walks));
+        }
         let (entry, constants) = self.pipeline_entry();
         let pipeline = compute_pipeline_with(ctx, entry, self.shader, entry, &constants);
         let dispatch = DispatchKernel::new(ctx, entry, pipeline, &bindings, (grid.workgroups, 1));
         Ok(StreamState {
             dispatch,
             output,
+            walks,
             threads,
             _inputs: inputs,
         })
     }
 
-    /// Every walk's bytes: each reads the inputs and writes the output array again; the
-    /// reduction writes its partial sums once per dispatch.
+    /// Every walk's bytes: each reads the inputs and writes the output array again (and a
+    /// repeating kernel one word of walks an invocation); the reduction writes its partial sums
+    /// once per dispatch.
     fn work(&self, state: &StreamState) -> Work {
         let repeats = u64::from(self.repeats);
+        let counts = if state.walks.is_some() {
+            state.threads * 4
+        } else {
+            0
+        };
         let written = match self.spec.output {
-            Output::Array => repeats * self.bytes,
+            Output::Array => repeats * self.bytes + counts,
             Output::Partials => state.threads * VEC4_BYTES,
         };
         Work::bytes(repeats * self.spec.inputs * self.bytes, written)
@@ -629,10 +659,43 @@ impl Kernel for Stream {
         }
         let (len, b) = (self.elements() as usize * 4, self.input(1));
         let check = self.check;
-        with_f32(ctx, &state.output, |got| {
+        let array = with_f32(ctx, &state.output, |got| {
             check_array_as(check, kernel, got, len, (a, b))
         })
-        .await
+        .await?;
+        let Some(walks) = &state.walks else {
+            return Ok(array);
+        };
+        let repeats = self.repeats;
+        let counted = with_f32(ctx, walks, |got| check_walks(got, repeats)).await?;
+        Ok(joined(array, counted))
+    }
+}
+
+/// Every invocation's walk count (the words read back as f32 bits) against `repeats`: one that
+/// made fewer walks, or never ran (its word still NaN's bits), fails.
+fn check_walks(got: &[f32], repeats: u32) -> Verification {
+    let mut checker = Checker::new();
+    for (t, word) in got.iter().enumerate() {
+        let made = word.to_bits();
+        if made != repeats {
+            checker.fail(format!("invocation {t} made {made} walks of {repeats}"));
+        }
+    }
+    let mut counted = checker.finish();
+    counted.checked = got.len() as u64;
+    counted
+}
+
+/// Two checks of one result as one: every value compared, every mismatch and its first few.
+fn joined(first: Verification, second: Verification) -> Verification {
+    let mut first_mismatches = first.first_mismatches;
+    first_mismatches.extend(second.first_mismatches);
+    first_mismatches.truncate(5);
+    Verification {
+        checked: first.checked + second.checked,
+        mismatches: first.mismatches + second.mismatches,
+        first_mismatches,
     }
 }
 
@@ -699,6 +762,22 @@ fn verify_partial_sums(got: &[f32], a: &[f32], (threads, repeats): (usize, u32))
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every invocation must have made every walk: one that made fewer, or never ran (its word
+    /// still NaN's bits), fails, named; the array's check and this one count as one.
+    #[test]
+    fn every_invocation_must_make_every_walk() {
+        let all = check_walks(&[f32::from_bits(3); 4], 3);
+        assert!(all.passed());
+        assert_eq!(all.checked, 4);
+        let got = [3, 3, 1, f32::NAN.to_bits()].map(f32::from_bits);
+        let short = check_walks(&got, 3);
+        assert_eq!((short.checked, short.mismatches), (4, 2));
+        assert_eq!(short.first_mismatches[0], "invocation 2 made 1 walks of 3");
+        let both = joined(all.clone(), short);
+        assert_eq!((both.checked, both.mismatches), (8, 2));
+        assert!(!both.passed());
+    }
 
     #[test]
     fn the_table_is_indexed_by_its_kernels() {

@@ -54,13 +54,15 @@ fn declared_work_counts_bytes_read_plus_written() {
     let mut fill = KernelBench::new(Stream::new(StreamKernel::Fill, bytes, 3));
     fill.setup(&ctx).block_on().expect("setup");
     assert_eq!(fill.work().total_bytes(), bytes);
-    // Every walk counts: five walks of a triad move five times the bytes.
+    // Every walk counts: five walks of a triad move five times the bytes, and write one word
+    // an invocation saying how many walks it made.
     let mut five = KernelBench::new(Stream::new(StreamKernel::Triad, bytes, 3).with_repeats(5));
     five.setup(&ctx).block_on().expect("setup");
     let work = five.work();
+    let threads = five.state().expect("set up").threads();
     assert_eq!(
         (work.bytes_read, work.bytes_written),
-        (10 * bytes, 5 * bytes)
+        (10 * bytes, 5 * bytes + 4 * threads)
     );
 }
 

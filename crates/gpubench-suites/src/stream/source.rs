@@ -66,7 +66,8 @@ fn {name}_x_walk(first: u32) {
 
 /// The two entry points of the walk `{name}_walk`: `{name}` walks once, `{name}_repeated` walks
 /// `params.repeats` times, each walk after the first starting where stream.wgsl's `next_first`
-/// moves it.
+/// moves it, and writes how many walks it made to `walks`: every walk writes the same values,
+/// so the output alone would pass a dispatch that skipped some of them.
 const ENTRY_POINTS: &str = "\
 @compute @workgroup_size(256)
 fn {name}(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -77,10 +78,13 @@ fn {name}(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn {name}_repeated(@builtin(global_invocation_id) gid: vec3<u32>) {
     var v = gid.x;
     {name}_walk(v);
+    var made = 1u;
     for (var r = 1u; r < params.repeats; r++) {
         v = next_first(v);
         {name}_walk(v);
+        made++;
     }
+    walks[gid.x] = made;
 }
 ";
 

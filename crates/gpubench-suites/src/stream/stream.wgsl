@@ -39,6 +39,8 @@ const WORKGROUP: u32 = 256u;
 @group(0) @binding(1) var<storage, read> a: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> b: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> c: array<vec4<f32>>;
+// The walks each invocation of a repeating array kernel made (NAME_repeated): one word each.
+@group(0) @binding(4) var<storage, read_write> walks: array<u32>;
 
 // The first element an invocation handles in the walk after one that started at v: that of the
 // invocation WORKGROUP further on, modulo the grid. In walk r invocation t starts at
