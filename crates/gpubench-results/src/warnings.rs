@@ -132,7 +132,7 @@ impl fmt::Display for Warning {
             }
             Warning::TimestampsRejected { count } => write!(
                 f,
-                "{count} GPU timestamp pairs rejected (zero, stale, or end not after start: Metal resolves the timestamps of a pass without a dispatch to zero); those samples are left out of the GPU-timed values (host time keeps them)"
+                "{count} GPU timestamp pairs rejected (zero, stale, or end not after start; a driver that resolves the timestamps of a pass without a dispatch to zero, as Metal does, gives zeros); those samples are left out of the GPU-timed values (host time keeps them)"
             ),
             Warning::ClockDisagreement {
                 gpu_ms,

@@ -37,10 +37,15 @@ pub fn why_not(result: &BenchResult) -> String {
         Some(t) if t.status == TelemetryStatus::Sampled && t.sensors.power_w.is_none() => {
             "not measured: the adapter's telemetry reports no board power".to_string()
         }
-        Some(t) if t.status == TelemetryStatus::Sampled => format!(
-            "not measured: {} telemetry reading(s) fell within the row's samples, fewer than the {MIN_POWER_READINGS} its own board power is read from (the row is shorter than the sampler's period)",
-            t.readings
-        ),
+        Some(t) if t.status == TelemetryStatus::Sampled && t.readings < MIN_POWER_READINGS => {
+            format!(
+                "not measured: {} telemetry reading(s) fell within the row's samples, fewer than the {MIN_POWER_READINGS} its own board power is read from (the row is shorter than the sampler's period)",
+                t.readings
+            )
+        }
+        Some(t) if t.status == TelemetryStatus::Sampled => {
+            "not measured: the board power telemetry read was zero or not a number".to_string()
+        }
         Some(t) => format!(
             "not measured: telemetry {}{}",
             t.status.as_str(),
@@ -98,6 +103,21 @@ mod tests {
         assert!(!result.extra.contains_key(WHY_NOT_KEY));
         // One reading: the row was shorter than the sampler's period, and its one reading may
         // be the last before it ran.
+        let mut zero = sampled.clone();
+        zero.sensors.power_w = Some(Spread {
+            min: 0.0,
+            median: 0.0,
+            max: 0.0,
+        });
+        let mut unpowered = row(Some(zero));
+        annotate(&mut unpowered, 2_500.0);
+        assert!(
+            unpowered.extra[WHY_NOT_KEY]
+                .as_str()
+                .is_some_and(|s| s.contains("zero or not a number")),
+            "{:?}",
+            unpowered.extra
+        );
         sampled.readings = 1;
         let mut short = row(Some(sampled));
         annotate(&mut short, 2_500.0);

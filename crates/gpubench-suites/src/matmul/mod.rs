@@ -505,8 +505,13 @@ async fn coop_product(
             _ => Vec::new(),
         };
     }
-    // The forms this adapter's facts choose (`coop::candidates`), pruned ones with the reason.
-    let space = coop::candidates(AdapterFacts::of(ctx), precision);
+    // The forms this adapter's facts choose (`coop::candidates`), pruned ones with the reason;
+    // f16 sums over more terms than their check can judge are pruned as the FMA kernels' are.
+    let space = select::prune_unverifiable(
+        coop::candidates(AdapterFacts::of(ctx), precision),
+        precision,
+        shape.k,
+    );
     if space.iter().all(|c| c.pruned.is_some()) {
         if precision != Precision::F16 {
             return Vec::new();

@@ -87,14 +87,26 @@ pub struct Candidate {
 /// (the first is the reference every choice must beat), with the pruned ones and the reason.
 pub fn candidates(facts: AdapterFacts, precision: Precision, shape: Shape) -> Vec<Candidate> {
     let small = shape.m < SMALL_M;
-    catalogue()
+    let space = catalogue()
         .iter()
         .filter(|v| v.applies_to(precision))
         .filter(|v| in_space(facts, v, small))
         .map(|v| Candidate {
             variant: *v,
-            pruned: unverifiable(v, precision, shape.k)
-                .or_else(|| pruned(facts, v, precision, shape.m)),
+            pruned: pruned(facts, v, precision, shape.m),
+        })
+        .collect();
+    prune_unverifiable(space, precision, shape.k)
+}
+
+/// `space` with every candidate whose f16 sums over `k` terms could not be checked
+/// ([`unverifiable`]) pruned, saying why, before any other reason it had.
+pub fn prune_unverifiable(space: Vec<Candidate>, precision: Precision, k: u32) -> Vec<Candidate> {
+    space
+        .into_iter()
+        .map(|c| Candidate {
+            pruned: unverifiable(&c.variant, precision, k).or(c.pruned),
+            ..c
         })
         .collect()
 }

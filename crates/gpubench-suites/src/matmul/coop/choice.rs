@@ -123,6 +123,32 @@ mod tests {
         }
     }
 
+    /// Matrix units summing in f16 are held to the same check as the FMA kernels: past K =
+    /// 16384 their f16-sum forms are pruned, saying why, and their f32-sum forms kept.
+    #[test]
+    fn f16_sums_on_matrix_units_past_a_checkable_k_are_pruned() {
+        let facts = AdapterFacts {
+            vendor: VENDOR_APPLE,
+            coop: CoopMatrices::NONE.with(8, F16, F16).with(8, F16, F32),
+            ..AdapterFacts::vulkan_gpu(32, 1024, 32768)
+        };
+        let sums = |k: u32, acc: Precision| {
+            crate::matmul::select::prune_unverifiable(candidates(facts, F16), F16, k)
+                .into_iter()
+                .filter(|c| c.variant.accumulation(F16) == acc)
+                .map(|c| c.pruned)
+                .collect::<Vec<_>>()
+        };
+        let long = sums(32768, F16);
+        assert!(!long.is_empty());
+        assert!(long.iter().all(|p| {
+            p.as_deref()
+                .is_some_and(|why| why.contains("could not be checked"))
+        }));
+        assert!(sums(32768, F32).iter().any(Option::is_none));
+        assert!(sums(4096, F16).iter().any(Option::is_none));
+    }
+
     #[test]
     fn amd_tunes_k_contiguous_b_with_f32_sums_only() {
         let facts = rdna3();
