@@ -101,34 +101,22 @@ mod tests {
         let joules = result.extra[EXTRA_KEY].as_f64().expect("a number");
         assert!((joules - 1.0).abs() < 1e-12, "{joules}");
         assert!(!result.extra.contains_key(WHY_NOT_KEY));
-        // One reading: the row was shorter than the sampler's period, and its one reading may
-        // be the last before it ran.
+        // A reading of no power, and one reading only (the row was shorter than the sampler's
+        // period, and its one reading may be the last before it ran): no number, and why.
+        let why_not = |summary: TelemetrySummary| {
+            let mut result = row(Some(summary));
+            annotate(&mut result, 2_500.0);
+            assert!(!result.extra.contains_key(EXTRA_KEY), "{:?}", result.extra);
+            result.extra[WHY_NOT_KEY]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        };
         let mut zero = sampled.clone();
-        zero.sensors.power_w = Some(Spread {
-            min: 0.0,
-            median: 0.0,
-            max: 0.0,
-        });
-        let mut unpowered = row(Some(zero));
-        annotate(&mut unpowered, 2_500.0);
-        assert!(
-            unpowered.extra[WHY_NOT_KEY]
-                .as_str()
-                .is_some_and(|s| s.contains("zero or not a number")),
-            "{:?}",
-            unpowered.extra
-        );
+        zero.sensors.power_w = Spread::of(&[0.0]);
+        assert!(why_not(zero).contains("zero or not a number"));
         sampled.readings = 1;
-        let mut short = row(Some(sampled));
-        annotate(&mut short, 2_500.0);
-        assert!(!short.extra.contains_key(EXTRA_KEY));
-        assert!(
-            short.extra[WHY_NOT_KEY]
-                .as_str()
-                .is_some_and(|s| s.contains("shorter than the sampler's period")),
-            "{:?}",
-            short.extra
-        );
+        assert!(why_not(sampled).contains("shorter than the sampler's period"));
     }
 
     #[test]
