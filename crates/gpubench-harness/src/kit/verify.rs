@@ -68,6 +68,16 @@ impl Checker {
         Self::default()
     }
 
+    /// A checker that goes on from `earlier`, a check of another part of the same output: its
+    /// counts and first mismatches come first.
+    pub fn continuing(earlier: Verification) -> Self {
+        Self {
+            checked: earlier.checked,
+            mismatches: earlier.mismatches,
+            first: earlier.first_mismatches,
+        }
+    }
+
     /// Compares one value; `what` names it for the report (called only on mismatch).
     #[inline]
     pub fn check(

@@ -667,36 +667,25 @@ impl Kernel for Stream {
             return Ok(array);
         };
         let repeats = self.repeats;
-        let counted = with_f32(ctx, walks, |got| check_walks(got, repeats)).await?;
-        Ok(joined(array, counted))
+        with_f32(ctx, walks, |got| {
+            check_walks(Checker::continuing(array), got, repeats)
+        })
+        .await
     }
 }
 
-/// Every invocation's walk count (the words read back as f32 bits) against `repeats`: one that
-/// made fewer walks, or never ran (its word still NaN's bits), fails.
-fn check_walks(got: &[f32], repeats: u32) -> Verification {
-    let mut checker = Checker::new();
+/// Every invocation's walk count (the words read back as f32 bits) against `repeats`, after
+/// what `checker` compared already: one that made fewer walks, or never ran (its word still
+/// NaN's bits), fails.
+fn check_walks(mut checker: Checker, got: &[f32], repeats: u32) -> Verification {
+    let want = f64::from(repeats);
     for (t, word) in got.iter().enumerate() {
-        let made = word.to_bits();
-        if made != repeats {
-            checker.fail(format!("invocation {t} made {made} walks of {repeats}"));
-        }
+        let made = f64::from(word.to_bits());
+        checker.check(made, want, want, Tolerance::EXACT, || {
+            format!("invocation {t}'s walks")
+        });
     }
-    let mut counted = checker.finish();
-    counted.checked = got.len() as u64;
-    counted
-}
-
-/// Two checks of one result as one: every value compared, every mismatch and its first few.
-fn joined(first: Verification, second: Verification) -> Verification {
-    let mut first_mismatches = first.first_mismatches;
-    first_mismatches.extend(second.first_mismatches);
-    first_mismatches.truncate(5);
-    Verification {
-        checked: first.checked + second.checked,
-        mismatches: first.mismatches + second.mismatches,
-        first_mismatches,
-    }
+    checker.finish()
 }
 
 /// The first element invocation `t` handles in walk `r`: that of invocation `t + r x WORKGROUP`,
@@ -767,14 +756,17 @@ mod tests {
     /// still NaN's bits), fails, named; the array's check and this one count as one.
     #[test]
     fn every_invocation_must_make_every_walk() {
-        let all = check_walks(&[f32::from_bits(3); 4], 3);
+        let all = check_walks(Checker::new(), &[f32::from_bits(3); 4], 3);
         assert!(all.passed());
         assert_eq!(all.checked, 4);
         let got = [3, 3, 1, f32::NAN.to_bits()].map(f32::from_bits);
-        let short = check_walks(&got, 3);
+        let short = check_walks(Checker::new(), &got, 3);
         assert_eq!((short.checked, short.mismatches), (4, 2));
-        assert_eq!(short.first_mismatches[0], "invocation 2 made 1 walks of 3");
-        let both = joined(all.clone(), short);
+        assert_eq!(
+            short.first_mismatches[0],
+            "invocation 2's walks: got 1, expected 3"
+        );
+        let both = check_walks(Checker::continuing(all), &got, 3);
         assert_eq!((both.checked, both.mismatches), (8, 2));
         assert!(!both.passed());
     }
