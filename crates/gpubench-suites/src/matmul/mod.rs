@@ -579,8 +579,8 @@ pub fn fraction_of_peak(results: &[BenchResult], earlier: &[BenchResult]) -> Vec
 }
 
 /// Whether `result` is a cooperative-matrix product, run on matrix units rather than by FMA: its
-/// id's form ends `-coop`, or its variant is a cooperative-matrix one (a forced variant's row,
-/// from a file written before such rows took the coop id).
+/// id's form ends `-coop`, or its variant, what actually ran, is a cooperative-matrix one
+/// (whatever id a row took).
 fn on_matrix_units(result: &BenchResult) -> bool {
     let coop_form = result
         .id
@@ -742,7 +742,7 @@ mod tests {
             ok("matmul/f16/x", "matmul", &[("accumulation", "f32")], 4.0),
             ok("matmul/f16/y", "matmul", &[("accumulation", "f16")], 4.0),
             // On matrix units: no FMA peak measures them, so no fraction of one, whether the
-            // id says so or only the variant (a forced variant's row in an older file).
+            // id says so or only the variant.
             ok(
                 "matmul/f16-coop/x",
                 "matmul",
