@@ -23,6 +23,9 @@ use gpubench_engine::{Arity, OptionSpec};
 use gpubench_engine::{Included, SuiteInfo};
 use gpubench_engine::{Suite, SuiteOptions};
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "largest single buffer and total memory actually allocated and written";
+
 /// This suite's warning: less memory could be allocated than the adapter reports; figure: the
 /// bytes allocated.
 pub const ALLOCATION_BELOW_LIMIT: OwnedKind = OwnedKind::new(
@@ -59,12 +62,9 @@ pub struct CapacitySuite;
 
 impl Suite for CapacitySuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "capacity",
-            "largest single buffer and total memory actually allocated and written",
-        )
-        .included(Included::FullProfile)
-        .options(&[CAPACITY_CAP])
+        SuiteInfo::new("capacity", ABOUT)
+            .included(Included::FullProfile)
+            .options(&[CAPACITY_CAP])
     }
 
     fn probes<'a>(

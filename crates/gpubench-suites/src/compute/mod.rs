@@ -19,6 +19,10 @@ use gpubench_harness::kit::gpu::{Precision, SpecialisedShader};
 use gpubench_harness::{Benchmark, Kernel, KernelBench, RunDocument};
 use types::{DotPeak, DotType, IntForm, IntPeak, IntType};
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "peak throughput per number type: f32, f16, f64 FMA; i32, u32, i64, i16 \
+                     multiply-add; 8-bit dot products";
+
 /// compute_int.wgsl: peak integer multiply-add chains (i32 as written; u32, i64 and i16 by rewriting its type).
 pub const INT_WGSL: &str = include_str!("compute_int.wgsl");
 /// compute_dot.wgsl: peak packed 8-bit dot products (dot4I8Packed, dot4U8Packed).
@@ -31,11 +35,7 @@ pub struct ComputeSuite;
 
 impl Suite for ComputeSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "compute",
-            "peak throughput per number type: f32, f16, f64 FMA; i32, u32, i64, i16 multiply-add; 8-bit dot products",
-        )
-        .shaders(&[
+        SuiteInfo::new("compute", ABOUT).shaders(&[
             ("compute_peak.wgsl", gpubench_harness::kit::fma::SHADER),
             ("compute_int.wgsl", INT_WGSL),
             ("compute_dot.wgsl", DOT_WGSL),

@@ -29,6 +29,10 @@ use flow::{Flow, FlowKernel};
 use request::Request;
 use stage::{Stage, StageKernel};
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "one request's whole path (prepare, upload, compute, download, check): stage \
+                     times, serial and overlapped requests, batches, and the bounding stage";
+
 /// datapath.wgsl: one request's device work.
 pub const WGSL: &str = include_str!("datapath.wgsl");
 
@@ -102,14 +106,10 @@ pub struct DatapathSuite;
 
 impl Suite for DatapathSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "datapath",
-            "one request's whole path (prepare, upload, compute, download, check): stage \
-             times, serial and overlapped requests, batches, and the bounding stage",
-        )
-        .options(&[REQUEST])
-        .shaders(&[("datapath.wgsl", WGSL)])
-        .plain_pipelines(&[(WGSL, "request")])
+        SuiteInfo::new("datapath", ABOUT)
+            .options(&[REQUEST])
+            .shaders(&[("datapath.wgsl", WGSL)])
+            .plain_pipelines(&[(WGSL, "request")])
     }
 
     fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

@@ -24,6 +24,9 @@ use gpubench_results::rng::SplitMix64;
 use gpubench_results::units::{MIB, format_size};
 use serde_json::Value;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "the example suite: z = a * x + y over f32 arrays";
+
 /// example.wgsl: `z = a * x + y`.
 pub const WGSL: &str = include_str!("example.wgsl");
 
@@ -52,14 +55,11 @@ pub struct ExampleSuite;
 
 impl Suite for ExampleSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "example",
-            "the example suite: z = a * x + y over f32 arrays",
-        )
-        .included(Included::WhenNamed)
-        .options(&[EXAMPLE_SIZE])
-        .shaders(&[("example.wgsl", WGSL)])
-        .plain_pipelines(&[(WGSL, "scale_add")])
+        SuiteInfo::new("example", ABOUT)
+            .included(Included::WhenNamed)
+            .options(&[EXAMPLE_SIZE])
+            .shaders(&[("example.wgsl", WGSL)])
+            .plain_pipelines(&[(WGSL, "scale_add")])
     }
 
     fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

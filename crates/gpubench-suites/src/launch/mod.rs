@@ -80,6 +80,9 @@ use gpubench_engine::SuiteOptions;
 use gpubench_engine::{Benchmarks, Suite};
 use gpubench_harness::GpuContext;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "cost of tiny dispatches, passes and submits, and the submit round trip";
+
 /// launch.wgsl: the launch-overhead kernel, one invocation bumping a counter.
 pub const WGSL: &str = include_str!("launch.wgsl");
 
@@ -105,12 +108,9 @@ pub struct LaunchSuite;
 
 impl Suite for LaunchSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "launch",
-            "cost of tiny dispatches, passes and submits, and the submit round trip",
-        )
-        .shaders(&[("launch.wgsl", WGSL)])
-        .plain_pipelines(&[(WGSL, "bump")])
+        SuiteInfo::new("launch", ABOUT)
+            .shaders(&[("launch.wgsl", WGSL)])
+            .plain_pipelines(&[(WGSL, "bump")])
     }
 
     /// `submit`'s GPU time is marked [`HOST_PACED`] where it is many times a pass's own.

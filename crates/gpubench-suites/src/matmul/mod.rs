@@ -80,6 +80,9 @@ use gpubench_harness::kit::forms::KernelForms;
 use gpubench_harness::kit::gpu::Precision;
 use gpubench_harness::kit::sizing::short_dispatch_record;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "autotuned matrix multiply, f32 and f16, square and batch-like shapes";
+
 /// matmul_tiled.wgsl: the workgroup-tiled matmul (shared-memory tiles; the tile edge is a pipeline constant), after params.wgsl. The unrolled kernels are generated ([`unrolled`]).
 pub const TILED_WGSL: &str = concat!(
     include_str!("params.wgsl"),
@@ -126,16 +129,13 @@ pub struct MatmulSuite;
 
 impl Suite for MatmulSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "matmul",
-            "autotuned matrix multiply, f32 and f16, square and batch-like shapes",
-        )
-        .after(&["compute"])
-        .options(&options::OPTIONS)
-        .shaders(&[
-            ("matmul_tiled.wgsl", TILED_WGSL),
-            ("matmul_reg.wgsl", REG_WGSL),
-        ])
+        SuiteInfo::new("matmul", ABOUT)
+            .after(&["compute"])
+            .options(&options::OPTIONS)
+            .shaders(&[
+                ("matmul_tiled.wgsl", TILED_WGSL),
+                ("matmul_reg.wgsl", REG_WGSL),
+            ])
     }
 
     fn pipelines(&self, facts: AdapterFacts, profile: Profile) -> KernelForms {

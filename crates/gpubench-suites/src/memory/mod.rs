@@ -47,6 +47,11 @@ pub use host_caches::{HostCache, host_data_caches};
 pub use levels::{BEYOND_CACHES_WITHIN, Plateau, Trend, plateaus, serves_as_memory};
 pub use read::WorkingSetRead;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "read bandwidth and dependent-load latency against working-set size, with the \
+                     cache levels they show; workgroup memory with a bank-conflict stride sweep; \
+                     atomicAdd throughput";
+
 /// memory.wgsl: read bandwidth and pointer-chase latency against the working set.
 pub const WGSL: &str = include_str!("memory.wgsl");
 /// memory_shared.wgsl: workgroup-memory bandwidth with a bank-conflict stride sweep, and atomicAdd throughput on storage and workgroup memory.
@@ -207,13 +212,10 @@ pub struct MemorySuite;
 
 impl Suite for MemorySuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "memory",
-            "read bandwidth and dependent-load latency against working-set size, with the cache levels they show; workgroup memory with a bank-conflict stride sweep; atomicAdd throughput",
-        )
-        // Its beyond-caches level reads stream's read rate of the same run.
-        .after(&["stream"])
-        .shaders(&[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)])
+        SuiteInfo::new("memory", ABOUT)
+            // Its beyond-caches level reads stream's read rate of the same run.
+            .after(&["stream"])
+            .shaders(&[("memory.wgsl", WGSL), ("memory_shared.wgsl", SHARED_WGSL)])
     }
 
     fn pipelines(&self, _facts: AdapterFacts, _profile: Profile) -> KernelForms {

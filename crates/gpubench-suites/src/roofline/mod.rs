@@ -41,6 +41,9 @@ use gpubench_harness::kit::gpu::{
 };
 use gpubench_harness::kit::sizing::AdapterClass;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "one kernel swept over arithmetic intensity, with ceilings and ridge point";
+
 /// roofline.wgsl: the roofline kernel, FMAS multiply-adds per vec4 read.
 pub const WGSL: &str = include_str!("roofline.wgsl");
 
@@ -375,12 +378,9 @@ pub struct RooflineSuite;
 
 impl Suite for RooflineSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "roofline",
-            "one kernel swept over arithmetic intensity, with ceilings and ridge point",
-        )
-        .after(&["stream", "compute"])
-        .shaders(&[("roofline.wgsl", WGSL)])
+        SuiteInfo::new("roofline", ABOUT)
+            .after(&["stream", "compute"])
+            .shaders(&[("roofline.wgsl", WGSL)])
     }
 
     fn pipelines(&self, _facts: AdapterFacts, _profile: Profile) -> KernelForms {

@@ -20,6 +20,9 @@ use gpubench_engine::{Arity, Benchmarks, Included, OptionSpec, Suite, SuiteInfo}
 use gpubench_harness::kit::gpu::{self, DispatchKernel};
 use serde_json::Value;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "benchmarks that fail on purpose (fault injection)";
+
 /// selftest.wgsl: the deliberately wrong kernels.
 pub const WGSL: &str = include_str!("selftest.wgsl");
 
@@ -330,13 +333,10 @@ pub struct SelfTestSuite;
 
 impl Suite for SelfTestSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "selftest",
-            "benchmarks that fail on purpose (fault injection)",
-        )
-        .included(Included::WhenItsOptionIsGiven)
-        .options(&[INJECT_FAULT])
-        .shaders(&[("selftest.wgsl", WGSL)])
+        SuiteInfo::new("selftest", ABOUT)
+            .included(Included::WhenItsOptionIsGiven)
+            .options(&[INJECT_FAULT])
+            .shaders(&[("selftest.wgsl", WGSL)])
     }
 
     fn build(&self, _ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

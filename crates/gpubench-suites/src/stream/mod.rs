@@ -43,6 +43,10 @@ use gpubench_harness::kit::forms::{KernelForm, KernelForms};
 use gpubench_harness::kit::gpu::SpecialisedShader;
 use serde_json::Value;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str =
+    "device memory bandwidth (copy, scale, add, triad, read, fill), copy engine, host memcpy";
+
 /// stream.wgsl: what the device-memory bandwidth kernels share, the reduction and the fill's
 /// walk; the pipelines compile it with the templated walks and entry points appended
 /// ([`source()`]).
@@ -54,12 +58,9 @@ pub struct StreamSuite;
 
 impl Suite for StreamSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "stream",
-            "device memory bandwidth (copy, scale, add, triad, read, fill), copy engine, host memcpy",
-        )
-        .options(&[STREAM_SIZE])
-        .shaders(&[("stream.wgsl", WGSL)])
+        SuiteInfo::new("stream", ABOUT)
+            .options(&[STREAM_SIZE])
+            .shaders(&[("stream.wgsl", WGSL)])
     }
 
     fn pipelines(&self, _facts: AdapterFacts, _profile: Profile) -> KernelForms {

@@ -29,6 +29,9 @@ use gpubench_harness::kit::fma::grid::peak_grid;
 use gpubench_harness::kit::fma::{Chain, FmaPeak, PeakForm, plausible};
 use gpubench_harness::kit::gpu::Precision;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "the FMA kernel kept busy for a set duration, throttling flagged";
+
 /// This suite's warning: the last third of the run fell below the threshold of the pace held
 /// earlier ([`Analysis::best`]), or the driver held the clocks; figure: the last third against
 /// that pace, %, the lowest the worst.
@@ -96,14 +99,11 @@ pub fn duration(options: &SuiteOptions) -> Duration {
 
 impl Suite for SustainedSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "sustained",
-            "the FMA kernel kept busy for a set duration, throttling flagged",
-        )
-        .included(Included::FullProfile)
-        // Its accumulate chain is held to the compute suite's multiply row of the run.
-        .after(&["compute"])
-        .options(&[DURATION])
+        SuiteInfo::new("sustained", ABOUT)
+            .included(Included::FullProfile)
+            // Its accumulate chain is held to the compute suite's multiply row of the run.
+            .after(&["compute"])
+            .options(&[DURATION])
     }
 
     fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {

@@ -41,6 +41,9 @@ pub use gpubench_harness::kit::placement::{BufferRole, MemoryKind, MemoryMap};
 pub use kernel::{Transfer, zero_copy_support};
 pub use state::TransferState;
 
+/// What the suite measures, in one line, as `--help` shows it.
+const ABOUT: &str = "host-device transfers over a size sweep, with fitted fixed cost and bandwidth";
+
 /// transfer.wgsl: the zero-copy upload, a kernel copying a host-written buffer, read in place, into device memory.
 pub const WGSL: &str = include_str!("transfer.wgsl");
 
@@ -239,13 +242,10 @@ pub struct TransferSuite;
 
 impl Suite for TransferSuite {
     fn info(&self) -> SuiteInfo {
-        SuiteInfo::new(
-            "transfer",
-            "host-device transfers over a size sweep, with fitted fixed cost and bandwidth",
-        )
-        .after(&["stream"])
-        .shaders(&[("transfer.wgsl", WGSL)])
-        .plain_pipelines(&[(WGSL, "copy_words")])
+        SuiteInfo::new("transfer", ABOUT)
+            .after(&["stream"])
+            .shaders(&[("transfer.wgsl", WGSL)])
+            .plain_pipelines(&[(WGSL, "copy_words")])
     }
 
     fn build(&self, ctx: &GpuContext, options: &SuiteOptions) -> Benchmarks {
