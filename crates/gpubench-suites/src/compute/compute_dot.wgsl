@@ -19,12 +19,7 @@ override STEPS: u32 = 1024u;
 // Whether the lanes are signed (dot4I8Packed) or unsigned (dot4U8Packed).
 override SIGNED: bool = true;
 
-struct Params {
-    w: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
+struct Params { w: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;

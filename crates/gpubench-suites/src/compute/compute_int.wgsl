@@ -22,12 +22,7 @@ fn low_bits(x: T) -> u32 { return bitcast<u32>(x); }
 // Steps per chain: a multiple of 16 (the steps one loop iteration takes).
 override STEPS: u32 = 1024u;
 
-struct Params {
-    a: u32,
-    b: u32,
-    _pad0: u32,
-    _pad1: u32,
-}
+struct Params { a: u32, b: u32, _pad0: u32, _pad1: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<u32>;
@@ -64,22 +59,10 @@ fn mad_scalar(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
         start(id, 4u), start(id, 5u), start(id, 6u), start(id, 7u),
     );
     for (var i = 0u; i < STEPS / 16u; i++) {
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
-        x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b); x = step_scalar(x, a, b); x = step_scalar(x, a, b); x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b); x = step_scalar(x, a, b); x = step_scalar(x, a, b); x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b); x = step_scalar(x, a, b); x = step_scalar(x, a, b); x = step_scalar(x, a, b);
+        x = step_scalar(x, a, b); x = step_scalar(x, a, b); x = step_scalar(x, a, b); x = step_scalar(x, a, b);
     }
     let low = (x.c0 + x.c1) + (x.c2 + x.c3);
     let high = (x.c4 + x.c5) + (x.c6 + x.c7);
@@ -106,22 +89,10 @@ fn mad_vec4(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgrou
     let b = vec4<T>(T(params.b));
     var x = Vec4x2(start4(id, 0u), start4(id, 4u));
     for (var i = 0u; i < STEPS / 16u; i++) {
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
-        x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b); x = step_vec4(x, a, b); x = step_vec4(x, a, b); x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b); x = step_vec4(x, a, b); x = step_vec4(x, a, b); x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b); x = step_vec4(x, a, b); x = step_vec4(x, a, b); x = step_vec4(x, a, b);
+        x = step_vec4(x, a, b); x = step_vec4(x, a, b); x = step_vec4(x, a, b); x = step_vec4(x, a, b);
     }
     let sum = x.c0 + x.c1;
     out[id] = low_bits((sum.x + sum.y) + (sum.z + sum.w));

@@ -353,6 +353,11 @@ impl Kernel for IntPeak {
         chain_params(info, &self.grid)
     }
 
+    fn work(&self, _state: &IntState) -> Work {
+        // A multiply-add is two operations.
+        chain_work(&self.grid, 2)
+    }
+
     fn required_features(&self) -> wgpu::Features {
         self.ty.features()
     }
@@ -371,11 +376,6 @@ impl Kernel for IntPeak {
         Ok(IntState::new(
             ctx, &label, &shader, params, &self.grid, expected,
         ))
-    }
-
-    fn work(&self, _state: &IntState) -> Work {
-        // A multiply-add is two operations.
-        chain_work(&self.grid, 2)
     }
 
     async fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {
@@ -506,6 +506,11 @@ impl Kernel for DotPeak {
         chain_params(info, &self.grid)
     }
 
+    fn work(&self, _state: &IntState) -> Work {
+        // Four products and four additions per step.
+        chain_work(&self.grid, 8)
+    }
+
     fn check_support(&self, ctx: &GpuContext) -> Result<(), String> {
         grid_support(ctx, &self.grid)
     }
@@ -525,11 +530,6 @@ impl Kernel for DotPeak {
             &self.grid,
             expected,
         ))
-    }
-
-    fn work(&self, _state: &IntState) -> Work {
-        // Four products and four additions per step.
-        chain_work(&self.grid, 8)
     }
 
     async fn run(&self, state: &mut IntState, clock: &mut SampleClock<'_>) -> Outcome {

@@ -16,17 +16,8 @@
 // The grid may be two-dimensional (more workgroups than one dimension allows): invocations are
 // numbered row by row.
 
-struct Params {
-    // Input groups of four words.
-    n_in: u32,
-    n_out: u32,
-    steps: u32,
-    _pad: u32,
-    a: f32,
-    b: f32,
-    _pad1: u32,
-    _pad2: u32,
-}
+// n_in: input groups of four words; n_out: invocations that write a word.
+struct Params { n_in: u32, n_out: u32, steps: u32, _pad: u32, a: f32, b: f32, _pad1: u32, _pad2: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> input: array<vec4<u32>>;

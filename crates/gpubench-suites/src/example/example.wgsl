@@ -2,12 +2,7 @@
 // trip of a grid-stride loop. It exists to show (and test) that a suite is one folder and one
 // registry line; see mod.rs.
 
-struct Params {
-    n: u32,
-    a: f32,
-    threads: u32,
-    _pad: u32,
-}
+struct Params { n: u32, a: f32, threads: u32, _pad: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> x: array<f32>;

@@ -48,12 +48,7 @@ override ADDS: u32 = 64u;
 @group(0) @binding(4) var<storage, read_write> totals: array<u32>;
 
 // zero_mask is 0 at run time: the lane-indexed atomics' word is `lane & zero_mask`.
-struct Masks {
-    zero_mask: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
+struct Masks { zero_mask: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
 @group(0) @binding(5) var<uniform> masks: Masks;
 
 var<workgroup> tile: array<vec4<f32>, TILE_VEC4>;
@@ -113,14 +108,10 @@ fn workgroup_stride(
     var s3 = 0.0;
     var j = lane * STRIDE;
     for (var t = 0u; t < TRIPS; t++) {
-        let x0 = words[j & (TILE_WORDS - 1u)];
-        let x1 = words[(j + TILE_WORDS / 4u) & (TILE_WORDS - 1u)];
-        let x2 = words[(j + TILE_WORDS / 2u) & (TILE_WORDS - 1u)];
-        let x3 = words[(j + 3u * TILE_WORDS / 4u) & (TILE_WORDS - 1u)];
-        s0 += x0;
-        s1 += x1;
-        s2 += x2;
-        s3 += x3;
+        s0 += words[j & (TILE_WORDS - 1u)];
+        s1 += words[(j + TILE_WORDS / 4u) & (TILE_WORDS - 1u)];
+        s2 += words[(j + TILE_WORDS / 2u) & (TILE_WORDS - 1u)];
+        s3 += words[(j + 3u * TILE_WORDS / 4u) & (TILE_WORDS - 1u)];
         j += 1u;
     }
     word_sums[wid.x * WORKGROUP + lane] = (s0 + s1) + (s2 + s3);
@@ -154,29 +145,20 @@ fn add_shared_each(i: u32, v: u32) {
 }
 
 @compute @workgroup_size(256)
-fn atomic_storage_one(
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-) {
+fn atomic_storage_one(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let v = add_value(wid.x * WORKGROUP + lane);
     add_storage(0u, v);
 }
 
 @compute @workgroup_size(256)
-fn atomic_storage_each(
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-) {
+fn atomic_storage_each(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let g = wid.x * WORKGROUP + lane;
     let v = add_value(g);
     add_storage(g, v);
 }
 
 @compute @workgroup_size(256)
-fn atomic_workgroup_one(
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-) {
+fn atomic_workgroup_one(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let v = add_value(wid.x * WORKGROUP + lane);
     if lane == 0u {
         atomicStore(&shared_one, 0u);
@@ -195,10 +177,7 @@ fn atomic_workgroup_one(
 }
 
 @compute @workgroup_size(256)
-fn atomic_workgroup_each(
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-) {
+fn atomic_workgroup_each(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let g = wid.x * WORKGROUP + lane;
     let v = add_value(g);
     atomicStore(&shared_each[lane], 0u);
@@ -208,10 +187,7 @@ fn atomic_workgroup_each(
 
 // One storage word for the whole grid, addressed per lane (`lane & zero_mask`, 0 at run time).
 @compute @workgroup_size(256)
-fn atomic_storage_one_lanes(
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-) {
+fn atomic_storage_one_lanes(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let v = add_value(wid.x * WORKGROUP + lane);
     let k = lane & masks.zero_mask;
     add_storage(k, v);
@@ -221,10 +197,7 @@ fn atomic_storage_one_lanes(
 // its own word first (the word a lane adds to is one of them, whatever zero_mask is), and lane 0
 // writes word 0 out.
 @compute @workgroup_size(256)
-fn atomic_workgroup_one_lanes(
-    @builtin(local_invocation_index) lane: u32,
-    @builtin(workgroup_id) wid: vec3<u32>,
-) {
+fn atomic_workgroup_one_lanes(@builtin(local_invocation_index) lane: u32, @builtin(workgroup_id) wid: vec3<u32>) {
     let v = add_value(wid.x * WORKGROUP + lane);
     let k = lane & masks.zero_mask;
     atomicStore(&shared_each[lane], 0u);

@@ -10,20 +10,16 @@
 // for bit. FMAS is a pipeline constant set per point, so the driver sees a fixed trip count
 // and can unroll the chain.
 
-override FMAS: u32 = 1u;
-
-struct Params {
-    // Number of vec4 groups of four (the array holds 4 * groups vec4 elements).
-    groups: u32,
-    // Invocations in the whole dispatch.
-    threads: u32,
-    a: f32,
-    b: f32,
-}
+// groups: vec4 groups of four (the array holds 4 * groups vec4 elements); threads:
+// invocations in the whole dispatch.
+struct Params { groups: u32, threads: u32, a: f32, b: f32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> input: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
+
+// Multiply-adds per element read: set per point.
+override FMAS: u32 = 1u;
 
 @compute @workgroup_size(256)
 fn roofline(@builtin(global_invocation_id) gid: vec3<u32>) {

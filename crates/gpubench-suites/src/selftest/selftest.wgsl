@@ -2,12 +2,7 @@
 // prove that a wrong answer is reported as a failure, never as a throughput. Same bindings as
 // stream.wgsl.
 
-struct Params {
-    n: u32,
-    scalar: f32,
-    threads: u32,
-    _pad: u32,
-}
+struct Params { n: u32, scalar: f32, threads: u32, _pad: u32 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> a: array<vec4<f32>>;
