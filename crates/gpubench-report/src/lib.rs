@@ -1,9 +1,8 @@
 //! Reports: one [`Format`] enum, one module per format. Rendering returns text; the CLI decides
 //! where it goes.
 //!
-//! A format renders a run document ([`Format::render_run`]), a comparison of two runs with
-//! verdicts ([`Format::render_comparison`]) and the cross-card table of several
-//! ([`Format::render_cross`]). The text formats share one
+//! A format renders ([`Format::render`]) a run document, a comparison of two runs with verdicts
+//! and the cross-card table of several (each a [`Rendered`]). The text formats share one
 //! [`grid::Grid`] of cells and differ only in how they draw it, as hyperfine's markup exporters
 //! do. Skipped and failed results never show a number: their cells carry the status and reason.
 
@@ -56,20 +55,41 @@ pub enum Format {
     Bmf,
 }
 
-/// Calls `$function` of `$format`'s module with `$report`: the one place a [`Format`] picks
-/// its module. Every format module names its renderers alike (`render_run`,
-/// `render_comparison`, `render_cross`); the terminal table's alone take the `$style` too.
-macro_rules! in_format {
-    ($format:expr, $function:ident($report:expr), $style:expr) => {
-        match $format {
-            Format::Table => table::$function($style, $report),
-            Format::Json => json::$function($report),
-            Format::Csv => csv::$function($report),
-            Format::Markdown => markdown::$function($report),
-            Format::Bmf => bmf::$function($report),
-        }
-    };
+/// A document the formats render: a run, a comparison of two runs, or runs side by side.
+pub trait Rendered {
+    /// This document in `format`; `style` shapes the terminal table.
+    fn render_in(&self, format: Format, style: &table::TableStyle) -> Result<String, ReportError>;
 }
+
+/// Implements [`Rendered`] for each document type by its format modules' function of the given
+/// name: the one place a [`Format`] picks its module. Every format module names its renderers
+/// alike (`render_run`, `render_comparison`, `render_cross`); the terminal table's alone take
+/// the style too.
+macro_rules! rendered_by {
+    ($($document:ty => $function:ident),* $(,)?) => {$(
+        impl Rendered for $document {
+            fn render_in(
+                &self,
+                format: Format,
+                style: &table::TableStyle,
+            ) -> Result<String, ReportError> {
+                match format {
+                    Format::Table => table::$function(style, self),
+                    Format::Json => json::$function(self),
+                    Format::Csv => csv::$function(self),
+                    Format::Markdown => markdown::$function(self),
+                    Format::Bmf => bmf::$function(self),
+                }
+            }
+        }
+    )*};
+}
+
+rendered_by!(
+    RunDocument => render_run,
+    Comparison => render_comparison,
+    CrossTable => render_cross,
+);
 
 impl Format {
     /// Every format, in the order `--help` lists them.
@@ -97,31 +117,14 @@ impl Format {
         Format::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    /// A run document in this format; `style` shapes the terminal table.
-    pub fn render_run(
+    /// A document (a run, a comparison, runs side by side) in this format; `style` shapes the
+    /// terminal table.
+    pub fn render<D: Rendered>(
         self,
-        doc: &RunDocument,
+        document: &D,
         style: &table::TableStyle,
     ) -> Result<String, ReportError> {
-        in_format!(self, render_run(doc), style)
-    }
-
-    /// A new run against a base run (ratios, intervals, verdicts) in this format.
-    pub fn render_comparison(
-        self,
-        comparison: &Comparison,
-        style: &table::TableStyle,
-    ) -> Result<String, ReportError> {
-        in_format!(self, render_comparison(comparison), style)
-    }
-
-    /// Several runs side by side, ratios against the first, in this format.
-    pub fn render_cross(
-        self,
-        cross: &CrossTable,
-        style: &table::TableStyle,
-    ) -> Result<String, ReportError> {
-        in_format!(self, render_cross(cross), style)
+        document.render_in(self, style)
     }
 }
 

@@ -20,7 +20,7 @@ fn compare_files(base: (&str, &RunDocument), new: (&str, &RunDocument)) -> Compa
 
 /// `cmp` rendered in `format` as for a pipe.
 fn render_comparison(format: Format, cmp: &Comparison) -> String {
-    format.render_comparison(cmp, &piped()).expect("render")
+    format.render(cmp, &piped()).expect("render")
 }
 
 fn fixture() -> RunDocument {
@@ -58,7 +58,7 @@ fn fixture_with_derived(id: &str) -> RunDocument {
 fn run_document_in_every_format() {
     let doc = fixture();
     for format in Format::ALL {
-        let text = format.render_run(&doc, &piped()).expect("render");
+        let text = format.render(&doc, &piped()).expect("render");
         insta::assert_snapshot!(format!("run_{format}"), text);
     }
 }
@@ -94,7 +94,7 @@ fn cross_card_table_in_every_format_but_bmf() {
     let c = scaled(&doc_with("lavapipe", true), 20.0);
     let table = cross_table(&[("a.json", &a), ("b.json", &b), ("c.json", &c)]);
     for format in Format::ALL {
-        let rendered = format.render_cross(&table, &piped());
+        let rendered = format.render(&table, &piped());
         match (format, rendered) {
             (Format::Bmf, result) => assert!(result.is_err(), "bmf cannot hold several runs"),
             (_, result) => {
@@ -180,7 +180,7 @@ fn github_action_benchmark_files_are_never_empty_and_hold_measured_values_only()
 #[test]
 fn bencher_measures_are_namespaced_unit_bearing_and_measured_only() {
     let doc = fixture_with_derived("roofline/ridge-point");
-    let text = Format::Bmf.render_run(&doc, &piped()).expect("render");
+    let text = Format::Bmf.render(&doc, &piped()).expect("render");
     let bmf: serde_json::Value = serde_json::from_str(&text).expect("BMF is JSON");
     let benchmarks = bmf.as_object().expect("an object of benchmarks");
     assert!(!benchmarks.contains_key("roofline/ridge-point"), "{text}");
@@ -199,7 +199,7 @@ fn bencher_measures_are_namespaced_unit_bearing_and_measured_only() {
 fn a_terminal_table_fits_80_columns_and_piped_output_keeps_its_lines() {
     let doc = fixture();
     let narrow = Format::Table
-        .render_run(
+        .render(
             &doc,
             &TableStyle {
                 width: Some(80),
@@ -217,7 +217,7 @@ fn a_terminal_table_fits_80_columns_and_piped_output_keeps_its_lines() {
             line.chars().count()
         );
     }
-    let piped = Format::Table.render_run(&doc, &piped()).expect("render");
+    let piped = Format::Table.render(&doc, &piped()).expect("render");
     let widest = piped.lines().map(|l| l.chars().count()).max().unwrap_or(0);
     assert!(
         widest > 80,

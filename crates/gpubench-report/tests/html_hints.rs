@@ -236,7 +236,7 @@ fn throughput_latency_item_timelines_and_findings_reach_every_output() {
     );
     for format in [Format::Table, Format::Markdown] {
         let out = format
-            .render_run(&doc, &TableStyle::default())
+            .render(&doc, &TableStyle::default())
             .expect("renders");
         assert!(out.contains(FINDING_TEXT), "{format:?}: {out}");
     }

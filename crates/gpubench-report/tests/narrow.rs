@@ -73,7 +73,7 @@ fn words(text: &str) -> Vec<&str> {
 #[test]
 fn a_run_at_80_columns_keeps_every_id_whole_and_every_line_within_80() {
     let doc = with_long_texts();
-    let text = Format::Table.render_run(&doc, &at(80)).expect("render");
+    let text = Format::Table.render(&doc, &at(80)).expect("render");
     for line in text.lines() {
         assert!(
             line.chars().count() <= 80,
@@ -107,7 +107,7 @@ fn a_run_at_80_columns_keeps_every_id_whole_and_every_line_within_80() {
 fn piped_a_long_reason_is_a_note_under_the_table_and_the_row_stays_short() {
     let doc = with_long_texts();
     let text = Format::Table
-        .render_run(&doc, &TableStyle::default())
+        .render(&doc, &TableStyle::default())
         .expect("render");
     let row = text
         .lines()
@@ -137,7 +137,7 @@ fn piped_a_long_reason_is_a_note_under_the_table_and_the_row_stays_short() {
 #[test]
 fn prose_wraps_at_word_boundaries_at_80_columns() {
     let doc = with_long_texts();
-    let text = Format::Table.render_run(&doc, &at(80)).expect("render");
+    let text = Format::Table.render(&doc, &at(80)).expect("render");
     let prose: Vec<&str> = text.lines().filter(|l| !is_table_line(l)).collect();
     let joined = prose.join(" ");
     let all = words(&joined);
@@ -205,9 +205,7 @@ fn comparison_verdict_words_stay_whole_at_80_columns() {
     lost.summary = None;
     lost.samples.clear();
     let cmp = compared(&base, &new);
-    let text = Format::Table
-        .render_comparison(&cmp, &at(80))
-        .expect("render");
+    let text = Format::Table.render(&cmp, &at(80)).expect("render");
     // Every line fits, the longest ids broken only after a slash, their continuations
     // indented; each id's verdict stands on the line where the id starts.
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
@@ -233,9 +231,7 @@ fn comparison_verdict_words_stay_whole_at_80_columns() {
     // A small comparison fits in 80 columns entirely.
     let small = doc_with("NVIDIA Test", false);
     let cmp = compared(&small, &scaled(&small, 1.3));
-    let text = Format::Table
-        .render_comparison(&cmp, &at(80))
-        .expect("render");
+    let text = Format::Table.render(&cmp, &at(80)).expect("render");
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     assert!(text.contains("regressed"), "{text}");
 }
@@ -250,9 +246,7 @@ fn colour_only_when_asked_and_never_in_markdown() {
         color: true,
         ..TableStyle::default()
     };
-    let text = Format::Table
-        .render_comparison(&cmp, &coloured)
-        .expect("render");
+    let text = Format::Table.render(&cmp, &coloured).expect("render");
     assert!(text.contains('\u{1b}'), "a regression is coloured:\n{text}");
     // The id's own escape is still made visible; only the styling is raw.
     assert!(text.contains("a\\u{1b}[2Jb"), "{text}");
@@ -261,18 +255,12 @@ fn colour_only_when_asked_and_never_in_markdown() {
     assert!(plain.lines().all(|l| l.chars().count() <= 80), "{plain}");
     assert!(plain.contains("regressed"));
     for style in [at(80), TableStyle::default()] {
-        let text = Format::Table
-            .render_comparison(&cmp, &style)
-            .expect("render");
+        let text = Format::Table.render(&cmp, &style).expect("render");
         assert!(!text.contains('\u{1b}'), "{text}");
     }
-    let md = Format::Markdown
-        .render_comparison(&cmp, &coloured)
-        .expect("render");
+    let md = Format::Markdown.render(&cmp, &coloured).expect("render");
     assert!(!md.contains('\u{1b}'), "{md}");
-    let run = Format::Markdown
-        .render_run(&base, &coloured)
-        .expect("render");
+    let run = Format::Markdown.render(&base, &coloured).expect("render");
     assert!(!run.contains('\u{1b}'));
     // Piped stdout (as under the test harness) is never coloured.
     assert!(!TableStyle::for_stdout(false).color || TableStyle::for_stdout(false).width.is_some());
@@ -288,7 +276,7 @@ fn a_three_file_cross_card_table_fits_80_columns_with_numbered_columns() {
     ];
     let named: Vec<(&str, &RunDocument)> = runs.iter().map(|(n, d)| (*n, d)).collect();
     let table = gpubench_baseline::cross_table(&named);
-    let text = Format::Table.render_cross(&table, &at(80)).expect("render");
+    let text = Format::Table.render(&table, &at(80)).expect("render");
     assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
     let header = text
         .lines()

@@ -424,7 +424,7 @@ pub fn run_with_verdicts(
     let Some((cmp, summary)) = verdicts.filter(|_| is_text(format)) else {
         return Ok(run);
     };
-    let comparison = format.render_comparison(cmp, style)?;
+    let comparison = format.render(cmp, style)?;
     Ok(headed(format, summary, &format!("{run}\n{comparison}\n")))
 }
 

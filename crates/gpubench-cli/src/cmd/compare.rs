@@ -77,8 +77,8 @@ pub fn run(args: &CompareArgs) -> anyhow::Result<Exit> {
             Compared::Verdicts(cmp) if format == Format::Bmf => {
                 gpubench_report::bmf::render_comparison_named(cmp, bmf_prefix.as_deref())?
             }
-            Compared::Verdicts(cmp) => format.render_comparison(cmp, &style)?,
-            Compared::Cross(cross) => format.render_cross(cross, &style)?,
+            Compared::Verdicts(cmp) => format.render(cmp.as_ref(), &style)?,
+            Compared::Cross(cross) => format.render(cross, &style)?,
         };
         Ok(match &summary {
             Some(summary) => headed(format, summary, &body),

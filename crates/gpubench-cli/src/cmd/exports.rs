@@ -197,7 +197,7 @@ pub fn render_runs(
         Format::Csv => {
             let mut out = String::new();
             for (i, (_, doc)) in runs.iter().enumerate() {
-                let text = format.render_run(doc, style)?;
+                let text = format.render(*doc, style)?;
                 // The header is the first line (no header cell holds a line break).
                 let body = if i == 0 {
                     text.as_str()
@@ -236,7 +236,7 @@ pub fn render_one(
 ) -> anyhow::Result<String> {
     Ok(match format {
         Format::Bmf => gpubench_report::bmf::render_run_named(doc, prefix)?,
-        other => other.render_run(doc, style)?,
+        other => other.render(doc, style)?,
     })
 }
 

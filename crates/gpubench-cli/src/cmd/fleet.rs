@@ -303,7 +303,7 @@ fn print_cross_table(
     }
     let style = TableStyle::for_stdout(args.verbose);
     let runs: Vec<(&str, &RunDocument)> = docs.iter().map(|(l, d)| (l.as_str(), *d)).collect();
-    if crate::stdout::print(&args.format.render_cross(&cross_table(&runs), &style)?)?
+    if crate::stdout::print(&args.format.render(&cross_table(&runs), &style)?)?
         == crate::stdout::Printed::Closed
     {
         return Ok(true);

@@ -355,7 +355,7 @@ fn report_and_gate(
     let stdout = render(plan.format)?;
     if let Some((cmp, summary)) = with_summary.filter(|_| !baseline_gate::is_text(plan.format)) {
         // Machine-readable stdout stays one document: the verdicts go to stderr.
-        let table = Format::Table.render_comparison(cmp, &TableStyle::for_stdout(false))?;
+        let table = Format::Table.render(cmp, &TableStyle::for_stdout(false))?;
         note!("{summary}\n\n{table}");
     }
     plan.exports.write_rendered(render)?;
