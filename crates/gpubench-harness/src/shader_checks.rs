@@ -9,18 +9,10 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ShaderChecks {
-    /// wgpu's default: bounds clamping, loop bounding, integer-division guards.
-    #[cfg_attr(
-        feature = "clap",
-        value(help = "wgpu's bounds clamping, loop bounding and division guards")
-    )]
+    /// wgpu's default: bounds clamping, loop bounding and integer-division guards.
     On,
-    /// None of them (the default: every kernel's output is verified; see the module docs).
+    /// None of them (the default): every kernel's output is verified before it is timed.
     #[default]
-    #[cfg_attr(
-        feature = "clap",
-        value(help = "none of them: every kernel's output is verified before timing")
-    )]
     Off,
 }
 

@@ -11,19 +11,10 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "kebab-case")]
 pub enum Profile {
     /// CI and smoke tests: small sizes, few samples; well under a minute on lavapipe.
-    #[cfg_attr(
-        feature = "clap",
-        value(help = "CI and smoke tests: small sizes, few samples")
-    )]
     Quick,
     /// A real machine in a few minutes.
-    #[cfg_attr(feature = "clap", value(help = "a real machine in a few minutes"))]
     Default,
-    /// Size sweeps and longer sampling.
-    #[cfg_attr(
-        feature = "clap",
-        value(help = "size sweeps, longer sampling, and the capacity and sustained suites")
-    )]
+    /// Size sweeps, longer sampling, and the capacity and sustained suites.
     Full,
 }
 
