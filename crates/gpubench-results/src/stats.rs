@@ -288,12 +288,6 @@ pub struct LatencySummary {
     pub n: u64,
 }
 
-/// Fewest recorded latencies a 95th percentile is stated from: below it the tail is one or two
-/// values, not a percentile.
-pub const MIN_N_P95: u64 = 20;
-/// Fewest recorded latencies a 99th percentile is stated from.
-pub const MIN_N_P99: u64 = 100;
-
 impl LatencySummary {
     /// The 95th percentile, where at least [`MIN_N_P95`] latencies were recorded.
     pub fn p95(&self) -> Option<f64> {
@@ -305,6 +299,12 @@ impl LatencySummary {
         (self.n >= MIN_N_P99).then_some(self.p99_us)
     }
 }
+
+/// Fewest recorded latencies a 95th percentile is stated from: below it the tail is one or two
+/// values, not a percentile.
+pub const MIN_N_P95: u64 = 20;
+/// Fewest recorded latencies a 99th percentile is stated from.
+pub const MIN_N_P99: u64 = 100;
 
 /// Records latencies given in nanoseconds into an HDR histogram (1 ns to 1 hour, 3 significant
 /// digits) and reads p50/p95/p99/max. `None` for no samples; values beyond an hour are clamped.

@@ -9,8 +9,9 @@ fn a_file_being_written_is_removed_and_a_finished_one_is_not_listed() {
     let dir = tempfile::tempdir().expect("temp dir");
     let written = dir.path().join("written.tmp");
     let unfinished = dir.path().join("unfinished.tmp");
-    std::fs::write(&written, b"x").expect("write");
-    std::fs::write(&unfinished, b"x").expect("write");
+    for path in [&written, &unfinished] {
+        std::fs::write(path, b"x").expect("write");
+    }
     drop(Writing::start(written.clone()));
     let writing = Writing::start(unfinished.clone());
     assert_eq!(remove_all(), 1);

@@ -89,6 +89,11 @@ impl SysfsRoot {
     }
 }
 
+/// PCI base class of display controllers.
+pub const CLASS_DISPLAY: u32 = 0x03;
+/// PCI base class of processing accelerators: amdgpu binds AMD Instinct MI200 and MI300 as one.
+pub const CLASS_ACCELERATOR: u32 = 0x12;
+
 /// A PCI display device or processing accelerator as sysfs lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DisplayDevice {
@@ -100,14 +105,9 @@ pub struct DisplayDevice {
     pub vendor_id: u32,
     /// PCI device id.
     pub device_id: u32,
-    /// PCI class code (0x03xxxx or 0x12xxxx).
+    /// PCI class code, its top byte [`CLASS_DISPLAY`] or [`CLASS_ACCELERATOR`].
     pub class: u32,
 }
-
-/// PCI base class of display controllers.
-pub const CLASS_DISPLAY: u32 = 0x03;
-/// PCI base class of processing accelerators: amdgpu binds AMD Instinct MI200 and MI300 as one.
-pub const CLASS_ACCELERATOR: u32 = 0x12;
 
 /// Every PCI display device and processing accelerator under `root`, in address order; none
 /// where the directory is missing (not Linux, or no sysfs).

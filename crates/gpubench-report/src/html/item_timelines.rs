@@ -138,23 +138,24 @@ mod tests {
 
     #[test]
     fn every_span_is_a_bar_placed_on_the_axis() {
+        let item = |item, spans: &[(&str, f64, f64)]| TimelineItem {
+            item,
+            spans: spans
+                .iter()
+                .map(|&(s, a, b)| StageSpan::new(s, a, b))
+                .collect(),
+        };
         let timeline = ItemTimeline {
             clock: "host".to_string(),
             items: vec![
-                TimelineItem {
-                    item: 7,
-                    spans: vec![
-                        StageSpan::new("prepare", 0.0, 2000.0),
-                        StageSpan::new("in-flight", 2000.0, 6000.0),
-                    ],
-                },
-                TimelineItem {
-                    item: 8,
-                    spans: vec![
-                        StageSpan::new("prepare", 2000.0, 4000.0),
-                        StageSpan::new("check", 9000.0, 10000.0),
-                    ],
-                },
+                item(
+                    7,
+                    &[("prepare", 0.0, 2000.0), ("in-flight", 2000.0, 6000.0)],
+                ),
+                item(
+                    8,
+                    &[("prepare", 2000.0, 4000.0), ("check", 9000.0, 10000.0)],
+                ),
             ],
         };
         let svg = gantt(&timeline).into_string();

@@ -162,14 +162,10 @@ mod tests {
     use gpubench_results::{BenchmarkInfo, MetricKind, Work};
 
     fn transfer(path: &str, bytes: u64, gbs: f64) -> BenchResult {
-        let info = BenchmarkInfo::new(
-            format!("transfer/{path}/bytes/{}", format_size(bytes)),
-            "transfer",
-            MetricKind::Bandwidth,
-            "bytes moved once",
-        )
-        .param("path", path)
-        .param("bytes", bytes);
+        let id = format!("transfer/{path}/bytes/{}", format_size(bytes));
+        let info = BenchmarkInfo::new(id, "transfer", MetricKind::Bandwidth, "bytes moved once")
+            .param("path", path)
+            .param("bytes", bytes);
         let mut r = BenchResult::empty(&info, Status::Ok, None);
         r.work = Work {
             bytes_written: bytes,
