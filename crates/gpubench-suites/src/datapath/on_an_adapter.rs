@@ -39,11 +39,18 @@ fn median(result: &BenchResult) -> f64 {
     result.summary.as_ref().expect("a summary").median
 }
 
+/// Each workload's bound row is made from its five stage rows, and names the bound its name
+/// promises where that holds whatever the host's load. compute-bound does: 0.54 GFLOP against
+/// 64 KiB each way is compute-bound by orders of magnitude on any adapter. transfer-bound is
+/// held to its name only across a link: on a CPU adapter an upload is a memcpy and the compute
+/// stage reads the same bytes from the same memory, so which of the two is slower depends on
+/// the host's load at that moment (lavapipe's compute threads slow most); there its promise is
+/// its arithmetic intensity (`the_builtins_are_what_their_names_say`).
 #[test]
 fn each_workload_names_the_bound_its_name_promises() {
     let Some(ctx) = require_vulkan() else { return };
     let runner = Runner::new(&ctx, short_settings());
-    for (name, allowed) in [
+    for (name, promised) in [
         (
             "transfer-bound",
             &["prepare", "h2d", "d2h", "check", "prepare+check"][..],
@@ -54,14 +61,21 @@ fn each_workload_names_the_bound_its_name_promises() {
         let rows = bound::derive(&results, BAND);
         assert_eq!(rows.len(), 1, "{name}: one bound row");
         let stage = rows[0].params["stage"].as_str().expect("a stage");
-        let times: Vec<String> = results
+        let times: Vec<StageTime> = results
             .iter()
-            .map(|r| format!("{} {:.0} us", r.id, median(r)))
+            .map(|r| StageTime {
+                stage: Stage::named(r.params["stage"].as_str().expect("stage")).expect("known"),
+                us: median(r),
+            })
             .collect();
-        assert!(
-            allowed.contains(&stage),
-            "{name} is bounded by {stage}: {times:?}"
-        );
+        let from_rows = Bound::of(&times, None, None, BAND).expect("a bound");
+        assert_eq!(stage, from_rows.limit.name(), "{name}: {times:?}");
+        if name == "compute-bound" || !ctx.is_software() {
+            assert!(
+                promised.contains(&stage),
+                "{name} is bounded by {stage}: {times:?}"
+            );
+        }
     }
 }
 
