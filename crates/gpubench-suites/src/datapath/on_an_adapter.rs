@@ -39,6 +39,16 @@ fn median(result: &BenchResult) -> f64 {
     result.summary.as_ref().expect("a summary").median
 }
 
+/// Each stage row's stage and median, as the bound is worked out from them.
+fn stage_times(rows: &[BenchResult]) -> Vec<StageTime> {
+    rows.iter()
+        .map(|r| StageTime {
+            stage: Stage::named(r.params["stage"].as_str().expect("stage")).expect("known"),
+            us: median(r),
+        })
+        .collect()
+}
+
 /// Each workload's bound row is made from its five stage rows, and names the bound its name
 /// promises where that holds whatever the host's load. compute-bound does: 0.54 GFLOP against
 /// 64 KiB each way is compute-bound by orders of magnitude on any adapter. transfer-bound is
@@ -61,13 +71,7 @@ fn each_workload_names_the_bound_its_name_promises() {
         let rows = bound::derive(&results, BAND);
         assert_eq!(rows.len(), 1, "{name}: one bound row");
         let stage = rows[0].params["stage"].as_str().expect("a stage");
-        let times: Vec<StageTime> = results
-            .iter()
-            .map(|r| StageTime {
-                stage: Stage::named(r.params["stage"].as_str().expect("stage")).expect("known"),
-                us: median(r),
-            })
-            .collect();
+        let times = stage_times(&results);
         let from_rows = Bound::of(&times, None, None, BAND).expect("a bound");
         assert_eq!(stage, from_rows.limit.name(), "{name}: {times:?}");
         if name == "compute-bound" || !ctx.is_software() {
@@ -120,13 +124,7 @@ fn whole_requests_verify_and_the_path_adds_up() {
     all.extend([serial.clone(), overlap.clone(), batch]);
     let rows = bound::derive(&all, BAND);
     let row = rows.first().expect("a bound row");
-    let times: Vec<StageTime> = stage_rows
-        .iter()
-        .map(|r| StageTime {
-            stage: Stage::named(r.params["stage"].as_str().expect("stage")).expect("known"),
-            us: median(r),
-        })
-        .collect();
+    let times = stage_times(&stage_rows);
     let bound = Bound::of(
         &times,
         Some(median(&serial)),

@@ -358,37 +358,3 @@ pub fn stream_array_bytes(ctx: &GpuContext, options: &SuiteOptions) -> Result<u6
         .min(ctx.limits.max_buffer_size);
     Ok(1u64 << (63 - cap.max(4096).leading_zeros()))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::Arc;
-    use std::sync::atomic::AtomicBool;
-
-    #[test]
-    fn the_triad_chooses_a_verified_form_and_says_what_it_measured_on_an_adapter() {
-        let Some(ctx) = gpubench_harness::testing::require_vulkan() else {
-            return;
-        };
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut tuner = gpubench_engine::tuner::ShortRunTuner::new(&ctx, Profile::Quick, stop);
-        let bytes = 4099 * VEC4_BYTES;
-        let choice = pollster::block_on(tune_per_trip(&mut tuner, &|u| {
-            Stream::new(StreamKernel::Triad, bytes, 7).with_per_trip(u)
-        }));
-        assert!(PER_TRIP.contains(&choice.per_trip));
-        assert!(choice.failed.is_empty(), "every form verifies");
-        let params: std::collections::BTreeMap<_, _> = choice.params.into_iter().collect();
-        let table = params["tuning_gbps"].as_object().expect("a table");
-        assert_eq!(table.len(), PER_TRIP.len());
-        assert!(
-            table.values().all(|v| v.as_f64().is_some_and(|g| g > 0.0)),
-            "{table:?}"
-        );
-        assert_eq!(
-            params["per_trip_tuned_on"], "stream/triad/vec4-f32/64.05KiB",
-            "the candidates keep the figure's id"
-        );
-        assert_eq!(PerTripChoice::cpu().per_trip, 1);
-    }
-}

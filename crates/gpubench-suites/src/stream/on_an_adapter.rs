@@ -1,8 +1,15 @@
 //! The stream suite on a real adapter (lavapipe in CI): every kernel verifies and is timed by
 //! GPU timestamps; small arrays are walked several times per dispatch, and still verify; an
-//! array over the binding limit is skipped with the reason.
+//! array over the binding limit is skipped with the reason; the triad tunes its elements per
+//! trip over verified forms only.
 
-use super::{CopyEngine, HostMemcpy, Stream, StreamKernel, StreamSuite};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use super::{
+    CopyEngine, HostMemcpy, PER_TRIP, PerTripChoice, Stream, StreamKernel, StreamSuite, VEC4_BYTES,
+    tune_per_trip,
+};
 use gpubench_engine::{BuildContext, Suite, SuiteOptions, Tuner};
 use gpubench_harness::kit::sizing::AdapterClass;
 use gpubench_harness::kit::sizing::{MAX_REPEATS, TARGET_DISPATCH_S, repeats_for};
@@ -180,4 +187,29 @@ fn every_per_trip_form_verifies_at_odd_lengths_walked_once_and_repeated() {
     // Kernels without the form keep one element per trip.
     let read = Stream::new(StreamKernel::Read, 4099 * 16, 5).with_per_trip(4);
     assert_eq!(read.per_trip(), 1);
+}
+
+#[test]
+fn the_triad_chooses_a_verified_form_and_says_what_it_measured() {
+    let Some(ctx) = context() else { return };
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut tuner = gpubench_engine::tuner::ShortRunTuner::new(&ctx, Profile::Quick, stop);
+    let bytes = 4099 * VEC4_BYTES;
+    let choice = pollster::block_on(tune_per_trip(&mut tuner, &|u| {
+        Stream::new(StreamKernel::Triad, bytes, 7).with_per_trip(u)
+    }));
+    assert!(PER_TRIP.contains(&choice.per_trip));
+    assert!(choice.failed.is_empty(), "every form verifies");
+    let params: std::collections::BTreeMap<_, _> = choice.params.into_iter().collect();
+    let table = params["tuning_gbps"].as_object().expect("a table");
+    assert_eq!(table.len(), PER_TRIP.len());
+    assert!(
+        table.values().all(|v| v.as_f64().is_some_and(|g| g > 0.0)),
+        "{table:?}"
+    );
+    assert_eq!(
+        params["per_trip_tuned_on"], "stream/triad/vec4-f32/64.05KiB",
+        "the candidates keep the figure's id"
+    );
+    assert_eq!(PerTripChoice::cpu().per_trip, 1);
 }
