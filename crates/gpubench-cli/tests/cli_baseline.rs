@@ -2,7 +2,7 @@
 //! record one, `--save-baseline` records it, the next run prints verdicts against it, and a run
 //! with a failed benchmark never replaces it. Fails where no Vulkan adapter is, unless GPU tests are skipped on purpose.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod common;
@@ -22,14 +22,17 @@ fn quick_run(out: &Path, baselines: &Path, extra: &[&str]) -> Output {
 fn save_then_compare_and_never_record_a_failed_run() {
     let Some(dir) = vulkan_temp_dir() else { return };
     let baselines = dir.path().join("baselines");
+    let (recorded, before) = record_then_compare(dir.path(), &baselines);
+    let other = a_run_that_fails_never_replaces_it(dir.path(), &baselines, &recorded, &before);
+    a_damaged_baseline_is_never_replaced(dir.path(), &baselines, &recorded, &other);
+}
 
-    let first_page = dir.path().join("first.html");
+/// A first run finds no baseline, a second records one, a third is compared with it (its page
+/// shows the verdicts): the recorded file and its bytes.
+fn record_then_compare(dir: &Path, baselines: &Path) -> (PathBuf, Vec<u8>) {
+    let first_page = dir.join("first.html");
     let html = first_page.to_string_lossy();
-    let out = quick_run(
-        &dir.path().join("first.json"),
-        &baselines,
-        &["--html", &html],
-    );
+    let out = quick_run(&dir.join("first.json"), baselines, &["--html", &html]);
     assert_exit_saying(&out, 0, &["no baseline for this adapter"]);
     let page = std::fs::read_to_string(&first_page).expect("page");
     assert!(
@@ -38,22 +41,22 @@ fn save_then_compare_and_never_record_a_failed_run() {
     );
 
     let out = quick_run(
-        &dir.path().join("second.json"),
-        &baselines,
+        &dir.join("second.json"),
+        baselines,
         // --force: a shared host's noise must not decide whether this test records one.
         &["--save-baseline", "--force"],
     );
     assert_exit_saying(&out, 0, &["baseline recorded"]);
     // The baseline, beside its lock file (`.<baseline>.lock`, which the store owns).
-    let recorded = json_files(&baselines);
+    let recorded = json_files(baselines);
     assert_eq!(recorded.len(), 1, "{recorded:?}");
     let before = std::fs::read(&recorded[0]).expect("read baseline");
 
-    let third_page = dir.path().join("third.html");
+    let third_page = dir.join("third.html");
     let html = third_page.to_string_lossy();
     let out = quick_run(
-        &dir.path().join("third.json"),
-        &baselines,
+        &dir.join("third.json"),
+        baselines,
         &["--no-fail", "--html", &html],
     );
     assert_exit(&out, 0);
@@ -64,14 +67,25 @@ fn save_then_compare_and_never_record_a_failed_run() {
         page.contains("class=\"verdicts\""),
         "the verdicts are on the page"
     );
+    (recorded[0].clone(), before)
+}
 
+/// A run that does not pass, with or without --no-fail, compared with the stored baseline or
+/// another file, or that fails, leaves the stored baseline as it was: the other file it was
+/// compared with.
+fn a_run_that_fails_never_replaces_it(
+    dir: &Path,
+    baselines: &Path,
+    recorded: &Path,
+    before: &[u8],
+) -> PathBuf {
     // A run that does not pass against the stored baseline (here made ten times faster) never
     // replaces it: the slowdown would become what the next run is judged by.
-    let faster = scaled_rates(&before, 10.0);
-    std::fs::write(&recorded[0], &faster).expect("a faster baseline");
+    let faster = scaled_rates(before, 10.0);
+    std::fs::write(recorded, &faster).expect("a faster baseline");
     let out = quick_run(
-        &dir.path().join("slower.json"),
-        &baselines,
+        &dir.join("slower.json"),
+        baselines,
         &["--strict", "--save-baseline"],
     );
     assert_exit_saying(
@@ -79,11 +93,11 @@ fn save_then_compare_and_never_record_a_failed_run() {
         3,
         &["not recording a baseline: this run did not pass"],
     );
-    assert_eq!(std::fs::read(&recorded[0]).expect("read"), faster);
+    assert_eq!(std::fs::read(recorded).expect("read"), faster);
     // --no-fail changes the exit code, never what may become the baseline.
     let out = quick_run(
-        &dir.path().join("slower-no-fail.json"),
-        &baselines,
+        &dir.join("slower-no-fail.json"),
+        baselines,
         &["--strict", "--save-baseline", "--no-fail"],
     );
     assert_exit_saying(
@@ -91,16 +105,16 @@ fn save_then_compare_and_never_record_a_failed_run() {
         0,
         &["not recording a baseline: this run did not pass"],
     );
-    assert_eq!(std::fs::read(&recorded[0]).expect("read"), faster);
+    assert_eq!(std::fs::read(recorded).expect("read"), faster);
     // Compared with another file (here the run's own earlier figures; --no-fail, as a shared
     // host's noise may judge either way), the save is still judged against the stored
     // baseline it would replace.
-    let other = dir.path().join("other-baseline.json");
-    std::fs::write(&other, &before).expect("another baseline");
+    let other = dir.join("other-baseline.json");
+    std::fs::write(&other, before).expect("another baseline");
     let other_arg = other.to_string_lossy();
     let out = quick_run(
-        &dir.path().join("slower-other.json"),
-        &baselines,
+        &dir.join("slower-other.json"),
+        baselines,
         &[
             "--strict",
             "--no-fail",
@@ -116,33 +130,44 @@ fn save_then_compare_and_never_record_a_failed_run() {
             "not recording a baseline: this run did not pass against the stored baseline it would replace",
         ],
     );
-    assert_eq!(std::fs::read(&recorded[0]).expect("read"), faster);
-    std::fs::write(&recorded[0], &before).expect("restore the baseline");
+    assert_eq!(std::fs::read(recorded).expect("read"), faster);
+    std::fs::write(recorded, before).expect("restore the baseline");
 
     let out = quick_run(
-        &dir.path().join("broken.json"),
-        &baselines,
+        &dir.join("broken.json"),
+        baselines,
         &["--inject-fault", "wrong-output", "--save-baseline"],
     );
     assert_exit_saying(&out, 4, &["not recording a baseline"]);
-    assert_eq!(std::fs::read(&recorded[0]).expect("read"), before);
+    assert_eq!(std::fs::read(recorded).expect("read"), before);
+    other
+}
 
+/// A stored baseline that cannot be read in full is never replaced, and the run is refused
+/// before it starts.
+fn a_damaged_baseline_is_never_replaced(
+    dir: &Path,
+    baselines: &Path,
+    recorded: &Path,
+    other: &Path,
+) {
+    let other_arg = other.to_string_lossy();
     // A stored baseline that cannot be read in full cannot be replaced (its other suites would
     // be lost): said before the run, which then does not happen.
-    std::fs::write(&recorded[0], b"{ damaged").expect("damage the baseline");
-    let never = dir.path().join("never.json");
-    let out = quick_run(&never, &baselines, &["--save-baseline"]);
+    std::fs::write(recorded, b"{ damaged").expect("damage the baseline");
+    let never = dir.join("never.json");
+    let out = quick_run(&never, baselines, &["--save-baseline"]);
     assert_exit_saying(&out, 1, &["could not replace it"]);
     assert!(!never.exists(), "refused before the run");
     // Likewise where the run is compared with another file.
     let out = quick_run(
         &never,
-        &baselines,
+        baselines,
         &["--save-baseline", "--baseline", &other_arg],
     );
     assert_exit_saying(&out, 1, &["could not replace it"]);
     assert!(!never.exists(), "refused before the run");
-    assert_eq!(std::fs::read(&recorded[0]).expect("read"), b"{ damaged");
+    assert_eq!(std::fs::read(recorded).expect("read"), b"{ damaged");
 }
 
 /// A results file whose rates (GB/s rows) are `factor` times what `bytes` holds: every sample

@@ -11,7 +11,7 @@ use gpubench_results::schema::{MachineInfo, TimingSource};
 use crate::device::{self, AdapterSummary, Selection};
 use crate::error::{BenchError, HarnessError};
 use crate::host_clock::HostClock;
-use crate::read_log::ReadLog;
+use crate::read_log::{self, ReadLog, ReadSpan};
 use crate::shader_checks::ShaderChecks;
 use crate::timestamp_step::TimestampStep;
 
@@ -218,6 +218,31 @@ impl GpuContext {
     /// What checks read back, while the runner records it ([`crate::read_log`]).
     pub fn read_log(&self) -> &ReadLog {
         &self.reads
+    }
+
+    /// Overwrites every span of `spans` the device can write (see [`ReadSpan::writable`]) with
+    /// [`POISON`](crate::read_log::POISON) bytes, copied from one small buffer of them, and waits until that is done;
+    /// returns how many spans were overwritten.
+    pub async fn poison_reads(&self, spans: &[ReadSpan]) -> Result<usize, BenchError> {
+        let writable: Vec<&ReadSpan> = spans.iter().filter(|s| s.writable()).collect();
+        let Some(largest) = writable.iter().map(|s| s.size).max() else {
+            return Ok(0);
+        };
+        let piece = largest.min(read_log::POISON_PIECE);
+        let bytes = vec![read_log::POISON; usize::try_from(piece).unwrap_or(usize::MAX)];
+        let source = self.buffer_with_data("gpubench poison", &bytes, wgpu::BufferUsages::COPY_SRC);
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        for span in &writable {
+            let mut at = 0;
+            while at < span.size {
+                let size = (span.size - at).min(piece);
+                encoder.copy_buffer_to_buffer(&source, 0, &span.buffer, span.offset + at, size);
+                at += size;
+            }
+        }
+        self.queue.submit([encoder.finish()]);
+        self.wait_idle().await?;
+        Ok(writable.len())
     }
 
     /// Whether this is a software adapter (lavapipe, SwiftShader, WARP).

@@ -18,16 +18,13 @@
 
 use std::sync::Mutex;
 
-use crate::context::GpuContext;
-use crate::error::BenchError;
-
 /// The byte a read span is overwritten with: all ones, a NaN as f32 and f16, `u32::MAX` as a
 /// word, so an element the timed runs left unwritten reads as no answer a kernel gives (zero
 /// would be a right answer for some elements).
 pub const POISON: u8 = 0xFF;
 
 /// The most bytes of poison uploaded at once: larger spans are written in pieces of it.
-const POISON_PIECE: u64 = 4 << 20;
+pub(crate) const POISON_PIECE: u64 = 4 << 20;
 
 /// One span a check read: `size` bytes at `offset` of `buffer`.
 #[derive(Debug, Clone)]
@@ -104,31 +101,6 @@ impl ReadLog {
     }
 }
 
-/// Overwrites every span of `spans` the device can write (see [`ReadSpan::writable`]) with
-/// [`POISON`] bytes, copied from one small buffer of them, and waits until that is done;
-/// returns how many spans were overwritten.
-pub async fn poison(ctx: &GpuContext, spans: &[ReadSpan]) -> Result<usize, BenchError> {
-    let writable: Vec<&ReadSpan> = spans.iter().filter(|s| s.writable()).collect();
-    let Some(largest) = writable.iter().map(|s| s.size).max() else {
-        return Ok(0);
-    };
-    let piece = largest.min(POISON_PIECE);
-    let bytes = vec![POISON; usize::try_from(piece).unwrap_or(usize::MAX)];
-    let source = ctx.buffer_with_data("gpubench poison", &bytes, wgpu::BufferUsages::COPY_SRC);
-    let mut encoder = ctx.device.create_command_encoder(&Default::default());
-    for span in &writable {
-        let mut at = 0;
-        while at < span.size {
-            let size = (span.size - at).min(piece);
-            encoder.copy_buffer_to_buffer(&source, 0, &span.buffer, span.offset + at, size);
-            at += size;
-        }
-    }
-    ctx.queue.submit([encoder.finish()]);
-    ctx.wait_idle().await?;
-    Ok(writable.len())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,7 +125,7 @@ mod tests {
         read(&fixed, &[(0, 64)]);
         let spans = recording.finish();
         assert_eq!(spans.len(), 3);
-        let poisoned = pollster::block_on(poison(&ctx, &spans)).expect("poison");
+        let poisoned = pollster::block_on(ctx.poison_reads(&spans)).expect("poison");
         assert_eq!(poisoned, 2);
         let mut want = zeros.clone();
         want[16..32].fill(POISON);
@@ -183,7 +155,7 @@ mod tests {
             offset: 0,
             size,
         };
-        pollster::block_on(poison(&ctx, &[span])).expect("poison");
+        pollster::block_on(ctx.poison_reads(&[span])).expect("poison");
         let bytes = pollster::block_on(ctx.read_buffer(&buffer, size)).expect("read");
         assert!(bytes.iter().all(|&b| b == POISON));
     }

@@ -468,9 +468,6 @@ impl<'a> Runner<'a> {
         let work = bench.work();
         let prefer_gpu = info.timing != TimingPreference::Host;
         if let Some(bound) = self.screen.filter(|&bound| first.host > bound) {
-            let mut samples = self.samples();
-            samples.push(&first, 1);
-            let first_s = first.host.as_secs_f64();
             let run = Measured {
                 work,
                 iterations: 1,
@@ -480,19 +477,12 @@ impl<'a> Runner<'a> {
                 capped: false,
                 clock_steps: self.clock_steps(),
             };
-            let mut result = summarise(&self.settings, info, &samples, &run);
-            let why = format!(
-                "one run only: its verified first run took {:.3} s, over the bound of {:.3} s",
-                first_s,
-                bound.as_secs_f64()
-            );
-            result.params.insert("screened".into(), why.into());
-            return Ok(result);
+            return Ok(self.screened(info, &run, bound));
         }
         if info.outputs == Outputs::Rewritten {
             // What the first check read is overwritten: the check after the timed samples then
             // sees only what the runs from here on wrote ([`crate::read_log`]).
-            self.ctx.scoped(read_log::poison(self.ctx, &read)).await?;
+            self.ctx.scoped(self.ctx.poison_reads(&read)).await?;
             self.check_faults()?;
         }
 
@@ -503,12 +493,9 @@ impl<'a> Runner<'a> {
         let target = info.target_sample.unwrap_or(self.settings.target_sample);
         let target = target.min(self.settings.max_sample);
         let calibrated = info.iterations == IterationPolicy::Calibrate;
-        let (mut iterations, one_iteration) = match info.iterations {
+        let (iterations, one_iteration) = match info.iterations {
             IterationPolicy::Fixed(n) => (n.max(1), None),
-            IterationPolicy::Calibrate => {
-                let (iterations, one) = self.calibrate(bench, prefer_gpu, target).await?;
-                (iterations, Some(one))
-            }
+            IterationPolicy::Calibrate => self.calibrate(bench, prefer_gpu, target).await?,
         };
         if let Some(hook) = &self.telemetry {
             hook.begin(&info.id);
@@ -519,20 +506,11 @@ impl<'a> Runner<'a> {
             prefer_gpu,
             recalibrate_to: calibrated.then_some(target),
         };
-        let taken = match self.warm_up(bench, iterations, warm).await {
-            Ok(warmed) => {
-                iterations = warmed;
-                if let Some(hook) = &self.telemetry {
-                    hook.sampling();
-                }
-                observer.phase(Phase::Sample);
-                self.take_samples(bench, info, iterations, prefer_gpu, work, observer)
-                    .await
-            }
-            Err(stop) => Err(stop),
-        };
+        let taken = self
+            .warm_then_sample(bench, info, iterations, warm, work, observer)
+            .await;
         let telemetry = self.telemetry.as_ref().and_then(|hook| hook.end());
-        let (samples, capped) = taken?;
+        let (iterations, samples, capped) = taken?;
         self.check_faults()?;
         self.verify_timed_work(bench, observer).await?;
         let run = Measured {
@@ -552,6 +530,45 @@ impl<'a> Runner<'a> {
             state_clock_resolution(&mut result, &samples, &run);
         }
         Ok(result)
+    }
+
+    /// Warms up from `iterations` per sample (recalibrating where `warm` says), then takes the
+    /// timed samples: the iterations per sample warm-up settled on, the samples, and whether
+    /// their count was capped.
+    async fn warm_then_sample(
+        &self,
+        bench: &mut dyn Benchmark,
+        info: &BenchmarkInfo,
+        iterations: u32,
+        warm: Warm,
+        work: Work,
+        observer: &mut dyn RunObserver,
+    ) -> Result<(u32, Samples, bool), Stop> {
+        let prefer_gpu = warm.prefer_gpu;
+        let iterations = self.warm_up(bench, iterations, warm).await?;
+        if let Some(hook) = &self.telemetry {
+            hook.sampling();
+        }
+        observer.phase(Phase::Sample);
+        let (samples, capped) = self
+            .take_samples(bench, info, iterations, prefer_gpu, work, observer)
+            .await?;
+        Ok((iterations, samples, capped))
+    }
+
+    /// The result of a candidate screened out ([`Runner::set_screen`]): its verified first run,
+    /// which took longer than `bound`, as its only sample.
+    fn screened(&self, info: &BenchmarkInfo, run: &Measured, bound: Duration) -> BenchResult {
+        let mut samples = self.samples();
+        samples.push(&run.first, 1);
+        let mut result = summarise(&self.settings, info, &samples, run);
+        let why = format!(
+            "one run only: its verified first run took {:.3} s, over the bound of {:.3} s",
+            run.first.host.as_secs_f64(),
+            bound.as_secs_f64()
+        );
+        result.params.insert("screened".into(), why.into());
+        result
     }
 
     /// Checks the output again after the timed samples. The check before timing saw one run of
@@ -853,7 +870,7 @@ impl<'a> Runner<'a> {
         bench: &mut dyn Benchmark,
         prefer_gpu: bool,
         target: Duration,
-    ) -> Result<(u32, Duration), Stop> {
+    ) -> Result<(u32, Option<Duration>), Stop> {
         let target = target.as_secs_f64();
         let mut iterations: u32 = 1;
         let mut one_iteration = None;
@@ -875,7 +892,7 @@ impl<'a> Runner<'a> {
             }
             iterations = next;
         }
-        Ok((iterations, one_iteration.unwrap_or_default()))
+        Ok((iterations, Some(one_iteration.unwrap_or_default())))
     }
 }
 

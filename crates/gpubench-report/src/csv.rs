@@ -14,104 +14,111 @@
 
 use gpubench_baseline::{Comparison, CrossCell, CrossTable};
 use gpubench_results::stats::{MIN_N_P95, Summary};
-use gpubench_results::{RunDocument, Status};
+use gpubench_results::{BenchResult, RunDocument, Status};
 
 use crate::ReportError;
 use crate::comparison::verdict_cell;
 use crate::grid::Grid;
 use crate::numbers::{printable, raw};
 
+/// The columns of a run's rows, in order.
+const RUN_COLUMNS: &[&str] = &[
+    "id",
+    "suite",
+    "metric",
+    "unit",
+    "higher_is_better",
+    "status",
+    "median",
+    "ci_low",
+    "ci_high",
+    "mean",
+    "stddev",
+    "cv",
+    "min",
+    "max",
+    "n",
+    "timing",
+    "reason",
+    "adapter",
+    "backend",
+    "driver",
+    "host",
+    "run_started",
+    "run_complete",
+    // Appended, so the columns before them keep their places.
+    "p5",
+    "p95",
+    "role",
+    "counts",
+    "latency_p50_us",
+    "latency_p95_us",
+    "latency_p99_us",
+    "crosses_link",
+];
+
 /// The run in this format.
 pub fn render_run(doc: &RunDocument) -> Result<String, ReportError> {
-    let mut grid = Grid::new(&[
-        "id",
-        "suite",
-        "metric",
-        "unit",
-        "higher_is_better",
-        "status",
-        "median",
-        "ci_low",
-        "ci_high",
-        "mean",
-        "stddev",
-        "cv",
-        "min",
-        "max",
-        "n",
-        "timing",
-        "reason",
-        "adapter",
-        "backend",
-        "driver",
-        "host",
-        "run_started",
-        "run_complete",
-        // Appended, so the columns before them keep their places.
-        "p5",
-        "p95",
-        "role",
-        "counts",
-        "latency_p50_us",
-        "latency_p95_us",
-        "latency_p99_us",
-        "crosses_link",
-    ]);
-    let adapter = &doc.machine.adapter;
+    let mut grid = Grid::new(RUN_COLUMNS);
     for r in &doc.results {
-        let s = r.summary.as_ref().filter(|_| r.status == Status::Ok);
-        let latency = r.latency.as_deref().filter(|_| r.status == Status::Ok);
-        let num = |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.map(f));
-        // A single value's zero spread is no measurement of one: left empty, as `-` elsewhere.
-        let spread = |f: fn(&gpubench_results::stats::Summary) -> f64| {
-            raw(s.filter(|s| s.has_spread()).map(f))
-        };
-        // Nor has it an interval.
-        let interval = |f: fn(&gpubench_results::stats::Summary) -> f64| {
-            raw(s.filter(|s| s.has_interval()).map(f))
-        };
-        grid.push(vec![
-            r.id.clone(),
-            r.suite.clone(),
-            r.metric.to_string(),
-            r.unit.clone(),
-            r.higher_is_better.to_string(),
-            r.status.as_str().to_string(),
-            num(|s| s.median),
-            interval(|s| s.ci_low),
-            interval(|s| s.ci_high),
-            num(|s| s.mean),
-            spread(|s| s.stddev),
-            spread(|s| s.cv),
-            num(|s| s.min),
-            num(|s| s.max),
-            s.map_or(String::new(), |s| s.n.to_string()),
-            r.timing.map_or("", |t| t.as_str()).to_string(),
-            r.reason.clone().unwrap_or_default(),
-            adapter.name.clone(),
-            adapter.backend.clone(),
-            format!("{} {}", adapter.driver, adapter.driver_info)
-                .trim()
-                .to_string(),
-            doc.machine.hostname.clone().unwrap_or_default(),
-            doc.started_at.clone(),
-            doc.complete.to_string(),
-            tail(s, |s| s.p5),
-            tail(s, |s| s.p95),
-            r.role.as_str().to_string(),
-            r.counts.clone(),
-            raw(latency.map(|l| l.p50_us)),
-            raw(latency.and_then(|l| l.p95())),
-            raw(latency.and_then(|l| l.p99())),
-            // A transfer row's bytes: whether they crossed the host-device link (false: a
-            // copy that stayed on the device), empty where the row does not say.
-            r.params
-                .get("crosses_link")
-                .and_then(serde_json::Value::as_bool)
-                .map_or(String::new(), |crossed| crossed.to_string()),
-        ]);
+        grid.push(run_row(doc, r));
     }
     Ok(printable(&grid.to_csv()))
+}
+
+/// One result of `doc` as a row of [`RUN_COLUMNS`].
+fn run_row(doc: &RunDocument, r: &BenchResult) -> Vec<String> {
+    let adapter = &doc.machine.adapter;
+    let s = r.summary.as_ref().filter(|_| r.status == Status::Ok);
+    let latency = r.latency.as_deref().filter(|_| r.status == Status::Ok);
+    let num = |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.map(f));
+    // A single value's zero spread is no measurement of one: left empty, as `-` elsewhere.
+    let spread =
+        |f: fn(&gpubench_results::stats::Summary) -> f64| raw(s.filter(|s| s.has_spread()).map(f));
+    // Nor has it an interval.
+    let interval = |f: fn(&gpubench_results::stats::Summary) -> f64| {
+        raw(s.filter(|s| s.has_interval()).map(f))
+    };
+    vec![
+        r.id.clone(),
+        r.suite.clone(),
+        r.metric.to_string(),
+        r.unit.clone(),
+        r.higher_is_better.to_string(),
+        r.status.as_str().to_string(),
+        num(|s| s.median),
+        interval(|s| s.ci_low),
+        interval(|s| s.ci_high),
+        num(|s| s.mean),
+        spread(|s| s.stddev),
+        spread(|s| s.cv),
+        num(|s| s.min),
+        num(|s| s.max),
+        s.map_or(String::new(), |s| s.n.to_string()),
+        r.timing.map_or("", |t| t.as_str()).to_string(),
+        r.reason.clone().unwrap_or_default(),
+        adapter.name.clone(),
+        adapter.backend.clone(),
+        format!("{} {}", adapter.driver, adapter.driver_info)
+            .trim()
+            .to_string(),
+        doc.machine.hostname.clone().unwrap_or_default(),
+        doc.started_at.clone(),
+        doc.complete.to_string(),
+        tail(s, |s| s.p5),
+        tail(s, |s| s.p95),
+        r.role.as_str().to_string(),
+        r.counts.clone(),
+        raw(latency.map(|l| l.p50_us)),
+        raw(latency.and_then(|l| l.p95())),
+        raw(latency.and_then(|l| l.p99())),
+        // A transfer row's bytes: whether they crossed the host-device link (false: a
+        // copy that stayed on the device), empty where the row does not say.
+        r.params
+            .get("crosses_link")
+            .and_then(serde_json::Value::as_bool)
+            .map_or(String::new(), |crossed| crossed.to_string()),
+    ]
 }
 
 /// A tail percentile of `summary` at full precision; empty where there is no summary or too

@@ -2,7 +2,7 @@
 //! heading (adapter, profile, telemetry, run noise, logging above warn), one grid per suite, the warning notes and
 //! the legend. The terminal adds only what needs its own drawing (sweeps, latency, datasheet).
 
-use gpubench_results::chart::finding_of;
+use gpubench_results::chart_of::finding_of;
 use gpubench_results::clock_tally::ClockTally;
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 

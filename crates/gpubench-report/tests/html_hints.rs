@@ -7,7 +7,7 @@ mod common;
 
 use common::{fft_doc, load, svgs, texts};
 use gpubench_results::RunDocument;
-use gpubench_results::chart::legacy_hint;
+use gpubench_results::chart_of::legacy_hint;
 
 #[test]
 fn an_unknown_suite_is_charted_by_its_hints() {

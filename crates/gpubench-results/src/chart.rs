@@ -3,19 +3,13 @@
 //!
 //! A result carries at most one hint (`BenchResult::chart`). Hints are a field added with a
 //! default, so they keep `schema_version`: files written before hints existed have none, and
-//! [`hint_of`] infers one for their rows from the conventions of the time ([`legacy_hint`], the
-//! one place that names suites, and only for such files). A hint kind this version does not
+//! [`hint_of`](crate::chart_of::hint_of) infers one for their rows from the conventions of the
+//! time. A hint kind this version does not
 //! know (a newer gpubench wrote it) is kept as written ([`ChartHint::Unknown`]), written back
 //! unchanged, and drawn nowhere; a known kind whose fields do not parse is kept the same way.
 
-use std::borrow::Cow;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use crate::metric::{MetricKind, Role};
-use crate::schema::BenchResult;
-use crate::suite_names;
 
 /// Chart groups the reports lay out with their own titles, notes and orders. Any other group
 /// is charted too, generically, titled by its name.
@@ -60,11 +54,6 @@ pub const INTENSITY: &str = "intensity_flop_per_byte";
 /// conclusion (which stage bounds a data path, and what making it twice as fast would buy).
 /// The terminal table, Markdown and the HTML page print it under its suite's table.
 pub const FINDING: &str = "finding";
-
-/// The finding of `result` ([`FINDING`]), when it states one.
-pub fn finding_of(result: &BenchResult) -> Option<&str> {
-    result.extra.get(FINDING)?.as_str()
-}
 
 /// How a result asks to be charted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -192,60 +181,6 @@ pub fn precision_point(base: &str, precision: Option<&str>, accumulation: Option
         (precision, _) => format!("{base} {}", precision.unwrap_or("")),
     };
     Roof::Point { series }
-}
-
-/// The hint a result declares, or for a result written before hints existed, the one
-/// [`legacy_hint`] infers.
-pub fn hint_of(r: &BenchResult) -> Option<Cow<'_, ChartHint>> {
-    match &r.chart {
-        Some(hint) => Some(Cow::Borrowed(hint)),
-        None => legacy_hint(r).map(Cow::Owned),
-    }
-}
-
-/// The compatibility path for files written before results carried chart hints: the hint a
-/// row of a built-in suite would carry, inferred from the conventions those files followed
-/// (suite names, parameters, roles and metrics). The only code that picks rows for charts by
-/// suite name; new results declare their hint themselves (`Suite::chart_hint`).
-pub fn legacy_hint(r: &BenchResult) -> Option<ChartHint> {
-    let param = |key: &str| r.params.get(key).and_then(serde_json::Value::as_str);
-    let kernel = r.role == Role::Kernel;
-    match r.suite.as_str() {
-        suite_names::STREAM => Some(ChartHint::bars(
-            group::STREAM_KERNELS,
-            &["kernel"],
-            &["array_bytes"],
-            Some(Roof::Ceiling),
-        )),
-        suite_names::COMPUTE => Some(ChartHint::bars(
-            group::PEAKS,
-            &["kernel", "precision", "form"],
-            &[],
-            Some(Roof::Ceiling),
-        )),
-        suite_names::MATMUL if kernel && r.metric == MetricKind::Throughput => {
-            let roof = precision_point("matmul", param("precision"), param("accumulation"));
-            Some(ChartHint::bars(
-                group::MATMUL_SHAPES,
-                &["shape"],
-                &["m", "n", "k"],
-                Some(roof),
-            ))
-        }
-        suite_names::ROOFLINE if kernel && r.metric == MetricKind::Throughput => {
-            Some(ChartHint::Roofline {
-                series: "roofline sweep".into(),
-            })
-        }
-        suite_names::TRANSFER if r.params.contains_key("path") => {
-            Some(ChartHint::log_curve(group::TRANSFER_SIZES, "bytes", "path"))
-        }
-        suite_names::MEMORY if matches!(param("kernel"), Some("read" | "chase")) => Some(
-            ChartHint::log_curve(group::WORKING_SET, "working_set_bytes", "kernel"),
-        ),
-        suite_names::SUSTAINED => Some(ChartHint::Windows),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

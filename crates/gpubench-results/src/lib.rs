@@ -8,6 +8,7 @@
 pub mod adapter;
 pub mod bounded;
 pub mod chart;
+pub mod chart_of;
 pub mod clock_tally;
 pub mod error;
 pub mod hostinfo;

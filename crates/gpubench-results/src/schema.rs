@@ -304,7 +304,7 @@ pub struct BenchResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub telemetry: Option<Box<crate::telemetry::TelemetrySummary>>,
     /// How the result asks to be charted, as its suite declared it; absent in files written
-    /// before hints existed (the reports infer one, see [`crate::chart::hint_of`]) and for
+    /// before hints existed (the reports infer one, see [`crate::chart_of::hint_of`]) and for
     /// results no chart draws. A kind this version does not know is kept as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chart: Option<crate::chart::ChartHint>,

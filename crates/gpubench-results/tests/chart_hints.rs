@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use gpubench_results::chart::{ChartHint, group, hint_of, legacy_hint};
+use gpubench_results::chart::{ChartHint, group};
+use gpubench_results::chart_of::{hint_of, legacy_hint};
 use gpubench_results::results_file::{load_document, parse_document, save_document};
 
 fn fixture_text() -> String {

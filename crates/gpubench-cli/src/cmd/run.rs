@@ -135,23 +135,7 @@ pub fn run_one(
         if let (Some(code), false) = (stopped, sink.written) {
             // Stopped before its first result: nothing measured would be saved, and writing
             // the empty run would replace a file `--out` names with nothing.
-            note!(
-                "interrupted before the first result{}: nothing written ({} {})",
-                if plan.runs > 1 {
-                    format!(" of run {k}")
-                } else {
-                    String::new()
-                },
-                sink.path.display(),
-                if sink.path.exists() {
-                    "kept as it was"
-                } else {
-                    "not created"
-                }
-            );
-            if let Some(finished) = finished_runs(&runs) {
-                note!("{finished}");
-            }
+            nothing_written(k, plan.runs, &sink.path, &runs);
             baseline_gate::refuse_interrupted(&plan.baseline);
             signals.reported();
             std::mem::forget(ctx);
@@ -177,6 +161,28 @@ pub fn run_one(
     let (doc, out_path) = quietest(runs, &plan)?;
     let exit = report_and_gate(&plan, &baseline, &doc, &out_path, signals)?;
     Ok((exit, Some(doc)))
+}
+
+/// Says that run `k` of `of` stopped before its first result and wrote nothing (`path`, if
+/// it existed, kept as it was), and what the runs before it left.
+fn nothing_written(k: u32, of: u32, path: &Path, runs: &[(RunDocument, PathBuf)]) {
+    let which = if of > 1 {
+        format!(" of run {k}")
+    } else {
+        String::new()
+    };
+    let file = if path.exists() {
+        "kept as it was"
+    } else {
+        "not created"
+    };
+    note!(
+        "interrupted before the first result{which}: nothing written ({} {file})",
+        path.display()
+    );
+    if let Some(finished) = finished_runs(runs) {
+        note!("{finished}");
+    }
 }
 
 /// What the runs of a `--runs N` set that finished before a stop left: their files, which

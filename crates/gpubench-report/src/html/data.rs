@@ -1,11 +1,12 @@
 //! What the charts draw, extracted from result documents by role, metric and chart hint (the
 //! hint a result declares, or for files written before hints, the one
-//! [`gpubench_results::chart::legacy_hint`] infers): stream kernels, compute peaks, matmul
+//! [`gpubench_results::chart_of::legacy_hint`] infers): stream kernels, compute peaks, matmul
 //! shapes and roofline points (placed by FLOP per byte of their declared work), transfer paths
 //! by size with their fitted models, latency samples and the sustained series.
 
 use gpubench_baseline::measured_otherwise;
-use gpubench_results::chart::{self, ChartHint, Roof, group, hint_of};
+use gpubench_results::chart::{self, ChartHint, Roof, group};
+use gpubench_results::chart_of::hint_of;
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 
 /// A named line or point set.

@@ -5,7 +5,8 @@
 //! reach the page this way, with no edit here: the report chooses rows by hint, never by
 //! suite name. (Groups of bars are drawn with the other bar charts, in `suite_bars`.)
 
-use gpubench_results::chart::{ChartHint, ITEMS_PER_S, group, hint_of};
+use gpubench_results::chart::{ChartHint, ITEMS_PER_S, group};
+use gpubench_results::chart_of::hint_of;
 use gpubench_results::{BenchResult, RunDocument, Status};
 use maud::{Markup, html};
 

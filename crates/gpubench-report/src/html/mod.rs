@@ -4,7 +4,7 @@
 //! launch latency, stream bars, cross-card bars when several files are given, the sustained
 //! timeline, the telemetry panel where the run sampled telemetry, and every failed or skipped
 //! result with its reason. Rows are chosen by role, metric and chart hint, never by suite name
-//! (files written before hints get theirs from `gpubench_results::chart::legacy_hint`).
+//! (files written before hints get theirs from `gpubench_results::chart_of::legacy_hint`).
 //!
 //! Where several files are given, what users set side by side shares one chart with a colour
 //! per file: the roofline, compute, matmul, stream and transfer charts. Every chart scales to
@@ -214,7 +214,7 @@ fn findings_section(title: &str, doc: &RunDocument) -> Markup {
     let findings: Vec<(&str, &str)> = doc
         .results
         .iter()
-        .filter_map(|r| Some((r.id.as_str(), gpubench_results::chart::finding_of(r)?)))
+        .filter_map(|r| Some((r.id.as_str(), gpubench_results::chart_of::finding_of(r)?)))
         .collect();
     section_of(&format!("Findings{title}"), &findings, |findings| {
         html! {

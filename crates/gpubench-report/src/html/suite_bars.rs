@@ -8,7 +8,8 @@
 //! A result that is not ok has no number, and a bar of zero would read as a measurement: such
 //! results are left out of the chart and listed under it with their status and reason.
 
-use gpubench_results::chart::{ChartHint, group, hint_of};
+use gpubench_results::chart::{ChartHint, group};
+use gpubench_results::chart_of::hint_of;
 use gpubench_results::{BenchResult, MetricKind, Role, RunDocument, Status};
 use maud::{Markup, html};
 

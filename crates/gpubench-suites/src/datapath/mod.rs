@@ -18,6 +18,7 @@ pub mod request;
 pub mod sizing;
 mod slot;
 pub mod stage;
+pub mod stage_kernel;
 
 use gpubench_engine::{Arity, Benchmarks, OptionSpec, Suite, SuiteInfo, SuiteOptions};
 use gpubench_harness::kit::placement::MemoryMap;
@@ -27,7 +28,8 @@ use serde_json::Value;
 
 use flow::{Flow, FlowKernel};
 use request::Request;
-use stage::{Stage, StageKernel};
+use stage::Stage;
+use stage_kernel::StageKernel;
 
 /// What the suite measures, in one line, as `--help` shows it.
 const ABOUT: &str = "one request's whole path (prepare, upload, compute, download, check): stage \

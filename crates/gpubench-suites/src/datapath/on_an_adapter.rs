@@ -7,7 +7,8 @@ use pollster::FutureExt as _;
 use super::bound::{self, Bound, StageTime};
 use super::flow::{Flow, FlowKernel, STAGES};
 use super::request::{Request, builtins};
-use super::stage::{Stage, StageKernel};
+use super::stage::Stage;
+use super::stage_kernel::StageKernel;
 use gpubench_harness::runner::Silent;
 use gpubench_harness::testing::{assert_ok, require_vulkan, short_settings};
 use gpubench_harness::{BenchResult, KernelBench, Profile, Runner};
@@ -241,7 +242,7 @@ fn a_device_stage_row_fails_where_its_timed_stage_was_dropped() {
             first.expect("a check").passed(),
             "{stage:?}: right after set-up"
         );
-        let poisoned = gpubench_harness::read_log::poison(&ctx, &read).block_on();
+        let poisoned = ctx.poison_reads(&read).block_on();
         assert_eq!(
             poisoned.expect("poisoned"),
             1,

@@ -356,16 +356,6 @@ pub fn to_bytes(values: &[f32], precision: Precision) -> Vec<u8> {
     }
 }
 
-/// Element `index` of a buffer of `precision` values, or `None` past its end.
-pub fn element(bytes: &[u8], index: usize, precision: Precision) -> Option<f64> {
-    let width = precision.bytes() as usize;
-    let raw = bytes.get(index * width..(index + 1) * width)?;
-    Some(match precision {
-        Precision::F32 => f64::from(f32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])),
-        Precision::F16 => f16::from_le_bytes([raw[0], raw[1]]).to_f64(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,15 +399,5 @@ mod tests {
         assert_eq!(a.len(), 3 * 12);
         assert!((9..12).all(|c| a[c] == 0.0));
         assert!((5..8).all(|c| one.host().b[c] == 0.0));
-    }
-
-    #[test]
-    fn elements_read_from_bytes_in_either_precision() {
-        let values = [1.5f32, -2.25, 3.0];
-        for precision in [Precision::F32, Precision::F16] {
-            let bytes = to_bytes(&values, precision);
-            assert_eq!(element(&bytes, 1, precision), Some(-2.25));
-            assert_eq!(element(&bytes, 3, precision), None);
-        }
     }
 }

@@ -314,7 +314,7 @@ mod on_an_adapter {
     //! it reads hold what a full read-back holds.
     use super::*;
     use crate::matmul::find_variant;
-    use crate::matmul::inputs::element;
+    use crate::matmul::readback::element;
     use gpubench_harness::testing::require_vulkan;
     use pollster::FutureExt as _;
 

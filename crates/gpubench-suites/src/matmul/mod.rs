@@ -605,6 +605,22 @@ pub fn stream_read_bandwidth(earlier: &[BenchResult]) -> Option<(f64, String)> {
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }
 
+/// A product row with M below a tile ([`SMALL_M`]): its GFLOP/s, its M, N and K, and its
+/// bytes per element; `None` for any other row, or one without a median.
+fn small_m_product(result: &BenchResult) -> Option<(f64, [u64; 3], u64)> {
+    if result.metric != MetricKind::Throughput {
+        return None;
+    }
+    let dim = |key: &str| result.params.get(key).and_then(|v| v.as_u64());
+    let (gflops, m, n, k) = (result.median()?, dim("m")?, dim("n")?, dim("k")?);
+    let bytes = match param_str(result, "precision")? {
+        "f32" => 4,
+        "f16" => 2,
+        _ => return None,
+    };
+    (m < u64::from(SMALL_M)).then_some((gflops, [m, n, k], bytes))
+}
+
 /// For each ok product with M below a tile ([`SMALL_M`]), which reading B bounds: the bytes
 /// of B read per second (`.../b-read`, B's K x N elements once per product) and, when the
 /// stream suite ran earlier in the same run, that as a percentage of the stream read
@@ -614,20 +630,9 @@ pub fn small_m_bandwidth(results: &[BenchResult], earlier: &[BenchResult]) -> Ve
     let stream_read = stream_read_bandwidth(earlier);
     let mut derived = Vec::new();
     for result in results {
-        let dim = |key: &str| result.params.get(key).and_then(|v| v.as_u64());
-        let (Some(gflops), Some(m), Some(n), Some(k)) =
-            (result.median(), dim("m"), dim("n"), dim("k"))
-        else {
+        let Some((gflops, [m, n, k], bytes)) = small_m_product(result) else {
             continue;
         };
-        let bytes = match param_str(result, "precision") {
-            Some("f32") => 4,
-            Some("f16") => 2,
-            _ => continue,
-        };
-        if m >= u64::from(SMALL_M) || result.metric != MetricKind::Throughput {
-            continue;
-        }
         let products = gflops / (2 * m * n * k) as f64;
         let gbps = products * (k * n * bytes) as f64;
         let mut params = BTreeMap::new();
@@ -802,31 +807,22 @@ mod tests {
         );
     }
 
-    #[test]
-    fn small_m_products_report_b_read_and_its_fraction_of_stream_read() {
-        let shape = |m: &'static str| {
-            [
-                ("m", m),
-                ("n", "1000"),
-                ("k", "500"),
+    /// Two f32 products of 8 GFLOP/s, M = 1 and M = 64 (1000 x 500 B), and a stream read row
+    /// of 25 GB/s of reads and writes, a fifth of its bytes written: 20 GB/s of reads, what B's
+    /// bytes read are compared with.
+    fn small_m_fixture() -> (BenchResult, BenchResult, BenchResult) {
+        let product = |m: u64| {
+            let id = format!("matmul/f32/{m}x1000x500");
+            let params = [
                 ("precision", "f32"),
                 ("variant", "gemv-x8-c1-wg64-ks1-wgmem"),
-            ]
-        };
-        let mut one = ok("matmul/f32/1x1000x500", "matmul", &shape("1"), 8.0);
-        let mut big = ok("matmul/f32/64x1000x500", "matmul", &shape("64"), 8.0);
-        for r in [&mut one, &mut big] {
-            for key in ["m", "n", "k"] {
-                let v: u64 = r.params[key]
-                    .as_str()
-                    .expect("text")
-                    .parse()
-                    .expect("number");
+            ];
+            let mut r = ok(&id, "matmul", &params, 8.0);
+            for (key, v) in [("m", m), ("n", 1000), ("k", 500)] {
                 r.params.insert(key.to_string(), v.into());
             }
-        }
-        // 25 GB/s of reads and writes, a fifth of its bytes written: 20 GB/s of reads, what
-        // B's bytes read are compared with.
+            r
+        };
         let mut read = ok(
             "stream/read/vec4-f32/64MiB",
             "stream",
@@ -835,6 +831,12 @@ mod tests {
         );
         read.metric = MetricKind::Bandwidth;
         read.work = Work::bytes(64 << 20, 16 << 20);
+        (product(1), product(64), read)
+    }
+
+    #[test]
+    fn small_m_products_report_b_read_and_its_fraction_of_stream_read() {
+        let (one, big, mut read) = small_m_fixture();
         let derived = small_m_bandwidth(&[one.clone(), big], std::slice::from_ref(&read));
         // 8 GFLOP/s of 2 x 1 x 1000 x 500 flops = 8000 products/s, each reading 2 MB of B.
         let ids: Vec<&str> = derived.iter().map(|r| r.id.as_str()).collect();
@@ -863,28 +865,32 @@ mod tests {
             1,
             "no stream, no fraction"
         );
+    }
+
+    #[test]
+    fn a_product_shorter_than_a_dispatch_warns_its_b_read_and_states_no_fraction() {
+        let (mut fast_one, _, mut read) = small_m_fixture();
+        read.summary = summarize(&[10.0, 10.0]);
         // 8 TFLOP/s: 8 million products a second, 0.125 us each, far under a dispatch's 50
         // us: the b-read row is warned and the fraction skipped saying why.
-        let mut fast_one = one;
         fast_one.summary = summarize(&[8000.0, 8000.0]);
         let short = small_m_bandwidth(std::slice::from_ref(&fast_one), std::slice::from_ref(&read));
         assert_eq!(short[0].status, Status::Skipped);
         let reason = short[0].reason.clone().unwrap_or_default();
         assert!(reason.contains("dispatches are short"), "{reason}");
         assert_eq!(short[1].status, Status::Ok);
-        // B read at 16 TB/s, faster than the stream read's 8 GB/s: a cache, short or not;
-        // slower than a stream read of 80 TB/s, a short product says nothing of where B was.
-        assert_eq!(short[1].params["cache_resident"], true);
-        let mut faster_read = read;
-        faster_read.summary = summarize(&[1e5, 1e5]);
-        let unknown = small_m_bandwidth(&[fast_one], &[faster_read]);
-        assert!(!unknown[1].params.contains_key("cache_resident"));
         assert!(
             short[1]
                 .warnings
                 .iter()
                 .any(|w| w.kind == gpubench_results::warnings::WarningKind::ShortDispatches)
         );
+        // B read at 16 TB/s, faster than the stream read's 8 GB/s: a cache, short or not;
+        // slower than a stream read of 80 TB/s, a short product says nothing of where B was.
+        assert_eq!(short[1].params["cache_resident"], true);
+        read.summary = summarize(&[1e5, 1e5]);
+        let unknown = small_m_bandwidth(&[fast_one], &[read]);
+        assert!(!unknown[1].params.contains_key("cache_resident"));
     }
 
     #[test]

@@ -11,8 +11,7 @@
 //! copy of the whole of C, as before.
 
 use gpubench_harness::kit::gpu::Precision;
-
-use super::inputs::element;
+use half::f16;
 
 /// Words closer than this many bytes are read as one span: a few hundred bytes more cost less
 /// than another copy command, and a whole checked matrix (rows apart by their padding of at
@@ -91,6 +90,16 @@ impl ReadPlan {
     }
 }
 
+/// Element `index` of a buffer of `precision` values, or `None` past its end.
+pub fn element(bytes: &[u8], index: usize, precision: Precision) -> Option<f64> {
+    let width = precision.bytes() as usize;
+    let raw = bytes.get(index * width..(index + 1) * width)?;
+    Some(match precision {
+        Precision::F32 => f64::from(f32::from_le_bytes([raw[0], raw[1], raw[2], raw[3]])),
+        Precision::F16 => f16::from_le_bytes([raw[0], raw[1]]).to_f64(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +167,15 @@ mod tests {
         let every: Vec<(usize, usize)> = (0..5).flat_map(|i| (0..6).map(move |j| (i, j))).collect();
         let whole = ReadPlan::new(&every, 8, Precision::F16);
         assert_eq!(whole.spans(), &[(0, (4 * 8 + 6) * 2)]);
+    }
+
+    #[test]
+    fn elements_read_from_bytes_in_either_precision() {
+        let values = [1.5f32, -2.25, 3.0];
+        for precision in [Precision::F32, Precision::F16] {
+            let bytes = to_bytes(&values, precision);
+            assert_eq!(element(&bytes, 1, precision), Some(-2.25));
+            assert_eq!(element(&bytes, 3, precision), None);
+        }
     }
 }

@@ -68,24 +68,31 @@ fn host_memcpy_reference(earlier: &[BenchResult]) -> Option<f64> {
         .map(|read_plus_written| read_plus_written / 2.0)
 }
 
+/// The rows of `path` among `results`, and those of them a fit may use: ok, verified and
+/// summarised.
+fn rows_of(path: TransferPath, results: &[BenchResult]) -> (Vec<&BenchResult>, Vec<&BenchResult>) {
+    let mine: Vec<&BenchResult> = results
+        .iter()
+        .filter(|r| r.params.get("path").and_then(|p| p.as_str()) == Some(path.name()))
+        .collect();
+    let usable = mine
+        .iter()
+        .copied()
+        .filter(|r| r.status == Status::Ok && r.verified && r.summary.is_some())
+        .collect();
+    (mine, usable)
+}
+
 /// The three fitted results of one path: fixed cost, asymptotic bandwidth, half-bandwidth size.
 fn derive_path(
     path: TransferPath,
     results: &[BenchResult],
     host_memcpy_gbs: Option<f64>,
 ) -> Vec<BenchResult> {
-    let mine: Vec<&BenchResult> = results
-        .iter()
-        .filter(|r| r.params.get("path").and_then(|p| p.as_str()) == Some(path.name()))
-        .collect();
+    let (mine, usable) = rows_of(path, results);
     if mine.is_empty() {
         return Vec::new();
     }
-    let usable: Vec<&BenchResult> = mine
-        .iter()
-        .copied()
-        .filter(|r| r.status == Status::Ok && r.verified && r.summary.is_some())
-        .collect();
     let infos = match agreed_placement(&usable) {
         Ok(placement) => fitted_infos(path, &placement),
         Err(reason) => {
